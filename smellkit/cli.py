@@ -1,0 +1,156 @@
+"""The command line: parse arguments, call the library, map errors to exit codes."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import click
+
+from smellkit import __version__
+from smellkit.errors import SmellkitError
+
+_PROGRESS_THRESHOLD = 200  # files; below this a bar only flickers
+
+
+@contextmanager
+def _progress(enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
+    """A rich progress bar on stderr while files are parsed, when stderr is a terminal."""
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    with Progress("parsing", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  transient=True, console=_stderr_console()) as bar:
+        task = bar.add_task("parse", total=None)
+
+        def update(done: int, total: int) -> None:
+            if total >= _PROGRESS_THRESHOLD:
+                bar.update(task, completed=done, total=total)
+
+        yield update
+
+
+def _stderr_console() -> Any:
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+def _fail(error: SmellkitError) -> None:
+    click.echo(f"smellkit: error: {error}", err=True)
+    sys.exit(error.exit_code)
+
+
+_project_options = [
+    click.argument("path", type=click.Path(path_type=Path), default=".", required=False),
+    click.option("--include-tests", is_flag=True, default=None,
+                 help="Analyse tests too (excluded by default)."),
+    click.option("--exclude", multiple=True, metavar="GLOB",
+                 help="Leave out paths matching GLOB (relative, POSIX); repeatable."),
+    click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+                 help="Worker processes for parsing (default: all cores)."),
+    click.option("--cache-dir", type=click.Path(path_type=Path), default=None,
+                 help="Where parsed facts are cached (default: ~/.cache/smellkit)."),
+    click.option("--no-cache", is_flag=True, help="Neither read nor write the cache."),
+]
+
+
+def project_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    for option in reversed(_project_options):
+        function = option(function)
+    return function
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="smellkit")
+def main() -> None:
+    """Code smells, structural metrics and refactoring benchmarks for Python repositories."""
+
+
+@main.command()
+@project_options
+@click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table",
+              show_default=True)
+@click.option("--output", "-o", type=click.Path(path_type=Path), default=None,
+              help="Write the report to this file instead of standard output.")
+@click.option("--no-progress", is_flag=True, help="No progress bar.")
+def scan(path: Path, include_tests: bool | None, exclude: tuple[str, ...], jobs: int | None,
+         cache_dir: Path | None, no_cache: bool, output_format: str, output: Path | None,
+         no_progress: bool) -> None:
+    """Scan PATH (default: the current folder) for smells and structural metrics."""
+    from smellkit.scanner import scan as run_scan
+
+    try:
+        with _progress(not no_progress) as progress:
+            result = run_scan(path, include_tests=include_tests, exclude=exclude, jobs=jobs,
+                              cache_dir=cache_dir, use_cache=not no_cache, progress=progress)
+    except SmellkitError as error:
+        _fail(error)
+        return
+    if output_format == "json":
+        text = result.model_dump_json(indent=2) + "\n"
+        if output:
+            output.write_text(text, encoding="utf-8")
+        else:
+            click.echo(text, nl=False)
+        return
+    from rich.console import Console
+
+    from smellkit.report.table import render_scan
+
+    if output:
+        with output.open("w", encoding="utf-8") as handle:
+            render_scan(result, Console(file=handle, width=120, no_color=True))
+    else:
+        render_scan(result, Console())
+
+
+@main.command()
+@project_options
+@click.option("--kind", type=click.Choice(["calls", "imports", "classes"]), default="calls",
+              show_default=True)
+@click.option("--format", "output_format",
+              type=click.Choice(["json", "pycg", "graphml", "dot"]), default="json",
+              show_default=True)
+@click.option("--output", "-o", type=click.Path(path_type=Path), default=None)
+def graph(path: Path, include_tests: bool | None, exclude: tuple[str, ...], jobs: int | None,
+          cache_dir: Path | None, no_cache: bool, kind: str, output_format: str,
+          output: Path | None) -> None:
+    """Export the call, import or class graph of PATH."""
+    from smellkit.graphs import export
+    from smellkit.project import Project
+
+    try:
+        project = Project.load(path, include_tests=include_tests, exclude=exclude, jobs=jobs,
+                               cache_dir=cache_dir, use_cache=not no_cache)
+    except SmellkitError as error:
+        _fail(error)
+        return
+    index = project.index
+    chosen = {"calls": lambda: index.call_graph, "imports": lambda: index.import_graph,
+              "classes": lambda: index.class_graph}[kind]()
+    if output_format == "pycg":
+        if kind == "calls":
+            from smellkit.graphs.pycg import to_pycg
+
+            text = json.dumps(to_pycg(index, chosen), indent=2)
+        else:
+            text = json.dumps(export.to_adjacency(chosen), indent=2)
+    elif output_format == "json":
+        text = export.to_node_link_json(chosen)
+    elif output_format == "graphml":
+        text = export.to_graphml(chosen)
+    else:
+        text = export.to_dot(chosen, name=kind)
+    for diagnostic in project.diagnostics:
+        click.echo(f"smellkit: {diagnostic.path}: {diagnostic.message}", err=True)
+    if output:
+        output.write_text(text + "\n", encoding="utf-8")
+    else:
+        click.echo(text)

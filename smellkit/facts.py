@@ -1,0 +1,701 @@
+"""Per-file facts: everything later stages need, extracted from one stdlib `ast` parse.
+
+Facts are immutable named tuples so they pickle fast between worker processes and into the cache;
+nothing here looks at another file. Expressions that matter for call resolution are kept in a tiny
+intermediate form (`Expr`) instead of `ast` nodes, so the resolver never needs the tree again.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from typing import NamedTuple, Union
+
+from smellkit.metrics.complexity import CodeMeasure, measure_module
+
+# --------------------------------------------------------------------------------------------
+# The expression form used by the call resolver.
+
+
+class Name(NamedTuple):
+    id: str
+
+
+class Attr(NamedTuple):
+    base: Expr
+    attr: str
+
+
+class CallOf(NamedTuple):
+    """The value returned by call number `index` of the same file."""
+
+    index: int
+
+
+class Sub(NamedTuple):
+    """`base[key]`; `key` is None when it is not a constant."""
+
+    base: Expr
+    key: str | int | None
+
+
+class DefRef(NamedTuple):
+    """A function, lambda or class defined in this file, by qualified name."""
+
+    qualname: str
+
+
+class Seq(NamedTuple):
+    """A list, tuple or set display."""
+
+    items: tuple[Expr, ...]
+
+
+class DictLit(NamedTuple):
+    items: tuple[tuple[str | int | None, Expr], ...]
+
+
+class Alts(NamedTuple):
+    """Any one of several values (`a if c else b`, `a or b`)."""
+
+    options: tuple[Expr, ...]
+
+
+class Iter(NamedTuple):
+    """An element of an iterable (`for x in base`)."""
+
+    base: Expr
+
+
+class Const(NamedTuple):
+    type_name: str
+
+
+class Unknown(NamedTuple):
+    pass
+
+
+Expr = Union[Name, Attr, CallOf, Sub, DefRef, Seq, DictLit, Alts, Iter, Const, Unknown]
+UNKNOWN = Unknown()
+
+# --------------------------------------------------------------------------------------------
+# Facts.
+
+
+class Param(NamedTuple):
+    name: str
+    kind: str  # positional_only | positional | var_positional | keyword_only | var_keyword
+    annotation: tuple[str, ...]  # dotted names mentioned by the annotation, None excluded
+    default: Expr | None
+
+
+class Definition(NamedTuple):
+    qualname: str
+    name: str
+    kind: str  # class | function | method | nested_function | lambda
+    parent: str  # qualname of the enclosing definition or module
+    start_line: int
+    end_line: int
+    col: int
+    decorators: tuple[str, ...]  # dotted text of each decorator's callee, e.g. "functools.wraps"
+    params: tuple[Param, ...]
+    returns: tuple[str, ...]  # dotted names in the return annotation
+    is_async: bool
+    is_stub: bool  # body is only pass / ... / raise NotImplementedError / return None
+    measure: CodeMeasure | None
+
+
+class ClassAttribute(NamedTuple):
+    name: str
+    line: int
+    kind: str  # class | instance
+    annotation: tuple[str, ...]
+    value: Expr | None
+    scope: str  # the method (or class body) that assigns it
+
+
+class ClassInfo(NamedTuple):
+    qualname: str
+    bases: tuple[Expr, ...]
+    base_names: tuple[str, ...]  # dotted text of each base, "" when not a dotted name
+    metaclass: str | None
+    attributes: tuple[ClassAttribute, ...]
+
+
+class CallSite(NamedTuple):
+    scope: str  # qualname of the enclosing function, lambda or module
+    func: Expr
+    args: tuple[Expr, ...]
+    kwargs: tuple[tuple[str | None, Expr], ...]  # None name: **mapping
+    line: int
+    col: int
+    implicit: bool  # a decorator application, not written as a call
+
+
+class Assignment(NamedTuple):
+    scope: str
+    target: Expr  # Name, Attr or Sub
+    value: Expr
+    line: int
+    annotation: tuple[str, ...]
+
+
+class Return(NamedTuple):
+    scope: str
+    value: Expr
+
+
+class AttributeAccess(NamedTuple):
+    scope: str
+    receiver: Expr
+    attr: str
+    write: bool
+    called: bool  # the attribute is immediately called: `obj.attr(...)`
+    own: bool  # the receiver is the method's own `self` or `cls`
+    line: int
+
+
+class ImportFact(NamedTuple):
+    scope: str
+    bound: str  # the local name the import binds ("*" for a star import)
+    target: str  # absolute dotted name: a module, or module.attribute
+    line: int
+    is_from: bool
+    level: int
+    type_only: bool  # under `if TYPE_CHECKING:`; never executed
+
+
+class FileFacts(NamedTuple):
+    path: str  # relative to the project root, POSIX
+    module: str
+    is_package: bool
+    definitions: tuple[Definition, ...]
+    classes: tuple[ClassInfo, ...]
+    calls: tuple[CallSite, ...]
+    assignments: tuple[Assignment, ...]
+    returns: tuple[Return, ...]
+    accesses: tuple[AttributeAccess, ...]
+    imports: tuple[ImportFact, ...]
+    globals_declared: tuple[tuple[str, str], ...]  # (scope, name) for `global` / `nonlocal`
+    dunder_all: tuple[str, ...] | None
+    measure: CodeMeasure
+    string_constants: tuple[tuple[str, int], ...]  # (value, line) of short string literals
+
+
+# --------------------------------------------------------------------------------------------
+# Extraction.
+
+
+def dotted(node: ast.AST) -> str | None:
+    """`a.b.c` for a chain of names and attributes, else None."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def annotation_names(node: ast.AST | None) -> tuple[str, ...]:
+    """Dotted names a type annotation mentions: `Optional["a.B"] | C` gives ("a.B", "C")."""
+    if node is None:
+        return ()
+    found: list[str] = []
+    stack: list[ast.AST] = [node]
+    while stack:
+        item = stack.pop()
+        name = dotted(item)
+        if name is not None:
+            if name not in ("None", "typing.Optional", "Optional", "Union", "typing.Union"):
+                found.append(name)
+        elif isinstance(item, ast.Constant) and isinstance(item.value, str):
+            try:
+                stack.append(ast.parse(item.value, mode="eval").body)
+            except SyntaxError:
+                continue
+        elif isinstance(item, ast.Subscript):
+            base = dotted(item.value)
+            if base in ("Optional", "typing.Optional", "Union", "typing.Union",
+                        "Annotated", "typing.Annotated", "ClassVar", "typing.ClassVar",
+                        "Final", "typing.Final"):
+                inner = item.slice
+                items = inner.elts if isinstance(inner, ast.Tuple) else [inner]
+                if base and base.endswith("Annotated"):
+                    items = items[:1]
+                stack.extend(reversed(items))
+            elif base is not None:
+                found.append(base)
+        elif isinstance(item, ast.BinOp) and isinstance(item.op, ast.BitOr):
+            stack.append(item.right)
+            stack.append(item.left)
+    return tuple(found)
+
+
+def resolve_relative(module: str, is_package: bool, level: int, target: str | None) -> str:
+    """Absolute module for `from <level dots><target> import ...` written in `module`."""
+    if level == 0:
+        return target or ""
+    parts = module.split(".") if module else []
+    if not is_package:
+        parts = parts[:-1]
+    if level > 1:
+        parts = parts[: max(0, len(parts) - (level - 1))]
+    if target:
+        parts.append(target)
+    return ".".join(parts)
+
+
+def _is_stub(body: list[ast.stmt]) -> bool:
+    statements = body
+    if (statements and isinstance(statements[0], ast.Expr)
+            and isinstance(statements[0].value, ast.Constant)
+            and isinstance(statements[0].value.value, str)):
+        statements = statements[1:]
+    if not statements:
+        return True
+    if len(statements) != 1:
+        return False
+    only = statements[0]
+    if isinstance(only, ast.Pass):
+        return True
+    if isinstance(only, ast.Expr) and isinstance(only.value, ast.Constant):
+        return only.value.value is Ellipsis
+    if isinstance(only, ast.Return):
+        return only.value is None or (
+            isinstance(only.value, ast.Constant) and only.value.value is None)
+    if isinstance(only, ast.Raise) and only.exc is not None:
+        exc = only.exc.func if isinstance(only.exc, ast.Call) else only.exc
+        return dotted(exc) == "NotImplementedError"
+    return False
+
+
+_PARAM_KINDS = ("positional_only", "positional", "var_positional", "keyword_only", "var_keyword")
+
+
+class _Scope(NamedTuple):
+    qualname: str
+    kind: str  # module | class | function | lambda
+    self_name: str | None  # first parameter of a method
+    class_qualname: str | None  # the class a method belongs to
+
+
+class _Extractor(ast.NodeVisitor):
+    """One walk over a module that fills every fact list; post-order for expressions."""
+
+    def __init__(self, module: str, is_package: bool, measures: dict[tuple[int, int], CodeMeasure]):
+        self.module = module
+        self.is_package = is_package
+        self.measures = measures
+        self.scopes: list[_Scope] = [_Scope(module, "module", None, None)]
+        self.definitions: list[Definition] = []
+        self.classes: list[ClassInfo] = []
+        self.class_attrs: dict[str, list[ClassAttribute]] = {}
+        self.calls: list[CallSite] = []
+        self.assignments: list[Assignment] = []
+        self.returns: list[Return] = []
+        self.accesses: list[AttributeAccess] = []
+        self.imports: list[ImportFact] = []
+        self.globals_declared: list[tuple[str, str]] = []
+        self.dunder_all: list[str] | None = None
+        self.strings: list[tuple[str, int]] = []
+        self.call_index: dict[int, int] = {}
+        self.lambda_names: dict[int, str] = {}
+        self.lambda_counters: dict[str, int] = {}
+        self.called_attrs: set[int] = set()
+        self.type_checking = 0
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    @property
+    def scope(self) -> _Scope:
+        return self.scopes[-1]
+
+    def code_scope(self) -> str:
+        """Where code runs: class bodies execute in their enclosing function or module."""
+        for scope in reversed(self.scopes):
+            if scope.kind != "class":
+                return scope.qualname
+        return self.module
+
+    def ir(self, node: ast.AST | None) -> Expr:
+        if node is None:
+            return UNKNOWN
+        if isinstance(node, ast.Name):
+            return Name(node.id)
+        if isinstance(node, ast.Attribute):
+            return Attr(self.ir(node.value), node.attr)
+        if isinstance(node, ast.Call):
+            index = self.call_index.get(id(node))
+            return CallOf(index) if index is not None else UNKNOWN
+        if isinstance(node, ast.Lambda):
+            qualname = self.lambda_names.get(id(node))
+            return DefRef(qualname) if qualname else UNKNOWN
+        if isinstance(node, ast.Subscript):
+            key = node.slice
+            const = key.value if isinstance(key, ast.Constant) else None
+            return Sub(self.ir(node.value), const if isinstance(const, (str, int)) else None)
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            return Seq(tuple(self.ir(item) for item in node.elts))
+        if isinstance(node, ast.Dict):
+            items: list[tuple[str | int | None, Expr]] = []
+            for key_node, value in zip(node.keys, node.values):
+                key_value = key_node.value if isinstance(key_node, ast.Constant) else None
+                items.append((key_value if isinstance(key_value, (str, int)) else None,
+                              self.ir(value)))
+            return DictLit(tuple(items))
+        if isinstance(node, ast.IfExp):
+            return Alts((self.ir(node.body), self.ir(node.orelse)))
+        if isinstance(node, ast.BoolOp):
+            return Alts(tuple(self.ir(value) for value in node.values))
+        if isinstance(node, (ast.Await, ast.Starred)):
+            return self.ir(node.value)
+        if isinstance(node, ast.NamedExpr):
+            return self.ir(node.value)
+        if isinstance(node, ast.Constant):
+            return Const(type(node.value).__name__)
+        if isinstance(node, ast.JoinedStr):
+            return Const("str")
+        return UNKNOWN
+
+    def bind(self, target: ast.AST, value: Expr, line: int,
+             annotation: tuple[str, ...] = ()) -> None:
+        """Record an assignment, splitting tuple targets element by element."""
+        if isinstance(target, (ast.Tuple, ast.List)):
+            for position, element in enumerate(target.elts):
+                if isinstance(element, ast.Starred):
+                    self.bind(element.value, Iter(value), line)
+                elif isinstance(value, Seq) and position < len(value.items):
+                    self.bind(element, value.items[position], line)
+                else:
+                    self.bind(element, Sub(value, position), line)
+            return
+        scope = self.code_scope()
+        if isinstance(target, ast.Name):
+            self.assignments.append(Assignment(scope, Name(target.id), value, line, annotation))
+        elif isinstance(target, ast.Attribute):
+            receiver = self.ir(target.value)
+            self.assignments.append(
+                Assignment(scope, Attr(receiver, target.attr), value, line, annotation))
+            current = self.scope
+            if (current.self_name and isinstance(receiver, Name)
+                    and receiver.id == current.self_name and current.class_qualname):
+                self.class_attrs[current.class_qualname].append(ClassAttribute(
+                    target.attr, line, "instance", annotation, value, current.qualname))
+        elif isinstance(target, ast.Subscript):
+            self.assignments.append(Assignment(scope, self.ir(target), value, line, annotation))
+        if self.scope.kind == "class" and isinstance(target, ast.Name):
+            self.class_attrs[self.scope.qualname].append(ClassAttribute(
+                target.id, line, "class", annotation, value, self.scope.qualname))
+
+    # -- definitions -----------------------------------------------------------------------
+
+    def _define(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> str:
+        parent = self.scope
+        qualname = f"{parent.qualname}.{node.name}"
+        for decorator in node.decorator_list:
+            self.visit(decorator)
+        return qualname
+
+    def _decorate(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef,
+                  qualname: str) -> None:
+        """Bind the defined name, through its decorators applied bottom-up as implicit calls."""
+        value: Expr = DefRef(qualname)
+        scope = self.code_scope()
+        for decorator in reversed(node.decorator_list):
+            self.calls.append(CallSite(scope, self.ir(decorator), (value,), (),
+                                       decorator.lineno, decorator.col_offset, True))
+            value = CallOf(len(self.calls) - 1)
+        self.assignments.append(Assignment(scope, Name(node.name), value, node.lineno, ()))
+
+    def _params(self, args: ast.arguments) -> tuple[Param, ...]:
+        params: list[Param] = []
+        positional = [*args.posonlyargs, *args.args]
+        defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults))
+        defaults.extend(args.defaults)
+        for index, arg in enumerate(positional):
+            kind = _PARAM_KINDS[0] if index < len(args.posonlyargs) else _PARAM_KINDS[1]
+            default = defaults[index]
+            params.append(Param(arg.arg, kind, annotation_names(arg.annotation),
+                                self.ir(default) if default is not None else None))
+        if args.vararg:
+            params.append(Param(args.vararg.arg, _PARAM_KINDS[2],
+                                annotation_names(args.vararg.annotation), None))
+        for arg, kw_default in zip(args.kwonlyargs, args.kw_defaults):
+            params.append(Param(arg.arg, _PARAM_KINDS[3], annotation_names(arg.annotation),
+                                self.ir(kw_default) if kw_default is not None else None))
+        if args.kwarg:
+            params.append(Param(args.kwarg.arg, _PARAM_KINDS[4],
+                                annotation_names(args.kwarg.annotation), None))
+        return tuple(params)
+
+    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        qualname = self._define(node)
+        parent = self.scope
+        for default in [*node.args.defaults, *node.args.kw_defaults]:
+            if default is not None:
+                self.visit(default)
+        for arg in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs,
+                    node.args.vararg, node.args.kwarg]:
+            if arg is not None and arg.annotation is not None:
+                self.visit(arg.annotation)
+        if parent.kind == "class":
+            kind = "method"
+        elif parent.kind == "module":
+            kind = "function"
+        else:
+            kind = "nested_function"
+        params = self._params(node.args)
+        decorators = tuple(dotted(d.func if isinstance(d, ast.Call) else d) or ""
+                           for d in node.decorator_list)
+        self_name = None
+        if kind == "method" and params and "staticmethod" not in decorators:
+            self_name = params[0].name
+        self.definitions.append(Definition(
+            qualname, node.name, kind, parent.qualname, node.lineno,
+            node.end_lineno or node.lineno, node.col_offset, decorators, params,
+            annotation_names(node.returns), isinstance(node, ast.AsyncFunctionDef),
+            _is_stub(node.body), self.measures.get((node.lineno, node.col_offset))))
+        self.scopes.append(_Scope(qualname, "function", self_name,
+                                  parent.qualname if kind == "method" else None))
+        for param in params:
+            if param.annotation:
+                self.assignments.append(Assignment(qualname, Name(param.name), UNKNOWN,
+                                                   node.lineno, param.annotation))
+        for statement in node.body:
+            self.visit(statement)
+        self.scopes.pop()
+        self._decorate(node, qualname)
+
+    visit_FunctionDef = _function
+    visit_AsyncFunctionDef = _function
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        qualname = self._define(node)
+        parent = self.scope
+        for base in node.bases:
+            self.visit(base)
+        metaclass = None
+        for keyword in node.keywords:
+            self.visit(keyword.value)
+            if keyword.arg == "metaclass":
+                metaclass = dotted(keyword.value)
+        decorators = tuple(dotted(d.func if isinstance(d, ast.Call) else d) or ""
+                           for d in node.decorator_list)
+        self.definitions.append(Definition(
+            qualname, node.name, "class", parent.qualname, node.lineno,
+            node.end_lineno or node.lineno, node.col_offset, decorators, (), (), False,
+            _is_stub(node.body), self.measures.get((node.lineno, node.col_offset))))
+        self.class_attrs[qualname] = []
+        self.scopes.append(_Scope(qualname, "class", None, None))
+        for statement in node.body:
+            self.visit(statement)
+        self.scopes.pop()
+        self.classes.append(ClassInfo(
+            qualname, tuple(self.ir(base) for base in node.bases),
+            tuple(dotted(base) or "" for base in node.bases), metaclass,
+            tuple(self.class_attrs.pop(qualname))))
+        self._decorate(node, qualname)
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        parent = self.scope
+        for default in [*node.args.defaults, *node.args.kw_defaults]:
+            if default is not None:
+                self.visit(default)
+        count = self.lambda_counters.get(parent.qualname, 0) + 1
+        self.lambda_counters[parent.qualname] = count
+        qualname = f"{parent.qualname}.<lambda{count}>"
+        self.lambda_names[id(node)] = qualname
+        self.definitions.append(Definition(
+            qualname, f"<lambda{count}>", "lambda", parent.qualname, node.lineno,
+            node.end_lineno or node.lineno, node.col_offset, (), self._params(node.args), (),
+            False, False, None))
+        self.scopes.append(_Scope(qualname, "lambda", None, None))
+        self.visit(node.body)
+        self.returns.append(Return(qualname, self.ir(node.body)))
+        self.scopes.pop()
+
+    # -- statements ------------------------------------------------------------------------
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self.visit(node.value)
+        for target in node.targets:
+            self.visit(target)
+        value = self.ir(node.value)
+        for target in node.targets:
+            self.bind(target, value, node.lineno)
+        if (len(self.scopes) == 1 and any(isinstance(t, ast.Name) and t.id == "__all__"
+                                          for t in node.targets)):
+            self._read_all(node.value)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self.visit(node.value)
+        self.visit(node.target)
+        names = annotation_names(node.annotation)
+        value = self.ir(node.value) if node.value is not None else UNKNOWN
+        self.bind(node.target, value, node.lineno, names)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        self.visit(node.value)
+        self.visit(node.target)
+        if (len(self.scopes) == 1 and isinstance(node.target, ast.Name)
+                and node.target.id == "__all__"):
+            self._read_all(node.value)
+
+    def _read_all(self, value: ast.AST) -> None:
+        if isinstance(value, (ast.List, ast.Tuple)):
+            names = [e.value for e in value.elts
+                     if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+            self.dunder_all = [*(self.dunder_all or []), *names]
+
+    def visit_Return(self, node: ast.Return) -> None:
+        if node.value is not None:
+            self.visit(node.value)
+            self.returns.append(Return(self.code_scope(), self.ir(node.value)))
+
+    def visit_Yield(self, node: ast.Yield) -> None:
+        if node.value is not None:
+            self.visit(node.value)
+            self.returns.append(Return(self.code_scope(), self.ir(node.value)))
+
+    def _loop(self, node: ast.For | ast.AsyncFor) -> None:
+        self.visit(node.iter)
+        self.visit(node.target)
+        self.bind(node.target, Iter(self.ir(node.iter)), node.lineno)
+        for statement in [*node.body, *node.orelse]:
+            self.visit(statement)
+
+    visit_For = _loop
+    visit_AsyncFor = _loop
+
+    def visit_comprehension(self, node: ast.comprehension) -> None:
+        self.visit(node.iter)
+        self.visit(node.target)
+        self.bind(node.target, Iter(self.ir(node.iter)), node.iter.lineno)
+        for condition in node.ifs:
+            self.visit(condition)
+
+    def _with(self, node: ast.With | ast.AsyncWith) -> None:
+        for item in node.items:
+            self.visit(item.context_expr)
+            if item.optional_vars is not None:
+                self.visit(item.optional_vars)
+                self.bind(item.optional_vars, self.ir(item.context_expr), node.lineno)
+        for statement in node.body:
+            self.visit(statement)
+
+    visit_With = _with
+    visit_AsyncWith = _with
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
+        self.visit(node.value)
+        self.bind(node.target, self.ir(node.value), node.lineno)
+
+    def visit_Global(self, node: ast.Global) -> None:
+        self.globals_declared.extend((self.code_scope(), name) for name in node.names)
+
+    visit_Nonlocal = visit_Global  # type: ignore[assignment]
+
+    def visit_If(self, node: ast.If) -> None:
+        guard = dotted(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
+        self.visit(node.test)
+        self.type_checking += guard
+        for statement in node.body:
+            self.visit(statement)
+        self.type_checking -= guard
+        for statement in node.orelse:
+            self.visit(statement)
+
+    def visit_Import(self, node: ast.Import) -> None:
+        scope = self.code_scope()
+        for alias in node.names:
+            if alias.asname:
+                self.imports.append(ImportFact(scope, alias.asname, alias.name, node.lineno,
+                                               False, 0, self.type_checking > 0))
+            else:
+                head = alias.name.split(".")[0]
+                self.imports.append(ImportFact(scope, head, head, node.lineno, False, 0,
+                                               self.type_checking > 0))
+                if head != alias.name:  # `import a.b` also makes `a.b` reachable from `a`
+                    self.imports.append(ImportFact(scope, alias.name, alias.name, node.lineno,
+                                                   False, 0, self.type_checking > 0))
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        scope = self.code_scope()
+        base = resolve_relative(self.module, self.is_package, node.level, node.module)
+        for alias in node.names:
+            target = f"{base}.{alias.name}" if base else alias.name
+            if alias.name == "*":
+                self.imports.append(ImportFact(scope, "*", base, node.lineno, True, node.level,
+                                               self.type_checking > 0))
+            else:
+                self.imports.append(ImportFact(scope, alias.asname or alias.name, target,
+                                               node.lineno, True, node.level,
+                                               self.type_checking > 0))
+
+    # -- expressions -----------------------------------------------------------------------
+
+    def visit_Call(self, node: ast.Call) -> None:
+        if isinstance(node.func, ast.Attribute):
+            self.called_attrs.add(id(node.func))
+        self.visit(node.func)
+        for arg in node.args:
+            self.visit(arg)
+        for keyword in node.keywords:
+            self.visit(keyword.value)
+        self.calls.append(CallSite(
+            self.code_scope(), self.ir(node.func),
+            tuple(self.ir(arg) for arg in node.args),
+            tuple((keyword.arg, self.ir(keyword.value)) for keyword in node.keywords),
+            node.lineno, node.col_offset, False))
+        self.call_index[id(node)] = len(self.calls) - 1
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        self.visit(node.value)
+        receiver = self.ir(node.value)
+        scope = self.scope
+        own = (scope.self_name is not None and isinstance(receiver, Name)
+               and receiver.id == scope.self_name)
+        self.accesses.append(AttributeAccess(
+            self.code_scope(), receiver, node.attr, not isinstance(node.ctx, ast.Load),
+            id(node) in self.called_attrs, own, node.lineno))
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        value = node.value
+        if isinstance(value, str) and 2 < len(value) <= 64 and "\n" not in value:
+            self.strings.append((value, node.lineno))
+
+
+def iter_expr(expr: Expr) -> Iterator[Expr]:
+    """The expression and every expression nested in it."""
+    stack = [expr]
+    while stack:
+        item = stack.pop()
+        yield item
+        if isinstance(item, (Attr, Sub, Iter)):
+            stack.append(item.base)
+        elif isinstance(item, (Seq,)):
+            stack.extend(item.items)
+        elif isinstance(item, Alts):
+            stack.extend(item.options)
+        elif isinstance(item, DictLit):
+            stack.extend(value for _, value in item.items)
+
+
+def extract(tree: ast.Module, source: str, path: str, module: str, is_package: bool) -> FileFacts:
+    """Every fact of one parsed module."""
+    module_measure, measures = measure_module(tree, source)
+    extractor = _Extractor(module, is_package, measures)
+    for statement in tree.body:
+        extractor.visit(statement)
+    return FileFacts(
+        path=path, module=module, is_package=is_package,
+        definitions=tuple(extractor.definitions), classes=tuple(extractor.classes),
+        calls=tuple(extractor.calls), assignments=tuple(extractor.assignments),
+        returns=tuple(extractor.returns), accesses=tuple(extractor.accesses),
+        imports=tuple(extractor.imports), globals_declared=tuple(extractor.globals_declared),
+        dunder_all=tuple(extractor.dunder_all) if extractor.dunder_all is not None else None,
+        measure=module_measure, string_constants=tuple(extractor.strings),
+    )

@@ -1,0 +1,244 @@
+"""The repository-wide index: every definition by qualified name, name lookup across modules, MRO.
+
+The index is built in the main process from all files' facts. Graphs hang off it as cached
+properties so a caller pays only for the ones it uses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from smellkit.facts import ClassInfo, Definition, FileFacts
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+    from smellkit.graphs.calls import CallGraph
+
+BUILTIN_PREFIX = "<builtin>."
+
+
+class Index:
+    """Definitions, scopes, imports and classes of the whole repository, by qualified name."""
+
+    def __init__(self, files: Sequence[FileFacts]):
+        self.files = list(files)
+        self.modules: dict[str, FileFacts] = {}
+        self.definitions: dict[str, Definition] = {}
+        self.classes: dict[str, ClassInfo] = {}
+        self.class_of: dict[str, str] = {}
+        """Method qualname -> the class that defines it."""
+        self.module_of: dict[str, str] = {}
+        """Definition qualname -> its module."""
+        self.children: dict[str, dict[str, str]] = {}
+        """Scope qualname -> name defined directly in it -> the definition's qualname."""
+        self.scope_imports: dict[str, dict[str, str]] = {}
+        """Scope qualname -> name bound by an import there -> absolute dotted target."""
+        self.star_imports: dict[str, list[str]] = {}
+        for facts in self.files:
+            self.modules.setdefault(facts.module, facts)
+        for facts in self.modules.values():
+            for definition in facts.definitions:
+                self.definitions.setdefault(definition.qualname, definition)
+                self.module_of[definition.qualname] = facts.module
+                self.children.setdefault(definition.parent, {})[definition.name] = \
+                    definition.qualname
+                if definition.kind == "method":
+                    self.class_of[definition.qualname] = definition.parent
+            for info in facts.classes:
+                self.classes.setdefault(info.qualname, info)
+            for item in facts.imports:
+                if item.bound == "*":
+                    self.star_imports.setdefault(item.scope, []).append(item.target)
+                else:
+                    self.scope_imports.setdefault(item.scope, {})[item.bound] = item.target
+
+    # -- name resolution --------------------------------------------------------------------
+
+    def resolve_dotted(self, dotted: str, _seen: frozenset[str] = frozenset()) -> str | None:
+        """The module or definition an absolute dotted name denotes, following re-exports.
+
+        `pkg.f` where `pkg/__init__.py` does `from .impl import f` gives `pkg.impl.f`.
+        Returns None for names outside the repository.
+        """
+        if dotted in self.modules or dotted in self.definitions:
+            return dotted
+        if dotted in _seen:
+            return None
+        seen = _seen | {dotted}
+        head, _, last = dotted.rpartition(".")
+        if not head:
+            return None
+        container = self.resolve_dotted(head, seen)
+        if container is None:
+            return None
+        found = self.member(container, last, seen)
+        return found
+
+    def member(self, container: str, name: str,
+               _seen: frozenset[str] = frozenset()) -> str | None:
+        """`container.name` where container is a module, class or function qualname."""
+        child = self.children.get(container, {}).get(name)
+        if child is not None:
+            return child
+        if container in self.modules:
+            submodule = f"{container}.{name}"
+            target = self.scope_imports.get(container, {}).get(name)
+            if target is not None and target != submodule:
+                return self.resolve_dotted(target, _seen)
+            if submodule in self.modules:
+                return submodule
+            for star in self.star_imports.get(container, ()):
+                if star not in _seen:
+                    found = self.resolve_dotted(f"{star}.{name}", _seen | {star})
+                    if found is not None:
+                        return found
+        if container in self.classes:
+            for base in self.mro(container)[1:]:
+                child = self.children.get(base, {}).get(name)
+                if child is not None:
+                    return child
+        return None
+
+    def enclosing_scopes(self, scope: str) -> Iterator[str]:
+        """`scope`, then the functions around it, then its module; class bodies are skipped."""
+        first = True
+        while scope in self.definitions:
+            definition = self.definitions[scope]
+            if first or definition.kind != "class":
+                yield scope
+            first = False
+            scope = definition.parent
+        yield scope
+
+    def resolve_name(self, scope: str, name: str) -> str | None:
+        """What a bare name in `scope` refers to: a definition, a module or an external dotted name.
+
+        Looks in the scope, the enclosing functions and the module, as Python does (minus
+        assignments, which the call resolver tracks itself). Builtins come back as `<builtin>.x`.
+        """
+        for current in self.enclosing_scopes(scope):
+            child = self.children.get(current, {}).get(name)
+            if child is not None:
+                return child
+            target = self.scope_imports.get(current, {}).get(name)
+            if target is not None:
+                return self.resolve_dotted(target) or target
+            if current in self.modules:
+                for star in self.star_imports.get(current, ()):
+                    found = self.resolve_dotted(f"{star}.{name}")
+                    if found is not None:
+                        return found
+        if name in _BUILTINS:
+            return BUILTIN_PREFIX + name
+        return None
+
+    def scope_module(self, scope: str) -> str:
+        return scope if scope in self.modules else self.module_of.get(scope, scope)
+
+    # -- classes ----------------------------------------------------------------------------
+
+    def bases(self, class_qualname: str) -> list[str]:
+        """Resolved bases: in-repository classes by qualname, others by their dotted name."""
+        info = self.classes.get(class_qualname)
+        if info is None:
+            return []
+        parent = self.definitions[class_qualname].parent
+        resolved: list[str] = []
+        for text in info.base_names:
+            if not text:
+                continue
+            head, _, rest = text.partition(".")
+            target = self.resolve_name(parent, head)
+            if target is None:
+                resolved.append(text)
+                continue
+            full = f"{target}.{rest}" if rest else target
+            resolved.append(self.resolve_dotted(full) or full)
+        return resolved
+
+    def mro(self, class_qualname: str) -> list[str]:
+        """C3 linearisation over the repository's classes; external bases end the chain."""
+        return self._mro.get(class_qualname) or [class_qualname]
+
+    @cached_property
+    def _mro(self) -> dict[str, list[str]]:
+        result: dict[str, list[str]] = {}
+
+        def linearise(name: str, stack: frozenset[str]) -> list[str]:
+            if name in result:
+                return result[name]
+            if name not in self.classes or name in stack:
+                return [name]
+            bases = self.bases(name)
+            sequences = [linearise(base, stack | {name}) for base in bases] + [list(bases)]
+            order = [name]
+            sequences = [list(sequence) for sequence in sequences if sequence]
+            while sequences:
+                for sequence in sequences:
+                    head = sequence[0]
+                    if not any(head in other[1:] for other in sequences):
+                        break
+                else:  # inconsistent hierarchy: fall back to depth-first order
+                    head = sequences[0][0]
+                order.append(head)
+                sequences = [[item for item in sequence if item != head]
+                             for sequence in sequences]
+                sequences = [sequence for sequence in sequences if sequence]
+            result[name] = order
+            return order
+
+        for name in self.classes:
+            linearise(name, frozenset())
+        return result
+
+    def lookup_method(self, class_qualname: str, name: str, *, after: str | None = None) -> \
+            str | None:
+        """The definition `name` found through the MRO, starting after `after` (for super())."""
+        order = self.mro(class_qualname)
+        if after is not None and after in order:
+            order = order[order.index(after) + 1:]
+        for cls in order:
+            child = self.children.get(cls, {}).get(name)
+            if child is not None:
+                return child
+        return None
+
+    def subclasses(self, class_qualname: str) -> list[str]:
+        return sorted(self.class_graph.predecessors(class_qualname)) \
+            if class_qualname in self.class_graph else []
+
+    # -- graphs -----------------------------------------------------------------------------
+
+    @cached_property
+    def calls(self) -> CallGraph:
+        from smellkit.graphs.calls import build_call_graph
+
+        return build_call_graph(self)
+
+    @property
+    def call_graph(self) -> nx.DiGraph:
+        return self.calls.graph
+
+    @cached_property
+    def import_graph(self) -> nx.DiGraph:
+        from smellkit.graphs.imports import build_import_graph
+
+        return build_import_graph(self)
+
+    @cached_property
+    def class_graph(self) -> nx.DiGraph:
+        from smellkit.graphs.classes import build_class_graph
+
+        return build_class_graph(self)
+
+    @cached_property
+    def attribute_graph(self) -> nx.DiGraph:
+        from smellkit.graphs.attributes import build_attribute_graph
+
+        return build_attribute_graph(self)
+
+
+_BUILTINS = frozenset(dir(__import__("builtins")))

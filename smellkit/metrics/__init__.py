@@ -1,0 +1,1 @@
+"""Metrics: radon's size and complexity, object-oriented metrics, coupling and instability."""

@@ -1,0 +1,90 @@
+"""Pydantic models for everything that leaves the process: CLI JSON, reports, datasets."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+LocationKind = Literal[
+    "module", "class", "function", "method", "nested_function", "lambda", "attribute", "statement",
+]
+Severity = Literal["error", "warning", "info"]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Location(_Frozen):
+    """A place in the analysed repository; `path` is relative to the scanned folder, POSIX."""
+
+    path: str
+    qualname: str
+    kind: LocationKind
+    start_line: int
+    end_line: int
+
+
+class Diagnostic(_Frozen):
+    """A problem with the input that did not stop the analysis (a file that could not be read...)."""
+
+    path: str
+    line: int | None = None
+    severity: Severity = "warning"
+    code: str
+    message: str
+
+
+class Finding(_Frozen):
+    """One smell at one location, with the evidence that made the detector report it."""
+
+    smell: str
+    location: Location
+    severity: Severity = "warning"
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    message: str = ""
+    evidence: dict[str, Any] = Field(default_factory=dict)
+    related: tuple[Location, ...] = ()
+
+
+class MetricRow(_Frozen):
+    """The metrics of one module, class or function, by metric name."""
+
+    location: Location
+    values: dict[str, float | int | None]
+
+
+class ScanMetrics(_Frozen):
+    modules: tuple[MetricRow, ...] = ()
+    classes: tuple[MetricRow, ...] = ()
+    functions: tuple[MetricRow, ...] = ()
+
+
+class ScanSummary(_Frozen):
+    root: str
+    files: int
+    files_parsed: int
+    files_from_cache: int
+    files_with_errors: int
+    modules: int
+    classes: int
+    functions: int
+    lines: int
+    call_edges: int
+    call_sites: int
+    call_sites_unresolved: int
+    import_cycles: int
+    findings: int
+    seconds: float
+
+
+class ScanResult(_Frozen):
+    """What `smellkit scan --format json` prints."""
+
+    version: str
+    summary: ScanSummary
+    findings: tuple[Finding, ...] = ()
+    metrics: ScanMetrics = ScanMetrics()
+    diagnostics: tuple[Diagnostic, ...] = ()
+    import_cycles: tuple[tuple[str, ...], ...] = ()

@@ -1,0 +1,535 @@
+"""The repository model: which files, which module names, and their facts (parsed once, cached).
+
+`Project.load` discovers the Python files under a path, gives each its dotted module name, and turns
+each into `FileFacts` with one stdlib `ast` parse in worker processes. Results are cached on disk by
+content hash, so a re-scan parses only what changed. Bad files become diagnostics, never exceptions.
+"""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+import gc
+import hashlib
+import multiprocessing
+import os
+import pickle
+import re
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from smellkit import __version__
+from smellkit.config import DEFAULT_EXCLUDE_DIRS, TEST_DIRS, ProjectConfig, load_config
+from smellkit.errors import ProjectError
+from smellkit.facts import FileFacts, extract
+from smellkit.models import Diagnostic
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+    from smellkit.graphs.index import Index
+
+ProgressCallback = Callable[[int, int], None]
+"""Called with (files done, files in all) while files are parsed."""
+
+
+class SourceFile(NamedTuple):
+    """A discovered file: where it is and what module it is."""
+
+    absolute: str
+    path: str  # relative to the project root, POSIX
+    module: str
+    is_package: bool
+
+
+class FileProblem(NamedTuple):
+    """Why a file produced no facts; picklable so workers and the cache can carry it."""
+
+    path: str
+    line: int | None
+    code: str
+    message: str
+
+    def diagnostic(self) -> Diagnostic:
+        return Diagnostic(path=self.path, line=self.line, severity="error", code=self.code,
+                          message=self.message)
+
+
+FileResult = FileFacts | FileProblem
+
+
+# ---------------------------------------------------------------------------------------------
+# Discovery.
+
+
+def _is_test_file(name: str) -> bool:
+    return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+
+
+def _source_roots(root: Path, config: ProjectConfig) -> list[Path]:
+    """Folders module names are counted from, most specific first."""
+    if config.source_roots:
+        roots = [(root / item).resolve() for item in config.source_roots]
+    else:
+        roots = []
+        src = root / "src"
+        if src.is_dir() and any(src.glob("*.py")) or any(src.glob("*/__init__.py")):
+            roots.append(src.resolve())
+        base = root.resolve()
+        while (base / "__init__.py").is_file() and base.parent != base:
+            base = base.parent  # the path is itself a package: name modules from above it
+        roots.append(base)
+    return sorted(set(roots), key=lambda item: len(item.parts), reverse=True)
+
+
+def module_name(relative: Path) -> tuple[str, bool]:
+    """Dotted module name of a file relative to its source root, and whether it is a package."""
+    parts = list(relative.with_suffix("").parts)
+    is_package = parts[-1] == "__init__"
+    if is_package:
+        parts = parts[:-1]
+    return ".".join(parts), is_package
+
+
+def discover(root: Path, config: ProjectConfig) -> tuple[list[SourceFile], list[Diagnostic]]:
+    """Every Python file to analyse under `root` (a folder or one file), in a stable order."""
+    if not root.exists():
+        hint = "check the spelling" if not root.is_symlink() else "the symlink is broken"
+        raise ProjectError("no such file or folder", path=root, hint=hint)
+    diagnostics: list[Diagnostic] = []
+    if root.is_file():
+        if root.suffix != ".py":
+            raise ProjectError("not a Python file or a folder", path=root,
+                               hint="pass a folder or a .py file")
+        return [SourceFile(str(root.resolve()), root.name, root.stem, False)], diagnostics
+    if not root.is_dir():
+        raise ProjectError("neither a file nor a folder", path=root)
+    roots = _source_roots(root, config)
+    top = root.resolve()
+    excluded_dirs = set(DEFAULT_EXCLUDE_DIRS)
+    if not config.include_tests:
+        excluded_dirs.update(TEST_DIRS)
+    found: list[SourceFile] = []
+    seen_dirs: set[tuple[int, int]] = set()
+
+    def excluded(relative: str) -> bool:
+        return any(fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(relative, pattern + "/*")
+                   for pattern in config.exclude)
+
+    def walk(folder: Path) -> None:
+        try:
+            stat = folder.stat()
+        except OSError as error:
+            diagnostics.append(Diagnostic(path=_rel(folder, root), code="unreadable",
+                                          message=f"cannot read folder: {error.strerror}"))
+            return
+        if (stat.st_dev, stat.st_ino) in seen_dirs:
+            diagnostics.append(Diagnostic(
+                path=_rel(folder, root), code="symlink-loop", severity="warning",
+                message="symlink leads back to a folder already analysed; skipped"))
+            return
+        seen_dirs.add((stat.st_dev, stat.st_ino))
+        if (folder / "pyvenv.cfg").exists():
+            return
+        try:
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        except OSError as error:
+            diagnostics.append(Diagnostic(path=_rel(folder, root), code="unreadable",
+                                          message=f"cannot list folder: {error.strerror}"))
+            return
+        for entry in entries:
+            relative = _rel(Path(entry.path), root)
+            if excluded(relative):
+                continue
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                if (entry.name in excluded_dirs or entry.name.endswith(".egg-info")
+                        or entry.name.startswith(".")):
+                    continue
+                if entry.is_symlink() and not _inside(Path(entry.path), top, diagnostics, root):
+                    continue
+                walk(Path(entry.path))
+            elif entry.name.endswith(".py"):
+                if not config.include_tests and _is_test_file(entry.name):
+                    continue
+                if entry.is_symlink() and not _inside(Path(entry.path), top, diagnostics, root):
+                    continue
+                if not Path(entry.path).exists():
+                    diagnostics.append(Diagnostic(path=relative, code="broken-symlink",
+                                                  message="symlink points to nothing; skipped"))
+                    continue
+                found.append(_source_file(Path(entry.path), relative, roots))
+
+    walk(root)
+    return found, diagnostics
+
+
+def _inside(link: Path, top: Path, diagnostics: list[Diagnostic], root: Path) -> bool:
+    try:
+        target = link.resolve()
+    except (OSError, RuntimeError):
+        diagnostics.append(Diagnostic(path=_rel(link, root), code="symlink-loop",
+                                      message="symlink cannot be resolved (a loop?); skipped"))
+        return False
+    if target != top and top not in target.parents:
+        diagnostics.append(Diagnostic(
+            path=_rel(link, root), code="outside-project", severity="info",
+            message=f"symlink points outside the project ({target}); skipped"))
+        return False
+    return True
+
+
+def _rel(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _source_file(path: Path, relative: str, roots: Sequence[Path]) -> SourceFile:
+    absolute = Path(os.path.abspath(path))
+    for source_root in roots:
+        try:
+            inner = absolute.relative_to(source_root)
+        except ValueError:
+            continue
+        name, is_package = module_name(inner)
+        return SourceFile(str(absolute), relative, name, is_package)
+    name, is_package = module_name(Path(relative))
+    return SourceFile(str(absolute), relative, name, is_package)
+
+
+# ---------------------------------------------------------------------------------------------
+# Parsing (in workers) and the cache.
+
+
+def parse_file(source_file: SourceFile, data: bytes, max_bytes: int) -> FileResult:
+    """Facts of one file, or why there are none. Never raises for bad input."""
+    path = source_file.path
+    if len(data) > max_bytes:
+        return FileProblem(path, None, "too-large",
+                           f"{len(data):,} bytes is over max-file-bytes ({max_bytes:,}); skipped "
+                           "(raise [tool.smellkit] max-file-bytes to analyse it)")
+    if b"\0" in data:
+        return FileProblem(path, data[: data.index(b"\0")].count(b"\n") + 1, "null-bytes",
+                           "file contains NUL bytes (binary or corrupt); skipped")
+    try:
+        tree = ast.parse(data, filename=path)
+        source = _decode(data)
+    except SyntaxError as error:
+        message = error.msg
+        if _looks_like_python2(message, data):
+            message += " (this looks like Python 2 code; smellkit analyses Python 3)"
+        code = "decode-error" if "decode" in message or "utf-8" in message else "syntax-error"
+        return FileProblem(path, error.lineno, code, message)
+    except (UnicodeDecodeError, LookupError) as error:
+        return FileProblem(path, None, "decode-error", f"cannot decode: {error}")
+    except (RecursionError, MemoryError, ValueError) as error:
+        return FileProblem(path, None, "parse-failed", f"cannot parse: {type(error).__name__}")
+    try:
+        return extract(tree, source, path, source_file.module, source_file.is_package)
+    except RecursionError:
+        return FileProblem(path, None, "too-deep", "nesting too deep to analyse; skipped")
+
+
+_PYTHON2 = re.compile(rb"^\s*(print\s+[\"'\w]|exec\s+[\"']|except\s+\w+\s*,\s*\w+\s*:)", re.M)
+
+
+def _looks_like_python2(message: str, data: bytes) -> bool:
+    return "Missing parentheses" in message or bool(_PYTHON2.search(data))
+
+
+def _decode(data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        import io
+        import tokenize
+
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        return data.decode(encoding)
+
+
+def _parse_batch(batch: list[tuple[SourceFile, bytes]], max_bytes: int) -> list[FileResult]:
+    gc.disable()  # trees have no cycles; collecting them mid-parse costs more than parsing
+    try:
+        return [parse_file(source_file, data, max_bytes) for source_file, data in batch]
+    finally:
+        gc.enable()
+
+
+def cache_key(source_file: SourceFile, data: bytes) -> str:
+    """Content hash plus what else shapes the facts: module name, path, version, Python."""
+    digest = hashlib.blake2b(data, digest_size=20)
+    digest.update(f"\0{source_file.module}\0{source_file.path}\0{source_file.is_package}".encode())
+    return digest.hexdigest()
+
+
+def default_cache_dir() -> Path:
+    if env := os.environ.get("SMELLKIT_CACHE_DIR"):
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "smellkit"
+
+
+class FactCache:
+    """Facts by content key, one pickle per file, under a folder per smellkit and Python version."""
+
+    def __init__(self, directory: Path):
+        self.directory = directory / f"v{__version__}-py{sys.version_info[0]}{sys.version_info[1]}"
+
+    def _path(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.pickle"
+
+    def get(self, key: str) -> FileResult | None:
+        try:
+            with open(self._path(key), "rb") as handle:
+                value = pickle.load(handle)
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError,
+                IndexError, TypeError):
+            return None
+        return value if isinstance(value, (FileFacts, FileProblem)) else None
+
+    def put(self, key: str, value: FileResult) -> None:
+        self._write(self._path(key), pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+
+    def get_blob(self, name: str) -> bytes | None:
+        """A stored whole-run artefact (a scan result), or None."""
+        try:
+            return (self.directory / "results" / name).read_bytes()
+        except OSError:
+            return None
+
+    def put_blob(self, name: str, data: bytes) -> None:
+        self._write(self.directory / "results" / name, data)
+
+    @staticmethod
+    def _write(target: Path, data: bytes) -> None:
+        """Atomic: a reader sees the old entry or the new one, never half of one."""
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            temporary = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+            temporary.write_bytes(data)
+            os.replace(temporary, target)
+        except OSError:
+            return  # a read-only or full cache folder slows the next run down, nothing more
+
+
+class Inventory(NamedTuple):
+    """Every discovered file with its content key (or why it cannot be read)."""
+
+    items: list[tuple[SourceFile, str, bytes | FileProblem]]
+
+    def key(self, *extra: str) -> str:
+        """One key for the whole file set: equal keys mean identical facts."""
+        digest = hashlib.blake2b(digest_size=20)
+        for source_file, key, _ in self.items:
+            digest.update(f"{source_file.path}\0{key}\n".encode())
+        for item in extra:
+            digest.update(item.encode())
+        return digest.hexdigest()
+
+
+def take_inventory(sources: Sequence[SourceFile]) -> Inventory:
+    """Read and hash every file: the only work a fully cached re-scan does per file."""
+    items: list[tuple[SourceFile, str, bytes | FileProblem]] = []
+    for source_file in sources:
+        try:
+            with open(source_file.absolute, "rb") as handle:
+                data = handle.read()
+        except OSError as error:
+            code = "is-a-directory" if isinstance(error, IsADirectoryError) else "unreadable"
+            items.append((source_file, "", FileProblem(source_file.path, None, code,
+                                                      f"cannot read: {error.strerror}")))
+            continue
+        items.append((source_file, cache_key(source_file, data), data))
+    return Inventory(items)
+
+
+@dataclass
+class LoadStats:
+    discovered: int = 0
+    parsed: int = 0
+    from_cache: int = 0
+    failed: int = 0
+    seconds: float = 0.0
+
+
+def _parse_all(todo: list[tuple[SourceFile, bytes]], max_bytes: int, jobs: int,
+               progress: ProgressCallback | None, done_before: int,
+               total: int) -> list[FileResult]:
+    if jobs <= 1 or len(todo) < 16:
+        results: list[FileResult] = []
+        for start in range(0, len(todo), 8):
+            results.extend(_parse_batch(todo[start:start + 8], max_bytes))
+            if progress:
+                progress(done_before + len(results), total)
+        return results
+    # Big files first so one slow file does not finish alone at the end.
+    order = sorted(range(len(todo)), key=lambda index: -len(todo[index][1]))
+    batches: list[list[int]] = []
+    size = max(1, min(32, len(order) // (jobs * 8)))
+    for start in range(0, len(order), size):
+        batches.append(order[start:start + size])
+    out: list[FileResult | None] = [None] * len(todo)
+    context = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
+    done = done_before
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        futures = [pool.submit(_parse_batch, [todo[index] for index in batch], max_bytes)
+                   for batch in batches]
+        for batch, future in zip(batches, futures):
+            for index, result in zip(batch, future.result()):
+                out[index] = result
+            done += len(batch)
+            if progress:
+                progress(done, total)
+    return [result for result in out if result is not None]
+
+
+@dataclass
+class Survey:
+    """What is there to analyse: configuration, files, their content keys; nothing parsed yet."""
+
+    root: Path
+    config: ProjectConfig
+    inventory: Inventory
+    diagnostics: list[Diagnostic]
+    cache: FactCache | None
+    started: float
+
+    @classmethod
+    def take(
+        cls,
+        path: str | os.PathLike[str] = ".",
+        *,
+        config: ProjectConfig | None = None,
+        include_tests: bool | None = None,
+        exclude: Iterable[str] = (),
+        jobs: int | None = None,
+        cache_dir: str | os.PathLike[str] | None = None,
+        use_cache: bool = True,
+    ) -> Survey:
+        started = time.perf_counter()
+        root = Path(path)
+        if config is None:
+            config = load_config(root) if root.is_dir() else ProjectConfig()
+        config = config.merged(include_tests=include_tests, jobs=jobs)
+        if exclude:
+            config = config.model_copy(update={"exclude": (*config.exclude, *exclude)})
+        sources, diagnostics = discover(root, config)
+        if not sources:
+            hint = ("all files were excluded as tests; pass --include-tests"
+                    if not config.include_tests else "is this the right folder?")
+            raise ProjectError("no Python files to analyse", path=root, hint=hint)
+        cache = FactCache(Path(cache_dir) if cache_dir else default_cache_dir()) \
+            if use_cache else None
+        return cls(root, config, take_inventory(sources), diagnostics, cache, started)
+
+
+@dataclass
+class Project:
+    """A Python repository: its files' facts, and the graphs and metrics built on them."""
+
+    root: Path
+    config: ProjectConfig
+    files: list[FileFacts]
+    diagnostics: list[Diagnostic]
+    stats: LoadStats = field(default_factory=LoadStats)
+    started: float = field(default_factory=time.perf_counter)
+
+    @classmethod
+    def load(
+        cls,
+        path: str | os.PathLike[str] = ".",
+        *,
+        config: ProjectConfig | None = None,
+        include_tests: bool | None = None,
+        exclude: Iterable[str] = (),
+        jobs: int | None = None,
+        cache_dir: str | os.PathLike[str] | None = None,
+        use_cache: bool = True,
+        progress: ProgressCallback | None = None,
+    ) -> Project:
+        """Discover, parse and cache; bad files become `diagnostics`, not exceptions."""
+        survey = Survey.take(path, config=config, include_tests=include_tests, exclude=exclude,
+                             jobs=jobs, cache_dir=cache_dir, use_cache=use_cache)
+        return cls.from_survey(survey, progress=progress)
+
+    @classmethod
+    def from_survey(cls, survey: Survey, *, progress: ProgressCallback | None = None) -> Project:
+        """Facts for every surveyed file: from the cache where the content is known, else parsed."""
+        sources = survey.inventory.items
+        cache = survey.cache
+        stats = LoadStats(discovered=len(sources))
+        results: list[FileResult | None] = [None] * len(sources)
+        todo: list[tuple[SourceFile, bytes]] = []
+        todo_slots: list[tuple[int, str]] = []
+        gc.disable()
+        try:
+            for slot, (source_file, key, data) in enumerate(sources):
+                if isinstance(data, FileProblem):
+                    results[slot] = data
+                    continue
+                cached = cache.get(key) if cache else None
+                if cached is not None:
+                    results[slot] = cached
+                    stats.from_cache += 1
+                else:
+                    todo.append((source_file, data))
+                    todo_slots.append((slot, key))
+            if progress:
+                progress(stats.from_cache, len(sources))
+            workers = survey.config.jobs or os.cpu_count() or 1
+            parsed = _parse_all(todo, survey.config.max_file_bytes, workers, progress,
+                                stats.from_cache, len(sources))
+            for (slot, key), result in zip(todo_slots, parsed):
+                results[slot] = result
+                if cache:
+                    cache.put(key, result)
+            stats.parsed = len(parsed)
+        finally:
+            gc.enable()
+        diagnostics = list(survey.diagnostics)
+        files: list[FileFacts] = []
+        for result in results:
+            if isinstance(result, FileFacts):
+                files.append(result)
+            elif isinstance(result, FileProblem):
+                stats.failed += 1
+                diagnostics.append(result.diagnostic())
+        stats.seconds = time.perf_counter() - survey.started
+        return cls(root=survey.root, config=survey.config, files=files, diagnostics=diagnostics,
+                   stats=stats, started=survey.started)
+
+    # -- derived structures, built on first use ---------------------------------------------
+
+    @cached_property
+    def index(self) -> Index:
+        from smellkit.graphs.index import Index
+
+        return Index(self.files)
+
+    @property
+    def call_graph(self) -> nx.DiGraph:
+        return self.index.call_graph
+
+    @property
+    def import_graph(self) -> nx.DiGraph:
+        return self.index.import_graph
+
+    @property
+    def class_graph(self) -> nx.DiGraph:
+        return self.index.class_graph
+
+    @property
+    def attribute_graph(self) -> nx.DiGraph:
+        return self.index.attribute_graph

@@ -1,0 +1,1 @@
+"""Human-readable renderings of results: terminal tables (and later HTML and plots)."""

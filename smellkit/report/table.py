@@ -1,0 +1,77 @@
+"""The terminal summary of a scan."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from smellkit.models import MetricRow, ScanResult
+
+TOP = 10
+
+
+def _top(rows: tuple[MetricRow, ...], metric: str) -> list[MetricRow]:
+    ranked = [row for row in rows if isinstance(row.values.get(metric), (int, float))]
+    ranked.sort(key=lambda row: (-float(row.values[metric] or 0), row.location.qualname))
+    return ranked[:TOP]
+
+
+def render_scan(result: ScanResult, console: Console) -> None:
+    """Summary, findings by smell, the most complex code, import cycles and diagnostics."""
+    summary = result.summary
+    overview = Table(title=f"smellkit {result.version}: {summary.root}", show_header=False)
+    overview.add_column("what")
+    overview.add_column("value", justify="right")
+    resolved = summary.call_sites - summary.call_sites_unresolved
+    share = resolved / summary.call_sites if summary.call_sites else 1.0
+    for label, value in (
+        ("files", f"{summary.files} ({summary.files_from_cache} from cache, "
+                  f"{summary.files_with_errors} with errors)"),
+        ("modules / classes / functions",
+         f"{summary.modules} / {summary.classes} / {summary.functions}"),
+        ("lines", f"{summary.lines:,}"),
+        ("call sites resolved", f"{resolved:,} of {summary.call_sites:,} ({share:.0%})"),
+        ("call-graph edges", f"{summary.call_edges:,}"),
+        ("import cycles", str(summary.import_cycles)),
+        ("findings", str(summary.findings)),
+        ("seconds", f"{summary.seconds:.2f}"),
+    ):
+        overview.add_row(label, value)
+    console.print(overview)
+
+    if result.findings:
+        findings = Table(title="Findings")
+        for column in ("smell", "location", "severity", "message"):
+            findings.add_column(column)
+        for finding in result.findings:
+            location = finding.location
+            findings.add_row(finding.smell, f"{location.path}:{location.start_line} "
+                             f"{location.qualname}", finding.severity, finding.message)
+        console.print(findings)
+
+    complex_rows = _top(result.metrics.functions, "cc")
+    if complex_rows:
+        table = Table(title=f"Most complex functions (top {TOP} by cyclomatic complexity)")
+        for column in ("function", "file", "cc", "sloc"):
+            table.add_column(column, justify="right" if column in ("cc", "sloc") else "left")
+        for row in complex_rows:
+            table.add_row(row.location.qualname, f"{row.location.path}:{row.location.start_line}",
+                          str(row.values.get("cc")), str(row.values.get("sloc")))
+        console.print(table)
+
+    class_rows = _top(result.metrics.classes, "wmc")
+    if class_rows:
+        table = Table(title=f"Heaviest classes (top {TOP} by WMC)")
+        for column in ("class", "wmc", "nom", "lcom4", "cbo"):
+            table.add_column(column, justify="left" if column == "class" else "right")
+        for row in class_rows:
+            table.add_row(row.location.qualname, *(str(row.values.get(key, ""))
+                                                   for key in ("wmc", "nom", "lcom4", "cbo")))
+        console.print(table)
+
+    for cycle in result.import_cycles:
+        console.print(f"[yellow]import cycle:[/] {' -> '.join((*cycle, cycle[0]))}")
+    for diagnostic in result.diagnostics:
+        where = f"{diagnostic.path}:{diagnostic.line}" if diagnostic.line else diagnostic.path
+        console.print(f"[red]{diagnostic.severity}[/] {where}: {diagnostic.message} "
+                      f"[dim]({diagnostic.code})[/]", highlight=False)

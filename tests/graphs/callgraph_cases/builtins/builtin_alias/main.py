@@ -1,0 +1,9 @@
+show = print
+measure = len
+
+
+def report(data):
+    show(measure(data))
+
+
+report("abc")

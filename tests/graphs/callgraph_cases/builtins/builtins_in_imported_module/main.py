@@ -1,0 +1,3 @@
+import util
+
+print(util.describe(5))

@@ -1,0 +1,5 @@
+def describe(x):
+    return repr(x)
+
+
+print("util loaded")

@@ -1,0 +1,6 @@
+class Counter:
+    def __init__(self, start):
+        self.value = start
+
+
+counter = Counter(5)

@@ -1,0 +1,7 @@
+class Plain:
+    def method(self):
+        return 1
+
+
+p = Plain()
+p.method()

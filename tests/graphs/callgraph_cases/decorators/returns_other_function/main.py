@@ -1,0 +1,14 @@
+def fallback():
+    return "fallback"
+
+
+def disable(fn):
+    return fallback
+
+
+@disable
+def feature():
+    return "feature"
+
+
+feature()

@@ -1,0 +1,5 @@
+def greet():
+    return "hi"
+
+
+greet()

@@ -1,0 +1,5 @@
+from tools import compress as pack
+from tools import expand
+
+pack(b"x")
+expand(b"y")

@@ -1,0 +1,4 @@
+from models import User
+
+u = User("ada")
+u.describe()

@@ -1,0 +1,3 @@
+import pkg.net.client
+
+pkg.net.client.fetch()

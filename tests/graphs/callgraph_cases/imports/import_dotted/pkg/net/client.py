@@ -1,0 +1,2 @@
+def fetch():
+    return 1

@@ -1,0 +1,7 @@
+def run():
+    import registry
+
+    return registry.lookup("k")
+
+
+run()

@@ -1,0 +1,5 @@
+import helpers
+import helpers as h
+
+helpers.load()
+h.parse()

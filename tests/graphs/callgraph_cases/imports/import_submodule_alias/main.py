@@ -1,0 +1,3 @@
+import pkg.storage as store
+
+store.save(1)

@@ -1,0 +1,6 @@
+def base():
+    return 10
+
+
+plus_one = lambda: base() + 1
+plus_one()

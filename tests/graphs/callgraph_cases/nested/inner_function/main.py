@@ -1,0 +1,8 @@
+def outer():
+    def helper():
+        return 1
+
+    return helper() + 1
+
+
+outer()

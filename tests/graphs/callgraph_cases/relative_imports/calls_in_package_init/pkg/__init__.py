@@ -1,0 +1,5 @@
+from . import setup_tasks as tasks
+from .setup_tasks import prepare
+
+prepare()
+tasks.finalize()

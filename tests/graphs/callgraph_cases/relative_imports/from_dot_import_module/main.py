@@ -1,0 +1,3 @@
+import pkg
+
+pkg.engine.start()

@@ -1,0 +1,6 @@
+from ..common import log
+
+
+def run():
+    log("start")
+    return 0

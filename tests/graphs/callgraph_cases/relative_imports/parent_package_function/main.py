@@ -1,0 +1,3 @@
+from app.jobs import nightly
+
+nightly.run()

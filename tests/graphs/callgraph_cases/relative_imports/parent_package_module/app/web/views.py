@@ -1,0 +1,5 @@
+from .. import config as cfg
+
+
+def index():
+    return cfg.get("title")

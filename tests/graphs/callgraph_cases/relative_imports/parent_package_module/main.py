@@ -1,0 +1,3 @@
+import app.web.views as views
+
+views.index()

@@ -1,0 +1,4 @@
+from zoo.dog import Dog
+
+d = Dog("rex")
+d.bark()

@@ -1,0 +1,6 @@
+class Animal:
+    def __init__(self, name):
+        self.name = name
+
+    def describe(self):
+        return self.name

@@ -1,0 +1,6 @@
+from .base import Animal
+
+
+class Dog(Animal):
+    def bark(self):
+        return self.describe()

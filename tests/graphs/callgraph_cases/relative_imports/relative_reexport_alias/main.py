@@ -1,0 +1,4 @@
+from lib import DefaultParser
+
+p = DefaultParser()
+p.feed("x")

@@ -1,0 +1,5 @@
+from .util import clean
+
+
+def handle(x):
+    return clean(x)

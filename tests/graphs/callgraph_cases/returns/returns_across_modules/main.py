@@ -1,0 +1,3 @@
+from factory import create
+
+create("lex").parse("x")

@@ -1,0 +1,7 @@
+def compute():
+    return 1
+
+
+calc = compute
+also = calc
+also()
