@@ -26,7 +26,10 @@ _EXPORTS = {
     "ConfigError": "smellkit.errors",
 }
 
-__all__ = ["__version__", *sorted(_EXPORTS)]
+__all__ = [
+    "ConfigError", "Diagnostic", "FileFacts", "Finding", "Index", "Location", "Project",
+    "ProjectConfig", "ProjectError", "ScanResult", "SmellkitError", "Survey", "__version__", "scan",
+]
 
 if TYPE_CHECKING:
     from smellkit.config import ProjectConfig

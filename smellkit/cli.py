@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from smellkit import __version__
-from smellkit.errors import SmellkitError
+from smellkit.errors import SmellkitError, UsageError
 
 _PROGRESS_THRESHOLD = 200  # files; below this a bar only flickers
 
@@ -75,40 +75,105 @@ def main() -> None:
 
 @main.command()
 @project_options
-@click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table",
+@click.option("--smell", "smells", multiple=True, metavar="NAME",
+              help="Only this smell; repeatable (default: all). `smellkit smells` lists them.")
+@click.option("--no-smells", is_flag=True, help="Metrics only: run no detector.")
+@click.option("--min-severity", type=click.Choice(["info", "warning", "error"]), default="info",
+              show_default=True, help="Leave out findings below this severity.")
+@click.option("--format", "output_format",
+              type=click.Choice(["table", "json", "sarif", "markdown"]), default="table",
               show_default=True)
 @click.option("--output", "-o", type=click.Path(path_type=Path), default=None,
               help="Write the report to this file instead of standard output.")
+@click.option("--baseline", type=click.Path(path_type=Path), default=None,
+              help="Leave out the findings recorded in this baseline file.")
+@click.option("--write-baseline", type=click.Path(path_type=Path), default=None,
+              help="Record every current finding in this baseline file.")
+@click.option("--fail-on", type=click.Choice(["never", "info", "warning", "error"]),
+              default="never", show_default=True,
+              help="Exit 1 when a reported finding has at least this severity.")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 def scan(path: Path, include_tests: bool | None, exclude: tuple[str, ...], jobs: int | None,
-         cache_dir: Path | None, no_cache: bool, output_format: str, output: Path | None,
-         no_progress: bool) -> None:
+         cache_dir: Path | None, no_cache: bool, smells: tuple[str, ...], no_smells: bool,
+         min_severity: str, output_format: str, output: Path | None, baseline: Path | None,
+         write_baseline: Path | None, fail_on: str, no_progress: bool) -> None:
     """Scan PATH (default: the current folder) for smells and structural metrics."""
     from smellkit.scanner import scan as run_scan
 
+    chosen: list[str] | None = [] if no_smells else (list(smells) or None)
     try:
         with _progress(not no_progress) as progress:
-            result = run_scan(path, include_tests=include_tests, exclude=exclude, jobs=jobs,
-                              cache_dir=cache_dir, use_cache=not no_cache, progress=progress)
+            result = run_scan(path, smells=chosen, min_severity=min_severity,  # type: ignore[arg-type]
+                              baseline=baseline, include_tests=include_tests, exclude=exclude,
+                              jobs=jobs, cache_dir=cache_dir, use_cache=not no_cache,
+                              progress=progress)
     except SmellkitError as error:
         _fail(error)
         return
-    if output_format == "json":
-        text = result.model_dump_json(indent=2) + "\n"
+    if write_baseline is not None:
+        from smellkit.baseline import write_baseline as write
+
+        count = write(write_baseline, result.findings)
+        click.echo(f"smellkit: {count} findings recorded in {write_baseline}", err=True)
+    _emit_scan(result, output_format, output)
+    if fail_on != "never":
+        from smellkit.detectors.runner import SEVERITY_RANK
+
+        floor = SEVERITY_RANK[fail_on]  # type: ignore[index]
+        if any(SEVERITY_RANK[finding.severity] >= floor for finding in result.findings):
+            sys.exit(1)
+
+
+def _emit_scan(result: Any, output_format: str, output: Path | None) -> None:
+    if output_format == "table":
+        from rich.console import Console
+
+        from smellkit.report.table import render_scan
+
         if output:
-            output.write_text(text, encoding="utf-8")
+            with output.open("w", encoding="utf-8") as handle:
+                render_scan(result, Console(file=handle, width=120, no_color=True))
         else:
-            click.echo(text, nl=False)
+            render_scan(result, Console())
         return
-    from rich.console import Console
+    if output_format == "json":
+        text = result.model_dump_json(indent=2)
+    elif output_format == "sarif":
+        from smellkit.detectors import detectors
+        from smellkit.report.sarif import to_sarif
 
-    from smellkit.report.table import render_scan
-
-    if output:
-        with output.open("w", encoding="utf-8") as handle:
-            render_scan(result, Console(file=handle, width=120, no_color=True))
+        rules = {name: cls.description for name, cls in detectors().items()}
+        text = json.dumps(to_sarif(result, rules), indent=2)
     else:
-        render_scan(result, Console())
+        from smellkit.report.markdown import to_markdown
+
+        text = to_markdown(result)
+    if output:
+        output.write_text(text + "\n", encoding="utf-8")
+    else:
+        click.echo(text)
+
+
+@main.command()
+@click.argument("name", required=False)
+def smells(name: str | None) -> None:
+    """List the smells smellkit detects, or the options of one."""
+    from smellkit.detectors import detectors
+
+    available = detectors()
+    if name is None:
+        width = max(len(key) for key in available)
+        for key, cls in available.items():
+            click.echo(f"{key:{width}}  {cls.description}")
+        return
+    if name not in available:
+        _fail(UsageError(f"unknown smell {name!r}", hint=f"known: {', '.join(available)}"))
+        return
+    cls = available[name]
+    click.echo(f"{name}: {cls.description}\n\noptions ([tool.smellkit.detectors.{name}]):")
+    for field, info in cls.Options.model_fields.items():
+        key = field.replace("_", "-")
+        click.echo(f"  {key} = {info.default!r}\n      {info.description or ''}")
 
 
 @main.command()

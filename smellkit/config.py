@@ -1,7 +1,7 @@
 """Options read from the `[tool.smellkit]` table of the analysed repository's pyproject.toml.
 
-Keys are written in kebab-case in TOML (`include-tests`) and validated by pydantic, so a typo or a wrong
-type is reported with the file and the field instead of being silently ignored.
+Keys are written in kebab-case in TOML (`include-tests`) and validated by pydantic, so a typo or a
+wrong type is reported with the file and the field instead of being silently ignored.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def _kebab(name: str) -> str:
 
 
 class ProjectConfig(BaseModel):
-    """What to analyse and how; every field has a default that works on an unconfigured repository."""
+    """What to analyse and how; every default works on an unconfigured repository."""
 
     model_config = ConfigDict(alias_generator=_kebab, populate_by_name=True, extra="forbid",
                               frozen=True)

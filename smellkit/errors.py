@@ -1,7 +1,7 @@
 """One exception root for everything smellkit raises on purpose.
 
-Each subclass carries structured fields (the path, the field, the fix) so the CLI can print a message a
-user can act on and map the domain to an exit code.
+Each subclass carries structured fields (the path, the field, the fix) so the CLI can print a
+message a user can act on and map the domain to an exit code.
 """
 
 from __future__ import annotations

@@ -8,10 +8,16 @@ intermediate form (`Expr`) instead of `ast` nodes, so the resolver never needs t
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
-from typing import NamedTuple, Union
+from collections.abc import Callable, Iterator
+from typing import Any, NamedTuple
 
+from smellkit.blocks import FunctionShape, function_blocks
+from smellkit.fingerprints import Fingerprints, fingerprint_module
 from smellkit.metrics.complexity import CodeMeasure, measure_module
+from smellkit.reachability import Liveness, liveness
+
+FACTS_SCHEMA = 11
+"""Bump whenever a fact type changes shape: cached facts of another schema are never read."""
 
 # --------------------------------------------------------------------------------------------
 # The expression form used by the call resolver.
@@ -75,7 +81,7 @@ class Unknown(NamedTuple):
     pass
 
 
-Expr = Union[Name, Attr, CallOf, Sub, DefRef, Seq, DictLit, Alts, Iter, Const, Unknown]
+Expr = Name | Attr | CallOf | Sub | DefRef | Seq | DictLit | Alts | Iter | Const | Unknown
 UNKNOWN = Unknown()
 
 # --------------------------------------------------------------------------------------------
@@ -117,7 +123,7 @@ class ClassAttribute(NamedTuple):
 class ClassInfo(NamedTuple):
     qualname: str
     bases: tuple[Expr, ...]
-    base_names: tuple[str, ...]  # dotted text of each base, "" when not a dotted name
+    base_names: tuple[str, ...]  # dotted text of each base (`Base` for `Base[T]`), "" if none
     metaclass: str | None
     attributes: tuple[ClassAttribute, ...]
 
@@ -125,15 +131,16 @@ class ClassInfo(NamedTuple):
 class CallSite(NamedTuple):
     scope: str  # qualname of the enclosing function, lambda or module
     func: Expr
-    args: tuple[Expr, ...]
+    args: tuple[Expr, ...]  # `*xs` becomes `Iter(xs)`
     kwargs: tuple[tuple[str | None, Expr], ...]  # None name: **mapping
     line: int
     col: int
     implicit: bool  # a decorator application, not written as a call
+    namespace: str = ""  # where names in the call are looked up: the class for a class body
 
 
 class Assignment(NamedTuple):
-    scope: str
+    scope: str  # where the target is bound: a name in a class body binds in the class
     target: Expr  # Name, Attr or Sub
     value: Expr
     line: int
@@ -180,6 +187,9 @@ class FileFacts(NamedTuple):
     dunder_all: tuple[str, ...] | None
     measure: CodeMeasure
     string_constants: tuple[tuple[str, int], ...]  # (value, line) of short string literals
+    liveness: Liveness  # unreachable statements, names and attributes read (reachability.py)
+    fingerprints: Fingerprints  # statement hashes for clone detection (fingerprints.py)
+    shapes: tuple[FunctionShape, ...]  # long functions: nesting, extractable blocks (blocks.py)
 
 
 # --------------------------------------------------------------------------------------------
@@ -305,6 +315,29 @@ class _Extractor(ast.NodeVisitor):
         self.lambda_counters: dict[str, int] = {}
         self.called_attrs: set[int] = set()
         self.type_checking = 0
+        self.interned: dict[Expr, Expr] = {}
+
+    # -- traversal -------------------------------------------------------------------------
+
+    def visit(self, node: ast.AST) -> None:
+        """Dispatch by type through a per-class table (NodeVisitor's string lookup is slow)."""
+        kind = type(node)
+        method = _DISPATCH.get(kind)
+        if method is None:
+            found: Callable[[_Extractor, Any], None] = getattr(
+                type(self), f"visit_{kind.__name__}", _Extractor.generic_visit)
+            method = _DISPATCH[kind] = found
+        method(self, node)
+
+    def generic_visit(self, node: ast.AST) -> None:
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        self.visit(item)
+            elif isinstance(value, ast.AST):
+                self.visit(value)
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -319,7 +352,16 @@ class _Extractor(ast.NodeVisitor):
                 return scope.qualname
         return self.module
 
+    def namespace(self) -> str:
+        """Where names are looked up and bound: a class body binds in its class."""
+        return self.scope.qualname if self.scope.kind == "class" else self.code_scope()
+
     def ir(self, node: ast.AST | None) -> Expr:
+        """The expression form of `node`; equal forms are one shared object (pickles small)."""
+        expr = self._ir(node)
+        return self.interned.setdefault(expr, expr)
+
+    def _ir(self, node: ast.AST | None) -> Expr:
         if node is None:
             return UNKNOWN
         if isinstance(node, ast.Name):
@@ -336,8 +378,9 @@ class _Extractor(ast.NodeVisitor):
             key = node.slice
             const = key.value if isinstance(key, ast.Constant) else None
             return Sub(self.ir(node.value), const if isinstance(const, (str, int)) else None)
-        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-            return Seq(tuple(self.ir(item) for item in node.elts))
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):  # `[*xs, y]`: xs's elements
+            return Seq(tuple(Iter(self.ir(item.value)) if isinstance(item, ast.Starred)
+                             else self.ir(item) for item in node.elts))
         if isinstance(node, ast.Dict):
             items: list[tuple[str | int | None, Expr]] = []
             for key_node, value in zip(node.keys, node.values):
@@ -373,7 +416,8 @@ class _Extractor(ast.NodeVisitor):
             return
         scope = self.code_scope()
         if isinstance(target, ast.Name):
-            self.assignments.append(Assignment(scope, Name(target.id), value, line, annotation))
+            self.assignments.append(Assignment(self.namespace(), Name(target.id), value, line,
+                                               annotation))
         elif isinstance(target, ast.Attribute):
             receiver = self.ir(target.value)
             self.assignments.append(
@@ -403,11 +447,12 @@ class _Extractor(ast.NodeVisitor):
         """Bind the defined name, through its decorators applied bottom-up as implicit calls."""
         value: Expr = DefRef(qualname)
         scope = self.code_scope()
+        namespace = self.namespace()
         for decorator in reversed(node.decorator_list):
             self.calls.append(CallSite(scope, self.ir(decorator), (value,), (),
-                                       decorator.lineno, decorator.col_offset, True))
+                                       decorator.lineno, decorator.col_offset, True, namespace))
             value = CallOf(len(self.calls) - 1)
-        self.assignments.append(Assignment(scope, Name(node.name), value, node.lineno, ()))
+        self.assignments.append(Assignment(namespace, Name(node.name), value, node.lineno, ()))
 
     def _params(self, args: ast.arguments) -> tuple[Param, ...]:
         params: list[Param] = []
@@ -494,7 +539,8 @@ class _Extractor(ast.NodeVisitor):
         self.scopes.pop()
         self.classes.append(ClassInfo(
             qualname, tuple(self.ir(base) for base in node.bases),
-            tuple(dotted(base) or "" for base in node.bases), metaclass,
+            tuple(dotted(base.value if isinstance(base, ast.Subscript) else base) or ""
+                  for base in node.bases), metaclass,
             tuple(self.class_attrs.pop(qualname))))
         self._decorate(node, qualname)
 
@@ -647,9 +693,10 @@ class _Extractor(ast.NodeVisitor):
             self.visit(keyword.value)
         self.calls.append(CallSite(
             self.code_scope(), self.ir(node.func),
-            tuple(self.ir(arg) for arg in node.args),
+            tuple(Iter(self.ir(arg.value)) if isinstance(arg, ast.Starred) else self.ir(arg)
+                  for arg in node.args),
             tuple((keyword.arg, self.ir(keyword.value)) for keyword in node.keywords),
-            node.lineno, node.col_offset, False))
+            node.lineno, node.col_offset, False, self.namespace()))
         self.call_index[id(node)] = len(self.calls) - 1
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
@@ -666,6 +713,9 @@ class _Extractor(ast.NodeVisitor):
         value = node.value
         if isinstance(value, str) and 2 < len(value) <= 64 and "\n" not in value:
             self.strings.append((value, node.lineno))
+
+
+_DISPATCH: dict[type[ast.AST], Callable[[_Extractor, Any], None]] = {}
 
 
 def iter_expr(expr: Expr) -> Iterator[Expr]:
@@ -698,4 +748,7 @@ def extract(tree: ast.Module, source: str, path: str, module: str, is_package: b
         imports=tuple(extractor.imports), globals_declared=tuple(extractor.globals_declared),
         dunder_all=tuple(extractor.dunder_all) if extractor.dunder_all is not None else None,
         measure=module_measure, string_constants=tuple(extractor.strings),
+        liveness=liveness(tree, module),
+        fingerprints=fingerprint_module(tree, source, module),
+        shapes=function_blocks(tree, module),
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -27,7 +28,7 @@ class Location(_Frozen):
 
 
 class Diagnostic(_Frozen):
-    """A problem with the input that did not stop the analysis (a file that could not be read...)."""
+    """A problem with the input that did not stop the analysis (an unreadable file, ...)."""
 
     path: str
     line: int | None = None
@@ -46,6 +47,13 @@ class Finding(_Frozen):
     message: str = ""
     evidence: dict[str, Any] = Field(default_factory=dict)
     related: tuple[Location, ...] = ()
+
+    def fingerprint(self) -> str:
+        """Stable identity across runs: the smell and the qualified names involved, no lines,
+        so edits elsewhere in a file do not turn a known finding into a new one."""
+        related = ",".join(sorted({item.qualname for item in self.related}))
+        text = f"{self.smell}|{self.location.qualname}|{related}"
+        return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
 
 
 class MetricRow(_Frozen):

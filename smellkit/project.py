@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from smellkit import __version__
 from smellkit.config import DEFAULT_EXCLUDE_DIRS, TEST_DIRS, ProjectConfig, load_config
 from smellkit.errors import ProjectError
-from smellkit.facts import FileFacts, extract
+from smellkit.facts import FACTS_SCHEMA, FileFacts, extract
 from smellkit.models import Diagnostic
 
 if TYPE_CHECKING:
@@ -79,7 +79,7 @@ def _source_roots(root: Path, config: ProjectConfig) -> list[Path]:
     else:
         roots = []
         src = root / "src"
-        if src.is_dir() and any(src.glob("*.py")) or any(src.glob("*/__init__.py")):
+        if (src.is_dir() and any(src.glob("*.py"))) or any(src.glob("*/__init__.py")):
             roots.append(src.resolve())
         base = root.resolve()
         while (base / "__init__.py").is_file() and base.parent != base:
@@ -285,7 +285,8 @@ class FactCache:
     """Facts by content key, one pickle per file, under a folder per smellkit and Python version."""
 
     def __init__(self, directory: Path):
-        self.directory = directory / f"v{__version__}-py{sys.version_info[0]}{sys.version_info[1]}"
+        python = f"{sys.version_info[0]}{sys.version_info[1]}"
+        self.directory = directory / f"v{__version__}-s{FACTS_SCHEMA}-py{python}"
 
     def _path(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.pickle"
@@ -497,15 +498,16 @@ class Project:
                     cache.put(key, result)
             stats.parsed = len(parsed)
         finally:
+            gc.freeze()  # facts live as long as the project: keep full collections off them
             gc.enable()
         diagnostics = list(survey.diagnostics)
         files: list[FileFacts] = []
-        for result in results:
-            if isinstance(result, FileFacts):
-                files.append(result)
-            elif isinstance(result, FileProblem):
+        for outcome in results:
+            if isinstance(outcome, FileFacts):
+                files.append(outcome)
+            elif isinstance(outcome, FileProblem):
                 stats.failed += 1
-                diagnostics.append(result.diagnostic())
+                diagnostics.append(outcome.diagnostic())
         stats.seconds = time.perf_counter() - survey.started
         return cls(root=survey.root, config=survey.config, files=files, diagnostics=diagnostics,
                    stats=stats, started=survey.started)
@@ -516,7 +518,7 @@ class Project:
     def index(self) -> Index:
         from smellkit.graphs.index import Index
 
-        return Index(self.files)
+        return Index(self.files, root=self.root, inference_budget=self.config.inference_budget)
 
     @property
     def call_graph(self) -> nx.DiGraph:

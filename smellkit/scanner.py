@@ -8,34 +8,22 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from smellkit import __version__
-from smellkit.facts import Definition, FileFacts
+from smellkit.baseline import new_findings, read_baseline
+from smellkit.locations import definition_location, module_location
 from smellkit.metrics.complexity import CodeMeasure
 from smellkit.models import (
-    Location,
+    Finding,
     MetricRow,
     ScanMetrics,
     ScanResult,
     ScanSummary,
+    Severity,
 )
 from smellkit.project import ProgressCallback, Project, Survey
-
-_KIND_OF_DEFINITION = {"class": "class", "function": "function", "method": "method",
-                       "nested_function": "nested_function", "lambda": "lambda"}
-
-
-def definition_location(facts: FileFacts, definition: Definition) -> Location:
-    return Location(path=facts.path, qualname=definition.qualname,
-                    kind=_KIND_OF_DEFINITION[definition.kind],  # type: ignore[arg-type]
-                    start_line=definition.start_line, end_line=definition.end_line)
-
-
-def module_location(facts: FileFacts) -> Location:
-    return Location(path=facts.path, qualname=facts.module, kind="module", start_line=1,
-                    end_line=max(1, facts.measure.loc))
 
 
 def _measure_values(measure: CodeMeasure) -> dict[str, float | int | None]:
@@ -50,11 +38,13 @@ def _measure_values(measure: CodeMeasure) -> dict[str, float | int | None]:
 
 def collect_metrics(project: Project) -> ScanMetrics:
     """Metric rows for every module, class and function, in path then line order."""
-    from smellkit.metrics.oo import class_metrics, method_metrics, module_metrics
+    from smellkit.metrics.coupling import function_metrics, module_metrics
+    from smellkit.metrics.oo import class_metrics, method_metrics
 
     index = project.index
     per_class = class_metrics(index)
     per_method = method_metrics(index)
+    per_function = function_metrics(index)
     per_module = module_metrics(index)
     modules: list[MetricRow] = []
     classes: list[MetricRow] = []
@@ -63,7 +53,7 @@ def collect_metrics(project: Project) -> ScanMetrics:
         values = _measure_values(facts.measure)
         values["mi"] = round(facts.measure.mi, 2)
         if facts.module in per_module:
-            values.update(per_module[facts.module].values())
+            values.update(per_module[facts.module]._asdict())
         modules.append(MetricRow(location=module_location(facts), values=values))
         for definition in facts.definitions:
             if definition.measure is None or index.definitions.get(definition.qualname) \
@@ -72,12 +62,13 @@ def collect_metrics(project: Project) -> ScanMetrics:
             values = _measure_values(definition.measure)
             if definition.kind == "class":
                 if definition.qualname in per_class:
-                    values.update(per_class[definition.qualname].values())
+                    values.update(per_class[definition.qualname]._asdict())
                 classes.append(MetricRow(location=definition_location(facts, definition),
                                          values=values))
             else:
-                if definition.qualname in per_method:
-                    values.update(per_method[definition.qualname].values())
+                for table in (per_function, per_method):
+                    if definition.qualname in table:
+                        values.update(table[definition.qualname]._asdict())
                 functions.append(MetricRow(location=definition_location(facts, definition),
                                            values=values))
     return ScanMetrics(modules=tuple(modules), classes=tuple(classes),
@@ -87,6 +78,9 @@ def collect_metrics(project: Project) -> ScanMetrics:
 def scan(
     path: str | os.PathLike[str] = ".",
     *,
+    smells: Sequence[str] | None = None,
+    min_severity: Severity = "info",
+    baseline: str | os.PathLike[str] | None = None,
     include_tests: bool | None = None,
     exclude: Iterable[str] = (),
     jobs: int | None = None,
@@ -94,11 +88,15 @@ def scan(
     use_cache: bool = True,
     progress: ProgressCallback | None = None,
 ) -> ScanResult:
-    """Scan a repository: metrics, import cycles, call-graph resolution and diagnostics."""
+    """Scan a repository: smells (all when `smells` is None, none when empty), metrics, import
+    cycles, call-graph resolution and diagnostics. Findings in the `baseline` file are left out."""
+    known = read_baseline(Path(baseline)) if baseline is not None else frozenset()
     survey = Survey.take(path, include_tests=include_tests, exclude=tuple(exclude), jobs=jobs,
                          cache_dir=cache_dir, use_cache=use_cache)
-    result_key = survey.inventory.key(__version__, survey.config.model_dump_json(),
-                                      str(Path(path)))
+    chosen = None if smells is None else sorted(smells)
+    result_key = survey.inventory.key(
+        __version__, survey.config.model_dump_json(), str(Path(path)), repr(chosen),
+        min_severity, *sorted(known), *_side_files(survey.root))
     if survey.cache is not None:
         stored = survey.cache.get_blob(f"scan-{result_key}.json")
         if stored is not None:
@@ -108,13 +106,30 @@ def scan(
                 "seconds": round(time.perf_counter() - survey.started, 3)})
             return cached.model_copy(update={"summary": summary})
     project = Project.from_survey(survey, progress=progress)
-    result = build_result(project)
+    findings: list[Finding] = []
+    if chosen is None or chosen:
+        from smellkit.detectors import run_detectors
+
+        findings = new_findings(run_detectors(project, chosen, min_severity=min_severity), known)
+    result = build_result(project, findings)
     if survey.cache is not None:
         survey.cache.put_blob(f"scan-{result_key}.json", result.model_dump_json().encode())
     return result
 
 
-def build_result(project: Project) -> ScanResult:
+def _side_files(root: Path) -> list[str]:
+    """Files outside the inventory that detectors read (entry points, test references)."""
+    stamps = []
+    base = root if root.is_dir() else root.parent
+    for name in ("pyproject.toml", "setup.cfg", "setup.py"):
+        try:
+            stamps.append(f"{name}:{(base / name).stat().st_mtime_ns}")
+        except OSError:
+            continue
+    return stamps
+
+
+def build_result(project: Project, findings: Sequence[Finding] = ()) -> ScanResult:
     """The scan report of a loaded project."""
     from smellkit.graphs.imports import import_cycles
 
@@ -137,9 +152,10 @@ def build_result(project: Project) -> ScanResult:
         call_sites=calls.call_sites,
         call_sites_unresolved=calls.unresolved,
         import_cycles=len(cycles),
-        findings=0,
+        findings=len(findings),
         seconds=round(time.perf_counter() - project.started, 3),
     )
     diagnostics = sorted(project.diagnostics, key=lambda d: (d.path, d.line or 0, d.code))
-    return ScanResult(version=__version__, summary=summary, findings=(), metrics=metrics, diagnostics=tuple(diagnostics),
+    return ScanResult(version=__version__, summary=summary, findings=tuple(findings),
+                      metrics=metrics, diagnostics=tuple(diagnostics),
                       import_cycles=tuple(cycles))

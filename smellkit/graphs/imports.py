@@ -28,7 +28,7 @@ def build_import_graph(index: Index) -> nx.DiGraph:
     """Module -> module it imports, for modules of the repository.
 
     Edge attributes: `lines` (where), `eager` (some import runs at module import time: not inside a
-    function and not under `if TYPE_CHECKING`). Only eager edges can form an import cycle that fails.
+    function and not under `if TYPE_CHECKING`). Only eager edges can form a failing import cycle.
     """
     graph = nx.DiGraph()
     graph.add_nodes_from(index.modules)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from functools import cached_property
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from smellkit.facts import ClassInfo, Definition, FileFacts
@@ -23,8 +24,13 @@ BUILTIN_PREFIX = "<builtin>."
 class Index:
     """Definitions, scopes, imports and classes of the whole repository, by qualified name."""
 
-    def __init__(self, files: Sequence[FileFacts]):
+    def __init__(self, files: Sequence[FileFacts], *, root: Path | None = None,
+                 inference_budget: int = 5000):
         self.files = list(files)
+        self.root = root
+        """The project folder the facts' paths are relative to; astroid inference needs it."""
+        self.inference_budget = inference_budget
+        """At most this many unresolved call sites go to astroid when the call graph is built."""
         self.modules: dict[str, FileFacts] = {}
         self.definitions: dict[str, Definition] = {}
         self.classes: dict[str, ClassInfo] = {}

@@ -1,0 +1,172 @@
+"""Scan speed on the pandas 2.2.3 wheel: the parse floor, smellkit cold/warm/incremental, and peers.
+
+Every figure is a whole process timed from the outside (wall clock, median of --runs), so the floor
+and smellkit pay the same interpreter start-up. Peak RSS is the sum over the process tree (main
+process plus workers), sampled every 20 ms from /proc.
+
+    python benchmarks/bench_scan.py [--runs 3] [--data DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import zipfile
+from pathlib import Path
+
+PANDAS = "pandas==2.2.3"
+WHEEL_GLOB = "pandas-2.2.3-*.whl"
+
+FLOOR_SCRIPT = """
+import ast, os, sys
+for folder, _, names in os.walk(sys.argv[1]):
+    for name in names:
+        if name.endswith(".py"):
+            with open(os.path.join(folder, name), "rb") as handle:
+                ast.parse(handle.read())
+"""
+
+
+def fetch_pandas(data: Path) -> Path:
+    """The unpacked wheel (downloaded from PyPI once, then reused)."""
+    tree = data / "pandas-2.2.3"
+    if (tree / "pandas").is_dir():
+        return tree
+    data.mkdir(parents=True, exist_ok=True)
+    wheels = list(data.glob(WHEEL_GLOB))
+    if not wheels:
+        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary",
+                        ":all:", "--python-version", "3.11", "--platform",
+                        "manylinux2014_x86_64", PANDAS, "-d", str(data), "-q"], check=True)
+        wheels = list(data.glob(WHEEL_GLOB))
+    with zipfile.ZipFile(wheels[0]) as archive:
+        archive.extractall(tree)
+    return tree
+
+
+def _tree_rss(root_pid: int) -> int:
+    """Resident bytes of a process and all its descendants."""
+    children: dict[int, list[int]] = {}
+    rss: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        pid = int(entry)
+        children.setdefault(int(fields[1]), []).append(pid)
+        rss[pid] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+    total, stack = 0, [root_pid]
+    while stack:
+        pid = stack.pop()
+        total += rss.get(pid, 0)
+        stack.extend(children.get(pid, []))
+    return total
+
+
+def timed(command: list[str]) -> tuple[float, int]:
+    """Wall seconds and peak tree RSS of one run; the command must succeed."""
+    peak = 0
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not done.is_set():
+            peak = max(peak, _tree_rss(process.pid))
+            done.wait(0.02)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    _, stderr = process.communicate()
+    elapsed = time.perf_counter() - started
+    done.set()
+    sampler.join()
+    if process.returncode not in (0, 1):  # radon/vulture exit 1 when they report something
+        raise SystemExit(f"{command[0]} failed ({process.returncode}): {stderr.decode()[-2000:]}")
+    return elapsed, peak
+
+
+def median_run(command: list[str], runs: int, before: object = None) -> tuple[float, int]:
+    times, peaks = [], []
+    for _ in range(runs):
+        if callable(before):
+            before()
+        seconds, peak = timed(command)
+        times.append(seconds)
+        peaks.append(peak)
+    return statistics.median(times), max(peaks)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--data", type=Path,
+                        default=Path.home() / ".cache" / "smellkit-bench")
+    parser.add_argument("--skip-peers", action="store_true")
+    options = parser.parse_args()
+
+    source = fetch_pandas(options.data)
+    work = Path(tempfile.mkdtemp(prefix="smellkit-bench-"))
+    tree = work / "pandas"
+    shutil.copytree(source / "pandas", tree)
+    files = sorted(tree.rglob("*.py"))
+    cache = work / "cache"
+    scan = ["smellkit", "scan", str(tree), "--include-tests", "--format", "json",
+            "--no-progress", "--cache-dir", str(cache), "-o", os.devnull]
+    python = sys.executable
+
+    print(f"pandas 2.2.3 wheel: {len(files)} .py files, "
+          f"{sum(f.stat().st_size for f in files) / 1e6:.1f} MB; {os.cpu_count()} cores; "
+          f"median of {options.runs} runs")
+    rows: list[tuple[str, float, int, str]] = []
+    floor, floor_rss = median_run([python, "-c", FLOOR_SCRIPT, str(tree)], options.runs)
+    rows.append(("ast.parse, all files, one core (floor)", floor, floor_rss, ""))
+
+    cold, cold_rss = median_run(scan, options.runs,
+                                before=lambda: shutil.rmtree(cache, ignore_errors=True))
+    rows.append(("smellkit scan, cold cache", cold, cold_rss, "<= 2.5x"))
+    timed(scan)  # make sure the cache is full
+    warm, warm_rss = median_run(scan, options.runs)
+    rows.append(("smellkit scan, warm (nothing changed)", warm, warm_rss, "<= 0.15x"))
+
+    counter = [0]
+
+    def touch_three() -> None:
+        counter[0] += 1
+        for target in files[100:103]:
+            with open(target, "a", encoding="utf-8") as handle:
+                handle.write(f"\n_benchmark_edit_{counter[0]} = {counter[0]}\n")
+
+    changed, changed_rss = median_run(scan, options.runs, before=touch_three)
+    rows.append(("smellkit scan, after 3 files change", changed, changed_rss, "<= 0.25x"))
+
+    if not options.skip_peers:
+        for label, command in (
+            ("radon cc (peer)", [python, "-m", "radon", "cc", str(tree)]),
+            ("vulture (peer)", [python, "-m", "vulture", str(tree)]),
+        ):
+            seconds, rss = median_run(command, options.runs)
+            rows.append((label, seconds, rss, ""))
+
+    print(f"{'what':44} {'seconds':>8} {'x floor':>8} {'peak RSS':>10}  target")
+    for label, seconds, rss, target in rows:
+        print(f"{label:44} {seconds:8.2f} {seconds / floor:8.2f} {rss / 2**20:8.0f} MB  {target}")
+    print(f"peak RSS target: <= 2.5 GB; smellkit's worst: "
+          f"{max(cold_rss, warm_rss, changed_rss) / 2**30:.2f} GB")
+    shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

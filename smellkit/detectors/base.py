@@ -1,0 +1,54 @@
+"""What a detector is: a name, a description, typed options, examples, and one method that works.
+
+The engine (`runner.py`) builds the shared analyses once (`Context`) and hands them to every
+detector;
+a detector only reads them and yields findings.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping
+from typing import ClassVar, Generic, NamedTuple, TypeVar
+
+from pydantic import BaseModel, ConfigDict
+
+from smellkit.detectors.context import Context
+from smellkit.models import Finding
+
+
+class DetectorOptions(BaseModel):
+    """Base of every detector's options: frozen, unknown keys rejected."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", alias_generator=lambda name:
+                              name.replace("_", "-"), populate_by_name=True)
+
+
+class Example(NamedTuple):
+    """A small repository (path -> source) and the qualnames the detector must flag in it.
+
+    `flagged` empty means a negative example: nothing may be reported. Examples run as tests.
+    """
+
+    description: str
+    files: Mapping[str, str]
+    flagged: tuple[str, ...]
+
+
+OptionsT = TypeVar("OptionsT", bound=DetectorOptions)
+
+
+class Detector(ABC, Generic[OptionsT]):
+    """Subclass, set the class attributes, implement `detect`."""
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    Options: ClassVar[type[DetectorOptions]]
+    examples: ClassVar[tuple[Example, ...]] = ()
+
+    def __init__(self, options: OptionsT):
+        self.options = options
+
+    @abstractmethod
+    def detect(self, context: Context) -> Iterable[Finding]:
+        """Every finding of this smell in the project, in any order (the engine sorts)."""

@@ -1,0 +1,400 @@
+"""Duplicated code: clones of type 1 (the same code up to layout and comments) and type 2 (the same
+up to identifiers, attribute names and literals), across files and within one, as clone groups.
+
+Every body of every file is fingerprinted where the file is parsed (`smellkit.fingerprints`): one
+exact and one normal hash per statement, a compound statement hashed from its header and its
+bodies. A clone is a run of consecutive statements of one body whose normal hashes equal those of a
+run elsewhere; the runs of a clone group agree statement by statement.
+
+How the groups are found without comparing every pair of statements: each statement also carries
+the hash of its *anchor window*, the shortest run starting there that is heavy enough (see
+`fingerprints.WINDOW_WEIGHT`). Runs that share an anchor are grown to the right together, the group
+splitting where its members' next statements differ; a group is kept only where it cannot grow to
+the left either (else it is found from an earlier anchor) and when each of its runs has at least
+`min-lines` lines of code (decorators, signature continuation lines and docstrings of definitions
+do not count; blank and comment lines inside do). Groups whose every run lies inside a run of a
+larger reported group (the bodies of two cloned functions, part of a cloned block) are not
+reported again; a part of a clone that also occurs somewhere else is (it is a group of its own).
+
+The clone type is 1 when every run's exact hashes agree too, else 2. A run that is exactly one
+function or class is reported at that definition; other runs at their lines, under the qualname of
+the definition that encloses them (kind `statement`). The location is the first run by path and
+line; `related` has the others.
+
+What is not a clone here:
+
+- Imports, docstrings, typing overloads, `...` stubs, `if TYPE_CHECKING:` blocks: declarations.
+- Data tables, constants and annotations outside functions: they match only when equal, not when
+  they have the same shape (two tables of settings are not a copy).
+- Repetitions: a run of several statements with fewer than three different forms (eight asserts
+  of one shape), here and inside a body.
+- Anything with fewer than `min-lines` lines of code (default 6): a five-line `__exit__`
+  signature around a one-line body is one line of code. Also anything lighter than the anchor
+  window (a few trivial statements), whatever its length.
+
+Known limits: type 2 compares punctuation and structure inside expressions, so it does not tell
+`a and b` from `a or b` or `x in y` from `x not in y`; see `smellkit.fingerprints` for the others.
+Clones of type 3 (statements added or removed) are out of scope.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from itertools import pairwise
+from typing import NamedTuple
+
+from pydantic import Field
+
+from smellkit.detectors.base import Detector, DetectorOptions, Example
+from smellkit.detectors.context import Context
+from smellkit.facts import FileFacts
+from smellkit.fingerprints import MIN_LINES, STATEMENT_WEIGHT, WINDOW_WEIGHT, size_of
+from smellkit.models import Finding, Location, Severity
+
+MIN_SHAPES = 3
+"""A clone of several statements needs this many different statement forms (normal hashes)."""
+
+
+class DuplicatedCodeOptions(DetectorOptions):
+    min_lines: int = Field(
+        default=6, ge=MIN_LINES, description="Each copy must have at least this many lines of "
+        "code (decorators, signature continuation lines and docstrings of definitions do not "
+        f"count; blank and comment lines inside it do); at least {MIN_LINES}.")
+    min_occurrences: int = Field(
+        default=2, ge=2, description="Report a clone group only when the code occurs at least "
+        "this many times.")
+    exact_only: bool = Field(
+        default=False, description="Report only clones of type 1 (identical up to layout and "
+        "comments), not renamed copies (type 2).")
+
+
+class _File(NamedTuple):
+    facts: FileFacts
+    spans: memoryview  # first and last line of each statement
+    exact: memoryview
+    normal: memoryview
+
+    def hidden(self) -> dict[int, int]:
+        """Statement index -> its lines that are not code (decorators, signature, docstrings)."""
+        values = memoryview(self.facts.fingerprints.hidden).cast("i")
+        return dict(zip(values[0::2], values[1::2]))
+
+
+class _Run(NamedTuple):
+    """Where a clone's copy starts: a file, a statement index, the bounds of its block."""
+
+    file: int
+    start: int
+    block_first: int
+    block_stop: int
+    scope: str
+
+
+class _Group(NamedTuple):
+    runs: tuple[_Run, ...]
+    length: int  # statements
+
+
+class DuplicatedCode(Detector[DuplicatedCodeOptions]):
+    """Runs of statements that occur more than once, identical or renamed."""
+
+    name = "duplicated_code"
+    description = ("Clone groups of type 1 (identical up to layout and comments) and type 2 "
+                   "(identical up to names and literals) of at least 6 lines, across files and "
+                   "within one; each group is reported once, at its first copy.")
+    Options = DuplicatedCodeOptions
+
+    def detect(self, context: Context) -> Iterable[Finding]:
+        files = [_File(facts, memoryview(facts.fingerprints.spans).cast("i"),
+                       memoryview(facts.fingerprints.exact).cast("I"),
+                       memoryview(facts.fingerprints.normal).cast("q"))
+                 for facts in sorted(context.index.files, key=lambda f: f.path)
+                 if facts.fingerprints.blocks]
+        groups = self._groups(files)
+        yield from self._report(context, files, groups)
+
+    # -- finding the groups ----------------------------------------------------------------
+
+    def _groups(self, files: Sequence[_File]) -> list[_Group]:
+        counts: Counter[int] = Counter()
+        anchors = [memoryview(item.facts.fingerprints.anchors).cast("q") for item in files]
+        for values in anchors:
+            counts.update(values)
+        counts.pop(0, None)
+        shared = {anchor for anchor, count in counts.items() if count > 1}
+        min_span = self.options.min_lines - 1
+        by_anchor: dict[int, list[_Run]] = {}
+        for number, item in enumerate(files):
+            values = anchors[number]
+            if shared.isdisjoint(values):
+                continue
+            blocks = item.facts.fingerprints.blocks
+            firsts = [block.first for block in blocks]
+            spans = item.spans
+            for index in [index for index, value in enumerate(values) if value in shared]:
+                block = blocks[bisect_right(firsts, index) - 1]
+                if spans[2 * block.stop - 1] - spans[2 * index] < min_span:
+                    continue  # the rest of the block is too short for a clone
+                by_anchor.setdefault(values[index], []).append(
+                    _Run(number, index, block.first, block.stop, block.scope))
+        found: list[_Group] = []
+        for runs in by_anchor.values():
+            if not self._left_maximal(files, runs):
+                continue  # every copy grows to the left: found from the earlier anchor
+            length = self._window(files, runs[0])
+            self._grow(files, _separate(runs, length), length, found)
+        return found
+
+    @staticmethod
+    def _window(files: Sequence[_File], run: _Run) -> int:
+        """Statements in the anchor window of `run` (its anchor is that of its first statement)."""
+        normal = files[run.file].normal
+        total = 0
+        index = run.start
+        while index < run.block_stop and total < WINDOW_WEIGHT:
+            total += size_of(normal[index]) + STATEMENT_WEIGHT
+            index += 1
+        return index - run.start
+
+    @staticmethod
+    def _left_maximal(files: Sequence[_File], runs: Sequence[_Run]) -> bool:
+        """Whether the runs do not all continue to the left with equal statements."""
+        before: int | None = None
+        for run in runs:
+            if run.start == run.block_first:
+                return True
+            value = files[run.file].normal[run.start - 1]
+            if before is None:
+                before = value
+            elif value != before:
+                return True
+        return False
+
+    def _grow(self, files: Sequence[_File], runs: list[_Run], length: int,
+              found: list[_Group]) -> None:
+        """Extend runs that agree so far, splitting where their next statements differ."""
+        stack = [(runs, length)]
+        while stack:
+            members, size = stack.pop()
+            if len(members) < 2:
+                continue
+            while True:
+                buckets: dict[int, list[_Run]] = {}
+                for run in members:
+                    if run.start + size < run.block_stop:
+                        buckets.setdefault(files[run.file].normal[run.start + size], []).append(
+                            run)
+                continuing = [bucket for bucket in buckets.values() if len(bucket) > 1]
+                if (len(continuing) == 1 and len(continuing[0]) == len(members)
+                        and not _overlap(members, size + 1)):
+                    size += 1
+                    continue
+                break
+            if self._left_maximal(files, members):
+                found.append(_Group(tuple(members), size))
+            for bucket in continuing:
+                stack.append((_separate(bucket, size + 1), size + 1))
+
+    # -- reporting ---------------------------------------------------------------------------
+
+    def _report(self, context: Context, files: Sequence[_File],
+                groups: list[_Group]) -> Iterable[Finding]:
+        options = self.options
+        candidates = []
+        hidden: dict[int, dict[int, int]] = {}
+        for group in groups:
+            if len(group.runs) < options.min_occurrences:
+                continue
+            spans = [self._span(files, run, group.length) for run in group.runs]
+            if min(end - start for start, end in spans) + 1 < options.min_lines:
+                continue
+            lines = min(end - start + 1 - self._not_code(files, hidden, run, group.length)
+                        for run, (start, end) in zip(group.runs, spans))
+            if lines < options.min_lines:
+                continue
+            first = group.runs[0]
+            shapes = set(files[first.file].normal[first.start:first.start + group.length])
+            if len(shapes) < min(MIN_SHAPES, group.length):
+                continue  # a repetition (six asserts of one form), not a copied block
+            exact = {bytes(files[run.file].exact[run.start:run.start + group.length])
+                     for run in group.runs}
+            clone_type = 1 if len(exact) == 1 else 2
+            if options.exact_only and clone_type != 1:
+                continue
+            order = sorted(range(len(group.runs)),
+                           key=lambda i: (files[group.runs[i].file].facts.path, spans[i][0]))
+            candidates.append((lines, group, spans, clone_type, order))
+        candidates.sort(key=lambda item: (-item[0], -len(item[1].runs), _first(files, item)))
+        reported: dict[int, list[tuple[int, int]]] = {}
+        for lines, group, spans, clone_type, order in candidates:
+            if all(any(start >= known[0] and end <= known[1]
+                       for known in reported.get(run.file, ()))
+                   for run, (start, end) in zip(group.runs, spans)):
+                continue  # inside a larger clone already reported
+            for run, span in zip(group.runs, spans):
+                reported.setdefault(run.file, []).append(span)
+            locations = [self._location(context, files, group.runs[i], spans[i], group.length)
+                         for i in order]
+            yield self._finding(locations, lines, len(group.runs), group.length, clone_type)
+
+    @staticmethod
+    def _span(files: Sequence[_File], run: _Run, length: int) -> tuple[int, int]:
+        spans = files[run.file].spans
+        return spans[2 * run.start], spans[2 * (run.start + length) - 1]
+
+    @staticmethod
+    def _not_code(files: Sequence[_File], hidden: dict[int, dict[int, int]], run: _Run,
+                  length: int) -> int:
+        """Lines of a copy that are not code: decorators, signature continuation lines and
+        docstrings of the definitions in it."""
+        if run.file not in hidden:
+            hidden[run.file] = files[run.file].hidden()
+        not_code = hidden[run.file]
+        if not not_code:
+            return 0
+        return sum(not_code.get(index, 0) for index in range(run.start, run.start + length))
+
+    @staticmethod
+    def _location(context: Context, files: Sequence[_File], run: _Run, span: tuple[int, int],
+                  length: int) -> Location:
+        facts = files[run.file].facts
+        start, end = span
+        if length == 1:  # one statement: a whole definition when it is one
+            for definition in facts.definitions:
+                if (definition.parent == run.scope and definition.end_line == end
+                        and start <= definition.start_line <= end
+                        and definition.kind in ("class", "function", "method",
+                                                "nested_function")):
+                    found = context.location(definition.qualname)
+                    if found is not None and found.path == facts.path:
+                        return found
+        return context.line_location(run.scope, facts.path, start, end_line=end)
+
+    def _finding(self, locations: list[Location], lines: int, occurrences: int,
+                 statements: int, clone_type: int) -> Finding:
+        options = self.options
+        first, others = locations[0], locations[1:]
+        ratio = lines / options.min_lines
+        severity: Severity
+        if ratio >= 4 or (occurrences >= 4 and ratio >= 2):
+            severity = "error"
+        elif ratio >= 1.5 or occurrences >= 3 or clone_type == 1:
+            severity = "warning"
+        else:
+            severity = "info"
+        confidence = (0.9 if clone_type == 1 else 0.7) + min(0.1, 0.02 * (ratio - 1))
+        named = ", ".join(_describe(location) for location in others[:3])
+        if len(others) > 3:
+            named += f" and {len(others) - 3} more"
+        kind = ("identical" if clone_type == 1 else
+                "identical up to names and literals")
+        message = (f"{_describe(first)} is duplicated in {named} ({lines} lines, "
+                   f"{kind}; clone type {clone_type})")
+        return Finding(
+            smell=self.name, location=first, severity=severity,
+            confidence=round(min(1.0, confidence), 2), message=message,
+            evidence={
+                "rule": f"type-{clone_type} clone of >= {options.min_lines} lines occurring >= "
+                        f"{options.min_occurrences} times",
+                "clone_type": clone_type,
+                "lines": lines,
+                "statements": statements,
+                "occurrences": occurrences,
+                "spans": [[location.path, location.start_line, location.end_line]
+                          for location in locations],
+            },
+            related=tuple(others))
+
+
+def _separate(runs: list[_Run], length: int) -> list[_Run]:
+    """The runs without those overlapping an earlier one of the same block at this length."""
+    ordered = sorted(runs, key=lambda run: (run.file, run.start))
+    kept: list[_Run] = []
+    for run in ordered:
+        if kept and kept[-1].file == run.file and kept[-1].block_first == run.block_first \
+                and kept[-1].start + length > run.start:
+            continue
+        kept.append(run)
+    return kept
+
+
+def _overlap(runs: Sequence[_Run], length: int) -> bool:
+    ordered = sorted(runs, key=lambda run: (run.file, run.start))
+    return any(left.file == right.file and left.block_first == right.block_first
+               and left.start + length > right.start
+               for left, right in pairwise(ordered))
+
+
+def _first(files: Sequence[_File], item: tuple[int, _Group, list[tuple[int, int]], int,
+                                               list[int]]) -> tuple[str, int]:
+    _, group, spans, _, order = item
+    index = order[0]
+    return files[group.runs[index].file].facts.path, spans[index][0]
+
+
+def _describe(location: Location) -> str:
+    if location.kind == "statement":
+        return f"{location.qualname} (lines {location.start_line}-{location.end_line})"
+    return location.qualname
+
+
+# -- examples -------------------------------------------------------------------------------
+
+_REPORT = '''
+def monthly_report(orders, month):
+    """Totals of one month."""
+    selected = [order for order in orders if order.month == month]
+    total = 0
+    for order in selected:
+        total += order.amount * (1 - order.discount)
+    average = total / len(selected) if selected else 0
+    lines = [f"{order.id}: {order.amount:.2f}" for order in selected]
+    lines.append(f"total {total:.2f}, average {average:.2f}")
+    return "\\n".join(lines)
+'''
+
+_RENAMED = '''
+def weekly_summary(sales, week):
+    """Totals of one week."""
+    chosen = [sale for sale in sales if sale.week == week]
+    amount = 0
+    for sale in chosen:
+        amount += sale.price * (1 - sale.rebate)
+    mean = amount / len(chosen) if chosen else 0
+    rows = [f"{sale.id}: {sale.price:.2f}" for sale in chosen]
+    rows.append(f"sum {amount:.2f}, mean {mean:.2f}")
+    return "\\n".join(rows)
+'''
+
+_DIFFERENT = '''
+def weekly_summary(sales, week):
+    """Totals of one week, by customer."""
+    chosen = {}
+    for sale in sales:
+        if sale.week != week:
+            continue
+        chosen.setdefault(sale.customer, []).append(sale.price)
+    rows = []
+    for customer, prices in sorted(chosen.items()):
+        rows.append(f"{customer}: {sum(prices):.2f}")
+    return "\\n".join(rows)
+'''
+
+DuplicatedCode.examples = (
+    Example("A function copied into another module unchanged (type 1).",
+            {"shop/reports.py": _REPORT,
+             "shop/admin/export.py": "import csv\n" + _REPORT},
+            ("shop.admin.export.monthly_report",)),
+    Example("A copy with every name changed (type 2), reported at the first file's function.",
+            {"shop/reports.py": _REPORT, "shop/weekly.py": _RENAMED},
+            ("shop.reports.monthly_report",)),
+    Example("Two functions with the same purpose but different statements are not clones.",
+            {"shop/reports.py": _REPORT, "shop/weekly.py": _DIFFERENT}, ()),
+    Example("The same imports and a short helper in two modules: too small to count.",
+            {"app/a.py": "import os\nimport sys\nfrom pathlib import Path\n\n\n"
+                         "def here():\n    return Path(__file__).parent\n",
+             "app/b.py": "import os\nimport sys\nfrom pathlib import Path\n\n\n"
+                         "def here():\n    return Path(__file__).parent\n"}, ()),
+)

@@ -1,0 +1,417 @@
+"""Shotgun surgery: one change that must be made in many classes and files at once.
+
+Three forms, each reported at the one place a change starts, with every place it reaches in
+`related` (one location per line):
+
+- **callers** (Lanza and Marinescu, "Object-Oriented Metrics in Practice", 2006): a function or
+  method called by more than `max-changing-methods` distinct functions (CM, changing methods) in
+  more than `max-changing-classes` distinct classes (CC, changing classes: a module-level caller
+  counts as its module; the callee's own class does not count). Left out as stable by nature: tiny
+  leaf helpers (at most `tiny-lines` source lines, no branch, no call into the repository),
+  logging getters, dunder methods, constructors, and callers in tests.
+- **literals**: one string literal written in at least `min-literal-files` modules (and
+  `min-literal-occurrences` times): renaming the key or option means editing every copy. Prose,
+  format strings, forward-reference annotations and names of the repository's own definitions,
+  dunders, and common vocabulary (encodings, file modes, platforms, dtype names) are ignored. A
+  constant defined once and imported by name is the cure: its single literal is never reported.
+- **registry keys**: the same string key used on the same module-level or class-level mapping
+  (`REGISTRY["csv"]`, `self.handlers["csv"]`, `registry.get("csv")`) in at least
+  `min-registry-files` modules. A key reported this way is not reported again as a literal.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+
+from pydantic import Field
+
+from smellkit.detectors._keys import COMMON_LITERALS, DTYPE, KEY_LIKE, Registries, Scopes
+from smellkit.detectors._usage import is_test_path
+from smellkit.detectors.base import Detector, DetectorOptions, Example
+from smellkit.detectors.context import Context
+from smellkit.models import Finding, Location, Severity
+
+_LOGGING = re.compile(r"_?(get_?logger|getLogger|logger|log)", re.I)
+
+
+class ShotgunSurgeryOptions(DetectorOptions):
+    max_changing_methods: int = Field(
+        default=7, ge=0, description="CM threshold (Lanza-Marinescu's short memory cap): a "
+        "function called by more distinct functions than this may be shotgun surgery.")
+    max_changing_classes: int = Field(
+        default=5, ge=0, description="CC threshold: ... and its callers sit in more distinct "
+        "classes (a module-level caller counts as its module) than this.")
+    min_caller_files: int = Field(
+        default=2, ge=1, description="The callers must also span at least this many files.")
+    skip_leaf_functions: bool = Field(
+        default=True, description="Functions that call nothing in the repository (leaf "
+        "utilities such as a warning-level finder or a flag getter) are stable by nature: "
+        "nothing inside can ripple into them. Not reported for their callers.")
+    tiny_lines: int = Field(
+        default=3, ge=0, description="A branch-free leaf function of at most this many source "
+        "lines is a stable utility, never reported for its callers.")
+    include_constructors: bool = Field(
+        default=False, description="Also count calls of classes (constructors).")
+    literals: bool = Field(default=True, description="Report string literals scattered "
+                                                      "across modules.")
+    min_literal_files: int = Field(
+        default=4, ge=2, description="A literal must appear in at least this many modules.")
+    min_literal_occurrences: int = Field(
+        default=6, ge=2, description="... and at least this many times in all.")
+    min_literal_length: int = Field(
+        default=4, ge=1, description="Shorter literals are ignored.")
+    plain_words: bool = Field(
+        default=False, description="Also report literals that are one plain lowercase word "
+        "(`context`, `root`): those often mean different things in different modules.")
+    ignore_literals: tuple[str, ...] = Field(
+        default=(), description="Extra literal values never reported (exact strings).")
+    registries: bool = Field(
+        default=True, description="Report string keys of one registry used across modules.")
+    min_registry_files: int = Field(
+        default=3, ge=2, description="A registry key must be used in at least this many modules.")
+
+
+def _severity(ratio: float) -> Severity:
+    """How far past the threshold (1.0 = just there): info, warning from 1, error from 2."""
+    return "error" if ratio >= 2.0 else "warning" if ratio >= 1.0 else "info"
+
+
+class ShotgunSurgery(Detector[ShotgunSurgeryOptions]):
+    """Changes that ripple into many classes and files."""
+
+    name = "shotgun_surgery"
+    description = ("A function whose callers are spread over many functions, classes and files "
+                   "(Lanza-Marinescu CM/CC), or a string key repeated across modules: one change "
+                   "means editing all of them.")
+    Options = ShotgunSurgeryOptions
+    _ambiguity: dict[str, set[tuple[int, str]]]
+    examples = (
+        Example(
+            "a function called from nine functions in six classes of three files",
+            {"pkg/__init__.py": "",
+             "pkg/money.py": ("def _symbol(currency):\n"
+                              "    return {'EUR': 'E', 'USD': '$'}.get(currency, currency)\n\n\n"
+                              "def format_price(amount, currency):\n"
+                              "    if amount < 0:\n        raise ValueError(amount)\n"
+                              "    return f'{amount:.2f} {_symbol(currency)}'\n"),
+             **{f"pkg/view{n}.py": "from pkg.money import format_price\n\n\n" + "\n\n".join(
+                 f"class V{n}{k}:\n    def show(self, x):\n"
+                 f"        return format_price(x, 'EUR')\n" for k in range(3))
+                for n in range(3)}},
+            ("pkg.money.format_price",)),
+        Example(
+            "the same option key spelled out in four modules",
+            {"pkg/__init__.py": "",
+             **{f"pkg/m{n}.py": (f"def read{n}(options):\n"
+                                 f"    return options['retry_limit'], options['retry_limit']\n")
+                for n in range(4)}},
+            ("pkg.m0.read0",)),
+        Example(
+            "a tiny stable helper called everywhere is not shotgun surgery",
+            {"pkg/__init__.py": "",
+             "pkg/util.py": "def identity(x):\n    return x\n",
+             **{f"pkg/view{n}.py": "from pkg.util import identity\n\n\n" + "\n\n".join(
+                 f"class V{n}{k}:\n    def show(self, x):\n        return identity(x)\n"
+                 for k in range(3)) for n in range(3)}},
+            ()),
+        Example(
+            "a constant defined once and imported by name is the cure",
+            {"pkg/__init__.py": "",
+             "pkg/keys.py": "RETRY_LIMIT = 'retry_limit'\n",
+             **{f"pkg/m{n}.py": ("from pkg.keys import RETRY_LIMIT\n\n\n"
+                                 f"def read{n}(options):\n    return options[RETRY_LIMIT]\n")
+                for n in range(4)}},
+            ()),
+    )
+
+    def detect(self, context: Context) -> Iterable[Finding]:
+        yield from self._callers(context)
+        keys: set[str] = set()
+        if self.options.registries:
+            for finding in self._registries(context):
+                keys.add(str(finding.evidence["key"]))
+                yield finding
+        if self.options.literals:
+            yield from self._literals(context, keys)
+
+    # -- callers (Lanza-Marinescu) ----------------------------------------------------------
+
+    def _stable(self, context: Context, qualname: str) -> str | None:
+        """Why a callee is stable by nature, or None."""
+        definition = context.index.definitions[qualname]
+        name = definition.name
+        if name.startswith("__") and name.endswith("__"):
+            return "dunder"
+        if _LOGGING.fullmatch(name):
+            return "logging getter"
+        graph = context.call_graph
+        leaf = not any(not graph.nodes[callee].get("external", False)
+                       for callee in graph.successors(qualname))
+        if leaf and self.options.skip_leaf_functions:
+            return "leaf"
+        measure = definition.measure
+        if leaf and measure is not None and measure.sloc <= self.options.tiny_lines and \
+                measure.cc <= 1:
+            return "tiny"
+        return None
+
+    def _ambiguous(self, context: Context, caller: str) -> set[tuple[int, str]]:
+        """(line, name) of the caller's sites that resolved to several definitions of one name:
+        points-to could not tell which class's method runs, so no single one is charged."""
+        found = self._ambiguity.get(caller)
+        if found is None:
+            definitions = context.index.definitions
+            graph = context.call_graph
+            seen: dict[tuple[int, str], int] = {}
+            for callee, data in graph.succ[caller].items():
+                definition = definitions.get(callee)
+                if definition is None:
+                    continue
+                for line in data.get("lines", ()):
+                    key = (line, definition.name)
+                    seen[key] = seen.get(key, 0) + 1
+            found = self._ambiguity[caller] = {key for key, count in seen.items() if count > 1}
+        return found
+
+    def _callers(self, context: Context) -> Iterator[Finding]:
+        index = context.index
+        graph = context.call_graph
+        options = self.options
+        self._ambiguity = {}
+        tests: dict[str, bool] = {}
+        units: dict[str, str] = {}
+        paths: dict[str, str | None] = {}
+
+        def path_of(qualname: str) -> str | None:
+            if qualname not in paths:
+                facts = context.file_of(qualname)
+                paths[qualname] = facts.path if facts is not None else None
+            return paths[qualname]
+
+        def in_tests(path: str) -> bool:
+            if path not in tests:
+                tests[path] = is_test_path(path)
+            return tests[path]
+
+        kinds = {"function", "method"} | ({"class"} if options.include_constructors else set())
+        candidates = [node for node, degree in graph.in_degree()
+                      if degree > options.max_changing_methods]
+        for callee in sorted(candidates):
+            definition = index.definitions.get(callee)
+            if definition is None or definition.kind not in kinds:
+                continue
+            callee_path = path_of(callee)
+            if callee_path is None or in_tests(callee_path):
+                continue
+            if self._stable(context, callee) is not None:
+                continue
+            own_class = index.class_of.get(callee, callee if definition.kind == "class" else None)
+            family = self._family(context, own_class)
+            methods: list[str] = []
+            classes: set[str] = set()
+            files: set[str] = set()
+            sites: list[tuple[str, str, int]] = []
+            name = definition.name
+            for caller, data in graph.pred[callee].items():
+                if caller == callee or caller.startswith(callee + "."):
+                    continue
+                caller_path = path_of(caller)
+                if caller_path is None or in_tests(caller_path):
+                    continue
+                unit = units.get(caller)
+                if unit is None:
+                    unit = units[caller] = self._unit(context, caller)
+                if unit in family:
+                    continue  # its own class hierarchy: overrides calling `super()`, templates
+                ambiguous = self._ambiguous(context, caller)
+                lines = [line for line in data.get("lines", ()) or (0,)
+                         if (line, name) not in ambiguous]
+                if not lines:
+                    continue
+                methods.append(caller)
+                classes.add(unit)
+                files.add(caller_path)
+                sites.extend((caller_path, caller, line) for line in lines)
+            cm, cc = len(methods), len(classes)
+            if (cm <= options.max_changing_methods or cc <= options.max_changing_classes
+                    or len(files) < options.min_caller_files):
+                continue
+            location = context.location(callee)
+            assert location is not None
+            related = tuple(self._site(context, path, caller, line)
+                            for path, caller, line in sorted(
+                                sites, key=lambda site: (site[0], site[2], site[1])))
+            ratio = min(cm / max(options.max_changing_methods, 1),
+                        cc / max(options.max_changing_classes, 1))
+            overridden = self._polymorphic(context, callee)
+            exported = self._exported(context, callee)
+            confidence = 0.8
+            if overridden:
+                confidence -= 0.2
+            if exported:
+                confidence -= 0.3
+            yield Finding(
+                smell=self.name, location=location, severity="error" if ratio >= 2.0 else "warning",
+                confidence=round(confidence, 2),
+                message=(f"`{callee}` is called by {cm} functions in {cc} other classes or "
+                         f"modules across {len(files)} files: changing it means editing all of "
+                         "them."),
+                evidence={"rule": f"CM > {options.max_changing_methods} and CC > "
+                                  f"{options.max_changing_classes}",
+                          "form": "callers", "cm": cm, "cc": cc, "files": len(files),
+                          "call_sites": len(sites), "polymorphic": overridden,
+                          "public_api": exported,
+                          "changing_classes": sorted(classes)[:50]},
+                related=related)
+
+    @staticmethod
+    def _family(context: Context, cls: str | None) -> set[str]:
+        """A class with its ancestors and descendants in the repository."""
+        if cls is None:
+            return set()
+        index = context.index
+        family = {base for base in index.mro(cls) if base in index.classes}
+        stack = [cls]
+        while stack:
+            for sub in index.subclasses(stack.pop()):
+                if sub not in family:
+                    family.add(sub)
+                    stack.append(sub)
+        return family
+
+    @staticmethod
+    def _exported(context: Context, qualname: str) -> bool:
+        """Public API re-exported by its top-level package: its signature is frozen by outside
+        users anyway, so many inside callers add little risk."""
+        index = context.index
+        top = index.scope_module(qualname).split(".")[0]
+        package = index.modules.get(top)
+        if package is None or not package.is_package:
+            return False
+        name = index.definitions[qualname].name
+        return any(item.bound == name and index.resolve_dotted(item.target) == qualname
+                   for item in package.imports) or name in (package.dunder_all or ())
+
+    def _unit(self, context: Context, caller: str) -> str:
+        """The class a caller belongs to, or its module for module-level code."""
+        index = context.index
+        scope = caller
+        while scope in index.definitions:
+            cls = index.class_of.get(scope)
+            if cls is not None:
+                return cls
+            parent = index.definitions[scope].parent
+            if parent in index.classes:
+                return parent
+            scope = parent
+        return index.scope_module(caller)
+
+    def _polymorphic(self, context: Context, qualname: str) -> bool:
+        index = context.index
+        cls = index.class_of.get(qualname)
+        if cls is None:
+            return False
+        name = index.definitions[qualname].name
+        if any(index.lookup_method(base, name) for base in index.mro(cls)[1:]
+               if base in index.classes):
+            return True
+        return any(name in index.children.get(sub, {}) for sub in index.subclasses(cls))
+
+    @staticmethod
+    def _site(context: Context, path: str, qualname: str, line: int) -> Location:
+        if line <= 0:
+            found = context.location(qualname)
+            if found is not None:
+                return found
+        return context.line_location(qualname, path, max(line, 1))
+
+    # -- literals ---------------------------------------------------------------------------
+
+    def _ignored_literal(self, value: str, names: set[str]) -> bool:
+        if (len(value) < self.options.min_literal_length or value in COMMON_LITERALS
+                or value in self.options.ignore_literals or not KEY_LIKE.fullmatch(value)
+                or "%" in value or "{" in value or (value.startswith("__")
+                                                    and value.endswith("__"))):
+            return True
+        if DTYPE.fullmatch(value):
+            return True
+        if not self.options.plain_words and value.isalpha() and value.islower():
+            return True
+        last = value.replace(":", ".").rpartition(".")[2]
+        return value in names or last in names  # a forward reference or a definition's name
+
+    def _literal_sites(self, context: Context) -> dict[str, list[tuple[str, int]]]:
+        names = {definition.name for definition in context.index.definitions.values()}
+        for facts in context.index.modules.values():  # outside types too: "Timestamp"
+            names.update(item.bound for item in facts.imports)
+        names.update(module.rpartition(".")[2] for module in context.index.modules)
+        names.update(context.index.modules)
+        sites: dict[str, list[tuple[str, int]]] = defaultdict(list)
+        ignored: dict[str, bool] = {}
+        for facts in context.index.modules.values():
+            if is_test_path(facts.path):
+                continue
+            for value, line in facts.string_constants:
+                skip = ignored.get(value)
+                if skip is None:
+                    skip = ignored[value] = self._ignored_literal(value, names)
+                if not skip:
+                    sites[value].append((facts.module, line))
+        return sites
+
+    def _literals(self, context: Context, skip: set[str]) -> Iterator[Finding]:
+        options = self.options
+        scopes: dict[str, Scopes] = {}
+        for value, found in sorted(self._literal_sites(context).items()):
+            modules = {module for module, _ in found}
+            if (value in skip or len(modules) < options.min_literal_files
+                    or len(found) < options.min_literal_occurrences):
+                continue
+            places: list[Location] = []
+            for module, line in sorted(set(found), key=lambda item: (
+                    context.index.modules[item[0]].path, item[1])):
+                facts = context.index.modules[module]
+                if module not in scopes:
+                    scopes[module] = Scopes(facts)
+                places.append(context.line_location(scopes[module].at(line), facts.path, line))
+            ratio = min(len(modules) / options.min_literal_files,
+                        len(found) / options.min_literal_occurrences)
+            yield Finding(
+                smell=self.name, location=places[0], severity=_severity(ratio / 2),
+                confidence=0.5 if len(modules) < 2 * options.min_literal_files else 0.6,
+                message=(f"The literal {value!r} is written {len(found)} times in "
+                         f"{len(modules)} modules: renaming it means editing every copy "
+                         "(define it once as a constant or an enum)."),
+                evidence={"rule": f"literal in >= {options.min_literal_files} modules and >= "
+                                  f"{options.min_literal_occurrences} places",
+                          "form": "literal", "key": value, "occurrences": len(found),
+                          "files": len(modules)},
+                related=tuple(places[1:]))
+
+    # -- registries -------------------------------------------------------------------------
+
+    def _registries(self, context: Context) -> Iterator[Finding]:
+        registries = Registries(context)
+        uses = registries.uses()
+        options = self.options
+        for (registry, key), sites in sorted(uses.items()):
+            files = {path for path, _, _ in sites}
+            if len(files) < options.min_registry_files:
+                continue
+            places = [context.line_location(scope, path, line) for path, scope, line in
+                      sorted(sites, key=lambda site: (site[0], site[2], site[1]))]
+            target = registries.location(registry) or places[0]
+            yield Finding(
+                smell=self.name, location=target,
+                severity=_severity(len(files) / options.min_registry_files / 2),
+                confidence=0.7,
+                message=(f"The key {key!r} of `{registry}` is used in {len(files)} modules: "
+                         "renaming or removing the entry means editing all of them."),
+                evidence={"rule": f"registry key in >= {options.min_registry_files} modules",
+                          "form": "registry", "registry": registry, "key": key,
+                          "occurrences": len(sites), "files": len(files)},
+                related=tuple(place for place in places if place != target))
+
+

@@ -1,0 +1,145 @@
+"""The attribute-access graph: which functions read and write which attributes of which class.
+
+Edges go from a scope (function, method, lambda or module) to an attribute node named
+`pkg.mod.Class.attr` (node attributes `kind="attribute"`, `owner`, `name`). Edge attributes:
+`reads` and `writes` (counts), `own` (some access went through the method's own `self` / `cls`),
+`method` (the attribute is a method: it was called, or the owner defines it as a function that is
+not a property), and the sorted `lines`. Scopes are nodes with their definition's `kind`, except
+that a method which is itself accessed is one node with the attribute's `kind="attribute"`.
+
+The owner is the first class in the MRO that assigns or defines the attribute, else the class the
+access started from: the method's class for `self.x`, the receiver's class for `obj.x`, where the
+receiver's class comes from the call graph's points-to analysis (accesses on receivers of unknown
+type are left out). Dunder attributes (`__class__`, `__dict__`) are left out too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import networkx as nx
+
+from smellkit.facts import AttributeAccess, Name
+from smellkit.graphs.calls import without_gc
+
+if TYPE_CHECKING:
+    from smellkit.graphs.calls import _Solver
+    from smellkit.graphs.index import Index
+
+
+def build_attribute_graph(index: Index) -> nx.DiGraph:
+    """Scope -> `Class.attr` edges for every access whose class is known; see the module doc."""
+    solver = index.calls.solver
+    with without_gc():
+        return _build(index, solver)
+
+
+def _build(index: Index, solver: _Solver | None) -> nx.DiGraph:
+    members: dict[str, set[str]] = {}
+    for qualname, info in index.classes.items():
+        names = {attribute.name for attribute in info.attributes}
+        names.update(index.children.get(qualname, {}))
+        members[qualname] = names
+
+    owners: dict[tuple[str, str], str] = {}
+
+    def owner_of(cls: str, name: str) -> str:
+        key = (cls, name)
+        found = owners.get(key)
+        if found is None:
+            found = cls
+            for candidate in index.mro(cls):
+                if name in members.get(candidate, ()):
+                    found = candidate
+                    break
+            owners[key] = found
+        return found
+
+    own_class: dict[tuple[str, str], str | None] = {}
+    foreign: list[AttributeAccess] = []
+    found: list[tuple[AttributeAccess, str, bool]] = []
+    for facts in index.modules.values():
+        for access in facts.accesses:
+            name = access.attr
+            if name.startswith("__") and name.endswith("__"):
+                continue
+            cls = _own_class(index, solver, access, own_class)
+            if cls is not None:
+                found.append((access, owner_of(cls, name), True))
+            elif solver is not None:
+                foreign.append(access)
+    if foreign and solver is not None:
+        values = solver.values_of([(access.scope, access.receiver) for access in foreign])
+        for access, options in zip(foreign, values):
+            for value in sorted(options):
+                if value[0] in "ic" and value[2:] in index.classes:
+                    found.append((access, owner_of(value[2:], access.attr), False))
+    return _graph(index, found)
+
+
+def _own_class(index: Index, solver: _Solver | None, access: AttributeAccess,
+               memo: dict[tuple[str, str], str | None]) -> str | None:
+    """The class of `self` / `cls` when the access goes through it, else None."""
+    receiver = access.receiver
+    if not isinstance(receiver, Name):
+        return None
+    if access.own:
+        return index.class_of.get(access.scope)
+    key = (access.scope, receiver.id)
+    if key not in memo:  # the `self` of an enclosing method, in a nested function or lambda
+        cls = None
+        where = solver.binding(access.scope, receiver.id) if solver is not None else None
+        if where is not None and where != access.scope and where in index.class_of:
+            definition = index.definitions[where]
+            if definition.params and definition.params[0].name == receiver.id \
+                    and "staticmethod" not in definition.decorators:
+                cls = index.class_of[where]
+        memo[key] = cls
+    return memo[key]
+
+
+@dataclass
+class _Edge:
+    method: bool
+    reads: int = 0
+    writes: int = 0
+    own: bool = False
+    lines: set[int] = field(default_factory=set)
+
+
+def _graph(index: Index, found: list[tuple[AttributeAccess, str, bool]]) -> nx.DiGraph:
+    edges: dict[tuple[str, str], _Edge] = {}
+    nodes: dict[str, tuple[str, str]] = {}
+    for access, owner, own in found:
+        target = f"{owner}.{access.attr}"
+        nodes[target] = (owner, access.attr)
+        edge = edges.get((access.scope, target))
+        if edge is None:
+            edge = edges[(access.scope, target)] = _Edge(method=_is_method(index, target))
+        if access.write:
+            edge.writes += 1
+        else:
+            edge.reads += 1
+        edge.own = edge.own or own
+        edge.method = edge.method or access.called
+        edge.lines.add(access.line)
+    graph = nx.DiGraph()
+    graph.add_nodes_from((target, {"kind": "attribute", "owner": owner, "name": name})
+                         for target, (owner, name) in sorted(nodes.items()))
+    for (scope, target), edge in sorted(edges.items()):
+        if scope not in graph:  # a method that is itself accessed stays an attribute node
+            definition = index.definitions.get(scope)
+            graph.add_node(scope, kind=definition.kind if definition else "module")
+        graph.add_edge(scope, target, reads=edge.reads, writes=edge.writes, own=edge.own,
+                       method=edge.method, lines=sorted(edge.lines))
+    return graph
+
+
+def _is_method(index: Index, qualname: str) -> bool:
+    """Whether `qualname` is a function definition that is not read as a property."""
+    definition = index.definitions.get(qualname)
+    return definition is not None and definition.kind != "class" \
+        and not any(decorator in ("property", "functools.cached_property", "cached_property")
+                    or decorator.endswith((".setter", ".getter", ".deleter"))
+                    for decorator in definition.decorators)

@@ -1,0 +1,245 @@
+"""Bounded astroid inference for call sites the points-to analysis leaves unresolved.
+
+One query infers the callee of one call site, in the module that holds it: never a whole-program
+inference pass (what makes pylint slow on big code bases). Three bounds keep a run cheap:
+
+- `budget`: at most this many queries per run ([tool.smellkit] `inference-budget`);
+- `time_limit`: each query is cut off after this many seconds (POSIX, main thread);
+- `max_seconds`: the whole run stops after this many seconds, astroid's parsing included (astroid
+  parses a module in tens of milliseconds, and a large repository has hundreds with candidates).
+
+Library modules go first, modules with the most candidate sites first, so the time that there is
+goes where it resolves most. The two time bounds make the tail of a large run depend on the
+machine's speed; `budget=0` turns inference off for fully repeatable graphs.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING, Any
+
+from smellkit.facts import Attr, Name
+
+if TYPE_CHECKING:
+    from smellkit.facts import CallSite, FileFacts
+    from smellkit.graphs.calls import _Solver
+    from smellkit.graphs.index import Index
+
+_MAX_RESULTS = 8
+_last_roots: tuple[str, ...] | None = None
+"""Source roots of the previous run: astroid's module cache is global and keyed by module name."""
+
+
+class _OutOfTime(Exception):
+    pass
+
+
+def _raise_out_of_time(signum: int, frame: FrameType | None) -> None:
+    raise _OutOfTime
+
+
+@contextmanager
+def _time_limit(seconds: float) -> Iterator[None]:
+    """Interrupt the block after `seconds` where a real-time timer is free (POSIX, main thread)."""
+    usable = (seconds > 0 and hasattr(signal, "setitimer")
+              and threading.current_thread() is threading.main_thread()
+              and signal.getitimer(signal.ITIMER_REAL)[0] == 0)
+    if not usable:
+        yield
+        return
+    previous = signal.signal(signal.SIGALRM, _raise_out_of_time)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def source_roots(root: Path, files: Sequence[FileFacts]) -> list[Path]:
+    """Folders that module names count from, derived from each file's path and module name."""
+    found: dict[Path, None] = {}
+    for facts in files:
+        parts = Path(facts.path).with_suffix("").parts
+        depth = (len(facts.module.split(".")) if facts.module else 0) + facts.is_package
+        if 0 < depth <= len(parts):
+            found[(root / Path(*parts[: len(parts) - depth])).resolve()] = None
+    return list(found)
+
+
+class AstroidResolver:
+    """Callee names of single call sites by astroid inference, within the bounds.
+
+    `callees` returns qualified names as astroid spells them (`pkg.mod.Class.method`,
+    `builtins.str.join`), an empty list when astroid knows nothing, and None once a bound is
+    reached. Call `close` when done: it restores `sys.path`.
+    """
+
+    def __init__(self, root: Path, files: Sequence[FileFacts], *, budget: int = 5000,
+                 time_limit: float = 0.25, max_seconds: float = 2.0):
+        self.root = Path(root)
+        self.budget = budget
+        self.time_limit = time_limit
+        self.deadline = time.monotonic() + max_seconds
+        self.used = 0
+        self.by_module = {facts.module: facts for facts in files}
+        self.roots = [str(path) for path in source_roots(self.root, files)]
+        self.trees: dict[str, dict[tuple[int, int], list[Any]] | None] = {}
+        self._saved_path: list[str] | None = None
+
+    def _start(self) -> None:
+        global _last_roots
+        if self._saved_path is not None:
+            return
+        from astroid import MANAGER
+
+        if _last_roots != tuple(self.roots):  # another project's modules may share our names
+            if _last_roots is not None:
+                MANAGER.clear_cache()
+            _last_roots = tuple(self.roots)
+        self._saved_path = list(sys.path)
+        sys.path[:0] = [path for path in self.roots if path not in sys.path]
+
+    def close(self) -> None:
+        if self._saved_path is not None:
+            sys.path[:] = self._saved_path
+            self._saved_path = None
+
+    def _calls_of(self, module: str) -> dict[tuple[int, int], list[Any]] | None:
+        """The module's call nodes by position (`f(x).g()`: two calls start at one place)."""
+        if module in self.trees:
+            return self.trees[module]
+        facts = self.by_module.get(module)
+        calls: dict[tuple[int, int], list[Any]] | None = None
+        if facts is not None:
+            try:
+                from astroid import MANAGER, nodes
+                from astroid.builder import AstroidBuilder
+
+                path = self.root / facts.path
+                source = path.read_text(encoding="utf-8")
+                with _time_limit(self.time_limit * 4):
+                    tree = AstroidBuilder(MANAGER).string_build(source, module, str(path))
+                calls = {}
+                for node in tree.nodes_of_class(nodes.Call):
+                    calls.setdefault((node.lineno, node.col_offset), []).append(node)
+            except Exception:  # astroid raises many kinds on odd code; the sites stay unresolved
+                calls = None
+        self.trees[module] = calls
+        return calls
+
+    def callees(self, module: str, line: int, col: int, name: str | None) -> list[str] | None:
+        """What the call at `line`, `col` whose callee ends in `name` may call."""
+        if self.used >= self.budget or time.monotonic() > self.deadline:
+            return None
+        self.used += 1
+        self._start()
+        calls = self._calls_of(module)
+        node = None
+        for candidate in calls.get((line, col), ()) if calls else ():
+            func = candidate.func
+            if getattr(func, "attrname", None) == name or getattr(func, "name", None) == name:
+                node = candidate
+        if node is None:
+            return []
+        names: list[str] = []
+        try:
+            with _time_limit(self.time_limit):
+                for count, value in enumerate(node.func.infer()):
+                    if count >= _MAX_RESULTS:
+                        break
+                    qualified = _qualified_name(value)
+                    if qualified is not None:
+                        names.append(qualified)
+        except Exception:  # _OutOfTime, RecursionError, astroid's own errors
+            return names
+        return names
+
+
+def _qualified_name(value: Any) -> str | None:
+    """The definition an inferred callee stands for; calling an instance means its `__call__`."""
+    from astroid import bases, nodes
+
+    if isinstance(value, nodes.ClassDef):
+        return str(value.qname())
+    if isinstance(value, bases.UnboundMethod):  # bound methods too
+        return str(value._proxied.qname())
+    if isinstance(value, nodes.FunctionDef):
+        return str(value.qname())
+    if isinstance(value, bases.Instance) and not isinstance(value, nodes.Lambda):
+        return f"{value._proxied.qname()}.__call__"
+    return None
+
+
+def infer_unresolved(index: Index, solver: _Solver, budget: int, *,
+                     max_seconds: float = 2.0) -> int:
+    """Send the call sites the points-to analysis left unresolved to astroid, within the bounds.
+
+    Sites whose callee is rooted in a parameter without a default are skipped: astroid infers
+    nothing there either. Returns how many sites astroid resolved to definitions of the
+    repository; their edges join the solver's targets, and sites astroid found to call outside
+    objects are marked external.
+    """
+    if index.root is None:
+        return 0
+    by_module: dict[str, list[int]] = {}
+    for call, site in enumerate(solver.sites):
+        if not site.implicit and call not in solver.targets and call not in solver.outside \
+                and _worth_inferring(solver, site):
+            by_module.setdefault(index.scope_module(site.scope), []).append(call)
+    order = sorted(by_module, key=lambda module: (_is_test(module), -len(by_module[module]),
+                                                  module))
+    resolver = AstroidResolver(index.root, index.files, budget=budget, max_seconds=max_seconds)
+    inferred = 0
+    try:
+        for module in order:
+            for call in by_module[module]:
+                site = solver.sites[call]
+                func = site.func
+                name = func.id if isinstance(func, Name) else \
+                    func.attr if isinstance(func, Attr) else None
+                names = resolver.callees(module, site.line, site.col, name)
+                if names is None:
+                    return inferred
+                targets: set[str] = set()
+                for qualified in names:
+                    if qualified in index.classes:
+                        targets.add(index.lookup_method(qualified, "__init__") or qualified)
+                    elif qualified in index.definitions:
+                        targets.add(qualified)
+                    else:
+                        solver.outside.add(call)
+                if targets:
+                    solver.targets[call] = targets
+                    inferred += 1
+    finally:
+        resolver.close()
+    return inferred
+
+
+def _is_test(module: str) -> bool:
+    parts = module.split(".")
+    return any(part in ("tests", "test", "testing") or part.startswith("test_")
+               for part in parts)
+
+
+def _worth_inferring(solver: _Solver, site: CallSite) -> bool:
+    """astroid knows no more than the index about a parameter without a default."""
+    root = site.func
+    while isinstance(root, Attr):
+        root = root.base
+    if not isinstance(root, Name):
+        return True
+    where = solver.binding(site.namespace or site.scope, root.id)
+    definition = solver.index.definitions.get(where) if where else None
+    if definition is None or (where, root.id) in solver.assigned:
+        return True
+    return not any(param.name == root.id and param.default is None
+                   for param in definition.params)

@@ -1,0 +1,200 @@
+"""Deep inlining: the detector's examples, functional fixtures, options, a reviewed run on real
+code.
+
+Functional fixtures are small repositories under `tests/fixtures/detectors/deep_inlining/<case>/`,
+each with the findings expected of it in `expected.json`. To rewrite those files from the current
+output (after a deliberate change of the detector; review the diff before committing):
+
+    SMELLKIT_REGENERATE=1 python -m pytest tests/detectors/test_deep_inlining.py
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from smellkit.detectors.base import Example
+from smellkit.detectors.deep_inlining import DeepInlining
+from smellkit.detectors.runner import run_detectors
+from smellkit.errors import ConfigError
+from smellkit.models import Finding
+from smellkit.project import Project
+
+SMELL = "deep_inlining"
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "detectors" / SMELL
+REGENERATE = os.environ.get("SMELLKIT_REGENERATE") == "1"
+CASES = sorted(path.name for path in FIXTURES.iterdir() if path.is_dir())
+
+
+def load(root: Path) -> Project:
+    return Project.load(root, use_cache=False, jobs=1)
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for relative, text in files.items():
+        target = root / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    return root
+
+
+def summary(finding: Finding) -> dict[str, Any]:
+    """The stable part of a finding, as stored in expected.json."""
+    return {
+        "qualname": finding.location.qualname,
+        "path": finding.location.path,
+        "blocks": [[block["start_line"], block["end_line"]]
+                   for block in finding.evidence["blocks"]],
+        "related": [[location.start_line, location.end_line] for location in finding.related],
+    }
+
+
+# -- examples -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("example", DeepInlining.examples,
+                         ids=[example.description[:40] for example in DeepInlining.examples])
+def test_example(tmp_path: Path, example: Example) -> None:
+    project = load(write(tmp_path, dict(example.files)))
+    flagged = sorted(finding.location.qualname for finding in run_detectors(project, [SMELL]))
+    assert flagged == sorted(example.flagged)
+
+
+def test_examples_cover_both_sides() -> None:
+    assert sum(bool(example.flagged) for example in DeepInlining.examples) >= 2
+    assert sum(not example.flagged for example in DeepInlining.examples) >= 2
+
+
+# -- functional fixtures --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_fixture(case: str) -> None:
+    folder = FIXTURES / case
+    actual = [summary(finding) for finding in run_detectors(load(folder), [SMELL])]
+    expected_file = folder / "expected.json"
+    if REGENERATE:
+        expected_file.write_text(json.dumps(actual, indent=2) + "\n", encoding="utf-8")
+    assert actual == json.loads(expected_file.read_text(encoding="utf-8"))
+
+
+def test_fixtures_have_positives_and_red_herrings() -> None:
+    counts = [len(json.loads((FIXTURES / case / "expected.json").read_text())) for case in CASES]
+    assert sum(count > 0 for count in counts) >= 3
+    assert sum(count == 0 for count in counts) >= 2
+
+
+def test_evidence_proposes_the_blocks() -> None:
+    (finding,) = run_detectors(load(FIXTURES / "order_service"), [SMELL])
+    evidence = finding.evidence
+    assert finding.location.qualname == "shop.service.OrderService.place_order"
+    assert finding.location.kind == "method"
+    assert evidence["rule"] == ("SLOC >= 40 and (CC >= 10 or depth >= 4) and blocks >= 2 and "
+                                "coverage >= 0.30")
+    assert evidence["sloc"] >= 40 and evidence["cc"] >= 10
+    validate, price, discount, reserve, confirm = evidence["blocks"]
+    assert validate["inputs"] == ["order", "self"] and validate["outputs"] == []
+    assert "missing" in validate["locals"]
+    assert price["outputs"] == ["subtotal"] and discount["outputs"] == ["total"]
+    assert discount["inputs"] == ["coupon", "subtotal"] and discount["locals"] == ["discount"]
+    assert "reserved" in reserve["locals"] and confirm["inputs"] == ["order", "self", "total"]
+    assert [(location.kind, location.qualname) for location in finding.related] == [
+        ("statement", "shop.service.OrderService.place_order")] * 5
+    assert "place_order" in finding.message and "5 of its blocks" in finding.message
+    json.dumps(finding.model_dump())  # evidence is JSON-serializable
+
+
+def test_loops_alone_are_not_responsibilities(tmp_path: Path) -> None:
+    """A block whose only locals are loop variables does not count: every loop has them."""
+    (finding,) = run_detectors(load(FIXTURES / "report_script"), [SMELL])
+    assert all(len(block["locals"]) > len(block["loop_locals"])
+               for block in finding.evidence["blocks"])
+
+
+# -- options ---------------------------------------------------------------------------------------
+
+
+def test_pyproject_options_change_the_result() -> None:
+    folder = FIXTURES / "options_min_sloc"  # its pyproject.toml sets min-sloc = 80
+    assert run_detectors(load(folder), [SMELL]) == []
+    (finding,) = run_detectors(load(folder), [SMELL], options={SMELL: {}})
+    assert finding.location.qualname == "jobs.runner.run_job"
+
+
+def test_options_tune_the_rule() -> None:
+    project = load(FIXTURES / "deep_nesting")
+    assert run_detectors(project, [SMELL], options={SMELL: {"min-blocks": 5}}) == []
+    assert run_detectors(project, [SMELL], options={SMELL: {"min-cc": 50, "min-depth": 7}}) == []
+    assert len(run_detectors(project, [SMELL], options={SMELL: {"min-cc": 50}})) == 1  # depth 6
+    generated = load(FIXTURES / "generated_tables")
+    assert run_detectors(generated, [SMELL]) == []
+    assert len(run_detectors(generated, [SMELL], options={SMELL: {"skip-generated": False}})) == 1
+
+
+def test_option_validation() -> None:
+    project = load(FIXTURES / "deep_nesting")
+    with pytest.raises(ConfigError):
+        run_detectors(project, [SMELL], options={SMELL: {"min-sloc": 10}})  # below what is shaped
+    with pytest.raises(ConfigError):
+        run_detectors(project, [SMELL], options={SMELL: {"min-coverage": 2}})
+
+
+# -- real code ------------------------------------------------------------------------------------
+
+REVIEW: list[tuple[str, str, str]] = [
+    ("click.core.Option.get_help_record", "tp",
+     "78 SLOC, CC 38: builds the option strings (a nested helper), then the env var note, the "
+     "default value under resilient parsing, the default text, the range text and the joined "
+     "`extra`; each step binds its own temporaries and feeds `extra`"),
+    ("jinja2.compiler.CodeGenerator.visit_Template", "tp",
+     "91 SLOC: the well-known giant of the compiler; imports, block registration, the root "
+     "render function, each block's function and the debug info are separate steps with "
+     "their own locals"),
+    ("jinja2.compiler.CodeGenerator.visit_FromImport", "tp",
+     "emits one getattr/undefined pair per imported name, then the context.vars update, then "
+     "the exported_vars discard: three steps, the last two self-contained"),
+    ("jinja2.compiler.CodeGenerator.visit_Output", "tp",
+     "the compile-time constant folding of the output nodes (into `body`) is a helper of its "
+     "own, separate from writing the buffer or yields"),
+    ("jinja2.compiler.CodeGenerator.visit_Include", "tp",
+     "weaker: choosing the loader function (`func_name`) is a small helper of its own; the "
+     "rest writes the event loop (`skip_event_yield`)"),
+    ("jinja2.utils.generate_lorem_ipsum", "tp",
+     "the per-paragraph word generation (commas, full stops, capitals) is an inner helper with "
+     "six locals; the HTML/plain formatting of a paragraph another"),
+]
+"""(qualname, verdict, reason) for every finding on click 8.1.7 and jinja2 3.1.4, read by hand in
+the source: "tp" must stay reported; "fp" is a known false positive, still reported."""
+
+FIXED: list[tuple[str, str]] = [
+    ("jinja2.compiler.CodeGenerator.signature",
+     "writes one call's arguments: one responsibility; its blocks were loops whose only locals "
+     "were loop variables, and one block spanning most of the function"),
+    ("click.core.Context.__init__",
+     "a long run of `if x is None: x = parent.x` / `self.x = x`: rebinding a parameter is not a "
+     "local of its own"),
+]
+"""(qualname, reason): false positives of earlier versions that must not come back."""
+
+COUNTS = {"click": 1, "jinja2": 5}
+"""Findings per project when the review was made; a large drift means: review again."""
+
+
+@pytest.mark.slow
+def test_real_code_review() -> None:
+    from tests.support.pypi import sdist
+
+    reported: set[str] = set()
+    for name, version in (("click", "8.1.7"), ("jinja2", "3.1.4")):
+        findings = run_detectors(Project.load(sdist(name, version) / "src"), [SMELL])
+        reported.update(finding.location.qualname for finding in findings)
+        assert abs(len(findings) - COUNTS[name]) <= max(2, COUNTS[name] // 4), name
+    for qualname, verdict, reason in REVIEW:
+        assert verdict in ("tp", "fp")
+        assert qualname in reported, f"{qualname} is no longer reported ({verdict}: {reason})"
+    for qualname, reason in FIXED:
+        assert qualname not in reported, f"{qualname} is reported again: {reason}"

@@ -1,0 +1,223 @@
+"""Interface segregation: the detector's examples, functional fixtures, options, a reviewed run on
+real code.
+
+Functional fixtures are small repositories under
+`tests/fixtures/detectors/interface_segregation/<case>/`, each with the findings expected of it in
+`expected.json`. To rewrite those files from the current output (after a deliberate change of the
+detector; review the diff before committing):
+
+    SMELLKIT_REGENERATE=1 python -m pytest tests/detectors/test_interface_segregation.py
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from smellkit.detectors.base import Example
+from smellkit.detectors.interface_segregation import InterfaceSegregation
+from smellkit.detectors.runner import run_detectors
+from smellkit.errors import ConfigError
+from smellkit.models import Finding
+from smellkit.project import Project
+
+SMELL = "interface_segregation"
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "detectors" / SMELL
+REGENERATE = os.environ.get("SMELLKIT_REGENERATE") == "1"
+CASES = sorted(path.name for path in FIXTURES.iterdir() if path.is_dir())
+
+
+def load(root: Path) -> Project:
+    return Project.load(root, use_cache=False, jobs=1)
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for relative, text in files.items():
+        target = root / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    return root
+
+
+def summary(finding: Finding) -> dict[str, Any]:
+    """The stable part of a finding, as stored in expected.json."""
+    return {
+        "qualname": finding.location.qualname,
+        "path": finding.location.path,
+        "kind": finding.evidence["kind"],
+        "implementers": finding.evidence["implementers"],
+        "clients": finding.evidence["clients"],
+        "related": [location.qualname for location in finding.related],
+    }
+
+
+# -- examples -------------------------------------------------------------------------------------
+
+
+EXAMPLES = InterfaceSegregation.examples
+
+
+@pytest.mark.parametrize("example", EXAMPLES,
+                         ids=[example.description[:40] for example in EXAMPLES])
+def test_example(tmp_path: Path, example: Example) -> None:
+    project = load(write(tmp_path, dict(example.files)))
+    flagged = sorted(finding.location.qualname for finding in run_detectors(project, [SMELL]))
+    assert flagged == sorted(example.flagged)
+
+
+def test_examples_cover_both_sides() -> None:
+    assert sum(bool(example.flagged) for example in InterfaceSegregation.examples) >= 2
+    assert sum(not example.flagged for example in InterfaceSegregation.examples) >= 2
+
+
+# -- functional fixtures --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_fixture(case: str) -> None:
+    folder = FIXTURES / case
+    actual = [summary(finding) for finding in run_detectors(load(folder), [SMELL])]
+    expected_file = folder / "expected.json"
+    if REGENERATE:
+        expected_file.write_text(json.dumps(actual, indent=2) + "\n", encoding="utf-8")
+    assert actual == json.loads(expected_file.read_text(encoding="utf-8"))
+
+
+def test_fixtures_have_positives_and_red_herrings() -> None:
+    counts = [len(json.loads((FIXTURES / case / "expected.json").read_text())) for case in CASES]
+    assert sum(count > 0 for count in counts) >= 3
+    assert sum(count == 0 for count in counts) >= 2
+
+
+def test_evidence_of_the_implementers_rule() -> None:
+    (finding,) = run_detectors(load(FIXTURES / "plugin_api"), [SMELL])
+    evidence = finding.evidence
+    assert finding.location.qualname == "export.api.Exporter"
+    assert finding.location.kind == "class"
+    assert evidence["size"] == 5  # `finish` is a hook with a body of its own, not abstract
+    assert evidence["implementers"] == {
+        "export.csv_exporter.CsvExporter": ["embed_image", "set_style", "start_page"],
+        "export.pdf_exporter.PdfExporter": [],
+        "export.text_exporter.TextExporter": ["embed_image", "set_style"],
+    }
+    assert evidence["stubbing_implementers"] == 2
+    assert evidence["rule"] == ("implementers stubbing >= 0.33 of it >= 2 (interface of >= 3 "
+                                "methods)")
+    assert [location.qualname for location in finding.related] == [
+        "export.csv_exporter.CsvExporter", "export.csv_exporter.CsvExporter.embed_image",
+        "export.csv_exporter.CsvExporter.set_style", "export.csv_exporter.CsvExporter.start_page",
+        "export.text_exporter.TextExporter", "export.text_exporter.TextExporter.embed_image",
+        "export.text_exporter.TextExporter.set_style"]
+    assert finding.severity == "warning"
+    assert "Exporter" in finding.message and "CsvExporter (3)" in finding.message
+    json.dumps(finding.model_dump())  # evidence is JSON-serializable
+
+
+def test_evidence_of_the_clients_rule() -> None:
+    (finding,) = run_detectors(load(FIXTURES / "repository_protocol"), [SMELL])
+    evidence = finding.evidence
+    assert evidence["kind"] == "protocol" and evidence["size"] == 6
+    assert evidence["clients"] == {
+        "data.services.Reports": ["count"],
+        "data.services.lookup": ["get"],
+        "data.services.register": ["add", "find"],
+    }
+    assert evidence["unused_by_clients"] == ["remove", "update"]
+    assert finding.severity == "info"
+
+
+def test_a_raising_base_counts_inherited_raises_as_refusals() -> None:
+    (finding,) = run_detectors(load(FIXTURES / "raising_base"), [SMELL])
+    assert finding.evidence["kind"] == "raises"
+    assert finding.evidence["implementers"]["devices.machines.Printer"] == ["fax_page",
+                                                                           "scan_page"]
+    # the inherited raises are refusals without a definition of their own to point at
+    assert "devices.machines.Printer.fax_page" not in [
+        location.qualname for location in finding.related]
+    assert "devices.machines.Scanner.fax_page" in [
+        location.qualname for location in finding.related]
+
+
+# -- options ---------------------------------------------------------------------------------------
+
+
+def test_pyproject_options_change_the_result() -> None:
+    folder = FIXTURES / "options_stub_share"  # its pyproject.toml sets stub-share = 0.75
+    assert run_detectors(load(folder), [SMELL]) == []
+    (finding,) = run_detectors(load(folder), [SMELL], options={SMELL: {}})
+    assert finding.location.qualname == "export.api.Exporter"
+
+
+def test_test_doubles_count_only_when_asked() -> None:
+    project = load(FIXTURES / "test_fakes")
+    assert run_detectors(project, [SMELL]) == []
+    (finding,) = run_detectors(project, [SMELL],
+                               options={SMELL: {"include-test-implementers": True}})
+    assert finding.location.qualname == "mail.base.Mailer"
+
+
+def test_thresholds() -> None:
+    project = load(FIXTURES / "plugin_api")
+    assert run_detectors(project, [SMELL], options={SMELL: {"min-implementers": 3}}) == []
+    assert run_detectors(project, [SMELL], options={SMELL: {"min-methods": 6}}) == []
+    clients = load(FIXTURES / "repository_protocol")
+    assert run_detectors(clients, [SMELL], options={SMELL: {"client-share": 0.25}}) == []
+    assert run_detectors(clients, [SMELL], options={SMELL: {"min-clients": 4}}) == []
+
+
+def test_option_validation() -> None:
+    with pytest.raises(ConfigError):
+        run_detectors(load(FIXTURES / "plugin_api"), [SMELL],
+                      options={SMELL: {"stub-share": 0}})
+
+
+# -- real code ------------------------------------------------------------------------------------
+
+REVIEW: list[tuple[str, str, str]] = []
+"""(qualname, verdict, reason) for every finding on click 8.1.7 and jinja2 3.1.4, read by hand in
+the source: "tp" must stay reported; "fp" is a known false positive, still reported. Neither
+project has a finding: their interfaces are narrow and fully implemented (see QUIET)."""
+
+FIXED: list[tuple[str, str]] = []
+"""(qualname, reason): false positives of earlier versions that must not come back."""
+
+QUIET: list[tuple[str, str]] = [
+    ("click.core.BaseCommand",
+     "get_help, get_usage, invoke, parse_args raise NotImplementedError; Command, Group and "
+     "CommandCollection implement all four"),
+    ("click.shell_completion.ShellComplete",
+     "two raising methods, implemented by the bash, zsh and fish completions"),
+    ("jinja2.bccache.BytecodeCache",
+     "load_bytecode and dump_bytecode raise NotImplementedError, both caches implement them; "
+     "`clear` has only a docstring but is not abstract (an optional hook)"),
+    ("jinja2.ext.Extension",
+     "only `parse` raises NotImplementedError; filter_stream and preprocess are hooks with a "
+     "default behaviour"),
+    ("jinja2.visitor.NodeVisitor",
+     "dispatches to visit_<Node> found by getattr, with generic_visit as the default: no "
+     "abstract method at all"),
+]
+"""(qualname, reason): interfaces (or look-alikes) read by hand and rightly not reported."""
+
+COUNTS = {"click": 0, "jinja2": 0}
+"""Findings per project when the review was made; a large drift means: review again."""
+
+
+@pytest.mark.slow
+def test_real_code_review() -> None:
+    from tests.support.pypi import sdist
+
+    reported: set[str] = set()
+    for name, version in (("click", "8.1.7"), ("jinja2", "3.1.4")):
+        findings = run_detectors(Project.load(sdist(name, version) / "src"), [SMELL])
+        reported.update(finding.location.qualname for finding in findings)
+        assert abs(len(findings) - COUNTS[name]) <= max(2, COUNTS[name] // 4), name
+    for qualname, verdict, reason in REVIEW:
+        assert verdict in ("tp", "fp")
+        assert qualname in reported, f"{qualname} is no longer reported ({verdict}: {reason})"
+    for qualname, reason in [*FIXED, *QUIET]:
+        assert qualname not in reported, f"{qualname} is reported again: {reason}"
