@@ -35,7 +35,7 @@ class Attr(NamedTuple):
 class CallOf(NamedTuple):
     """The value returned by call number `index` of the same file."""
 
-    index: int
+    index: int  # type: ignore[assignment]  # shadows tuple.index; the name is part of the API
 
 
 class Sub(NamedTuple):

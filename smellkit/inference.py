@@ -37,8 +37,8 @@ _last_roots: tuple[str, ...] | None = None
 """Source roots of the previous run: astroid's module cache is global and keyed by module name."""
 
 
-class _OutOfTime(Exception):
-    pass
+class _OutOfTime(BaseException):
+    """Not an `Exception`: astroid catches those in places and would carry on."""
 
 
 def _raise_out_of_time(signum: int, frame: FrameType | None) -> None:
@@ -83,7 +83,7 @@ class AstroidResolver:
     """
 
     def __init__(self, root: Path, files: Sequence[FileFacts], *, budget: int = 5000,
-                 time_limit: float = 0.25, max_seconds: float = 2.0):
+                 time_limit: float = 0.25, max_seconds: float = 1.0):
         self.root = Path(root)
         self.budget = budget
         self.time_limit = time_limit
@@ -130,7 +130,7 @@ class AstroidResolver:
                 calls = {}
                 for node in tree.nodes_of_class(nodes.Call):
                     calls.setdefault((node.lineno, node.col_offset), []).append(node)
-            except Exception:  # astroid raises many kinds on odd code; the sites stay unresolved
+            except (Exception, _OutOfTime):  # odd code, or too big: the sites stay unresolved
                 calls = None
         self.trees[module] = calls
         return calls
@@ -158,7 +158,7 @@ class AstroidResolver:
                     qualified = _qualified_name(value)
                     if qualified is not None:
                         names.append(qualified)
-        except Exception:  # _OutOfTime, RecursionError, astroid's own errors
+        except (Exception, _OutOfTime):  # RecursionError, astroid's own errors, the time limit
             return names
         return names
 
@@ -179,7 +179,7 @@ def _qualified_name(value: Any) -> str | None:
 
 
 def infer_unresolved(index: Index, solver: _Solver, budget: int, *,
-                     max_seconds: float = 2.0) -> int:
+                     max_seconds: float = 1.0) -> int:
     """Send the call sites the points-to analysis left unresolved to astroid, within the bounds.
 
     Sites whose callee is rooted in a parameter without a default are skipped: astroid infers
@@ -196,7 +196,8 @@ def infer_unresolved(index: Index, solver: _Solver, budget: int, *,
             by_module.setdefault(index.scope_module(site.scope), []).append(call)
     order = sorted(by_module, key=lambda module: (_is_test(module), -len(by_module[module]),
                                                   module))
-    resolver = AstroidResolver(index.root, index.files, budget=budget, max_seconds=max_seconds)
+    resolver = AstroidResolver(index.root, list(index.modules.values()), budget=budget,
+                               max_seconds=max_seconds)
     inferred = 0
     try:
         for module in order:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from smellkit import __version__
+from smellkit._memory import paused_gc
 from smellkit.config import DEFAULT_EXCLUDE_DIRS, TEST_DIRS, ProjectConfig, load_config
 from smellkit.errors import ProjectError
 from smellkit.facts import FACTS_SCHEMA, FileFacts, extract
@@ -474,8 +475,7 @@ class Project:
         results: list[FileResult | None] = [None] * len(sources)
         todo: list[tuple[SourceFile, bytes]] = []
         todo_slots: list[tuple[int, str]] = []
-        gc.disable()
-        try:
+        with paused_gc():
             for slot, (source_file, key, data) in enumerate(sources):
                 if isinstance(data, FileProblem):
                     results[slot] = data
@@ -497,9 +497,6 @@ class Project:
                 if cache:
                     cache.put(key, result)
             stats.parsed = len(parsed)
-        finally:
-            gc.freeze()  # facts live as long as the project: keep full collections off them
-            gc.enable()
         diagnostics = list(survey.diagnostics)
         files: list[FileFacts] = []
         for outcome in results:

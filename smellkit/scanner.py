@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from smellkit import __version__
+from smellkit._memory import paused_gc
 from smellkit.baseline import new_findings, read_baseline
 from smellkit.locations import definition_location, module_location
 from smellkit.metrics.complexity import CodeMeasure
@@ -105,13 +106,15 @@ def scan(
                 "files_parsed": 0, "files_from_cache": cached.summary.files,
                 "seconds": round(time.perf_counter() - survey.started, 3)})
             return cached.model_copy(update={"summary": summary})
-    project = Project.from_survey(survey, progress=progress)
-    findings: list[Finding] = []
-    if chosen is None or chosen:
-        from smellkit.detectors import run_detectors
+    with paused_gc(freeze=False):
+        project = Project.from_survey(survey, progress=progress)
+        findings: list[Finding] = []
+        if chosen is None or chosen:
+            from smellkit.detectors import run_detectors
 
-        findings = new_findings(run_detectors(project, chosen, min_severity=min_severity), known)
-    result = build_result(project, findings)
+            findings = new_findings(run_detectors(project, chosen, min_severity=min_severity),
+                                    known)
+        result = build_result(project, findings)
     if survey.cache is not None:
         survey.cache.put_blob(f"scan-{result_key}.json", result.model_dump_json().encode())
     return result

@@ -20,8 +20,14 @@ What counts (the attribute graph, receivers typed by the call graph's points-to 
   class's behaviour cannot move without it.
 - Calls of another object's methods are collaboration, not data: a method that only forwards calls
   is a delegation, not envy.
-- Dunder methods and overrides of a method of a base class are skipped by default: Python or the
-  class hierarchy fixes where they live, they cannot move to the envied class alone.
+- Dunder methods and implementations of an abstract method of a base class are skipped by
+  default: Python or the class hierarchy fixes where they live, they cannot move to the envied
+  class alone. So is test code, which inspects the objects it tests.
+
+Severity: `error` when the envied class provides at least twice FEW + 1 attributes and LAA is
+under a third of its threshold, `info` when ATFD is just past FEW and the method uses some data of
+its own (or of a second class), else `warning`. Confidence grows with the envied class's share of
+the foreign attributes and falls with LAA and with a tie between two envied classes.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 from pydantic import Field
 
@@ -57,17 +64,17 @@ def is_property(definition: Definition) -> bool:
 
 
 def is_test_code(context: Context, qualname: str) -> bool:
-    """In a test module, or in a class named like a test class."""
+    """Defined in a test module (under a test folder, or a test_*.py file)."""
     facts = context.file_of(qualname)
-    if facts is not None and is_test_path(facts.path):
-        return True
-    index = context.index
-    cls = qualname if qualname in index.classes else index.class_of.get(qualname)
-    return cls is not None and index.definitions[cls].name.startswith("Test")
+    return facts is not None and is_test_path(facts.path)
 
 
 def is_dunder(name: str) -> bool:
     return len(name) > 4 and name.startswith("__") and name.endswith("__")
+
+
+_DATA, _METHOD, _VALUE = range(3)
+"""Kinds of attribute nodes: data, a method (not a property), a constant-like value."""
 
 
 @dataclass
@@ -111,8 +118,9 @@ class DataAccess:
     graph and shared by the detectors that need it (feature envy, god class)."""
 
     def __init__(self, context: Context):
-        self.context = context
-        self.index = index = context.index
+        self.index = index = context.index  # no reference to the context: it keys the cache
+        self.attribute_graph = context.attribute_graph
+        self.call_graph = context.call_graph
         self._scope_owner: dict[str, str | None] = {}
         self._lineage: dict[str, frozenset[str]] = {}
         self._declared: dict[str, frozenset[str]] = {}
@@ -123,11 +131,9 @@ class DataAccess:
         self._shaped: set[str] = set()
         self._resolved_sites: dict[str, frozenset[tuple[int, str]]] = {}
         self.methods: dict[str, MethodData] = {}
-        graph = context.attribute_graph
-        nodes = dict(graph.nodes(data=True))
-        definitions = index.definitions
-        classes = index.classes
-        accessor: dict[str, bool] = {}  # target -> is it a property (True) or a method (False)
+        graph = self.attribute_graph
+        nodes = graph.nodes
+        targets_seen: dict[str, tuple[str, str, int] | None] = {}
         for scope, targets in graph.adjacency():
             method = self.method_of(scope)
             if method is None or not targets:
@@ -137,40 +143,49 @@ class DataAccess:
                 entry = self.methods[method] = MethodData(method, index.class_of.get(method))
             lineage = self.lineage(entry.cls) if entry.cls is not None else frozenset()
             for target, data in targets.items():
-                attrs = nodes[target]
-                owner = attrs.get("owner")
-                kind = accessor.get(target)
-                if kind is None and target in definitions:
-                    defined = definitions[target]
-                    if defined.kind == "method":
-                        kind = accessor[target] = is_property(defined)
-                        owner = owner or defined.parent  # a getter's node is also a scope
-                if owner not in classes:
+                if target in targets_seen:
+                    seen = targets_seen[target]
+                else:
+                    seen = targets_seen[target] = self._target(target, nodes[target])
+                if seen is None:
                     continue
-                own = owner in lineage
-                if kind is False:  # a method, named or called through the attribute
-                    if own:
+                owner, name, kind = seen
+                if owner in lineage:
+                    if kind == _METHOD:  # a method of its own, named or called: a use
                         entry.refs.add(target)
+                    else:  # a callable stored in an attribute is still data of the class
+                        entry.local.add(target)
+                        if data.get("own"):
+                            entry.through_self.add(target)
                     continue
-                if own:  # a callable stored in an attribute is still data of the class
-                    entry.local.add(target)
-                    if data.get("own"):
-                        entry.through_self.add(target)
-                    continue
-                if data.get("method"):  # calling what another object holds: collaboration
-                    continue
-                name = attrs.get("name") or target.rpartition(".")[2]
-                if name not in self.declared(owner):
-                    continue  # the points-to analysis is flow-insensitive: an attribute the
-                    # class never has is a value that flowed in from elsewhere, not its data
-                if name.isupper() or self.is_enum(owner):
-                    continue  # a constant or an enum member: a value, not another's state
+                if kind != _DATA or data.get("method"):  # calling what another object holds
+                    continue  # is collaboration
                 use = entry.foreign.get(target)
                 if use is None:
                     use = entry.foreign[target] = Use(owner, name)
                 use.reads += data.get("reads", 0) or 0
                 use.writes += data.get("writes", 0) or 0
                 use.sites.update((scope, line) for line in data.get("lines", ()) or ())
+
+    def _target(self, target: str, attrs: dict[str, Any]) -> tuple[str, str, int] | None:
+        """(owner, name, kind) of an attribute node; None when it is no repository class's."""
+        index = self.index
+        owner = attrs.get("owner")
+        name = attrs.get("name") or target.rpartition(".")[2]
+        kind = _DATA
+        defined = index.definitions.get(target)
+        if defined is not None and defined.kind == "method":
+            owner = owner or defined.parent  # a property's node is also its getter's scope
+            kind = _DATA if is_property(defined) else _METHOD
+        if owner not in index.classes:
+            return None
+        if kind == _DATA and (name not in self.declared(owner) or name.isupper()
+                              or self.is_enum(owner)):
+            # An attribute the class never has is a value that flowed in from elsewhere (the
+            # points-to analysis is flow-insensitive); a constant or an enum member is a value.
+            # Neither is another object's state.
+            kind = _VALUE
+        return owner, name, kind
 
     # -- classes ----------------------------------------------------------------------------
 
@@ -229,7 +244,7 @@ class DataAccess:
         if found is not None:
             return found
         index = self.index
-        graph = self.context.call_graph
+        graph = self.call_graph
         names = set(entry.refs)
         if entry.cls is not None:
             lineage = self.lineage(entry.cls)
@@ -312,7 +327,7 @@ class DataAccess:
         """(line, name) of every access of the scope that the attribute graph resolved."""
         found = self._resolved_sites.get(scope)
         if found is None:
-            graph = self.context.attribute_graph
+            graph = self.attribute_graph
             sites: set[tuple[int, str]] = set()
             if scope in graph:
                 nodes = graph.nodes
@@ -379,12 +394,13 @@ class FeatureEnvyOptions(DetectorOptions):
     ignore_dunder_methods: bool = Field(
         default=True, description="Skip `__eq__`, `__repr__`, `__init__` and the like: Python "
         "fixes their owner, they cannot move to the envied class.")
-    ignore_overrides: bool = Field(
-        default=True, description="Skip methods that override a method of a base class of the "
-        "repository: they implement the hierarchy's protocol (template method, strategy).")
+    ignore_hook_implementations: bool = Field(
+        default=True, description="Skip methods that implement an abstract method of a base "
+        "class of the repository (a stub there: `raise NotImplementedError`, `pass`, `...`): the "
+        "hierarchy's protocol (template method, strategy) fixes where they live.")
     ignore_tests: bool = Field(
-        default=True, description="Skip test code (test folders and files, classes named Test*): "
-        "tests inspect the objects they test.")
+        default=True, description="Skip test code (test folders, test_*.py files): tests "
+        "inspect the objects they test.")
     include_functions: bool = Field(
         default=False, description="Also report module-level functions (they have no own class, so "
         "LAA is 0) that use one class's data.")
@@ -419,8 +435,7 @@ class FeatureEnvy(Detector[FeatureEnvyOptions]):
                 continue
             if options.ignore_tests and is_test_code(context, qualname):
                 continue
-            if (options.ignore_overrides and entry.cls is not None
-                    and index.lookup_method(entry.cls, definition.name, after=entry.cls)):
+            if options.ignore_hook_implementations and _implements_hook(context, entry):
                 continue
             finding = self._judge(context, access, entry)
             if finding is not None:
@@ -460,19 +475,21 @@ class FeatureEnvy(Detector[FeatureEnvyOptions]):
         weak = atfd == options.atfd_above + 1 and (fdp > 1 or laa > 0)
         severity: Severity = "error" if strong else "info" if weak else "warning"
         navigated = sorted(attribute for attribute in entry.foreign if attribute not in uses)
-        own = _display(context, entry.cls) if entry.cls else "its module"
         envied_name = _display(context, envied)
         where = f" ({envied_location.path})" if envied_location else ""
+        mine = (f"only {local} of {_display(context, entry.cls)}'s own attributes and methods"
+                if entry.cls else "has no class of its own")
         message = (f"{_display(context, entry.qualname)} uses {envied_attributes} attributes of "
-                   f"{envied_name}{where} but {local} of {own}'s attributes and methods: it may "
-                   f"belong in {envied_name}")
+                   f"{envied_name}{where} but {mine}: it may belong in {envied_name}")
         related: tuple[Location, ...] = (envied_location,) if envied_location else ()
         return Finding(
             smell=self.name, location=location, severity=severity,
             confidence=round(max(0.0, min(1.0, confidence)), 2), message=message,
             evidence={
                 "rule": f"ATFD > {options.atfd_above} and LAA < {options.laa_below:.2f} and "
-                        f"FDP <= {options.fdp_at_most}",
+                        f"FDP <= {options.fdp_at_most} and the envied class provides at least "
+                        f"{options.min_envied_attributes} and {options.envied_share_at_least:.0%}"
+                        " of them, more than the local uses",
                 "atfd": atfd, "laa": round(laa, 3), "fdp": fdp,
                 "local_attributes": sorted(target.rpartition(".")[2] for target in entry.local),
                 "local_calls": local_calls,
@@ -484,6 +501,16 @@ class FeatureEnvy(Detector[FeatureEnvyOptions]):
                 "navigated": navigated,
             },
             related=related)
+
+
+def _implements_hook(context: Context, entry: MethodData) -> bool:
+    """The method overrides a stub (an abstract method) of a base class."""
+    if entry.cls is None:
+        return False
+    index = context.index
+    name = entry.qualname.rpartition(".")[2]
+    overridden = index.lookup_method(entry.cls, name, after=entry.cls)
+    return overridden is not None and index.definitions[overridden].is_stub
 
 
 def _display(context: Context, qualname: str) -> str:

@@ -2,25 +2,34 @@
 
 The rule is Lanza and Marinescu's ("Object-Oriented Metrics in Practice", 2006): WMC >= 47 (VERY
 HIGH: the sum of the cyclomatic complexity of its methods), TCC < 1/3 (fewer than a third of its
-method pairs share an attribute of the class) and ATFD > 5 (it uses more than FEW attributes of
-other classes; the same notion of data as feature envy, see `feature_envy.DataAccess`).
+method pairs use a common attribute) and ATFD > 5 (it uses more than FEW attributes of other
+classes, with the notion of data of feature envy: see `feature_envy.DataAccess`).
+
+TCC is Bieman and Kang's, as `smellkit.metrics.oo` computes it: pairs of visible methods (public
+names and dunders) that use a common attribute through `self`, directly or through methods of the
+class they call, over the methods minus constructors and stubs; here accessors are left out too.
 
 Two size triggers can stand in for WMC when set: a very high number of methods (`nom-at-least`) or
-of instance attributes (`noa-at-least`); a class that is large only by them is reported as `info`.
+of instance attributes (`noa-at-least`). Severity: `error` when two of the three measures are far
+past their thresholds (twice the WMC, half the TCC, twice FEW + 1 for ATFD), `info` when the class
+is large only by an alternative trigger and nothing is far past, else `warning`.
 
 The finding explains itself with responsibility clusters: the connected components of the graph of
-its methods, two methods linked when they use a common attribute of the class or one calls (or reads
-the property of) the other. Each component is a group of methods that could move out together, with
-the attributes that would move with it. Constructors are left out of TCC and of the clusters (they
-touch every attribute and would glue all groups together).
+its methods (constructors, stubs and accessors left out), two methods linked when they use a common
+attribute of the class or one calls (or reads the property of) the other; LCOM4 counts them.
+Attributes and methods that most methods use (`hub-share`) are shared infrastructure (a logger, an
+output stream, a `write` helper): they would glue every group into one, so they link nothing and
+are listed apart as `shared`. Each cluster is a group of methods that could move out together,
+with the attributes that would move with it.
 
 What is not a god class:
 
 - A big cohesive class (a parser whose methods all work on one cursor): TCC is high.
 - An enumeration (its size is its members and their tables), skipped by default; a constant holder
-  has no methods to speak of.
+  has no methods to speak of, and its constants are no instance attributes for `noa-at-least`.
 - A class whose size is many tiny properties: property getters and setters of at most
-  `accessor-max-cc` and three statements are accessors, and do not count in WMC, NOM or TCC.
+  `accessor-max-cc` and three statements are accessors; they count in neither WMC, NOM nor TCC.
+- Test classes (skipped by default): a test class groups independent tests.
 """
 
 from __future__ import annotations
@@ -55,8 +64,9 @@ class GodClassOptions(DetectorOptions):
         default=47, ge=1, description="VERY HIGH for WMC: the sum of the cyclomatic complexity of "
         "the class's methods (accessors excluded) must be at least this.")
     tcc_below: float = Field(
-        default=1 / 3, gt=0, le=1, description="TCC must be below this: the share of method "
-        "pairs (constructors and accessors excluded) that use a common attribute of the class.")
+        default=1 / 3, gt=0, le=1, description="TCC must be below this: the share of pairs of "
+        "visible methods (constructors, stubs and accessors excluded) that use a common "
+        "attribute of the class, directly or through the class's methods they call.")
     atfd_above: int = Field(
         default=5, ge=0, description="FEW for ATFD: the class uses more than this many distinct "
         "attributes of other classes (links it only navigates through excluded).")
@@ -76,8 +86,8 @@ class GodClassOptions(DetectorOptions):
         "this share of the methods (and by three) is shared infrastructure: it links no group "
         "and is listed apart. Above 1, nothing is.")
     ignore_tests: bool = Field(
-        default=True, description="Skip test code (test folders and files, classes named Test*): "
-        "a test class groups independent tests, its low cohesion is by design.")
+        default=True, description="Skip test code (test folders, test_*.py files): a test class "
+        "groups independent tests, its low cohesion is by design.")
     skip_enums: bool = Field(
         default=True, description="Skip subclasses of enum.Enum and its kin: their size is their "
         "members.")
@@ -210,7 +220,9 @@ class GodClass(Detector[GodClassOptions]):
             groups = "; ".join(", ".join(cluster["methods"][:3])
                                + (", ..." if len(cluster["methods"]) > 3 else "")
                                for cluster in clusters[:3])
-            text += f"; {len(clusters)} groups of methods share no attribute ({groups})"
+            more = "; ..." if len(clusters) > 3 else ""
+            text += f"; its methods fall into {len(clusters)} groups that share no attribute " \
+                    f"({groups}{more})"
         return text
 
 

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 
 import networkx as nx
 
+from smellkit._memory import paused_gc
 from smellkit.facts import AttributeAccess, Name
-from smellkit.graphs.calls import without_gc
 
 if TYPE_CHECKING:
     from smellkit.graphs.calls import _Solver
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 def build_attribute_graph(index: Index) -> nx.DiGraph:
     """Scope -> `Class.attr` edges for every access whose class is known; see the module doc."""
     solver = index.calls.solver
-    with without_gc():
+    with paused_gc():
         return _build(index, solver)
 
 

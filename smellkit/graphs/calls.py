@@ -14,23 +14,27 @@ Abstract values are short strings, a kind letter and a name:
     E    an object from outside the repository (what `np.zeros()` returned, a `str`, ...)
     o:N  container literal number N    O    some container (too many meet at one node to tell)
     a:N  `append`-like method of N     s:A C  `super(A, self)` with `self` an instance of `C`
+    N    `object.__new__`
 
 As in PyCG, `self` in a method of `C` is an instance of `C`: calls on `self` resolve through the MRO
-of the class defining the method. The bound: a node keeps at most `_MAX_VALUES` values (the first in
-sorted order), so generic helpers that receive everything cost little and results stay the same
-from run to run; containers become `O` where many meet.
+of the class defining the method; it is context-insensitive, except that a function returning one
+of its parameters unchanged (an identity decorator) returns each call's own argument.
+
+The bound: a node keeps at most `_MAX_VALUES` values, chosen in a fixed order (instances and classes
+first, then sorted), so that generic helpers receiving everything cost little and results are the
+same from run to run; containers become `O` where many meet. What a node is sure of (a parameter's
+annotation, `self`) goes in first.
 """
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
+from smellkit._memory import paused_gc
 from smellkit.facts import (
     UNKNOWN,
     Alts,
@@ -94,6 +98,9 @@ class CallGraph:
     - `unresolved`: nothing is known about the callee, even after astroid (typically `obj.m()` with
       `obj` a parameter of unknown type); `call_sites == resolved + external + unresolved`.
     - `inferred`: resolved sites that only astroid resolved.
+
+    `truncated` says the propagation stopped at its step bound before the fixpoint (never seen on
+    real code so far; the per-node value cap keeps runs short).
     """
 
     graph: nx.DiGraph
@@ -102,6 +109,7 @@ class CallGraph:
     unresolved: int
     inferred: int
     external: int = 0
+    truncated: bool = False
     solver: _Solver | None = field(default=None, repr=False, compare=False)
 
     def types_of(self, scope: str, expr: Expr) -> frozenset[str]:
@@ -122,18 +130,22 @@ def types_of(index: Index, scope: str, expr: Expr) -> frozenset[str]:
     return index.calls.types_of(scope, expr)
 
 
-def build_call_graph(index: Index, budget: int | None = None) -> CallGraph:
+def build_call_graph(index: Index, budget: int | None = None, *,
+                     inference_seconds: float = 1.0) -> CallGraph:
     """Resolve every call site of the repository; `CallGraph` says what the counts mean.
 
-    `budget` caps the call sites sent to astroid (default: the index's `inference_budget`);
-    0 turns inference off. The graph's nodes are the repository's modules and definitions (node
-    attribute `kind`) and the outside callees (`external=True`); an edge caller -> callee carries
-    the sorted `lines` of its calls. Calling a class is an edge to the `__init__` its MRO finds, or
-    to the class itself when the repository defines none.
+    `budget` caps the call sites sent to astroid (default: the index's `inference_budget`) and
+    `inference_seconds` the time spent there (see `smellkit.inference`); `budget=0` turns
+    inference off and makes the graph depend on nothing but the code.
+
+    The graph's nodes are the repository's modules and definitions (node attribute `kind`) and the
+    outside callees (`external=True`); an edge caller -> callee carries the sorted `lines` of its
+    calls. Calling a class is an edge to the `__init__` its MRO finds, or to the class itself when
+    the repository defines none.
     """
     if budget is None:
         budget = getattr(index, "inference_budget", 5000)
-    with without_gc():
+    with paused_gc():
         solver = _Solver(index)
         solver.solve()
         solver.release_unknown_decorators()
@@ -142,7 +154,7 @@ def build_call_graph(index: Index, budget: int | None = None) -> CallGraph:
         if budget > 0 and root is not None:
             from smellkit.inference import infer_unresolved
 
-            inferred = infer_unresolved(index, solver, budget)
+            inferred = infer_unresolved(index, solver, budget, max_seconds=inference_seconds)
         graph = _graph(index, solver)
     explicit = [call for call, site in enumerate(solver.sites) if not site.implicit]
     resolved = sum(1 for call in explicit if call in solver.targets)
@@ -150,20 +162,7 @@ def build_call_graph(index: Index, budget: int | None = None) -> CallGraph:
                    if call in solver.outside and call not in solver.targets)
     return CallGraph(graph=graph, call_sites=len(explicit), resolved=resolved,
                      unresolved=len(explicit) - resolved - external, inferred=inferred,
-                     external=external, solver=solver)
-
-
-@contextmanager
-def without_gc() -> Iterator[None]:
-    """Pause the cyclic collector: the solver makes millions of small objects and no garbage
-    cycles, and each collection would walk all of them."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:
-            gc.enable()
+                     external=external, truncated=solver.steps >= _MAX_STEPS, solver=solver)
 
 
 def _graph(index: Index, solver: _Solver) -> nx.DiGraph:
@@ -219,6 +218,7 @@ class _Solver:
         self.annotation_memo: dict[tuple[str, tuple[str, ...]], list[str]] = {}
         self.bound_values: dict[tuple[str, int], str] = {}
         self.receivers: dict[str, str | None] = {}
+        self.methods: dict[tuple[str, str], str | None] = {}
         self.layouts: dict[str, tuple[tuple[str, ...], frozenset[str]]] = {}
         self.pending_args: dict[tuple[str, str], list[tuple[str, Expr]]] = {}
         self.binds: dict[str, list[tuple[int, int]]] = {}
@@ -330,7 +330,7 @@ class _Solver:
         current |= new
         waiting = self.pending[node]
         if waiting is None:
-            self.pending[node] = new if new is not values else set(new)
+            self.pending[node] = new
             self.work.append(node)
         else:
             waiting |= new
@@ -804,6 +804,12 @@ class _Solver:
                        call, node)
         return node
 
+    def _method(self, cls: str, name: str) -> str | None:
+        key = (cls, name)
+        if key not in self.methods:
+            self.methods[key] = self.index.lookup_method(cls, name)
+        return self.methods[key]
+
     def _target(self, call: int, name: str) -> None:
         targets = self.targets.get(call)
         if targets is None:
@@ -817,7 +823,7 @@ class _Solver:
             self._target(call, value[2:])
             self._bind(call, value[2:], 1 if kind == "b" else 0)
         elif kind == "c":
-            init = self.index.lookup_method(value[2:], "__init__")
+            init = self._method(value[2:], "__init__")
             self._target(call, init or value[2:])
             if init is not None:
                 self._bind(call, init, 1)
@@ -829,7 +835,7 @@ class _Solver:
             else:
                 self.targets.setdefault(call, set())
         elif kind == "i":
-            method = self.index.lookup_method(value[2:], "__call__")
+            method = self._method(value[2:], "__call__")
             if method is not None:
                 self._target(call, method)
                 self._bind(call, method, 1)
@@ -850,7 +856,7 @@ class _Solver:
         elif kind == "c":
             self._add(result, {"i:" + value[2:]})
         elif kind == "i":
-            method = self.index.lookup_method(value[2:], "__call__")
+            method = self._method(value[2:], "__call__")
             if method is not None:
                 self._returned_at(call, method, 1, result)
         elif kind == "N" and site.args:
@@ -995,7 +1001,7 @@ class _Solver:
 
     def values_of(self, queries: Iterable[tuple[str, Expr]]) -> list[set[str]]:
         """The values each expression may have, after propagating what the queries need."""
-        with without_gc():
+        with paused_gc():
             nodes = [self.node_of(scope, expr) for scope, expr in queries]
             self.run()
         return [self.pts[node] for node in nodes]

@@ -129,6 +129,30 @@ def test_options_override_and_validation() -> None:
         run_detectors(project, [SMELL], options={SMELL: {"no-such-option": 1}})
 
 
+def test_module_functions_are_reported_only_when_asked(tmp_path: Path) -> None:
+    files = {"shop/__init__.py": "",
+             "shop/customer.py": (FIXTURES / "cross_file/shop/customer.py").read_text(),
+             "shop/rates.py": (
+                 "from shop.customer import Customer\n\n\n"
+                 "def rate(customer: Customer) -> float:\n"
+                 "    bonus = 0.1 if customer.vip and customer.loyalty_years > 2 else 0.0\n"
+                 "    return bonus + (0.05 if customer.region == 'EU' else 0.0)\n")}
+    project = load(write(tmp_path, files))
+    assert run_detectors(project, [SMELL]) == []
+    (finding,) = run_detectors(project, [SMELL], options={SMELL: {"include-functions": True}})
+    assert finding.location.qualname == "shop.rates.rate"
+    assert finding.evidence["laa"] == 0 and "has no class of its own" in finding.message
+
+
+def test_hook_implementations_are_reported_only_when_asked() -> None:
+    project = load(FIXTURES / "abstract_hook")
+    assert run_detectors(project, [SMELL]) == []
+    found = run_detectors(project, [SMELL],
+                          options={SMELL: {"ignore-hook-implementations": False}})
+    assert sorted(finding.location.qualname for finding in found) == [
+        "complete.shells.Fish.format", "complete.shells.Zsh.format"]
+
+
 def test_dunder_methods_are_reported_only_when_asked(tmp_path: Path) -> None:
     project = load(FIXTURES / "same_class_dunder")
     assert run_detectors(project, [SMELL]) == []
@@ -139,14 +163,44 @@ def test_dunder_methods_are_reported_only_when_asked(tmp_path: Path) -> None:
 
 # -- real code ------------------------------------------------------------------------------------
 
-REVIEW: list[tuple[str, str, str]] = []
+REVIEW: list[tuple[str, str, str]] = [
+    ("click.core.Command.shell_complete", "tp",
+     "the loop body decides whether an Option can complete (hidden, multiple, its parameter "
+     "source) and builds its items from opts, secondary_opts and help: per-option logic that "
+     "reads five Option/Parameter fields and of Command only get_params; it fits an "
+     "Option method"),
+    ("jinja2.compiler.CodeGenerator.signature", "fp",
+     "reads args/kwargs/dyn_args/dyn_kwargs of the Call/Filter/Test node it compiles, but its "
+     "work is emitting code through self.write and self.visit: a code generator visiting AST "
+     "nodes, by design"),
+]
 """(qualname, verdict, reason) for every finding on click 8.1.7 and jinja2 3.1.4, read by hand in
 the source: "tp" must stay reported; "fp" is a known false positive, still reported."""
 
-FIXED: list[tuple[str, str]] = []
+FIXED: list[tuple[str, str]] = [
+    ("click.shell_completion.ZshComplete.format_completion",
+     "implements the abstract ShellComplete.format_completion: one strategy per shell"),
+    ("click.shell_completion.FishComplete.format_completion",
+     "implements the abstract ShellComplete.format_completion: one strategy per shell"),
+    ("click.parser.OptionParser.parse_args",
+     "creates a ParsingState and drives it with its own _process_args_* methods"),
+    ("click.core.Command.parse_args",
+     "drives the parse with make_parser and get_params and stores the result on ctx"),
+    ("click.exceptions.UsageError.show",
+     "prints the error with its own format_message; reads ctx only for a hint and the color"),
+    ("jinja2.compiler.CodeGenerator.visit_If", "a visitor method emitting code through self"),
+    ("jinja2.compiler.CodeGenerator.visit_With", "a visitor method emitting code through self"),
+    ("jinja2.compiler.CodeGenerator.visit_Slice", "a visitor method emitting code through self"),
+    ("jinja2.compiler.CodeGenerator._output_child_pre",
+     "two flags of EvalContext decide which prefix to write"),
+    ("jinja2.idtracking.RootVisitor.visit_For", "a visitor method dispatching to self.visit"),
+    ("jinja2.parser.Parser.parse_if", "builds an If node from what its own parse_* methods return"),
+    ("jinja2.parser.Parser.parse_with", "builds a With node from its own parse_* methods"),
+    ("jinja2.parser.Parser.parse_primary", "reads Token fields while parsing: the parser's job"),
+]
 """(qualname, reason): false positives of earlier versions that must not come back."""
 
-COUNTS = {"click": 0, "jinja2": 0}
+COUNTS = {"click": 1, "jinja2": 1}
 """Findings per project when the review was made; a large drift means: review again."""
 
 

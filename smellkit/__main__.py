@@ -1,0 +1,5 @@
+"""`python -m smellkit`: the command line."""
+
+from smellkit.cli import main
+
+main()
