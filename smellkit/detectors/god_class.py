@@ -41,16 +41,16 @@ from itertools import combinations
 import networkx as nx
 from pydantic import Field
 
-from smellkit.detectors.base import Detector, DetectorOptions, Example
-from smellkit.detectors.context import Context
-from smellkit.detectors.feature_envy import (
+from smellkit._memory import paused_gc
+from smellkit.detectors._access import (
     DataAccess,
     MethodData,
-    collector_paused,
     data_access,
     is_property,
     is_test_code,
 )
+from smellkit.detectors.base import Detector, DetectorOptions, Example
+from smellkit.detectors.context import Context
 from smellkit.facts import Definition
 from smellkit.metrics.oo import CONSTRUCTORS
 from smellkit.models import Finding, Severity
@@ -103,7 +103,7 @@ class GodClass(Detector[GodClassOptions]):
     Options = GodClassOptions
 
     def detect(self, context: Context) -> Iterable[Finding]:
-        with collector_paused():
+        with paused_gc():
             return list(self._detect(context))
 
     def _detect(self, context: Context) -> Iterator[Finding]:
