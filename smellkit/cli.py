@@ -101,6 +101,19 @@ def scan(path: Path, include_tests: bool | None, exclude: tuple[str, ...], jobs:
     from smellkit.scanner import scan as run_scan
 
     chosen: list[str] | None = [] if no_smells else (list(smells) or None)
+    if output_format == "json" and write_baseline is None and fail_on == "never":
+        from smellkit.scanner import ScanRequest, scan_json
+
+        try:
+            with _progress(not no_progress) as progress:
+                text = scan_json(ScanRequest(
+                    path, chosen, min_severity, baseline, include_tests,  # type: ignore[arg-type]
+                    exclude, jobs, cache_dir, not no_cache, progress))
+        except SmellkitError as error:
+            _fail(error)
+            return
+        _write(text, output)
+        return
     try:
         with _progress(not no_progress) as progress:
             result = run_scan(path, smells=chosen, min_severity=min_severity,  # type: ignore[arg-type]
@@ -148,6 +161,10 @@ def _emit_scan(result: Any, output_format: str, output: Path | None) -> None:
         from smellkit.report.markdown import to_markdown
 
         text = to_markdown(result)
+    _write(text, output)
+
+
+def _write(text: str, output: Path | None) -> None:
     if output:
         output.write_text(text + "\n", encoding="utf-8")
     else:

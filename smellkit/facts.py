@@ -330,14 +330,23 @@ class _Extractor(ast.NodeVisitor):
         method(self, node)
 
     def generic_visit(self, node: ast.AST) -> None:
-        for field in node._fields:
+        kind = type(node)
+        fields = _CHILD_FIELDS.get(kind)
+        if fields is None:
+            fields = _CHILD_FIELDS[kind] = tuple(
+                field for field in kind._fields if field not in _NON_CHILD_FIELDS)
+        visit = self.visit
+        for field in fields:
             value = getattr(node, field, None)
-            if isinstance(value, list):
+            if value.__class__ is list:
                 for item in value:
                     if isinstance(item, ast.AST):
-                        self.visit(item)
+                        visit(item)
             elif isinstance(value, ast.AST):
-                self.visit(value)
+                visit(value)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        """A name has no children worth a visit (its `ctx` is a marker)."""
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -364,13 +373,16 @@ class _Extractor(ast.NodeVisitor):
     def _ir(self, node: ast.AST | None) -> Expr:
         if node is None:
             return UNKNOWN
-        if isinstance(node, ast.Name):
-            return Name(node.id)
-        if isinstance(node, ast.Attribute):
-            return Attr(self.ir(node.value), node.attr)
-        if isinstance(node, ast.Call):
+        kind = node.__class__
+        if kind is _NAME_NODE:
+            return Name(node.id)  # type: ignore[attr-defined]
+        if kind is _ATTRIBUTE_NODE:
+            return Attr(self.ir(node.value), node.attr)  # type: ignore[attr-defined]
+        if kind is _CALL_NODE:
             index = self.call_index.get(id(node))
             return CallOf(index) if index is not None else UNKNOWN
+        if kind is _CONSTANT_NODE:
+            return Const(type(node.value).__name__)  # type: ignore[attr-defined]
         if isinstance(node, ast.Lambda):
             qualname = self.lambda_names.get(id(node))
             return DefRef(qualname) if qualname else UNKNOWN
@@ -716,6 +728,13 @@ class _Extractor(ast.NodeVisitor):
 
 
 _DISPATCH: dict[type[ast.AST], Callable[[_Extractor, Any], None]] = {}
+_NAME_NODE, _ATTRIBUTE_NODE, _CALL_NODE, _CONSTANT_NODE = ast.Name, ast.Attribute, ast.Call, ast.Constant
+_CHILD_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {}
+# Fields that hold markers (load/store contexts, operators) or plain values, never facts.
+_NON_CHILD_FIELDS = frozenset(("ctx", "op", "ops", "id", "attr", "name", "arg", "asname",
+                               "module", "level", "lineno", "col_offset", "end_lineno",
+                               "end_col_offset", "type_comment", "kind", "is_async",
+                               "conversion", "names"))
 
 
 def iter_expr(expr: Expr) -> Iterator[Expr]:

@@ -112,6 +112,10 @@ class AstroidResolver:
             sys.path[:] = self._saved_path
             self._saved_path = None
 
+    def _remaining(self) -> float:
+        """Seconds left before `max_seconds` is up (at least a millisecond: 0 means no timer)."""
+        return max(self.deadline - time.monotonic(), 0.001)
+
     def _calls_of(self, module: str) -> dict[tuple[int, int], list[Any]] | None:
         """The module's call nodes by position (`f(x).g()`: two calls start at one place)."""
         if module in self.trees:
@@ -125,7 +129,7 @@ class AstroidResolver:
 
                 path = self.root / facts.path
                 source = path.read_text(encoding="utf-8")
-                with _time_limit(self.time_limit * 4):
+                with _time_limit(min(self.time_limit * 4, self._remaining())):
                     tree = AstroidBuilder(MANAGER).string_build(source, module, str(path))
                 calls = {}
                 for node in tree.nodes_of_class(nodes.Call):
@@ -151,7 +155,7 @@ class AstroidResolver:
             return []
         names: list[str] = []
         try:
-            with _time_limit(self.time_limit):
+            with _time_limit(min(self.time_limit, self._remaining())):
                 for count, value in enumerate(node.func.infer()):
                     if count >= _MAX_RESULTS:
                         break

@@ -18,7 +18,7 @@ import re
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -89,15 +89,6 @@ def _source_roots(root: Path, config: ProjectConfig) -> list[Path]:
     return sorted(set(roots), key=lambda item: len(item.parts), reverse=True)
 
 
-def module_name(relative: Path) -> tuple[str, bool]:
-    """Dotted module name of a file relative to its source root, and whether it is a package."""
-    parts = list(relative.with_suffix("").parts)
-    is_package = parts[-1] == "__init__"
-    if is_package:
-        parts = parts[:-1]
-    return ".".join(parts), is_package
-
-
 def discover(root: Path, config: ProjectConfig) -> tuple[list[SourceFile], list[Diagnostic]]:
     """Every Python file to analyse under `root` (a folder or one file), in a stable order."""
     if not root.exists():
@@ -123,7 +114,7 @@ def discover(root: Path, config: ProjectConfig) -> tuple[list[SourceFile], list[
         return any(fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(relative, pattern + "/*")
                    for pattern in config.exclude)
 
-    def walk(folder: Path) -> None:
+    def walk(folder: Path, prefix: str) -> None:
         try:
             stat = folder.stat()
         except OSError as error:
@@ -145,8 +136,8 @@ def discover(root: Path, config: ProjectConfig) -> tuple[list[SourceFile], list[
                                           message=f"cannot list folder: {error.strerror}"))
             return
         for entry in entries:
-            relative = _rel(Path(entry.path), root)
-            if excluded(relative):
+            relative = prefix + entry.name
+            if config.exclude and excluded(relative):
                 continue
             try:
                 is_dir = entry.is_dir()
@@ -158,19 +149,22 @@ def discover(root: Path, config: ProjectConfig) -> tuple[list[SourceFile], list[
                     continue
                 if entry.is_symlink() and not _inside(Path(entry.path), top, diagnostics, root):
                     continue
-                walk(Path(entry.path))
+                walk(Path(entry.path), relative + "/")
             elif entry.name.endswith(".py"):
                 if not config.include_tests and _is_test_file(entry.name):
                     continue
-                if entry.is_symlink() and not _inside(Path(entry.path), top, diagnostics, root):
-                    continue
-                if not Path(entry.path).exists():
-                    diagnostics.append(Diagnostic(path=relative, code="broken-symlink",
-                                                  message="symlink points to nothing; skipped"))
-                    continue
-                found.append(_source_file(Path(entry.path), relative, roots))
+                if entry.is_symlink():
+                    if not _inside(Path(entry.path), top, diagnostics, root):
+                        continue
+                    if not os.path.exists(entry.path):
+                        diagnostics.append(Diagnostic(
+                            path=relative, code="broken-symlink",
+                            message="symlink points to nothing; skipped"))
+                        continue
+                found.append(_source_file(entry.path, relative, root_prefixes))
 
-    walk(root)
+    root_prefixes = [str(item) + os.sep for item in roots]
+    walk(root, "")
     return found, diagnostics
 
 
@@ -196,17 +190,20 @@ def _rel(path: Path, root: Path) -> str:
         return path.as_posix()
 
 
-def _source_file(path: Path, relative: str, roots: Sequence[Path]) -> SourceFile:
-    absolute = Path(os.path.abspath(path))
-    for source_root in roots:
-        try:
-            inner = absolute.relative_to(source_root)
-        except ValueError:
-            continue
-        name, is_package = module_name(inner)
-        return SourceFile(str(absolute), relative, name, is_package)
-    name, is_package = module_name(Path(relative))
-    return SourceFile(str(absolute), relative, name, is_package)
+def _source_file(path: str, relative: str, root_prefixes: Sequence[str]) -> SourceFile:
+    """Name the file from the most specific source root holding it (string work: this runs for
+    every file of every scan, cached or not)."""
+    absolute = os.path.abspath(path)
+    inner = relative
+    for prefix in root_prefixes:
+        if absolute.startswith(prefix):
+            inner = absolute[len(prefix):]
+            break
+    parts = inner[:-3].replace(os.sep, "/").split("/")
+    is_package = parts[-1] == "__init__"
+    if is_package:
+        parts.pop()
+    return SourceFile(absolute, relative, ".".join(parts), is_package)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -268,6 +265,19 @@ def _parse_batch(batch: list[tuple[SourceFile, bytes]], max_bytes: int) -> list[
         gc.enable()
 
 
+def _parse_batch_pickled(batch: list[tuple[SourceFile, bytes]], max_bytes: int) -> list[bytes]:
+    """In a worker: each file's result pickled once; the bytes go both to the cache and over
+    the pipe, so the parent unpickles each result once and never pickles it again."""
+    gc.disable()
+    try:
+        dumps = pickle.dumps
+        protocol = pickle.HIGHEST_PROTOCOL
+        return [dumps(parse_file(source_file, data, max_bytes), protocol=protocol)
+                for source_file, data in batch]
+    finally:
+        gc.enable()
+
+
 def cache_key(source_file: SourceFile, data: bytes) -> str:
     """Content hash plus what else shapes the facts: module name, path, version, Python."""
     digest = hashlib.blake2b(data, digest_size=20)
@@ -303,6 +313,10 @@ class FactCache:
 
     def put(self, key: str, value: FileResult) -> None:
         self._write(self._path(key), pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+
+    def put_pickled(self, key: str, data: bytes) -> None:
+        """Store a result already pickled (by a worker): no second pickling."""
+        self._write(self._path(key), data)
 
     def get_blob(self, name: str) -> bytes | None:
         """A stored whole-run artefact (a scan result), or None."""
@@ -366,35 +380,56 @@ class LoadStats:
     seconds: float = 0.0
 
 
-def _parse_all(todo: list[tuple[SourceFile, bytes]], max_bytes: int, jobs: int,
-               progress: ProgressCallback | None, done_before: int,
-               total: int) -> list[FileResult]:
-    if jobs <= 1 or len(todo) < 16:
-        results: list[FileResult] = []
-        for start in range(0, len(todo), 8):
-            results.extend(_parse_batch(todo[start:start + 8], max_bytes))
-            if progress:
-                progress(done_before + len(results), total)
-        return results
-    # Big files first so one slow file does not finish alone at the end.
+ResultSink = Callable[[int, FileResult, "bytes | None"], None]
+"""Receives (position in the to-do list, result, its pickle or None) as results arrive."""
+
+
+def _batches(todo: list[tuple[SourceFile, bytes]], jobs: int) -> list[list[int]]:
+    """Big files first, grouped into batches of about equal bytes, so both workers stay busy to
+    the end and the parent gets results early and steadily."""
     order = sorted(range(len(todo)), key=lambda index: -len(todo[index][1]))
+    total = sum(len(data) for _, data in todo)
+    budget = max(1, total // (jobs * 24))
     batches: list[list[int]] = []
-    size = max(1, min(32, len(order) // (jobs * 8)))
-    for start in range(0, len(order), size):
-        batches.append(order[start:start + size])
-    out: list[FileResult | None] = [None] * len(todo)
+    current: list[int] = []
+    weight = 0
+    for index in order:
+        current.append(index)
+        weight += len(todo[index][1]) + 2048  # a per-file cost beyond its bytes
+        if weight >= budget or len(current) >= 32:
+            batches.append(current)
+            current, weight = [], 0
+    if current:
+        batches.append(current)
+    return batches
+
+
+def _parse_all(todo: list[tuple[SourceFile, bytes]], max_bytes: int, jobs: int,
+               progress: ProgressCallback | None, done_before: int, total: int,
+               sink: ResultSink) -> None:
+    if jobs <= 1 or len(todo) < 16:
+        done = 0
+        for start in range(0, len(todo), 8):
+            for offset, result in enumerate(_parse_batch(todo[start:start + 8], max_bytes)):
+                sink(start + offset, result, None)
+                done += 1
+            if progress:
+                progress(done_before + done, total)
+        return
+    batches = _batches(todo, jobs)
     context = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
     done = done_before
+    loads = pickle.loads
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        futures = [pool.submit(_parse_batch, [todo[index] for index in batch], max_bytes)
-                   for batch in batches]
-        for batch, future in zip(batches, futures):
-            for index, result in zip(batch, future.result()):
-                out[index] = result
+        futures = {pool.submit(_parse_batch_pickled, [todo[index] for index in batch],
+                               max_bytes): batch for batch in batches}
+        for future in as_completed(futures):  # unpickle while the workers go on parsing
+            batch = futures.pop(future)
+            for index, blob in zip(batch, future.result()):
+                sink(index, loads(blob), blob)
             done += len(batch)
             if progress:
                 progress(done, total)
-    return [result for result in out if result is not None]
 
 
 @dataclass
@@ -490,13 +525,19 @@ class Project:
             if progress:
                 progress(stats.from_cache, len(sources))
             workers = survey.config.jobs or os.cpu_count() or 1
-            parsed = _parse_all(todo, survey.config.max_file_bytes, workers, progress,
-                                stats.from_cache, len(sources))
-            for (slot, key), result in zip(todo_slots, parsed):
+
+            def sink(position: int, result: FileResult, blob: bytes | None) -> None:
+                slot, key = todo_slots[position]
                 results[slot] = result
                 if cache:
-                    cache.put(key, result)
-            stats.parsed = len(parsed)
+                    if blob is None:
+                        cache.put(key, result)
+                    else:
+                        cache.put_pickled(key, blob)
+
+            _parse_all(todo, survey.config.max_file_bytes, workers, progress,
+                       stats.from_cache, len(sources), sink)
+            stats.parsed = len(todo)
         diagnostics = list(survey.diagnostics)
         files: list[FileFacts] = []
         for outcome in results:

@@ -6,10 +6,12 @@ is reading and hashing the files. Any change of content, options or version make
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from smellkit import __version__
 from smellkit._memory import paused_gc
@@ -76,6 +78,87 @@ def collect_metrics(project: Project) -> ScanMetrics:
                        functions=tuple(functions))
 
 
+_SUMMARY_HOLE = '"summary": null'
+
+
+class ScanRequest(NamedTuple):
+    """What to scan and how; the key of a stored report is derived from all of it."""
+
+    path: str | os.PathLike[str] = "."
+    smells: Sequence[str] | None = None
+    min_severity: Severity = "info"
+    baseline: str | os.PathLike[str] | None = None
+    include_tests: bool | None = None
+    exclude: Iterable[str] = ()
+    jobs: int | None = None
+    cache_dir: str | os.PathLike[str] | None = None
+    use_cache: bool = True
+    progress: ProgressCallback | None = None
+
+
+class _Prepared(NamedTuple):
+    survey: Survey
+    known: frozenset[str]
+    chosen: list[str] | None
+    blob: str | None  # the stored report's name in the cache, when there is a cache
+
+
+def _prepare(request: ScanRequest) -> _Prepared:
+    known = read_baseline(Path(request.baseline)) if request.baseline is not None else frozenset()
+    survey = Survey.take(request.path, include_tests=request.include_tests,
+                         exclude=tuple(request.exclude), jobs=request.jobs,
+                         cache_dir=request.cache_dir, use_cache=request.use_cache)
+    chosen = None if request.smells is None else sorted(request.smells)
+    key = survey.inventory.key(
+        __version__, survey.config.model_dump_json(), str(Path(request.path)), repr(chosen),
+        request.min_severity, *sorted(known), *_side_files(survey.root))
+    return _Prepared(survey, known, chosen, f"scan-{key}.json" if survey.cache else None)
+
+
+def _stored(prepared: _Prepared) -> tuple[ScanSummary, str] | None:
+    """The stored report (summary refreshed for this run, JSON text with a hole for it)."""
+    if prepared.survey.cache is None or prepared.blob is None:
+        return None
+    data = prepared.survey.cache.get_blob(prepared.blob)
+    if data is None:
+        return None
+    summary_text, _, body = data.decode("utf-8", errors="replace").partition("\n")
+    try:
+        old = ScanSummary.model_validate_json(summary_text)
+    except ValueError:  # a damaged or foreign entry: compute the report again
+        return None
+    if _SUMMARY_HOLE not in body:
+        return None
+    summary = old.model_copy(update={
+        "files_parsed": 0, "files_from_cache": old.files,
+        "seconds": round(time.perf_counter() - prepared.survey.started, 3)})
+    return summary, body
+
+
+def _fill(body: str, summary: ScanSummary) -> str:
+    indented = summary.model_dump_json(indent=2).replace("\n", "\n  ")
+    return body.replace(_SUMMARY_HOLE, f'"summary": {indented}', 1)
+
+
+def _compute(prepared: _Prepared, request: ScanRequest) -> ScanResult:
+    with paused_gc(freeze=False):
+        project = Project.from_survey(prepared.survey, progress=request.progress)
+        findings: list[Finding] = []
+        if prepared.chosen is None or prepared.chosen:
+            from smellkit.detectors import run_detectors
+
+            found = run_detectors(project, prepared.chosen, min_severity=request.min_severity)
+            findings = new_findings(found, prepared.known)
+        result = build_result(project, findings)
+    if prepared.survey.cache is not None and prepared.blob is not None:
+        body = result.model_dump(mode="json")
+        body["summary"] = None
+        text = json.dumps(body, indent=2)
+        prepared.survey.cache.put_blob(
+            prepared.blob, f"{result.summary.model_dump_json()}\n{text}".encode())
+    return result
+
+
 def scan(
     path: str | os.PathLike[str] = ".",
     *,
@@ -91,33 +174,26 @@ def scan(
 ) -> ScanResult:
     """Scan a repository: smells (all when `smells` is None, none when empty), metrics, import
     cycles, call-graph resolution and diagnostics. Findings in the `baseline` file are left out."""
-    known = read_baseline(Path(baseline)) if baseline is not None else frozenset()
-    survey = Survey.take(path, include_tests=include_tests, exclude=tuple(exclude), jobs=jobs,
-                         cache_dir=cache_dir, use_cache=use_cache)
-    chosen = None if smells is None else sorted(smells)
-    result_key = survey.inventory.key(
-        __version__, survey.config.model_dump_json(), str(Path(path)), repr(chosen),
-        min_severity, *sorted(known), *_side_files(survey.root))
-    if survey.cache is not None:
-        stored = survey.cache.get_blob(f"scan-{result_key}.json")
-        if stored is not None:
-            cached = ScanResult.model_validate_json(stored)
-            summary = cached.summary.model_copy(update={
-                "files_parsed": 0, "files_from_cache": cached.summary.files,
-                "seconds": round(time.perf_counter() - survey.started, 3)})
-            return cached.model_copy(update={"summary": summary})
-    with paused_gc(freeze=False):
-        project = Project.from_survey(survey, progress=progress)
-        findings: list[Finding] = []
-        if chosen is None or chosen:
-            from smellkit.detectors import run_detectors
+    request = ScanRequest(path, smells, min_severity, baseline, include_tests, exclude, jobs,
+                          cache_dir, use_cache, progress)
+    prepared = _prepare(request)
+    stored = _stored(prepared)
+    if stored is not None:
+        summary, body = stored
+        with paused_gc(freeze=False):
+            return ScanResult.model_validate_json(_fill(body, summary))
+    return _compute(prepared, request)
 
-            findings = new_findings(run_detectors(project, chosen, min_severity=min_severity),
-                                    known)
-        result = build_result(project, findings)
-    if survey.cache is not None:
-        survey.cache.put_blob(f"scan-{result_key}.json", result.model_dump_json().encode())
-    return result
+
+def scan_json(request: ScanRequest) -> str:
+    """`scan` as the JSON text `--format json` prints; a stored report is passed through without
+    being rebuilt as models, which is most of the cost of an unchanged re-scan."""
+    prepared = _prepare(request)
+    stored = _stored(prepared)
+    if stored is not None:
+        summary, body = stored
+        return _fill(body, summary)
+    return _compute(prepared, request).model_dump_json(indent=2)
 
 
 def _side_files(root: Path) -> list[str]:

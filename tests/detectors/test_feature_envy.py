@@ -1,16 +1,12 @@
 """Feature envy: the detector's examples, functional fixtures, options, a reviewed run on real code.
 
-Functional fixtures are small repositories under `tests/fixtures/detectors/feature_envy/<case>/`,
-each with the findings expected of it in `expected.json`. To rewrite those files from the current
-output (after a deliberate change of the detector; review the diff before committing):
-
-    SMELLKIT_REGENERATE=1 python -m pytest tests/detectors/test_feature_envy.py
+The examples and the functional fixtures are checked as `tests/detectors/functional.py`
+describes, SMELLKIT_REGENERATE=1 included.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -22,23 +18,20 @@ from smellkit.detectors.runner import run_detectors
 from smellkit.errors import ConfigError
 from smellkit.models import Finding
 from smellkit.project import Project
+from tests.detectors.functional import (
+    check_fixture,
+    count_positive_and_negative,
+    example_sides,
+    fixture_cases,
+    fixture_folder,
+    flagged_in_example,
+    load,
+    parametrize_examples,
+    write,
+)
 
 SMELL = "feature_envy"
-FIXTURES = Path(__file__).parent.parent / "fixtures" / "detectors" / SMELL
-REGENERATE = os.environ.get("SMELLKIT_REGENERATE") == "1"
-CASES = sorted(path.name for path in FIXTURES.iterdir() if path.is_dir())
-
-
-def load(root: Path) -> Project:
-    return Project.load(root, use_cache=False, jobs=1)
-
-
-def write(root: Path, files: dict[str, str]) -> Path:
-    for relative, text in files.items():
-        target = root / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-    return root
+FIXTURES = fixture_folder(SMELL)
 
 
 def summary(finding: Finding) -> dict[str, Any]:
@@ -55,36 +48,29 @@ def summary(finding: Finding) -> dict[str, Any]:
 # -- examples -------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("example", FeatureEnvy.examples,
-                         ids=[example.description[:40] for example in FeatureEnvy.examples])
+@parametrize_examples(FeatureEnvy.examples)
 def test_example(tmp_path: Path, example: Example) -> None:
-    project = load(write(tmp_path, dict(example.files)))
-    flagged = sorted(finding.location.qualname for finding in run_detectors(project, [SMELL]))
-    assert flagged == sorted(example.flagged)
+    assert flagged_in_example(tmp_path, example, SMELL) == sorted(example.flagged)
 
 
 def test_examples_cover_both_sides() -> None:
-    assert sum(bool(example.flagged) for example in FeatureEnvy.examples) >= 2
-    assert sum(not example.flagged for example in FeatureEnvy.examples) >= 2
+    flagging, clean = example_sides(FeatureEnvy.examples)
+    assert flagging >= 2
+    assert clean >= 2
 
 
 # -- functional fixtures --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("case", fixture_cases(SMELL))
 def test_fixture(case: str) -> None:
-    folder = FIXTURES / case
-    actual = [summary(finding) for finding in run_detectors(load(folder), [SMELL])]
-    expected_file = folder / "expected.json"
-    if REGENERATE:
-        expected_file.write_text(json.dumps(actual, indent=2) + "\n", encoding="utf-8")
-    assert actual == json.loads(expected_file.read_text(encoding="utf-8"))
+    check_fixture(FIXTURES / case, SMELL, summary)
 
 
 def test_fixtures_have_positives_and_red_herrings() -> None:
-    counts = [len(json.loads((FIXTURES / case / "expected.json").read_text())) for case in CASES]
-    assert sum(count > 0 for count in counts) >= 3
-    assert sum(count == 0 for count in counts) >= 2
+    positives, red_herrings = count_positive_and_negative(SMELL)
+    assert positives >= 3
+    assert red_herrings >= 2
 
 
 def test_evidence_of_a_delegation_chain() -> None:

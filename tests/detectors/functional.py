@@ -1,0 +1,106 @@
+"""What every detector's test module checks the same way: its examples and its functional fixtures.
+
+- Examples: each `Example` a detector documents is written to a temporary folder and analyzed; the
+  detector must flag exactly the example's `flagged` qualnames (`flagged_in_example`), and there
+  are at least two examples with findings and two without (`example_sides`).
+- Functional fixtures: small repositories under `tests/fixtures/detectors/<smell>/<case>/`, each
+  with the findings expected of it in `expected.json`, as the test module's `summary` puts them:
+  the stable part of a finding (`check_fixture`). At least three cases have findings and at least
+  two, the red herrings, have none (`count_positive_and_negative`).
+
+To rewrite the `expected.json` files from the current output (after a deliberate change of a
+detector; review the diff before committing), run its test module with SMELLKIT_REGENERATE=1,
+e.g. for feature envy (or `tests/detectors` for every detector):
+
+    SMELLKIT_REGENERATE=1 python -m pytest tests/detectors/test_feature_envy.py
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from smellkit.detectors.base import Example
+from smellkit.detectors.runner import run_detectors
+from smellkit.models import Finding
+from smellkit.project import Project
+
+ROOT = Path(__file__).parent.parent / "fixtures" / "detectors"
+"""The functional fixtures, one folder per smell."""
+
+REGENERATE = os.environ.get("SMELLKIT_REGENERATE") == "1"
+
+
+def load(root: Path, **options: Any) -> Project:
+    """The project at `root`, analyzed afresh (no cache, one process); `options` go to load."""
+    return Project.load(root, use_cache=False, jobs=1, **options)
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    """Write `files` (relative path -> text) under `root`, and return `root`."""
+    for relative, text in files.items():
+        target = root / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    return root
+
+
+# -- examples -------------------------------------------------------------------------------------
+
+
+def parametrize_examples(examples: Sequence[Example]) -> pytest.MarkDecorator:
+    """Parametrize `example` over `examples`, each named by the start of its description."""
+    return pytest.mark.parametrize("example", examples,
+                                   ids=[example.description[:40] for example in examples])
+
+
+def flagged_in_example(tmp_path: Path, example: Example, smell: str,
+                       loader: Callable[[Path], Project] = load) -> list[str]:
+    """The sorted qualnames `smell` flags in `example`, written to `tmp_path`."""
+    project = loader(write(tmp_path, dict(example.files)))
+    return sorted(finding.location.qualname for finding in run_detectors(project, [smell]))
+
+
+def example_sides(examples: Sequence[Example]) -> tuple[int, int]:
+    """How many of `examples` flag something, and how many flag nothing."""
+    return (sum(bool(example.flagged) for example in examples),
+            sum(not example.flagged for example in examples))
+
+
+# -- functional fixtures --------------------------------------------------------------------------
+
+
+def fixture_folder(smell: str) -> Path:
+    """The folder of `smell`'s functional fixtures, one case per subfolder."""
+    return ROOT / smell
+
+
+def fixture_cases(smell: str) -> list[str]:
+    """The names of `smell`'s functional fixtures, sorted."""
+    return sorted(path.name for path in fixture_folder(smell).iterdir() if path.is_dir())
+
+
+def check_fixture(folder: Path, smell: str, summarize: Callable[[Finding], dict[str, Any]],
+                  loader: Callable[[Path], Project] = load) -> None:
+    """Assert that `smell`'s findings in `folder`, summarized, are its `expected.json`.
+
+    With SMELLKIT_REGENERATE=1, `expected.json` is first rewritten from those findings.
+    """
+    actual = [summarize(finding) for finding in run_detectors(loader(folder), [smell])]
+    expected_file = folder / "expected.json"
+    if REGENERATE:
+        expected_file.write_text(json.dumps(actual, indent=2) + "\n", encoding="utf-8")
+    assert actual == json.loads(expected_file.read_text(encoding="utf-8"))
+
+
+def count_positive_and_negative(smell: str) -> tuple[int, int]:
+    """How many of `smell`'s fixtures expect findings, and how many (the red herrings) none."""
+    folder = fixture_folder(smell)
+    counts = [len(json.loads((folder / case / "expected.json").read_text(encoding="utf-8")))
+              for case in fixture_cases(smell)]
+    return sum(count > 0 for count in counts), sum(count == 0 for count in counts)
