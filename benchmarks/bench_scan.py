@@ -93,8 +93,9 @@ def timed(command: list[str]) -> tuple[float, int]:
     elapsed = time.perf_counter() - started
     done.set()
     sampler.join()
-    if process.returncode not in (0, 1):  # radon/vulture exit 1 when they report something
-        raise SystemExit(f"{command[0]} failed ({process.returncode}): {stderr.decode()[-2000:]}")
+    if process.returncode not in (0, 3):  # vulture exits 3 when it found dead code
+        raise SystemExit(f"{' '.join(command)} failed ({process.returncode}): "
+                         f"{stderr.decode()[-2000:]}")
     return elapsed, peak
 
 
