@@ -289,6 +289,8 @@ class _Scope(NamedTuple):
     kind: str  # module | class | function | lambda
     self_name: str | None  # first parameter of a method
     class_qualname: str | None  # the class a method belongs to
+    code: str  # where code in this scope runs (a class body: its enclosing function or module)
+    namespace: str  # where names are bound and looked up (a class body: the class)
 
 
 class _Extractor(ast.NodeVisitor):
@@ -298,7 +300,7 @@ class _Extractor(ast.NodeVisitor):
         self.module = module
         self.is_package = is_package
         self.measures = measures
-        self.scopes: list[_Scope] = [_Scope(module, "module", None, None)]
+        self.scopes: list[_Scope] = [_Scope(module, "module", None, None, module, module)]
         self.definitions: list[Definition] = []
         self.classes: list[ClassInfo] = []
         self.class_attrs: dict[str, list[ClassAttribute]] = {}
@@ -316,6 +318,11 @@ class _Extractor(ast.NodeVisitor):
         self.called_attrs: set[int] = set()
         self.type_checking = 0
         self.interned: dict[Expr, Expr] = {}
+        # The form of each visited attribute node's receiver: final once visited, as everything
+        # under it is; saves re-deriving `a.b` for `a.b.c` (and again for the call `a.b.c()`).
+        self.receivers: dict[int, Expr] = {}
+        self.name_ir: dict[str, Expr] = {}  # interned form by identifier
+        self.const_ir: dict[str, Expr] = {}  # interned form by constant type
 
     # -- traversal -------------------------------------------------------------------------
 
@@ -324,26 +331,36 @@ class _Extractor(ast.NodeVisitor):
         kind = type(node)
         method = _DISPATCH.get(kind)
         if method is None:
-            found: Callable[[_Extractor, Any], None] = getattr(
-                type(self), f"visit_{kind.__name__}", _Extractor.generic_visit)
-            method = _DISPATCH[kind] = found
+            method = self._method(kind)
         method(self, node)
 
+    def _method(self, kind: type[ast.AST]) -> Callable[[_Extractor, Any], None]:
+        found: Callable[[_Extractor, Any], None] = getattr(
+            type(self), f"visit_{kind.__name__}", _Extractor.generic_visit)
+        _DISPATCH[kind] = found
+        return found
+
     def generic_visit(self, node: ast.AST) -> None:
-        kind = type(node)
-        fields = _CHILD_FIELDS.get(kind)
+        node_type = type(node)
+        fields = _CHILD_FIELDS.get(node_type)
         if fields is None:
-            fields = _CHILD_FIELDS[kind] = tuple(
-                field for field in kind._fields if field not in _NON_CHILD_FIELDS)
-        visit = self.visit
+            fields = _CHILD_FIELDS[node_type] = tuple(
+                field for field in node_type._fields if field not in _NON_CHILD_FIELDS)
+        dispatch = _DISPATCH
         for field in fields:
-            value = getattr(node, field, None)
-            if value.__class__ is list:
+            value: Any = getattr(node, field, None)
+            kind = value.__class__
+            if kind is list:
                 for item in value:
-                    if isinstance(item, ast.AST):
-                        visit(item)
-            elif isinstance(value, ast.AST):
-                visit(value)
+                    item_type = item.__class__
+                    if item_type is _CONSTANT_NODE:
+                        self.visit_Constant(item)
+                    elif item_type is not _NAME_NODE and isinstance(item, ast.AST):
+                        (dispatch.get(item_type) or self._method(item_type))(self, item)
+            elif kind is _CONSTANT_NODE:
+                self.visit_Constant(value)
+            elif kind is not _NAME_NODE and isinstance(value, ast.AST):
+                (dispatch.get(kind) or self._method(kind))(self, value)
 
     def visit_Name(self, node: ast.Name) -> None:
         """A name has no children worth a visit (its `ctx` is a marker)."""
@@ -354,20 +371,51 @@ class _Extractor(ast.NodeVisitor):
     def scope(self) -> _Scope:
         return self.scopes[-1]
 
+    def push_scope(self, qualname: str, kind: str, self_name: str | None = None,
+                   class_qualname: str | None = None) -> None:
+        """Enter a scope; where its code runs and binds is worked out once, here."""
+        code = self.scopes[-1].code if kind == "class" else qualname
+        self.scopes.append(_Scope(qualname, kind, self_name, class_qualname, code,
+                                  qualname if kind == "class" else code))
+
     def code_scope(self) -> str:
         """Where code runs: class bodies execute in their enclosing function or module."""
-        for scope in reversed(self.scopes):
-            if scope.kind != "class":
-                return scope.qualname
-        return self.module
+        return self.scopes[-1].code
 
     def namespace(self) -> str:
         """Where names are looked up and bound: a class body binds in its class."""
-        return self.scope.qualname if self.scope.kind == "class" else self.code_scope()
+        return self.scopes[-1].namespace
 
     def ir(self, node: ast.AST | None) -> Expr:
         """The expression form of `node`; equal forms are one shared object (pickles small)."""
-        expr = self._ir(node)
+        if node is None:
+            return UNKNOWN
+        kind = node.__class__
+        if kind is _NAME_NODE:
+            # Once interned, a name's form never changes: look it up by the bare string.
+            name = node.id  # type: ignore[attr-defined]
+            known = self.name_ir.get(name)
+            if known is None:
+                expr: Expr = Name(name)
+                known = self.name_ir[name] = self.interned.setdefault(expr, expr)
+            return known
+        if kind is _CALL_NODE:
+            index = self.call_index.get(id(node))
+            expr = CallOf(index) if index is not None else UNKNOWN
+        elif kind is _CONSTANT_NODE:
+            type_name = type(node.value).__name__  # type: ignore[attr-defined]
+            known = self.const_ir.get(type_name)
+            if known is None:
+                expr = Const(type_name)
+                known = self.const_ir[type_name] = self.interned.setdefault(expr, expr)
+            return known
+        elif kind is _ATTRIBUTE_NODE:
+            receiver = self.receivers.get(id(node))
+            if receiver is None:
+                receiver = self.ir(node.value)  # type: ignore[attr-defined]
+            expr = Attr(receiver, node.attr)  # type: ignore[attr-defined]
+        else:
+            expr = self._ir(node)
         return self.interned.setdefault(expr, expr)
 
     def _ir(self, node: ast.AST | None) -> Expr:
@@ -514,8 +562,8 @@ class _Extractor(ast.NodeVisitor):
             node.end_lineno or node.lineno, node.col_offset, decorators, params,
             annotation_names(node.returns), isinstance(node, ast.AsyncFunctionDef),
             _is_stub(node.body), self.measures.get((node.lineno, node.col_offset))))
-        self.scopes.append(_Scope(qualname, "function", self_name,
-                                  parent.qualname if kind == "method" else None))
+        self.push_scope(qualname, "function", self_name,
+                        parent.qualname if kind == "method" else None)
         for param in params:
             if param.annotation:
                 self.assignments.append(Assignment(qualname, Name(param.name), UNKNOWN,
@@ -545,7 +593,7 @@ class _Extractor(ast.NodeVisitor):
             node.end_lineno or node.lineno, node.col_offset, decorators, (), (), False,
             _is_stub(node.body), self.measures.get((node.lineno, node.col_offset))))
         self.class_attrs[qualname] = []
-        self.scopes.append(_Scope(qualname, "class", None, None))
+        self.push_scope(qualname, "class")
         for statement in node.body:
             self.visit(statement)
         self.scopes.pop()
@@ -569,7 +617,7 @@ class _Extractor(ast.NodeVisitor):
             qualname, f"<lambda{count}>", "lambda", parent.qualname, node.lineno,
             node.end_lineno or node.lineno, node.col_offset, (), self._params(node.args), (),
             False, False, None))
-        self.scopes.append(_Scope(qualname, "lambda", None, None))
+        self.push_scope(qualname, "lambda")
         self.visit(node.body)
         self.returns.append(Return(qualname, self.ir(node.body)))
         self.scopes.pop()
@@ -696,29 +744,52 @@ class _Extractor(ast.NodeVisitor):
     # -- expressions -----------------------------------------------------------------------
 
     def visit_Call(self, node: ast.Call) -> None:
-        if isinstance(node.func, ast.Attribute):
-            self.called_attrs.add(id(node.func))
-        self.visit(node.func)
-        for arg in node.args:
-            self.visit(arg)
-        for keyword in node.keywords:
-            self.visit(keyword.value)
-        self.calls.append(CallSite(
-            self.code_scope(), self.ir(node.func),
-            tuple(Iter(self.ir(arg.value)) if isinstance(arg, ast.Starred) else self.ir(arg)
-                  for arg in node.args),
-            tuple((keyword.arg, self.ir(keyword.value)) for keyword in node.keywords),
-            node.lineno, node.col_offset, False, self.namespace()))
-        self.call_index[id(node)] = len(self.calls) - 1
+        func = node.func
+        if func.__class__ is _ATTRIBUTE_NODE:
+            self.called_attrs.add(id(func))
+        visit = self.visit
+        ir = self.ir
+        if func.__class__ is not _NAME_NODE:
+            visit(func)
+        args = node.args
+        for arg in args:
+            if arg.__class__ is not _NAME_NODE:
+                visit(arg)
+        keywords = node.keywords
+        for keyword in keywords:
+            if keyword.value.__class__ is not _NAME_NODE:
+                visit(keyword.value)
+        scope = self.scopes[-1]
+        calls = self.calls
+        forms: tuple[Expr, ...] = ()
+        if args:
+            name_ir = self.name_ir
+            values: list[Expr] = []
+            for arg in args:
+                arg_type = arg.__class__
+                if arg_type is _NAME_NODE:  # the common case, without a call
+                    values.append(name_ir.get(arg.id) or ir(arg))  # type: ignore[attr-defined]
+                elif arg_type is _STARRED_NODE:
+                    values.append(Iter(ir(arg.value)))  # type: ignore[attr-defined]
+                else:
+                    values.append(ir(arg))
+            forms = tuple(values)
+        calls.append(CallSite(
+            scope.code, ir(func), forms,
+            tuple((keyword.arg, ir(keyword.value)) for keyword in keywords) if keywords else (),
+            node.lineno, node.col_offset, False, scope.namespace))
+        self.call_index[id(node)] = len(calls) - 1
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
-        self.visit(node.value)
-        receiver = self.ir(node.value)
-        scope = self.scope
+        value = node.value
+        if value.__class__ is not _NAME_NODE:
+            self.visit(value)
+        receiver = self.receivers[id(node)] = self.ir(value)
+        scope = self.scopes[-1]
         own = (scope.self_name is not None and isinstance(receiver, Name)
                and receiver.id == scope.self_name)
         self.accesses.append(AttributeAccess(
-            self.code_scope(), receiver, node.attr, not isinstance(node.ctx, ast.Load),
+            scope.code, receiver, node.attr, node.ctx.__class__ is not _LOAD_CONTEXT,
             id(node) in self.called_attrs, own, node.lineno))
 
     def visit_Constant(self, node: ast.Constant) -> None:
@@ -728,7 +799,8 @@ class _Extractor(ast.NodeVisitor):
 
 
 _DISPATCH: dict[type[ast.AST], Callable[[_Extractor, Any], None]] = {}
-_NAME_NODE, _ATTRIBUTE_NODE, _CALL_NODE, _CONSTANT_NODE = ast.Name, ast.Attribute, ast.Call, ast.Constant
+_NAME_NODE, _ATTRIBUTE_NODE, _CALL_NODE = ast.Name, ast.Attribute, ast.Call
+_CONSTANT_NODE, _STARRED_NODE, _LOAD_CONTEXT = ast.Constant, ast.Starred, ast.Load
 _CHILD_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {}
 # Fields that hold markers (load/store contexts, operators) or plain values, never facts.
 _NON_CHILD_FIELDS = frozenset(("ctx", "op", "ops", "id", "attr", "name", "arg", "asname",

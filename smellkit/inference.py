@@ -6,7 +6,8 @@ inference pass (what makes pylint slow on big code bases). Three bounds keep a r
 - `budget`: at most this many queries per run ([tool.smellkit] `inference-budget`);
 - `time_limit`: each query is cut off after this many seconds (POSIX, main thread);
 - `max_seconds`: the whole run stops after this many seconds, astroid's parsing included (astroid
-  parses a module in tens of milliseconds, and a large repository has hundreds with candidates).
+  parses a module in tens of milliseconds, and a large repository has hundreds with candidates);
+  each parse and query is cut off when the run's time is up.
 
 Library modules go first, modules with the most candidate sites first, so the time that there is
 goes where it resolves most. The two time bounds make the tail of a large run depend on the
@@ -29,8 +30,8 @@ from smellkit.facts import Attr, Name
 
 if TYPE_CHECKING:
     from smellkit.facts import CallSite, FileFacts
-    from smellkit.graphs.calls import _Solver
     from smellkit.graphs.index import Index
+    from smellkit.graphs.pointsto import Solver
 
 _MAX_RESULTS = 8
 _last_roots: tuple[str, ...] | None = None
@@ -182,7 +183,7 @@ def _qualified_name(value: Any) -> str | None:
     return None
 
 
-def infer_unresolved(index: Index, solver: _Solver, budget: int, *,
+def infer_unresolved(index: Index, solver: Solver, budget: int, *,
                      max_seconds: float = 1.0) -> int:
     """Send the call sites the points-to analysis left unresolved to astroid, within the bounds.
 
@@ -235,7 +236,7 @@ def _is_test(module: str) -> bool:
                for part in parts)
 
 
-def _worth_inferring(solver: _Solver, site: CallSite) -> bool:
+def _worth_inferring(solver: Solver, site: CallSite) -> bool:
     """astroid knows no more than the index about a parameter without a default."""
     root = site.func
     while isinstance(root, Attr):

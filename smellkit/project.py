@@ -20,11 +20,11 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from smellkit import __version__
+from smellkit import __version__, _pickling
 from smellkit._memory import paused_gc
 from smellkit.config import DEFAULT_EXCLUDE_DIRS, TEST_DIRS, ProjectConfig, load_config
 from smellkit.errors import ProjectError
@@ -270,12 +270,20 @@ def _parse_batch_pickled(batch: list[tuple[SourceFile, bytes]], max_bytes: int) 
     the pipe, so the parent unpickles each result once and never pickles it again."""
     gc.disable()
     try:
-        dumps = pickle.dumps
-        protocol = pickle.HIGHEST_PROTOCOL
-        return [dumps(parse_file(source_file, data, max_bytes), protocol=protocol)
+        table = _fact_pickle_table()
+        return [_pickling.dumps(parse_file(source_file, data, max_bytes), table)
                 for source_file, data in batch]
     finally:
         gc.enable()
+
+
+@lru_cache(maxsize=1)
+def _fact_pickle_table() -> dict[type, Any]:
+    from smellkit import blocks, facts, fingerprints, reachability
+    from smellkit.metrics import complexity
+
+    return _pickling.dispatch_table((facts, blocks, fingerprints, reachability, complexity,
+                                     sys.modules[__name__]))
 
 
 def cache_key(source_file: SourceFile, data: bytes) -> str:

@@ -15,8 +15,7 @@ type are left out). Dunder attributes (`__class__`, `__dict__`) are left out too
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
@@ -24,8 +23,8 @@ from smellkit._memory import paused_gc
 from smellkit.facts import AttributeAccess, Name
 
 if TYPE_CHECKING:
-    from smellkit.graphs.calls import _Solver
     from smellkit.graphs.index import Index
+    from smellkit.graphs.pointsto import Solver
 
 
 def build_attribute_graph(index: Index) -> nx.DiGraph:
@@ -35,7 +34,7 @@ def build_attribute_graph(index: Index) -> nx.DiGraph:
         return _build(index, solver)
 
 
-def _build(index: Index, solver: _Solver | None) -> nx.DiGraph:
+def _build(index: Index, solver: Solver | None) -> nx.DiGraph:
     members: dict[str, set[str]] = {}
     for qualname, info in index.classes.items():
         names = {attribute.name for attribute in info.attributes}
@@ -59,26 +58,34 @@ def _build(index: Index, solver: _Solver | None) -> nx.DiGraph:
     own_class: dict[tuple[str, str], str | None] = {}
     foreign: list[AttributeAccess] = []
     found: list[tuple[AttributeAccess, str, bool]] = []
+    class_of = index.class_of
     for facts in index.modules.values():
         for access in facts.accesses:
             name = access.attr
             if name.startswith("__") and name.endswith("__"):
                 continue
-            cls = _own_class(index, solver, access, own_class)
+            if access.own and isinstance(access.receiver, Name):  # `_own_class`'s common case
+                cls = class_of.get(access.scope)
+            else:
+                cls = _own_class(index, solver, access, own_class)
             if cls is not None:
                 found.append((access, owner_of(cls, name), True))
             elif solver is not None:
                 foreign.append(access)
     if foreign and solver is not None:
         values = solver.values_of([(access.scope, access.receiver) for access in foreign])
+        classes = index.classes
         for access, options in zip(foreign, values):
-            for value in sorted(options):
-                if value[0] in "ic" and value[2:] in index.classes:
+            if not options:
+                continue
+            typed = [value for value in options if value[0] in "ic" and value[2:] in classes]
+            if typed:
+                for value in sorted(typed):
                     found.append((access, owner_of(value[2:], access.attr), False))
     return _graph(index, found)
 
 
-def _own_class(index: Index, solver: _Solver | None, access: AttributeAccess,
+def _own_class(index: Index, solver: Solver | None, access: AttributeAccess,
                memo: dict[tuple[str, str], str | None]) -> str | None:
     """The class of `self` / `cls` when the access goes through it, else None."""
     receiver = access.receiver
@@ -99,40 +106,52 @@ def _own_class(index: Index, solver: _Solver | None, access: AttributeAccess,
     return memo[key]
 
 
-@dataclass
-class _Edge:
-    method: bool
-    reads: int = 0
-    writes: int = 0
-    own: bool = False
-    lines: set[int] = field(default_factory=set)
-
-
 def _graph(index: Index, found: list[tuple[AttributeAccess, str, bool]]) -> nx.DiGraph:
-    edges: dict[tuple[str, str], _Edge] = {}
+    edges: dict[str, dict[str, dict[str, Any]]] = {}
+    """Scope -> attribute node -> the edge's attributes (`lines` a set until the end)."""
     nodes: dict[str, tuple[str, str]] = {}
+    methods: dict[str, bool] = {}
+    targets: dict[tuple[str, str], str] = {}
     for access, owner, own in found:
-        target = f"{owner}.{access.attr}"
-        nodes[target] = (owner, access.attr)
-        edge = edges.get((access.scope, target))
+        name = access.attr
+        target = targets.get((owner, name))
+        if target is None:
+            target = targets[(owner, name)] = f"{owner}.{name}"
+            nodes[target] = (owner, name)
+            methods[target] = _is_method(index, target)
+        by_target = edges.get(access.scope)
+        if by_target is None:
+            by_target = edges[access.scope] = {}
+        edge = by_target.get(target)
         if edge is None:
-            edge = edges[(access.scope, target)] = _Edge(method=_is_method(index, target))
+            edge = by_target[target] = {"reads": 0, "writes": 0, "own": False,
+                                        "method": methods[target], "lines": set()}
         if access.write:
-            edge.writes += 1
+            edge["writes"] += 1
         else:
-            edge.reads += 1
-        edge.own = edge.own or own
-        edge.method = edge.method or access.called
-        edge.lines.add(access.line)
+            edge["reads"] += 1
+        if own:
+            edge["own"] = True
+        if access.called:
+            edge["method"] = True
+        edge["lines"].add(access.line)
     graph = nx.DiGraph()
     graph.add_nodes_from((target, {"kind": "attribute", "owner": owner, "name": name})
                          for target, (owner, name) in sorted(nodes.items()))
-    for (scope, target), edge in sorted(edges.items()):
-        if scope not in graph:  # a method that is itself accessed stays an attribute node
-            definition = index.definitions.get(scope)
-            graph.add_node(scope, kind=definition.kind if definition else "module")
-        graph.add_edge(scope, target, reads=edge.reads, writes=edge.writes, own=edge.own,
-                       method=edge.method, lines=sorted(edge.lines))
+    scopes = sorted(edges)
+    definitions = index.definitions
+    # a method that is itself accessed stays an attribute node
+    graph.add_nodes_from((scope, {"kind": definition.kind if (
+        definition := definitions.get(scope)) else "module"})
+        for scope in scopes if scope not in nodes)
+    ordered: list[tuple[str, str, dict[str, Any]]] = []
+    for scope in scopes:
+        by_target = edges[scope]
+        for target in sorted(by_target):
+            edge = by_target[target]
+            edge["lines"] = sorted(edge["lines"])
+            ordered.append((scope, target, edge))
+    graph.add_edges_from(ordered)
     return graph
 
 

@@ -6,12 +6,19 @@ from typing import TYPE_CHECKING
 
 import networkx as nx
 
+from smellkit._memory import paused_gc
+
 if TYPE_CHECKING:
     from smellkit.graphs.index import Index
 
 
 def build_class_graph(index: Index) -> nx.DiGraph:
     """Subclass -> base edges. Classes outside the repository are nodes with `external=True`."""
+    with paused_gc():
+        return _class_graph(index)
+
+
+def _class_graph(index: Index) -> nx.DiGraph:
     graph = nx.DiGraph()
     for name in index.classes:
         graph.add_node(name, external=False, module=index.module_of.get(name, ""))

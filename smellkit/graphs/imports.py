@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING
 
 import networkx as nx
 
+from smellkit._memory import paused_gc
+
 if TYPE_CHECKING:
     from smellkit.graphs.index import Index
 
@@ -30,6 +32,11 @@ def build_import_graph(index: Index) -> nx.DiGraph:
     Edge attributes: `lines` (where), `eager` (some import runs at module import time: not inside a
     function and not under `if TYPE_CHECKING`). Only eager edges can form a failing import cycle.
     """
+    with paused_gc():
+        return _import_graph(index)
+
+
+def _import_graph(index: Index) -> nx.DiGraph:
     graph = nx.DiGraph()
     graph.add_nodes_from(index.modules)
     for module, facts in index.modules.items():

@@ -8,8 +8,11 @@ the methods of a class nested in it (those belong to that class).
 
 from __future__ import annotations
 
+import weakref
 from functools import cached_property
 from typing import TYPE_CHECKING
+
+from smellkit._memory import paused_gc
 
 if TYPE_CHECKING:
     from smellkit.facts import Definition
@@ -74,3 +77,15 @@ class CodeOwners:
     def within(self, scope: str, definition: str) -> bool:
         """Whether `scope` is part of `definition`'s code."""
         return definition in self.chain.get(scope, (scope,))
+
+
+_OWNERS: weakref.WeakKeyDictionary[Index, CodeOwners] = weakref.WeakKeyDictionary()
+
+
+def code_owners(index: Index) -> CodeOwners:
+    """The index's `CodeOwners`, made once and shared by every metric."""
+    owners = _OWNERS.get(index)
+    if owners is None:
+        with paused_gc():  # long-lived: out of the collector's sight, as the graphs are
+            owners = _OWNERS[index] = CodeOwners(index)
+    return owners

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
-from smellkit.metrics._code import CodeOwners
+from smellkit._memory import collector_paused
+from smellkit.metrics._code import code_owners
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -52,11 +53,12 @@ class ModuleMetrics(NamedTuple):
     calls."""
 
 
+@collector_paused
 def function_metrics(index: Index, *,
                      call_graph: nx.DiGraph | None = None) -> dict[str, FunctionMetrics]:
     """`FunctionMetrics` of every function, method and nested function (not lambdas), by name."""
     calls = index.call_graph if call_graph is None else call_graph
-    owners = CodeOwners(index)
+    owners = code_owners(index)
     result: dict[str, FunctionMetrics] = {}
     for qualname, definition in index.definitions.items():
         if definition.kind not in _MEASURED_KINDS:
@@ -75,6 +77,7 @@ def function_metrics(index: Index, *,
     return result
 
 
+@collector_paused
 def module_metrics(index: Index, *, call_graph: nx.DiGraph | None = None,
                    import_graph: nx.DiGraph | None = None) -> dict[str, ModuleMetrics]:
     """`ModuleMetrics` of every module of the repository, by dotted name."""
@@ -84,11 +87,16 @@ def module_metrics(index: Index, *, call_graph: nx.DiGraph | None = None,
     calling: dict[str, set[str]] = {}
     definitions = index.definitions
     modules = index.modules
+    module_of: dict[str, str] = {}
     for caller, callee in calls.edges():
         if callee not in definitions and callee not in modules:
             continue  # outside the repository
-        source = index.scope_module(caller)
-        target = index.scope_module(callee)
+        source = module_of.get(caller)
+        if source is None:
+            source = module_of[caller] = index.scope_module(caller)
+        target = module_of.get(callee)
+        if target is None:
+            target = module_of[callee] = index.scope_module(callee)
         if source != target:
             called.setdefault(source, set()).add(target)
             calling.setdefault(target, set()).add(source)

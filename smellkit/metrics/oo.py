@@ -29,9 +29,10 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import networkx as nx
 
+from smellkit._memory import collector_paused, paused_gc
 from smellkit.facts import Definition, Expr, Name
 from smellkit.graphs.classes import depth_of_inheritance
-from smellkit.metrics._code import CodeOwners
+from smellkit.metrics._code import code_owners
 
 if TYPE_CHECKING:
     from smellkit.graphs.index import Index
@@ -127,7 +128,7 @@ class _Model:
 
     def __init__(self, index: Index):
         self.index = index
-        self.owners = CodeOwners(index)
+        self.owners = code_owners(index)
         self.methods: dict[str, dict[str, str]] = {}
         """Class -> method name -> method qualname."""
         for qualname, cls in index.class_of.items():
@@ -232,7 +233,8 @@ _MODELS: weakref.WeakKeyDictionary[Index, _Model] = weakref.WeakKeyDictionary()
 def _model(index: Index) -> _Model:
     model = _MODELS.get(index)
     if model is None:
-        model = _MODELS[index] = _Model(index)
+        with paused_gc():  # long-lived: out of the collector's sight, as the graphs are
+            model = _MODELS[index] = _Model(index)
     return model
 
 
@@ -344,10 +346,17 @@ def _couplings(model: _Model, call_graph: nx.DiGraph,
                attribute_graph: nx.DiGraph) -> dict[str, set[str]]:
     index = model.index
     coupled: dict[str, set[str]] = {}
+    lineage: dict[str, frozenset[str]] = {}
+
+    def ancestry(cls: str) -> frozenset[str]:
+        found = lineage.get(cls)
+        if found is None:
+            found = lineage[cls] = frozenset(index.mro(cls))
+        return found
 
     def couple(first: str | None, second: str | None) -> None:
         if (first is None or second is None or first == second
-                or second in index.mro(first) or first in index.mro(second)):
+                or second in ancestry(first) or first in ancestry(second)):
             return
         coupled.setdefault(first, set()).add(second)
         coupled.setdefault(second, set()).add(first)
@@ -369,15 +378,17 @@ def _couplings(model: _Model, call_graph: nx.DiGraph,
 def _rfc(model: _Model, cls: str, call_graph: nx.DiGraph) -> int:
     methods = set(model.methods.get(cls, {}).values())
     response = set(methods)
+    nested: set[str] = set()
     for method in methods:
         scopes = model.owners.scopes(method)
         for scope in scopes:
             if scope in call_graph:
                 response.update(call_graph.successors(scope))
-        response.difference_update(scopes[1:])
-    return len(response)
+        nested.update(scopes[1:])
+    return len(response - nested)  # lambdas and inner functions are part of a method's code
 
 
+@collector_paused
 def class_metrics(index: Index, *, call_graph: nx.DiGraph | None = None,
                   attribute_graph: nx.DiGraph | None = None) -> dict[str, ClassMetrics]:
     """`ClassMetrics` of every class of the repository, by qualified name.
@@ -407,6 +418,7 @@ def class_metrics(index: Index, *, call_graph: nx.DiGraph | None = None,
 # Methods.
 
 
+@collector_paused
 def method_metrics(index: Index, *,
                    attribute_graph: nx.DiGraph | None = None) -> dict[str, MethodMetrics]:
     """`MethodMetrics` of every method of the repository, by qualified name."""
