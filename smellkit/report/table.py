@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from rich.console import Console
 from rich.table import Table
 
 from smellkit.models import MetricRow, ScanResult
 
 TOP = 10
+TOP_FINDINGS = 30
+_RANK = {"info": 0, "warning": 1, "error": 2}
 
 
 def _top(rows: tuple[MetricRow, ...], metric: str) -> list[MetricRow]:
@@ -40,10 +44,21 @@ def render_scan(result: ScanResult, console: Console) -> None:
     console.print(overview)
 
     if result.findings:
-        findings = Table(title="Findings")
+        counts = Counter(finding.smell for finding in result.findings)
+        by_smell = Table(title="Findings by smell")
+        by_smell.add_column("smell")
+        by_smell.add_column("findings", justify="right")
+        for smell, count in sorted(counts.items()):
+            by_smell.add_row(smell, str(count))
+        console.print(by_smell)
+        ranked = sorted(result.findings, key=lambda f: (-_RANK[f.severity], -f.confidence))
+        shown = ranked[:TOP_FINDINGS]
+        title = "Findings" if len(shown) == len(ranked) else \
+            f"Top {len(shown)} of {len(ranked)} findings (all: --format json or markdown)"
+        findings = Table(title=title)
         for column in ("smell", "location", "severity", "message"):
             findings.add_column(column)
-        for finding in result.findings:
+        for finding in shown:
             location = finding.location
             findings.add_row(finding.smell, f"{location.path}:{location.start_line} "
                              f"{location.qualname}", finding.severity, finding.message)
