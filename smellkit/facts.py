@@ -761,6 +761,7 @@ class _Extractor(ast.NodeVisitor):
                 visit(keyword.value)
         scope = self.scopes[-1]
         calls = self.calls
+        callee = ir(func)  # before the arguments: equal forms are shared in first-seen order
         forms: tuple[Expr, ...] = ()
         if args:
             name_ir = self.name_ir
@@ -775,7 +776,7 @@ class _Extractor(ast.NodeVisitor):
                     values.append(ir(arg))
             forms = tuple(values)
         calls.append(CallSite(
-            scope.code, ir(func), forms,
+            scope.code, callee, forms,
             tuple((keyword.arg, ir(keyword.value)) for keyword in keywords) if keywords else (),
             node.lineno, node.col_offset, False, scope.namespace))
         self.call_index[id(node)] = len(calls) - 1

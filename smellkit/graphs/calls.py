@@ -124,12 +124,36 @@ def _graph(index: Index, solver: Solver) -> nx.DiGraph:
                     outside[target] = None
             else:
                 found.add(site.line)
+    # filled in place as `add_nodes_from` / `add_edges_from` would, in the same order, without
+    # their per-item checks (a third of the time on big repositories)
     graph = nx.DiGraph()
-    graph.add_nodes_from((module, {"kind": "module", "external": False}) for module in modules)
-    graph.add_nodes_from((qualname, {"kind": definition.kind, "external": False})
-                         for qualname, definition in definitions.items())
-    graph.add_nodes_from((callee, {"kind": "external", "external": True})
-                         for callee in outside if callee not in graph)
-    graph.add_edges_from((caller, callee, {"lines": sorted(lines[caller][callee])})
-                         for caller in sorted(lines) for callee in sorted(lines[caller]))
+    node_attrs, succ, pred = graph._node, graph._succ, graph._pred
+    for module in modules:
+        node_attrs[module] = {"kind": "module", "external": False}
+        succ[module] = {}
+        pred[module] = {}
+    for qualname, definition in definitions.items():
+        attrs = node_attrs.get(qualname)
+        if attrs is None:
+            node_attrs[qualname] = {"kind": definition.kind, "external": False}
+            succ[qualname] = {}
+            pred[qualname] = {}
+        else:
+            attrs.update(kind=definition.kind, external=False)
+    for callee in outside:
+        if callee not in node_attrs:
+            node_attrs[callee] = {"kind": "external", "external": True}
+            succ[callee] = {}
+            pred[callee] = {}
+    for caller in sorted(lines):
+        callees = lines[caller]
+        if caller not in node_attrs:
+            node_attrs[caller] = {}
+            succ[caller] = {}
+            pred[caller] = {}
+        out = succ[caller]
+        for callee in sorted(callees):
+            data = {"lines": sorted(callees[callee])}
+            out[callee] = data
+            pred[callee][caller] = data
     return graph

@@ -128,6 +128,8 @@ class Solver:
         self.binds: dict[str, list[tuple[int, int]]] = {}
         self.binding_live: set[str] = set()
         self.const_ids: set[int] = set()
+        self.is_const: list[bool] = []
+        """Per node: whether it is a constant (`const_ids` as a list, for the hot paths)."""
         self.containers: list[tuple[bool, str, tuple[tuple[str | int | None, Expr], ...]]] = []
         self.stores_active: set[str] = set()
         self.sub_stores_active = False
@@ -136,6 +138,7 @@ class Solver:
         self.results: dict[int, int] = {}
         self.steps = 0
         self.empty = self._new()
+        assert self.empty == 0
 
     # -- static tables -----------------------------------------------------------------------
 
@@ -198,12 +201,15 @@ class Solver:
     # -- nodes and propagation ---------------------------------------------------------------
 
     def _new(self, transform: int = _NO_BIND) -> int:
-        self.pts.append(set())
+        pts = self.pts
+        node = len(pts)
+        pts.append(set())
         self.succ.append([])
         self.xform.append(transform)
         self.rules.append(None)
         self.pending.append(None)
-        return len(self.pts) - 1
+        self.is_const.append(False)
+        return node
 
     def _const(self, value: str) -> int:
         node = self.consts.get(value)
@@ -211,6 +217,7 @@ class Solver:
             node = self.consts[value] = self._new()
             self.pts[node].add(value)
             self.const_ids.add(node)
+            self.is_const[node] = True
         return node
 
     def _add(self, node: int, values: set[str]) -> None:
@@ -240,24 +247,38 @@ class Solver:
             waiting |= new
 
     def _edge(self, source: int, target: int) -> None:
-        empty = self.empty
-        if source in (target, empty) or target == empty:
+        # the empty node is node 0
+        if source == target or not source or not target:
             return
         key = (source << 32) | target
         edges = self.edges
-        if key in edges or target in self.const_ids:
+        if key in edges or self.is_const[target]:
             return
         edges.add(key)
         self.succ[source].append(target)
-        values = self.pts[source]
+        pts = self.pts
+        values = pts[source]
         if values:
-            self._add(target, values)
+            current = pts[target]
+            if self.xform[target] or len(current) + len(values) > _WIDEN_AT:
+                self._add(target, values)
+                return
+            # `_add`'s common case inline: no transform, no widening
+            new = values - current
+            if new:
+                current |= new
+                waiting = self.pending[target]
+                if waiting is None:
+                    self.pending[target] = new
+                    self.work.append(target)
+                else:
+                    waiting |= new
 
     def _rule(self, node: int, handler: _Handler, first: Any, second: Any) -> None:
         """Attach a rule to a node and apply it to the values already there."""
-        if node == self.empty:
+        if not node:  # the empty node
             return
-        if node in self.const_ids:  # nothing more will arrive: apply once, keep nothing
+        if self.is_const[node]:  # nothing more will arrive: apply once, keep nothing
             for value in self.pts[node]:
                 handler(first, second, value)
             return
@@ -277,34 +298,46 @@ class Solver:
     def run(self) -> None:
         pending, work, succ, rules, add = self.pending, self.work, self.succ, self.rules, self._add
         pts, xform = self.pts, self.xform
-        while work and self.steps < MAX_STEPS:
-            node = work.pop()
-            delta = pending[node]
-            pending[node] = None
-            if delta is None:
-                continue
-            self.steps += len(delta)
-            for target in succ[node]:
-                # `_add`'s common case inline: no transform, no widening
-                current = pts[target]
-                if xform[target] or len(current) + len(delta) > _WIDEN_AT:
-                    add(target, delta)
+        pop, push = work.pop, work.append
+        steps = self.steps
+        try:
+            while work and steps < MAX_STEPS:
+                node = pop()
+                delta = pending[node]
+                pending[node] = None
+                if delta is None:
                     continue
-                new = delta - current
-                if new:
-                    current |= new
-                    waiting = pending[target]
-                    if waiting is None:
-                        pending[target] = new
-                        work.append(target)
+                size = len(delta)
+                steps += size
+                room = _WIDEN_AT - size
+                for target in succ[node]:
+                    # `_add`'s common case inline: no transform, no widening
+                    current = pts[target]
+                    if xform[target] or len(current) > room:
+                        add(target, delta)
+                        continue
+                    new = delta - current
+                    if new:
+                        current |= new
+                        waiting = pending[target]
+                        if waiting is None:
+                            pending[target] = new
+                            push(target)
+                        else:
+                            waiting |= new
+                node_rules = rules[node]
+                if node_rules:
+                    ordered = sorted(delta) if size > 1 else list(delta)
+                    if len(node_rules) == 1:
+                        handler, first, second = node_rules[0]
+                        for value in ordered:
+                            handler(first, second, value)
                     else:
-                        waiting |= new
-            node_rules = rules[node]
-            if node_rules:
-                ordered = sorted(delta) if len(delta) > 1 else list(delta)
-                for handler, first, second in list(node_rules):
-                    for value in ordered:
-                        handler(first, second, value)
+                        for handler, first, second in list(node_rules):
+                            for value in ordered:
+                                handler(first, second, value)
+        finally:
+            self.steps = steps
 
     def _on_store(self, name: str, source: int, value: str) -> None:
         letter = value[0]
@@ -348,9 +381,9 @@ class Solver:
             node = memo.get(expr)
             if node is not None:
                 return node
-        if isinstance(expr, Name):
+        if type(expr) is Name:
             node = self._name(scope, expr.id)
-        elif isinstance(expr, Attr):
+        elif type(expr) is Attr:
             node = self._new()
             handler = self._on_load_named if self._names_outside(scope, expr.base) \
                 else self._on_load
@@ -386,11 +419,13 @@ class Solver:
     def binding(self, scope: str, name: str) -> str | None:
         """The scope (function, class or module) where a name used in `scope` is bound."""
         key = (scope, name)
-        if key in self.bindings:
-            return self.bindings[key]
+        found = self.bindings.get(key, "")
+        if found != "":
+            return found
         found = None
+        local_names, declared = self.local_names, self.declared
         for current in self._chain(scope):
-            if name in self.local_names.get(current, ()) and (current, name) not in self.declared:
+            if name in local_names.get(current, ()) and (current, name) not in declared:
                 found = current
                 break
         self.bindings[key] = found
@@ -860,18 +895,30 @@ class Solver:
             self.binds.setdefault(qualname, []).append((call, shift))
 
     def _bind_now(self, call: int, qualname: str, shift: int) -> None:
-        positional, keywords = self._layout(qualname)
+        layout = self.layouts.get(qualname)
+        positional, keywords = layout if layout is not None else self._layout(qualname)
         if not keywords and not positional:
             return
         site = self.sites[call]
         namespace = site.namespace or site.scope
-        for index, argument in enumerate(site.args, shift):
-            if index >= len(positional):
+        # `_pass` inline: this runs for every (call site, callee) pair
+        memo, node_of, edge = self.memo, self.node_of, self._edge
+        count = len(positional)
+        index = shift
+        for argument in site.args:
+            if index >= count:
                 break
-            if index:  # the first parameter may be a receiver
-                self._pass(call, qualname, positional[index], namespace, argument)
-            elif positional[0] != self._receiver(qualname):
-                self._pass(call, qualname, positional[0], namespace, argument)
+            # the first parameter may be a receiver
+            if (index or positional[0] != self._receiver(qualname)) and \
+                    argument != UNKNOWN and type(argument) is not Const:
+                param = positional[index]
+                node = memo.get(("var", qualname, param))
+                if node is not None:
+                    edge(node_of(namespace, argument), node)
+                else:
+                    self.pending_args.setdefault((qualname, param), []).append(
+                        (namespace, argument))
+            index += 1
         for name, argument in site.kwargs:
             if name in keywords:
                 self._pass(call, qualname, name, namespace, argument)
