@@ -16,26 +16,31 @@ from smellkit.fingerprints import Fingerprints, fingerprint_module
 from smellkit.metrics.complexity import CodeMeasure, measure_module
 from smellkit.reachability import Liveness, liveness
 
-FACTS_SCHEMA = 11
+FACTS_SCHEMA = 12
 """Bump whenever a fact type changes shape: cached facts of another schema are never read."""
 
 # --------------------------------------------------------------------------------------------
-# The expression form used by the call resolver.
+# The expression form used by the call resolver. Every form ends with a `tag` naming its kind:
+# named tuples compare as plain tuples, so without it `Name("str")` would equal `Const("str")`
+# (and the two would be merged when equal forms are shared, or confused as dictionary keys).
 
 
 class Name(NamedTuple):
     id: str
+    tag: str = "name"
 
 
 class Attr(NamedTuple):
     base: Expr
     attr: str
+    tag: str = "attr"
 
 
 class CallOf(NamedTuple):
     """The value returned by call number `index` of the same file."""
 
     index: int  # type: ignore[assignment]  # shadows tuple.index; the name is part of the API
+    tag: str = "call"
 
 
 class Sub(NamedTuple):
@@ -43,42 +48,49 @@ class Sub(NamedTuple):
 
     base: Expr
     key: str | int | None
+    tag: str = "sub"
 
 
 class DefRef(NamedTuple):
     """A function, lambda or class defined in this file, by qualified name."""
 
     qualname: str
+    tag: str = "def"
 
 
 class Seq(NamedTuple):
     """A list, tuple or set display."""
 
     items: tuple[Expr, ...]
+    tag: str = "seq"
 
 
 class DictLit(NamedTuple):
     items: tuple[tuple[str | int | None, Expr], ...]
+    tag: str = "dict"
 
 
 class Alts(NamedTuple):
     """Any one of several values (`a if c else b`, `a or b`)."""
 
     options: tuple[Expr, ...]
+    tag: str = "alts"
 
 
 class Iter(NamedTuple):
     """An element of an iterable (`for x in base`)."""
 
     base: Expr
+    tag: str = "iter"
 
 
 class Const(NamedTuple):
     type_name: str
+    tag: str = "const"
 
 
 class Unknown(NamedTuple):
-    pass
+    tag: str = "unknown"
 
 
 Expr = Name | Attr | CallOf | Sub | DefRef | Seq | DictLit | Alts | Iter | Const | Unknown

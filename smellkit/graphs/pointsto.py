@@ -448,9 +448,12 @@ class Solver:
         return found
 
     def _name(self, scope: str, name: str) -> int:
-        where = self.binding(scope, name)
+        where = self.bindings.get((scope, name), "")
+        if where == "":
+            where = self.binding(scope, name)
         if where is not None:
-            return self._var(where, name)
+            node = self.memo.get(("var", where, name))
+            return node if node is not None else self._var(where, name)
         module = self._chain(scope)[-1]
         for star in self.index.star_imports.get(module, ()):
             if star in self.index.modules:
@@ -789,8 +792,16 @@ class Solver:
     def _on_call(self, call: int, unused: None, value: str) -> None:
         kind = value[0]
         if kind == "f" or kind == "b":
-            self._target(call, value[2:])
-            self._bind(call, value[2:], 1 if kind == "b" else 0)
+            qualname = value[2:]
+            targets = self.targets.get(call)
+            if targets is None:
+                self.targets[call] = {qualname}
+            else:
+                targets.add(qualname)
+            if qualname in self.binding_live:
+                self._bind_now(call, qualname, 1 if kind == "b" else 0)
+            else:
+                self.binds.setdefault(qualname, []).append((call, 1 if kind == "b" else 0))
         elif kind == "c":
             init = self._method(value[2:], "__init__")
             self._target(call, init or value[2:])
