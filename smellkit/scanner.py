@@ -6,7 +6,6 @@ is reading and hashing the files. Any change of content, options or version make
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Iterable, Sequence
@@ -135,12 +134,17 @@ def _stored(prepared: _Prepared) -> tuple[ScanSummary, str] | None:
     return summary, body
 
 
+def _summary_block(summary: ScanSummary) -> str:
+    """The summary as it stands, indented, inside a report dumped with `indent=2`."""
+    return '"summary": ' + summary.model_dump_json(indent=2).replace("\n", "\n  ")
+
+
 def _fill(body: str, summary: ScanSummary) -> str:
-    indented = summary.model_dump_json(indent=2).replace("\n", "\n  ")
-    return body.replace(_SUMMARY_HOLE, f'"summary": {indented}', 1)
+    return body.replace(_SUMMARY_HOLE, _summary_block(summary), 1)
 
 
-def _compute(prepared: _Prepared, request: ScanRequest) -> ScanResult:
+def _compute(prepared: _Prepared, request: ScanRequest) -> tuple[ScanResult, str]:
+    """The report, and its JSON text as `--format json` prints it; stored for the next run."""
     with paused_gc(freeze=False):
         project = Project.from_survey(prepared.survey, progress=request.progress)
         findings: list[Finding] = []
@@ -150,13 +154,12 @@ def _compute(prepared: _Prepared, request: ScanRequest) -> ScanResult:
             found = run_detectors(project, prepared.chosen, min_severity=request.min_severity)
             findings = new_findings(found, prepared.known)
         result = build_result(project, findings)
+        text = result.model_dump_json(indent=2)
     if prepared.survey.cache is not None and prepared.blob is not None:
-        body = result.model_dump(mode="json")
-        body["summary"] = None
-        text = json.dumps(body, indent=2)
+        body = text.replace(_summary_block(result.summary), _SUMMARY_HOLE, 1)
         prepared.survey.cache.put_blob(
-            prepared.blob, f"{result.summary.model_dump_json()}\n{text}".encode())
-    return result
+            prepared.blob, f"{result.summary.model_dump_json()}\n{body}".encode())
+    return result, text
 
 
 def scan(
@@ -182,7 +185,7 @@ def scan(
         summary, body = stored
         with paused_gc(freeze=False):
             return ScanResult.model_validate_json(_fill(body, summary))
-    return _compute(prepared, request)
+    return _compute(prepared, request)[0]
 
 
 def scan_json(request: ScanRequest) -> str:
@@ -193,7 +196,7 @@ def scan_json(request: ScanRequest) -> str:
     if stored is not None:
         summary, body = stored
         return _fill(body, summary)
-    return _compute(prepared, request).model_dump_json(indent=2)
+    return _compute(prepared, request)[1]
 
 
 def _side_files(root: Path) -> list[str]:
