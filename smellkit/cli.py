@@ -17,23 +17,38 @@ from smellkit.errors import SmellkitError, UsageError
 _PROGRESS_THRESHOLD = 200  # files; below this a bar only flickers
 
 
+class _Reporter:
+    """A rich progress bar on stderr: files while they are parsed, then the stage running."""
+
+    def __init__(self, bar: Any):
+        self.bar = bar
+        self.task = bar.add_task("parsing", total=None)
+
+    def files(self, done: int, total: int) -> None:
+        if total >= _PROGRESS_THRESHOLD:
+            self.bar.update(self.task, completed=done, total=total)
+
+    def stage(self, name: str) -> None:
+        self.bar.update(self.task, description=name, completed=0, total=None)
+
+
 @contextmanager
-def _progress(enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
-    """A rich progress bar on stderr while files are parsed, when stderr is a terminal."""
+def _progress(enabled: bool) -> Iterator[_Reporter | None]:
+    """A reporter when enabled and stderr is a terminal, else None."""
     if not enabled or not sys.stderr.isatty():
         yield None
         return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
 
-    with Progress("parsing", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  transient=True, console=_stderr_console()) as bar:
-        task = bar.add_task("parse", total=None)
-
-        def update(done: int, total: int) -> None:
-            if total >= _PROGRESS_THRESHOLD:
-                bar.update(task, completed=done, total=total)
-
-        yield update
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), transient=True, console=_stderr_console()) as bar:
+        yield _Reporter(bar)
 
 
 def _stderr_console() -> Any:
@@ -98,28 +113,20 @@ def scan(path: Path, include_tests: bool | None, exclude: tuple[str, ...], jobs:
          min_severity: str, output_format: str, output: Path | None, baseline: Path | None,
          write_baseline: Path | None, fail_on: str, no_progress: bool) -> None:
     """Scan PATH (default: the current folder) for smells and structural metrics."""
-    from smellkit.scanner import scan as run_scan
+    from smellkit.scanner import ScanRequest, run_scan, scan_json
 
     chosen: list[str] | None = [] if no_smells else (list(smells) or None)
-    if output_format == "json" and write_baseline is None and fail_on == "never":
-        from smellkit.scanner import ScanRequest, scan_json
-
-        try:
-            with _progress(not no_progress) as progress:
-                text = scan_json(ScanRequest(
-                    path, chosen, min_severity, baseline, include_tests,  # type: ignore[arg-type]
-                    exclude, jobs, cache_dir, not no_cache, progress))
-        except SmellkitError as error:
-            _fail(error)
-            return
-        _write(text, output)
-        return
+    as_text = output_format == "json" and write_baseline is None and fail_on == "never"
     try:
-        with _progress(not no_progress) as progress:
-            result = run_scan(path, smells=chosen, min_severity=min_severity,  # type: ignore[arg-type]
-                              baseline=baseline, include_tests=include_tests, exclude=exclude,
-                              jobs=jobs, cache_dir=cache_dir, use_cache=not no_cache,
-                              progress=progress)
+        with _progress(not no_progress) as reporter:
+            request = ScanRequest(
+                path, chosen, min_severity, baseline, include_tests,  # type: ignore[arg-type]
+                exclude, jobs, cache_dir, not no_cache,
+                reporter.files if reporter else None, reporter.stage if reporter else None)
+            if as_text:  # the stored report passes through without being rebuilt
+                _write(scan_json(request), output)
+                return
+            result = run_scan(request)
     except SmellkitError as error:
         _fail(error)
         return

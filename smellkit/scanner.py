@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -93,6 +93,7 @@ class ScanRequest(NamedTuple):
     cache_dir: str | os.PathLike[str] | None = None
     use_cache: bool = True
     progress: ProgressCallback | None = None
+    stage: Callable[[str], None] | None = None  # told when a long stage after parsing starts
 
 
 class _Prepared(NamedTuple):
@@ -145,14 +146,22 @@ def _fill(body: str, summary: ScanSummary) -> str:
 
 def _compute(prepared: _Prepared, request: ScanRequest) -> tuple[ScanResult, str]:
     """The report, and its JSON text as `--format json` prints it; stored for the next run."""
+    def announce(name: str) -> None:
+        if request.stage is not None:
+            request.stage(name)
+
     with paused_gc(freeze=False):
         project = Project.from_survey(prepared.survey, progress=request.progress)
+        announce("resolving calls")
+        project.index.calls  # noqa: B018 - built here so the stage shows while it runs
         findings: list[Finding] = []
         if prepared.chosen is None or prepared.chosen:
             from smellkit.detectors import run_detectors
 
+            announce("detecting smells")
             found = run_detectors(project, prepared.chosen, min_severity=request.min_severity)
             findings = new_findings(found, prepared.known)
+        announce("measuring")
         result = build_result(project, findings)
         text = result.model_dump_json(indent=2)
     if prepared.survey.cache is not None and prepared.blob is not None:
@@ -177,8 +186,12 @@ def scan(
 ) -> ScanResult:
     """Scan a repository: smells (all when `smells` is None, none when empty), metrics, import
     cycles, call-graph resolution and diagnostics. Findings in the `baseline` file are left out."""
-    request = ScanRequest(path, smells, min_severity, baseline, include_tests, exclude, jobs,
-                          cache_dir, use_cache, progress)
+    return run_scan(ScanRequest(path, smells, min_severity, baseline, include_tests, exclude,
+                                jobs, cache_dir, use_cache, progress))
+
+
+def run_scan(request: ScanRequest) -> ScanResult:
+    """`scan` for a prepared request."""
     prepared = _prepare(request)
     stored = _stored(prepared)
     if stored is not None:

@@ -161,3 +161,15 @@ def test_graph_classes(tmp_path: Path) -> None:
     assert code == 0
     assert json.loads(out) == {"<builtin>.Exception": [], "m.A": [],
                               "m.B": ["<builtin>.Exception", "m.A"]}
+
+
+def test_long_stages_are_announced_for_the_progress_bar(repo: Path) -> None:
+    from smellkit.scanner import ScanRequest, run_scan
+
+    stages: list[str] = []
+    files: list[tuple[int, int]] = []
+    run_scan(ScanRequest(repo, use_cache=False, jobs=1,
+                         progress=lambda done, total: files.append((done, total)),
+                         stage=stages.append))
+    assert stages == ["resolving calls", "detecting smells", "measuring"]
+    assert files[-1] == (6, 6)
