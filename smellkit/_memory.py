@@ -12,7 +12,7 @@ import gc
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import wraps
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 
 @contextmanager
@@ -44,3 +44,21 @@ def collector_paused(function: Callable[_P, _R]) -> Callable[_P, _R]:
             return function(*args, **kwargs)
 
     return paused
+
+
+_T = TypeVar("_T")
+
+
+class Derived:
+    """Structures computed once from the whole object they hang off (an index, a detector run),
+    built with the collector paused and kept as long as that object lives."""
+
+    def derived(self, build: Callable[..., _T], *args: Any) -> _T:
+        """`build(self, *args)`, computed on first use."""
+        cache: dict[tuple[Any, ...], Any] = self.__dict__.setdefault("_derived", {})
+        key = (build, *args)
+        if key not in cache:
+            with paused_gc():
+                cache[key] = build(self, *args)
+        found: _T = cache[key]
+        return found

@@ -52,7 +52,3 @@ class ConfigError(SmellkitError):
         if field:
             message = f"{field}: {message}"
         super().__init__(message, path=path, hint=hint)
-
-
-class CacheError(SmellkitError):
-    """The on-disk cache cannot be used (it is never fatal for a scan; see diagnostics)."""

@@ -8,7 +8,7 @@ intermediate form (`Expr`) instead of `ast` nodes, so the resolver never needs t
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from smellkit.blocks import FunctionShape, function_blocks
@@ -820,22 +820,6 @@ _NON_CHILD_FIELDS = frozenset(("ctx", "op", "ops", "id", "attr", "name", "arg", 
                                "module", "level", "lineno", "col_offset", "end_lineno",
                                "end_col_offset", "type_comment", "kind", "is_async",
                                "conversion", "names"))
-
-
-def iter_expr(expr: Expr) -> Iterator[Expr]:
-    """The expression and every expression nested in it."""
-    stack = [expr]
-    while stack:
-        item = stack.pop()
-        yield item
-        if isinstance(item, (Attr, Sub, Iter)):
-            stack.append(item.base)
-        elif isinstance(item, (Seq,)):
-            stack.extend(item.items)
-        elif isinstance(item, Alts):
-            stack.extend(item.options)
-        elif isinstance(item, DictLit):
-            stack.extend(value for _, value in item.items)
 
 
 def extract(tree: ast.Module, source: str, path: str, module: str, is_package: bool) -> FileFacts:

@@ -81,9 +81,6 @@ class Fingerprints(NamedTuple):
     anchors: bytes  # array("q"): hash of the anchor window starting at each statement, 0 if none
 
 
-EMPTY = Fingerprints((), b"", b"", b"", b"", b"")
-
-
 # --------------------------------------------------------------------------------------------
 # Text normalisation.
 

@@ -7,7 +7,6 @@ only navigates through, and which of its own methods it calls.
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -311,13 +310,6 @@ class DataAccess:
                 if not self.is_link(attribute, use)}
 
 
-_SHARED: weakref.WeakKeyDictionary[Context, DataAccess] = weakref.WeakKeyDictionary()
-
-
 def data_access(context: Context) -> DataAccess:
     """The `DataAccess` of this context, built on first use."""
-    found = _SHARED.get(context)
-    if found is None:
-        with paused_gc():
-            found = _SHARED[context] = DataAccess(context)
-    return found
+    return context.derived(DataAccess)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import re
 import sys
-import weakref
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
@@ -328,16 +327,7 @@ def _build(context: Context, scan_tests: bool, read_docs: bool) -> Usage:
     return usage
 
 
-_SHARED: weakref.WeakKeyDictionary[Context, dict[tuple[bool, bool], Usage]] = \
-    weakref.WeakKeyDictionary()
-
-
 def usage_of(context: Context, *, scan_tests: bool = True, read_docs: bool = True) -> Usage:
     """The `Usage` of this context, built on first use."""
-    per_context = _SHARED.setdefault(context, {})
-    key = (scan_tests, read_docs)
-    found = per_context.get(key)
-    if found is None:
-        found = per_context[key] = _build(context, scan_tests, read_docs)
-    return found
+    return context.derived(_build, scan_tests, read_docs)
 

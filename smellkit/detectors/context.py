@@ -6,6 +6,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from smellkit._memory import Derived
 from smellkit.facts import FileFacts
 from smellkit.locations import definition_location, module_location
 from smellkit.models import Location
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from smellkit.project import Project
 
 
-class Context:
+class Context(Derived):
     """A loaded project plus cached graphs, metrics, locations and source lines."""
 
     def __init__(self, project: Project):
@@ -60,10 +61,6 @@ class Context:
         return module_metrics(self.index)
 
     # -- locations --------------------------------------------------------------------------
-
-    @cached_property
-    def facts_by_module(self) -> dict[str, FileFacts]:
-        return self.index.modules
 
     def file_of(self, qualname: str) -> FileFacts | None:
         module = self.index.scope_module(qualname)

@@ -143,7 +143,7 @@ class InterfaceSegregation(Detector[InterfaceSegregationOptions]):
         implementer; one with a base from outside the repository between it and the interface
         (a compiled mixin) may get the method from there, so only its own stubs count."""
         index = context.index
-        for cls in _descendants(index, interface.qualname):
+        for cls in index.descendants(interface.qualname):
             facts = context.file_of(cls)
             if facts is None or _is_protocol(index, cls):
                 continue
@@ -358,17 +358,6 @@ def _only_stubs(index: Index, cls: str) -> bool:
     members = [index.definitions[qualname] for qualname in index.children.get(cls, {}).values()
                if index.definitions[qualname].kind == "method"]
     return bool(members) and all(member.is_stub for member in members)
-
-
-def _descendants(index: Index, cls: str) -> list[str]:
-    seen: set[str] = set()
-    stack = [cls]
-    while stack:
-        for sub in index.subclasses(stack.pop()):
-            if sub not in seen:
-                seen.add(sub)
-                stack.append(sub)
-    return sorted(seen)
 
 
 # -- clients ----------------------------------------------------------------------------------

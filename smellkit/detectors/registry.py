@@ -7,7 +7,8 @@ distribution. Two detectors with one name is an error, never a silent override.
 from __future__ import annotations
 
 import importlib
-from functools import cache
+from collections.abc import Callable
+from functools import cache, partial
 from importlib.metadata import entry_points
 from typing import Any
 
@@ -32,29 +33,25 @@ BUILTIN_DETECTORS = (
 DetectorClass = type[Detector[Any]]
 
 
-def _load(reference: str) -> DetectorClass:
+def _import(reference: str) -> object:
     module_name, _, class_name = reference.partition(":")
-    detector = getattr(importlib.import_module(module_name), class_name)
-    if not (isinstance(detector, type) and issubclass(detector, Detector)):
-        raise ConfigError(f"{reference} is not a smellkit Detector subclass",
-                          hint="check the entry point of the plugin")
-    return detector
+    return getattr(importlib.import_module(module_name), class_name)
 
 
 @cache
 def detectors() -> dict[str, DetectorClass]:
     """Every detector class by smell name: built-ins first, then plugins."""
+    sources: list[tuple[str, Callable[[], object]]] = [
+        (reference, partial(_import, reference)) for reference in BUILTIN_DETECTORS]
+    sources += [(f"entry point {point.value}", point.load)
+                for point in entry_points(group=ENTRY_POINT_GROUP)]
     found: dict[str, DetectorClass] = {}
     origins: dict[str, str] = {}
-    plugins = [(point.value, point.load) for point in entry_points(group=ENTRY_POINT_GROUP)]
-    for reference in BUILTIN_DETECTORS:
-        cls = _load(reference)
-        found[cls.name] = cls
-        origins[cls.name] = reference
-    for reference, load in plugins:
+    for reference, load in sources:
         cls = load()
         if not (isinstance(cls, type) and issubclass(cls, Detector)):
-            raise ConfigError(f"entry point {reference} is not a smellkit Detector subclass")
+            raise ConfigError(f"{reference} is not a smellkit Detector subclass",
+                              hint="check the entry point of the plugin")
         if cls.name in found:
             raise ConfigError(f"two detectors are named {cls.name!r}: {origins[cls.name]} and "
                               f"{reference}", hint="rename the plugin's detector")

@@ -273,12 +273,7 @@ class ShotgunSurgery(Detector[ShotgunSurgeryOptions]):
             return set()
         index = context.index
         family = {base for base in index.mro(cls) if base in index.classes}
-        stack = [cls]
-        while stack:
-            for sub in index.subclasses(stack.pop()):
-                if sub not in family:
-                    family.add(sub)
-                    stack.append(sub)
+        family.update(index.descendants(cls))
         return family
 
     @staticmethod

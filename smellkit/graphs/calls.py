@@ -22,7 +22,6 @@ if TYPE_CHECKING:
 
 __all__ = ["OPAQUE", "CallGraph", "build_call_graph", "types_of"]
 
-_Solver = Solver
 """The solver's former name here."""
 
 

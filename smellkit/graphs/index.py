@@ -11,6 +11,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from smellkit._memory import Derived
 from smellkit.facts import ClassInfo, Definition, FileFacts
 
 if TYPE_CHECKING:
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 BUILTIN_PREFIX = "<builtin>."
 
 
-class Index:
+class Index(Derived):
     """Definitions, scopes, imports and classes of the whole repository, by qualified name."""
 
     def __init__(self, files: Sequence[FileFacts], *, root: Path | None = None,
@@ -215,6 +216,13 @@ class Index:
     def subclasses(self, class_qualname: str) -> list[str]:
         return sorted(self.class_graph.predecessors(class_qualname)) \
             if class_qualname in self.class_graph else []
+
+    def descendants(self, class_qualname: str) -> list[str]:
+        """Every class inheriting from this one, directly or not, sorted."""
+        import networkx as nx
+
+        graph = self.class_graph
+        return sorted(nx.ancestors(graph, class_qualname)) if class_qualname in graph else []
 
     # -- graphs -----------------------------------------------------------------------------
 

@@ -8,11 +8,8 @@ the methods of a class nested in it (those belong to that class).
 
 from __future__ import annotations
 
-import weakref
 from functools import cached_property
 from typing import TYPE_CHECKING
-
-from smellkit._memory import paused_gc
 
 if TYPE_CHECKING:
     from smellkit.facts import Definition
@@ -79,13 +76,8 @@ class CodeOwners:
         return definition in self.chain.get(scope, (scope,))
 
 
-_OWNERS: weakref.WeakKeyDictionary[Index, CodeOwners] = weakref.WeakKeyDictionary()
 
 
 def code_owners(index: Index) -> CodeOwners:
     """The index's `CodeOwners`, made once and shared by every metric."""
-    owners = _OWNERS.get(index)
-    if owners is None:
-        with paused_gc():  # long-lived: out of the collector's sight, as the graphs are
-            owners = _OWNERS[index] = CodeOwners(index)
-    return owners
+    return index.derived(CodeOwners)

@@ -23,13 +23,12 @@ Counting conventions shared by every metric here:
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
 import networkx as nx
 
-from smellkit._memory import collector_paused, paused_gc
+from smellkit._memory import collector_paused
 from smellkit.facts import Definition, Expr, Name
 from smellkit.graphs.classes import depth_of_inheritance
 from smellkit.metrics._code import code_owners
@@ -227,15 +226,8 @@ class _Model:
                     self.names[method].add(declared)
 
 
-_MODELS: weakref.WeakKeyDictionary[Index, _Model] = weakref.WeakKeyDictionary()
-
-
 def _model(index: Index) -> _Model:
-    model = _MODELS.get(index)
-    if model is None:
-        with paused_gc():  # long-lived: out of the collector's sight, as the graphs are
-            model = _MODELS[index] = _Model(index)
-    return model
+    return index.derived(_Model)
 
 
 # --------------------------------------------------------------------------------------------
