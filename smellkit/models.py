@@ -96,3 +96,85 @@ class ScanResult(_Frozen):
     metrics: ScanMetrics = ScanMetrics()
     diagnostics: tuple[Diagnostic, ...] = ()
     import_cycles: tuple[tuple[str, ...], ...] = ()
+
+
+# ---------------------------------------------------------------------------------------------
+# Injection: the building blocks of benchmark cases.
+
+Difficulty = Literal["easy", "medium", "hard"]
+DIFFICULTIES: tuple[Difficulty, ...] = ("easy", "medium", "hard")
+InstructionSetting = Literal["open", "guided", "targeted"]
+TargetLevel = Literal["class", "method"]
+
+
+class Candidate(_Frozen):
+    """A place where one smell can be injected, and why it is eligible."""
+
+    smell: str
+    target: Location
+    """The class or method the smell is centred on, in the original code."""
+    reason: str
+    """Why the structure qualifies, in a sentence a reviewer can check."""
+    files: tuple[str, ...] = ()
+    """Every file the candidate involves (relative POSIX paths)."""
+    data: dict[str, Any] = Field(default_factory=dict)
+    """Injector-specific details (JSON values only) that `inject` needs."""
+
+
+class Target(_Frozen):
+    """Where a solver must act: the level decides how localization is scored."""
+
+    location: Location
+    level: TargetLevel
+
+
+class StructuralCheck(_Frozen):
+    """A deterministic check stored as data: it passes on the original code, fails on the smelly
+    code, and can be evaluated on any later version of the repository."""
+
+    kind: str
+    """A registered check kind (`smellkit.injectors.checks`), e.g. `defined`."""
+    description: str
+    """What the check asserts, as a sentence."""
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class CheckResult(_Frozen):
+    check: StructuralCheck
+    passed: bool
+    detail: str = ""
+
+
+class Injection(_Frozen):
+    """One injected smell: the patches both ways, where it is, how to check it, how to ask for it."""
+
+    id: str
+    smell: str
+    difficulty: Difficulty
+    seed: int
+    candidate: Candidate
+    smelly_patch: str
+    """Unified diff (accepted by `git apply`) from the original to the smelly code."""
+    ground_truth_patch: str
+    """The exact reverse: from the smelly code back to the original."""
+    targets: tuple[Target, ...]
+    """Where the smell is, in the smelly version."""
+    locations: tuple[Location, ...] = ()
+    """Every location the smell involves, in the smelly version."""
+    red_herrings: tuple[Location, ...] = ()
+    """Look-alike code that is not smelly and must be left alone."""
+    files: tuple[str, ...]
+    """Files the smelly patch touches (created and deleted ones included)."""
+    checks: tuple[StructuralCheck, ...]
+    instructions: dict[InstructionSetting, str]
+    llm_tokens: int = 0
+    """Tokens spent by a language model to make this case: always zero here."""
+
+
+class InjectionSkip(_Frozen):
+    """An injection refused, with the reason (a risky edit is never produced)."""
+
+    smell: str
+    difficulty: Difficulty
+    candidate: Candidate | None
+    reason: str

@@ -1,0 +1,1 @@
+"""Deterministic smell injectors: candidate discovery, libcst codemods, injection records."""

@@ -1,0 +1,166 @@
+"""What an injector is: a name, typed options, candidate discovery, and one codemod per difficulty.
+
+An injector reads the original repository through an `InjectionContext` (facts, graphs, libcst
+trees of the files it edits) and returns an `Edit` (the new text of every file it changes, the
+targets and the structural checks) or a `Skip` with the reason. The engine (`engine.py`) turns an
+`Edit` into an `Injection` record: patches both ways, located targets, instructions.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar, Generic, NamedTuple, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from smellkit.models import (
+    DIFFICULTIES, Candidate, Difficulty, Location, StructuralCheck, TargetLevel,
+)
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from smellkit.detectors.context import Context
+    from smellkit.graphs.index import Index
+    from smellkit.project import Project
+
+
+class InjectorOptions(BaseModel):
+    """Base of every injector's options: frozen, unknown keys rejected, kebab-case in TOML."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", alias_generator=lambda name:
+                              name.replace("_", "-"), populate_by_name=True)
+
+    min_file_lines: int = Field(
+        default=500, ge=0, description="Only target code in files of at least this many lines "
+        "(SmellBench's coarse filter); 0 keeps every file.")
+
+
+@dataclass(frozen=True)
+class Edit:
+    """What an injector produced. Qualnames are those of the smelly version."""
+
+    changes: dict[str, str | None]
+    """Relative POSIX path -> the file's new full text; None deletes the file; new paths create."""
+    targets: tuple[tuple[str, TargetLevel], ...]
+    """Where the smell is: (qualname, level); class level for god_class and
+    interface_segregation, method level otherwise."""
+    checks: tuple[StructuralCheck, ...]
+    """Pass on the original, fail on the smelly version (the engine verifies on request)."""
+    involved: tuple[str, ...] = ()
+    """Every other definition the smell involves (helpers, clients, moved members)."""
+    red_herrings: tuple[str, ...] = ()
+    """Look-alike definitions that are not smelly (medium and hard cases)."""
+    summary: str = ""
+    """What was done, for logs and reviewers; never shown to a solver."""
+
+
+class Skip(NamedTuple):
+    """The injector refuses this candidate at this difficulty, and says why."""
+
+    reason: str
+
+
+class InjectionContext:
+    """The original repository as an injector sees it: facts, graphs, source text, libcst trees."""
+
+    def __init__(self, project: Project, *, covered: frozenset[str] | None = None):
+        self.project = project
+        self.covered = covered
+        """Qualnames covered by tests when a test map exists; None when there is none."""
+        self._sources: dict[str, str] = {}
+        self._modules: dict[str, cst.Module] = {}
+
+    @property
+    def root(self) -> Path:
+        return self.project.root
+
+    @property
+    def index(self) -> Index:
+        return self.project.index
+
+    @cached_property
+    def analysis(self) -> Context:
+        """The detectors' shared analyses (metrics, attribute access, locations)."""
+        from smellkit.detectors.context import Context
+
+        return Context(self.project)
+
+    def source(self, path: str) -> str:
+        """The exact text of a file (line endings kept), so untouched bytes stay identical."""
+        if path not in self._sources:
+            with open(self.root / path, encoding="utf-8", newline="") as handle:
+                self._sources[path] = handle.read()
+        return self._sources[path]
+
+    def module(self, path: str) -> cst.Module:
+        """The file's libcst tree, parsed on first use (only files being edited are parsed)."""
+        if path not in self._modules:
+            import libcst as cst
+
+            self._modules[path] = cst.parse_module(self.source(path))
+        return self._modules[path]
+
+    def line_count(self, path: str) -> int:
+        return self.source(path).count("\n") + 1
+
+    def location(self, qualname: str) -> Location | None:
+        return self.analysis.location(qualname)
+
+    def path_of(self, qualname: str) -> str | None:
+        facts = self.analysis.file_of(qualname)
+        return facts.path if facts is not None else None
+
+    def is_covered(self, qualname: str) -> bool:
+        return self.covered is None or qualname in self.covered
+
+    def free_path(self, folder: str, stem: str) -> str:
+        """A new module path in `folder` that no file uses yet: `stem.py`, `stem_2.py`, ..."""
+        number = 1
+        while True:
+            name = f"{stem}.py" if number == 1 else f"{stem}_{number}.py"
+            candidate = f"{folder}/{name}" if folder else name
+            if not (self.root / candidate).exists():
+                return candidate
+            number += 1
+
+
+OptionsT = TypeVar("OptionsT", bound=InjectorOptions)
+
+
+class Injector(ABC, Generic[OptionsT]):
+    """Subclass, set the class attributes, implement `candidates` and `inject`."""
+
+    name: ClassVar[str]
+    """The smell's stable name, shared with its detector."""
+    description: ClassVar[str]
+    Options: ClassVar[type[InjectorOptions]] = InjectorOptions
+    difficulties: ClassVar[tuple[Difficulty, ...]] = DIFFICULTIES
+
+    def __init__(self, options: OptionsT):
+        self.options = options
+
+    @abstractmethod
+    def candidates(self, context: InjectionContext) -> Iterable[Candidate]:
+        """Every eligible place in the repository, in any order (the engine filters, orders and
+        samples them)."""
+
+    @abstractmethod
+    def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
+               rng: random.Random) -> Edit | Skip:
+        """The edit that injects the smell at this candidate, or why it is refused."""
+
+
+@dataclass
+class Refusals:
+    """Counts of skip reasons, for reports of how many injections succeeded and why not."""
+
+    reasons: dict[str, int] = field(default_factory=dict)
+
+    def add(self, reason: str) -> None:
+        self.reasons[reason] = self.reasons.get(reason, 0) + 1
