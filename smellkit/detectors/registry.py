@@ -6,14 +6,12 @@ distribution. Two detectors with one name is an error, never a silent override.
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
-from functools import cache, partial
-from importlib.metadata import entry_points
+from functools import cache
 from typing import Any
 
+from smellkit._plugins import load_registry
 from smellkit.detectors.base import Detector
-from smellkit.errors import ConfigError, UsageError
+from smellkit.errors import UsageError
 
 ENTRY_POINT_GROUP = "smellkit.detectors"
 
@@ -33,31 +31,10 @@ BUILTIN_DETECTORS = (
 DetectorClass = type[Detector[Any]]
 
 
-def _import(reference: str) -> object:
-    module_name, _, class_name = reference.partition(":")
-    return getattr(importlib.import_module(module_name), class_name)
-
-
 @cache
 def detectors() -> dict[str, DetectorClass]:
     """Every detector class by smell name: built-ins first, then plugins."""
-    sources: list[tuple[str, Callable[[], object]]] = [
-        (reference, partial(_import, reference)) for reference in BUILTIN_DETECTORS]
-    sources += [(f"entry point {point.value}", point.load)
-                for point in entry_points(group=ENTRY_POINT_GROUP)]
-    found: dict[str, DetectorClass] = {}
-    origins: dict[str, str] = {}
-    for reference, load in sources:
-        cls = load()
-        if not (isinstance(cls, type) and issubclass(cls, Detector)):
-            raise ConfigError(f"{reference} is not a smellkit Detector subclass",
-                              hint="check the entry point of the plugin")
-        if cls.name in found:
-            raise ConfigError(f"two detectors are named {cls.name!r}: {origins[cls.name]} and "
-                              f"{reference}", hint="rename the plugin's detector")
-        found[cls.name] = cls
-        origins[cls.name] = reference
-    return found
+    return load_registry(BUILTIN_DETECTORS, ENTRY_POINT_GROUP, Detector)
 
 
 def select(names: list[str] | tuple[str, ...] | None) -> list[DetectorClass]:

@@ -19,7 +19,12 @@ from typing import TYPE_CHECKING, ClassVar, Generic, NamedTuple, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from smellkit.models import (
-    DIFFICULTIES, Candidate, Difficulty, Location, StructuralCheck, TargetLevel,
+    DIFFICULTIES,
+    Candidate,
+    Difficulty,
+    Location,
+    StructuralCheck,
+    TargetLevel,
 )
 
 if TYPE_CHECKING:

@@ -6,13 +6,11 @@ injectors with one name is an error, never a silent override.
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
-from functools import cache, partial
-from importlib.metadata import entry_points
+from functools import cache
 from typing import Any
 
-from smellkit.errors import ConfigError, UsageError
+from smellkit._plugins import load_registry
+from smellkit.errors import UsageError
 from smellkit.injectors.base import Injector
 
 ENTRY_POINT_GROUP = "smellkit.injectors"
@@ -32,31 +30,10 @@ BUILTIN_INJECTORS = (
 InjectorClass = type[Injector[Any]]
 
 
-def _import(reference: str) -> object:
-    module_name, _, class_name = reference.partition(":")
-    return getattr(importlib.import_module(module_name), class_name)
-
-
 @cache
 def injectors() -> dict[str, InjectorClass]:
     """Every injector class by smell name: built-ins first, then plugins."""
-    sources: list[tuple[str, Callable[[], object]]] = [
-        (reference, partial(_import, reference)) for reference in BUILTIN_INJECTORS]
-    sources += [(f"entry point {point.value}", point.load)
-                for point in entry_points(group=ENTRY_POINT_GROUP)]
-    found: dict[str, InjectorClass] = {}
-    origins: dict[str, str] = {}
-    for reference, load in sources:
-        cls = load()
-        if not (isinstance(cls, type) and issubclass(cls, Injector)):
-            raise ConfigError(f"{reference} is not a smellkit Injector subclass",
-                              hint="check the entry point of the plugin")
-        if cls.name in found:
-            raise ConfigError(f"two injectors are named {cls.name!r}: {origins[cls.name]} and "
-                              f"{reference}", hint="rename the plugin's injector")
-        found[cls.name] = cls
-        origins[cls.name] = reference
-    return found
+    return load_registry(BUILTIN_INJECTORS, ENTRY_POINT_GROUP, Injector)
 
 
 def injector_class(name: str) -> InjectorClass:
