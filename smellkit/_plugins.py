@@ -10,11 +10,9 @@ import importlib
 from collections.abc import Callable, Sequence
 from functools import partial
 from importlib.metadata import entry_points
-from typing import TypeVar
+from typing import Any
 
 from smellkit.errors import ConfigError
-
-T = TypeVar("T")
 
 
 def _import(reference: str) -> object:
@@ -22,13 +20,13 @@ def _import(reference: str) -> object:
     return getattr(importlib.import_module(module_name), class_name)
 
 
-def load_registry(builtins: Sequence[str], group: str, base: type[T]) -> dict[str, type[T]]:
+def load_registry(builtins: Sequence[str], group: str, base: type) -> dict[str, Any]:
     """Every class by its `name` attribute: built-ins first, then the group's entry points."""
     kind = base.__name__
     sources: list[tuple[str, Callable[[], object]]] = [
         (reference, partial(_import, reference)) for reference in builtins]
     sources += [(f"entry point {point.value}", point.load) for point in entry_points(group=group)]
-    found: dict[str, type[T]] = {}
+    found: dict[str, type] = {}
     origins: dict[str, str] = {}
     for reference, load in sources:
         cls = load()

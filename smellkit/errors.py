@@ -52,3 +52,9 @@ class ConfigError(SmellkitError):
         if field:
             message = f"{field}: {message}"
         super().__init__(message, path=path, hint=hint)
+
+
+class PatchError(SmellkitError):
+    """A patch is malformed, escapes the repository, or does not apply."""
+
+    exit_code = 5

@@ -146,7 +146,7 @@ class CheckResult(_Frozen):
 
 
 class Injection(_Frozen):
-    """One injected smell: the patches both ways, where it is, how to check it, how to ask for it."""
+    """One injected smell: patches both ways, where it is, how to check it, how to ask for it."""
 
     id: str
     smell: str

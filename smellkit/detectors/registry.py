@@ -34,7 +34,8 @@ DetectorClass = type[Detector[Any]]
 @cache
 def detectors() -> dict[str, DetectorClass]:
     """Every detector class by smell name: built-ins first, then plugins."""
-    return load_registry(BUILTIN_DETECTORS, ENTRY_POINT_GROUP, Detector)
+    found: dict[str, DetectorClass] = load_registry(BUILTIN_DETECTORS, ENTRY_POINT_GROUP, Detector)
+    return found
 
 
 def select(names: list[str] | tuple[str, ...] | None) -> list[DetectorClass]:

@@ -33,7 +33,8 @@ InjectorClass = type[Injector[Any]]
 @cache
 def injectors() -> dict[str, InjectorClass]:
     """Every injector class by smell name: built-ins first, then plugins."""
-    return load_registry(BUILTIN_INJECTORS, ENTRY_POINT_GROUP, Injector)
+    found: dict[str, InjectorClass] = load_registry(BUILTIN_INJECTORS, ENTRY_POINT_GROUP, Injector)
+    return found
 
 
 def injector_class(name: str) -> InjectorClass:
