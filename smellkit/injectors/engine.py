@@ -1,0 +1,187 @@
+"""The injection engine: filter and sample candidates, run an injector, turn its edit into a record.
+
+The injector only writes new file texts; the engine checks that they compile, locates the targets in
+the smelly version, makes both patches and phrases the instructions. `verify.py` checks a finished
+record end to end (apply, import, detector, checks, restore).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from smellkit.errors import ConfigError, PatchError
+from smellkit.facts import FileFacts
+from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
+from smellkit.injectors.instructions import instructions
+from smellkit.injectors.patches import check_path, make_patch
+from smellkit.injectors.registry import injector_class
+from smellkit.injectors.sampling import stratified
+from smellkit.injectors.verify import RoundTrip, verify
+from smellkit.models import Candidate, Difficulty, Injection, InjectionSkip, Location, Target
+from smellkit.project import FileProblem, Project, SourceFile, parse_file
+
+__all__ = ["RoundTrip", "find_candidates", "inject", "make_injector", "record", "verify"]
+
+OptionsInput = InjectorOptions | Mapping[str, Any] | None
+
+
+def make_injector(smell: str, options: OptionsInput = None) -> Injector[Any]:
+    """The injector for a smell, its options validated (errors name the field)."""
+    cls = injector_class(smell)
+    if isinstance(options, InjectorOptions):
+        return cls(options)
+    try:
+        return cls(cls.Options.model_validate(dict(options or {})))
+    except ValidationError as error:
+        first = error.errors()[0]
+        field = ".".join(str(part) for part in first["loc"])
+        raise ConfigError(first["msg"], field=f"injectors.{smell}.{field}") from error
+
+
+def _eligible(context: InjectionContext, injector: Injector[Any], candidate: Candidate) -> bool:
+    """SmellBench's coarse filter (big files) and, with a test map, tested code only."""
+    path = candidate.target.path
+    if context.line_count(path) < injector.options.min_file_lines:
+        return False
+    return context.is_covered(candidate.target.qualname)
+
+
+def find_candidates(project: Project, smell: str, *, options: OptionsInput = None,
+                    covered: frozenset[str] | None = None, seed: int = 0,
+                    limit: int | None = None) -> list[Candidate]:
+    """Eligible candidates for one smell, in a seeded order stratified over packages and files."""
+    injector = make_injector(smell, options)
+    context = InjectionContext(project, covered=covered)
+    return _candidates(context, injector, seed, limit)
+
+
+def _candidates(context: InjectionContext, injector: Injector[Any], seed: int,
+                limit: int | None) -> list[Candidate]:
+    unique = {item.model_dump_json(): item for item in injector.candidates(context)
+              if _eligible(context, injector, item)}
+    return stratified(list(unique.values()), seed, limit)
+
+
+def inject(project: Project, smell: str, difficulty: Difficulty, *,
+           candidate: Candidate | None = None, seed: int = 0, options: OptionsInput = None,
+           covered: frozenset[str] | None = None, attempts: int = 50) -> Injection | InjectionSkip:
+    """Inject one smell: at `candidate`, or at the first sampled candidate that accepts."""
+    injector = make_injector(smell, options)
+    if difficulty not in injector.difficulties:
+        return InjectionSkip(smell=smell, difficulty=difficulty, candidate=candidate,
+                             reason=f"{smell} has no {difficulty} injection")
+    context = InjectionContext(project, covered=covered)
+    pool = [candidate] if candidate else _candidates(context, injector, seed, attempts)
+    if not pool:
+        return InjectionSkip(smell=smell, difficulty=difficulty, candidate=None,
+                             reason="no eligible candidate (see `smellkit candidates`; small "
+                                    "repositories may need a lower min-file-lines)")
+    reasons: list[str] = []
+    for item in pool:
+        rng = random.Random(f"{seed}|{smell}|{difficulty}|{item.target.qualname}")
+        edit = injector.inject(context, item, difficulty, rng)
+        outcome = record(context, injector, item, difficulty, seed, edit) \
+            if isinstance(edit, Edit) else edit
+        if isinstance(outcome, Injection):
+            return outcome
+        reason = f"{item.target.qualname}: {outcome.reason}"
+        if candidate is not None:
+            return InjectionSkip(smell=smell, difficulty=difficulty, candidate=item,
+                                 reason=outcome.reason)
+        reasons.append(reason)
+    return InjectionSkip(smell=smell, difficulty=difficulty, candidate=None,
+                         reason=f"every candidate was refused: {'; '.join(reasons[:5])}"
+                                + (f" (and {len(reasons) - 5} more)" if len(reasons) > 5 else ""))
+
+
+# -- from an edit to a record -------------------------------------------------------------------
+
+
+def _module_for(project: Project, path: str) -> SourceFile:
+    """The module name of a file, new files named after a sibling module of the same folder."""
+    for facts in project.files:
+        if facts.path == path:
+            return SourceFile(str(project.root / path), path, facts.module, facts.is_package)
+    folder, _, name = path.rpartition("/")
+    stem = name[:-3] if name.endswith(".py") else name
+    for facts in project.files:
+        if facts.path.rpartition("/")[0] == folder:
+            package = facts.module if facts.is_package else facts.module.rpartition(".")[0]
+            module = f"{package}.{stem}" if package else stem
+            is_package = stem == "__init__"
+            return SourceFile(str(project.root / path), path,
+                              package if is_package else module, is_package)
+    raise PatchError(f"cannot name the module of new file {path}",
+                     hint="new files must go in a folder that already holds a module")
+
+
+def smelly_project(project: Project, changes: Mapping[str, str | None]) -> Project | Skip:
+    """The original project with the changed files' facts replaced (nothing written to disk)."""
+    replaced: dict[str, FileFacts] = {}
+    for path, text in changes.items():
+        if text is None:
+            continue
+        try:
+            compile(text, path, "exec", dont_inherit=True)
+        except SyntaxError as error:
+            return Skip(f"the smelly {path} does not compile: {error.msg} (line {error.lineno})")
+        result = parse_file(_module_for(project, path), text.encode(), 1 << 30)
+        if isinstance(result, FileProblem):
+            return Skip(f"the smelly {path} cannot be analysed: {result.message}")
+        replaced[path] = result
+    files = [replaced.pop(item.path, item) for item in project.files
+             if changes.get(item.path, "") is not None]
+    files.extend(replaced.values())
+    return Project(root=project.root, config=project.config, files=files, diagnostics=[])
+
+
+def record(context: InjectionContext, injector: Injector[Any], candidate: Candidate,
+           difficulty: Difficulty, seed: int, edit: Edit) -> Injection | Skip:
+    """The injection record of an edit, or a Skip if the edit is unusable."""
+    root = context.root
+    before: dict[str, str | None] = {}
+    for path in edit.changes:
+        check_path(path)
+        before[path] = context.source(path) if os.path.isfile(root / path) else None
+    if all(before[path] == text for path, text in edit.changes.items()):
+        return Skip("the edit changes nothing")
+    try:
+        smelly = smelly_project(context.project, edit.changes)
+    except PatchError as error:
+        return Skip(error.message)
+    if isinstance(smelly, Skip):
+        return smelly
+    from smellkit.detectors.context import Context
+
+    analysis = Context(smelly)
+
+    def locate(qualname: str) -> Location | None:
+        return analysis.location(qualname)
+
+    targets: list[Target] = []
+    for qualname, level in edit.targets:
+        location = locate(qualname)
+        if location is None:
+            return Skip(f"target {qualname} is not defined in the smelly version")
+        targets.append(Target(location=location, level=level))
+    involved = [item for name in edit.involved if (item := locate(name)) is not None]
+    herrings = [item for name in edit.red_herrings if (item := locate(name)) is not None]
+    files = tuple(sorted(path for path in edit.changes if before[path] != edit.changes[path]))
+    smelly_patch = make_patch(before, edit.changes)
+    digest = hashlib.blake2b(f"{injector.name}|{difficulty}|{seed}|{smelly_patch}".encode(),
+                             digest_size=6).hexdigest()
+    rng = random.Random(f"{seed}|{digest}")
+    return Injection(
+        id=f"{injector.name}-{difficulty}-{digest}", smell=injector.name, difficulty=difficulty,
+        seed=seed, candidate=candidate, smelly_patch=smelly_patch,
+        ground_truth_patch=make_patch(edit.changes, before), targets=tuple(targets),
+        locations=tuple(dict.fromkeys([*(item.location for item in targets), *involved])),
+        red_herrings=tuple(herrings), files=files, checks=edit.checks,
+        instructions=instructions(injector.name, injector.description, files, targets, rng))
+

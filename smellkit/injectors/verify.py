@@ -1,0 +1,137 @@
+"""Round-trip verification of an injection record, on a scratch copy of the repository.
+
+The properties every case must have: the smelly code compiles and imports; the smell's detector
+flags the target in the smelly version and not in the original; the ground-truth patch restores the
+original byte for byte; every structural check passes on the original and fails on the smell.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from smellkit.detectors.runner import residue
+from smellkit.errors import PatchError
+from smellkit.injectors.checks import evaluate
+from smellkit.injectors.patches import apply_patch, patched_paths
+from smellkit.models import CheckResult, Injection
+from smellkit.project import Project
+
+IGNORED = shutil.ignore_patterns(".git", "__pycache__", ".venv", "venv", ".tox", ".nox",
+                                 ".mypy_cache", ".pytest_cache", ".ruff_cache", "*.pyc")
+
+
+class RoundTrip(BaseModel):
+    """What `verify` found; `ok` when every property holds."""
+
+    compiles: bool = False
+    imports: bool | None = None
+    """None when the original itself cannot be imported here (a missing dependency)."""
+    flagged_smelly: bool = False
+    flagged_original: bool = True
+    restores_exactly: bool = False
+    checks_original: list[CheckResult] = []
+    checks_smelly: list[CheckResult] = []
+    problems: list[str] = []
+
+    @property
+    def ok(self) -> bool:
+        return (self.compiles and self.imports is not False and self.flagged_smelly
+                and not self.flagged_original and self.restores_exactly
+                and all(item.passed for item in self.checks_original)
+                and not any(item.passed for item in self.checks_smelly) and not self.problems)
+
+
+def _source_root(project: Project) -> Path:
+    """The folder module names count from (`src/` in a src layout), for import checks."""
+    for facts in project.files:
+        depth = facts.module.count(".") + 1 + (1 if facts.is_package else 0)
+        parts = facts.path.split("/")
+        return project.root.joinpath(*parts[: len(parts) - depth])
+    return project.root
+
+
+def _imports(folder: Path, modules: list[str]) -> str | None:
+    """None if every module imports in a fresh interpreter from `folder`, else the error."""
+    code = "import importlib, sys\nfor name in sys.argv[1:]:\n    importlib.import_module(name)\n"
+    result = subprocess.run([sys.executable, "-c", code, *modules], cwd=folder,
+                            capture_output=True, text=True, timeout=120, check=False,
+                            env={"PYTHONPATH": str(folder), "PATH": "/usr/bin:/bin",
+                                 "PYTHONDONTWRITEBYTECODE": "1"})
+    if result.returncode == 0:
+        return None
+    return (result.stderr.strip().splitlines() or ["import failed"])[-1]
+
+
+def _flagged(project: Project, smell: str, qualnames: list[str]) -> bool:
+    from smellkit.detectors.context import Context
+
+    context = Context(project)
+    targets = [location for name in qualnames if (location := context.location(name))]
+    return bool(targets) and bool(residue(context, smell, targets))
+
+
+def _same(original: Path, copy: Path, paths: list[str]) -> list[str]:
+    differ = []
+    for path in paths:
+        left, right = original / path, copy / path
+        if left.exists() != right.exists() or (left.exists() and
+                                               left.read_bytes() != right.read_bytes()):
+            differ.append(path)
+    return differ
+
+
+def verify(root: str | Path, injection: Injection, *, original: Project | None = None,
+           check_imports: bool = True) -> RoundTrip:
+    """Check every round-trip property of `injection`, made from the repository at `root`."""
+    root = Path(root)
+    original = original or Project.load(root)
+    result = RoundTrip()
+    target_names = [target.location.qualname for target in injection.targets]
+    result.checks_original = evaluate(original, injection.checks)
+    result.flagged_original = _flagged(
+        original, injection.smell, [injection.candidate.target.qualname,
+                                    *(name for name in target_names
+                                      if name in original.index.definitions)])
+    with tempfile.TemporaryDirectory(prefix="smellkit-verify-") as scratch:
+        copy = Path(scratch) / "repo"
+        shutil.copytree(root, copy, ignore=IGNORED, symlinks=True)
+        try:
+            apply_patch(copy, injection.smelly_patch)
+        except PatchError as error:
+            result.problems.append(f"smelly patch: {error}")
+            return result
+        changed = [path for path in patched_paths(injection.smelly_patch)
+                   if (copy / path).exists() and path.endswith(".py")]
+        try:
+            for path in changed:
+                compile((copy / path).read_bytes(), path, "exec", dont_inherit=True)
+            result.compiles = True
+        except SyntaxError as error:
+            result.problems.append(f"{error.filename}: {error.msg} (line {error.lineno})")
+        smelly = Project.load(copy, config=original.config)
+        modules = sorted({facts.module for facts in smelly.files if facts.path in changed})
+        existing = [name for name in modules if name in original.index.modules]
+        if check_imports and modules and _imports(_source_root(original), existing) is None:
+            failure = _imports(_source_root(smelly), modules)
+            result.imports = failure is None
+            if failure:
+                result.problems.append(f"smelly code does not import: {failure}")
+        result.flagged_smelly = _flagged(smelly, injection.smell, target_names)
+        result.checks_smelly = evaluate(smelly, injection.checks)
+        try:
+            apply_patch(copy, injection.ground_truth_patch)
+        except PatchError as error:
+            result.problems.append(f"ground-truth patch: {error}")
+            return result
+        differ = _same(root, copy, patched_paths(injection.smelly_patch))
+        result.restores_exactly = not differ
+        if differ:
+            result.problems.append(f"not restored byte for byte: {', '.join(differ)}")
+    return result
+

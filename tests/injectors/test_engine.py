@@ -1,0 +1,183 @@
+"""The injection engine with a small stand-in injector: records, patches, sampling, verify."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import textwrap
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from smellkit import _plugins
+from smellkit.errors import ConfigError, PatchError
+from smellkit.injectors import registry
+from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
+from smellkit.injectors.engine import find_candidates, inject, verify
+from smellkit.injectors.patches import apply_patch, make_patch
+from smellkit.injectors.sampling import stratified
+from smellkit.models import Candidate, Difficulty, Injection, InjectionSkip, StructuralCheck
+from smellkit.project import Project
+
+
+class UnusedCopy(Injector[InjectorOptions]):
+    """Grafts an unused private copy of a module-level function next to it (dead code)."""
+
+    name = "dead_code"
+    description = "an unused copy of a function"
+
+    def candidates(self, context: InjectionContext) -> Iterable[Candidate]:
+        for definition in context.index.definitions.values():
+            if definition.kind == "function" and not definition.name.startswith("_"):
+                location = context.location(definition.qualname)
+                assert location is not None
+                yield Candidate(smell=self.name, target=location, files=(location.path,),
+                                reason=f"{definition.name} is a public module-level function")
+
+    def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
+               rng: random.Random) -> Edit | Skip:
+        name = candidate.target.qualname.rpartition(".")[2]
+        if name == "refuse_me":
+            return Skip("asked to refuse")
+        copy = f"_{name}_unused"
+        module = context.module(candidate.target.path)
+        body: list[cst.BaseStatement] = []
+        for statement in module.body:
+            body.append(statement)
+            if isinstance(statement, cst.FunctionDef) and statement.name.value == name:
+                body.append(statement.with_changes(name=cst.Name(copy)))
+        module_name = candidate.target.qualname.rpartition(".")[0]
+        return Edit(changes={candidate.target.path: module.with_changes(body=body).code},
+                    targets=((f"{module_name}.{copy}", "method"),),
+                    checks=(StructuralCheck(kind="not_defined", description=f"{copy} is gone",
+                                            params={"qualname": f"{module_name}.{copy}"}),))
+
+
+@pytest.fixture()
+def unused_copy(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    registry.injectors.cache_clear()
+    monkeypatch.setattr(registry, "BUILTIN_INJECTORS", ("tests.injectors.test_engine:UnusedCopy",))
+    monkeypatch.setattr(_plugins, "entry_points", lambda group: [])
+    yield
+    registry.injectors.cache_clear()
+
+
+def repo(tmp_path: Path, files: dict[str, str]) -> Path:
+    for relative, text in files.items():
+        target = tmp_path / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(textwrap.dedent(text))
+    return tmp_path
+
+
+PACKAGE = {
+    "pkg/__init__.py": "from pkg.core import run\n",
+    "pkg/core.py": """\
+        def run(values):
+            return [step(value) for value in values]
+
+
+        def step(value):
+            return value + 1
+
+
+        def refuse_me():
+            return None
+        """,
+}
+
+NO_FILTER = {"min-file-lines": 0}
+
+
+def test_inject_makes_a_record_that_verifies(tmp_path: Path, unused_copy: None) -> None:
+    root = repo(tmp_path, PACKAGE)
+    project = Project.load(root, use_cache=False)
+    injection = inject(project, "dead_code", "easy", options=NO_FILTER, seed=3)
+    assert isinstance(injection, Injection), injection
+    assert injection.llm_tokens == 0 and injection.files == ("pkg/core.py",)
+    (target,) = injection.targets
+    assert target.location.qualname.endswith("_unused") and target.location.path == "pkg/core.py"
+    assert set(injection.instructions) == {"open", "guided", "targeted"}
+    assert "pkg/core.py" not in injection.instructions["open"]
+    assert "pkg/core.py" in injection.instructions["guided"]
+    assert target.location.qualname in injection.instructions["targeted"]
+    result = verify(root, injection, original=project)
+    assert result.ok, result
+    assert (root / "pkg/core.py").read_text() == textwrap.dedent(PACKAGE["pkg/core.py"])
+
+
+def test_same_seed_same_record_and_refusals_are_reported(tmp_path: Path, unused_copy: None) -> None:
+    project = Project.load(repo(tmp_path, PACKAGE), use_cache=False)
+    first = inject(project, "dead_code", "medium", options=NO_FILTER, seed=7)
+    again = inject(project, "dead_code", "medium", options=NO_FILTER, seed=7)
+    assert first == again
+    (refused,) = [item for item in find_candidates(project, "dead_code", options=NO_FILTER)
+                  if item.target.qualname == "pkg.core.refuse_me"]
+    skip = inject(project, "dead_code", "easy", options=NO_FILTER, candidate=refused)
+    assert isinstance(skip, InjectionSkip) and skip.reason == "asked to refuse"
+
+
+def test_coarse_filter_and_coverage_filter(tmp_path: Path, unused_copy: None) -> None:
+    project = Project.load(repo(tmp_path, PACKAGE), use_cache=False)
+    assert find_candidates(project, "dead_code") == []  # every file is under 500 lines
+    covered = find_candidates(project, "dead_code", options=NO_FILTER,
+                              covered=frozenset({"pkg.core.step"}))
+    assert [item.target.qualname for item in covered] == ["pkg.core.step"]
+    skip = inject(project, "dead_code", "easy")
+    assert isinstance(skip, InjectionSkip) and "no eligible candidate" in skip.reason
+    with pytest.raises(ConfigError, match=r"injectors\.dead_code\.min-file-lines"):
+        find_candidates(project, "dead_code", options={"min-file-lines": -1})
+
+
+def test_patches_round_trip_new_deleted_and_unterminated_files(tmp_path: Path) -> None:
+    before = {"a.py": "x = 1\ny = 2\n", "b.py": "tail\nwithout newline", "gone.py": "z = 0\n",
+              "form.py": "a = 1\x0c\nb = 2\r\n"}
+    after = {"a.py": "x = 1\ny = 3\n", "b.py": "tail\nwith newline\n", "new/made.py": "w = 9",
+             "form.py": "a = 1\x0c\nb = 3\r\n"}
+    for path, text in before.items():
+        (tmp_path / path).write_bytes(text.encode())
+    patch = make_patch(before, after)
+    apply_patch(tmp_path, patch)
+    assert {path: (tmp_path / path).read_bytes().decode() for path in after} == after
+    assert not (tmp_path / "gone.py").exists()
+    apply_patch(tmp_path, make_patch(after, before))
+    assert {path: (tmp_path / path).read_bytes().decode() for path in before} == before
+    assert not (tmp_path / "new/made.py").exists()
+    # git itself reads the patch the same way
+    check = subprocess.run(["git", "apply", "--check", "-"], cwd=tmp_path, input=patch.encode(),
+                           capture_output=True, check=False)
+    assert check.returncode == 0, check.stderr
+
+
+def test_bad_patches_are_refused_with_reasons(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("x = 1\n")
+    with pytest.raises(PatchError, match="not a unified diff"):
+        apply_patch(tmp_path, "hello\n")
+    with pytest.raises(PatchError, match="unsafe path"):
+        apply_patch(tmp_path, make_patch({}, {"b.py": "y\n"}).replace("b.py", "../b.py"))
+    with pytest.raises(PatchError, match="does not apply"):
+        apply_patch(tmp_path, make_patch({"a.py": "x = 2\n"}, {"a.py": "x = 3\n"}))
+    assert (tmp_path / "a.py").read_text() == "x = 1\n"
+
+
+def _candidate(path: str, line: int) -> Candidate:
+    from smellkit.models import Location
+
+    location = Location(path=path, qualname=f"{path}:{line}", kind="function",
+                        start_line=line, end_line=line)
+    return Candidate(smell="dead_code", target=location, reason="test")
+
+
+def test_sampling_is_seeded_and_balanced_over_packages_and_files() -> None:
+    crowded = [_candidate("big/a.py", line) for line in range(20)]
+    others = [_candidate("small/b.py", 1), _candidate("small/c.py", 1), _candidate("top.py", 1)]
+    pool = crowded + others
+    first = stratified(pool, seed=1, limit=3)
+    assert stratified(pool, seed=1, limit=3) == first
+    assert len({item.target.path.partition("/")[0] for item in first}) == 3  # one per package
+    assert sorted(stratified(pool, seed=2), key=str) == sorted(pool, key=str)
+    orders = {tuple(item.target.qualname for item in stratified(pool, seed=seed, limit=4))
+              for seed in range(10)}
+    assert len(orders) > 1
