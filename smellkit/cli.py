@@ -213,11 +213,9 @@ def graph(path: Path, include_tests: bool | None, exclude: tuple[str, ...], jobs
           output: Path | None) -> None:
     """Export the call, import or class graph of PATH."""
     from smellkit.graphs import export
-    from smellkit.project import Project
 
     try:
-        project = Project.load(path, include_tests=include_tests, exclude=exclude, jobs=jobs,
-                               cache_dir=cache_dir, use_cache=not no_cache)
+        project = _load(path, include_tests, exclude, jobs, cache_dir, no_cache)
     except SmellkitError as error:
         _fail(error)
         return
@@ -243,3 +241,130 @@ def graph(path: Path, include_tests: bool | None, exclude: tuple[str, ...], jobs
         output.write_text(text + "\n", encoding="utf-8")
     else:
         click.echo(text)
+
+
+def _load(path: Path, include_tests: bool | None, exclude: tuple[str, ...], jobs: int | None,
+          cache_dir: Path | None, no_cache: bool) -> Any:
+    from smellkit.project import Project
+
+    return Project.load(path, include_tests=include_tests, exclude=exclude, jobs=jobs,
+                        cache_dir=cache_dir, use_cache=not no_cache)
+
+
+_injection_options = [
+    click.option("--smell", required=True, metavar="NAME",
+                 help="The smell (see `smellkit smells`)."),
+    click.option("--seed", type=int, default=0, show_default=True,
+                 help="Seeds the candidate order and the instruction wording."),
+    click.option("--min-file-lines", type=click.IntRange(min=0), default=None,
+                 help="Only target files of at least this many lines (default 500)."),
+]
+
+
+def injection_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    for option in reversed(_injection_options):
+        function = option(function)
+    return function
+
+
+def _injector_options(min_file_lines: int | None) -> dict[str, Any]:
+    return {} if min_file_lines is None else {"min-file-lines": min_file_lines}
+
+
+@main.command()
+@project_options
+@injection_options
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Show at most N.")
+@click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table",
+              show_default=True)
+def candidates(path: Path, include_tests: bool | None, exclude: tuple[str, ...],
+               jobs: int | None, cache_dir: Path | None, no_cache: bool, smell: str, seed: int,
+               min_file_lines: int | None, limit: int | None, output_format: str) -> None:
+    """List where SMELL can be injected in PATH, and why each place qualifies."""
+    from smellkit.injectors.engine import find_candidates
+
+    try:
+        project = _load(path, include_tests, exclude, jobs, cache_dir, no_cache)
+        found = find_candidates(project, smell, options=_injector_options(min_file_lines),
+                                seed=seed, limit=limit)
+    except SmellkitError as error:
+        _fail(error)
+        return
+    if output_format == "json":
+        click.echo(json.dumps([item.model_dump(mode="json") for item in found], indent=2))
+        return
+    from rich.table import Table
+
+    table = Table(title=f"{len(found)} {smell} candidates in {path}")
+    for column in ("target", "where", "why"):
+        table.add_column(column, overflow="fold")
+    for item in found:
+        target = item.target
+        table.add_row(target.qualname, f"{target.path}:{target.start_line}", item.reason)
+    from rich.console import Console
+
+    Console().print(table)
+
+
+@main.command()
+@project_options
+@injection_options
+@click.option("--difficulty", type=click.Choice(["easy", "medium", "hard"]), required=True)
+@click.option("--target", "target", metavar="QUALNAME", default=None,
+              help="Inject at the candidate with this target (default: sampled by seed).")
+@click.option("--output", "-o", type=click.Path(path_type=Path), default=None,
+              help="Write the injection record (JSON) here instead of standard output.")
+@click.option("--apply", "apply_to", type=click.Path(path_type=Path), default=None,
+              metavar="DIR", help="Copy PATH to DIR (new or empty) and apply the smelly patch.")
+@click.option("--verify", "check", is_flag=True,
+              help="Also check the round trip (imports, detector, checks, restore).")
+def inject(path: Path, include_tests: bool | None, exclude: tuple[str, ...], jobs: int | None,
+           cache_dir: Path | None, no_cache: bool, smell: str, seed: int,
+           min_file_lines: int | None, difficulty: str, target: str | None,
+           output: Path | None, apply_to: Path | None, check: bool) -> None:
+    """Inject SMELL into PATH at a difficulty and print the injection record (PATH is not
+    modified)."""
+    from smellkit.injectors import engine
+    from smellkit.models import InjectionSkip
+
+    options = _injector_options(min_file_lines)
+    try:
+        if apply_to is not None and apply_to.exists() and any(apply_to.iterdir()):
+            raise UsageError(f"{apply_to} is not empty", hint="--apply needs a new or empty folder")
+        project = _load(path, include_tests, exclude, jobs, cache_dir, no_cache)
+        candidate = None
+        if target is not None:
+            pool = engine.find_candidates(project, smell, options=options, seed=seed)
+            matches = [item for item in pool if item.target.qualname == target]
+            if not matches:
+                raise UsageError(f"no {smell} candidate targets {target}",
+                                 hint="list them with `smellkit candidates`")
+            candidate = matches[0]
+        outcome = engine.inject(project, smell, difficulty,  # type: ignore[arg-type]
+                                candidate=candidate, seed=seed, options=options)
+        if isinstance(outcome, InjectionSkip):
+            click.echo(f"smellkit: no injection: {outcome.reason}", err=True)
+            sys.exit(1)
+        _write(outcome.model_dump_json(indent=2), output)
+        if apply_to is not None:
+            _apply_copy(project.root, apply_to, outcome.smelly_patch)
+            click.echo(f"smellkit: smelly copy written to {apply_to}", err=True)
+        if check:
+            result = engine.verify(project.root, outcome, original=project)
+            for problem in result.problems:
+                click.echo(f"smellkit: verify: {problem}", err=True)
+            click.echo(f"smellkit: round trip {'ok' if result.ok else 'FAILED'}", err=True)
+            if not result.ok:
+                sys.exit(1)
+    except SmellkitError as error:
+        _fail(error)
+
+
+def _apply_copy(root: Path, destination: Path, patch: str) -> None:
+    import shutil
+
+    from smellkit.injectors.patches import apply_patch
+    from smellkit.injectors.verify import IGNORED
+
+    shutil.copytree(root, destination, ignore=IGNORED, symlinks=True, dirs_exist_ok=True)
+    apply_patch(destination, patch)

@@ -181,3 +181,34 @@ def test_sampling_is_seeded_and_balanced_over_packages_and_files() -> None:
     orders = {tuple(item.target.qualname for item in stratified(pool, seed=seed, limit=4))
               for seed in range(10)}
     assert len(orders) > 1
+
+
+def test_cli_lists_candidates_and_injects_into_a_copy(tmp_path: Path, unused_copy: None) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from smellkit.cli import main
+
+    root = repo(tmp_path / "repo", PACKAGE)
+    runner = CliRunner()
+    listed = runner.invoke(main, ["candidates", str(root), "--smell", "dead_code",
+                                  "--min-file-lines", "0", "--format", "json", "--no-cache"])
+    assert listed.exit_code == 0, listed.output
+    assert {item["target"]["qualname"] for item in json.loads(listed.output)} == {
+        "pkg.core.run", "pkg.core.step", "pkg.core.refuse_me"}
+    copy = tmp_path / "smelly"
+    made = runner.invoke(main, ["inject", str(root), "--smell", "dead_code", "--difficulty",
+                                "easy", "--min-file-lines", "0", "--target", "pkg.core.step",
+                                "--apply", str(copy), "--verify", "--no-cache"])
+    assert made.exit_code == 0, made.output
+    record = Injection.model_validate_json(made.stdout)
+    assert "_step_unused" in (copy / "pkg/core.py").read_text()
+    assert record.targets[0].location.qualname == "pkg.core._step_unused"
+    refused = runner.invoke(main, ["inject", str(root), "--smell", "dead_code", "--difficulty",
+                                   "easy", "--min-file-lines", "0", "--target",
+                                   "pkg.core.refuse_me", "--no-cache"])
+    assert refused.exit_code == 1 and "asked to refuse" in refused.stderr
+    unknown = runner.invoke(main, ["inject", str(root), "--smell", "dead_code", "--difficulty",
+                                   "easy", "--target", "pkg.core.nothing", "--no-cache"])
+    assert unknown.exit_code == 2 and "no dead_code candidate targets" in unknown.stderr
