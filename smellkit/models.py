@@ -178,3 +178,74 @@ class InjectionSkip(_Frozen):
     difficulty: Difficulty
     candidate: Candidate | None
     reason: str
+
+
+# ---------------------------------------------------------------------------------------------
+# Benchmark building: validated cases, rejections and the build report.
+
+RejectionStage = Literal["spec", "repository", "inject", "select", "original", "apply", "smelly"]
+
+
+class Case(Injection):
+    """An injection that passed validation: the selected tests pass on the original and on the
+    smelly version of the repository it names."""
+
+    repo: str
+    """The repo spec's name."""
+    revision: str
+    """The exact code the case was built from: a commit, `pypi:name==version` or `local`."""
+    source_path: str = ""
+    """The folder inside the checkout that the patches are relative to (e.g. `src`)."""
+    tests_path: str = "tests"
+    """The folder of the repository's tests (hidden from solvers, used for scoring)."""
+    tests: tuple[str, ...]
+    """The selected pytest node ids; they pass on both versions."""
+    timings: dict[str, float] = Field(default_factory=dict)
+    """Seconds per validation step; machine-dependent, so left out of exported datasets."""
+    status: Literal["validated"] = "validated"
+
+    @property
+    def instance_id(self) -> str:
+        """Unique across repositories: the repo name and the injection id."""
+        return f"{self.repo}__{self.id}"
+
+
+class Rejection(_Frozen):
+    """Why one case (or a whole repository) did not make it into the dataset."""
+
+    key: str
+    """Stable identity (the injection id, or repo|smell|difficulty|candidate), for resuming."""
+    repo: str
+    stage: RejectionStage
+    reason: str
+    smell: str | None = None
+    difficulty: Difficulty | None = None
+    injection_id: str | None = None
+    candidate: str | None = None
+    """The candidate's target qualname, when there was one."""
+    timings: dict[str, float] = Field(default_factory=dict)
+
+
+class BuildReport(_Frozen):
+    """What one `smellkit build` did: counts, where the outputs are, why cases were rejected."""
+
+    out_dir: str
+    seed: int
+    repos: tuple[str, ...]
+    """The repositories that were built (those whose spec loaded)."""
+    cases: int
+    """Cases exported to dataset.jsonl (after sampling)."""
+    validated: int
+    """Cases that passed validation (before sampling), reused ones included."""
+    reused: int
+    """Outcomes read back from an earlier, interrupted run instead of recomputed."""
+    rejected: int
+    by_cell: dict[str, dict[str, int]] = Field(default_factory=dict)
+    """Exported cases by smell, then difficulty."""
+    rejections_by_stage: dict[str, int] = Field(default_factory=dict)
+    repo_errors: dict[str, str] = Field(default_factory=dict)
+    """Repositories (or spec files) that could not be built at all, and why."""
+    harbor_tasks: int = 0
+    timings: dict[str, float] = Field(default_factory=dict)
+    """Seconds per stage, summed over cases (validation runs in parallel)."""
+    seconds: float = 0.0
