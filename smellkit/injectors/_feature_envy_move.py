@@ -1,0 +1,390 @@
+"""Moving a method's code into another class and module without changing what it does.
+
+Shared by the feature envy injector (a method leaves the class whose data it uses) and the god
+class injector (a collaborator's methods join the class holding it). Moving code is safe only when
+every name it reads means the same thing at its new home, so this module finds the names a method
+reads from its module's globals (they are imported at the top of the moved body, from the module
+they came from, which then is already loaded) and refuses what cannot move as text: decorators,
+`super()`, `__class__`, name-mangled attributes, nested classes, `global`/`nonlocal`, a rebound
+`self`, and names read at definition time (defaults, annotations) that the new module lacks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+from libcst.metadata import (
+    BuiltinScope,
+    ClassScope,
+    GlobalScope,
+    MetadataWrapper,
+    Scope,
+    ScopeProvider,
+)
+
+from smellkit.facts import Name
+from smellkit.graphs.index import Index
+
+
+class Refused(Exception):
+    """A move that cannot be made safely; the message is the `Skip` reason."""
+
+
+@dataclass(frozen=True)
+class Moved:
+    """A method's definition rewritten for its new home, and what it needs there."""
+
+    function: cst.FunctionDef
+    imports: tuple[str, ...]
+    """Import statements the destination module needs at its top (names read by the `def`)."""
+
+
+def find_class(module: cst.Module, name: str) -> cst.ClassDef | None:
+    """A class defined at the top level of a module."""
+    for statement in module.body:
+        if isinstance(statement, cst.ClassDef) and statement.name.value == name:
+            return statement
+    return None
+
+
+def find_method(cls: cst.ClassDef, name: str) -> cst.FunctionDef | None:
+    for statement in cls.body.body:
+        if isinstance(statement, cst.FunctionDef) and statement.name.value == name:
+            return statement
+    return None
+
+
+def has_future_annotations(module: cst.Module) -> bool:
+    for statement in module.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.ImportFrom) and isinstance(small.module, cst.Name) \
+                        and small.module.value == "__future__" \
+                        and not isinstance(small.names, cst.ImportStar) \
+                        and any(alias.name.value == "annotations" for alias in small.names
+                                if isinstance(alias.name, cst.Name)):
+                    return True
+    return False
+
+
+def _subtree(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(current.children)
+
+
+def _annotation_nodes(function: cst.FunctionDef) -> set[int]:
+    found: set[int] = set()
+    for node in _subtree(function):
+        if isinstance(node, cst.Annotation):
+            found.update(id(item) for item in _subtree(node))
+    return found
+
+
+def _definition_time_nodes(function: cst.FunctionDef) -> set[int]:
+    """Nodes evaluated when the `def` runs: defaults and annotations of its own parameters."""
+    found: set[int] = set()
+    params = function.params
+    for param in [*params.posonly_params, *params.params, *params.kwonly_params,
+                  *(item for item in (params.star_arg, params.star_kwarg)
+                    if isinstance(item, cst.Param))]:
+        for part in (param.default, param.annotation):
+            if part is not None:
+                found.update(id(item) for item in _subtree(part))
+    if function.returns is not None:
+        found.update(id(item) for item in _subtree(function.returns))
+    return found
+
+
+def refusal(function: cst.FunctionDef) -> str | None:
+    """Why this method's text cannot move to another class, or None."""
+    name = function.name.value
+    if function.decorators:
+        return f"{name} is decorated"
+    if function.asynchronous is not None:
+        return f"{name} is a coroutine"
+    params = function.params
+    if not params.params or params.posonly_params:
+        return f"{name} has no plain `self` parameter"
+    self_name = params.params[0].name.value
+    for node in _subtree(function.body):
+        if isinstance(node, cst.Name) and node.value in ("super", "__class__"):
+            return f"{name} uses {node.value}"
+        if isinstance(node, (cst.Global, cst.Nonlocal)):
+            return f"{name} declares global or nonlocal names"
+        if isinstance(node, cst.ClassDef):
+            return f"{name} defines a class"
+        if isinstance(node, cst.Name) and node.value.startswith("__") \
+                and not node.value.endswith("__"):
+            return f"{name} uses the name-mangled {node.value}"
+        if isinstance(node, cst.Param) and node.name.value == self_name:
+            return f"{name} has a nested function whose parameter shadows {self_name}"
+    return None
+
+
+def _function_scope(scopes: dict[cst.CSTNode, Scope | None],
+                    function: cst.FunctionDef) -> Scope | None:
+    first = function.body.body[0] if function.body.body else None
+    return scopes.get(first) if first is not None else None
+
+
+def _scopes_within(scopes: dict[cst.CSTNode, Scope | None], nodes: set[int],
+                   function: cst.FunctionDef) -> list[Scope]:
+    """The scopes whose accesses may come from inside the function (its own, nested, around)."""
+    found: dict[int, Scope] = {}
+    for node in _subtree(function):
+        scope = scopes.get(node)
+        if scope is not None:
+            found.setdefault(id(scope), scope)
+    return list(found.values())
+
+
+def analyse(module: cst.Module, function: cst.FunctionDef, *, postponed: bool
+            ) -> tuple[set[int], set[str], set[str], set[str]]:
+    """(ids of the Name nodes that read `self`, globals read in the body, globals read when the
+    `def` runs, builtins read) of a method of `module` (its node, from that very tree).
+
+    `postponed`: annotations are not evaluated where the code goes (`from __future__ import
+    annotations` both there and here), so names read only by annotations are not needed."""
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    scopes = wrapper.resolve(ScopeProvider)
+    inside = {id(node) for node in _subtree(function)}
+    annotations = _annotation_nodes(function) if postponed else set()
+    definition_time = _definition_time_nodes(function)
+    own = _function_scope(scopes, function)
+    self_name = function.params.params[0].name.value
+    self_reads: set[int] = set()
+    body_globals: set[str] = set()
+    def_globals: set[str] = set()
+    builtins: set[str] = set()
+    for scope in _scopes_within(scopes, inside, function):
+        for access in scope.accesses:
+            node = access.node
+            if id(node) not in inside or id(node) in annotations:
+                continue
+            if not isinstance(node, cst.Name):
+                raise Refused(f"{function.name.value} reads a name through a string annotation")
+            referents = access.referents
+            if own is not None and any(item.scope is own and item.name == self_name
+                                       for item in referents) and node.value == self_name:
+                self_reads.add(id(node))
+                continue
+            kinds = {type(item.scope) for item in referents}
+            if GlobalScope in kinds:
+                (def_globals if id(node) in definition_time else body_globals).add(node.value)
+            elif BuiltinScope in kinds or not referents:
+                builtins.add(node.value)
+            elif ClassScope in kinds and id(node) in definition_time:
+                raise Refused(f"{function.name.value} reads its class's {node.value} when defined")
+    return self_reads, body_globals, def_globals, builtins
+
+
+class _SelfReplacer(cst.CSTTransformer):
+    def __init__(self, reads: set[int], replacement: cst.BaseExpression):
+        self.reads = reads
+        self.replacement = replacement
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name
+                   ) -> cst.BaseExpression:
+        return self.replacement if id(original_node) in self.reads else updated_node
+
+
+def module_bindings(index: Index, module: str) -> dict[str, str]:
+    """Names bound at the top level of a module: definitions (by qualname), imports (by target)
+    and assigned names (by `module.name`)."""
+    bound = {name: qualname for name, qualname in index.children.get(module, {}).items()}
+    bound.update(index.scope_imports.get(module, {}))
+    facts = index.modules.get(module)
+    if facts is not None:
+        for assignment in facts.assignments:
+            target = assignment.target
+            if assignment.scope == module and isinstance(target, Name):
+                bound.setdefault(target.id, f"{module}.{target.id}")
+    return bound
+
+
+def _import_of(index: Index, source: str, name: str) -> str:
+    """A statement binding `name` as module `source` binds it at its top level: its own import
+    repeated, or an import of the name from `source` itself (already loaded by then)."""
+    facts = index.modules.get(source)
+    for item in (facts.imports if facts else ()):
+        if item.scope == source and item.bound == name and not item.type_only:
+            if item.is_from:
+                module, _, member = item.target.rpartition(".")
+                alias = f" as {name}" if member != name else ""
+                return f"from {module} import {member}{alias}"
+            alias = f" as {name}" if item.target.partition(".")[0] != name else ""
+            return f"import {item.target if alias else name}{alias}"
+    return f"from {source} import {name}"
+
+
+def _outside(index: Index, statement: str) -> bool:
+    """The import names a module outside the repository (it cannot import the repository back)."""
+    words = statement.split()
+    module = words[1]
+    return not any(module == name or module.startswith(f"{name}.") or name.startswith(
+        f"{module}.") for name in index.modules) and not module.startswith(".")
+
+
+def move_method(index: Index, source: str, module: cst.Module, function: cst.FunctionDef,
+                destination: str | None, *, replacement: cst.BaseExpression,
+                postponed: bool, preamble: Sequence[cst.BaseStatement] = ()) -> Moved:
+    """`function` of module `source`, rewritten to run in another class of module `destination`
+    (None: a new module with nothing bound yet): every read of its `self` becomes `replacement`,
+    and `preamble` statements open the body. Globals the body reads are imported at the top of
+    the body; those read when the `def` runs must be imports of outside modules (repeated at the
+    top of the destination: `Moved.imports`). Raises `Refused`."""
+    reason = refusal(function)
+    if reason:
+        raise Refused(reason)
+    self_reads, body_globals, def_globals, builtins = analyse(module, function,
+                                                              postponed=postponed)
+    here = module_bindings(index, source)
+    there = module_bindings(index, destination) if destination else {}
+    facts = index.modules.get(source)
+    type_only = {item.bound for item in facts.imports if item.type_only} if facts else set()
+    for name in sorted(builtins):
+        if name in there:
+            raise Refused(f"the builtin {name} is rebound in {destination}")
+    top: list[str] = []
+    for name in sorted(def_globals):
+        if name in there and there.get(name) == here.get(name):
+            continue
+        statement = _import_of(index, source, name)
+        if name in type_only or name in there or not _outside(index, statement):
+            raise Refused(f"{function.name.value} reads {name} when defined, and "
+                          f"{destination or 'a new module'} does not bind it the same way")
+        top.append(statement)
+    needed = []
+    for name in sorted(body_globals):
+        if name in type_only:
+            raise Refused(f"{function.name.value} reads {name}, imported only for type checking")
+        if name not in there or there.get(name) != here.get(name, f"{source}.{name}"):
+            needed.append(_import_of(index, source, name))
+    rewritten = function.visit(_SelfReplacer(self_reads, replacement))
+    assert isinstance(rewritten, cst.FunctionDef)
+    header: list[cst.BaseStatement] = [cst.parse_statement(item) for item in needed]
+    header.extend(preamble)
+    if header:
+        body = list(rewritten.body.body)
+        at = 1 if body and _is_docstring(body[0]) else 0
+        assert isinstance(rewritten.body, cst.IndentedBlock)
+        rewritten = rewritten.with_changes(body=rewritten.body.with_changes(
+            body=[*body[:at], *header, *body[at:]]))
+    return Moved(rewritten, tuple(top))
+
+
+def _is_docstring(statement: cst.BaseStatement) -> bool:
+    return (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+            and isinstance(statement.body[0], cst.Expr)
+            and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
+
+
+def names_in(node: cst.CSTNode) -> set[str]:
+    """Every identifier written in a node (to pick a fresh local name)."""
+    return {item.value for item in _subtree(node) if isinstance(item, cst.Name)}
+
+
+def as_method_of_class(function: cst.FunctionDef, name: str) -> cst.FunctionDef:
+    """The definition renamed, with one blank line above it and no comments carried along."""
+    return function.with_changes(name=cst.Name(name), leading_lines=[cst.EmptyLine(indent=False)])
+
+
+def append_to_class(cls: cst.ClassDef, members: Sequence[cst.BaseStatement]) -> cst.ClassDef:
+    body = cls.body
+    if not isinstance(body, cst.IndentedBlock):
+        raise Refused(f"class {cls.name.value} is written on one line")
+    return cls.with_changes(body=body.with_changes(body=[*body.body, *members]))
+
+
+def replace_statement(module: cst.Module, old: cst.CSTNode,
+                      new: cst.BaseStatement | cst.RemovalSentinel) -> cst.Module:
+    """The module with one statement (by identity) replaced or removed, the rest untouched."""
+    return module.deep_replace(old, new) if not isinstance(new, cst.RemovalSentinel) \
+        else _remove(module, old)
+
+
+def _remove(module: cst.Module, old: cst.CSTNode) -> cst.Module:
+    class Remover(cst.CSTTransformer):
+        def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode
+                     ) -> cst.CSTNode | cst.RemovalSentinel:
+            return cst.RemoveFromParent() if original_node is old else updated_node
+
+    result = module.visit(Remover())
+    assert isinstance(result, cst.Module)
+    return result
+
+
+def add_base(cls: cst.ClassDef, name: str) -> cst.ClassDef:
+    """The class with one more base, last among the bases (a trailing comma is kept)."""
+    bases = list(cls.bases)
+    new = cst.Arg(cst.Name(name))
+    if bases and isinstance(bases[-1].comma, cst.Comma):
+        new = new.with_changes(comma=bases[-1].comma)
+        bases[-1] = bases[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return cls.with_changes(bases=[*bases, new])
+
+
+def insert_import(module: cst.Module, statement: str) -> cst.Module:
+    """The module with an import after its last top-level import of the opening block (after the
+    docstring when there is none)."""
+    body = list(module.body)
+    at = 0
+    for position, item in enumerate(body):
+        if isinstance(item, cst.SimpleStatementLine) and all(
+                isinstance(small, (cst.Import, cst.ImportFrom)) for small in item.body):
+            at = position + 1
+        elif position == 0 and _is_docstring(item):
+            at = 1
+        else:
+            break
+    new = cst.parse_statement(statement)
+    return module.with_changes(body=[*body[:at], new, *body[at:]])
+
+
+def relative_import(module: str, target: str, name: str) -> str:
+    """`from .x import N` when `target` is a sibling of `module`, else an absolute import."""
+    package, _, _ = module.rpartition(".")
+    parent, _, stem = target.rpartition(".")
+    if package and parent == package:
+        return f"from .{stem} import {name}"
+    return f"from {target} import {name}"
+
+
+def top_level(index: Index, qualname: str) -> tuple[str, str] | None:
+    """(module, name) of a class or function defined at the top level of its module."""
+    definition = index.definitions.get(qualname)
+    if definition is None or definition.parent not in index.modules:
+        return None
+    return definition.parent, definition.name
+
+
+SAFE_EXTERNAL_BASES = frozenset({
+    "object", "builtins.object", "typing.Generic", "abc.ABC", "typing_extensions.Generic",
+})
+"""Bases from outside the repository that define no method a moved one could collide with."""
+
+
+def unsafe_base(index: Index, cls: str) -> str | None:
+    """An outside base somewhere in the class's ancestry whose members are unknown, or None."""
+    for ancestor in index.mro(cls):
+        if ancestor in index.classes:
+            for base in index.bases(ancestor):
+                if base not in index.classes and base not in SAFE_EXTERNAL_BASES:
+                    return base
+    return None
+
+
+def members(index: Index, cls: str) -> set[str]:
+    """Names defined or assigned by the class, its ancestors and its descendants."""
+    found: set[str] = set()
+    for related in [*index.mro(cls), *index.descendants(cls)]:
+        found.update(index.children.get(related, {}))
+        info = index.classes.get(related)
+        if info is not None:
+            found.update(attribute.name for attribute in info.attributes)
+    return found

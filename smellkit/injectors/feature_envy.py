@@ -1,0 +1,488 @@
+"""Feature envy injector: a method that works on its own class's data moves to a class that holds
+an instance of it, and from there reads everything through that attribute (the inverse of "move
+method").
+
+Candidate: a method `B.m` that reads at least three data attributes of its own class, called from
+the methods of another class `A` only as `self.<attr>.m(...)`, where `<attr>` is a plain instance
+attribute of `A` holding a `B` (the call graph's points-to analysis types it). When nothing else
+calls `B.m` it moves (it leaves `B`); otherwise `A` gets a copy and `B` keeps its method for its
+other callers. Either way `A`'s calls go to the new method, so the same code runs on the same
+objects: `self.x` in the body becomes `self.<attr>.x`.
+
+Difficulties (SmellBench's): easy puts the method in `A` itself (two files); medium puts it in a
+new mixin module that `A` inherits from, reaching the collaborator through a renamed local alias
+(three files); hard adds a second new module with the mixins' base, which declares the
+collaborator's type, and names red herrings: methods of `B` that read as much of its data but are
+at home (four files).
+"""
+
+from __future__ import annotations
+
+import keyword
+import random
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import libcst as cst
+from pydantic import Field
+
+from smellkit.detectors._access import data_access, is_dunder, is_test_code
+from smellkit.detectors.context import Context
+from smellkit.facts import Attr, CallSite, Name
+from smellkit.injectors import _feature_envy_move as move
+from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
+from smellkit.injectors.checks import check_kind
+from smellkit.models import Candidate, Difficulty, StructuralCheck
+
+
+class FeatureEnvyInjectorOptions(InjectorOptions):
+    min_own_attributes: int = Field(
+        default=3, ge=1, description="The moved method must read at least this many distinct "
+        "data attributes of its own class (the detector's envied-class minimum is 3).")
+
+
+@dataclass(frozen=True)
+class _Site:
+    """Where `A` calls `B.m` as `self.<attr>.m(...)`."""
+
+    holder: str
+    attribute: str
+    scope: str
+
+
+class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
+    """Moves (or copies) a method into the class that reaches it through an attribute."""
+
+    name = "feature_envy"
+    description = ("A method reads the data of a class it reaches through an attribute more than "
+                   "its own data: it belongs in that class.")
+    Options = FeatureEnvyInjectorOptions
+
+    # -- candidates -------------------------------------------------------------------------
+
+    def candidates(self, context: InjectionContext) -> Iterable[Candidate]:
+        analysis = context.analysis
+        index = context.index
+        sites: dict[str, list[_Site]] = {}
+        for site, callee in _attribute_calls(analysis):
+            sites.setdefault(callee, []).append(site)
+        for callee, found in sorted(sites.items()):
+            holders = {(site.holder, site.attribute) for site in found}
+            if len(holders) != 1:
+                continue
+            ((holder, attribute),) = holders
+            reason = self._ineligible(analysis, callee, holder, attribute)
+            if reason is not None:
+                continue
+            cls = index.class_of[callee]
+            own = _own_data(analysis, callee)
+            target = context.location(callee)
+            holder_path = context.path_of(holder)
+            if target is None or holder_path is None or holder_path == target.path:
+                continue
+            moves = _only_called_there(analysis, callee, {site.scope for site in found})
+            names = ", ".join(sorted(name.rpartition(".")[2] for name in own))
+            yield Candidate(
+                smell=self.name, target=target, files=(target.path, holder_path),
+                reason=(f"{callee} reads {len(own)} data attributes of its own class ({names}); "
+                    f"{holder} calls it "
+                    f"through self.{attribute}, an instance of {cls}, in "
+                    f"{len({site.scope for site in found})} method(s)"
+                    + ("; nothing else calls it, so it can move" if moves else
+                       "; it has other callers, so the holder gets a copy")),
+                data={"holder": holder, "attribute": attribute, "method": callee,
+                      "scopes": sorted({site.scope for site in found}), "move": moves})
+
+    def _ineligible(self, analysis: Context, callee: str, holder: str,
+                    attribute: str) -> str | None:
+        index = analysis.index
+        definition = index.definitions[callee]
+        cls = index.class_of.get(callee)
+        if cls is None or definition.kind != "method":
+            return "not a method"
+        if is_dunder(definition.name) or definition.decorators or definition.is_stub:
+            return "a dunder, decorated or stub method"
+        if is_test_code(analysis, callee) or is_test_code(analysis, holder):
+            return "test code"
+        if holder == cls or cls in index.mro(holder) or holder in index.mro(cls):
+            return "the holder is the class itself or related to it"
+        if len(_own_data(analysis, callee)) < self.options.min_own_attributes:
+            return "reads too little of its own class"
+        if any(definition.name in index.children.get(sub, {}) for sub in index.descendants(cls)):
+            return "overridden in a subclass"
+        if not _plain_attribute(analysis, holder, attribute):
+            return "the attribute is not a plain instance attribute"
+        return None
+
+    # -- injection --------------------------------------------------------------------------
+
+    def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
+               rng: random.Random) -> Edit | Skip:
+        try:
+            return _Injection(self, context, candidate, difficulty).run()
+        except move.Refused as refused:
+            return Skip(str(refused))
+
+
+class _Injection:
+    """One injection: the files it reads, the names it picks, the edit it returns."""
+
+    def __init__(self, injector: FeatureEnvyInjector, context: InjectionContext,
+                 candidate: Candidate, difficulty: Difficulty):
+        self.context = context
+        self.index = index = context.index
+        self.difficulty = difficulty
+        data: dict[str, Any] = candidate.data
+        self.holder: str = data["holder"]
+        self.attribute: str = data["attribute"]
+        self.method: str = data["method"]
+        self.scopes: list[str] = list(data["scopes"])
+        self.moves: bool = bool(data["move"])
+        self.cls = index.class_of[self.method]
+        self.method_name = self.method.rpartition(".")[2]
+        holder_place = move.top_level(index, self.holder)
+        cls_place = move.top_level(index, self.cls)
+        if holder_place is None or cls_place is None:
+            raise move.Refused("the classes are not defined at the top level of their modules")
+        (self.holder_module, self.holder_name), (self.cls_module, self.cls_name) = \
+            holder_place, cls_place
+        self.holder_path = context.path_of(self.holder) or ""
+        self.cls_path = context.path_of(self.cls) or ""
+
+    def run(self) -> Edit:
+        index = self.index
+        if self.moves and index.lookup_method(self.cls, self.method_name,
+                                              after=self.cls) is not None:
+            self.moves = False  # moving it out would expose the inherited one: copy instead
+        base = move.unsafe_base(index, self.holder)
+        if base is not None:
+            raise move.Refused(f"{self.holder} inherits from {base}, whose members are unknown")
+        taken = move.members(index, self.holder)
+        if self.method_name in taken:
+            raise move.Refused(f"{self.holder} already has a member named {self.method_name}")
+        holder_tree = self.context.module(self.holder_path)
+        cls_tree = self.context.module(self.cls_path)
+        holder_node = move.find_class(holder_tree, self.holder_name)
+        cls_node = move.find_class(cls_tree, self.cls_name)
+        function = move.find_method(cls_node, self.method_name) if cls_node else None
+        if holder_node is None or cls_node is None or function is None:
+            raise move.Refused("the classes or the method are not where the index puts them")
+        self_param = function.params.params[0] if function.params.params else None
+        if self_param is not None and self_param.annotation is not None:
+            raise move.Refused(f"{self.method_name} annotates its self parameter")
+        holder_tree, count = _redirect_calls(holder_tree, holder_node, self.attribute,
+                                             self.method_name)
+        expected = _site_count(self.index, self.holder, self.scopes, self.attribute,
+                               self.method_name)
+        if count == 0 or count != expected:
+            raise move.Refused(f"found {count} of the {expected} calls through "
+                               f"self.{self.attribute} to rewrite")
+        holder_node = move.find_class(holder_tree, self.holder_name)
+        assert holder_node is not None
+        changes: dict[str, str | None] = {}
+        cls_future = move.has_future_annotations(cls_tree)
+        if self.difficulty == "easy":
+            moved = move.move_method(
+                index, self.cls_module, cls_tree, function, self.holder_module,
+                replacement=_self_attribute(function, self.attribute),
+                postponed=cls_future and move.has_future_annotations(holder_tree))
+            new_holder = move.append_to_class(holder_node, [
+                move.as_method_of_class(moved.function, self.method_name)])
+            holder_tree = holder_tree.deep_replace(holder_node, new_holder)
+            for statement in moved.imports:
+                holder_tree = move.insert_import(holder_tree, statement)
+            target = f"{self.holder}.{self.method_name}"
+        else:
+            holder_tree, target = self._mixins(changes, holder_tree, holder_node, cls_tree,
+                                               function, cls_future)
+        changes[self.holder_path] = holder_tree.code
+        if self.moves:
+            cls_tree = self.context.module(self.cls_path)
+            cls_node = move.find_class(cls_tree, self.cls_name)
+            assert cls_node is not None
+            old = move.find_method(cls_node, self.method_name)
+            assert old is not None
+            changes[self.cls_path] = move.replace_statement(cls_tree, old,
+                                                            cst.RemoveFromParent()).code
+        herrings = _look_alikes(self.context, self.cls, self.method, taken)
+        if self.difficulty == "hard" and not herrings:
+            raise move.Refused(f"{self.cls} has no other method that reads as much of its data "
+                               "(a red herring)")
+        envied = f"{self.cls}"
+        checks = (
+            StructuralCheck(
+                kind="feature_envy.not_envious",
+                description=f"`{_short(target)}` no longer reads more attributes of "
+                            f"`{self.cls_name}` than of its own class",
+                params={"method": target, "envied": envied}),
+            StructuralCheck(
+                kind="no_finding", description=f"no feature envy is reported at `{_short(target)}`",
+                params={"smell": "feature_envy", "qualnames": [target]}),
+        )
+        return Edit(
+            changes=changes, targets=((target, "method"),), checks=checks,
+            involved=(self.holder, self.cls, *self.scopes),
+            red_herrings=tuple(herrings) if self.difficulty != "easy" else (),
+            summary=f"{'moved' if self.moves else 'copied'} {self.method} to {target}; "
+                    f"{len(self.scopes)} caller(s) in {self.holder} call it there")
+
+    def _mixins(self, changes: dict[str, str | None], holder_tree: cst.Module,
+                holder_node: cst.ClassDef, cls_tree: cst.Module, function: cst.FunctionDef,
+                future: bool) -> tuple[cst.Module, str]:
+        """Medium and hard: the method goes to a new mixin module that the holder inherits; the
+        mixin (hard: a base of it, in one more module) declares the collaborator's type, as typed
+        mixins do."""
+        context = self.context
+        folder = self.holder_path.rpartition("/")[0]
+        stem = self.holder_path.rpartition("/")[2][:-3]
+        word = self.attribute.strip("_") or "part"
+        mixin_path = context.free_path(folder, f"_{stem}_{word}")
+        mixin_module = _module_name(self.holder_module, self.holder_path, mixin_path)
+        mixin_name = f"_{self.holder_name}{_camel(word)}Mixin"
+        alias = _fresh(word, move.names_in(function))
+        moved = move.move_method(
+            self.index, self.cls_module, cls_tree, function, None,
+            replacement=cst.Name(alias), postponed=future,
+            preamble=[cst.parse_statement(
+                f"{alias} = {function.params.params[0].name.value}.{self.attribute}")])
+        method_code = cst.Module(body=[move.as_method_of_class(moved.function,
+                                                               self.method_name)]).code
+        opening = "from __future__ import annotations\n\n" if future else ""
+        imports = "".join(f"{statement}\n" for statement in moved.imports)
+        declared = f'"{self.cls_name}"' if not future else self.cls_name
+        declaration = f"    {self.attribute}: {declared}\n"
+        if self.difficulty == "hard":
+            base_path = context.free_path(folder, f"_{stem}_parts")
+            base_module = _module_name(self.holder_module, self.holder_path, base_path)
+            base_name = f"_{self.holder_name}Parts"
+            changes[base_path] = (
+                f'"""The state that the mixins of {self.holder_name} share."""\n\n{opening}'
+                f"{_type_checking_import(base_module, self.cls_module, self.cls_name)}\n\n"
+                f"class {base_name}:\n    __slots__ = ()\n\n{declaration}")
+            imports += move.relative_import(mixin_module, base_module, base_name) + "\n"
+            head, body = f"class {mixin_name}({base_name}):\n", "    __slots__ = ()\n"
+        else:
+            imports += _type_checking_import(mixin_module, self.cls_module, self.cls_name)
+            head, body = f"class {mixin_name}:\n", f"    __slots__ = ()\n\n{declaration}"
+        changes[mixin_path] = (
+            f'"""Behaviour of {self.holder_name} around its {word}."""\n\n{opening}{imports}\n\n'
+            f"{head}{body}{_indent(method_code)}")
+        new_holder = move.add_base(holder_node, mixin_name)
+        holder_tree = holder_tree.deep_replace(holder_node, new_holder)
+        holder_tree = move.insert_import(
+            holder_tree, move.relative_import(self.holder_module, mixin_module, mixin_name))
+        return holder_tree, f"{mixin_module}.{mixin_name}.{self.method_name}"
+
+
+def _type_checking_import(module: str, target_module: str, name: str) -> str:
+    statement = move.relative_import(module, target_module, name)
+    return f"import typing\n\nif typing.TYPE_CHECKING:\n    {statement}\n"
+
+
+# -- discovery helpers --------------------------------------------------------------------------
+
+
+def _attribute_calls(analysis: Context) -> Iterator[tuple[_Site, str]]:
+    """Every `self.<attr>.m(...)` in a method, with each method of another class it calls."""
+    index = analysis.index
+    graph = analysis.call_graph
+    for facts in index.modules.values():
+        for call in facts.calls:
+            parts = _self_attribute_call(index, call)
+            if parts is None:
+                continue
+            holder, attribute, name = parts
+            if call.scope not in graph:
+                continue
+            for callee in graph.successors(call.scope):
+                if callee.rpartition(".")[2] == name and index.class_of.get(callee) not in (
+                        None, holder):
+                    yield _Site(holder, attribute, call.scope), callee
+
+
+def _self_attribute_call(index: Any, call: CallSite) -> tuple[str, str, str] | None:
+    """(class, attribute, method name) when the call is `self.<attribute>.<name>(...)` written
+    directly in a method of the class."""
+    func = call.func
+    if not (isinstance(func, Attr) and isinstance(func.base, Attr)
+            and isinstance(func.base.base, Name)):
+        return None
+    holder = index.class_of.get(call.scope)
+    definition = index.definitions.get(call.scope)
+    if holder is None or definition is None or not definition.params \
+            or definition.params[0].name != func.base.base.id \
+            or "staticmethod" in definition.decorators:
+        return None
+    return holder, func.base.attr, func.attr
+
+
+def _own_data(analysis: Context, method: str) -> set[str]:
+    """Data attributes (not methods) of its own class that a method uses through `self`."""
+    entry = data_access(analysis).methods.get(method)
+    if entry is None:
+        return set()
+    definitions = analysis.index.definitions
+    return {name for name in entry.through_self
+            if (found := definitions.get(name)) is None or found.kind != "method"}
+
+
+def _plain_attribute(analysis: Context, holder: str, attribute: str) -> bool:
+    """An instance attribute assigned by the class (no property, method or class attribute)."""
+    index = analysis.index
+    assigned = False
+    for cls in index.mro(holder):
+        if attribute in index.children.get(cls, {}):
+            return False
+        info = index.classes.get(cls)
+        if info is None:
+            continue
+        for item in info.attributes:
+            if item.name == attribute:
+                if item.kind != "instance":
+                    return False
+                assigned = True
+    return assigned
+
+
+def _only_called_there(analysis: Context, method: str, scopes: set[str]) -> bool:
+    """Nothing calls or names the method except those scopes; its name is in no string."""
+    index = analysis.index
+    graph = analysis.call_graph
+    if method in graph and set(graph.predecessors(method)) - scopes:
+        return False
+    attributes = analysis.attribute_graph
+    if method in attributes and set(attributes.predecessors(method)) - scopes:
+        return False
+    name = method.rpartition(".")[2]
+    return not any(value == name for facts in index.modules.values()
+                   for value, _ in facts.string_constants)
+
+
+def _site_count(index: Any, holder: str, scopes: list[str], attribute: str, name: str) -> int:
+    """How many `self.<attribute>.<name>(...)` calls the facts record in the holder's methods."""
+    count = 0
+    for facts in index.modules.values():
+        for call in facts.calls:
+            if _self_attribute_call(index, call) == (holder, attribute, name):
+                count += 1
+    return count
+
+
+def _look_alikes(context: InjectionContext, cls: str, method: str, taken: set[str]) -> list[str]:
+    """Other methods of the envied class that read at least as much of its data: at home."""
+    analysis = context.analysis
+    index = context.index
+    needed = len(_own_data(analysis, method))
+    found = []
+    for name, qualname in sorted(index.children.get(cls, {}).items()):
+        definition = index.definitions[qualname]
+        if qualname == method or definition.kind != "method" or is_dunder(name):
+            continue
+        if len(_own_data(analysis, qualname)) >= min(needed, 3):
+            found.append(qualname)
+    return found[:2]
+
+
+# -- rewriting helpers --------------------------------------------------------------------------
+
+
+class _Redirect(cst.CSTTransformer):
+    """`self.<attr>.<name>(...)` -> `self.<name>(...)` inside one class's methods."""
+
+    def __init__(self, attribute: str, name: str):
+        self.attribute = attribute
+        self.name = name
+        self.selves: list[str | None] = []
+        self.count = 0
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        if not self.selves:
+            params = node.params.params
+            decorated = any(isinstance(item.decorator, cst.Name)
+                            and item.decorator.value == "staticmethod" for item in node.decorators)
+            self.selves.append(params[0].name.value if params and not decorated else None)
+        else:
+            self.selves.append(self.selves[-1])
+        return True
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef,
+                          updated_node: cst.FunctionDef) -> cst.FunctionDef:
+        self.selves.pop()
+        return updated_node
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return not self.selves  # nested classes are left alone
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
+        func = updated_node.func
+        if (len(self.selves) == 1 and self.selves[0] is not None
+                and isinstance(func, cst.Attribute) and func.attr.value == self.name
+                and isinstance(func.value, cst.Attribute)
+                and func.value.attr.value == self.attribute
+                and isinstance(func.value.value, cst.Name)
+                and func.value.value.value == self.selves[0]):
+            self.count += 1
+            return updated_node.with_changes(func=func.with_changes(value=func.value.value))
+        return updated_node
+
+
+def _redirect_calls(module: cst.Module, cls: cst.ClassDef, attribute: str,
+                    name: str) -> tuple[cst.Module, int]:
+    redirect = _Redirect(attribute, name)
+    body = cls.body.visit(redirect)
+    assert isinstance(body, cst.BaseSuite)
+    return module.deep_replace(cls, cls.with_changes(body=body)), redirect.count
+
+
+def _self_attribute(function: cst.FunctionDef, attribute: str) -> cst.Attribute:
+    return cst.Attribute(value=cst.Name(function.params.params[0].name.value),
+                         attr=cst.Name(attribute))
+
+
+def _module_name(module: str, path: str, new_path: str) -> str:
+    package = module if path.endswith("__init__.py") else module.rpartition(".")[0]
+    stem = new_path.rpartition("/")[2][:-3]
+    return f"{package}.{stem}" if package else stem
+
+
+def _camel(word: str) -> str:
+    return "".join(part.capitalize() for part in word.split("_") if part)
+
+
+def _fresh(word: str, used: set[str]) -> str:
+    name = word
+    while name in used or keyword.iskeyword(name) or name in dir(__builtins__):
+        name += "_"
+    return name
+
+
+def _indent(code: str) -> str:
+    return "".join(f"    {line}" if line.strip() else line
+                   for line in code.splitlines(keepends=True))
+
+
+def _short(qualname: str) -> str:
+    return ".".join(qualname.split(".")[-2:])
+
+
+# -- structural checks --------------------------------------------------------------------------
+
+
+@check_kind("feature_envy.not_envious")
+def _not_envious(context: Context, params: dict[str, Any]) -> tuple[bool, str]:
+    """The method reads no more attributes of the envied class than it uses of its own class
+    (its own attributes and the methods of its own class it calls); passes when it is gone."""
+    method, envied = params["method"], params["envied"]
+    access = data_access(context)
+    entry = access.methods.get(method)
+    if method not in context.index.definitions:
+        return True, f"{method} is not defined"
+    if entry is None:
+        return True, f"{method} reads no attributes"
+    lineage = set(context.index.mro(envied)) if envied in context.index.classes else {envied}
+    foreign = {name for name, use in access.data_uses(entry).items() if use.owner in lineage}
+    own = len(entry.local) + len(access.calls(entry))
+    passed = len(foreign) <= own
+    return passed, (f"{method} reads {len(foreign)} attributes of {envied} and uses {own} of its "
+                    "own class's attributes and methods")
