@@ -1,0 +1,167 @@
+"""What makes a private copy of a helper safe in another module, and the copy itself.
+
+A module-level function `h` of module B can be copied into module D when every global name it
+reads means the same object in D as in B (one import target, or one builtin nobody shadows), bound
+before the copy by a top-level import that runs; when it writes no global; and when nothing in it
+depends on where it lives (`super`, `__name__`, frames, `locals()`).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import keyword
+import re
+import symtable
+from collections.abc import Iterator
+
+import libcst as cst
+
+from smellkit.facts import FileFacts
+from smellkit.graphs.index import Index
+from smellkit.injectors._dead_code_cst import module_level_names
+
+_RISKY = frozenset({"super", "locals", "vars", "eval", "exec", "globals", "__name__",
+                    "__file__", "__qualname__", "__module__", "__spec__", "__package__",
+                    "__builtins__", "__dict__"})
+_SYNONYMS = {
+    "result": "outcome", "value": "item", "values": "items", "text": "string", "name": "label",
+    "names": "labels", "path": "location", "parts": "pieces", "items": "entries",
+    "data": "payload", "line": "row", "lines": "rows", "key": "field", "index": "position",
+    "args": "arguments", "kwargs": "options", "rv": "returned", "out": "output", "i": "n",
+}
+
+
+def _tables(table: symtable.SymbolTable) -> Iterator[symtable.SymbolTable]:
+    yield table
+    for child in table.get_children():
+        yield from _tables(child)
+
+
+def function_table(source: str, path: str, name: str) -> symtable.SymbolTable | None:
+    """The symbol table of the module-level function `name` (the last of that name)."""
+    try:
+        table = symtable.symtable(source, path, "exec")
+    except (SyntaxError, ValueError):
+        return None
+    found = [child for child in table.get_children()
+             if child.get_name() == name and child.get_type() == "function"]
+    return found[-1] if found else None
+
+
+def global_reads(table: symtable.SymbolTable) -> tuple[set[str], str | None]:
+    """Global names the function and its nested scopes read, or a reason it cannot move."""
+    names: set[str] = set()
+    for scope in _tables(table):
+        for symbol in scope.get_symbols():
+            name = symbol.get_name()
+            if symbol.is_declared_global():
+                return names, f"it declares `global {name}`"
+            if name in _RISKY and symbol.is_referenced():
+                return names, f"it uses `{name}`, which depends on where the code lives"
+            if symbol.is_global() and symbol.is_referenced():
+                names.add(name)
+    return names, None
+
+
+def renamable_locals(table: symtable.SymbolTable) -> list[str]:
+    """Locals of the function (not parameters, imports or globals), in name order."""
+    return sorted(symbol.get_name() for symbol in table.get_symbols()
+                  if symbol.is_local() and symbol.is_assigned() and not symbol.is_parameter()
+                  and not symbol.is_imported() and not symbol.is_global()
+                  and not symbol.is_namespace())
+
+
+def new_names(locals_: list[str], text: str) -> dict[str, str]:
+    """A fresh name for each local, unused anywhere in `text`."""
+    taken = set(re.findall(r"\w+", text))
+    mapping: dict[str, str] = {}
+    for name in locals_:
+        for option in (_SYNONYMS.get(name), f"new_{name.lstrip('_')}", f"{name}_copy"):
+            if option and option not in taken and not keyword.iskeyword(option) and \
+                    not hasattr(builtins, option):
+                mapping[name] = option
+                taken.add(option)
+                break
+    return mapping
+
+
+def binding(index: Index, facts: FileFacts, name: str) -> tuple[str, int] | None:
+    """What a module-level name means in a module, and the line that binds it (0 for builtins):
+    None when it is a module variable, a type-only import or unknown."""
+    module = facts.module
+    if name in module_level_names(facts):
+        return None
+    if name in index.children.get(module, {}):
+        return index.children[module][name], -1  # defined in the module itself
+    for item in facts.imports:
+        if item.scope == module and item.bound == name:
+            if item.type_only:
+                return None
+            return index.resolve_dotted(item.target) or item.target, item.line
+    if index.star_imports.get(module):
+        return None
+    if hasattr(builtins, name):
+        return f"builtins.{name}", 0
+    return None
+
+
+def annotation_only(tree: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """Names the function reads only in annotations."""
+    in_annotations: set[str] = set()
+    elsewhere: set[str] = set()
+    annotations: list[ast.AST] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg) and node.annotation is not None:
+            annotations.append(node.annotation)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns:
+            annotations.append(node.returns)
+        elif isinstance(node, ast.AnnAssign):
+            annotations.append(node.annotation)
+    annotated_ids = {id(item) for annotation in annotations for item in ast.walk(annotation)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (in_annotations if id(node) in annotated_ids else elsewhere).add(node.id)
+    return in_annotations - elsewhere
+
+
+def has_future_annotations(facts: FileFacts) -> bool:
+    return any(item.target == "__future__.annotations" for item in facts.imports)
+
+
+class _Rename(cst.CSTTransformer):
+    """Rename local variables by name, never attributes or keyword-argument names."""
+
+    def __init__(self, mapping: dict[str, str]):
+        super().__init__()
+        self.mapping = mapping
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
+        new = self.mapping.get(original_node.value)
+        return updated_node.with_changes(value=new) if new else updated_node
+
+    def leave_Attribute(self, original_node: cst.Attribute,
+                        updated_node: cst.Attribute) -> cst.Attribute:
+        return updated_node.with_changes(attr=original_node.attr)
+
+    def leave_Arg(self, original_node: cst.Arg, updated_node: cst.Arg) -> cst.Arg:
+        return updated_node.with_changes(keyword=original_node.keyword)
+
+
+def copy_of(node: cst.FunctionDef, name: str, mapping: dict[str, str]) -> cst.FunctionDef:
+    """The function under a new name, its locals renamed, without the lines above it."""
+    body = node.body
+    if mapping:
+        renamed = body.visit(_Rename(mapping))
+        assert isinstance(renamed, cst.BaseSuite)
+        body = renamed
+    return node.with_changes(name=cst.Name(name), body=body,
+                             leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+
+
+def wrapper(module: cst.Module, name: str, target: str) -> cst.BaseStatement:
+    """A private wrapper that only delegates (the look-alike that is not a copy)."""
+    parsed = cst.parse_statement(f"def {name}(*args, **kwargs):\n"
+                                 f"    return {target}(*args, **kwargs)\n",
+                                 config=module.config_for_parsing)
+    return parsed.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])

@@ -1,0 +1,321 @@
+"""Duplicated code injector: callers in other modules get private copies of a shared helper.
+
+A candidate is a module-level helper `h` of module B, at least six lines of code, with at least
+three callers, some of them in other modules. The injection copies `h` into caller modules and
+points their calls at the copy, so the code that lived once now lives several times:
+
+- easy (2 files): one verbatim copy (`_h`) in one caller module.
+- medium (3 files): two copies in two caller modules, the second with its local variables
+  renamed (a type-2 clone that exact-match search misses).
+- hard (4 files): the two copies, plus a third caller module whose calls go through a private
+  wrapper of the same name that only delegates to `h`: the red herring, a look-alike that is
+  not a copy.
+
+Behaviour is preserved: a copy reads the same objects as `h` (every global it reads is bound to
+the same import target or builtin in the caller module, before the copy), writes no globals, and
+is defined before the first top-level statement that calls it. Anything else is refused. The
+structural check (`duplicated_code.not_cloned`) asks that neither `h` nor a copy be part of a
+clone group, whatever names a refactoring chooses.
+"""
+
+from __future__ import annotations
+
+import ast
+import random
+from collections.abc import Iterable
+from typing import Any, NamedTuple
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from smellkit.detectors._usage import is_test_path
+from smellkit.detectors.context import Context
+from smellkit.injectors import _dead_code_cst as edit
+from smellkit.injectors import _duplicated_code_copy as copying
+from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
+from smellkit.injectors.checks import check_kind
+from smellkit.models import Candidate, Difficulty, Finding, StructuralCheck
+
+MIN_CODE_LINES = 6
+"""The detector's default `min-lines`: a shorter helper's copies would not be reported."""
+MIN_CALLERS = 3
+
+_PLAN: dict[Difficulty, tuple[str, ...]] = {
+    "easy": ("copy",), "medium": ("copy", "renamed"), "hard": ("copy", "renamed", "wrapper"),
+}
+
+
+class _Helper(NamedTuple):
+    qualname: str
+    name: str
+    module: str
+    path: str
+    node: cst.FunctionDef
+    reads: dict[str, str]  # global name -> what it means in B
+    annotation_only: frozenset[str]
+    future: bool
+    locals_: list[str]
+
+
+class DuplicatedCodeInjector(Injector[InjectorOptions]):
+    """Private copies of a shared helper in the modules that call it."""
+
+    name = "duplicated_code"
+    description = ("Copies a helper with several callers into the callers' modules (verbatim, "
+                   "then with renamed locals) and points their calls at the copies.")
+    Options = InjectorOptions
+
+    # -- candidates ------------------------------------------------------------------------
+
+    def candidates(self, context: InjectionContext) -> Iterable[Candidate]:
+        index = context.index
+        graph = index.call_graph
+        cloned = _clone_spans(context.analysis)
+        for facts in sorted(index.modules.values(), key=lambda item: item.path):
+            if is_test_path(facts.path) or facts.module.rpartition(".")[2] == "__main__":
+                continue
+            for definition in facts.definitions:
+                qualname = definition.qualname
+                if (definition.kind != "function" or definition.parent != facts.module
+                        or definition.decorators or definition.is_stub
+                        or index.definitions.get(qualname) is not definition
+                        or definition.end_line - definition.start_line + 1 < MIN_CODE_LINES
+                        or qualname not in graph):
+                    continue
+                callers = [name for name in graph.predecessors(qualname) if name != qualname]
+                if len(callers) < MIN_CALLERS:
+                    continue
+                others = sorted({module for name in callers
+                                 if (module := index.scope_module(name)) != facts.module
+                                 and module in index.modules
+                                 and not is_test_path(index.modules[module].path)})
+                if not others or any(
+                        start <= definition.end_line and end >= definition.start_line
+                        for start, end in cloned.get(facts.path, ())):
+                    continue
+                location = context.location(qualname)
+                if location is None:
+                    continue
+                yield Candidate(
+                    smell=self.name, target=location,
+                    reason=f"`{qualname}` spans {definition.end_line - definition.start_line + 1}"
+                           f" lines and has {len(callers)} callers, in {len(others)} other "
+                           "module(s): their modules can each get a copy of it",
+                    files=(facts.path, *(index.modules[name].path for name in others)),
+                    data={"modules": others})
+
+    # -- injection -------------------------------------------------------------------------
+
+    def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
+               rng: random.Random) -> Edit | Skip:
+        helper = _helper(context, candidate.target.qualname)
+        if isinstance(helper, Skip):
+            return helper
+        roles = _PLAN[difficulty]
+        modules = list(candidate.data.get("modules", ()))
+        rng.shuffle(modules)
+        if len(modules) < len(roles):
+            return Skip(f"`{helper.qualname}` is called from {len(modules)} other module(s); "
+                        f"{difficulty} needs {len(roles)}")
+        changes: dict[str, str | None] = {}
+        made: dict[str, str] = {}  # role -> qualname
+        refusals: list[str] = []
+        for module in modules:
+            role = next((item for item in roles if item not in made), None)
+            if role is None:
+                break
+            placed = _place(context, helper, module, role)
+            if isinstance(placed, Skip):
+                refusals.append(placed.reason)
+                continue
+            changes[context.index.modules[module].path], made[role] = placed
+        if len(made) < len(roles):
+            return Skip("; ".join(refusals[:3]) or "too few caller modules accept a copy")
+        touched = {name.rpartition(".")[0] for name in made.values()}
+        remaining = [name for name in context.index.call_graph.predecessors(helper.qualname)
+                     if context.index.scope_module(name) not in touched
+                     and name != helper.qualname]
+        if not remaining:
+            return Skip(f"no caller of `{helper.qualname}` would be left to call it")
+        copies = [made[role] for role in ("copy", "renamed") if role in made]
+        checks = tuple(
+            StructuralCheck(kind="duplicated_code.not_cloned",
+                            description=f"`{name}` is not part of a group of duplicated code "
+                                        "(or is not defined)",
+                            params={"qualname": name})
+            for name in (helper.qualname, *copies))
+        return Edit(
+            changes=changes, targets=tuple((name, "method") for name in copies),
+            checks=checks, involved=(helper.qualname,),
+            red_herrings=(made["wrapper"],) if "wrapper" in made else (),
+            summary=f"copies of `{helper.qualname}`: {', '.join(copies)}"
+                    + (f"; delegating look-alike {made['wrapper']}" if "wrapper" in made else ""))
+
+
+# -- the helper and its copies ------------------------------------------------------------------
+
+
+def _helper(context: InjectionContext, qualname: str) -> _Helper | Skip:
+    index = context.index
+    module = index.module_of.get(qualname)
+    definition = index.definitions.get(qualname)
+    if module is None or definition is None:
+        return Skip(f"`{qualname}` is not in the index")
+    facts = index.modules[module]
+    source = context.source(facts.path)
+    node = edit.find_definition(context.module(facts.path), [definition.name])
+    if not isinstance(node, cst.FunctionDef) or node.decorators:
+        return Skip(f"`{qualname}` is not a plain top-level def")
+    tree = ast.parse(source)
+    found = [item for item in tree.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+             and item.name == definition.name]
+    if not found:
+        return Skip(f"`{qualname}` is not a top-level def")
+    function = found[-1]
+    body = function.body
+    if isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and \
+            isinstance(body[0].value.value, str):
+        body = body[1:]
+    if not body or 1 + (function.end_lineno or 0) - body[0].lineno + 1 < MIN_CODE_LINES:
+        return Skip(f"`{qualname}` has fewer than {MIN_CODE_LINES} lines of code")
+    table = copying.function_table(source, facts.path, definition.name)
+    if table is None:
+        return Skip(f"no symbol table for `{qualname}`")
+    names, reason = copying.global_reads(table)
+    if reason is not None:
+        return Skip(f"`{qualname}` cannot move: {reason}")
+    reads: dict[str, str] = {}
+    for name in sorted(names):
+        bound = copying.binding(index, facts, name)
+        if bound is None:
+            return Skip(f"`{qualname}` reads `{name}`, a module variable or unknown name")
+        reads[name] = bound[0]
+    return _Helper(qualname, definition.name, module, facts.path, node, reads,
+                   frozenset(copying.annotation_only(function)),
+                   copying.has_future_annotations(facts), copying.renamable_locals(table))
+
+
+class _Calls(cst.CSTVisitor):
+    """Calls of the helper as module D writes them."""
+
+    def __init__(self, names: set[str], modules: set[str], helper: str):
+        super().__init__()
+        self.names, self.modules, self.helper = names, modules, helper
+        self.found: list[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if (isinstance(func, cst.Name) and func.value in self.names) or (
+                isinstance(func, cst.Attribute) and func.attr.value == self.helper
+                and isinstance(func.value, cst.Name) and func.value.value in self.modules):
+            self.found.append(node)
+
+
+def _place(context: InjectionContext, helper: _Helper, module: str,
+           role: str) -> tuple[str, str] | Skip:
+    """Module D's new text with a copy (or the wrapper) and its calls redirected, and the
+    qualname of what was added."""
+    index = context.index
+    facts = index.modules[module]
+    source = context.source(facts.path)
+    base = helper.name.lstrip("_") or "helper"
+    name = next((option for option in (f"_{base}", f"_local_{base}")
+                 if option != helper.name and edit.name_free(source, option)), None)
+    if name is None:
+        return Skip(f"no free name for a copy of `{helper.name}` in {facts.path}")
+    names, modules = set(), set()
+    for item in facts.imports:
+        if item.scope != module or item.type_only or "." in item.bound:
+            continue
+        if item.is_from and index.resolve_dotted(item.target) == helper.qualname:
+            names.add(item.bound)
+        elif item.target == helper.module:
+            modules.add(item.bound)
+    if not names and not modules:
+        return Skip(f"{facts.path} does not import `{helper.name}` or its module at top level")
+    shadowed = {param.name for item in facts.definitions for param in item.params} | {
+        target.id for item in facts.assignments if hasattr(target := item.target, "id")}
+    if names & shadowed or modules & shadowed:
+        return Skip(f"a name bound to `{helper.name}` is rebound in {facts.path}")
+    tree = context.module(facts.path)
+    wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
+    lines = wrapper.resolve(PositionProvider)
+    calls: list[cst.Call] = []
+    position = None
+    for number, statement in enumerate(tree.body):
+        visitor = _Calls(names, modules, helper.name)
+        statement.visit(visitor)
+        if visitor.found and position is None:
+            position = number
+        calls.extend(visitor.found)
+    if position is None:
+        return Skip(f"no call of `{helper.name}` written in {facts.path}")
+    insert_line = lines[tree.body[position]].start.line
+    if role != "wrapper":
+        problem = _bindings(context, helper, facts.module, insert_line)
+        if problem is not None:
+            return Skip(problem)
+    if role == "wrapper":
+        target = next(iter(sorted(names)), None) or f"{sorted(modules)[0]}.{helper.name}"
+        added: cst.BaseStatement = copying.wrapper(tree, name, target)
+    else:
+        mapping = {} if role == "copy" else copying.new_names(
+            helper.locals_, context.module(helper.path).code_for_node(helper.node))
+        if role == "renamed" and not mapping:
+            return Skip(f"`{helper.name}` has no local variable to rename")
+        if tree.default_indent != context.module(helper.path).default_indent:
+            return Skip(f"{facts.path} and {helper.path} indent differently")
+        added = copying.copy_of(helper.node, name, mapping)
+    redirected = edit.replace(tree, {call: call.with_changes(func=cst.Name(name))
+                                     for call in calls})
+    result = edit.insert_top(redirected, position, [added])
+    return result.code, f"{module}.{name}"
+
+
+def _bindings(context: InjectionContext, helper: _Helper, module: str,
+              insert_line: int) -> str | None:
+    """Why the copy cannot live in `module` before `insert_line`, or None when it can."""
+    index = context.index
+    facts = index.modules[module]
+    lazy = helper.future and copying.has_future_annotations(facts)
+    for name, meaning in helper.reads.items():
+        if lazy and name in helper.annotation_only:
+            continue
+        bound = copying.binding(index, facts, name)
+        if bound is None or bound[0] != meaning:
+            return f"`{name}` does not mean `{meaning}` in {facts.path}"
+        if bound[1] < 0 or bound[1] >= insert_line:
+            return f"`{name}` is bound after the first call in {facts.path}"
+    if helper.future != copying.has_future_annotations(facts) and helper.annotation_only:
+        return f"{facts.path} and {helper.path} evaluate annotations differently"
+    return None
+
+
+# -- the check ----------------------------------------------------------------------------------
+
+
+def _findings(context: Context) -> list[Finding]:
+    from smellkit.detectors.runner import run_detectors
+
+    return run_detectors(context, ["duplicated_code"], respect_suppressions=False)
+
+
+def _clone_spans(context: Context) -> dict[str, list[tuple[int, int]]]:
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for finding in context.derived(_findings):
+        for location in (finding.location, *finding.related):
+            spans.setdefault(location.path, []).append((location.start_line, location.end_line))
+    return spans
+
+
+@check_kind("duplicated_code.not_cloned")
+def not_cloned(context: Context, params: dict[str, Any]) -> tuple[bool, str]:
+    """Passes when the definition is gone or no clone group includes code of it."""
+    qualname: str = params["qualname"]
+    if qualname not in context.index.definitions:
+        return True, f"{qualname} is not defined"
+    for finding in context.derived(_findings):
+        for location in (finding.location, *finding.related):
+            if location.qualname == qualname or location.qualname.startswith(qualname + "."):
+                return False, f"{qualname} is duplicated: {finding.message}"
+    return True, f"{qualname} is not part of a clone group"
