@@ -10,7 +10,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from smellkit.errors import ConfigError
 
@@ -90,3 +98,177 @@ def parse_config(table: dict[str, Any], source: Path | str = "<config>") -> Proj
         known = ", ".join(sorted(_kebab(name) for name in ProjectConfig.model_fields))
         hint = f"known keys: {known}" if first["type"] == "extra_forbidden" else None
         raise ConfigError(first["msg"], path=source, field=field, hint=hint) from error
+
+
+# --------------------------------------------------------------------------------------------
+# The repo spec: one TOML file per target repository, the single source of truth for where its
+# code comes from and how to install and test it (RepoMod-Bench's benchmark.yml, in TOML).
+
+
+class RepoSource(BaseModel):
+    """Where the pristine source tree comes from: exactly one of a local folder, git or PyPI."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    path: str | None = Field(
+        default=None, description="A local folder, relative to the spec file; used as is and "
+        "never modified.")
+    git: str | None = Field(default=None, description="A git URL (or local repository) to clone.")
+    commit: str | None = Field(
+        default=None, validate_default=True, description="The git commit to check out; "
+        "required with `git`, so a case names the exact code it was built from.")
+    pypi: str | None = Field(
+        default=None, description="`name==version` of a source distribution on PyPI.")
+
+    @field_validator("commit", mode="after")
+    @classmethod
+    def _commit_with_git(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is not None and info.data.get("git") is None:
+            raise ValueError("commit belongs with git")
+        if info.data.get("git") is not None and not value:
+            raise ValueError("git needs a commit (a pinned revision keeps cases reproducible)")
+        return value
+
+    @field_validator("pypi", mode="after")
+    @classmethod
+    def _pinned(cls, value: str | None) -> str | None:
+        if value is not None:
+            name, sep, version = value.partition("==")
+            if not sep or not name.strip() or not version.strip() or "=" in version:
+                raise ValueError(f"must be 'name==version' (a pinned sdist), got {value!r}")
+        return value
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> RepoSource:
+        kinds = [name for name in ("path", "git", "pypi") if getattr(self, name) is not None]
+        if len(kinds) != 1:
+            found = ", ".join(kinds) or "none"
+            raise ValueError(f"give exactly one of path, git, pypi (found: {found})")
+        return self
+
+    @property
+    def kind(self) -> str:
+        """`path`, `git` or `pypi`."""
+        return "path" if self.path is not None else "git" if self.git is not None else "pypi"
+
+
+class Timeouts(BaseModel):
+    """Seconds before a step is killed; a killed step is reported as timed out, never as a pass."""
+
+    model_config = ConfigDict(alias_generator=_kebab, populate_by_name=True, extra="forbid",
+                              frozen=True)
+
+    install: float = Field(default=900, gt=0, description="All install commands together.")
+    test: float = Field(default=600, gt=0, description="One run of the selected tests.")
+    per_test: float = Field(default=60, gt=0, description="One test; a hang is cut off here.")
+    map: float = Field(default=1800, gt=0, description="One full-suite run for the test map.")
+
+
+class RepoSpec(BaseModel):
+    """One target repository: its source, interpreter, install and test commands."""
+
+    model_config = ConfigDict(alias_generator=_kebab, populate_by_name=True, extra="forbid",
+                              frozen=True)
+
+    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$",
+                      description="Short name used in case ids and cache folders.")
+    source: RepoSource
+    source_path: str = Field(
+        default="", description="The package folder or src root inside the checkout that "
+        "smellkit analyses and that tests import from, e.g. `src`.")
+    python: str = Field(
+        default="3", pattern=r"^3(\.\d+)?$", description="major[.minor] of the interpreter "
+        "(`python3.11` must exist on the machine).")
+    install: tuple[str, ...] = Field(
+        default=("pip install -e .",), description="Shell commands run in a copy of the "
+        "checkout with the virtualenv activated.")
+    test_command: str = Field(default="python -m pytest", min_length=1,
+                              description="How to run tests; node ids are appended.")
+    tests_path: str = Field(default="tests", description="The folder holding the tests.")
+    env: dict[str, str] = Field(default_factory=dict,
+                                description="Extra environment variables for installs and tests.")
+    exclude_tests: tuple[str, ...] = Field(
+        default=(), description="Node ids or fnmatch patterns never selected.")
+    timeouts: Timeouts = Field(default_factory=Timeouts)
+    spec_path: Path | None = Field(default=None, exclude=True,
+                                   description="Where the spec was loaded from.")
+
+    @property
+    def revision(self) -> str:
+        """The commit-like identity recorded in datasets: a commit, `pypi:name==ver`, `local`."""
+        source = self.source
+        if source.git is not None:
+            return str(source.commit)
+        if source.pypi is not None:
+            return f"pypi:{source.pypi}"
+        return "local"
+
+    def local_path(self) -> Path | None:
+        """The folder of a `path` source, resolved against the spec file's folder."""
+        if self.source.path is None:
+            return None
+        base = self.spec_path.parent if self.spec_path is not None else Path.cwd()
+        return (base / self.source.path).resolve()
+
+
+def load_repo_spec(path: Path | str) -> RepoSpec:
+    """Read and validate a repo spec; errors name the file and the dotted field."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ConfigError(f"cannot read the repo spec: {error.strerror or error}", path=path,
+                          hint="check the path") from error
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise ConfigError(f"not valid TOML: {error}", path=path) from error
+    return parse_repo_spec(data, source=path)
+
+
+def parse_repo_spec(table: dict[str, Any], source: Path | str = "<spec>") -> RepoSpec:
+    """Validate a repo spec table, naming the first bad field (`source.pypi`) in the error."""
+    if "spec-path" in table or "spec_path" in table:
+        raise ConfigError("is set from the file's location, not in the file", path=source,
+                          field="spec-path")
+    try:
+        spec = RepoSpec.model_validate(table)
+    except ValidationError as error:
+        first = error.errors()[0]
+        field = ".".join(str(part) for part in first["loc"]) or "source"
+        message = first["msg"].removeprefix("Value error, ")
+        hint = None
+        if first["type"] == "extra_forbidden":
+            model: type[BaseModel] = RepoSpec
+            if first["loc"][:1] == ("source",):
+                model = RepoSource
+            elif first["loc"][:1] == ("timeouts",):
+                model = Timeouts
+            known = sorted(_kebab(name) if model is not RepoSource else name
+                           for name in model.model_fields if name != "spec_path")
+            hint = "known keys: " + ", ".join(known)
+        raise ConfigError(message, path=source, field=field, hint=hint) from error
+    if isinstance(source, Path):
+        spec = spec.model_copy(update={"spec_path": source.resolve()})
+    return spec
+
+
+def find_python(version: str, *, field: str = "python", path: Path | str | None = None) -> str:
+    """The executable for `python = "3.11"` (`python3.11` on PATH that really runs).
+
+    pyenv installs shims for versions that are not active and fail when run, so the candidate is
+    started once to prove it works.
+    """
+    import shutil
+    import subprocess
+
+    name = f"python{version}"
+    found = shutil.which(name)
+    if found is not None:
+        try:
+            probe = subprocess.run([found, "-c", "import sys; print(sys.executable)"],
+                                   capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.TimeoutExpired):
+            probe = None
+        if probe is not None and probe.returncode == 0 and probe.stdout.strip():
+            return probe.stdout.strip()
+    raise ConfigError(f"interpreter {name} not found on this machine", path=path, field=field,
+                      hint=f"install Python {version} or set `python` to an installed version")
