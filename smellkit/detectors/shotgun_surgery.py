@@ -17,6 +17,12 @@ Three forms, each reported at the one place a change starts, with every place it
 - **registry keys**: the same string key used on the same module-level or class-level mapping
   (`REGISTRY["csv"]`, `self.handlers["csv"]`, `registry.get("csv")`) in at least
   `min-registry-files` modules. A key reported this way is not reported again as a literal.
+- **bypassed constants**: a module-level string constant (`RETRY_KEY = "retry_limit"`, bound
+  once) whose value other modules spell out as a literal at least `min-constant-copies` times:
+  the constant was meant to be the one place to change, and the copies will not follow it. A
+  copy counts in a module that imports from the constant's module, or anywhere when the value is
+  more than one plain lowercase word (`"param"` elsewhere may mean something else). Reported at
+  the first copy; not reported again as a literal.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from smellkit.detectors._keys import COMMON_LITERALS, DTYPE, KEY_LIKE, Registrie
 from smellkit.detectors._usage import is_test_path
 from smellkit.detectors.base import Detector, DetectorOptions, Example
 from smellkit.detectors.context import Context
+from smellkit.facts import Const, Name
 from smellkit.models import Finding, Location, Severity
 
 _LOGGING = re.compile(r"_?(get_?logger|getLogger|logger|log)", re.I)
@@ -71,6 +78,11 @@ class ShotgunSurgeryOptions(DetectorOptions):
         default=True, description="Report string keys of one registry used across modules.")
     min_registry_files: int = Field(
         default=3, ge=2, description="A registry key must be used in at least this many modules.")
+    constants: bool = Field(default=True, description="Report string constants whose value "
+                                                      "other modules write out as literals.")
+    min_constant_copies: int = Field(
+        default=2, ge=1, description="A bypassed constant needs at least this many literal "
+        "copies in other modules.")
 
 
 def _severity(ratio: float) -> Severity:
@@ -131,6 +143,10 @@ class ShotgunSurgery(Detector[ShotgunSurgeryOptions]):
         keys: set[str] = set()
         if self.options.registries:
             for finding in self._registries(context):
+                keys.add(str(finding.evidence["key"]))
+                yield finding
+        if self.options.constants:
+            for finding in self._constants(context, keys):
                 keys.add(str(finding.evidence["key"]))
                 yield finding
         if self.options.literals:
@@ -385,6 +401,60 @@ class ShotgunSurgery(Detector[ShotgunSurgeryOptions]):
                           "files": len(modules)},
                 related=tuple(places[1:]))
 
+    # -- bypassed constants -----------------------------------------------------------------
+
+    def _constants(self, context: Context, skip: set[str]) -> Iterator[Finding]:
+        index = context.index
+        options = self.options
+        defined = string_constants(context)
+        if not defined:
+            return
+        sites: dict[str, list[tuple[str, int]]] = defaultdict(list)
+        for facts in index.modules.values():
+            if is_test_path(facts.path):
+                continue
+            for value, line in facts.string_constants:
+                if value in defined:
+                    sites[value].append((facts.module, line))
+        scopes: dict[str, Scopes] = {}
+        for value, owners in sorted(defined.items()):
+            if value in skip or len(owners) != 1 or self._ignored_constant(value):
+                continue
+            (constant, module, line), = owners
+            plain = value.isalpha() and value.islower()
+            copies = sorted(
+                (index.modules[other].path, at, other) for other, at in sites.get(value, ())
+                if other != module and (not plain or _imports_from(context, other, module)))
+            if len(copies) < max(options.min_constant_copies, 1):
+                continue
+            places: list[Location] = []
+            for path, at, other in copies:
+                if other not in scopes:
+                    scopes[other] = Scopes(index.modules[other])
+                places.append(context.line_location(scopes[other].at(at), path, at))
+            definition = context.line_location(constant, index.modules[module].path, line,
+                                               "attribute")
+            files = {path for path, _, _ in copies}
+            yield Finding(
+                smell=self.name, location=places[0],
+                severity=_severity(len(copies) / options.min_constant_copies / 2),
+                confidence=0.7,
+                message=(f"`{constant}` names {value!r}, but {len(copies)} places in "
+                         f"{len(files)} other modules write the literal instead: changing the "
+                         "constant will not change them."),
+                evidence={"rule": f"constant's value copied >= {options.min_constant_copies} "
+                                  "times in other modules",
+                          "form": "constant", "key": value, "constant": constant,
+                          "occurrences": len(copies), "files": len(files)},
+                related=(*places[1:], definition))
+
+    def _ignored_constant(self, value: str) -> bool:
+        return (len(value) < self.options.min_literal_length or value in COMMON_LITERALS
+                or value in self.options.ignore_literals or not KEY_LIKE.fullmatch(value)
+                or "%" in value or "{" in value or (value.startswith("__")
+                                                    and value.endswith("__"))
+                or bool(DTYPE.fullmatch(value)))
+
     # -- registries -------------------------------------------------------------------------
 
     def _registries(self, context: Context) -> Iterator[Finding]:
@@ -410,3 +480,45 @@ class ShotgunSurgery(Detector[ShotgunSurgeryOptions]):
                 related=tuple(place for place in places if place != target))
 
 
+
+
+def string_constants(context: Context) -> dict[str, list[tuple[str, str, int]]]:
+    """value -> (qualname, module, line) of each module-level name bound once, outside tests,
+    to exactly that string literal."""
+    found: dict[str, list[tuple[str, str, int]]] = defaultdict(list)
+    for facts in context.index.modules.values():
+        if is_test_path(facts.path):
+            continue
+        bound: dict[str, int] = defaultdict(int)
+        for assignment in facts.assignments:
+            if assignment.scope == facts.module and isinstance(assignment.target, Name):
+                bound[assignment.target.id] += 1
+        declared = {name for _, name in facts.globals_declared}
+        strings: dict[int, list[str]] = defaultdict(list)
+        for value, line in facts.string_constants:
+            strings[line].append(value)
+        for assignment in facts.assignments:
+            target = assignment.target
+            if (assignment.scope != facts.module or not isinstance(target, Name)
+                    or bound[target.id] != 1 or target.id in declared
+                    or not isinstance(assignment.value, Const)
+                    or assignment.value.type_name != "str"
+                    or len(strings.get(assignment.line, ())) != 1):
+                continue
+            value = strings[assignment.line][0]
+            found[value].append((f"{facts.module}.{target.id}", facts.module, assignment.line))
+    return found
+
+
+def _imports_from(context: Context, module: str, source: str) -> bool:
+    """Whether `module` imports `source` or anything from it."""
+    index = context.index
+    for item in index.modules[module].imports:
+        target = item.target
+        if target == source or target.startswith(source + "."):
+            return True
+        resolved = index.resolve_dotted(target)
+        if resolved is not None and (resolved == source or index.scope_module(resolved) ==
+                                     source):
+            return True
+    return False

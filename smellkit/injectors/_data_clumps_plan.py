@@ -1,0 +1,345 @@
+"""Which functions take a parameter object they only read fields of, and how they are called.
+
+Data-clump injection replaces such a parameter by the fields it reads ("inline parameter
+object"), so every call site must be known and rewritable. The analysis here is deliberately
+conservative: a function qualifies only when its parameter is used for field reads (or handed on
+whole to another qualifying function), no field is ever reassigned outside the class's
+constructor, and every call of the function's name in the repository resolves to it with the
+object passed as a plain name or attribute chain.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from smellkit.facts import Attr, CallSite, Definition, Expr, FileFacts, Name
+from smellkit.graphs.index import Index
+from smellkit.injectors.base import InjectionContext
+
+CONSTRUCTORS = frozenset({"__init__", "__new__", "__post_init__"})
+SAFE_DECORATORS = frozenset({"staticmethod", "classmethod"})
+
+
+@dataclass(frozen=True)
+class Site:
+    """One call of an exploded function: where, and which argument carries the object."""
+
+    path: str
+    scope: str
+    line: int
+    name: str
+    callee: str
+    position: int | None
+    """Index among the call's positional arguments, or None when passed by keyword."""
+    keyword: str | None
+    positional_count: int
+
+
+@dataclass
+class Taker:
+    """A function that takes an instance of the class as `param` and only reads its fields."""
+
+    definition: Definition
+    path: str
+    param: str
+    kind: str
+    reads: frozenset[str]
+    hands_to: frozenset[str] = frozenset()
+    """Other takers this one passes the object to, whole."""
+    sites: list[Site] = field(default_factory=list)
+
+    @property
+    def qualname(self) -> str:
+        return self.definition.qualname
+
+
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+def _code_words(source: str) -> Counter[str]:
+    words: Counter[str] = Counter()
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.type == tokenize.NAME:
+                words[token.string] += 1
+            elif token.type == tokenize.STRING and "f" in token.string.split("'")[0].split(
+                    '"')[0].lower():
+                words.update(_WORD.findall(token.string))
+    except (tokenize.TokenError, SyntaxError):
+        words.update(_WORD.findall(source))
+    return words
+
+
+def _simple(expr: Expr) -> bool:
+    """A name or an attribute chain: evaluating it once per field is as good as once."""
+    while isinstance(expr, Attr):
+        expr = expr.base
+    return isinstance(expr, Name)
+
+
+def resolve_annotation(index: Index, scope: str, annotation: str) -> str | None:
+    head, _, rest = annotation.partition(".")
+    target = index.resolve_name(scope, head)
+    if target is None:
+        return None
+    full = f"{target}.{rest}" if rest else target
+    return index.resolve_dotted(full) or full
+
+
+def class_fields(index: Index, cls: str) -> set[str]:
+    """Annotated class attributes (dataclass, NamedTuple) and attributes set in `__init__`."""
+    info = index.classes.get(cls)
+    if info is None:
+        return set()
+    found = {item.name for item in info.attributes if item.kind == "class" and item.annotation}
+    found.update(item.name for item in info.attributes
+                 if item.kind == "instance" and item.scope.rpartition(".")[2] in CONSTRUCTORS)
+    return {name for name in found if not name.startswith("__")}
+
+
+class Planner:
+    """The repository-wide facts the data-clump injector needs, computed once per context."""
+
+    def __init__(self, context: InjectionContext):
+        self.context = context
+        self.index = context.index
+        self.graph = context.analysis.call_graph
+        self.facts_of: dict[str, FileFacts] = {facts.path: facts
+                                               for facts in self.index.modules.values()}
+        self.calls_by_name: dict[str, list[tuple[str, CallSite]]] = defaultdict(list)
+        self.writes: dict[str, set[str]] = defaultdict(set)
+        self.annotated: dict[str, list[tuple[FileFacts, Definition]]] = defaultdict(list)
+        self._words: dict[str, Counter[str]] = {}
+        for facts in self.index.modules.values():
+            for call in facts.calls:
+                if call.implicit:
+                    continue
+                func = call.func
+                name = func.id if isinstance(func, Name) else \
+                    func.attr if isinstance(func, Attr) else None
+                if name is not None:
+                    self.calls_by_name[name].append((facts.path, call))
+            for definition in facts.definitions:
+                if definition.kind not in ("function", "method"):
+                    continue
+                named = {resolve_annotation(self.index, definition.qualname, text)
+                         for param in definition.params for text in param.annotation}
+                for cls in named:
+                    if cls is not None and cls in self.index.classes:
+                        self.annotated[cls].append((facts, definition))
+            for access in facts.accesses:
+                if access.write:
+                    self.writes[access.attr].add(access.scope)
+            for assignment in facts.assignments:
+                if isinstance(assignment.target, Attr):
+                    self.writes[assignment.target.attr].add(assignment.scope)
+
+    def words(self, path: str, name: str) -> int:
+        """How often `name` occurs as a word in a file's code (f-strings included; comments,
+        docstrings and other string literals not)."""
+        if path not in self._words:
+            self._words[path] = _code_words(self.context.source(path))
+        return self._words[path][name]
+
+    def free_names(self, taker: Taker, names: set[str]) -> bool:
+        """None of `names` is already a name (local, global, parameter) inside the taker."""
+        text = self.span(taker.path, taker.definition)
+        return not any(re.search(rf"(?<![.\w]){re.escape(name)}\b", text) for name in names)
+
+    def span(self, path: str, definition: Definition) -> str:
+        lines = self.context.source(path).splitlines()
+        return "\n".join(lines[definition.start_line - 1:definition.end_line])
+
+    # -- takers ---------------------------------------------------------------------------------
+
+    def takers(self, cls: str) -> dict[str, Taker]:
+        """Every function that takes `cls` and qualifies, its call sites planned."""
+        found: dict[str, Taker] = {}
+        for facts, definition in self.annotated.get(cls, ()):
+            taker = self._taker(facts, definition, cls)
+            if taker is not None:
+                found[taker.qualname] = taker
+        # hand-offs must reach qualifying functions; drop the rest until nothing changes
+        changed = True
+        while changed:
+            changed = False
+            for qualname in list(found):
+                if not found[qualname].hands_to <= found.keys():
+                    del found[qualname]
+                    changed = True
+        for qualname in list(found):
+            if not self._plan_sites(found[qualname], found):
+                del found[qualname]
+        # a function whose callers lost their plan cannot be exploded on its own
+        changed = True
+        while changed:
+            changed = False
+            for qualname in list(found):
+                if not found[qualname].hands_to <= found.keys():
+                    del found[qualname]
+                    changed = True
+        return found
+
+    def _taker(self, facts: FileFacts, definition: Definition, cls: str) -> Taker | None:
+        index = self.index
+        if definition.kind not in ("function", "method") or definition.is_async:
+            return None
+        name = definition.name
+        if name.startswith("__") or name.startswith("test"):
+            return None
+        if not set(definition.decorators) <= SAFE_DECORATORS:
+            return None
+        params = list(definition.params)
+        first = 1 if definition.kind == "method" and "staticmethod" not in \
+            definition.decorators else 0
+        chosen = [param for param in params[first:] if any(
+            resolve_annotation(index, definition.qualname, text) == cls
+            for text in param.annotation)]
+        if len(chosen) != 1:
+            return None
+        param = chosen[0]
+        if param.default is not None or param.kind not in (
+                "positional", "positional_only", "keyword_only"):
+            return None
+        if definition.kind == "method" and self._overridden(definition):
+            return None
+        reads: set[str] = set()
+        uses = 0
+        for access in facts.accesses:
+            if access.scope != definition.qualname or access.receiver != Name(param.name):
+                continue
+            if access.write or access.called or access.attr.startswith("__"):
+                return None
+            reads.add(access.attr)
+            uses += 1
+        if not reads <= class_fields(index, cls):
+            return None
+        for attr in reads:
+            member = index.member(cls, attr)
+            if member is not None and index.definitions[member].kind != "class":
+                return None  # a method or property, not a field
+            if not {scope.rpartition(".")[2] for scope in self.writes.get(attr, ())} <= \
+                    CONSTRUCTORS:
+                return None  # reassigned somewhere: reading it later could differ
+        hands: set[str] = set()
+        for call in facts.calls:
+            if call.scope != definition.qualname:
+                continue
+            passed = sum(arg == Name(param.name) for arg in call.args) + sum(
+                value == Name(param.name) for _, value in call.kwargs)
+            if passed:
+                called = call.func.id if isinstance(call.func, Name) else \
+                    call.func.attr if isinstance(call.func, Attr) else None
+                targets = [callee for callee, data in self.graph.succ[definition.qualname].items()
+                           if call.line in data.get("lines", ())
+                           and callee.rpartition(".")[2] == called]
+                if len(targets) != 1:
+                    return None
+                hands.add(targets[0])
+                uses += passed
+        if not reads and not hands:
+            return None
+        text = self.span(facts.path, definition)
+        if len(re.findall(rf"\b{re.escape(param.name)}\b", text)) != uses + 1:
+            return None  # used some other way (a closure, a bare read, a docstring mention)
+        return Taker(definition, facts.path, param.name, param.kind, frozenset(reads),
+                     frozenset(hands))
+
+    def _overridden(self, definition: Definition) -> bool:
+        index = self.index
+        cls = definition.parent
+        for base in index.mro(cls)[1:]:
+            if base not in index.classes and base not in ("object", "<builtin>.object"):
+                return True  # an external base may declare it
+            if definition.name in index.children.get(base, {}):
+                return True
+        return any(definition.name in index.children.get(sub, {})
+                   for sub in index.descendants(cls))
+
+    # -- call sites -----------------------------------------------------------------------------
+
+    def _plan_sites(self, taker: Taker, takers: dict[str, Taker]) -> bool:
+        """Every call of the taker's name must resolve to it and pass the object plainly."""
+        definition = taker.definition
+        name = definition.name
+        index = self.index
+        params = list(definition.params)
+        bound = 1 if definition.kind == "method" and "staticmethod" not in \
+            definition.decorators else 0
+        position = [param.name for param in params].index(taker.param)
+        sites: list[Site] = []
+        for path, call in self.calls_by_name.get(name, ()):
+            data = self.graph.get_edge_data(call.scope, taker.qualname) if \
+                self.graph.has_node(call.scope) else None
+            if data is None or call.line not in data.get("lines", ()):
+                return False  # a call of this name that may reach something else
+            if any(getattr(arg, "tag", "") == "iter" for arg in call.args) or any(
+                    key is None for key, _ in call.kwargs):
+                return False
+            func = call.func
+            offset = bound
+            if bound and isinstance(func, Attr) and isinstance(func.base, Name):
+                target = index.resolve_name(call.scope, func.base.id)
+                if target is not None and target in index.classes:
+                    return False  # `Class.method(obj, ...)`: unusual, refuse
+            if bound and isinstance(func, Name):
+                return False
+            keyword = [value for key, value in call.kwargs if key == taker.param]
+            if keyword:
+                if not _simple(keyword[0]) and not self._handed(keyword[0], call, takers):
+                    return False
+                sites.append(Site(path, call.scope, call.line, name, taker.qualname, None,
+                                  taker.param, len(call.args)))
+                continue
+            at = position - offset
+            if taker.kind == "keyword_only" or at >= len(call.args):
+                return False
+            arg = call.args[at]
+            if not _simple(arg):
+                return False
+            sites.append(Site(path, call.scope, call.line, name, taker.qualname, at, None,
+                              len(call.args)))
+        if not sites:
+            return False  # only reached dynamically (a visitor, a callback): refuse
+        imports = [item for facts in self.index.modules.values() for item in facts.imports
+                   if item.target.rpartition(".")[2] == name]
+        if any(item.bound != name for item in imports):
+            return False  # imported under another name: calls of the alias are not planned
+        expected = len(sites) + 1 + len(imports)
+        total = sum(self.words(path, name) for path in self.facts_of)
+        if total != expected:
+            return False  # referenced without being called: passed around as a value
+        taker.sites = sites
+        return True
+
+    @staticmethod
+    def _handed(expr: Expr, call: CallSite, takers: dict[str, Taker]) -> bool:
+        taker = takers.get(call.scope)
+        return taker is not None and expr == Name(taker.param)
+
+
+def closure(takers: dict[str, Taker], chosen: set[str]) -> set[str]:
+    """The chosen functions plus every taker they hand the object to, whole: once exploded, a
+    function has no object left to hand on, only its fields."""
+    result = set(chosen)
+    stack = list(chosen)
+    while stack:
+        for other in takers[stack.pop()].hands_to:
+            if other not in result:
+                result.add(other)
+                stack.append(other)
+    return result
+
+
+def files_of(takers: dict[str, Taker], chosen: set[str], cls_path: str | None) -> set[str]:
+    files = {takers[name].path for name in chosen}
+    files.update(site.path for name in chosen for site in takers[name].sites)
+    if cls_path is not None:
+        files.add(cls_path)
+    return files
+
+

@@ -1,0 +1,114 @@
+"""The libcst codemod of shotgun-surgery injection: an imported constant replaced by its value.
+
+In one module, every reference to a name bound by `from m import NAME` (or `NAME as ALIAS`)
+becomes the constant's literal, spelled exactly as at its definition, and the import of the name
+is dropped. Name resolution uses libcst's scope analysis, so a local that shadows the name is
+never touched; references inside f-strings or annotations make the file refuse.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+from libcst.metadata import (
+    ImportAssignment,
+    MetadataWrapper,
+    PositionProvider,
+    ScopeProvider,
+)
+
+
+@dataclass(frozen=True)
+class Inlined:
+    """A module's new text and the lines (of the original text) of the references replaced."""
+
+    text: str
+    lines: tuple[int, ...]
+
+
+class _Replace(cst.CSTTransformer):
+    def __init__(self, targets: set[cst.Name], literal: str, alias: cst.ImportAlias,
+                 statement: cst.ImportFrom):
+        super().__init__()
+        self.targets = targets
+        self.literal = literal
+        self.alias = alias
+        self.statement = statement
+        self.in_fstring = 0
+        self.replaced = 0
+        self.problem: str | None = None
+
+    def visit_FormattedString(self, node: cst.FormattedString) -> bool:
+        self.in_fstring += 1
+        return True
+
+    def leave_FormattedString(self, original_node: cst.FormattedString,
+                              updated_node: cst.FormattedString) -> cst.BaseExpression:
+        self.in_fstring -= 1
+        return updated_node
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
+        if original_node not in self.targets:
+            return updated_node
+        if self.in_fstring:
+            self.problem = "the constant is used inside an f-string"
+            return updated_node
+        self.replaced += 1
+        return cst.SimpleString(self.literal, lpar=updated_node.lpar, rpar=updated_node.rpar)
+
+    def leave_ImportFrom(self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom) -> \
+            cst.ImportFrom | cst.RemovalSentinel:
+        old_names, new_names = original_node.names, updated_node.names
+        if original_node is not self.statement or isinstance(old_names, cst.ImportStar) or \
+                isinstance(new_names, cst.ImportStar):
+            return updated_node
+        names = [alias for old, alias in zip(old_names, new_names) if old is not self.alias]
+        if not names:
+            return cst.RemoveFromParent()
+        if old_names[-1] is self.alias and updated_node.lpar is None:
+            names[-1] = names[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return updated_node.with_changes(names=names)
+
+
+def inline_constant(source: str, bound: str, literal: str) -> Inlined | str:
+    """Replace the module-level import of `bound` and every reference to it by `literal`;
+    a string says why the module is refused."""
+    wrapper = MetadataWrapper(cst.parse_module(source))
+    scopes = wrapper.resolve(ScopeProvider)
+    positions = wrapper.resolve(PositionProvider)
+    module = wrapper.module
+    scope = scopes.get(module)
+    if scope is None:
+        return "no module scope"
+    assignments = list(scope.assignments[bound])
+    if len(assignments) != 1 or not isinstance(assignments[0], ImportAssignment):
+        return f"{bound} is bound more than once at module level"
+    assignment = assignments[0]
+    statement = assignment.node
+    if not isinstance(statement, cst.ImportFrom) or isinstance(statement.names, cst.ImportStar):
+        return f"{bound} is not bound by a plain `from ... import`"
+    if statement not in {small for line in module.body
+                         if isinstance(line, cst.SimpleStatementLine) for small in line.body}:
+        return f"the import of {bound} is not a top-level statement"
+    aliases = [alias for alias in statement.names if alias.evaluated_alias == bound
+               or (alias.asname is None and alias.evaluated_name == bound)]
+    if len(aliases) != 1:
+        return f"{bound} is imported in an unusual way"
+    targets: set[cst.Name] = set()
+    lines: list[int] = []
+    for access in assignment.references:
+        node = access.node
+        if access.is_annotation or access.is_type_hint or not isinstance(node, cst.Name):
+            return f"{bound} is used in an annotation or as a string"
+        targets.add(node)
+        lines.append(positions[node].start.line)
+    if not targets:
+        return f"{bound} is imported but never used"
+    transformer = _Replace(targets, literal, aliases[0], statement)
+    result = module.visit(transformer)
+    if transformer.problem is not None:
+        return transformer.problem
+    if transformer.replaced != len(targets):
+        return "not every reference could be replaced"
+    return Inlined(result.code, tuple(sorted(lines)))

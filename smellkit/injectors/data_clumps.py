@@ -1,0 +1,275 @@
+"""Data-clump injection: a parameter object inlined back into the fields it carries.
+
+The original passes one object (a dataclass, a NamedTuple or any small parameter object) to
+several functions that only read its fields; the smelly version passes those 3-4 fields one by one
+through every signature ("inline parameter object"), so the same group of parameters travels
+together through several functions in several modules. The ground truth is the original: the
+object. Difficulties follow SmellBench: easy spans 2 files with positional arguments; medium 3+
+files, the fields passed as keyword arguments and, where the code has one, a delegation chain that
+now hands the loose fields on; hard 4+ files and red herrings (functions that still take the
+object whole and must be left alone).
+"""
+
+from __future__ import annotations
+
+import random
+import weakref
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from itertools import combinations
+from typing import Any
+
+from pydantic import Field
+
+from smellkit.detectors._usage import is_test_path
+from smellkit.detectors.context import Context
+from smellkit.injectors._data_clumps_edit import FunctionPlan, SitePlan, explode_module
+from smellkit.injectors._data_clumps_plan import (
+    Planner,
+    Taker,
+    class_fields,
+    closure,
+    files_of,
+)
+from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
+from smellkit.injectors.checks import check_kind
+from smellkit.models import Candidate, Difficulty, StructuralCheck, TargetLevel
+
+SMELL = "data_clumps"
+MIN_FILES: dict[Difficulty, int] = {"easy": 2, "medium": 3, "hard": 4}
+_MAX_COMBINATIONS = 400
+
+
+class DataClumpsInjectorOptions(InjectorOptions):
+    min_functions: int = Field(
+        default=3, ge=3, description="The object must be passed to at least this many "
+        "functions that can be exploded (the detector needs 3 signatures).")
+    min_fields: int = Field(default=3, ge=2, description="Fewest fields in the clump.")
+    max_fields: int = Field(default=4, ge=2, description="Most fields in the clump.")
+
+
+_PLANNERS: weakref.WeakKeyDictionary[InjectionContext, Planner] = weakref.WeakKeyDictionary()
+_FLAGGED: weakref.WeakKeyDictionary[InjectionContext, frozenset[str]] = \
+    weakref.WeakKeyDictionary()
+
+
+def _planner(context: InjectionContext) -> Planner:
+    if context not in _PLANNERS:
+        _PLANNERS[context] = Planner(context)
+    return _PLANNERS[context]
+
+
+def _already_flagged(context: InjectionContext) -> frozenset[str]:
+    """Qualnames a data-clump finding of the original touches: no injection there."""
+    if context not in _FLAGGED:
+        from smellkit.detectors.runner import run_detectors
+
+        found = run_detectors(context.analysis, [SMELL], respect_suppressions=False)
+        _FLAGGED[context] = frozenset(
+            location.qualname for finding in found
+            for location in (finding.location, *finding.related))
+    return _FLAGGED[context]
+
+
+class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
+    """Inline a parameter object into the fields it carries, in several signatures."""
+
+    name = SMELL
+    description = ("A parameter object inlined back into its 3-4 fields in the signatures and "
+                   "call sites of the functions it is passed to.")
+    Options = DataClumpsInjectorOptions
+
+    # -- candidates -----------------------------------------------------------------------------
+
+    def _clumps(self, context: InjectionContext,
+                cls: str) -> Iterator[tuple[tuple[str, ...], dict[str, Taker]]]:
+        """(fields, the takers that can be exploded to exactly those fields) for one class."""
+        planner = _planner(context)
+        takers = planner.takers(cls)
+        if not takers:
+            return
+        flagged = _already_flagged(context)
+        order = [item.name for item in context.index.classes[cls].attributes]
+        options = self.options
+        wanted: set[frozenset[str]] = set()
+        fields = class_fields(context.index, cls)
+        if options.min_fields <= len(fields) <= options.max_fields:
+            wanted.add(frozenset(fields))
+        wanted.update(taker.reads for taker in takers.values()
+                      if options.min_fields <= len(taker.reads) <= options.max_fields)
+        for clump in sorted(wanted, key=sorted):
+            usable = {name: taker for name, taker in takers.items()
+                      if taker.reads <= clump and name not in flagged
+                      and planner.free_names(taker, set(clump))}
+            changed = True
+            while changed:  # hand-offs must stay inside the usable set
+                changed = False
+                for name in list(usable):
+                    if not usable[name].hands_to <= usable.keys():
+                        del usable[name]
+                        changed = True
+            if len(usable) >= options.min_functions:
+                yield tuple(sorted(clump, key=lambda item: (
+                    order.index(item) if item in order else len(order), item))), usable
+
+    def candidates(self, context: InjectionContext) -> Iterable[Candidate]:
+        index = context.index
+        for cls in sorted(index.classes):
+            path = context.path_of(cls)
+            if path is None or is_test_path(path) or cls in _already_flagged(context):
+                continue
+            for fields, usable in self._clumps(context, cls):
+                first = min(usable.values(), key=lambda item: (item.path,
+                                                               item.definition.start_line))
+                location = context.location(first.qualname)
+                if location is None:
+                    continue
+                modules = sorted({taker.path for taker in usable.values()})
+                files = files_of(usable, set(usable), path)
+                yield Candidate(
+                    smell=self.name, target=location, files=tuple(sorted(files)),
+                    reason=(f"{cls} is passed whole to {len(usable)} functions in "
+                            f"{len(modules)} modules that only read its fields "
+                            f"({', '.join(fields)}), and every call of them is known"),
+                    data={"class": cls, "fields": list(fields),
+                          "functions": sorted(usable)})
+
+    # -- injection ------------------------------------------------------------------------------
+
+    def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
+               rng: random.Random) -> Edit | Skip:
+        cls = str(candidate.data.get("class", ""))
+        fields = tuple(str(item) for item in candidate.data.get("fields", ()))
+        if cls not in context.index.classes or not fields:
+            return Skip("the candidate names no known class and fields")
+        usable = dict(self._clumps(context, cls)).get(fields)
+        if usable is None:
+            return Skip(f"{cls} no longer offers the clump ({', '.join(fields)})")
+        cls_path = context.path_of(cls)
+        holds = self._class_holds(context, cls, fields)
+        everyone = {definition.qualname for _, definition in
+                    _planner(context).annotated.get(cls, [])}
+        chosen = self._choose(usable, everyone, cls_path, holds, difficulty, rng)
+        if isinstance(chosen, Skip):
+            return chosen
+        herrings = sorted(everyone - chosen)
+        if difficulty == "hard" and not herrings:
+            return Skip("hard needs a red herring: a function that keeps taking the object")
+        changes = self._edit(context, usable, chosen, fields, difficulty)
+        if isinstance(changes, Skip):
+            return changes
+        targets: tuple[tuple[str, TargetLevel], ...] = tuple(
+            (name, "method") for name in sorted(chosen))
+        callers = sorted({site.scope for name in chosen for site in usable[name].sites
+                          if site.scope not in chosen and site.scope in context.index.definitions})
+        names = ", ".join(fields)
+        functions = sorted(chosen)
+        checks = (
+            StructuralCheck(
+                kind="data_clumps.not_together",
+                description=(f"the parameters ({names}) no longer travel together through "
+                             f"{', '.join(name.rpartition('.')[2] for name in functions)}"),
+                params={"names": list(fields), "functions": functions, "max_holders": 1}),
+            StructuralCheck(
+                kind="no_finding",
+                description=f"no data clump is reported at {', '.join(functions)}",
+                params={"smell": SMELL, "qualnames": functions}),
+        )
+        return Edit(changes=changes, targets=targets, checks=checks,
+                    involved=(cls, *callers), red_herrings=tuple(herrings[:5]),
+                    summary=(f"inlined {cls} into ({names}) in {len(chosen)} functions "
+                             f"({difficulty})"))
+
+    @staticmethod
+    def _class_holds(context: InjectionContext, cls: str, fields: tuple[str, ...]) -> bool:
+        """Whether the detector counts the class itself as a holder of the fields."""
+        info = context.index.classes[cls]
+        if "__init__" in context.index.children.get(cls, {}):
+            return False
+        annotated = {item.name for item in info.attributes
+                     if item.kind == "class" and item.annotation}
+        return set(fields) <= annotated
+
+    @staticmethod
+    def _choose(usable: dict[str, Taker], everyone: set[str], cls_path: str | None,
+                holds: bool, difficulty: Difficulty, rng: random.Random) -> set[str] | Skip:
+        """The functions to explode: closed under hand-offs, spanning the difficulty's files,
+        enough signatures in enough modules for the detector."""
+        names = sorted(usable)
+        rng.shuffle(names)
+        wanted = MIN_FILES[difficulty]
+        best: set[str] | None = None
+        tried = 0
+        for size in range(1, len(names) + 1):
+            for group in combinations(names, size):
+                tried += 1
+                if tried > _MAX_COMBINATIONS:
+                    break
+                chosen = closure(usable, set(group))
+                files = files_of(usable, chosen, cls_path)
+                holders = len(chosen) + (1 if holds else 0)
+                modules = {usable[name].path for name in chosen} | (
+                    {cls_path} if holds and cls_path else set())
+                if holders < 3 or len(modules) < 2:
+                    continue
+                if difficulty == "easy" and len(files) != wanted:
+                    continue
+                if difficulty != "easy" and len(files) < wanted:
+                    continue
+                if difficulty == "hard" and not everyone - chosen:
+                    continue  # keep one taker whole as a red herring
+                handoff = any(usable[name].hands_to for name in chosen)
+                if best is None or (difficulty == "medium" and handoff):
+                    best = chosen
+                if difficulty != "medium" or handoff:
+                    return best
+            if tried > _MAX_COMBINATIONS:
+                break
+        if best is not None:
+            return best
+        return Skip(f"no set of functions spans {'exactly' if difficulty == 'easy' else 'at least'}"
+                    f" {wanted} files with 3 signatures in 2 modules")
+
+    @staticmethod
+    def _edit(context: InjectionContext, usable: dict[str, Taker], chosen: set[str],
+              fields: tuple[str, ...], difficulty: Difficulty) -> dict[str, str | None] | Skip:
+        functions: dict[str, dict[str, FunctionPlan]] = defaultdict(dict)
+        sites: dict[str, dict[tuple[int, str], SitePlan]] = defaultdict(dict)
+        expected: dict[str, int] = defaultdict(int)
+        for name in sorted(chosen):
+            taker = usable[name]
+            functions[taker.path][name] = FunctionPlan(taker.param)
+            for site in taker.sites:
+                plan = SitePlan(site.position, site.keyword, site.positional_count,
+                                as_keywords=difficulty != "easy")
+                key = (site.line, site.name)
+                if sites[site.path].setdefault(key, plan) != plan:
+                    return Skip(f"two different calls of {site.name} on line {site.line} of "
+                                f"{site.path}")
+                expected[site.path] += 1
+        changes: dict[str, str | None] = {}
+        for path in sorted(functions.keys() | sites.keys()):
+            module = _planner(context).facts_of[path].module
+            text = explode_module(context.source(path), module, fields, functions[path],
+                                  sites[path], expected[path])
+            if text is None:
+                return Skip(f"not every planned change could be made in {path}")
+            changes[path] = text
+        return changes
+
+
+# -- structural checks ------------------------------------------------------------------------
+
+
+@check_kind("data_clumps.not_together")
+def _not_together(context: Context, params: dict[str, Any]) -> tuple[bool, str]:
+    """At most `max_holders` of the functions (those still defined) take all the names."""
+    names = set(params["names"])
+    limit = int(params.get("max_holders", 1))
+    holders = [name for name in params["functions"]
+               if (definition := context.index.definitions.get(name)) is not None
+               and names <= {param.name for param in definition.params}]
+    listed = ", ".join(sorted(names))
+    if len(holders) <= limit:
+        return True, f"({listed}) travel together through {len(holders)} of the functions"
+    return False, f"({listed}) travel together through {', '.join(holders)}"
