@@ -222,22 +222,32 @@ def _import_of(index: Index, source: str, name: str) -> str:
     return f"from {source} import {name}"
 
 
-def _outside(index: Index, statement: str) -> bool:
-    """The import names a module outside the repository (it cannot import the repository back)."""
-    words = statement.split()
-    module = words[1]
-    return not any(module == name or module.startswith(f"{name}.") or name.startswith(
-        f"{module}.") for name in index.modules) and not module.startswith(".")
+def _safe_at_top(index: Index, statement: str, importer: str | None) -> bool:
+    """An import at the top of `importer` (the module that will hold the moved code, or that
+    imports the new module holding it) cannot close an import cycle: it names a module outside
+    the repository, or one that does not import `importer`, directly or not."""
+    import networkx as nx
+
+    module = statement.split()[1]
+    inside = [name for name in index.modules
+              if module == name or module.startswith(f"{name}.") or name.startswith(f"{module}.")]
+    if not inside:
+        return True
+    graph = index.import_graph
+    eager = nx.subgraph_view(graph, filter_edge=lambda a, b: bool(graph.edges[a, b]["eager"]))
+    return importer is not None and importer in graph and module in graph \
+        and not nx.has_path(eager, module, importer)
 
 
 def move_method(index: Index, source: str, module: cst.Module, function: cst.FunctionDef,
                 destination: str | None, *, replacement: cst.BaseExpression,
-                postponed: bool, preamble: Sequence[cst.BaseStatement] = ()) -> Moved:
+                postponed: bool, preamble: Sequence[cst.BaseStatement] = (),
+                importer: str | None = None) -> Moved:
     """`function` of module `source`, rewritten to run in another class of module `destination`
-    (None: a new module with nothing bound yet): every read of its `self` becomes `replacement`,
+    (None: a new module with nothing bound yet, imported by module `importer`): every read of its `self` becomes `replacement`,
     and `preamble` statements open the body. Globals the body reads are imported at the top of
-    the body; those read when the `def` runs must be imports of outside modules (repeated at the
-    top of the destination: `Moved.imports`). Raises `Refused`."""
+    the body; those read when the `def` runs are imported at the top of the destination
+    (`Moved.imports`) when that cannot close an import cycle. Raises `Refused`."""
     reason = refusal(function)
     if reason:
         raise Refused(reason)
@@ -255,7 +265,8 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
         if name in there and there.get(name) == here.get(name):
             continue
         statement = _import_of(index, source, name)
-        if name in type_only or name in there or not _outside(index, statement):
+        if name in type_only or name in there or not _safe_at_top(
+                index, statement, destination or importer):
             raise Refused(f"{function.name.value} reads {name} when defined, and "
                           f"{destination or 'a new module'} does not bind it the same way")
         top.append(statement)

@@ -18,6 +18,7 @@ at home (four files).
 
 from __future__ import annotations
 
+import builtins
 import keyword
 import random
 from collections.abc import Iterable, Iterator
@@ -155,12 +156,20 @@ class _Injection:
         if self.moves and index.lookup_method(self.cls, self.method_name,
                                               after=self.cls) is not None:
             self.moves = False  # moving it out would expose the inherited one: copy instead
+        graph = index.call_graph
+        if self.moves and self.method in graph and graph.has_edge(self.method, self.method):
+            self.moves = False  # its recursive calls still go to the class it reads
         base = move.unsafe_base(index, self.holder)
         if base is not None:
             raise move.Refused(f"{self.holder} inherits from {base}, whose members are unknown")
         taken = move.members(index, self.holder)
-        if self.method_name in taken:
-            raise move.Refused(f"{self.holder} already has a member named {self.method_name}")
+        self.new_name = self.method_name
+        if self.new_name in taken:  # renamed after the attribute: `symbols_copy`
+            private = "_" if self.method_name.startswith("_") else ""
+            self.new_name = f"{private}{self.attribute.strip('_')}_{self.method_name.lstrip('_')}"
+        if self.new_name in taken:
+            raise move.Refused(f"{self.holder} already has members named {self.method_name} "
+                               f"and {self.new_name}")
         holder_tree = self.context.module(self.holder_path)
         cls_tree = self.context.module(self.cls_path)
         holder_node = move.find_class(holder_tree, self.holder_name)
@@ -172,7 +181,7 @@ class _Injection:
         if self_param is not None and self_param.annotation is not None:
             raise move.Refused(f"{self.method_name} annotates its self parameter")
         holder_tree, count = _redirect_calls(holder_tree, holder_node, self.attribute,
-                                             self.method_name)
+                                             self.method_name, self.new_name)
         expected = _site_count(self.index, self.holder, self.scopes, self.attribute,
                                self.method_name)
         if count == 0 or count != expected:
@@ -188,11 +197,11 @@ class _Injection:
                 replacement=_self_attribute(function, self.attribute),
                 postponed=cls_future and move.has_future_annotations(holder_tree))
             new_holder = move.append_to_class(holder_node, [
-                move.as_method_of_class(moved.function, self.method_name)])
+                move.as_method_of_class(moved.function, self.new_name)])
             holder_tree = holder_tree.deep_replace(holder_node, new_holder)
             for statement in moved.imports:
                 holder_tree = move.insert_import(holder_tree, statement)
-            target = f"{self.holder}.{self.method_name}"
+            target = f"{self.holder}.{self.new_name}"
         else:
             holder_tree, target = self._mixins(changes, holder_tree, holder_node, cls_tree,
                                                function, cls_future)
@@ -243,11 +252,11 @@ class _Injection:
         alias = _fresh(word, move.names_in(function))
         moved = move.move_method(
             self.index, self.cls_module, cls_tree, function, None,
-            replacement=cst.Name(alias), postponed=future,
+            replacement=cst.Name(alias), postponed=future, importer=self.holder_module,
             preamble=[cst.parse_statement(
                 f"{alias} = {function.params.params[0].name.value}.{self.attribute}")])
         method_code = cst.Module(body=[move.as_method_of_class(moved.function,
-                                                               self.method_name)]).code
+                                                               self.new_name)]).code
         opening = "from __future__ import annotations\n\n" if future else ""
         imports = "".join(f"{statement}\n" for statement in moved.imports)
         declared = f'"{self.cls_name}"' if not future else self.cls_name
@@ -272,7 +281,7 @@ class _Injection:
         holder_tree = holder_tree.deep_replace(holder_node, new_holder)
         holder_tree = move.insert_import(
             holder_tree, move.relative_import(self.holder_module, mixin_module, mixin_name))
-        return holder_tree, f"{mixin_module}.{mixin_name}.{self.method_name}"
+        return holder_tree, f"{mixin_module}.{mixin_name}.{self.new_name}"
 
 
 def _type_checking_import(module: str, target_module: str, name: str) -> str:
@@ -388,11 +397,12 @@ def _look_alikes(context: InjectionContext, cls: str, method: str, taken: set[st
 
 
 class _Redirect(cst.CSTTransformer):
-    """`self.<attr>.<name>(...)` -> `self.<name>(...)` inside one class's methods."""
+    """`self.<attr>.<name>(...)` -> `self.<new name>(...)` inside one class's methods."""
 
-    def __init__(self, attribute: str, name: str):
+    def __init__(self, attribute: str, name: str, new_name: str):
         self.attribute = attribute
         self.name = name
+        self.new_name = new_name
         self.selves: list[str | None] = []
         self.count = 0
 
@@ -423,13 +433,14 @@ class _Redirect(cst.CSTTransformer):
                 and isinstance(func.value.value, cst.Name)
                 and func.value.value.value == self.selves[0]):
             self.count += 1
-            return updated_node.with_changes(func=func.with_changes(value=func.value.value))
+            return updated_node.with_changes(func=func.with_changes(
+                value=func.value.value, attr=cst.Name(self.new_name)))
         return updated_node
 
 
-def _redirect_calls(module: cst.Module, cls: cst.ClassDef, attribute: str,
-                    name: str) -> tuple[cst.Module, int]:
-    redirect = _Redirect(attribute, name)
+def _redirect_calls(module: cst.Module, cls: cst.ClassDef, attribute: str, name: str,
+                    new_name: str) -> tuple[cst.Module, int]:
+    redirect = _Redirect(attribute, name, new_name)
     body = cls.body.visit(redirect)
     assert isinstance(body, cst.BaseSuite)
     return module.deep_replace(cls, cls.with_changes(body=body)), redirect.count
@@ -452,7 +463,7 @@ def _camel(word: str) -> str:
 
 def _fresh(word: str, used: set[str]) -> str:
     name = word
-    while name in used or keyword.iskeyword(name) or name in dir(__builtins__):
+    while name in used or keyword.iskeyword(name) or name in dir(builtins):
         name += "_"
     return name
 
