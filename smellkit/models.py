@@ -183,7 +183,9 @@ class InjectionSkip(_Frozen):
 # ---------------------------------------------------------------------------------------------
 # Benchmark building: validated cases, rejections and the build report.
 
-RejectionStage = Literal["spec", "repository", "inject", "select", "original", "apply", "smelly"]
+RejectionStage = Literal[
+    "spec", "repository", "inject", "select", "original", "apply", "smelly", "internal",
+]
 
 
 class Case(Injection):

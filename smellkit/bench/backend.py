@@ -1,0 +1,134 @@
+"""The layers the build stands on (sandbox, injectors, project loading), behind one seam.
+
+`build` only talks to a `Backend`; the default one calls smellkit's sandbox and injection engine.
+Tests swap single members for fakes (a hanging test run, a patch that does not apply) without
+monkeypatching modules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from smellkit.errors import UsageError
+
+if TYPE_CHECKING:
+    from smellkit.config import RepoSpec
+    from smellkit.models import Candidate, Difficulty, Injection, InjectionSkip
+    from smellkit.project import Project
+    from smellkit.sandbox.environment import Environment
+    from smellkit.sandbox.runner import Runner
+    from smellkit.sandbox.testmap import TestMap
+    from smellkit.sandbox.testrun import TestRun
+
+Options = Mapping[str, Any] | None
+
+
+def _smells() -> list[str]:
+    from smellkit.injectors.registry import injectors
+
+    return list(injectors())
+
+
+def _fetch(spec: RepoSpec, cache: Path) -> Path:
+    from smellkit.sandbox.checkout import fetch
+
+    return fetch(spec, cache)
+
+
+def _prepare(spec: RepoSpec, checkout: Path, cache: Path) -> Environment:
+    from smellkit.sandbox.environment import prepare
+    from smellkit.sandbox.runner import LocalRunner
+
+    return prepare(spec, checkout, cache, LocalRunner())  # installing needs the network
+
+
+def _test_map(spec: RepoSpec, env: Environment, checkout: Path, runner: Runner,
+              seed: int) -> TestMap:
+    from smellkit.sandbox.testmap import build_test_map
+
+    return build_test_map(spec, env, checkout, runner, seed=seed)
+
+
+def _runner(name: str, spec: RepoSpec, env: Environment, cache: Path) -> Runner:
+    """`local`, or `docker`: the selected tests run in a container without network, in an image
+    built locally once (the sandbox's image builder) and reused."""
+    from smellkit.sandbox.runner import LocalRunner
+
+    if name == "local":
+        return LocalRunner()
+    if name != "docker":
+        raise UsageError(f"unknown runner {name!r}", hint="use local or docker")
+    from smellkit.sandbox import docker
+
+    problem = docker.docker_available()
+    if problem is not None:
+        raise UsageError(f"the docker runner cannot be used: {problem}",
+                         hint="start the docker daemon, or use --runner local")
+    return docker.runner_for(env, cache)
+
+
+def _load_project(root: Path) -> Project:
+    from smellkit.project import Project
+
+    return Project.load(root)
+
+
+def _find_candidates(project: Project, smell: str, covered: frozenset[str], seed: int,
+                     options: Options) -> list[Candidate]:
+    from smellkit.injectors import engine
+
+    return engine.find_candidates(project, smell, options=options, covered=covered, seed=seed)
+
+
+def _inject(project: Project, smell: str, difficulty: Difficulty, candidate: Candidate,
+            covered: frozenset[str], seed: int, options: Options) -> Injection | InjectionSkip:
+    from smellkit.injectors import engine
+
+    return engine.inject(project, smell, difficulty, candidate=candidate, seed=seed,
+                         options=options, covered=covered)
+
+
+def _run_tests(env: Environment, root: Path, spec: RepoSpec, tests: Sequence[str],
+               runner: Runner) -> TestRun:
+    from smellkit.sandbox.testrun import run_tests
+
+    return run_tests(env, root, spec, tests, runner)
+
+
+def _apply_patch(root: Path, patch: str) -> None:
+    from smellkit.injectors.patches import apply_patch
+
+    apply_patch(root, patch)
+
+
+def _copy_tree(src: Path, dest: Path) -> Path:
+    from smellkit.sandbox.checkout import copy_tree
+
+    return copy_tree(src, dest)
+
+
+@dataclass(frozen=True)
+class Backend:
+    """Every outside step of a build, as plain callables."""
+
+    smells: Callable[[], list[str]] = _smells
+    fetch: Callable[[RepoSpec, Path], Path] = _fetch
+    prepare: Callable[[RepoSpec, Path, Path], Environment] = _prepare
+    runner: Callable[[str, RepoSpec, Environment, Path], Runner] = _runner
+    test_map: Callable[[RepoSpec, Environment, Path, Runner, int], TestMap] = _test_map
+    load_project: Callable[[Path], Project] = _load_project
+    find_candidates: Callable[[Project, str, frozenset[str], int, Options],
+                              list[Candidate]] = _find_candidates
+    inject: Callable[[Project, str, Difficulty, Candidate, frozenset[str], int, Options],
+                     Injection | InjectionSkip] = _inject
+    run_tests: Callable[[Environment, Path, RepoSpec, Sequence[str], Runner],
+                        TestRun] = _run_tests
+    apply_patch: Callable[[Path, str], None] = _apply_patch
+    copy_tree: Callable[[Path, Path], Path] = _copy_tree
+
+
+def default_backend() -> Backend:
+    return Backend()

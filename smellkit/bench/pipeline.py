@@ -1,0 +1,391 @@
+"""`smellkit build SPEC`: discover → inject → validate → sample → export.
+
+For each repository: fetch its source, prepare its environment, build its test map (all cached
+and reused), then for every smell x difficulty inject at seeded candidates and validate the
+injections in parallel, in rounds, until each cell has `per_cell + spare` validated cases or runs
+out of candidates. Every outcome is appended durably to `OUT/work/outcomes.jsonl` as soon as it is
+known, so a re-run (or a run after a kill) reuses them and only does what is left. The dataset,
+the rejections, the Harbor tasks and the report are then written from those outcomes; they depend
+only on the spec, the seed and the options, never on timing or on where a previous run stopped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from smellkit.bench import backend as backends
+from smellkit.bench.harbor import write_task
+from smellkit.bench.sample import cell_order, sample
+from smellkit.bench.smellbench import from_row, to_row
+from smellkit.bench.store import JsonlLog, write_atomic, write_jsonl
+from smellkit.bench.validate import Validator
+from smellkit.config import RepoSpec, load_repo_spec
+from smellkit.errors import SmellkitError, UsageError
+from smellkit.models import (
+    DIFFICULTIES,
+    BuildReport,
+    Candidate,
+    Case,
+    Difficulty,
+    Injection,
+    InjectionSkip,
+    Rejection,
+)
+
+Progress = Callable[[str, int, "int | None"], None]
+"""Called as `progress(description, done, total)`; total None while a stage has no count."""
+RunnerName = Literal["local", "docker"]
+SpecInput = "Path | str | RepoSpec"
+
+
+def _quiet(description: str, done: int, total: int | None) -> None:
+    """The default progress callback: says nothing."""
+
+
+@dataclass
+class _Cell:
+    """One (smell, difficulty) of one repository: its injections, in seeded candidate order."""
+
+    smell: str
+    difficulty: Difficulty
+    injections: Iterator[Injection]
+    cases: list[Case] = field(default_factory=list)
+    tried: int = 0
+    exhausted: bool = False
+
+
+@dataclass
+class _Run:
+    """What one build accumulates across repositories."""
+
+    out_dir: Path
+    seed: int
+    outcomes: JsonlLog
+    progress: Progress
+    backend: backends.Backend
+    timings: dict[str, float] = field(default_factory=dict)
+    cases: list[Case] = field(default_factory=list)
+    rejections: dict[str, Rejection] = field(default_factory=dict)
+    repo_errors: dict[str, str] = field(default_factory=dict)
+    specs: dict[str, tuple[RepoSpec, Path]] = field(default_factory=dict)
+    reused: int = 0
+
+    def reject(self, rejection: Rejection, *, persist: bool = True) -> None:
+        self.rejections[rejection.key] = rejection
+        if persist:
+            self.outcomes.append({"key": rejection.key, "kind": "rejection",
+                                  "record": rejection.model_dump(mode="json")})
+
+    def time(self, stage: str, started: float) -> None:
+        self.timings[stage] = self.timings.get(stage, 0.0) + time.perf_counter() - started
+
+
+def build(spec: Path | str | RepoSpec | Sequence[Path | str | RepoSpec], out_dir: Path | str, *,
+          seed: int = 0, jobs: int = 2, per_cell: int = 3, spare: int = 1,
+          max_tries: int = 12, runner: RunnerName | None = None,
+          smells: Sequence[str] | None = None, difficulties: Sequence[str] | None = None,
+          progress: Progress | None = None, cache_dir: Path | str | None = None,
+          test_limit: int = 10, options: Mapping[str, Mapping[str, Any]] | None = None,
+          harbor: bool = True, backend: backends.Backend | None = None) -> BuildReport:
+    """Build a benchmark from one or more repo specs into `out_dir`; returns the report.
+
+    `per_cell` cases are exported per smell x difficulty of each repository, chosen among up to
+    `per_cell + spare` validated ones (at most `max_tries` injections validated per cell).
+    `runner` is `local` (default) or `docker` (tests run in a container without network).
+    `options` are injector options by smell (e.g. `{"dead_code": {"min-file-lines": 0}}`).
+    A spec or repository that cannot be built is reported and the others still are.
+    """
+    started = time.perf_counter()
+    if jobs < 1 or per_cell < 1 or spare < 0 or max_tries < 1:
+        raise UsageError("jobs, per-cell and max-tries must be at least 1, spare at least 0")
+    backend = backend or backends.default_backend()
+    known = backend.smells()
+    chosen_smells = list(smells) if smells else list(known)
+    for name in chosen_smells:
+        if name not in known:
+            raise UsageError(f"unknown smell {name!r}", hint=f"known: {', '.join(known)}")
+    chosen_difficulties = [item for item in DIFFICULTIES
+                           if difficulties is None or item in difficulties]
+    for name in difficulties or ():
+        if name not in DIFFICULTIES:
+            raise UsageError(f"unknown difficulty {name!r}",
+                             hint=f"known: {', '.join(DIFFICULTIES)}")
+    out = Path(out_dir).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    cache = Path(cache_dir).resolve() if cache_dir is not None else out / "cache"
+    run = _Run(out_dir=out, seed=seed, outcomes=JsonlLog(out / "work" / "outcomes.jsonl"),
+               progress=progress or _quiet, backend=backend)
+    specs = [spec] if isinstance(spec, (str, Path, RepoSpec)) else list(spec)
+    for item in specs:
+        _build_repo(run, item, cache, chosen_smells, chosen_difficulties, jobs=jobs,
+                    per_cell=per_cell, spare=spare, max_tries=max_tries, runner=runner,
+                    test_limit=test_limit, options=options or {})
+    return _export(run, chosen_smells, per_cell=per_cell, harbor=harbor, started=started)
+
+
+def _load(run: _Run, item: Path | str | RepoSpec) -> RepoSpec | None:
+    if isinstance(item, RepoSpec):
+        return item
+    try:
+        return load_repo_spec(Path(item))
+    except SmellkitError as error:
+        run.repo_errors[str(item)] = f"broken spec: {error}"
+        run.reject(Rejection(key=f"spec:{item}", repo=Path(item).stem, stage="spec",
+                             reason=str(error)), persist=False)
+        return None
+
+
+def _build_repo(run: _Run, item: Path | str | RepoSpec, cache: Path, smells: Sequence[str],
+                difficulties: Sequence[Difficulty], *, jobs: int, per_cell: int, spare: int,
+                max_tries: int, runner: RunnerName | None, test_limit: int,
+                options: Mapping[str, Mapping[str, Any]]) -> None:
+    spec = _load(run, item)
+    if spec is None:
+        return
+    name = spec.name
+    backend = run.backend
+    step = "fetching the source"
+    try:
+        started = time.perf_counter()
+        run.progress(f"{name}: fetching", 0, None)
+        checkout = backend.fetch(spec, cache)
+        run.time("fetch", started)
+        step = "preparing the environment"
+        started = time.perf_counter()
+        run.progress(f"{name}: preparing the environment", 0, None)
+        env = backend.prepare(spec, checkout, cache)
+        run.time("environment", started)
+        step = "starting the runner"
+        chosen_runner = backend.runner(runner or "local", spec, env, cache)
+        step = "mapping tests to code on the clean version"
+        started = time.perf_counter()
+        run.progress(f"{name}: mapping tests to code", 0, None)
+        test_map = backend.test_map(spec, env, checkout, chosen_runner, run.seed)
+        run.time("test_map", started)
+        if not test_map.tests:
+            dropped = "; ".join(f"{test}: {why}" for test, why in
+                                sorted(test_map.dropped.items())[:3])
+            raise SmellkitError(f"no test passes on the clean version ({len(test_map.dropped)} "
+                                f"dropped{': ' + dropped if dropped else ''})", path=checkout,
+                                hint="fix the spec's install or test command")
+        step = "loading the code"
+        started = time.perf_counter()
+        run.progress(f"{name}: loading the code", 0, None)
+        project = backend.load_project(checkout / spec.source_path)
+        run.time("load", started)
+    except SmellkitError as error:
+        run.repo_errors[name] = f"{step}: {error}"
+        run.reject(Rejection(key=f"repository:{name}", repo=name, stage="repository",
+                             reason=f"{step}: {error}"), persist=False)
+        return
+    run.specs[name] = (spec, checkout)
+    validator = Validator(spec=spec, env=env, checkout=checkout, test_map=test_map,
+                          runner=chosen_runner, work_dir=run.out_dir / "work" / name,
+                          seed=run.seed, limit=test_limit, run_tests=backend.run_tests,
+                          apply_patch=backend.apply_patch, copy_tree=backend.copy_tree)
+    covered = test_map.covered()
+    cells = []
+    for smell, difficulty in cell_order(smells):
+        if difficulty in difficulties:  # cell_order yields DIFFICULTIES only
+            cells.append(_Cell(smell, difficulty, _injections(
+                run, spec, project, smell, difficulty, covered, options.get(smell))))
+    _validate_cells(run, validator, cells, jobs=jobs, target=per_cell + spare,
+                    max_tries=max_tries)
+    for cell in cells:
+        run.cases.extend(cell.cases)
+
+
+def _digest(candidate: Candidate) -> str:
+    return hashlib.blake2b(candidate.model_dump_json().encode(), digest_size=6).hexdigest()
+
+
+def _injections(run: _Run, spec: RepoSpec, project: Any, smell: str, difficulty: Difficulty,
+                covered: frozenset[str], options: Mapping[str, Any] | None,
+                ) -> Iterator[Injection]:
+    """Injections at the seeded candidates of one cell, made lazily and cached in the work log
+    (so a resumed run does not redo them); refusals become `inject` rejections."""
+    backend = run.backend
+    started = time.perf_counter()
+    try:
+        candidates = backend.find_candidates(project, smell, covered, run.seed, options)
+    except Exception as error:
+        run.reject(Rejection(key=f"{spec.name}|{smell}|{difficulty}|candidates", repo=spec.name,
+                             stage="inject", smell=smell, difficulty=difficulty,
+                             reason=f"candidate discovery failed: {type(error).__name__}: "
+                                    f"{error}"), persist=False)
+        return
+    finally:
+        run.time("candidates", started)
+    if not candidates:
+        run.reject(Rejection(key=f"{spec.name}|{smell}|{difficulty}|candidates", repo=spec.name,
+                             stage="inject", smell=smell, difficulty=difficulty,
+                             reason="no eligible candidate covered by the tests"), persist=False)
+        return
+    seen: set[str] = set()
+    for candidate in candidates:
+        key = f"inject|{spec.name}|{smell}|{difficulty}|{run.seed}|{_digest(candidate)}"
+        cached = run.outcomes.get(key)
+        outcome: Injection | InjectionSkip | None = None
+        if cached is not None:
+            data = cached["record"]
+            outcome = (Injection.model_validate(data) if cached["kind"] == "injection"
+                       else InjectionSkip.model_validate(data))
+        else:
+            started = time.perf_counter()
+            try:
+                outcome = backend.inject(project, smell, difficulty, candidate, covered,
+                                         run.seed, options)
+            except Exception as error:
+                outcome = InjectionSkip(smell=smell, difficulty=difficulty, candidate=candidate,
+                                        reason=f"the injector crashed: "
+                                               f"{type(error).__name__}: {error}")
+            run.time("inject", started)
+            kind = "injection" if isinstance(outcome, Injection) else "skip"
+            run.outcomes.append({"key": key, "kind": kind,
+                                 "record": outcome.model_dump(mode="json")})
+        if isinstance(outcome, InjectionSkip):
+            run.reject(Rejection(key=key, repo=spec.name, stage="inject", smell=smell,
+                                 difficulty=difficulty, candidate=candidate.target.qualname,
+                                 reason=outcome.reason), persist=False)
+            continue
+        if outcome.id in seen:
+            continue
+        seen.add(outcome.id)
+        yield outcome
+
+
+def _validate_cells(run: _Run, validator: Validator, cells: list[_Cell], *, jobs: int,
+                    target: int, max_tries: int) -> None:
+    """Validate in rounds: each round asks every unfinished cell for as many injections as it
+    still lacks. The cases a cell ends with depend only on outcomes, not on timing."""
+    name = validator.spec.name
+    done = 0
+    with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="validate") as pool:
+        while True:
+            batch: list[tuple[_Cell, Injection]] = []
+            for cell in cells:
+                want = min(target - len(cell.cases), max_tries - cell.tried)
+                while want > 0 and not cell.exhausted:
+                    injection = next(cell.injections, None)
+                    if injection is None:
+                        cell.exhausted = True
+                        break
+                    cell.tried += 1
+                    want -= 1
+                    batch.append((cell, injection))
+            if not batch:
+                return
+            total = done + len(batch)
+            run.progress(f"{name}: validating", done, total)
+            futures: dict[Future[Case | Rejection], tuple[_Cell, Injection]] = {}
+            results: dict[str, Case | Rejection] = {}
+            for cell, injection in batch:
+                known = _known(run, injection)
+                if known is not None:
+                    run.reused += 1
+                    results[injection.id] = known
+                else:
+                    futures[pool.submit(_validate_one, validator, injection)] = (cell, injection)
+            done += len(batch) - len(futures)
+            run.progress(f"{name}: validating", done, total)
+            pending = set(futures)
+            while pending:
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    _, injection = futures[future]
+                    outcome = future.result()
+                    _record(run, outcome)
+                    results[injection.id] = outcome
+                    done += 1
+                    run.progress(f"{name}: validating", done, total)
+            for cell, injection in batch:  # in batch order: deterministic
+                outcome = results[injection.id]
+                if isinstance(outcome, Case):
+                    cell.cases.append(outcome)
+                else:
+                    run.reject(outcome, persist=False)
+
+
+def _validate_one(validator: Validator, injection: Injection) -> Case | Rejection:
+    try:
+        return validator.validate(injection)
+    except Exception as error:
+        return Rejection(key=injection.id, repo=validator.spec.name, stage="internal",
+                         smell=injection.smell, difficulty=injection.difficulty,
+                         injection_id=injection.id, candidate=injection.candidate.target.qualname,
+                         reason=f"validation crashed: {type(error).__name__}: {error}")
+
+
+def _known(run: _Run, injection: Injection) -> Case | Rejection | None:
+    record = run.outcomes.get(f"validate|{injection.id}")
+    if record is None:
+        return None
+    if record["kind"] == "case":
+        return Case.model_validate(record["record"])
+    return Rejection.model_validate(record["record"])
+
+
+def _record(run: _Run, outcome: Case | Rejection) -> None:
+    key = outcome.id if isinstance(outcome, Case) else outcome.key
+    kind = "case" if isinstance(outcome, Case) else "rejection"
+    for stage, seconds in outcome.timings.items():
+        run.timings[stage] = run.timings.get(stage, 0.0) + seconds
+    run.outcomes.append({"key": f"validate|{key}", "kind": kind,
+                         "record": outcome.model_dump(mode="json")})
+
+
+def _export(run: _Run, smells: Sequence[str], *, per_cell: int, harbor: bool,
+            started: float) -> BuildReport:
+    """Sample, then write the dataset, rejections, Harbor tasks and the report (all atomically)."""
+    out = run.out_dir
+    chosen = sample(run.cases, per_cell, run.seed, smells)
+    run.progress("exporting", 0, len(chosen))
+    write_jsonl(out / "dataset.jsonl", [to_row(case) for case in chosen])
+    rejections = sorted(run.rejections.values(), key=lambda item: (item.repo, item.key))
+    write_jsonl(out / "rejections.jsonl", [item.model_dump(mode="json") for item in rejections])
+    tasks = 0
+    if harbor:
+        export_started = time.perf_counter()
+        harbor_dir = out / "harbor"
+        wanted = {case.instance_id for case in chosen}
+        if harbor_dir.is_dir():  # tasks of an earlier build with other options
+            for stale in harbor_dir.iterdir():
+                if stale.is_dir() and stale.name not in wanted and \
+                        (stale / "task.toml").is_file():
+                    import shutil
+
+                    shutil.rmtree(stale)
+        for number, case in enumerate(chosen, start=1):
+            spec, checkout = run.specs[case.repo]
+            write_task(case, spec, checkout, harbor_dir)
+            tasks += 1
+            run.progress("exporting", number, len(chosen))
+        run.time("export", export_started)
+    by_cell: dict[str, dict[str, int]] = {}
+    for case in chosen:
+        by_cell.setdefault(case.smell, {}).setdefault(case.difficulty, 0)
+        by_cell[case.smell][case.difficulty] += 1
+    report = BuildReport(
+        out_dir=str(out), seed=run.seed, repos=tuple(run.specs), cases=len(chosen),
+        validated=len(run.cases), reused=run.reused, rejected=len(run.rejections),
+        by_cell=by_cell, rejections_by_stage=dict(sorted(Counter(
+            item.stage for item in rejections).items())),
+        repo_errors=run.repo_errors, harbor_tasks=tasks,
+        timings={key: round(value, 2) for key, value in sorted(run.timings.items())},
+        seconds=round(time.perf_counter() - started, 2))
+    write_atomic(out / "report.json", report.model_dump_json(indent=2) + "\n")
+    return report
+
+
+def load_dataset(path: Path | str) -> list[Case]:
+    """The cases of a dataset.jsonl written by `build`."""
+    from smellkit.bench.store import read_jsonl
+
+    return [from_row(row) for row in read_jsonl(Path(path))]

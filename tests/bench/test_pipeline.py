@@ -1,0 +1,172 @@
+"""The build pipeline on the calc fixture: real environments and test runs, fake injections whose
+fate is known (validates, breaks a test, hangs, does not apply), plus a broken spec and a
+repository whose tests fail on the clean code."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from smellkit.bench import build, load_dataset
+from smellkit.bench.store import read_jsonl
+from smellkit.errors import UsageError
+from smellkit.models import BuildReport
+from tests.bench import fakes
+from tests.bench.conftest import bench_cache
+
+FIXTURES = fakes.FIXTURES
+
+
+def _rejections(out: Path) -> dict[str, dict[str, object]]:
+    return {str(row["key"]): row for row in read_jsonl(out / "rejections.jsonl")}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, BuildReport]:
+    out = tmp_path_factory.mktemp("build")
+    report = build([FIXTURES / "calc.toml", FIXTURES / "broken.toml", FIXTURES / "failing.toml"],
+                   out, per_cell=2, spare=0, jobs=2, cache_dir=bench_cache(),
+                   backend=fakes.backend())
+    return out, report
+
+
+def test_good_cases_are_exported_with_smellbench_fields(built: tuple[Path, BuildReport]) -> None:
+    out, report = built
+    rows = read_jsonl(out / "dataset.jsonl")
+    ids = [row["instance_id"] for row in rows]
+    assert sorted(ids[:2]) == ["calc__feature_envy-easy-add", "calc__feature_envy-easy-countdown"]
+    assert ids[2:] == ["calc__feature_envy-medium-mul", "calc__dead_code-easy-add"]
+    first = next(row for row in rows if row["instance_id"] == "calc__feature_envy-easy-add")
+    assert first["type"] == "feature_envy" and rows[-1]["type"] == "dead_code_elimination"
+    assert first["project_name"] == "calc" and first["commit_hash"] == "local"
+    assert first["smell_content"] == first["smelly_patch"]
+    assert first["gt_content"] == first["ground_truth_patch"]
+    assert first["hint_targeted"] == "Remove the feature_envy at calc.ops.add."
+    assert first["smell_function"] == ["calc.ops.add"]
+    assert first["testsuites"] == ["tests/test_ops.py::test_add"]
+    assert first["settings"] == ["guided", "open", "targeted"]
+    assert "timings" not in first
+    cases = load_dataset(out / "dataset.jsonl")
+    assert [case.instance_id for case in cases] == ids
+    assert report.cases == 4 and report.by_cell == {
+        "feature_envy": {"easy": 2, "medium": 1}, "dead_code": {"easy": 1}}
+    assert json.loads((out / "report.json").read_text())["cases"] == 4
+
+
+def test_each_cell_validates_only_what_it_needs(built: tuple[Path, BuildReport]) -> None:
+    out, report = built
+    # feature_envy/easy offers three harmless injections; per_cell + spare = 2 are validated.
+    assert report.validated == 4
+    validated = [row["key"] for row in read_jsonl(out / "work" / "outcomes.jsonl")
+                 if row["kind"] == "case"]
+    assert "validate|feature_envy-easy-mul" not in validated
+
+
+def test_each_bad_case_has_a_clear_reason(built: tuple[Path, BuildReport]) -> None:
+    out, report = built
+    rejections = _rejections(out)
+    broken = rejections["feature_envy-medium-add"]
+    assert broken["stage"] == "smelly"
+    assert "fail on the smelly version: tests/test_ops.py::test_add" in str(broken["reason"])
+    hung = rejections["dead_code-easy-countdown"]
+    assert hung["stage"] == "smelly" and "hung" in str(hung["reason"])
+    assert "tests/test_ops.py::test_countdown" in str(hung["reason"])
+    patch = rejections["dead_code-medium-mul"]
+    assert patch["stage"] == "apply" and "does not apply" in str(patch["reason"])
+    assert report.rejections_by_stage["smelly"] == 2
+    assert report.rejections_by_stage["apply"] == 1
+
+
+def test_broken_spec_and_failing_repository_are_reported_and_the_rest_goes_on(
+        built: tuple[Path, BuildReport]) -> None:
+    out, report = built
+    spec_error = report.repo_errors[str(FIXTURES / "broken.toml")]
+    assert "broken.toml" in spec_error and "source" in spec_error
+    failing = report.repo_errors["failing"]
+    assert failing.startswith("mapping tests to code on the clean version: ")
+    assert "failing.toml" in failing
+    stages = {row["stage"] for row in _rejections(out).values()}
+    assert {"spec", "repository"} <= stages
+    assert report.repos == ("calc",)
+
+
+def test_harbor_tasks_hide_the_tests_from_the_environment(
+        built: tuple[Path, BuildReport]) -> None:
+    out, report = built
+    tasks = sorted(path.name for path in (out / "harbor").iterdir())
+    assert tasks == sorted(row["instance_id"] for row in read_jsonl(out / "dataset.jsonl"))
+    task = out / "harbor" / "calc__feature_envy-easy-add"
+    environment = task / "environment"
+    assert (environment / "repo" / "src" / "calc" / "ops.py").is_file()
+    assert not any("test" in path.name for path in environment.rglob("*"))
+    assert (task / "tests" / "tests" / "test_ops.py").is_file()
+    assert (task / "tests" / "selected.txt").read_text() == "tests/test_ops.py::test_add\n"
+    for script in (task / "tests" / "test.sh", task / "solution" / "solve.sh"):
+        assert os.access(script, os.X_OK)
+        assert subprocess.run(["bash", "-n", str(script)]).returncode == 0
+    assert report.harbor_tasks == 4
+
+
+def test_same_seed_twice_gives_the_same_dataset(built: tuple[Path, BuildReport],
+                                                tmp_path: Path) -> None:
+    out, _ = built
+    again = build([FIXTURES / "calc.toml"], tmp_path, per_cell=2, spare=0, jobs=1,
+                  cache_dir=bench_cache(), backend=fakes.backend())
+    assert (tmp_path / "dataset.jsonl").read_bytes() == (out / "dataset.jsonl").read_bytes()
+    assert again.reused == 0
+
+
+def test_interrupted_build_resumes_to_the_same_dataset(built: tuple[Path, BuildReport],
+                                                       tmp_path: Path) -> None:
+    out, _ = built
+    with pytest.raises(KeyboardInterrupt):
+        build([FIXTURES / "calc.toml"], tmp_path, per_cell=2, spare=0, jobs=1,
+              cache_dir=bench_cache(), backend=fakes.backend(interrupt_after=3))
+    assert not (tmp_path / "dataset.jsonl").exists()
+    log = tmp_path / "work" / "outcomes.jsonl"
+    finished = len(read_jsonl(log))
+    with open(log, "a") as handle:  # a kill in the middle of a write
+        handle.write('{"key": "validate|half-writ')
+    report = build([FIXTURES / "calc.toml"], tmp_path, per_cell=2, spare=0, jobs=2,
+                   cache_dir=bench_cache(), backend=fakes.backend())
+    assert report.reused >= 1 and finished >= 1
+    assert (tmp_path / "dataset.jsonl").read_bytes() == (out / "dataset.jsonl").read_bytes()
+    assert b"half-writ" not in log.read_bytes()
+
+
+def test_killed_process_resumes_to_the_same_dataset(built: tuple[Path, BuildReport],
+                                                    tmp_path: Path) -> None:
+    out, _ = built
+    env = {**os.environ, "BENCH_OUT": str(tmp_path), "BENCH_CACHE": str(bench_cache()),
+           "BENCH_SLOW": "0.5"}
+    root = Path(__file__).parents[2]
+    process = subprocess.Popen([sys.executable, "-m", "tests.bench.fakes"], cwd=root, env=env)
+    log = tmp_path / "work" / "outcomes.jsonl"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and process.poll() is None:
+        if sum(1 for row in read_jsonl(log) if row["key"].startswith("validate|")) >= 2:
+            break
+        time.sleep(0.05)
+    assert process.poll() is None, "the build finished before it could be killed"
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    assert not (tmp_path / "dataset.jsonl").exists()
+    report = build([FIXTURES / "calc.toml"], tmp_path, per_cell=2, spare=0, jobs=2,
+                   cache_dir=bench_cache(), backend=fakes.backend())
+    assert report.reused >= 2
+    assert (tmp_path / "dataset.jsonl").read_bytes() == (out / "dataset.jsonl").read_bytes()
+
+
+def test_bad_arguments_are_usage_errors(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="unknown smell"):
+        build(FIXTURES / "calc.toml", tmp_path, smells=["long_method"], backend=fakes.backend())
+    with pytest.raises(UsageError, match="unknown difficulty"):
+        build(FIXTURES / "calc.toml", tmp_path, difficulties=["trivial"],
+              backend=fakes.backend())
