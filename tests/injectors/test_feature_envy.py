@@ -1,0 +1,112 @@
+"""Feature envy injector: before/after on a fixture repository at each difficulty, round trips
+there and on click and jinja2 (slow), and the refusals that keep edits safe."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from smellkit.injectors.base import InjectionContext
+from smellkit.injectors.engine import make_injector
+from smellkit.injectors.feature_envy import FeatureEnvyInjector
+from smellkit.models import DIFFICULTIES, Difficulty
+from smellkit.project import Project
+from tests.injectors.support_feature_envy import (
+    FIXTURES,
+    assert_round_trip,
+    check_after,
+    injected,
+    smelly_files,
+)
+from tests.support.pypi import sdist
+
+SMELL = "feature_envy"
+SHOP = FIXTURES / SMELL / "shop"
+
+
+def test_candidates_say_why() -> None:
+    context = InjectionContext(Project.load(SHOP / "before"))
+    injector = make_injector(SMELL, {"min-file-lines": 0})
+    assert isinstance(injector, FeatureEnvyInjector)
+    found = {item.target.qualname: item for item in injector.candidates(context)}
+    assert sorted(found) == ["shop.customer.Customer.describe",
+                             "shop.customer.Customer.discount_rate"]
+    candidate = found["shop.customer.Customer.discount_rate"]
+    assert "self.customer" in candidate.reason and "can move" in candidate.reason
+    assert candidate.data["holder"] == "shop.invoice.Invoice"
+
+
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_before_after(tmp_path: Path, difficulty: Difficulty) -> None:
+    root = SHOP / "before"
+    injection = injected(root, SMELL, difficulty)
+    check_after(SHOP, difficulty, smelly_files(root, injection, tmp_path))
+    spanned = {"easy": 2, "medium": 3, "hard": 4}[difficulty]
+    assert len(injection.files) >= spanned - 1  # the envied file may stay as it is (a copy)
+    assert len({*injection.files, *injection.candidate.files}) >= spanned
+    assert (len(injection.red_herrings) > 0) == (difficulty != "easy")
+
+
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_round_trip(difficulty: Difficulty) -> None:
+    root = SHOP / "before"
+    assert_round_trip(root, injected(root, SMELL, difficulty))
+
+
+def test_refuses_super_and_a_taken_name(tmp_path: Path) -> None:
+    shutil_copy = tmp_path / "repo"
+    import shutil
+
+    shutil.copytree(SHOP / "before", shutil_copy)
+    customer = shutil_copy / "shop" / "customer.py"
+    text = customer.read_text()
+    customer.write_text(text.replace("        rate = 0.1 if self.vip else 0.0",
+                                     "        rate = super().__hash__() * 0 + (0.1 if self.vip "
+                                     "else 0.0)"))
+    invoice = shutil_copy / "shop" / "invoice.py"
+    invoice.write_text(invoice.read_text() + "\n    def describe(self) -> str:\n"
+                       "        return ''\n\n    def customer_describe(self) -> str:\n"
+                       "        return ''\n")
+    project = Project.load(shutil_copy)
+    injector = make_injector(SMELL, {"min-file-lines": 0})
+    context = InjectionContext(project)
+    import random
+
+    reasons = {item.target.qualname.rpartition(".")[2]:
+               injector.inject(context, item, "easy", random.Random(0))
+               for item in injector.candidates(context)}
+    assert "uses super" in str(reasons["discount_rate"])
+    assert "already has members named describe and customer_describe" in str(
+        reasons["describe"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("package", [("click", "8.1.7"), ("jinja2", "3.1.4")])
+def test_real_code(package: tuple[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    """Counts of candidates and successful injections per difficulty; every success round-trips.
+    (Loaded from `src/`, where the packages live.)"""
+    import random
+
+    from smellkit.injectors.engine import record
+
+    root = sdist(*package) / "src"
+    project = Project.load(root)
+    injector = make_injector(SMELL, {"min-file-lines": 0})
+    context = InjectionContext(project)
+    candidates = list(injector.candidates(context))
+    succeeded = {}
+    for difficulty in DIFFICULTIES:
+        done = 0
+        for candidate in candidates:
+            edit = injector.inject(context, candidate, difficulty, random.Random(0))
+            outcome = record(context, injector, candidate, difficulty, 0, edit) \
+                if not isinstance(edit, tuple) else edit
+            if hasattr(outcome, "smelly_patch"):
+                assert_round_trip(root, outcome)  # type: ignore[arg-type]
+                done += 1
+        succeeded[difficulty] = done
+    with capsys.disabled():
+        print(f"\n{SMELL} {package[0]}: {len(candidates)} candidates, injected {succeeded}")
+    if package[0] == "click":
+        assert len(candidates) >= 3 and all(succeeded[level] >= 1 for level in DIFFICULTIES)
