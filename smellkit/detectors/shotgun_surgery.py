@@ -129,6 +129,21 @@ class ShotgunSurgery(Detector[ShotgunSurgeryOptions]):
                  for k in range(3)) for n in range(3)}},
             ()),
         Example(
+            "a constant's value written out again where the constant should be imported",
+            {"pkg/__init__.py": "",
+             "pkg/keys.py": "RETRY_LIMIT = 'retry_limit'\nTIMEOUT = 'timeout_seconds'\n",
+             "pkg/client.py": ("from pkg.keys import TIMEOUT\n\n\n"
+                               "def limits(options):\n"
+                               "    return options['retry_limit'], options[TIMEOUT]\n\n\n"
+                               "def reset(options):\n    options.pop('retry_limit')\n")},
+            ("pkg.client.limits",)),
+        Example(
+            "one plain word in a module that does not import the constant is another word",
+            {"pkg/__init__.py": "",
+             "pkg/modes.py": "PARAM = 'param'\n",
+             "pkg/html.py": "def tag(name):\n    return {'param': name, 'kind': 'param'}\n"},
+            ()),
+        Example(
             "a constant defined once and imported by name is the cure",
             {"pkg/__init__.py": "",
              "pkg/keys.py": "RETRY_LIMIT = 'retry_limit'\n",

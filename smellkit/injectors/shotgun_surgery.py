@@ -88,9 +88,10 @@ def _flagged(context: InjectionContext) -> frozenset[str]:
 
 
 def _word_lines(source: str, name: str) -> list[int]:
+    """The line of each occurrence of `name` as a word (not an attribute), one per occurrence."""
     pattern = re.compile(rf"(?<![.\w]){re.escape(name)}\b")
     return [number for number, line in enumerate(source.splitlines(), 1)
-            if pattern.search(line.split("#")[0])]
+            for _ in pattern.findall(line.split("#")[0])]
 
 
 def literal_text(context: InjectionContext, path: str, name: str) -> str | None:

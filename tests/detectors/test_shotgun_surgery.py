@@ -184,3 +184,15 @@ def test_real_code_review() -> None:
     for qualname, reason in FIXED:
         assert qualname not in reported, f"{qualname} is reported again: {reason}"
     assert reported <= {qualname for qualname, _, _ in REVIEW}, "review the new findings"
+
+
+def test_bypassed_constant_finding() -> None:
+    (finding,) = run_detectors(load(FIXTURES / "bypassed_constant"), [SMELL])
+    evidence = finding.evidence
+    assert evidence["form"] == "constant" and evidence["key"] == "APP_CONFIG_PATH"
+    assert evidence["constant"] == "settings.names.CONFIG_ENV"
+    assert (evidence["occurrences"], evidence["files"]) == (3, 2)
+    assert finding.related[-1].kind == "attribute"  # the constant, last
+    assert "settings.names.CONFIG_ENV" in finding.message
+    assert flagged(load(FIXTURES / "bypassed_constant"), constants=False) == []
+    assert flagged(load(FIXTURES / "bypassed_constant"), **{"min-constant-copies": 4}) == []
