@@ -10,10 +10,11 @@ import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from smellkit import __version__
 from smellkit._memory import paused_gc
+from smellkit._parallel import MIN_DEFINITIONS, Background
 from smellkit.baseline import new_findings, read_baseline
 from smellkit.locations import definition_location, module_location
 from smellkit.metrics.complexity import CodeMeasure
@@ -38,16 +39,62 @@ def _measure_values(measure: CodeMeasure) -> dict[str, float | int | None]:
     }
 
 
-def collect_metrics(project: Project) -> ScanMetrics:
-    """Metric rows for every module, class and function, in path then line order."""
+class MetricTables(NamedTuple):
+    """The whole-program metrics by qualified name: what `collect_metrics` adds to each row."""
+
+    classes: dict[str, Any]
+    methods: dict[str, Any]
+    functions: dict[str, Any]
+    modules: dict[str, Any]
+
+
+_CHILD_SMELLS = frozenset({"dead_code", "shotgun_surgery"})
+"""Detectors run next to the metric tables, so that both sides take about as long on big code."""
+
+
+class _ChildWork:
+    def __init__(self, smells: list[str], min_severity: Severity):
+        self.smells = smells
+        self.min_severity = min_severity
+
+    def __call__(self, project: Project) -> tuple[MetricTables, list[Finding]]:
+        from smellkit.detectors.runner import run_detectors
+
+        found = run_detectors(project, self.smells, min_severity=self.min_severity) \
+            if self.smells else []
+        return metric_tables(project), found
+
+
+def _in_background(project: Project, work: _ChildWork) \
+        -> Background[Project, tuple[MetricTables, list[Finding]]]:
+    """The metric tables (and a few detectors) computed by a forked child while the other
+    detectors run here. The graphs both sides need are built first, so neither builds them
+    twice, and every module the child needs is imported before the fork."""
+    from smellkit.detectors import registry  # noqa: F401
+    from smellkit.metrics import coupling, oo  # noqa: F401
+
+    index = project.index
+    big = len(index.definitions) >= MIN_DEFINITIONS
+    if big:
+        index.attribute_graph  # noqa: B018
+        index.import_graph  # noqa: B018
+        index.class_graph  # noqa: B018
+    return Background.start(work, project, fork=big)
+
+
+def metric_tables(project: Project) -> MetricTables:
     from smellkit.metrics.coupling import function_metrics, module_metrics
     from smellkit.metrics.oo import class_metrics, method_metrics
 
     index = project.index
-    per_class = class_metrics(index)
-    per_method = method_metrics(index)
-    per_function = function_metrics(index)
-    per_module = module_metrics(index)
+    return MetricTables(class_metrics(index), method_metrics(index), function_metrics(index),
+                        module_metrics(index))
+
+
+def collect_metrics(project: Project, tables: MetricTables | None = None) -> ScanMetrics:
+    """Metric rows for every module, class and function, in path then line order."""
+    index = project.index
+    per_class, per_method, per_function, per_module = tables or metric_tables(project)
     modules: list[MetricRow] = []
     classes: list[MetricRow] = []
     functions: list[MetricRow] = []
@@ -155,14 +202,28 @@ def _compute(prepared: _Prepared, request: ScanRequest) -> tuple[ScanResult, str
         announce("resolving calls")
         project.index.calls  # noqa: B018 - built here so the stage shows while it runs
         findings: list[Finding] = []
+        tables = None
         if prepared.chosen is None or prepared.chosen:
-            from smellkit.detectors import run_detectors
+            from smellkit.detectors.registry import select
+            from smellkit.detectors.runner import run_detectors, sort_key
 
+            names = [cls.name for cls in select(prepared.chosen)]  # unknown names fail here
+            here = [name for name in names if name not in _CHILD_SMELLS]
+            there = [name for name in names if name in _CHILD_SMELLS]
+            background = _in_background(project, _ChildWork(there, request.min_severity))
             announce("detecting smells")
-            found = run_detectors(project, prepared.chosen, min_severity=request.min_severity)
+            try:
+                found = run_detectors(project, here, min_severity=request.min_severity) \
+                    if here else []
+            except BaseException:
+                background.cancel()
+                raise
+            tables, more = background.result()
+            found.extend(more)
+            found.sort(key=sort_key)
             findings = new_findings(found, prepared.known)
         announce("measuring")
-        result = build_result(project, findings)
+        result = build_result(project, findings, tables)
         text = result.model_dump_json(indent=2)
     if prepared.survey.cache is not None and prepared.blob is not None:
         body = text.replace(_summary_block(result.summary), _SUMMARY_HOLE, 1)
@@ -224,13 +285,14 @@ def _side_files(root: Path) -> list[str]:
     return stamps
 
 
-def build_result(project: Project, findings: Sequence[Finding] = ()) -> ScanResult:
-    """The scan report of a loaded project."""
+def build_result(project: Project, findings: Sequence[Finding] = (),
+                 tables: MetricTables | None = None) -> ScanResult:
+    """The scan report of a loaded project (`tables`: its metric tables, when already known)."""
     from smellkit.graphs.imports import import_cycles
 
     index = project.index
     calls = index.calls
-    metrics = collect_metrics(project)
+    metrics = collect_metrics(project, tables)
     cycles = import_cycles(index.import_graph)
     definitions = [d for facts in project.files for d in facts.definitions]
     summary = ScanSummary(

@@ -1,0 +1,88 @@
+"""The forked half of a scan: same report as a serial scan, and a failing child changes nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+import smellkit.scanner
+from smellkit import _parallel
+from smellkit._parallel import Background
+from smellkit.scanner import ScanRequest, scan_json
+
+FIXTURES = Path(__file__).parent / "fixtures" / "detectors"
+
+needs_fork = pytest.mark.skipif(not _parallel.can_fork(), reason="forking is POSIX (Linux) only")
+
+
+def _square(value: int) -> tuple[int, int]:
+    return value * value, os.getpid()
+
+
+def _fail(value: int) -> int:
+    raise ValueError(f"bad {value}")
+
+
+@needs_fork
+def test_background_computes_in_a_child() -> None:
+    result, pid = Background.start(_square, 7).result()
+    assert result == 49
+    assert pid != os.getpid()
+
+
+def test_background_without_fork_computes_here() -> None:
+    result, pid = Background.start(_square, 7, fork=False).result()
+    assert (result, pid) == (49, os.getpid())
+
+
+@needs_fork
+def test_a_failing_child_surfaces_the_error_in_the_parent() -> None:
+    background = Background.start(_fail, 3)
+    with pytest.raises(ValueError, match="bad 3"):
+        background.result()
+
+
+@needs_fork
+def test_cancel_reaps_the_child() -> None:
+    background = Background.start(_square, 2)
+    pid = background._pid
+    assert pid is not None
+    background.cancel()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)
+
+
+def _report(path: Path) -> dict[str, object]:
+    data = json.loads(scan_json(ScanRequest(path, include_tests=True, use_cache=False)))
+    data["summary"].pop("seconds")
+    return data
+
+
+@needs_fork
+def test_forked_scan_equals_serial_scan(tmp_path: Path,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = tmp_path / "repo"
+    for case in sorted(FIXTURES.glob("*/*")):  # every detector's fixtures in one repository
+        if (case / "repo").is_dir():
+            shutil.copytree(case / "repo", repo / f"{case.parent.name}_{case.name}")
+        elif case.is_dir():
+            shutil.copytree(case, repo / f"{case.parent.name}_{case.name}")
+    serial = _report(repo)
+    forks: list[bool] = []
+    start = Background.start.__func__  # type: ignore[attr-defined]
+
+    def spy(cls: type[Background[object, object]], function: object, argument: object, *,
+            fork: bool = True) -> Background[object, object]:
+        forks.append(fork)
+        return start(cls, function, argument, fork=fork)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(smellkit.scanner, "MIN_DEFINITIONS", 0)
+    monkeypatch.setattr(Background, "start", classmethod(spy))
+    forked = _report(repo)
+    assert forks == [True]
+    assert serial["findings"], "the fixtures should have findings"
+    assert forked == serial
