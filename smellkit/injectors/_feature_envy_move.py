@@ -11,8 +11,9 @@ they came from, which then is already loaded) and refuses what cannot move as te
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar, cast
 
 import libcst as cst
 from libcst.metadata import (
@@ -126,13 +127,13 @@ def refusal(function: cst.FunctionDef) -> str | None:
     return None
 
 
-def _function_scope(scopes: dict[cst.CSTNode, Scope | None],
+def _function_scope(scopes: Mapping[cst.CSTNode, Scope | None],
                     function: cst.FunctionDef) -> Scope | None:
     first = function.body.body[0] if function.body.body else None
     return scopes.get(first) if first is not None else None
 
 
-def _scopes_within(scopes: dict[cst.CSTNode, Scope | None], nodes: set[int],
+def _scopes_within(scopes: Mapping[cst.CSTNode, Scope | None], nodes: set[int],
                    function: cst.FunctionDef) -> list[Scope]:
     """The scopes whose accesses may come from inside the function (its own, nested, around)."""
     found: dict[int, Scope] = {}
@@ -190,7 +191,7 @@ class _SelfReplacer(cst.CSTTransformer):
 
     def leave_Name(self, original_node: cst.Name, updated_node: cst.Name
                    ) -> cst.BaseExpression:
-        return self.replacement if id(original_node) in self.reads else updated_node
+        return self.replacement.deep_clone() if id(original_node) in self.reads else updated_node
 
 
 def module_bindings(index: Index, module: str) -> dict[str, str]:
@@ -244,10 +245,11 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
                 postponed: bool, preamble: Sequence[cst.BaseStatement] = (),
                 importer: str | None = None) -> Moved:
     """`function` of module `source`, rewritten to run in another class of module `destination`
-    (None: a new module with nothing bound yet, imported by module `importer`): every read of its `self` becomes `replacement`,
-    and `preamble` statements open the body. Globals the body reads are imported at the top of
-    the body; those read when the `def` runs are imported at the top of the destination
-    (`Moved.imports`) when that cannot close an import cycle. Raises `Refused`."""
+    (None: a new module with nothing bound yet, imported by module `importer`): every read of
+    its `self` becomes `replacement`, and `preamble` statements open the body. Globals the body
+    reads are imported at the top of the body; those read when the `def` runs are imported at
+    the top of the destination (`Moved.imports`) when that cannot close an import cycle.
+    Raises `Refused`."""
     reason = refusal(function)
     if reason:
         raise Refused(reason)
@@ -289,7 +291,7 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
     return Moved(rewritten, tuple(top))
 
 
-def _is_docstring(statement: cst.BaseStatement) -> bool:
+def _is_docstring(statement: cst.CSTNode) -> bool:
     return (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
             and isinstance(statement.body[0], cst.Expr)
             and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
@@ -312,22 +314,26 @@ def append_to_class(cls: cst.ClassDef, members: Sequence[cst.BaseStatement]) -> 
     return cls.with_changes(body=body.with_changes(body=[*body.body, *members]))
 
 
-def replace_statement(module: cst.Module, old: cst.CSTNode,
-                      new: cst.BaseStatement | cst.RemovalSentinel) -> cst.Module:
-    """The module with one statement (by identity) replaced or removed, the rest untouched."""
-    return module.deep_replace(old, new) if not isinstance(new, cst.RemovalSentinel) \
-        else _remove(module, old)
-
-
-def _remove(module: cst.Module, old: cst.CSTNode) -> cst.Module:
-    class Remover(cst.CSTTransformer):
-        def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode
-                     ) -> cst.CSTNode | cst.RemovalSentinel:
-            return cst.RemoveFromParent() if original_node is old else updated_node
-
-    result = module.visit(Remover())
+def replace_node(module: cst.Module, old: cst.CSTNode,
+                 new: cst.CSTNode | cst.RemovalSentinel) -> cst.Module:
+    """The module with one node (by identity) replaced or removed, the rest untouched."""
+    result = module.visit(_Replace(old, new))
     assert isinstance(result, cst.Module)
     return result
+
+
+NodeT = TypeVar("NodeT", bound=cst.CSTNode)
+
+
+class _Replace(cst.CSTTransformer):
+    def __init__(self, old: cst.CSTNode, new: cst.CSTNode | cst.RemovalSentinel):
+        self.old, self.new = old, new
+
+    def on_leave(self, original_node: NodeT, updated_node: NodeT
+                 ) -> NodeT | cst.RemovalSentinel | cst.FlattenSentinel[NodeT]:
+        if original_node is self.old:
+            return cast(NodeT, self.new)
+        return updated_node
 
 
 def add_base(cls: cst.ClassDef, name: str) -> cst.ClassDef:

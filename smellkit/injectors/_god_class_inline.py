@@ -204,15 +204,15 @@ def inline(context: InjectionContext, holder: str,
         if _held_uses(new_holder, item.attribute):
             raise move.Refused(f"{holder} uses self.{item.attribute} as a whole")
         new_holder = move.append_to_class(new_holder, moved_methods)
-        holder_tree = holder_tree.deep_replace(holder_node, new_holder)
+        holder_tree = move.replace_node(holder_tree, holder_node, new_holder)
         holder_tree = _drop_import(holder_tree, cls_name)
-        for statement in dict.fromkeys(top_imports):
-            holder_tree = move.insert_import(holder_tree, statement)
+        for line in dict.fromkeys(top_imports):
+            holder_tree = move.insert_import(holder_tree, line)
         trees[holder_path] = holder_tree
         cls_tree = trees[cls_path]
         old = move.find_class(cls_tree, cls_name)
         assert old is not None
-        trees[cls_path] = move.replace_statement(cls_tree, old, cst.RemoveFromParent())
+        trees[cls_path] = move.replace_node(cls_tree, old, cst.RemoveFromParent())
         added.extend(names.values())
     return {path: tree.code for path, tree in trees.items()}, added
 
@@ -239,5 +239,5 @@ def _drop_import(module: cst.Module, name: str) -> cst.Module:
                     leading_lines=[*statement.leading_lines, *after.leading_lines])
             return module.with_changes(body=[*body[:at], *body[at + 1:]])
         kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-        return module.deep_replace(small, small.with_changes(names=kept))
+        return move.replace_node(module, small, small.with_changes(names=kept))
     raise move.Refused(f"no `from ... import {name}` to remove")

@@ -198,7 +198,7 @@ class _Injection:
                 postponed=cls_future and move.has_future_annotations(holder_tree))
             new_holder = move.append_to_class(holder_node, [
                 move.as_method_of_class(moved.function, self.new_name)])
-            holder_tree = holder_tree.deep_replace(holder_node, new_holder)
+            holder_tree = move.replace_node(holder_tree, holder_node, new_holder)
             for statement in moved.imports:
                 holder_tree = move.insert_import(holder_tree, statement)
             target = f"{self.holder}.{self.new_name}"
@@ -212,7 +212,7 @@ class _Injection:
             assert cls_node is not None
             old = move.find_method(cls_node, self.method_name)
             assert old is not None
-            changes[self.cls_path] = move.replace_statement(cls_tree, old,
+            changes[self.cls_path] = move.replace_node(cls_tree, old,
                                                             cst.RemoveFromParent()).code
         herrings = _look_alikes(self.context, self.cls, self.method, taken)
         if self.difficulty == "hard" and not herrings:
@@ -278,7 +278,7 @@ class _Injection:
             f'"""Behaviour of {self.holder_name} around its {word}."""\n\n{opening}{imports}\n\n'
             f"{head}{body}{_indent(method_code)}")
         new_holder = move.add_base(holder_node, mixin_name)
-        holder_tree = holder_tree.deep_replace(holder_node, new_holder)
+        holder_tree = move.replace_node(holder_tree, holder_node, new_holder)
         holder_tree = move.insert_import(
             holder_tree, move.relative_import(self.holder_module, mixin_module, mixin_name))
         return holder_tree, f"{mixin_module}.{mixin_name}.{self.new_name}"
@@ -443,7 +443,7 @@ def _redirect_calls(module: cst.Module, cls: cst.ClassDef, attribute: str, name:
     redirect = _Redirect(attribute, name, new_name)
     body = cls.body.visit(redirect)
     assert isinstance(body, cst.BaseSuite)
-    return module.deep_replace(cls, cls.with_changes(body=body)), redirect.count
+    return move.replace_node(module, cls, cls.with_changes(body=body)), redirect.count
 
 
 def _self_attribute(function: cst.FunctionDef, attribute: str) -> cst.Attribute:

@@ -11,8 +11,8 @@ only as `self.<attr>.<member>`. Inlining keeps behaviour: `C.__init__` becomes `
 collaborators.
 
 Difficulties: easy inlines one collaborator (two files); medium two, from two other modules
-(three files); hard three or more (four files) and names red herrings: collaborators of `A`
-that others use too, which must stay.
+(three files); hard three or more (four files). Medium and hard name red herrings: the other
+collaborators `A` creates (a class others use too, one left out), which must stay separate.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ import random
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-import libcst as cst
 from pydantic import Field
 
 from smellkit.detectors._access import data_access, is_test_code
@@ -55,10 +54,9 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
 
     def candidates(self, context: InjectionContext) -> Iterable[Candidate]:
         analysis = context.analysis
-        index = context.index
         by_holder: dict[str, list[Collaborator]] = {}
-        for found in _collaborators(analysis):
-            by_holder.setdefault(found.holder, []).append(found)
+        for item in _collaborators(analysis):
+            by_holder.setdefault(item.holder, []).append(item)
         for holder, found in sorted(by_holder.items()):
             names = {item.cls for item in found}
             if len(names) != len(found):
@@ -214,7 +212,8 @@ def _atfd(analysis: Context, holder: str, absorbed: set[str]) -> int:
 
 
 def _look_alikes(analysis: Context, holder: str, absorbed: set[str]) -> list[str]:
-    """Classes whose instances the holder also keeps in attributes, used by others too."""
+    """Classes the holder also creates and keeps, that stay separate (used by others too, or
+    not absorbed at this difficulty)."""
     index = analysis.index
     found: list[str] = []
     info = index.classes.get(holder)

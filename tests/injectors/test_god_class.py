@@ -1,0 +1,107 @@
+"""God class injector: before/after on a fixture repository at each difficulty, round trips there
+and on click and jinja2 (slow), and the refusals that keep edits safe."""
+
+from __future__ import annotations
+
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+
+from smellkit.injectors.base import Edit, InjectionContext
+from smellkit.injectors.engine import make_injector, record
+from smellkit.injectors.god_class import GodClassInjector
+from smellkit.models import DIFFICULTIES, Difficulty, Injection
+from smellkit.project import Project
+from tests.injectors.support_feature_envy import (
+    FIXTURES,
+    assert_round_trip,
+    check_after,
+    injected,
+    smelly_files,
+)
+from tests.support.pypi import sdist
+
+SMELL = "god_class"
+CONSOLE = FIXTURES / SMELL / "console"
+
+
+def test_candidates_say_why() -> None:
+    context = InjectionContext(Project.load(CONSOLE / "before"))
+    injector = make_injector(SMELL, {"min-file-lines": 0})
+    assert isinstance(injector, GodClassInjector)
+    (candidate,) = injector.candidates(context)
+    assert candidate.target.qualname == "term.console.Console"
+    held = sorted(item["cls"] for item in candidate.data["collaborators"])
+    # Screen comes in as a parameter and StatusBar is used by main.py too: neither is absorbed.
+    assert held == ["term.aliases.AliasTable", "term.history.History", "term.painter.Painter"]
+    assert "only it uses" in candidate.reason
+
+
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_before_after(tmp_path: Path, difficulty: Difficulty) -> None:
+    root = CONSOLE / "before"
+    injection = injected(root, SMELL, difficulty)
+    check_after(CONSOLE, difficulty, smelly_files(root, injection, tmp_path))
+    assert len(injection.files) >= {"easy": 2, "medium": 3, "hard": 4}[difficulty]
+    herrings = [item.qualname for item in injection.red_herrings]
+    assert herrings == {"easy": [], "medium": ["term.painter.Painter", "term.screen.StatusBar"],
+                        "hard": ["term.screen.StatusBar"]}[difficulty]
+
+
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_round_trip(difficulty: Difficulty) -> None:
+    root = CONSOLE / "before"
+    assert_round_trip(root, injected(root, SMELL, difficulty))
+
+
+def _refusal(tmp_path: Path, path: str, old: str, new: str) -> str:
+    copy = tmp_path / "repo"
+    shutil.copytree(CONSOLE / "before", copy)
+    target = copy / path
+    target.write_text(target.read_text().replace(old, new, 1))
+    context = InjectionContext(Project.load(copy))
+    injector = make_injector(SMELL, {"min-file-lines": 0})
+    (candidate,) = injector.candidates(context)
+    outcome = injector.inject(context, candidate, "easy", random.Random(0))
+    assert not isinstance(outcome, Edit)
+    return outcome.reason
+
+
+def test_refuses_a_collaborator_passed_on_as_a_whole(tmp_path: Path) -> None:
+    reason = _refusal(tmp_path, "term/console.py", "    def alias(self",
+                      "    def log(self) -> object:\n        return self.history\n\n"
+                      "    def alias(self")
+    assert reason == "term.console.Console uses self.history as a whole"
+
+
+def test_refuses_a_method_that_uses_its_instance(tmp_path: Path) -> None:
+    reason = _refusal(tmp_path, "term/history.py", "            return False\n",
+                      "            return type(self) is None\n")
+    assert reason == "term.history.History.add uses its instance as a whole"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("package", [("click", "8.1.7"), ("jinja2", "3.1.4")])
+def test_real_code(package: tuple[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    """Counts of candidates and successful injections per difficulty; every success round-trips.
+    (Loaded from `src/`, where the packages live.)"""
+    root = sdist(*package) / "src"
+    project = Project.load(root)
+    injector = make_injector(SMELL, {"min-file-lines": 0})
+    context = InjectionContext(project)
+    candidates = list(injector.candidates(context))
+    succeeded = {}
+    for difficulty in DIFFICULTIES:
+        done = 0
+        for candidate in candidates:
+            edit = injector.inject(context, candidate, difficulty, random.Random(0))
+            outcome = record(context, injector, candidate, difficulty, 0, edit) \
+                if isinstance(edit, Edit) else edit
+            if isinstance(outcome, Injection):
+                assert_round_trip(root, outcome)
+                done += 1
+        succeeded[difficulty] = done
+    with capsys.disabled():
+        print(f"\n{SMELL} {package[0]}: {len(candidates)} candidates, injected {succeeded}")
