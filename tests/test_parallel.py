@@ -57,8 +57,11 @@ def test_cancel_reaps_the_child() -> None:
 
 
 def _report(path: Path) -> dict[str, object]:
-    data = json.loads(scan_json(ScanRequest(path, include_tests=True, use_cache=False)))
-    data["summary"].pop("seconds")
+    data: dict[str, object] = json.loads(scan_json(ScanRequest(path, include_tests=True,
+                                                                use_cache=False)))
+    summary = data["summary"]
+    assert isinstance(summary, dict)
+    summary.pop("seconds")
     return data
 
 
