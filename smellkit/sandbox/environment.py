@@ -130,10 +130,7 @@ def _build(spec: RepoSpec, checkout: Path, root: Path, python: str,
            runner: Runner) -> Environment:
     started = time.monotonic()
     venv = root / "venv"
-    made = subprocess.run([python, "-m", "venv", str(venv)], capture_output=True, text=True)
-    if made.returncode != 0:
-        raise SandboxError(f"cannot create a virtualenv with {python}: {made.stderr.strip()}",
-                           path=spec.spec_path, hint="install the venv module (python3-venv)")
+    make_venv(python, venv, seed_dir=root.parent.parent / "seeds", spec=spec)
     env = base_env(venv, spec)
     tree = copy_tree(checkout, root / "src")
     log: list[str] = []
@@ -157,6 +154,49 @@ def _build(spec: RepoSpec, checkout: Path, root: Path, python: str,
     return Environment(root=root, python=venv / "bin" / "python", env=env,
                        source_path=spec.source_path,
                        base_prefix=Path(probe.stdout.strip()) if probe.returncode == 0 else None)
+
+
+def _venv(python: str, target: Path, *options: str, spec: RepoSpec | None = None) -> None:
+    made = subprocess.run([python, "-m", "venv", *options, str(target)], capture_output=True,
+                          text=True)
+    if made.returncode != 0:
+        raise SandboxError(f"cannot create a virtualenv with {python}: {made.stderr.strip()}",
+                           path=spec.spec_path if spec else None,
+                           hint="install the venv module (python3-venv)")
+
+
+def _site_packages(venv: Path) -> Path:
+    (found,) = (venv / "lib").glob("python3*/site-packages")
+    return found
+
+
+def make_venv(python: str, venv: Path, *, seed_dir: Path, spec: RepoSpec | None = None) -> None:
+    """A virtualenv with pip, in well under a second after the first one.
+
+    `python -m venv` spends 5-15 s installing pip from its bundled wheel every time; instead pip
+    is installed once into a seed venv per interpreter and its (location-independent) package
+    folders are copied, as virtualenv's app-data seeder does. Console scripts are written anew.
+    """
+    seed = seed_dir / hashlib.sha256(python.encode()).hexdigest()[:12]
+    with locked(seed.with_suffix(".lock")):
+        if not (seed / READY).exists():
+            shutil.rmtree(seed, ignore_errors=True)
+            _venv(python, seed, spec=spec)
+            (seed / READY).touch()
+    _venv(python, venv, "--without-pip", spec=spec)
+    source, target = _site_packages(seed), _site_packages(venv)
+    for item in source.iterdir():
+        if item.name.startswith(("pip", "setuptools", "_distutils_hack", "distutils-precedence",
+                                 "pkg_resources")):
+            copy = shutil.copytree if item.is_dir() else shutil.copy2
+            copy(item, target / item.name)
+    minor = target.parent.name.removeprefix("python")
+    launcher = (f"#!{venv / 'bin' / 'python'}\nimport sys\n"
+                "from pip._internal.cli.main import main\nsys.exit(main())\n")
+    for name in ("pip", "pip3", f"pip{minor}"):
+        script = venv / "bin" / name
+        script.write_text(launcher)
+        script.chmod(0o755)
 
 
 def imported_from(environment: Environment, copy_root: Path, module: str,

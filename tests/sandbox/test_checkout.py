@@ -25,7 +25,7 @@ def test_path_source_is_the_folder_itself(tmp_path: Path) -> None:
 
 def test_missing_path_source_says_which_field(tmp_path: Path) -> None:
     spec = parse_repo_spec({"name": "tiny", "source": {"path": str(tmp_path / "gone")}})
-    with pytest.raises(SandboxError, match="source.path"):
+    with pytest.raises(SandboxError, match=r"source\.path"):
         fetch(spec, tmp_path)
 
 
@@ -72,5 +72,5 @@ def test_git_source_is_cloned_at_the_commit_once(tmp_path: Path) -> None:
     assert "def scaled" in (tree / "src" / "tinypkg" / "util.py").read_text()  # the old commit
     assert fetch(spec, tmp_path / "cache") == tree  # cached: no second clone
     bad = parse_repo_spec({"name": "tiny", "source": {"git": str(origin), "commit": "f" * 40}})
-    with pytest.raises(SandboxError, match="source.commit"):
+    with pytest.raises(SandboxError, match=r"source\.commit"):
         fetch(bad, tmp_path / "cache")

@@ -61,7 +61,7 @@ def test_broken_spec_names_the_file_and_field(path: Path) -> None:
 
 
 def test_unknown_key_lists_the_known_ones() -> None:
-    with pytest.raises(ConfigError, match="known keys: .*tests-path"):
+    with pytest.raises(ConfigError, match=r"known keys: .*tests-path"):
         load_repo_spec(SPECS / "broken_unknown_key.toml")
 
 
