@@ -97,7 +97,8 @@ def import_text(module: str, names: Sequence[str]) -> str:
 
 def module_level_names(facts: FileFacts) -> set[str]:
     """Names bound at module level by assignment (the index keeps definitions and imports)."""
-    from smellkit.facts import Name
+    from smellkit.facts import DefRef, Name
 
     return {item.target.id for item in facts.assignments
-            if item.scope == facts.module and isinstance(item.target, Name)}
+            if item.scope == facts.module and isinstance(item.target, Name)
+            and not isinstance(item.value, DefRef)}

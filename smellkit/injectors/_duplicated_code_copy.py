@@ -14,10 +14,11 @@ import keyword
 import re
 import symtable
 from collections.abc import Iterator
+from typing import NamedTuple
 
 import libcst as cst
 
-from smellkit.facts import FileFacts
+from smellkit.facts import DefRef, FileFacts, Name
 from smellkit.graphs.index import Index
 from smellkit.injectors._dead_code_cst import module_level_names
 
@@ -86,23 +87,50 @@ def new_names(locals_: list[str], text: str) -> dict[str, str]:
     return mapping
 
 
-def binding(index: Index, facts: FileFacts, name: str) -> tuple[str, int] | None:
-    """What a module-level name means in a module, and the line that binds it (0 for builtins):
-    None when it is a module variable, a type-only import or unknown."""
-    module = facts.module
-    if name in module_level_names(facts):
+class Binding(NamedTuple):
+    """What a module-level name means in a module, where it is bound (0 for builtins, -1 for a
+    definition of the module), and how another module can import the same object."""
+
+    meaning: str
+    line: int
+    source: str | None  # the module to import it from; None for builtins
+    statement: str | None  # the import statement that binds it elsewhere
+
+
+def _assigned_once(facts: FileFacts, name: str) -> int | None:
+    """The line of the one module-level assignment of `name` (no `global` rebinding), else None."""
+    lines = [item.line for item in facts.assignments if item.scope == facts.module
+             and isinstance(item.target, Name) and item.target.id == name
+             and not isinstance(item.value, DefRef)]
+    if len(lines) != 1 or any(bound == name for _, bound in facts.globals_declared):
         return None
-    if name in index.children.get(module, {}):
-        return index.children[module][name], -1  # defined in the module itself
+    return lines[0]
+
+
+def binding(index: Index, facts: FileFacts, name: str) -> Binding | None:
+    """The binding of a module-level name, or None when it is rebound, type-only or unknown."""
+    module = facts.module
     for item in facts.imports:
         if item.scope == module and item.bound == name:
-            if item.type_only:
+            if item.type_only or name in module_level_names(facts):
                 return None
-            return index.resolve_dotted(item.target) or item.target, item.line
-    if index.star_imports.get(module):
+            meaning = index.resolve_dotted(item.target) or item.target
+            if item.is_from:
+                source, _, attribute = item.target.rpartition(".")
+                alias = "" if attribute == name else f" as {name}"
+                return Binding(meaning, item.line, source,
+                               f"from {source} import {attribute}{alias}")
+            alias = "" if item.target == name else f" as {name}"
+            return Binding(meaning, item.line, item.target, f"import {item.target}{alias}")
+    if name in index.children.get(module, {}) and name not in module_level_names(facts):
+        return Binding(index.children[module][name], -1, module, f"from {module} import {name}")
+    line = _assigned_once(facts, name)
+    if line is not None:
+        return Binding(f"{module}.{name}", line, module, f"from {module} import {name}")
+    if name in module_level_names(facts) or index.star_imports.get(module):
         return None
     if hasattr(builtins, name):
-        return f"builtins.{name}", 0
+        return Binding(f"builtins.{name}", 0, None, None)
     return None
 
 

@@ -26,7 +26,9 @@ from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import (
+    Assignment, GlobalScope, MetadataWrapper, PositionProvider, ScopeProvider,
+)
 
 from smellkit.detectors._usage import is_test_path
 from smellkit.detectors.context import Context
@@ -51,7 +53,7 @@ class _Helper(NamedTuple):
     module: str
     path: str
     node: cst.FunctionDef
-    reads: dict[str, str]  # global name -> what it means in B
+    reads: dict[str, copying.Binding]  # global name -> what it means in B
     annotation_only: frozenset[str]
     future: bool
     locals_: list[str]
@@ -131,7 +133,7 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
             changes[context.index.modules[module].path], made[role] = placed
         if len(made) < len(roles):
             return Skip("; ".join(refusals[:3]) or "too few caller modules accept a copy")
-        touched = {name.rpartition(".")[0] for name in made.values()}
+        touched = {made[role].rpartition(".")[0] for role in ("copy", "renamed") if role in made}
         remaining = [name for name in context.index.call_graph.predecessors(helper.qualname)
                      if context.index.scope_module(name) not in touched
                      and name != helper.qualname]
@@ -184,31 +186,65 @@ def _helper(context: InjectionContext, qualname: str) -> _Helper | Skip:
     names, reason = copying.global_reads(table)
     if reason is not None:
         return Skip(f"`{qualname}` cannot move: {reason}")
-    reads: dict[str, str] = {}
+    reads: dict[str, copying.Binding] = {}
     for name in sorted(names):
         bound = copying.binding(index, facts, name)
         if bound is None:
-            return Skip(f"`{qualname}` reads `{name}`, a module variable or unknown name")
-        reads[name] = bound[0]
+            return Skip(f"`{qualname}` reads `{name}`, a rebound or unknown name")
+        reads[name] = bound
     return _Helper(qualname, definition.name, module, facts.path, node, reads,
                    frozenset(copying.annotation_only(function)),
                    copying.has_future_annotations(facts), copying.renamable_locals(table))
 
 
 class _Calls(cst.CSTVisitor):
-    """Calls of the helper as module D writes them."""
+    """Calls of the helper as module D writes them: `h(...)` or `m.h(...)` where the name is the
+    module-level import of `h` (or of its module) wherever the call is, not a local rebinding."""
 
-    def __init__(self, names: set[str], modules: set[str], helper: str):
+    def __init__(self, scopes: Any, names: set[str], modules: set[str], helper: str):
         super().__init__()
+        self.scopes = scopes
         self.names, self.modules, self.helper = names, modules, helper
         self.found: list[cst.Call] = []
+        self.shadowed = False
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        if (isinstance(func, cst.Name) and func.value in self.names) or (
-                isinstance(func, cst.Attribute) and func.attr.value == self.helper
-                and isinstance(func.value, cst.Name) and func.value.value in self.modules):
+        if isinstance(func, cst.Name) and func.value in self.names:
+            name = func
+        elif (isinstance(func, cst.Attribute) and func.attr.value == self.helper
+              and isinstance(func.value, cst.Name) and func.value.value in self.modules):
+            name = func.value
+        else:
+            return
+        if _module_import(self.scopes, name):
             self.found.append(node)
+        else:
+            self.shadowed = True
+
+
+def _module_import(scopes: Any, name: cst.Name) -> bool:
+    """Whether every binding the name can see is a module-level import."""
+    scope = scopes.get(name)
+    if scope is None:
+        return False
+    assignments = scope[name.value]
+    return bool(assignments) and all(
+        isinstance(item, Assignment) and isinstance(item.scope, GlobalScope)
+        and isinstance(item.node, (cst.Import, cst.ImportFrom)) for item in assignments)
+
+
+def _renamable_params(node: cst.FunctionDef, calls: list[cst.Call]) -> list[str]:
+    """Parameters of the copy that its (only) callers never name: safe to rename."""
+    if any(arg.star == "**" for call in calls for arg in call.args):
+        return []
+    named = {arg.keyword.value for call in calls for arg in call.args if arg.keyword}
+    params = node.params
+    found = [param.name.value for param in (*params.posonly_params, *params.params)]
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            found.append(star.name.value)
+    return [name for name in found if name not in named and name not in ("self", "cls")]
 
 
 def _place(context: InjectionContext, helper: _Helper, module: str,
@@ -233,62 +269,122 @@ def _place(context: InjectionContext, helper: _Helper, module: str,
             modules.add(item.bound)
     if not names and not modules:
         return Skip(f"{facts.path} does not import `{helper.name}` or its module at top level")
-    shadowed = {param.name for item in facts.definitions for param in item.params} | {
-        target.id for item in facts.assignments if hasattr(target := item.target, "id")}
-    if names & shadowed or modules & shadowed:
-        return Skip(f"a name bound to `{helper.name}` is rebound in {facts.path}")
     tree = context.module(facts.path)
     wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
     lines = wrapper.resolve(PositionProvider)
+    scopes = wrapper.resolve(ScopeProvider)
     calls: list[cst.Call] = []
     position = None
     for number, statement in enumerate(tree.body):
-        visitor = _Calls(names, modules, helper.name)
+        visitor = _Calls(scopes, names, modules, helper.name)
         statement.visit(visitor)
+        if visitor.shadowed:
+            return Skip(f"a name bound to `{helper.name}` is rebound in {facts.path}")
         if visitor.found and position is None:
             position = number
         calls.extend(visitor.found)
     if position is None:
         return Skip(f"no call of `{helper.name}` written in {facts.path}")
     insert_line = lines[tree.body[position]].start.line
+    imports: list[str] = []
     if role != "wrapper":
-        problem = _bindings(context, helper, facts.module, insert_line)
-        if problem is not None:
-            return Skip(problem)
+        needed = _bindings(context, helper, facts.module, insert_line)
+        if isinstance(needed, str):
+            return Skip(needed)
+        imports = needed
     if role == "wrapper":
         target = next(iter(sorted(names)), None) or f"{sorted(modules)[0]}.{helper.name}"
         added: cst.BaseStatement = copying.wrapper(tree, name, target)
     else:
         mapping = {} if role == "copy" else copying.new_names(
-            helper.locals_, context.module(helper.path).code_for_node(helper.node))
+            [*helper.locals_, *_renamable_params(helper.node, calls)],
+            context.module(helper.path).code_for_node(helper.node))
         if role == "renamed" and not mapping:
-            return Skip(f"`{helper.name}` has no local variable to rename")
+            return Skip(f"`{helper.name}` has nothing to rename safely")
         if tree.default_indent != context.module(helper.path).default_indent:
             return Skip(f"{facts.path} and {helper.path} indent differently")
         added = copying.copy_of(helper.node, name, mapping)
     redirected = edit.replace(tree, {call: call.with_changes(func=cst.Name(name))
                                      for call in calls})
     result = edit.insert_top(redirected, position, [added])
+    if imports:
+        after = max((number + 1 for number, statement in enumerate(tree.body[:position])
+                     if isinstance(statement, cst.SimpleStatementLine) and any(
+                         isinstance(small, (cst.Import, cst.ImportFrom))
+                         for small in statement.body)), default=position)
+        result = edit.insert_top(result, after, [edit.statement(tree, text, 0)
+                                                 for text in _merged(imports)])
     return result.code, f"{module}.{name}"
 
 
 def _bindings(context: InjectionContext, helper: _Helper, module: str,
-              insert_line: int) -> str | None:
-    """Why the copy cannot live in `module` before `insert_line`, or None when it can."""
+              insert_line: int) -> list[str] | str:
+    """The imports module D needs so the copy reads what `h` reads, or why it cannot."""
     index = context.index
     facts = index.modules[module]
+    source = context.source(facts.path)
     lazy = helper.future and copying.has_future_annotations(facts)
-    for name, meaning in helper.reads.items():
-        if lazy and name in helper.annotation_only:
-            continue
-        bound = copying.binding(index, facts, name)
-        if bound is None or bound[0] != meaning:
-            return f"`{name}` does not mean `{meaning}` in {facts.path}"
-        if bound[1] < 0 or bound[1] >= insert_line:
-            return f"`{name}` is bound after the first call in {facts.path}"
     if helper.future != copying.has_future_annotations(facts) and helper.annotation_only:
         return f"{facts.path} and {helper.path} evaluate annotations differently"
-    return None
+    imports: list[str] = []
+    for name, meaning in helper.reads.items():
+        bound = copying.binding(index, facts, name)
+        if bound is not None:
+            if bound.meaning != meaning.meaning:
+                return f"`{name}` does not mean `{meaning.meaning}` in {facts.path}"
+            if bound.line < 0 or bound.line >= insert_line:
+                return f"`{name}` is bound after the first call in {facts.path}"
+            continue
+        if lazy and name in helper.annotation_only:
+            continue
+        if meaning.statement is None or meaning.source is None or \
+                not edit.name_free(source, name):
+            return f"`{name}` cannot be bound in {facts.path}"
+        if meaning.source == module or module in _eager_reach(context, meaning.source):
+            return f"importing `{name}` into {facts.path} could close an import cycle"
+        imports.append(_relative(meaning.statement, meaning.source, module))
+    return imports
+
+
+def _merged(imports: list[str]) -> list[str]:
+    """One `from X import a, b` per module X, in the order the modules first appear."""
+    merged: dict[str, list[str]] = {}
+    for text in imports:
+        head, separator, names = text.partition(" import ")
+        if head.startswith("from "):
+            merged.setdefault(head + separator, []).append(names)
+        else:
+            merged.setdefault(text, [])
+    lines = []
+    for head, names in merged.items():
+        text = head + ", ".join(sorted(names)) if names else head
+        if len(text) > 79:
+            text = head + "(\n" + "".join(f"    {name},\n" for name in sorted(names)) + ")"
+        lines.append(text)
+    return lines
+
+
+def _eager_reach(context: InjectionContext, start: str) -> set[str]:
+    """Modules that importing `start` imports too, at module level."""
+    graph = context.index.import_graph
+    if start not in graph:
+        return set()
+    seen, stack = {start}, [start]
+    while stack:
+        for _, target, data in graph.out_edges(stack.pop(), data=True):
+            if data.get("eager") and target not in seen:
+                seen.add(target)
+                stack.append(target)
+    return seen
+
+
+def _relative(statement: str, source: str, module: str) -> str:
+    """`from pkg.mod import x` as `from .mod import x` when written in a sibling module."""
+    package, _, last = source.rpartition(".")
+    prefix = f"from {source} import "
+    if package and package == module.rpartition(".")[0] and statement.startswith(prefix):
+        return f"from .{last} import " + statement[len(prefix):]
+    return statement
 
 
 # -- the check ----------------------------------------------------------------------------------
