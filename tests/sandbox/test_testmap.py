@@ -31,9 +31,9 @@ def test_failing_flaky_hanging_skipped_and_excluded_tests_are_dropped(tiny_map: 
     assert tiny_map.tests == (f"{SHAPES}::test_describe", f"{SHAPES}::test_square_area",
                               f"{SHAPES}::test_total_area[sides0]", f"{UTIL}::test_scaled")
     dropped = tiny_map.dropped
-    assert set(dropped) == {f"{SHAPES}::test_total_area[sides1]",
-                            f"{UTIL}::test_broken_sum_fails", f"{UTIL}::test_flaky_every_second_run",
-                            f"{UTIL}::test_hangs", f"{UTIL}::test_skipped"}
+    assert set(dropped) == {f"{SHAPES}::test_total_area[sides1]", f"{UTIL}::test_broken_sum_fails",
+                            f"{UTIL}::test_flaky_every_second_run", f"{UTIL}::test_hangs",
+                            f"{UTIL}::test_skipped"}
     assert dropped[f"{UTIL}::test_broken_sum_fails"].startswith("failed: assert 4 == 3")
     assert dropped[f"{UTIL}::test_flaky_every_second_run"].startswith(
         "flaky: passed in the first run, failed in the second")
@@ -99,7 +99,8 @@ def test_selected_tests_pass_on_a_clean_copy_and_fail_on_a_changed_one(
     assert not list(clean.glob(".smellkit-run-*"))  # the run's private folder is removed
     smelly = copy_tree(tiny_checkout, tmp_path / "smelly")
     shapes = smelly / "src" / "tinypkg" / "shapes.py"
-    shapes.write_text(shapes.read_text().replace("self.side * self.side", "self.side * self.side + 1"))
+    code = shapes.read_text()
+    shapes.write_text(code.replace("self.side * self.side", "self.side * self.side + 1"))
     run = run_tests(tiny_env, smelly, tiny_spec, selected)
     assert not run.ok and set(run.failed) == set(selected)
     assert "assert 10 == 9" in run.messages[f"{SHAPES}::test_square_area"]
