@@ -18,7 +18,12 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 @dataclass(frozen=True)
 class FunctionPlan:
     param: str
-    """The parameter object's name, replaced by `fields`."""
+    """The parameter object's name, replaced by one parameter per field."""
+    names: tuple[str, ...]
+    """The new parameters, one per field in field order: the field's name, or a related name
+    (`host_name` for `host`) where a parameter is renamed."""
+    annotations: tuple[str | None, ...]
+    """The annotation of each new parameter, or None."""
 
 
 @dataclass(frozen=True)
@@ -28,6 +33,8 @@ class SitePlan:
     positional_count: int
     as_keywords: bool
     """Pass the fields as keyword arguments (`f(a=obj.a, b=obj.b)`): one kind of indirection."""
+    names: tuple[str, ...]
+    """The callee's parameter names for the fields (the keywords)."""
 
 
 class Explode(cst.CSTTransformer):
@@ -71,24 +78,26 @@ class Explode(cst.CSTTransformer):
         if plan is None:
             return updated_node
         self.done_functions.add(qualname)
-        return updated_node.with_changes(params=self._params(updated_node.params, plan.param))
+        return updated_node.with_changes(params=self._params(updated_node.params, plan))
 
     def _current(self) -> FunctionPlan | None:
         return self.active[-1] if self.active else None
 
     # -- the exploded signature and body --------------------------------------------------------
 
-    def _params(self, params: cst.Parameters, name: str) -> cst.Parameters:
+    def _params(self, params: cst.Parameters, plan: FunctionPlan) -> cst.Parameters:
         def explode(items: Sequence[cst.Param]) -> list[cst.Param]:
             result: list[cst.Param] = []
             for item in items:
-                if item.name.value != name:
+                if item.name.value != plan.param:
                     result.append(item)
                     continue
-                for number, field in enumerate(self.fields):
-                    last = number == len(self.fields) - 1
+                for number, (name, annotation) in enumerate(zip(plan.names, plan.annotations)):
+                    last = number == len(plan.names) - 1
                     result.append(cst.Param(
-                        name=cst.Name(field),
+                        name=cst.Name(name),
+                        annotation=cst.Annotation(cst.parse_expression(annotation))
+                        if annotation else None,
                         comma=item.comma if last else cst.Comma(
                             whitespace_after=cst.SimpleWhitespace(" ")),
                         whitespace_after_param=item.whitespace_after_param if last else
@@ -105,8 +114,8 @@ class Explode(cst.CSTTransformer):
         if (plan is not None and isinstance(updated_node.value, cst.Name)
                 and updated_node.value.value == plan.param
                 and updated_node.attr.value in self.fields):
-            return cst.Name(updated_node.attr.value, lpar=updated_node.lpar,
-                            rpar=updated_node.rpar)
+            name = plan.names[self.fields.index(updated_node.attr.value)]
+            return cst.Name(name, lpar=updated_node.lpar, rpar=updated_node.rpar)
         return updated_node
 
     # -- call sites -----------------------------------------------------------------------------
@@ -138,11 +147,11 @@ class Explode(cst.CSTTransformer):
             keywords = plan.as_keywords and not later_positional
         old = args[at]
         new: list[cst.Arg] = []
-        for number, field in enumerate(self.fields):
+        for number, (field, keyword) in enumerate(zip(self.fields, plan.names)):
             last = number == len(self.fields) - 1
             new.append(cst.Arg(
                 value=self._field_of(old.value, field),
-                keyword=cst.Name(field) if keywords else None,
+                keyword=cst.Name(keyword) if keywords else None,
                 equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
                                       whitespace_after=cst.SimpleWhitespace(""))
                 if keywords else cst.MaybeSentinel.DEFAULT,
@@ -156,7 +165,8 @@ class Explode(cst.CSTTransformer):
     def _field_of(self, value: cst.BaseExpression, field: str) -> cst.BaseExpression:
         plan = self._current()
         if plan is not None and isinstance(value, cst.Name) and value.value == plan.param:
-            return cst.Name(field)  # handed on inside an exploded function: its own parameter
+            # handed on inside an exploded function: its own parameter for the field
+            return cst.Name(plan.names[self.fields.index(field)])
         return cst.Attribute(value=value.deep_clone(), attr=cst.Name(field))
 
 

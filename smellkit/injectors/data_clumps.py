@@ -155,9 +155,11 @@ class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
         herrings = sorted(everyone - chosen)
         if difficulty == "hard" and not herrings:
             return Skip("hard needs a red herring: a function that keeps taking the object")
-        changes = self._edit(context, usable, chosen, fields, difficulty)
+        plans = self._plans(context, cls, usable, chosen, fields, holds, difficulty, rng)
+        changes = self._edit(context, usable, plans, fields, difficulty)
         if isinstance(changes, Skip):
             return changes
+        renamed = sorted(name for name, plan in plans.items() if plan.names != fields)
         targets: tuple[tuple[str, TargetLevel], ...] = tuple(
             (name, "method") for name in sorted(chosen))
         callers = sorted({site.scope for name in chosen for site in usable[name].sites
@@ -178,7 +180,41 @@ class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
         return Edit(changes=changes, targets=targets, checks=checks,
                     involved=(cls, *callers), red_herrings=tuple(herrings[:5]),
                     summary=(f"inlined {cls} into ({names}) in {len(chosen)} functions "
-                             f"({difficulty})"))
+                             f"({difficulty}; renamed in {', '.join(renamed) or 'none'})"))
+
+    def _plans(self, context: InjectionContext, cls: str, usable: dict[str, Taker],
+               chosen: set[str], fields: tuple[str, ...], holds: bool, difficulty: Difficulty,
+               rng: random.Random) -> dict[str, FunctionPlan]:
+        """The new parameters of each exploded function. Medium and hard annotate them with the
+        fields' builtin types where the class declares one (retyped parameters); hard also
+        renames one parameter of one function (`host_name` for `host`), as long as the other
+        functions still share the exact names often enough for the clump to be seen."""
+        annotations: tuple[str | None, ...] = (None,) * len(fields)
+        if difficulty != "easy":
+            declared = field_annotations(context, cls)
+            annotations = tuple(declared.get(field) for field in fields)
+        plans = {name: FunctionPlan(usable[name].param, fields, annotations) for name in chosen}
+        if difficulty != "hard":
+            return plans
+        planner = _planner(context)
+        order = sorted(chosen)
+        rng.shuffle(order)
+        for name in order:
+            others = chosen - {name}
+            modules = {usable[other].path for other in others} | (
+                {context.path_of(cls)} if holds else set())
+            if len(others) + holds < 3 or len(modules) < 2:
+                continue
+            options = [field for field in fields if len(field) >= 3
+                       and f"{field}_value" not in fields
+                       and planner.free_names(usable[name], {f"{field}_value"})]
+            if not options:
+                continue
+            field = rng.choice(options)
+            names = tuple(f"{item}_value" if item == field else item for item in fields)
+            plans[name] = FunctionPlan(usable[name].param, names, annotations)
+            break
+        return plans
 
     @staticmethod
     def _class_holds(context: InjectionContext, cls: str, fields: tuple[str, ...]) -> bool:
@@ -194,13 +230,15 @@ class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
     def _choose(usable: dict[str, Taker], everyone: set[str], cls_path: str | None,
                 holds: bool, difficulty: Difficulty, rng: random.Random) -> set[str] | Skip:
         """The functions to explode: closed under hand-offs, spanning the difficulty's files,
-        enough signatures in enough modules for the detector."""
+        enough signatures in enough modules for the detector. Easy and medium take the smallest
+        such set, hard the largest (more places, more to get wrong)."""
         names = sorted(usable)
         rng.shuffle(names)
         wanted = MIN_FILES[difficulty]
         best: set[str] | None = None
         tried = 0
-        for size in range(1, len(names) + 1):
+        sizes = range(1, len(names) + 1)
+        for size in (reversed(sizes) if difficulty == "hard" else sizes):
             for group in combinations(names, size):
                 tried += 1
                 if tried > _MAX_COMBINATIONS:
@@ -231,17 +269,17 @@ class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
                     f" {wanted} files with 3 signatures in 2 modules")
 
     @staticmethod
-    def _edit(context: InjectionContext, usable: dict[str, Taker], chosen: set[str],
+    def _edit(context: InjectionContext, usable: dict[str, Taker], plans: dict[str, FunctionPlan],
               fields: tuple[str, ...], difficulty: Difficulty) -> dict[str, str | None] | Skip:
         functions: dict[str, dict[str, FunctionPlan]] = defaultdict(dict)
         sites: dict[str, dict[tuple[int, str], SitePlan]] = defaultdict(dict)
         expected: dict[str, int] = defaultdict(int)
-        for name in sorted(chosen):
+        for name in sorted(plans):
             taker = usable[name]
-            functions[taker.path][name] = FunctionPlan(taker.param)
+            functions[taker.path][name] = plans[name]
             for site in taker.sites:
                 plan = SitePlan(site.position, site.keyword, site.positional_count,
-                                as_keywords=difficulty != "easy")
+                                as_keywords=difficulty != "easy", names=plans[name].names)
                 key = (site.line, site.name)
                 if sites[site.path].setdefault(key, plan) != plan:
                     return Skip(f"two different calls of {site.name} on line {site.line} of "
@@ -256,6 +294,37 @@ class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
                 return Skip(f"not every planned change could be made in {path}")
             changes[path] = text
         return changes
+
+
+BUILTIN_TYPES = frozenset({"str", "int", "float", "bool", "bytes", "complex"})
+
+
+def field_annotations(context: InjectionContext, cls: str) -> dict[str, str]:
+    """The builtin type each field of the class declares (a class-level annotation, or the
+    annotation of the constructor parameter stored under the field's name); other types are
+    left out, since naming them in another module could need an import."""
+    import libcst as cst
+
+    path = context.path_of(cls)
+    if path is None:
+        return {}
+    found: dict[str, str] = {}
+    wanted = cls.rpartition(".")[2]
+    for statement in context.module(path).body:
+        if not (isinstance(statement, cst.ClassDef) and statement.name.value == wanted):
+            continue
+        for item in statement.body.body:
+            if isinstance(item, cst.SimpleStatementLine):
+                for small in item.body:
+                    if (isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name)
+                            and isinstance(small.annotation.annotation, cst.Name)):
+                        found[small.target.value] = small.annotation.annotation.value
+            elif isinstance(item, cst.FunctionDef) and item.name.value == "__init__":
+                for param in item.params.params:
+                    if param.annotation is not None and isinstance(
+                            param.annotation.annotation, cst.Name):
+                        found.setdefault(param.name.value, param.annotation.annotation.value)
+    return {name: text for name, text in found.items() if text in BUILTIN_TYPES}
 
 
 # -- structural checks ------------------------------------------------------------------------

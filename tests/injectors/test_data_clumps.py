@@ -49,6 +49,9 @@ def test_before_after(tmp_path: Path, difficulty: Difficulty) -> None:
     if difficulty == "hard":
         assert injection.red_herrings
         assert "net.report.log_line" in {item.qualname for item in injection.red_herrings}
+        assert "_value: " in injection.smelly_patch  # one parameter renamed
+    if difficulty != "easy":  # retyped: the fields' declared types on the new parameters
+        assert "host: str, port: int, timeout" in injection.smelly_patch
     if difficulty == "medium":  # a delegation chain: session hands the loose fields on
         assert "net.client.session" in {target.location.qualname for target in
                                         injection.targets}
