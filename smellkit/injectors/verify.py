@@ -47,9 +47,10 @@ class RoundTrip(BaseModel):
                 and not any(item.passed for item in self.checks_smelly) and not self.problems)
 
 
-def _source_root(project: Project) -> Path:
-    """The folder module names count from (`src/` in a src layout), for import checks."""
-    for facts in project.files:
+def _source_root(project: Project, paths: list[str]) -> Path:
+    """The folder the patched modules' names count from (`src/` in a src layout)."""
+    chosen = [facts for facts in project.files if facts.path in paths] or project.files
+    for facts in chosen:
         depth = facts.module.count(".") + 1 + (1 if facts.is_package else 0)
         parts = facts.path.split("/")
         return project.root.joinpath(*parts[: len(parts) - depth])
@@ -117,8 +118,9 @@ def verify(root: str | Path, injection: Injection, *, original: Project | None =
         smelly = Project.load(copy, config=original.config)
         modules = sorted({facts.module for facts in smelly.files if facts.path in changed})
         existing = [name for name in modules if name in original.index.modules]
-        if check_imports and modules and _imports(_source_root(original), existing) is None:
-            failure = _imports(_source_root(smelly), modules)
+        clean = check_imports and _imports(_source_root(original, changed), existing) is None
+        if modules and clean:
+            failure = _imports(_source_root(smelly, changed), modules)
             result.imports = failure is None
             if failure:
                 result.problems.append(f"smelly code does not import: {failure}")
