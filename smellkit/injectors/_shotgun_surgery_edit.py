@@ -57,6 +57,21 @@ class _Replace(cst.CSTTransformer):
         self.replaced += 1
         return cst.SimpleString(self.literal, lpar=updated_node.lpar, rpar=updated_node.rpar)
 
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        """A removed import line gives its blank lines to the next statement, so the blank line
+        after a docstring (or between import groups) stays where it was."""
+        if len(updated_node.body) != len(original_node.body) - 1:
+            return updated_node
+        for number, line in enumerate(original_node.body):
+            if isinstance(line, cst.SimpleStatementLine) and self.statement in line.body:
+                if number < len(updated_node.body):
+                    body = list(updated_node.body)
+                    following = body[number]
+                    body[number] = following.with_changes(
+                        leading_lines=[*line.leading_lines, *following.leading_lines])
+                    return updated_node.with_changes(body=body)
+        return updated_node
+
     def leave_ImportFrom(self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom) -> \
             cst.ImportFrom | cst.RemovalSentinel:
         old_names, new_names = original_node.names, updated_node.names
