@@ -48,38 +48,68 @@ class MetricTables(NamedTuple):
     modules: dict[str, Any]
 
 
-_CHILD_SMELLS = frozenset({"dead_code", "shotgun_surgery"})
-"""Detectors run next to the metric tables, so that both sides take about as long on big code."""
+_EARLY_SMELLS = frozenset({"duplicated_code", "deep_inlining"})
+"""Detectors that need no call graph: on big code they run in a child while it is built."""
+_LATE_SMELLS = frozenset({"dead_code", "data_clumps"})
+"""Detectors run in a child next to the metric tables, so both sides take about as long."""
 
 
-class _ChildWork:
-    def __init__(self, smells: list[str], min_severity: Severity):
+class _Detect:
+    """Some detectors, and optionally the metric tables: the work of one forked child."""
+
+    def __init__(self, smells: list[str], min_severity: Severity, *, measure: bool = False):
         self.smells = smells
         self.min_severity = min_severity
+        self.measure = measure
 
-    def __call__(self, project: Project) -> tuple[MetricTables, list[Finding]]:
+    def __call__(self, project: Project) -> tuple[MetricTables | None, list[Finding]]:
         from smellkit.detectors.runner import run_detectors
 
         found = run_detectors(project, self.smells, min_severity=self.min_severity) \
             if self.smells else []
-        return metric_tables(project), found
+        return (metric_tables(project) if self.measure else None), found
 
 
-def _in_background(project: Project, work: _ChildWork) \
-        -> Background[Project, tuple[MetricTables, list[Finding]]]:
-    """The metric tables (and a few detectors) computed by a forked child while the other
-    detectors run here. The graphs both sides need are built first, so neither builds them
-    twice, and every module the child needs is imported before the fork."""
-    from smellkit.detectors import registry  # noqa: F401
-    from smellkit.metrics import coupling, oo  # noqa: F401
+def _detect_and_measure(project: Project, chosen: list[str] | None, min_severity: Severity,
+                        announce: Callable[[str], None]) \
+        -> tuple[list[Finding], MetricTables | None]:
+    """All findings, sorted, and the metric tables. On big code two forked children share the
+    work: one runs the detectors that need no call graph while it is built, the other computes
+    the metric tables (and two detectors) while the remaining detectors run here. Each side's
+    findings are the same as in one run: detectors are independent, and the order is a sort."""
+    from smellkit.detectors import registry
+    from smellkit.detectors.runner import sort_key
+    from smellkit.metrics import coupling, oo  # noqa: F401 - imported before any fork
 
     index = project.index
+    names = [cls.name for cls in registry.select(chosen)]  # unknown names fail here
     big = len(index.definitions) >= MIN_DEFINITIONS
-    if big:
-        index.attribute_graph  # noqa: B018
-        index.import_graph  # noqa: B018
-        index.class_graph  # noqa: B018
-    return Background.start(work, project, fork=big)
+    early = [name for name in names if name in _EARLY_SMELLS]
+    late = [name for name in names if name in _LATE_SMELLS]
+    here = [name for name in names if name not in _EARLY_SMELLS | _LATE_SMELLS]
+    first = Background.start(_Detect(early, min_severity), project, fork=big and bool(early))
+    try:
+        announce("resolving calls")
+        index.calls  # noqa: B018 - built here so the stage shows while it runs
+        if big:  # what both sides need, built once before the second fork
+            index.attribute_graph  # noqa: B018
+            index.import_graph  # noqa: B018
+            index.class_graph  # noqa: B018
+        second = Background.start(_Detect(late, min_severity, measure=True), project, fork=big)
+        try:
+            announce("detecting smells")
+            _, found = _Detect(here, min_severity)(project)
+        except BaseException:
+            second.cancel()
+            raise
+    except BaseException:
+        first.cancel()
+        raise
+    tables, more = second.result()
+    found.extend(more)
+    found.extend(first.result()[1])
+    found.sort(key=sort_key)
+    return found, tables
 
 
 def metric_tables(project: Project) -> MetricTables:
@@ -199,29 +229,15 @@ def _compute(prepared: _Prepared, request: ScanRequest) -> tuple[ScanResult, str
 
     with paused_gc(freeze=False):
         project = Project.from_survey(prepared.survey, progress=request.progress)
-        announce("resolving calls")
-        project.index.calls  # noqa: B018 - built here so the stage shows while it runs
         findings: list[Finding] = []
         tables = None
         if prepared.chosen is None or prepared.chosen:
-            from smellkit.detectors.registry import select
-            from smellkit.detectors.runner import run_detectors, sort_key
-
-            names = [cls.name for cls in select(prepared.chosen)]  # unknown names fail here
-            here = [name for name in names if name not in _CHILD_SMELLS]
-            there = [name for name in names if name in _CHILD_SMELLS]
-            background = _in_background(project, _ChildWork(there, request.min_severity))
-            announce("detecting smells")
-            try:
-                found = run_detectors(project, here, min_severity=request.min_severity) \
-                    if here else []
-            except BaseException:
-                background.cancel()
-                raise
-            tables, more = background.result()
-            found.extend(more)
-            found.sort(key=sort_key)
+            found, tables = _detect_and_measure(project, prepared.chosen, request.min_severity,
+                                                announce)
             findings = new_findings(found, prepared.known)
+        else:
+            announce("resolving calls")
+            project.index.calls  # noqa: B018 - built here so the stage shows while it runs
         announce("measuring")
         result = build_result(project, findings, tables)
         text = result.model_dump_json(indent=2)

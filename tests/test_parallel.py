@@ -86,6 +86,6 @@ def test_forked_scan_equals_serial_scan(tmp_path: Path,
     monkeypatch.setattr(smellkit.scanner, "MIN_DEFINITIONS", 0)
     monkeypatch.setattr(Background, "start", classmethod(spy))
     forked = _report(repo)
-    assert forks == [True]
+    assert forks == [True, True]
     assert serial["findings"], "the fixtures should have findings"
     assert forked == serial
