@@ -16,7 +16,7 @@ from smellkit.fingerprints import Fingerprints, fingerprint_module
 from smellkit.metrics.complexity import CodeMeasure, measure_module
 from smellkit.reachability import Liveness, liveness
 
-FACTS_SCHEMA = 12
+FACTS_SCHEMA = 13
 """Bump whenever a fact type changes shape: cached facts of another schema are never read."""
 
 # --------------------------------------------------------------------------------------------
@@ -717,7 +717,8 @@ class _Extractor(ast.NodeVisitor):
     visit_Nonlocal = visit_Global  # type: ignore[assignment]
 
     def visit_If(self, node: ast.If) -> None:
-        guard = dotted(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
+        # `TYPE_CHECKING`, `typing.TYPE_CHECKING`, `t.TYPE_CHECKING` after `import typing as t`
+        guard = (dotted(node.test) or "").rpartition(".")[2] == "TYPE_CHECKING"
         self.visit(node.test)
         self.type_checking += guard
         for statement in node.body:

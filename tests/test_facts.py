@@ -68,3 +68,17 @@ def test_dunder_all_and_stub_bodies() -> None:
     assert facts.dunder_all == ("f", "g")
     stubs = {d.name: d.is_stub for d in facts.definitions}
     assert stubs == {"f": True, "g": True, "h": False}
+
+
+def test_imports_under_an_aliased_type_checking_guard_are_type_only() -> None:
+    from smellkit.facts import extract
+
+    source = ("import typing as t\n"
+              "if t.TYPE_CHECKING:\n"
+              "    from pkg.env import Environment\n"
+              "from pkg.util import helper\n")
+    import ast
+
+    facts = extract(ast.parse(source), source, "pkg/lexer.py", "pkg.lexer", False)
+    by_name = {item.bound: item.type_only for item in facts.imports}
+    assert by_name["Environment"] is True and by_name["helper"] is False
