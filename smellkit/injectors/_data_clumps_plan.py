@@ -11,11 +11,15 @@ object passed as a plain name or attribute chain.
 from __future__ import annotations
 
 import io
+import os
 import re
 import tokenize
+import weakref
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from smellkit.config import DEFAULT_EXCLUDE_DIRS
 from smellkit.facts import Attr, CallSite, Definition, Expr, FileFacts, Name
 from smellkit.graphs.index import Index
 from smellkit.injectors.base import InjectionContext
@@ -58,6 +62,9 @@ class Taker:
 
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
+_OUTSIDE: weakref.WeakKeyDictionary[InjectionContext, Counter[str]] = \
+    weakref.WeakKeyDictionary()
+_OUTSIDE_FILES = 5000
 
 
 def _code_words(source: str) -> Counter[str]:
@@ -72,6 +79,33 @@ def _code_words(source: str) -> Counter[str]:
     except (tokenize.TokenError, SyntaxError):
         words.update(_WORD.findall(source))
     return words
+
+
+def outside_words(context: InjectionContext) -> Counter[str]:
+    """Words of the Python files under the root that the analysis leaves out (tests, examples,
+    docs), cached: code there may call a function or import a name an injection changes."""
+    cached = _OUTSIDE.get(context)
+    if cached is None:
+        indexed = {facts.path for facts in context.index.modules.values()}
+        cached = Counter()
+        root = context.root
+        seen = 0
+        for folder, dirs, files in os.walk(root):
+            dirs[:] = sorted(name for name in dirs if not name.startswith(".")
+                             and name not in DEFAULT_EXCLUDE_DIRS)
+            for name in sorted(files):
+                path = Path(folder, name)
+                relative = path.relative_to(root).as_posix()
+                if not name.endswith(".py") or relative in indexed or seen >= _OUTSIDE_FILES:
+                    continue
+                seen += 1
+                try:
+                    cached.update(set(_WORD.findall(path.read_text(encoding="utf-8",
+                                                                   errors="replace"))))
+                except OSError:
+                    continue
+        _OUTSIDE[context] = cached
+    return cached
 
 
 def _simple(expr: Expr) -> bool:
@@ -313,6 +347,8 @@ class Planner:
         total = sum(self.words(path, name) for path in self.facts_of)
         if total != expected:
             return False  # referenced without being called: passed around as a value
+        if outside_words(self.context)[name]:
+            return False  # named by tests or examples the analysis does not see
         taker.sites = sites
         return True
 

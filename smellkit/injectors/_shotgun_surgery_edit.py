@@ -63,13 +63,13 @@ class _Replace(cst.CSTTransformer):
         if len(updated_node.body) != len(original_node.body) - 1:
             return updated_node
         for number, line in enumerate(original_node.body):
-            if isinstance(line, cst.SimpleStatementLine) and self.statement in line.body:
-                if number < len(updated_node.body):
-                    body = list(updated_node.body)
-                    following = body[number]
-                    body[number] = following.with_changes(
-                        leading_lines=[*line.leading_lines, *following.leading_lines])
-                    return updated_node.with_changes(body=body)
+            if (isinstance(line, cst.SimpleStatementLine) and self.statement in line.body
+                    and number < len(updated_node.body)):
+                body = list(updated_node.body)
+                following = body[number]
+                body[number] = following.with_changes(
+                    leading_lines=[*line.leading_lines, *following.leading_lines])
+                return updated_node.with_changes(body=body)
         return updated_node
 
     def leave_ImportFrom(self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom) -> \

@@ -29,6 +29,7 @@ from smellkit.detectors.shotgun_surgery import (
     string_constants,
 )
 from smellkit.facts import FileFacts, Name
+from smellkit.injectors._data_clumps_plan import outside_words
 from smellkit.injectors._shotgun_surgery_edit import Inlined, inline_constant
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
 from smellkit.injectors.checks import check_kind
@@ -150,6 +151,9 @@ class ShotgunSurgeryInjector(Injector[ShotgunSurgeryInjectorOptions]):
                 item.target == f"{facts.module}.{bound}" for other in
                 context.index.modules.values() for item in other.imports):
             return None  # re-exported: other code imports the name from here
+        outside = outside_words(context)
+        if outside[bound] and outside[facts.module.rpartition(".")[2]]:
+            return None  # tests or examples may import the name from this module
         if any(assignment.scope == facts.module and assignment.target == Name(bound)
                for assignment in facts.assignments):
             return None
