@@ -25,7 +25,7 @@ from smellkit.sandbox.checkout import copy_tree, tree_hash
 from smellkit.sandbox.environment import Environment, imported_from
 from smellkit.sandbox.errors import SandboxError
 from smellkit.sandbox.runner import LocalRunner, Runner
-from smellkit.sandbox.testrun import PLUGIN_ARGS, NodeOutcome, RunDir, pytest_argv, read_outcomes
+from smellkit.sandbox.testrun import PLUGIN_ARGS, NodeOutcome, RunDir, read_outcomes, suite_argv
 
 MAX_HANG_RETRIES = 5
 """Runs restarted after a test killed the whole run, each time without the tests that did."""
@@ -161,7 +161,7 @@ def _until_done(spec: RepoSpec, env: Environment, tree: Path, variables: Mapping
 
     The caller removes the returned RunDir (it holds the coverage data).
     """
-    argv = pytest_argv(spec)
+    argv = suite_argv(spec, tree)
     hung: dict[str, NodeOutcome] = {}
     for _attempt in range(MAX_HANG_RETRIES + 1):
         run_dir = RunDir(tree)

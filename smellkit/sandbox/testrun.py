@@ -80,6 +80,47 @@ def pytest_argv(spec: RepoSpec) -> list[str]:
     return argv
 
 
+def _start(argv: list[str]) -> int:
+    return 1 if argv[0] in ("pytest", "py.test") else 3
+
+
+def suite_argv(spec: RepoSpec, root: Path) -> list[str]:
+    """The command for the whole suite: test-command, plus tests-path when the command names
+    no test files or folders itself (`python -m pytest tests/test_a.py` picks a subset)."""
+    argv = pytest_argv(spec)
+    if _paths(argv, root) or not spec.tests_path:
+        return argv
+    return [*argv, spec.tests_path]
+
+
+def selection_argv(spec: RepoSpec, root: Path) -> list[str]:
+    """The command for given node ids: test-command without its file and folder arguments,
+    which would otherwise run their whole content besides the ids."""
+    argv = pytest_argv(spec)
+    paths = set(_paths(argv, root))
+    return [arg for index, arg in enumerate(argv) if index not in paths]
+
+
+def _paths(argv: list[str], root: Path) -> list[int]:
+    """Positions of positional arguments naming existing files or folders under `root`."""
+    found = []
+    for index in range(_start(argv), len(argv)):
+        arg, before = argv[index], argv[index - 1]
+        if arg.startswith("-") or (before.startswith("-") and "=" not in before
+                                   and before in VALUE_OPTIONS):
+            continue
+        if (root / arg.split("::")[0]).exists():
+            found.append(index)
+    return found
+
+
+VALUE_OPTIONS = frozenset({"-p", "-k", "-m", "-c", "-o", "-W", "--rootdir", "--confcutdir",
+                           "--basetemp", "--deselect", "--ignore", "--ignore-glob", "--tb",
+                           "-r", "--durations", "--maxfail", "--override-ini", "--log-level",
+                           "--junitxml", "--junit-xml", "--import-mode", "--capture"})
+"""pytest options that take the next argument as their value (never a test path)."""
+
+
 class RunDir:
     """A private folder inside the run's cwd (so a container sees it) holding the plugin and
     the results file; removed afterwards."""
@@ -181,7 +222,8 @@ def run_tests(env: Environment, copy_root: Path, spec: RepoSpec, test_ids: Seque
     copy_root = Path(copy_root).resolve()
     run_dir = RunDir(copy_root)
     try:
-        command = [*pytest_argv(spec), *PLUGIN_ARGS, "-q", "--no-header", *test_ids]
+        command = [*selection_argv(spec, copy_root), *PLUGIN_ARGS, "-q", "--no-header",
+                   *test_ids]
         variables = run_dir.env(env.env_for(copy_root), per_test=spec.timeouts.per_test)
         result = runner.run(command, cwd=copy_root, env=variables, timeout=spec.timeouts.test,
                             mounts=env.mounts())

@@ -88,3 +88,20 @@ def test_examples_load(name: str) -> None:
     spec = load_repo_spec(EXAMPLES / name)
     assert isinstance(spec, RepoSpec) and spec.source.kind == "pypi"
     assert spec.revision.startswith("pypi:")
+
+
+def test_suite_and_selection_commands(tmp_path: Path) -> None:
+    from smellkit.sandbox.testrun import selection_argv, suite_argv
+
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_a.py").touch()
+
+    def spec(command: str) -> RepoSpec:
+        return parse_repo_spec({"name": "x", "source": {"path": "."}, "test-command": command})
+
+    assert suite_argv(spec("python -m pytest"), tmp_path) == ["python", "-m", "pytest", "tests"]
+    subset = spec("python -m pytest -p no:warnings tests/test_a.py -x")
+    assert suite_argv(subset, tmp_path) == subset.test_command.split()
+    assert selection_argv(subset, tmp_path) == ["python", "-m", "pytest", "-p", "no:warnings",
+                                                "-x"]
+    assert selection_argv(spec("pytest tests"), tmp_path) == ["pytest"]
