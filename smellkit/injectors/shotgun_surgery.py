@@ -232,8 +232,12 @@ class ShotgunSurgeryInjector(Injector[ShotgunSurgeryInjectorOptions]):
         copies = sum(len(edit.lines) for edit in edits.values())
         if copies < self.options.min_copies:
             return Skip(f"only {copies} copies; the detector needs {self.options.min_copies}")
-        targets = sorted({Scopes(context.index.modules[user.module]).at(line)
-                          for user in chosen for line in edits[user.path].lines})
+        scopes = {Scopes(context.index.modules[user.module]).at(line)
+                  for user in chosen for line in edits[user.path].lines}
+        targets = sorted(scope for scope in scopes if scope in context.index.definitions)
+        state = sorted(scopes - set(targets))  # module-level copies: registries, defaults
+        if not targets:
+            return Skip("every copy would be at module level; no function to point at")
         before = count_copies(context.analysis, constant.value)
         checks = (
             StructuralCheck(
@@ -249,7 +253,7 @@ class ShotgunSurgeryInjector(Injector[ShotgunSurgeryInjectorOptions]):
         levels: tuple[tuple[str, TargetLevel], ...] = tuple((name, "method") for name in targets)
         return Edit(changes={path: edit.text for path, edit in edits.items()},
                     targets=levels,
-                    checks=checks, involved=(),
+                    checks=checks, involved=tuple(state),
                     red_herrings=tuple(sorted(set(herrings))[:5]),
                     summary=(f"inlined {constant.qualname} = {literal} in "
                              f"{len(chosen)} modules ({copies} copies, {difficulty})"))

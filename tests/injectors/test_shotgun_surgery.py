@@ -1,8 +1,9 @@
 """Shotgun-surgery injection: before/after on a fixture repository, round trips, guards, real code.
 
 The fixture `order_keys` defines `STATUS_KEY = "order_status"` once in `orders/keys.py`; four
-modules import it (one under an alias, one as a parameter default, one beside a local that
-shadows the name). The expected smelly files of each difficulty are stored beside it.
+modules import it (one under an alias and as a parameter default, one beside a local that
+shadows the name, one as a key of a module-level mapping). The expected smelly files of each
+difficulty are stored beside it.
 """
 
 from __future__ import annotations
