@@ -154,7 +154,8 @@ def analyse(module: cst.Module, function: cst.FunctionDef, *, postponed: bool
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     scopes = wrapper.resolve(ScopeProvider)
     inside = {id(node) for node in _subtree(function)}
-    annotations = _annotation_nodes(function) if postponed else set()
+    all_annotations = _annotation_nodes(function)
+    annotations = all_annotations if postponed else set()
     definition_time = _definition_time_nodes(function)
     own = _function_scope(scopes, function)
     self_name = function.params.params[0].name.value
@@ -168,7 +169,9 @@ def analyse(module: cst.Module, function: cst.FunctionDef, *, postponed: bool
             if id(node) not in inside or id(node) in annotations:
                 continue
             if not isinstance(node, cst.Name):
-                raise Refused(f"{function.name.value} reads a name through a string annotation")
+                if id(node) in all_annotations:
+                    continue  # a name inside a string annotation: never evaluated
+                raise Refused(f"{function.name.value} reads a name through a string")
             referents = access.referents
             if own is not None and any(item.scope is own and item.name == self_name
                                        for item in referents) and node.value == self_name:

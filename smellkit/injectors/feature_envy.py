@@ -1,19 +1,20 @@
-"""Feature envy injector: a method that works on its own class's data moves to a class that holds
-an instance of it, and from there reads everything through that attribute (the inverse of "move
+"""Feature envy injector: a method that works on its own class's data moves to a class that calls
+it, and from there reads everything through the object it was called on (the inverse of "move
 method").
 
 Candidate: a method `B.m` that reads at least three data attributes of its own class, called from
-the methods of another class `A` only as `self.<attr>.m(...)`, where `<attr>` is a plain instance
-attribute of `A` holding a `B` (the call graph's points-to analysis types it). When nothing else
-calls `B.m` it moves (it leaves `B`); otherwise `A` gets a copy and `B` keeps its method for its
-other callers. Either way `A`'s calls go to the new method, so the same code runs on the same
-objects: `self.x` in the body becomes `self.<attr>.x`.
+the methods of another class `A` only as `self.<attr>.m(...)` (`<attr>` a plain instance attribute
+of `A` holding a `B`) or only as `x.m(...)` (`x` a name of the calling method holding a `B`), the
+points-to analysis typing the receiver (`_feature_envy_sites`). When nothing else calls `B.m` it
+moves (it leaves `B`); otherwise `A` gets a copy and `B` keeps its method for its other callers.
+Either way `A`'s calls go to the new method, so the same code runs on the same objects: `self.x`
+in the body becomes `self.<attr>.x`, or `x.x` with the receiver passed as a new first parameter.
 
 Difficulties (SmellBench's): easy puts the method in `A` itself (two files); medium puts it in a
 new mixin module that `A` inherits from, reaching the collaborator through a renamed local alias
-(three files); hard adds a second new module with the mixins' base, which declares the
-collaborator's type, and names red herrings: methods of `B` that read as much of its data but are
-at home (four files).
+or parameter (three files); hard (attribute form) adds a second new module with the mixins'
+base, which declares the collaborator's type, and names red herrings: methods of `B` that read as
+much of its data but are at home (four files).
 """
 
 from __future__ import annotations
@@ -21,8 +22,7 @@ from __future__ import annotations
 import builtins
 import keyword
 import random
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable
 from typing import Any
 
 import libcst as cst
@@ -30,8 +30,8 @@ from pydantic import Field
 
 from smellkit.detectors._access import data_access, is_dunder, is_test_code
 from smellkit.detectors.context import Context
-from smellkit.facts import Attr, CallSite, Name
 from smellkit.injectors import _feature_envy_move as move
+from smellkit.injectors import _feature_envy_sites as sites
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
 from smellkit.injectors.checks import check_kind
 from smellkit.models import Candidate, Difficulty, StructuralCheck
@@ -41,15 +41,6 @@ class FeatureEnvyInjectorOptions(InjectorOptions):
     min_own_attributes: int = Field(
         default=3, ge=1, description="The moved method must read at least this many distinct "
         "data attributes of its own class (the detector's envied-class minimum is 3).")
-
-
-@dataclass(frozen=True)
-class _Site:
-    """Where `A` calls `B.m` as `self.<attr>.m(...)`."""
-
-    holder: str
-    attribute: str
-    scope: str
 
 
 class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
@@ -65,38 +56,42 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
     def candidates(self, context: InjectionContext) -> Iterable[Candidate]:
         analysis = context.analysis
         index = context.index
-        sites: dict[str, list[_Site]] = {}
-        for site, callee in _attribute_calls(analysis):
-            sites.setdefault(callee, []).append(site)
-        for callee, found in sorted(sites.items()):
-            holders = {(site.holder, site.attribute) for site in found}
-            if len(holders) != 1:
-                continue
-            ((holder, attribute),) = holders
-            reason = self._ineligible(analysis, callee, holder, attribute)
-            if reason is not None:
+        by_callee: dict[str, list[sites.Site]] = {}
+        for site, callee in sites.call_sites(analysis):
+            by_callee.setdefault(callee, []).append(site)
+        for callee, found in sorted(by_callee.items()):
+            holders = {site.holder for site in found}
+            attributes = {site.attribute for site in found}
+            if len(holders) != 1 or len(attributes) != 1:
+                continue  # one holder, and one form: all through one attribute or all by name
+            (holder,), (attribute,) = holders, attributes
+            if self._ineligible(analysis, callee, holder, attribute) is not None:
                 continue
             cls = index.class_of[callee]
-            own = _own_data(analysis, callee)
+            own = sites.own_data(analysis, callee)
             target = context.location(callee)
             holder_path = context.path_of(holder)
             if target is None or holder_path is None or holder_path == target.path:
                 continue
-            moves = _only_called_there(analysis, callee, {site.scope for site in found})
+            scopes = sorted({site.scope for site in found})
+            moves = sites.only_called_there(analysis, callee, set(scopes))
             names = ", ".join(sorted(name.rpartition(".")[2] for name in own))
+            way = f"self.{attribute}" if attribute else \
+                f"{', '.join(sorted({site.receiver or '' for site in found}))} (a local name)"
             yield Candidate(
                 smell=self.name, target=target, files=(target.path, holder_path),
                 reason=(f"{callee} reads {len(own)} data attributes of its own class ({names}); "
-                    f"{holder} calls it "
-                    f"through self.{attribute}, an instance of {cls}, in "
-                    f"{len({site.scope for site in found})} method(s)"
-                    + ("; nothing else calls it, so it can move" if moves else
-                       "; it has other callers, so the holder gets a copy")),
+                        f"{holder} calls it through {way}, an instance of {cls}, in "
+                        f"{len(scopes)} method(s)"
+                        + ("; nothing else calls it, so it can move" if moves else
+                           "; it has other callers, so the holder gets a copy")),
                 data={"holder": holder, "attribute": attribute, "method": callee,
-                      "scopes": sorted({site.scope for site in found}), "move": moves})
+                      "scopes": scopes, "move": moves,
+                      "sites": [[site.scope, site.line, site.col, site.receiver]
+                                for site in found]})
 
     def _ineligible(self, analysis: Context, callee: str, holder: str,
-                    attribute: str) -> str | None:
+                    attribute: str | None) -> str | None:
         index = analysis.index
         definition = index.definitions[callee]
         cls = index.class_of.get(callee)
@@ -108,11 +103,11 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
             return "test code"
         if holder == cls or cls in index.mro(holder) or holder in index.mro(cls):
             return "the holder is the class itself or related to it"
-        if len(_own_data(analysis, callee)) < self.options.min_own_attributes:
+        if len(sites.own_data(analysis, callee)) < self.options.min_own_attributes:
             return "reads too little of its own class"
         if any(definition.name in index.children.get(sub, {}) for sub in index.descendants(cls)):
             return "overridden in a subclass"
-        if not _plain_attribute(analysis, holder, attribute):
+        if attribute is not None and not sites.plain_attribute(analysis, holder, attribute):
             return "the attribute is not a plain instance attribute"
         return None
 
@@ -136,7 +131,11 @@ class _Injection:
         self.difficulty = difficulty
         data: dict[str, Any] = candidate.data
         self.holder: str = data["holder"]
-        self.attribute: str = data["attribute"]
+        self.attribute: str | None = data["attribute"]
+        self.sites = [sites.Site(data["holder"], scope, line, col, data["attribute"], receiver)
+                      for scope, line, col, receiver in data["sites"]]
+        receivers = sorted(site.receiver for site in self.sites if site.receiver)
+        self.word = (self.attribute or max(receivers, key=receivers.count)).strip("_") or "part"
         self.method: str = data["method"]
         self.scopes: list[str] = list(data["scopes"])
         self.moves: bool = bool(data["move"])
@@ -166,7 +165,7 @@ class _Injection:
         self.new_name = self.method_name
         if self.new_name in taken:  # renamed after the attribute: `symbols_copy`
             private = "_" if self.method_name.startswith("_") else ""
-            self.new_name = f"{private}{self.attribute.strip('_')}_{self.method_name.lstrip('_')}"
+            self.new_name = f"{private}{self.word}_{self.method_name.lstrip('_')}"
         if self.new_name in taken:
             raise move.Refused(f"{self.holder} already has members named {self.method_name} "
                                f"and {self.new_name}")
@@ -180,24 +179,31 @@ class _Injection:
         self_param = function.params.params[0] if function.params.params else None
         if self_param is not None and self_param.annotation is not None:
             raise move.Refused(f"{self.method_name} annotates its self parameter")
-        holder_tree, count = _redirect_calls(holder_tree, holder_node, self.attribute,
-                                             self.method_name, self.new_name)
-        expected = _site_count(self.index, self.holder, self.scopes, self.attribute,
-                               self.method_name)
-        if count == 0 or count != expected:
-            raise move.Refused(f"found {count} of the {expected} calls through "
-                               f"self.{self.attribute} to rewrite")
+        holder_tree, count = sites.redirect_calls(holder_tree, holder_node, self.sites,
+                                                  self.new_name)
+        if count != len(self.sites):
+            raise move.Refused(f"found {count} of the {len(self.sites)} calls to rewrite")
+        if self.attribute is None and self.difficulty == "hard":
+            raise move.Refused("hard needs the collaborator in an attribute (its type is "
+                               "declared by the mixins' base)")
         holder_node = move.find_class(holder_tree, self.holder_name)
         assert holder_node is not None
         changes: dict[str, str | None] = {}
         cls_future = move.has_future_annotations(cls_tree)
         if self.difficulty == "easy":
+            if self.attribute is not None:
+                replacement: cst.BaseExpression = _self_attribute(function, self.attribute)
+            else:
+                replacement = cst.Name(_fresh(self.word, move.names_in(function)))
             moved = move.move_method(
                 index, self.cls_module, cls_tree, function, self.holder_module,
-                replacement=_self_attribute(function, self.attribute),
+                replacement=replacement,
                 postponed=cls_future and move.has_future_annotations(holder_tree))
+            new_function = moved.function
+            if isinstance(replacement, cst.Name):
+                new_function = _with_receiver(new_function, replacement.value)
             new_holder = move.append_to_class(holder_node, [
-                move.as_method_of_class(moved.function, self.new_name)])
+                move.as_method_of_class(new_function, self.new_name)])
             holder_tree = move.replace_node(holder_tree, holder_node, new_holder)
             for statement in moved.imports:
                 holder_tree = move.insert_import(holder_tree, statement)
@@ -214,7 +220,7 @@ class _Injection:
             assert old is not None
             changes[self.cls_path] = move.replace_node(cls_tree, old,
                                                             cst.RemoveFromParent()).code
-        herrings = _look_alikes(self.context, self.cls, self.method, taken)
+        herrings = sites.look_alikes(self.context.analysis, self.cls, self.method)
         if self.difficulty == "hard" and not herrings:
             raise move.Refused(f"{self.cls} has no other method that reads as much of its data "
                                "(a red herring)")
@@ -231,10 +237,10 @@ class _Injection:
         )
         return Edit(
             changes=changes, targets=((target, "method"),), checks=checks,
-            involved=(self.holder, self.cls, *self.scopes),
+            involved=(self.holder, self.cls, *sorted({site.scope for site in self.sites})),
             red_herrings=tuple(herrings) if self.difficulty != "easy" else (),
             summary=f"{'moved' if self.moves else 'copied'} {self.method} to {target}; "
-                    f"{len(self.scopes)} caller(s) in {self.holder} call it there")
+                    f"{len(self.sites)} call(s) in {self.holder} go there")
 
     def _mixins(self, changes: dict[str, str | None], holder_tree: cst.Module,
                 holder_node: cst.ClassDef, cls_tree: cst.Module, function: cst.FunctionDef,
@@ -245,22 +251,25 @@ class _Injection:
         context = self.context
         folder = self.holder_path.rpartition("/")[0]
         stem = self.holder_path.rpartition("/")[2][:-3]
-        word = self.attribute.strip("_") or "part"
+        word = self.word
         mixin_path = context.free_path(folder, f"_{stem}_{word}")
         mixin_module = _module_name(self.holder_module, self.holder_path, mixin_path)
         mixin_name = f"_{self.holder_name}{_camel(word)}Mixin"
         alias = _fresh(word, move.names_in(function))
+        self_name = function.params.params[0].name.value
+        preamble = [cst.parse_statement(f"{alias} = {self_name}.{self.attribute}")] \
+            if self.attribute else []
         moved = move.move_method(
             self.index, self.cls_module, cls_tree, function, None,
             replacement=cst.Name(alias), postponed=future, importer=self.holder_module,
-            preamble=[cst.parse_statement(
-                f"{alias} = {function.params.params[0].name.value}.{self.attribute}")])
-        method_code = cst.Module(body=[move.as_method_of_class(moved.function,
+            preamble=preamble)
+        new_function = moved.function if self.attribute else _with_receiver(moved.function, alias)
+        method_code = cst.Module(body=[move.as_method_of_class(new_function,
                                                                self.new_name)]).code
         opening = "from __future__ import annotations\n\n" if future else ""
         imports = "".join(f"{statement}\n" for statement in moved.imports)
         declared = f'"{self.cls_name}"' if not future else self.cls_name
-        declaration = f"    {self.attribute}: {declared}\n"
+        declaration = f"    {self.attribute}: {declared}\n" if self.attribute else ""
         if self.difficulty == "hard":
             base_path = context.free_path(folder, f"_{stem}_parts")
             base_module = _module_name(self.holder_module, self.holder_path, base_path)
@@ -272,11 +281,13 @@ class _Injection:
             imports += move.relative_import(mixin_module, base_module, base_name) + "\n"
             head, body = f"class {mixin_name}({base_name}):\n", "    __slots__ = ()\n"
         else:
-            imports += _type_checking_import(mixin_module, self.cls_module, self.cls_name)
-            head, body = f"class {mixin_name}:\n", f"    __slots__ = ()\n\n{declaration}"
+            if self.attribute:
+                imports += _type_checking_import(mixin_module, self.cls_module, self.cls_name)
+            head = f"class {mixin_name}:\n"
+            body = "    __slots__ = ()\n" + (f"\n{declaration}" if declaration else "")
         changes[mixin_path] = (
-            f'"""Behaviour of {self.holder_name} around its {word}."""\n\n{opening}{imports}\n\n'
-            f"{head}{body}{_indent(method_code)}")
+            f'"""Behaviour of {self.holder_name} around its {word}."""\n\n{opening}{imports}'
+            f"{chr(10) * 2 if imports or opening else ''}{head}{body}{_indent(method_code)}")
         new_holder = move.add_base(holder_node, mixin_name)
         holder_tree = move.replace_node(holder_tree, holder_node, new_holder)
         holder_tree = move.insert_import(
@@ -289,161 +300,15 @@ def _type_checking_import(module: str, target_module: str, name: str) -> str:
     return f"import typing\n\nif typing.TYPE_CHECKING:\n    {statement}\n"
 
 
-# -- discovery helpers --------------------------------------------------------------------------
-
-
-def _attribute_calls(analysis: Context) -> Iterator[tuple[_Site, str]]:
-    """Every `self.<attr>.m(...)` in a method, with each method of another class it calls."""
-    index = analysis.index
-    graph = analysis.call_graph
-    for facts in index.modules.values():
-        for call in facts.calls:
-            parts = _self_attribute_call(index, call)
-            if parts is None:
-                continue
-            holder, attribute, name = parts
-            if call.scope not in graph:
-                continue
-            for callee in graph.successors(call.scope):
-                if callee.rpartition(".")[2] == name and index.class_of.get(callee) not in (
-                        None, holder):
-                    yield _Site(holder, attribute, call.scope), callee
-
-
-def _self_attribute_call(index: Any, call: CallSite) -> tuple[str, str, str] | None:
-    """(class, attribute, method name) when the call is `self.<attribute>.<name>(...)` written
-    directly in a method of the class."""
-    func = call.func
-    if not (isinstance(func, Attr) and isinstance(func.base, Attr)
-            and isinstance(func.base.base, Name)):
-        return None
-    holder = index.class_of.get(call.scope)
-    definition = index.definitions.get(call.scope)
-    if holder is None or definition is None or not definition.params \
-            or definition.params[0].name != func.base.base.id \
-            or "staticmethod" in definition.decorators:
-        return None
-    return holder, func.base.attr, func.attr
-
-
-def _own_data(analysis: Context, method: str) -> set[str]:
-    """Data attributes (not methods) of its own class that a method uses through `self`."""
-    entry = data_access(analysis).methods.get(method)
-    if entry is None:
-        return set()
-    definitions = analysis.index.definitions
-    return {name for name in entry.through_self
-            if (found := definitions.get(name)) is None or found.kind != "method"}
-
-
-def _plain_attribute(analysis: Context, holder: str, attribute: str) -> bool:
-    """An instance attribute assigned by the class (no property, method or class attribute)."""
-    index = analysis.index
-    assigned = False
-    for cls in index.mro(holder):
-        if attribute in index.children.get(cls, {}):
-            return False
-        info = index.classes.get(cls)
-        if info is None:
-            continue
-        for item in info.attributes:
-            if item.name == attribute:
-                if item.kind != "instance":
-                    return False
-                assigned = True
-    return assigned
-
-
-def _only_called_there(analysis: Context, method: str, scopes: set[str]) -> bool:
-    """Nothing calls or names the method except those scopes; its name is in no string."""
-    index = analysis.index
-    graph = analysis.call_graph
-    if method in graph and set(graph.predecessors(method)) - scopes:
-        return False
-    attributes = analysis.attribute_graph
-    if method in attributes and set(attributes.predecessors(method)) - scopes:
-        return False
-    name = method.rpartition(".")[2]
-    return not any(value == name for facts in index.modules.values()
-                   for value, _ in facts.string_constants)
-
-
-def _site_count(index: Any, holder: str, scopes: list[str], attribute: str, name: str) -> int:
-    """How many `self.<attribute>.<name>(...)` calls the facts record in the holder's methods."""
-    count = 0
-    for facts in index.modules.values():
-        for call in facts.calls:
-            if _self_attribute_call(index, call) == (holder, attribute, name):
-                count += 1
-    return count
-
-
-def _look_alikes(context: InjectionContext, cls: str, method: str, taken: set[str]) -> list[str]:
-    """Other methods of the envied class that read at least as much of its data: at home."""
-    analysis = context.analysis
-    index = context.index
-    needed = len(_own_data(analysis, method))
-    found = []
-    for name, qualname in sorted(index.children.get(cls, {}).items()):
-        definition = index.definitions[qualname]
-        if qualname == method or definition.kind != "method" or is_dunder(name):
-            continue
-        if len(_own_data(analysis, qualname)) >= min(needed, 3):
-            found.append(qualname)
-    return found[:2]
-
-
 # -- rewriting helpers --------------------------------------------------------------------------
 
 
-class _Redirect(cst.CSTTransformer):
-    """`self.<attr>.<name>(...)` -> `self.<new name>(...)` inside one class's methods."""
-
-    def __init__(self, attribute: str, name: str, new_name: str):
-        self.attribute = attribute
-        self.name = name
-        self.new_name = new_name
-        self.selves: list[str | None] = []
-        self.count = 0
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        if not self.selves:
-            params = node.params.params
-            decorated = any(isinstance(item.decorator, cst.Name)
-                            and item.decorator.value == "staticmethod" for item in node.decorators)
-            self.selves.append(params[0].name.value if params and not decorated else None)
-        else:
-            self.selves.append(self.selves[-1])
-        return True
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef,
-                          updated_node: cst.FunctionDef) -> cst.FunctionDef:
-        self.selves.pop()
-        return updated_node
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return not self.selves  # nested classes are left alone
-
-    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
-        func = updated_node.func
-        if (len(self.selves) == 1 and self.selves[0] is not None
-                and isinstance(func, cst.Attribute) and func.attr.value == self.name
-                and isinstance(func.value, cst.Attribute)
-                and func.value.attr.value == self.attribute
-                and isinstance(func.value.value, cst.Name)
-                and func.value.value.value == self.selves[0]):
-            self.count += 1
-            return updated_node.with_changes(func=func.with_changes(
-                value=func.value.value, attr=cst.Name(self.new_name)))
-        return updated_node
-
-
-def _redirect_calls(module: cst.Module, cls: cst.ClassDef, attribute: str, name: str,
-                    new_name: str) -> tuple[cst.Module, int]:
-    redirect = _Redirect(attribute, name, new_name)
-    body = cls.body.visit(redirect)
-    assert isinstance(body, cst.BaseSuite)
-    return move.replace_node(module, cls, cls.with_changes(body=body)), redirect.count
+def _with_receiver(function: cst.FunctionDef, name: str) -> cst.FunctionDef:
+    """The method with a new second parameter `name` (the object it used to be a method of)."""
+    params = function.params
+    first, *rest = params.params
+    return function.with_changes(params=params.with_changes(
+        params=[first, cst.Param(cst.Name(name)), *rest]))
 
 
 def _self_attribute(function: cst.FunctionDef, attribute: str) -> cst.Attribute:

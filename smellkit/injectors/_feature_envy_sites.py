@@ -1,0 +1,218 @@
+"""Where a class calls a method of another class, for the feature envy injector: discovery from
+the facts and the points-to analysis, and the position-exact rewrite of those calls.
+
+Two forms of call qualify, written directly in a method of the holder `A`:
+
+- through an attribute: `self.<attr>.m(...)`, `<attr>` a plain instance attribute of `A`;
+- through a name: `x.m(...)`, `x` a parameter or local of the method (not `self`).
+
+Either way every class the receiver may be an instance of and that has a method `m` must
+dispatch it to the same method `B.m`, so calling a copy of `B.m`'s code on that receiver does what
+the call did (for the other classes the call could only fail: the points-to analysis
+over-approximates calls that the code guards, such as `if isinstance(self.type, IntRange)`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from smellkit.detectors._access import data_access, is_dunder
+from smellkit.detectors.context import Context
+from smellkit.facts import Attr, Expr, Name
+
+
+@dataclass(frozen=True)
+class Site:
+    """One call of `B.m` in a method (`scope`) of the holder, at (line, col) of its file."""
+
+    holder: str
+    scope: str
+    line: int
+    col: int
+    attribute: str | None
+    """`self.<attribute>.m(...)`; None for a call through a name."""
+    receiver: str | None
+    """`<receiver>.m(...)`; None for a call through an attribute."""
+
+
+def call_sites(analysis: Context) -> Iterator[tuple[Site, str]]:
+    """Every qualifying call in a method of a class, with the method of another class it calls."""
+    index = analysis.index
+    queries: list[tuple[str, Expr]] = []
+    found: list[tuple[Site, str]] = []
+    for facts in index.modules.values():
+        for call in facts.calls:
+            func = call.func
+            holder = index.class_of.get(call.scope)
+            definition = index.definitions.get(call.scope)
+            if not isinstance(func, Attr) or holder is None or definition is None \
+                    or not definition.params or definition.decorators:
+                continue
+            self_name = definition.params[0].name
+            receiver = func.base
+            if isinstance(receiver, Attr) and isinstance(receiver.base, Name) \
+                    and receiver.base.id == self_name:
+                site = Site(holder, call.scope, call.line, call.col, receiver.attr, None)
+            elif isinstance(receiver, Name) and receiver.id != self_name:
+                site = Site(holder, call.scope, call.line, call.col, None, receiver.id)
+            else:
+                continue
+            queries.append((call.scope, receiver))
+            found.append((site, func.attr))
+    types = index.calls.types_of_many(queries)
+    for (site, name), classes in zip(found, types):
+        if not classes:
+            continue
+        # A class without the method would make the call fail: the analysis over-approximates
+        # (the call is guarded), so only the classes that have it must agree.
+        targets = {index.lookup_method(cls, name) for cls in classes} - {None}
+        if len(targets) != 1:
+            continue
+        (callee,) = targets
+        if callee is None or index.class_of.get(callee) in (None, site.holder):
+            continue
+        yield site, callee
+
+
+def own_data(analysis: Context, method: str) -> set[str]:
+    """Data attributes (not methods) of its own class that a method uses through `self`, less
+    those it navigates through (`self.current.type`, or `c = self.current; c.type`): once the
+    method has moved, the detector counts those as links, not as data it envies."""
+    index = analysis.index
+    entry = data_access(analysis).methods.get(method)
+    definition = index.definitions.get(method)
+    facts = analysis.file_of(method)
+    if entry is None or definition is None or facts is None or not definition.params:
+        return set()
+    self_name = definition.params[0].name
+    scopes = {method, *(name for name in index.definitions if name.startswith(f"{method}."))}
+
+    def own_field(expr: Expr) -> str | None:
+        if isinstance(expr, Attr) and isinstance(expr.base, Name) and expr.base.id == self_name:
+            return expr.attr
+        return None
+
+    receivers = [access.receiver for access in facts.accesses if access.scope in scopes]
+    navigated = {name for receiver in receivers if (name := own_field(receiver))}
+    bound = {assignment.target.id: name for assignment in facts.assignments
+             if assignment.scope in scopes and isinstance(assignment.target, Name)
+             and (name := own_field(assignment.value))}
+    navigated.update(bound[receiver.id] for receiver in receivers
+                     if isinstance(receiver, Name) and receiver.id in bound)
+    return {name for name in entry.through_self
+            if ((found := index.definitions.get(name)) is None or found.kind != "method")
+            and name.rpartition(".")[2] not in navigated}
+
+
+def plain_attribute(analysis: Context, holder: str, attribute: str) -> bool:
+    """An instance attribute assigned by the class (no property, method or class attribute), so
+    reading it twice gives the same object."""
+    index = analysis.index
+    assigned = False
+    for cls in index.mro(holder):
+        if attribute in index.children.get(cls, {}):
+            return False
+        info = index.classes.get(cls)
+        if info is None:
+            continue
+        for item in info.attributes:
+            if item.name == attribute:
+                if item.kind != "instance":
+                    return False
+                assigned = True
+    return assigned
+
+
+def only_called_there(analysis: Context, method: str, scopes: set[str]) -> bool:
+    """Nothing calls or names the method except those scopes; its name is in no string."""
+    index = analysis.index
+    graph = analysis.call_graph
+    if method in graph and set(graph.predecessors(method)) - scopes:
+        return False
+    attributes = analysis.attribute_graph
+    if method in attributes and set(attributes.predecessors(method)) - scopes:
+        return False
+    name = method.rpartition(".")[2]
+    return not any(value == name for facts in index.modules.values()
+                   for value, _ in facts.string_constants)
+
+
+def look_alikes(analysis: Context, cls: str, method: str) -> list[str]:
+    """Other methods of the envied class that read at least as much of its data: at home."""
+    index = analysis.index
+    needed = min(len(own_data(analysis, method)), 3)
+    found = []
+    for name, qualname in sorted(index.children.get(cls, {}).items()):
+        definition = index.definitions[qualname]
+        if qualname == method or definition.kind != "method" or is_dunder(name):
+            continue
+        if len(own_data(analysis, qualname)) >= needed:
+            found.append(qualname)
+    return found[:2]
+
+
+class _Redirect(cst.CSTTransformer):
+    """The calls at the given positions, in the holder's methods (nodes `inside`), go to
+    `self.<new name>`: with the receiver as first argument when it was a name."""
+
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, positions: set[tuple[int, int]], new_name: str, pass_receiver: bool,
+                 inside: set[int]):
+        super().__init__()
+        self.positions = positions
+        self.new_name = new_name
+        self.pass_receiver = pass_receiver
+        self.inside = inside
+        self.selves: list[str | None] = []
+        self.count = 0
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        if id(node) in self.inside:
+            params = node.params.params
+            own = params[0].name.value if params and not node.decorators else None
+            self.selves.append(own if not self.selves else self.selves[-1])
+        return True
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef,
+                          updated_node: cst.FunctionDef) -> cst.FunctionDef:
+        if id(original_node) in self.inside:
+            self.selves.pop()
+        return updated_node
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
+        if id(original_node) not in self.inside or not self.selves or self.selves[-1] is None:
+            return updated_node
+        start = self.get_metadata(PositionProvider, original_node).start
+        func = updated_node.func
+        if (start.line, start.column) not in self.positions or not isinstance(func,
+                                                                              cst.Attribute):
+            return updated_node
+        self.count += 1
+        target = cst.Attribute(value=cst.Name(self.selves[-1]), attr=cst.Name(self.new_name))
+        if not self.pass_receiver:
+            return updated_node.with_changes(func=target)
+        first = cst.Arg(value=func.value)
+        return updated_node.with_changes(func=target, args=[first, *updated_node.args])
+
+
+def redirect_calls(module: cst.Module, holder: cst.ClassDef, sites: list[Site],
+                   new_name: str) -> tuple[cst.Module, int]:
+    """The module with the sites' calls (inside `holder`) redirected, and how many were."""
+    positions = {(site.line, site.col) for site in sites}
+    inside = {id(node) for node in _subtree(holder)}
+    redirect = _Redirect(positions, new_name, sites[0].receiver is not None, inside)
+    result = MetadataWrapper(module, unsafe_skip_copy=True).visit(redirect)
+    return result, redirect.count
+
+
+def _subtree(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(current.children)
