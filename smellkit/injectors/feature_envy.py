@@ -287,7 +287,7 @@ class _Injection:
             body = "    __slots__ = ()\n" + (f"\n{declaration}" if declaration else "")
         changes[mixin_path] = (
             f'"""Behaviour of {self.holder_name} around its {word}."""\n\n{opening}{imports}'
-            f"{chr(10) * 2 if imports or opening else ''}{head}{body}{_indent(method_code)}")
+            f"{chr(10) * 2 if imports or opening else chr(10)}{head}{body}{_indent(method_code)}")
         new_holder = move.add_base(holder_node, mixin_name)
         holder_tree = move.replace_node(holder_tree, holder_node, new_holder)
         holder_tree = move.insert_import(

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 from smellkit.injectors.engine import inject, verify
@@ -68,3 +70,22 @@ def assert_round_trip(root: Path, injection: Injection) -> None:
     assert all(item.passed for item in result.checks_original), result.checks_original
     assert not any(item.passed for item in result.checks_smelly), result.checks_smelly
     assert result.ok, result.problems
+
+
+def behaviour(root: Path, code: str) -> str:
+    """What `code` prints when run against the repository at `root` (a fresh interpreter)."""
+    result = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True,
+                            text=True, timeout=60, check=True,
+                            env={**os.environ, "PYTHONPATH": str(root),
+                                 "PYTHONDONTWRITEBYTECODE": "1"})
+    return result.stdout
+
+
+def same_behaviour(root: Path, injection: Injection, scratch: Path, code: str) -> None:
+    """The smelly repository prints what the original prints."""
+    copy = scratch / "behaviour"
+    shutil.copytree(root, copy)
+    apply_patch(copy, injection.smelly_patch)
+    before = behaviour(root, code)
+    assert before.strip()
+    assert behaviour(copy, code) == before

@@ -8,21 +8,30 @@ from pathlib import Path
 import pytest
 
 from smellkit.injectors.base import InjectionContext
-from smellkit.injectors.engine import make_injector
+from smellkit.injectors.engine import inject, make_injector
 from smellkit.injectors.feature_envy import FeatureEnvyInjector
-from smellkit.models import DIFFICULTIES, Difficulty
+from smellkit.models import DIFFICULTIES, Difficulty, InjectionSkip
 from smellkit.project import Project
 from tests.injectors.support_feature_envy import (
     FIXTURES,
+    SMALL,
     assert_round_trip,
     check_after,
     injected,
+    same_behaviour,
     smelly_files,
 )
 from tests.support.pypi import sdist
 
 SMELL = "feature_envy"
 SHOP = FIXTURES / SMELL / "shop"
+LEDGER = FIXTURES / SMELL / "ledger"
+SHOP_RUN = ("from shop.customer import Customer\nfrom shop.invoice import Invoice\n"
+            "from shop.report import summary\n"
+            "people = [Customer('a', 'silver', 1, 'EU'), Customer('b', 'gold', 9, 'US', True)]\n"
+            "print(summary([Invoice(person, amount) for person in people\n"
+            "               for amount in (10.0, 2000.0)]))\n")
+LEDGER_RUN = "from bank.run import demo\nprint(demo())\n"
 
 
 def test_candidates_say_why() -> None:
@@ -49,9 +58,27 @@ def test_before_after(tmp_path: Path, difficulty: Difficulty) -> None:
 
 
 @pytest.mark.parametrize("difficulty", DIFFICULTIES)
-def test_round_trip(difficulty: Difficulty) -> None:
+def test_round_trip(tmp_path: Path, difficulty: Difficulty) -> None:
     root = SHOP / "before"
-    assert_round_trip(root, injected(root, SMELL, difficulty))
+    injection = injected(root, SMELL, difficulty)
+    assert_round_trip(root, injection)
+    same_behaviour(root, injection, tmp_path, SHOP_RUN)
+
+
+@pytest.mark.parametrize("difficulty", ["easy", "medium"])
+def test_through_a_name(tmp_path: Path, difficulty: Difficulty) -> None:
+    """`account.overdraft_fee(...)` in a method of Ledger: the account becomes a parameter."""
+    root = LEDGER / "before"
+    injection = injected(root, SMELL, difficulty)
+    check_after(LEDGER, difficulty, smelly_files(root, injection, tmp_path))
+    assert_round_trip(root, injection)
+    same_behaviour(root, injection, tmp_path, LEDGER_RUN)
+
+
+def test_hard_needs_an_attribute() -> None:
+    outcome = inject(Project.load(LEDGER / "before"), SMELL, "hard", options=SMALL)
+    assert isinstance(outcome, InjectionSkip)
+    assert "hard needs the collaborator in an attribute" in outcome.reason
 
 
 def test_refuses_super_and_a_taken_name(tmp_path: Path) -> None:

@@ -19,12 +19,21 @@ from tests.injectors.support_feature_envy import (
     assert_round_trip,
     check_after,
     injected,
+    same_behaviour,
     smelly_files,
 )
 from tests.support.pypi import sdist
 
 SMELL = "god_class"
 CONSOLE = FIXTURES / SMELL / "console"
+CONSOLE_RUN = ("from term.console import Console\nfrom term.main import main\n"
+               "from term.screen import Event, Screen\n"
+               "print(main(['echo hi', 'say a b', 'ECHO x', 'nothing', 'q']))\n"
+               "console = Console(Screen(10, 2))\n"
+               "print(console.alias('hi', 'echo'), console.alias('hi', 'say'), "
+               "console.run('hi there', Event('enter')), console.run('', Event('up')))\n"
+               "print(console.show('a long line of text to wrap'), console.ring(3), "
+               "console.recolor('red', 'red'))\n")
 
 
 def test_candidates_say_why() -> None:
@@ -51,9 +60,11 @@ def test_before_after(tmp_path: Path, difficulty: Difficulty) -> None:
 
 
 @pytest.mark.parametrize("difficulty", DIFFICULTIES)
-def test_round_trip(difficulty: Difficulty) -> None:
+def test_round_trip(tmp_path: Path, difficulty: Difficulty) -> None:
     root = CONSOLE / "before"
-    assert_round_trip(root, injected(root, SMELL, difficulty))
+    injection = injected(root, SMELL, difficulty)
+    assert_round_trip(root, injection)
+    same_behaviour(root, injection, tmp_path, CONSOLE_RUN)
 
 
 def _refusal(tmp_path: Path, path: str, old: str, new: str) -> str:
