@@ -134,6 +134,9 @@ def inline(context: InjectionContext, holder: str,
     if place is None or holder_path is None:
         raise move.Refused(f"{holder} is not defined at the top level of its module")
     holder_module, holder_name = place
+    reason = _fragile_holder(context, holder)
+    if reason:
+        raise move.Refused(reason)
     trees: dict[str, cst.Module] = {holder_path: context.module(holder_path)}
     taken = move.members(index, holder)
     added: list[str] = []
@@ -215,6 +218,33 @@ def inline(context: InjectionContext, holder: str,
         trees[cls_path] = move.replace_node(cls_tree, old, cst.RemoveFromParent())
         added.extend(names.values())
     return {path: tree.code for path, tree in trees.items()}, added
+
+
+STATE_HOOKS = frozenset({
+    "__slots__", "__setattr__", "__delattr__", "__getstate__", "__setstate__", "__reduce__",
+    "__reduce_ex__", "__copy__", "__deepcopy__",
+})
+"""Members through which a class controls or exposes its instance attributes by name: renamed
+or new attributes would behave differently there."""
+
+
+def _fragile_holder(context: InjectionContext, holder: str) -> str | None:
+    """Why the holder cannot take new instance attributes safely, or None."""
+    index = context.index
+    if index.definitions[holder].decorators:
+        return f"{holder} is decorated (a dataclass or the like decides its attributes)"
+    base = move.unsafe_base(index, holder)
+    if base is not None:
+        return f"{holder} inherits from {base}, whose members are unknown"
+    for cls in index.mro(holder):
+        info = index.classes.get(cls)
+        names = set(index.children.get(cls, {}))
+        if info is not None:
+            names.update(item.name for item in info.attributes)
+        hooks = sorted(names & STATE_HOOKS)
+        if hooks:
+            return f"{cls} defines {', '.join(hooks)}"
+    return None
 
 
 def _drop_import(module: cst.Module, name: str) -> cst.Module:

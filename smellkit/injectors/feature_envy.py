@@ -255,6 +255,8 @@ class _Injection:
         mixin_path = context.free_path(folder, f"_{stem}_{word}")
         mixin_module = _module_name(self.holder_module, self.holder_path, mixin_path)
         mixin_name = f"_{self.holder_name}{_camel(word)}Mixin"
+        if mixin_name in move.module_bindings(self.index, self.holder_module):
+            raise move.Refused(f"{self.holder_module} already binds {mixin_name}")
         alias = _fresh(word, move.names_in(function))
         self_name = function.params.params[0].name.value
         preamble = [cst.parse_statement(f"{alias} = {self_name}.{self.attribute}")] \

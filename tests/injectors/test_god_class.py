@@ -93,6 +93,12 @@ def test_refuses_a_method_that_uses_its_instance(tmp_path: Path) -> None:
     assert reason == "term.history.History.add uses its instance as a whole"
 
 
+def test_refuses_a_holder_with_slots(tmp_path: Path) -> None:
+    reason = _refusal(tmp_path, "term/console.py", "class Console:\n",
+                      "class Console:\n    __slots__ = ('__dict__',)\n\n")
+    assert reason == "term.console.Console defines __slots__"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("package", [("click", "8.1.7"), ("jinja2", "3.1.4")])
 def test_real_code(package: tuple[str, str], capsys: pytest.CaptureFixture[str]) -> None:
