@@ -101,9 +101,13 @@ def literal_text(context: InjectionContext, path: str, name: str) -> str | None:
         if not isinstance(line, cst.SimpleStatementLine):
             continue
         for small in line.body:
-            if (isinstance(small, cst.Assign) and len(small.targets) == 1
-                    and isinstance(small.targets[0].target, cst.Name)
-                    and small.targets[0].target.value == name
+            if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                target: cst.BaseExpression = small.targets[0].target
+            elif isinstance(small, cst.AnnAssign):
+                target = small.target  # NAME: Final = "value"
+            else:
+                continue
+            if (isinstance(target, cst.Name) and target.value == name
                     and isinstance(small.value, cst.SimpleString)):
                 return small.value.value
     return None

@@ -130,14 +130,19 @@ def _write(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
-def test_guards_have_a_positive_control(tmp_path: Path) -> None:
+@pytest.mark.parametrize("definition", ['ENV_VAR = "APP_SETTINGS_PATH"\n',
+                                        'ENV_VAR: Final = "APP_SETTINGS_PATH"\n'])
+def test_guards_have_a_positive_control(tmp_path: Path, definition: str) -> None:
     from smellkit.injectors.engine import inject
     from smellkit.models import Injection
 
-    project = support.load(_write(tmp_path, BASE))
+    header = "from typing import Final\n\n" if "Final" in definition else ""
+    project = support.load(_write(tmp_path, {**BASE, "pkg/names.py": header + definition}))
     injection = inject(project, SMELL, "easy", options=support.NO_FILTER)
     assert isinstance(injection, Injection), injection
     assert injection.files == ("pkg/one.py",)
+    assert 'env["APP_SETTINGS_PATH"] + env.get("APP_SETTINGS_PATH", "")' in \
+        injection.smelly_patch
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
