@@ -143,6 +143,7 @@ def test_guards_have_a_positive_control(tmp_path: Path, definition: str) -> None
     assert injection.files == ("pkg/one.py",)
     assert 'env["APP_SETTINGS_PATH"] + env.get("APP_SETTINGS_PATH", "")' in \
         injection.smelly_patch
+    support.assert_round_trip(tmp_path, injection, project)
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
