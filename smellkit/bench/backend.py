@@ -53,21 +53,25 @@ def _test_map(spec: RepoSpec, env: Environment, checkout: Path, runner: Runner,
 
 
 def _runner(name: str, spec: RepoSpec, env: Environment, cache: Path) -> Runner:
-    """`local`, or `docker`: the selected tests run in a container without network, in an image
-    built locally once (the sandbox's image builder) and reused."""
+    """`local`, or `docker`: tests run in containers without network, of an image assembled
+    locally once (no registry needed) and reused; the environment is mounted read-only."""
     from smellkit.sandbox.runner import LocalRunner
 
     if name == "local":
         return LocalRunner()
     if name != "docker":
         raise UsageError(f"unknown runner {name!r}", hint="use local or docker")
-    from smellkit.sandbox import docker
+    from smellkit.sandbox.docker import DockerRunner, docker_available
+    from smellkit.sandbox.errors import SandboxError
+    from smellkit.sandbox.image import DEFAULT_TAG, build_python_image
 
-    problem = docker.docker_available()
+    problem = docker_available()
     if problem is not None:
-        raise UsageError(f"the docker runner cannot be used: {problem}",
-                         hint="start the docker daemon, or use --runner local")
-    return docker.runner_for(env, cache)
+        raise SandboxError(f"the docker runner cannot be used: {problem}",
+                           hint="start the docker daemon (.ci/docker-setup), or use the local "
+                                "runner")
+    build_python_image(DEFAULT_TAG, work_dir=cache)
+    return DockerRunner(DEFAULT_TAG)
 
 
 def _load_project(root: Path) -> Project:

@@ -171,23 +171,28 @@ def _image_python(spec: RepoSpec) -> str:
 
 
 def test_script(case: Case, spec: RepoSpec) -> str:
-    """Copies the hidden tests in, runs the selected ones, always (re)writes reward.json."""
-    tests_path = spec.tests_path.strip("/")
+    """Copies the hidden tests in, runs the selected ones, always (re)writes reward.json.
+
+    The folders default to Harbor's mounts; the variables only exist so the script can be tried
+    outside a container."""
+    tests_path = shlex.quote(spec.tests_path.strip("/"))
     return (
         "#!/usr/bin/env bash\n"
         "# Score the refactoring: the selected tests must still pass. Always rewrites the reward.\n"
         "set -uo pipefail\n"
-        "mkdir -p /logs/verifier\n"
-        "echo '{\"reward\": 0.0}' > /logs/verifier/reward.json\n"
-        f"cd {APP}\n"
-        f"rm -rf {shlex.quote(tests_path)}\n"
-        f"cp -r /tests/{shlex.quote(tests_path)} {shlex.quote(tests_path)}\n"
-        "mapfile -t SELECTED < /tests/selected.txt\n"
-        f"{spec.test_command} -p no:cacheprovider -q --junitxml=/logs/verifier/junit.xml "
-        '"${SELECTED[@]}" > /logs/verifier/pytest.log 2>&1\n'
+        f'APP="${{APP_DIR:-{APP}}}"; TESTS="${{TESTS_DIR:-/tests}}"; '
+        'LOGS="${LOGS_DIR:-/logs}/verifier"\n'
+        'mkdir -p "$LOGS"\n'
+        'echo \'{"reward": 0.0}\' > "$LOGS/reward.json"\n'
+        'cd "$APP" || exit 0\n'
+        f"rm -rf {tests_path}\n"
+        f'cp -r "$TESTS/{spec.tests_path.strip("/")}" {tests_path}\n'
+        'mapfile -t SELECTED < "$TESTS/selected.txt"\n'
+        f"{spec.test_command} -p no:cacheprovider -q "
+        '--junitxml="$LOGS/junit.xml" "${SELECTED[@]}" > "$LOGS/pytest.log" 2>&1\n'
         "status=$?\n"
-        'python /tests/reward.py /logs/verifier/junit.xml "${#SELECTED[@]}" '
-        '/logs/verifier/reward.json "$status"\n'
+        'python "$TESTS/reward.py" "$LOGS/junit.xml" "${#SELECTED[@]}" "$LOGS/reward.json" '
+        '"$status"\n'
     )
 
 
@@ -196,8 +201,8 @@ def solve_script(spec: RepoSpec) -> str:
         "#!/usr/bin/env bash\n"
         "# The reference solution: the exact inverse of the injected smell.\n"
         "set -euo pipefail\n"
-        f"cd {APP}\n"
-        f"git apply{_directory_flag(spec)} /solution/ground_truth.patch\n"
+        f'cd "${{APP_DIR:-{APP}}}"\n'
+        f'git apply{_directory_flag(spec)} "${{SOLUTION_DIR:-/solution}}/ground_truth.patch"\n'
     )
 
 

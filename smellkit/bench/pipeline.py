@@ -15,7 +15,7 @@ import hashlib
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -76,6 +76,8 @@ class _Run:
     repo_errors: dict[str, str] = field(default_factory=dict)
     specs: dict[str, tuple[RepoSpec, Path]] = field(default_factory=dict)
     reused: int = 0
+    candidates: dict[tuple[str, str], list[Candidate]] = field(default_factory=dict)
+    """Candidates by (repository, smell): found once, shared by the smell's difficulties."""
 
     def reject(self, rejection: Rejection, *, persist: bool = True) -> None:
         self.rejections[rejection.key] = rejection
@@ -214,7 +216,11 @@ def _injections(run: _Run, spec: RepoSpec, project: Any, smell: str, difficulty:
     backend = run.backend
     started = time.perf_counter()
     try:
-        candidates = backend.find_candidates(project, smell, covered, run.seed, options)
+        cache_key = (spec.name, smell)
+        if cache_key not in run.candidates:
+            run.candidates[cache_key] = backend.find_candidates(project, smell, covered, run.seed,
+                                                                options)
+        candidates = run.candidates[cache_key]
     except Exception as error:
         run.reject(Rejection(key=f"{spec.name}|{smell}|{difficulty}|candidates", repo=spec.name,
                              stage="inject", smell=smell, difficulty=difficulty,
@@ -264,12 +270,19 @@ def _injections(run: _Run, spec: RepoSpec, project: Any, smell: str, difficulty:
 def _validate_cells(run: _Run, validator: Validator, cells: list[_Cell], *, jobs: int,
                     target: int, max_tries: int) -> None:
     """Validate in rounds: each round asks every unfinished cell for as many injections as it
-    still lacks. The cases a cell ends with depend only on outcomes, not on timing."""
+    still lacks. Injections are made in this thread while earlier ones are validated by the
+    workers. The cases a cell ends with depend only on outcomes, never on timing."""
     name = validator.spec.name
-    done = 0
+    total = reused = 0
+    submitted: list[Future[Case | Rejection]] = []
+
+    def report() -> None:
+        run.progress(f"{name}: validating",
+                     reused + sum(1 for item in submitted if item.done()), total)
+
     with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="validate") as pool:
         while True:
-            batch: list[tuple[_Cell, Injection]] = []
+            batch: list[tuple[_Cell, Injection, Future[Case | Rejection] | None]] = []
             for cell in cells:
                 want = min(target - len(cell.cases), max_tries - cell.tried)
                 while want > 0 and not cell.exhausted:
@@ -279,48 +292,49 @@ def _validate_cells(run: _Run, validator: Validator, cells: list[_Cell], *, jobs
                         break
                     cell.tried += 1
                     want -= 1
-                    batch.append((cell, injection))
+                    total += 1
+                    future = None
+                    if _known(run, injection) is None:
+                        future = pool.submit(_validate_one, run, validator, injection)
+                        submitted.append(future)
+                    else:
+                        run.reused += 1
+                        reused += 1
+                    batch.append((cell, injection, future))
+                    report()
             if not batch:
                 return
-            total = done + len(batch)
-            run.progress(f"{name}: validating", done, total)
-            futures: dict[Future[Case | Rejection], tuple[_Cell, Injection]] = {}
-            results: dict[str, Case | Rejection] = {}
-            for cell, injection in batch:
-                known = _known(run, injection)
-                if known is not None:
-                    run.reused += 1
-                    results[injection.id] = known
+            for cell, injection, future in batch:  # in batch order: deterministic
+                if future is None:
+                    outcome = _known(run, injection)
+                    assert outcome is not None
                 else:
-                    futures[pool.submit(_validate_one, validator, injection)] = (cell, injection)
-            done += len(batch) - len(futures)
-            run.progress(f"{name}: validating", done, total)
-            pending = set(futures)
-            while pending:
-                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    _, injection = futures[future]
                     outcome = future.result()
-                    _record(run, outcome)
-                    results[injection.id] = outcome
-                    done += 1
-                    run.progress(f"{name}: validating", done, total)
-            for cell, injection in batch:  # in batch order: deterministic
-                outcome = results[injection.id]
+                    for stage, seconds in outcome.timings.items():
+                        run.timings[stage] = run.timings.get(stage, 0.0) + seconds
+                    report()
                 if isinstance(outcome, Case):
                     cell.cases.append(outcome)
                 else:
                     run.reject(outcome, persist=False)
 
 
-def _validate_one(validator: Validator, injection: Injection) -> Case | Rejection:
+def _validate_one(run: _Run, validator: Validator, injection: Injection) -> Case | Rejection:
+    """Validate and record durably at once (in the worker), so an interrupt of the main thread
+    loses no finished case."""
+    outcome: Case | Rejection
     try:
-        return validator.validate(injection)
+        outcome = validator.validate(injection)
     except Exception as error:
-        return Rejection(key=injection.id, repo=validator.spec.name, stage="internal",
-                         smell=injection.smell, difficulty=injection.difficulty,
-                         injection_id=injection.id, candidate=injection.candidate.target.qualname,
-                         reason=f"validation crashed: {type(error).__name__}: {error}")
+        outcome = Rejection(key=injection.id, repo=validator.spec.name, stage="internal",
+                            smell=injection.smell, difficulty=injection.difficulty,
+                            injection_id=injection.id,
+                            candidate=injection.candidate.target.qualname,
+                            reason=f"validation crashed: {type(error).__name__}: {error}")
+    kind = "case" if isinstance(outcome, Case) else "rejection"
+    run.outcomes.append({"key": f"validate|{injection.id}", "kind": kind,
+                         "record": outcome.model_dump(mode="json")})
+    return outcome
 
 
 def _known(run: _Run, injection: Injection) -> Case | Rejection | None:
@@ -330,15 +344,6 @@ def _known(run: _Run, injection: Injection) -> Case | Rejection | None:
     if record["kind"] == "case":
         return Case.model_validate(record["record"])
     return Rejection.model_validate(record["record"])
-
-
-def _record(run: _Run, outcome: Case | Rejection) -> None:
-    key = outcome.id if isinstance(outcome, Case) else outcome.key
-    kind = "case" if isinstance(outcome, Case) else "rejection"
-    for stage, seconds in outcome.timings.items():
-        run.timings[stage] = run.timings.get(stage, 0.0) + seconds
-    run.outcomes.append({"key": f"validate|{key}", "kind": kind,
-                         "record": outcome.model_dump(mode="json")})
 
 
 def _export(run: _Run, smells: Sequence[str], *, per_cell: int, harbor: bool,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 collect_ignore_glob = ["fixtures/*"]  # the fixture repositories' own tests are data here
 
 
@@ -14,3 +16,9 @@ def bench_cache() -> Path:
     folder = data_dir() / "bench"
     folder.mkdir(exist_ok=True)
     return folder
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "docker: needs a working Docker daemon; skipped with the reason when there "
+        "is none")

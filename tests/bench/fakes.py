@@ -15,9 +15,7 @@ from typing import Any
 
 from smellkit.bench.backend import Backend, default_backend
 from smellkit.injectors.patches import make_patch
-from smellkit.models import (
-    Candidate, Difficulty, Injection, InjectionSkip, Location, Target,
-)
+from smellkit.models import Candidate, Difficulty, Injection, InjectionSkip, Location, Target
 
 HERE = Path(__file__).parent
 FIXTURES = HERE / "fixtures"

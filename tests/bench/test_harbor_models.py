@@ -1,0 +1,130 @@
+"""Harbor task directories checked by the `harbor` package from PyPI, not by a copy of its schema.
+
+harbor needs Python >= 3.12, so it is installed into its own virtualenv (cached under the test-data
+folder) with the newest interpreter found; without one, or without PyPI, the test is skipped and
+says why. The check loads each task with `harbor.models.task.task.Task` (its `TaskConfig` and
+path/test-script validation) and also rejects any task.toml key harbor's models do not know
+(pydantic would silently ignore a misspelt one).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from smellkit.bench.harbor import write_task
+from smellkit.config import RepoSpec, find_python, load_repo_spec
+from smellkit.errors import ConfigError
+from smellkit.models import Case
+from tests.bench import fakes
+
+pytestmark = pytest.mark.slow
+
+_CHECK = r'''
+import json, sys, tomllib
+from pydantic import BaseModel
+from harbor.models.task.task import Task
+from harbor.models.task.config import TaskConfig
+
+def unknown(data, model, where):
+    found = []
+    for key, value in data.items():
+        fields = {**{name: info for name, info in model.model_fields.items()},
+                  **{info.alias: info for info in model.model_fields.values() if info.alias}}
+        if key not in fields and key != "version":
+            found.append(where + key)
+            continue
+        if key in ("metadata",) or not isinstance(value, dict):
+            continue
+        annotation = fields[key].annotation
+        for option in getattr(annotation, "__args__", (annotation,)):
+            if isinstance(option, type) and issubclass(option, BaseModel):
+                found += unknown(value, option, where + key + ".")
+                break
+    return found
+
+results = {}
+for folder in sys.argv[1:]:
+    try:
+        task = Task(folder)
+        data = tomllib.loads(open(folder + "/task.toml").read())
+        results[folder] = {"ok": True, "unknown": unknown(data, TaskConfig, ""),
+                           "name": task.name, "instruction": task.instruction[:40],
+                           "timeout": task.config.verifier.timeout_sec}
+    except Exception as error:
+        results[folder] = {"ok": False, "error": f"{type(error).__name__}: {error}"}
+print(json.dumps(results))
+'''
+
+
+def _harbor_python() -> Path:
+    """The interpreter of a virtualenv with harbor installed, or a skip saying why not."""
+    from tests.support.pypi import data_dir
+
+    python = None
+    for version in ("3.13", "3.12"):
+        try:
+            python = find_python(version)
+            break
+        except ConfigError:
+            continue
+    pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
+    for found in sorted(pyenv.glob("3.1[2-9]*/bin/python3"), reverse=True):
+        if python is None and subprocess.run([found, "-c", ""]).returncode == 0:
+            python = str(found)  # installed by pyenv but not on PATH
+    if python is None:
+        pytest.skip("harbor needs Python >= 3.12 and neither python3.12 nor python3.13 runs here")
+    venv = data_dir() / f"harbor-venv-{Path(python).name}"
+    with open(data_dir() / ".harbor-venv.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (venv / ".complete").exists():
+            subprocess.run([python, "-m", "venv", "--clear", str(venv)], check=True)
+            install = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install",
+                                      "--quiet", "harbor"], capture_output=True, text=True)
+            if install.returncode != 0:
+                pytest.skip(f"cannot install harbor from PyPI: {install.stderr[-500:]}")
+            (venv / ".complete").touch()
+    return venv / "bin" / "python"
+
+
+def _case(spec: RepoSpec, smell: str = "god_class") -> Case:
+    return Case(**dict(fakes.harmless(smell, "hard", "mul")), repo=spec.name,  # type: ignore[arg-type]
+                revision=spec.revision, source_path=spec.source_path,
+                tests=("tests/test_ops.py::test_mul",))
+
+
+def test_tasks_load_with_harbors_own_models(tmp_path: Path) -> None:
+    python = _harbor_python()
+    local = load_repo_spec(fakes.FIXTURES / "calc.toml")
+    pypi = RepoSpec.model_validate({"name": "calcpypi", "source": {"pypi": "calc==0.1.0"},
+                                    "source-path": "src"})
+    git = RepoSpec.model_validate({"name": "calcgit", "source": {
+        "git": "https://example.org/calc.git", "commit": "0123abc"}, "source-path": "src"})
+    tasks = [write_task(_case(spec), spec, fakes.FIXTURES / "calcrepo", tmp_path)
+             for spec in (local, pypi, git)]
+    checked = subprocess.run([str(python), "-c", _CHECK, *map(str, tasks)],
+                             capture_output=True, text=True, check=True)
+    results = json.loads(checked.stdout)
+    for task in tasks:
+        result = results[str(task)]
+        assert result["ok"], result
+        assert result["unknown"] == [], result
+        assert result["name"] == f"smellkit/{task.name}"
+        assert result["instruction"].startswith("Remove the god_class")
+
+
+def test_a_broken_task_is_refused_by_harbor(tmp_path: Path) -> None:
+    """The check above can fail: harbor refuses a task without its test script."""
+    python = _harbor_python()
+    spec = load_repo_spec(fakes.FIXTURES / "calc.toml")
+    task = write_task(_case(spec), spec, fakes.FIXTURES / "calcrepo", tmp_path)
+    (task / "tests" / "test.sh").unlink()
+    checked = subprocess.run([str(python), "-c", _CHECK, str(task)], capture_output=True,
+                             text=True, check=True)
+    result = json.loads(checked.stdout)[str(task)]
+    assert not result["ok"] and "test.sh" in result["error"]

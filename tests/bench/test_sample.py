@@ -1,0 +1,55 @@
+"""Sampling: capped per cell, spread over files, the same for the same set whatever its order."""
+
+from __future__ import annotations
+
+import random
+
+from smellkit.bench.sample import sample
+from smellkit.models import Case
+from tests.bench import fakes
+
+
+def _case(smell: str, difficulty: str, number: int, path: str, repo: str = "calc") -> Case:
+    base = fakes.harmless(smell, "easy", "add")  # type: ignore[arg-type]
+    return Case(**{**dict(base), "id": f"{smell}-{difficulty}-{number}",
+                   "difficulty": difficulty, "files": (path,)},
+                repo=repo, revision="local", tests=("tests/test_ops.py::test_add",))
+
+
+def _pool() -> list[Case]:
+    pool = []
+    for smell in ("feature_envy", "dead_code"):
+        for difficulty in ("easy", "medium", "hard"):
+            for number in range(6):
+                pool.append(_case(smell, difficulty, number, f"pkg/m{number % 3}.py"))
+    return pool
+
+
+def test_at_most_per_cell_per_smell_and_difficulty() -> None:
+    chosen = sample(_pool(), 2, seed=0, smells=["feature_envy", "dead_code"])
+    cells = [(case.smell, case.difficulty) for case in chosen]
+    assert len(chosen) == 12
+    assert all(cells.count(cell) == 2 for cell in set(cells))
+    assert cells[0] == ("feature_envy", "easy") and cells[-1] == ("dead_code", "hard")
+
+
+def test_files_are_spread_before_any_is_reused() -> None:
+    chosen = sample(_pool(), 3, seed=0, smells=["feature_envy"])
+    easy = [case.files[0] for case in chosen
+            if (case.smell, case.difficulty) == ("feature_envy", "easy")]
+    assert sorted(easy) == ["pkg/m0.py", "pkg/m1.py", "pkg/m2.py"]
+
+
+def test_order_of_the_pool_does_not_matter_but_the_seed_does() -> None:
+    pool = _pool()
+    shuffled = pool[:]
+    random.Random(7).shuffle(shuffled)
+    first = [case.id for case in sample(pool, 2, seed=1)]
+    assert first == [case.id for case in sample(shuffled, 2, seed=1)]
+    others = {tuple(case.id for case in sample(pool, 2, seed=seed)) for seed in range(5)}
+    assert len(others) > 1
+
+
+def test_small_cells_give_what_they_have() -> None:
+    pool = [_case("dead_code", "hard", 0, "a.py")]
+    assert [case.id for case in sample(pool, 3, seed=0)] == ["dead_code-hard-0"]
