@@ -141,8 +141,11 @@ def only_called_there(analysis: Context, method: str, scopes: set[str]) -> bool:
                    for value, _ in facts.string_constants)
 
 
-def look_alikes(analysis: Context, cls: str, method: str) -> list[str]:
-    """Other methods of the envied class that read at least as much of its data: at home."""
+def look_alikes(analysis: Context, cls: str, method: str, holder: str,
+                attribute: str | None) -> list[str]:
+    """Look-alikes that are not envious: other methods of the envied class that read as much of
+    its data (at home), else methods of the holder that reach the collaborator through the same
+    attribute without reading its data (delegation)."""
     index = analysis.index
     needed = min(len(own_data(analysis, method)), 3)
     found = []
@@ -152,6 +155,14 @@ def look_alikes(analysis: Context, cls: str, method: str) -> list[str]:
             continue
         if len(own_data(analysis, qualname)) >= needed:
             found.append(qualname)
+    facts = analysis.file_of(holder)
+    if not found and attribute is not None and facts is not None:
+        users = {access.scope for access in facts.accesses
+                 if isinstance(access.receiver, Attr) and access.receiver.attr == attribute
+                 and isinstance(access.receiver.base, Name)
+                 and index.class_of.get(access.scope) == holder}
+        found = sorted(users - {qualname for qualname in users if is_dunder(
+            qualname.rpartition(".")[2])})
     return found[:2]
 
 

@@ -220,7 +220,10 @@ class _Injection:
             assert old is not None
             changes[self.cls_path] = move.replace_node(cls_tree, old,
                                                             cst.RemoveFromParent()).code
-        herrings = sites.look_alikes(self.context.analysis, self.cls, self.method)
+        herrings = sites.look_alikes(self.context.analysis, self.cls, self.method, self.holder,
+                                     self.attribute)
+        herrings = [name for name in herrings
+                    if name not in {site.scope for site in self.sites}]
         if self.difficulty == "hard" and not herrings:
             raise move.Refused(f"{self.cls} has no other method that reads as much of its data "
                                "(a red herring)")

@@ -25,6 +25,7 @@ from pydantic import Field
 
 from smellkit.detectors._access import data_access, is_test_code
 from smellkit.detectors.context import Context
+from smellkit.detectors.runner import run_detectors
 from smellkit.facts import Attr, CallOf, Name
 from smellkit.injectors import _feature_envy_move as move
 from smellkit.injectors._god_class_inline import Collaborator, inline
@@ -57,7 +58,13 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
         by_holder: dict[str, list[Collaborator]] = {}
         for item in _collaborators(analysis):
             by_holder.setdefault(item.holder, []).append(item)
+        flagged: set[str] | None = None
         for holder, found in sorted(by_holder.items()):
+            if flagged is None:  # the detector runs once, and only when there is a holder
+                flagged = {finding.location.qualname
+                           for finding in run_detectors(analysis, [self.name])}
+            if holder in flagged:
+                continue  # already a god class: injecting would prove nothing
             names = {item.cls for item in found}
             if len(names) != len(found):
                 continue  # one class held twice: it is not one responsibility

@@ -99,6 +99,15 @@ def test_refuses_a_holder_with_slots(tmp_path: Path) -> None:
     assert reason == "term.console.Console defines __slots__"
 
 
+def test_no_candidate_when_the_holder_is_a_god_class_already(tmp_path: Path) -> None:
+    copy = tmp_path / "repo"
+    shutil.copytree(CONSOLE / "before", copy)
+    (copy / "pyproject.toml").write_text(
+        "[tool.smellkit.detectors.god_class]\nwmc-at-least = 20\natfd-above = 2\n")
+    context = InjectionContext(Project.load(copy))
+    assert list(make_injector(SMELL, {"min-file-lines": 0}).candidates(context)) == []
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("package", [("click", "8.1.7"), ("jinja2", "3.1.4")])
 def test_real_code(package: tuple[str, str], capsys: pytest.CaptureFixture[str]) -> None:
