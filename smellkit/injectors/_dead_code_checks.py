@@ -65,12 +65,10 @@ class _Uses:
             if tree is None:
                 continue
             for node in ast.walk(tree):
-                if isinstance(node, ast.Name) and node.id == name and \
-                        isinstance(node.ctx, ast.Load):
-                    found.append((facts.path, node.lineno))
-                elif isinstance(node, ast.Attribute) and node.attr == name and \
-                        isinstance(node.ctx, ast.Load):
-                    found.append((facts.path, node.lineno))
+                read = (node.id if isinstance(node, ast.Name) else
+                        node.attr if isinstance(node, ast.Attribute) else None)
+                if read == name and isinstance(getattr(node, "ctx", None), ast.Load):
+                    found.append((facts.path, getattr(node, "lineno", 0)))
         return found
 
     def _tree(self, facts: FileFacts) -> ast.Module | None:

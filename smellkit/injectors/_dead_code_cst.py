@@ -80,7 +80,7 @@ def statement(module: cst.Module, text: str, blank_lines: int = 2) -> cst.BaseSt
 def insert_top(module: cst.Module, position: int,
                statements: Sequence[cst.BaseStatement]) -> cst.Module:
     """`statements` inserted at `position` of the module body (len(body) appends)."""
-    body = list(module.body)
+    body: list[cst.BaseStatement] = list(module.body)
     body[position:position] = statements
     return module.with_changes(body=body)
 

@@ -30,6 +30,11 @@ _SYNONYMS = {
     "names": "labels", "path": "location", "parts": "pieces", "items": "entries",
     "data": "payload", "line": "row", "lines": "rows", "key": "field", "index": "position",
     "args": "arguments", "kwargs": "options", "rv": "returned", "out": "output", "i": "n",
+    "title": "heading", "word": "token", "words": "tokens", "limit": "max_length",
+    "message": "msg", "file": "stream", "color": "colour", "char": "ch", "ctx": "context",
+    "filename": "file_name", "encoding": "charset", "mode": "file_mode", "errors": "on_error",
+    "node": "tree", "token": "tok", "option": "opt", "param": "parameter", "count": "total",
+    "width": "columns", "prefix": "lead", "rest": "remainder", "buf": "buffer",
 }
 
 
@@ -134,6 +139,17 @@ def binding(index: Index, facts: FileFacts, name: str) -> Binding | None:
     return None
 
 
+def signature_reads(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """Names read where the def runs, in the module's scope: defaults and annotations (the
+    function's symbol table does not list them)."""
+    args = function.args
+    parts: list[ast.AST | None] = [*args.defaults, *args.kw_defaults, function.returns]
+    parts.extend(arg.annotation for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs,
+                                            args.vararg, args.kwarg) if arg is not None)
+    return {node.id for part in parts if part is not None for node in ast.walk(part)
+            if isinstance(node, ast.Name)}
+
+
 def annotation_only(tree: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     """Names the function reads only in annotations."""
     in_annotations: set[str] = set()
@@ -178,13 +194,32 @@ class _Rename(cst.CSTTransformer):
 
 def copy_of(node: cst.FunctionDef, name: str, mapping: dict[str, str]) -> cst.FunctionDef:
     """The function under a new name, its locals renamed, without the lines above it."""
-    body = node.body
+    body, params = node.body, node.params
     if mapping:
         renamed = body.visit(_Rename(mapping))
         assert isinstance(renamed, cst.BaseSuite)
         body = renamed
-    return node.with_changes(name=cst.Name(name), body=body,
+        renamed_params = params.visit(_RenameParams(mapping))
+        assert isinstance(renamed_params, cst.Parameters)
+        params = renamed_params
+    return node.with_changes(name=cst.Name(name), body=body, params=params,
                              leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+
+
+class _RenameParams(cst.CSTTransformer):
+    """Rename the parameters themselves; their defaults and annotations run in the module's
+    scope and keep their names."""
+
+    def __init__(self, mapping: dict[str, str]):
+        super().__init__()
+        self.mapping = mapping
+
+    def visit_Param(self, node: cst.Param) -> bool:
+        return False
+
+    def leave_Param(self, original_node: cst.Param, updated_node: cst.Param) -> cst.Param:
+        new = self.mapping.get(original_node.name.value)
+        return updated_node.with_changes(name=cst.Name(new)) if new else updated_node
 
 
 def wrapper(module: cst.Module, name: str, target: str) -> cst.BaseStatement:

@@ -336,10 +336,10 @@ def _import_statement(tree: cst.Module,
         if not isinstance(line, cst.SimpleStatementLine):
             continue
         for small in line.body:
-            if isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
-                if any(isinstance(alias.name, cst.Name) and alias.name.value == name
-                       and alias.asname is None for alias in small.names):
-                    return line, small
+            if (isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar)
+                    and any(isinstance(alias.name, cst.Name) and alias.name.value == name
+                            and alias.asname is None for alias in small.names)):
+                return line, small
     return None
 
 

@@ -27,7 +27,11 @@ from typing import Any, NamedTuple
 
 import libcst as cst
 from libcst.metadata import (
-    Assignment, GlobalScope, MetadataWrapper, PositionProvider, ScopeProvider,
+    Assignment,
+    GlobalScope,
+    MetadataWrapper,
+    PositionProvider,
+    ScopeProvider,
 )
 
 from smellkit.detectors._usage import is_test_path
@@ -186,6 +190,7 @@ def _helper(context: InjectionContext, qualname: str) -> _Helper | Skip:
     names, reason = copying.global_reads(table)
     if reason is not None:
         return Skip(f"`{qualname}` cannot move: {reason}")
+    names |= copying.signature_reads(function)
     reads: dict[str, copying.Binding] = {}
     for name in sorted(names):
         bound = copying.binding(index, facts, name)
@@ -349,12 +354,12 @@ def _bindings(context: InjectionContext, helper: _Helper, module: str,
 def _merged(imports: list[str]) -> list[str]:
     """One `from X import a, b` per module X, in the order the modules first appear."""
     merged: dict[str, list[str]] = {}
-    for text in imports:
-        head, separator, names = text.partition(" import ")
+    for statement in imports:
+        head, separator, imported = statement.partition(" import ")
         if head.startswith("from "):
-            merged.setdefault(head + separator, []).append(names)
+            merged.setdefault(head + separator, []).append(imported)
         else:
-            merged.setdefault(text, [])
+            merged.setdefault(statement, [])
     lines = []
     for head, names in merged.items():
         text = head + ", ".join(sorted(names)) if names else head

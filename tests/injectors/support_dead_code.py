@@ -1,0 +1,132 @@
+"""Shared by the dead code and duplicated code injector tests: fixture repositories before and
+after, one injection at a chosen candidate, and the round-trip properties.
+
+A fixture is `tests/injectors/fixtures/<smell>/<case>/before/` (the clean repository) and
+`after_<difficulty>/` (the files the injection changes or creates, as expected).
+SMELLKIT_REGENERATE=1 rewrites the `after_` folders from the injector's output, to review with
+`git diff`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from smellkit.injectors.engine import find_candidates, inject, verify
+from smellkit.injectors.patches import apply_patch, patched_paths
+from smellkit.models import Difficulty, Injection, InjectionSkip
+from smellkit.project import Project
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SMALL = {"min-file-lines": 0}
+
+
+def load(root: Path) -> Project:
+    return Project.load(root, use_cache=False, jobs=1)
+
+
+def injected(root: Path, smell: str, difficulty: Difficulty, target: str) -> Injection:
+    """The injection at the candidate centred on `target`."""
+    project = load(root)
+    (candidate,) = [item for item in find_candidates(project, smell, options=SMALL)
+                    if item.target.qualname == target]
+    outcome = inject(project, smell, difficulty, candidate=candidate, options=SMALL)
+    assert not isinstance(outcome, InjectionSkip), outcome.reason
+    return outcome
+
+
+def smelly_files(root: Path, injection: Injection, scratch: Path) -> dict[str, str]:
+    """The text of every file the smelly patch touches, after applying it."""
+    copy = scratch / "smelly"
+    shutil.copytree(root, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    apply_patch(copy, injection.smelly_patch)
+    return {path: (copy / path).read_text(encoding="utf-8")
+            for path in patched_paths(injection.smelly_patch)}
+
+
+def check_after(case: Path, difficulty: Difficulty, files: dict[str, str]) -> None:
+    """The changed files equal the stored `after_<difficulty>` files (or regenerate them)."""
+    after = case / f"after_{difficulty}"
+    if os.environ.get("SMELLKIT_REGENERATE"):
+        shutil.rmtree(after, ignore_errors=True)
+        for path, text in files.items():
+            target = after / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+    stored = {path.relative_to(after).as_posix(): path.read_text(encoding="utf-8")
+              for path in after.rglob("*.py")}
+    assert files == stored
+
+
+def assert_round_trip(root: Path, injection: Injection, original: Project | None = None) -> None:
+    """Compiles and imports, flagged only when smelly, restored exactly, checks flip."""
+    result = verify(root, injection, original=original)
+    assert result.compiles and result.imports is not False, result.problems
+    assert result.flagged_smelly, "the detector misses the injected smell"
+    assert not result.flagged_original, "the detector already flags the original"
+    assert result.restores_exactly, result.problems
+    assert all(item.passed for item in result.checks_original), result.checks_original
+    assert not any(item.passed for item in result.checks_smelly), result.checks_smelly
+    assert result.ok, result.problems
+
+
+def real_code_counts(root: Path, smell: str, sample: int) -> dict[str, dict[str, int]]:
+    """Per difficulty: candidates, edits the injector makes (that compile), and how many of the
+    first `sample` of them pass every round-trip property once recorded by the engine."""
+    import random
+
+    from smellkit.injectors.base import Edit, InjectionContext
+    from smellkit.injectors.engine import make_injector
+    from smellkit.models import DIFFICULTIES
+
+    project = Project.load(root)
+    found = find_candidates(project, smell)
+    injector = make_injector(smell)
+    context = InjectionContext(project)  # one context: each file is parsed by libcst once
+    counts: dict[str, dict[str, int]] = {}
+    for difficulty in DIFFICULTIES:
+        row = {"candidates": len(found), "injected": 0, "sampled": 0, "verified": 0}
+        for candidate in found:
+            edit = injector.inject(context, candidate, difficulty, random.Random(0))
+            if not isinstance(edit, Edit):
+                continue
+            for path, text in edit.changes.items():
+                compile(text or "", path, "exec", dont_inherit=True)
+            row["injected"] += 1
+            if row["sampled"] < sample:
+                outcome = inject(project, smell, difficulty, candidate=candidate)
+                assert not isinstance(outcome, InjectionSkip), outcome.reason
+                result = verify(root, outcome, original=project)
+                assert result.ok, (outcome.id, result.problems, result.model_dump())
+                row["sampled"] += 1
+                row["verified"] += 1
+        counts[difficulty] = row
+    return counts
+
+
+def behaviour(root: Path, expressions: list[str]) -> list[str]:
+    """The repr of each expression evaluated in a fresh interpreter importing from `root`
+    (names are imported from their dotted module prefix)."""
+    import subprocess
+    import sys
+
+    code = ("import importlib, sys\n"
+            "for text in sys.argv[1:]:\n"
+            "    module, _, rest = text.partition(':')\n"
+            "    value = eval(rest, vars(importlib.import_module(module)))\n"
+            "    print(repr(value))\n")
+    done = subprocess.run([sys.executable, "-c", code, *expressions], cwd=root,
+                          capture_output=True, text=True, check=True,
+                          env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin",
+                               "PYTHONDONTWRITEBYTECODE": "1"})
+    return done.stdout.splitlines()
+
+
+def same_behaviour(root: Path, injection: Injection, scratch: Path,
+                   expressions: list[str]) -> None:
+    """The expressions give the same results before and after the injection."""
+    copy = scratch / "behaviour"
+    shutil.copytree(root, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    apply_patch(copy, injection.smelly_patch)
+    assert behaviour(copy, expressions) == behaviour(root, expressions)

@@ -1,0 +1,151 @@
+"""Duplicated code injector: before/after on a fixture repository at each difficulty, round trips
+there and on click and jinja2 (slow), and the refusals that keep the copies equivalent."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from smellkit.injectors.base import Edit, InjectionContext, Skip
+from smellkit.injectors.duplicated_code import DuplicatedCodeInjector, _renamable_params
+from smellkit.injectors.engine import find_candidates, make_injector
+from smellkit.models import DIFFICULTIES, Difficulty
+from tests.injectors.support_dead_code import (
+    FIXTURES,
+    SMALL,
+    assert_round_trip,
+    check_after,
+    injected,
+    load,
+    real_code_counts,
+    same_behaviour,
+    smelly_files,
+)
+
+SMELL = "duplicated_code"
+SLUGS = FIXTURES / SMELL / "slugs"
+HELPER = "pages.text.slugify"
+
+
+def test_candidates_say_why() -> None:
+    (candidate,) = find_candidates(load(SLUGS / "before"), SMELL, options=SMALL)
+    assert candidate.target.qualname == HELPER
+    assert candidate.data["modules"] == ["pages.blog", "pages.catalog", "pages.feeds"]
+    assert "5 callers" in candidate.reason and "3 other module(s)" in candidate.reason
+
+
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_before_after(tmp_path: Path, difficulty: Difficulty) -> None:
+    root = SLUGS / "before"
+    injection = injected(root, SMELL, difficulty, HELPER)
+    check_after(SLUGS, difficulty, smelly_files(root, injection, tmp_path))
+    copies = {"easy": 1, "medium": 2, "hard": 2}[difficulty]
+    assert len(injection.targets) == copies
+    assert len({*injection.files, "pages/text.py"}) == {"easy": 2, "medium": 3, "hard": 4}[
+        difficulty]
+    assert all(target.location.qualname.endswith("._slugify") for target in injection.targets)
+    assert (len(injection.red_herrings) > 0) == (difficulty == "hard")
+    kinds = {check.kind for check in injection.checks}
+    assert kinds == {"duplicated_code.not_cloned"} and len(injection.checks) == copies + 1
+
+
+PROBES = ["pages.blog:post_url('Hello, World!', 2024)", "pages.blog:tag_url('a ' * 30)",
+          "pages.feeds:entry_id('The quick brown fox jumps over the lazy dog', 7)",
+          "pages.catalog:Product('Big Lamp!', 3.0).url()", "pages.text:short_slug('Café au lait')"]
+
+
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_round_trip(tmp_path: Path, difficulty: Difficulty) -> None:
+    root = SLUGS / "before"
+    injection = injected(root, SMELL, difficulty, HELPER)
+    assert_round_trip(root, injection)
+    same_behaviour(root, injection, tmp_path, PROBES)
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for relative, text in files.items():
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(text, encoding="utf-8")
+    return root
+
+
+HELPER_TEXT = ("LIMIT = 3\n\n\n"
+               "def pick(values, size=LIMIT):\n"
+               "    kept = []\n"
+               "    for value in values:\n"
+               "        if value not in kept:\n"
+               "            kept.append(value)\n"
+               "    kept.sort()\n"
+               "    return kept[:size]\n")
+CALLER = "from lib.core import pick\n\n\ndef {name}(values):\n    return pick(values)\n"
+
+
+def repo(tmp_path: Path, core: str = HELPER_TEXT, **callers: str) -> Path:
+    files = {"lib/__init__.py": "", "lib/core.py": core + "\n\ndef own(values):\n"
+             "    return pick(values, 1)\n"}
+    for name in ("a", "b"):
+        files[f"lib/{name}.py"] = callers.get(name, CALLER.format(name=f"use_{name}"))
+    return write(tmp_path, files)
+
+
+def inject_easy(root: Path) -> Edit | Skip:
+    injector = make_injector(SMELL, SMALL)
+    assert isinstance(injector, DuplicatedCodeInjector)
+    context = InjectionContext(load(root))
+    (candidate,) = list(injector.candidates(context))
+    return injector.inject(context, candidate, "easy", random.Random(0))
+
+
+def test_a_plain_helper_is_copied_with_its_constant_imported(tmp_path: Path) -> None:
+    outcome = inject_easy(repo(tmp_path))
+    assert isinstance(outcome, Edit)
+    (_path, text), = outcome.changes.items()
+    assert text is not None and "from lib.core import pick\nfrom .core import LIMIT\n" in text
+    assert "def _pick(values, size=LIMIT):" in text and "return _pick(values)" in text
+
+
+def test_refusals(tmp_path: Path) -> None:
+    writes_global = HELPER_TEXT.replace("    kept = []\n", "    global LIMIT\n    kept = []\n")
+    outcome = inject_easy(repo(tmp_path / "global", writes_global))
+    assert isinstance(outcome, Skip) and "global LIMIT" in outcome.reason
+    rebound = HELPER_TEXT + "\n\nLIMIT = 4\n"
+    outcome = inject_easy(repo(tmp_path / "rebound", rebound))
+    assert isinstance(outcome, Skip) and "`LIMIT`" in outcome.reason
+    uses_locals = HELPER_TEXT.replace("    kept.sort()\n", "    kept.sort()\n    print(locals())\n")
+    outcome = inject_easy(repo(tmp_path / "locals", uses_locals))
+    assert isinstance(outcome, Skip) and "locals" in outcome.reason
+    # a parameter named like the import hides it in one function: the calls there are not `pick`
+    shadowed = CALLER.format(name="use_a") + "\n\ndef other(pick):\n    return pick([1])\n"
+    outcome = inject_easy(repo(tmp_path / "shadow", a=shadowed))
+    assert isinstance(outcome, Edit) and list(outcome.changes) == ["lib/b.py"]
+
+
+def test_parameters_named_by_callers_keep_their_names() -> None:
+    function = cst.ensure_type(cst.parse_statement("def f(a, b=1, *rest, c=2, **more):\n"
+                                                   "    return a\n"), cst.FunctionDef)
+    calls = [cst.ensure_type(cst.parse_expression(text), cst.Call)
+             for text in ("f(1, b=2)", "f(3)")]
+    assert _renamable_params(function, calls) == ["a", "rest", "more"]
+    splat = [cst.ensure_type(cst.parse_expression("f(**options)"), cst.Call)]
+    assert _renamable_params(function, splat) == []
+
+
+# -- real code -------------------------------------------------------------------------------
+
+MINIMUM = {("click", "easy"): 2, ("click", "medium"): 2, ("click", "hard"): 1,
+           ("jinja2", "easy"): 0, ("jinja2", "medium"): 0, ("jinja2", "hard"): 0}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, version", [("click", "8.1.7"), ("jinja2", "3.1.4")])
+def test_real_code(name: str, version: str) -> None:
+    from tests.support.pypi import sdist
+
+    counts = real_code_counts(sdist(name, version) / "src", SMELL, sample=1)
+    print(f"\n{SMELL} on {name} {version}: {counts}")
+    for difficulty in DIFFICULTIES:
+        assert counts[difficulty]["injected"] >= MINIMUM[name, difficulty], counts
+        assert counts[difficulty]["verified"] == counts[difficulty]["sampled"], counts
