@@ -100,7 +100,8 @@ def build(spec: Path | str | RepoSpec | Sequence[Path | str | RepoSpec], out_dir
 
     `per_cell` cases are exported per smell x difficulty of each repository, chosen among up to
     `per_cell + spare` validated ones (at most `max_tries` injections validated per cell).
-    `runner` is `local` (default) or `docker` (tests run in a container without network).
+    `runner` is `local` or `docker` (tests run in a container without network); when None, the
+    spec's `runner` if it has one, else `local`.
     `options` are injector options by smell (e.g. `{"dead_code": {"min-file-lines": 0}}`).
     A spec or repository that cannot be built is reported and the others still are.
     """
@@ -165,7 +166,8 @@ def _build_repo(run: _Run, item: Path | str | RepoSpec, cache: Path, smells: Seq
         env = backend.prepare(spec, checkout, cache)
         run.time("environment", started)
         step = "starting the runner"
-        chosen_runner = backend.runner(runner or "local", spec, env, cache)
+        chosen_runner = backend.runner(runner or getattr(spec, "runner", None) or "local",
+                                       spec, env, cache)
         step = "mapping tests to code on the clean version"
         started = time.perf_counter()
         run.progress(f"{name}: mapping tests to code", 0, None)

@@ -1,0 +1,40 @@
+"""The CLI's view of a build: progress bars driven by the callback, and the summary table."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from smellkit.bench.progress import rich_progress, summary_table
+from smellkit.models import BuildReport
+
+
+def _report() -> BuildReport:
+    return BuildReport(out_dir="out", seed=0, repos=("click",), cases=3, validated=4, reused=0,
+                       rejected=2, by_cell={"dead_code": {"easy": 2, "hard": 1}},
+                       rejections_by_stage={"smelly": 2}, repo_errors={"jinja2": "no tests"})
+
+
+def test_summary_table_counts_cells_and_names_errors() -> None:
+    console = Console(file=io.StringIO(), width=120, force_terminal=False)
+    console.print(summary_table(_report()))
+    text = console.file.getvalue()  # type: ignore[attr-defined]
+    assert "3 cases (4 validated, 2" in " ".join(text.split())
+    assert "dead_code" in text and "smelly 2" in text and "jinja2: no tests" in text
+
+
+def test_no_bars_off_a_terminal() -> None:
+    console = Console(file=io.StringIO(), force_terminal=False)
+    with rich_progress(console=console) as progress:
+        assert progress is None
+
+
+def test_bars_follow_the_callback() -> None:
+    console = Console(file=io.StringIO(), force_terminal=True, width=100)
+    with rich_progress(console=console) as progress:
+        assert progress is not None
+        progress("click: fetching", 0, None)
+        progress("click: validating", 3, 10)
+        progress("click: validating", 10, 10)
+    assert "click: validating" in console.file.getvalue()  # type: ignore[attr-defined]
