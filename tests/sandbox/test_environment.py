@@ -11,7 +11,7 @@ from smellkit.config import RepoSpec, find_python, parse_repo_spec
 from smellkit.sandbox.checkout import copy_tree, tree_hash
 from smellkit.sandbox.environment import READY, Environment, environment_key, imported_from, prepare
 from smellkit.sandbox.errors import SandboxError
-from tests.sandbox.conftest import prepare_or_skip
+from tests.sandbox.conftest import prepare_or_skip, sandbox_cache
 
 
 def test_environment_is_reused_and_the_checkout_untouched(
@@ -55,6 +55,7 @@ def test_failing_install_names_the_command_and_half_built_env_is_rebuilt(
                             "install": ["echo installing; exit 7"]})
     python = find_python(spec.python)
     root = tmp_path / "envs" / environment_key(spec, python, tiny_checkout)
+    (tmp_path / "seeds").symlink_to(sandbox_cache() / "seeds")  # pip seeded once per session
     (root / "venv").mkdir(parents=True)  # an earlier attempt, killed before the ready marker
     (root / "left-over").write_text("half-built")
     with pytest.raises(SandboxError, match=r"exit 7.*exited with 7") as caught:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from smellkit.config import RepoSpec
-from smellkit.sandbox.checkout import copy_tree, tree_hash
+from smellkit.sandbox.checkout import copy_tree, locked, tree_hash
 from smellkit.sandbox.environment import Environment
 from smellkit.sandbox.errors import SandboxError
 from smellkit.sandbox.runner import LocalRunner, RunResult
@@ -23,8 +23,11 @@ UTIL = "tests/test_util.py"
 @pytest.fixture(scope="module")
 def tiny_map(tiny_spec: RepoSpec, tiny_env: Environment, tiny_checkout: Path,
              tmp_path_factory: pytest.TempPathFactory) -> TestMap:
-    cache = tmp_path_factory.mktemp("maps")
-    return build_test_map(tiny_spec, tiny_env, tiny_checkout, cache_dir=cache, use_cache=False)
+    # Built once per session: xdist workers share the session's base folder, and the first
+    # one to take the lock builds the map the others then read from its cache.
+    shared = tmp_path_factory.getbasetemp().parent / "tiny-maps"
+    with locked(shared.with_suffix(".lock")):
+        return build_test_map(tiny_spec, tiny_env, tiny_checkout, cache_dir=shared)
 
 
 def test_failing_flaky_hanging_skipped_and_excluded_tests_are_dropped(tiny_map: TestMap) -> None:
