@@ -29,6 +29,7 @@ from smellkit.models import (
 
 if TYPE_CHECKING:
     import libcst as cst
+    from libcst.metadata import MetadataWrapper
 
     from smellkit.detectors.context import Context
     from smellkit.graphs.index import Index
@@ -80,6 +81,7 @@ class InjectionContext:
         """Qualnames covered by tests when a test map exists; None when there is none."""
         self._sources: dict[str, str] = {}
         self._modules: dict[str, cst.Module] = {}
+        self._wrappers: dict[str, MetadataWrapper] = {}
 
     @property
     def root(self) -> Path:
@@ -110,6 +112,15 @@ class InjectionContext:
 
             self._modules[path] = cst.parse_module(self.source(path))
         return self._modules[path]
+
+    def wrapper(self, path: str) -> MetadataWrapper:
+        """A metadata wrapper over `module(path)` (same nodes), kept so that positions and scopes
+        of a big file are computed once for every injection made through this context."""
+        if path not in self._wrappers:
+            from libcst.metadata import MetadataWrapper
+
+            self._wrappers[path] = MetadataWrapper(self.module(path), unsafe_skip_copy=True)
+        return self._wrappers[path]
 
     def line_count(self, path: str) -> int:
         return self.source(path).count("\n") + 1

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from smellkit.errors import ConfigError, PatchError
+from smellkit.errors import ConfigError, PatchError, UsageError
 from smellkit.facts import FileFacts
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
 from smellkit.injectors.instructions import instructions
@@ -52,12 +52,24 @@ def _eligible(context: InjectionContext, injector: Injector[Any], candidate: Can
     return context.is_covered(candidate.target.qualname)
 
 
+def _context(project: Project, covered: frozenset[str] | None,
+             context: InjectionContext | None) -> InjectionContext:
+    """The caller's context (shared across calls, so parsed files and analyses are reused)."""
+    if context is None:
+        return InjectionContext(project, covered=covered)
+    if context.project is not project or context.covered != covered:
+        raise UsageError("the context was made for another project or coverage",
+                         hint="pass InjectionContext(project, covered=covered)")
+    return context
+
+
 def find_candidates(project: Project, smell: str, *, options: OptionsInput = None,
                     covered: frozenset[str] | None = None, seed: int = 0,
-                    limit: int | None = None) -> list[Candidate]:
+                    limit: int | None = None,
+                    context: InjectionContext | None = None) -> list[Candidate]:
     """Eligible candidates for one smell, in a seeded order stratified over packages and files."""
     injector = make_injector(smell, options)
-    context = InjectionContext(project, covered=covered)
+    context = _context(project, covered, context)
     return _candidates(context, injector, seed, limit)
 
 
@@ -70,13 +82,17 @@ def _candidates(context: InjectionContext, injector: Injector[Any], seed: int,
 
 def inject(project: Project, smell: str, difficulty: Difficulty, *,
            candidate: Candidate | None = None, seed: int = 0, options: OptionsInput = None,
-           covered: frozenset[str] | None = None, attempts: int = 50) -> Injection | InjectionSkip:
-    """Inject one smell: at `candidate`, or at the first sampled candidate that accepts."""
+           covered: frozenset[str] | None = None, attempts: int = 50,
+           context: InjectionContext | None = None) -> Injection | InjectionSkip:
+    """Inject one smell: at `candidate`, or at the first sampled candidate that accepts.
+
+    Pass one `InjectionContext` to many calls on the same project to reuse its parsed files.
+    """
     injector = make_injector(smell, options)
     if difficulty not in injector.difficulties:
         return InjectionSkip(smell=smell, difficulty=difficulty, candidate=candidate,
                              reason=f"{smell} has no {difficulty} injection")
-    context = InjectionContext(project, covered=covered)
+    context = _context(project, covered, context)
     pool = [candidate] if candidate else _candidates(context, injector, seed, attempts)
     if not pool:
         return InjectionSkip(smell=smell, difficulty=difficulty, candidate=None,
