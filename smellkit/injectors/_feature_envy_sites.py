@@ -10,10 +10,13 @@ Either way every class the receiver may be an instance of and that has a method 
 dispatch it to the same method `B.m`, so calling a copy of `B.m`'s code on that receiver does what
 the call did (for the other classes the call could only fail: the points-to analysis
 over-approximates calls that the code guards, such as `if isinstance(self.type, IntRange)`).
+When the receiver may also hold an object from outside the repository, which could have a method
+of that name (`close`), only private names that no common type defines are accepted.
 """
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -63,10 +66,13 @@ def call_sites(analysis: Context) -> Iterator[tuple[Site, str]]:
                 continue
             queries.append((call.scope, receiver))
             found.append((site, func.attr))
-    types = index.calls.types_of_many(queries)
-    for (site, name), classes in zip(found, types):
-        if not classes:
-            continue
+    solver = index.calls.solver
+    values = solver.values_of(queries) if solver is not None else [set() for _ in queries]
+    for (site, name), options in zip(found, values):
+        classes = {value[2:] for value in options
+                   if value.startswith("i:") and value[2:] in index.classes}
+        if not classes or (len(classes) != len(options) and not _private(name)):
+            continue  # an outside object may answer the call with a method of its own
         # A class without the method would make the call fail: the analysis over-approximates
         # (the call is guarded), so only the classes that have it must agree.
         targets = {index.lookup_method(cls, name) for cls in classes} - {None}
@@ -76,6 +82,16 @@ def call_sites(analysis: Context) -> Iterator[tuple[Site, str]]:
         if callee is None or index.class_of.get(callee) in (None, site.holder):
             continue
         yield site, callee
+
+
+_OUTSIDE_METHODS = frozenset(
+    name for kind in (object, str, bytes, list, dict, set, tuple, io.IOBase, io.TextIOWrapper)
+    for name in dir(kind))
+
+
+def _private(name: str) -> bool:
+    """A private name no common outside type defines: no outside object answers a call to it."""
+    return name.startswith("_") and name not in _OUTSIDE_METHODS
 
 
 def own_data(analysis: Context, method: str) -> set[str]:
@@ -207,8 +223,11 @@ class _Redirect(cst.CSTTransformer):
         target = cst.Attribute(value=cst.Name(self.selves[-1]), attr=cst.Name(self.new_name))
         if not self.pass_receiver:
             return updated_node.with_changes(func=target)
+        args = list(updated_node.args)
         first = cst.Arg(value=func.value)
-        return updated_node.with_changes(func=target, args=[first, *updated_node.args])
+        if args and isinstance(args[0].comma, cst.Comma):
+            first = first.with_changes(comma=args[0].comma)  # the same layout as the next one
+        return updated_node.with_changes(func=target, args=[first, *args])
 
 
 def redirect_calls(module: cst.Module, holder: cst.ClassDef, sites: list[Site],

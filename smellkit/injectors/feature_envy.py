@@ -309,11 +309,15 @@ def _type_checking_import(module: str, target_module: str, name: str) -> str:
 
 
 def _with_receiver(function: cst.FunctionDef, name: str) -> cst.FunctionDef:
-    """The method with a new second parameter `name` (the object it used to be a method of)."""
+    """The method with a new second parameter `name` (the object it used to be a method of),
+    laid out as the first one is (same line or a line of its own)."""
     params = function.params
     first, *rest = params.params
-    return function.with_changes(params=params.with_changes(
-        params=[first, cst.Param(cst.Name(name)), *rest]))
+    new = cst.Param(cst.Name(name))
+    if isinstance(first.comma, cst.Comma) and (rest or params.star_arg != cst.MaybeSentinel.DEFAULT
+                                               or params.kwonly_params or params.star_kwarg):
+        new = new.with_changes(comma=first.comma)
+    return function.with_changes(params=params.with_changes(params=[first, new, *rest]))
 
 
 def _self_attribute(function: cst.FunctionDef, attribute: str) -> cst.Attribute:

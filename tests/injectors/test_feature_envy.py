@@ -136,4 +136,4 @@ def test_real_code(package: tuple[str, str], capsys: pytest.CaptureFixture[str])
     with capsys.disabled():
         print(f"\n{SMELL} {package[0]}: {len(candidates)} candidates, injected {succeeded}")
     if package[0] == "click":
-        assert len(candidates) >= 3 and all(succeeded[level] >= 1 for level in DIFFICULTIES)
+        assert len(candidates) >= 2 and all(succeeded[level] >= 1 for level in DIFFICULTIES)
