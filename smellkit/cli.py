@@ -368,3 +368,42 @@ def _apply_copy(root: Path, destination: Path, patch: str) -> None:
 
     shutil.copytree(root, destination, ignore=IGNORED, symlinks=True, dirs_exist_ok=True)
     apply_patch(destination, patch)
+
+
+@main.command("build")
+@click.argument("specs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--out", "-o", "out_dir", type=click.Path(path_type=Path), required=True,
+              help="Output folder: dataset.jsonl, rejections.jsonl, harbor/, report.json.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Cases validated at once.")
+@click.option("--per-cell", type=click.IntRange(min=1), default=3, show_default=True,
+              help="Cases exported per smell and difficulty of each repository.")
+@click.option("--runner", type=click.Choice(["local", "docker"]), default=None,
+              help="Where tests run (default: the spec's runner, else local).")
+@click.option("--smell", "smells", multiple=True, metavar="NAME",
+              help="Only these smells; repeatable.")
+@click.option("--difficulty", "difficulties", multiple=True,
+              type=click.Choice(["easy", "medium", "hard"]))
+@click.option("--cache-dir", type=click.Path(path_type=Path), default=None,
+              help="Sources, environments and test maps (default: OUT/cache).")
+@click.option("--no-harbor", is_flag=True, help="Do not write Harbor task directories.")
+@click.option("--no-progress", is_flag=True, help="No progress bars.")
+def build_command(specs: tuple[Path, ...], out_dir: Path, seed: int, jobs: int, per_cell: int,
+                  runner: str | None, smells: tuple[str, ...], difficulties: tuple[str, ...],
+                  cache_dir: Path | None, no_harbor: bool, no_progress: bool) -> None:
+    """Build a refactoring benchmark from repo SPECS (resumable: run again to continue)."""
+    from smellkit.bench import build
+    from smellkit.bench.progress import rich_progress, summary_table
+
+    try:
+        with rich_progress(enabled=not no_progress, console=_stderr_console()) as progress:
+            report = build(list(specs), out_dir, seed=seed, jobs=jobs, per_cell=per_cell,
+                           runner=runner, smells=smells or None,  # type: ignore[arg-type]
+                           difficulties=difficulties or None, cache_dir=cache_dir,
+                           harbor=not no_harbor, progress=progress)
+    except SmellkitError as error:
+        _fail(error)
+        return
+    _stderr_console().print(summary_table(report))
+    sys.exit(0 if report.cases else 1)
