@@ -291,7 +291,7 @@ def _place(context: InjectionContext, helper: _Helper, module: str,
     if position is None:
         return Skip(f"no call of `{helper.name}` written in {facts.path}")
     insert_line = lines[tree.body[position]].start.line
-    imports: list[str] = []
+    imports: list[tuple[str, str]] = []
     if role != "wrapper":
         needed = _bindings(context, helper, facts.module, insert_line)
         if isinstance(needed, str):
@@ -309,29 +309,87 @@ def _place(context: InjectionContext, helper: _Helper, module: str,
         if tree.default_indent != context.module(helper.path).default_indent:
             return Skip(f"{facts.path} and {helper.path} indent differently")
         added = copying.copy_of(helper.node, name, mapping)
-    redirected = edit.replace(tree, {call: call.with_changes(func=cst.Name(name))
-                                     for call in calls})
-    result = edit.insert_top(redirected, position, [added])
+    replacements: dict[cst.CSTNode, cst.CSTNode] = {
+        call: call.with_changes(func=cst.Name(name)) for call in calls}
+    imports = _reuse_import(tree, position, names, calls, helper.module, imports, replacements)
+    result = edit.insert_top(edit.replace(tree, replacements), position, [added])
     if imports:
         after = max((number + 1 for number, statement in enumerate(tree.body[:position])
                      if isinstance(statement, cst.SimpleStatementLine) and any(
                          isinstance(small, (cst.Import, cst.ImportFrom))
                          for small in statement.body)), default=position)
         result = edit.insert_top(result, after, [edit.statement(tree, text, 0)
-                                                 for text in _merged(imports)])
+                                                 for text in _merged(
+                                                     [text for _, text in imports])])
     return result.code, f"{module}.{name}"
 
 
+class _Reads(cst.CSTVisitor):
+    """Bare-name reads of one name, outside imports."""
+
+    def __init__(self, name: str):
+        super().__init__()
+        self.name, self.count = name, 0
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        return False
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.count += node.value == self.name
+
+
+def _reuse_import(tree: cst.Module, position: int, names: set[str], calls: list[cst.Call],
+                  helper_module: str, imports: list[tuple[str, str]],
+                  replacements: dict[cst.CSTNode, cst.CSTNode]) -> list[tuple[str, str]]:
+    """When every read of the imported helper is now a call of the copy, its import would be
+    left unused: give its place to the names the copy needs from the same module (or drop it
+    from a longer import list). Returns the imports still to add."""
+    for bound in sorted(names):
+        reads = _Reads(bound)
+        tree.visit(reads)
+        redirected = sum(isinstance(call.func, cst.Name) and call.func.value == bound
+                         for call in calls)
+        if reads.count != redirected:
+            continue
+        for line in tree.body[:position]:
+            if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
+                continue
+            small = line.body[0]
+            if not isinstance(small, cst.ImportFrom) or isinstance(small.names, cst.ImportStar):
+                continue
+            aliases = [tree.code_for_node(alias.with_changes(comma=cst.MaybeSentinel.DEFAULT))
+                       for alias in small.names
+                       if (alias.evaluated_alias or alias.evaluated_name) != bound]
+            if len(aliases) == len(small.names):
+                continue
+            same = [text.partition(" import ")[2] for source, text in imports
+                    if source == helper_module]
+            if not aliases and not same:
+                return imports
+            spec = "." * len(small.relative) + (
+                tree.code_for_node(small.module) if small.module is not None else "")
+            (text,) = _merged([f"from {spec} import {item}" for item in [*aliases, *same]])
+            replacements[line] = edit.statement(tree, text, 0).with_changes(
+                leading_lines=line.leading_lines, trailing_whitespace=line.trailing_whitespace)
+            return [item for item in imports if item[0] != helper_module]
+    return imports
+
+
 def _bindings(context: InjectionContext, helper: _Helper, module: str,
-              insert_line: int) -> list[str] | str:
-    """The imports module D needs so the copy reads what `h` reads, or why it cannot."""
+              insert_line: int) -> list[tuple[str, str]] | str:
+    """The imports module D needs so the copy reads what `h` reads, as (module, statement), or
+    why it cannot."""
     index = context.index
     facts = index.modules[module]
     source = context.source(facts.path)
     lazy = helper.future and copying.has_future_annotations(facts)
     if helper.future != copying.has_future_annotations(facts) and helper.annotation_only:
         return f"{facts.path} and {helper.path} evaluate annotations differently"
-    imports: list[str] = []
+    imports: list[tuple[str, str]] = []
     for name, meaning in helper.reads.items():
         bound = copying.binding(index, facts, name)
         if bound is not None:
@@ -347,7 +405,7 @@ def _bindings(context: InjectionContext, helper: _Helper, module: str,
             return f"`{name}` cannot be bound in {facts.path}"
         if meaning.source == module or module in _eager_reach(context, meaning.source):
             return f"importing `{name}` into {facts.path} could close an import cycle"
-        imports.append(_relative(meaning.statement, meaning.source, module))
+        imports.append((meaning.source, _relative(meaning.statement, meaning.source, module)))
     return imports
 
 
