@@ -8,13 +8,17 @@ never touched; references inside f-strings or annotations make the file refuse.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 import libcst as cst
 from libcst.metadata import (
+    CodeRange,
     ImportAssignment,
     MetadataWrapper,
     PositionProvider,
+    Scope,
     ScopeProvider,
 )
 
@@ -86,13 +90,19 @@ class _Replace(cst.CSTTransformer):
         return updated_node.with_changes(names=names)
 
 
+@lru_cache(maxsize=8)
+def _analysed(source: str) -> tuple[cst.Module, Mapping[cst.CSTNode, Scope | None],
+                                    Mapping[cst.CSTNode, CodeRange]]:
+    """A module's tree with scopes and positions; resolving them is the slow part on big
+    modules, and one module is often asked about several constants."""
+    wrapper = MetadataWrapper(cst.parse_module(source))
+    return wrapper.module, wrapper.resolve(ScopeProvider), wrapper.resolve(PositionProvider)
+
+
 def inline_constant(source: str, bound: str, literal: str) -> Inlined | str:
     """Replace the module-level import of `bound` and every reference to it by `literal`;
     a string says why the module is refused."""
-    wrapper = MetadataWrapper(cst.parse_module(source))
-    scopes = wrapper.resolve(ScopeProvider)
-    positions = wrapper.resolve(PositionProvider)
-    module = wrapper.module
+    module, scopes, positions = _analysed(source)
     scope = scopes.get(module)
     if scope is None:
         return "no module scope"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -22,9 +23,10 @@ import pytest
 
 from smellkit import _plugins
 from smellkit.injectors import registry
-from smellkit.injectors.engine import find_candidates, inject, verify
+from smellkit.injectors.base import Edit, InjectionContext, Skip
+from smellkit.injectors.engine import find_candidates, inject, make_injector, record, verify
 from smellkit.injectors.patches import apply_patch
-from smellkit.models import DIFFICULTIES, Candidate, Difficulty, Injection, InjectionSkip
+from smellkit.models import DIFFICULTIES, Candidate, Difficulty, Injection
 from smellkit.project import Project
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -129,18 +131,23 @@ class Survey:
 
 
 def survey(root: Path, smell: str, *, per_difficulty: int = 3) -> Survey:
-    """Try every candidate (without the file-size filter) at every difficulty; verify up to
-    `per_difficulty` of the injections made at each."""
+    """Try every candidate (without the file-size filter) at every difficulty, seeded as the
+    engine seeds them; verify up to `per_difficulty` of the injections made at each."""
     project = Project.load(root)
     result = Survey()
     result.candidates = len(find_candidates(project, smell))
     pool: list[Candidate] = find_candidates(project, smell, options=NO_FILTER)
     result.unfiltered = len(pool)
+    injector = make_injector(smell, NO_FILTER)
+    context = InjectionContext(project)  # one context: the analyses are built once
     for difficulty in DIFFICULTIES:
         made = verified = 0
         for candidate in pool:
-            outcome = inject(project, smell, difficulty, candidate=candidate, options=NO_FILTER)
-            if isinstance(outcome, InjectionSkip):
+            rng = random.Random(f"0|{smell}|{difficulty}|{candidate.target.qualname}")
+            edit = injector.inject(context, candidate, difficulty, rng)
+            outcome = record(context, injector, candidate, difficulty, 0, edit) \
+                if isinstance(edit, Edit) else edit
+            if isinstance(outcome, Skip):
                 result.refusals.setdefault(difficulty, []).append(
                     f"{candidate.target.qualname}: {outcome.reason}")
                 continue
