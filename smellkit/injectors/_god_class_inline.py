@@ -2,7 +2,9 @@
 
 `self.<attr> = C(args)` becomes `self._init_<attr>(args)`, `C.__init__`'s body runs there, the
 fields and methods of `C` join the holder as `_<attr>_<name>`, `self.<attr>.<member>` becomes
-`self._<attr>_<member>`, and `C` is deleted with its import. Anything else that touches the
+`self._<attr>_<member>`, and the holder's module no longer imports `C`. A private `C` is
+deleted; a public one stays where it is, unused by the repository, for code outside it (its
+tests, its users) that may still import it. Anything else that touches the
 collaborator object as a whole (passing `self.<attr>` on, `type(self)` in `C`) is refused: the
 object would no longer exist.
 """
@@ -212,12 +214,14 @@ def inline(context: InjectionContext, holder: str,
         for line in dict.fromkeys(top_imports):
             holder_tree = move.insert_import(holder_tree, line)
         trees[holder_path] = holder_tree
-        cls_tree = trees[cls_path]
-        old = move.find_class(cls_tree, cls_name)
-        assert old is not None
-        trees[cls_path] = move.replace_node(cls_tree, old, cst.RemoveFromParent())
+        if cls_name.startswith("_"):  # a public class stays: code outside may still use it
+            cls_tree = trees[cls_path]
+            old = move.find_class(cls_tree, cls_name)
+            assert old is not None
+            trees[cls_path] = move.replace_node(cls_tree, old, cst.RemoveFromParent())
         added.extend(names.values())
-    return {path: tree.code for path, tree in trees.items()}, added
+    return {path: tree.code for path, tree in trees.items()
+            if tree is not context.module(path)}, added
 
 
 STATE_HOOKS = frozenset({

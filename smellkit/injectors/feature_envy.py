@@ -6,7 +6,8 @@ Candidate: a method `B.m` that reads at least three data attributes of its own c
 the methods of another class `A` only as `self.<attr>.m(...)` (`<attr>` a plain instance attribute
 of `A` holding a `B`) or only as `x.m(...)` (`x` a name of the calling method holding a `B`), the
 points-to analysis typing the receiver (`_feature_envy_sites`). When nothing else calls `B.m` it
-moves (it leaves `B`); otherwise `A` gets a copy and `B` keeps its method for its other callers.
+moves (it leaves `B`) if it is private; otherwise `A` gets a copy and `B` keeps its method for
+its other callers, inside the repository or outside (a public method is API).
 Either way `A`'s calls go to the new method, so the same code runs on the same objects: `self.x`
 in the body becomes `self.<attr>.x`, or `x.x` with the receiver passed as a new first parameter.
 
@@ -74,7 +75,9 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
             if target is None or holder_path is None or holder_path == target.path:
                 continue
             scopes = sorted({site.scope for site in found})
-            moves = sites.only_called_there(analysis, callee, set(scopes))
+            # A public method is API: code outside the repository (its tests) may call it.
+            moves = callee.rpartition(".")[2].startswith("_") \
+                and sites.only_called_there(analysis, callee, set(scopes))
             names = ", ".join(sorted(name.rpartition(".")[2] for name in own))
             way = f"self.{attribute}" if attribute else \
                 f"{', '.join(sorted({site.receiver or '' for site in found}))} (a local name)"
@@ -83,8 +86,8 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
                 reason=(f"{callee} reads {len(own)} data attributes of its own class ({names}); "
                         f"{holder} calls it through {way}, an instance of {cls}, in "
                         f"{len(scopes)} method(s)"
-                        + ("; nothing else calls it, so it can move" if moves else
-                           "; it has other callers, so the holder gets a copy")),
+                        + ("; it is private and nothing else calls it, so it can move" if moves
+                           else "; it is public or has other callers, so the holder gets a copy")),
                 data={"holder": holder, "attribute": attribute, "method": callee,
                       "scopes": scopes, "move": moves,
                       "sites": [[site.scope, site.line, site.col, site.receiver]

@@ -6,7 +6,8 @@ where `C` is a plain class of another module (no bases, decorators, class attrib
 but `__init__`, no subclasses) that nothing but that method creates or names, and `A` touches it
 only as `self.<attr>.<member>`. Inlining keeps behaviour: `C.__init__` becomes `A._init_<attr>`
 (called where `C(...)` was, with the same arguments), `C`'s methods and fields join `A` under
-`_<attr>_<name>`, and `C` is deleted. The result must be what the detector calls a god class
+`_<attr>_<name>`; a private `C` is deleted, a public one stays for code outside the repository
+(its tests, its users). The result must be what the detector calls a god class
 (WMC >= 47, TCC < 1/3, ATFD > 5), so candidates are classes that come close with their
 collaborators.
 
@@ -121,7 +122,7 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
         )
         return Edit(
             changes=changes, targets=((holder, "class"),), checks=checks,
-            involved=tuple(f"{holder}.{name}" for name in added),
+            involved=(*(f"{holder}.{name}" for name in added), *(item.cls for item in chosen)),
             red_herrings=tuple(herrings) if difficulty != "easy" else (),
             summary=f"inlined {', '.join(item.cls for item in chosen)} into {holder}")
 

@@ -42,7 +42,7 @@ def test_candidates_say_why() -> None:
     assert sorted(found) == ["shop.customer.Customer.describe",
                              "shop.customer.Customer.discount_rate"]
     candidate = found["shop.customer.Customer.discount_rate"]
-    assert "self.customer" in candidate.reason and "can move" in candidate.reason
+    assert "self.customer" in candidate.reason and "gets a copy" in candidate.reason
     assert candidate.data["holder"] == "shop.invoice.Invoice"
 
 
@@ -67,10 +67,11 @@ def test_round_trip(tmp_path: Path, difficulty: Difficulty) -> None:
 
 @pytest.mark.parametrize("difficulty", ["easy", "medium"])
 def test_through_a_name(tmp_path: Path, difficulty: Difficulty) -> None:
-    """`account.overdraft_fee(...)` in a method of Ledger: the account becomes a parameter."""
+    """`account._overdraft_fee(...)` in a method of Ledger: the account becomes a parameter."""
     root = LEDGER / "before"
     injection = injected(root, SMELL, difficulty)
     check_after(LEDGER, difficulty, smelly_files(root, injection, tmp_path))
+    assert "bank/account.py" in injection.files  # private and called from Ledger only: moved
     assert_round_trip(root, injection)
     same_behaviour(root, injection, tmp_path, LEDGER_RUN)
 

@@ -53,7 +53,10 @@ def test_before_after(tmp_path: Path, difficulty: Difficulty) -> None:
     root = CONSOLE / "before"
     injection = injected(root, SMELL, difficulty)
     check_after(CONSOLE, difficulty, smelly_files(root, injection, tmp_path))
-    assert len(injection.files) >= {"easy": 2, "medium": 3, "hard": 4}[difficulty]
+    # The collaborators are public: they stay (unused here) for code outside the repository.
+    assert injection.files == ("term/console.py",)
+    spanned = {*injection.files, *(item.path for item in injection.locations)}
+    assert len(spanned) == {"easy": 2, "medium": 3, "hard": 4}[difficulty]
     herrings = [item.qualname for item in injection.red_herrings]
     assert herrings == {"easy": [], "medium": ["term.painter.Painter", "term.screen.StatusBar"],
                         "hard": ["term.screen.StatusBar"]}[difficulty]
