@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from smellkit.injectors.engine import find_candidates
-from smellkit.models import DIFFICULTIES, Difficulty
+from smellkit.injectors.engine import find_candidates, inject
+from smellkit.models import DIFFICULTIES, Difficulty, Injection
 from tests.injectors import support_data_clumps as support
 
 SMELL = "data_clumps"
@@ -131,10 +131,31 @@ def _write(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
-def test_guards_have_a_positive_control(tmp_path: Path) -> None:
-    project = support.load(_write(tmp_path, BASE))
+NAMED_TUPLE = """\
+    from typing import NamedTuple
+
+
+    class Area(NamedTuple):
+        street: str
+        city: str
+        zipcode: str
+
+
+    def label(area: Area) -> str:
+        return f"{area.street}, {area.zipcode} {area.city}"
+    """
+
+
+@pytest.mark.parametrize("holder", ["plain class", "NamedTuple"])
+def test_guards_have_a_positive_control(tmp_path: Path, holder: str) -> None:
+    files = dict(BASE) if holder == "plain class" else {**BASE, "shop/area.py": NAMED_TUPLE}
+    project = support.load(_write(tmp_path, files))
     (candidate,) = find_candidates(project, SMELL, options=support.NO_FILTER)
     assert candidate.data["functions"] == ["shop.area.label", "shop.ship.cost", "shop.ship.slip"]
+    assert candidate.data["fields"] == ["street", "city", "zipcode"]
+    injection = inject(project, SMELL, "easy", options=support.NO_FILTER)
+    assert isinstance(injection, Injection), injection
+    support.assert_round_trip(tmp_path, injection, project)
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
