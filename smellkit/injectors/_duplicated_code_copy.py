@@ -22,7 +22,7 @@ from smellkit.facts import DefRef, FileFacts, Name
 from smellkit.graphs.index import Index
 from smellkit.injectors._dead_code_cst import module_level_names
 
-_RISKY = frozenset({"super", "locals", "vars", "eval", "exec", "globals", "__name__",
+_RISKY = frozenset({"super", "__class__", "locals", "vars", "eval", "exec", "globals", "__name__",
                     "__file__", "__qualname__", "__module__", "__spec__", "__package__",
                     "__builtins__", "__dict__"})
 _SYNONYMS = {
@@ -44,15 +44,21 @@ def _tables(table: symtable.SymbolTable) -> Iterator[symtable.SymbolTable]:
         yield from _tables(child)
 
 
-def function_table(source: str, path: str, name: str) -> symtable.SymbolTable | None:
-    """The symbol table of the module-level function `name` (the last of that name)."""
+def function_table(source: str, path: str, parts: list[str]) -> symtable.SymbolTable | None:
+    """The symbol table of the def at `parts` below the module (`[f]` or `[Class, method]`;
+    the last of each name, as Python binds the last)."""
     try:
         table = symtable.symtable(source, path, "exec")
     except (SyntaxError, ValueError):
         return None
-    found = [child for child in table.get_children()
-             if child.get_name() == name and child.get_type() == "function"]
-    return found[-1] if found else None
+    for position, name in enumerate(parts):
+        kind = "function" if position == len(parts) - 1 else "class"
+        found = [child for child in table.get_children()
+                 if child.get_name() == name and child.get_type() == kind]
+        if not found:
+            return None
+        table = found[-1]
+    return table
 
 
 def global_reads(table: symtable.SymbolTable) -> tuple[set[str], str | None]:

@@ -20,10 +20,9 @@ clone group, whatever names a refactoring chooses.
 
 from __future__ import annotations
 
-import ast
 import random
 from collections.abc import Iterable
-from typing import Any, NamedTuple
+from typing import Any
 
 import libcst as cst
 from libcst.metadata import (
@@ -38,29 +37,17 @@ from smellkit.detectors._usage import is_test_path
 from smellkit.detectors.context import Context
 from smellkit.injectors import _dead_code_cst as edit
 from smellkit.injectors import _duplicated_code_copy as copying
+from smellkit.injectors import _duplicated_code_helper as helping
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
 from smellkit.injectors.checks import check_kind
 from smellkit.models import Candidate, Difficulty, Finding, StructuralCheck
 
-MIN_CODE_LINES = 6
-"""The detector's default `min-lines`: a shorter helper's copies would not be reported."""
+MIN_CODE_LINES = helping.MIN_CODE_LINES
 MIN_CALLERS = 3
 
 _PLAN: dict[Difficulty, tuple[str, ...]] = {
     "easy": ("copy",), "medium": ("copy", "renamed"), "hard": ("copy", "renamed", "wrapper"),
 }
-
-
-class _Helper(NamedTuple):
-    qualname: str
-    name: str
-    module: str
-    path: str
-    node: cst.FunctionDef
-    reads: dict[str, copying.Binding]  # global name -> what it means in B
-    annotation_only: frozenset[str]
-    future: bool
-    locals_: list[str]
 
 
 class DuplicatedCodeInjector(Injector[InjectorOptions]):
@@ -114,7 +101,7 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
 
     def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
                rng: random.Random) -> Edit | Skip:
-        helper = _helper(context, candidate.target.qualname)
+        helper = helping.helper(context, candidate.target.qualname)
         if isinstance(helper, Skip):
             return helper
         roles = _PLAN[difficulty]
@@ -159,47 +146,6 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
 
 
 # -- the helper and its copies ------------------------------------------------------------------
-
-
-def _helper(context: InjectionContext, qualname: str) -> _Helper | Skip:
-    index = context.index
-    module = index.module_of.get(qualname)
-    definition = index.definitions.get(qualname)
-    if module is None or definition is None:
-        return Skip(f"`{qualname}` is not in the index")
-    facts = index.modules[module]
-    source = context.source(facts.path)
-    node = edit.find_definition(context.module(facts.path), [definition.name])
-    if not isinstance(node, cst.FunctionDef) or node.decorators:
-        return Skip(f"`{qualname}` is not a plain top-level def")
-    tree = ast.parse(source)
-    found = [item for item in tree.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
-             and item.name == definition.name]
-    if not found:
-        return Skip(f"`{qualname}` is not a top-level def")
-    function = found[-1]
-    body = function.body
-    if isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and \
-            isinstance(body[0].value.value, str):
-        body = body[1:]
-    if not body or 1 + (function.end_lineno or 0) - body[0].lineno + 1 < MIN_CODE_LINES:
-        return Skip(f"`{qualname}` has fewer than {MIN_CODE_LINES} lines of code")
-    table = copying.function_table(source, facts.path, definition.name)
-    if table is None:
-        return Skip(f"no symbol table for `{qualname}`")
-    names, reason = copying.global_reads(table)
-    if reason is not None:
-        return Skip(f"`{qualname}` cannot move: {reason}")
-    names |= copying.signature_reads(function)
-    reads: dict[str, copying.Binding] = {}
-    for name in sorted(names):
-        bound = copying.binding(index, facts, name)
-        if bound is None:
-            return Skip(f"`{qualname}` reads `{name}`, a rebound or unknown name")
-        reads[name] = bound
-    return _Helper(qualname, definition.name, module, facts.path, node, reads,
-                   frozenset(copying.annotation_only(function)),
-                   copying.has_future_annotations(facts), copying.renamable_locals(table))
 
 
 class _Calls(cst.CSTVisitor):
@@ -252,7 +198,7 @@ def _renamable_params(node: cst.FunctionDef, calls: list[cst.Call]) -> list[str]
     return [name for name in found if name not in named and name not in ("self", "cls")]
 
 
-def _place(context: InjectionContext, helper: _Helper, module: str,
+def _place(context: InjectionContext, helper: helping.Helper, module: str,
            role: str) -> tuple[str, str] | Skip:
     """Module D's new text with a copy (or the wrapper) and its calls redirected, and the
     qualname of what was added."""
@@ -293,7 +239,7 @@ def _place(context: InjectionContext, helper: _Helper, module: str,
     insert_line = lines[tree.body[position]].start.line
     imports: list[tuple[str, str]] = []
     if role != "wrapper":
-        needed = _bindings(context, helper, facts.module, insert_line)
+        needed = helping.bindings(context, helper, facts.module, insert_line)
         if isinstance(needed, str):
             return Skip(needed)
         imports = needed
@@ -313,14 +259,7 @@ def _place(context: InjectionContext, helper: _Helper, module: str,
         call: call.with_changes(func=cst.Name(name)) for call in calls}
     imports = _reuse_import(tree, position, names, calls, helper.module, imports, replacements)
     result = edit.insert_top(edit.replace(tree, replacements), position, [added])
-    if imports:
-        after = max((number + 1 for number, statement in enumerate(tree.body[:position])
-                     if isinstance(statement, cst.SimpleStatementLine) and any(
-                         isinstance(small, (cst.Import, cst.ImportFrom))
-                         for small in statement.body)), default=position)
-        result = edit.insert_top(result, after, [edit.statement(tree, text, 0)
-                                                 for text in _merged(
-                                                     [text for _, text in imports])])
+    result = helping.add_imports(result, tree, position, imports)
     return result.code, f"{module}.{name}"
 
 
@@ -372,82 +311,11 @@ def _reuse_import(tree: cst.Module, position: int, names: set[str], calls: list[
                 return imports
             spec = "." * len(small.relative) + (
                 tree.code_for_node(small.module) if small.module is not None else "")
-            (text,) = _merged([f"from {spec} import {item}" for item in [*aliases, *same]])
+            (text,) = helping.merged([f"from {spec} import {item}" for item in [*aliases, *same]])
             replacements[line] = edit.statement(tree, text, 0).with_changes(
                 leading_lines=line.leading_lines, trailing_whitespace=line.trailing_whitespace)
             return [item for item in imports if item[0] != helper_module]
     return imports
-
-
-def _bindings(context: InjectionContext, helper: _Helper, module: str,
-              insert_line: int) -> list[tuple[str, str]] | str:
-    """The imports module D needs so the copy reads what `h` reads, as (module, statement), or
-    why it cannot."""
-    index = context.index
-    facts = index.modules[module]
-    source = context.source(facts.path)
-    lazy = helper.future and copying.has_future_annotations(facts)
-    if helper.future != copying.has_future_annotations(facts) and helper.annotation_only:
-        return f"{facts.path} and {helper.path} evaluate annotations differently"
-    imports: list[tuple[str, str]] = []
-    for name, meaning in helper.reads.items():
-        bound = copying.binding(index, facts, name)
-        if bound is not None:
-            if bound.meaning != meaning.meaning:
-                return f"`{name}` does not mean `{meaning.meaning}` in {facts.path}"
-            if bound.line < 0 or bound.line >= insert_line:
-                return f"`{name}` is bound after the first call in {facts.path}"
-            continue
-        if lazy and name in helper.annotation_only:
-            continue
-        if meaning.statement is None or meaning.source is None or \
-                not edit.name_free(source, name):
-            return f"`{name}` cannot be bound in {facts.path}"
-        if meaning.source == module or module in _eager_reach(context, meaning.source):
-            return f"importing `{name}` into {facts.path} could close an import cycle"
-        imports.append((meaning.source, _relative(meaning.statement, meaning.source, module)))
-    return imports
-
-
-def _merged(imports: list[str]) -> list[str]:
-    """One `from X import a, b` per module X, in the order the modules first appear."""
-    merged: dict[str, list[str]] = {}
-    for statement in imports:
-        head, separator, imported = statement.partition(" import ")
-        if head.startswith("from "):
-            merged.setdefault(head + separator, []).append(imported)
-        else:
-            merged.setdefault(statement, [])
-    lines = []
-    for head, names in merged.items():
-        text = head + ", ".join(sorted(names)) if names else head
-        if len(text) > 79:
-            text = head + "(\n" + "".join(f"    {name},\n" for name in sorted(names)) + ")"
-        lines.append(text)
-    return lines
-
-
-def _eager_reach(context: InjectionContext, start: str) -> set[str]:
-    """Modules that importing `start` imports too, at module level."""
-    graph = context.index.import_graph
-    if start not in graph:
-        return set()
-    seen, stack = {start}, [start]
-    while stack:
-        for _, target, data in graph.out_edges(stack.pop(), data=True):
-            if data.get("eager") and target not in seen:
-                seen.add(target)
-                stack.append(target)
-    return seen
-
-
-def _relative(statement: str, source: str, module: str) -> str:
-    """`from pkg.mod import x` as `from .mod import x` when written in a sibling module."""
-    package, _, last = source.rpartition(".")
-    prefix = f"from {source} import "
-    if package and package == module.rpartition(".")[0] and statement.startswith(prefix):
-        return f"from .{last} import " + statement[len(prefix):]
-    return statement
 
 
 # -- the check ----------------------------------------------------------------------------------
