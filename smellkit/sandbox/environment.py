@@ -6,6 +6,8 @@ folder, so the pristine tree is never written to and the editable install points
 edits. When tests run, the case copy's `source_path` is put first on PYTHONPATH; PYTHONPATH
 entries precede site-packages and the `.pth` entries of editable installs on `sys.path`, so
 `import pkg` finds the copy's (possibly smelly) code. `imported_from` checks exactly that.
+Compiled extension modules are built only in the install tree, so repositories that need them
+are not supported yet.
 """
 
 from __future__ import annotations

@@ -212,9 +212,13 @@ def _combine(records: list[dict[str, object]]) -> NodeOutcome:
 
 
 def run_tests(env: Environment, copy_root: Path, spec: RepoSpec, test_ids: Sequence[str],
-              runner: Runner | None = None) -> TestRun:
+              runner: Runner | None = None, *, seed: int = 0) -> TestRun:
     """Run exactly `test_ids` on `copy_root`; a hang is cut off at `timeouts.per-test`, the whole
-    run at `timeouts.test`, and reported as such rather than as a failure of the code."""
+    run at `timeouts.test`, and reported as such rather than as a failure of the code.
+
+    `seed` is the PYTHONHASHSEED, as when the test map was built, so a test that depends on set
+    order sees the same order it was found healthy with.
+    """
     if not test_ids:
         raise SandboxError("no tests to run", path=copy_root,
                            hint="select tests from the test map first")
@@ -224,7 +228,8 @@ def run_tests(env: Environment, copy_root: Path, spec: RepoSpec, test_ids: Seque
     try:
         command = [*selection_argv(spec, copy_root), *PLUGIN_ARGS, "-q", "--no-header",
                    *test_ids]
-        variables = run_dir.env(env.env_for(copy_root), per_test=spec.timeouts.per_test)
+        variables = run_dir.env({**env.env_for(copy_root), "PYTHONHASHSEED": str(seed)},
+                                per_test=spec.timeouts.per_test)
         result = runner.run(command, cwd=copy_root, env=variables, timeout=spec.timeouts.test,
                             mounts=env.mounts())
         outcomes, _ = read_outcomes(run_dir.results)
