@@ -38,6 +38,7 @@ from smellkit.detectors.context import Context
 from smellkit.injectors import _dead_code_cst as edit
 from smellkit.injectors import _duplicated_code_copy as copying
 from smellkit.injectors import _duplicated_code_helper as helping
+from smellkit.injectors import _duplicated_code_methods as _methods
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
 from smellkit.injectors.checks import check_kind
 from smellkit.models import Candidate, Difficulty, Finding, StructuralCheck
@@ -96,6 +97,7 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
                            "module(s): their modules can each get a copy of it",
                     files=(facts.path, *(index.modules[name].path for name in others)),
                     data={"modules": others})
+        yield from _methods.method_candidates(context, self.name, cloned)
 
     # -- injection -------------------------------------------------------------------------
 
@@ -105,32 +107,39 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
         if isinstance(helper, Skip):
             return helper
         roles = _PLAN[difficulty]
-        modules = list(candidate.data.get("modules", ()))
-        rng.shuffle(modules)
-        if len(modules) < len(roles):
-            return Skip(f"`{helper.qualname}` is called from {len(modules)} other module(s); "
+        index = context.index
+        if "classes" in candidate.data:
+            places = list(candidate.data["classes"])
+            module_of = index.module_of.__getitem__
+        else:
+            places = list(candidate.data.get("modules", ()))
+            module_of = str
+        rng.shuffle(places)
+        if len({module_of(place) for place in places}) < len(roles):
+            return Skip(f"`{helper.qualname}` reaches {len(places)} other module(s); "
                         f"{difficulty} needs {len(roles)}")
         changes: dict[str, str | None] = {}
         made: dict[str, str] = {}  # role -> qualname
         refusals: list[str] = []
-        for module in modules:
+        for place in places:
             role = next((item for item in roles if item not in made), None)
-            if role is None:
-                break
-            placed = _place(context, helper, module, role)
+            path = index.modules[module_of(place)].path
+            if role is None or path in changes:
+                continue
+            placed = (_methods.place_method(context, helper, place, role)
+                      if "classes" in candidate.data else _place(context, helper, place, role))
             if isinstance(placed, Skip):
                 refusals.append(placed.reason)
                 continue
-            changes[context.index.modules[module].path], made[role] = placed
+            changes[path], made[role] = placed
         if len(made) < len(roles):
-            return Skip("; ".join(refusals[:3]) or "too few caller modules accept a copy")
-        touched = {made[role].rpartition(".")[0] for role in ("copy", "renamed") if role in made}
-        remaining = [name for name in context.index.call_graph.predecessors(helper.qualname)
-                     if context.index.scope_module(name) not in touched
-                     and name != helper.qualname]
-        if not remaining:
-            return Skip(f"no caller of `{helper.qualname}` would be left to call it")
+            return Skip("; ".join(refusals[:3]) or "too few modules accept a copy")
         copies = [made[role] for role in ("copy", "renamed") if role in made]
+        if "classes" not in candidate.data:
+            touched = {name.rpartition(".")[0] for name in copies}
+            if not [name for name in index.call_graph.predecessors(helper.qualname)
+                    if index.scope_module(name) not in touched and name != helper.qualname]:
+                return Skip(f"no caller of `{helper.qualname}` would be left to call it")
         checks = tuple(
             StructuralCheck(kind="duplicated_code.not_cloned",
                             description=f"`{name}` is not part of a group of duplicated code "
