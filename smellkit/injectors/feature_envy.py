@@ -140,7 +140,6 @@ class _Injection:
         receivers = sorted(site.receiver for site in self.sites if site.receiver)
         self.word = (self.attribute or max(receivers, key=receivers.count)).strip("_") or "part"
         self.method: str = data["method"]
-        self.scopes: list[str] = list(data["scopes"])
         self.moves: bool = bool(data["move"])
         self.cls = index.class_of[self.method]
         self.method_name = self.method.rpartition(".")[2]
@@ -230,13 +229,12 @@ class _Injection:
         if self.difficulty == "hard" and not herrings:
             raise move.Refused(f"{self.cls} has no other method that reads as much of its data "
                                "(a red herring)")
-        envied = f"{self.cls}"
         checks = (
             StructuralCheck(
                 kind="feature_envy.not_envious",
                 description=f"`{_short(target)}` no longer reads more attributes of "
                             f"`{self.cls_name}` than of its own class",
-                params={"method": target, "envied": envied}),
+                params={"method": target, "envied": self.cls}),
             StructuralCheck(
                 kind="no_finding", description=f"no feature envy is reported at `{_short(target)}`",
                 params={"smell": "feature_envy", "qualnames": [target]}),
