@@ -356,12 +356,7 @@ class ShotgunSurgery(Detector[ShotgunSurgeryOptions]):
     # -- literals ---------------------------------------------------------------------------
 
     def _ignored_literal(self, value: str, names: set[str]) -> bool:
-        if (len(value) < self.options.min_literal_length or value in COMMON_LITERALS
-                or value in self.options.ignore_literals or not KEY_LIKE.fullmatch(value)
-                or "%" in value or "{" in value or (value.startswith("__")
-                                                    and value.endswith("__"))):
-            return True
-        if DTYPE.fullmatch(value):
+        if self.ignored_value(value):
             return True
         if not self.options.plain_words and value.isalpha() and value.islower():
             return True
@@ -421,34 +416,21 @@ class ShotgunSurgery(Detector[ShotgunSurgeryOptions]):
     def _constants(self, context: Context, skip: set[str]) -> Iterator[Finding]:
         index = context.index
         options = self.options
-        defined = string_constants(context)
-        if not defined:
-            return
-        sites: dict[str, list[tuple[str, int]]] = defaultdict(list)
+        defined = {value: owners[0] for value, owners in string_constants(context).items()
+                   if len(owners) == 1 and value not in skip and not self.ignored_value(value)}
+        sites: dict[str, list[tuple[str, int, str]]] = defaultdict(list)
         for facts in index.modules.values():
-            if is_test_path(facts.path):
-                continue
-            for value, line in facts.string_constants:
-                if value in defined:
-                    sites[value].append((facts.module, line))
-        scopes: dict[str, Scopes] = {}
-        for value, owners in sorted(defined.items()):
-            if value in skip or len(owners) != 1 or self._ignored_constant(value):
-                continue
-            (constant, module, line), = owners
+            for value, line in facts.string_constants if not is_test_path(facts.path) else ():
+                if value in defined and facts.module != defined[value][1]:
+                    sites[value].append((facts.path, line, facts.module))
+        for value, (constant, module, line) in sorted(defined.items()):
             plain = value.isalpha() and value.islower()
-            copies = sorted(
-                (index.modules[other].path, at, other) for other, at in sites.get(value, ())
-                if other != module and (not plain or _imports_from(context, other, module)))
-            if len(copies) < max(options.min_constant_copies, 1):
+            copies = sorted(site for site in sites.get(value, ())
+                            if not plain or _imports_from(context, site[2], module))
+            if len(copies) < options.min_constant_copies:
                 continue
-            places: list[Location] = []
-            for path, at, other in copies:
-                if other not in scopes:
-                    scopes[other] = Scopes(index.modules[other])
-                places.append(context.line_location(scopes[other].at(at), path, at))
-            definition = context.line_location(constant, index.modules[module].path, line,
-                                               "attribute")
+            places = [context.line_location(Scopes(index.modules[other]).at(at), path, at)
+                      for path, at, other in copies]
             files = {path for path, _, _ in copies}
             yield Finding(
                 smell=self.name, location=places[0],
@@ -461,9 +443,11 @@ class ShotgunSurgery(Detector[ShotgunSurgeryOptions]):
                                   "times in other modules",
                           "form": "constant", "key": value, "constant": constant,
                           "occurrences": len(copies), "files": len(files)},
-                related=(*places[1:], definition))
+                related=(*places[1:], context.line_location(
+                    constant, index.modules[module].path, line, "attribute")))
 
-    def _ignored_constant(self, value: str) -> bool:
+    def ignored_value(self, value: str) -> bool:
+        """Too short, common vocabulary, a format string, a dunder or a dtype: not a key."""
         return (len(value) < self.options.min_literal_length or value in COMMON_LITERALS
                 or value in self.options.ignore_literals or not KEY_LIKE.fullmatch(value)
                 or "%" in value or "{" in value or (value.startswith("__")
@@ -495,8 +479,6 @@ class ShotgunSurgery(Detector[ShotgunSurgeryOptions]):
                 related=tuple(place for place in places if place != target))
 
 
-
-
 def string_constants(context: Context) -> dict[str, list[tuple[str, str, int]]]:
     """value -> (qualname, module, line) of each module-level name bound once, outside tests,
     to exactly that string literal."""
@@ -504,24 +486,20 @@ def string_constants(context: Context) -> dict[str, list[tuple[str, str, int]]]:
     for facts in context.index.modules.values():
         if is_test_path(facts.path):
             continue
-        bound: dict[str, int] = defaultdict(int)
-        for assignment in facts.assignments:
-            if assignment.scope == facts.module and isinstance(assignment.target, Name):
-                bound[assignment.target.id] += 1
+        module_names = [item.target.id for item in facts.assignments
+                        if item.scope == facts.module and isinstance(item.target, Name)]
         declared = {name for _, name in facts.globals_declared}
         strings: dict[int, list[str]] = defaultdict(list)
         for value, line in facts.string_constants:
             strings[line].append(value)
-        for assignment in facts.assignments:
-            target = assignment.target
-            if (assignment.scope != facts.module or not isinstance(target, Name)
-                    or bound[target.id] != 1 or target.id in declared
-                    or not isinstance(assignment.value, Const)
-                    or assignment.value.type_name != "str"
-                    or len(strings.get(assignment.line, ())) != 1):
-                continue
-            value = strings[assignment.line][0]
-            found[value].append((f"{facts.module}.{target.id}", facts.module, assignment.line))
+        for item in facts.assignments:
+            target, bound = item.target, item.value
+            if (item.scope == facts.module and isinstance(target, Name)
+                    and module_names.count(target.id) == 1 and target.id not in declared
+                    and isinstance(bound, Const) and bound.type_name == "str"
+                    and len(strings.get(item.line, ())) == 1):
+                found[strings[item.line][0]].append(
+                    (f"{facts.module}.{target.id}", facts.module, item.line))
     return found
 
 
@@ -529,11 +507,8 @@ def _imports_from(context: Context, module: str, source: str) -> bool:
     """Whether `module` imports `source` or anything from it."""
     index = context.index
     for item in index.modules[module].imports:
-        target = item.target
-        if target == source or target.startswith(source + "."):
-            return True
-        resolved = index.resolve_dotted(target)
-        if resolved is not None and (resolved == source or index.scope_module(resolved) ==
-                                     source):
+        resolved = index.resolve_dotted(item.target) or item.target
+        if item.target.startswith(source + ".") or source in (item.target, resolved,
+                                                               index.scope_module(resolved)):
             return True
     return False

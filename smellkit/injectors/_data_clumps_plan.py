@@ -324,7 +324,7 @@ class Planner:
                 return False
             keyword = [value for key, value in call.kwargs if key == taker.param]
             if keyword:
-                if not _simple(keyword[0]) and not self._handed(keyword[0], call, takers):
+                if not _simple(keyword[0]):
                     return False
                 sites.append(Site(path, call.scope, call.line, name, taker.qualname, None,
                                   taker.param, len(call.args)))
@@ -351,11 +351,6 @@ class Planner:
             return False  # named by tests or examples the analysis does not see
         taker.sites = sites
         return True
-
-    @staticmethod
-    def _handed(expr: Expr, call: CallSite, takers: dict[str, Taker]) -> bool:
-        taker = takers.get(call.scope)
-        return taker is not None and expr == Name(taker.param)
 
 
 def closure(takers: dict[str, Taker], chosen: set[str]) -> set[str]:

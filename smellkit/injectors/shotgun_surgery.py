@@ -127,7 +127,7 @@ class ShotgunSurgeryInjector(Injector[ShotgunSurgeryInjectorOptions]):
         flagged = _flagged(context)
         found: list[Constant] = []
         for value, owners in sorted(string_constants(context.analysis).items()):
-            if len(owners) != 1 or detector._ignored_constant(value) or \
+            if len(owners) != 1 or detector.ignored_value(value) or \
                     f"key:{value}" in flagged:
                 continue
             qualname, module, line = owners[0]
