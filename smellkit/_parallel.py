@@ -37,20 +37,26 @@ class Background(Generic[_A, _T]):
         self._argument = argument
         self._pid = pid
         self._reader = reader
+        self._then: Callable[[], object] | None = None
 
     @classmethod
-    def start(cls, function: Callable[[_A], _T], argument: _A, *,
-              fork: bool = True) -> Background[_A, _T]:
-        """Fork a child computing `function(argument)` (when `fork` and the platform allows)."""
+    def start(cls, function: Callable[[_A], _T], argument: _A, *, fork: bool = True,
+              then: Callable[[], object] | None = None) -> Background[_A, _T]:
+        """Fork a child computing `function(argument)` (when `fork` and the platform allows).
+
+        `then` runs in the child after it has sent its result (work nobody waits for, such as
+        writing a cache entry; `join` waits for it); without a child, `result` runs it."""
         if not (fork and can_fork()):
-            return cls(function, argument, None, None)
+            background = cls(function, argument, None, None)
+            background._then = then
+            return background
         reader, writer = os.pipe()
         try:
             pid = os.fork()
         except OSError:  # no memory or process slots left: compute here instead
             os.close(reader)
             os.close(writer)
-            return cls(function, argument, None, None)
+            return cls.start(function, argument, fork=False, then=then)
         if pid == 0:  # the child: compute, send, and leave without running the parent's exit code
             status = 1
             try:
@@ -58,6 +64,8 @@ class Background(Generic[_A, _T]):
                 data = pickle.dumps(function(argument), protocol=pickle.HIGHEST_PROTOCOL)
                 with os.fdopen(writer, "wb") as stream:
                     stream.write(data)
+                if then is not None:
+                    then()
                 status = 0
             finally:
                 os._exit(status)
@@ -67,25 +75,34 @@ class Background(Generic[_A, _T]):
     def result(self) -> _T:
         """The child's result; computed here when there is no child or it failed."""
         if self._pid is None or self._reader is None:
-            return self._function(self._argument)
+            value = self._function(self._argument)
+            if self._then is not None:
+                self._then()
+                self._then = None
+            return value
         with os.fdopen(self._reader, "rb") as stream:
-            data = stream.read()
-        _, status = os.waitpid(self._pid, 0)
-        self._pid = self._reader = None
-        if status == 0:
-            try:
-                value: _T = pickle.loads(data)
-                return value
-            except (pickle.UnpicklingError, EOFError, ValueError):
-                pass
-        return self._function(self._argument)  # the child failed: its error shows here
+            data = stream.read()  # until the child closes its end: the result is complete
+        self._reader = None
+        try:
+            found: _T = pickle.loads(data)
+            return found
+        except (pickle.UnpicklingError, EOFError, ValueError, AttributeError, ImportError):
+            self.join()
+            return self._function(self._argument)  # the child failed: its error shows here
+
+    def join(self) -> None:
+        """Wait for the child to finish (after `result`, only its `then` work is left)."""
+        if self._pid is not None:
+            if self._reader is not None:
+                os.close(self._reader)
+                self._reader = None
+            os.waitpid(self._pid, 0)
+            self._pid = None
 
     def cancel(self) -> None:
         """Stop and reap the child (the parent failed and will not ask for the result)."""
-        if self._pid is None or self._reader is None:
+        if self._pid is None:
             return
-        os.close(self._reader)
         with contextlib.suppress(ProcessLookupError):
             os.kill(self._pid, signal.SIGKILL)
-        os.waitpid(self._pid, 0)
-        self._pid = self._reader = None
+        self.join()

@@ -108,6 +108,16 @@ class AstroidResolver:
         self._saved_path = list(sys.path)
         sys.path[:0] = [path for path in self.roots if path not in sys.path]
 
+    def modules_read(self) -> frozenset[str]:
+        """The repository's modules whose source this resolver (or astroid, following imports)
+        has read: the only files its answers depend on."""
+        read = set(self.trees)
+        if read:
+            from astroid import MANAGER
+
+            read.update(name for name in MANAGER.astroid_cache if name in self.by_module)
+        return frozenset(read)
+
     def close(self) -> None:
         if self._saved_path is not None:
             sys.path[:] = self._saved_path
@@ -184,16 +194,16 @@ def _qualified_name(value: Any) -> str | None:
 
 
 def infer_unresolved(index: Index, solver: Solver, budget: int, *,
-                     max_seconds: float = 1.0) -> int:
+                     max_seconds: float = 1.0) -> tuple[int, frozenset[str]]:
     """Send the call sites the points-to analysis left unresolved to astroid, within the bounds.
 
     Sites whose callee is rooted in a parameter without a default are skipped: astroid infers
     nothing there either. Returns how many sites astroid resolved to definitions of the
-    repository; their edges join the solver's targets, and sites astroid found to call outside
-    objects are marked external.
+    repository (their edges join the solver's targets, and sites astroid found to call outside
+    objects are marked external), and the modules of the repository whose source astroid read.
     """
     if index.root is None:
-        return 0
+        return 0, frozenset()
     by_module: dict[str, list[int]] = {}
     for call, site in enumerate(solver.sites):
         if not site.implicit and call not in solver.targets and call not in solver.outside \
@@ -213,7 +223,7 @@ def infer_unresolved(index: Index, solver: Solver, budget: int, *,
                     func.attr if isinstance(func, Attr) else None
                 names = resolver.callees(module, site.line, site.col, name)
                 if names is None:
-                    return inferred
+                    return inferred, resolver.modules_read()
                 targets: set[str] = set()
                 for qualified in names:
                     if qualified in index.classes:
@@ -227,7 +237,7 @@ def infer_unresolved(index: Index, solver: Solver, budget: int, *,
                     inferred += 1
     finally:
         resolver.close()
-    return inferred
+    return inferred, resolver.modules_read()
 
 
 def _is_test(module: str) -> bool:

@@ -336,6 +336,13 @@ class FactCache:
     def put_blob(self, name: str, data: bytes) -> None:
         self._write(self.directory / "results" / name, data)
 
+    def drop_blob(self, name: str) -> None:
+        """Remove a stored artefact that a newer one replaced (gone already is fine)."""
+        try:
+            (self.directory / "results" / name).unlink()
+        except OSError:
+            return
+
     @staticmethod
     def _write(target: Path, data: bytes) -> None:
         """Atomic: a reader sees the old entry or the new one, never half of one."""

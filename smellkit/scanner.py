@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -16,6 +17,7 @@ from smellkit import __version__
 from smellkit._memory import paused_gc
 from smellkit._parallel import MIN_DEFINITIONS, Background
 from smellkit.baseline import new_findings, read_baseline
+from smellkit.graphs.stored import GraphCache
 from smellkit.locations import definition_location, module_location
 from smellkit.metrics.complexity import CodeMeasure
 from smellkit.models import (
@@ -71,12 +73,15 @@ class _Detect:
 
 
 def _detect_and_measure(project: Project, chosen: list[str] | None, min_severity: Severity,
-                        announce: Callable[[str], None]) \
-        -> tuple[list[Finding], MetricTables | None]:
+                        announce: Callable[[str], None],
+                        then: Callable[[], object] | None = None) \
+        -> tuple[list[Finding], MetricTables | None, Background[Any, Any]]:
     """All findings, sorted, and the metric tables. On big code two forked children share the
     work: one runs the detectors that need no call graph while it is built, the other computes
     the metric tables (and two detectors) while the remaining detectors run here. Each side's
-    findings are the same as in one run: detectors are independent, and the order is a sort."""
+    findings are the same as in one run: detectors are independent, and the order is a sort.
+    `then` runs after the second child's work (in that child, when there is one); the caller
+    joins the returned child at the end."""
     from smellkit.detectors import registry
     from smellkit.detectors.runner import sort_key
     from smellkit.metrics import coupling, oo  # noqa: F401 - imported before any fork
@@ -95,7 +100,8 @@ def _detect_and_measure(project: Project, chosen: list[str] | None, min_severity
             index.attribute_graph  # noqa: B018
             index.import_graph  # noqa: B018
             index.class_graph  # noqa: B018
-        second = Background.start(_Detect(late, min_severity, measure=True), project, fork=big)
+        second = Background.start(_Detect(late, min_severity, measure=True), project, fork=big,
+                                  then=then)
         try:
             announce("detecting smells")
             _, found = _Detect(here, min_severity)(project)
@@ -108,8 +114,9 @@ def _detect_and_measure(project: Project, chosen: list[str] | None, min_severity
     tables, more = second.result()
     found.extend(more)
     found.extend(first.result()[1])
+    first.join()
     found.sort(key=sort_key)
-    return found, tables
+    return found, tables, second
 
 
 def metric_tables(project: Project) -> MetricTables:
@@ -227,24 +234,39 @@ def _compute(prepared: _Prepared, request: ScanRequest) -> tuple[ScanResult, str
         if request.stage is not None:
             request.stage(name)
 
+    survey = prepared.survey
+    child: Background[Any, Any] | None = None
     with paused_gc(freeze=False):
-        project = Project.from_survey(prepared.survey, progress=request.progress)
-        findings: list[Finding] = []
-        tables = None
-        if prepared.chosen is None or prepared.chosen:
-            found, tables = _detect_and_measure(project, prepared.chosen, request.min_severity,
-                                                announce)
-            findings = new_findings(found, prepared.known)
-        else:
-            announce("resolving calls")
-            project.index.calls  # noqa: B018 - built here so the stage shows while it runs
-        announce("measuring")
-        result = build_result(project, findings, tables)
-        text = result.model_dump_json(indent=2)
-    if prepared.survey.cache is not None and prepared.blob is not None:
-        body = text.replace(_summary_block(result.summary), _SUMMARY_HOLE, 1)
-        prepared.survey.cache.put_blob(
-            prepared.blob, f"{result.summary.model_dump_json()}\n{body}".encode())
+        project = Project.from_survey(survey, progress=request.progress)
+        graphs = GraphCache(survey, survey.cache, __version__) if survey.cache else None
+        if graphs is not None:
+            graphs.attach(project.files, project.index)
+        save = None if graphs is None else partial(graphs.save, project.files, project.index)
+        try:
+            findings: list[Finding] = []
+            tables = None
+            if prepared.chosen is None or prepared.chosen:
+                found, tables, child = _detect_and_measure(
+                    project, prepared.chosen, request.min_severity, announce,
+                    None if graphs is None or graphs.reused else save)
+                findings = new_findings(found, prepared.known)
+                if graphs is not None and graphs.reused and save is not None:
+                    save()  # a new header only
+            else:
+                announce("resolving calls")
+                project.index.calls  # noqa: B018 - built here so the stage shows while it runs
+                if save is not None:
+                    save()
+            announce("measuring")
+            result = build_result(project, findings, tables)
+            text = result.model_dump_json(indent=2)
+            if survey.cache is not None and prepared.blob is not None:
+                body = text.replace(_summary_block(result.summary), _SUMMARY_HOLE, 1)
+                survey.cache.put_blob(
+                    prepared.blob, f"{result.summary.model_dump_json()}\n{body}".encode())
+        finally:
+            if child is not None:
+                child.join()  # it may still be saving the graphs
     return result, text
 
 

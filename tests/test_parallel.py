@@ -79,9 +79,9 @@ def test_forked_scan_equals_serial_scan(tmp_path: Path,
     start = Background.start.__func__  # type: ignore[attr-defined]
 
     def spy(cls: type[Background[object, object]], function: object, argument: object, *,
-            fork: bool = True) -> Background[object, object]:
+            fork: bool = True, then: object = None) -> Background[object, object]:
         forks.append(fork)
-        return start(cls, function, argument, fork=fork)  # type: ignore[no-any-return]
+        return start(cls, function, argument, fork=fork, then=then)  # type: ignore[no-any-return]
 
     monkeypatch.setattr(smellkit.scanner, "MIN_DEFINITIONS", 0)
     monkeypatch.setattr(Background, "start", classmethod(spy))

@@ -7,7 +7,7 @@ left to bounded astroid inference, and answers type queries through the solver i
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -52,6 +52,11 @@ class CallGraph:
     external: int = 0
     truncated: bool = False
     solver: Solver | None = field(default=None, repr=False, compare=False)
+    replay: Callable[[], Solver] | None = field(default=None, repr=False, compare=False)
+    """For a graph reused from an earlier scan: builds the solver in the state it had then,
+    on the first type query."""
+    inference_modules: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
+    """Modules of the repository whose source astroid read while resolving sites."""
 
     def types_of(self, scope: str, expr: Expr) -> frozenset[str]:
         """Classes of the repository the value of `expr`, evaluated in `scope`, may be an
@@ -60,10 +65,15 @@ class CallGraph:
 
     def types_of_many(self, queries: Sequence[tuple[str, Expr]]) -> list[frozenset[str]]:
         """`types_of` for many expressions at once (one propagation run for all)."""
-        if self.solver is None:
+        solver = self.solver
+        if solver is None and self.replay is not None:
+            solver = self.replay()
+            object.__setattr__(self, "solver", solver)
+            object.__setattr__(self, "replay", None)
+        if solver is None:
             return [frozenset() for _ in queries]
         return [frozenset(value[2:] for value in values if value[0] == "i")
-                for values in self.solver.values_of(queries)]
+                for values in solver.values_of(queries)]
 
 
 def types_of(index: Index, scope: str, expr: Expr) -> frozenset[str]:
@@ -91,11 +101,13 @@ def build_call_graph(index: Index, budget: int | None = None, *,
         solver.solve()
         solver.release_unknown_decorators()
         inferred = 0
+        read: frozenset[str] = frozenset()
         root = getattr(index, "root", None)
         if budget > 0 and root is not None:
             from smellkit.inference import infer_unresolved
 
-            inferred = infer_unresolved(index, solver, budget, max_seconds=inference_seconds)
+            inferred, read = infer_unresolved(index, solver, budget,
+                                              max_seconds=inference_seconds)
         graph = _graph(index, solver)
     explicit = [call for call, site in enumerate(solver.sites) if not site.implicit]
     resolved = sum(1 for call in explicit if call in solver.targets)
@@ -103,7 +115,8 @@ def build_call_graph(index: Index, budget: int | None = None, *,
                    if call in solver.outside and call not in solver.targets)
     return CallGraph(graph=graph, call_sites=len(explicit), resolved=resolved,
                      unresolved=len(explicit) - resolved - external, inferred=inferred,
-                     external=external, truncated=solver.steps >= MAX_STEPS, solver=solver)
+                     external=external, truncated=solver.steps >= MAX_STEPS, solver=solver,
+                     inference_modules=read)
 
 
 def _graph(index: Index, solver: Solver) -> nx.DiGraph:
