@@ -145,3 +145,29 @@ def pickle_header(folder: Path, name: str) -> GraphHeader | None:
             return (folder / blob).read_bytes()
 
     return load(_Cache(), name)  # type: ignore[arg-type]
+
+
+def test_type_queries_on_reused_graphs_match_a_fresh_solver(tmp_path: Path) -> None:
+    from smellkit.facts import Attr, Name
+    from smellkit.project import Project, Survey
+
+    root = tmp_path / "repo"
+    for relative, content in FILES.items():
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(content)
+    survey = Survey.take(root, cache_dir=tmp_path / "cache", jobs=1)
+    assert survey.cache is not None
+    project = Project.from_survey(survey)
+    GraphCache(survey, survey.cache, "test").save(project.files, project.index)
+    queries = [("app.main.main", Name("engine")), ("app.core.Engine.run", Name("part")),
+               ("app.core.Engine.report", Attr(Name("self"), "parts"))]
+    expected = project.index.calls.types_of_many(queries)
+    assert expected[0] == {"app.core.Engine"}
+
+    again = Survey.take(root, cache_dir=tmp_path / "cache", jobs=1)
+    assert again.cache is not None
+    reloaded = Project.from_survey(again)
+    assert GraphCache(again, again.cache, "test").attach(reloaded.files, reloaded.index)
+    assert reloaded.index.calls.solver is None  # reused: no solver until a query needs one
+    assert reloaded.index.calls.types_of_many(queries) == expected
+    assert reloaded.index.calls.graph.edges == project.index.calls.graph.edges
