@@ -155,6 +155,9 @@ class ShotgunSurgeryInjector(Injector[ShotgunSurgeryInjectorOptions]):
                 item.target == f"{facts.module}.{bound}" for other in
                 context.index.modules.values() for item in other.imports):
             return None  # re-exported: other code imports the name from here
+        if facts.dunder_all is None and any(
+                facts.module in targets for targets in context.index.star_imports.values()):
+            return None  # `from this_module import *` elsewhere would lose the name
         outside = outside_words(context)
         if outside[bound] and outside[facts.module.rpartition(".")[2]]:
             return None  # tests or examples may import the name from this module

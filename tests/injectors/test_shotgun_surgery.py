@@ -92,6 +92,8 @@ BASE = {
         """,
 }
 
+STAR = {"pkg/all.py": "from pkg.one import *  # noqa: F403\n"}
+
 VARIANTS = {
     "used inside an f-string": """\
         from pkg.names import ENV_VAR
@@ -146,12 +148,14 @@ def test_guards_have_a_positive_control(tmp_path: Path, definition: str) -> None
     support.assert_round_trip(tmp_path, injection, project)
 
 
-@pytest.mark.parametrize("variant", sorted(VARIANTS))
+@pytest.mark.parametrize("variant", [*sorted(VARIANTS), "star-imported by another module"])
 def test_risky_code_is_refused(tmp_path: Path, variant: str) -> None:
     from smellkit.injectors.engine import inject
     from smellkit.models import InjectionSkip
 
-    project = support.load(_write(tmp_path, {**BASE, "pkg/one.py": VARIANTS[variant]}))
+    files = {**BASE, **STAR} if variant == "star-imported by another module" else \
+        {**BASE, "pkg/one.py": VARIANTS[variant]}
+    project = support.load(_write(tmp_path, files))
     outcome = inject(project, SMELL, "easy", options=support.NO_FILTER)
     assert isinstance(outcome, InjectionSkip), outcome
 
