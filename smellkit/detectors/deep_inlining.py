@@ -82,35 +82,43 @@ class DeepInlining(Detector[DeepInliningOptions]):
     Options = DeepInliningOptions
 
     def detect(self, context: Context) -> Iterable[Finding]:
-        options = self.options
         for facts in sorted(context.index.modules.values(), key=lambda item: item.path):
             if not facts.shapes:
                 continue
-            definitions = {(definition.qualname, definition.start_line): definition
-                           for definition in facts.definitions
-                           if definition.kind in _FUNCTION_KINDS}
             generated: bool | None = None
-            for shape in facts.shapes:
-                definition = definitions.get((shape.qualname, shape.start_line))
-                measure = definition.measure if definition is not None else None
-                if definition is None or measure is None or measure.sloc < options.min_sloc:
-                    continue
-                cc = measure.cc - shape.asserts
-                if cc < options.min_cc and shape.max_depth < options.min_depth:
-                    continue
-                blocks = [block for block in shape.blocks if self._counts(block)]
-                if len(blocks) < options.min_blocks:
-                    continue
-                covered = sum(block.end_line - block.start_line + 1 for block in blocks)
-                coverage = covered / shape.code_lines
-                if coverage < options.min_coverage:
-                    continue
-                if options.skip_generated:
+            for definition, shape, cc, blocks, coverage in self.judge(facts):
+                if self.options.skip_generated:
                     if generated is None:
                         generated = _is_generated(context, facts)
                     if generated:
                         break
                 yield self._finding(context, facts, definition, shape, cc, blocks, coverage)
+
+    def judge(self, facts: FileFacts) -> Iterable[
+            tuple[Definition, FunctionShape, int, list[Block], float]]:
+        """The functions of one file the rule reports (generated files aside), with their
+        cyclomatic complexity, counting blocks and coverage: one file's facts are enough, so
+        code that is about to be written can be judged before it is."""
+        options = self.options
+        definitions = {(definition.qualname, definition.start_line): definition
+                       for definition in facts.definitions
+                       if definition.kind in _FUNCTION_KINDS}
+        for shape in facts.shapes:
+            definition = definitions.get((shape.qualname, shape.start_line))
+            measure = definition.measure if definition is not None else None
+            if definition is None or measure is None or measure.sloc < options.min_sloc:
+                continue
+            cc = measure.cc - shape.asserts
+            if cc < options.min_cc and shape.max_depth < options.min_depth:
+                continue
+            blocks = [block for block in shape.blocks if self._counts(block)]
+            if len(blocks) < options.min_blocks:
+                continue
+            covered = sum(block.end_line - block.start_line + 1 for block in blocks)
+            coverage = covered / shape.code_lines
+            if coverage < options.min_coverage:
+                continue
+            yield definition, shape, cc, blocks, coverage
 
     def _counts(self, block: Block) -> bool:
         """Big enough, few inputs, and a local of its own that is not just a loop variable
@@ -169,7 +177,12 @@ class DeepInlining(Detector[DeepInliningOptions]):
 
 
 def _is_generated(context: Context, facts: FileFacts) -> bool:
-    head = "\n".join(context.lines(facts.path)[:5]).lower()
+    return is_generated(context.lines(facts.path))
+
+
+def is_generated(lines: list[str]) -> bool:
+    """The first lines of a file say it is generated."""
+    head = "\n".join(lines[:5]).lower()
     return any(mark in head for mark in _GENERATED_MARKS)
 
 
