@@ -148,7 +148,7 @@ def pickle_header(folder: Path, name: str) -> GraphHeader | None:
 
 
 def test_type_queries_on_reused_graphs_match_a_fresh_solver(tmp_path: Path) -> None:
-    from smellkit.facts import Attr, Name
+    from smellkit.facts import Attr, Expr, Name
     from smellkit.project import Project, Survey
 
     root = tmp_path / "repo"
@@ -159,7 +159,7 @@ def test_type_queries_on_reused_graphs_match_a_fresh_solver(tmp_path: Path) -> N
     assert survey.cache is not None
     project = Project.from_survey(survey)
     GraphCache(survey, survey.cache, "test").save(project.files, project.index)
-    queries = [("app.main.main", Name("engine")), ("app.core.Engine.run", Name("part")),
+    queries: list[tuple[str, Expr]] = [("app.main.main", Name("engine")), ("app.core.Engine.run", Name("part")),
                ("app.core.Engine.report", Attr(Name("self"), "parts"))]
     expected = project.index.calls.types_of_many(queries)
     assert expected[0] == {"app.core.Engine"}
