@@ -120,5 +120,6 @@ def place_method(context: InjectionContext, helper: helping.Helper, cls: str,
     added = added.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
     body = node.body.with_changes(body=[*node.body.body, added])
     result = edit.replace(tree, {node: node.with_changes(body=body)})
-    result = helping.add_imports(result, tree, position, imports)
+    result = helping.add_imports(result, tree, position, imports, module,
+                                  facts.is_package)
     return result.code, f"{cls}.{helper.name}"

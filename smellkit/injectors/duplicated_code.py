@@ -268,7 +268,8 @@ def _place(context: InjectionContext, helper: helping.Helper, module: str,
         call: call.with_changes(func=cst.Name(name)) for call in calls}
     imports = _reuse_import(tree, position, names, calls, helper.module, imports, replacements)
     result = edit.insert_top(edit.replace(tree, replacements), position, [added])
-    result = helping.add_imports(result, tree, position, imports)
+    result = helping.add_imports(result, tree, position, imports, module,
+                                  facts.is_package)
     return result.code, f"{module}.{name}"
 
 

@@ -4,6 +4,7 @@ there and on click and jinja2 (slow), and the refusals that keep the copies equi
 from __future__ import annotations
 
 import random
+import shutil
 from pathlib import Path
 
 import libcst as cst
@@ -132,6 +133,61 @@ def test_parameters_named_by_callers_keep_their_names() -> None:
     assert _renamable_params(function, calls) == ["a", "rest", "more"]
     splat = [cst.ensure_type(cst.parse_expression("f(**options)"), cst.Call)]
     assert _renamable_params(function, splat) == []
+
+
+REPORTS = FIXTURES / SMELL / "reports"
+METHOD = "reports.base.Report.totals"
+REPORT_PROBES = [f"reports.{module}:{cls}([('north', 1.25), ('east', 2), ('north', 3.333)])"
+                 ".render()" for module, cls in (("plain", "TextReport"), ("web", "HtmlReport"),
+                                                 ("table", "CsvReport"))]
+
+
+def test_inherited_methods_are_candidates() -> None:
+    (candidate,) = find_candidates(load(REPORTS / "before"), SMELL, options=SMALL)
+    assert candidate.target.qualname == METHOD
+    assert candidate.data["classes"] == ["reports.plain.TextReport", "reports.table.CsvReport",
+                                         "reports.web.HtmlReport"]
+    assert "inherited unchanged by 3 subclass(es)" in candidate.reason
+
+
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_method_before_after(tmp_path: Path, difficulty: Difficulty) -> None:
+    root = REPORTS / "before"
+    injection = injected(root, SMELL, difficulty, METHOD)
+    check_after(REPORTS, difficulty, smelly_files(root, injection, tmp_path))
+    assert len({*injection.files, "reports/base.py"}) == {"easy": 2, "medium": 3, "hard": 4}[
+        difficulty]
+    assert all(target.location.qualname.endswith("Report.totals")
+               for target in injection.targets)
+    if difficulty == "hard":
+        (herring,) = injection.red_herrings
+        assert herring.qualname.endswith(".totals")
+
+
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_method_round_trip(tmp_path: Path, difficulty: Difficulty) -> None:
+    root = REPORTS / "before"
+    injection = injected(root, SMELL, difficulty, METHOD)
+    assert_round_trip(root, injection)
+    same_behaviour(root, injection, tmp_path, REPORT_PROBES)
+
+
+def test_a_method_using_super_or_mangled_names_stays(tmp_path: Path) -> None:
+    base = (REPORTS / "before" / "reports" / "base.py").read_text(encoding="utf-8")
+    line = "        ordered = dict(sorted(sums.items()))\n"
+    for number, change in enumerate((line + "        super().__init__()\n",
+                                     line + "        self.__seen = True\n")):
+        folder = tmp_path / str(number)
+        shutil.copytree(REPORTS / "before", folder)
+        (folder / "reports" / "base.py").write_text(base.replace(line, change),
+                                                    encoding="utf-8")
+        project = load(folder)
+        injector = make_injector(SMELL, SMALL)
+        context = InjectionContext(project)
+        (candidate,) = list(injector.candidates(context))
+        outcome = injector.inject(context, candidate, "easy", random.Random(0))
+        assert isinstance(outcome, Skip)
+        assert "super" in outcome.reason or "name-mangled" in outcome.reason
 
 
 # -- real code -------------------------------------------------------------------------------
