@@ -159,8 +159,9 @@ def test_type_queries_on_reused_graphs_match_a_fresh_solver(tmp_path: Path) -> N
     assert survey.cache is not None
     project = Project.from_survey(survey)
     GraphCache(survey, survey.cache, "test").save(project.files, project.index)
-    queries: list[tuple[str, Expr]] = [("app.main.main", Name("engine")), ("app.core.Engine.run", Name("part")),
-               ("app.core.Engine.report", Attr(Name("self"), "parts"))]
+    queries: list[tuple[str, Expr]] = [
+        ("app.main.main", Name("engine")), ("app.core.Engine.run", Name("part")),
+        ("app.core.Engine.report", Attr(Name("self"), "parts"))]
     expected = project.index.calls.types_of_many(queries)
     assert expected[0] == {"app.core.Engine"}
 
