@@ -101,17 +101,18 @@ def _definition_time_nodes(function: cst.FunctionDef) -> set[int]:
     return found
 
 
-def refusal(function: cst.FunctionDef) -> str | None:
-    """Why this method's text cannot move to another class, or None."""
+def refusal(function: cst.FunctionDef, *, static: bool = False) -> str | None:
+    """Why this method's text (`static`: this function's, as a static method) cannot move to
+    another class, or None."""
     name = function.name.value
     if function.decorators:
         return f"{name} is decorated"
     if function.asynchronous is not None:
         return f"{name} is a coroutine"
     params = function.params
-    if not params.params or params.posonly_params:
+    if not static and (not params.params or params.posonly_params):
         return f"{name} has no plain `self` parameter"
-    self_name = params.params[0].name.value
+    self_name = params.params[0].name.value if not static else None
     for node in _subtree(function.body):
         if isinstance(node, cst.Name) and node.value in ("super", "__class__"):
             return f"{name} uses {node.value}"
@@ -144,21 +145,23 @@ def _scopes_within(scopes: Mapping[cst.CSTNode, Scope | None], nodes: set[int],
     return list(found.values())
 
 
-def analyse(module: cst.Module, function: cst.FunctionDef, *, postponed: bool
+def analyse(module: cst.Module, function: cst.FunctionDef, *, postponed: bool,
+            wrapper: MetadataWrapper | None = None, static: bool = False
             ) -> tuple[set[int], set[str], set[str], set[str]]:
     """(ids of the Name nodes that read `self`, globals read in the body, globals read when the
-    `def` runs, builtins read) of a method of `module` (its node, from that very tree).
+    `def` runs, builtins read) of a method of `module` (its node, from that very tree; `wrapper`
+    wraps that tree when the caller keeps one). `static`: a function with no `self`.
 
     `postponed`: annotations are not evaluated where the code goes (`from __future__ import
     annotations` both there and here), so names read only by annotations are not needed."""
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    wrapper = wrapper or MetadataWrapper(module, unsafe_skip_copy=True)
     scopes = wrapper.resolve(ScopeProvider)
     inside = {id(node) for node in _subtree(function)}
     all_annotations = _annotation_nodes(function)
     annotations = all_annotations if postponed else set()
     definition_time = _definition_time_nodes(function)
     own = _function_scope(scopes, function)
-    self_name = function.params.params[0].name.value
+    self_name = function.params.params[0].name.value if not static else None
     self_reads: set[int] = set()
     body_globals: set[str] = set()
     def_globals: set[str] = set()
@@ -173,8 +176,8 @@ def analyse(module: cst.Module, function: cst.FunctionDef, *, postponed: bool
                     continue  # a name inside a string annotation: never evaluated
                 raise Refused(f"{function.name.value} reads a name through a string")
             referents = access.referents
-            if own is not None and any(item.scope is own and item.name == self_name
-                                       for item in referents) and node.value == self_name:
+            if own is not None and self_name is not None and node.value == self_name \
+                    and any(item.scope is own and item.name == self_name for item in referents):
                 self_reads.add(id(node))
                 continue
             kinds = {type(item.scope) for item in referents}
@@ -246,18 +249,20 @@ def _safe_at_top(index: Index, statement: str, importer: str | None) -> bool:
 def move_method(index: Index, source: str, module: cst.Module, function: cst.FunctionDef,
                 destination: str | None, *, replacement: cst.BaseExpression,
                 postponed: bool, preamble: Sequence[cst.BaseStatement] = (),
-                importer: str | None = None) -> Moved:
+                importer: str | None = None, wrapper: MetadataWrapper | None = None,
+                static: bool = False) -> Moved:
     """`function` of module `source`, rewritten to run in another class of module `destination`
     (None: a new module with nothing bound yet, imported by module `importer`): every read of
     its `self` becomes `replacement`, and `preamble` statements open the body. Globals the body
     reads are imported at the top of the body; those read when the `def` runs are imported at
     the top of the destination (`Moved.imports`) when that cannot close an import cycle.
-    Raises `Refused`."""
-    reason = refusal(function)
+    `wrapper`: a kept metadata wrapper of `module`; `static`: `function` is a module-level
+    function that becomes a static method. Raises `Refused`."""
+    reason = refusal(function, static=static)
     if reason:
         raise Refused(reason)
-    self_reads, body_globals, def_globals, builtins = analyse(module, function,
-                                                              postponed=postponed)
+    self_reads, body_globals, def_globals, builtins = analyse(
+        module, function, postponed=postponed, wrapper=wrapper, static=static)
     here = module_bindings(index, source)
     there = module_bindings(index, destination) if destination else {}
     facts = index.modules.get(source)
@@ -319,7 +324,20 @@ def append_to_class(cls: cst.ClassDef, members: Sequence[cst.BaseStatement]) -> 
 
 def replace_node(module: cst.Module, old: cst.CSTNode,
                  new: cst.CSTNode | cst.RemovalSentinel) -> cst.Module:
-    """The module with one node (by identity) replaced or removed, the rest untouched."""
+    """The module with one node (by identity) replaced or removed, the rest untouched. Only the
+    top-level statement holding the node is visited (a whole big module costs seconds)."""
+    body = list(module.body)
+    for position, statement in enumerate(body):
+        if statement is old or any(node is old for node in _subtree(statement)):
+            if statement is old:
+                if isinstance(new, cst.RemovalSentinel):
+                    return module.with_changes(body=[*body[:position], *body[position + 1:]])
+                replaced: cst.CSTNode = new
+            else:
+                replaced = statement.visit(_Replace(old, new))
+            assert isinstance(replaced, cst.BaseStatement)
+            body[position] = replaced
+            return module.with_changes(body=body)
     result = module.visit(_Replace(old, new))
     assert isinstance(result, cst.Module)
     return result

@@ -186,38 +186,33 @@ class _Redirect(cst.CSTTransformer):
     """The calls at the given positions, in the holder's methods (nodes `inside`), go to
     `self.<new name>`: with the receiver as first argument when it was a name."""
 
-    METADATA_DEPENDENCIES = (PositionProvider,)
-
-    def __init__(self, positions: set[tuple[int, int]], new_name: str, pass_receiver: bool,
-                 inside: set[int]):
+    def __init__(self, starts: dict[int, tuple[int, int]], positions: set[tuple[int, int]],
+                 new_name: str, pass_receiver: bool):
         super().__init__()
+        self.starts = starts
         self.positions = positions
         self.new_name = new_name
         self.pass_receiver = pass_receiver
-        self.inside = inside
         self.selves: list[str | None] = []
         self.count = 0
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        if id(node) in self.inside:
-            params = node.params.params
-            own = params[0].name.value if params and not node.decorators else None
-            self.selves.append(own if not self.selves else self.selves[-1])
+        params = node.params.params
+        own = params[0].name.value if params and not node.decorators else None
+        self.selves.append(own if not self.selves else self.selves[-1])
         return True
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef,
                           updated_node: cst.FunctionDef) -> cst.FunctionDef:
-        if id(original_node) in self.inside:
-            self.selves.pop()
+        self.selves.pop()
         return updated_node
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
-        if id(original_node) not in self.inside or not self.selves or self.selves[-1] is None:
+        if not self.selves or self.selves[-1] is None:
             return updated_node
-        start = self.get_metadata(PositionProvider, original_node).start
+        start = self.starts.get(id(original_node))
         func = updated_node.func
-        if (start.line, start.column) not in self.positions or not isinstance(func,
-                                                                              cst.Attribute):
+        if start not in self.positions or not isinstance(func, cst.Attribute):
             return updated_node
         self.count += 1
         target = cst.Attribute(value=cst.Name(self.selves[-1]), attr=cst.Name(self.new_name))
@@ -231,13 +226,19 @@ class _Redirect(cst.CSTTransformer):
 
 
 def redirect_calls(module: cst.Module, holder: cst.ClassDef, sites: list[Site],
-                   new_name: str) -> tuple[cst.Module, int]:
-    """The module with the sites' calls (inside `holder`) redirected, and how many were."""
+                   new_name: str, wrapper: MetadataWrapper | None = None
+                   ) -> tuple[cst.Module, int]:
+    """The module with the sites' calls (inside `holder`) redirected, and how many were.
+    `wrapper`: a kept metadata wrapper of `module`; only the holder class is visited."""
     positions = {(site.line, site.col) for site in sites}
-    inside = {id(node) for node in _subtree(holder)}
-    redirect = _Redirect(positions, new_name, sites[0].receiver is not None, inside)
-    result = MetadataWrapper(module, unsafe_skip_copy=True).visit(redirect)
-    return result, redirect.count
+    wrapper = wrapper or MetadataWrapper(module, unsafe_skip_copy=True)
+    where = wrapper.resolve(PositionProvider)
+    starts = {id(node): (where[node].start.line, where[node].start.column)
+              for node in _subtree(holder) if isinstance(node, cst.Call)}
+    redirect = _Redirect(starts, positions, new_name, sites[0].receiver is not None)
+    new_holder = holder.visit(redirect)
+    body = [new_holder if statement is holder else statement for statement in module.body]
+    return module.with_changes(body=body), redirect.count
 
 
 def _subtree(node: cst.CSTNode) -> Iterator[cst.CSTNode]:

@@ -177,8 +177,10 @@ def inline(context: InjectionContext, holder: str,
             if cls_name in move.names_in(statement):
                 raise move.Refused(f"{item.cls}.{statement.name.value} names its own class")
             self_name = statement.params.params[0].name.value if statement.params.params else ""
+            kept = context.wrapper(cls_path) if cls_tree is context.module(cls_path) else None
             moved = move.move_method(index, cls_module, cls_tree, statement, holder_module,
-                                     replacement=cst.Name(self_name), postponed=postponed)
+                                     replacement=cst.Name(self_name), postponed=postponed,
+                                     wrapper=kept)
             renamer = _RenameSelf(self_name, names)
             function = moved.function.visit(renamer)
             assert isinstance(function, cst.FunctionDef)

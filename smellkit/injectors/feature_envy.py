@@ -182,7 +182,8 @@ class _Injection:
         if self_param is not None and self_param.annotation is not None:
             raise move.Refused(f"{self.method_name} annotates its self parameter")
         holder_tree, count = sites.redirect_calls(holder_tree, holder_node, self.sites,
-                                                  self.new_name)
+                                                  self.new_name,
+                                                  self.context.wrapper(self.holder_path))
         if count != len(self.sites):
             raise move.Refused(f"found {count} of the {len(self.sites)} calls to rewrite")
         if self.attribute is None and self.difficulty == "hard":
@@ -200,7 +201,8 @@ class _Injection:
             moved = move.move_method(
                 index, self.cls_module, cls_tree, function, self.holder_module,
                 replacement=replacement,
-                postponed=cls_future and move.has_future_annotations(holder_tree))
+                postponed=cls_future and move.has_future_annotations(holder_tree),
+                wrapper=self.context.wrapper(self.cls_path))
             new_function = moved.function
             if isinstance(replacement, cst.Name):
                 new_function = _with_receiver(new_function, replacement.value)
@@ -268,7 +270,7 @@ class _Injection:
         moved = move.move_method(
             self.index, self.cls_module, cls_tree, function, None,
             replacement=cst.Name(alias), postponed=future, importer=self.holder_module,
-            preamble=preamble)
+            preamble=preamble, wrapper=context.wrapper(self.cls_path))
         new_function = moved.function if self.attribute else _with_receiver(moved.function, alias)
         method_code = cst.Module(body=[move.as_method_of_class(new_function,
                                                                self.new_name)]).code
