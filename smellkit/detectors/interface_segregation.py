@@ -117,20 +117,35 @@ class InterfaceSegregation(Detector[InterfaceSegregationOptions]):
     Options = InterfaceSegregationOptions
 
     def detect(self, context: Context) -> Iterable[Finding]:
-        options = self.options
-        raising = re.compile(r"\braise\s+(?:[\w.]+\.)?(?:"
-                             + "|".join(re.escape(name) for name in options.abstract_errors)
-                             + r")\b")
-        interfaces = _interfaces(context, raising, options.abstract_errors, options.min_methods)
+        interfaces = self.interfaces(context)
         if not interfaces:
             return
-        for interface in interfaces.values():
-            self._implementers(context, interface, raising)
         _clients(context, interfaces)
         for qualname in sorted(interfaces):
             finding = self._judge(context, interfaces[qualname])
             if finding is not None:
                 yield finding
+
+    def interfaces(self, context: Context, min_methods: int | None = None) -> \
+            dict[str, Interface]:
+        """Every interface of the repository (of at least `min_methods` methods, the option by
+        default) with its implementers and what they stub; clients are not looked for."""
+        options = self.options
+        raising = re.compile(r"\braise\s+(?:[\w.]+\.)?(?:"
+                             + "|".join(re.escape(name) for name in options.abstract_errors)
+                             + r")\b")
+        interfaces = _interfaces(context, raising, options.abstract_errors,
+                                 options.min_methods if min_methods is None else min_methods)
+        for interface in interfaces.values():
+            self._implementers(context, interface, raising)
+        return interfaces
+
+    def raises(self, context: Context, definition: Definition) -> bool:
+        """The method's body only raises one of the abstract errors."""
+        raising = re.compile(r"\braise\s+(?:[\w.]+\.)?(?:"
+                             + "|".join(re.escape(name) for name in self.options.abstract_errors)
+                             + r")\b")
+        return _raises(context, definition, raising)
 
     # -- implementers -------------------------------------------------------------------------
 

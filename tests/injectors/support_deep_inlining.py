@@ -1,0 +1,92 @@
+"""Shared by the deep inlining and interface segregation injector tests: fixture repositories
+before and after, one injection at a chosen candidate, the round-trip properties, and counts on
+real code.
+
+A fixture is `tests/injectors/fixtures/<smell>/<case>/before/` (the clean repository) and
+`after_<difficulty>/` (every file the injection changes or creates, as expected).
+SMELLKIT_REGENERATE=1 rewrites the `after_` folders from the injector's output, to review with
+`git diff`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from smellkit.injectors.engine import find_candidates, inject, verify
+from smellkit.injectors.patches import apply_patch
+from smellkit.models import DIFFICULTIES, Difficulty, Injection, InjectionSkip
+from smellkit.project import Project
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SMALL = {"min-file-lines": 0}
+
+
+def load(root: Path) -> Project:
+    return Project.load(root, use_cache=False, jobs=1)
+
+
+def injected(root: Path, smell: str, difficulty: Difficulty, target: str) -> Injection:
+    """The injection at the candidate centred on `target`."""
+    project = load(root)
+    (candidate,) = [item for item in find_candidates(project, smell, options=SMALL)
+                    if item.target.qualname == target]
+    outcome = inject(project, smell, difficulty, candidate=candidate, options=SMALL)
+    assert not isinstance(outcome, InjectionSkip), outcome.reason
+    return outcome
+
+
+def smelly_files(root: Path, injection: Injection, scratch: Path) -> dict[str, str]:
+    """The text of every file the smelly patch touches, after applying it."""
+    copy = scratch / "smelly"
+    shutil.copytree(root, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    apply_patch(copy, injection.smelly_patch)
+    return {path: (copy / path).read_text(encoding="utf-8") for path in injection.files}
+
+
+def check_after(case: Path, difficulty: Difficulty, files: dict[str, str]) -> None:
+    """The changed files equal the stored `after_<difficulty>` files (or regenerate them)."""
+    after = case / f"after_{difficulty}"
+    if os.environ.get("SMELLKIT_REGENERATE"):
+        shutil.rmtree(after, ignore_errors=True)
+        for path, text in files.items():
+            target = after / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+    stored = {path.relative_to(after).as_posix(): path.read_text(encoding="utf-8")
+              for path in after.rglob("*.py")}
+    assert files == stored
+
+
+def assert_round_trip(root: Path, injection: Injection, original: Project | None = None) -> None:
+    """Compiles and imports, flagged only when smelly, restored exactly, checks flip."""
+    result = verify(root, injection, original=original)
+    assert result.compiles and result.imports is not False, result.problems
+    assert result.flagged_smelly, "the detector misses the injected smell"
+    assert not result.flagged_original, "the detector already flags the original"
+    assert result.restores_exactly, result.problems
+    assert all(item.passed for item in result.checks_original), result.checks_original
+    assert not any(item.passed for item in result.checks_smelly), result.checks_smelly
+    assert result.ok, result.problems
+
+
+def real_code(root: Path, smell: str, tries: int, verified: int) -> dict[str, dict[str, int]]:
+    """Per difficulty: candidates, injections made among the first `tries` candidates (seeded
+    order), and how many of the first `verified` of them pass every round-trip property (each
+    one that is verified must pass)."""
+    project = load(root)
+    candidates = find_candidates(project, smell, options=SMALL)
+    counts: dict[str, dict[str, int]] = {}
+    for difficulty in DIFFICULTIES:
+        made: list[Injection] = []
+        for candidate in candidates[:tries]:
+            outcome = inject(project, smell, difficulty, candidate=candidate, options=SMALL)
+            if isinstance(outcome, Injection):
+                made.append(outcome)
+        for injection in made[:verified]:
+            assert_round_trip(root, injection, original=project)
+        counts[difficulty] = {"candidates": len(candidates), "tried": min(tries,
+                                                                          len(candidates)),
+                              "injected": len(made), "verified": min(verified, len(made))}
+    return counts

@@ -1,0 +1,263 @@
+"""Deep inlining injector: before/after on a fixture shop, round trips, refusals, behaviour kept,
+and counts on real code (click, jinja2)."""
+
+from __future__ import annotations
+
+import random
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from smellkit.injectors._deep_inlining_inline import Inliner, Plan, Refused
+from smellkit.injectors._deep_inlining_sites import SiteFinder
+from smellkit.injectors.base import Edit, InjectionContext, Skip
+from smellkit.injectors.checks import evaluate
+from smellkit.injectors.deep_inlining import DeepInliningInjector
+from smellkit.injectors.engine import find_candidates, make_injector
+from smellkit.models import DIFFICULTIES, Difficulty
+from tests.injectors.support_deep_inlining import (
+    FIXTURES,
+    SMALL,
+    assert_round_trip,
+    check_after,
+    injected,
+    load,
+    real_code,
+    smelly_files,
+)
+
+SMELL = "deep_inlining"
+SHOP = FIXTURES / SMELL / "shop"
+TARGET = "shop.orders.OrderService.place"
+
+
+# -- the fixture shop, before and after ---------------------------------------------------------
+
+
+def test_candidate_says_why() -> None:
+    (candidate,) = find_candidates(load(SHOP / "before"), SMELL, options=SMALL)
+    assert candidate.target.qualname == TARGET
+    assert "depth 2 over 4 file(s)" in candidate.reason
+    assert set(candidate.files) == {"shop/orders.py", "shop/pricing.py", "shop/stock.py",
+                                    "shop/receipts.py"}
+
+
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_before_after(tmp_path: Path, difficulty: Difficulty) -> None:
+    injection = injected(SHOP / "before", SMELL, difficulty, TARGET)
+    check_after(SHOP, difficulty, smelly_files(SHOP / "before", injection, tmp_path))
+
+
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_round_trip(difficulty: Difficulty) -> None:
+    injection = injected(SHOP / "before", SMELL, difficulty, TARGET)
+    assert_round_trip(SHOP / "before", injection)
+    assert [target.location.qualname for target in injection.targets] == [TARGET]
+
+
+def test_difficulties_differ() -> None:
+    """easy: direct helpers, each step named by a comment; medium: a chain (a helper's helper
+    pasted inside it); hard: three or more helpers and the helpers still called as red
+    herrings."""
+    easy = injected(SHOP / "before", SMELL, "easy", TARGET)
+    medium = injected(SHOP / "before", SMELL, "medium", TARGET)
+    hard = injected(SHOP / "before", SMELL, "hard", TARGET)
+    assert "+        # " in easy.smelly_patch and "+        # " not in medium.smelly_patch
+    chain = {"shop.pricing.subtotal", "shop.pricing.line_total"}
+    assert chain <= {location.qualname for location in medium.locations}
+    assert len({location.qualname for location in hard.locations} - {TARGET}) >= 3
+    assert hard.red_herrings
+    assert all(location.qualname not in {item.qualname for item in hard.locations}
+               for location in hard.red_herrings)
+
+
+# -- refusals and behaviour ---------------------------------------------------------------------
+
+HELPERS = '''
+LIMIT = 3
+
+
+def classify(value):
+    """Guard clauses: pasted as if/else."""
+    if value is None:
+        return "none"
+    if value < 0:
+        label = "negative"
+        return label
+    size = "big" if value > LIMIT else "small"
+    return size + "!"
+
+
+def first_even(values):
+    for value in values:
+        if value % 2 == 0:
+            return value
+    return None
+
+
+class Base:
+    def describe(self, value):
+        kind = type(value).__name__
+        text = f"{kind}: {value}"
+        text = text.strip()
+        return text.upper()
+
+    def shout(self, value):
+        loud = str(value).upper()
+        loud = loud + "!"
+        loud = loud.strip()
+        return super().__str__() + loud
+
+
+class Child(Base):
+    def describe(self, value):
+        return "child"
+'''
+
+CALLER = '''
+from pkg.helpers import Base, classify, first_even
+
+
+def run(values):
+    labels = []
+    for value in values:
+        label = classify(value)
+        labels.append(label)
+    return labels
+
+
+def pick(values):
+    return first_even(values)
+
+
+def pick_and_keep(values):
+    found = first_even(values)
+    return found
+
+
+def clash(values, LIMIT):
+    label = classify(values[0])
+    return label, LIMIT
+
+
+class Reporter(Base):
+    def report(self, value):
+        text = self.describe(value)
+        loud = self.shout(value)
+        return text, loud
+'''
+
+
+@pytest.fixture
+def small_repo(tmp_path: Path) -> Path:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "helpers.py").write_text(textwrap.dedent(HELPERS))
+    (tmp_path / "pkg" / "caller.py").write_text(textwrap.dedent(CALLER))
+    return tmp_path
+
+
+def _sites(root: Path, caller: str) -> dict[str, Any]:
+    context = InjectionContext(load(root))
+    return {site.callee.rpartition(".")[2]: site for site in SiteFinder(context).sites(caller)}
+
+
+def test_sites_and_refusals(small_repo: Path) -> None:
+    context = InjectionContext(load(small_repo))
+    finder = SiteFinder(context)
+    assert finder.refusal("pkg.helpers.Base.describe") == \
+        "overridden in a subclass: the call dispatches"
+    assert finder.refusal("pkg.helpers.Base.shout") == "uses super"
+    assert set(_sites(small_repo, "pkg.caller.run")) == {"classify"}
+    assert set(_sites(small_repo, "pkg.caller.pick")) == {"first_even"}  # `return f()` only
+    assert _sites(small_repo, "pkg.caller.pick_and_keep") == {}  # returns inside a loop
+    assert _sites(small_repo, "pkg.caller.Reporter.report") == {}
+
+
+def test_global_read_by_pasted_code_must_not_be_a_local_of_the_caller(small_repo: Path) -> None:
+    context = InjectionContext(load(small_repo))
+    (site,) = SiteFinder(context).sites("pkg.caller.clash")
+    with pytest.raises(Refused, match="LIMIT"):
+        Inliner(context, comments=False).rewrite("pkg.caller.clash", [Plan(site)])
+
+
+def test_pasted_code_behaves_as_the_call(small_repo: Path) -> None:
+    """The guard clauses become if/else, the global is imported, and the function returns what
+    it returned before on every input."""
+    context = InjectionContext(load(small_repo))
+    finder = SiteFinder(context)
+    inliner = Inliner(context, comments=False)
+    text = context.source("pkg/caller.py")
+    for caller in ("pkg.caller.run", "pkg.caller.pick"):
+        plans = [Plan(site) for site in finder.sites(caller)]
+        rewritten = inliner.rewrite(caller, plans)
+        text = rewritten.module.code
+        context._modules["pkg/caller.py"] = rewritten.module
+        context._sources["pkg/caller.py"] = text
+    assert "classify(" not in text.split("def run")[1].split("def pick")[0]
+    assert "else:" in text
+    text = text.replace("from pkg.helpers import", "from pkg.helpers import LIMIT,", 1)
+    import sys
+
+    sys.path.insert(0, str(small_repo))
+    try:
+        original: dict[str, Any] = {}
+        exec(compile((small_repo / "pkg" / "caller.py").read_text(), "caller", "exec"),
+             original)
+        smelly: dict[str, Any] = {}
+        exec(compile(text, "smelly", "exec"), smelly)
+    finally:
+        sys.path.remove(str(small_repo))
+        for name in [name for name in sys.modules if name.startswith("pkg")]:
+            del sys.modules[name]
+    values = [None, -5, 0, 2, 3, 7, 10]
+    assert smelly["run"](values) == original["run"](values)
+    for sample in ([1, 3, 4], [1, 3], []):
+        assert smelly["pick"](sample) == original["pick"](sample)
+
+
+def test_a_function_too_small_to_read_as_deep_inlining_is_refused(small_repo: Path) -> None:
+    project = load(small_repo)
+    assert find_candidates(project, SMELL, options=SMALL) == []
+    injector = make_injector(SMELL, SMALL)
+    assert isinstance(injector, DeepInliningInjector)
+    context = InjectionContext(project)
+    from smellkit.models import Candidate
+
+    location = context.location("pkg.caller.run")
+    assert location is not None
+    site = _sites(small_repo, "pkg.caller.run")["classify"]
+    candidate = Candidate(smell=SMELL, target=location, reason="test", data={"sites": [{
+        "caller": site.caller, "callee": site.callee, "line": site.line, "form": site.form,
+        "method": site.method, "inner": []}]})
+    outcome = injector.inject(context, candidate, "easy", random.Random(0))
+    assert isinstance(outcome, Skip) and "not long, complex" in outcome.reason
+
+
+def test_checks_pass_on_the_original() -> None:
+    project = load(SHOP / "before")
+    (candidate,) = find_candidates(project, SMELL, options=SMALL)
+    edit = make_injector(SMELL, SMALL).inject(InjectionContext(project), candidate, "hard",
+                                              random.Random(1))
+    assert isinstance(edit, Edit)
+    kinds = {check.kind for check in edit.checks}
+    assert {"no_finding", "max_lines", "calls"} <= kinds
+    assert all(result.passed for result in evaluate(project, edit.checks))
+
+
+# -- real code ------------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,version", [("click", "8.1.7"), ("jinja2", "3.1.4")])
+def test_real_code(name: str, version: str) -> None:
+    """Every difficulty injects on real code, and the injections verified keep every
+    round-trip property; the counts are printed for the record (`pytest -s`)."""
+    from tests.support.pypi import sdist
+
+    counts = real_code(sdist(name, version) / "src", SMELL, tries=12, verified=1)
+    print(f"\n{SMELL} on {name} {version}: {counts}")
+    assert counts["easy"]["candidates"] >= 10
+    assert all(row["injected"] >= 1 for row in counts.values()), counts
