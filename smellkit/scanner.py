@@ -18,10 +18,10 @@ from smellkit._memory import paused_gc
 from smellkit._parallel import MIN_DEFINITIONS, Background
 from smellkit.baseline import new_findings, read_baseline
 from smellkit.graphs.stored import GraphCache
-from smellkit.locations import definition_location, module_location
 from smellkit.metrics.complexity import CodeMeasure
 from smellkit.models import (
     Finding,
+    Location,
     MetricRow,
     ScanMetrics,
     ScanResult,
@@ -52,8 +52,9 @@ class MetricTables(NamedTuple):
 
 _EARLY_SMELLS = frozenset({"duplicated_code", "deep_inlining"})
 """Detectors that need no call graph: on big code they run in a child while it is built."""
-_LATE_SMELLS = frozenset({"dead_code", "data_clumps"})
-"""Detectors run in a child next to the metric tables, so both sides take about as long."""
+_LATE_SMELLS: frozenset[str] = frozenset()
+"""Detectors run in a child next to the metric tables (none: on pandas the tables alone take
+about as long as the other detectors together)."""
 
 
 class _Detect:
@@ -78,7 +79,7 @@ def _detect_and_measure(project: Project, chosen: list[str] | None, min_severity
         -> tuple[list[Finding], MetricTables | None, Background[Any, Any]]:
     """All findings, sorted, and the metric tables. On big code two forked children share the
     work: one runs the detectors that need no call graph while it is built, the other computes
-    the metric tables (and two detectors) while the remaining detectors run here. Each side's
+    the metric tables (and the `_LATE_SMELLS`) while the remaining detectors run here. Each side's
     findings are the same as in one run: detectors are independent, and the order is a sort.
     `then` runs after the second child's work (in that child, when there is one); the caller
     joins the returned child at the end."""
@@ -129,34 +130,43 @@ def metric_tables(project: Project) -> MetricTables:
 
 
 def collect_metrics(project: Project, tables: MetricTables | None = None) -> ScanMetrics:
-    """Metric rows for every module, class and function, in path then line order."""
+    """Metric rows for every module, class and function, in path then line order.
+
+    The rows are built without validation (`model_construct`): every value comes typed from
+    the facts and the metric tables, and on a large repository validating the tens of thousands
+    of rows and locations again costs more than computing them."""
     index = project.index
     per_class, per_method, per_function, per_module = tables or metric_tables(project)
+    row, location = MetricRow.model_construct, Location.model_construct
     modules: list[MetricRow] = []
     classes: list[MetricRow] = []
     functions: list[MetricRow] = []
     for facts in sorted(project.files, key=lambda item: item.path):
+        path = facts.path
         values = _measure_values(facts.measure)
         values["mi"] = round(facts.measure.mi, 2)
         if facts.module in per_module:
             values.update(per_module[facts.module]._asdict())
-        modules.append(MetricRow(location=module_location(facts), values=values))
+        modules.append(row(location=location(
+            path=path, qualname=facts.module, kind="module", start_line=1,
+            end_line=max(1, facts.measure.loc)), values=values))
         for definition in facts.definitions:
             if definition.measure is None or index.definitions.get(definition.qualname) \
                     is not definition:
                 continue
             values = _measure_values(definition.measure)
+            qualname = definition.qualname
+            here = location(path=path, qualname=qualname, kind=definition.kind,
+                            start_line=definition.start_line, end_line=definition.end_line)
             if definition.kind == "class":
-                if definition.qualname in per_class:
-                    values.update(per_class[definition.qualname]._asdict())
-                classes.append(MetricRow(location=definition_location(facts, definition),
-                                         values=values))
+                if qualname in per_class:
+                    values.update(per_class[qualname]._asdict())
+                classes.append(row(location=here, values=values))
             else:
                 for table in (per_function, per_method):
-                    if definition.qualname in table:
-                        values.update(table[definition.qualname]._asdict())
-                functions.append(MetricRow(location=definition_location(facts, definition),
-                                           values=values))
+                    if qualname in table:
+                        values.update(table[qualname]._asdict())
+                functions.append(row(location=here, values=values))
     return ScanMetrics(modules=tuple(modules), classes=tuple(classes),
                        functions=tuple(functions))
 
