@@ -65,6 +65,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         gone = item.nodeid in exact or any(fnmatch.fnmatchcase(item.nodeid, p) for p in patterns)
         (drop if gone else keep).append(item)
+    for item in drop:
+        _write({"event": "deselected", "nodeid": item.nodeid})
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep

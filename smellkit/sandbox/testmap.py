@@ -122,7 +122,8 @@ def build_test_map(spec: RepoSpec, env: Environment, checkout: Path, runner: Run
         variables = {**env.env_for(tree), "PYTHONHASHSEED": str(seed)}
         first, lines = _coverage_run(spec, env, tree, variables, runner)
         broken = {nodeid for nodeid, outcome in first.items() if outcome.status != "passed"}
-        second = _plain_run(spec, env, tree, variables, runner, sorted(broken))
+        second = _plain_run(spec, env, tree, variables, runner,
+                            [*spec.exclude_tests, *sorted(broken)])
         result = _assemble(spec, Path(checkout), first, second, lines)
     result = result.model_copy(update={"repo": spec.name, "revision": spec.revision, "key": key,
                                        "seconds": round(time.perf_counter() - started, 2)})
@@ -180,7 +181,7 @@ def _until_done(spec: RepoSpec, env: Environment, tree: Path, variables: Mapping
                                             contexts=coverage, deselect=[*deselect, *hung]),
                             timeout=spec.timeouts.map, mounts=env.mounts())
         outcomes, unfinished = read_outcomes(run_dir.results)
-        if not outcomes and not hung:
+        if not any(o.status != "deselected" for o in outcomes.values()) and not hung:
             run_dir.remove()
             raise SandboxError(f"the test command ran no tests: {result.describe(15)}",
                                path=spec.spec_path, hint="check test-command, tests-path and "
@@ -203,7 +204,8 @@ def _coverage_run(spec: RepoSpec, env: Environment, tree: Path, variables: Mappi
     node ids that ran each line."""
     from coverage import CoverageData
 
-    outcomes, run_dir = _until_done(spec, env, tree, variables, runner, [], coverage=True)
+    outcomes, run_dir = _until_done(spec, env, tree, variables, runner,
+                                    list(spec.exclude_tests), coverage=True)
     try:
         data_file = run_dir.path / "coverage.db"
         if not data_file.is_file():

@@ -31,7 +31,7 @@ class NodeOutcome(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    status: str  # passed | failed | error | skipped | xfailed | timeout | hung | not-run
+    status: str  # passed failed error skipped xfailed timeout hung deselected not-run
     message: str = ""
     seconds: float = 0.0
 
@@ -158,6 +158,7 @@ def read_outcomes(results: Path) -> tuple[dict[str, NodeOutcome], list[str]]:
     started: list[str] = []
     ended: set[str] = set()
     collect_errors: dict[str, str] = {}
+    deselected: list[str] = []
     try:
         lines = results.read_text(encoding="utf-8").splitlines()
     except OSError:
@@ -175,9 +176,12 @@ def read_outcomes(results: Path) -> tuple[dict[str, NodeOutcome], list[str]]:
             ended.add(nodeid)
         elif event == "report":
             reports.setdefault(nodeid, []).append(record)
+        elif event == "deselected":
+            deselected.append(nodeid)
         elif event == "collect-error":
             collect_errors[nodeid] = str(record.get("message", ""))
-    outcomes = {nodeid: _combine(records) for nodeid, records in reports.items()}
+    outcomes = {nodeid: NodeOutcome(status="deselected") for nodeid in deselected}
+    outcomes.update((nodeid, _combine(records)) for nodeid, records in reports.items())
     for nodeid, message in collect_errors.items():
         outcomes[nodeid] = NodeOutcome(status="error", message=f"collection error: {message}")
     unfinished = [nodeid for nodeid in started if nodeid not in ended]

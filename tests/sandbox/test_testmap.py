@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -164,3 +165,16 @@ def test_a_run_that_dies_is_rerun_without_the_test_it_died_in(
     assert result.dropped[f"{SHAPES}::test_square_area"].startswith("hung")
     assert f"{SHAPES}::test_describe" in result.tests
     assert os.environ.get("SMELLKIT_KILL_AT") is None
+
+
+def test_excluded_tests_are_never_run(tiny_spec: RepoSpec, tiny_env: Environment,
+                                      tiny_checkout: Path, tmp_path: Path) -> None:
+    # No per-test limit to save the run: had test_hangs run, the map would take minutes.
+    spec = tiny_spec.model_copy(update={
+        "exclude_tests": ("*::test_hangs",),
+        "timeouts": tiny_spec.timeouts.model_copy(update={"per_test": 600, "map": 600})})
+    started = time.monotonic()
+    result = build_test_map(spec, tiny_env, tiny_checkout, cache_dir=tmp_path)
+    assert time.monotonic() - started < 60
+    assert result.dropped[f"{UTIL}::test_hangs"] == "excluded by exclude-tests (*::test_hangs)"
+    assert f"{SHAPES}::test_total_area[sides1]" in result.tests
