@@ -102,3 +102,14 @@ def module_level_names(facts: FileFacts) -> set[str]:
     return {item.target.id for item in facts.assignments
             if item.scope == facts.module and isinstance(item.target, Name)
             and not isinstance(item.value, DefRef)}
+
+
+def absolute_module(tree: cst.Module, node: cst.ImportFrom, module: str, package: bool) -> str:
+    """The absolute module a `from` import names, written in `module` (a package's
+    `__init__` when `package`)."""
+    spec = tree.code_for_node(node.module) if node.module is not None else ""
+    if not node.relative:
+        return spec
+    parts = module.split(".")
+    parts = parts[:len(parts) - len(node.relative) + (1 if package else 0)]
+    return ".".join([*parts, spec] if spec else parts)

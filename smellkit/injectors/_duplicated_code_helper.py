@@ -149,7 +149,7 @@ def add_imports(result: cst.Module, original: cst.Module, position: int,
         small = statement.body[0]
         if not isinstance(small, cst.ImportFrom) or isinstance(small.names, cst.ImportStar):
             continue
-        source = _absolute(original, small, module, package)
+        source = edit.absolute_module(original, small, module, package)
         same = [text.partition(" import ")[2] for item, text in rest if item == source]
         if not same:
             continue
@@ -173,16 +173,6 @@ def add_imports(result: cst.Module, original: cst.Module, position: int,
                      for small in statement.body)), default=position)
     return edit.insert_top(result, after, [edit.statement(original, text, 0)
                                            for text in merged([text for _, text in rest])])
-
-
-def _absolute(tree: cst.Module, node: cst.ImportFrom, module: str, package: bool) -> str:
-    """The absolute module a `from` import names, written in `module`."""
-    spec = tree.code_for_node(node.module) if node.module is not None else ""
-    if not node.relative:
-        return spec
-    parts = module.split(".")
-    parts = parts[:len(parts) - len(node.relative) + (1 if package else 0)]
-    return ".".join([*parts, spec] if spec else parts)
 
 
 def merged(imports: list[str]) -> list[str]:

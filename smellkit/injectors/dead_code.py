@@ -28,6 +28,7 @@ import libcst as cst
 from smellkit.detectors._usage import is_test_path
 from smellkit.injectors import _dead_code_cst as edit
 from smellkit.injectors._dead_code_checks import dead_findings
+from smellkit.injectors._dead_code_cst import absolute_module
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
 from smellkit.models import Candidate, Difficulty, StructuralCheck
 
@@ -182,7 +183,8 @@ class DeadCodeInjector(Injector[InjectorOptions]):
             body=function.body.with_changes(body=[*body, tail]))
         replacements: dict[cst.CSTNode, cst.CSTNode] = {function: new_function}
         if reference.style == "name":
-            found = _import_statement(tree, g_name)
+            found = _import_statement(tree, g_name, index.module_of[plan.g], a_module,
+                                      index.modules[a_module].is_package)
             if found is None:
                 return Skip(f"the import of `{g_name}` in {plan.a} is not a top-level statement")
             line, node = found
@@ -329,14 +331,15 @@ def _first_call(function: cst.FunctionDef, reference: _Reference, name: str) -> 
     return visitor.found[0] if visitor.found else None
 
 
-def _import_statement(tree: cst.Module,
-                      name: str) -> tuple[cst.SimpleStatementLine, cst.ImportFrom] | None:
-    """The top-level `from ... import name` statement (unaliased) of the module."""
+def _import_statement(tree: cst.Module, name: str, source: str, module: str,
+                      package: bool) -> tuple[cst.SimpleStatementLine, cst.ImportFrom] | None:
+    """The top-level `from source import name` statement (unaliased) of the module."""
     for line in tree.body:
         if not isinstance(line, cst.SimpleStatementLine):
             continue
         for small in line.body:
             if (isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar)
+                    and absolute_module(tree, small, module, package) == source
                     and any(isinstance(alias.name, cst.Name) and alias.name.value == name
                             and alias.asname is None for alias in small.names)):
                 return line, small
