@@ -14,6 +14,8 @@ _EXPORTS = {
     "Project": "smellkit.project",
     "Survey": "smellkit.project",
     "ProjectConfig": "smellkit.config",
+    "RepoSpec": "smellkit.config",
+    "load_repo_spec": "smellkit.config",
     "scan": "smellkit.scanner",
     "Index": "smellkit.graphs.index",
     "FileFacts": "smellkit.facts",
@@ -28,11 +30,12 @@ _EXPORTS = {
 
 __all__ = [
     "ConfigError", "Diagnostic", "FileFacts", "Finding", "Index", "Location", "Project",
-    "ProjectConfig", "ProjectError", "ScanResult", "SmellkitError", "Survey", "__version__", "scan",
+    "ProjectConfig", "ProjectError", "RepoSpec", "ScanResult", "SmellkitError", "Survey",
+    "__version__", "load_repo_spec", "scan",
 ]
 
 if TYPE_CHECKING:
-    from smellkit.config import ProjectConfig
+    from smellkit.config import ProjectConfig, RepoSpec, load_repo_spec
     from smellkit.errors import ConfigError, ProjectError, SmellkitError
     from smellkit.facts import FileFacts
     from smellkit.graphs.index import Index

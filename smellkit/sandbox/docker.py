@@ -25,7 +25,7 @@ INSTALL_HINT = "install the extra: pip install 'smellkit[docker]'"
 def docker_client() -> Any:
     """A connected docker SDK client, or SandboxError saying why there is none."""
     try:
-        import docker  # type: ignore[import-untyped,unused-ignore]
+        import docker
     except ImportError as error:
         raise SandboxError("the docker SDK is not installed", hint=INSTALL_HINT) from error
     try:
