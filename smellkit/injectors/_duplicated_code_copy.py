@@ -234,3 +234,31 @@ def wrapper(module: cst.Module, name: str, target: str) -> cst.BaseStatement:
                                  f"    return {target}(*args, **kwargs)\n",
                                  config=module.config_for_parsing)
     return parsed.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+
+
+def matches_as_clone(original: cst.FunctionDef, copy: cst.FunctionDef) -> bool:
+    """Whether the clone detector's type-2 hash of the copy equals the original's: bodies that
+    repeat one or two statement forms are compared exactly, so renaming can hide a copy."""
+    from smellkit.project import FileProblem, SourceFile, parse_file
+
+    first = cst.Module(body=[original.with_changes(leading_lines=())]).code
+    second = cst.Module(body=[copy.with_changes(leading_lines=())]).code
+    start = first.count("\n") + 3
+    text = f"{first}\n\n{second}"
+    facts = parse_file(SourceFile("copy.py", "copy.py", "copy", False), text.encode(), 1 << 30)
+    if isinstance(facts, FileProblem):
+        return False
+    spans = memoryview(facts.fingerprints.spans).cast("i")
+    normal = memoryview(facts.fingerprints.normal).cast("q")
+    firsts = {spans[2 * index]: normal[index] for index in range(len(normal))}
+    return 1 in firsts and start in firsts and firsts[1] == firsts[start]
+
+
+def renamed_copy(node: cst.FunctionDef, name: str, mapping: dict[str, str]) -> cst.FunctionDef:
+    """The copy with `mapping` applied when the detector still matches it as a clone (renaming
+    is what makes it type 2), else the verbatim copy: a hidden copy would be no case at all."""
+    if mapping:
+        renamed = copy_of(node, name, mapping)
+        if matches_as_clone(node, renamed):
+            return renamed
+    return copy_of(node, name, {})

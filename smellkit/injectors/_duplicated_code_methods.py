@@ -114,9 +114,7 @@ def place_method(context: InjectionContext, helper: helping.Helper, cls: str,
         imports = needed
         mapping = {} if role == "copy" else copying.new_names(
             helper.locals_, context.module(helper.path).code_for_node(helper.node))
-        if role == "renamed" and not mapping:
-            return Skip(f"`{helper.qualname}` has no local variable to rename")
-        added = copying.copy_of(helper.node, helper.name, mapping)
+        added = copying.renamed_copy(helper.node, helper.name, mapping)
     added = added.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
     body = node.body.with_changes(body=[*node.body.body, added])
     result = edit.replace(tree, {node: node.with_changes(body=body)})

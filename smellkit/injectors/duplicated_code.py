@@ -5,8 +5,9 @@ three callers, some of them in other modules. The injection copies `h` into call
 points their calls at the copy, so the code that lived once now lives several times:
 
 - easy (2 files): one verbatim copy (`_h`) in one caller module.
-- medium (3 files): two copies in two caller modules, the second with its local variables
-  renamed (a type-2 clone that exact-match search misses).
+- medium (3 files): two copies in two caller modules, the second with its local variables (and
+  the parameters its callers never name) renamed: a type-2 clone that exact-match search misses
+  (verbatim when renaming would hide it from the detector's type-2 hash).
 - hard (4 files): the two copies, plus a third caller module whose calls go through a private
   wrapper of the same name that only delegates to `h`: the red herring, a look-alike that is
   not a copy.
@@ -259,11 +260,9 @@ def _place(context: InjectionContext, helper: helping.Helper, module: str,
         mapping = {} if role == "copy" else copying.new_names(
             [*helper.locals_, *_renamable_params(helper.node, calls)],
             context.module(helper.path).code_for_node(helper.node))
-        if role == "renamed" and not mapping:
-            return Skip(f"`{helper.name}` has nothing to rename safely")
         if tree.default_indent != context.module(helper.path).default_indent:
             return Skip(f"{facts.path} and {helper.path} indent differently")
-        added = copying.copy_of(helper.node, name, mapping)
+        added = copying.renamed_copy(helper.node, name, mapping)
     replacements: dict[cst.CSTNode, cst.CSTNode] = {
         call: call.with_changes(func=cst.Name(name)) for call in calls}
     imports = _reuse_import(tree, position, names, calls, helper.module, imports, replacements)

@@ -190,6 +190,25 @@ def test_a_method_using_super_or_mangled_names_stays(tmp_path: Path) -> None:
         assert "super" in outcome.reason or "name-mangled" in outcome.reason
 
 
+def test_a_renaming_that_would_hide_the_copy_is_not_made() -> None:
+    """A body of two statement forms is hashed exactly by the detector: renamed, it would not
+    be reported, so the copy stays verbatim."""
+    from smellkit.injectors._duplicated_code_copy import matches_as_clone, renamed_copy
+
+    short = cst.ensure_type(cst.parse_statement(
+        "def visit(self, node):\n    self.write('{')\n    for idx, item in enumerate(node):\n"
+        "        if idx:\n            self.write(', ')\n        self.visit(item.key)\n"
+        "        self.write(': ')\n        self.visit(item.value)\n    self.write('}')\n"),
+        cst.FunctionDef)
+    mapping = {"idx": "position", "item": "entry"}
+    copy = renamed_copy(short, "visit", mapping)
+    assert "position" not in cst.Module(body=[copy]).code and matches_as_clone(short, copy)
+    varied = short.with_changes(body=short.body.with_changes(body=[
+        *short.body.body, cst.parse_statement("return len(node)\n")]))
+    copy = renamed_copy(varied, "visit", mapping)
+    assert "position" in cst.Module(body=[copy]).code and matches_as_clone(varied, copy)
+
+
 # -- real code -------------------------------------------------------------------------------
 
 MINIMUM = {("click", "easy"): 2, ("click", "medium"): 2, ("click", "hard"): 1,
