@@ -12,6 +12,7 @@ only on the spec, the seed and the options, never on timing or on where a previo
 from __future__ import annotations
 
 import hashlib
+import shutil
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -42,7 +43,8 @@ from smellkit.models import (
 Progress = Callable[[str, int, "int | None"], None]
 """Called as `progress(description, done, total)`; total None while a stage has no count."""
 RunnerName = Literal["local", "docker"]
-SpecInput = "Path | str | RepoSpec"
+SpecInput = Path | str | RepoSpec
+"""A repo spec: its file, or the loaded model."""
 
 
 def _quiet(description: str, done: int, total: int | None) -> None:
@@ -89,7 +91,7 @@ class _Run:
         self.timings[stage] = self.timings.get(stage, 0.0) + time.perf_counter() - started
 
 
-def build(spec: Path | str | RepoSpec | Sequence[Path | str | RepoSpec], out_dir: Path | str, *,
+def build(spec: SpecInput | Sequence[SpecInput], out_dir: Path | str, *,
           seed: int = 0, jobs: int = 2, per_cell: int = 3, spare: int = 1,
           max_tries: int = 12, runner: RunnerName | None = None,
           smells: Sequence[str] | None = None, difficulties: Sequence[str] | None = None,
@@ -133,7 +135,7 @@ def build(spec: Path | str | RepoSpec | Sequence[Path | str | RepoSpec], out_dir
     return _export(run, chosen_smells, per_cell=per_cell, harbor=harbor, started=started)
 
 
-def _load(run: _Run, item: Path | str | RepoSpec) -> RepoSpec | None:
+def _load(run: _Run, item: SpecInput) -> RepoSpec | None:
     if isinstance(item, RepoSpec):
         return item
     try:
@@ -145,7 +147,7 @@ def _load(run: _Run, item: Path | str | RepoSpec) -> RepoSpec | None:
         return None
 
 
-def _build_repo(run: _Run, item: Path | str | RepoSpec, cache: Path, smells: Sequence[str],
+def _build_repo(run: _Run, item: SpecInput, cache: Path, smells: Sequence[str],
                 difficulties: Sequence[Difficulty], *, jobs: int, per_cell: int, spare: int,
                 max_tries: int, runner: RunnerName | None, test_limit: int,
                 options: Mapping[str, Mapping[str, Any]]) -> None:
@@ -366,8 +368,6 @@ def _export(run: _Run, smells: Sequence[str], *, per_cell: int, harbor: bool,
             for stale in harbor_dir.iterdir():
                 if stale.is_dir() and stale.name not in wanted and \
                         (stale / "task.toml").is_file():
-                    import shutil
-
                     shutil.rmtree(stale)
         for number, case in enumerate(chosen, start=1):
             spec, checkout = run.specs[case.repo]

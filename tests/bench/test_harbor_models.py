@@ -79,7 +79,7 @@ def _harbor_python() -> Path:
             python = str(found)  # installed by pyenv but not on PATH
     if python is None:
         pytest.skip("harbor needs Python >= 3.12 and neither python3.12 nor python3.13 runs here")
-    venv = data_dir() / f"harbor-venv-{Path(python).name}"
+    venv = data_dir() / f"harbor-venv-{Path(python).resolve().parent.parent.name}"
     with open(data_dir() / ".harbor-venv.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (venv / ".complete").exists():

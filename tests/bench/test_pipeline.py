@@ -114,15 +114,6 @@ def test_harbor_tasks_hide_the_tests_from_the_environment(
     assert report.harbor_tasks == 4
 
 
-def test_same_seed_twice_gives_the_same_dataset(built: tuple[Path, BuildReport],
-                                                tmp_path: Path) -> None:
-    out, _ = built
-    again = build([FIXTURES / "calc.toml"], tmp_path, per_cell=2, spare=0, jobs=1,
-                  cache_dir=bench_cache(), backend=fakes.backend())
-    assert (tmp_path / "dataset.jsonl").read_bytes() == (out / "dataset.jsonl").read_bytes()
-    assert again.reused == 0
-
-
 def test_interrupted_build_resumes_to_the_same_dataset(built: tuple[Path, BuildReport],
                                                        tmp_path: Path) -> None:
     out, _ = built
@@ -143,6 +134,7 @@ def test_interrupted_build_resumes_to_the_same_dataset(built: tuple[Path, BuildR
 
 def test_killed_process_resumes_to_the_same_dataset(built: tuple[Path, BuildReport],
                                                     tmp_path: Path) -> None:
+    """Also the same-seed check: nothing is shared with the first build but the environment."""
     out, _ = built
     env = {**os.environ, "BENCH_OUT": str(tmp_path), "BENCH_CACHE": str(bench_cache()),
            "BENCH_SLOW": "0.5"}
