@@ -12,23 +12,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from smellkit.errors import SmellkitError
 from smellkit.facts import Name as NameExpr
+from smellkit.injectors._deep_inlining_exits import Refused, exits
 
 if TYPE_CHECKING:
     from smellkit.injectors._deep_inlining_sites import Site
     from smellkit.injectors.base import InjectionContext
 
 _LITERAL_NAMES = frozenset({"None", "True", "False"})
-
-
-class Refused(SmellkitError):
-    """An inlining that cannot be made without risking a change of behaviour."""
 
 
 @dataclass
@@ -46,6 +42,8 @@ class Rewritten:
     needs: dict[str, tuple[str, str]]
     """Global name read by pasted code -> (module it was read in, what it means there)."""
     inlined: list[str]
+    renamed: bool = False
+    """Some parameter or local of a pasted body was renamed or bound to a new local."""
 
 
 # -- names --------------------------------------------------------------------------------------
@@ -164,6 +162,7 @@ class Inliner:
         self.index = context.index
         self.comments = comments
         self._positions: dict[str, dict[int, cst.SimpleStatementLine]] = {}
+        self.renamed = False
 
     def _lines(self, qualname: str,
                function: cst.FunctionDef) -> dict[int, cst.SimpleStatementLine]:
@@ -213,6 +212,7 @@ class Inliner:
         replacements: dict[int, list[cst.BaseStatement]] = {}
         needs: dict[str, tuple[str, str]] = {}
         inlined: list[str] = []
+        self.renamed = False
         for plan in plans:
             statement = lines.get(plan.site.line)
             if statement is None or len(statement.body) != 1:
@@ -230,7 +230,7 @@ class Inliner:
         new_function = function.visit(_Replace(replacements))
         assert isinstance(new_function, cst.FunctionDef)
         new_module = self._replace(module, qualname, new_function)
-        return Rewritten(new_module, new_function, needs, inlined)
+        return Rewritten(new_module, new_function, needs, inlined, self.renamed)
 
     def _replace(self, module: cst.Module, qualname: str,
                  function: cst.FunctionDef) -> cst.Module:
@@ -285,6 +285,8 @@ class Inliner:
             if name in host_names or name in renames.values():
                 renames[name] = fresh(name, taken)
                 taken.add(renames[name])
+        if bindings or renames:
+            self.renamed = True
         clash = sorted(set(needs) & (host_bound | set(renames.values())))
         if clash:
             raise Refused(f"{callee} reads the global {clash[0]}, a local name where it is "
@@ -293,7 +295,7 @@ class Inliner:
             cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(
                 renames.get(name, name)))], value)]) for name, value in bindings]
         pasted = [_rename(item, renames) for item in body]
-        new.extend(_exits(pasted, form, statement))  # type: ignore[arg-type]
+        new.extend(exits(pasted, form, statement))  # type: ignore[arg-type]
         if not new:
             new = [cst.SimpleStatementLine([cst.Pass()])]
         leading = list(statement.leading_lines)
@@ -422,103 +424,6 @@ def _call(statement: cst.SimpleStatementLine) -> tuple[cst.Call, str]:
     if isinstance(small, cst.Return) and isinstance(small.value, cst.Call):
         return small.value, "return"
     raise Refused("not a call statement")
-
-
-def _exits(body: Sequence[cst.BaseStatement], form: str,
-           statement: cst.SimpleStatementLine) -> list[cst.BaseStatement]:
-    """The pasted body with its returns turned into what the call statement did with the
-    value: kept for `return f()`, else assigned or dropped, guard clauses becoming if/else."""
-    if form == "return":
-        out = list(body)
-        if not (out and _returns_last(out[-1])):
-            out.append(cst.SimpleStatementLine([cst.Return(cst.Name("None"))]))
-        return out
-    small = statement.body[0]
-
-    def make(value: cst.BaseExpression | None) -> list[cst.BaseStatement]:
-        if form == "assign":
-            assert isinstance(small, cst.Assign)
-            target = small.targets[0].target
-            if isinstance(target, cst.Name) and isinstance(value, cst.Name) and \
-                    target.value == value.value:
-                return []  # `x = x`: the value is already where the caller wants it
-            return [cst.SimpleStatementLine([small.with_changes(
-                value=value if value is not None else cst.Name("None"))])]
-        if value is None or isinstance(value, (cst.Name, cst.SimpleString, cst.Integer,
-                                                cst.Float)):
-            return []
-        return [cst.SimpleStatementLine([cst.Expr(value)])]
-
-    return _single_exit(list(body), make)
-
-
-def _returns_last(statement: cst.BaseStatement) -> bool:
-    return isinstance(statement, cst.SimpleStatementLine) and \
-        isinstance(statement.body[-1], cst.Return)
-
-
-class _HasReturn(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.found = False
-
-    def visit_Return(self, node: cst.Return) -> None:
-        self.found = True
-
-
-def _has_return(node: cst.CSTNode) -> bool:
-    visitor = _HasReturn()
-    node.visit(visitor)
-    return visitor.found
-
-
-def _block(statements: list[cst.BaseStatement]) -> cst.IndentedBlock:
-    return cst.IndentedBlock(body=statements or [cst.SimpleStatementLine([cst.Pass()])])
-
-
-def _single_exit(body: list[cst.BaseStatement], make: Any) -> list[cst.BaseStatement]:
-    """Mirror of the site finder's guard rule: a return ends a path; a top-level `if` whose
-    branch returns takes the rest of the body as its `else`."""
-    out: list[cst.BaseStatement] = []
-    for position, statement in enumerate(body):
-        if _returns_last(statement):
-            assert isinstance(statement, cst.SimpleStatementLine)
-            *before, last = statement.body
-            assert isinstance(last, cst.Return)
-            made = make(last.value)
-            if before:
-                out.append(statement.with_changes(body=before))
-            elif made:
-                made[0] = made[0].with_changes(leading_lines=statement.leading_lines)
-            out.extend(made)
-            return out
-        if not _has_return(statement):
-            out.append(statement)
-            continue
-        if not isinstance(statement, cst.If) or not isinstance(statement.body,
-                                                                cst.IndentedBlock):
-            raise Refused("returns inside a loop, with or try block")
-        branch = _single_exit(list(statement.body.body), make)
-        orelse = statement.orelse
-        if orelse is None:
-            rest = _single_exit(body[position + 1:], make)
-            out.append(statement.with_changes(
-                body=statement.body.with_changes(body=branch or [cst.SimpleStatementLine(
-                    [cst.Pass()])]),
-                orelse=cst.Else(body=_block(rest)) if rest else None))
-            return out
-        new_orelse: cst.BaseStatement | cst.Else
-        if isinstance(orelse, cst.If):
-            (new_orelse,) = _single_exit([orelse], make)
-        elif isinstance(orelse.body, cst.IndentedBlock):
-            new_orelse = orelse.with_changes(body=_block(_single_exit(
-                list(orelse.body.body), make)))
-        else:
-            raise Refused("a one-line else")
-        out.append(statement.with_changes(body=_block(branch).with_changes(
-            header=statement.body.header, footer=statement.body.footer), orelse=new_orelse))
-        return out
-    out.extend(make(None))
-    return out
 
 
 def _describe(function: cst.FunctionDef) -> str:

@@ -27,7 +27,8 @@ from pydantic import Field
 from smellkit.detectors._usage import is_test_path
 from smellkit.detectors.deep_inlining import DeepInlining, DeepInliningOptions, is_generated
 from smellkit.facts import extract
-from smellkit.injectors._deep_inlining_inline import Inliner, Plan, Refused, meaning, names_of
+from smellkit.injectors._deep_inlining_exits import Refused
+from smellkit.injectors._deep_inlining_inline import Inliner, Plan, meaning, names_of
 from smellkit.injectors._deep_inlining_sites import Site, SiteFinder
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
 from smellkit.models import Candidate, Difficulty, StructuralCheck
@@ -106,7 +107,7 @@ class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
                 reasons.append(error.message)
                 continue
             chosen = trial
-            if not _enough(context, difficulty, chosen, path):
+            if not _enough(context, difficulty, chosen, path, rewritten.renamed):
                 continue
             try:
                 text = _with_imports(path, rewritten.module, imports)
@@ -118,9 +119,10 @@ class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
         if not chosen:
             return Skip("no helper could be inlined: " + "; ".join(sorted(set(reasons))[:3]))
         if last is None:
-            return Skip(f"{difficulty} needs {_MIN_HELPERS[difficulty]} helper(s)"
-                        + (" and a chain of depth 2 or two other files" if difficulty == "medium"
-                           else "") + f"; only {len(chosen)} could be inlined")
+            extra = " and some indirection (a chain, another file or renamed parameters)" \
+                if difficulty == "medium" else ""
+            return Skip(f"{difficulty} needs {_MIN_HELPERS[difficulty]} helper(s){extra}; only "
+                        f"{len(chosen)} could be inlined")
         text, inlined, function, imported = last
         if not _flagged(context, path, qualname, text):
             return Skip("even with every inlinable helper pasted in, the function is not long, "
@@ -179,13 +181,13 @@ def _files(context: InjectionContext, plans: Sequence[Plan], path: str) -> set[s
 
 
 def _enough(context: InjectionContext, difficulty: Difficulty, chosen: Sequence[Plan],
-            path: str) -> bool:
+            path: str, renamed: bool) -> bool:
     helpers = len(_flatten(chosen))
     if helpers < _MIN_HELPERS[difficulty]:
         return False
-    if difficulty == "medium":
+    if difficulty == "medium":  # indirection: a chain, another file, or renamed parameters
         return any(_depth(plan) >= 2 for plan in chosen) or \
-            len(_files(context, chosen, path)) >= 3
+            len(_files(context, chosen, path)) >= 2 or renamed
     return True
 
 

@@ -69,19 +69,26 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
             path = context.path_of(qualname)
             if path is None or is_test_path(path) or qualname in found:
                 continue
+            decorators = getattr(index.definitions.get(qualname), "decorators", ())
+            if any(decorator.rpartition(".")[2] == "runtime_checkable"
+                   for decorator in decorators):
+                continue  # isinstance() checks its methods: adding one changes behaviour
             order = index.mro(qualname)
             if any(base not in index.classes and base not in _NEUTRAL for base in order[1:]):
                 continue  # a base from outside may define anything
             implementers = sorted(interface.implementers)
             if len(implementers) < 2:
                 continue
-            family = index.descendants(qualname) + order
+            family = sorted({ancestor for cls in index.descendants(qualname)
+                             for ancestor in index.mro(cls)} | set(order))
+            attributes = {attribute.name for cls in family
+                          for attribute in getattr(index.classes.get(cls), "attributes", ())}
             donors: dict[str, list[str]] = {}
             for donor in implementers:
                 others = [cls for cls in family
                           if cls != donor and donor not in index.mro(cls)]
                 own = [name for name, child in sorted(index.children.get(donor, {}).items())
-                       if _role_method(context, child, name, strings)
+                       if _role_method(context, child, name, strings) and name not in attributes
                        and not any(name in index.children.get(cls, {}) for cls in others)]
                 if own:
                     donors[donor] = own[:MAX_HOISTED]
@@ -104,7 +111,6 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
 
     def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
                rng: random.Random) -> Edit | Skip:
-        index = context.index
         interface = candidate.target.qualname
         size = len(candidate.data["methods"])
         donors: dict[str, list[str]] = candidate.data["donors"]
@@ -127,7 +133,7 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
                 reasons.append(stubbed)
                 continue
             inheriting = [cls for cls in implementers
-                          if any(ancestor in stubbed for ancestor in index.mro(cls))]
+                          if _gets_stubs(context, cls, interface, methods, stubbed)]
             if len(inheriting) < 2:
                 reasons.append(f"only {len(inheriting)} implementer(s) besides {donor} would "
                                "stub the role")
@@ -170,6 +176,21 @@ def _stub_classes(context: InjectionContext, interface: str, implementers: list[
             return f"{cls} sets an attribute named like a method to fold in"
         chosen.append(cls)
     return chosen
+
+
+def _gets_stubs(context: InjectionContext, cls: str, interface: str, methods: list[str],
+                stubbed: list[str]) -> bool:
+    """Whether every method reaches this implementer from a stubbed class (its own stubs or
+    inherited ones), not from a real definition in between."""
+    index = context.index
+    order = index.mro(cls)
+    below = order[:order.index(interface)] if interface in order else order
+    for name in methods:
+        provider = next((ancestor for ancestor in below if ancestor in stubbed
+                         or name in index.children.get(ancestor, {})), None)
+        if provider not in stubbed:
+            return False
+    return True
 
 
 def _edit(context: InjectionContext, interface: str, donor: str, methods: list[str],
@@ -234,6 +255,12 @@ def _edit(context: InjectionContext, interface: str, donor: str, methods: list[s
             mixins.append((mixin, module_name))
             involved.extend(f"{module_name}.{mixin}.{name}" for name in group)
         for cls in stubbed:
+            if any(base not in index.classes and base not in _NEUTRAL
+                   for base in index.bases(cls)):  # NamedTuple, Enum...: stubs in the body
+                class_edit(cls).methods.extend(
+                    f"def {name}({signatures[name][1]}):\n    raise NotImplementedError\n"
+                    for name in methods)
+                continue
             class_edit(cls).mixins.extend(mixin for mixin, _ in mixins)
             edits[context.path_of(cls) or ""].imports.extend(
                 f"from {module_name} import {mixin}" for mixin, module_name in mixins)
