@@ -157,7 +157,8 @@ def add_imports(result: cst.Module, original: cst.Module, position: int,
                  for alias in small.names]
         spec = "." * len(small.relative) + (
             original.code_for_node(small.module) if small.module is not None else "")
-        (text,) = merged([f"from {spec} import {name}" for name in [*names, *same]])
+        (text,) = merged([f"from {spec} import {name}"
+                          for name in [*names, *sorted(set(same) - set(names))]], ordered=False)
         new = edit.statement(original, text, 0).with_changes(
             leading_lines=statement.leading_lines,
             trailing_whitespace=statement.trailing_whitespace)
@@ -175,8 +176,9 @@ def add_imports(result: cst.Module, original: cst.Module, position: int,
                                            for text in merged([text for _, text in rest])])
 
 
-def merged(imports: list[str]) -> list[str]:
-    """One `from X import a, b` per module X, in the order the modules first appear."""
+def merged(imports: list[str], ordered: bool = True) -> list[str]:
+    """One `from X import a, b` per module X, in the order the modules first appear; the names
+    sorted when `ordered`, else as given."""
     groups: dict[str, list[str]] = {}
     for statement in imports:
         head, separator, imported = statement.partition(" import ")
@@ -186,9 +188,10 @@ def merged(imports: list[str]) -> list[str]:
             groups.setdefault(statement, [])
     lines = []
     for head, names in groups.items():
-        text = head + ", ".join(sorted(names)) if names else head
+        names = sorted(names) if ordered else names
+        text = head + ", ".join(names) if names else head
         if len(text) > 79:
-            text = head + "(\n" + "".join(f"    {name},\n" for name in sorted(names)) + ")"
+            text = head + "(\n" + "".join(f"    {name},\n" for name in names) + ")"
         lines.append(text)
     return lines
 

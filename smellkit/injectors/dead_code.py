@@ -29,6 +29,7 @@ from smellkit.detectors._usage import is_test_path
 from smellkit.injectors import _dead_code_cst as edit
 from smellkit.injectors._dead_code_checks import dead_findings
 from smellkit.injectors._dead_code_cst import absolute_module
+from smellkit.injectors._duplicated_code_helper import add_imports
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
 from smellkit.models import Candidate, Difficulty, StructuralCheck
 
@@ -182,19 +183,17 @@ class DeadCodeInjector(Injector[InjectorOptions]):
         new_function = function.with_changes(
             body=function.body.with_changes(body=[*body, tail]))
         replacements: dict[cst.CSTNode, cst.CSTNode] = {function: new_function}
+        a_tree = edit.replace(tree, replacements)
         if reference.style == "name":
-            found = _import_statement(tree, g_name, index.module_of[plan.g], a_module,
+            b_module = index.module_of[plan.g]
+            found = _import_statement(tree, g_name, b_module, a_module,
                                       index.modules[a_module].is_package)
             if found is None:
                 return Skip(f"the import of `{g_name}` in {plan.a} is not a top-level statement")
-            line, node = found
-            shim_import = cst.SimpleStatementLine([node.with_changes(
-                names=[cst.ImportAlias(name=cst.Name(shim))], lpar=None, rpar=None)])
-            a_tree = edit.replace(tree, replacements)
-            position = list(tree.body).index(line)
-            a_tree = edit.insert_top(a_tree, position + 1, [shim_import])
-        else:
-            a_tree = edit.replace(tree, replacements)
+            position = list(tree.body).index(found[0]) + 1
+            a_tree = add_imports(a_tree, tree, position, [(b_module, f"from {b_module} import "
+                                                          f"{shim}")],
+                                 a_module, index.modules[a_module].is_package)
         b_qualname = f"{index.module_of[plan.g]}.{shim}"
         return Edit(
             changes={plan.a: a_tree.code, plan.b: b_tree.code},

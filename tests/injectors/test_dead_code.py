@@ -152,14 +152,19 @@ def test_code_already_dead_is_no_candidate(tmp_path: Path) -> None:
 # -- real code -------------------------------------------------------------------------------
 
 
+MINIMUM = {("click", "easy"): 15, ("click", "medium"): 20, ("click", "hard"): 20,
+           ("jinja2", "easy"): 6, ("jinja2", "medium"): 10, ("jinja2", "hard"): 10}
+"""Injections that must succeed (20, 27, 27 of 31 and 9, 15, 15 of 15 when measured)."""
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name, version", [("click", "8.1.7"), ("jinja2", "3.1.4")])
 def test_real_code(name: str, version: str) -> None:
     from tests.injectors.support_dead_code import real_code_counts
     from tests.support.pypi import sdist
 
-    counts = real_code_counts(sdist(name, version) / "src", SMELL, sample=2)
+    counts = real_code_counts(sdist(name, version) / "src", SMELL, sample=1)
     print(f"\n{SMELL} on {name} {version}: {counts}")
     for difficulty in DIFFICULTIES:
-        assert counts[difficulty]["injected"] >= 2, counts
+        assert counts[difficulty]["injected"] >= MINIMUM[name, difficulty], counts
         assert counts[difficulty]["verified"] == counts[difficulty]["sampled"], counts

@@ -211,8 +211,10 @@ def test_a_renaming_that_would_hide_the_copy_is_not_made() -> None:
 
 # -- real code -------------------------------------------------------------------------------
 
-MINIMUM = {("click", "easy"): 2, ("click", "medium"): 2, ("click", "hard"): 1,
-           ("jinja2", "easy"): 0, ("jinja2", "medium"): 0, ("jinja2", "hard"): 0}
+MINIMUM = {("click", "easy"): 3, ("click", "medium"): 3, ("click", "hard"): 1,
+           ("jinja2", "easy"): 30, ("jinja2", "medium"): 20, ("jinja2", "hard"): 0}
+"""Injections that must succeed (4, 4, 2 and 51, 32, 0 when measured). jinja2 has no helper or
+inherited method that reaches three other modules, so no hard case there."""
 
 
 @pytest.mark.slow
