@@ -23,6 +23,10 @@ Three forms, each reported at the one place a change starts, with every place it
   copy counts in a module that imports from the constant's module, or anywhere when the value is
   more than one plain lowercase word (`"param"` elsewhere may mean something else). Reported at
   the first copy; not reported again as a literal.
+- **bypassed helpers**: a module-level function whose body is one distinctive expression
+  (`return len(strip_ansi(x))`) that other modules write out again at least `min-helper-copies`
+  times, its names meaning the same there: a change of the rule misses the copies
+  (`_shotgun_surgery_helpers`). Reported at the first copy.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from collections.abc import Iterable, Iterator
 from pydantic import Field
 
 from smellkit.detectors._keys import COMMON_LITERALS, DTYPE, KEY_LIKE, Registries, Scopes
+from smellkit.detectors._shotgun_surgery_helpers import HELPER_EXAMPLES, helper_findings
 from smellkit.detectors._usage import is_test_path
 from smellkit.detectors.base import Detector, DetectorOptions, Example
 from smellkit.detectors.context import Context
@@ -83,6 +88,11 @@ class ShotgunSurgeryOptions(DetectorOptions):
     min_constant_copies: int = Field(
         default=2, ge=1, description="A bypassed constant needs at least this many literal "
         "copies in other modules.")
+    helpers: bool = Field(default=True, description="Report one-expression helpers whose "
+                          "expression other modules write out instead of calling them.")
+    min_helper_copies: int = Field(
+        default=2, ge=1, description="A bypassed helper needs at least this many copies of its "
+        "expression in other modules.")
 
 
 def _severity(ratio: float) -> Severity:
@@ -151,6 +161,7 @@ class ShotgunSurgery(Detector[ShotgunSurgeryOptions]):
                                  f"def read{n}(options):\n    return options[RETRY_LIMIT]\n")
                 for n in range(4)}},
             ()),
+        *HELPER_EXAMPLES,
     )
 
     def detect(self, context: Context) -> Iterable[Finding]:
@@ -166,6 +177,8 @@ class ShotgunSurgery(Detector[ShotgunSurgeryOptions]):
                 yield finding
         if self.options.literals:
             yield from self._literals(context, keys)
+        if self.options.helpers:
+            yield from helper_findings(context, self.options.min_helper_copies)
 
     # -- callers (Lanza-Marinescu) ----------------------------------------------------------
 

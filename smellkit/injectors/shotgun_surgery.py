@@ -1,4 +1,5 @@
-"""Shotgun-surgery injection: a shared string constant spelled out again in every module using it.
+"""Shotgun-surgery injection: a shared string constant spelled out again in every module using it
+(or a one-expression helper written out at its calls: `_shotgun_surgery_helpers`).
 
 The original defines one small responsibility once, a module-level string constant (a key, an
 option name, a marker), and other modules import it. The smelly version replaces the imports by
@@ -29,6 +30,7 @@ from smellkit.detectors.shotgun_surgery import (
     string_constants,
 )
 from smellkit.facts import FileFacts, Name
+from smellkit.injectors import _shotgun_surgery_helpers as helper_kind
 from smellkit.injectors._data_clumps_plan import outside_words
 from smellkit.injectors._shotgun_surgery_edit import Inlined, inline_constant
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
@@ -199,9 +201,13 @@ class ShotgunSurgeryInjector(Injector[ShotgunSurgeryInjectorOptions]):
                         f"{sum(len(user.lines) for user in usable)} uses in all"),
                 data={"constant": constant.qualname, "value": constant.value,
                       "users": [user.module for user in usable]})
+        yield from helper_kind.candidates(self, context, flagged)
 
     def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
                rng: random.Random) -> Edit | Skip:
+        if "helper" in candidate.data:
+            return helper_kind.inject(self, context, candidate, difficulty, rng,
+                                      _flagged(context))
         qualname = str(candidate.data.get("constant", ""))
         constant = next((item for item in self.constants(context)
                          if item.qualname == qualname), None)

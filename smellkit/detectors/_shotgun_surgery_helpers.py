@@ -1,0 +1,277 @@
+"""Bypassed helpers: a one-expression function whose expression other modules spell out again.
+
+`def term_len(x): return len(strip_ansi(x))` makes one place responsible for how a length is
+measured; `len(strip_ansi(line))` written out in other modules bypasses it, so a change of the rule
+(say, also dropping OSC sequences) must be made at every copy. A copy is the helper's return
+expression with each parameter standing for any expression (the same one wherever the parameter
+occurs), every other name meaning the same thing as in the helper's module. Only helpers whose
+expression is distinctive count: it makes at least two calls, or one call of something other than
+a builtin that does more than hand the parameters on (`Markup(value)` is just a call of
+`Markup`), and it has at least `MIN_NODES` syntax nodes.
+
+The source of the modules that could hold a copy (they call every function the expression calls)
+is parsed with `ast` once per run.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from smellkit.detectors._keys import Scopes
+from smellkit.detectors._usage import is_test_path
+from smellkit.detectors.base import Example
+from smellkit.detectors.context import Context
+from smellkit.facts import Attr, FileFacts, Name
+from smellkit.models import Finding
+
+MIN_NODES = 4
+MAX_NODES = 40
+_BUILTINS = frozenset(dir(builtins))
+_REFUSED = (ast.Lambda, ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom, ast.ListComp,
+            ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Starred, ast.JoinedStr)
+
+
+@dataclass(frozen=True)
+class Helper:
+    """A module-level function whose body is one `return <expression>` (a docstring aside)."""
+
+    qualname: str
+    module: str
+    path: str
+    line: int
+    params: tuple[str, ...]
+    expr: ast.expr = field(compare=False, hash=False)
+    calls: frozenset[str]
+    """The last name of every function the expression calls (`sub` for `_ansi_re.sub`)."""
+    free: tuple[str, ...]
+    """Names the expression reads besides its parameters."""
+
+
+def _called(node: ast.expr) -> str | None:
+    func = node.func if isinstance(node, ast.Call) else None
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return None
+
+
+def _forwards(expr: ast.expr, params: tuple[str, ...]) -> bool:
+    """A call that only hands the parameters on: its copies are plain calls of the callee."""
+    return isinstance(expr, ast.Call) and not expr.keywords and all(
+        isinstance(arg, ast.Name) and arg.id in params for arg in expr.args)
+
+
+def _helper(context: Context, facts: FileFacts, qualname: str) -> Helper | None:
+    definition = context.index.definitions[qualname]
+    if definition.decorators or definition.is_async or any(
+            param.kind not in ("positional", "positional_only") or param.default is not None
+            for param in definition.params) or not definition.params:
+        return None
+    text = "\n".join(context.lines(facts.path)[definition.start_line - 1:definition.end_line])
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
+        return None
+    body = tree.body[0].body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]  # the docstring
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+        return None
+    expr = body[0].value
+    nodes = list(ast.walk(expr))
+    params = tuple(param.name for param in definition.params)
+    if not MIN_NODES <= len(nodes) <= MAX_NODES or any(isinstance(node, _REFUSED)
+                                                       for node in nodes):
+        return None
+    calls = [name for node in nodes if isinstance(node, ast.Call)
+             if (name := _called(node)) is not None]
+    names = {node.id for node in nodes if isinstance(node, ast.Name)}
+    if not calls or not set(params) <= names or definition.name in names:
+        return None  # no call, an unused parameter, or recursion
+    if len(calls) < 2 and (all(name in _BUILTINS for name in calls) or _forwards(expr, params)):
+        return None  # `str(value)`, `Markup(value)`: a call of someone else's function
+    free = tuple(sorted(names - set(params)))
+    return Helper(qualname, facts.module, facts.path, definition.start_line, params, expr,
+                  frozenset(calls), free)
+
+
+def helpers(context: Context) -> list[Helper]:
+    """Every module-level one-expression function outside tests, by qualname."""
+    found: list[Helper] = []
+    for facts in sorted(context.index.modules.values(), key=lambda item: item.path):
+        if is_test_path(facts.path):
+            continue
+        for definition in facts.definitions:
+            if definition.kind != "function" or definition.parent != facts.module:
+                continue
+            measure = definition.measure
+            if measure is not None and measure.sloc > 12:
+                continue
+            helper = _helper(context, facts, definition.qualname)
+            if helper is not None:
+                found.append(helper)
+    return found
+
+
+class Copies:
+    """Finds copies of helpers' expressions, parsing each module at most once."""
+
+    def __init__(self, context: Context):
+        self.context = context
+        self.trees: dict[str, ast.Module | None] = {}
+        self.called: dict[str, set[str]] = {}
+
+    def _calls(self, facts: FileFacts) -> set[str]:
+        if facts.path not in self.called:
+            names: set[str] = set()
+            for call in facts.calls:
+                func = call.func
+                if isinstance(func, Name):
+                    names.add(func.id)
+                elif isinstance(func, Attr):
+                    names.add(func.attr)
+            self.called[facts.path] = names
+        return self.called[facts.path]
+
+    def _tree(self, path: str) -> ast.Module | None:
+        if path not in self.trees:
+            try:
+                self.trees[path] = ast.parse("\n".join(self.context.lines(path)))
+            except SyntaxError:
+                self.trees[path] = None
+        return self.trees[path]
+
+    def of(self, helper: Helper) -> list[tuple[str, int, str]]:
+        """(path, line, module) of each copy of the helper's expression in other modules."""
+        found: list[tuple[str, int, str]] = []
+        kind = type(helper.expr)
+        for facts in sorted(self.context.index.modules.values(), key=lambda item: item.path):
+            if facts.module == helper.module or is_test_path(facts.path) or \
+                    not helper.calls <= self._calls(facts):
+                continue
+            tree = self._tree(facts.path)
+            if tree is None:
+                continue
+            scopes = Scopes(facts)
+            for node in ast.walk(tree):
+                if isinstance(node, kind) and _match(helper.expr, node, helper.params, {}) and \
+                        self._same_names(helper, facts, scopes, node.lineno):
+                    found.append((facts.path, node.lineno, facts.module))
+        return found
+
+    def _same_names(self, helper: Helper, facts: FileFacts, scopes: Scopes, line: int) -> bool:
+        """Every free name of the expression means there what it means in the helper."""
+        scope = scopes.at(line)
+        for name in helper.free:
+            here = meaning(self.context, scope, name)
+            there = meaning(self.context, helper.qualname, name)
+            if here is None and there is None and name in _BUILTINS:
+                continue
+            if here is None or here != there:
+                return False
+        return True
+
+
+def meaning(context: Context, scope: str, name: str) -> str | None:
+    """What a name read in `scope` refers to; a module-level variable (which the index leaves
+    to the call resolver) by its dotted name, like an import of it from elsewhere."""
+    index = context.index
+    found = index.resolve_name(scope, name)
+    if found is None:
+        module = index.scope_module(scope)
+        facts = index.modules.get(module)
+        if facts is not None and any(item.scope == module and item.target == Name(name)
+                                     for item in facts.assignments):
+            return f"{module}.{name}"
+    return found
+
+
+def _match(pattern: ast.AST, node: ast.AST, params: tuple[str, ...],
+           bound: dict[str, str]) -> bool:
+    """Whether `node` is `pattern` with each parameter standing for one expression."""
+    if isinstance(pattern, ast.Name) and pattern.id in params:
+        if not isinstance(node, ast.expr) or isinstance(node, ast.Starred):
+            return False
+        dump = ast.dump(node)
+        return bound.setdefault(pattern.id, dump) == dump
+    if type(pattern) is not type(node):
+        return False
+    for name, value in ast.iter_fields(pattern):
+        if name == "ctx":
+            continue
+        other = getattr(node, name, None)
+        if isinstance(value, list):
+            if not isinstance(other, list) or len(value) != len(other):
+                return False
+            if not all(_match(item, counterpart, params, bound) if isinstance(item, ast.AST)
+                       else item == counterpart for item, counterpart in zip(value, other)):
+                return False
+        elif isinstance(value, ast.AST):
+            if not isinstance(other, ast.AST) or not _match(value, other, params, bound):
+                return False
+        elif value != other:
+            return False
+    return True
+
+
+def bypassed(context: Context, min_copies: int) -> Iterator[tuple[Helper, list[tuple[str, int,
+                                                                                    str]]]]:
+    """Each helper with at least `min_copies` copies in other modules, and the copies."""
+    copies = Copies(context)
+    for helper in helpers(context):
+        found = copies.of(helper)
+        if len(found) >= min_copies:
+            yield helper, found
+
+
+def helper_findings(context: Context, minimum: int) -> Iterator[Finding]:
+    """One finding per bypassed helper, at its first copy."""
+    index = context.index
+    for helper, copies in bypassed(context, minimum):
+        places = [context.line_location(Scopes(index.modules[module]).at(line), path, line)
+                  for path, line, module in copies]
+        files = {path for path, _, _ in copies}
+        definition = context.location(helper.qualname)
+        ratio = len(copies) / minimum / 2
+        yield Finding(
+            smell="shotgun_surgery", location=places[0],
+            severity="error" if ratio >= 2.0 else "warning" if ratio >= 1.0 else "info",
+            confidence=0.7,
+            message=(f"`{helper.qualname}` is the one place for its expression, but "
+                     f"{len(copies)} places in {len(files)} other modules write it out "
+                     "instead of calling it: changing the helper will not change them."),
+            evidence={"rule": f"helper's expression copied >= {minimum} times in other modules",
+                      "form": "helper", "helper": helper.qualname,
+                      "occurrences": len(copies), "files": len(files)},
+            related=(*places[1:], *((definition,) if definition is not None else ())))
+
+
+HELPER_EXAMPLES = (
+    Example(
+        "a helper's expression written out in another module instead of calling the helper",
+        {"pkg/__init__.py": "",
+         "pkg/text.py": ("import re\n\n_ansi = re.compile('\\x1b\\\\[[0-9;]*m')\n\n\n"
+                         "def strip_ansi(value):\n    return _ansi.sub('', value)\n\n\n"
+                         "def visible_len(value):\n    return len(strip_ansi(value))\n"),
+         "pkg/table.py": ("from pkg.text import strip_ansi\n\n\n"
+                          "def widths(rows):\n"
+                          "    return [len(strip_ansi(cell)) for row in rows for cell in row]\n"
+                          "\n\ndef pad(cell, width):\n"
+                          "    return cell + ' ' * (width - len(strip_ansi(cell)))\n")},
+        ("pkg.table.widths",)),
+    Example(
+        "a wrapper that only hands its parameter on is no responsibility of its own",
+        {"pkg/__init__.py": "",
+         "pkg/markup.py": ("from html import escape\n\n\n"
+                           "def safe(value):\n    return escape(value)\n"),
+         "pkg/page.py": ("from html import escape\n\n\n"
+                         "def title(text):\n    return escape(text)\n\n\n"
+                         "def body(text):\n    return escape(text)\n")},
+        ()),
+)

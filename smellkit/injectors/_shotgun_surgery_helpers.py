@@ -1,0 +1,240 @@
+"""Shotgun-surgery injection of the second kind: a small helper inlined into its callers' modules.
+
+The original gives one small responsibility its own function, `term_len(x)` returning
+`len(strip_ansi(x))`, and other modules import and call it. The smelly version writes the
+expression out at every call in those modules (the helper stays: it is public, or used at home),
+so a change of the rule means editing every copy. Easy spans 2 files (the helper's module and one
+module with at least two calls), medium 3+, hard 4+ with a red herring: a call of the helper that
+is left as it is. The codemod and why it is sound: `_shotgun_surgery_inline`.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from smellkit.detectors._keys import Scopes
+from smellkit.detectors._shotgun_surgery_helpers import Copies, Helper, helpers
+from smellkit.detectors._usage import is_test_path
+from smellkit.detectors.context import Context
+from smellkit.facts import FileFacts, Name
+from smellkit.injectors._data_clumps_plan import outside_words
+from smellkit.injectors._shotgun_surgery_edit import Inlined
+from smellkit.injectors._shotgun_surgery_inline import inline_helper, safe_order
+from smellkit.injectors.base import Edit, InjectionContext, Skip
+from smellkit.injectors.checks import check_kind
+from smellkit.models import Candidate, Difficulty, StructuralCheck, TargetLevel
+
+if TYPE_CHECKING:
+    from smellkit.injectors.shotgun_surgery import ShotgunSurgeryInjector, User
+
+SMELL = "shotgun_surgery"
+MIN_USERS: dict[Difficulty, int] = {"easy": 1, "medium": 2, "hard": 3}
+
+
+@dataclass(frozen=True)
+class Plan:
+    helper: Helper
+    users: tuple[User, ...]
+    keep: frozenset[str]
+    """Paths of users whose import of the helper stays: other code may import it from there."""
+    home_uses: tuple[str, ...]
+    """Scopes of the helper's own module that call it: red herrings, left alone."""
+
+
+def plans(injector: ShotgunSurgeryInjector, context: InjectionContext,
+          flagged: frozenset[str]) -> list[Plan]:
+    from smellkit.injectors.shotgun_surgery import _word_lines
+
+    found: list[Plan] = []
+    for helper in helpers(context.analysis):
+        if helper.qualname in flagged:
+            continue
+        name = helper.qualname.rpartition(".")[2]
+        users: list[User] = []
+        keep: set[str] = set()
+        for other in sorted(context.index.modules.values(), key=lambda item: item.path):
+            user = _user(context, other, helper.module, name)
+            if user is not None:
+                users.append(user[0])
+                if user[1]:
+                    keep.add(other.path)
+        if not users:
+            continue
+        facts = context.index.modules[helper.module]
+        home = tuple(sorted({Scopes(facts).at(line) for line in
+                             _word_lines(context.source(helper.path), name)
+                             if line != helper.line}))
+        found.append(Plan(helper, tuple(users), frozenset(keep), home))
+    return found
+
+
+def _user(context: InjectionContext, facts: FileFacts, module: str,
+          name: str) -> tuple[User, bool] | None:
+    """A module importing the helper by name at module level, and whether the import must stay
+    (re-exported, star-imported, or possibly imported by tests or examples from there)."""
+    from smellkit.injectors.shotgun_surgery import User, _word_lines
+
+    if facts.module == module or is_test_path(facts.path):
+        return None
+    imports = [item for item in facts.imports if item.scope == facts.module
+               and item.is_from and not item.type_only and item.target == f"{module}.{name}"]
+    if len(imports) != 1 or imports[0].bound != name or any(
+            assignment.target == Name(name) for assignment in facts.assignments):
+        return None
+    lines = [number for number in _word_lines(context.source(facts.path), name)
+             if number != imports[0].line]
+    if not lines:
+        return None
+    outside = outside_words(context)
+    keep = name in (facts.dunder_all or ()) or any(
+        item.target == f"{facts.module}.{name}" for other in context.index.modules.values()
+        for item in other.imports) or any(
+        facts.module in targets for targets in context.index.star_imports.values()) or bool(
+        outside[name] and outside[facts.module.rpartition(".")[2]])
+    scopes = Scopes(facts)
+    return User(facts.module, facts.path, name, tuple(lines),
+                tuple(sorted({scopes.at(number) for number in lines})), False), keep
+
+
+def candidates(injector: ShotgunSurgeryInjector, context: InjectionContext,
+               flagged: frozenset[str]) -> list[Candidate]:
+    found: list[Candidate] = []
+    for plan in plans(injector, context, flagged):
+        free = [(context.line_count(user.path), user.path, scope) for user in plan.users
+                for scope in user.scopes if scope not in flagged]
+        if not free:
+            continue  # every call sits where the original is reported already
+        location = context.location(max(free)[2])
+        if location is None:
+            continue
+        users = plan.users
+        found.append(Candidate(
+            smell=SMELL, target=location,
+            files=tuple(sorted({plan.helper.path, *(user.path for user in users)})),
+            reason=(f"{plan.helper.qualname} is one small responsibility (a one-expression "
+                    f"helper) called from {len(users)} other modules "
+                    f"({', '.join(user.path for user in users[:4])}), "
+                    f"{sum(len(user.lines) for user in users)} calls in all"),
+            data={"helper": plan.helper.qualname, "users": [user.module for user in users]}))
+    return found
+
+
+def _body(context: InjectionContext, helper: Helper) -> cst.BaseExpression | None:
+    """The helper's return expression as written (libcst keeps its layout)."""
+    name = helper.qualname.rpartition(".")[2]
+    for statement in context.module(helper.path).body:
+        if isinstance(statement, cst.FunctionDef) and statement.name.value == name and \
+                isinstance(statement.body, cst.IndentedBlock):
+            last = statement.body.body[-1]
+            if isinstance(last, cst.SimpleStatementLine) and len(last.body) == 1 and \
+                    isinstance(last.body[0], cst.Return) and last.body[0].value is not None:
+                return last.body[0].value
+    return None
+
+
+def _adds(context: InjectionContext, helper: Helper, user: User) -> list[str] | str:
+    """Names the user module must import from the helper's module for the expression, or why
+    it cannot."""
+    from smellkit.injectors.shotgun_surgery import _word_lines
+
+    index = context.index
+    adds: list[str] = []
+    for name in helper.free:
+        there = index.resolve_name(helper.qualname, name)
+        here = index.resolve_name(user.module, name)
+        if there is not None and here == there:
+            continue
+        if here is not None or _word_lines(context.source(user.path), name):
+            return f"{name} means something else in {user.path}"
+        if there is None and any(  # a module-level variable of the helper's module
+                item.scope == helper.module and item.target == Name(name)
+                for item in index.modules[helper.module].assignments):
+            there = f"{helper.module}.{name}"
+        if there is None or there in index.modules or there.startswith("<builtin>."):
+            return f"{name} cannot be imported from {helper.module}"
+        adds.append(name)
+    return adds
+
+
+def inject(injector: ShotgunSurgeryInjector, context: InjectionContext, candidate: Candidate,
+           difficulty: Difficulty, rng: random.Random, flagged: frozenset[str]) -> Edit | Skip:
+    qualname = str(candidate.data.get("helper", ""))
+    plan = next((item for item in plans(injector, context, flagged)
+                 if item.helper.qualname == qualname), None)
+    if plan is None:
+        return Skip(f"{qualname} is no longer a one-expression helper called from elsewhere")
+    helper = plan.helper
+    body = _body(context, helper)
+    if body is None:
+        return Skip(f"{qualname}'s expression could not be found in {helper.path}")
+    ordered = safe_order(helper.expr, helper.params)
+    users = list(plan.users)
+    rng.shuffle(users)
+    users.sort(key=lambda user: set(user.scopes) <= flagged)  # pointable ones first
+    wanted = MIN_USERS[difficulty]
+    if difficulty == "easy":
+        users = [user for user in users if len(user.lines) >= injector.options.min_copies]
+    edits: dict[str, Inlined] = {}
+    chosen: list[User] = []
+    refused: list[str] = []
+    for user in users:
+        if len(chosen) == wanted and difficulty != "medium":
+            break
+        adds = _adds(context, helper, user)
+        result = adds if isinstance(adds, str) else inline_helper(
+            context.source(user.path), user.bound, body, helper.params, helper.free, adds,
+            ordered, keep=user.path in plan.keep)
+        if isinstance(result, str):
+            refused.append(f"{user.path}: {result}")
+            continue
+        edits[user.path] = result
+        chosen.append(user)
+    if len(chosen) < wanted:
+        detail = f" ({'; '.join(refused[:3])})" if refused else ""
+        return Skip(f"{difficulty} needs {wanted} calling modules to inline, "
+                    f"{len(chosen)} accept{detail}")
+    herrings = sorted({scope for user in plan.users if user not in chosen
+                       for scope in user.scopes} | set(plan.home_uses))
+    if difficulty == "hard" and not herrings:
+        return Skip("hard needs a red herring: a call of the helper left as it is")
+    copies = sum(len(edit.lines) for edit in edits.values())
+    if copies < injector.options.min_copies:
+        return Skip(f"only {copies} copies; the detector needs {injector.options.min_copies}")
+    scopes = {Scopes(context.index.modules[user.module]).at(line)
+              for user in chosen for line in edits[user.path].lines}
+    targets = sorted(scope for scope in scopes - flagged if scope in context.index.definitions)
+    if not targets:
+        return Skip("every copy would be at module level; no function to point at")
+    before = len(Copies(context.analysis).of(helper))
+    checks = (
+        StructuralCheck(
+            kind="shotgun_surgery.helper_copies",
+            description=(f"{qualname} is still a one-expression helper, and its expression is "
+                         f"written out at most {before} times in other modules"),
+            params={"helper": qualname, "max_copies": before}),
+        StructuralCheck(
+            kind="no_finding",
+            description=f"no shotgun surgery is reported at {', '.join(targets)}",
+            params={"smell": SMELL, "qualnames": targets}),
+    )
+    levels: tuple[tuple[str, TargetLevel], ...] = tuple((name, "method") for name in targets)
+    return Edit(changes={path: edit.text for path, edit in edits.items()}, targets=levels,
+                checks=checks, involved=(qualname,), red_herrings=tuple(herrings[:5]),
+                summary=(f"inlined {qualname} into {len(chosen)} modules ({copies} copies, "
+                         f"{difficulty})"))
+
+
+@check_kind("shotgun_surgery.helper_copies")
+def _helper_copies(context: Context, params: dict[str, Any]) -> tuple[bool, str]:
+    """The helper is still there and its expression is not written out more than before."""
+    qualname, limit = str(params["helper"]), int(params["max_copies"])
+    helper = next((item for item in helpers(context) if item.qualname == qualname), None)
+    if helper is None:
+        return False, f"{qualname} is no longer a one-expression helper"
+    copies = len(Copies(context).of(helper))
+    return copies <= limit, f"{qualname}'s expression is written out {copies} times " \
+                            f"(at most {limit})"
