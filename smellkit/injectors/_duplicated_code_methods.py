@@ -69,10 +69,15 @@ def method_candidates(context: InjectionContext, smell: str,
 
 def _inherits(index: Index, cls: str, base: str, name: str) -> bool:
     """Whether `cls` gets `base.name` and nothing else could come first in its MRO: every class
-    before `base` is in the repository, with only repository bases, and none binds `name`."""
+    before `base` is in the repository, with only repository bases, and none binds `name`; and
+    no class decorator, metaclass or `__init_subclass__` can see what the class body defines."""
     order = index.mro(cls)
-    if base not in order or index.lookup_method(cls, name) != f"{base}.{name}":
+    if base not in order or index.lookup_method(cls, name) != f"{base}.{name}" or \
+            index.definitions[cls].decorators:
         return False
+    if any(index.classes[item].metaclass or "__init_subclass__" in index.children.get(item, {})
+           for item in order if item in index.classes):
+        return False  # a hook that may read the class body
     for item in order[:order.index(base)]:
         info = index.classes.get(item)
         if info is None or any(attribute.name == name for attribute in info.attributes):

@@ -209,6 +209,17 @@ def test_a_renaming_that_would_hide_the_copy_is_not_made() -> None:
     assert "position" in cst.Module(body=[copy]).code and matches_as_clone(varied, copy)
 
 
+def test_a_class_hook_that_reads_subclass_bodies_blocks_copies(tmp_path: Path) -> None:
+    folder = tmp_path / "hooked"
+    shutil.copytree(REPORTS / "before", folder)
+    base = folder / "reports" / "base.py"
+    base.write_text(base.read_text(encoding="utf-8").replace(
+        '    title = "Sales"\n',
+        '    title = "Sales"\n\n    def __init_subclass__(cls):\n        print(vars(cls))\n'),
+        encoding="utf-8")
+    assert find_candidates(load(folder), SMELL, options=SMALL) == []
+
+
 # -- real code -------------------------------------------------------------------------------
 
 MINIMUM = {("click", "easy"): 3, ("click", "medium"): 3, ("click", "hard"): 1,
