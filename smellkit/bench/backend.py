@@ -7,6 +7,7 @@ monkeypatching modules.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +17,7 @@ from smellkit.errors import UsageError
 
 if TYPE_CHECKING:
     from smellkit.config import RepoSpec
+    from smellkit.injectors.base import InjectionContext
     from smellkit.models import Candidate, Difficulty, Injection, InjectionSkip
     from smellkit.project import Project
     from smellkit.sandbox.environment import Environment
@@ -80,11 +82,30 @@ def _load_project(root: Path) -> Project:
     return Project.load(root)
 
 
+_CONTEXTS: dict[int, tuple[Project, frozenset[str], InjectionContext]] = {}
+_CONTEXTS_LOCK = threading.Lock()
+
+
+def _context(project: Project, covered: frozenset[str]) -> InjectionContext:
+    """One injection context per project and coverage, shared by every smell and candidate:
+    parsed files and analyses are reused (the engine guarantees the same results)."""
+    from smellkit.injectors.base import InjectionContext
+
+    with _CONTEXTS_LOCK:
+        found = _CONTEXTS.get(id(project))
+        if found is None or found[0] is not project or found[1] != covered:
+            _CONTEXTS.clear()  # one repository at a time: let the previous one go
+            found = _CONTEXTS[id(project)] = (project, covered,
+                                              InjectionContext(project, covered=covered))
+        return found[2]
+
+
 def _find_candidates(project: Project, smell: str, covered: frozenset[str], seed: int,
                      options: Options) -> list[Candidate]:
     from smellkit.injectors import engine
 
-    return engine.find_candidates(project, smell, options=options, covered=covered, seed=seed)
+    return engine.find_candidates(project, smell, options=options, covered=covered, seed=seed,
+                                  context=_context(project, covered))
 
 
 def _inject(project: Project, smell: str, difficulty: Difficulty, candidate: Candidate,
@@ -92,7 +113,7 @@ def _inject(project: Project, smell: str, difficulty: Difficulty, candidate: Can
     from smellkit.injectors import engine
 
     return engine.inject(project, smell, difficulty, candidate=candidate, seed=seed,
-                         options=options, covered=covered)
+                         options=options, covered=covered, context=_context(project, covered))
 
 
 def _run_tests(env: Environment, root: Path, spec: RepoSpec, tests: Sequence[str],
