@@ -48,8 +48,13 @@ class _Uses:
     def __init__(self, context: Context):
         self.context = context
         self.index = context.index
-        self.dead = {finding.location.qualname for finding in dead_findings(context)
+        findings = dead_findings(context)
+        self.dead = {finding.location.qualname for finding in findings
                      if finding.evidence.get("kind") in _DEFINITION_KINDS}
+        # definitions whose only mention is an import nothing reads: unused too
+        self.dead.update(location.qualname for finding in findings
+                         if finding.evidence.get("kind") == "import"
+                         for location in finding.related)
         self.by_path = {facts.path: facts for facts in self.index.modules.values()}
         self.trees: dict[str, ast.Module | None] = {}
         self.memo: dict[str, bool] = {}

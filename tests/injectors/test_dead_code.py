@@ -99,6 +99,20 @@ def test_checks_follow_the_whole_chain(tmp_path: Path) -> None:
     assert passed["shop.report._summary_compat"] is True
 
 
+def test_removing_only_the_unreachable_call_leaves_the_shim_unused(tmp_path: Path) -> None:
+    root = SHOP / "before"
+    injection = injected(root, SMELL, "easy", TARGETS["easy"])
+    copy = tmp_path / "repo"
+    shutil.copytree(root, copy)
+    apply_patch(copy, injection.smelly_patch)
+    orders = copy / "shop" / "orders.py"
+    lines = orders.read_text(encoding="utf-8").splitlines(keepends=True)
+    orders.write_text("".join(line for line in lines if "return _tax_compat" not in line),
+                      encoding="utf-8")
+    passed = {item.check.kind: item.passed for item in evaluate(load(copy), injection.checks)}
+    assert passed == {"dead_code.reachable_body": True, "dead_code.absent_or_used": False}
+
+
 def write(root: Path, files: dict[str, str]) -> Path:
     for relative, text in files.items():
         (root / relative).parent.mkdir(parents=True, exist_ok=True)
