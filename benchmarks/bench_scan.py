@@ -110,12 +110,30 @@ def median_run(command: list[str], runs: int, before: object = None) -> tuple[fl
     return statistics.median(times), max(peaks)
 
 
+def _edit_body(target: Path, statement: str) -> None:
+    """Add `statement` after the last statement of the file's first function body."""
+    import ast
+
+    lines = target.read_text(encoding="utf-8").splitlines(keepends=True)
+    tree = ast.parse("".join(lines))
+    function = next(node for node in ast.walk(tree)
+                    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)))
+    last = function.body[-1]
+    end = last.end_lineno or last.lineno
+    lines.insert(end, " " * last.col_offset + statement + "\n")
+    target.write_text("".join(lines), encoding="utf-8")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--data", type=Path,
                         default=Path.home() / ".cache" / "smellkit-bench")
     parser.add_argument("--skip-peers", action="store_true")
+    parser.add_argument("--edit", choices=("append", "body"), default="append",
+                        help="how the 3 files change: a statement appended at the end of the "
+                             "file (default), or one added inside the first function's body, "
+                             "so that every later line moves")
     options = parser.parse_args()
 
     source = fetch_pandas(options.data)
@@ -147,6 +165,9 @@ def main() -> None:
     def touch_three() -> None:
         counter[0] += 1
         for target in files[100:103]:
+            if options.edit == "body":
+                _edit_body(target, f"_benchmark_edit_{counter[0]} = {counter[0]}")
+                continue
             with open(target, "a", encoding="utf-8") as handle:
                 handle.write(f"\n_benchmark_edit_{counter[0]} = {counter[0]}\n")
 

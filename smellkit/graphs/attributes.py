@@ -27,14 +27,25 @@ if TYPE_CHECKING:
     from smellkit.graphs.pointsto import Solver
 
 
+Resolved = list[tuple[AttributeAccess, str, bool]]
+"""Each access whose class is known, with the attribute's owner and whether it went through the
+method's own `self` / `cls`: what the graph is made of."""
+
+
 def build_attribute_graph(index: Index) -> nx.DiGraph:
     """Scope -> `Class.attr` edges for every access whose class is known; see the module doc."""
     solver = index.calls.solver
     with paused_gc():
-        return _build(index, solver)
+        found = resolve_accesses(index, solver)
+        index.__dict__["_attribute_accesses"] = found  # kept for saving (graphs/stored.py)
+        return graph_of(index, found)
 
 
 def _build(index: Index, solver: Solver | None) -> nx.DiGraph:
+    return graph_of(index, resolve_accesses(index, solver))
+
+
+def resolve_accesses(index: Index, solver: Solver | None) -> Resolved:
     members: dict[str, set[str]] = {}
     for qualname, info in index.classes.items():
         names = {attribute.name for attribute in info.attributes}
@@ -82,7 +93,7 @@ def _build(index: Index, solver: Solver | None) -> nx.DiGraph:
             if typed:
                 for value in sorted(typed):
                     found.append((access, owner_of(value[2:], access.attr), False))
-    return _graph(index, found)
+    return found
 
 
 def _own_class(index: Index, solver: Solver | None, access: AttributeAccess,
@@ -106,7 +117,8 @@ def _own_class(index: Index, solver: Solver | None, access: AttributeAccess,
     return memo[key]
 
 
-def _graph(index: Index, found: list[tuple[AttributeAccess, str, bool]]) -> nx.DiGraph:
+def graph_of(index: Index, found: Resolved) -> nx.DiGraph:
+    """The graph of resolved accesses (their lines as the facts give them now)."""
     edges: dict[str, dict[str, dict[str, Any]]] = {}
     """Scope -> attribute node -> the edge's attributes (`lines` a set until the end)."""
     nodes: dict[str, tuple[str, str]] = {}

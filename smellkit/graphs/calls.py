@@ -7,14 +7,14 @@ left to bounded astroid inference, and answers type queries through the solver i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import networkx as nx
 
 from smellkit._memory import paused_gc
-from smellkit.facts import Expr
+from smellkit.facts import CallSite, Expr
 from smellkit.graphs.pointsto import MAX_STEPS, OPAQUE, Solver
 
 if TYPE_CHECKING:
@@ -57,6 +57,8 @@ class CallGraph:
     on the first type query."""
     inference_modules: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
     """Modules of the repository whose source astroid read while resolving sites."""
+    targets: dict[int, tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)
+    """The edges' source: call site number (in the solver's order) -> what it calls."""
 
     def types_of(self, scope: str, expr: Expr) -> frozenset[str]:
         """Classes of the repository the value of `expr`, evaluated in `scope`, may be an
@@ -108,7 +110,8 @@ def build_call_graph(index: Index, budget: int | None = None, *,
 
             inferred, read = infer_unresolved(index, solver, budget,
                                               max_seconds=inference_seconds)
-        graph = _graph(index, solver)
+        kept: dict[int, tuple[str, ...]] = {}
+        graph = graph_of(index, solver.sites, solver.targets, kept)
     explicit = [call for call, site in enumerate(solver.sites) if not site.implicit]
     resolved = sum(1 for call in explicit if call in solver.targets)
     external = sum(1 for call in explicit
@@ -116,14 +119,20 @@ def build_call_graph(index: Index, budget: int | None = None, *,
     return CallGraph(graph=graph, call_sites=len(explicit), resolved=resolved,
                      unresolved=len(explicit) - resolved - external, inferred=inferred,
                      external=external, truncated=solver.steps >= MAX_STEPS, solver=solver,
-                     inference_modules=read)
+                     inference_modules=read, targets=kept)
 
 
-def _graph(index: Index, solver: Solver) -> nx.DiGraph:
+def graph_of(index: Index, sites: Sequence[CallSite],
+             resolved: Mapping[int, Iterable[str]],
+             keep: dict[int, tuple[str, ...]] | None = None) -> nx.DiGraph:
+    """The graph of call sites and their targets (by site number); `keep` receives the targets
+    as they are now, to build the graph again later with other lines (graphs/stored.py)."""
     lines: dict[str, dict[str, set[int]]] = {}
     outside: dict[str, None] = {}
-    definitions, modules, sites = index.definitions, index.modules, solver.sites
-    for call, targets in solver.targets.items():
+    definitions, modules = index.definitions, index.modules
+    for call, targets in resolved.items():
+        if keep is not None:
+            targets = keep[call] = tuple(targets)
         site = sites[call]
         callees = lines.get(site.scope)
         if callees is None:

@@ -2,16 +2,20 @@
 
 The points-to solution behind both graphs keeps a bounded number of values per node, chosen in the
 order values arrive, so it cannot be resumed after a change and still equal a fresh solution.
-What can be shown cheaply is that a change does not reach the graphs at all (an early cut-off):
-every changed file's graph inputs (definitions without their measures, classes, call sites with
-their lines, assignments, returns, attribute accesses, imports, `global` names) equal the stored
-run's, except for added assignments to names that nothing else mentions. The solver only looks
-a variable up when some expression, import or attribute names it, so such an assignment is never
-read: "mentions" are counted as whole-word occurrences in every file's bytes (comments and
+What can be shown cheaply is that a change does not reach the solution at all (an early cut-off):
+every changed file's graph inputs (definitions without their measures, classes, call sites,
+assignments, returns, attribute accesses, imports, `global` names; lines left out) equal the
+stored run's, except for added assignments to names that nothing else mentions. The solver only
+looks a variable up when some expression, import or attribute names it, so such an assignment is
+never read: "mentions" are counted as whole-word occurrences in every file's bytes (comments and
 strings too, which can only make the check stricter), and dunder names are never taken, because
-the solver looks those up by itself (`__init__`, `__call__`, ...). A change to a file astroid read
-while resolving sites, a new, removed or renamed file, other options or another version: the
-graphs are built again.
+the solver looks those up by itself (`__init__`, `__call__`, ...).
+
+The solver never reads a line number; the graphs carry those of call sites and accesses. When
+only lines moved, the graphs are rebuilt from the stored resolution (each site's targets, each
+access's owner, by number) with today's lines. A change to a file astroid read while resolving
+sites, a new, removed or renamed file, other options or another version: everything is built
+again.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ if TYPE_CHECKING:
     from smellkit.graphs.pointsto import Solver
     from smellkit.project import FactCache, Survey
 
-_FORMAT = 1
+_FORMAT = 2
 
 
 class GraphHeader(NamedTuple):
@@ -42,7 +46,7 @@ class GraphHeader(NamedTuple):
     order: tuple[tuple[str, str], ...]  # (path, module) of the index's files, in order
     inference_modules: frozenset[str]
     counts: tuple[int, int, int, int, int, bool]
-    graphs: str  # the blob holding (call graph, attribute graph)
+    graphs: str  # the blob holding (call graph, attribute graph, resolution)
 
 
 def header_name(survey: Survey, version: str) -> str:
@@ -57,16 +61,24 @@ def header_name(survey: Survey, version: str) -> str:
 
 def _graph_inputs(facts: FileFacts) -> tuple[Any, ...]:
     """Everything of a file the index, the solver, astroid's site choice and the attribute
-    graph read, except the assignments (compared on their own). The graphs carry the lines of
-    call sites and attribute accesses, never those of definitions, class attributes or
-    assignments: those are left out, so that a body growing at its end still compares equal."""
+    graph read, except the assignments (compared on their own) and all lines: the graphs carry
+    only the lines of call sites and attribute accesses, and those are put in again when the
+    graphs are rebuilt from the stored resolution (`_lines`)."""
     return (facts.path, facts.module, facts.is_package,
             tuple(definition._replace(measure=None, start_line=0, end_line=0, col=0)
                   for definition in facts.definitions),
             tuple(info._replace(attributes=tuple(attribute._replace(line=0)
                                                  for attribute in info.attributes))
                   for info in facts.classes),
-            facts.calls, facts.returns, facts.accesses, facts.imports, facts.globals_declared)
+            tuple(call._replace(line=0) for call in facts.calls), facts.returns,
+            tuple(access._replace(line=0) for access in facts.accesses),
+            tuple(item._replace(line=0) for item in facts.imports), facts.globals_declared)
+
+
+def _lines(facts: FileFacts) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The lines the graphs carry: of call sites and of attribute accesses."""
+    return tuple(call.line for call in facts.calls), \
+        tuple(access.line for access in facts.accesses)
 
 
 def _assignments(facts: FileFacts) -> list[Assignment]:
@@ -105,34 +117,41 @@ def _unmentioned(names: Iterable[str], added: list[Assignment],
     return True
 
 
+SAME, MOVED = "same", "moved"
+
+
 def unchanged_graphs(header: GraphHeader, survey: Survey, files: Sequence[FileFacts],
-                     cache: FactCache) -> bool:
-    """Whether the graphs stored under `header` are the graphs of `files` (module doc)."""
+                     cache: FactCache) -> str | None:
+    """`SAME` when the graphs stored under `header` are the graphs of `files`, `MOVED` when they
+    are but for the lines of call sites or accesses, None when they must be built again."""
     if tuple((facts.path, facts.module) for facts in files) != header.order:
-        return False
+        return None
     keys = {source.path: key for source, key, _ in survey.inventory.items}
     added: list[Assignment] = []
+    verdict = SAME
     for facts in files:
         old_key = header.files.get(facts.path)
         if old_key is None:
-            return False
+            return None
         if keys.get(facts.path) == old_key:
             continue
         if facts.module in header.inference_modules:
-            return False
+            return None
         old = cache.get(old_key)
         if not isinstance(old, FileFacts) or _graph_inputs(old) != _graph_inputs(facts):
-            return False
+            return None
         extra = _added_assignments(_assignments(old), _assignments(facts))
         if extra is None or any(not isinstance(item.target, Name) for item in extra):
-            return False
+            return None
         added.extend(extra)
+        if _lines(old) != _lines(facts):
+            verdict = MOVED
     if added:
         sources = [data for _, _, data in survey.inventory.items if isinstance(data, bytes)]
         names = [item.target.id for item in added if isinstance(item.target, Name)]
         if not _unmentioned(names, added, sources):
-            return False
-    return True
+            return None
+    return verdict
 
 
 def load(cache: FactCache, name: str) -> GraphHeader | None:
@@ -146,24 +165,47 @@ def load(cache: FactCache, name: str) -> GraphHeader | None:
     return header if isinstance(header, GraphHeader) else None
 
 
-def reuse(index: Index, header: GraphHeader, cache: FactCache) -> bool:
-    """Install the stored graphs on `index`; False when they cannot be read."""
-    from smellkit.graphs.calls import CallGraph
+def reuse(index: Index, header: GraphHeader, cache: FactCache, verdict: str) -> bool:
+    """Install the stored graphs on `index` (rebuilt with today's lines when `verdict` is
+    `MOVED`); False when they cannot be read."""
+    from smellkit.graphs import attributes, calls
 
     data = cache.get_blob(header.graphs)
     if data is None:
         return False
     try:
-        call_graph, attribute_graph = pickle.loads(data)
-    except Exception:
+        call_graph, attribute_graph, (targets, resolved) = pickle.loads(data)
+    except Exception:  # a damaged entry: build the graphs again
         return False
-    call_sites, resolved, unresolved, inferred, external, truncated = header.counts
-    index.__dict__["calls"] = CallGraph(
-        graph=call_graph, call_sites=call_sites, resolved=resolved, unresolved=unresolved,
+    if verdict == MOVED:
+        sites = [site for facts in index.modules.values() for site in facts.calls]
+        accesses = [access for facts in index.modules.values() for access in facts.accesses]
+        call_graph = calls.graph_of(index, sites, targets)
+        found = [(accesses[number], owner, own) for number, owner, own in resolved]
+        attribute_graph = attributes.graph_of(index, found)
+        index.__dict__["_attribute_accesses"] = found
+    call_sites, resolved_sites, unresolved, inferred, external, truncated = header.counts
+    index.__dict__["calls"] = calls.CallGraph(
+        graph=call_graph, call_sites=call_sites, resolved=resolved_sites, unresolved=unresolved,
         inferred=inferred, external=external, truncated=truncated,
-        replay=lambda: replay_solver(index), inference_modules=header.inference_modules)
+        replay=lambda: replay_solver(index), inference_modules=header.inference_modules,
+        targets=targets)
     index.__dict__["attribute_graph"] = attribute_graph
     return True
+
+
+def _resolution(index: Index) -> tuple[dict[int, tuple[str, ...]],
+                                       list[tuple[int, str, bool]]]:
+    """What the graphs were made of, by site and access number, to rebuild them with new lines."""
+    calls = index.calls
+    found = index.__dict__.get("_attribute_accesses")
+    if found is None:  # the attribute graph came from elsewhere: resolve the accesses again
+        from smellkit.graphs.attributes import resolve_accesses
+
+        found = resolve_accesses(index, calls.solver)
+    numbers = {id(access): number for number, access in enumerate(
+        access for facts in index.modules.values() for access in facts.accesses)}
+    return calls.targets, [(numbers[id(access)], owner, own) for access, owner, own in found]
 
 
 def replay_solver(index: Index) -> Solver:
@@ -194,7 +236,7 @@ def header_for(survey: Survey, files: Sequence[FileFacts], calls: CallGraph,
 
 
 def store(cache: FactCache, name: str, header: GraphHeader,
-          graphs: tuple[nx.DiGraph, nx.DiGraph] | None) -> None:
+          graphs: tuple[nx.DiGraph, nx.DiGraph, Any] | None) -> None:
     """Write the graphs (when given: they are new) and then the header pointing to them."""
     if graphs is not None:
         cache.put_blob(header.graphs, pickle.dumps(graphs, protocol=pickle.HIGHEST_PROTOCOL))
@@ -211,25 +253,33 @@ class GraphCache:
         self.name = header_name(survey, version)
         self.previous: GraphHeader | None = None
         self.reused = False
+        self.moved = False
 
     def attach(self, files: Sequence[FileFacts], index: Index) -> bool:
         """Put the stored graphs on `index` when they are the graphs of `files`."""
         self.previous = load(self.cache, self.name)
-        self.reused = self.previous is not None \
-            and unchanged_graphs(self.previous, self.survey, files, self.cache) \
-            and reuse(index, self.previous, self.cache)
+        verdict = None if self.previous is None \
+            else unchanged_graphs(self.previous, self.survey, files, self.cache)
+        self.reused = verdict is not None and self.previous is not None \
+            and reuse(index, self.previous, self.cache, verdict)
+        self.moved = self.reused and verdict == MOVED
         return self.reused
 
+    @property
+    def header_only(self) -> bool:
+        """Saving writes just a new header: the stored graphs are this scan's, line for line."""
+        return self.reused and not self.moved
+
     def save(self, files: Sequence[FileFacts], index: Index) -> None:
-        """Record the graphs of this scan: a new header only when they were reused, else the
-        graphs too (replacing the previous ones)."""
+        """Record the graphs of this scan: a new header only when they were reused as they
+        were, else the graphs too (replacing the previous ones)."""
         calls = index.calls
-        if self.reused and self.previous is not None:
+        if self.header_only and self.previous is not None:
             store(self.cache, self.name,
                   header_for(self.survey, files, calls, self.previous.graphs), None)
             return
         blob = f"graphs-{self.survey.inventory.key(self.name)}.pickle"
         store(self.cache, self.name, header_for(self.survey, files, calls, blob),
-              (calls.graph, index.attribute_graph))
+              (calls.graph, index.attribute_graph, _resolution(index)))
         if self.previous is not None and self.previous.graphs != blob:
             self.cache.drop_blob(self.previous.graphs)
