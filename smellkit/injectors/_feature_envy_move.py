@@ -257,7 +257,9 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
     reads are imported at the top of the body; those read when the `def` runs are imported at
     the top of the destination (`Moved.imports`) when that cannot close an import cycle.
     `wrapper`: a kept metadata wrapper of `module`; `static`: `function` is a module-level
-    function that becomes a static method. Raises `Refused`."""
+    function that becomes a static method, and every global its body reads is read from its
+    module when it runs (as before: code that replaces a module's attribute, as test runners
+    do, still reaches it). Raises `Refused`."""
     reason = refusal(function, static=static)
     if reason:
         raise Refused(reason)
@@ -284,7 +286,9 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
     for name in sorted(body_globals):
         if name in type_only:
             raise Refused(f"{function.name.value} reads {name}, imported only for type checking")
-        if name not in there or there.get(name) != here.get(name, f"{source}.{name}"):
+        if static:  # read from the function's module when called, as its global was
+            needed.append(f"from {source} import {name}")
+        elif name not in there or there.get(name) != here.get(name, f"{source}.{name}"):
             needed.append(_import_of(index, source, name))
     rewritten = function.visit(_SelfReplacer(self_reads, replacement))
     assert isinstance(rewritten, cst.FunctionDef)
@@ -326,16 +330,13 @@ def replace_node(module: cst.Module, old: cst.CSTNode,
                  new: cst.CSTNode | cst.RemovalSentinel) -> cst.Module:
     """The module with one node (by identity) replaced or removed, the rest untouched. Only the
     top-level statement holding the node is visited (a whole big module costs seconds)."""
-    body = list(module.body)
+    body: list[cst.CSTNode] = list(module.body)
     for position, statement in enumerate(body):
         if statement is old or any(node is old for node in _subtree(statement)):
-            if statement is old:
-                if isinstance(new, cst.RemovalSentinel):
-                    return module.with_changes(body=[*body[:position], *body[position + 1:]])
-                replaced: cst.CSTNode = new
-            else:
-                replaced = statement.visit(_Replace(old, new))
-            assert isinstance(replaced, cst.BaseStatement)
+            replaced = new if statement is old else statement.visit(_Replace(old, new))
+            if isinstance(replaced, cst.RemovalSentinel):
+                return module.with_changes(body=[*body[:position], *body[position + 1:]])
+            assert isinstance(replaced, cst.CSTNode)
             body[position] = replaced
             return module.with_changes(body=body)
     result = module.visit(_Replace(old, new))

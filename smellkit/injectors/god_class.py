@@ -29,6 +29,7 @@ from smellkit.detectors.context import Context
 from smellkit.detectors.runner import run_detectors
 from smellkit.facts import Attr, CallOf, Name
 from smellkit.injectors import _feature_envy_move as move
+from smellkit.injectors import _god_class_absorb as absorbing
 from smellkit.injectors._god_class_inline import Collaborator, inline
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
 from smellkit.injectors.checks import check_kind
@@ -44,6 +45,12 @@ class GodClassInjectorOptions(InjectorOptions):
     atfd_above: int = Field(
         default=5, ge=0, description="Together they must use more than this many attributes of "
         "other classes (the detector's ATFD threshold).")
+    min_holder_wmc: int = Field(
+        default=15, ge=0, description="A holder absorbing functions must have at least this WMC "
+        "of its own: a class with real behaviour, not a record or a node type.")
+    tcc_below: float = Field(
+        default=1 / 3, gt=0, le=1, description="A holder absorbing functions must end with a TCC "
+        "below this (the detector's threshold).")
 
 
 class GodClassInjector(Injector[GodClassInjectorOptions]):
@@ -56,14 +63,20 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
 
     def candidates(self, context: InjectionContext) -> Iterable[Candidate]:
         analysis = context.analysis
+        # A class a finding names (as the god class or as one whose data it uses) is no place to
+        # inject: the detector's report there would not be about the injection.
+        flagged = {location.qualname for finding in run_detectors(analysis, [self.name])
+                   for location in (finding.location, *finding.related)}
+        yield from self._collaborator_candidates(context, flagged)
+        yield from self._function_candidates(context, flagged)
+
+    def _collaborator_candidates(self, context: InjectionContext,
+                                 flagged: set[str]) -> Iterator[Candidate]:
+        analysis = context.analysis
         by_holder: dict[str, list[Collaborator]] = {}
         for item in _collaborators(analysis):
             by_holder.setdefault(item.holder, []).append(item)
-        flagged: set[str] | None = None
         for holder, found in sorted(by_holder.items()):
-            if flagged is None:  # the detector runs once, and only when there is a holder
-                flagged = {finding.location.qualname
-                           for finding in run_detectors(analysis, [self.name])}
             if holder in flagged:
                 continue  # already a god class: injecting would prove nothing
             names = {item.cls for item in found}
@@ -82,12 +95,59 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
                 smell=self.name, target=location, files=files,
                 reason=(f"{holder} holds collaborators that only it uses: {held}; with them it "
                         f"would have WMC {wmc} and use {atfd} attributes of other classes"),
-                data={"holder": holder, "collaborators": [
+                data={"kind": "collaborators", "holder": holder, "collaborators": [
                     {"attribute": item.attribute, "cls": item.cls, "scope": item.scope}
                     for item in found]})
 
+    def _function_candidates(self, context: InjectionContext,
+                             flagged: set[str]) -> Iterator[Candidate]:
+        """Holders that absorbing functions of one, two or three other modules of the package
+        would make god classes."""
+        analysis = context.analysis
+        index = context.index
+        calls = absorbing.calls_by_module(analysis)
+        per_module: dict[str, list[absorbing.Cluster]] = {}
+        for holder in sorted(index.classes):
+            module = index.module_of.get(holder)
+            if holder in flagged or module is None \
+                    or _fragile_function_holder(analysis, holder) is not None:
+                continue
+            if module not in per_module:
+                per_module[module] = absorbing.clusters(analysis, module, calls) \
+                    if absorbing.eagerly_imported(analysis, module) else []
+            pool = per_module[module]
+            measures = absorbing.measure_holder(analysis, holder)
+            if measures.wmc < self.options.min_holder_wmc:
+                continue
+            location = context.location(holder)
+            if location is None:
+                continue
+            for needed in (1, 2, 3):
+                chosen = absorbing.select(measures, pool, needed, self._limits())
+                if chosen is not None:
+                    break
+            else:
+                continue
+            functions = [item for cluster in chosen for item in cluster.functions]
+            wmc, tcc, atfd = absorbing.predicted(measures, functions)
+            names = ", ".join(item.name for item in functions[:4])
+            yield Candidate(
+                smell=self.name, target=location,
+                files=(location.path, *(context.path_of(item.module) or "" for item in chosen)),
+                reason=(f"absorbing {len(functions)} functions of "
+                        f"{', '.join(item.module for item in chosen)} ({names}"
+                        f"{', ...' if len(functions) > 4 else ''}) as static methods would give "
+                        f"{holder} WMC {wmc}, TCC {tcc:.2f}, ATFD {atfd}; now WMC "
+                        f"{measures.wmc}, ATFD {len(measures.foreign)}"),
+                data={"kind": "functions", "holder": holder, "modules": needed})
+
+    def _limits(self) -> absorbing.Limits:
+        return self.options.wmc_at_least, self.options.tcc_below, self.options.atfd_above
+
     def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
                rng: random.Random) -> Edit | Skip:
+        if candidate.data.get("kind") == "functions":
+            return self._absorb(context, candidate, difficulty)
         holder: str = candidate.data["holder"]
         found = [Collaborator(holder, item["attribute"], item["cls"], item["scope"])
                  for item in candidate.data["collaborators"]]
@@ -126,6 +186,70 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
             red_herrings=tuple(herrings) if difficulty != "easy" else (),
             summary=f"inlined {', '.join(item.cls for item in chosen)} into {holder}")
 
+    def _absorb(self, context: InjectionContext, candidate: Candidate,
+                difficulty: Difficulty) -> Edit | Skip:
+        """The holder absorbs functions of one module (easy), two (medium) or three (hard); the
+        functions its module calls that stay where they are are the red herrings."""
+        analysis = context.analysis
+        holder: str = candidate.data["holder"]
+        module = context.index.module_of[holder]
+        pool = absorbing.clusters(analysis, module, absorbing.calls_by_module(analysis))
+        measures = absorbing.measure_holder(analysis, holder)
+        needed = _NEEDED[difficulty]
+        excluded: dict[str, str] = {}
+        for _ in range(4):
+            chosen = absorbing.select(measures, pool, needed, self._limits(),
+                                      frozenset(excluded))
+            if chosen is None:
+                why = f" ({next(iter(excluded.values()))})" if excluded else ""
+                return Skip(f"no {needed} module(s) of functions would make {holder} a god "
+                            f"class{why}")
+            try:
+                changes, absorbed, refused = absorbing.absorb(context, holder, chosen)
+            except move.Refused as error:
+                return Skip(str(error))
+            if refused:  # choose again without them
+                excluded.update(refused)
+                continue
+            moved = {item.qualname for item in absorbed}
+            calls = sorted(name for cluster in pool for name in cluster.called
+                           if name not in moved)
+            taken = {cluster.module for cluster in chosen}
+            stays = [item.qualname for cluster in pool if cluster.module in taken
+                     for item in cluster.functions if item.qualname not in moved]
+            herrings = [*calls, *stays][:2]
+            if difficulty == "hard" and not herrings:
+                return Skip(f"no function that {module} calls, or of the absorbed modules, stays "
+                            "where it is (a red herring)")
+            return self._function_edit(context, holder, difficulty, changes, absorbed, herrings)
+        return Skip(f"too many functions refused: {'; '.join(list(excluded.values())[:3])}")
+
+    def _function_edit(self, context: InjectionContext, holder: str, difficulty: Difficulty,
+                       changes: dict[str, str | None], absorbed: list[absorbing.Function],
+                       herrings: list[str]) -> Edit:
+        index = context.index
+        methods = sum(1 for name in index.children.get(holder, {}).values()
+                      if index.definitions[name].kind == "method")
+        short = holder.rpartition(".")[2]
+        checks = (
+            StructuralCheck(
+                kind="god_class.at_most_methods",
+                description=f"`{short}` defines at most {methods} methods (the functions it "
+                            "absorbed live in modules of their own)",
+                params={"cls": holder, "methods": methods}),
+            StructuralCheck(
+                kind="no_finding", description=f"no god class is reported at `{short}`",
+                params={"smell": "god_class", "qualnames": [holder]}),
+        )
+        modules = sorted({item.module for item in absorbed})
+        return Edit(
+            changes=changes, targets=((holder, "class"),), checks=checks,
+            involved=(*(f"{holder}.{item.name}" for item in absorbed),
+                      *(item.qualname for item in absorbed)),
+            red_herrings=tuple(herrings) if difficulty != "easy" else (),
+            summary=f"{holder} absorbed {len(absorbed)} functions of {', '.join(modules)} as "
+                    "static methods; thin functions of the same names delegate to them")
+
 
 def _collaborators(analysis: Context) -> Iterator[Collaborator]:
     """`self.<attr> = C(...)` in a method of a class, C a plain class that only that method
@@ -158,6 +282,20 @@ def _collaborators(analysis: Context) -> Iterator[Collaborator]:
             if _named_elsewhere(analysis, cls, {facts.module, index.module_of[cls]}):
                 continue
             yield Collaborator(holder, target.attr, cls, assignment.scope)
+
+
+def _fragile_function_holder(analysis: Context, holder: str) -> str | None:
+    """Why the holder should not take new static methods, or None: a nested, decorated, test or
+    enumeration class, or one with a base from outside whose members are unknown."""
+    index = analysis.index
+    definition = index.definitions.get(holder)
+    if definition is None or definition.parent not in index.modules:
+        return "not a top-level class"
+    if definition.decorators or is_test_code(analysis, holder):
+        return "decorated or test code"
+    if data_access(analysis).is_enum(holder):
+        return "an enumeration"
+    return move.unsafe_base(index, holder)
 
 
 def _plain(analysis: Context, cls: str) -> bool:
