@@ -189,6 +189,16 @@ def meaning(context: Context, scope: str, name: str) -> str | None:
         if facts is not None and any(item.scope == module and item.target == Name(name)
                                      for item in facts.assignments):
             return f"{module}.{name}"
+        return None
+    for _ in range(8):  # `pkg.rules.floor` imported from `math` is `math.floor`
+        module, _, attr = found.rpartition(".")
+        facts = index.modules.get(module)
+        item = None if facts is None else next(
+            (item for item in facts.imports if item.scope == module and item.bound == attr
+             and not item.type_only), None)
+        if item is None:
+            break
+        found = item.target
     return found
 
 

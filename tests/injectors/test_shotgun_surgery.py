@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from smellkit.injectors.engine import find_candidates
-from smellkit.models import DIFFICULTIES, Difficulty
+from smellkit.models import DIFFICULTIES, Difficulty, Injection, InjectionSkip
+from smellkit.project import Project
 from tests.injectors import support_data_clumps as support
 
 SMELL = "shotgun_surgery"
@@ -158,6 +159,126 @@ def test_risky_code_is_refused(tmp_path: Path, variant: str) -> None:
     project = support.load(_write(tmp_path, files))
     outcome = inject(project, SMELL, "easy", options=support.NO_FILTER)
     assert isinstance(outcome, InjectionSkip), outcome
+
+
+# -- helpers inlined ----------------------------------------------------------------------------
+
+HELPER_CASE = "text_width"
+"""`report/text.py` defines `strip_styles(value)`, one expression, and `width`, which calls it at
+home (the hard red herring); `table`, `banner` (an argument that is itself a call) and `log`
+(which also imports `width`, and must import the module's private regex instead) call it."""
+
+
+def _inject_helper(difficulty: Difficulty) -> tuple[Project, Injection]:
+    from smellkit.injectors.engine import inject
+
+    project = support.load(support.case_dir(SMELL, HELPER_CASE) / "before")
+    (candidate,) = [item for item in find_candidates(project, SMELL, options=support.NO_FILTER)
+                    if item.data.get("helper") == "report.text.strip_styles"]
+    result = inject(project, SMELL, difficulty, candidate=candidate, options=support.NO_FILTER)
+    assert isinstance(result, Injection), result
+    return project, result
+
+
+def test_helper_candidates_say_why() -> None:
+    project = support.load(support.case_dir(SMELL, HELPER_CASE) / "before")
+    found = {item.data["helper"]: item
+             for item in find_candidates(project, SMELL, options=support.NO_FILTER)
+             if "helper" in item.data}
+    assert sorted(found) == ["report.text.strip_styles", "report.text.width"]
+    chosen = found["report.text.strip_styles"]
+    assert chosen.data["users"] == ["report.banner", "report.log", "report.table"]
+    assert "one-expression helper) called from 3 other modules" in chosen.reason
+
+
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_helper_before_after(tmp_path: Path, difficulty: Difficulty) -> None:
+    _, injection = _inject_helper(difficulty)
+    support.check_after(SMELL, HELPER_CASE, difficulty, injection, tmp_path)
+    low, high = SPAN[difficulty]
+    assert low <= len({*injection.files, "report/text.py"}) <= high
+    if difficulty == "hard":
+        assert "report.text.width" in {item.qualname for item in injection.red_herrings}
+
+
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_helper_round_trip(difficulty: Difficulty) -> None:
+    project, injection = _inject_helper(difficulty)
+    support.assert_round_trip(support.case_dir(SMELL, HELPER_CASE) / "before", injection,
+                              project)
+    assert [check.kind for check in injection.checks] == ["shotgun_surgery.helper_copies",
+                                                          "no_finding"]
+
+
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_helper_behaviour_is_kept(tmp_path: Path, difficulty: Difficulty) -> None:
+    before = support.case_dir(SMELL, HELPER_CASE) / "before"
+    _, injection = _inject_helper(difficulty)
+    smelly = support.smelly_copy(before, injection, tmp_path)
+    assert support.run_main(smelly, "report.app") == support.run_main(before, "report.app")
+
+
+HELPER_BASE = {
+    "pkg/__init__.py": "",
+    "pkg/rules.py": """\
+        from math import floor
+
+
+        def cents(amount, rate):
+            return floor(amount * 100) * rate
+        """,
+    "pkg/one.py": """\
+        from pkg.rules import cents
+
+
+        def fee(amount):
+            return cents(amount, 0.02) + cents(amount, 0.01)
+        """,
+}
+
+HELPER_VARIANTS = {
+    "called with keywords": "return cents(amount, rate=0.02) + cents(amount, 0.01)",
+    "passed around as a value": "return cents(amount, 0.02) + max([1], key=cents)",
+    "called inside an f-string": 'return f"{cents(amount, 0.02)}" + str(cents(amount, 0.01))',
+    "a local shadows a name it reads":
+        "floor = 1\n    return cents(amount, 0.02) + cents(amount, floor)",
+    "an argument with effects after the expression's own call":
+        "return cents(amount, rates.pop()) + cents(amount, 0.01)",
+}
+
+
+@pytest.mark.parametrize("variant", [None, *sorted(HELPER_VARIANTS)])
+def test_helper_guards(tmp_path: Path, variant: str | None) -> None:
+    """`floor(amount * 100) * rate` calls `floor` before it reads `rate`: an argument with
+    effects would run after that call instead of before; plain names are substituted."""
+    from smellkit.injectors.engine import inject
+
+    files = dict(HELPER_BASE)
+    if variant is not None:
+        files["pkg/one.py"] = files["pkg/one.py"].replace(
+            "return cents(amount, 0.02) + cents(amount, 0.01)", HELPER_VARIANTS[variant])
+    project = support.load(_write(tmp_path, files))
+    outcome = inject(project, SMELL, "easy", options=support.NO_FILTER)
+    if variant is not None:
+        assert isinstance(outcome, InjectionSkip), outcome
+        return
+    assert isinstance(outcome, Injection), outcome
+    assert "return (floor(amount * 100) * 0.02) + (floor(amount * 100) * 0.01)" in \
+        outcome.smelly_patch
+    support.assert_round_trip(tmp_path, outcome, project)
+
+
+@pytest.mark.parametrize("expression,ordered", [
+    ("len(strip(x))", True), ("pattern.sub('', x)", True), ("f(x) + g(y)", False),
+    ("g(y, x)", False), ("x if y else 0", False), ("x * y", True), ("y * x", False),
+    ("len(x) + y", False), ("x[0] + y", False)])
+def test_safe_order(expression: str, ordered: bool) -> None:
+    import ast
+
+    from smellkit.injectors._shotgun_surgery_inline import safe_order
+
+    params = ("x", "y") if "y" in expression else ("x",)
+    assert safe_order(ast.parse(expression, mode="eval").body, params) is ordered
 
 
 # -- real code ------------------------------------------------------------------------------------
