@@ -196,7 +196,7 @@ def _build_repo(run: _Run, item: SpecInput, cache: Path, smells: Sequence[str],
                           runner=chosen_runner, work_dir=run.out_dir / "work" / name,
                           seed=run.seed, limit=test_limit, run_tests=backend.run_tests,
                           apply_patch=backend.apply_patch, copy_tree=backend.copy_tree)
-    covered = test_map.covered()
+    covered = covered_with_owners(test_map.covered())
     cells = []
     for smell, difficulty in cell_order(smells):
         if difficulty in difficulties:  # cell_order yields DIFFICULTIES only
@@ -206,6 +206,17 @@ def _build_repo(run: _Run, item: SpecInput, cache: Path, smells: Sequence[str],
                     max_tries=max_tries)
     for cell in cells:
         run.cases.extend(cell.cases)
+
+
+def covered_with_owners(covered: frozenset[str]) -> frozenset[str]:
+    """The test map covers functions and methods; a class (or module) counts as covered when
+    code inside it is, so class-level candidates (god_class, interface_segregation) survive
+    the engine's coverage filter."""
+    found = set(covered)
+    for qualname in covered:
+        parts = qualname.split(".")
+        found.update(".".join(parts[:end]) for end in range(1, len(parts)))
+    return frozenset(found)
 
 
 def _digest(candidate: Candidate) -> str:

@@ -80,6 +80,10 @@ class Validator:
         names = {injection.candidate.target.qualname,
                  *(item.location.qualname for item in injection.targets),
                  *(item.qualname for item in injection.locations)}
+        covered = self.test_map.by_qualname
+        for name in list(names):  # a class or module: the tests of the code inside it
+            if not self.test_map.tests_for(name):
+                names.update(item for item in covered if item.startswith(f"{name}."))
         return self.test_map.select(sorted(names), limit=self.limit, seed=self.seed)
 
     def _original_copy(self) -> Path:
