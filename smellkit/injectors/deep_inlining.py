@@ -199,9 +199,14 @@ def _imports(context: InjectionContext, qualname: str,
     """Import statements for the globals pasted code reads that the host module does not bind
     yet (refused when the host binds the name to something else)."""
     host = context.index.module_of[qualname]
+    type_only = {item.bound for item in context.index.modules[host].imports
+                 if item.scope == host and item.type_only}
     lines: list[str] = []
     for name, (origin, meant) in sorted(needs.items()):
         here = meaning(context, host, name)
+        if name in type_only:
+            raise Refused(f"{host} imports {name} for type checking only; pasted code would "
+                          "read it at run time")
         if here == meant:
             continue
         if here is not None:
@@ -226,8 +231,33 @@ def _with_imports(path: str, module: cst.Module, imports: Sequence[str]) -> str:
     return module.code
 
 
+def _unconditional(context: InjectionContext, module: str, name: str) -> bool:
+    """The module binds `name` in a statement of its own top level (not under `if`/`try`,
+    where the binding may not happen: a platform-specific import, an optional dependency)."""
+    facts = context.index.modules[module]
+    for statement in ast.parse(context.source(facts.path)).body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound = {statement.name}
+        elif isinstance(statement, ast.Import):
+            bound = {alias.asname or alias.name.split(".")[0] for alias in statement.names}
+        elif isinstance(statement, ast.ImportFrom):
+            bound = {alias.asname or alias.name for alias in statement.names}
+        elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else \
+                [statement.target]
+            bound = {node.id for target in targets for node in ast.walk(target)
+                     if isinstance(node, ast.Name)}
+        else:
+            continue
+        if name in bound:
+            return True
+    return False
+
+
 def _import_line(context: InjectionContext, origin: str, name: str, host: str) -> str:
     facts = context.index.modules[origin]
+    if not _unconditional(context, origin, name):
+        raise Refused(f"{origin} binds {name} conditionally: importing it may fail")
     for item in facts.imports:
         if item.scope == origin and item.bound == name:
             if item.type_only:

@@ -258,7 +258,8 @@ def test_real_code(name: str, version: str) -> None:
     round-trip property; the counts are printed for the record (`pytest -s`)."""
     from tests.support.pypi import sdist
 
-    counts = real_code(sdist(name, version) / "src", SMELL, tries=24, verified=1)
+    tries = {"click": 24, "jinja2": 14}[name]  # click's few medium cases come late in order
+    counts = real_code(sdist(name, version) / "src", SMELL, tries=tries, verified=1)
     print(f"\n{SMELL} on {name} {version}: {counts}")
     assert counts["easy"]["candidates"] >= 10
     assert all(row["injected"] >= 1 for row in counts.values()), counts
