@@ -48,7 +48,7 @@ class _Plan(NamedTuple):
     g: str
     a: str  # paths
     b: str
-    reference: _Reference
+    reference: _Reference | None  # needed by the easy graft only
 
 
 def _short(name: str) -> str:
@@ -133,10 +133,8 @@ class DeadCodeInjector(Injector[InjectorOptions]):
         if a_module is None or b_module is None:
             return Skip(f"{f} or {g} is not in the index")
         facts = index.modules[a_module]
-        reference = _reference(context, a_module, g)
-        if reference is None:
-            return Skip(f"{a_module} does not import `{g}` or its module at top level")
-        return _Plan(f, g, facts.path, index.modules[b_module].path, reference)
+        return _Plan(f, g, facts.path, index.modules[b_module].path,
+                     _reference(context, a_module, g))
 
     def _shim(self, context: InjectionContext, plan: _Plan) -> tuple[str, cst.Module] | Skip:
         """B with `_g_compat` inserted right after `g`."""
@@ -173,10 +171,12 @@ class DeadCodeInjector(Injector[InjectorOptions]):
                 and isinstance(last.body[0], cst.Return)):
             return Skip(f"`{plan.f}` does not end with a return statement")
         g_name = index.definitions[plan.g].name
-        call = _first_call(function, plan.reference, g_name)
+        reference = plan.reference
+        if reference is None:
+            return Skip(f"{a_module} does not import `{plan.g}` or its module at top level")
+        call = _first_call(function, reference, g_name)
         if call is None:
             return Skip(f"no call of `{g_name}` written in `{plan.f}`")
-        reference = plan.reference
         func: cst.BaseExpression = cst.Name(shim) if reference.style == "name" else \
             cst.Attribute(value=cst.Name(reference.bound), attr=cst.Name(shim))
         tail = cst.SimpleStatementLine([cst.Return(value=cst.Call(func=func, args=call.args))])
