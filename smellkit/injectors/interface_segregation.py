@@ -115,31 +115,30 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
         size = len(candidate.data["methods"])
         donors: dict[str, list[str]] = candidate.data["donors"]
         implementers: list[str] = candidate.data["implementers"]
-        wanted = 2 if difficulty == "hard" else 1
-        options = sorted(donors)
-        rng.shuffle(options)
+        singles = sorted(donors)
+        rng.shuffle(singles)
+        choices = [[donor] for donor in singles] + ([sorted(donors)] if len(donors) > 1 else [])
         reasons: list[str] = []
-        for donor in options:
-            methods = donors[donor]
-            if len(methods) < wanted:
-                reasons.append(f"{donor} has fewer than {wanted} methods to fold in")
+        for chosen in choices:
+            roles = {donor: donors[donor] for donor in chosen}
+            methods = [name for role in roles.values() for name in role]
+            label = " and ".join(donor.rpartition(".")[2] for donor in chosen)
+            if difficulty == "hard" and len(methods) < 2:
+                reasons.append(f"hard needs two methods to fold in; {label} has one")
                 continue
-            needed = -(-size // 2)  # stubs must be at least a third of the widened interface
-            if len(methods) < needed:
-                reasons.append(f"{donor} has {len(methods)} method(s), {needed} needed")
+            plan = _stub_plan(context, interface, implementers, roles)
+            if isinstance(plan, str):
+                reasons.append(plan)
                 continue
-            stubbed = _stub_classes(context, interface, implementers, donor, methods)
-            if isinstance(stubbed, str):
-                reasons.append(stubbed)
-                continue
-            inheriting = [cls for cls in implementers
-                          if _gets_stubs(context, cls, interface, methods, stubbed)]
-            if len(inheriting) < 2:
-                reasons.append(f"only {len(inheriting)} implementer(s) besides {donor} would "
-                               "stub the role")
+            share = -(-(size + len(methods)) // 3)  # a third of the widened interface
+            stubbing = [cls for cls in implementers
+                        if _stubs_reaching(context, cls, interface, methods, plan) >= share]
+            if len(stubbing) < 2:
+                reasons.append(f"folding in {label}'s role, only {len(stubbing)} implementer(s) "
+                               f"would stub {share} or more of its methods")
                 continue
             try:
-                return _edit(context, interface, donor, methods, stubbed, difficulty)
+                return _edit(context, interface, roles, plan, difficulty)
             except EditRefused as error:
                 reasons.append(error.message)
         return Skip("; ".join(sorted(set(reasons))[:3]) or "no donor")
@@ -154,47 +153,53 @@ def _role_method(context: InjectionContext, qualname: str, name: str, strings: s
             and not definition.is_async)
 
 
-def _stub_classes(context: InjectionContext, interface: str, implementers: list[str],
-                  donor: str, methods: list[str]) -> list[str] | str:
-    """The implementers that get the stubs: those that inherit none of the methods from a class
-    below the interface (their subclasses inherit the stubs)."""
+def _below(context: InjectionContext, cls: str, interface: str) -> list[str]:
+    order = context.index.mro(cls)
+    return order[:order.index(interface)] if interface in order else order
+
+
+def _stub_plan(context: InjectionContext, interface: str, implementers: list[str],
+               roles: dict[str, list[str]]) -> dict[str, list[str]] | str:
+    """Which classes get a stub of which method: each implementer that does not get the method
+    from a class below the interface (a real definition, or a stub given to an ancestor)."""
     index = context.index
-    chosen: list[str] = []
+    plan: dict[str, list[str]] = {}
     for cls in sorted(implementers, key=lambda name: len(index.mro(name))):
-        order = index.mro(cls)
-        below = order[:order.index(interface)] if interface in order else order
-        if donor in below:
-            continue
-        if any(ancestor in chosen for ancestor in below):
-            continue
-        provided = [name for name in methods
-                    if any(name in index.children.get(ancestor, {}) for ancestor in below)]
-        if provided:
-            return f"{cls} already has {provided[0]}"
+        below = _below(context, cls, interface)
         info = index.classes.get(cls)
-        if info is None or any(attribute.name in methods for attribute in info.attributes):
-            return f"{cls} sets an attribute named like a method to fold in"
-        chosen.append(cls)
-    return chosen
+        if info is None:
+            return f"{cls} is not a class of the repository"
+        for donor, methods in roles.items():
+            if donor in below:
+                continue
+            for name in methods:
+                if any(name in index.children.get(ancestor, {}) or name in plan.get(ancestor, [])
+                       for ancestor in below):
+                    continue
+                if any(attribute.name == name for attribute in info.attributes):
+                    return f"{cls} sets an attribute named {name}"
+                plan.setdefault(cls, []).append(name)
+    return plan
 
 
-def _gets_stubs(context: InjectionContext, cls: str, interface: str, methods: list[str],
-                stubbed: list[str]) -> bool:
-    """Whether every method reaches this implementer from a stubbed class (its own stubs or
-    inherited ones), not from a real definition in between."""
+def _stubs_reaching(context: InjectionContext, cls: str, interface: str, methods: list[str],
+                    plan: dict[str, list[str]]) -> int:
+    """How many of the methods reach this implementer from a stub (its own or inherited), not
+    from a real definition in between."""
     index = context.index
-    order = index.mro(cls)
-    below = order[:order.index(interface)] if interface in order else order
+    count = 0
     for name in methods:
-        provider = next((ancestor for ancestor in below if ancestor in stubbed
-                         or name in index.children.get(ancestor, {})), None)
-        if provider not in stubbed:
-            return False
-    return True
+        for ancestor in _below(context, cls, interface):
+            if name in plan.get(ancestor, []):
+                count += 1
+                break
+            if name in index.children.get(ancestor, {}):
+                break
+    return count
 
 
-def _edit(context: InjectionContext, interface: str, donor: str, methods: list[str],
-          stubbed: list[str], difficulty: Difficulty) -> Edit:
+def _edit(context: InjectionContext, interface: str, roles: dict[str, list[str]],
+          plan: dict[str, list[str]], difficulty: Difficulty) -> Edit:
     index = context.index
     edits: dict[str, FileEdit] = {}
 
@@ -206,72 +211,85 @@ def _edit(context: InjectionContext, interface: str, donor: str, methods: list[s
         parts = tuple(qualname[len(module) + 1:].split("."))
         return edits.setdefault(path, FileEdit()).classes.setdefault(parts, ClassEdit())
 
-    donor_module = index.module_of[donor]
-    donor_tree = context.module(context.path_of(donor) or "")
     signatures: dict[str, tuple[str, str]] = {}
-    for name in methods:
-        node = find_function(donor_tree, [*donor[len(donor_module) + 1:].split("."), name])
-        if node is None:
-            raise EditRefused(f"{donor}.{name} is not a plain method")
-        signatures[name] = (signature(node.params, rename=False),
-                            signature(node.params, rename=True))
-    declared = class_edit(interface)
-    declared.methods.extend(f"def {name}({signatures[name][0]}):\n    raise NotImplementedError\n"
-                            for name in methods)
+    for donor, role in roles.items():
+        donor_module = index.module_of[donor]
+        donor_tree = context.module(context.path_of(donor) or "")
+        for name in role:
+            node = find_function(donor_tree, [*donor[len(donor_module) + 1:].split("."), name])
+            if node is None:
+                raise EditRefused(f"{donor}.{name} is not a plain method")
+            signatures[name] = (signature(node.params, rename=False),
+                                signature(node.params, rename=True))
+    methods = [name for role in roles.values() for name in role]
+
+    def stub(name: str, renamed: bool, indent: str = "") -> str:
+        return (f"{indent}def {name}({signatures[name][1 if renamed else 0]}):\n"
+                f"{indent}    raise NotImplementedError\n")
+
+    class_edit(interface).methods.extend(stub(name, False) for name in methods)
     short = interface.rpartition(".")[2]
     new_files: dict[str, str | None] = {}
-    herrings: list[str] = []
-    involved: list[str] = [f"{donor}.{name}" for name in methods]
-    if difficulty == "easy":
-        for cls in stubbed:
-            class_edit(cls).methods.extend(
-                f"def {name}({signatures[name][0]}):\n    raise NotImplementedError\n"
-                for name in methods)
-            involved.extend(f"{cls}.{name}" for name in methods)
-    else:
-        groups = [methods] if difficulty == "medium" else [methods[:len(methods) // 2],
-                                                             methods[len(methods) // 2:]]
-        path = context.path_of(interface) or ""
-        folder = path.rpartition("/")[0]
+    involved: list[str] = [f"{donor}.{name}" for donor, role in roles.items() for name in role]
+    explicit: dict[str, list[str]] = {cls: list(names) for cls, names in plan.items()}
+    if difficulty != "easy":
+        if len(roles) > 1:
+            groups = list(roles.values())
+        elif difficulty == "hard":
+            groups = [methods[:len(methods) // 2], methods[len(methods) // 2:]]
+        else:
+            groups = [methods]
+        folder = (context.path_of(interface) or "").rpartition("/")[0]
         package = index.module_of[interface].rpartition(".")[0]
         if index.modules[index.module_of[interface]].is_package:
             package = index.module_of[interface]
-        mixins: list[tuple[str, str]] = []
+        modules = len(groups) if difficulty == "hard" else 1
+        sources: dict[str, list[str]] = {}
         for number, group in enumerate(groups):
-            stem = f"_{_snake(short)}_{'defaults' if number == 0 else 'extras'}"
-            new_path = context.free_path(folder, stem)
-            module_name = (f"{package}." if package else "") + new_path.rpartition("/")[2][:-3]
-            mixin = f"{short}{'Defaults' if number == 0 else 'Extras'}"
-            for cls in stubbed:
-                if mixin in index.children.get(index.module_of[cls], {}) or mixin in \
-                        index.scope_imports.get(index.module_of[cls], {}):
-                    raise EditRefused(f"{mixin} is already a name in {index.module_of[cls]}")
-            body = "\n".join(
-                f"    def {name}({signatures[name][1]}):\n        raise NotImplementedError\n"
-                for name in group)
-            new_files[new_path] = (
-                f'"""Shared behaviour of {short} implementations."""\n\n\n'
-                f"class {mixin}:\n    __slots__ = ()\n\n{body}")
-            mixins.append((mixin, module_name))
+            suffix = ("Defaults", "Extras")[min(number, 1)] + (str(number) if number > 1 else "")
+            mixin = f"{short}{suffix}"
+            if number < modules:
+                stem = f"_{_snake(short)}_{_snake(suffix)}"
+                new_path = context.free_path(folder, stem)
+                while new_path in sources:
+                    new_path = context.free_path(folder, f"{stem}_{len(sources)}")
+                sources[new_path] = []
+            path = list(sources)[-1]
+            module_name = (f"{package}." if package else "") + path.rpartition("/")[2][:-3]
+            sources[path].append(f"class {mixin}:\n    __slots__ = ()\n\n"
+                                 + "\n".join(stub(name, True, "    ") for name in group))
             involved.extend(f"{module_name}.{mixin}.{name}" for name in group)
-        for cls in stubbed:
-            if any(base not in index.classes and base not in _NEUTRAL
-                   for base in index.bases(cls)):  # NamedTuple, Enum...: stubs in the body
-                class_edit(cls).methods.extend(
-                    f"def {name}({signatures[name][1]}):\n    raise NotImplementedError\n"
-                    for name in methods)
-                continue
-            class_edit(cls).mixins.extend(mixin for mixin, _ in mixins)
-            edits[context.path_of(cls) or ""].imports.extend(
-                f"from {module_name} import {mixin}" for mixin, module_name in mixins)
-        herrings = [f"{donor}.{name}" for name in methods]
-        if difficulty == "hard":
-            herrings.extend(sorted(f"{interface}.{name}" for name in index.children.get(
-                interface, {}))[:2])
+            for cls in plan:
+                if not set(group) <= set(explicit[cls]) or any(
+                        base not in index.classes and base not in _NEUTRAL
+                        for base in index.bases(cls)):  # NamedTuple, Enum...: stubs in the body
+                    continue
+                module = index.module_of[cls]
+                if mixin in index.children.get(module, {}) or \
+                        mixin in index.scope_imports.get(module, {}):
+                    raise EditRefused(f"{mixin} is already a name in {module}")
+                class_edit(cls).mixins.append(mixin)
+                edits[context.path_of(cls) or ""].imports.append(
+                    f"from {module_name} import {mixin}")
+                explicit[cls] = [name for name in explicit[cls] if name not in group]
+        for path, classes in sources.items():
+            new_files[path] = (f'"""Shared behaviour of {short} implementations."""\n\n\n'
+                               + "\n\n".join(classes))
+    for cls, names in explicit.items():
+        if names:
+            class_edit(cls).methods.extend(stub(name, difficulty != "easy") for name in names)
+            involved.extend(f"{cls}.{name}" for name in names)
+    herrings: list[str] = []
+    if difficulty != "easy":
+        herrings = [f"{donor}.{name}" for donor, role in roles.items() for name in role]
+    if difficulty == "hard":
+        herrings.extend(sorted(f"{interface}.{name}"
+                               for name in index.children.get(interface, {}))[:2])
     changes: dict[str, str | None] = {}
     for path, file_edit in edits.items():
         changes[path] = apply(context.module(path), file_edit)
     changes.update(new_files)
+    stubbed = sorted(plan)
     checks = (
         StructuralCheck(kind="no_finding", description=f"{short} is no longer reported as an "
                         "interface its implementers stub",
@@ -288,7 +306,7 @@ def _edit(context: InjectionContext, interface: str, donor: str, methods: list[s
     return Edit(changes=changes, targets=((interface, "class"),), checks=checks,
                 involved=tuple(dict.fromkeys([*stubbed, *involved])),
                 red_herrings=tuple(herrings),
-                summary=f"folded {donor}'s {', '.join(methods)} into {interface}; stubbed in "
+                summary=f"folded {', '.join(methods)} into {interface}; stubbed in "
                         + ", ".join(stubbed))
 
 

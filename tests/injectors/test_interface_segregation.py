@@ -97,7 +97,7 @@ def test_a_method_looked_up_by_name_is_never_folded_in(tmp_path: Path) -> None:
     outcome = make_injector(SMELL, SMALL).inject(InjectionContext(load(root)), candidate, "easy",
                                                  random.Random(0))
     assert isinstance(outcome, Skip)
-    assert "1 method(s), 2 needed" in outcome.reason  # a third of 3 + 1 methods is not stubbed
+    assert "would stub 2 or more" in outcome.reason  # one of 3 + 1 methods is less than a third
 
 
 def test_an_implementer_with_the_method_from_elsewhere_is_refused(tmp_path: Path) -> None:
@@ -120,7 +120,7 @@ def test_too_few_implementers_to_stub() -> None:
     narrowed = candidate.model_copy(update={"data": {**candidate.data, "implementers": kept}})
     outcome = make_injector(SMELL, SMALL).inject(InjectionContext(project), narrowed, "easy",
                                                  random.Random(0))
-    assert isinstance(outcome, Skip) and "only 1 implementer(s)" in outcome.reason
+    assert isinstance(outcome, Skip) and "only 1 implementer(s)" in outcome.reason, outcome
 
 
 # -- real code ------------------------------------------------------------------------------------
@@ -129,11 +129,14 @@ def test_too_few_implementers_to_stub() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("name,version", [("click", "8.1.7"), ("jinja2", "3.1.4")])
 def test_real_code(name: str, version: str) -> None:
-    """Counts on real code (`pytest -s` prints them). Neither project has an interface with two
-    implementers lacking a role another implementer has (their interfaces are narrow and fully
-    implemented), so nothing is injected there; what is injected must verify."""
+    """Counts on real code (`pytest -s` prints them). click's MultiCommand takes the roles of
+    Group (add_command) and CommandCollection (add_source), each stubbing the other's, at every
+    difficulty; jinja2 has no interface with a role to fold in (its implementers have no public
+    methods of their own). Every injection verified keeps the round-trip properties."""
     from tests.support.pypi import sdist
 
     counts = real_code(sdist(name, version) / "src", SMELL, tries=10, verified=1)
     print(f"\n{SMELL} on {name} {version}: {counts}")
     assert counts["easy"]["candidates"] == {"click": 3, "jinja2": 0}[name]
+    if name == "click":
+        assert all(row["injected"] >= 1 for row in counts.values()), counts
