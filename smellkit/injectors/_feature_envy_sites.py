@@ -11,7 +11,11 @@ dispatch it to the same method `B.m`, so calling a copy of `B.m`'s code on that 
 the call did (for the other classes the call could only fail: the points-to analysis
 over-approximates calls that the code guards, such as `if isinstance(self.type, IntRange)`).
 When the receiver may also hold an object from outside the repository, which could have a method
-of that name (`close`), only private names that no common type defines are accepted.
+of that name (`close`), unless the receiver's declared type agrees with every class the analysis
+sees (a parameter, or an attribute only ever set from one, annotated with exactly one class of the
+repository: then that class or a subclass), only private names that no common type defines are
+accepted. The declared type also stands in where the analysis sees no value flow in at all (a
+visitor method called by name).
 """
 
 from __future__ import annotations
@@ -23,9 +27,10 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from smellkit.detectors._access import data_access, is_dunder
+from smellkit.detectors._access import data_access, is_dunder, is_property
 from smellkit.detectors.context import Context
 from smellkit.facts import Attr, Expr, Name
+from smellkit.graphs.index import Index
 
 
 @dataclass(frozen=True)
@@ -71,8 +76,14 @@ def call_sites(analysis: Context) -> Iterator[tuple[Site, str]]:
     for (site, name), options in zip(found, values):
         classes = {value[2:] for value in options
                    if value.startswith("i:") and value[2:] in index.classes}
-        if not classes or (len(classes) != len(options) and not _private(name)):
-            continue  # an outside object may answer the call with a method of its own
+        if len(classes) != len(options) or not options:
+            # Values the analysis cannot follow flow in: the declared type, when every class
+            # the analysis sees agrees with it, says what they are.
+            declared = _declared(analysis, site)
+            if declared is not None and all(declared in index.mro(cls) for cls in classes):
+                classes = {declared, *index.descendants(declared)}
+            elif not classes or not _private(name):
+                continue  # an outside object may answer the call with a method of its own
         # A class without the method would make the call fail: the analysis over-approximates
         # (the call is guarded), so only the classes that have it must agree.
         targets = {index.lookup_method(cls, name) for cls in classes} - {None}
@@ -82,6 +93,53 @@ def call_sites(analysis: Context) -> Iterator[tuple[Site, str]]:
         if callee is None or index.class_of.get(callee) in (None, site.holder):
             continue
         yield site, callee
+
+
+def _declared(analysis: Context, site: Site) -> str | None:
+    """The one class of the repository the receiver is declared to hold: a parameter annotated
+    with just that class (not `Optional`, not a union) and never rebound in the method, or an
+    attribute of the holder that is only ever assigned such a parameter or annotated so."""
+    index = analysis.index
+    if site.receiver is not None:
+        facts = analysis.file_of(site.scope)
+        if facts is None or any(item.scope == site.scope and isinstance(item.target, Name)
+                                and item.target.id == site.receiver
+                                for item in facts.assignments):
+            return None
+        return _annotated_param(index, site.scope, site.receiver)
+    found: set[str | None] = set()
+    for cls in index.mro(site.holder):
+        info = index.classes.get(cls)
+        for item in info.attributes if info is not None else ():
+            if item.name != site.attribute:
+                continue
+            if item.annotation:
+                found.add(_one_class(index, item.scope, item.annotation))
+            elif isinstance(item.value, Name):
+                found.add(_annotated_param(index, item.scope, item.value.id))
+            else:
+                found.add(None)
+    return found.pop() if len(found) == 1 else None
+
+
+def _annotated_param(index: Index, scope: str, name: str) -> str | None:
+    definition = index.definitions.get(scope)
+    for param in definition.params if definition is not None else ():
+        if param.name == name and param.kind in ("positional_only", "positional",
+                                                 "keyword_only"):
+            return _one_class(index, scope, param.annotation)
+    return None
+
+
+def _one_class(index: Index, scope: str, annotation: tuple[str, ...]) -> str | None:
+    if len(annotation) != 1:
+        return None
+    head, _, rest = annotation[0].partition(".")
+    resolved = index.resolve_name(scope, head)
+    if resolved is None:
+        return None
+    target = index.resolve_dotted(f"{resolved}.{rest}") if rest else resolved
+    return target if target in index.classes else None
 
 
 _OUTSIDE_METHODS = frozenset(
@@ -95,7 +153,8 @@ def _private(name: str) -> bool:
 
 
 def own_data(analysis: Context, method: str) -> set[str]:
-    """Data attributes (not methods) of its own class that a method uses through `self`, less
+    """Data attributes (properties included, not methods) of its own class that a method uses
+    through `self` (the detector counts both as data once they are foreign), less
     those it navigates through (`self.current.type`, or `c = self.current; c.type`): once the
     method has moved, the detector counts those as links, not as data it envies."""
     index = analysis.index
@@ -120,7 +179,8 @@ def own_data(analysis: Context, method: str) -> set[str]:
     navigated.update(bound[receiver.id] for receiver in receivers
                      if isinstance(receiver, Name) and receiver.id in bound)
     return {name for name in entry.through_self
-            if ((found := index.definitions.get(name)) is None or found.kind != "method")
+            if ((found := index.definitions.get(name)) is None or found.kind != "method"
+                or is_property(found))
             and name.rpartition(".")[2] not in navigated}
 
 

@@ -2,20 +2,23 @@
 it, and from there reads everything through the object it was called on (the inverse of "move
 method").
 
-Candidate: a method `B.m` that reads at least three data attributes of its own class, called from
-the methods of another class `A` only as `self.<attr>.m(...)` (`<attr>` a plain instance attribute
-of `A` holding a `B`) or only as `x.m(...)` (`x` a name of the calling method holding a `B`), the
-points-to analysis typing the receiver (`_feature_envy_sites`). When nothing else calls `B.m` it
-moves (it leaves `B`) if it is private; otherwise `A` gets a copy and `B` keeps its method for
-its other callers, inside the repository or outside (a public method is API).
+Candidate: a method `B.m` that reads at least three data attributes (properties included) of its
+own class, and one class `A` that calls it from its methods only as `self.<attr>.m(...)` (`<attr>`
+a plain instance attribute of `A` holding a `B`) or only as `x.m(...)` (`x` a name of the calling
+method holding a `B`), the points-to analysis (or, where no value flows in that it sees, the
+declared type) typing the receiver (`_feature_envy_sites`); each calling class makes a candidate.
+When nothing else calls `B.m` it moves (it leaves `B`) if it is private; otherwise `A` gets a
+copy and `B` keeps its method for its other callers, inside the repository or outside (a public
+method is API).
 Either way `A`'s calls go to the new method, so the same code runs on the same objects: `self.x`
 in the body becomes `self.<attr>.x`, or `x.x` with the receiver passed as a new first parameter.
 
 Difficulties (SmellBench's): easy puts the method in `A` itself (two files); medium puts it in a
 new mixin module that `A` inherits from, reaching the collaborator through a renamed local alias
-or parameter (three files); hard (attribute form) adds a second new module with the mixins'
-base, which declares the collaborator's type, and names red herrings: methods of `B` that read as
-much of its data but are at home (four files).
+or parameter (three files); hard adds a second new module with the mixins' base (which declares
+the collaborator's type when an attribute holds it) and names red herrings: methods of `B` that
+read as much of its data but are at home, or the holder's methods that only delegate to it (four
+files).
 """
 
 from __future__ import annotations
@@ -57,15 +60,14 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
     def candidates(self, context: InjectionContext) -> Iterable[Candidate]:
         analysis = context.analysis
         index = context.index
-        by_callee: dict[str, list[sites.Site]] = {}
+        by_callee: dict[tuple[str, str], list[sites.Site]] = {}
         for site, callee in sites.call_sites(analysis):
-            by_callee.setdefault(callee, []).append(site)
-        for callee, found in sorted(by_callee.items()):
-            holders = {site.holder for site in found}
+            by_callee.setdefault((callee, site.holder), []).append(site)
+        for (callee, holder), found in sorted(by_callee.items()):
             attributes = {site.attribute for site in found}
-            if len(holders) != 1 or len(attributes) != 1:
-                continue  # one holder, and one form: all through one attribute or all by name
-            (holder,), (attribute,) = holders, attributes
+            if len(attributes) != 1:
+                continue  # one form: all through one attribute or all by name
+            (attribute,) = attributes
             if self._ineligible(analysis, callee, holder, attribute) is not None:
                 continue
             cls = index.class_of[callee]
@@ -186,9 +188,6 @@ class _Injection:
                                                   self.context.wrapper(self.holder_path))
         if count != len(self.sites):
             raise move.Refused(f"found {count} of the {len(self.sites)} calls to rewrite")
-        if self.attribute is None and self.difficulty == "hard":
-            raise move.Refused("hard needs the collaborator in an attribute (its type is "
-                               "declared by the mixins' base)")
         holder_node = move.find_class(holder_tree, self.holder_name)
         assert holder_node is not None
         changes: dict[str, str | None] = {}
@@ -282,10 +281,14 @@ class _Injection:
             base_path = context.free_path(folder, f"_{stem}_parts")
             base_module = _module_name(self.holder_module, self.holder_path, base_path)
             base_name = f"_{self.holder_name}Parts"
+            # The base declares the collaborator's type when an attribute holds it; through a
+            # name, it is the plain root of the mixin chain.
+            typing_import = _type_checking_import(base_module, self.cls_module, self.cls_name) \
+                + "\n\n" if self.attribute else "\n"
             changes[base_path] = (
                 f'"""The state that the mixins of {self.holder_name} share."""\n\n{opening}'
-                f"{_type_checking_import(base_module, self.cls_module, self.cls_name)}\n\n"
-                f"class {base_name}:\n    __slots__ = ()\n\n{declaration}")
+                f"{typing_import}class {base_name}:\n    __slots__ = ()\n"
+                + (f"\n{declaration}" if declaration else ""))
             imports += move.relative_import(mixin_module, base_module, base_name) + "\n"
             head, body = f"class {mixin_name}({base_name}):\n", "    __slots__ = ()\n"
         else:
