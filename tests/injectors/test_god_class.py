@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from smellkit.injectors import _god_class_absorb as absorbing
 from smellkit.injectors.base import Edit, InjectionContext
 from smellkit.injectors.engine import make_injector, record
 from smellkit.injectors.god_class import GodClassInjector
@@ -134,3 +135,90 @@ def test_real_code(package: tuple[str, str], capsys: pytest.CaptureFixture[str])
         succeeded[difficulty] = done
     with capsys.disabled():
         print(f"\n{SMELL} {package[0]}: {len(candidates)} candidates, injected {succeeded}")
+
+
+# -- the second form: a holder absorbs functions of other modules -------------------------------
+
+DESK = FIXTURES / SMELL / "desk"
+DESK_RUN = ("from desk.planner import Planner\nfrom desk import dates, money, text\n"
+            "p = Planner('ann')\np.add('write the quarterly report', 'd2', 4)\n"
+            "p.add('call bob', 'later')\np.add('x', '', 2)\np.finish('call bob', 12.5)\n"
+            "print(p.agenda(5), p.report())\n"
+            "print([dates.parse_day(t) for t in ('d3', 'next week', '#x', '4')], "
+            "dates.week_of(15), dates.is_weekend(6), dates.day_name(9))\n"
+            "print(text.shorten('a very long title here'), text.shorten('abcdefgh', width=5), "
+            "text.slug('Hello, World!'), text.title_case('the end of a day'))\n"
+            "print(money.cents(3.456), money.format_price(-1234), money.format_price(5, ''), "
+            "Planner.parse_day('d4') if hasattr(Planner, 'parse_day') else 4)\n")
+
+
+def test_function_candidates_say_why() -> None:
+    context = InjectionContext(Project.load(DESK / "before"))
+    injector = make_injector(SMELL, {"min-file-lines": 0})
+    (candidate,) = injector.candidates(context)
+    assert candidate.target.qualname == "desk.planner.Planner"
+    assert candidate.data == {"kind": "functions", "holder": "desk.planner.Planner", "modules": 1}
+    assert candidate.reason.startswith("absorbing 3 functions of desk.dates (parse_day, ")
+    assert "TCC 0.29" in candidate.reason
+
+
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_functions_before_after(tmp_path: Path, difficulty: Difficulty) -> None:
+    root = DESK / "before"
+    injection = injected(root, SMELL, difficulty)
+    check_after(DESK, difficulty, smelly_files(root, injection, tmp_path))
+    assert len(injection.files) == {"easy": 2, "medium": 3, "hard": 4}[difficulty]
+    herrings = [item.qualname for item in injection.red_herrings]
+    assert herrings == {"easy": [], "medium": ["desk.money.format_price", "desk.dates.week_of"],
+                        "hard": ["desk.dates.week_of", "desk.dates.is_weekend"]}[difficulty]
+
+
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_functions_round_trip(tmp_path: Path, difficulty: Difficulty) -> None:
+    root = DESK / "before"
+    injection = injected(root, SMELL, difficulty)
+    assert_round_trip(root, injection)
+    same_behaviour(root, injection, tmp_path, DESK_RUN)
+
+
+def _desk_clusters(tmp_path: Path, path: str, old: str, new: str
+                   ) -> tuple[InjectionContext, list[absorbing.Cluster]]:
+    copy = tmp_path / "repo"
+    shutil.copytree(DESK / "before", copy)
+    target = copy / path
+    target.write_text(target.read_text().replace(old, new, 1))
+    context = InjectionContext(Project.load(copy))
+    analysis = context.analysis
+    return context, absorbing.clusters(analysis, "desk.planner",
+                                       absorbing.calls_by_module(analysis))
+
+
+def test_functions_called_on_import_or_decorated_stay(tmp_path: Path) -> None:
+    """A decorated function, and one that runs while its module is imported, are no part of a
+    cluster (the thin function would import the holder's module too early)."""
+    _, found = _desk_clusters(tmp_path, "desk/dates.py", "def is_weekend(",
+                              "import functools\n\n\n@functools.cache\ndef is_weekend(")
+    assert [f.name for item in found if item.module == "desk.dates"
+            for f in item.functions] == ["parse_day", "week_of", "day_name"]
+    _, found = _desk_clusters(tmp_path / "2", "desk/text.py", "\n\ndef title_case(",
+                              "\n\nDEFAULT = slug('x')\n\n\ndef title_case(")
+    assert [f.name for item in found if item.module == "desk.text"
+            for f in item.functions] == ["shorten", "title_case"]
+
+
+def test_functions_refused_when_unsafe(tmp_path: Path) -> None:
+    context, found = _desk_clusters(tmp_path, "desk/dates.py",
+                                    "    return day >= 0 and (day % 7 == 5 or day % 7 == 6)\n",
+                                    "    yield day >= 0 and (day % 7 == 5 or day % 7 == 6)\n")
+    (dates,) = [item for item in found if item.module == "desk.dates"]
+    changes, absorbed, refused = absorbing.absorb(context, "desk.planner.Planner", [dates])
+    assert refused == {"desk.dates.is_weekend": "is_weekend is a generator or awaits"}
+    assert [item.name for item in absorbed] == ["parse_day", "week_of", "day_name"]
+    assert "    yield day >= 0" in str(changes["desk/dates.py"])  # it stays as it was
+    context, found = _desk_clusters(tmp_path / "2", "desk/planner.py", "    def report(",
+                                    "    def week_of(self) -> int:\n        return 0\n\n"
+                                    "    def report(")
+    (dates,) = [item for item in found if item.module == "desk.dates"]
+    _, _, refused = absorbing.absorb(context, "desk.planner.Planner", [dates])
+    assert refused == {"desk.dates.week_of": "desk.planner.Planner already has a member named "
+                                             "week_of"}
