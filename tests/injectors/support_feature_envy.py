@@ -89,3 +89,36 @@ def same_behaviour(root: Path, injection: Injection, scratch: Path, code: str) -
     before = behaviour(root, code)
     assert before.strip()
     assert behaviour(copy, code) == before
+
+
+def real_code_yield(package: tuple[str, str], smell: str) -> tuple[int, dict[str, str]]:
+    """On a PyPI package's `src/`: how many candidates the injector offers, and for each
+    difficulty the id of the first injection (candidates in their sampled order) that passes
+    every round-trip property, "" when none does. A success that fails a property fails."""
+    import random
+
+    from smellkit.injectors.base import Edit, InjectionContext
+    from smellkit.injectors.engine import find_candidates, make_injector, record
+    from smellkit.models import DIFFICULTIES
+    from tests.support.pypi import sdist
+
+    root = sdist(*package) / "src"
+    project = Project.load(root)
+    context = InjectionContext(project)
+    injector = make_injector(smell, SMALL)
+    candidates = find_candidates(project, smell, options=SMALL, context=context)
+    found: dict[str, str] = {}
+    for difficulty in DIFFICULTIES:
+        found[difficulty] = ""
+        for candidate in candidates:
+            edit = injector.inject(context, candidate, difficulty, random.Random(0))
+            outcome = record(context, injector, candidate, difficulty, 0, edit) \
+                if isinstance(edit, Edit) else edit
+            if isinstance(outcome, Injection):
+                result = verify(root, outcome, original=project)
+                assert result.ok, (outcome.id, result.problems, result.checks_original,
+                                   result.checks_smelly, result.flagged_smelly,
+                                   result.flagged_original)
+                found[difficulty] = outcome.id
+                break
+    return len(candidates), found

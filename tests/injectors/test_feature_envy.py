@@ -17,10 +17,10 @@ from tests.injectors.support_feature_envy import (
     assert_round_trip,
     check_after,
     injected,
+    real_code_yield,
     same_behaviour,
     smelly_files,
 )
-from tests.support.pypi import sdist
 
 SMELL = "feature_envy"
 SHOP = FIXTURES / SMELL / "shop"
@@ -111,29 +111,12 @@ def test_refuses_super_and_a_taken_name(tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("package", [("click", "8.1.7"), ("jinja2", "3.1.4")])
 def test_real_code(package: tuple[str, str], capsys: pytest.CaptureFixture[str]) -> None:
-    """Counts of candidates and successful injections per difficulty; every success round-trips.
-    (Loaded from `src/`, where the packages live.)"""
-    import random
-
-    from smellkit.injectors.engine import record
-
-    root = sdist(*package) / "src"
-    project = Project.load(root)
-    injector = make_injector(SMELL, {"min-file-lines": 0})
-    context = InjectionContext(project)
-    candidates = list(injector.candidates(context))
-    succeeded = {}
-    for difficulty in DIFFICULTIES:
-        done = 0
-        for candidate in candidates:
-            edit = injector.inject(context, candidate, difficulty, random.Random(0))
-            outcome = record(context, injector, candidate, difficulty, 0, edit) \
-                if not isinstance(edit, tuple) else edit
-            if hasattr(outcome, "smelly_patch"):
-                assert_round_trip(root, outcome)  # type: ignore[arg-type]
-                done += 1
-        succeeded[difficulty] = done
+    """Candidates on the real package, and at each difficulty the first injection that passes
+    every round-trip property (any success that fails one fails the test)."""
+    count, verified = real_code_yield(package, SMELL)
     with capsys.disabled():
-        print(f"\n{SMELL} {package[0]}: {len(candidates)} candidates, injected {succeeded}")
-    if package[0] == "click":
-        assert len(candidates) >= 2 and all(succeeded[level] >= 1 for level in DIFFICULTIES)
+        print(f"\n{SMELL} {package[0]}: {count} candidates, verified {verified}")
+    if package[0] == "click":  # jinja2: no method reads 3 attributes of its class called
+        # from another module through a typed receiver (Template.new_context's caller,
+        # TemplateExpression, is in its own module)
+        assert count >= 2 and all(verified.values())
