@@ -1,5 +1,8 @@
 """Bypassed helpers: a one-expression function whose expression other modules spell out again.
 
+A method of a module-level class counts too, `self` standing for the receiver
+(`stream.next_if(x) is not None` for `TokenStream.skip_if`).
+
 `def term_len(x): return len(strip_ansi(x))` makes one place responsible for how a length is
 measured; `len(strip_ansi(line))` written out in other modules bypasses it, so a change of the rule
 (say, also dropping OSC sequences) must be made at every copy. A copy is the helper's return
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -48,6 +52,9 @@ class Helper:
     """The last name of every function the expression calls (`sub` for `_ansi_re.sub`)."""
     free: tuple[str, ...]
     """Names the expression reads besides its parameters."""
+    method: bool = False
+    """A method of a module-level class: `self` is its first parameter, standing for the
+    receiver of a call."""
 
 
 def _called(node: ast.expr) -> str | None:
@@ -67,13 +74,14 @@ def _forwards(expr: ast.expr, params: tuple[str, ...]) -> bool:
 
 def _helper(context: Context, facts: FileFacts, qualname: str) -> Helper | None:
     definition = context.index.definitions[qualname]
+    method = definition.kind == "method"
     if definition.decorators or definition.is_async or any(
             param.kind not in ("positional", "positional_only") or param.default is not None
             for param in definition.params) or not definition.params:
         return None
     text = "\n".join(context.lines(facts.path)[definition.start_line - 1:definition.end_line])
     try:
-        tree = ast.parse(text)
+        tree = ast.parse(textwrap.dedent(text))
     except SyntaxError:
         return None
     if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
@@ -96,9 +104,12 @@ def _helper(context: Context, facts: FileFacts, qualname: str) -> Helper | None:
         return None  # no call, an unused parameter, or recursion
     if len(calls) < 2 and (all(name in _BUILTINS for name in calls) or _forwards(expr, params)):
         return None  # `str(value)`, `Markup(value)`: a call of someone else's function
+    if method and any(isinstance(node, ast.Attribute) and node.attr.startswith("__")
+                      for node in nodes):
+        return None  # name-mangled or dunder attributes mean something else elsewhere
     free = tuple(sorted(names - set(params)))
     return Helper(qualname, facts.module, facts.path, definition.start_line, params, expr,
-                  frozenset(calls), free)
+                  frozenset(calls), free, method)
 
 
 def helpers(context: Context) -> list[Helper]:
@@ -108,7 +119,9 @@ def helpers(context: Context) -> list[Helper]:
         if is_test_path(facts.path):
             continue
         for definition in facts.definitions:
-            if definition.kind != "function" or definition.parent != facts.module:
+            if not ((definition.kind == "function" and definition.parent == facts.module) or
+                    (definition.kind == "method" and not definition.name.startswith("__")
+                    and context.index.definitions[definition.parent].parent == facts.module)):
                 continue
             measure = definition.measure
             if measure is not None and measure.sloc > 12:

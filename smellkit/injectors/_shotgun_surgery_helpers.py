@@ -10,7 +10,9 @@ is left as it is. The codemod and why it is sound: `_shotgun_surgery_inline`.
 
 from __future__ import annotations
 
+import builtins
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -20,10 +22,10 @@ from smellkit.detectors._keys import Scopes
 from smellkit.detectors._shotgun_surgery_helpers import Copies, Helper, helpers
 from smellkit.detectors._usage import is_test_path
 from smellkit.detectors.context import Context
-from smellkit.facts import FileFacts, Name
+from smellkit.facts import Attr, FileFacts, Name
 from smellkit.injectors._data_clumps_plan import outside_words
 from smellkit.injectors._shotgun_surgery_edit import Inlined
-from smellkit.injectors._shotgun_surgery_inline import inline_helper, safe_order
+from smellkit.injectors._shotgun_surgery_inline import inline_helper, inline_method, safe_order
 from smellkit.injectors.base import Edit, InjectionContext, Skip
 from smellkit.injectors.checks import check_kind
 from smellkit.models import Candidate, Difficulty, StructuralCheck, TargetLevel
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
 
 SMELL = "shotgun_surgery"
 MIN_USERS: dict[Difficulty, int] = {"easy": 1, "medium": 2, "hard": 3}
+_BUILTIN_NAMES = frozenset(dir(builtins))
 
 
 @dataclass(frozen=True)
@@ -56,8 +59,12 @@ def plans(injector: ShotgunSurgeryInjector, context: InjectionContext,
         name = helper.qualname.rpartition(".")[2]
         users: list[User] = []
         keep: set[str] = set()
+        if helper.method and (_overridden(context, helper.qualname)
+                              or _exported(context, helper.qualname.rpartition(".")[0])):
+            continue  # another class's method may run at some calls
         for other in sorted(context.index.modules.values(), key=lambda item: item.path):
-            user = _user(context, other, helper.module, name)
+            user = _method_user(context, other, helper) if helper.method else \
+                _user(context, other, helper.module, name)
             if user is not None:
                 users.append(user[0])
                 if user[1]:
@@ -100,6 +107,57 @@ def _user(context: InjectionContext, facts: FileFacts, module: str,
                 tuple(sorted({scopes.at(number) for number in lines})), False), keep
 
 
+def _overridden(context: InjectionContext, qualname: str) -> bool:
+    index = context.index
+    cls, _, name = qualname.rpartition(".")
+    return any(name in index.children.get(other, {}) for other in
+               [*index.mro(cls)[1:], *index.descendants(cls)] if other != cls)
+
+
+def _exported(context: InjectionContext, cls: str) -> bool:
+    """Re-exported by the top-level package: code outside may subclass it and override the
+    method, and an inlined call would no longer reach the override."""
+    index = context.index
+    package = index.modules.get(cls.partition(".")[0])
+    if package is None:
+        return True
+    name = cls.rpartition(".")[2]
+    return name in (package.dunder_all or ()) or any(
+        item.bound == name and (index.resolve_dotted(item.target) or item.target) == cls
+        for item in package.imports)
+
+
+def _method_user(context: InjectionContext, facts: FileFacts,
+                 helper: Helper) -> tuple[User, bool] | None:
+    """A module whose every `x.name(...)` call resolves to the method (and which mentions
+    `.name` nowhere else)."""
+    from smellkit.injectors.shotgun_surgery import User
+
+    if facts.module == helper.module or is_test_path(facts.path):
+        return None
+    name = helper.qualname.rpartition(".")[2]
+    graph = context.analysis.call_graph
+    lines: list[int] = []
+    for call in facts.calls:
+        if not isinstance(call.func, Attr) or call.func.attr != name or call.implicit:
+            continue
+        data = graph.get_edge_data(call.scope, helper.qualname) if \
+            graph.has_node(call.scope) else None
+        others = [callee for callee in graph.succ[call.scope]
+                  if callee != helper.qualname and callee.rpartition(".")[2] == name
+                  and call.line in graph.succ[call.scope][callee].get("lines", ())] \
+            if graph.has_node(call.scope) else []
+        if data is None or call.line not in data.get("lines", ()) or others:
+            return None  # may reach another method of that name
+        lines.append(call.line)
+    source = context.source(facts.path)
+    if not lines or source.count(f".{name}") != len(lines):
+        return None
+    scopes = Scopes(facts)
+    return User(facts.module, facts.path, name, tuple(sorted(lines)),
+                tuple(sorted({scopes.at(number) for number in lines})), False), False
+
+
 def candidates(injector: ShotgunSurgeryInjector, context: InjectionContext,
                flagged: frozenset[str]) -> list[Candidate]:
     found: list[Candidate] = []
@@ -126,7 +184,13 @@ def candidates(injector: ShotgunSurgeryInjector, context: InjectionContext,
 def _body(context: InjectionContext, helper: Helper) -> cst.BaseExpression | None:
     """The helper's return expression as written (libcst keeps its layout)."""
     name = helper.qualname.rpartition(".")[2]
-    for statement in context.module(helper.path).body:
+    body: Sequence[cst.CSTNode] = context.module(helper.path).body
+    if helper.method:
+        cls = helper.qualname.rpartition(".")[0].rpartition(".")[2]
+        body = next((statement.body.body for statement in body
+                     if isinstance(statement, cst.ClassDef) and statement.name.value == cls
+                     and isinstance(statement.body, cst.IndentedBlock)), ())
+    for statement in body:
         if isinstance(statement, cst.FunctionDef) and statement.name.value == name and \
                 isinstance(statement.body, cst.IndentedBlock):
             last = statement.body.body[-1]
@@ -143,6 +207,13 @@ def _adds(context: InjectionContext, helper: Helper, user: User) -> list[str] | 
 
     index = context.index
     adds: list[str] = []
+    if helper.method:  # no imports: only builtins, not rebound where the calls are
+        bound = {item.bound for item in index.modules[user.module].imports} | {
+            item.target.id for item in index.modules[user.module].assignments
+            if isinstance(item.target, Name)}
+        if any(name not in _BUILTIN_NAMES or name in bound for name in helper.free):
+            return f"{helper.qualname} reads names that {user.path} may not have"
+        return adds
     for name in helper.free:
         there = index.resolve_name(helper.qualname, name)
         here = index.resolve_name(user.module, name)
@@ -185,9 +256,14 @@ def inject(injector: ShotgunSurgeryInjector, context: InjectionContext, candidat
         if len(chosen) == wanted and difficulty != "medium":
             break
         adds = _adds(context, helper, user)
-        result = adds if isinstance(adds, str) else inline_helper(
-            context.source(user.path), user.bound, body, helper.params, helper.free, adds,
-            ordered, keep=user.path in plan.keep)
+        if isinstance(adds, str):
+            result: Inlined | str = adds
+        elif helper.method:
+            result = inline_method(context.source(user.path), user.bound, set(user.lines),
+                                   body, helper.params, helper.free, ordered)
+        else:
+            result = inline_helper(context.source(user.path), user.bound, body, helper.params,
+                                   helper.free, adds, ordered, keep=user.path in plan.keep)
         if isinstance(result, str):
             refused.append(f"{user.path}: {result}")
             continue

@@ -107,10 +107,11 @@ class _Substitute(cst.CSTTransformer):
 
 class _Inline(cst.CSTTransformer):
     def __init__(self, calls: set[cst.Call], params: Sequence[str],
-                 body: cst.BaseExpression, alias: cst.ImportAlias, statement: cst.ImportFrom,
-                 adds: Sequence[str], keep: bool):
+                 body: cst.BaseExpression, alias: cst.ImportAlias | None,
+                 statement: cst.ImportFrom | None, adds: Sequence[str], keep: bool):
         super().__init__()
         self.keep = keep
+        self.free_slots: set[cst.CSTNode] = set()
         self.calls = calls
         self.params = params
         self.body = body
@@ -123,10 +124,15 @@ class _Inline(cst.CSTTransformer):
         if original_node not in self.calls:
             return updated_node
         self.replaced += 1  # arguments from the updated node: inner calls are inlined already
-        values = {name: arg.value for name, arg in zip(self.params, updated_node.args)}
+        args = [arg.value for arg in updated_node.args]
+        if self.statement is None:  # a method: `self` stands for the receiver
+            assert isinstance(updated_node.func, cst.Attribute)
+            args.insert(0, updated_node.func.value)
+        values = dict(zip(self.params, args))
         expr = self.body.visit(_Substitute(values))
         assert isinstance(expr, cst.BaseExpression)
-        if not isinstance(expr, _ATOMS):
+        if isinstance(expr, cst.Tuple) and not expr.lpar or \
+                not isinstance(expr, _ATOMS) and original_node not in self.free_slots:
             return expr.with_changes(lpar=[cst.LeftParen(), *original_node.lpar],
                                      rpar=[*original_node.rpar, cst.RightParen()])
         return expr.with_changes(lpar=original_node.lpar, rpar=original_node.rpar)
@@ -139,7 +145,7 @@ class _Inline(cst.CSTTransformer):
             return updated_node
         names: list[cst.ImportAlias] = []
         for old, alias in zip(old_names, new_names):
-            if old is not self.alias:
+            if old is not self.alias or self.alias is None:
                 names.append(alias)
                 continue
             added = [*self.adds, alias.evaluated_name] if self.keep else list(self.adds)
@@ -156,13 +162,26 @@ class _Inline(cst.CSTTransformer):
 
 
 class _Calls(cst.CSTVisitor):
-    """Each call by its callee node, and the nodes inside f-strings."""
+    """Each call by its callee node, the nodes inside f-strings, and the expressions that sit
+    where any expression may stand without parentheses (an argument, an element, a statement's
+    value or test)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.by_func: dict[cst.CSTNode, cst.Call] = {}
         self.in_fstring: set[cst.CSTNode] = set()
+        self.free_slots: set[cst.CSTNode] = set()
         self.depth = 0
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.Arg, cst.Element, cst.Return, cst.Assign, cst.AnnAssign,
+                             cst.AugAssign, cst.Expr, cst.Index, cst.DictElement)):
+            value = getattr(node, "value", None)
+            if value is not None and not (isinstance(node, cst.Arg) and node.star):
+                self.free_slots.add(value)
+        elif isinstance(node, (cst.If, cst.While, cst.Assert)):
+            self.free_slots.add(node.test)
+        return super().on_visit(node)
 
     def visit_FormattedString(self, node: cst.FormattedString) -> bool:
         self.depth += 1
@@ -236,7 +255,49 @@ def inline_helper(source: str, bound: str, body: cst.BaseExpression, params: Seq
     if not calls:
         return f"{bound} is imported but never called"
     transformer = _Inline(calls, params, body, aliases[0], statement, adds, keep)
+    transformer.free_slots = visitor.free_slots
     result = module.visit(transformer)
     if transformer.replaced != len(calls):
         return "not every call could be replaced (a call inside another's arguments)"
     return Inlined(result.code, tuple(sorted(lines)))
+
+
+def inline_method(source: str, name: str, lines: set[int], body: cst.BaseExpression,
+                  params: Sequence[str], free: Sequence[str], ordered: bool) -> Inlined | str:
+    """Replace the calls `receiver.name(...)` on `lines` (those that reach the method) by its
+    expression, `receiver` in place of `self`; `free` are builtins the expression reads."""
+    module, scopes, positions = _analysed(source)
+    visitor = _Calls()
+    module.visit(visitor)
+    calls: set[cst.Call] = set()
+    for func, call in visitor.by_func.items():
+        if not isinstance(func, cst.Attribute) or func.attr.value != name:
+            continue
+        line = positions[call].start.line
+        if line not in lines:
+            return f"the call of .{name} on line {line} may reach another method"
+        if call in visitor.in_fstring:
+            return f".{name} is called inside an f-string"
+        if len(call.args) != len(params) - 1 or any(arg.keyword is not None or arg.star
+                                                     for arg in call.args):
+            return f"a call of .{name} passes keywords or a star argument"
+        values = [func.value, *(arg.value for arg in call.args)]
+        if any(isinstance(value, (cst.GeneratorExp, cst.Yield, cst.Await, cst.NamedExpr))
+               for value in values):
+            return f"an argument of .{name} is a generator, a yield, an await or a walrus"
+        if not ordered and not all(_simple(value) for value in values):
+            return f"an argument of .{name} could change what the expression evaluates first"
+        here = scopes.get(call)
+        while here is not None:
+            if any(item in here.assignments for item in free):
+                return f"a name at line {line} shadows a builtin the expression reads"
+            here = here.parent if not isinstance(here, GlobalScope) else None
+        calls.add(call)
+    if {positions[call].start.line for call in calls} != lines:
+        return f"not every planned call of .{name} was found"
+    transformer = _Inline(calls, params, body, None, None, (), False)
+    transformer.free_slots = visitor.free_slots
+    result = module.visit(transformer)
+    if transformer.replaced != len(calls):
+        return "not every call could be replaced"
+    return Inlined(result.code, tuple(sorted(positions[call].start.line for call in calls)))

@@ -264,6 +264,58 @@ def test_helper_guards(tmp_path: Path, variant: str | None) -> None:
         return
     assert isinstance(outcome, Injection), outcome
     assert "return (floor(amount * 100) * 0.02) + (floor(amount * 100) * 0.01)" in \
+        outcome.smelly_patch  # parentheses only where an operator needs them
+    support.assert_round_trip(tmp_path, outcome, project)
+
+
+METHOD_BASE = {
+    "pkg/__init__.py": "",
+    "pkg/stream.py": """\
+        class Stream:
+            def __init__(self, items):
+                self.items = list(items)
+
+            def next_if(self, value):
+                if self.items and self.items[0] == value:
+                    return self.items.pop(0)
+                return None
+
+            def skip_if(self, value):
+                return self.next_if(value) is not None
+        """,
+    "pkg/one.py": """\
+        from pkg.stream import Stream
+
+
+        def parse(items):
+            stream = Stream(items)
+            return [stream.skip_if("a"), stream.skip_if("b"), stream.items]
+        """,
+}
+
+OVERRIDE = {"pkg/quiet.py": """\
+    from pkg.stream import Stream
+
+
+    class Quiet(Stream):
+        def skip_if(self, value):
+            return False
+    """}
+
+
+@pytest.mark.parametrize("overridden", [False, True])
+def test_a_method_is_inlined_with_its_receiver(tmp_path: Path, overridden: bool) -> None:
+    """`self` stands for the receiver; a method some subclass overrides is refused (an inlined
+    call would no longer reach the override)."""
+    from smellkit.injectors.engine import inject
+
+    project = support.load(_write(tmp_path, {**METHOD_BASE, **(OVERRIDE if overridden else {})}))
+    outcome = inject(project, SMELL, "easy", options=support.NO_FILTER)
+    if overridden:
+        assert isinstance(outcome, InjectionSkip), outcome
+        return
+    assert isinstance(outcome, Injection), outcome
+    assert 'return [stream.next_if("a") is not None, stream.next_if("b") is not None,' in \
         outcome.smelly_patch
     support.assert_round_trip(tmp_path, outcome, project)
 
