@@ -131,8 +131,8 @@ class _Inline(cst.CSTTransformer):
         values = dict(zip(self.params, args))
         expr = self.body.visit(_Substitute(values))
         assert isinstance(expr, cst.BaseExpression)
-        if isinstance(expr, cst.Tuple) and not expr.lpar or \
-                not isinstance(expr, _ATOMS) and original_node not in self.free_slots:
+        if (isinstance(expr, cst.Tuple) and not expr.lpar) or \
+                (not isinstance(expr, _ATOMS) and original_node not in self.free_slots):
             return expr.with_changes(lpar=[cst.LeftParen(), *original_node.lpar],
                                      rpar=[*original_node.rpar, cst.RightParen()])
         return expr.with_changes(lpar=original_node.lpar, rpar=original_node.rpar)
