@@ -24,6 +24,9 @@ class FunctionPlan:
     (`host_name` for `host`) where a parameter is renamed."""
     annotations: tuple[str | None, ...]
     """The annotation of each new parameter, or None."""
+    keep: bool = False
+    """Keep the object's parameter and add the fields after it (the function also uses the
+    object in other ways)."""
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,8 @@ class SitePlan:
     """Pass the fields as keyword arguments (`f(a=obj.a, b=obj.b)`): one kind of indirection."""
     names: tuple[str, ...]
     """The callee's parameter names for the fields (the keywords)."""
+    keep: bool = False
+    """Keep the object's argument and add the fields after it."""
 
 
 class Explode(cst.CSTTransformer):
@@ -92,6 +97,10 @@ class Explode(cst.CSTTransformer):
                 if item.name.value != plan.param:
                     result.append(item)
                     continue
+                if plan.keep:
+                    result.append(item.with_changes(
+                        comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")),
+                        whitespace_after_param=cst.SimpleWhitespace("")))
                 for number, (name, annotation) in enumerate(zip(plan.names, plan.annotations)):
                     last = number == len(plan.names) - 1
                     result.append(cst.Param(
@@ -146,11 +155,14 @@ class Explode(cst.CSTTransformer):
             later_positional = any(arg.keyword is None for arg in args[at + 1:])
             keywords = plan.as_keywords and not later_positional
         old = args[at]
-        new: list[cst.Arg] = []
+        new: list[cst.Arg] = [old.with_changes(
+            comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")),
+            whitespace_after_arg=cst.SimpleWhitespace(""))] if plan.keep else []
         for number, (field, keyword) in enumerate(zip(self.fields, plan.names)):
             last = number == len(self.fields) - 1
             new.append(cst.Arg(
-                value=self._field_of(old.value, field),
+                value=cst.Attribute(value=old.value.deep_clone(), attr=cst.Name(field))
+                if plan.keep else self._field_of(old.value, field),
                 keyword=cst.Name(keyword) if keywords else None,
                 equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
                                       whitespace_after=cst.SimpleWhitespace(""))

@@ -24,6 +24,7 @@ from pydantic import Field
 from smellkit.detectors._usage import is_test_path
 from smellkit.detectors.context import Context
 from smellkit.injectors._data_clumps_edit import FunctionPlan, SitePlan, explode_module
+from smellkit.injectors._data_clumps_keep import keep_clumps, keep_takers
 from smellkit.injectors._data_clumps_plan import (
     Planner,
     Taker,
@@ -112,13 +113,28 @@ class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
                 yield tuple(sorted(clump, key=lambda item: (
                     order.index(item) if item in order else len(order), item))), usable
 
+    def _keep(self, context: InjectionContext,
+              cls: str) -> Iterator[tuple[tuple[str, ...], dict[str, Taker]]]:
+        """Clumps of fields read beside other uses of the object (`_data_clumps_keep`)."""
+        flagged = _already_flagged(context)
+        takers = {name: taker for name, taker in keep_takers(_planner(context), cls).items()
+                  if name not in flagged}
+        order = [item.name for item in context.index.classes[cls].attributes]
+        options = self.options
+        for clump, usable in keep_clumps(takers, options.min_fields, options.max_fields,
+                                         options.min_functions):
+            yield tuple(sorted(clump, key=lambda item: (
+                order.index(item) if item in order else len(order), item))), usable
+
     def candidates(self, context: InjectionContext) -> Iterable[Candidate]:
         index = context.index
         for cls in sorted(index.classes):
             path = context.path_of(cls)
             if path is None or is_test_path(path) or cls in _already_flagged(context):
                 continue
-            for fields, usable in self._clumps(context, cls):
+            clumps = list(self._clumps(context, cls))
+            keep = not clumps
+            for fields, usable in clumps or self._keep(context, cls):
                 first = min(usable.values(), key=lambda item: (item.path,
                                                                item.definition.start_line))
                 location = context.location(first.qualname)
@@ -129,10 +145,11 @@ class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
                 yield Candidate(
                     smell=self.name, target=location, files=tuple(sorted(files)),
                     reason=(f"{cls} is passed whole to {len(usable)} functions in "
-                            f"{len(modules)} modules that only read its fields "
+                            f"{len(modules)} modules that "
+                            f"{'read' if keep else 'only read'} its fields "
                             f"({', '.join(fields)}), and every call of them is known"),
                     data={"class": cls, "fields": list(fields),
-                          "functions": sorted(usable)})
+                          "functions": sorted(usable), **({"keep": True} if keep else {})})
 
     # -- injection ------------------------------------------------------------------------------
 
@@ -142,7 +159,8 @@ class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
         fields = tuple(str(item) for item in candidate.data.get("fields", ()))
         if cls not in context.index.classes or not fields:
             return Skip("the candidate names no known class and fields")
-        usable = dict(self._clumps(context, cls)).get(fields)
+        keep = bool(candidate.data.get("keep"))
+        usable = dict(self._keep(context, cls) if keep else self._clumps(context, cls)).get(fields)
         if usable is None:
             return Skip(f"{cls} no longer offers the clump ({', '.join(fields)})")
         cls_path = context.path_of(cls)
@@ -155,8 +173,8 @@ class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
         herrings = sorted(everyone - chosen)
         if difficulty == "hard" and not herrings:
             return Skip("hard needs a red herring: a function that keeps taking the object")
-        plans = self._plans(context, cls, usable, chosen, fields, holds, difficulty, rng)
-        changes = self._edit(context, usable, plans, fields, difficulty)
+        plans = self._plans(context, cls, usable, chosen, fields, holds, difficulty, rng, keep)
+        changes = self._edit(context, usable, plans, fields, difficulty, keep)
         if isinstance(changes, Skip):
             return changes
         renamed = sorted(name for name, plan in plans.items() if plan.names != fields)
@@ -184,7 +202,7 @@ class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
 
     def _plans(self, context: InjectionContext, cls: str, usable: dict[str, Taker],
                chosen: set[str], fields: tuple[str, ...], holds: bool, difficulty: Difficulty,
-               rng: random.Random) -> dict[str, FunctionPlan]:
+               rng: random.Random, keep: bool = False) -> dict[str, FunctionPlan]:
         """The new parameters of each exploded function. Medium and hard annotate them with the
         fields' builtin types where the class declares one (retyped parameters); hard also
         renames one parameter of one function (`host_name` for `host`), as long as the other
@@ -193,7 +211,8 @@ class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
         if difficulty != "easy":
             declared = field_annotations(context, cls)
             annotations = tuple(declared.get(field) for field in fields)
-        plans = {name: FunctionPlan(usable[name].param, fields, annotations) for name in chosen}
+        plans = {name: FunctionPlan(usable[name].param, fields, annotations, keep)
+                 for name in chosen}
         if difficulty != "hard":
             return plans
         planner = _planner(context)
@@ -212,7 +231,7 @@ class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
                 continue
             field = rng.choice(options)
             names = tuple(f"{item}_value" if item == field else item for item in fields)
-            plans[name] = FunctionPlan(usable[name].param, names, annotations)
+            plans[name] = FunctionPlan(usable[name].param, names, annotations, keep)
             break
         return plans
 
@@ -270,7 +289,8 @@ class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
 
     @staticmethod
     def _edit(context: InjectionContext, usable: dict[str, Taker], plans: dict[str, FunctionPlan],
-              fields: tuple[str, ...], difficulty: Difficulty) -> dict[str, str | None] | Skip:
+              fields: tuple[str, ...], difficulty: Difficulty,
+              keep: bool = False) -> dict[str, str | None] | Skip:
         functions: dict[str, dict[str, FunctionPlan]] = defaultdict(dict)
         sites: dict[str, dict[tuple[int, str], SitePlan]] = defaultdict(dict)
         expected: dict[str, int] = defaultdict(int)
@@ -279,7 +299,8 @@ class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
             functions[taker.path][name] = plans[name]
             for site in taker.sites:
                 plan = SitePlan(site.position, site.keyword, site.positional_count,
-                                as_keywords=difficulty != "easy", names=plans[name].names)
+                                as_keywords=difficulty != "easy", names=plans[name].names,
+                                keep=keep)
                 key = (site.line, site.name)
                 if sites[site.path].setdefault(key, plan) != plan:
                     return Skip(f"two different calls of {site.name} on line {site.line} of "

@@ -168,6 +168,84 @@ def test_risky_code_is_refused(tmp_path: Path, variant: str) -> None:
     assert found == [], found
 
 
+# -- fields passed beside the object ------------------------------------------------------------
+
+KEEP = {
+    "shop/__init__.py": "",
+    "shop/area.py": """\
+        from typing import Optional
+
+
+        class Area:
+            def __init__(self, street: str, city: str, zipcode: str) -> None:
+                self.street = street
+                self.city = city
+                self.zipcode = zipcode
+
+            def short(self) -> str:
+                return self.city[:3]
+
+
+        def label(area: Area) -> str:
+            return f"{area.street}, {area.zipcode} {area.city} ({area.short()})"
+        """,
+    "shop/ship.py": """\
+        from shop.area import Area, label
+
+
+        def cost(area: Area) -> int:
+            return len(area.city) + len(area.zipcode) + len(area.street) + len(area.short())
+
+
+        def slip(area: Area) -> str:
+            return f"{area.city}/{area.zipcode}/{area.street}/{area.short()}"
+
+
+        def run(area: Area) -> list[object]:
+            return [label(area), cost(area), slip(area)]
+        """,
+}
+
+KEEP_VARIANTS = {
+    "the parameter rebound": ("def cost(area: Area) -> int:\n",
+                              "def cost(area: Area) -> int:\n    area = Area('a', 'b', 'c')\n"),
+    "a field set with setattr": ("def slip(area: Area) -> str:\n",
+                                 "def slip(area: Area) -> str:\n    setattr(area, 'city', 'x')\n"),
+    "an Optional annotation": ("def label(area: Area)", "def label(area: Optional[Area])"),
+}
+
+
+@pytest.mark.parametrize("variant", [None, *sorted(KEEP_VARIANTS)])
+def test_fields_passed_beside_the_object(tmp_path: Path, variant: str | None) -> None:
+    """Functions that also call a method of the object keep it and get its fields as well."""
+    files = {path: textwrap.dedent(text) for path, text in KEEP.items()}
+    if variant is not None:
+        old, new = KEEP_VARIANTS[variant]
+        for path, text in files.items():
+            files[path] = text.replace(old, new)
+    project = support.load(_write(tmp_path, files))
+    found = find_candidates(project, SMELL, options=support.NO_FILTER)
+    if variant is not None:
+        assert found == [], found
+        return
+    (candidate,) = found
+    assert candidate.data["keep"] is True
+    assert candidate.data["functions"] == ["shop.area.label", "shop.ship.cost", "shop.ship.slip"]
+    injection = inject(project, SMELL, "easy", options=support.NO_FILTER)
+    assert isinstance(injection, Injection), injection
+    patch = injection.smelly_patch
+    assert "+def cost(area: Area, street, city, zipcode) -> int:" in patch
+    assert "+    return [label(area, area.street, area.city, area.zipcode)," in patch
+    assert "len(city) + len(zipcode) + len(street) + len(area.short())" in patch
+    support.assert_round_trip(tmp_path, injection, project)
+    smelly = support.smelly_copy(tmp_path, injection, tmp_path / "copy")
+    script = ("from shop.area import Area\nfrom shop.ship import run\n"
+              "print(run(Area('Main St 1', 'Springfield', '12345')))\n")
+    (smelly / "main_run.py").write_text(script, encoding="utf-8")
+    (tmp_path / "main_run.py").write_text(script, encoding="utf-8")
+    assert support.run_main(smelly, "main_run") == support.run_main(tmp_path, "main_run")
+
+
 # -- real code ------------------------------------------------------------------------------------
 
 MEASURED = {"click": "0 candidates (0 without the 500-line filter); made/verified: easy 0/0  "
