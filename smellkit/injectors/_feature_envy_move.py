@@ -331,8 +331,11 @@ def replace_node(module: cst.Module, old: cst.CSTNode,
     """The module with one node (by identity) replaced or removed, the rest untouched. Only the
     top-level statement holding the node is visited (a whole big module costs seconds)."""
     body: list[cst.CSTNode] = list(module.body)
+    holder = next((statement for statement in module.body if _holds(statement, old)), None) \
+        or next((statement for statement in module.body
+                 if any(node is old for node in _subtree(statement))), None)
     for position, statement in enumerate(body):
-        if statement is old or any(node is old for node in _subtree(statement)):
+        if statement is holder:
             replaced = new if statement is old else statement.visit(_Replace(old, new))
             if isinstance(replaced, cst.RemovalSentinel):
                 return module.with_changes(body=[*body[:position], *body[position + 1:]])
@@ -342,6 +345,15 @@ def replace_node(module: cst.Module, old: cst.CSTNode,
     result = module.visit(_Replace(old, new))
     assert isinstance(result, cst.Module)
     return result
+
+
+def _holds(statement: cst.CSTNode, node: cst.CSTNode) -> bool:
+    """The statement is the node or a class whose body lists it (the common cases, found
+    without walking a whole class: libcst's `children` is slow)."""
+    if statement is node:
+        return True
+    return isinstance(statement, cst.ClassDef) and isinstance(statement.body, cst.IndentedBlock) \
+        and any(member is node for member in statement.body.body)
 
 
 NodeT = TypeVar("NodeT", bound=cst.CSTNode)

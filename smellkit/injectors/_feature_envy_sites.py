@@ -292,11 +292,19 @@ def redirect_calls(module: cst.Module, holder: cst.ClassDef, sites: list[Site],
     `wrapper`: a kept metadata wrapper of `module`; only the holder class is visited."""
     positions = {(site.line, site.col) for site in sites}
     wrapper = wrapper or MetadataWrapper(module, unsafe_skip_copy=True)
-    where = wrapper.resolve(PositionProvider)
-    starts = {id(node): (where[node].start.line, where[node].start.column)
-              for node in _subtree(holder) if isinstance(node, cst.Call)}
+    where = wrapper.resolve(PositionProvider)  # computed once per file and context
+    starts = {id(node): (place.start.line, place.start.column) for node, place in where.items()
+              if isinstance(node, cst.Call)
+              and (place.start.line, place.start.column) in positions}
     redirect = _Redirect(starts, positions, new_name, sites[0].receiver is not None)
-    new_holder = holder.visit(redirect)
+    # Only the methods that hold the calls are visited (a big class costs a second or more).
+    names = {site.scope[len(site.holder) + 1:].partition(".")[0] for site in sites}
+    members = holder.body.body if isinstance(holder.body, cst.IndentedBlock) else ()
+    new_members = [member.visit(redirect) if isinstance(member, cst.FunctionDef)
+                   and member.name.value in names else member for member in members]
+    if not isinstance(holder.body, cst.IndentedBlock):
+        return module, 0
+    new_holder = holder.with_changes(body=holder.body.with_changes(body=new_members))
     body = [new_holder if statement is holder else statement for statement in module.body]
     return module.with_changes(body=body), redirect.count
 
