@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 from smellkit.injectors.engine import find_candidates, inject, verify
@@ -90,3 +92,28 @@ def real_code(root: Path, smell: str, tries: int, verified: int) -> dict[str, di
                                                                           len(candidates)),
                               "injected": len(made), "verified": min(verified, len(made))}
     return counts
+
+
+def own_tests_pass(top: Path, injection: Injection,
+                   scratch: Path) -> subprocess.CompletedProcess[str]:
+    """The project's own test suite (an sdist's `tests/`) run on the smelly version: the
+    injection must not change behaviour the project tests."""
+    copy = scratch / "project"
+    shutil.copytree(top, copy, ignore=shutil.ignore_patterns("__pycache__", ".complete"))
+    apply_patch(copy / "src", injection.smelly_patch)
+    environment = {**os.environ, "PYTHONPATH": str(copy / "src")}
+    environment.pop("PYTEST_XDIST_WORKER", None)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-p", "no:xdist",
+         "-p", "no:randomly", "tests"], cwd=copy, env=environment, capture_output=True,
+        text=True, check=False)
+
+
+def first_injection(root: Path, smell: str, difficulty: Difficulty) -> Injection:
+    """The first injection, in seeded candidate order, at this difficulty."""
+    project = load(root)
+    for candidate in find_candidates(project, smell, options=SMALL):
+        outcome = inject(project, smell, difficulty, candidate=candidate, options=SMALL)
+        if isinstance(outcome, Injection):
+            return outcome
+    raise AssertionError(f"no {difficulty} {smell} injection in {root}")

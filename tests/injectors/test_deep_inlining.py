@@ -23,8 +23,10 @@ from tests.injectors.support_deep_inlining import (
     SMALL,
     assert_round_trip,
     check_after,
+    first_injection,
     injected,
     load,
+    own_tests_pass,
     real_code,
     smelly_files,
 )
@@ -263,3 +265,14 @@ def test_real_code(name: str, version: str) -> None:
     print(f"\n{SMELL} on {name} {version}: {counts}")
     assert counts["easy"]["candidates"] >= 10
     assert all(row["injected"] >= 1 for row in counts.values()), counts
+
+
+@pytest.mark.slow
+def test_click_tests_pass_on_the_smelly_code(tmp_path: Path) -> None:
+    """Behaviour is kept: click's own test suite passes on a hard injection."""
+    from tests.support.pypi import sdist
+
+    top = sdist("click", "8.1.7")
+    result = own_tests_pass(top, first_injection(top / "src", SMELL, "hard"), tmp_path)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert " passed" in result.stdout
