@@ -168,7 +168,7 @@ def test_code_already_dead_is_no_candidate(tmp_path: Path) -> None:
 
 MINIMUM = {("click", "easy"): 15, ("click", "medium"): 20, ("click", "hard"): 20,
            ("jinja2", "easy"): 6, ("jinja2", "medium"): 10, ("jinja2", "hard"): 10}
-"""Injections that must succeed (20, 27, 27 of 31 and 9, 15, 15 of 15 when measured)."""
+"""Injections that must succeed (20, 28, 28 of 31 and 9, 15, 15 of 15 when measured)."""
 
 
 @pytest.mark.slow
