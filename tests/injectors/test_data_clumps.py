@@ -250,7 +250,7 @@ def test_fields_passed_beside_the_object(tmp_path: Path, variant: str | None) ->
 
 MEASURED = {"click": "0 candidates (0 without the 500-line filter); made/verified: easy 0/0  "
                      "medium 0/0  hard 0/0",
-            "jinja2": "0 candidates (0 without the 500-line filter); made/verified: easy 0/0  "
+            "jinja2": "1 candidates (1 without the 500-line filter); made/verified: easy 1/1  "
                       "medium 0/0  hard 0/0"}
 """The survey when last reviewed; a change means: look at the new candidates and refusals."""
 
