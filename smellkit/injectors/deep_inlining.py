@@ -7,11 +7,16 @@ The injection replaces call statements by the helpers' bodies (`_deep_inlining_i
 helpers stay where they are, so every other caller is untouched and the original is the
 refactoring: call them again.
 
-- easy: helpers called directly, each pasted body introduced by a comment naming the step.
-- medium: no comments; a chain of helpers (a helper's own helper pasted inside it) or helpers from
-  two other files; parameters bound to renamed locals.
-- hard: three or more helpers, chains up to depth 3, from as many files as the candidate offers;
-  the helpers the function still calls are the red herrings (they must stay calls).
+- easy: helpers called directly (no chains), each pasted body introduced by a comment naming the
+  step (its docstring's first line, or its name).
+- medium: two or more helpers, no comments, and indirection: a chain (a helper's own helper
+  pasted inside it), a helper from another file, or parameters bound to renamed locals.
+- hard: three or more helpers, chains up to depth 3, deeper chains and other files first; the
+  helpers the function still calls are the red herrings (they must stay calls).
+
+How many files the smell spans is what the candidate offers: real code mostly calls helpers of
+its own module (jinja2: every candidate; click: 16 of 22), so the difficulties are set by
+chains, renaming and the number of helpers rather than by file counts.
 """
 
 from __future__ import annotations

@@ -1,20 +1,22 @@
-"""Interface segregation, injected: widen an interface with the role of one of its implementers.
+"""Interface segregation, injected: widen an interface with the roles of its implementers.
 
 A candidate is an interface of the repository (an abstract base, a base whose methods raise
 `NotImplementedError`, or a protocol with explicit implementers) with two or more concrete
-implementers, one of which (the donor) has public methods of its own that no other class of the
-family defines. The injection declares those methods in the interface (raising
-`NotImplementedError`, so nothing becomes abstract and every class stays instantiable) and gives
-every other implementer stubs that raise too: a fat interface whose implementers are forced to
-"implement" what they do not support. Calling such a method on them failed before (no attribute)
+implementers, some of which (the donors) have public methods of their own that no other class of
+the family defines (a role). The injection declares one donor's role (or every donor's, when each
+would stub the others') in the interface, raising `NotImplementedError` so nothing becomes
+abstract and every class stays instantiable, and gives every implementer that lacks a method a
+stub that raises too: a fat interface whose implementers are forced to "implement" what they do
+not support. The implementers that must stub a third of the widened interface are counted first
+(the detector's rule needs two). Calling such a method on them failed before (no attribute)
 and fails now (not implemented); a method whose name appears in a string anywhere (`getattr`,
 `hasattr`) is never chosen, so lookups by name behave as before.
 
 - easy: stubs written in each implementer's body.
 - medium: stubs inherited from a mixin in a new module, put first in the implementers' bases,
   their parameters renamed and given defaults.
-- hard: the stubs split over two mixins in two new modules; the donor's real methods and the
-  interface's own methods are the red herrings.
+- hard: the stubs split over two mixins in two new modules (one per role when there are two);
+  the donors' real methods and the interface's own methods are the red herrings.
 """
 
 from __future__ import annotations
