@@ -120,11 +120,13 @@ def clusters(analysis: Context, module: str, calls: dict[str, dict[str, set[str]
     index = analysis.index
     access = data_access(analysis)
     package = module.partition(".")[0]
+    at_import = run_at_import(analysis)
     by_module: dict[str, list[Function]] = defaultdict(list)
     for qualname, definition in index.definitions.items():
         source = definition.parent
         if definition.kind != "function" or source == module or source not in index.modules \
-                or source.partition(".")[0] != package or not _movable(analysis, qualname):
+                or source.partition(".")[0] != package \
+                or not _movable(analysis, qualname, at_import):
             continue
         entry = access.methods.get(qualname)
         uses = access.data_uses(entry) if entry is not None else {}
@@ -210,20 +212,30 @@ def _cc(analysis: Context, qualname: str) -> int:
     return measure.cc if measure is not None else 1
 
 
-def _movable(analysis: Context, qualname: str) -> bool:
-    """A plain function at the top level of a module, never called while modules are being
-    imported."""
-    index = analysis.index
-    definition = index.definitions[qualname]
+def _movable(analysis: Context, qualname: str, at_import: set[str]) -> bool:
+    """A plain function at the top level of a module that nothing runs while modules are being
+    imported (`at_import`)."""
+    definition = analysis.index.definitions[qualname]
     if definition.decorators or definition.is_async or is_test_code(analysis, qualname) \
             or definition.is_stub or is_dunder(definition.name) or definition.col != 0:
         return False  # (a function defined under an `if` or `try` has a column too)
+    return qualname not in at_import
+
+
+def run_at_import(analysis: Context) -> set[str]:
+    """Definitions that module or class bodies call, directly or not: they may run while the
+    package is being imported, before the holder's module is there to import."""
+    index = analysis.index
     graph = analysis.call_graph
-    for caller in graph.predecessors(qualname) if qualname in graph else ():
-        found = index.definitions.get(caller)
-        if caller in index.modules or found is None or found.kind == "class":
-            return False
-    return True
+    found: set[str] = set()
+    stack = [node for node in graph if node in index.modules
+             or (node in index.definitions and index.definitions[node].kind == "class")]
+    while stack:
+        for callee in graph.successors(stack.pop()):
+            if callee not in found:
+                found.add(callee)
+                stack.append(callee)
+    return found
 
 
 def eagerly_imported(analysis: Context, module: str) -> bool:
@@ -315,12 +327,22 @@ def _find_function(module: cst.Module, name: str) -> cst.FunctionDef | None:
     return None
 
 
+FRAME_NAMES = frozenset({
+    "_getframe", "currentframe", "stack", "getouterframes", "getinnerframes", "f_back",
+    "tb_frame", "tb_next", "extract_stack", "format_stack", "print_stack", "walk_stack",
+})
+"""Names through which code looks at its callers' frames (a thin function adds a frame)."""
+
+
 def _check_function(function: cst.FunctionDef, holder_name: str, taken: set[str]) -> None:
     """Refuse what would behave differently as a static method or behind a thin function."""
     name = function.name.value
     for node in move._subtree(function.body):
         if isinstance(node, (cst.Yield, cst.Await)):
             raise move.Refused(f"{name} is a generator or awaits")
+        if isinstance(node, cst.Name) and node.value in FRAME_NAMES:
+            raise move.Refused(f"{name} inspects frames ({node.value}): the thin function "
+                               "adds one")
     if holder_name in move.names_in(function.params):
         raise move.Refused(f"a parameter of {name} is named {holder_name}")
     definition_time = move._definition_time_nodes(function)
