@@ -95,6 +95,10 @@ def _single_exit(body: list[cst.BaseStatement], make: Make) -> list[cst.BaseStat
         orelse = statement.orelse
         if orelse is None:
             rest = _single_exit(body[position + 1:], make)
+            if not branch and rest:  # `if x: return` guarding the rest: `if not x: rest`
+                out.append(statement.with_changes(test=_negated(statement.test),
+                                                  body=statement.body.with_changes(body=rest)))
+                return out
             out.append(statement.with_changes(
                 body=statement.body.with_changes(body=branch or [cst.SimpleStatementLine(
                     [cst.Pass()])]),
@@ -113,3 +117,16 @@ def _single_exit(body: list[cst.BaseStatement], make: Make) -> list[cst.BaseStat
         return out
     out.extend(make(None))
     return out
+
+
+_LOOSE = (cst.BooleanOperation, cst.IfExp, cst.NamedExpr, cst.Lambda)
+"""Expressions that bind more loosely than `not`: negated, they need parentheses."""
+
+
+def _negated(test: cst.BaseExpression) -> cst.BaseExpression:
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) and \
+            not test.lpar:
+        return test.expression
+    if isinstance(test, _LOOSE) and not test.lpar:
+        test = test.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return cst.UnaryOperation(operator=cst.Not(), expression=test)
