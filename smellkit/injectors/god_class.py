@@ -1,19 +1,27 @@
-"""God class injector: a class absorbs the collaborator classes only it uses (the inverse of
-"extract class").
+"""God class injector: a class absorbs responsibilities that live elsewhere (the inverse of
+"extract class"), in two forms.
 
-Candidate: a class `A` that creates a collaborator `self.<attr> = C(...)` in one of its methods,
-where `C` is a plain class of another module (no bases, decorators, class attributes or dunders
-but `__init__`, no subclasses) that nothing but that method creates or names, and `A` touches it
-only as `self.<attr>.<member>`. Inlining keeps behaviour: `C.__init__` becomes `A._init_<attr>`
-(called where `C(...)` was, with the same arguments), `C`'s methods and fields join `A` under
-`_<attr>_<name>`; a private `C` is deleted, a public one stays for code outside the repository
-(its tests, its users). The result must be what the detector calls a god class
-(WMC >= 47, TCC < 1/3, ATFD > 5), so candidates are classes that come close with their
-collaborators.
+Collaborators: a class `A` that creates a collaborator `self.<attr> = C(...)` in one of its
+methods, where `C` is a plain class of another module (no bases, decorators, class attributes or
+dunders but `__init__`, no subclasses) that nothing but that method creates or names, and `A`
+touches it only as `self.<attr>.<member>`. Inlining keeps behaviour: `C.__init__` becomes
+`A._init_<attr>` (called where `C(...)` was, with the same arguments), `C`'s methods and fields
+join `A` under `_<attr>_<name>`; a private `C` is deleted, a public one stays for code outside the
+repository (its tests, its users).
 
-Difficulties: easy inlines one collaborator (two files); medium two, from two other modules
-(three files); hard three or more (four files). Medium and hard name red herrings: the other
-collaborators `A` creates (a class others use too, one left out), which must stay separate.
+Functions (`_god_class_absorb`): a class `A` of real size (`min-holder-wmc`) takes in functions
+of other modules of its package (those its module calls first) as static methods, each module
+keeping thin functions of the same signatures that delegate to them, so every caller, inside
+the repository or not, runs the same code.
+
+Either way the result must be what the detector calls a god class (WMC >= 47, TCC < 1/3,
+ATFD > 5, predicted from the detector's own measures), and a class that a god class finding
+already names is no candidate.
+
+Difficulties: easy absorbs one collaborator or the functions of one module (two files); medium
+two, from two other modules (three files); hard three or more (four files). Medium and hard name
+red herrings: the other collaborators `A` creates, or the functions its module calls (and those of
+the absorbed modules) that stay where they are.
 """
 
 from __future__ import annotations
