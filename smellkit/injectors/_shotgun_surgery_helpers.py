@@ -89,9 +89,10 @@ def _user(context: InjectionContext, facts: FileFacts, module: str,
         return None
     imports = [item for item in facts.imports if item.scope == facts.module
                and item.is_from and not item.type_only and item.target == f"{module}.{name}"]
-    if len(imports) != 1 or imports[0].bound != name or any(
-            assignment.target == Name(name) for assignment in facts.assignments):
+    if len(imports) != 1 or any(assignment.target == Name(imports[0].bound)
+                                for assignment in facts.assignments):
         return None
+    name = imports[0].bound  # perhaps an alias: `from m import helper as short`
     lines = [number for number in _word_lines(context.source(facts.path), name)
              if number != imports[0].line]
     if not lines:
@@ -162,11 +163,9 @@ def candidates(injector: ShotgunSurgeryInjector, context: InjectionContext,
                flagged: frozenset[str]) -> list[Candidate]:
     found: list[Candidate] = []
     for plan in plans(injector, context, flagged):
-        free = [(context.line_count(user.path), user.path, scope) for user in plan.users
-                for scope in user.scopes if scope not in flagged]
-        if not free:
+        if all(set(user.scopes) <= flagged for user in plan.users):
             continue  # every call sits where the original is reported already
-        location = context.location(max(free)[2])
+        location = context.location(plan.helper.qualname)  # the responsibility itself
         if location is None:
             continue
         users = plan.users

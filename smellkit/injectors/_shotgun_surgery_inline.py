@@ -148,8 +148,11 @@ class _Inline(cst.CSTTransformer):
             if old is not self.alias or self.alias is None:
                 names.append(alias)
                 continue
-            added = [*self.adds, alias.evaluated_name] if self.keep else list(self.adds)
-            for number, name in enumerate(sorted(added)):
+            added = sorted(self.adds)
+            if self.keep:  # the helper's own name stays importable from here
+                names.append(alias.with_changes(comma=cst.Comma(
+                    whitespace_after=cst.SimpleWhitespace(" "))) if added else alias)
+            for number, name in enumerate(added):
                 last = number == len(added) - 1
                 names.append(cst.ImportAlias(
                     name=cst.Name(name), comma=alias.comma if last else cst.Comma(
@@ -217,8 +220,8 @@ def inline_helper(source: str, bound: str, body: cst.BaseExpression, params: Seq
                                  if isinstance(line, cst.SimpleStatementLine)
                                  for small in line.body}:
         return f"{bound} is not bound by a top-level `from ... import`"
-    aliases = [alias for alias in statement.names if alias.asname is None
-               and alias.evaluated_name == bound]
+    aliases = [alias for alias in statement.names if alias.evaluated_alias == bound
+               or (alias.asname is None and alias.evaluated_name == bound)]
     if len(aliases) != 1:
         return f"{bound} is imported in an unusual way"
     if any(name in scope.assignments for name in adds):

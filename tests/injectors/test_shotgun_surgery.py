@@ -165,7 +165,8 @@ def test_risky_code_is_refused(tmp_path: Path, variant: str) -> None:
 
 HELPER_CASE = "text_width"
 """`report/text.py` defines `strip_styles(value)`, one expression, and `width`, which calls it at
-home (the hard red herring); `table`, `banner` (an argument that is itself a call) and `log`
+home (the hard red herring); `table`, `banner` (under an alias, and an argument that is itself a
+call) and `log`
 (which also imports `width`, and must import the module's private regex instead) call it."""
 
 
