@@ -15,6 +15,7 @@ import pytest
 
 from smellkit.injectors.engine import find_candidates, inject
 from smellkit.models import DIFFICULTIES, Difficulty, Injection
+from smellkit.project import Project
 from tests.injectors import support_data_clumps as support
 
 SMELL = "data_clumps"
@@ -169,6 +170,40 @@ def test_risky_code_is_refused(tmp_path: Path, variant: str) -> None:
 
 
 # -- fields passed beside the object ------------------------------------------------------------
+
+KEEP_CASE = "syntax_tags"
+"""`tmpl/syntax.py` defines `Syntax(open_tag, close_tag, comment, strict)`; five functions in
+three modules read the three tags and also call `describe()`, so the object must stay; easy
+takes the three in `syntax.py` and `lexer.py`, medium adds `tokens` (called from `output.py`),
+hard also `render` (called from `app.py`), `strictness` (one field) being the red herring."""
+
+
+def _inject_keep(difficulty: Difficulty) -> tuple[Project, Injection]:
+    project = support.load(support.case_dir(SMELL, KEEP_CASE) / "before")
+    result = inject(project, SMELL, difficulty, options=support.NO_FILTER)
+    assert isinstance(result, Injection), result
+    assert result.candidate.data["keep"] is True
+    return project, result
+
+
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_keep_before_after(tmp_path: Path, difficulty: Difficulty) -> None:
+    _, injection = _inject_keep(difficulty)
+    support.check_after(SMELL, KEEP_CASE, difficulty, injection, tmp_path)
+    low, high = SPAN[difficulty]
+    assert low <= len({*injection.files, "tmpl/syntax.py"}) <= high
+    if difficulty == "hard":
+        assert "tmpl.syntax.strictness" in {item.qualname for item in injection.red_herrings}
+
+
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_keep_round_trip_and_behaviour(tmp_path: Path, difficulty: Difficulty) -> None:
+    before = support.case_dir(SMELL, KEEP_CASE) / "before"
+    project, injection = _inject_keep(difficulty)
+    support.assert_round_trip(before, injection, project)
+    smelly = support.smelly_copy(before, injection, tmp_path)
+    assert support.run_main(smelly, "tmpl.app") == support.run_main(before, "tmpl.app")
+
 
 KEEP = {
     "shop/__init__.py": "",
