@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -190,6 +190,9 @@ class RepoSpec(BaseModel):
     exclude_tests: tuple[str, ...] = Field(
         default=(), description="Node ids or fnmatch patterns never selected.")
     timeouts: Timeouts = Field(default_factory=Timeouts)
+    runner: Literal["local", "docker"] | None = Field(
+        default=None, description="Where tests run when the build is not told: `local` "
+        "(default) or `docker` (no network, CPU and memory limits).")
     spec_path: Path | None = Field(default=None, exclude=True,
                                    description="Where the spec was loaded from.")
 

@@ -168,7 +168,7 @@ def _build_repo(run: _Run, item: SpecInput, cache: Path, smells: Sequence[str],
         env = backend.prepare(spec, checkout, cache)
         run.time("environment", started)
         step = "starting the runner"
-        chosen_runner = backend.runner(runner or getattr(spec, "runner", None) or "local",
+        chosen_runner = backend.runner(runner or spec.runner or "local",
                                        spec, env, cache)
         step = "mapping tests to code on the clean version"
         started = time.perf_counter()

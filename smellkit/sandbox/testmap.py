@@ -122,6 +122,13 @@ def build_test_map(spec: RepoSpec, env: Environment, checkout: Path, runner: Run
         variables = {**env.env_for(tree), "PYTHONHASHSEED": str(seed)}
         first, lines = _coverage_run(spec, env, tree, variables, runner)
         broken = {nodeid for nodeid, outcome in first.items() if outcome.status != "passed"}
+        if first and len(broken) == len(first):
+            failing = sorted(nodeid for nodeid, outcome in first.items()
+                             if outcome.status in ("failed", "error"))[:3]
+            raise SandboxError("no test passes on the clean version"
+                               + (f" (e.g. {', '.join(failing)})" if failing else ""),
+                               path=spec.spec_path, hint="fix the install commands or the test "
+                               "environment, or exclude the failing tests (exclude-tests)")
         second = _plain_run(spec, env, tree, variables, runner,
                             [*spec.exclude_tests, *sorted(broken)])
         result = _assemble(spec, Path(checkout), first, second, lines)

@@ -92,6 +92,7 @@ def test_broken_spec_and_failing_repository_are_reported_and_the_rest_goes_on(
     failing = report.repo_errors["failing"]
     assert failing.startswith("mapping tests to code on the clean version: ")
     assert "failing.toml" in failing
+    assert "no test passes on the clean version" in failing
     stages = {row["stage"] for row in _rejections(out).values()}
     assert {"spec", "repository"} <= stages
     assert report.repos == ("calc",)

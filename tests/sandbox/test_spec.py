@@ -105,3 +105,12 @@ def test_suite_and_selection_commands(tmp_path: Path) -> None:
     assert selection_argv(subset, tmp_path) == ["python", "-m", "pytest", "-p", "no:warnings",
                                                 "-x"]
     assert selection_argv(spec("pytest tests"), tmp_path) == ["pytest"]
+
+
+def test_the_runner_is_local_or_docker(tmp_path: Path) -> None:
+    spec = tmp_path / "repo.toml"
+    spec.write_text('name = "r"\nrunner = "docker"\n[source]\npath = "."\n')
+    assert load_repo_spec(spec).runner == "docker"
+    spec.write_text('name = "r"\nrunner = "vm"\n[source]\npath = "."\n')
+    with pytest.raises(ConfigError, match="runner"):
+        load_repo_spec(spec)
