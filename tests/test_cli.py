@@ -173,3 +173,13 @@ def test_long_stages_are_announced_for_the_progress_bar(repo: Path) -> None:
                          stage=stages.append))
     assert stages == ["resolving calls", "detecting smells", "measuring"]
     assert files[-1] == (6, 6)
+
+
+def test_build_reports_a_broken_spec_and_exits_1(tmp_path: Path) -> None:
+    spec = tmp_path / "bad.toml"
+    spec.write_text('name = "x"\n[source]\npypi = "click"\n')
+    result = CliRunner().invoke(main, ["build", str(spec), "-o", str(tmp_path / "out"),
+                                       "--no-progress"])
+    assert result.exit_code == 1, result.output
+    assert "source.pypi" in result.stderr and "name==version" in result.stderr
+    assert (tmp_path / "out" / "report.json").is_file()
