@@ -95,9 +95,10 @@ def inject(project: Project, smell: str, difficulty: Difficulty, *,
     context = _context(project, covered, context)
     pool = [candidate] if candidate else _candidates(context, injector, seed, attempts)
     if not pool:
+        hint = (f" in files of at least {injector.options.min_file_lines} lines (lower "
+                "min-file-lines for small repositories)" if injector.options.min_file_lines else "")
         return InjectionSkip(smell=smell, difficulty=difficulty, candidate=None,
-                             reason="no eligible candidate (see `smellkit candidates`; small "
-                                    "repositories may need a lower min-file-lines)")
+                             reason=f"no eligible candidate{hint}")
     reasons: list[str] = []
     for item in pool:
         rng = random.Random(f"{seed}|{smell}|{difficulty}|{item.target.qualname}")
