@@ -129,9 +129,9 @@ def bindings(context: InjectionContext, helper: Helper, module: str,
         if meaning.statement is None or meaning.source is None or \
                 not edit.name_free(source, name):
             return f"`{name}` cannot be bound in {facts.path}"
-        if meaning.source == module or module in _eager_reach(context, meaning.source):
+        if meaning.source == module or module in eager_reach(context, meaning.source):
             return f"importing `{name}` into {facts.path} could close an import cycle"
-        imports.append((meaning.source, _relative(meaning.statement, meaning.source, module)))
+        imports.append((meaning.source, relative(meaning.statement, meaning.source, module)))
     return imports
 
 
@@ -196,7 +196,7 @@ def merged(imports: list[str], ordered: bool = True) -> list[str]:
     return lines
 
 
-def _eager_reach(context: InjectionContext, start: str) -> set[str]:
+def eager_reach(context: InjectionContext, start: str) -> set[str]:
     """Modules that importing `start` imports too, at module level."""
     graph = context.index.import_graph
     if start not in graph:
@@ -210,7 +210,7 @@ def _eager_reach(context: InjectionContext, start: str) -> set[str]:
     return seen
 
 
-def _relative(statement: str, source: str, module: str) -> str:
+def relative(statement: str, source: str, module: str) -> str:
     """`from pkg.mod import x` as `from .mod import x` when written in a sibling module."""
     package, _, last = source.rpartition(".")
     prefix = f"from {source} import "

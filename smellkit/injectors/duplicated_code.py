@@ -10,7 +10,11 @@ points their calls at the copy, so the code that lived once now lives several ti
   (verbatim when renaming would hide it from the detector's type-2 hash).
 - hard (4 files): the two copies, plus a third caller module whose calls go through a private
   wrapper of the same name that only delegates to `h`: the red herring, a look-alike that is
-  not a copy.
+  not a copy. For methods whose heirs live in two modules only, the second copy goes into a new
+  mixin module that one heir inherits first (`_duplicated_code_mixin.py`).
+
+Methods are candidates too (`_duplicated_code_methods.py`): subclasses in other modules get their
+own copy of a method they inherit unchanged.
 
 Behaviour is preserved: a copy reads the same objects as `h` (every global it reads is bound to
 the same import target or builtin in the caller module, before the copy), writes no globals, and
@@ -40,6 +44,7 @@ from smellkit.injectors import _dead_code_cst as edit
 from smellkit.injectors import _duplicated_code_copy as copying
 from smellkit.injectors import _duplicated_code_helper as helping
 from smellkit.injectors import _duplicated_code_methods as _methods
+from smellkit.injectors._duplicated_code_mixin import mixin_hard
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
 from smellkit.injectors.checks import check_kind
 from smellkit.models import Candidate, Difficulty, Finding, StructuralCheck
@@ -116,6 +121,12 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
             places = list(candidate.data.get("modules", ()))
             module_of = str
         rng.shuffle(places)
+        if "classes" in candidate.data and difficulty == "hard" and \
+                len({module_of(place) for place in places}) < len(roles):
+            mixed = mixin_hard(context, helper, sorted(places), rng)
+            if isinstance(mixed, Skip):
+                return mixed
+            return _edit(helper, *mixed)
         if len({module_of(place) for place in places}) < len(roles):
             return Skip(f"`{helper.qualname}` reaches {len(places)} other module(s); "
                         f"{difficulty} needs {len(roles)}")
@@ -141,18 +152,23 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
             if not [name for name in index.call_graph.predecessors(helper.qualname)
                     if index.scope_module(name) not in touched and name != helper.qualname]:
                 return Skip(f"no caller of `{helper.qualname}` would be left to call it")
-        checks = tuple(
-            StructuralCheck(kind="duplicated_code.not_cloned",
-                            description=f"`{name}` is not part of a group of duplicated code "
-                                        "(or is not defined)",
-                            params={"qualname": name})
-            for name in (helper.qualname, *copies))
-        return Edit(
-            changes=changes, targets=tuple((name, "method") for name in copies),
-            checks=checks, involved=(helper.qualname,),
-            red_herrings=(made["wrapper"],) if "wrapper" in made else (),
-            summary=f"copies of `{helper.qualname}`: {', '.join(copies)}"
-                    + (f"; delegating look-alike {made['wrapper']}" if "wrapper" in made else ""))
+        return _edit(helper, changes, copies, made.get("wrapper"))
+
+
+def _edit(helper: helping.Helper, changes: dict[str, str | None], copies: list[str],
+          herring: str | None) -> Edit:
+    checks = tuple(
+        StructuralCheck(kind="duplicated_code.not_cloned",
+                        description=f"`{name}` is not part of a group of duplicated code "
+                                    "(or is not defined)",
+                        params={"qualname": name})
+        for name in (helper.qualname, *copies))
+    return Edit(
+        changes=changes, targets=tuple((name, "method") for name in copies),
+        checks=checks, involved=(helper.qualname,),
+        red_herrings=(herring,) if herring else (),
+        summary=f"copies of `{helper.qualname}`: {', '.join(copies)}"
+                + (f"; delegating look-alike {herring}" if herring else ""))
 
 
 # -- the helper and its copies ------------------------------------------------------------------

@@ -209,6 +209,31 @@ def test_a_renaming_that_would_hide_the_copy_is_not_made() -> None:
     assert "position" in cst.Module(body=[copy]).code and matches_as_clone(varied, copy)
 
 
+ENGINES = FIXTURES / SMELL / "engines"
+ENGINE_PROBES = [
+    "engines.fast:CachingEngine({'a': 'x={x} y={y}  '}).render('a', {'x': 1})",
+    "engines.fast:CachingEngine({'a': 'plain'}).cached('a')",
+    "engines.safe:AuditedEngine({'a': '{x}'}).render('a', {'x': 2})",
+    "engines.safe:SafeEngine({'a': '{x}\\n{x} '}).render('a', {'x': 3})",
+    "engines.safe:AuditedEngine({'b': 'q', 'a': 'r'}).names()",
+]
+
+
+def test_hard_with_heirs_in_two_modules_uses_a_mixin(tmp_path: Path) -> None:
+    """Three heirs in two modules: a copy, a copy in a new mixin module one heir inherits
+    first, and a `super()` look-alike in the third heir."""
+    root = ENGINES / "before"
+    injection = injected(root, SMELL, "hard", "engines.base.Engine.render")
+    check_after(ENGINES, "hard", smelly_files(root, injection, tmp_path))
+    assert sorted(target.location.qualname for target in injection.targets) == [
+        "engines._render_mixin._RenderMixin.render", "engines.fast.CachingEngine.render"]
+    assert [item.qualname for item in injection.red_herrings] == [
+        "engines.safe.AuditedEngine.render"]
+    assert len({*injection.files, "engines/base.py"}) == 4
+    assert_round_trip(root, injection)
+    same_behaviour(root, injection, tmp_path, ENGINE_PROBES)
+
+
 def test_a_class_hook_that_reads_subclass_bodies_blocks_copies(tmp_path: Path) -> None:
     folder = tmp_path / "hooked"
     shutil.copytree(REPORTS / "before", folder)
