@@ -279,6 +279,11 @@ class Inliner:
                 needs[name] = (origin, self._meaning(origin, name))
         call, form = _call(statement)
         bindings, renames = self._bind(site, call, function, own.bound)
+        defaults = {id(param.default) for param in params if param.default is not None}
+        for _, value in bindings:  # a default named a global of the callee's module
+            if id(value) in defaults and isinstance(value, cst.Name) and \
+                    value.value not in _LITERAL_NAMES and value.value not in needs:
+                needs[value.value] = (origin, self._meaning(origin, value.value))
         bound_here = own.bound | {name for name, _ in bindings}
         taken = host_names | own.used | set(renames.values()) | {name for name, _ in bindings}
         for name in sorted(bound_here):
@@ -335,9 +340,10 @@ class Inliner:
             name = param.name.value
             value = values.get(name)
             if value is None:
-                if param.default is None or not _literal(param.default):
+                if param.default is None or not (_literal(param.default) or isinstance(
+                        param.default, cst.Name)):
                     raise Refused(f"parameter {name} is not passed and its default is not a "
-                                  "plain literal")
+                                  "plain literal or name")
                 bindings.append((name, param.default))
                 continue
             if isinstance(value, cst.Name) and name not in rebound and value.value not in \
