@@ -294,7 +294,8 @@ def _collaborators(analysis: Context) -> Iterator[Collaborator]:
 
 def _fragile_function_holder(analysis: Context, holder: str) -> str | None:
     """Why the holder should not take new static methods, or None: a nested, decorated, test or
-    enumeration class, or one with a base from outside whose members are unknown."""
+    enumeration class, one with a metaclass or a hook on names (`CLASS_HOOKS`), or with a base
+    from outside whose members are unknown."""
     index = analysis.index
     definition = index.definitions.get(holder)
     if definition is None or definition.parent not in index.modules:
@@ -303,7 +304,18 @@ def _fragile_function_holder(analysis: Context, holder: str) -> str | None:
         return "decorated or test code"
     if data_access(analysis).is_enum(holder):
         return "an enumeration"
+    for cls in index.mro(holder):
+        info = index.classes.get(cls)
+        hooks = sorted(set(index.children.get(cls, {})) & CLASS_HOOKS)
+        if (info is not None and info.metaclass) or hooks:
+            return f"{cls} has a metaclass or {', '.join(hooks)}"
     return move.unsafe_base(index, holder)
+
+
+CLASS_HOOKS = frozenset({"__getattr__", "__getattribute__", "__init_subclass__",
+                         "__class_getitem__", "__set_name__"})
+"""Members through which a class answers names it does not define, or watches what is defined
+in it or its subclasses: new static methods could change what they do."""
 
 
 def _plain(analysis: Context, cls: str) -> bool:
