@@ -248,9 +248,9 @@ def test_a_class_hook_that_reads_subclass_bodies_blocks_copies(tmp_path: Path) -
 # -- real code -------------------------------------------------------------------------------
 
 MINIMUM = {("click", "easy"): 3, ("click", "medium"): 3, ("click", "hard"): 1,
-           ("jinja2", "easy"): 30, ("jinja2", "medium"): 20, ("jinja2", "hard"): 0}
-"""Injections that must succeed (4, 4, 2 and 51, 41, 0 when measured). jinja2 has no helper or
-inherited method that reaches three other modules, so no hard case there."""
+           ("jinja2", "easy"): 30, ("jinja2", "medium"): 20, ("jinja2", "hard"): 4}
+"""Injections that must succeed (4, 4, 2 of 8 and 51, 41, 8 of 86 when measured). jinja2's
+hard cases are all mixins: no helper or inherited method of it reaches three other modules."""
 
 
 @pytest.mark.slow
