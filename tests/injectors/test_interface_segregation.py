@@ -39,18 +39,35 @@ def test_candidate_says_why() -> None:
     assert candidate.data["donors"] == {"store.disk.DiskStorage": ["lock", "unlock"]}
 
 
-@pytest.mark.parametrize("difficulty", DIFFICULTIES)
-def test_before_after(tmp_path: Path, difficulty: Difficulty) -> None:
-    injection = injected(STORAGE / "before", SMELL, difficulty, TARGET)
-    check_after(STORAGE, difficulty, smelly_files(STORAGE / "before", injection, tmp_path))
+CASES = {"storage": TARGET, "sinks": "logs.sinks.Sink"}
+"""Fixture -> its interface. sinks: two implementers with a role each (rotate, reconnect), folded
+in together so that each stubs the other's."""
 
 
+@pytest.mark.parametrize("case", sorted(CASES))
 @pytest.mark.parametrize("difficulty", DIFFICULTIES)
-def test_round_trip(difficulty: Difficulty) -> None:
-    injection = injected(STORAGE / "before", SMELL, difficulty, TARGET)
-    assert_round_trip(STORAGE / "before", injection)
+def test_before_after(tmp_path: Path, case: str, difficulty: Difficulty) -> None:
+    folder = FIXTURES / SMELL / case
+    injection = injected(folder / "before", SMELL, difficulty, CASES[case])
+    check_after(folder, difficulty, smelly_files(folder / "before", injection, tmp_path))
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_round_trip(case: str, difficulty: Difficulty) -> None:
+    folder = FIXTURES / SMELL / case
+    injection = injected(folder / "before", SMELL, difficulty, CASES[case])
+    assert_round_trip(folder / "before", injection)
     assert [(target.location.qualname, target.level) for target in injection.targets] == [
-        (TARGET, "class")]
+        (CASES[case], "class")]
+
+
+def test_two_roles_each_stubbed_by_the_other_implementer() -> None:
+    hard = injected(FIXTURES / SMELL / "sinks" / "before", SMELL, "hard", CASES["sinks"])
+    assert "class FileSink(SinkExtras, Sink):" in hard.smelly_patch
+    assert "class SocketSink(SinkDefaults, Sink):" in hard.smelly_patch
+    assert {location.qualname for location in hard.red_herrings} >= {
+        "logs.files.FileSink.rotate", "logs.network.SocketSink.reconnect"}
 
 
 def test_difficulties_spread_over_more_files() -> None:
