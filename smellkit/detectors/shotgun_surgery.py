@@ -38,11 +38,11 @@ from collections.abc import Iterable, Iterator
 from pydantic import Field
 
 from smellkit.detectors._keys import COMMON_LITERALS, DTYPE, KEY_LIKE, Registries, Scopes
+from smellkit.detectors._shotgun_surgery_constants import _imports_from, string_constants
 from smellkit.detectors._shotgun_surgery_helpers import HELPER_EXAMPLES, helper_findings
 from smellkit.detectors._usage import is_test_path
 from smellkit.detectors.base import Detector, DetectorOptions, Example
 from smellkit.detectors.context import Context
-from smellkit.facts import Const, Name
 from smellkit.models import Finding, Location, Severity
 
 _LOGGING = re.compile(r"_?(get_?logger|getLogger|logger|log)", re.I)
@@ -490,38 +490,3 @@ class ShotgunSurgery(Detector[ShotgunSurgeryOptions]):
                           "form": "registry", "registry": registry, "key": key,
                           "occurrences": len(sites), "files": len(files)},
                 related=tuple(place for place in places if place != target))
-
-
-def string_constants(context: Context) -> dict[str, list[tuple[str, str, int]]]:
-    """value -> (qualname, module, line) of each module-level name bound once, outside tests,
-    to exactly that string literal."""
-    found: dict[str, list[tuple[str, str, int]]] = defaultdict(list)
-    for facts in context.index.modules.values():
-        if is_test_path(facts.path):
-            continue
-        module_names = [item.target.id for item in facts.assignments
-                        if item.scope == facts.module and isinstance(item.target, Name)]
-        declared = {name for _, name in facts.globals_declared}
-        strings: dict[int, list[str]] = defaultdict(list)
-        for value, line in facts.string_constants:
-            strings[line].append(value)
-        for item in facts.assignments:
-            target, bound = item.target, item.value
-            if (item.scope == facts.module and isinstance(target, Name)
-                    and module_names.count(target.id) == 1 and target.id not in declared
-                    and isinstance(bound, Const) and bound.type_name == "str"
-                    and len(strings.get(item.line, ())) == 1):
-                found[strings[item.line][0]].append(
-                    (f"{facts.module}.{target.id}", facts.module, item.line))
-    return found
-
-
-def _imports_from(context: Context, module: str, source: str) -> bool:
-    """Whether `module` imports `source` or anything from it."""
-    index = context.index
-    for item in index.modules[module].imports:
-        resolved = index.resolve_dotted(item.target) or item.target
-        if item.target.startswith(source + ".") or source in (item.target, resolved,
-                                                               index.scope_module(resolved)):
-            return True
-    return False

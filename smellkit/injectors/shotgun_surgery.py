@@ -22,13 +22,10 @@ import libcst as cst
 from pydantic import Field
 
 from smellkit.detectors._keys import Scopes
+from smellkit.detectors._shotgun_surgery_constants import string_constants
 from smellkit.detectors._usage import is_test_path
 from smellkit.detectors.context import Context
-from smellkit.detectors.shotgun_surgery import (
-    ShotgunSurgery,
-    ShotgunSurgeryOptions,
-    string_constants,
-)
+from smellkit.detectors.shotgun_surgery import ShotgunSurgery, ShotgunSurgeryOptions
 from smellkit.facts import FileFacts, Name
 from smellkit.injectors import _shotgun_surgery_helpers as helper_kind
 from smellkit.injectors._data_clumps_plan import outside_words
