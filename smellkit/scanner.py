@@ -101,6 +101,8 @@ def _detect_and_measure(project: Project, chosen: list[str] | None, min_severity
             index.attribute_graph  # noqa: B018
             index.import_graph  # noqa: B018
             index.class_graph  # noqa: B018
+        early_found = first.result()[1]  # long done on big code: never three processes at once
+        first.join()
         second = Background.start(_Detect(late, min_severity, measure=True), project, fork=big,
                                   then=then)
         try:
@@ -114,8 +116,7 @@ def _detect_and_measure(project: Project, chosen: list[str] | None, min_severity
         raise
     tables, more = second.result()
     found.extend(more)
-    found.extend(first.result()[1])
-    first.join()
+    found.extend(early_found)
     found.sort(key=sort_key)
     return found, tables, second
 
