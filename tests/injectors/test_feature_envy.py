@@ -120,3 +120,27 @@ def test_real_code(package: tuple[str, str], capsys: pytest.CaptureFixture[str])
         # from another module through a typed receiver (Template.new_context's caller,
         # TemplateExpression, is in its own module)
         assert count >= 2 and all(verified.values())
+
+
+def test_declared_type_types_a_receiver_the_analysis_cannot_follow(tmp_path: Path) -> None:
+    """A visitor method called by name gets its argument from nowhere the analysis sees: the
+    parameter's annotation (one class, not Optional) types it; a wider annotation does not."""
+    from smellkit.injectors import _feature_envy_sites as sites
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "model.py").write_text(
+        "class Box:\n    def __init__(self, w: int, h: int, d: int):\n"
+        "        self.w, self.h, self.d = w, h, d\n\n"
+        "    def volume(self) -> int:\n        return self.w * self.h * self.d\n")
+    (tmp_path / "pkg" / "user.py").write_text(
+        "import typing as t\n\nfrom pkg.model import Box\n\n\nclass Packer:\n"
+        "    def visit_box(self, box: Box) -> int:\n        return box.volume()\n\n"
+        "    def visit_maybe(self, box: t.Optional[Box]) -> int:\n"
+        "        return box.volume() if box else 0\n\n"
+        "    def run(self, thing: object, kind: str) -> int:\n"
+        "        return getattr(self, f'visit_{kind}')(thing)\n")
+    context = InjectionContext(Project.load(tmp_path))
+    found = [(site.scope, site.receiver, callee)
+             for site, callee in sites.call_sites(context.analysis)]
+    assert found == [("pkg.user.Packer.visit_box", "box", "pkg.model.Box.volume")]
