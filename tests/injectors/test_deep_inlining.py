@@ -268,11 +268,12 @@ def test_real_code(name: str, version: str) -> None:
 
 
 @pytest.mark.slow
-def test_click_tests_pass_on_the_smelly_code(tmp_path: Path) -> None:
-    """Behaviour is kept: click's own test suite passes on a hard injection."""
+@pytest.mark.parametrize("name,version", [("click", "8.1.7"), ("jinja2", "3.1.4")])
+def test_own_tests_pass_on_the_smelly_code(tmp_path: Path, name: str, version: str) -> None:
+    """Behaviour is kept: the project's own test suite passes on a hard injection."""
     from tests.support.pypi import sdist
 
-    top = sdist("click", "8.1.7")
+    top = sdist(name, version)
     result = own_tests_pass(top, first_injection(top / "src", SMELL, "hard"), tmp_path)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert " passed" in result.stdout
