@@ -24,6 +24,7 @@ from pydantic import Field
 from smellkit.detectors._usage import is_test_path
 from smellkit.detectors.context import Context
 from smellkit.injectors._data_clumps_edit import FunctionPlan, SitePlan, explode_module
+from smellkit.injectors._data_clumps_forward import Forward, forwards, make_edit
 from smellkit.injectors._data_clumps_keep import keep_clumps, keep_takers
 from smellkit.injectors._data_clumps_plan import (
     Planner,
@@ -50,6 +51,8 @@ class DataClumpsInjectorOptions(InjectorOptions):
 
 
 _PLANNERS: weakref.WeakKeyDictionary[InjectionContext, Planner] = weakref.WeakKeyDictionary()
+_FORWARDS: weakref.WeakKeyDictionary[InjectionContext, dict[str, Forward]] = \
+    weakref.WeakKeyDictionary()
 _FLAGGED: weakref.WeakKeyDictionary[InjectionContext, frozenset[str]] = \
     weakref.WeakKeyDictionary()
 
@@ -58,6 +61,13 @@ def _planner(context: InjectionContext) -> Planner:
     if context not in _PLANNERS:
         _PLANNERS[context] = Planner(context)
     return _PLANNERS[context]
+
+
+def _forwards(context: InjectionContext) -> dict[str, Forward]:
+    if context not in _FORWARDS:
+        _FORWARDS[context] = {item.qualname: item for item in
+                              forwards(_planner(context), _already_flagged(context))}
+    return _FORWARDS[context]
 
 
 def _already_flagged(context: InjectionContext) -> frozenset[str]:
@@ -150,11 +160,34 @@ class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
                             f"({', '.join(fields)}), and every call of them is known"),
                     data={"class": cls, "fields": list(fields),
                           "functions": sorted(usable), **({"keep": True} if keep else {})})
+        yield from self._forward_candidates(context)
+
+    def _forward_candidates(self, context: InjectionContext) -> Iterator[Candidate]:
+        """Functions whose parameter group can be forwarded through new wrappers
+        (`_data_clumps_forward`)."""
+        for qualname, forward in sorted(_forwards(context).items()):
+            location = context.location(qualname)
+            if location is None or is_test_path(forward.path):
+                continue
+            callers = sorted(forward.sites)
+            yield Candidate(
+                smell=self.name, target=location, files=tuple(sorted({forward.path, *callers})),
+                reason=(f"{qualname} takes ({', '.join(forward.group)}) as plain parameters "
+                        f"with literal defaults and is called from {len(callers)} other "
+                        f"modules ({', '.join(callers)}) by plain calls that wrappers can "
+                        "forward exactly"),
+                data={"mode": "forward", "function": qualname,
+                      "fields": list(forward.group)})
 
     # -- injection ------------------------------------------------------------------------------
 
     def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
                rng: random.Random) -> Edit | Skip:
+        if candidate.data.get("mode") == "forward":
+            forward = _forwards(context).get(str(candidate.data.get("function", "")))
+            if forward is None:
+                return Skip("the candidate's function no longer qualifies for forwarding")
+            return make_edit(context, _planner(context), forward, difficulty, rng)
         cls = str(candidate.data.get("class", ""))
         fields = tuple(str(item) for item in candidate.data.get("fields", ()))
         if cls not in context.index.classes or not fields:
