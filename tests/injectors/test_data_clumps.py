@@ -7,6 +7,7 @@ three modules; the expected smelly files of each difficulty are stored beside it
 
 from __future__ import annotations
 
+import shutil
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
@@ -279,6 +280,94 @@ def test_fields_passed_beside_the_object(tmp_path: Path, variant: str | None) ->
     (smelly / "main_run.py").write_text(script, encoding="utf-8")
     (tmp_path / "main_run.py").write_text(script, encoding="utf-8")
     assert support.run_main(smelly, "main_run") == support.run_main(tmp_path, "main_run")
+
+
+# -- forwarding wrappers ------------------------------------------------------------------------
+
+FORWARD_CASE = "forwarding"
+"""`shop/render.py` defines `render(title, width, height=3, border="*")`, called from `app.py`
+and `report.py`; `layout.area(width, height)` takes part of the group (a red herring)."""
+
+
+def _inject_forward(difficulty: Difficulty, root: Path | None = None) -> tuple[Project,
+                                                                             Injection]:
+    project = support.load(root or support.case_dir(SMELL, FORWARD_CASE) / "before")
+    (candidate,) = [item for item in find_candidates(project, SMELL, options=support.NO_FILTER)
+                    if item.target.qualname == "shop.render.render"]
+    result = inject(project, SMELL, difficulty, candidate=candidate, options=support.NO_FILTER)
+    assert isinstance(result, Injection), result
+    return project, result
+
+
+def test_forward_candidate_says_why() -> None:
+    project = support.load(support.case_dir(SMELL, FORWARD_CASE) / "before")
+    found = {item.target.qualname: item for item in
+             find_candidates(project, SMELL, options=support.NO_FILTER)}
+    candidate = found["shop.render.render"]
+    assert candidate.data == {"mode": "forward", "function": "shop.render.render",
+                              "fields": ["title", "width", "height", "border"]}
+    assert "called from 2 other modules (shop/app.py, shop/report.py)" in candidate.reason
+    assert "shop.layout.area" not in found  # two parameters: no group to forward
+
+
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_forward_before_after(tmp_path: Path, difficulty: Difficulty) -> None:
+    _, injection = _inject_forward(difficulty)
+    support.check_after(SMELL, FORWARD_CASE, difficulty, injection, tmp_path)
+    spanned = {*injection.files, "shop/render.py"}
+    low, high = SPAN[difficulty]
+    assert low <= len(spanned) <= high
+    assert "shop/render.py" not in injection.files  # the forwarded function stays as it is
+    if difficulty == "medium":  # a delegation chain through a new module, a default renamed
+        assert "def render_forwarded(title, width, height_value=3, border" in \
+            injection.smelly_patch
+    if difficulty == "hard":
+        assert "@forwarding" in injection.smelly_patch
+        assert "shop.layout.area" in {item.qualname for item in injection.red_herrings}
+
+
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_forward_round_trip_and_behaviour(tmp_path: Path, difficulty: Difficulty) -> None:
+    before = support.case_dir(SMELL, FORWARD_CASE) / "before"
+    project, injection = _inject_forward(difficulty)
+    support.assert_round_trip(before, injection, project)
+    assert [check.kind for check in injection.checks] == ["data_clumps.not_together",
+                                                          "no_finding"]
+    smelly = support.smelly_copy(before, injection, tmp_path)
+    assert support.run_main(smelly, "shop.app") == support.run_main(before, "shop.app")
+
+
+FORWARD_RISKS = {
+    "a starred call": ("shop/report.py", "\n\ndef spread(args):\n    return render(*args)\n"),
+    "the function passed as a value": ("shop/report.py", "\n\nDRAW = [render]\n"),
+    "a non-literal default": ("shop/render.py",
+                              "\n\ndef render(title, width, height=3, border=str(1)):\n"
+                              "    return title\n"),
+}
+
+
+@pytest.mark.parametrize("variant", [None, *sorted(FORWARD_RISKS)])
+def test_forward_risks_are_refused(tmp_path: Path, variant: str | None) -> None:
+    """A module with a starred call or a bare reference keeps its calls (the other caller is
+    still rewired); a default that is not a literal refuses the function."""
+    shutil.copytree(support.case_dir(SMELL, FORWARD_CASE) / "before", tmp_path / "repo")
+    root = tmp_path / "repo"
+    if variant is not None:
+        path, extra = FORWARD_RISKS[variant]
+        text = (root / path).read_text(encoding="utf-8")
+        if path == "shop/render.py":
+            text = text.split("\n\ndef render")[0]
+        (root / path).write_text(text + extra, encoding="utf-8")
+    project = support.load(root)
+    found = [item for item in find_candidates(project, SMELL, options=support.NO_FILTER)
+             if item.target.qualname == "shop.render.render"]
+    if variant == "a non-literal default":
+        assert found == []
+        return
+    (candidate,) = found
+    callers = {"shop/app.py", "shop/render.py"} | (
+        {"shop/report.py"} if variant is None else set())
+    assert set(candidate.files) == callers
 
 
 # -- real code ------------------------------------------------------------------------------------
