@@ -15,7 +15,7 @@ from smellkit.injectors.dead_code import DeadCodeInjector
 from smellkit.injectors.engine import find_candidates, make_injector
 from smellkit.injectors.patches import apply_patch
 from smellkit.models import DIFFICULTIES, Difficulty
-from tests.injectors.support_dead_code import (
+from tests.injectors.support import (
     FIXTURES,
     SMALL,
     assert_round_trip,
@@ -174,7 +174,7 @@ MINIMUM = {("click", "easy"): 15, ("click", "medium"): 20, ("click", "hard"): 20
 @pytest.mark.slow
 @pytest.mark.parametrize("name, version", [("click", "8.1.7"), ("jinja2", "3.1.4")])
 def test_real_code(name: str, version: str) -> None:
-    from tests.injectors.support_dead_code import real_code_counts
+    from tests.injectors.support import real_code_counts
     from tests.support.pypi import sdist
 
     counts = real_code_counts(sdist(name, version) / "src", SMELL, sample=1)

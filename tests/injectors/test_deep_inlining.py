@@ -18,7 +18,7 @@ from smellkit.injectors.checks import evaluate
 from smellkit.injectors.deep_inlining import DeepInliningInjector
 from smellkit.injectors.engine import find_candidates, make_injector
 from smellkit.models import DIFFICULTIES, Difficulty
-from tests.injectors.support_deep_inlining import (
+from tests.injectors.support import (
     FIXTURES,
     SMALL,
     assert_round_trip,

@@ -14,7 +14,7 @@ from smellkit.injectors.base import Edit, InjectionContext, Skip
 from smellkit.injectors.duplicated_code import DuplicatedCodeInjector, _renamable_params
 from smellkit.injectors.engine import find_candidates, make_injector
 from smellkit.models import DIFFICULTIES, Difficulty
-from tests.injectors.support_dead_code import (
+from tests.injectors.support import (
     FIXTURES,
     SMALL,
     assert_round_trip,

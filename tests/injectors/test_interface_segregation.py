@@ -13,7 +13,7 @@ from smellkit.injectors.base import Edit, InjectionContext, Skip
 from smellkit.injectors.checks import evaluate
 from smellkit.injectors.engine import find_candidates, make_injector
 from smellkit.models import DIFFICULTIES, Difficulty
-from tests.injectors.support_deep_inlining import (
+from tests.injectors.support import (
     FIXTURES,
     SMALL,
     assert_round_trip,

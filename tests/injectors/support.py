@@ -1,9 +1,8 @@
-"""Shared by the deep inlining and interface segregation injector tests: fixture repositories
-before and after, one injection at a chosen candidate, the round-trip properties, and counts on
-real code.
+"""Shared by the injector tests: fixture repositories before and after, one injection at a
+chosen candidate, the round-trip properties, behaviour runs, and counts on real code.
 
 A fixture is `tests/injectors/fixtures/<smell>/<case>/before/` (the clean repository) and
-`after_<difficulty>/` (every file the injection changes or creates, as expected).
+`after_<difficulty>/` (the files the injection changes or creates, as expected).
 SMELLKIT_REGENERATE=1 rewrites the `after_` folders from the injector's output, to review with
 `git diff`.
 """
@@ -17,7 +16,7 @@ import sys
 from pathlib import Path
 
 from smellkit.injectors.engine import find_candidates, inject, verify
-from smellkit.injectors.patches import apply_patch
+from smellkit.injectors.patches import apply_patch, patched_paths
 from smellkit.models import DIFFICULTIES, Difficulty, Injection, InjectionSkip
 from smellkit.project import Project
 
@@ -44,7 +43,8 @@ def smelly_files(root: Path, injection: Injection, scratch: Path) -> dict[str, s
     copy = scratch / "smelly"
     shutil.copytree(root, copy, ignore=shutil.ignore_patterns("__pycache__"))
     apply_patch(copy, injection.smelly_patch)
-    return {path: (copy / path).read_text(encoding="utf-8") for path in injection.files}
+    return {path: (copy / path).read_text(encoding="utf-8")
+            for path in patched_paths(injection.smelly_patch)}
 
 
 def check_after(case: Path, difficulty: Difficulty, files: dict[str, str]) -> None:
@@ -71,6 +71,63 @@ def assert_round_trip(root: Path, injection: Injection, original: Project | None
     assert all(item.passed for item in result.checks_original), result.checks_original
     assert not any(item.passed for item in result.checks_smelly), result.checks_smelly
     assert result.ok, result.problems
+
+
+def real_code_counts(root: Path, smell: str, sample: int) -> dict[str, dict[str, int]]:
+    """Per difficulty: candidates, edits the injector makes (that compile), and how many of the
+    first `sample` of them pass every round-trip property once recorded by the engine."""
+    import random
+
+    from smellkit.injectors.base import Edit, InjectionContext
+    from smellkit.injectors.engine import make_injector
+
+    project = Project.load(root)
+    found = find_candidates(project, smell)
+    injector = make_injector(smell)
+    context = InjectionContext(project)  # one context: each file is parsed by libcst once
+    counts: dict[str, dict[str, int]] = {}
+    for difficulty in DIFFICULTIES:
+        row = {"candidates": len(found), "injected": 0, "sampled": 0, "verified": 0}
+        for candidate in found:
+            edit = injector.inject(context, candidate, difficulty, random.Random(0))
+            if not isinstance(edit, Edit):
+                continue
+            for path, text in edit.changes.items():
+                compile(text or "", path, "exec", dont_inherit=True)
+            row["injected"] += 1
+            if row["sampled"] < sample:
+                outcome = inject(project, smell, difficulty, candidate=candidate)
+                assert not isinstance(outcome, InjectionSkip), outcome.reason
+                result = verify(root, outcome, original=project)
+                assert result.ok, (outcome.id, result.problems, result.model_dump())
+                row["sampled"] += 1
+                row["verified"] += 1
+        counts[difficulty] = row
+    return counts
+
+
+def behaviour(root: Path, expressions: list[str]) -> list[str]:
+    """The repr of each expression evaluated in a fresh interpreter importing from `root`
+    (names are imported from their dotted module prefix)."""
+    code = ("import importlib, sys\n"
+            "for text in sys.argv[1:]:\n"
+            "    module, _, rest = text.partition(':')\n"
+            "    value = eval(rest, vars(importlib.import_module(module)))\n"
+            "    print(repr(value))\n")
+    done = subprocess.run([sys.executable, "-c", code, *expressions], cwd=root,
+                          capture_output=True, text=True, check=True,
+                          env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin",
+                               "PYTHONDONTWRITEBYTECODE": "1"})
+    return done.stdout.splitlines()
+
+
+def same_behaviour(root: Path, injection: Injection, scratch: Path,
+                   expressions: list[str]) -> None:
+    """The expressions give the same results before and after the injection."""
+    copy = scratch / "behaviour"
+    shutil.copytree(root, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    apply_patch(copy, injection.smelly_patch)
+    assert behaviour(copy, expressions) == behaviour(root, expressions)
 
 
 def real_code(root: Path, smell: str, tries: int, verified: int) -> dict[str, dict[str, int]]:
