@@ -109,9 +109,11 @@ def forwards(planner: Planner, flagged: frozenset[str]) -> list[Forward]:
 
 def _sites(planner: Planner, qualname: str, name: str, home: str) -> dict[str, list[int]]:
     """Calls of the function from other modules, as `name(...)` with `name` imported at module
-    level and no starred argument; per module, only when every call of that name there is one."""
+    level and no starred argument; per module, only when every call of that name there is one.
+    Calls in code the tests do not reach are left calling the function (still sound)."""
     graph = planner.graph
     by_path: dict[str, list[int]] = defaultdict(list)
+    uncovered: dict[str, int] = defaultdict(int)
     refused: set[str] = set()
     for path, call in planner.calls_by_name.get(name, ()):
         if path == home or not isinstance(call.func, Name) or call.func.id != name:
@@ -122,9 +124,11 @@ def _sites(planner: Planner, qualname: str, name: str, home: str) -> dict[str, l
         starred = any(getattr(arg, "tag", "") == "iter" for arg in call.args) or any(
             key is None for key, _ in call.kwargs)
         if data is None or call.line not in data.get("lines", ()) or starred \
-                or call.scope == planner.facts_of[path].module \
-                or not planner.context.is_covered(call.scope):
+                or call.scope == planner.facts_of[path].module:
             refused.add(path)
+            continue
+        if not planner.context.is_covered(call.scope):
+            uncovered[path] += 1
             continue
         by_path[path].append(call.line)
     result: dict[str, list[int]] = {}
@@ -134,7 +138,7 @@ def _sites(planner: Planner, qualname: str, name: str, home: str) -> dict[str, l
         if path in refused or len(bindings) != 1 or bindings[0].target != qualname \
                 or bindings[0].scope != facts.module or bindings[0].type_only:
             continue
-        if bare_uses(planner.context.source(path), name) != len(lines) + 1:
+        if bare_uses(planner.context.source(path), name) != len(lines) + uncovered[path] + 1:
             continue  # used other ways too (passed as a value, named again)
         result[path] = sorted(lines)
     return result

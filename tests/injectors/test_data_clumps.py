@@ -337,6 +337,22 @@ def test_forward_round_trip_and_behaviour(tmp_path: Path, difficulty: Difficulty
     assert support.run_main(smelly, "shop.app") == support.run_main(before, "shop.app")
 
 
+def test_forward_leaves_calls_the_tests_do_not_reach() -> None:
+    """Under a coverage filter only the calls in covered functions are pointed at a wrapper."""
+    before = support.case_dir(SMELL, FORWARD_CASE) / "before"
+    project = support.load(before)
+    covered = frozenset(project.index.definitions) - {"shop.app.main"}
+    (candidate,) = [item for item in find_candidates(project, SMELL, options=support.NO_FILTER,
+                                                     covered=covered)
+                    if item.target.qualname == "shop.render.render"]
+    injection = inject(project, SMELL, "medium", candidate=candidate,
+                       options=support.NO_FILTER, covered=covered)
+    assert isinstance(injection, Injection), injection
+    assert "_render_from_app(name.upper()" in injection.smelly_patch
+    assert 'print(render("plain", 9, border="="))' not in injection.smelly_patch  # untouched
+    support.assert_round_trip(before, injection, project)
+
+
 FORWARD_RISKS = {
     "a starred call": ("shop/report.py", "\n\ndef spread(args):\n    return render(*args)\n"),
     "the function passed as a value": ("shop/report.py", "\n\nDRAW = [render]\n"),
