@@ -89,8 +89,14 @@ def forwards(planner: Planner, flagged: frozenset[str]) -> list[Forward]:
             if not sites:
                 continue
             node = _function_node(context.module(facts.path), name)
-            if node is None or node.asynchronous or node.decorators:
+            if node is None or node.asynchronous or node.decorators or [
+                    param.name.value for param in node.params.params] != [
+                    param.name for param in params]:
                 continue
+            if any(isinstance(item.target, Name) and item.target.id == name
+                   and getattr(item.value, "qualname", None) != definition.qualname
+                   for item in facts.assignments if item.scope == facts.module):
+                continue  # rebound at module level: callers may get something else
             module = context.module(facts.path)
             defaults: list[str | None] = []
             for param in node.params.params:

@@ -8,6 +8,10 @@ object. Difficulties follow SmellBench: easy spans 2 files with positional argum
 files, the fields passed as keyword arguments and, where the code has one, a delegation chain that
 now hands the loose fields on; hard 4+ files and red herrings (functions that still take the
 object whole and must be left alone).
+
+A second mode needs no parameter object (`_data_clumps_forward`): a module-level function whose
+3+ plain parameters are called from other modules gets forwarding wrappers there, so its group
+of parameters travels through the wrappers' signatures too.
 """
 
 from __future__ import annotations

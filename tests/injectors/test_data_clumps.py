@@ -359,25 +359,27 @@ FORWARD_RISKS = {
     "a non-literal default": ("shop/render.py",
                               "\n\ndef render(title, width, height=3, border=str(1)):\n"
                               "    return title\n"),
+    "the function rebound at module level": ("shop/render.py", "\n\nrender = print\n"),
 }
+REFUSED_WHOLE = {"a non-literal default", "the function rebound at module level"}
 
 
 @pytest.mark.parametrize("variant", [None, *sorted(FORWARD_RISKS)])
 def test_forward_risks_are_refused(tmp_path: Path, variant: str | None) -> None:
     """A module with a starred call or a bare reference keeps its calls (the other caller is
-    still rewired); a default that is not a literal refuses the function."""
+    still rewired); a default that is not a literal, or a rebinding, refuses the function."""
     shutil.copytree(support.case_dir(SMELL, FORWARD_CASE) / "before", tmp_path / "repo")
     root = tmp_path / "repo"
     if variant is not None:
         path, extra = FORWARD_RISKS[variant]
         text = (root / path).read_text(encoding="utf-8")
-        if path == "shop/render.py":
+        if variant == "a non-literal default":
             text = text.split("\n\ndef render")[0]
         (root / path).write_text(text + extra, encoding="utf-8")
     project = support.load(root)
     found = [item for item in find_candidates(project, SMELL, options=support.NO_FILTER)
              if item.target.qualname == "shop.render.render"]
-    if variant == "a non-literal default":
+    if variant in REFUSED_WHOLE:
         assert found == []
         return
     (candidate,) = found
