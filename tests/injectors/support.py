@@ -28,37 +28,49 @@ def load(root: Path) -> Project:
     return Project.load(root, use_cache=False, jobs=1)
 
 
-def injected(root: Path, smell: str, difficulty: Difficulty, target: str) -> Injection:
-    """The injection at the candidate centred on `target`."""
+def injected(root: Path, smell: str, difficulty: Difficulty,
+             target: str | None = None) -> Injection:
+    """The injection at the candidate centred on `target`, or at the first sampled one."""
     project = load(root)
-    (candidate,) = [item for item in find_candidates(project, smell, options=SMALL)
-                    if item.target.qualname == target]
+    candidate = None
+    if target is not None:
+        (candidate,) = [item for item in find_candidates(project, smell, options=SMALL)
+                        if item.target.qualname == target]
     outcome = inject(project, smell, difficulty, candidate=candidate, options=SMALL)
     assert not isinstance(outcome, InjectionSkip), outcome.reason
     return outcome
 
 
-def smelly_files(root: Path, injection: Injection, scratch: Path) -> dict[str, str]:
-    """The text of every file the smelly patch touches, after applying it."""
+def smelly_files(root: Path, injection: Injection, scratch: Path) -> dict[str, str | None]:
+    """The text of every file the smelly patch touches (None: deleted), after applying it."""
     copy = scratch / "smelly"
     shutil.copytree(root, copy, ignore=shutil.ignore_patterns("__pycache__"))
     apply_patch(copy, injection.smelly_patch)
-    return {path: (copy / path).read_text(encoding="utf-8")
+    return {path: (copy / path).read_text(encoding="utf-8") if (copy / path).exists() else None
             for path in patched_paths(injection.smelly_patch)}
 
 
-def check_after(case: Path, difficulty: Difficulty, files: dict[str, str]) -> None:
-    """The changed files equal the stored `after_<difficulty>` files (or regenerate them)."""
+def check_after(case: Path, difficulty: Difficulty, files: dict[str, str | None]) -> None:
+    """The changed files equal the stored `after_<difficulty>` files (or regenerate them); a
+    deleted file is absent there and listed in `after_<difficulty>/DELETED`."""
     after = case / f"after_{difficulty}"
     if os.environ.get("SMELLKIT_REGENERATE"):
         shutil.rmtree(after, ignore_errors=True)
         for path, text in files.items():
             target = after / path
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
+            if text is not None:
+                target.write_text(text, encoding="utf-8")
+        deleted = sorted(path for path, text in files.items() if text is None)
+        if deleted:
+            (after / "DELETED").write_text("\n".join(deleted) + "\n", encoding="utf-8")
     stored = {path.relative_to(after).as_posix(): path.read_text(encoding="utf-8")
-              for path in after.rglob("*.py")}
-    assert files == stored
+              for path in after.rglob("*") if path.is_file() and path.name != "DELETED"
+              and "__pycache__" not in path.parts}
+    deleted_file = after / "DELETED"
+    deleted = deleted_file.read_text(encoding="utf-8").split() if deleted_file.exists() else []
+    assert {path: text for path, text in files.items() if text is not None} == stored
+    assert sorted(path for path, text in files.items() if text is None) == deleted
 
 
 def assert_round_trip(root: Path, injection: Injection, original: Project | None = None) -> None:
@@ -106,28 +118,30 @@ def real_code_counts(root: Path, smell: str, sample: int) -> dict[str, dict[str,
     return counts
 
 
-def behaviour(root: Path, expressions: list[str]) -> list[str]:
-    """The repr of each expression evaluated in a fresh interpreter importing from `root`
-    (names are imported from their dotted module prefix)."""
-    code = ("import importlib, sys\n"
-            "for text in sys.argv[1:]:\n"
-            "    module, _, rest = text.partition(':')\n"
-            "    value = eval(rest, vars(importlib.import_module(module)))\n"
-            "    print(repr(value))\n")
-    done = subprocess.run([sys.executable, "-c", code, *expressions], cwd=root,
-                          capture_output=True, text=True, check=True,
-                          env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin",
-                               "PYTHONDONTWRITEBYTECODE": "1"})
-    return done.stdout.splitlines()
+def behaviour(root: Path, probe: str | list[str]) -> str:
+    """What a probe prints when run in a fresh interpreter importing from `root`: a script, or
+    expressions `module:expression` whose repr is printed one per line."""
+    if isinstance(probe, list):
+        probe = ("import importlib\n"
+                 f"for text in {probe!r}:\n"
+                 "    module, _, rest = text.partition(':')\n"
+                 "    print(repr(eval(rest, vars(importlib.import_module(module)))))\n")
+    result = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True,
+                            text=True, timeout=60, check=True,
+                            env={**os.environ, "PYTHONPATH": str(root),
+                                 "PYTHONDONTWRITEBYTECODE": "1"})
+    return result.stdout
 
 
 def same_behaviour(root: Path, injection: Injection, scratch: Path,
-                   expressions: list[str]) -> None:
-    """The expressions give the same results before and after the injection."""
+                   probe: str | list[str]) -> None:
+    """The smelly repository prints what the original prints."""
     copy = scratch / "behaviour"
     shutil.copytree(root, copy, ignore=shutil.ignore_patterns("__pycache__"))
     apply_patch(copy, injection.smelly_patch)
-    assert behaviour(copy, expressions) == behaviour(root, expressions)
+    before = behaviour(root, probe)
+    assert before.strip()
+    assert behaviour(copy, probe) == before
 
 
 def real_code(root: Path, smell: str, tries: int, verified: int) -> dict[str, dict[str, int]]:
@@ -174,3 +188,36 @@ def first_injection(root: Path, smell: str, difficulty: Difficulty) -> Injection
         if isinstance(outcome, Injection):
             return outcome
     raise AssertionError(f"no {difficulty} {smell} injection in {root}")
+
+
+def real_code_yield(package: tuple[str, str], smell: str) -> tuple[int, dict[str, str]]:
+    """On a PyPI package's `src/`: how many candidates the injector offers, and for each
+    difficulty the id of the first injection (candidates in their sampled order) that passes
+    every round-trip property, "" when none does. A success that fails a property fails."""
+    import random
+
+    from smellkit.injectors.base import Edit, InjectionContext
+    from smellkit.injectors.engine import find_candidates, make_injector, record
+    from smellkit.models import DIFFICULTIES
+    from tests.support.pypi import sdist
+
+    root = sdist(*package) / "src"
+    project = Project.load(root)
+    context = InjectionContext(project)
+    injector = make_injector(smell, SMALL)
+    candidates = find_candidates(project, smell, options=SMALL, context=context)
+    found: dict[str, str] = {}
+    for difficulty in DIFFICULTIES:
+        found[difficulty] = ""
+        for candidate in candidates:
+            edit = injector.inject(context, candidate, difficulty, random.Random(0))
+            outcome = record(context, injector, candidate, difficulty, 0, edit) \
+                if isinstance(edit, Edit) else edit
+            if isinstance(outcome, Injection):
+                result = verify(root, outcome, original=project)
+                assert result.ok, (outcome.id, result.problems, result.checks_original,
+                                   result.checks_smelly, result.flagged_smelly,
+                                   result.flagged_original)
+                found[difficulty] = outcome.id
+                break
+    return len(candidates), found

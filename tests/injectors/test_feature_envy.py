@@ -12,7 +12,7 @@ from smellkit.injectors.engine import make_injector
 from smellkit.injectors.feature_envy import FeatureEnvyInjector
 from smellkit.models import DIFFICULTIES, Difficulty
 from smellkit.project import Project
-from tests.injectors.support_feature_envy import (
+from tests.injectors.support import (
     FIXTURES,
     assert_round_trip,
     check_after,

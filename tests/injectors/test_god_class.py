@@ -15,7 +15,7 @@ from smellkit.injectors.engine import make_injector
 from smellkit.injectors.god_class import GodClassInjector
 from smellkit.models import DIFFICULTIES, Difficulty
 from smellkit.project import Project
-from tests.injectors.support_feature_envy import (
+from tests.injectors.support import (
     FIXTURES,
     assert_round_trip,
     check_after,
