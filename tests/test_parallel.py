@@ -74,6 +74,8 @@ def test_forked_scan_equals_serial_scan(tmp_path: Path,
             shutil.copytree(case / "repo", repo / f"{case.parent.name}_{case.name}")
         elif case.is_dir():
             shutil.copytree(case, repo / f"{case.parent.name}_{case.name}")
+    # astroid's time bounds make its tail depend on the machine's load: compare without it
+    (repo / "pyproject.toml").write_text("[tool.smellkit]\ninference-budget = 0\n")
     serial = _report(repo)
     forks: list[bool] = []
     start = Background.start.__func__  # type: ignore[attr-defined]
