@@ -16,7 +16,7 @@ from smellkit.fingerprints import Fingerprints, fingerprint_module
 from smellkit.metrics.complexity import CodeMeasure, measure_module
 from smellkit.reachability import Liveness, liveness
 
-FACTS_SCHEMA = 13
+FACTS_SCHEMA = 14
 """Bump whenever a fact type changes shape: cached facts of another schema are never read."""
 
 # --------------------------------------------------------------------------------------------

@@ -19,8 +19,8 @@ statements keep their kinds); a body shorter than `MIN_LINES` lines, or a compou
 shorter than `MIN_LINES + 1` lines, is hashed as one text plus the kinds of the statements directly
 in it. Things that look alike without being copies match only when exactly equal (their normal
 hash is their exact one): data tables (a display spanning three lines or more), constants and
-annotations outside functions, declarations, and bodies that repeat one or two statement forms
-(eight asserts of one shape).
+annotations outside functions, declarations, and bodies of four statements or more that repeat one
+or two statement forms (eight asserts of one shape).
 
 Known limits of the normal hash: keyword operators are not in it (`a and b` equals `a or b`,
 `x in y` equals `x not in y`); the kinds of statements nested deeper than one level inside a
@@ -299,8 +299,9 @@ class _Fingerprinter:
                                      cut))
             first_index = cut + 1
         exact_hash = hash(tuple(exact))
-        # a repetition of one or two forms (eight asserts): only the same repetition is a copy
-        repetition = count >= 3 and len(set(normal)) < 3
+        # a repetition of one or two forms (eight asserts): only the same repetition is a copy;
+        # three statements of two forms (write, loop, write) are a body, not a repetition
+        repetition = count >= 4 and len(set(normal)) < 3
         normal_hash = exact_hash if repetition else hash(tuple(normal))
         size = min((sum(normal) >> SIZE_SHIFT) + STATEMENT_WEIGHT * count, _MAX_SIZE)
         return exact_hash, normal_hash & _LOW | size << SIZE_SHIFT, hidden_total

@@ -281,3 +281,37 @@ def test_every_compound_statement() -> None:
     found = fingerprints(source)
     assert {block.scope for block in found.blocks} == {"m", "m.handle"}
     assert statements(found, "m.handle")
+
+
+def test_three_statements_of_two_forms_are_a_body_but_longer_repetitions_match_exactly() -> None:
+    def pair(body: str, renames: dict[str, str]) -> str:
+        copy = body.replace("def f(", "def g(")
+        for old, new in renames.items():
+            copy = copy.replace(old, new)
+        return textwrap.dedent(body) + "\n\n" + textwrap.dedent(copy)
+
+    short = """
+    def f(self, node):
+        self.write("{")
+        for idx, item in enumerate(node.items):
+            if idx:
+                self.write(", ")
+            self.visit(item.key)
+            self.write(": ")
+            self.visit(item.value)
+        self.write("}")
+    """
+    _, normal = hashes(pair(short, {"idx": "position", "item": "entry"}), scope="m")
+    assert normal[0] == normal[1]  # a renamed copy (type 2)
+    repetition = """
+    def f(self, node):
+        assert node.a == 1
+        assert node.b == 2
+        for item in node.items:
+            assert item.key
+            assert item.value
+            assert item.size
+        assert node.c == 3
+    """
+    _, normal = hashes(pair(repetition, {"item": "entry"}), scope="m")
+    assert normal[0] != normal[1]  # eight asserts alike are not a copy unless equal

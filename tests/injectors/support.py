@@ -177,8 +177,8 @@ def own_tests_pass(top: Path, injection: Injection,
     environment.pop("PYTEST_XDIST_WORKER", None)
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-p", "no:xdist",
-         "-p", "no:randomly", "-W", "ignore::DeprecationWarning", "tests"], cwd=copy, env=environment, capture_output=True,
-        text=True, check=False)
+         "-p", "no:randomly", "-W", "ignore::DeprecationWarning", "tests"], cwd=copy,
+        env=environment, capture_output=True, text=True, check=False)
 
 
 def first_injection(root: Path, smell: str, difficulty: Difficulty) -> Injection:
