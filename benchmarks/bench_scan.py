@@ -1,8 +1,9 @@
 """Scan speed on the pandas 2.2.3 wheel: the parse floor, smellkit cold/warm/incremental, and peers.
 
 Every figure is a whole process timed from the outside (wall clock, median of --runs), so the floor
-and smellkit pay the same interpreter start-up. Peak RSS is the sum over the process tree (main
-process plus workers), sampled every 20 ms from /proc.
+and smellkit pay the same interpreter start-up. Peak memory ("peak RSS") is the proportional set
+size summed over the process tree (main process, workers, forked children: shared pages counted
+once), sampled every 20 ms from /proc.
 
     python benchmarks/bench_scan.py [--runs 3] [--data DIR]
 """
@@ -69,9 +70,22 @@ def _tree_rss(root_pid: int) -> int:
     total, stack = 0, [root_pid]
     while stack:
         pid = stack.pop()
-        total += rss.get(pid, 0)
+        total += _proportional(pid, rss.get(pid, 0))
         stack.extend(children.get(pid, []))
     return total
+
+
+def _proportional(pid: int, rss: int) -> int:
+    """The process's proportional set size (PSS): pages shared with its forked children are
+    split between them, not counted once per process as RSS would; RSS where PSS is unreadable."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as handle:
+            for line in handle:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return rss
 
 
 def timed(command: list[str]) -> tuple[float, int]:
