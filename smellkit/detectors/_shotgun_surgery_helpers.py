@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import re
 import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -137,8 +138,9 @@ class Copies:
 
     def __init__(self, context: Context):
         self.context = context
-        self.trees: dict[str, ast.Module | None] = {}
+        self.nodes: dict[str, dict[object, list[tuple[int, ast.AST]]] | None] = {}
         self.called: dict[str, set[str]] = {}
+        self.words: dict[str, frozenset[str]] = {}
 
     def _calls(self, facts: FileFacts) -> set[str]:
         if facts.path not in self.called:
@@ -152,30 +154,51 @@ class Copies:
             self.called[facts.path] = names
         return self.called[facts.path]
 
-    def _tree(self, path: str) -> ast.Module | None:
-        if path not in self.trees:
+    def _words(self, path: str) -> frozenset[str]:
+        """Every identifier-like word of the module's text: a copy must contain the helper's
+        names, so most modules are ruled out without being parsed."""
+        if path not in self.words:
+            self.words[path] = frozenset(_WORD.findall("\n".join(self.context.lines(path))))
+        return self.words[path]
+
+    def _nodes(self, path: str) -> dict[object, list[tuple[int, ast.AST]]] | None:
+        """The module's nodes by shape (`_shape`), each list in `ast.walk` order; one parse and
+        one walk per module, however many helpers are looked for (a walk per helper made this
+        the slowest part of a scan of a large repository)."""
+        if path not in self.nodes:
             try:
-                self.trees[path] = ast.parse("\n".join(self.context.lines(path)))
+                tree = ast.parse("\n".join(self.context.lines(path)))
             except SyntaxError:
-                self.trees[path] = None
-        return self.trees[path]
+                self.nodes[path] = None
+                return None
+            table: dict[object, list[tuple[int, ast.AST]]] = {}
+            for position, node in enumerate(ast.walk(tree)):
+                table.setdefault(_shape(node), []).append((position, node))
+            self.nodes[path] = table
+        return self.nodes[path]
 
     def of(self, helper: Helper) -> list[tuple[str, int, str]]:
         """(path, line, module) of each copy of the helper's expression in other modules."""
         found: list[tuple[str, int, str]] = []
-        kind = type(helper.expr)
+        shape = _shape(helper.expr, helper.params)
+        words = set(helper.free) | {node.attr for node in ast.walk(helper.expr)
+                                    if isinstance(node, ast.Attribute)}
         for facts in sorted(self.context.index.modules.values(), key=lambda item: item.path):
             if facts.module == helper.module or is_test_path(facts.path) or \
-                    not helper.calls <= self._calls(facts):
+                    not helper.calls <= self._calls(facts) or \
+                    not words <= self._words(facts.path):
                 continue
-            tree = self._tree(facts.path)
-            if tree is None:
+            table = self._nodes(facts.path)
+            if table is None:
                 continue
-            scopes = Scopes(facts)
-            for node in ast.walk(tree):
-                if isinstance(node, kind) and _match(helper.expr, node, helper.params, {}) and \
-                        self._same_names(helper, facts, scopes, node.lineno):
-                    found.append((facts.path, node.lineno, facts.module))
+            scopes: Scopes | None = None
+            for node in _candidates(table, shape, helper):
+                if not _match(helper.expr, node, helper.params, {}):
+                    continue
+                line = getattr(node, "lineno", 0)
+                scopes = scopes or Scopes(facts)
+                if self._same_names(helper, facts, scopes, line):
+                    found.append((facts.path, line, facts.module))
         return found
 
     def _same_names(self, helper: Helper, facts: FileFacts, scopes: Scopes, line: int) -> bool:
@@ -213,6 +236,39 @@ def meaning(context: Context, scope: str, name: str) -> str | None:
             break
         found = item.target
     return found
+
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _candidates(table: dict[object, list[tuple[int, ast.AST]]], shape: object,
+                helper: Helper) -> list[ast.AST]:
+    """The nodes that can match the helper's expression: those of its shape, or every call (in
+    walk order) when a parameter is the callee."""
+    expr = helper.expr
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and \
+            expr.func.id in helper.params:
+        calls = sorted(item for key, items in table.items()
+                       if isinstance(key, tuple) and key[0] is ast.Call for item in items)
+        return [node for _, node in calls]
+    return [node for _, node in table.get(shape, [])]
+
+
+def _shape(node: ast.AST, params: tuple[str, ...] = ()) -> object:
+    """What any node matching `node` as a pattern (`_match`) shares with it: its type, and the
+    callee's or attribute's name unless a parameter stands there."""
+    if isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Name) and func.id not in params:
+            return ast.Call, func.id
+        if isinstance(func, ast.Attribute):
+            return ast.Call, "." + func.attr
+        return ast.Call, None
+    if isinstance(node, ast.Attribute):
+        return ast.Attribute, node.attr
+    if isinstance(node, ast.BinOp | ast.UnaryOp | ast.BoolOp):
+        return type(node), type(node.op)
+    return type(node)
 
 
 def _match(pattern: ast.AST, node: ast.AST, params: tuple[str, ...],
