@@ -3,8 +3,8 @@
 For each repository and smell: how many candidates the graphs offer (default filters: files of at
 least 500 lines), and for each difficulty how many of the first N sampled candidates an injector
 turns into a record; optionally (--verify) how many of those pass every round-trip property.
-Throughput is injection records per minute of wall time spent injecting (no LLM is involved: zero
-tokens per case).
+Throughput is injection records per minute of wall time spent injecting, one injection context per
+repository as the build uses (no LLM is involved: zero tokens per case).
 
     python benchmarks/bench_inject.py [--per-cell 10] [--verify] [--data DIR]
 """
@@ -18,6 +18,7 @@ import tarfile
 import time
 from pathlib import Path
 
+from smellkit.injectors.base import InjectionContext
 from smellkit.injectors.engine import find_candidates, inject, verify
 from smellkit.injectors.registry import injectors
 from smellkit.models import DIFFICULTIES, Injection
@@ -59,15 +60,16 @@ def main() -> None:
     for name, version, source in SDISTS:
         root = fetch_sdist(arguments.data, name, version) / source
         project = Project.load(root)
+        context = InjectionContext(project)  # shared, as the build shares it: files parsed once
         for smell in injectors():
-            pool = find_candidates(project, smell, seed=arguments.seed)
+            pool = find_candidates(project, smell, seed=arguments.seed, context=context)
             cells = []
             for difficulty in DIFFICULTIES:
                 tried = ok = verified = 0
                 for candidate in pool[: arguments.per_cell]:
                     started = time.perf_counter()
                     outcome = inject(project, smell, difficulty, candidate=candidate,
-                                     seed=arguments.seed)
+                                     seed=arguments.seed, context=context)
                     spent += time.perf_counter() - started
                     tried += 1
                     if isinstance(outcome, Injection):
