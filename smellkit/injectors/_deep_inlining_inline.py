@@ -18,6 +18,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from smellkit.facts import Name as NameExpr
+from smellkit.injectors._cst import Rename
 from smellkit.injectors._deep_inlining_exits import Refused, exits
 
 if TYPE_CHECKING:
@@ -109,27 +110,8 @@ def names_of(nodes: Sequence[cst.CSTNode]) -> _Names:
     return found
 
 
-class _Rename(cst.CSTTransformer):
-    """Consistent renaming of identifiers; attribute and keyword names are not identifiers."""
-
-    def __init__(self, mapping: dict[str, str]):
-        super().__init__()
-        self.mapping = mapping
-
-    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
-        new = self.mapping.get(original_node.value)
-        return updated_node.with_changes(value=new) if new else updated_node
-
-    def leave_Attribute(self, original_node: cst.Attribute,
-                        updated_node: cst.Attribute) -> cst.Attribute:
-        return updated_node.with_changes(attr=original_node.attr)
-
-    def leave_Arg(self, original_node: cst.Arg, updated_node: cst.Arg) -> cst.Arg:
-        return updated_node.with_changes(keyword=original_node.keyword)
-
-
 def _rename(node: cst.CSTNode, mapping: dict[str, str]) -> cst.CSTNode:
-    return node.visit(_Rename(mapping)) if mapping else node  # type: ignore[return-value]
+    return node.visit(Rename(mapping)) if mapping else node  # type: ignore[return-value]
 
 
 def fresh(name: str, taken: set[str]) -> str:

@@ -20,6 +20,7 @@ import libcst as cst
 
 from smellkit.facts import DefRef, FileFacts, Name
 from smellkit.graphs.index import Index
+from smellkit.injectors._cst import Rename
 from smellkit.injectors._dead_code_cst import module_level_names
 
 _RISKY = frozenset({"super", "__class__", "locals", "vars", "eval", "exec", "globals", "__name__",
@@ -179,30 +180,11 @@ def has_future_annotations(facts: FileFacts) -> bool:
     return any(item.target == "__future__.annotations" for item in facts.imports)
 
 
-class _Rename(cst.CSTTransformer):
-    """Rename local variables by name, never attributes or keyword-argument names."""
-
-    def __init__(self, mapping: dict[str, str]):
-        super().__init__()
-        self.mapping = mapping
-
-    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
-        new = self.mapping.get(original_node.value)
-        return updated_node.with_changes(value=new) if new else updated_node
-
-    def leave_Attribute(self, original_node: cst.Attribute,
-                        updated_node: cst.Attribute) -> cst.Attribute:
-        return updated_node.with_changes(attr=original_node.attr)
-
-    def leave_Arg(self, original_node: cst.Arg, updated_node: cst.Arg) -> cst.Arg:
-        return updated_node.with_changes(keyword=original_node.keyword)
-
-
 def copy_of(node: cst.FunctionDef, name: str, mapping: dict[str, str]) -> cst.FunctionDef:
     """The function under a new name, its locals renamed, without the lines above it."""
     body, params = node.body, node.params
     if mapping:
-        renamed = body.visit(_Rename(mapping))
+        renamed = body.visit(Rename(mapping))
         assert isinstance(renamed, cst.BaseSuite)
         body = renamed
         renamed_params = params.visit(_RenameParams(mapping))
