@@ -190,6 +190,9 @@ def record(context: InjectionContext, injector: Injector[Any], candidate: Candid
     involved = [item for name in edit.involved if (item := locate(name)) is not None]
     herrings = [item for name in edit.red_herrings if (item := locate(name)) is not None]
     files = tuple(sorted(path for path in edit.changes if before[path] != edit.changes[path]))
+    # the files the smell spans (a helper left in place counts), not only the ones edited
+    smell_files = sorted({*files, *(item.location.path for item in targets),
+                          *(item.path for item in involved)})
     smelly_patch = make_patch(before, edit.changes)
     digest = hashlib.blake2b(f"{injector.name}|{difficulty}|{seed}|{smelly_patch}".encode(),
                              digest_size=6).hexdigest()
@@ -200,5 +203,5 @@ def record(context: InjectionContext, injector: Injector[Any], candidate: Candid
         ground_truth_patch=make_patch(edit.changes, before), targets=tuple(targets),
         locations=tuple(dict.fromkeys([*(item.location for item in targets), *involved])),
         red_herrings=tuple(herrings), files=files, checks=edit.checks,
-        instructions=instructions(injector.name, injector.description, files, targets, rng))
+        instructions=instructions(injector.name, injector.description, smell_files, targets, rng))
 
