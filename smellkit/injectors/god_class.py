@@ -174,20 +174,7 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
             changes, added = inline(context, holder, chosen)
         except move.Refused as refused:
             return Skip(str(refused))
-        index = context.index
-        methods = sum(1 for name in index.children.get(holder, {}).values()
-                      if index.definitions[name].kind == "method")
-        short = holder.rpartition(".")[2]
-        checks = (
-            StructuralCheck(
-                kind="god_class.at_most_methods",
-                description=f"`{short}` defines at most {methods} methods (its responsibilities "
-                            "live in classes of their own)",
-                params={"cls": holder, "methods": methods}),
-            StructuralCheck(
-                kind="no_finding", description=f"no god class is reported at `{short}`",
-                params={"smell": "god_class", "qualnames": [holder]}),
-        )
+        checks = _checks(context, holder, "its responsibilities live in classes of their own")
         return Edit(
             changes=changes, targets=((holder, "class"),), checks=checks,
             involved=(*(f"{holder}.{name}" for name in added), *(item.cls for item in chosen)),
@@ -235,20 +222,8 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
     def _function_edit(self, context: InjectionContext, holder: str, difficulty: Difficulty,
                        changes: dict[str, str | None], absorbed: list[absorbing.Function],
                        herrings: list[str]) -> Edit:
-        index = context.index
-        methods = sum(1 for name in index.children.get(holder, {}).values()
-                      if index.definitions[name].kind == "method")
-        short = holder.rpartition(".")[2]
-        checks = (
-            StructuralCheck(
-                kind="god_class.at_most_methods",
-                description=f"`{short}` defines at most {methods} methods (the functions it "
-                            "absorbed live in modules of their own)",
-                params={"cls": holder, "methods": methods}),
-            StructuralCheck(
-                kind="no_finding", description=f"no god class is reported at `{short}`",
-                params={"smell": "god_class", "qualnames": [holder]}),
-        )
+        checks = _checks(context, holder,
+                         "the functions it absorbed live in modules of their own")
         modules = sorted({item.module for item in absorbed})
         return Edit(
             changes=changes, targets=((holder, "class"),), checks=checks,
@@ -409,3 +384,20 @@ def _at_most_methods(context: Context, params: dict[str, Any]) -> tuple[bool, st
     count = sum(1 for name in index.children.get(cls, {}).values()
                 if index.definitions[name].kind == "method")
     return count <= limit, f"{cls} defines {count} methods (limit {limit})"
+
+
+def _checks(context: InjectionContext, holder: str, why: str) -> tuple[StructuralCheck, ...]:
+    """The holder keeps no more methods than the original had, and no god class is reported."""
+    index = context.index
+    methods = sum(1 for name in index.children.get(holder, {}).values()
+                  if index.definitions[name].kind == "method")
+    short = holder.rpartition(".")[2]
+    return (
+        StructuralCheck(
+            kind="god_class.at_most_methods",
+            description=f"`{short}` defines at most {methods} methods ({why})",
+            params={"cls": holder, "methods": methods}),
+        StructuralCheck(
+            kind="no_finding", description=f"no god class is reported at `{short}`",
+            params={"smell": "god_class", "qualnames": [holder]}),
+    )
