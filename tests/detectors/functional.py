@@ -104,3 +104,25 @@ def count_positive_and_negative(smell: str) -> tuple[int, int]:
     counts = [len(json.loads((folder / case / "expected.json").read_text(encoding="utf-8")))
               for case in fixture_cases(smell)]
     return sum(count > 0 for count in counts), sum(count == 0 for count in counts)
+
+
+def check_real_code_review(smell: str, counts: dict[str, int],
+                           review: Sequence[tuple[str, str, str]],
+                           fixed: Sequence[tuple[str, str]]) -> set[str]:
+    """On the click 8.1.7 and jinja2 3.1.4 sources: the findings count is near the one reviewed
+    (`counts`; a large drift means: review again), every reviewed finding (qualname, "tp" or
+    "fp", why) is still reported, and no fixed false positive (qualname, why) comes back.
+    Returns the qualnames reported."""
+    from tests.support.pypi import sdist
+
+    reported: set[str] = set()
+    for name, version in (("click", "8.1.7"), ("jinja2", "3.1.4")):
+        findings = run_detectors(Project.load(sdist(name, version) / "src"), [smell])
+        reported.update(finding.location.qualname for finding in findings)
+        assert abs(len(findings) - counts[name]) <= max(2, counts[name] // 4), name
+    for qualname, verdict, reason in review:
+        assert verdict in ("tp", "fp")
+        assert qualname in reported, f"{qualname} is no longer reported ({verdict}: {reason})"
+    for qualname, reason in fixed:
+        assert qualname not in reported, f"{qualname} is reported again: {reason}"
+    return reported

@@ -17,9 +17,9 @@ from smellkit.detectors.god_class import GodClass
 from smellkit.detectors.runner import run_detectors
 from smellkit.errors import ConfigError
 from smellkit.models import Finding
-from smellkit.project import Project
 from tests.detectors.functional import (
     check_fixture,
+    check_real_code_review,
     count_positive_and_negative,
     example_sides,
     fixture_cases,
@@ -178,15 +178,4 @@ COUNTS = {"click": 2, "jinja2": 0}
 
 @pytest.mark.slow
 def test_real_code_review() -> None:
-    from tests.support.pypi import sdist
-
-    reported: set[str] = set()
-    for name, version in (("click", "8.1.7"), ("jinja2", "3.1.4")):
-        findings = run_detectors(Project.load(sdist(name, version) / "src"), [SMELL])
-        reported.update(finding.location.qualname for finding in findings)
-        assert abs(len(findings) - COUNTS[name]) <= max(2, COUNTS[name] // 4), name
-    for qualname, verdict, reason in REVIEW:
-        assert verdict in ("tp", "fp")
-        assert qualname in reported, f"{qualname} is no longer reported ({verdict}: {reason})"
-    for qualname, reason in FIXED:
-        assert qualname not in reported, f"{qualname} is reported again: {reason}"
+    check_real_code_review(SMELL, COUNTS, REVIEW, FIXED)
