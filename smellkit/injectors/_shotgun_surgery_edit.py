@@ -8,9 +8,10 @@ never touched; references inside f-strings or annotations make the file refuse.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Protocol, TypeVar
 
 import libcst as cst
 from libcst.metadata import (
@@ -22,6 +23,12 @@ from libcst.metadata import (
     ScopeProvider,
 )
 
+from smellkit.injectors.base import Skip
+from smellkit.models import Difficulty
+
+MIN_USERS: dict[Difficulty, int] = {"easy": 1, "medium": 2, "hard": 3}
+"""Modules whose uses are rewritten, by difficulty (medium takes every module that accepts)."""
+
 
 @dataclass(frozen=True)
 class Inlined:
@@ -29,6 +36,44 @@ class Inlined:
 
     text: str
     lines: tuple[int, ...]
+
+
+class _User(Protocol):
+    @property
+    def path(self) -> str: ...
+
+    @property
+    def lines(self) -> tuple[int, ...]: ...
+
+
+UserT = TypeVar("UserT", bound=_User)
+
+
+def choose_users(users: Sequence[UserT], difficulty: Difficulty, min_copies: int,
+                 rewrite: Callable[[UserT], Inlined | str],
+                 kind: str) -> tuple[dict[str, Inlined], list[UserT]] | Skip:
+    """The modules whose uses are rewritten, in the given order, and their new texts; easy
+    needs one module with enough copies on its own. A Skip says why too few accept."""
+    wanted = MIN_USERS[difficulty]
+    if difficulty == "easy":
+        users = [user for user in users if len(user.lines) >= min_copies]
+    edits: dict[str, Inlined] = {}
+    chosen: list[UserT] = []
+    refused: list[str] = []
+    for user in users:
+        if len(chosen) == wanted and difficulty != "medium":
+            break
+        result = rewrite(user)
+        if isinstance(result, str):
+            refused.append(f"{user.path}: {result}")
+            continue
+        edits[user.path] = result
+        chosen.append(user)
+    if len(chosen) < wanted:
+        detail = f" ({'; '.join(refused[:3])})" if refused else ""
+        return Skip(f"{difficulty} needs {wanted} {kind} modules to inline, "
+                    f"{len(chosen)} accept{detail}")
+    return edits, chosen
 
 
 class _Replace(cst.CSTTransformer):

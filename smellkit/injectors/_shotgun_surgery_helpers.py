@@ -24,7 +24,7 @@ from smellkit.detectors._usage import is_test_path
 from smellkit.detectors.context import Context
 from smellkit.facts import Attr, FileFacts, Name
 from smellkit.injectors._data_clumps_plan import outside_words
-from smellkit.injectors._shotgun_surgery_edit import Inlined
+from smellkit.injectors._shotgun_surgery_edit import Inlined, choose_users
 from smellkit.injectors._shotgun_surgery_inline import inline_helper, inline_method, safe_order
 from smellkit.injectors.base import Edit, InjectionContext, Skip
 from smellkit.injectors.checks import check_kind
@@ -34,7 +34,6 @@ if TYPE_CHECKING:
     from smellkit.injectors.shotgun_surgery import ShotgunSurgeryInjector, User
 
 SMELL = "shotgun_surgery"
-MIN_USERS: dict[Difficulty, int] = {"easy": 1, "medium": 2, "hard": 3}
 _BUILTIN_NAMES = frozenset(dir(builtins))
 
 
@@ -245,33 +244,21 @@ def inject(injector: ShotgunSurgeryInjector, context: InjectionContext, candidat
     users = list(plan.users)
     rng.shuffle(users)
     users.sort(key=lambda user: set(user.scopes) <= flagged)  # pointable ones first
-    wanted = MIN_USERS[difficulty]
-    if difficulty == "easy":
-        users = [user for user in users if len(user.lines) >= injector.options.min_copies]
-    edits: dict[str, Inlined] = {}
-    chosen: list[User] = []
-    refused: list[str] = []
-    for user in users:
-        if len(chosen) == wanted and difficulty != "medium":
-            break
+
+    def rewrite(user: User) -> Inlined | str:
         adds = _adds(context, helper, user)
         if isinstance(adds, str):
-            result: Inlined | str = adds
-        elif helper.method:
-            result = inline_method(context.source(user.path), user.bound, set(user.lines),
-                                   body, helper.params, helper.free, ordered)
-        else:
-            result = inline_helper(context.source(user.path), user.bound, body, helper.params,
-                                   helper.free, adds, ordered, keep=user.path in plan.keep)
-        if isinstance(result, str):
-            refused.append(f"{user.path}: {result}")
-            continue
-        edits[user.path] = result
-        chosen.append(user)
-    if len(chosen) < wanted:
-        detail = f" ({'; '.join(refused[:3])})" if refused else ""
-        return Skip(f"{difficulty} needs {wanted} calling modules to inline, "
-                    f"{len(chosen)} accept{detail}")
+            return adds
+        if helper.method:
+            return inline_method(context.source(user.path), user.bound, set(user.lines), body,
+                                 helper.params, helper.free, ordered)
+        return inline_helper(context.source(user.path), user.bound, body, helper.params,
+                             helper.free, adds, ordered, keep=user.path in plan.keep)
+
+    picked = choose_users(users, difficulty, injector.options.min_copies, rewrite, "calling")
+    if isinstance(picked, Skip):
+        return picked
+    edits, chosen = picked
     herrings = sorted({scope for user in plan.users if user not in chosen
                        for scope in user.scopes} | set(plan.home_uses))
     if difficulty == "hard" and not herrings:

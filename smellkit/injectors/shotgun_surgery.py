@@ -29,13 +29,15 @@ from smellkit.detectors.shotgun_surgery import ShotgunSurgery, ShotgunSurgeryOpt
 from smellkit.facts import FileFacts, Name
 from smellkit.injectors import _shotgun_surgery_helpers as helper_kind
 from smellkit.injectors._data_clumps_plan import outside_words
-from smellkit.injectors._shotgun_surgery_edit import Inlined, inline_constant
+from smellkit.injectors._shotgun_surgery_edit import (
+    choose_users,
+    inline_constant,
+)
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
 from smellkit.injectors.checks import check_kind
 from smellkit.models import Candidate, Difficulty, StructuralCheck, TargetLevel
 
 SMELL = "shotgun_surgery"
-MIN_USERS: dict[Difficulty, int] = {"easy": 1, "medium": 2, "hard": 3}
 
 
 class ShotgunSurgeryInjectorOptions(InjectorOptions):
@@ -216,25 +218,12 @@ class ShotgunSurgeryInjector(Injector[ShotgunSurgeryInjectorOptions]):
         flagged = _flagged(context)
         usable = [user for user in constant.users if self._usable(constant, user, flagged)]
         rng.shuffle(usable)
-        wanted = MIN_USERS[difficulty]
-        if difficulty == "easy":
-            usable = [user for user in usable if len(user.lines) >= self.options.min_copies]
-        edits: dict[str, Inlined] = {}
-        chosen: list[User] = []
-        refused: list[str] = []
-        for user in usable:
-            if len(chosen) == wanted and difficulty != "medium":
-                break
-            result = inline_constant(context.source(user.path), user.bound, literal)
-            if isinstance(result, str):
-                refused.append(f"{user.path}: {result}")
-                continue
-            edits[user.path] = result
-            chosen.append(user)
-        if len(chosen) < wanted:
-            detail = f" ({'; '.join(refused[:3])})" if refused else ""
-            return Skip(f"{difficulty} needs {wanted} importing modules to inline, "
-                        f"{len(chosen)} accept{detail}")
+        picked = choose_users(usable, difficulty, self.options.min_copies,
+                              lambda user: inline_constant(context.source(user.path),
+                                                           user.bound, literal), "importing")
+        if isinstance(picked, Skip):
+            return picked
+        edits, chosen = picked
         herrings = [scope for user in constant.users if user not in chosen
                     for scope in user.scopes] + list(constant.in_module_uses)
         if difficulty == "hard" and not herrings:
