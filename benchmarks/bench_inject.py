@@ -6,7 +6,7 @@ turns into a record; optionally (--verify) how many of those pass every round-tr
 Throughput is injection records per minute of wall time spent injecting, one injection context per
 repository as the build uses (no LLM is involved: zero tokens per case).
 
-    python benchmarks/bench_inject.py [--per-cell 10] [--verify] [--data DIR]
+    python benchmarks/bench_inject.py [--per-cell 10] [--verify] [--smell S ...] [--reasons]
 """
 
 from __future__ import annotations
@@ -50,6 +50,9 @@ def main() -> None:
     parser.add_argument("--verify", action="store_true", help="also check every round trip")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--data", type=Path, default=Path.home() / ".cache" / "smellkit-bench")
+    parser.add_argument("--smell", action="append", help="only these smells (repeatable)")
+    parser.add_argument("--reasons", action="store_true",
+                        help="print why each refused candidate was refused")
     arguments = parser.parse_args()
     header = f"{'repo':8} {'smell':22} {'cands':>5} " + " ".join(
         f"{difficulty:>14}" for difficulty in DIFFICULTIES)
@@ -61,11 +64,13 @@ def main() -> None:
         root = fetch_sdist(arguments.data, name, version) / source
         project = Project.load(root)
         context = InjectionContext(project)  # shared, as the build shares it: files parsed once
-        for smell in injectors():
+        for smell in arguments.smell or injectors():
             pool = find_candidates(project, smell, seed=arguments.seed, context=context)
             cells = []
+            reasons: list[str] = []
             for difficulty in DIFFICULTIES:
                 tried = ok = verified = 0
+                refusals: list[str] = []
                 for candidate in pool[: arguments.per_cell]:
                     started = time.perf_counter()
                     outcome = inject(project, smell, difficulty, candidate=candidate,
@@ -76,10 +81,16 @@ def main() -> None:
                         ok += 1
                         if arguments.verify:
                             verified += verify(root, outcome, original=project).ok
+                    else:
+                        refusals.append(f"  {difficulty} {candidate.target.qualname}: "
+                                        f"{outcome.reason}")
                 made += ok
+                reasons.extend(refusals)
                 cell = f"{ok}/{tried}" + (f" ({verified} ok)" if arguments.verify else "")
                 cells.append(f"{cell:>14}")
             print(f"{name:8} {smell:22} {len(pool):>5} " + " ".join(cells), flush=True)
+            if arguments.reasons:
+                print("\n".join(reasons), flush=True)
     rate = made / spent * 60 if spent else 0.0
     print(f"\n{made} injections in {spent:.1f} s of injecting: {rate:.0f} cases per minute, "
           "0 LLM tokens")
