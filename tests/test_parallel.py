@@ -91,3 +91,58 @@ def test_forked_scan_equals_serial_scan(tmp_path: Path,
     assert forks == [True, True]
     assert serial["findings"], "the fixtures should have findings"
     assert forked == serial
+
+
+_INFERRED_ONLY = '''\
+class Oops(Exception):
+    def show(self):
+        return describe(self)
+
+
+def describe(error):
+    return str(error)
+
+
+class Box:
+    def __init__(self):
+        self.size = 3
+
+    def grow(self):
+        self.size += 1
+
+
+def handle(box):
+    try:
+        Box().grow()
+    except Oops as error:
+        error.show()
+'''
+
+
+@needs_fork
+@pytest.mark.parametrize("fork", [False, True])
+def test_astroid_in_a_child_gives_the_serial_call_graph(tmp_path: Path, fork: bool) -> None:
+    from smellkit.graphs.attributes import keep_accesses
+    from smellkit.graphs.calls import build_call_graph
+    from smellkit.project import Project
+
+    (tmp_path / "app.py").write_text(_INFERRED_ONLY)
+    serial_index = Project.load(tmp_path, use_cache=False).index
+    serial = build_call_graph(serial_index, inference_seconds=30)
+    index = Project.load(tmp_path, use_cache=False).index
+    seen: list[int] = []
+
+    def alongside(solver: object) -> None:
+        seen.append(os.getpid())
+        keep_accesses(index, solver)  # type: ignore[arg-type]
+
+    built = build_call_graph(index, inference_seconds=30, alongside=alongside, fork=fork)
+    assert seen == [os.getpid()]  # the parent's work, whether astroid ran in a child or not
+    assert serial.inferred == built.inferred == 1  # `error.show()`: only astroid resolves it
+    assert ("app.handle", "app.Oops.show") in built.graph.edges
+    assert sorted(built.graph.edges(data=True)) == sorted(serial.graph.edges(data=True))
+    assert (built.call_sites, built.resolved, built.unresolved, built.external) == \
+        (serial.call_sites, serial.resolved, serial.unresolved, serial.external)
+    assert built.inference_modules == serial.inference_modules
+    assert built.targets == serial.targets
+    assert sorted(index.attribute_graph.edges) == sorted(serial_index.attribute_graph.edges)

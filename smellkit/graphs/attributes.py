@@ -36,9 +36,17 @@ def build_attribute_graph(index: Index) -> nx.DiGraph:
     """Scope -> `Class.attr` edges for every access whose class is known; see the module doc."""
     solver = index.calls.solver
     with paused_gc():
-        found = resolve_accesses(index, solver)
-        index.__dict__["_attribute_accesses"] = found  # kept for saving (graphs/stored.py)
+        found = index.__dict__.get("_attribute_accesses")
+        if found is None:
+            found = keep_accesses(index, solver)
         return graph_of(index, found)
+
+
+def keep_accesses(index: Index, solver: Solver | None) -> Resolved:
+    """The resolved accesses, kept on the index for the graph and for saving it
+    (graphs/stored.py)."""
+    found = index.__dict__["_attribute_accesses"] = resolve_accesses(index, solver)
+    return found
 
 
 def _build(index: Index, solver: Solver | None) -> nx.DiGraph:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import networkx as nx
 
 from smellkit._memory import paused_gc
+from smellkit._parallel import Background
 from smellkit.facts import CallSite, Expr
 from smellkit.graphs.pointsto import MAX_STEPS, OPAQUE, Solver
 
@@ -84,12 +85,18 @@ def types_of(index: Index, scope: str, expr: Expr) -> frozenset[str]:
 
 
 def build_call_graph(index: Index, budget: int | None = None, *,
-                     inference_seconds: float = 1.0) -> CallGraph:
+                     inference_seconds: float = 1.0,
+                     alongside: Callable[[Solver], object] | None = None,
+                     fork: bool = False) -> CallGraph:
     """Resolve every call site of the repository; `CallGraph` says what the counts mean.
 
     `budget` caps the call sites sent to astroid (default: the index's `inference_budget`) and
     `inference_seconds` the time spent there (see `smellkit.inference`); `budget=0` turns
     inference off and makes the graph depend on nothing but the code.
+
+    `alongside` is more work on the solved system (the attribute graph's type queries): with
+    `fork`, it runs here while astroid infers in a forked child, else after the graph is built.
+    Either way the graph is that of the solution before `alongside` ran, so it is the same.
 
     The graph's nodes are the repository's modules and definitions (node attribute `kind`) and the
     outside callees (`external=True`); an edge caller -> callee carries the sorted `lines` of its
@@ -102,24 +109,62 @@ def build_call_graph(index: Index, budget: int | None = None, *,
         solver = Solver(index)
         solver.solve()
         solver.release_unknown_decorators()
-        inferred = 0
-        read: frozenset[str] = frozenset()
-        root = getattr(index, "root", None)
-        if budget > 0 and root is not None:
-            from smellkit.inference import infer_unresolved
-
-            inferred, read = infer_unresolved(index, solver, budget,
-                                              max_seconds=inference_seconds)
+        inference: Inference = (0, frozenset(), {}, set())
+        infer = _Infer(index, inference_seconds, budget)
+        if budget > 0 and getattr(index, "root", None) is not None:
+            if alongside is not None and fork:
+                targets = {call: set(found) for call, found in solver.targets.items()}
+                outside = set(solver.outside)
+                child = Background.start(infer, solver)
+                try:
+                    alongside(solver)
+                except BaseException:
+                    child.cancel()
+                    raise
+                inference = child.result()
+                child.join()
+                alongside = None
+            else:
+                inference = infer(solver)
+                targets, outside = solver.targets, solver.outside
+        else:
+            targets, outside = solver.targets, solver.outside
+        inferred, read, found_targets, found_outside = inference
+        targets.update(found_targets)
+        outside.update(found_outside)
         kept: dict[int, tuple[str, ...]] = {}
-        graph = graph_of(index, solver.sites, solver.targets, kept)
+        graph = graph_of(index, solver.sites, targets, kept)
+    if alongside is not None:
+        alongside(solver)
     explicit = [call for call, site in enumerate(solver.sites) if not site.implicit]
-    resolved = sum(1 for call in explicit if call in solver.targets)
-    external = sum(1 for call in explicit
-                   if call in solver.outside and call not in solver.targets)
+    resolved = sum(1 for call in explicit if call in targets)
+    external = sum(1 for call in explicit if call in outside and call not in targets)
     return CallGraph(graph=graph, call_sites=len(explicit), resolved=resolved,
                      unresolved=len(explicit) - resolved - external, inferred=inferred,
                      external=external, truncated=solver.steps >= MAX_STEPS, solver=solver,
                      inference_modules=read, targets=kept)
+
+
+Inference = tuple[int, frozenset[str], dict[int, set[str]], set[int]]
+"""What astroid added: sites resolved, modules read, new targets by site, sites found outside."""
+
+
+class _Infer:
+    """astroid on the sites the solver left unresolved; returns only what it added, so that it
+    can run in a forked child and the parent can merge it into its own copy of the solution."""
+
+    def __init__(self, index: Index, seconds: float, budget: int):
+        self.index, self.seconds, self.budget = index, seconds, budget
+
+    def __call__(self, solver: Solver) -> Inference:
+        from smellkit.inference import infer_unresolved
+
+        before_targets, before_outside = set(solver.targets), set(solver.outside)
+        inferred, read = infer_unresolved(self.index, solver, self.budget,
+                                          max_seconds=self.seconds)
+        added = {call: found for call, found in solver.targets.items()
+                 if call not in before_targets}
+        return inferred, read, added, solver.outside - before_outside
 
 
 def graph_of(index: Index, sites: Sequence[CallSite],

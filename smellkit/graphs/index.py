@@ -7,7 +7,7 @@ properties so a caller pays only for the ones it uses.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -228,8 +228,14 @@ class Index(Derived):
 
     @cached_property
     def calls(self) -> CallGraph:
+        """On big code the attribute graph's type queries run while astroid infers in a forked
+        child: both need the solved system, and each takes about a second on pandas."""
+        from smellkit._parallel import MIN_DEFINITIONS
+        from smellkit.graphs.attributes import keep_accesses
         from smellkit.graphs.calls import build_call_graph
 
+        if len(self.definitions) >= MIN_DEFINITIONS:
+            return build_call_graph(self, alongside=partial(keep_accesses, self), fork=True)
         return build_call_graph(self)
 
     @property
