@@ -29,6 +29,7 @@ from smellkit.detectors.god_class import GodClass, GodClassOptions, _Cohesion, _
 from smellkit.facts import Name
 from smellkit.graphs.index import Index
 from smellkit.injectors import _feature_envy_move as move
+from smellkit.injectors import _god_class_registry as registering
 from smellkit.injectors.base import InjectionContext
 
 
@@ -159,12 +160,13 @@ def flags(holder: Holder, functions: list[Function], limits: Limits) -> bool:
 
 def select(holder: Holder, pool: list[Cluster], needed: int, limits: Limits,
            excluded: frozenset[str] = frozenset(), tried: int = 8) -> list[Cluster] | None:
-    """`needed` clusters of the pool (among the first `tried`), each cut to the functions that
-    make the holder a god class: the ones the holder's module calls first, then greedily those
-    that bring it closest (public ones lower TCC, complex ones raise WMC, data users ATFD);
-    None when no combination does within `MAX_FUNCTIONS`."""
+    """`needed` clusters of the pool (among the first `tried`; one cluster is sought in the
+    whole pool, which costs one try per module), each cut to the functions that make the holder
+    a god class: the ones the holder's module calls first, then greedily those that bring it
+    closest (public ones lower TCC, complex ones raise WMC, data users ATFD); None when no
+    combination does within `MAX_FUNCTIONS`."""
     usable = [Cluster(item.module, [f for f in item.functions if f.qualname not in excluded],
-                      item.called) for item in pool[:tried]]
+                      item.called) for item in (pool if needed == 1 else pool[:tried])]
     usable = [item for item in usable if item.functions]
     for combination in combinations(usable, needed):
         chosen = {item.module: [f for f in item.functions if f.qualname in item.called]
@@ -253,11 +255,13 @@ def eagerly_imported(analysis: Context, module: str) -> bool:
 # -- the codemod --------------------------------------------------------------------------------
 
 
-def absorb(context: InjectionContext, holder: str, chosen: list[Cluster]
+def absorb(context: InjectionContext, holder: str, chosen: list[Cluster], *,
+           registered: bool = False
            ) -> tuple[dict[str, str | None], list[Function], dict[str, str]]:
     """New texts of the holder's file and of each cluster's file, the functions the holder
-    absorbed (as static methods) and why the others stayed (by qualname). Raises
-    `move.Refused`."""
+    absorbed (as static methods) and why the others stayed (by qualname). `registered`: the
+    static methods are entered in a registry of the holder's module and the thin functions call
+    them through it (`_god_class_registry`). Raises `move.Refused`."""
     index = context.index
     place = move.top_level(index, holder)
     holder_path = context.path_of(holder)
@@ -272,6 +276,7 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster]
     if holder_node is None:
         raise move.Refused(f"{holder} is not where the index puts it")
     holder_line = index.definitions[holder].start_line
+    registry = registering.choose(context.source(holder_path)) if registered else None
     changes: dict[str, str | None] = {}
     methods: list[cst.BaseStatement] = []
     imports: list[str] = []
@@ -293,7 +298,7 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster]
                     raise move.Refused(f"{function.qualname} is not where the index puts it")
                 if function.name in taken:
                     raise move.Refused(f"{holder} already has a member named {function.name}")
-                _check_function(node, holder_name, taken)
+                _check_function(node, holder_name, taken, registry)
                 _check_bound_before(index, holder_module, node, holder_line, postponed)
                 moved = move.move_method(index, cluster.module, tree, node, holder_module,
                                          replacement=cst.Name("_"), postponed=postponed,
@@ -301,10 +306,11 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster]
             except move.Refused as refusal:
                 refused[function.qualname] = str(refusal)
                 continue
-            methods.append(move.as_method_of_class(moved.function, function.name).with_changes(
-                decorators=[cst.Decorator(cst.Name("staticmethod"))]))
+            method = move.as_method_of_class(moved.function, function.name).with_changes(
+                decorators=[cst.Decorator(cst.Name("staticmethod"))])
+            methods.append(registering.decorate(method, registry) if registry else method)
             imports.extend(moved.imports)
-            shims[id(node)] = _shim(node, cluster.module, holder_module, holder_name)
+            shims[id(node)] = _shim(node, cluster.module, holder_module, holder_name, registry)
             taken.add(function.name)
             absorbed.append(function)
         if shims:
@@ -314,6 +320,8 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster]
         raise move.Refused("; ".join(refused.values()) or "nothing to absorb")
     holder_tree = move.replace_node(holder_tree, holder_node,
                                     move.append_to_class(holder_node, methods))
+    if registry is not None:
+        holder_tree = registering.install(holder_tree, holder_name, registry)
     for line in dict.fromkeys(imports):
         holder_tree = move.insert_import(holder_tree, line)
     changes[holder_path] = holder_tree.code
@@ -334,7 +342,8 @@ FRAME_NAMES = frozenset({
 """Names through which code looks at its callers' frames (a thin function adds a frame)."""
 
 
-def _check_function(function: cst.FunctionDef, holder_name: str, taken: set[str]) -> None:
+def _check_function(function: cst.FunctionDef, holder_name: str, taken: set[str],
+                    registry: registering.Registry | None = None) -> None:
     """Refuse what would behave differently as a static method or behind a thin function."""
     name = function.name.value
     for node in move._subtree(function.body):
@@ -343,8 +352,9 @@ def _check_function(function: cst.FunctionDef, holder_name: str, taken: set[str]
         if isinstance(node, cst.Name) and node.value in FRAME_NAMES:
             raise move.Refused(f"{name} inspects frames ({node.value}): the thin function "
                                "adds one")
-    if holder_name in move.names_in(function.params):
-        raise move.Refused(f"a parameter of {name} is named {holder_name}")
+    bound = registry.table if registry is not None else holder_name
+    if bound in move.names_in(function.params):
+        raise move.Refused(f"a parameter of {name} is named {bound}")
     definition_time = move._definition_time_nodes(function)
     read = {node.value for node in move._subtree(function)
             if isinstance(node, cst.Name) and id(node) in definition_time}
@@ -380,10 +390,11 @@ def _check_bound_before(index: Index, module: str, function: cst.FunctionDef, li
                            f"in {module} only after the holder")
 
 
-def _shim(function: cst.FunctionDef, module: str, holder_module: str,
-          holder_name: str) -> cst.FunctionDef:
-    """The function with its body replaced by a call of the holder's static method, every
-    argument passed on as received (its docstring kept)."""
+def _shim(function: cst.FunctionDef, module: str, holder_module: str, holder_name: str,
+          registry: registering.Registry | None = None) -> cst.FunctionDef:
+    """The function with its body replaced by a call of the holder's static method (looked up
+    in the registry when there is one), every argument passed on as received (its docstring
+    kept)."""
     params = function.params
     parts = [item.name.value for item in (*params.posonly_params, *params.params)]
     if isinstance(params.star_arg, cst.Param):
@@ -395,9 +406,12 @@ def _shim(function: cst.FunctionDef, module: str, holder_module: str,
     assert isinstance(body, cst.IndentedBlock)
     first = body.body[0] if body.body else None
     docstring = [first] if first is not None and move._is_docstring(first) else []
+    name = function.name.value
+    imported, callee = (holder_name, f"{holder_name}.{name}") if registry is None \
+        else (registry.table, f'{registry.table}["{name}"]')
     statements = [
         *docstring,
-        cst.parse_statement(move.relative_import(module, holder_module, holder_name)),
-        cst.parse_statement(f"return {holder_name}.{function.name.value}({', '.join(parts)})"),
+        cst.parse_statement(move.relative_import(module, holder_module, imported)),
+        cst.parse_statement(f"return {callee}({', '.join(parts)})"),
     ]
     return function.with_changes(body=body.with_changes(body=statements))

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from smellkit.injectors import _feature_envy_move as move
+from smellkit.injectors import _god_class_registry as registering
 from smellkit.injectors.base import InjectionContext
 
 
@@ -64,9 +65,10 @@ class _Holder(cst.CSTTransformer):
     """In the holder's methods: the creation becomes the init call, member uses are renamed."""
 
     def __init__(self, attribute: str, cls_name: str, scope: str, init: str,
-                 names: dict[str, str]):
+                 names: dict[str, str], registry: registering.Registry | None):
         self.attribute, self.cls_name, self.scope, self.init = attribute, cls_name, scope, init
         self.names = names
+        self.registry = registry
         self.selves: list[str | None] = []
         self.methods: list[str] = []
         self.created = 0
@@ -106,6 +108,13 @@ class _Holder(cst.CSTTransformer):
             self_name = self.selves[-1] or "self"
             call = first.value.with_changes(func=cst.Attribute(
                 value=cst.Name(self_name), attr=cst.Name(self.init)))
+            if self.registry is not None:  # `<table>["_init_x"](self, args)`
+                args = list(first.value.args)
+                instance = cst.Arg(cst.Name(self_name), comma=cst.Comma(
+                    whitespace_after=cst.SimpleWhitespace(" ")) if args
+                    else cst.MaybeSentinel.DEFAULT)
+                call = first.value.with_changes(func=self.registry.lookup(self.init),
+                                                args=[instance, *args])
             return updated_node.with_changes(body=[cst.Expr(call)])
         return updated_node
 
@@ -126,10 +135,11 @@ def _held_uses(node: cst.CSTNode, attribute: str) -> int:
                and item.attr.value == attribute and isinstance(item.value, cst.Name))
 
 
-def inline(context: InjectionContext, holder: str,
-           collaborators: list[Collaborator]) -> tuple[dict[str, str | None], list[str]]:
-    """The new texts of the files involved, and the names the holder gained. Raises
-    `move.Refused`."""
+def inline(context: InjectionContext, holder: str, collaborators: list[Collaborator], *,
+           registered: bool = False) -> tuple[dict[str, str | None], list[str]]:
+    """The new texts of the files involved, and the names the holder gained. `registered`: the
+    initialisers are entered in a registry of the holder's module and the holder calls them
+    through it (`_god_class_registry`). Raises `move.Refused`."""
     index = context.index
     place = move.top_level(index, holder)
     holder_path = context.path_of(holder)
@@ -140,6 +150,7 @@ def inline(context: InjectionContext, holder: str,
     if reason:
         raise move.Refused(reason)
     trees: dict[str, cst.Module] = {holder_path: context.module(holder_path)}
+    registry = registering.choose(context.source(holder_path)) if registered else None
     taken = move.members(index, holder)
     added: list[str] = []
     for item in collaborators:
@@ -191,7 +202,10 @@ def inline(context: InjectionContext, holder: str,
                 raise move.Refused(f"{item.cls}.{statement.name.value} uses its instance as a "
                                    "whole")
             new_name = names[statement.name.value]
-            moved_methods.append(move.as_method_of_class(function, new_name))
+            method = move.as_method_of_class(function, new_name)
+            if registry is not None and statement.name.value == "__init__":
+                method = registering.decorate(method, registry)
+            moved_methods.append(method)
             top_imports.extend(moved.imports)
         if "__init__" not in names:
             raise move.Refused(f"{item.cls} has no __init__ to inline")
@@ -199,7 +213,8 @@ def inline(context: InjectionContext, holder: str,
         holder_node = move.find_class(holder_tree, holder_name)
         if holder_node is None:
             raise move.Refused(f"{holder} is not where the index puts it")
-        rewriter = _Holder(item.attribute, cls_name, item.scope, names["__init__"], names)
+        rewriter = _Holder(item.attribute, cls_name, item.scope, names["__init__"], names,
+                           registry)
         body = holder_node.body.visit(rewriter)
         assert isinstance(body, cst.BaseSuite)
         if rewriter.problem:
@@ -222,6 +237,8 @@ def inline(context: InjectionContext, holder: str,
             assert old is not None
             trees[cls_path] = move.replace_node(cls_tree, old, cst.RemoveFromParent())
         added.extend(names.values())
+    if registry is not None:
+        trees[holder_path] = registering.install(trees[holder_path], holder_name, registry)
     return {path: tree.code for path, tree in trees.items()
             if tree is not context.module(path)}, added
 

@@ -19,8 +19,10 @@ ATFD > 5, predicted from the detector's own measures), and a class that a god cl
 already names is no candidate.
 
 Difficulties: easy absorbs one collaborator or the functions of one module (two files); medium
-two, from two other modules (three files); hard three or more (four files). Medium and hard name
-red herrings: the other collaborators `A` creates, or the functions its module calls (and those of
+two, from two other modules (three files); hard three or more (four files), and what `A` gained
+is reached through a registry of its module (`_god_class_registry`: module state, a decorator
+and a lookup by name, for the thin functions or for `A`'s constructor). Medium and hard name red
+herrings: the other collaborators `A` creates, or the functions its module calls (and those of
 the absorbed modules) that stay where they are.
 """
 
@@ -171,7 +173,7 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
         if difficulty == "hard" and not herrings:
             return Skip(f"{holder} holds no collaborator that others use too (a red herring)")
         try:
-            changes, added = inline(context, holder, chosen)
+            changes, added = inline(context, holder, chosen, registered=difficulty == "hard")
         except move.Refused as refused:
             return Skip(str(refused))
         checks = _checks(context, holder, "its responsibilities live in classes of their own")
@@ -179,7 +181,9 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
             changes=changes, targets=((holder, "class"),), checks=checks,
             involved=(*(f"{holder}.{name}" for name in added), *(item.cls for item in chosen)),
             red_herrings=tuple(herrings) if difficulty != "easy" else (),
-            summary=f"inlined {', '.join(item.cls for item in chosen)} into {holder}")
+            summary=f"inlined {', '.join(item.cls for item in chosen)} into {holder}"
+                    + (", its initialisers called through a registry of its module"
+                       if difficulty == "hard" else ""))
 
     def _absorb(self, context: InjectionContext, candidate: Candidate,
                 difficulty: Difficulty) -> Edit | Skip:
@@ -200,7 +204,8 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
                 return Skip(f"no {needed} module(s) of functions would make {holder} a god "
                             f"class{why}")
             try:
-                changes, absorbed, refused = absorbing.absorb(context, holder, chosen)
+                changes, absorbed, refused = absorbing.absorb(
+                    context, holder, chosen, registered=difficulty == "hard")
             except move.Refused as error:
                 return Skip(str(error))
             if refused:  # choose again without them
@@ -231,7 +236,8 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
                       *(item.qualname for item in absorbed)),
             red_herrings=tuple(herrings) if difficulty != "easy" else (),
             summary=f"{holder} absorbed {len(absorbed)} functions of {', '.join(modules)} as "
-                    "static methods; thin functions of the same names delegate to them")
+                    "static methods; thin functions of the same names delegate to them"
+                    + (" through a registry of its module" if difficulty == "hard" else ""))
 
 
 def _collaborators(analysis: Context) -> Iterator[Collaborator]:

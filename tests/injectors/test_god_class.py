@@ -19,7 +19,9 @@ from tests.injectors.support import (
     FIXTURES,
     assert_round_trip,
     check_after,
+    first_injection,
     injected,
+    own_tests_pass,
     real_code_yield,
     same_behaviour,
     smelly_files,
@@ -122,6 +124,21 @@ def test_real_code(package: tuple[str, str], capsys: pytest.CaptureFixture[str])
         print(f"\n{SMELL} {package[0]}: {count} candidates, verified {verified}")
     assert count >= 5 and all(verified.values())
 
+
+@pytest.mark.slow
+@pytest.mark.parametrize("package", [("click", "8.1.7"), ("jinja2", "3.1.4")])
+def test_own_tests_pass_on_a_hard_injection(package: tuple[str, str], tmp_path: Path) -> None:
+    """Behaviour is kept: the project's own test suite passes on the first hard injection,
+    whose absorbed functions are reached through a registry of the holder's module."""
+    from tests.support.pypi import sdist
+
+    top = sdist(*package)
+    injection = first_injection(top / "src", SMELL, "hard")
+    assert "+def _registered(function):" in injection.smelly_patch
+    assert '_REGISTRY["' in injection.smelly_patch
+    result = own_tests_pass(top, injection, tmp_path)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert " passed" in result.stdout
 
 
 # -- the second form: a holder absorbs functions of other modules -------------------------------
