@@ -27,8 +27,9 @@ import libcst as cst
 
 from smellkit.detectors._usage import is_test_path
 from smellkit.injectors import _dead_code_cst as edit
+from smellkit.injectors import _dead_code_graft as graft
+from smellkit.injectors import _dead_code_signature as sig
 from smellkit.injectors._dead_code_checks import dead_findings
-from smellkit.injectors._dead_code_cst import absolute_module
 from smellkit.injectors._duplicated_code_helper import add_imports
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
 from smellkit.models import Candidate, Difficulty, StructuralCheck
@@ -89,9 +90,12 @@ class DeadCodeInjector(Injector[InjectorOptions]):
                 if any(start <= definition.end_line + 1 and end >= definition.start_line
                        for start, end in touched.get(facts.path, ())):
                     continue  # the original already has dead code here
-                callees = sorted(
+                written = {call.line for call in facts.calls
+                           if call.scope == qualname and not call.implicit}
+                callees = sorted(  # called in writing, not as a decorator
                     callee for callee in graph.successors(qualname)
-                    if _module_function(context, callee, facts.module))
+                    if _module_function(context, callee, facts.module)
+                    and written & set(graph.edges[qualname, callee].get("lines", ())))
                 if not callees:
                     continue
                 location = context.location(qualname)
@@ -136,8 +140,9 @@ class DeadCodeInjector(Injector[InjectorOptions]):
         return _Plan(f, g, facts.path, index.modules[b_module].path,
                      _reference(context, a_module, g))
 
-    def _shim(self, context: InjectionContext, plan: _Plan) -> tuple[str, cst.Module] | Skip:
-        """B with `_g_compat` inserted right after `g`."""
+    def _shim(self, context: InjectionContext,
+              plan: _Plan) -> tuple[str, cst.Module, sig.Signature, cst.FunctionDef] | Skip:
+        """B with `_g_compat` inserted right after `g`: g's own parameters, handed on by name."""
         g_name = context.index.definitions[plan.g].name
         shim = f"_{_short(g_name)}_compat"
         source = context.source(plan.b)
@@ -147,15 +152,25 @@ class DeadCodeInjector(Injector[InjectorOptions]):
         position = edit.top_index(module, g_name)
         if position is None:
             return Skip(f"`{plan.g}` is not a top-level statement of {plan.b}")
-        text = (f"def {shim}(*args, **kwargs):\n"
-                f"    return {g_name}(*args, **kwargs)\n")
-        return shim, edit.insert_top(module, position + 1, [edit.statement(module, text)])
+        function = module.body[position]
+        if not isinstance(function, cst.FunctionDef):
+            return Skip(f"`{plan.g}` is bound last by a class statement in {plan.b}")
+        found = sig.signature(module, function)
+        if isinstance(found, str):
+            return Skip(f"`{plan.g}`: {found}")
+        clash = sig.clashes(found, [g_name])
+        if clash is not None:
+            return Skip(f"`{plan.g}`: {clash}")
+        text = (f"{sig.header(module, function, shim)}\n"
+                f"    return {g_name}({found.forward})\n")
+        return shim, edit.insert_top(module, position + 1, [edit.statement(module, text)]), \
+            found, function
 
     def _easy(self, context: InjectionContext, plan: _Plan) -> Edit | Skip:
         shimmed = self._shim(context, plan)
         if isinstance(shimmed, Skip):
             return shimmed
-        shim, b_tree = shimmed
+        shim, b_tree, _, _ = shimmed
         index = context.index
         a_module = index.module_of[plan.f]
         tree = context.module(plan.a)
@@ -165,11 +180,9 @@ class DeadCodeInjector(Injector[InjectorOptions]):
         if not isinstance(function, cst.FunctionDef) or \
                 not isinstance(function.body, cst.IndentedBlock):
             return Skip(f"`{plan.f}` is not a plain def in {plan.a}")
-        body = function.body.body
-        last = body[-1] if body else None
-        if not (isinstance(last, cst.SimpleStatementLine) and len(last.body) == 1
-                and isinstance(last.body[0], cst.Return)):
-            return Skip(f"`{plan.f}` does not end with a return statement")
+        block = graft.last_return_block(function)
+        if block is None:
+            return Skip(f"`{plan.f}` has no plain `return` statement of its own")
         g_name = index.definitions[plan.g].name
         reference = plan.reference
         if reference is None:
@@ -180,20 +193,29 @@ class DeadCodeInjector(Injector[InjectorOptions]):
         func: cst.BaseExpression = cst.Name(shim) if reference.style == "name" else \
             cst.Attribute(value=cst.Name(reference.bound), attr=cst.Name(shim))
         tail = cst.SimpleStatementLine([cst.Return(value=cst.Call(func=func, args=call.args))])
-        new_function = function.with_changes(
-            body=function.body.with_changes(body=[*body, tail]))
-        replacements: dict[cst.CSTNode, cst.CSTNode] = {function: new_function}
+        replacements: dict[cst.CSTNode, cst.CSTNode] = {
+            block: block.with_changes(body=[*block.body, tail])}
         a_tree = edit.replace(tree, replacements)
         if reference.style == "name":
             b_module = index.module_of[plan.g]
-            found = _import_statement(tree, g_name, b_module, a_module,
-                                      index.modules[a_module].is_package)
-            if found is None:
-                return Skip(f"the import of `{g_name}` in {plan.a} is not a top-level statement")
-            position = list(tree.body).index(found[0]) + 1
-            a_tree = add_imports(a_tree, tree, position, [(b_module, f"from {b_module} import "
-                                                          f"{shim}")],
-                                 a_module, index.modules[a_module].is_package)
+            package = index.modules[a_module].is_package
+            found = graft.import_statement(tree, g_name, b_module, a_module, package)
+            if found is not None:
+                position = list(tree.body).index(found[0]) + 1
+                a_tree = add_imports(a_tree, tree, position, [(b_module, f"from {b_module} "
+                                                              f"import {shim}")],
+                                     a_module, package)
+            else:  # imported under a module-level `if` or `try`: import the shim beside it
+                nested = graft.nested_import(tree, g_name, b_module, a_module, package)
+                if nested is None:
+                    return Skip(f"the import of `{g_name}` in {plan.a} is not a module-level "
+                                "statement")
+                line, small = nested
+                spec = "." * len(small.relative) + (
+                    tree.code_for_node(small.module) if small.module is not None else "")
+                added = cst.parse_statement(f"from {spec} import {shim}",
+                                            config=tree.config_for_parsing)
+                a_tree = a_tree.visit(graft.After(line, added))
         b_qualname = f"{index.module_of[plan.g]}.{shim}"
         return Edit(
             changes={plan.a: a_tree.code, plan.b: b_tree.code},
@@ -207,42 +229,56 @@ class DeadCodeInjector(Injector[InjectorOptions]):
                rng: random.Random) -> Edit | Skip:
         index = context.index
         a_module, b_module = index.module_of[plan.f], index.module_of[plan.g]
-        others = _other_modules(context, a_module, b_module)
-        needed = 1 if difficulty == "medium" else 2
-        if len(others) < needed:
-            return Skip(f"the package has fewer than {needed} other module(s) for the chain")
-        chosen = rng.sample(others, needed)
         shimmed = self._shim(context, plan)
         if isinstance(shimmed, Skip):
             return shimmed
-        shim, b_tree = shimmed
+        shim, b_tree, found, g_def = shimmed
+        b_source = context.module(plan.b)
+        refusal = sig.carried(context, found, b_module, a_module)
+        if refusal is not None:
+            return Skip(refusal)
+        needed = 1 if difficulty == "medium" else 2
+        others = [name for name in _other_modules(context, a_module, b_module)
+                  if sig.carried(context, found, b_module, name) is None]
+        if len(others) < needed:
+            return Skip(f"the package has fewer than {needed} other module(s) where "
+                        f"`{plan.g}`'s signature means the same")
+        chosen = rng.sample(others, needed)
         f_name = _short(plan.f.rpartition(".")[2])
         g_short = _short(index.definitions[plan.g].name)
         head, fallback = f"_legacy_{f_name}", f"_{f_name}_fallback"
         c_module = chosen[0]
         changes: dict[str, str | None] = {plan.b: b_tree.code}
         chain = [f"{a_module}.{head}", f"{c_module}.{fallback}"]
+        forward = found.forward
         if difficulty == "medium":
             next_module, next_name = b_module, shim
         else:
             d_module = chosen[1]
             adapter, table = f"_{g_short}_adapter", f"_{g_short}_adapters"
             next_module, next_name = d_module, adapter
+            clash = sig.clashes(found, [shim, table, "handler"])
+            if clash is not None:
+                return Skip(f"`{plan.g}`: {clash}")
             d_text = (f"{table} = {{}}\n\n\n"
-                      f"def {adapter}(*args, **kwargs):\n"
+                      f"{sig.header(b_source, g_def, adapter)}\n"
                       f"    {edit.import_text(b_module, [shim])}\n\n"
                       f"    handler = {table}.get(\"default\", {shim})\n"
-                      f"    return handler(*args, **kwargs)\n")
+                      f"    return handler({forward})\n")
             appended = _append(context, d_module, [table, adapter], d_text)
             if isinstance(appended, Skip):
                 return appended
             changes[index.modules[d_module].path] = appended
             chain += [f"{d_module}.{adapter}"]
-        c_text = (f"def {fallback}(*args, strict=False, **kwargs):\n"
+        clash = sig.clashes(found, [next_name, fallback, "strict", "TypeError"])
+        flagged = sig.with_flag(b_source, found, "strict")
+        if clash is not None or flagged is None:
+            return Skip(f"`{plan.g}`: {clash or 'its parameters are laid out unusually'}")
+        c_text = (f"{sig.header(b_source, g_def, fallback, flagged)}\n"
                   f"    {edit.import_text(next_module, [next_name])}\n\n"
                   f"    if strict:\n"
                   f"        raise TypeError(\"{f_name} has no fallback in strict mode\")\n"
-                  f"    return {next_name}(*args, **kwargs)\n")
+                  f"    return {next_name}({forward})\n")
         appended = _append(context, c_module, [fallback], c_text)
         if isinstance(appended, Skip):
             return appended
@@ -253,9 +289,9 @@ class DeadCodeInjector(Injector[InjectorOptions]):
         position = edit.top_index(a_tree, plan.f.removeprefix(a_module + ".").split(".")[0])
         if position is None:
             return Skip(f"`{plan.f}` is not under a top-level statement of {plan.a}")
-        a_text = (f"def {head}(*args, **kwargs):\n"
+        a_text = (f"{sig.header(b_source, g_def, head)}\n"
                   f"    {edit.import_text(c_module, [fallback])}\n\n"
-                  f"    return {fallback}(*args, **kwargs)\n")
+                  f"    return {fallback}({forward})\n")
         changes[plan.a] = edit.insert_top(a_tree, position + 1,
                                           [edit.statement(a_tree, a_text)]).code
         shim_qualname = f"{b_module}.{shim}"
@@ -290,6 +326,7 @@ def _module_function(context: InjectionContext, qualname: str, caller_module: st
         return False
     path = index.modules[module].path
     return (definition.kind == "function" and definition.parent == module
+            and definition.col == 0 and not definition.is_async  # a plain top-level def
             and not definition.decorators and not is_test_path(path))
 
 
@@ -328,21 +365,6 @@ def _first_call(function: cst.FunctionDef, reference: _Reference, name: str) -> 
     visitor = _Calls(reference, name)
     function.body.visit(visitor)
     return visitor.found[0] if visitor.found else None
-
-
-def _import_statement(tree: cst.Module, name: str, source: str, module: str,
-                      package: bool) -> tuple[cst.SimpleStatementLine, cst.ImportFrom] | None:
-    """The top-level `from source import name` statement (unaliased) of the module."""
-    for line in tree.body:
-        if not isinstance(line, cst.SimpleStatementLine):
-            continue
-        for small in line.body:
-            if (isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar)
-                    and absolute_module(tree, small, module, package) == source
-                    and any(isinstance(alias.name, cst.Name) and alias.name.value == name
-                            and alias.asname is None for alias in small.names)):
-                return line, small
-    return None
 
 
 def _other_modules(context: InjectionContext, *exclude: str) -> list[str]:

@@ -141,11 +141,19 @@ def inject_at(root: Path, qualname: str, difficulty: Difficulty) -> Edit | Skip:
 
 def test_refusals(tmp_path: Path) -> None:
     root = write(tmp_path / "plain", BASE)
-    # `run` ends in an if/else, not a return statement: nothing to graft after
     assert candidates(root) == {"app.main.first": ["app.util.parse"],
                                 "app.main.run": ["app.util.parse"]}
+    # `run` ends in an if/else: the call is grafted after the last return, in the else block
     outcome = inject_at(root, "app.main.run", "easy")
-    assert isinstance(outcome, Skip) and "does not end with a return" in outcome.reason
+    assert isinstance(outcome, Edit), outcome
+    assert "    else:\n        return []\n        return _parse_compat(text)\n" in \
+        str(outcome.changes["app/main.py"])
+    # every return on the line of its `if` or `else`: no block to graft a statement into
+    suites = write(tmp_path / "suites", {**BASE, "app/main.py": BASE["app/main.py"].replace(
+        "    if text:\n        return parse(text)\n    else:\n        return []\n",
+        "    if text: return parse(text)\n    else: return []\n")})
+    outcome = inject_at(suites, "app.main.run", "easy")
+    assert isinstance(outcome, Skip) and "no plain `return`" in outcome.reason
     assert isinstance(inject_at(root, "app.main.first", "easy"), Edit)
     # two modules only: no third module for a chain
     outcome = inject_at(root, "app.main.first", "medium")
@@ -166,9 +174,10 @@ def test_code_already_dead_is_no_candidate(tmp_path: Path) -> None:
 # -- real code -------------------------------------------------------------------------------
 
 
-MINIMUM = {("click", "easy"): 15, ("click", "medium"): 20, ("click", "hard"): 20,
-           ("jinja2", "easy"): 6, ("jinja2", "medium"): 10, ("jinja2", "hard"): 10}
-"""Injections that must succeed (20, 28, 28 of 31 and 9, 15, 15 of 15 when measured)."""
+MINIMUM = {("click", "easy"): 24, ("click", "medium"): 24, ("click", "hard"): 24,
+           ("jinja2", "easy"): 9, ("jinja2", "medium"): 7, ("jinja2", "hard"): 7}
+"""Injections that must succeed (27, 27, 27 of 29 and 10, 8, 8 of 10 when measured; the two
+jinja2 chains refused need `Token`, which the parser module does not import)."""
 
 
 @pytest.mark.slow
@@ -182,3 +191,114 @@ def test_real_code(name: str, version: str) -> None:
     for difficulty in DIFFICULTIES:
         assert counts[difficulty]["injected"] >= MINIMUM[name, difficulty], counts
         assert counts[difficulty]["verified"] == counts[difficulty]["sampled"], counts
+
+
+# -- real signatures --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("source, forward, flagged", [
+    ("def g(a, b=None): ...", "a=a, b=b", "a, b=None, *, strict=False"),
+    ("def g(a, /, b: int = -1, *rest, c, **kw): ...", "a, b, *rest, c=c, **kw",
+     "a, /, b: int = -1, *rest, c, strict: bool = False, **kw"),
+    ("def g(): ...", "", "*, strict=False"),
+    ("def g(\n    a: str,\n    b: t.Optional[str] = None,\n) -> str: ...", "a=a, b=b",
+     "a: str,\n    b: t.Optional[str] = None,\n    *,\n    strict: bool = False,\n"),
+    ("def g(\n    a: str, b: str\n) -> str: ...", "a=a, b=b",
+     "a: str, b: str, *, strict: bool = False\n"),
+])
+def test_signatures_are_copied_and_forwarded_by_name(source: str, forward: str,
+                                                     flagged: str) -> None:
+    import libcst as cst
+
+    from smellkit.injectors._dead_code_signature import header, signature, with_flag
+
+    module = cst.parse_module(source + "\n")
+    function = module.body[0]
+    assert isinstance(function, cst.FunctionDef)
+    found = signature(module, function)
+    assert not isinstance(found, str), found
+    assert found.forward == forward
+    assert with_flag(module, found, "strict") == flagged
+    text = f"{header(module, function, 'wrapper', flagged)}\n    return g({forward})\n"
+    compile(text, "wrapper", "exec")  # the wrapper is valid Python and forwards everything
+    assert header(module, function, "wrapper") == \
+        "def wrapper" + source[len("def g"):source.rindex(":") + 1]
+
+
+@pytest.mark.parametrize("source, reason", [
+    ("def g(a, seps=frozenset(',')): ...", "evaluated anew"),
+    ("def g(a, b=[]): ...", "evaluated anew"),
+    ("async def g(a): ...", "coroutine"),
+])
+def test_signatures_that_cannot_be_forwarded_exactly(source: str, reason: str) -> None:
+    import libcst as cst
+
+    from smellkit.injectors._dead_code_signature import signature
+
+    module = cst.parse_module(source + "\n")
+    function = module.body[0]
+    assert isinstance(function, cst.FunctionDef)
+    found = signature(module, function)
+    assert isinstance(found, str) and reason in found
+
+
+THREE = {**BASE, "app/extra.py": "def other():\n    return 1\n"}
+
+
+def test_a_chain_refuses_a_default_made_anew(tmp_path: Path) -> None:
+    root = write(tmp_path, {**THREE, "app/util.py": (
+        "def parse(text, seps=frozenset(',')):\n    return text.strip().split(',')\n")})
+    outcome = inject_at(root, "app.main.first", "medium")
+    assert isinstance(outcome, Skip) and "evaluated anew" in outcome.reason
+
+
+@pytest.mark.parametrize("imported", [False, True])
+def test_a_chain_goes_where_the_signature_means_the_same(tmp_path: Path,
+                                                         imported: bool) -> None:
+    """`Decimal` in the signature must name the same class in every module of the chain (no
+    `from __future__ import annotations` here: annotations run with the `def`)."""
+    util = ("from decimal import Decimal\n\n\n"
+            "def parse(text: str, scale: Decimal) -> list[str]:\n"
+            "    return text.strip().split(',')\n")
+    main = BASE["app/main.py"].replace("parse(text)", "parse(text, 1)")
+    extra = ("from decimal import Decimal\n\n\n" if imported else "") + THREE["app/extra.py"]
+    root = write(tmp_path, {**THREE, "app/util.py": util, "app/main.py": main,
+                            "app/extra.py": extra})
+    outcome = inject_at(root, "app.main.first", "medium")
+    if not imported:  # `main` lacks Decimal too
+        assert isinstance(outcome, Skip) and "`Decimal`" in outcome.reason
+        return
+    assert isinstance(outcome, Skip) and "`Decimal`" in outcome.reason
+    root = write(tmp_path, {"app/main.py": "from decimal import Decimal\n" + main})
+    outcome = inject_at(root, "app.main.first", "medium")
+    assert isinstance(outcome, Edit), outcome
+    assert "def _first_fallback(text: str, scale: Decimal, *, strict: bool = False) -> " \
+        "list[str]:" in str(outcome.changes["app/extra.py"])
+    assert "return _parse_compat(text=text, scale=scale)" in str(
+        outcome.changes["app/extra.py"])
+
+
+def test_the_shim_is_imported_beside_an_import_under_try(tmp_path: Path) -> None:
+    main = BASE["app/main.py"].replace(
+        "from app.util import parse\n",
+        "try:\n    from app.util import parse\nexcept ImportError:\n    parse = None\n")
+    root = write(tmp_path, {**BASE, "app/main.py": main})
+    outcome = inject_at(root, "app.main.first", "easy")
+    assert isinstance(outcome, Edit), outcome
+    assert str(outcome.changes["app/main.py"]).startswith(
+        "try:\n    from app.util import parse\n    from app.util import _parse_compat\n"
+        "except ImportError:\n")
+
+
+@pytest.mark.slow
+def test_click_tests_pass_on_the_smelly_code(tmp_path: Path) -> None:
+    """Behaviour is kept: click's own test suite passes on a hard injection (a dead chain whose
+    wrappers carry the real signature of the function at its end)."""
+    from tests.injectors.support import first_injection, own_tests_pass
+    from tests.support.pypi import sdist
+
+    top = sdist("click", "8.1.7")
+    injection = first_injection(top / "src", SMELL, "hard")
+    result = own_tests_pass(top, injection, tmp_path)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert " passed" in result.stdout
