@@ -24,22 +24,31 @@ from __future__ import annotations
 import ast
 import random
 from collections.abc import Iterable, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 from pydantic import Field
 
 from smellkit.detectors._usage import is_test_path
 from smellkit.detectors.deep_inlining import DeepInlining, DeepInliningOptions, is_generated
+from smellkit.facts import Name as NameExpr
 from smellkit.facts import extract
 from smellkit.injectors._deep_inlining_exits import Refused
-from smellkit.injectors._deep_inlining_inline import Inliner, Plan, meaning, names_of
+from smellkit.injectors._deep_inlining_imports import imports_for, with_imports
+from smellkit.injectors._deep_inlining_inline import Inliner, Plan, Rewritten, names_of
 from smellkit.injectors._deep_inlining_sites import Site, SiteFinder
+from smellkit.injectors._deep_inlining_spread import Moved, Spread, Spreader
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
+from smellkit.injectors.checks import check_kind
 from smellkit.models import Candidate, Difficulty, StructuralCheck
+
+if TYPE_CHECKING:
+    from smellkit.detectors.context import Context
 
 _DEPTH: dict[Difficulty, int] = {"easy": 1, "medium": 2, "hard": 3}
 _MIN_HELPERS: dict[Difficulty, int] = {"easy": 1, "medium": 2, "hard": 3}
+_MIN_FILES: dict[Difficulty, int] = {"easy": 2, "medium": 3, "hard": 4}
 
 
 class DeepInliningInjectorOptions(InjectorOptions):
@@ -79,14 +88,20 @@ class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
             location = context.location(qualname)
             if location is None:
                 continue
-            files = sorted({path, *(context.path_of(name) or path for name in helpers)})
+            by_file: dict[str, list[str]] = {}
+            for name in dict.fromkeys(helpers):
+                by_file.setdefault(context.path_of(name) or path, []).append(
+                    name.rpartition(".")[2])
+            files = sorted({path, *by_file})
+            where = "; ".join(f"{'its own file' if file == path else file}: "
+                              f"{', '.join(names)}" for file, names in sorted(by_file.items()))
             depth = max(_depth(plan) for plan in plans)
             yield Candidate(
                 smell=self.name, target=location, files=tuple(files),
                 reason=(f"{definition.name} calls {len(plans)} helper(s) of the repository "
                         f"(>= 5 lines each, inlinable: single exit, no super(), no decorators) "
-                        f"forming chains of depth {depth} over {len(files)} file(s); pasted in, "
-                        f"they would make about {sloc} SLOC and CC {cc}"),
+                        f"forming chains of depth {depth} over {len(files)} file(s) ({where}); "
+                        f"pasted in, they would make about {sloc} SLOC and CC {cc}"),
                 data={"sites": [_dump(plan) for plan in plans]})
 
     def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
@@ -100,48 +115,133 @@ class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
         if difficulty != "easy":  # deeper chains and other files first: more indirection
             plans.sort(key=lambda plan: (-_depth(plan), -len(_files(context, [plan], path))))
         inliner = Inliner(context, comments=difficulty == "easy")
+        spreader = Spreader(context)
         chosen: list[Plan] = []
-        last: tuple[str, list[str], cst.FunctionDef, int] | None = None
+        last: _Made | None = None
         reasons: list[str] = []
         for plan in plans:
             trial = [*chosen, plan]
             try:
                 rewritten = inliner.rewrite(qualname, sorted(trial, key=lambda p: p.site.line))
-                imports = _imports(context, qualname, rewritten.needs)
+                imports = imports_for(context, qualname, rewritten.needs)
             except Refused as error:
                 reasons.append(error.message)
                 continue
             chosen = trial
-            if not _enough(context, difficulty, chosen, path, rewritten.renamed):
+            if not _enough(difficulty, chosen, rewritten.renamed):
                 continue
             try:
-                text = _with_imports(path, rewritten.module, imports)
+                made = _spread(context, spreader, difficulty, qualname, path, rewritten)
+                text = with_imports(path, made.module, imports)
             except Refused as error:
-                return Skip(error.message)
-            last = (text, rewritten.inlined, rewritten.function, len(imports))
+                reasons.append(error.message)
+                continue
+            last = _Made(text, made, rewritten.inlined, rewritten.function, rewritten.needs)
             if _flagged(context, path, qualname, text):
                 break
         if not chosen:
             return Skip("no helper could be inlined: " + "; ".join(sorted(set(reasons))[:3]))
         if last is None:
-            extra = " and some indirection (a chain, another file or renamed parameters)" \
-                if difficulty == "medium" else ""
-            return Skip(f"{difficulty} needs {_MIN_HELPERS[difficulty]} helper(s){extra}; only "
-                        f"{len(chosen)} could be inlined")
-        text, inlined, function, imported = last
-        if not _flagged(context, path, qualname, text):
+            extra = " and some indirection (a chain or renamed parameters)" \
+                if difficulty != "easy" else ""
+            why = f" ({'; '.join(sorted(set(reasons))[:2])})" if reasons else ""
+            return Skip(f"{difficulty} needs {_MIN_HELPERS[difficulty]} helper(s){extra} over "
+                        f"{_MIN_FILES[difficulty]} files; {len(chosen)} could be inlined{why}")
+        if not _flagged(context, path, qualname, last.text):
             return Skip("even with every inlinable helper pasted in, the function is not long, "
                         "complex and blocky enough to read as deep inlining")
-        herrings = _red_herrings(context, qualname, inlined)
-        if difficulty == "hard" and not herrings:
-            return Skip("hard needs a red herring: a helper the function still calls")
-        direct = sorted({plan.site.callee for plan in chosen})
-        return Edit(
-            changes={path: text}, targets=((qualname, "method"),),
-            checks=_checks(context, qualname, text, function, direct, imported),
-            involved=tuple(dict.fromkeys(inlined)), red_herrings=tuple(herrings),
-            summary=f"pasted {len(inlined)} helper bodies into {qualname}: "
-                    + ", ".join(dict.fromkeys(inlined)))
+        return _edit(context, difficulty, qualname, path, chosen, last)
+
+
+@dataclass
+class _Made:
+    text: str
+    spread: Spread
+    inlined: list[str]
+    function: cst.FunctionDef
+    needs: dict[str, tuple[str, str]]
+
+
+def _spread(context: InjectionContext, spreader: Spreader, difficulty: Difficulty,
+            qualname: str, path: str, rewritten: Rewritten) -> Spread:
+    """The helpers moved out of the caller's file until the smell spans the files the difficulty
+    asks for (and, at hard, at least one into a mixin when nothing else reads module state)."""
+    host = context.index.module_of[qualname]
+    inlined = list(dict.fromkeys(rewritten.inlined))
+    files = {path, *(context.path_of(name) or path for name in inlined)}
+    missing = _MIN_FILES[difficulty] - len(files)
+    if difficulty == "hard" and not _native_features(context, qualname, path, inlined,
+                                                     rewritten.needs):
+        missing = max(missing, 1)
+    if missing <= 0:
+        return Spread(rewritten.module)
+    movable = [name for name in inlined if context.path_of(name) == path
+               and spreader.refusal(name, host) is None]
+    if difficulty == "hard":  # methods first: a mixin is what makes it hard
+        movable.sort(key=lambda name: context.index.definitions[name].kind != "method")
+    if len(movable) < missing:
+        refused = [f"{name.rpartition('.')[2]}: {spreader.refusal(name, host)}"
+                   for name in inlined if context.path_of(name) == path
+                   and spreader.refusal(name, host) is not None]
+        raise Refused(f"the helpers span {len(files)} file(s) and {len(movable)} can move to "
+                      f"another ({'; '.join(refused[:2]) or 'no helper of the caller file'})")
+    return spreader.spread(rewritten.module, path, movable, missing)
+
+
+def _native_features(context: InjectionContext, qualname: str, path: str,
+                     inlined: Sequence[str], needs: dict[str, tuple[str, str]]) -> list[str]:
+    """What makes an injection hard without moving anything: module state of another module
+    read by the pasted code, or a method inherited from a class of another file (a mixin)."""
+    found = [f"module state {meant}" for origin, meant in needs.values()
+             if _state(context, meant) and context.index.module_of.get(meant, meant.rpartition(
+                 ".")[0]) != context.index.module_of[qualname]]
+    found.extend(f"inherited {name}" for name in inlined
+                 if context.index.definitions[name].kind == "method"
+                 and context.path_of(name) != path)
+    return found
+
+
+def _state(context: InjectionContext, meant: str) -> bool:
+    """A module-level variable (not a definition, module or import)."""
+    module, _, name = meant.rpartition(".")
+    facts = context.index.modules.get(module)
+    return meant not in context.index.definitions and meant not in context.index.modules and \
+        facts is not None and any(item.scope == module and item.target == NameExpr(name)
+                                  for item in facts.assignments)
+
+
+def _edit(context: InjectionContext, difficulty: Difficulty, qualname: str, path: str,
+          chosen: Sequence[Plan], made: _Made) -> Edit | Skip:
+    moved = {item.qualname: item for item in made.spread.moved}
+    inlined = list(dict.fromkeys(made.inlined))
+    features = [*_native_features(context, qualname, path, inlined, made.needs),
+                *(f"mixin {item.mixin} in {item.path}" for item in moved.values() if item.mixin)]
+    herrings = _red_herrings(context, qualname, inlined)
+    if difficulty == "hard" and not features:
+        return Skip("hard needs module state, a mixin or an inherited helper in the pasted code")
+    if difficulty == "hard" and not herrings:
+        return Skip("hard needs a red herring: a helper the function still calls")
+    direct = sorted({plan.site.callee for plan in chosen})
+    state = sorted({meant.rpartition(".")[0] for _, meant in made.needs.values()
+                    if _state(context, meant)} - {context.index.module_of[qualname]})
+    involved = [moved[name].new_qualname if name in moved else name for name in inlined]
+    spans = sorted({path, *(item.path for item in moved.values()),
+                    *(context.path_of(name) or path for name in inlined if name not in moved)})
+    original = Inliner(context, comments=False).function(context.module(path), qualname)
+    grown = _lines(made.function) - _lines(original)
+    return Edit(
+        changes={path: made.text, **made.spread.files}, targets=((qualname, "method"),),
+        checks=_checks(context, qualname, made.function, direct, grown, moved),
+        involved=tuple(dict.fromkeys([*involved, *state])), red_herrings=tuple(herrings),
+        summary=f"pasted {len(inlined)} helper bodies into {qualname} ({', '.join(inlined)}); "
+                f"the smell spans {len(spans)} files ({', '.join(spans)})"
+                + (f"; moved {', '.join(moved)} to new modules" if moved else "")
+                + (f"; hard by {', '.join(features)}" if difficulty == "hard" else ""))
+
+
+def _lines(function: cst.FunctionDef) -> int:
+    return len(cst.Module([]).code_for_node(function.with_changes(leading_lines=[]))
+               .splitlines())
 
 
 # -- plans --------------------------------------------------------------------------------------
@@ -185,105 +285,15 @@ def _files(context: InjectionContext, plans: Sequence[Plan], path: str) -> set[s
     return {path, *(context.path_of(plan.site.callee) or path for plan in _flatten(plans))}
 
 
-def _enough(context: InjectionContext, difficulty: Difficulty, chosen: Sequence[Plan],
-            path: str, renamed: bool) -> bool:
-    helpers = len(_flatten(chosen))
-    if helpers < _MIN_HELPERS[difficulty]:
+def _enough(difficulty: Difficulty, chosen: Sequence[Plan], renamed: bool) -> bool:
+    """Enough helpers, and at medium and hard some indirection: a chain (a helper's helper
+    pasted inside it) or parameters bound to renamed locals or defaults."""
+    if len(_flatten(chosen)) < _MIN_HELPERS[difficulty]:
         return False
-    if difficulty == "medium":  # indirection: a chain, another file, or renamed parameters
-        return any(_depth(plan) >= 2 for plan in chosen) or \
-            len(_files(context, chosen, path)) >= 2 or renamed
-    return True
+    return difficulty == "easy" or any(_depth(plan) >= 2 for plan in chosen) or renamed
 
 
 # -- the smelly file ------------------------------------------------------------------------------
-
-
-def _imports(context: InjectionContext, qualname: str,
-             needs: dict[str, tuple[str, str]]) -> list[str]:
-    """Import statements for the globals pasted code reads that the host module does not bind
-    yet (refused when the host binds the name to something else)."""
-    host = context.index.module_of[qualname]
-    type_only = {item.bound for item in context.index.modules[host].imports
-                 if item.scope == host and item.type_only}
-    lines: list[str] = []
-    for name, (origin, meant) in sorted(needs.items()):
-        here = meaning(context, host, name)
-        if name in type_only:
-            raise Refused(f"{host} imports {name} for type checking only; pasted code would "
-                          "read it at run time")
-        if here == meant:
-            continue
-        if here is not None:
-            raise Refused(f"{name} means {meant} where it was written and {here} in {host}")
-        lines.append(_import_line(context, origin, name, host))
-    return list(dict.fromkeys(lines))
-
-
-def _with_imports(path: str, module: cst.Module, imports: Sequence[str]) -> str:
-    """The new text of the host file, the imports added after its last top-level import."""
-    if imports:
-        body = list(module.body)
-        position = 0
-        for number, statement in enumerate(body):
-            if isinstance(statement, cst.SimpleStatementLine) and all(
-                    isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body):
-                position = number + 1
-        if position == 0:
-            raise Refused(f"{path} has no top-level import to add {', '.join(imports)} after")
-        statements = [cst.parse_statement(line) for line in imports]
-        module = module.with_changes(body=[*body[:position], *statements, *body[position:]])
-    return module.code
-
-
-def _unconditional(context: InjectionContext, module: str, name: str) -> bool:
-    """The module binds `name` in a statement of its own top level (not under `if`/`try`,
-    where the binding may not happen: a platform-specific import, an optional dependency)."""
-    facts = context.index.modules[module]
-    for statement in ast.parse(context.source(facts.path)).body:
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound = {statement.name}
-        elif isinstance(statement, ast.Import):
-            bound = {alias.asname or alias.name.split(".")[0] for alias in statement.names}
-        elif isinstance(statement, ast.ImportFrom):
-            bound = {alias.asname or alias.name for alias in statement.names}
-        elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
-            targets = statement.targets if isinstance(statement, ast.Assign) else \
-                [statement.target]
-            bound = {node.id for target in targets for node in ast.walk(target)
-                     if isinstance(node, ast.Name)}
-        else:
-            continue
-        if name in bound:
-            return True
-    return False
-
-
-def _import_line(context: InjectionContext, origin: str, name: str, host: str) -> str:
-    facts = context.index.modules[origin]
-    if not _unconditional(context, origin, name):
-        raise Refused(f"{origin} binds {name} conditionally: importing it may fail")
-    for item in facts.imports:
-        if item.scope == origin and item.bound == name:
-            if item.type_only:
-                raise Refused(f"{name} is imported for type checking only in {origin}")
-            if item.is_from:
-                source, _, attribute = item.target.rpartition(".")
-                return f"from {source} import {attribute}" + (
-                    f" as {name}" if attribute != name else "")
-            if item.target == name or item.target.startswith(name + "."):
-                return f"import {item.target}"
-            return f"import {item.target} as {name}"
-    import networkx as nx
-
-    graph = context.index.import_graph
-    if origin in graph and host in graph and nx.has_path(graph, origin, host):
-        raise Refused(f"importing {name} from {origin} into {host} could make an import cycle")
-    assigned = [item for item in facts.assignments if item.scope == origin
-                and getattr(item.target, "id", None) == name]
-    if len(assigned) > 1 or any(declared == name for _, declared in facts.globals_declared):
-        raise Refused(f"{origin}.{name} is module state that changes: importing it would copy it")
-    return f"from {origin} import {name}"
 
 
 def _flagged(context: InjectionContext, path: str, qualname: str, text: str) -> bool:
@@ -314,8 +324,9 @@ def _red_herrings(context: InjectionContext, qualname: str, inlined: Sequence[st
     return found[:3]
 
 
-def _checks(context: InjectionContext, qualname: str, text: str, function: cst.FunctionDef,
-            direct: Sequence[str], imported: int) -> tuple[StructuralCheck, ...]:
+def _checks(context: InjectionContext, qualname: str, function: cst.FunctionDef,
+            direct: Sequence[str], grown: int,
+            moved: dict[str, Moved]) -> tuple[StructuralCheck, ...]:
     definition = context.index.definitions[qualname]
     lines = definition.end_line - definition.start_line + 1
     name = definition.name
@@ -323,22 +334,37 @@ def _checks(context: InjectionContext, qualname: str, text: str, function: cst.F
         StructuralCheck(kind="no_finding", description=f"{name} is no longer reported as deep "
                         "inlining", params={"smell": "deep_inlining", "qualnames": [qualname]}),
     ]
-    new = text.count("\n") - context.source(context.path_of(qualname) or "").count("\n") \
-        - imported
-    if new > 4:
+    if grown > 4:
         checks.append(StructuralCheck(
-            kind="max_lines", description=f"{name} is at most {lines + new // 2} lines long",
-            params={"qualname": qualname, "lines": lines + new // 2}))
+            kind="max_lines", description=f"{name} is at most {lines + grown // 2} lines long",
+            params={"qualname": qualname, "lines": lines + grown // 2}))
     mentioned = names_of([function])
     mentioned_attributes = {node.attr.value for node in _attributes(function)}
     for callee in direct:
         short = callee.rpartition(".")[2]
         if short in mentioned.used or short in mentioned_attributes:
             continue  # still called somewhere in the function: the check would not fail
-        checks.append(StructuralCheck(
-            kind="calls", description=f"{name} calls {short} again instead of doing its work "
-            "inline", params={"caller": qualname, "callee": callee}))
+        description = f"{name} calls {short} again instead of doing its work inline"
+        if callee in moved:  # either definition will do: where it was, or where it moved
+            checks.append(StructuralCheck(kind="deep_inlining.calls_one_of",
+                                          description=description, params={
+                                              "caller": qualname, "callees": [
+                                                  callee, moved[callee].new_qualname]}))
+        else:
+            checks.append(StructuralCheck(kind="calls", description=description,
+                                          params={"caller": qualname, "callee": callee}))
     return tuple(checks)
+
+
+@check_kind("deep_inlining.calls_one_of")
+def _calls_one_of(context: Context, params: dict[str, Any]) -> tuple[bool, str]:
+    """The caller calls at least one of the callees (a helper that may live in either place)."""
+    caller, callees = params["caller"], list(params["callees"])
+    graph = context.call_graph
+    found = [callee for callee in callees if graph.has_edge(caller, callee)]
+    if found:
+        return True, f"{caller} calls {found[0]}"
+    return False, f"{caller} calls none of {', '.join(callees)}"
 
 
 def _attributes(node: cst.CSTNode) -> list[cst.Attribute]:

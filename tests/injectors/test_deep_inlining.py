@@ -13,6 +13,7 @@ import pytest
 from smellkit.injectors._deep_inlining_exits import Refused
 from smellkit.injectors._deep_inlining_inline import Inliner, Plan
 from smellkit.injectors._deep_inlining_sites import SiteFinder
+from smellkit.injectors._deep_inlining_spread import Spreader
 from smellkit.injectors.base import Edit, InjectionContext, Skip
 from smellkit.injectors.checks import evaluate
 from smellkit.injectors.deep_inlining import DeepInliningInjector
@@ -28,12 +29,17 @@ from tests.injectors.support import (
     load,
     own_tests_pass,
     real_code,
+    same_behaviour,
     smelly_files,
 )
 
 SMELL = "deep_inlining"
 SHOP = FIXTURES / SMELL / "shop"
 TARGET = "shop.orders.OrderService.place"
+LEDGER = FIXTURES / SMELL / "ledger"
+"""Every helper in the caller's own file (as in jinja2): the injection moves them out."""
+POST = "ledger.book.Ledger.post"
+_FILES: dict[Difficulty, int] = {"easy": 2, "medium": 3, "hard": 4}
 
 
 # -- the fixture shop, before and after ---------------------------------------------------------
@@ -43,6 +49,7 @@ def test_candidate_says_why() -> None:
     (candidate,) = find_candidates(load(SHOP / "before"), SMELL, options=SMALL)
     assert candidate.target.qualname == TARGET
     assert "depth 2 over 4 file(s)" in candidate.reason
+    assert "shop/stock.py: check_stock, reserve" in candidate.reason
     assert set(candidate.files) == {"shop/orders.py", "shop/pricing.py", "shop/stock.py",
                                     "shop/receipts.py"}
 
@@ -58,6 +65,111 @@ def test_round_trip(difficulty: Difficulty) -> None:
     injection = injected(SHOP / "before", SMELL, difficulty, TARGET)
     assert_round_trip(SHOP / "before", injection)
     assert [target.location.qualname for target in injection.targets] == [TARGET]
+
+
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_the_smell_spans_the_files_the_difficulty_asks_for(difficulty: Difficulty) -> None:
+    """SmellBench's rule: easy 2 files, medium 3+, hard 4+. The shop's helpers live in other
+    modules already; the ledger's live in the caller's file and move to new ones."""
+    for case, target in ((SHOP, TARGET), (LEDGER, POST)):
+        injection = injected(case / "before", SMELL, difficulty, target)
+        spanned = {location.path for location in injection.locations}
+        assert len(spanned) >= _FILES[difficulty], (case.name, spanned)
+
+
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_ledger_before_after(tmp_path: Path, difficulty: Difficulty) -> None:
+    injection = injected(LEDGER / "before", SMELL, difficulty, POST)
+    check_after(LEDGER, difficulty, smelly_files(LEDGER / "before", injection, tmp_path))
+
+
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_ledger_round_trip(difficulty: Difficulty) -> None:
+    """Helpers moved to mixins and a module function moved and imported back: the checks
+    accept a call to the helper where it was or where it moved."""
+    injection = injected(LEDGER / "before", SMELL, difficulty, POST)
+    assert_round_trip(LEDGER / "before", injection)
+    kinds = {check.kind for check in injection.checks}
+    assert "deep_inlining.calls_one_of" in kinds
+
+
+LEDGER_PROBE = """
+from ledger.book import Ledger
+book = Ledger(["Cash", "Bank Account"])
+for entry in [
+    {"account": "Cash", "amount": 10, "currency": "usd", "label": "sale"},
+    {"account": "Cash", "amount": -30, "currency": "EUR", "fee": 1},
+    {"account": "Bank Account", "amount": 5.5, "currency": "GBP"},
+    {"account": "Cash", "amount": 50, "currency": "EUR", "void": True},
+    {"account": "Nope", "amount": 1, "currency": "EUR"},
+    {"account": "Cash", "amount": 1, "currency": "JPY"},
+    {"account": "Cash", "currency": "EUR"},
+    {"account": "Cash", "amount": float("nan"), "currency": "EUR"},
+]:
+    try:
+        print(book.post(entry))
+    except (KeyError, ValueError) as error:
+        print(type(error).__name__, error)
+print(book.balances, book.journal, book.limits, book.notes)
+print([cls.__name__ for cls in Ledger.__mro__][:1], hasattr(Ledger, "_validate"))
+"""
+
+
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_ledger_behaves_the_same(tmp_path: Path, difficulty: Difficulty) -> None:
+    injection = injected(LEDGER / "before", SMELL, difficulty, POST)
+    same_behaviour(LEDGER / "before", injection, tmp_path, LEDGER_PROBE)
+
+
+def test_moving_refusals(tmp_path: Path) -> None:
+    """A helper stays in its file when it reads a definition of its module, when its class
+    names it in its body, or when the class is an enum."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "mod.py").write_text(textwrap.dedent('''
+        import enum
+
+        LIMIT = 3
+
+
+        def helper(value):
+            return value
+
+
+        class Plain:
+            def reads_global(self, value):
+                return value + LIMIT
+
+            def reads_function(self, value):
+                return helper(value)
+
+            def aliased(self, value):
+                return value
+
+            alias = aliased
+
+            def free(self, value):
+                return len(value)
+
+
+        class Kind(enum.Enum):
+            A = 1
+
+            def label(self):
+                return self.name
+    '''))
+    context = InjectionContext(load(tmp_path))
+    spreader = Spreader(context)
+    host = "pkg.mod"
+    assert spreader.refusal("pkg.mod.Plain.reads_global", host) == \
+        "reads LIMIT, module state of pkg.mod"
+    assert spreader.refusal("pkg.mod.Plain.reads_function", host) == \
+        "reads helper, defined in pkg.mod"
+    assert spreader.refusal("pkg.mod.Plain.aliased", host) == \
+        "the body of pkg.mod.Plain names aliased"
+    assert "enum" in (spreader.refusal("pkg.mod.Kind.label", host) or "")
+    assert spreader.refusal("pkg.mod.Plain.free", host) is None
+    assert spreader.refusal("pkg.mod.helper", host) is None
 
 
 def test_difficulties_differ() -> None:
