@@ -10,7 +10,9 @@ interfaces that they do not use"):
 
 - Implementers: at least `min-implementers` concrete subclasses each stub at least `stub-share`
   of the interface: their override is only `pass`, `...`, `return None` or a `raise
-  NotImplementedError`, or (for a base that raises) they leave the raising method as it is.
+  NotImplementedError`, or refuses the member outright (only `raise AttributeError`, often as a
+  property, so that `hasattr` stays false), or (for a base that raises) they leave the raising
+  method as it is.
 - Clients: at least `min-clients` functions that take the interface as a parameter annotation (or
   classes that hold it as an annotated attribute) each call or read at most `client-share` of its
   methods through it, and two of them use no method in common.
@@ -59,6 +61,8 @@ ABC_BASES = frozenset({"abc.ABC", "ABC"})
 ABC_METACLASSES = frozenset({"abc.ABCMeta", "ABCMeta"})
 PROTOCOL_BASES = frozenset({"typing.Protocol", "typing_extensions.Protocol", "Protocol"})
 _FUNCTION_KINDS = frozenset({"method"})
+_REFUSING = re.compile(r"\braise\s+(?:builtins\.)?AttributeError\b")
+"""An override that refuses an interface member rather than stubbing it."""
 _NEUTRAL_BASES = frozenset({
     "object", "builtins.object", "<builtin>.object", "abc.ABC", "ABC", "typing.Generic",
     "Generic", *PROTOCOL_BASES,
@@ -147,6 +151,11 @@ class InterfaceSegregation(Detector[InterfaceSegregationOptions]):
                              + r")\b")
         return _raises(context, definition, raising)
 
+    def refuses(self, context: Context, definition: Definition) -> bool:
+        """The member's body only raises AttributeError: an override that says the class does
+        not have it (as a property, `hasattr` and `getattr` with a default stay false)."""
+        return _raises(context, definition, _REFUSING)
+
     # -- implementers -------------------------------------------------------------------------
 
     def _implementers(self, context: Context, interface: Interface,
@@ -188,7 +197,8 @@ class InterfaceSegregation(Detector[InterfaceSegregationOptions]):
                                         or _raises(context, definition, raising)):
                         stubbed.append(name)  # keeps the protocol's stub or the base's raise
                         refused = True
-                elif definition.is_stub or _raises(context, definition, raising):
+                elif definition.is_stub or _raises(context, definition, raising) \
+                        or _raises(context, definition, _REFUSING):
                     stubbed.append(name)
                     definitions.append(definition.qualname)
             if not concrete or (refused and index.subclasses(cls)):

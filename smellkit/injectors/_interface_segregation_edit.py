@@ -1,4 +1,4 @@
-"""The libcst half of interface segregation: declare methods in an interface, stub them in
+"""The libcst half of interface segregation: declare methods in an interface, refuse them in
 implementers (in their bodies, or through a mixin from a new module).
 
 Edits append statements to class bodies or put a base first in a class's bases; everything else
@@ -24,7 +24,7 @@ class ClassEdit:
     """What to do to one class: methods to append, mixins to put first in its bases."""
 
     methods: list[str] = field(default_factory=list)
-    """Source of `def` statements (unindented) appended to the class body."""
+    """Source of (decorated) `def` statements, unindented, appended to the class body."""
     mixins: list[str] = field(default_factory=list)
 
 
@@ -105,29 +105,28 @@ def _add_imports(module: cst.Module, imports: Sequence[str]) -> cst.Module:
     body = list(module.body)
     position = 0
     for number, statement in enumerate(body):
-        if isinstance(statement, cst.SimpleStatementLine) and all(
-                isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body):
+        if _is_import(statement):
             position = number + 1
-    if position == 0:
-        for number, statement in enumerate(body):  # after the docstring and __future__
-            if isinstance(statement, cst.SimpleStatementLine) and isinstance(
-                    statement.body[0], cst.Expr) and number == 0:
-                position = 1
+    if position == 0 and body and isinstance(body[0], cst.SimpleStatementLine) and isinstance(
+            body[0].body[0], cst.Expr):
+        position = 1  # after the docstring
     statements = [cst.parse_statement(line) for line in dict.fromkeys(imports)]
+    if position == 1 and not _is_import(body[0]):  # right after the docstring: a blank line
+        statements[0] = statements[0].with_changes(leading_lines=[cst.EmptyLine(indent=False)])
     return module.with_changes(body=[*body[:position], *statements, *body[position:]])
 
 
-def signature(params: cst.Parameters, *, rename: bool) -> str:
-    """A parameter list without annotations, every default None (the stub never reads them);
-    renamed parameters get a leading underscore (unused on purpose)."""
+def _is_import(statement: cst.BaseStatement) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and all(
+        isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body)
+
+
+def signature(params: cst.Parameters) -> str:
+    """A parameter list without annotations, every default None (a declaration that only raises
+    never reads them, and the defaults' names may not exist in the interface's module)."""
     def one(param: cst.Param, star: str = "", default: bool = True) -> str:
-        name = param.name.value
-        if rename and not name.startswith("_") and name not in ("self", "cls"):
-            name = "_" + name
         suffix = "=None" if default and param.default is not None else ""
-        if rename and not star and name not in ("self", "cls") and not suffix:
-            suffix = "=None"
-        return f"{star}{name}{suffix}"
+        return f"{star}{param.name.value}{suffix}"
 
     parts = [one(param) for param in params.posonly_params]
     if params.posonly_params:

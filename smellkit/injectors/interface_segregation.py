@@ -1,28 +1,30 @@
 """Interface segregation, injected: widen an interface with the roles of its implementers.
 
-A candidate is an interface of the repository (an abstract base, a base whose methods raise
-`NotImplementedError`, or a protocol with explicit implementers) with two or more concrete
-implementers, some of which (the donors) have public methods of their own that no other class of
-the family defines (a role). The injection declares one donor's role (or every donor's, when each
-would stub the others') in the interface, raising `NotImplementedError` so nothing becomes
-abstract and every class stays instantiable, and gives every implementer that lacks a method a
-stub that raises too: a fat interface whose implementers are forced to "implement" what they do
-not support. The implementers that must stub a third of the widened interface are counted first
-(the detector's rule needs two). Calling such a method on them failed before (no attribute)
-and fails now (not implemented); a method whose name appears in a string anywhere (`getattr`,
-`hasattr`) is never chosen, so lookups by name behave as before.
+A candidate is a family of the repository: an interface (an abstract base, a base whose methods
+raise `NotImplementedError`, or a protocol with explicit implementers) or a plain base whose
+subclasses override its methods (it serves as one: a visitor base, a loader base), with two or
+more concrete implementers, some of which (the donors) have public methods of their own that no
+other class of the family defines (a role). The injection declares one donor's role (or every
+donor's, when each would stub the others') in the base, raising `NotImplementedError` so nothing
+becomes abstract and every class stays instantiable, and makes every other class of the family
+refuse each method it lacks: a property that raises the `AttributeError` a missing attribute
+raises, so `obj.method`, `hasattr(obj, "method")`, `getattr(obj, "method", default)` and a
+`__getattr__` fallback behave on their instances as before. A fat interface whose implementers are
+forced to opt out of what they do not support. The implementers that refuse a third of the
+widened interface are counted first (the detector's rule needs two), and the widened interface
+must reach the detector's minimum size. A method whose name is spelled in a string anywhere, or
+starts or ends with a string that looks like a name prefix or suffix (`"visit_"`: a name built for
+`getattr`), is never chosen, so a lookup by name on the base itself behaves as before too.
 
-- easy: stubs written in each implementer's body.
-- medium: stubs inherited from a mixin in a new module, put first in the implementers' bases,
-  their parameters renamed and given defaults.
-- hard: the stubs split over two mixins in two new modules (one per role when there are two);
-  the donors' real methods and the interface's own methods are the red herrings.
+- easy: refusals written in each implementer's body.
+- medium: refusals inherited from a mixin in a new module, put first in the implementers' bases.
+- hard: the refusals split over two mixins in two new modules (one per role when there are two);
+  the donors' real methods and the base's own methods are the red herrings.
 """
 
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -39,6 +41,13 @@ from smellkit.injectors._interface_segregation_edit import (
     find_function,
     signature,
 )
+from smellkit.injectors._interface_segregation_family import (
+    bases,
+    family_of,
+    role_method,
+    spelled,
+)
+from smellkit.injectors._interface_segregation_layout import Layout, groups, refusal
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
 from smellkit.injectors.checks import check_kind
 from smellkit.models import Candidate, Difficulty, StructuralCheck
@@ -65,9 +74,13 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
         index = context.index
         detector = InterfaceSegregation(InterfaceSegregationOptions())
         found = {finding.location.qualname for finding in detector.detect(context.analysis)}
-        strings = {value for facts in index.modules.values()
-                   for value, _ in facts.string_constants}
-        for qualname, interface in sorted(detector.interfaces(context.analysis, 1).items()):
+        strings = spelled(index)
+        interfaces = detector.interfaces(context.analysis, 1)
+        families = {qualname: (item.kind, sorted(item.methods), sorted(item.implementers))
+                    for qualname, item in interfaces.items()}
+        families.update({qualname: ("base", [], implementers)
+                         for qualname, implementers in bases(context, set(interfaces))})
+        for qualname, (kind, methods, implementers) in sorted(families.items()):
             path = context.path_of(qualname)
             if path is None or is_test_path(path) or qualname in found:
                 continue
@@ -78,7 +91,6 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
             order = index.mro(qualname)
             if any(base not in index.classes and base not in _NEUTRAL for base in order[1:]):
                 continue  # a base from outside may define anything
-            implementers = sorted(interface.implementers)
             if len(implementers) < 2:
                 continue
             family = sorted({ancestor for cls in index.descendants(qualname)
@@ -90,7 +102,7 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
                 others = [cls for cls in family
                           if cls != donor and donor not in index.mro(cls)]
                 own = [name for name, child in sorted(index.children.get(donor, {}).items())
-                       if _role_method(context, child, name, strings) and name not in attributes
+                       if role_method(context, child, name, strings) and name not in attributes
                        and not any(name in index.children.get(cls, {}) for cls in others)]
                 if own:
                     donors[donor] = own[:MAX_HOISTED]
@@ -100,16 +112,17 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
             if location is None:
                 continue
             files = sorted({path, *(context.path_of(cls) or path for cls in implementers)})
+            what = ("a base its subclasses override" if kind == "base"
+                    else f"an interface ({kind}, {len(methods)} method(s))")
             yield Candidate(
                 smell=self.name, target=location, files=tuple(files),
-                reason=(f"{qualname.rpartition('.')[2]} is an interface ({interface.kind}, "
-                        f"{len(interface.methods)} method(s)) with {len(implementers)} concrete "
-                        f"implementers; {len(donors)} of them have public methods of their own "
-                        f"(a role) that could be folded into it: "
+                reason=(f"{qualname.rpartition('.')[2]} is {what} with {len(implementers)} "
+                        f"concrete implementers; {len(donors)} of them have public methods of "
+                        "their own (a role) that could be folded into it: "
                         + ", ".join(f"{donor.rpartition('.')[2]}.{{{', '.join(names)}}}"
                                     for donor, names in sorted(donors.items())[:3])),
-                data={"methods": sorted(interface.methods), "implementers": implementers,
-                      "donors": donors})
+                data={"methods": methods, "implementers": implementers, "donors": donors,
+                      "family": family_of(context, qualname)})
 
     def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
                rng: random.Random) -> Edit | Skip:
@@ -117,6 +130,8 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
         size = len(candidate.data["methods"])
         donors: dict[str, list[str]] = candidate.data["donors"]
         implementers: list[str] = candidate.data["implementers"]
+        family: list[str] = candidate.data.get("family", implementers)
+        least = InterfaceSegregationOptions().min_methods
         singles = sorted(donors)
         rng.shuffle(singles)
         choices = [[donor] for donor in singles] + ([sorted(donors)] if len(donors) > 1 else [])
@@ -128,7 +143,11 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
             if difficulty == "hard" and len(methods) < 2:
                 reasons.append(f"hard needs two methods to fold in; {label} has one")
                 continue
-            plan = _stub_plan(context, interface, implementers, roles)
+            if size + len(methods) < least:
+                reasons.append(f"folding in {label}'s role makes an interface of "
+                               f"{size + len(methods)} method(s); the detector needs {least}")
+                continue
+            plan = _stub_plan(context, interface, family, roles)
             if isinstance(plan, str):
                 reasons.append(plan)
                 continue
@@ -137,7 +156,7 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
                         if _stubs_reaching(context, cls, interface, methods, plan) >= share]
             if len(stubbing) < 2:
                 reasons.append(f"folding in {label}'s role, only {len(stubbing)} implementer(s) "
-                               f"would stub {share} or more of its methods")
+                               f"would refuse {share} or more of its methods")
                 continue
             try:
                 return _edit(context, interface, roles, plan, difficulty)
@@ -146,27 +165,18 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
         return Skip("; ".join(sorted(set(reasons))[:3]) or "no donor")
 
 
-def _role_method(context: InjectionContext, qualname: str, name: str, strings: set[str]) -> bool:
-    """A public, plain method (no decorator, a real body) whose name is never spelled as a
-    string (`getattr(obj, "name")`)."""
-    definition = context.index.definitions.get(qualname)
-    return (definition is not None and definition.kind == "method" and not definition.decorators
-            and not name.startswith("_") and not definition.is_stub and name not in strings
-            and not definition.is_async)
-
-
 def _below(context: InjectionContext, cls: str, interface: str) -> list[str]:
     order = context.index.mro(cls)
     return order[:order.index(interface)] if interface in order else order
 
 
-def _stub_plan(context: InjectionContext, interface: str, implementers: list[str],
+def _stub_plan(context: InjectionContext, interface: str, family: list[str],
                roles: dict[str, list[str]]) -> dict[str, list[str]] | str:
-    """Which classes get a stub of which method: each implementer that does not get the method
-    from a class below the interface (a real definition, or a stub given to an ancestor)."""
+    """Which classes refuse which method: each class of the family that does not get the method
+    from a class below the interface (a real definition, or a refusal given to an ancestor)."""
     index = context.index
     plan: dict[str, list[str]] = {}
-    for cls in sorted(implementers, key=lambda name: len(index.mro(name))):
+    for cls in sorted(family, key=lambda name: (len(index.mro(name)), name)):
         below = _below(context, cls, interface)
         info = index.classes.get(cls)
         if info is None:
@@ -213,7 +223,7 @@ def _edit(context: InjectionContext, interface: str, roles: dict[str, list[str]]
         parts = tuple(qualname[len(module) + 1:].split("."))
         return edits.setdefault(path, FileEdit()).classes.setdefault(parts, ClassEdit())
 
-    signatures: dict[str, tuple[str, str]] = {}
+    signatures: dict[str, str] = {}
     for donor, role in roles.items():
         donor_module = index.module_of[donor]
         donor_tree = context.module(context.path_of(donor) or "")
@@ -221,65 +231,50 @@ def _edit(context: InjectionContext, interface: str, roles: dict[str, list[str]]
             node = find_function(donor_tree, [*donor[len(donor_module) + 1:].split("."), name])
             if node is None:
                 raise EditRefused(f"{donor}.{name} is not a plain method")
-            signatures[name] = (signature(node.params, rename=False),
-                                signature(node.params, rename=True))
+            # a static or class method is declared as one (`Loader.key(name)` stays valid)
+            kinds = "".join(f"@{decorator}\n"
+                            for decorator in index.definitions[f"{donor}.{name}"].decorators)
+            signatures[name] = f"{kinds}def {name}({signature(node.params)}):\n"
     methods = [name for role in roles.values() for name in role]
 
-    def stub(name: str, renamed: bool, indent: str = "") -> str:
-        return (f"{indent}def {name}({signatures[name][1 if renamed else 0]}):\n"
-                f"{indent}    raise NotImplementedError\n")
+    def declaration(name: str) -> str:
+        return f"{signatures[name]}    raise NotImplementedError\n"
 
-    class_edit(interface).methods.extend(stub(name, False) for name in methods)
+    class_edit(interface).methods.extend(declaration(name) for name in methods)
     short = interface.rpartition(".")[2]
     new_files: dict[str, str | None] = {}
     involved: list[str] = [f"{donor}.{name}" for donor, role in roles.items() for name in role]
     explicit: dict[str, list[str]] = {cls: list(names) for cls, names in plan.items()}
-    if difficulty != "easy":
-        if len(roles) > 1:
-            groups = list(roles.values())
-        elif difficulty == "hard":
-            groups = [methods[:len(methods) // 2], methods[len(methods) // 2:]]
-        else:
-            groups = [methods]
-        folder = (context.path_of(interface) or "").rpartition("/")[0]
-        package = index.module_of[interface].rpartition(".")[0]
-        if index.modules[index.module_of[interface]].is_package:
-            package = index.module_of[interface]
-        modules = len(groups) if difficulty == "hard" else 1
-        sources: dict[str, list[str]] = {}
-        for number, group in enumerate(groups):
-            suffix = ("Defaults", "Extras")[min(number, 1)] + (str(number) if number > 1 else "")
-            mixin = f"{short}{suffix}"
-            if number < modules:
-                stem = f"_{_snake(short)}_{_snake(suffix)}"
-                new_path = context.free_path(folder, stem)
-                while new_path in sources:
-                    new_path = context.free_path(folder, f"{stem}_{len(sources)}")
-                sources[new_path] = []
-            path = list(sources)[-1]
-            module_name = (f"{package}." if package else "") + path.rpartition("/")[2][:-3]
-            sources[path].append(f"class {mixin}:\n    __slots__ = ()\n\n"
-                                 + "\n".join(stub(name, True, "    ") for name in group))
-            involved.extend(f"{module_name}.{mixin}.{name}" for name in group)
-            for cls in plan:
-                if not set(group) <= set(explicit[cls]) or any(
-                        base not in index.classes and base not in _NEUTRAL
-                        for base in index.bases(cls)):  # NamedTuple, Enum...: stubs in the body
-                    continue
+    spread = {context.path_of(name) for name in [interface, *plan, *roles]}
+    # mixin modules, so that the smell spans 2 / 3 / 4+ files even when the family shares one
+    modules = {"easy": 0 if len(spread) >= 2 else 1,
+               "medium": 1 if len(spread) >= 2 else 2, "hard": 2}[difficulty]
+    if modules:
+        grouped = groups(roles, methods, split=modules > 1)
+        layout = Layout(context, interface, grouped, modules=min(modules, len(grouped)),
+                        aggregate=difficulty == "hard")
+        for cls in sorted(plan):
+            if any(base not in index.classes and base not in _NEUTRAL
+                   for base in index.bases(cls)):  # NamedTuple, Enum...: refusals in the body
+                continue
+            for base, names in layout.bases_for(explicit[cls], set(index.children.get(cls, {}))):
                 module = index.module_of[cls]
-                if mixin in index.children.get(module, {}) or \
-                        mixin in index.scope_imports.get(module, {}):
-                    raise EditRefused(f"{mixin} is already a name in {module}")
-                class_edit(cls).mixins.append(mixin)
-                edits[context.path_of(cls) or ""].imports.append(
-                    f"from {module_name} import {mixin}")
-                explicit[cls] = [name for name in explicit[cls] if name not in group]
-        for path, classes in sources.items():
-            new_files[path] = (f'"""Shared behaviour of {short} implementations."""\n\n\n'
-                               + "\n\n".join(classes))
+                if base in index.children.get(module, {}) or \
+                        base in index.scope_imports.get(module, {}):
+                    raise EditRefused(f"{base} is already a name in {module}")
+                class_edit(cls).mixins.append(base)
+                path = context.path_of(cls) or ""
+                edits[path].imports.append(layout.import_of(base, module, context.source(path)))
+                explicit[cls] = [name for name in explicit[cls] if name not in names]
+        new_files.update(layout.files())
+        involved.extend(layout.members)
+    wanted = {"easy": 2, "medium": 3, "hard": 4}[difficulty]
+    if len(spread | set(new_files)) < wanted:
+        raise EditRefused(f"the smell would span {len(spread | set(new_files))} file(s); "
+                          f"{difficulty} needs {wanted}")
     for cls, names in explicit.items():
         if names:
-            class_edit(cls).methods.extend(stub(name, difficulty != "easy") for name in names)
+            class_edit(cls).methods.extend(refusal(name) for name in names)
             involved.extend(f"{cls}.{name}" for name in names)
     herrings: list[str] = []
     if difficulty != "easy":
@@ -312,20 +307,18 @@ def _edit(context: InjectionContext, interface: str, roles: dict[str, list[str]]
                         + ", ".join(stubbed))
 
 
-def _snake(name: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
-
-
 # -- checks ---------------------------------------------------------------------------------------
 
 
 def _stub_like(context: Any, qualname: str) -> bool:
+    """A stub, a raise of an abstract error, or a refusal (only raises AttributeError)."""
     definition = context.index.definitions.get(qualname)
     if definition is None:
         return False
     if definition.is_stub:
         return True
-    return InterfaceSegregation(InterfaceSegregationOptions()).raises(context, definition)
+    detector = InterfaceSegregation(InterfaceSegregationOptions())
+    return detector.raises(context, definition) or detector.refuses(context, definition)
 
 
 @check_kind("interface_segregation.not_required")
