@@ -13,12 +13,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from smellkit import __version__
+from smellkit import __version__, incremental
 from smellkit._memory import paused_gc
 from smellkit._parallel import MIN_DEFINITIONS, Background
 from smellkit.baseline import new_findings, read_baseline
-from smellkit.graphs.stored import GraphCache
-from smellkit.metrics.complexity import CodeMeasure
+from smellkit.graphs.stored import GraphCache, header_name
+from smellkit.metrics.rows import measure_values, module_values
 from smellkit.models import (
     Finding,
     Location,
@@ -28,17 +28,7 @@ from smellkit.models import (
     ScanSummary,
     Severity,
 )
-from smellkit.project import ProgressCallback, Project, Survey
-
-
-def _measure_values(measure: CodeMeasure) -> dict[str, float | int | None]:
-    return {
-        "cc": measure.cc, "loc": measure.loc, "lloc": measure.lloc, "sloc": measure.sloc,
-        "comments": measure.comments, "blank": measure.blank, "docstring_lines": measure.multi,
-        "halstead_volume": round(measure.volume, 2),
-        "halstead_difficulty": round(measure.difficulty, 2),
-        "halstead_effort": round(measure.effort, 2),
-    }
+from smellkit.project import Inventory, ProgressCallback, Project, Survey
 
 
 class MetricTables(NamedTuple):
@@ -162,8 +152,7 @@ def collect_metrics(project: Project, tables: MetricTables | None = None) -> Sca
     functions: list[MetricRow] = []
     for facts in sorted(project.files, key=lambda item: item.path):
         path = facts.path
-        values = _measure_values(facts.measure)
-        values["mi"] = round(facts.measure.mi, 2)
+        values = module_values(facts.measure)
         if facts.module in per_module:
             values.update(per_module[facts.module]._asdict())
         modules.append(row(location=location(
@@ -173,7 +162,7 @@ def collect_metrics(project: Project, tables: MetricTables | None = None) -> Sca
             if definition.measure is None or index.definitions.get(definition.qualname) \
                     is not definition:
                 continue
-            values = _measure_values(definition.measure)
+            values = measure_values(definition.measure)
             qualname = definition.qualname
             here = location(path=path, qualname=qualname, kind=definition.kind,
                             start_line=definition.start_line, end_line=definition.end_line)
@@ -214,6 +203,7 @@ class _Prepared(NamedTuple):
     known: frozenset[str]
     chosen: list[str] | None
     blob: str | None  # the stored report's name in the cache, when there is a cache
+    options: str  # a digest of everything but the files' contents that shapes the report
 
 
 def _prepare(request: ScanRequest) -> _Prepared:
@@ -222,10 +212,27 @@ def _prepare(request: ScanRequest) -> _Prepared:
                          exclude=tuple(request.exclude), jobs=request.jobs,
                          cache_dir=request.cache_dir, use_cache=request.use_cache)
     chosen = None if request.smells is None else sorted(request.smells)
-    key = survey.inventory.key(
-        __version__, survey.config.model_dump_json(), str(Path(request.path)), repr(chosen),
-        request.min_severity, *sorted(known), *_side_files(survey.root))
-    return _Prepared(survey, known, chosen, f"scan-{key}.json" if survey.cache else None)
+    options = (__version__, survey.config.model_dump_json(), str(Path(request.path)),
+               repr(chosen), request.min_severity, *sorted(known), *_side_files(survey.root))
+    key = survey.inventory.key(*options)
+    return _Prepared(survey, known, chosen, f"scan-{key}.json" if survey.cache else None,
+                     Inventory([]).key(str(survey.root.resolve()), *options))
+
+
+def _patched(prepared: _Prepared) -> tuple[ScanSummary, str] | None:
+    """After a few files changed, the last graphs-and-metrics report patched (see
+    `smellkit.incremental`), stored as this run's; None when it takes a full scan."""
+    survey = prepared.survey
+    if prepared.chosen != [] or survey.cache is None or prepared.blob is None:
+        return None
+    patched = incremental.patched_report(survey, prepared.options,
+                                         header_name(survey, __version__))
+    if patched is None:
+        return None
+    survey.cache.put_blob(
+        prepared.blob, f"{patched.summary.model_dump_json()}\n{patched.body}".encode())
+    incremental.remember(survey.cache, prepared.options, prepared.blob, survey, patched.failed)
+    return patched.summary, patched.body
 
 
 def _stored(prepared: _Prepared) -> tuple[ScanSummary, str] | None:
@@ -293,6 +300,11 @@ def _compute(prepared: _Prepared, request: ScanRequest) -> tuple[ScanResult, str
                 body = text.replace(_summary_block(result.summary), _SUMMARY_HOLE, 1)
                 survey.cache.put_blob(
                     prepared.blob, f"{result.summary.model_dump_json()}\n{body}".encode())
+                if prepared.chosen == []:
+                    parsed = {facts.path for facts in project.files}
+                    incremental.remember(survey.cache, prepared.options, prepared.blob, survey,
+                                         [source.path for source, _, _ in survey.inventory.items
+                                          if source.path not in parsed])
         finally:
             if child is not None:
                 child.join()  # it may still be saving the graphs
@@ -321,7 +333,7 @@ def scan(
 def run_scan(request: ScanRequest) -> ScanResult:
     """`scan` for a prepared request."""
     prepared = _prepare(request)
-    stored = _stored(prepared)
+    stored = _stored(prepared) or _patched(prepared)
     if stored is not None:
         summary, body = stored
         with paused_gc(freeze=False):
@@ -333,7 +345,7 @@ def scan_json(request: ScanRequest) -> str:
     """`scan` as the JSON text `--format json` prints; a stored report is passed through without
     being rebuilt as models, which is most of the cost of an unchanged re-scan."""
     prepared = _prepare(request)
-    stored = _stored(prepared)
+    stored = _stored(prepared) or _patched(prepared)
     if stored is not None:
         summary, body = stored
         return _fill(body, summary)

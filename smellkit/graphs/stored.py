@@ -124,18 +124,23 @@ def unchanged_graphs(header: GraphHeader, survey: Survey, files: Sequence[FileFa
                      cache: FactCache) -> str | None:
     """`SAME` when the graphs stored under `header` are the graphs of `files`, `MOVED` when they
     are but for the lines of call sites or accesses, None when they must be built again."""
-    if tuple((facts.path, facts.module) for facts in files) != header.order:
-        return None
     keys = {source.path: key for source, key, _ in survey.inventory.items}
+    return graphs_hold(header, survey, tuple((facts.path, facts.module) for facts in files),
+                       [facts for facts in files if keys.get(facts.path) != header.files.get(
+                           facts.path)], cache)
+
+
+def graphs_hold(header: GraphHeader, survey: Survey, order: tuple[tuple[str, str], ...],
+                changed: Sequence[FileFacts], cache: FactCache) -> str | None:
+    """`unchanged_graphs` knowing only the (path, module) of every file with facts and the facts
+    of the files whose content differs from the stored run's."""
+    if order != header.order:
+        return None
     added: list[Assignment] = []
     verdict = SAME
-    for facts in files:
+    for facts in changed:
         old_key = header.files.get(facts.path)
-        if old_key is None:
-            return None
-        if keys.get(facts.path) == old_key:
-            continue
-        if facts.module in header.inference_modules:
+        if old_key is None or facts.module in header.inference_modules:
             return None
         old = cache.get(old_key)
         if not isinstance(old, FileFacts) or _graph_inputs(old) != _graph_inputs(facts):

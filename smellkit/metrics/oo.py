@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import networkx as nx
 
 from smellkit._memory import collector_paused
-from smellkit.facts import Definition, Expr, Name
+from smellkit.facts import Definition, Expr, FileFacts, Name
 from smellkit.graphs.classes import depth_of_inheritance
 from smellkit.metrics._code import code_owners
 
@@ -395,8 +395,7 @@ def class_metrics(index: Index, *, call_graph: nx.DiGraph | None = None,
     hierarchy = index.class_graph
     result: dict[str, ClassMetrics] = {}
     for cls in index.classes:
-        wmc = sum(definition.measure.cc for definition in model.statements.get(cls, ())
-                  if definition.measure is not None and not _overload(definition))
+        wmc = _wmc(model, cls)
         lcom4, lcom_star, tcc = _cohesion(model, cls, uses)
         result[cls] = ClassMetrics(
             wmc=wmc, nom=len(model.methods.get(cls, {})), noa=_noa(index, cls),
@@ -404,6 +403,24 @@ def class_metrics(index: Index, *, call_graph: nx.DiGraph | None = None,
             lcom_star=lcom_star, tcc=tcc, dit=depth_of_inheritance(hierarchy, cls),
             noc=hierarchy.in_degree(cls) if cls in hierarchy else 0)
     return result
+
+
+def _wmc(model: _Model, cls: str) -> int:
+    return sum(definition.measure.cc for definition in model.statements.get(cls, ())
+               if definition.measure is not None and not _overload(definition))
+
+
+def own_code_parts(facts: FileFacts) -> dict[str, int]:
+    """The parts of the metrics that one file's own code decides alone, by qualified name: a
+    class's WMC (the CC of its methods) and the names a method binds (the first half of NOAV).
+    When a change leaves the graphs as they were, only these move (smellkit/incremental.py)."""
+    from smellkit.graphs.index import Index
+
+    index = Index([facts])
+    model = _Model(index)
+    parts = {cls: _wmc(model, cls) for cls in index.classes}
+    parts.update((method, len(model.names[method])) for method in index.class_of)
+    return parts
 
 
 # --------------------------------------------------------------------------------------------
