@@ -62,3 +62,8 @@ class Derived:
                 cache[key] = build(self, *args)
         found: _T = cache[key]
         return found
+
+    def provide(self, build: Callable[..., _T], value: _T, *args: Any) -> None:
+        """Record `value` as `build(self, *args)`: computed elsewhere (in a forked child)."""
+        key = (build, *args)
+        self.__dict__.setdefault("_derived", {})[key] = value

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from smellkit import __version__, incremental
 from smellkit._memory import paused_gc
@@ -30,6 +30,9 @@ from smellkit.models import (
 )
 from smellkit.project import Inventory, ProgressCallback, Project, Survey
 
+if TYPE_CHECKING:
+    from smellkit.graphs.index import Index
+
 
 class MetricTables(NamedTuple):
     """The whole-program metrics by qualified name: what `collect_metrics` adds to each row."""
@@ -47,20 +50,32 @@ _LATE_SMELLS: frozenset[str] = frozenset()
 about as long as the other detectors together)."""
 
 
-class _Detect:
-    """Some detectors, and optionally the metric tables: the work of one forked child."""
+class _Done(NamedTuple):
+    """What a `_Detect` run gives back."""
 
-    def __init__(self, smells: list[str], min_severity: Severity, *, measure: bool = False):
+    tables: MetricTables | None
+    findings: list[Finding]
+    analyses: list[object]  # the values of its `early` analyses, in order
+
+
+class _Detect:
+    """Some detectors, optionally the metric tables, and analyses of the index that other
+    detectors will need: the work of one forked child."""
+
+    def __init__(self, smells: list[str], min_severity: Severity, *, measure: bool = False,
+                 early: Sequence[Callable[[Index], object]] = ()):
         self.smells = smells
         self.min_severity = min_severity
         self.measure = measure
+        self.early = early
 
-    def __call__(self, project: Project) -> tuple[MetricTables | None, list[Finding]]:
+    def __call__(self, project: Project) -> _Done:
         from smellkit.detectors.runner import run_detectors
 
         found = run_detectors(project, self.smells, min_severity=self.min_severity) \
             if self.smells else []
-        return (metric_tables(project) if self.measure else None), found
+        analyses = [project.index.derived(analysis) for analysis in self.early]
+        return _Done(metric_tables(project) if self.measure else None, found, analyses)
 
 
 def _detect_and_measure(project: Project, chosen: list[str] | None, min_severity: Severity,
@@ -78,12 +93,16 @@ def _detect_and_measure(project: Project, chosen: list[str] | None, min_severity
     from smellkit.metrics import coupling, oo  # noqa: F401 - imported before any fork
 
     index = project.index
-    names = [cls.name for cls in registry.select(chosen)]  # unknown names fail here
+    classes = {cls.name: cls for cls in registry.select(chosen)}  # unknown names fail here
+    names = list(classes)
     big = len(index.definitions) >= MIN_DEFINITIONS
     early = [name for name in names if name in _EARLY_SMELLS]
     late = [name for name in names if name in _LATE_SMELLS]
     here = [name for name in names if name not in _EARLY_SMELLS | _LATE_SMELLS]
-    first = Background.start(_Detect(early, min_severity), project, fork=big and bool(early))
+    analyses = [analysis for name in here for analysis in classes[name].early] if big \
+        else []
+    first = Background.start(_Detect(early, min_severity, early=analyses), project,
+                             fork=big and bool(early or analyses))
     try:
         announce("resolving calls")
         index.calls  # noqa: B018 - built here so the stage shows while it runs
@@ -91,20 +110,23 @@ def _detect_and_measure(project: Project, chosen: list[str] | None, min_severity
             index.attribute_graph  # noqa: B018
             index.import_graph  # noqa: B018
             index.class_graph  # noqa: B018
-        early_found = first.result()[1]  # long done on big code: never three processes at once
+        done = first.result()  # long done on big code: never three processes at once
         first.join()
+        early_found = done.findings
+        for analysis, value in zip(analyses, done.analyses):
+            index.provide(analysis, value)
         second = Background.start(_Detect(late, min_severity, measure=True), project, fork=big,
                                   then=then)
         try:
             announce("detecting smells")
-            _, found = _Detect(here, min_severity)(project)
+            found = _Detect(here, min_severity)(project).findings
         except BaseException:
             second.cancel()
             raise
     except BaseException:
         first.cancel()
         raise
-    tables, more = second.result()
+    tables, more, _ = second.result()
     found.extend(more)
     found.extend(early_found)
     found.sort(key=sort_key)

@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -146,3 +147,37 @@ def test_astroid_in_a_child_gives_the_serial_call_graph(tmp_path: Path, fork: bo
     assert built.inference_modules == serial.inference_modules
     assert built.targets == serial.targets
     assert sorted(index.attribute_graph.edges) == sorted(serial_index.attribute_graph.edges)
+
+
+def _pid_analysis(index: object) -> int:
+    return os.getpid()
+
+
+@needs_fork
+def test_early_analyses_come_from_the_child(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    import smellkit.detectors.runner
+    from smellkit.detectors import registry
+    from smellkit.detectors.base import Detector, DetectorOptions
+    from smellkit.project import Project
+
+    seen: list[int] = []
+
+    class Reader(Detector[DetectorOptions]):
+        name = "reader"
+        description = "reads an early analysis"
+        Options = DetectorOptions
+        early = (_pid_analysis,)
+
+        def detect(self, context: Any) -> list[Any]:
+            seen.append(context.index.derived(_pid_analysis))
+            return []
+
+    (tmp_path / "app.py").write_text("def f():\n    return 1\n")
+    monkeypatch.setattr(smellkit.scanner, "MIN_DEFINITIONS", 0)
+    monkeypatch.setattr(registry, "select", lambda names: [Reader])
+    monkeypatch.setattr(smellkit.detectors.runner, "select", lambda names: [Reader])
+    monkeypatch.setattr(smellkit.scanner, "_EARLY_SMELLS", frozenset())
+    project = Project.load(tmp_path, use_cache=False)
+    smellkit.scanner._detect_and_measure(project, None, "info", lambda stage: None)[2].join()
+    assert len(seen) == 1 and seen[0] != os.getpid()

@@ -13,7 +13,8 @@ a builtin that does more than hand the parameters on (`Markup(value)` is just a 
 `Markup`), and it has at least `MIN_NODES` syntax nodes.
 
 The source of the modules that could hold a copy (they call every function the expression calls)
-is parsed with `ast` once per run.
+is parsed with `ast` once per run. The search needs no call graph: on big code a forked child
+makes it while the call graph is built (`helper_copies`, one of the detector's `early` analyses).
 """
 
 from __future__ import annotations
@@ -24,19 +25,47 @@ import re
 import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 from smellkit.detectors._keys import Scopes
 from smellkit.detectors._usage import is_test_path
 from smellkit.detectors.base import Example
-from smellkit.detectors.context import Context
+from smellkit.detectors.context import Context, read_lines
 from smellkit.facts import Attr, FileFacts, Name
 from smellkit.models import Finding
+
+if TYPE_CHECKING:
+    from smellkit.graphs.index import Index
 
 MIN_NODES = 4
 MAX_NODES = 40
 _BUILTINS = frozenset(dir(builtins))
 _REFUSED = (ast.Lambda, ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom, ast.ListComp,
             ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Starred, ast.JoinedStr)
+
+
+class Source(Protocol):
+    """What the search reads: the index and the files' lines (a detector's `Context` is one)."""
+
+    @property
+    def index(self) -> Index: ...
+
+    def lines(self, path: str) -> list[str]: ...
+
+
+class _IndexSource:
+    """The index and the lines of its project's files, read once each."""
+
+    def __init__(self, index: Index):
+        self.index = index
+        self.root = Path(index.root or ".")
+        self._lines: dict[str, list[str]] = {}
+
+    def lines(self, path: str) -> list[str]:
+        if path not in self._lines:
+            self._lines[path] = read_lines(self.root, path)
+        return self._lines[path]
 
 
 @dataclass(frozen=True)
@@ -73,7 +102,7 @@ def _forwards(expr: ast.expr, params: tuple[str, ...]) -> bool:
         isinstance(arg, ast.Name) and arg.id in params for arg in expr.args)
 
 
-def _helper(context: Context, facts: FileFacts, qualname: str) -> Helper | None:
+def _helper(context: Source, facts: FileFacts, qualname: str) -> Helper | None:
     definition = context.index.definitions[qualname]
     method = definition.kind == "method"
     if definition.decorators or definition.is_async or any(
@@ -113,7 +142,7 @@ def _helper(context: Context, facts: FileFacts, qualname: str) -> Helper | None:
                   frozenset(calls), free, method)
 
 
-def helpers(context: Context) -> list[Helper]:
+def helpers(context: Source) -> list[Helper]:
     """Every module-level one-expression function outside tests, by qualname."""
     found: list[Helper] = []
     for facts in sorted(context.index.modules.values(), key=lambda item: item.path):
@@ -136,7 +165,7 @@ def helpers(context: Context) -> list[Helper]:
 class Copies:
     """Finds copies of helpers' expressions, parsing each module at most once."""
 
-    def __init__(self, context: Context):
+    def __init__(self, context: Source):
         self.context = context
         self.nodes: dict[str, dict[object, list[tuple[int, ast.AST]]] | None] = {}
         self.called: dict[str, set[str]] = {}
@@ -214,7 +243,7 @@ class Copies:
         return True
 
 
-def meaning(context: Context, scope: str, name: str) -> str | None:
+def meaning(context: Source, scope: str, name: str) -> str | None:
     """What a name read in `scope` refers to; a module-level variable (which the index leaves
     to the call resolver) by its dotted name, like an import of it from elsewhere."""
     index = context.index
@@ -299,14 +328,20 @@ def _match(pattern: ast.AST, node: ast.AST, params: tuple[str, ...],
     return True
 
 
-def bypassed(context: Context, min_copies: int) -> Iterator[tuple[Helper, list[tuple[str, int,
-                                                                                    str]]]]:
-    """Each helper with at least `min_copies` copies in other modules, and the copies."""
-    copies = Copies(context)
-    for helper in helpers(context):
-        found = copies.of(helper)
+def helper_copies(index: Index) -> dict[str, list[tuple[str, int, str]]]:
+    """Every helper's copies in other modules, by the helper's qualname, in `helpers` order."""
+    source = _IndexSource(index)
+    copies = Copies(source)
+    return {helper.qualname: copies.of(helper) for helper in helpers(source)}
+
+
+def bypassed(context: Context, min_copies: int) -> Iterator[tuple[str, list[tuple[str, int,
+                                                                                  str]]]]:
+    """Each helper (by qualname) with at least `min_copies` copies in other modules, and the
+    copies."""
+    for qualname, found in context.index.derived(helper_copies).items():
         if len(found) >= min_copies:
-            yield helper, found
+            yield qualname, found
 
 
 def helper_findings(context: Context, minimum: int) -> Iterator[Finding]:
@@ -316,17 +351,17 @@ def helper_findings(context: Context, minimum: int) -> Iterator[Finding]:
         places = [context.line_location(Scopes(index.modules[module]).at(line), path, line)
                   for path, line, module in copies]
         files = {path for path, _, _ in copies}
-        definition = context.location(helper.qualname)
+        definition = context.location(helper)
         ratio = len(copies) / minimum / 2
         yield Finding(
             smell="shotgun_surgery", location=places[0],
             severity="error" if ratio >= 2.0 else "warning" if ratio >= 1.0 else "info",
             confidence=0.7,
-            message=(f"`{helper.qualname}` is the one place for its expression, but "
+            message=(f"`{helper}` is the one place for its expression, but "
                      f"{len(copies)} places in {len(files)} other modules write it out "
                      "instead of calling it: changing the helper will not change them."),
             evidence={"rule": f"helper's expression copied >= {minimum} times in other modules",
-                      "form": "helper", "helper": helper.qualname,
+                      "form": "helper", "helper": helper,
                       "occurrences": len(copies), "files": len(files)},
             related=(*places[1:], *((definition,) if definition is not None else ())))
 

@@ -1,20 +1,22 @@
 """What a detector is: a name, a description, typed options, examples, and one method that works.
 
 The engine (`runner.py`) builds the shared analyses once (`Context`) and hands them to every
-detector;
-a detector only reads them and yields findings.
+detector; a detector only reads them and yields findings.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping
-from typing import ClassVar, Generic, NamedTuple, TypeVar
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, ClassVar, Generic, NamedTuple, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
 from smellkit.detectors.context import Context
 from smellkit.models import Finding
+
+if TYPE_CHECKING:
+    from smellkit.graphs.index import Index
 
 
 class DetectorOptions(BaseModel):
@@ -45,6 +47,9 @@ class Detector(ABC, Generic[OptionsT]):
     description: ClassVar[str]
     Options: ClassVar[type[DetectorOptions]]
     examples: ClassVar[tuple[Example, ...]] = ()
+    early: ClassVar[tuple[Callable[[Index], object], ...]] = ()
+    """Analyses of the index (`index.derived(analysis)`) that need no call graph: on big code a
+    forked child computes them while the call graph is built, and `detect` finds them done."""
 
     def __init__(self, options: OptionsT):
         self.options = options

@@ -87,11 +87,14 @@ class Context(Derived):
     def lines(self, path: str) -> list[str]:
         """Source lines of a file (relative path), read once; empty when unreadable."""
         if path not in self._lines:
-            root = self.project.root
-            target = root if root.is_file() else root / path
-            try:
-                self._lines[path] = Path(target).read_text(encoding="utf-8",
-                                                           errors="replace").splitlines()
-            except OSError:
-                self._lines[path] = []
+            self._lines[path] = read_lines(self.project.root, path)
         return self._lines[path]
+
+
+def read_lines(root: Path, path: str) -> list[str]:
+    """Source lines of a file of the project at `root` (a folder, or the one file scanned)."""
+    target = root if root.is_file() else root / path
+    try:
+        return Path(target).read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
