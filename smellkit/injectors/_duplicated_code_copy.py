@@ -45,13 +45,16 @@ def _tables(table: symtable.SymbolTable) -> Iterator[symtable.SymbolTable]:
         yield from _tables(child)
 
 
-def function_table(source: str, path: str, parts: list[str]) -> symtable.SymbolTable | None:
+def function_table(source: str, path: str, parts: list[str],
+                   top: symtable.SymbolTable | None = None) -> symtable.SymbolTable | None:
     """The symbol table of the def at `parts` below the module (`[f]` or `[Class, method]`;
-    the last of each name, as Python binds the last)."""
-    try:
-        table = symtable.symtable(source, path, "exec")
-    except (SyntaxError, ValueError):
-        return None
+    the last of each name, as Python binds the last); `top`: the module's, when made already."""
+    if top is None:
+        try:
+            top = symtable.symtable(source, path, "exec")
+        except (SyntaxError, ValueError):
+            return None
+    table = top
     for position, name in enumerate(parts):
         kind = "function" if position == len(parts) - 1 else "class"
         found = [child for child in table.get_children()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
+import symtable
 from typing import NamedTuple
 
 import libcst as cst
@@ -33,51 +34,100 @@ class Helper(NamedTuple):
     decorator: str | None  # property, staticmethod or classmethod (methods only)
 
 
-def helper(context: InjectionContext, qualname: str) -> Helper | Skip:
-    """The function `pkg.mod.f` or method `pkg.mod.C.m` to copy, or why it cannot move."""
+class Examined(NamedTuple):
+    """What the text of a definition says about copying it (no libcst needed)."""
+
+    function: ast.FunctionDef | ast.AsyncFunctionDef
+    decorator: str | None
+    table: symtable.SymbolTable
+    reads: dict[str, copying.Binding]
+
+
+class Sources:
+    """Per file, the `ast` tree and the symbol table of the module, made once: candidate
+    discovery examines many definitions of the same few files."""
+
+    def __init__(self, context: InjectionContext):
+        self.context = context
+        self.parsed: dict[str, tuple[ast.Module, symtable.SymbolTable | None]] = {}
+
+    def of(self, path: str) -> tuple[ast.Module, symtable.SymbolTable | None]:
+        if path not in self.parsed:
+            source = self.context.source(path)
+            try:
+                table: symtable.SymbolTable | None = symtable.symtable(source, path, "exec")
+            except (SyntaxError, ValueError):
+                table = None
+            self.parsed[path] = (ast.parse(source), table)
+        return self.parsed[path]
+
+
+def examine(context: InjectionContext, qualname: str,
+            sources: Sources | None = None) -> Examined | str:
+    """The checks on a definition's text alone: a def at the top of its module or class, at
+    most one plain built-in decorator (methods), no name-mangled attribute (methods), enough
+    lines of code, and every global it reads bound once; or why it cannot be copied."""
     index = context.index
     module = index.module_of.get(qualname)
     definition = index.definitions.get(qualname)
     if module is None or definition is None:
-        return Skip(f"`{qualname}` is not in the index")
+        return f"`{qualname}` is not in the index"
     facts = index.modules[module]
     parts = edit.relative_parts(qualname, module) or []
-    source = context.source(facts.path)
-    node = edit.find_definition(context.module(facts.path), parts)
-    if not isinstance(node, cst.FunctionDef) or len(parts) not in (1, 2):
-        return Skip(f"`{qualname}` is not a def at the top of its module or class")
-    function = _ast_definition(ast.parse(source), parts)
+    tree, top = (sources or Sources(context)).of(facts.path)
+    function = _ast_definition(tree, parts) if len(parts) in (1, 2) else None
     if function is None:
-        return Skip(f"`{qualname}` is not a def at the top of its module or class")
+        return f"`{qualname}` is not a def at the top of its module or class"
     decorator = _decorator(function, len(parts) == 2)
     if decorator == "":
-        return Skip(f"`{qualname}` has a decorator that may register or wrap it")
-    code = context.module(facts.path).code_for_node(node)
-    if len(parts) == 2 and any(not name.endswith("__") for name in _MANGLED.findall(code)):
-        return Skip(f"`{qualname}` uses a name-mangled attribute")
+        return f"`{qualname}` has a decorator that may register or wrap it"
+    if len(parts) == 2:
+        lines = context.source(facts.path).splitlines()
+        start = min([function.lineno, *(item.lineno for item in function.decorator_list)])
+        code = "\n".join(lines[start - 1:function.end_lineno])
+        if any(not name.endswith("__") for name in _MANGLED.findall(code)):
+            return f"`{qualname}` uses a name-mangled attribute"
     body = function.body
     if isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and \
             isinstance(body[0].value.value, str):
         body = body[1:]
     if not body or 1 + (function.end_lineno or 0) - body[0].lineno + 1 < MIN_CODE_LINES:
-        return Skip(f"`{qualname}` has fewer than {MIN_CODE_LINES} lines of code")
-    table = copying.function_table(source, facts.path, parts)
+        return f"`{qualname}` has fewer than {MIN_CODE_LINES} lines of code"
+    table = copying.function_table(context.source(facts.path), facts.path, parts, top)
     if table is None:
-        return Skip(f"no symbol table for `{qualname}`")
+        return f"no symbol table for `{qualname}`"
     names, reason = copying.global_reads(table)
     if reason is not None:
-        return Skip(f"`{qualname}` cannot move: {reason}")
+        return f"`{qualname}` cannot move: {reason}"
     names |= copying.signature_reads(function)
     reads: dict[str, copying.Binding] = {}
     for name in sorted(names):
         bound = copying.binding(index, facts, name)
         if bound is None:
-            return Skip(f"`{qualname}` reads `{name}`, a rebound or unknown name")
+            return f"`{qualname}` reads `{name}`, a rebound or unknown name"
         reads[name] = bound
-    return Helper(qualname, definition.name, module, facts.path, node, reads,
-                  frozenset(copying.annotation_only(function)),
-                  copying.has_future_annotations(facts), copying.renamable_locals(table),
-                  decorator)
+    return Examined(function, decorator, table, reads)
+
+
+def helper(context: InjectionContext, qualname: str) -> Helper | Skip:
+    """The function `pkg.mod.f` or method `pkg.mod.C.m` to copy, or why it cannot move."""
+    index = context.index
+    examined = examine(context, qualname)
+    if isinstance(examined, str):
+        return Skip(examined)
+    module = index.module_of[qualname]
+    facts = index.modules[module]
+    parts = edit.relative_parts(qualname, module) or []
+    node = edit.find_definition(context.module(facts.path), parts)
+    if not isinstance(node, cst.FunctionDef):
+        return Skip(f"`{qualname}` is not a def at the top of its module or class")
+    code = context.module(facts.path).code_for_node(node)
+    if len(parts) == 2 and any(not name.endswith("__") for name in _MANGLED.findall(code)):
+        return Skip(f"`{qualname}` uses a name-mangled attribute")
+    return Helper(qualname, index.definitions[qualname].name, module, facts.path, node,
+                  examined.reads, frozenset(copying.annotation_only(examined.function)),
+                  copying.has_future_annotations(facts),
+                  copying.renamable_locals(examined.table), examined.decorator)
 
 
 def _ast_definition(tree: ast.Module,

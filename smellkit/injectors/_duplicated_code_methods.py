@@ -23,8 +23,11 @@ from smellkit.models import Candidate
 
 
 def method_candidates(context: InjectionContext, smell: str,
-                      cloned: dict[str, list[tuple[int, int]]]) -> Iterator[Candidate]:
-    """Methods of at least six lines inherited unchanged by subclasses in other modules."""
+                      cloned: dict[str, list[tuple[int, int]]],
+                      sources: helping.Sources | None = None) -> Iterator[Candidate]:
+    """Methods of at least six lines of code inherited unchanged by subclasses in other
+    modules, whose text allows a copy (`helping.examine`)."""
+    sources = sources or helping.Sources(context)
     index = context.index
     for cls in sorted(index.classes):
         module = index.module_of.get(cls)
@@ -55,7 +58,7 @@ def method_candidates(context: InjectionContext, smell: str,
             if not inheriting:
                 continue
             location = context.location(qualname)
-            if location is None:
+            if location is None or isinstance(helping.examine(context, qualname, sources), str):
                 continue
             modules = sorted({index.module_of[item] for item in inheriting})
             yield Candidate(

@@ -11,7 +11,9 @@ points their calls at the copy, so the code that lived once now lives several ti
 - hard (4 files): the two copies, plus a third caller module whose calls go through a private
   wrapper of the same name that only delegates to `h`: the red herring, a look-alike that is
   not a copy. For methods whose heirs live in two modules only, the second copy goes into a new
-  mixin module that one heir inherits first (`_duplicated_code_mixin.py`).
+  mixin module that one heir inherits first; when they live in one module, an heir gets the
+  copy from a new mixin module (medium), through a second new mixin that only passes the call
+  on (hard: the red herring) (`_duplicated_code_mixin.py`).
 
 Methods are candidates too (`_duplicated_code_methods.py`): subclasses in other modules get their
 own copy of a method they inherit unchanged.
@@ -44,7 +46,7 @@ from smellkit.injectors import _dead_code_cst as edit
 from smellkit.injectors import _duplicated_code_copy as copying
 from smellkit.injectors import _duplicated_code_helper as helping
 from smellkit.injectors import _duplicated_code_methods as _methods
-from smellkit.injectors._duplicated_code_mixin import mixin_hard
+from smellkit.injectors._duplicated_code_mixin import mixin_chain, mixin_hard
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
 from smellkit.injectors.checks import check_kind
 from smellkit.models import Candidate, Difficulty, Finding, StructuralCheck
@@ -71,6 +73,7 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
         index = context.index
         graph = index.call_graph
         cloned = _clone_spans(context.analysis)
+        sources = helping.Sources(context)
         for facts in sorted(index.modules.values(), key=lambda item: item.path):
             if is_test_path(facts.path) or facts.module.rpartition(".")[2] == "__main__":
                 continue
@@ -94,8 +97,9 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
                         for start, end in cloned.get(facts.path, ())):
                     continue
                 location = context.location(qualname)
-                if location is None:
-                    continue
+                if location is None or isinstance(helping.examine(context, qualname, sources),
+                                                  str):
+                    continue  # what its text says rules it out at every difficulty
                 yield Candidate(
                     smell=self.name, target=location,
                     reason=f"`{qualname}` spans {definition.end_line - definition.start_line + 1}"
@@ -103,7 +107,7 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
                            "module(s): their modules can each get a copy of it",
                     files=(facts.path, *(index.modules[name].path for name in others)),
                     data={"modules": others})
-        yield from _methods.method_candidates(context, self.name, cloned)
+        yield from _methods.method_candidates(context, self.name, cloned, sources)
 
     # -- injection -------------------------------------------------------------------------
 
@@ -121,9 +125,10 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
             places = list(candidate.data.get("modules", ()))
             module_of = str
         rng.shuffle(places)
-        if "classes" in candidate.data and difficulty == "hard" and \
+        if "classes" in candidate.data and difficulty != "easy" and \
                 len({module_of(place) for place in places}) < len(roles):
-            mixed = mixin_hard(context, helper, sorted(places), rng)
+            mixed = mixin_hard(context, helper, sorted(places), rng) if difficulty == "hard" \
+                else mixin_chain(context, helper, sorted(places), rng, delegate=False)
             if isinstance(mixed, Skip):
                 return mixed
             return _edit(helper, *mixed)
