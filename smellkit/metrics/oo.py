@@ -26,14 +26,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
-import networkx as nx
-
 from smellkit._memory import collector_paused
 from smellkit.facts import Definition, Expr, FileFacts, Name
-from smellkit.graphs.classes import depth_of_inheritance
 from smellkit.metrics._code import code_owners
 
 if TYPE_CHECKING:
+    import networkx as nx
+
     from smellkit.graphs.index import Index
 
 CONSTRUCTORS = frozenset({"__init__", "__new__", "__post_init__", "__del__"})
@@ -387,6 +386,7 @@ def class_metrics(index: Index, *, call_graph: nx.DiGraph | None = None,
 
     The graphs default to the index's; pass others to measure against a different resolution.
     """
+    from smellkit.graphs.classes import depth_of_inheritance  # networkx: only when measuring
     calls = index.call_graph if call_graph is None else call_graph
     attributes = index.attribute_graph if attribute_graph is None else attribute_graph
     model = _model(index)
@@ -431,6 +431,7 @@ def own_code_parts(facts: FileFacts) -> dict[str, int]:
 def method_metrics(index: Index, *,
                    attribute_graph: nx.DiGraph | None = None) -> dict[str, MethodMetrics]:
     """`MethodMetrics` of every method of the repository, by qualified name."""
+    import networkx as nx
     attributes = index.attribute_graph if attribute_graph is None else attribute_graph
     model = _model(index)
     method_of = model.owners.methods
