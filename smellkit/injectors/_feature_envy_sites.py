@@ -155,8 +155,9 @@ def _private(name: str) -> bool:
 def own_data(analysis: Context, method: str) -> set[str]:
     """Data attributes (properties included, not methods) of its own class that a method uses
     through `self` (the detector counts both as data once they are foreign), less
-    those it navigates through (`self.current.type`, or `c = self.current; c.type`): once the
-    method has moved, the detector counts those as links, not as data it envies."""
+    those it navigates through (`self.current.type`, or `c = self.current; c.type`) and those it
+    calls (`self.formatter_class(...)`): once the method has moved, the detector counts the
+    former as links and the latter as collaboration, not as data it envies."""
     index = analysis.index
     entry = data_access(analysis).methods.get(method)
     definition = index.definitions.get(method)
@@ -178,10 +179,13 @@ def own_data(analysis: Context, method: str) -> set[str]:
              and (name := own_field(assignment.value))}
     navigated.update(bound[receiver.id] for receiver in receivers
                      if isinstance(receiver, Name) and receiver.id in bound)
+    graph = analysis.attribute_graph
+    called = {target for scope in scopes if scope in graph
+              for target, data in graph[scope].items() if data.get("method")}
     return {name for name in entry.through_self
             if ((found := index.definitions.get(name)) is None or found.kind != "method"
                 or is_property(found))
-            and name.rpartition(".")[2] not in navigated}
+            and name.rpartition(".")[2] not in navigated and name not in called}
 
 
 def plain_attribute(analysis: Context, holder: str, attribute: str) -> bool:
@@ -218,10 +222,12 @@ def only_called_there(analysis: Context, method: str, scopes: set[str]) -> bool:
 
 
 def look_alikes(analysis: Context, cls: str, method: str, holder: str,
-                attribute: str | None) -> list[str]:
+                attribute: str | None, exclude: frozenset[str] = frozenset()) -> list[str]:
     """Look-alikes that are not envious: other methods of the envied class that read as much of
     its data (at home), else methods of the holder that reach the collaborator through the same
-    attribute without reading its data (delegation)."""
+    attribute without reading its data (delegation), else methods of other classes that call
+    the envied class's methods but use more of their own class than of its data (clients).
+    `exclude`: names that cannot be herrings (the methods the smell involves)."""
     index = analysis.index
     needed = min(len(own_data(analysis, method)), 3)
     found = []
@@ -239,7 +245,34 @@ def look_alikes(analysis: Context, cls: str, method: str, holder: str,
                  and index.class_of.get(access.scope) == holder}
         found = sorted(users - {qualname for qualname in users if is_dunder(
             qualname.rpartition(".")[2])})
+    found = [name for name in found if name not in exclude]
+    if not found:
+        found = [name for name in _clients(analysis, cls, method) if name not in exclude]
     return found[:2]
+
+
+def _clients(analysis: Context, cls: str, method: str) -> list[str]:
+    """Methods of classes outside the envied class's lineage that call its other methods, and
+    use no more of its data than of their own class (collaboration, not envy)."""
+    index = analysis.index
+    graph = analysis.call_graph
+    lineage = set(index.mro(cls))
+    callers = {caller for qualname in index.children.get(cls, {}).values()
+               if qualname != method and qualname in graph
+               for caller in graph.predecessors(qualname)}
+    access = data_access(analysis)
+    found = []
+    for caller in sorted(callers):
+        owner = index.class_of.get(caller)
+        entry = access.methods.get(caller)
+        if owner is None or entry is None or owner in lineage or cls in index.mro(owner) \
+                or is_dunder(caller.rpartition(".")[2]):
+            continue
+        foreign = {name for name, use in access.data_uses(entry).items()
+                   if use.owner in lineage}
+        if len(foreign) <= len(entry.local) + len(access.calls(entry)):
+            found.append(caller)
+    return found
 
 
 class _Redirect(cst.CSTTransformer):

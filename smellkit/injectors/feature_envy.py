@@ -74,7 +74,7 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
             own = sites.own_data(analysis, callee)
             target = context.location(callee)
             holder_path = context.path_of(holder)
-            if target is None or holder_path is None or holder_path == target.path:
+            if target is None or holder_path is None:
                 continue
             scopes = sorted({site.scope for site in found})
             # A public method is API: code outside the repository (its tests) may call it.
@@ -84,12 +84,14 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
             way = f"self.{attribute}" if attribute else \
                 f"{', '.join(sorted({site.receiver or '' for site in found}))} (a local name)"
             yield Candidate(
-                smell=self.name, target=target, files=(target.path, holder_path),
+                smell=self.name, target=target, files=tuple(sorted({target.path, holder_path})),
                 reason=(f"{callee} reads {len(own)} data attributes of its own class ({names}); "
                         f"{holder} calls it through {way}, an instance of {cls}, in "
                         f"{len(scopes)} method(s)"
                         + ("; it is private and nothing else calls it, so it can move" if moves
-                           else "; it is public or has other callers, so the holder gets a copy")),
+                           else "; it is public or has other callers, so the holder gets a copy")
+                        + ("; both classes share a module, so the method goes to new mixin "
+                           "modules" if holder_path == target.path else "")),
                 data={"holder": holder, "attribute": attribute, "method": callee,
                       "scopes": scopes, "move": moves,
                       "sites": [[site.scope, site.line, site.col, site.receiver]
@@ -153,6 +155,10 @@ class _Injection:
             holder_place, cls_place
         self.holder_path = context.path_of(self.holder) or ""
         self.cls_path = context.path_of(self.cls) or ""
+        self.local = self.holder_path == self.cls_path
+        """Both classes in one module: the method always goes to new modules (mixins), one
+        more than across modules, so that the smell spans 2, 3 and 4 files."""
+        self.layers = {"easy": 0, "medium": 1, "hard": 2}[difficulty] + int(self.local)
 
     def run(self) -> Edit:
         index = self.index
@@ -192,7 +198,7 @@ class _Injection:
         assert holder_node is not None
         changes: dict[str, str | None] = {}
         cls_future = move.has_future_annotations(cls_tree)
-        if self.difficulty == "easy":
+        if not self.layers:
             if self.attribute is not None:
                 replacement: cst.BaseExpression = _self_attribute(function, self.attribute)
             else:
@@ -214,19 +220,22 @@ class _Injection:
         else:
             holder_tree, target = self._mixins(changes, holder_tree, holder_node, cls_tree,
                                                function, cls_future)
-        changes[self.holder_path] = holder_tree.code
         if self.moves:
-            cls_tree = self.context.module(self.cls_path)
+            # one module for both classes: the method leaves the holder's edited tree
+            cls_tree = holder_tree if self.local else self.context.module(self.cls_path)
             cls_node = move.find_class(cls_tree, self.cls_name)
             assert cls_node is not None
             old = move.find_method(cls_node, self.method_name)
             assert old is not None
-            changes[self.cls_path] = move.replace_node(cls_tree, old,
-                                                            cst.RemoveFromParent()).code
+            cls_tree = move.replace_node(cls_tree, old, cst.RemoveFromParent())
+            if self.local:
+                holder_tree = cls_tree
+            else:
+                changes[self.cls_path] = cls_tree.code
+        changes[self.holder_path] = holder_tree.code
         herrings = sites.look_alikes(self.context.analysis, self.cls, self.method, self.holder,
-                                     self.attribute)
-        herrings = [name for name in herrings
-                    if name not in {site.scope for site in self.sites}]
+                                     self.attribute,
+                                     frozenset(site.scope for site in self.sites))
         if self.difficulty == "hard" and not herrings:
             raise move.Refused(f"{self.cls} has no other method that reads as much of its data "
                                "(a red herring)")
@@ -250,9 +259,11 @@ class _Injection:
     def _mixins(self, changes: dict[str, str | None], holder_tree: cst.Module,
                 holder_node: cst.ClassDef, cls_tree: cst.Module, function: cst.FunctionDef,
                 future: bool) -> tuple[cst.Module, str]:
-        """Medium and hard: the method goes to a new mixin module that the holder inherits; the
-        mixin (hard: a base of it, in one more module) declares the collaborator's type, as typed
-        mixins do."""
+        """The method goes to a new mixin module that the holder inherits; the mixin (from two
+        layers: a base of it, in one more module) declares the collaborator's type, as typed
+        mixins do; at three layers the holder inherits the mixin through an aggregate of its
+        mixins in a third module. At easy (both classes in one module) the method reads the
+        collaborator explicitly, as it does in the holder."""
         context = self.context
         folder = self.holder_path.rpartition("/")[0]
         stem = self.holder_path.rpartition("/")[2][:-3]
@@ -264,20 +275,22 @@ class _Injection:
             raise move.Refused(f"{self.holder_module} already binds {mixin_name}")
         alias = _fresh(word, move.names_in(function))
         self_name = function.params.params[0].name.value
+        explicit = self.difficulty == "easy"
         preamble = [cst.parse_statement(f"{alias} = {self_name}.{self.attribute}")] \
-            if self.attribute else []
+            if self.attribute and not explicit else []
+        replacement: cst.BaseExpression = _self_attribute(function, self.attribute) \
+            if self.attribute and explicit else cst.Name(alias)
         moved = move.move_method(
             self.index, self.cls_module, cls_tree, function, None,
-            replacement=cst.Name(alias), postponed=future, importer=self.holder_module,
+            replacement=replacement, postponed=future, importer=self.holder_module,
             preamble=preamble, wrapper=context.wrapper(self.cls_path))
         new_function = moved.function if self.attribute else _with_receiver(moved.function, alias)
-        method_code = cst.Module(body=[move.as_method_of_class(new_function,
-                                                               self.new_name)]).code
+        method_code = _in_class(move.as_method_of_class(new_function, self.new_name))
         opening = "from __future__ import annotations\n\n" if future else ""
         imports = "".join(f"{statement}\n" for statement in moved.imports)
         declared = f'"{self.cls_name}"' if not future else self.cls_name
         declaration = f"    {self.attribute}: {declared}\n" if self.attribute else ""
-        if self.difficulty == "hard":
+        if self.layers >= 2:
             base_path = context.free_path(folder, f"_{stem}_parts")
             base_module = _module_name(self.holder_module, self.holder_path, base_path)
             base_name = f"_{self.holder_name}Parts"
@@ -298,11 +311,22 @@ class _Injection:
             body = "    __slots__ = ()\n" + (f"\n{declaration}" if declaration else "")
         changes[mixin_path] = (
             f'"""Behaviour of {self.holder_name} around its {word}."""\n\n{opening}{imports}'
-            f"{chr(10) * 2 if imports or opening else chr(10)}{head}{body}{_indent(method_code)}")
-        new_holder = move.add_base(holder_node, mixin_name)
+            f"{chr(10) * 2 if imports or opening else chr(10)}{head}{body}{method_code}")
+        inherited, inherited_module = mixin_name, mixin_module
+        if self.layers >= 3:
+            inherited = f"_{self.holder_name}Bases"
+            bases_path = context.free_path(folder, f"_{stem}_bases")
+            inherited_module = _module_name(self.holder_module, self.holder_path, bases_path)
+            if inherited in move.module_bindings(self.index, self.holder_module):
+                raise move.Refused(f"{self.holder_module} already binds {inherited}")
+            changes[bases_path] = (
+                f'"""The mixins of {self.holder_name}, in one base."""\n\n'
+                + move.relative_import(inherited_module, mixin_module, mixin_name)
+                + f"\n\n\nclass {inherited}({mixin_name}):\n    __slots__ = ()\n")
+        new_holder = move.add_base(holder_node, inherited)
         holder_tree = move.replace_node(holder_tree, holder_node, new_holder)
         holder_tree = move.insert_import(
-            holder_tree, move.relative_import(self.holder_module, mixin_module, mixin_name))
+            holder_tree, move.relative_import(self.holder_module, inherited_module, inherited))
         return holder_tree, f"{mixin_module}.{mixin_name}.{self.new_name}"
 
 
@@ -348,9 +372,12 @@ def _fresh(word: str, used: set[str]) -> str:
     return name
 
 
-def _indent(code: str) -> str:
-    return "".join(f"    {line}" if line.strip() else line
-                   for line in code.splitlines(keepends=True))
+def _in_class(function: cst.FunctionDef) -> str:
+    """The method's code one level in, as libcst indents a class body: the lines of a
+    multi-line string (a docstring) stay as they are, so its value does not change."""
+    code = cst.Module(body=[cst.ClassDef(name=cst.Name("_"),
+                                         body=cst.IndentedBlock(body=[function]))]).code
+    return code.partition("\n")[2]
 
 
 def _short(qualname: str) -> str:

@@ -81,6 +81,28 @@ def test_through_a_name(tmp_path: Path, difficulty: Difficulty) -> None:
     same_behaviour(root, injection, tmp_path, LEDGER_RUN)
 
 
+STUDIO = FIXTURES / SMELL / "studio"
+STUDIO_RUN = "from studio.run import demo\nprint(demo())\n"
+
+
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_both_classes_in_one_module(tmp_path: Path, difficulty: Difficulty) -> None:
+    """`Expression.__call__` calls `self._template.new_context(...)` and both classes share a
+    module: the copy goes to a mixin module at easy (reading `self._template` explicitly), with
+    the collaborator's type declared in a base module at medium, and through an aggregate of
+    the mixins at hard, so the smell spans 2, 3 and 4 files; `Template.describe` (as much of its
+    data, at home) is the red herring."""
+    root = STUDIO / "before"
+    injection = injected(root, SMELL, difficulty)
+    check_after(STUDIO, difficulty, smelly_files(root, injection, tmp_path))
+    assert "both classes share a module" in injection.candidate.reason
+    assert len(injection.files) == {"easy": 2, "medium": 3, "hard": 4}[difficulty]
+    herrings = [item.qualname for item in injection.red_herrings]
+    assert herrings == ([] if difficulty == "easy" else ["studio.render.Template.describe"])
+    assert_round_trip(root, injection)
+    same_behaviour(root, injection, tmp_path, STUDIO_RUN)
+
+
 def test_refuses_super_and_a_taken_name(tmp_path: Path) -> None:
     shutil_copy = tmp_path / "repo"
     import shutil
@@ -112,14 +134,29 @@ def test_refuses_super_and_a_taken_name(tmp_path: Path) -> None:
 @pytest.mark.parametrize("package", [("click", "8.1.7"), ("jinja2", "3.1.4")])
 def test_real_code(package: tuple[str, str], capsys: pytest.CaptureFixture[str]) -> None:
     """Candidates on the real package, and at each difficulty the first injection that passes
-    every round-trip property (any success that fails one fails the test)."""
+    every round-trip property (any success that fails one fails the test). jinja2's one
+    candidate is `Template.new_context`, called by `TemplateExpression` in the same module: it
+    goes to new mixin modules."""
     count, verified = real_code_yield(package, SMELL)
     with capsys.disabled():
         print(f"\n{SMELL} {package[0]}: {count} candidates, verified {verified}")
-    if package[0] == "click":  # jinja2: no method reads 3 attributes of its class called
-        # from another module through a typed receiver (Template.new_context's caller,
-        # TemplateExpression, is in its own module)
-        assert count >= 2 and all(verified.values())
+    assert count >= {"click": 2, "jinja2": 1}[package[0]]
+    assert all(verified.values()), verified
+
+
+@pytest.mark.slow
+def test_jinja2_tests_pass_on_the_smelly_code(tmp_path: Path) -> None:
+    """Behaviour is kept: jinja2's own test suite passes on the hard injection (four files:
+    the copy in a mixin, its typed base, their aggregate, the holder)."""
+    from tests.injectors.support import first_injection, own_tests_pass
+    from tests.support.pypi import sdist
+
+    top = sdist("jinja2", "3.1.4")
+    injection = first_injection(top / "src", SMELL, "hard")
+    assert len(injection.files) == 4 and injection.red_herrings
+    result = own_tests_pass(top, injection, tmp_path)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert " passed" in result.stdout
 
 
 def test_declared_type_types_a_receiver_the_analysis_cannot_follow(tmp_path: Path) -> None:
