@@ -17,8 +17,11 @@ Difficulties (SmellBench's): easy puts the method in `A` itself (two files); med
 new mixin module that `A` inherits from, reaching the collaborator through a renamed local alias
 or parameter (three files); hard adds a second new module with the mixins' base (which declares
 the collaborator's type when an attribute holds it) and names red herrings: methods of `B` that
-read as much of its data but are at home, or the holder's methods that only delegate to it (four
-files).
+read as much of its data but are at home, the holder's methods that only delegate to it, or
+other classes' methods that call `B` without envying it (four files). When `A` and `B` share a
+module, every difficulty adds one new module so that the smell still spans 2, 3 and 4 files:
+easy puts the method in a mixin (reading the collaborator explicitly), medium adds the typed
+base, hard inherits the mixin through an aggregate of `A`'s mixins in a third module.
 """
 
 from __future__ import annotations

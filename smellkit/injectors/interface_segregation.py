@@ -14,12 +14,18 @@ forced to opt out of what they do not support. The implementers that refuse a th
 widened interface are counted first (the detector's rule needs two), and the widened interface
 must reach the detector's minimum size. A method whose name is spelled in a string anywhere, or
 starts or ends with a string that looks like a name prefix or suffix (`"visit_"`: a name built for
-`getattr`), is never chosen, so a lookup by name on the base itself behaves as before too.
+`getattr`), is never chosen, so a lookup by name on the base itself behaves as before too. (On
+the class object itself, `Impl.method` now finds the property, where it raised before.)
 
-- easy: refusals written in each implementer's body.
-- medium: refusals inherited from a mixin in a new module, put first in the implementers' bases.
-- hard: the refusals split over two mixins in two new modules (one per role when there are two);
-  the donors' real methods and the base's own methods are the red herrings.
+The smell spans 2, 3 and 4+ files at easy, medium and hard (`_interface_segregation_layout`):
+
+- easy: refusals written in each implementer's body (in a mixin module when the whole family
+  shares one module).
+- medium: refusals inherited from mixins (one per role) in a new module, put first in the
+  implementers' bases (split over two modules when the family shares one).
+- hard: the refusals in two mixins in two new modules (one per role when there are two) and an
+  aggregate of both in a third, inherited by each class that refuses or defines every folded-in
+  method; the donors' real methods and the base's own methods are the red herrings.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Interface segregation injector: before/after on a fixture of stores, round trips, refusals,
-and counts on real code (click, jinja2)."""
+"""Interface segregation injector: before/after on fixtures (stores, sinks, visitors), round
+trips, behaviour kept, unsafe cases refused, counts and own test suites on click and jinja2."""
 
 from __future__ import annotations
 
@@ -127,7 +127,7 @@ def test_a_name_built_from_a_string_is_never_folded_in() -> None:
     assert "a base its subclasses override" in candidate.reason
 
 
-def test_two_roles_each_stubbed_by_the_other_implementer() -> None:
+def test_two_roles_each_refused_by_the_other_implementer() -> None:
     hard = injected(FIXTURES / SMELL / "sinks" / "before", SMELL, "hard", CASES["sinks"])
     # each refuses one role and has the other: both inherit the aggregate of the two mixins,
     # their own method coming first in their MRO
@@ -171,7 +171,7 @@ def test_a_family_in_one_file_gets_mixin_modules_to_span_enough_files(tmp_path: 
         assert_round_trip(root, injection)
 
 
-def test_cached_remote_inherits_the_stubs_instead_of_getting_its_own() -> None:
+def test_cached_remote_inherits_the_refusals_instead_of_getting_its_own() -> None:
     injection = injected(STORAGE / "before", SMELL, "easy", TARGET)
     assert "class CachedRemoteStorage(RemoteStorage):\n" in injection.smelly_patch or \
         "CachedRemoteStorage" not in injection.smelly_patch.split("+    def lock")[-1]
@@ -222,7 +222,7 @@ def test_an_implementer_with_the_method_from_elsewhere_is_refused(tmp_path: Path
                for names in candidate.data["donors"].values())
 
 
-def test_too_few_implementers_to_stub() -> None:
+def test_too_few_implementers_to_refuse() -> None:
     project = load(STORAGE / "before")
     (candidate,) = find_candidates(project, SMELL, options=SMALL)
     kept = ["store.disk.DiskStorage", "store.memory.MemoryStorage"]
