@@ -1,8 +1,8 @@
-"""Spreading a deep inlining over files: the pasted helpers that live in the caller's own file
+"""Spreading a deep inlining over files: the pasted callees that live in the caller's own file
 move to new sibling modules, so that the copies in the caller duplicate code of other files.
 
-Real code mostly calls helpers of its own module (every jinja2 candidate does), while SmellBench
-measures difficulty by the files a smell spans. Moving a helper keeps what the code does:
+Real code mostly calls functions of its own module (every jinja2 candidate does), while SmellBench
+measures difficulty by the files a smell spans. Moving a callee keeps what the code does:
 
 - a method moves into a mixin class (`__slots__ = ()`, no other member) that its class inherits
   first, so the method is found right after the class itself in the MRO, as before, by the class
@@ -10,11 +10,14 @@ measures difficulty by the files a smell spans. Moving a helper keeps what the c
 - a module function moves as is and the caller's module imports it back, so every other caller
   and every `from module import name` still finds it.
 
-A helper moves only when every global name it reads can be bound the same way in the new module:
-a builtin, a copy of the (unconditional, run-time) import its module used, or another function
-moved along. One that reads a definition or a variable of its own module is left in place (the
-new module would have to import its importer back). A class keeps its methods when it is
-decorated, a named tuple, typed dict, enum or protocol, or names a method in its own body.
+A callee moves only when every global name it reads can be bound the same way in the new module:
+a builtin, a copy of the (unconditional, run-time) import its module used, or a name of its own
+module (or of another new module) imported at the END of the new module. Those late imports work
+whichever module is imported first, because the host imports the new modules only after binding
+every name they read (once, unconditionally, never declared global) and before anything needs a
+moved name at import time; a name read where the function is defined (a default, an annotation)
+keeps the callee in place. A class keeps its methods when it is decorated, a named tuple, typed
+dict, enum or protocol, or names a method in its own body.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from smellkit.facts import Name as NameExpr
 from smellkit.injectors._deep_inlining_exits import Refused
 from smellkit.injectors._deep_inlining_imports import import_line
 from smellkit.injectors._deep_inlining_inline import names_of
+from smellkit.injectors._deep_inlining_scope import binds, free_names, import_time
 
 if TYPE_CHECKING:
     from smellkit.injectors.base import InjectionContext
@@ -40,7 +44,7 @@ _SPECIAL_BASES = frozenset({"NamedTuple", "TypedDict", "Enum", "IntEnum", "StrEn
 
 @dataclass(frozen=True)
 class Moved:
-    """A helper moved out of the caller's file."""
+    """A callee moved out of the caller's file."""
 
     qualname: str
     """Where it was defined (the original)."""
@@ -55,7 +59,7 @@ class Moved:
 @dataclass
 class Spread:
     module: cst.Module
-    """The host module without the moved helpers, importing them back."""
+    """The host module without the moved callees, importing them back."""
     files: dict[str, str] = field(default_factory=dict)
     """New module path -> text."""
     moved: list[Moved] = field(default_factory=list)
@@ -71,10 +75,14 @@ class _Group:
     """Class qualname -> its moved methods."""
     mixins: dict[str, str] = field(default_factory=dict)
     """Class qualname -> the mixin's name."""
+    imports: list[str] = field(default_factory=list)
+    late: dict[str, list[str]] = field(default_factory=dict)
+    """Module -> the names the moved code reads from it, defined by the host or moved to
+    another new module (imported at the end)."""
 
 
 class Spreader:
-    """Moves helpers of one host module into new sibling modules."""
+    """Moves callees of one host module into new sibling modules."""
 
     def __init__(self, context: InjectionContext):
         self.context = context
@@ -82,7 +90,7 @@ class Spreader:
         self._refusals: dict[str, str | None] = {}
 
     def refusal(self, qualname: str, host: str) -> str | None:
-        """Why this helper cannot move out of `host` (its caller's module), None if it can."""
+        """Why this callee cannot move out of `host` (its caller's module), None if it can."""
         key = f"{host}|{qualname}"
         if key not in self._refusals:
             self._refusals[key] = self._refuse(qualname, host)
@@ -113,19 +121,24 @@ class Spreader:
                 self._class_keeps_name(owner, definition.name)
         except Refused as error:
             return error.message
-        for name in sorted(_free_names(node)):
-            reason = self._binding(host, name)
+        early = free_names(node, definition_time=True)
+        for name in sorted(free_names(node)):
+            reason = self._binding(host, name, name in early)
             if reason is not None:
                 return reason
         return None
 
-    def _binding(self, host: str, name: str) -> str | None:
-        if self.index.children.get(host, {}).get(name) is not None:
-            return f"reads {name}, defined in {host}"
+    def _binding(self, host: str, name: str, early: bool) -> str | None:
+        """Why `name`, read by code moving out of `host`, cannot be bound the same way in the
+        new module; `early` when it is read where the function is defined (a default or an
+        annotation)."""
         facts = self.index.modules[host]
-        if any(item.scope == host and item.target == NameExpr(name)
-               for item in facts.assignments):
-            return f"reads {name}, module state of {host}"
+        if self.own(host, name):
+            if early:
+                return f"reads {name} of {host} where it is defined"
+            if self._bound_once(host, name) is None:
+                return f"{name} is bound more than once or conditionally in {host}"
+            return None
         if any(item.scope == host and item.bound == name for item in facts.imports):
             try:
                 import_line(self.context, host, name, host + "._new")
@@ -136,6 +149,26 @@ class Spreader:
         if found is not None and found.startswith("<builtin>."):
             return None
         return f"cannot tell what {name} means in {host}"
+
+    def own(self, host: str, name: str) -> bool:
+        """`host` defines or assigns `name` itself (it is not imported or a builtin)."""
+        facts = self.index.modules[host]
+        return self.index.children.get(host, {}).get(name) is not None or any(
+            item.scope == host and item.target == NameExpr(name) for item in facts.assignments)
+
+    def _bound_once(self, host: str, name: str) -> int | None:
+        """The index of the one top-level statement of `host` binding `name` (a def, a class
+        or an assignment; never rebound, never declared global), None otherwise."""
+        if any(declared == name for _, declared in self.index.modules[host].globals_declared):
+            return None
+        found: list[int] = []
+        for number, statement in enumerate(self.context.module(
+                self.index.modules[host].path).body):
+            if name in binds(statement, top=True):
+                found.append(number)
+            elif name in binds(statement, top=False):
+                return None
+        return found[0] if len(found) == 1 else None
 
     def _def(self, qualname: str) -> cst.FunctionDef:
         host = self.index.module_of[qualname]
@@ -186,23 +219,24 @@ class Spreader:
 
     # -- the move -------------------------------------------------------------------------------
 
-    def spread(self, host_module: cst.Module, path: str, helpers: Sequence[str],
+    def spread(self, host_module: cst.Module, path: str, callees: Sequence[str],
                count: int) -> Spread:
-        """Move `helpers` (movable, of the module at `path`) into `count` new modules, in turn
+        """Move `callees` (movable, of the module at `path`) into `count` new modules, in turn
         (so a chain's levels land in different files); `host_module` is the host's new tree."""
-        if len(helpers) < count or count < 1:
-            raise Refused(f"{count} new module(s) need as many movable helpers, "
-                          f"{len(helpers)} given")
-        host = self.index.module_of[helpers[0]]
-        groups = self._groups(path, host, helpers, count)
+        if len(callees) < count or count < 1:
+            raise Refused(f"{count} new module(s) need as many movable callees, "
+                          f"{len(callees)} given")
+        host = self.index.module_of[callees[0]]
+        groups = self._groups(path, host, callees, count)
         spread = Spread(host_module)
         future = [item for item in self.context.module(path).body
                   if isinstance(item, cst.SimpleStatementLine) and any(
                       isinstance(small, cst.ImportFrom) and isinstance(small.module, cst.Name)
                       and small.module.value == "__future__" for small in item.body)]
+        moved = {_short(name): group for group in groups for name in group.functions}
         for group in groups:
-            lines, body = self._group_body(host, group)
-            spread.files[group.path] = self._text(path, group, future, lines, body)
+            body = self._group_body(host, group, moved)
+            spread.files[group.path] = self._text(path, host, group, future, body)
             for name in group.functions:
                 spread.moved.append(Moved(name, f"{group.module}.{_short(name)}", group.path,
                                           None))
@@ -213,7 +247,7 @@ class Spreader:
         spread.module = self._host(host_module, host, groups)
         return spread
 
-    def _groups(self, path: str, host: str, helpers: Sequence[str], count: int) -> list[_Group]:
+    def _groups(self, path: str, host: str, callees: Sequence[str], count: int) -> list[_Group]:
         folder, _, name = path.rpartition("/")
         stem = folder.rpartition("/")[2] if name == "__init__.py" else name[:-3]
         package = host if self.index.modules[host].is_package else host.rpartition(".")[0]
@@ -228,57 +262,88 @@ class Spreader:
             module_name = new.rpartition("/")[2][:-3]
             groups.append(_Group(new, f"{package}.{module_name}" if package else module_name,
                                  suffix.strip("_")))
-        for position, helper in enumerate(helpers):
-            group = groups[position % count]
-            definition = self.index.definitions[helper]
-            if definition.kind == "method":
-                cls = definition.parent
-                group.methods.setdefault(cls, []).append(helper)
-                group.mixins.setdefault(cls, f"_{_short(cls).strip('_')}Steps{group.suffix}")
-            else:
-                group.functions.append(helper)
+        for position, callee in enumerate(callees):
+            self._place(groups[position % count], callee)
         return groups
 
-    def _group_body(self, host: str,
-                    group: _Group) -> tuple[list[str], list[_Statement]]:
-        lines: list[str] = []
+    def _place(self, group: _Group, callee: str) -> None:
+        definition = self.index.definitions[callee]
+        if definition.kind == "method":
+            cls = definition.parent
+            group.methods.setdefault(cls, []).append(callee)
+            group.mixins.setdefault(cls, f"_{_short(cls).strip('_')}Steps{group.suffix}")
+        else:
+            group.functions.append(callee)
+
+    def _group_body(self, host: str, group: _Group,
+                    moved: dict[str, _Group]) -> list[_Statement]:
+        """The new module's definitions, filling the group's imports: copies of the host's
+        own imports first; last (see `_text`), the names the host defines and the functions
+        moved to the other new modules."""
         body: list[_Statement] = []
         names = [*group.functions, *(name for methods in group.methods.values()
                                      for name in methods)]
         for name in names:
-            for free in sorted(_free_names(self._def(name))):
-                reason = self._binding(host, free)
+            node = self._def(name)
+            early = free_names(node, definition_time=True)
+            for free in sorted(free_names(node)):
+                reason = self._binding(host, free, free in early)
                 if reason is not None:
                     raise Refused(f"{name} cannot move: {reason}")
-                if not (self.index.resolve_name(host, free) or "").startswith("<builtin>."):
-                    lines.append(import_line(self.context, host, free, group.module))
-        functions = [self._def(name).with_changes(leading_lines=[]) for name in group.functions]
-        body.extend(functions)
+                if free in moved and self.own(host, free):
+                    if moved[free] is not group:
+                        group.late.setdefault(moved[free].module, []).append(free)
+                elif self.own(host, free):
+                    group.late.setdefault(host, []).append(free)
+                elif not (self.index.resolve_name(host, free) or "").startswith("<builtin>."):
+                    group.imports.append(import_line(self.context, host, free, group.module))
+        body.extend(self._def(name).with_changes(leading_lines=[]) for name in group.functions)
         for cls, methods in group.methods.items():
             members: list[cst.BaseStatement] = [cst.parse_statement("__slots__ = ()\n")]
-            members.extend(self._def(name).with_changes(leading_lines=[cst.EmptyLine(indent=False)])
-                           for name in methods)
+            members.extend(self._def(name).with_changes(leading_lines=[
+                cst.EmptyLine(indent=False)]) for name in methods)
             body.append(cst.ClassDef(name=cst.Name(group.mixins[cls]),
                                      body=cst.IndentedBlock(body=members)))
-        return list(dict.fromkeys(lines)), body
+        return body
 
-    def _text(self, path: str, group: _Group, future: list[cst.SimpleStatementLine],
-              lines: list[str], body: list[_Statement]) -> str:
-        host = self.context.module(path)
+    def _text(self, path: str, host: str, group: _Group,
+              future: list[cst.SimpleStatementLine], body: list[_Statement]) -> str:
+        """The new module: docstring, imports, definitions, and last the names its code reads
+        from the host module or the other new modules. Imported last, they are bound whichever
+        module is imported first: the host (it has defined them by the time it imports the new
+        modules, which `_host` checks) or a new one (its definitions exist by the time the
+        host imports them back)."""
+        module = self.context.module(path)
         names = [*(_short(name) for name in group.functions), *group.mixins.values()]
         header: list[_Statement] = [item.with_changes(leading_lines=[]) for item in future]
         header.extend(cst.parse_statement(line + "\n") for line in sorted(
-            lines, key=lambda line: (line.startswith("from "), line)))
+            set(group.imports), key=lambda line: (line.startswith("from "), line)))
         if header:
             header[0] = header[0].with_changes(leading_lines=[cst.EmptyLine()])
         spaced = [item.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
                   for item in body]
+        late = [cst.parse_statement(f"from {self._relative(host, module)} import "
+                                    f"{', '.join(sorted(set(names)))}\n")
+                for module, names in sorted(group.late.items())]
+        if late:
+            late[0] = late[0].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+        spaced.extend(late)
         docstring = cst.parse_statement(f'"""Shared steps: {", ".join(names)}."""\n')
-        return cst.Module(body=[docstring, *header, *spaced], default_indent=host.default_indent,
-                          default_newline=host.default_newline).code
+        return cst.Module(body=[docstring, *header, *spaced],
+                          default_indent=module.default_indent,
+                          default_newline=module.default_newline).code
+
+    def _relative(self, host: str, target: str) -> str:
+        """How a sibling module of `host` names the module `target` in a `from` import."""
+        package = host if self.index.modules[host].is_package else host.rpartition(".")[0]
+        if not package:
+            return target
+        if target == package:
+            return "."
+        return "." + target[len(package) + 1:]
 
     def _host(self, module: cst.Module, host: str, groups: Sequence[_Group]) -> cst.Module:
-        """The host without the moved helpers, its classes inheriting their mixins first, and
+        """The host without the moved callees, its classes inheriting their mixins first, and
         the moved names imported back before the first definition that needs them."""
         functions = {_short(name) for group in groups for name in group.functions}
         by_class: dict[str, tuple[set[str], list[str]]] = {}
@@ -290,29 +355,59 @@ class Spreader:
                 removed.update(_short(name) for name in methods)
                 mixins.append(group.mixins[cls])
                 names.append(group.mixins[cls])
-            local = group.module.rpartition(".")[2]
-            relative = "." if self.index.modules[host].is_package or "." in host else ""
-            imports.append(f"from {relative}{local} import {', '.join(sorted(names))}")
+            imports.append(f"from {self._relative(host, group.module)} import "
+                           f"{', '.join(sorted(names))}")
         body: list[cst.BaseStatement] = []
-        first_needed: int | None = None
-        for item in module.body:
+        needed = len(module.body)  # the first statement that needs a moved name at import
+        removed_before: list[int] = []  # moved functions, by their index in the original
+        for number, item in enumerate(module.body):
             if isinstance(item, cst.FunctionDef) and item.name.value in functions:
-                first_needed = len(body) if first_needed is None else first_needed
+                removed_before.append(number)
                 continue
             if isinstance(item, cst.ClassDef) and item.name.value in by_class:
-                first_needed = len(body) if first_needed is None else first_needed
+                needed = min(needed, number)
                 item = _without(item, *by_class[item.name.value])
+            elif functions & names_of(import_time(item)).used:
+                needed = min(needed, number)
             body.append(item)
+        new = [cst.parse_statement(line + "\n") for line in imports]
+        late = sorted({name for group in groups for name in group.late.get(host, [])})
+        if late:  # after every name the new modules read from the host, before any use
+            ready = 1 + max(self._bound_once(host, name) or 0 for name in late)
+            while ready < len(module.body) and _is_docstring(module.body[ready]):
+                ready += 1  # an attribute's docstring stays under it
+            if ready > needed:
+                raise Refused(f"{host} binds {', '.join(late)} after it needs the moved "
+                              "definitions: the new modules could not import them back")
+            position = ready - sum(1 for number in removed_before if number < ready)
+            new[0] = new[0].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+            if position < len(body):
+                body[position] = _spaced(body[position])
+            return module.with_changes(body=[*body[:position], *new, *body[position:]])
+        limit = needed - sum(1 for number in removed_before if number < needed)
         position = 0
-        for number, statement in enumerate(body[:first_needed]):
+        for number, statement in enumerate(body[:limit]):
             if isinstance(statement, cst.SimpleStatementLine) and all(
                     isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body):
                 position = number + 1
         if position == 0:
-            raise Refused(f"{host} has no top-level import before the moved helpers to import "
-                          "them back after")
-        new = [cst.parse_statement(line + "\n") for line in imports]
+            raise Refused(f"{host} has no top-level import before the moved definitions are "
+                          "needed to import them back after")
         return module.with_changes(body=[*body[:position], *new, *body[position:]])
+
+
+def _is_docstring(statement: cst.BaseStatement) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 and \
+        isinstance(statement.body[0], cst.Expr) and isinstance(
+            statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+
+
+def _spaced(statement: cst.BaseStatement) -> cst.BaseStatement:
+    """A definition after an inserted import keeps two blank lines before it."""
+    if isinstance(statement, (cst.FunctionDef, cst.ClassDef)) and not any(
+            line.comment for line in statement.leading_lines):
+        return statement.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+    return statement
 
 
 def _without(node: cst.ClassDef, removed: set[str], mixins: list[str]) -> cst.ClassDef:
@@ -342,19 +437,5 @@ def _without(node: cst.ClassDef, removed: set[str], mixins: list[str]) -> cst.Cl
     return node.with_changes(**changes)
 
 
-def _free_names(node: cst.FunctionDef) -> set[str]:
-    """Global names a definition reads: in its body, defaults and annotations (evaluated where
-    it is defined)."""
-    found = names_of([node.params, node.body, *([node.returns] if node.returns else [])])
-    params = {param.name.value for param in [*node.params.params, *node.params.kwonly_params,
-                                             *node.params.posonly_params]}
-    for star in (node.params.star_arg, node.params.star_kwarg):
-        if isinstance(star, cst.Param):
-            params.add(star.name.value)
-    return found.used - found.bound - params
-
-
 def _short(qualname: str) -> str:
     return qualname.rpartition(".")[2]
-
-

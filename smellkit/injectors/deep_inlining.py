@@ -119,6 +119,7 @@ class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
         chosen: list[Plan] = []
         last: _Made | None = None
         reasons: list[str] = []
+        enough = flagged = False
         for plan in plans:
             trial = [*chosen, plan]
             try:
@@ -130,17 +131,24 @@ class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
             chosen = trial
             if not _enough(difficulty, chosen, rewritten.renamed):
                 continue
-            try:
+            enough = True
+            try:  # the function reads as deep inlining (moving callees out cannot change it)
+                if not _flagged(context, path, qualname,
+                                with_imports(path, rewritten.module, imports)):
+                    continue
+                flagged = True
                 made = _spread(context, spreader, difficulty, qualname, path, rewritten)
                 text = with_imports(path, made.module, imports)
             except Refused as error:
                 reasons.append(error.message)
                 continue
             last = _Made(text, made, rewritten.inlined, rewritten.function, rewritten.needs)
-            if _flagged(context, path, qualname, text):
-                break
+            break
         if not chosen:
             return Skip("no helper could be inlined: " + "; ".join(sorted(set(reasons))[:3]))
+        if enough and not flagged:
+            return Skip("even with every inlinable helper pasted in, the function is not long, "
+                        "complex and blocky enough to read as deep inlining")
         if last is None:
             extra = " and some indirection (a chain or renamed parameters)" \
                 if difficulty != "easy" else ""
@@ -148,8 +156,7 @@ class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
             return Skip(f"{difficulty} needs {_MIN_HELPERS[difficulty]} helper(s){extra} over "
                         f"{_MIN_FILES[difficulty]} files; {len(chosen)} could be inlined{why}")
         if not _flagged(context, path, qualname, last.text):
-            return Skip("even with every inlinable helper pasted in, the function is not long, "
-                        "complex and blocky enough to read as deep inlining")
+            return Skip("the function is no longer reported once its callees moved out")
         return _edit(context, difficulty, qualname, path, chosen, last)
 
 

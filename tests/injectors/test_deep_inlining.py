@@ -23,6 +23,7 @@ from tests.injectors.support import (
     FIXTURES,
     SMALL,
     assert_round_trip,
+    behaviour,
     check_after,
     first_injection,
     injected,
@@ -121,18 +122,43 @@ def test_ledger_behaves_the_same(tmp_path: Path, difficulty: Difficulty) -> None
     same_behaviour(LEDGER / "before", injection, tmp_path, LEDGER_PROBE)
 
 
+def test_new_modules_import_in_either_order(tmp_path: Path) -> None:
+    """A new module read first (before the module it came from) still imports: it reads the
+    host's names only at its end, after its own definitions."""
+    import shutil
+
+    from smellkit.injectors.patches import apply_patch
+
+    injection = injected(LEDGER / "before", SMELL, "hard", POST)
+    copy = tmp_path / "smelly"
+    shutil.copytree(LEDGER / "before", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    apply_patch(copy, injection.smelly_patch)
+    new = sorted(path for path in injection.files if "_steps" in path)
+    assert len(new) == 3
+    for path in new:
+        module = path[:-3].replace("/", ".")
+        probe = f"import {module}\n" + LEDGER_PROBE
+        assert behaviour(copy, probe) == behaviour(LEDGER / "before", LEDGER_PROBE)
+
+
 def test_moving_refusals(tmp_path: Path) -> None:
-    """A helper stays in its file when it reads a definition of its module, when its class
-    names it in its body, or when the class is an enum."""
+    """A function stays in its file when a name of its module is read where it is defined (a
+    default) or is bound conditionally, when its class names it in its body, or when the class
+    is an enum; names of its module read in its body are imported back."""
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "__init__.py").write_text("")
     (tmp_path / "pkg" / "mod.py").write_text(textwrap.dedent('''
         import enum
+        import os
 
         LIMIT = 3
+        if os.sep == "/":
+            SEP = "/"
+        else:
+            SEP = "\\\\"
 
 
-        def helper(value):
+        def shared(value):
             return value
 
 
@@ -141,15 +167,18 @@ def test_moving_refusals(tmp_path: Path) -> None:
                 return value + LIMIT
 
             def reads_function(self, value):
-                return helper(value)
+                return shared(value)
+
+            def default(self, value=LIMIT):
+                return value
+
+            def conditional(self, value):
+                return value + SEP
 
             def aliased(self, value):
                 return value
 
             alias = aliased
-
-            def free(self, value):
-                return len(value)
 
 
         class Kind(enum.Enum):
@@ -161,15 +190,16 @@ def test_moving_refusals(tmp_path: Path) -> None:
     context = InjectionContext(load(tmp_path))
     spreader = Spreader(context)
     host = "pkg.mod"
-    assert spreader.refusal("pkg.mod.Plain.reads_global", host) == \
-        "reads LIMIT, module state of pkg.mod"
-    assert spreader.refusal("pkg.mod.Plain.reads_function", host) == \
-        "reads helper, defined in pkg.mod"
+    assert spreader.refusal("pkg.mod.Plain.reads_global", host) is None
+    assert spreader.refusal("pkg.mod.Plain.reads_function", host) is None
+    assert spreader.refusal("pkg.mod.shared", host) is None
+    assert spreader.refusal("pkg.mod.Plain.default", host) == \
+        "reads LIMIT of pkg.mod where it is defined"
+    assert spreader.refusal("pkg.mod.Plain.conditional", host) == \
+        "SEP is bound more than once or conditionally in pkg.mod"
     assert spreader.refusal("pkg.mod.Plain.aliased", host) == \
         "the body of pkg.mod.Plain names aliased"
     assert "enum" in (spreader.refusal("pkg.mod.Kind.label", host) or "")
-    assert spreader.refusal("pkg.mod.Plain.free", host) is None
-    assert spreader.refusal("pkg.mod.helper", host) is None
 
 
 def test_difficulties_differ() -> None:
@@ -368,24 +398,32 @@ def test_checks_pass_on_the_original() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("name,version", [("click", "8.1.7"), ("jinja2", "3.1.4")])
 def test_real_code(name: str, version: str) -> None:
-    """Every difficulty injects on real code, and the injections verified keep every
-    round-trip property; the counts are printed for the record (`pytest -s`)."""
+    """Every difficulty injects on real code (click: easy and medium; no click candidate has
+    three inlinable callees that can spread over four files and still make a function the
+    detector reports), and the injections verified keep every round-trip property; the
+    counts are printed for the record (`pytest -s`)."""
     from tests.support.pypi import sdist
 
     tries = {"click": 24, "jinja2": 14}[name]  # click's few medium cases come late in order
     counts = real_code(sdist(name, version) / "src", SMELL, tries=tries, verified=1)
     print(f"\n{SMELL} on {name} {version}: {counts}")
     assert counts["easy"]["candidates"] >= 10
-    assert all(row["injected"] >= 1 for row in counts.values()), counts
+    wanted = ("easy", "medium") if name == "click" else DIFFICULTIES
+    assert all(counts[difficulty]["injected"] >= 1 for difficulty in wanted), counts
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name,version", [("click", "8.1.7"), ("jinja2", "3.1.4")])
-def test_own_tests_pass_on_the_smelly_code(tmp_path: Path, name: str, version: str) -> None:
-    """Behaviour is kept: the project's own test suite passes on a hard injection."""
+@pytest.mark.parametrize("name,version,difficulty", [("click", "8.1.7", "medium"),
+                                                     ("jinja2", "3.1.4", "hard")])
+def test_own_tests_pass_on_the_smelly_code(tmp_path: Path, name: str, version: str,
+                                           difficulty: Difficulty) -> None:
+    """Behaviour is kept: the project's own test suite passes on the hardest injection it
+    offers (helpers moved into mixins of new modules included)."""
     from tests.support.pypi import sdist
 
     top = sdist(name, version)
-    result = own_tests_pass(top, first_injection(top / "src", SMELL, "hard"), tmp_path)
+    injection = first_injection(top / "src", SMELL, difficulty)
+    assert any("_steps" in path for path in injection.files), injection.files
+    result = own_tests_pass(top, injection, tmp_path)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert " passed" in result.stdout
