@@ -22,7 +22,7 @@ from tests.injectors.support import (
     first_injection,
     injected,
     own_tests_pass,
-    real_code_yield,
+    real_code_counts,
     same_behaviour,
     smelly_files,
 )
@@ -114,15 +114,28 @@ def test_no_candidate_when_the_holder_is_a_god_class_already(tmp_path: Path) -> 
     assert list(make_injector(SMELL, {"min-file-lines": 0}).candidates(context)) == []
 
 
+MINIMUM = {"click": {"easy": 2, "medium": 3, "hard": 4},
+           "jinja2": {"easy": 3, "medium": 8, "hard": 8}}
+"""Injections that must succeed among all candidates (7 on click, 8 on jinja2, files of 500
+lines or more), as measured. jinja2's easy ones are few: most of its holders use no data of other
+classes, and no one module's movable functions bring both the size and the foreign data the
+detector asks for (WMC >= 47 and ATFD > 5)."""
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("package", [("click", "8.1.7"), ("jinja2", "3.1.4")])
 def test_real_code(package: tuple[str, str], capsys: pytest.CaptureFixture[str]) -> None:
-    """Candidates on the real package, and at each difficulty the first injection that passes
-    every round-trip property (any success that fails one fails the test)."""
-    count, verified = real_code_yield(package, SMELL)
+    """Injections on the real package at each difficulty, and the first of each passes every
+    round-trip property (any verified one that fails one fails the test)."""
+    from tests.support.pypi import sdist
+
+    counts = real_code_counts(sdist(*package) / "src", SMELL, sample=1)
     with capsys.disabled():
-        print(f"\n{SMELL} {package[0]}: {count} candidates, verified {verified}")
-    assert count >= 5 and all(verified.values())
+        print(f"\n{SMELL} {package[0]}: {counts}")
+    for difficulty in DIFFICULTIES:
+        row = counts[difficulty]
+        assert row["injected"] >= MINIMUM[package[0]][difficulty], counts
+        assert row["verified"] == row["sampled"] == 1, counts
 
 
 @pytest.mark.slow
