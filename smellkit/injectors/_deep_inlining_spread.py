@@ -113,6 +113,8 @@ class Spreader:
             bases = [base.rpartition(".")[2] for base in (info.base_names if info else ())]
             if _SPECIAL_BASES & set(bases):
                 return f"{cls.name} is a named tuple, typed dict, enum or protocol"
+            if info is not None and info.metaclass is not None:
+                return f"{cls.name} has a metaclass, which may read its namespace"
         elif owner != host:
             return "a nested function"
         try:
@@ -206,6 +208,8 @@ class Spreader:
                 others.append(item)
         if name in names_of(others).used:
             raise Refused(f"the body of {cls} names {name}")
+        if _super_reads(node, name):  # `super().name` in the class skips it to a base's:
+            raise Refused(f"{cls} reads super().{name}")  # the mixin would answer instead
 
     def _def_class(self, cls: str) -> cst.ClassDef:
         host = self.index.module_of[cls]
@@ -296,7 +300,7 @@ class Spreader:
                 elif self.own(host, free):
                     group.late.setdefault(host, []).append(free)
                 elif not (self.index.resolve_name(host, free) or "").startswith("<builtin>."):
-                    group.imports.append(import_line(self.context, host, free, group.module))
+                    group.imports.append(self._copied_import(host, free, group.module))
         body.extend(self._def(name).with_changes(leading_lines=[]) for name in group.functions)
         for cls, methods in group.methods.items():
             members: list[cst.BaseStatement] = [cst.parse_statement("__slots__ = ()\n")]
@@ -333,6 +337,24 @@ class Spreader:
                           default_indent=module.default_indent,
                           default_newline=module.default_newline).code
 
+    def _copied_import(self, host: str, name: str, module: str) -> str:
+        """The host's import of `name`, for a sibling module: relative when the host's was
+        (`from . import nodes` stays so), absolute otherwise."""
+        line = import_line(self.context, host, name, module)  # refuses what cannot be copied
+        for item in self.index.modules[host].imports:
+            if item.scope == host and item.bound == name and item.is_from and item.level:
+                source, _, attribute = item.target.rpartition(".")
+                package = host if self.index.modules[host].is_package else \
+                    host.rpartition(".")[0]
+                for _ in range(item.level - 1):
+                    package = package.rpartition(".")[0]
+                if source != package and not source.startswith(package + "."):
+                    return line
+                inner = source[len(package) + 1:] if source != package else ""
+                alias = f" as {name}" if attribute != name else ""
+                return f"from {'.' * item.level}{inner} import {attribute}{alias}"
+        return line
+
     def _relative(self, host: str, target: str) -> str:
         """How a sibling module of `host` names the module `target` in a `from` import."""
         package = host if self.index.modules[host].is_package else host.rpartition(".")[0]
@@ -367,7 +389,8 @@ class Spreader:
             if isinstance(item, cst.ClassDef) and item.name.value in by_class:
                 needed = min(needed, number)
                 item = _without(item, *by_class[item.name.value])
-            elif functions & names_of(import_time(item)).used:
+            elif functions & names_of(import_time(item)).used or (removed_before and _imports(
+                    item)):  # an import may come back here for a moved name, in a cycle
                 needed = min(needed, number)
             body.append(item)
         new = [cst.parse_statement(line + "\n") for line in imports]
@@ -394,6 +417,26 @@ class Spreader:
             raise Refused(f"{host} has no top-level import before the moved definitions are "
                           "needed to import them back after")
         return module.with_changes(body=[*body[:position], *new, *body[position:]])
+
+
+def _imports(statement: cst.BaseStatement) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and any(
+        isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body)
+
+
+def _super_reads(node: cst.CSTNode, name: str) -> bool:
+    found = False
+
+    class Visit(cst.CSTVisitor):
+        def visit_Attribute(self, attribute: cst.Attribute) -> None:
+            nonlocal found
+            value = attribute.value
+            if attribute.attr.value == name and isinstance(value, cst.Call) and \
+                    isinstance(value.func, cst.Name) and value.func.value == "super":
+                found = True
+
+    node.visit(Visit())
+    return found
 
 
 def _is_docstring(statement: cst.BaseStatement) -> bool:

@@ -143,8 +143,9 @@ def test_new_modules_import_in_either_order(tmp_path: Path) -> None:
 
 def test_moving_refusals(tmp_path: Path) -> None:
     """A function stays in its file when a name of its module is read where it is defined (a
-    default) or is bound conditionally, when its class names it in its body, or when the class
-    is an enum; names of its module read in its body are imported back."""
+    default) or is bound conditionally, when its class names it in its body (or reads it from
+    `super()`, which the mixin would answer), or when the class is an enum or has a metaclass;
+    names of its module read in its body are imported back."""
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "__init__.py").write_text("")
     (tmp_path / "pkg" / "mod.py").write_text(textwrap.dedent('''
@@ -186,6 +187,23 @@ def test_moving_refusals(tmp_path: Path) -> None:
 
             def label(self):
                 return self.name
+
+
+        class Meta(type):
+            pass
+
+
+        class Registered(metaclass=Meta):
+            def step(self, value):
+                return value
+
+
+        class Child(Plain):
+            def free(self, value):
+                return len(value)
+
+            def skip(self, value):
+                return super().free(value)
     '''))
     context = InjectionContext(load(tmp_path))
     spreader = Spreader(context)
@@ -200,6 +218,9 @@ def test_moving_refusals(tmp_path: Path) -> None:
     assert spreader.refusal("pkg.mod.Plain.aliased", host) == \
         "the body of pkg.mod.Plain names aliased"
     assert "enum" in (spreader.refusal("pkg.mod.Kind.label", host) or "")
+    assert spreader.refusal("pkg.mod.Registered.step", host) == \
+        "Registered has a metaclass, which may read its namespace"
+    assert spreader.refusal("pkg.mod.Child.free", host) == "pkg.mod.Child reads super().free"
 
 
 def test_difficulties_differ() -> None:
