@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
+from weakref import WeakKeyDictionary
 
 import libcst as cst
 
@@ -58,24 +59,31 @@ def with_imports(path: str, module: cst.Module, imports: Sequence[str]) -> str:
 def unconditional(context: InjectionContext, module: str, name: str) -> bool:
     """The module binds `name` in a statement of its own top level (not under `if`/`try`,
     where the binding may not happen: a platform-specific import, an optional dependency)."""
-    facts = context.index.modules[module]
-    for statement in ast.parse(context.source(facts.path)).body:
+    known = _TOP_LEVEL.setdefault(context, {})
+    if module not in known:  # parsed once per module and context: asked once per name
+        known[module] = _top_level(context.source(context.index.modules[module].path))
+    return name in known[module]
+
+
+_TOP_LEVEL: WeakKeyDictionary[InjectionContext, dict[str, frozenset[str]]] = \
+    WeakKeyDictionary()
+
+
+def _top_level(text: str) -> frozenset[str]:
+    found: set[str] = set()
+    for statement in ast.parse(text).body:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound = {statement.name}
+            found.add(statement.name)
         elif isinstance(statement, ast.Import):
-            bound = {alias.asname or alias.name.split(".")[0] for alias in statement.names}
+            found |= {alias.asname or alias.name.split(".")[0] for alias in statement.names}
         elif isinstance(statement, ast.ImportFrom):
-            bound = {alias.asname or alias.name for alias in statement.names}
+            found |= {alias.asname or alias.name for alias in statement.names}
         elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
             targets = statement.targets if isinstance(statement, ast.Assign) else \
                 [statement.target]
-            bound = {node.id for target in targets for node in ast.walk(target)
-                     if isinstance(node, ast.Name)}
-        else:
-            continue
-        if name in bound:
-            return True
-    return False
+            found |= {node.id for target in targets for node in ast.walk(target)
+                      if isinstance(node, ast.Name)}
+    return frozenset(found)
 
 
 def import_line(context: InjectionContext, origin: str, name: str, host: str) -> str:

@@ -88,6 +88,7 @@ class Spreader:
         self.context = context
         self.index = context.index
         self._refusals: dict[str, str | None] = {}
+        self._bindings: dict[str, tuple[dict[str, list[int]], set[str]]] = {}
 
     def refusal(self, qualname: str, host: str) -> str | None:
         """Why this callee cannot move out of `host` (its caller's module), None if it can."""
@@ -163,14 +164,18 @@ class Spreader:
         or an assignment; never rebound, never declared global), None otherwise."""
         if any(declared == name for _, declared in self.index.modules[host].globals_declared):
             return None
-        found: list[int] = []
-        for number, statement in enumerate(self.context.module(
-                self.index.modules[host].path).body):
-            if name in binds(statement, top=True):
-                found.append(number)
-            elif name in binds(statement, top=False):
-                return None
-        return found[0] if len(found) == 1 else None
+        if host not in self._bindings:  # once per module: its statements can be big classes
+            top: dict[str, list[int]] = {}
+            maybe: set[str] = set()
+            for number, statement in enumerate(self.context.module(
+                    self.index.modules[host].path).body):
+                for bound in binds(statement, top=True):
+                    top.setdefault(bound, []).append(number)
+                maybe |= binds(statement, top=False)
+            self._bindings[host] = (top, maybe)
+        top, maybe = self._bindings[host]
+        found = top.get(name, [])
+        return found[0] if len(found) == 1 and name not in maybe else None
 
     def _def(self, qualname: str) -> cst.FunctionDef:
         host = self.index.module_of[qualname]

@@ -1,22 +1,29 @@
-"""Deep inlining, injected: paste the bodies of a function's helpers (and of their helpers) into it.
+"""Deep inlining, injected: paste the bodies of a function's callees (and of theirs) into it.
 
-A candidate is a function the detector does not report whose statement-level calls go to helpers
-of the repository (five source lines or more) that can be inlined safely, forming chains of depth
-1 to 3, with enough code between them to make a long, complex function (`_deep_inlining_sites`).
-The injection replaces call statements by the helpers' bodies (`_deep_inlining_inline`); the
-helpers stay where they are, so every other caller is untouched and the original is the
-refactoring: call them again.
+A candidate is a function the detector does not report whose statement-level calls go to
+functions of the repository (five source lines or more) that can be inlined safely, forming
+chains of depth 1 to 3, with enough code between them to make a long, complex function
+(`_deep_inlining_sites`). The injection replaces call statements by the callees' bodies
+(`_deep_inlining_inline`); the callees stay defined, so every other caller is untouched and the
+original is the refactoring: call them again.
 
-- easy: helpers called directly (no chains), each pasted body introduced by a comment naming the
-  step (its docstring's first line, or its name).
-- medium: two or more helpers, no comments, and indirection: a chain (a helper's own helper
-  pasted inside it), a helper from another file, or parameters bound to renamed locals.
-- hard: three or more helpers, chains up to depth 3, deeper chains and other files first; the
-  helpers the function still calls are the red herrings (they must stay calls).
+Difficulty follows SmellBench's rule on the files the smell spans: the caller's file and the
+files that define the pasted callees (the copies duplicate their code there; that is where a
+solver must look to undo it).
 
-How many files the smell spans is what the candidate offers: real code mostly calls helpers of
-its own module (jinja2: every candidate; click: 16 of 22), so the difficulties are set by
-chains, renaming and the number of helpers rather than by file counts.
+- easy: 2 files; callees called directly (no chains), each pasted body introduced by a comment
+  naming the step (its docstring's first line, or its name).
+- medium: 3 or more files; two or more callees, no comments, and indirection: a chain (a
+  callee's own callee pasted inside it) or parameters bound to renamed locals or defaults.
+- hard: 4 or more files; three or more callees, chains up to depth 3; module state of another
+  module read by the pasted code (imported into the caller's module), or a callee reached
+  through a mixin; and a red herring: a long callee the function still calls.
+
+Real code mostly calls functions of its own module (every jinja2 candidate; 16 of 22 in click),
+so when the callees span fewer files than the difficulty asks, the ones defined in the caller's
+file move to new sibling modules (`_deep_inlining_spread`): methods into mixins their class
+inherits first, functions imported back. A check that the function calls a moved callee again
+accepts either definition (`deep_inlining.calls_one_of`).
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
 
 import libcst as cst
 from pydantic import Field
@@ -115,7 +123,7 @@ class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
         if difficulty != "easy":  # deeper chains and other files first: more indirection
             plans.sort(key=lambda plan: (-_depth(plan), -len(_files(context, [plan], path))))
         inliner = Inliner(context, comments=difficulty == "easy")
-        spreader = Spreader(context)
+        spreader = _SPREADERS.setdefault(context, Spreader(context))
         chosen: list[Plan] = []
         last: _Made | None = None
         reasons: list[str] = []
@@ -133,8 +141,8 @@ class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
                 continue
             enough = True
             try:  # the function reads as deep inlining (moving callees out cannot change it)
-                if not _flagged(context, path, qualname,
-                                with_imports(path, rewritten.module, imports)):
+                if not _flagged(context, path, qualname, _alone(context, qualname,
+                                                                rewritten.function)):
                     continue
                 flagged = True
                 made = _spread(context, spreader, difficulty, qualname, path, rewritten)
@@ -158,6 +166,10 @@ class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
         if not _flagged(context, path, qualname, last.text):
             return Skip("the function is no longer reported once its callees moved out")
         return _edit(context, difficulty, qualname, path, chosen, last)
+
+
+_SPREADERS: WeakKeyDictionary[InjectionContext, Spreader] = WeakKeyDictionary()
+"""One per context: what may move is a property of the original repository."""
 
 
 @dataclass
@@ -301,6 +313,17 @@ def _enough(difficulty: Difficulty, chosen: Sequence[Plan], renamed: bool) -> bo
 
 
 # -- the smelly file ------------------------------------------------------------------------------
+
+
+def _alone(context: InjectionContext, qualname: str, function: cst.FunctionDef) -> str:
+    """The text of a module holding only the function (in its classes, so its qualname is the
+    same): the rule judges a function by its own code, and printing a whole big module for
+    every trial would cost far more."""
+    module = context.index.module_of[qualname]
+    node: cst.FunctionDef | cst.ClassDef = function.with_changes(leading_lines=[])
+    for name in reversed(qualname[len(module) + 1:].split(".")[:-1]):
+        node = cst.ClassDef(name=cst.Name(name), body=cst.IndentedBlock(body=[node]))
+    return cst.Module(body=[node]).code
 
 
 def _flagged(context: InjectionContext, path: str, qualname: str, text: str) -> bool:

@@ -224,9 +224,9 @@ def test_moving_refusals(tmp_path: Path) -> None:
 
 
 def test_difficulties_differ() -> None:
-    """easy: direct helpers, each step named by a comment; medium: a chain (a helper's helper
-    pasted inside it); hard: three or more helpers and the helpers still called as red
-    herrings."""
+    """easy: direct callees, each step named by a comment; medium: a chain (a callee's callee
+    pasted inside it); hard: three or more callees, module state of another module read by the
+    pasted code, and the callees still called as red herrings."""
     easy = injected(SHOP / "before", SMELL, "easy", TARGET)
     medium = injected(SHOP / "before", SMELL, "medium", TARGET)
     hard = injected(SHOP / "before", SMELL, "hard", TARGET)
@@ -235,6 +235,8 @@ def test_difficulties_differ() -> None:
     assert chain <= {location.qualname for location in medium.locations}
     assert len({location.qualname for location in hard.locations} - {TARGET}) >= 3
     assert hard.red_herrings
+    assert "from shop.pricing import TAX_RATES" in hard.smelly_patch  # module state
+    assert "shop.pricing" in {location.qualname for location in hard.locations}
     assert all(location.qualname not in {item.qualname for item in hard.locations}
                for location in hard.red_herrings)
 
