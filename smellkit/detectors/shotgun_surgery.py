@@ -27,6 +27,9 @@ Three forms, each reported at the one place a change starts, with every place it
   (`return len(strip_ansi(x))`) that other modules write out again at least `min-helper-copies`
   times, its names meaning the same there: a change of the rule misses the copies
   (`_shotgun_surgery_helpers`). Reported at the first copy.
+- **bypassed decorators**: a decorator that only marks what it decorates (`f.attr = value` or
+  `registry.add(f)`, then `return f`) written out by hand after definitions of other modules at
+  least `min-helper-copies` times (`_marker_decorators`). Reported at the first copy.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from collections.abc import Iterable, Iterator
 from pydantic import Field
 
 from smellkit.detectors._keys import COMMON_LITERALS, DTYPE, KEY_LIKE, Registries, Scopes
+from smellkit.detectors._marker_decorators import MARKER_EXAMPLES, marker_findings
 from smellkit.detectors._shotgun_surgery_constants import _imports_from, string_constants
 from smellkit.detectors._shotgun_surgery_helpers import HELPER_EXAMPLES, helper_findings
 from smellkit.detectors._usage import is_test_path
@@ -89,7 +93,8 @@ class ShotgunSurgeryOptions(DetectorOptions):
         default=2, ge=1, description="A bypassed constant needs at least this many literal "
         "copies in other modules.")
     helpers: bool = Field(default=True, description="Report one-expression helpers whose "
-                          "expression other modules write out instead of calling them.")
+                          "expression other modules write out instead of calling them, and "
+                          "marking decorators they write out instead of applying them.")
     min_helper_copies: int = Field(
         default=2, ge=1, description="A bypassed helper needs at least this many copies of its "
         "expression in other modules.")
@@ -162,6 +167,7 @@ class ShotgunSurgery(Detector[ShotgunSurgeryOptions]):
                 for n in range(4)}},
             ()),
         *HELPER_EXAMPLES,
+        *MARKER_EXAMPLES,
     )
 
     def detect(self, context: Context) -> Iterable[Finding]:
@@ -179,6 +185,7 @@ class ShotgunSurgery(Detector[ShotgunSurgeryOptions]):
             yield from self._literals(context, keys)
         if self.options.helpers:
             yield from helper_findings(context, self.options.min_helper_copies)
+            yield from marker_findings(context, self.options.min_helper_copies)
 
     # -- callers (Lanza-Marinescu) ----------------------------------------------------------
 

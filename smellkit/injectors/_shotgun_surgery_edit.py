@@ -135,11 +135,12 @@ class _Replace(cst.CSTTransformer):
         return updated_node.with_changes(names=names)
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=24)
 def _analysed(source: str) -> tuple[cst.Module, Mapping[cst.CSTNode, Scope | None],
                                     Mapping[cst.CSTNode, CodeRange]]:
     """A module's tree with scopes and positions; resolving them is the slow part on big
-    modules, and one module is often asked about several constants."""
+    modules, and one module is often asked about several constants, helpers and decorators
+    (jinja2's filters, runtime and environment modules about four decorators each)."""
     wrapper = MetadataWrapper(cst.parse_module(source))
     return wrapper.module, wrapper.resolve(ScopeProvider), wrapper.resolve(PositionProvider)
 

@@ -81,7 +81,8 @@ def plans(injector: ShotgunSurgeryInjector, context: InjectionContext,
 def _user(context: InjectionContext, facts: FileFacts, module: str,
           name: str) -> tuple[User, bool] | None:
     """A module importing the helper by name at module level, and whether the import must stay
-    (re-exported, star-imported, or possibly imported by tests or examples from there)."""
+    (re-exported, star-imported, spelled in a string, or possibly imported by tests or examples
+    from there)."""
     from smellkit.injectors.shotgun_surgery import User, _word_lines
 
     if facts.module == module or is_test_path(facts.path):
@@ -97,7 +98,7 @@ def _user(context: InjectionContext, facts: FileFacts, module: str,
     if not lines:
         return None
     outside = outside_words(context)
-    keep = name in (facts.dunder_all or ()) or any(
+    keep = name in spelled(context) or name in (facts.dunder_all or ()) or any(
         item.target == f"{facts.module}.{name}" for other in context.index.modules.values()
         for item in other.imports) or any(
         facts.module in targets for targets in context.index.star_imports.values()) or bool(
@@ -105,6 +106,18 @@ def _user(context: InjectionContext, facts: FileFacts, module: str,
     scopes = Scopes(facts)
     return User(facts.module, facts.path, name, tuple(lines),
                 tuple(sorted({scopes.at(number) for number in lines})), False), keep
+
+
+def spelled(context: InjectionContext) -> frozenset[str]:
+    """Every short string literal of the analysed code: a name spelled in a string may be
+    looked up or imported by name (jinja2's compiled templates import `internalcode` from
+    `jinja2.runtime` because `runtime.exported` lists it)."""
+    return context.analysis.derived(_spelled)
+
+
+def _spelled(analysis: Context) -> frozenset[str]:
+    return frozenset(value for facts in analysis.index.modules.values()
+                     for value, _ in facts.string_constants)
 
 
 def _overridden(context: InjectionContext, qualname: str) -> bool:
@@ -162,8 +175,9 @@ def candidates(injector: ShotgunSurgeryInjector, context: InjectionContext,
                flagged: frozenset[str]) -> list[Candidate]:
     found: list[Candidate] = []
     for plan in plans(injector, context, flagged):
-        if all(set(user.scopes) <= flagged for user in plan.users):
-            continue  # every call sits where the original is reported already
+        if all(set(user.scopes) <= flagged for user in plan.users) or sum(
+                len(user.lines) for user in plan.users) < injector.options.min_copies:
+            continue  # every call sits where the original is reported already, or too few
         location = context.location(plan.helper.qualname)  # the responsibility itself
         if location is None:
             continue
@@ -201,8 +215,6 @@ def _body(context: InjectionContext, helper: Helper) -> cst.BaseExpression | Non
 def _adds(context: InjectionContext, helper: Helper, user: User) -> list[str] | str:
     """Names the user module must import from the helper's module for the expression, or why
     it cannot."""
-    from smellkit.injectors.shotgun_surgery import _word_lines
-
     index = context.index
     adds: list[str] = []
     if helper.method:  # no imports: only builtins, not rebound where the calls are
@@ -212,19 +224,30 @@ def _adds(context: InjectionContext, helper: Helper, user: User) -> list[str] | 
         if any(name not in _BUILTIN_NAMES or name in bound for name in helper.free):
             return f"{helper.qualname} reads names that {user.path} may not have"
         return adds
-    for name in helper.free:
-        there = index.resolve_name(helper.qualname, name)
+    return needed_imports(context, helper.qualname, helper.module, helper.free, user)
+
+
+def needed_imports(context: InjectionContext, qualname: str, module: str,
+                   free: Sequence[str], user: User) -> list[str] | str:
+    """Names of `module` the user module must import for code moved there from `qualname`
+    that reads `free`, or why it cannot (a name that means something else there)."""
+    from smellkit.injectors.shotgun_surgery import _word_lines
+
+    index = context.index
+    adds: list[str] = []
+    for name in free:
+        there = index.resolve_name(qualname, name)
         here = index.resolve_name(user.module, name)
         if there is not None and here == there:
             continue
         if here is not None or _word_lines(context.source(user.path), name):
             return f"{name} means something else in {user.path}"
         if there is None and any(  # a module-level variable of the helper's module
-                item.scope == helper.module and item.target == Name(name)
-                for item in index.modules[helper.module].assignments):
-            there = f"{helper.module}.{name}"
+                item.scope == module and item.target == Name(name)
+                for item in index.modules[module].assignments):
+            there = f"{module}.{name}"
         if there is None or there in index.modules or there.startswith("<builtin>."):
-            return f"{name} cannot be imported from {helper.module}"
+            return f"{name} cannot be imported from {module}"
         adds.append(name)
     return adds
 

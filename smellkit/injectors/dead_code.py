@@ -1,19 +1,21 @@
 """Dead code injector: graft code nothing can reach onto a function that calls another module.
 
-A candidate is a function or method `f` (module A) that ends with a `return` and calls a
-module-level function `g` of another module B. Every injection adds a compatibility shim of `g`
-in B (`_g_compat`, delegating to `g`) and reaches it only from code that never runs:
+A candidate is a function or method `f` (module A) that returns and calls, in writing, a plain
+top-level function `g` of another module B. Every injection adds a compatibility shim of `g` in B
+(`_g_compat`, delegating to `g`) and reaches it only from code that never runs. Every wrapper of
+the chain takes g's exact parameters, as written, and hands them on by name
+(`_dead_code_signature`), so its shape does not give it away:
 
-- easy (2 files): `f` gets an explicit second `return _g_compat(...)` after its last `return`;
-  A imports the shim beside its import of `g`.
+- easy (2 files): `f` gets an explicit second `return _g_compat(...)` after its last `return`
+  (in whatever block that is); A imports the shim beside its import of `g`.
 - medium (3 files): a delegation chain nothing calls: `_legacy_f` in A -> `_f_fallback` (a
   wrapper with a defaulted parameter) in a third module C -> the shim in B.
 - hard (4 files): the chain goes through a fourth module D, whose adapter looks the shim up in a
   module-level table; `g` and `f` are the red herrings (live code the chain imitates).
 
 Behaviour is preserved: the new functions are never called, their imports are local to them, and
-the one new top-level import (easy) repeats an import A already makes from B. Structural checks
-ask that the grafted names be gone or reached from live code (`dead_code.absent_or_used`) and
+the one new module-level import (easy) sits beside an import A already makes from B. Structural
+checks ask that the grafted names be gone or reached from live code (`dead_code.absent_or_used`) and
 that `f` has no unreachable statement (`dead_code.reachable_body`).
 """
 

@@ -1,5 +1,6 @@
 """Shotgun-surgery injection: a shared string constant spelled out again in every module using it
-(or a one-expression helper written out at its calls: `_shotgun_surgery_helpers`).
+(or a one-expression helper written out at its calls: `_shotgun_surgery_helpers`; or a marking
+decorator written out after the definitions it marks: `_shotgun_surgery_decorators`).
 
 The original defines one small responsibility once, a module-level string constant (a key, an
 option name, a marker), and other modules import it. The smelly version replaces the imports by
@@ -27,6 +28,7 @@ from smellkit.detectors._usage import is_test_path
 from smellkit.detectors.context import Context
 from smellkit.detectors.shotgun_surgery import ShotgunSurgery, ShotgunSurgeryOptions
 from smellkit.facts import FileFacts, Name
+from smellkit.injectors import _shotgun_surgery_decorators as decorator_kind
 from smellkit.injectors import _shotgun_surgery_helpers as helper_kind
 from smellkit.injectors._data_clumps_plan import outside_words
 from smellkit.injectors._shotgun_surgery_edit import (
@@ -152,10 +154,10 @@ class ShotgunSurgeryInjector(Injector[ShotgunSurgeryInjectorOptions]):
         if len(imports) != 1:
             return None
         bound = imports[0].bound
-        if bound in (facts.dunder_all or ()) or any(
+        if bound in helper_kind.spelled(context) or bound in (facts.dunder_all or ()) or any(
                 item.target == f"{facts.module}.{bound}" for other in
                 context.index.modules.values() for item in other.imports):
-            return None  # re-exported: other code imports the name from here
+            return None  # re-exported, or spelled in a string: code may import it from here
         if facts.dunder_all is None and any(
                 facts.module in targets for targets in context.index.star_imports.values()):
             return None  # `from this_module import *` elsewhere would lose the name
@@ -185,8 +187,8 @@ class ShotgunSurgeryInjector(Injector[ShotgunSurgeryInjectorOptions]):
         flagged = _flagged(context)
         for constant in self.constants(context):
             usable = [user for user in constant.users if self._usable(constant, user, flagged)]
-            if not usable:
-                continue
+            if sum(len(user.lines) for user in usable) < self.options.min_copies:
+                continue  # too few uses to make the detector's copies at any difficulty
             first = max(usable, key=lambda user: (len(user.lines), user.path))
             location = context.location(first.scopes[0])
             if location is None:
@@ -201,12 +203,16 @@ class ShotgunSurgeryInjector(Injector[ShotgunSurgeryInjectorOptions]):
                 data={"constant": constant.qualname, "value": constant.value,
                       "users": [user.module for user in usable]})
         yield from helper_kind.candidates(self, context, flagged)
+        yield from decorator_kind.candidates(context, flagged, self.options.min_copies)
 
     def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
                rng: random.Random) -> Edit | Skip:
         if "helper" in candidate.data:
             return helper_kind.inject(self, context, candidate, difficulty, rng,
                                       _flagged(context))
+        if "decorator" in candidate.data:
+            return decorator_kind.inject(self, context, candidate, difficulty, rng,
+                                         _flagged(context))
         qualname = str(candidate.data.get("constant", ""))
         constant = next((item for item in self.constants(context)
                          if item.qualname == qualname), None)

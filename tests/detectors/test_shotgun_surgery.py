@@ -186,3 +186,32 @@ def test_bypassed_constant_finding() -> None:
     assert "settings.names.CONFIG_ENV" in finding.message
     assert flagged(load(FIXTURES / "bypassed_constant"), constants=False) == []
     assert flagged(load(FIXTURES / "bypassed_constant"), **{"min-constant-copies": 4}) == []
+
+
+REGISTRY_MARK = {
+    "pkg/__init__.py": "",
+    "pkg/trace.py": ("internal: set[object] = set()\n\n\n"
+                     "def internalcode(f):\n    \"\"\"Hide from tracebacks.\"\"\"\n"
+                     "    internal.add(f.__code__)\n    return f\n"),
+    "pkg/run.py": ("from pkg.trace import internal\n\n\n"
+                   "class Runner:\n    def call(self):\n        return 1\n\n"
+                   "    internal.add(call.__code__)\n\n\n"
+                   "def render():\n    return 2\n\n\n"
+                   "internal.add(render.__code__)\n"),
+}
+
+
+def test_bypassed_decorator_finding(tmp_path: Path) -> None:
+    """A registering decorator written out after a method and a function of another module;
+    the same call on a registry of that name that is another object is no copy."""
+    (finding,) = run_detectors(load(write(tmp_path / "flagged", REGISTRY_MARK)), [SMELL])
+    evidence = finding.evidence
+    assert (evidence["form"], evidence["decorator"]) == ("decorator", "pkg.trace.internalcode")
+    assert (evidence["occurrences"], evidence["files"]) == (2, 1)
+    assert finding.location.qualname == "pkg.run.Runner.call"
+    assert [item.qualname for item in finding.related] == ["pkg.run.render",
+                                                           "pkg.trace.internalcode"]
+    other = {**REGISTRY_MARK, "pkg/run.py": REGISTRY_MARK["pkg/run.py"].replace(
+        "from pkg.trace import internal\n", "internal: set[object] = set()\n")}
+    assert flagged(load(write(tmp_path / "other", other))) == []
+    assert flagged(load(write(tmp_path / "flagged", REGISTRY_MARK)), helpers=False) == []

@@ -186,7 +186,7 @@ def test_helper_candidates_say_why() -> None:
     found = {item.data["helper"]: item
              for item in find_candidates(project, SMELL, options=support.NO_FILTER)
              if "helper" in item.data}
-    assert sorted(found) == ["report.text.strip_styles", "report.text.width"]
+    assert sorted(found) == ["report.text.strip_styles"]  # `width`: one call, too few copies
     chosen = found["report.text.strip_styles"]
     assert chosen.data["users"] == ["report.banner", "report.log", "report.table"]
     assert "one-expression helper) called from 3 other modules" in chosen.reason
@@ -334,6 +334,140 @@ def test_safe_order(expression: str, ordered: bool) -> None:
     assert safe_order(ast.parse(expression, mode="eval").body, params) is ordered
 
 
+# -- marking decorators written out -------------------------------------------------------------
+
+MARK_CASE = "request_marks"
+"""`web/marks.py` defines `pass_request` (sets `f.wants = "request"`), its look-alike
+`pass_session` and `expose` (records the handler's name in a module-level set); `views` (below
+`@expose`), `api` (under an alias, on methods too) and `admin` mark handlers with `pass_request`,
+`hooks` under `functools.lru_cache` (refused: the cache would see the function unmarked)."""
+
+
+def _inject_marker(difficulty: Difficulty) -> tuple[Project, Injection]:
+    from smellkit.injectors.engine import inject
+
+    project = support.load(support.case_dir(SMELL, MARK_CASE) / "before")
+    (candidate,) = [item for item in find_candidates(project, SMELL, options=support.NO_FILTER)
+                    if item.data.get("decorator") == "web.marks.pass_request"]
+    result = inject(project, SMELL, difficulty, candidate=candidate, options=support.NO_FILTER)
+    assert isinstance(result, Injection), result
+    return project, result
+
+
+def test_marker_candidates_say_why() -> None:
+    project = support.load(support.case_dir(SMELL, MARK_CASE) / "before")
+    found = {item.data["decorator"]: item
+             for item in find_candidates(project, SMELL, options=support.NO_FILTER)
+             if "decorator" in item.data}
+    # `expose` marks one handler: too few copies for the detector at any difficulty
+    assert sorted(found) == ["web.marks.pass_request", "web.marks.pass_session"]
+    chosen = found["web.marks.pass_request"]
+    assert chosen.data["users"] == ["web.admin", "web.api", "web.hooks", "web.views"]
+    assert "(a decorator that marks what it decorates) applied in 4 other modules" in \
+        chosen.reason
+
+
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_marker_before_after(tmp_path: Path, difficulty: Difficulty) -> None:
+    _, injection = _inject_marker(difficulty)
+    support.check_after(SMELL, MARK_CASE, difficulty, injection, tmp_path)
+    low, high = SPAN[difficulty]
+    assert low <= len({*injection.files, "web/marks.py"}) <= high
+    assert "web/hooks.py" not in injection.files
+    if difficulty == "hard":
+        herrings = {item.qualname for item in injection.red_herrings}
+        assert {"web.hooks.greeting", "web.marks.whoami"} <= herrings
+        assert herrings & {"web.admin.logout", "web.api.Users.session", "web.views.index"}
+
+
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_marker_round_trip(difficulty: Difficulty) -> None:
+    project, injection = _inject_marker(difficulty)
+    support.assert_round_trip(support.case_dir(SMELL, MARK_CASE) / "before", injection,
+                              project)
+    assert [check.kind for check in injection.checks] == ["shotgun_surgery.marker_copies",
+                                                          "no_finding"]
+
+
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_marker_behaviour_is_kept(tmp_path: Path, difficulty: Difficulty) -> None:
+    before = support.case_dir(SMELL, MARK_CASE) / "before"
+    _, injection = _inject_marker(difficulty)
+    smelly = support.smelly_copy(before, injection, tmp_path)
+    assert support.run_main(smelly, "web.app") == support.run_main(before, "web.app")
+
+
+MARK_BASE = {
+    "pkg/__init__.py": "",
+    "pkg/marks.py": """\
+        CONTEXT = object()
+
+
+        def pass_context(f):
+            f.needs = CONTEXT
+            return f
+        """,
+    "pkg/one.py": """\
+        from pkg.marks import pass_context
+
+
+        @pass_context
+        def title(context, value):
+            return value.title()
+
+
+        @pass_context
+        def upper(context, value):
+            return value.upper()
+        """,
+}
+
+UPPER = "@pass_context\ndef upper(context, value):\n    return value.upper()\n"
+MARK_VARIANTS = {
+    "applied by a call": "upper = pass_context(lambda context, value: value.upper())\n",
+    "below a decorator that is not a mark": "@staticmethod\n" + UPPER,
+    "a name the mark reads means something else": UPPER + "\n\nCONTEXT = None\n",
+}
+
+
+@pytest.mark.parametrize("variant", [None, *sorted(MARK_VARIANTS)])
+def test_marker_guards(tmp_path: Path, variant: str | None) -> None:
+    """The marks are written after each definition, and the name they read imported in place of
+    the decorator; a use other than `@name`, a decorator above that is not a mark, or a name that
+    means something else in the module is refused."""
+    from smellkit.injectors.engine import inject
+
+    files = {path: textwrap.dedent(text) for path, text in MARK_BASE.items()}
+    if variant is not None:
+        files["pkg/one.py"] = files["pkg/one.py"].replace(UPPER, MARK_VARIANTS[variant])
+    root = _write(tmp_path / "repo", files)
+    project = support.load(root)
+    outcome = inject(project, SMELL, "easy", options=support.NO_FILTER)
+    if variant is not None:
+        assert isinstance(outcome, InjectionSkip), outcome
+        return
+    assert isinstance(outcome, Injection), outcome
+    smelly = support.smelly_copy(root, outcome, tmp_path)
+    assert (smelly / "pkg/one.py").read_text(encoding="utf-8") == textwrap.dedent("""\
+        from pkg.marks import CONTEXT
+
+
+        def title(context, value):
+            return value.title()
+
+
+        title.needs = CONTEXT
+
+
+        def upper(context, value):
+            return value.upper()
+
+
+        upper.needs = CONTEXT
+        """)
+    support.assert_round_trip(root, outcome, project)
+
+
 # -- real code ------------------------------------------------------------------------------------
 
 MEASURED = {"click": "2 candidates (2 without the 500-line filter); made/verified: easy 2/2  "
@@ -352,3 +486,18 @@ def test_real_code_survey(name: str, version: str) -> None:
     print(result.row(name))
     assert not result.failures, result.failures
     assert result.row(name).partition(": ")[2] == MEASURED[name]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,version", [("click", "8.1.7"), ("jinja2", "3.1.4")])
+def test_own_tests_pass_on_the_smelly_code(tmp_path: Path, name: str, version: str) -> None:
+    """Behaviour is kept: the project's own suite passes on a hard injection (click: a helper
+    written out in three modules; jinja2: `@internalcode` written out in three modules)."""
+    from tests.injectors.support import first_injection, own_tests_pass
+    from tests.support.pypi import sdist
+
+    top = sdist(name, version)
+    injection = first_injection(top / "src", SMELL, "hard")
+    result = own_tests_pass(top, injection, tmp_path)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert " passed" in result.stdout
