@@ -353,7 +353,12 @@ def _check_function(function: cst.FunctionDef, holder_name: str, taken: set[str]
             raise move.Refused(f"{name} inspects frames ({node.value}): the thin function "
                                "adds one")
     bound = registry.table if registry is not None else holder_name
-    if bound in move.names_in(function.params):
+    params = function.params
+    named = {item.name.value for item in (*params.posonly_params, *params.params,
+                                           *params.kwonly_params)}
+    named.update(item.name.value for item in (params.star_arg, params.star_kwarg)
+                 if isinstance(item, cst.Param))
+    if bound in named:  # the thin function's import would rebind it (annotations do not mind)
         raise move.Refused(f"a parameter of {name} is named {bound}")
     definition_time = move._definition_time_nodes(function)
     read = {node.value for node in move._subtree(function)

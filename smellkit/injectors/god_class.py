@@ -36,7 +36,7 @@ from pydantic import Field
 
 from smellkit.detectors._access import data_access, is_test_code
 from smellkit.detectors.context import Context
-from smellkit.detectors.runner import run_detectors
+from smellkit.detectors.runner import residue, run_detectors
 from smellkit.facts import Attr, CallOf, Name
 from smellkit.injectors import _feature_envy_move as move
 from smellkit.injectors import _god_class_absorb as absorbing
@@ -176,6 +176,8 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
             changes, added = inline(context, holder, chosen, registered=difficulty == "hard")
         except move.Refused as refused:
             return Skip(str(refused))
+        if difficulty == "hard" and _shortfall(context, changes, holder) is not None:
+            return Skip(f"behind the registry the detector does not flag {holder}")
         checks = _checks(context, holder, "its responsibilities live in classes of their own")
         return Edit(
             changes=changes, targets=((holder, "class"),), checks=checks,
@@ -196,11 +198,14 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
         measures = absorbing.measure_holder(analysis, holder)
         needed = _NEEDED[difficulty]
         excluded: dict[str, str] = {}
+        limits = self._limits()
         for _ in range(4):
-            chosen = absorbing.select(measures, pool, needed, self._limits(),
-                                      frozenset(excluded))
+            chosen = absorbing.select(measures, pool, needed, limits, frozenset(excluded))
             if chosen is None:
                 why = f" ({next(iter(excluded.values()))})" if excluded else ""
+                if limits != self._limits():
+                    why = (f" using more than {limits[2]} attributes of other classes, which "
+                           "it needs when the thin functions call through the registry")
                 return Skip(f"no {needed} module(s) of functions would make {holder} a god "
                             f"class{why}")
             try:
@@ -221,6 +226,11 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
             if difficulty == "hard" and not herrings:
                 return Skip(f"no function that {module} calls, or of the absorbed modules, stays "
                             "where it is (a red herring)")
+            if difficulty == "hard":
+                short = _shortfall(context, changes, holder)
+                if short is not None:  # choose again, asking for that much more foreign data
+                    limits = (limits[0], limits[1], limits[2] + short)
+                    continue
             return self._function_edit(context, holder, difficulty, changes, absorbed, herrings)
         return Skip(f"too many functions refused: {'; '.join(list(excluded.values())[:3])}")
 
@@ -238,6 +248,27 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
             summary=f"{holder} absorbed {len(absorbed)} functions of {', '.join(modules)} as "
                     "static methods; thin functions of the same names delegate to them"
                     + (" through a registry of its module" if difficulty == "hard" else ""))
+
+
+def _shortfall(context: InjectionContext, changes: dict[str, str | None],
+               holder: str) -> int | None:
+    """None when the detector flags the holder in the smelly version, else how many more
+    attributes of other classes it would need (at least 1).
+
+    The prediction cannot see everything at hard: calls through the registry carry no
+    argument types, so data a function used through a parameter typed only by its callers is
+    no longer attributed to a class. The smelly version is analysed to be sure."""
+    from smellkit.injectors.engine import smelly_project
+
+    smelly = smelly_project(context.project, changes)
+    if isinstance(smelly, Skip):
+        return 1
+    analysis = Context(smelly)
+    location = analysis.location(holder)
+    if location is not None and residue(analysis, "god_class", [location]):
+        return None  # as `verify` asks
+    measures = absorbing.measure_holder(analysis, holder)
+    return max(1, GodClassInjectorOptions().atfd_above + 1 - len(measures.foreign))
 
 
 def _collaborators(analysis: Context) -> Iterator[Collaborator]:
