@@ -202,8 +202,9 @@ def _spread(context: InjectionContext, spreader: Spreader, difficulty: Difficult
         refused = [f"{name.rpartition('.')[2]}: {spreader.refusal(name, host)}"
                    for name in inlined if context.path_of(name) == path
                    and spreader.refusal(name, host) is not None]
-        raise Refused(f"the helpers span {len(files)} file(s) and {len(movable)} can move to "
-                      f"another ({'; '.join(refused[:2]) or 'no helper of the caller file'})")
+        raise Refused(f"the callees span {len(files)} file(s); {len(movable)} distinct one(s) "
+                      f"of the caller's file can move, {missing} new module(s) needed"
+                      + (f" ({'; '.join(refused[:2])})" if refused else ""))
     return spreader.spread(rewritten.module, path, movable, missing)
 
 
