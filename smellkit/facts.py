@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 from smellkit.blocks import FunctionShape, function_blocks
 from smellkit.fingerprints import Fingerprints, fingerprint_module
 from smellkit.metrics.complexity import CodeMeasure, measure_module
-from smellkit.reachability import Liveness, liveness
+from smellkit.reachability import Liveness, Reads, liveness
 
 FACTS_SCHEMA = 14
 """Bump whenever a fact type changes shape: cached facts of another schema are never read."""
@@ -335,6 +335,10 @@ class _Extractor(ast.NodeVisitor):
         self.receivers: dict[int, Expr] = {}
         self.name_ir: dict[str, Expr] = {}  # interned form by identifier
         self.const_ir: dict[str, Expr] = {}  # interned form by constant type
+        self.attr_ir: dict[tuple[int, str], Expr] = {}  # by (id of receiver form, attribute)
+        # What the module reads, for `reachability.liveness`: this walk meets every node.
+        self.reads = Reads()
+        self.read_names = self.reads.names
 
     # -- traversal -------------------------------------------------------------------------
 
@@ -345,6 +349,13 @@ class _Extractor(ast.NodeVisitor):
         if method is None:
             method = self._method(kind)
         method(self, node)
+
+    def visit_all(self, nodes: list[Any]) -> None:
+        """Visit a statement list (one call for the list, not one more per statement)."""
+        dispatch = _DISPATCH
+        for node in nodes:
+            kind = node.__class__
+            (dispatch.get(kind) or self._method(kind))(self, node)
 
     def _method(self, kind: type[ast.AST]) -> Callable[[_Extractor, Any], None]:
         found: Callable[[_Extractor, Any], None] = getattr(
@@ -366,16 +377,28 @@ class _Extractor(ast.NodeVisitor):
                 for item in value:
                     item_type = item.__class__
                     if item_type is _CONSTANT_NODE:
-                        self.visit_Constant(item)
-                    elif item_type is not _NAME_NODE and isinstance(item, ast.AST):
+                        text = item.value
+                        if text.__class__ is str and 2 < len(text) <= 64 and "\n" not in text:
+                            self.strings.append((text, item.lineno))
+                    elif item_type is _NAME_NODE:
+                        if item.ctx.__class__ is _LOAD_CONTEXT:
+                            self.read_names.add(item.id)
+                    elif isinstance(item, ast.AST):
                         (dispatch.get(item_type) or self._method(item_type))(self, item)
             elif kind is _CONSTANT_NODE:
-                self.visit_Constant(value)
-            elif kind is not _NAME_NODE and isinstance(value, ast.AST):
+                text = value.value
+                if text.__class__ is str and 2 < len(text) <= 64 and "\n" not in text:
+                    self.strings.append((text, value.lineno))
+            elif kind is _NAME_NODE:
+                if value.ctx.__class__ is _LOAD_CONTEXT:
+                    self.read_names.add(value.id)
+            elif isinstance(value, ast.AST):
                 (dispatch.get(kind) or self._method(kind))(self, value)
 
     def visit_Name(self, node: ast.Name) -> None:
-        """A name has no children worth a visit (its `ctx` is a marker)."""
+        """A name has no children: only what it reads matters."""
+        if node.ctx.__class__ is _LOAD_CONTEXT:
+            self.read_names.add(node.id)
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -425,7 +448,14 @@ class _Extractor(ast.NodeVisitor):
             receiver = self.receivers.get(id(node))
             if receiver is None:
                 receiver = self.ir(node.value)  # type: ignore[attr-defined]
-            expr = Attr(receiver, node.attr)  # type: ignore[attr-defined]
+            # The receiver is itself shared, so its identity and the name identify the form
+            # (cheaper to hash than the form, which hashes the whole chain).
+            key = (id(receiver), node.attr)  # type: ignore[attr-defined]
+            known = self.attr_ir.get(key)
+            if known is None:
+                expr = Attr(receiver, node.attr)  # type: ignore[attr-defined]
+                known = self.attr_ir[key] = self.interned.setdefault(expr, expr)
+            return known
         else:
             expr = self._ir(node)
         return self.interned.setdefault(expr, expr)
@@ -451,8 +481,8 @@ class _Extractor(ast.NodeVisitor):
             const = key.value if isinstance(key, ast.Constant) else None
             return Sub(self.ir(node.value), const if isinstance(const, (str, int)) else None)
         if isinstance(node, (ast.List, ast.Tuple, ast.Set)):  # `[*xs, y]`: xs's elements
-            return Seq(tuple(Iter(self.ir(item.value)) if isinstance(item, ast.Starred)
-                             else self.ir(item) for item in node.elts))
+            return Seq(tuple([Iter(self.ir(item.value)) if isinstance(item, ast.Starred)
+                              else self.ir(item) for item in node.elts]))
         if isinstance(node, ast.Dict):
             items: list[tuple[str | int | None, Expr]] = []
             for key_node, value in zip(node.keys, node.values):
@@ -463,7 +493,7 @@ class _Extractor(ast.NodeVisitor):
         if isinstance(node, ast.IfExp):
             return Alts((self.ir(node.body), self.ir(node.orelse)))
         if isinstance(node, ast.BoolOp):
-            return Alts(tuple(self.ir(value) for value in node.values))
+            return Alts(tuple([self.ir(value) for value in node.values]))
         if isinstance(node, (ast.Await, ast.Starred)):
             return self.ir(node.value)
         if isinstance(node, ast.NamedExpr):
@@ -477,8 +507,18 @@ class _Extractor(ast.NodeVisitor):
     def bind(self, target: ast.AST, value: Expr, line: int,
              annotation: tuple[str, ...] = ()) -> None:
         """Record an assignment, splitting tuple targets element by element."""
-        if isinstance(target, (ast.Tuple, ast.List)):
-            for position, element in enumerate(target.elts):
+        kind = target.__class__
+        if kind is _NAME_NODE:  # the common case first
+            current = self.scopes[-1]
+            name = target.id  # type: ignore[attr-defined]
+            self.assignments.append(_new(Assignment, (current.namespace, Name(name), value,
+                                                      line, annotation)))
+            if current.kind == "class":
+                self.class_attrs[current.qualname].append(ClassAttribute(
+                    name, line, "class", annotation, value, current.qualname))
+            return
+        if kind is ast.Tuple or kind is ast.List:
+            for position, element in enumerate(target.elts):  # type: ignore[attr-defined]
                 if isinstance(element, ast.Starred):
                     self.bind(element.value, Iter(value), line)
                 elif isinstance(value, Seq) and position < len(value.items):
@@ -487,10 +527,7 @@ class _Extractor(ast.NodeVisitor):
                     self.bind(element, Sub(value, position), line)
             return
         scope = self.code_scope()
-        if isinstance(target, ast.Name):
-            self.assignments.append(Assignment(self.namespace(), Name(target.id), value, line,
-                                               annotation))
-        elif isinstance(target, ast.Attribute):
+        if isinstance(target, ast.Attribute):
             receiver = self.ir(target.value)
             self.assignments.append(
                 Assignment(scope, Attr(receiver, target.attr), value, line, annotation))
@@ -501,9 +538,6 @@ class _Extractor(ast.NodeVisitor):
                     target.attr, line, "instance", annotation, value, current.qualname))
         elif isinstance(target, ast.Subscript):
             self.assignments.append(Assignment(scope, self.ir(target), value, line, annotation))
-        if self.scope.kind == "class" and isinstance(target, ast.Name):
-            self.class_attrs[self.scope.qualname].append(ClassAttribute(
-                target.id, line, "class", annotation, value, self.scope.qualname))
 
     # -- definitions -----------------------------------------------------------------------
 
@@ -553,10 +587,13 @@ class _Extractor(ast.NodeVisitor):
         for default in [*node.args.defaults, *node.args.kw_defaults]:
             if default is not None:
                 self.visit(default)
+        annotations: list[ast.expr] = []
         for arg in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs,
                     node.args.vararg, node.args.kwarg]:
             if arg is not None and arg.annotation is not None:
                 self.visit(arg.annotation)
+                annotations.append(arg.annotation)
+        self.reads.annotations(node.returns, *annotations)  # string annotations are read too
         if parent.kind == "class":
             kind = "method"
         elif parent.kind == "module":
@@ -580,8 +617,7 @@ class _Extractor(ast.NodeVisitor):
             if param.annotation:
                 self.assignments.append(Assignment(qualname, Name(param.name), UNKNOWN,
                                                    node.lineno, param.annotation))
-        for statement in node.body:
-            self.visit(statement)
+        self.visit_all(node.body)
         self.scopes.pop()
         self._decorate(node, qualname)
 
@@ -606,8 +642,7 @@ class _Extractor(ast.NodeVisitor):
             _is_stub(node.body), self.measures.get((node.lineno, node.col_offset))))
         self.class_attrs[qualname] = []
         self.push_scope(qualname, "class")
-        for statement in node.body:
-            self.visit(statement)
+        self.visit_all(node.body)
         self.scopes.pop()
         self.classes.append(ClassInfo(
             qualname, tuple(self.ir(base) for base in node.bases),
@@ -638,19 +673,22 @@ class _Extractor(ast.NodeVisitor):
 
     def visit_Assign(self, node: ast.Assign) -> None:
         self.visit(node.value)
-        for target in node.targets:
-            self.visit(target)
+        targets = node.targets
+        for target in targets:
+            if target.__class__ is not _NAME_NODE:  # a bound name reads nothing
+                self.visit(target)
         value = self.ir(node.value)
-        for target in node.targets:
+        for target in targets:
             self.bind(target, value, node.lineno)
         if (len(self.scopes) == 1 and any(isinstance(t, ast.Name) and t.id == "__all__"
-                                          for t in node.targets)):
+                                          for t in targets)):
             self._read_all(node.value)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         if node.value is not None:
             self.visit(node.value)
         self.visit(node.target)
+        self.reads.annotations(node.annotation)
         names = annotation_names(node.annotation)
         value = self.ir(node.value) if node.value is not None else UNKNOWN
         self.bind(node.target, value, node.lineno, names)
@@ -682,8 +720,8 @@ class _Extractor(ast.NodeVisitor):
         self.visit(node.iter)
         self.visit(node.target)
         self.bind(node.target, Iter(self.ir(node.iter)), node.lineno)
-        for statement in [*node.body, *node.orelse]:
-            self.visit(statement)
+        self.visit_all(node.body)
+        self.visit_all(node.orelse)
 
     visit_For = _loop
     visit_AsyncFor = _loop
@@ -701,8 +739,7 @@ class _Extractor(ast.NodeVisitor):
             if item.optional_vars is not None:
                 self.visit(item.optional_vars)
                 self.bind(item.optional_vars, self.ir(item.context_expr), node.lineno)
-        for statement in node.body:
-            self.visit(statement)
+        self.visit_all(node.body)
 
     visit_With = _with
     visit_AsyncWith = _with
@@ -721,11 +758,9 @@ class _Extractor(ast.NodeVisitor):
         guard = (dotted(node.test) or "").rpartition(".")[2] == "TYPE_CHECKING"
         self.visit(node.test)
         self.type_checking += guard
-        for statement in node.body:
-            self.visit(statement)
+        self.visit_all(node.body)
         self.type_checking -= guard
-        for statement in node.orelse:
-            self.visit(statement)
+        self.visit_all(node.orelse)
 
     def visit_Import(self, node: ast.Import) -> None:
         scope = self.code_scope()
@@ -758,22 +793,32 @@ class _Extractor(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
-        if func.__class__ is _ATTRIBUTE_NODE:
-            self.called_attrs.add(id(func))
-        visit = self.visit
-        ir = self.ir
-        if func.__class__ is not _NAME_NODE:
-            visit(func)
+        func_type = func.__class__
+        read_names = self.read_names
+        dispatch = _DISPATCH
+        if func_type is _NAME_NODE:
+            read_names.add(func.id)  # type: ignore[attr-defined]
+        else:
+            if func_type is _ATTRIBUTE_NODE:
+                self.called_attrs.add(id(func))
+            (dispatch.get(func_type) or self._method(func_type))(self, func)
         args = node.args
         for arg in args:
-            if arg.__class__ is not _NAME_NODE:
-                visit(arg)
+            arg_type = arg.__class__
+            if arg_type is _NAME_NODE:
+                read_names.add(arg.id)  # type: ignore[attr-defined]
+            else:
+                (dispatch.get(arg_type) or self._method(arg_type))(self, arg)
         keywords = node.keywords
         for keyword in keywords:
-            if keyword.value.__class__ is not _NAME_NODE:
-                visit(keyword.value)
+            value = keyword.value
+            if value.__class__ is _NAME_NODE:
+                read_names.add(value.id)
+            else:
+                self.visit(value)
         scope = self.scopes[-1]
         calls = self.calls
+        ir = self.ir
         callee = ir(func)  # before the arguments: equal forms are shared in first-seen order
         forms: tuple[Expr, ...] = ()
         if args:
@@ -788,31 +833,47 @@ class _Extractor(ast.NodeVisitor):
                 else:
                     values.append(ir(arg))
             forms = tuple(values)
-        calls.append(CallSite(
+        calls.append(_new(CallSite, (
             scope.code, callee, forms,
-            tuple((keyword.arg, ir(keyword.value)) for keyword in keywords) if keywords else (),
-            node.lineno, node.col_offset, False, scope.namespace))
+            tuple([(keyword.arg, ir(keyword.value)) for keyword in keywords]) if keywords else (),
+            node.lineno, node.col_offset, False, scope.namespace)))
         self.call_index[id(node)] = len(calls) - 1
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         value = node.value
-        if value.__class__ is not _NAME_NODE:
-            self.visit(value)
-        receiver = self.receivers[id(node)] = self.ir(value)
         scope = self.scopes[-1]
-        own = (scope.self_name is not None and isinstance(receiver, Name)
-               and receiver.id == scope.self_name)
-        self.accesses.append(AttributeAccess(
-            scope.code, receiver, node.attr, node.ctx.__class__ is not _LOAD_CONTEXT,
-            id(node) in self.called_attrs, own, node.lineno))
+        if value.__class__ is _NAME_NODE:
+            name = value.id
+            self.read_names.add(name)
+            receiver = self.name_ir.get(name) or self.ir(value)
+            own = name == scope.self_name
+        else:
+            self.visit(value)
+            receiver = self.ir(value)
+            own = (scope.self_name is not None and isinstance(receiver, Name)
+                   and receiver.id == scope.self_name)
+        self.receivers[id(node)] = receiver
+        load = node.ctx.__class__ is _LOAD_CONTEXT
+        if load:
+            self.reads.attributes.add(node.attr)
+        self.accesses.append(_new(AttributeAccess, (
+            scope.code, receiver, node.attr, not load, id(node) in self.called_attrs, own,
+            node.lineno)))
+
+    def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
+        self.reads.fstring(node)
+        self.generic_visit(node)
 
     def visit_Constant(self, node: ast.Constant) -> None:
-        value = node.value
-        if isinstance(value, str) and 2 < len(value) <= 64 and "\n" not in value:
+        value = node.value  # (inlined in `generic_visit`, which meets most constants)
+        if value.__class__ is str and 2 < len(value) <= 64 and "\n" not in value:
             self.strings.append((value, node.lineno))
 
 
 _DISPATCH: dict[type[ast.AST], Callable[[_Extractor, Any], None]] = {}
+_new = tuple.__new__
+"""Builds the most frequent facts without the Python-level `__new__` of named tuples (every
+field given, defaults included)."""
 _NAME_NODE, _ATTRIBUTE_NODE, _CALL_NODE = ast.Name, ast.Attribute, ast.Call
 _CONSTANT_NODE, _STARRED_NODE, _LOAD_CONTEXT = ast.Constant, ast.Starred, ast.Load
 _CHILD_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {}
@@ -827,8 +888,7 @@ def extract(tree: ast.Module, source: str, path: str, module: str, is_package: b
     """Every fact of one parsed module."""
     module_measure, measures = measure_module(tree, source)
     extractor = _Extractor(module, is_package, measures)
-    for statement in tree.body:
-        extractor.visit(statement)
+    extractor.visit_all(tree.body)
     return FileFacts(
         path=path, module=module, is_package=is_package,
         definitions=tuple(extractor.definitions), classes=tuple(extractor.classes),
@@ -837,7 +897,7 @@ def extract(tree: ast.Module, source: str, path: str, module: str, is_package: b
         imports=tuple(extractor.imports), globals_declared=tuple(extractor.globals_declared),
         dunder_all=tuple(extractor.dunder_all) if extractor.dunder_all is not None else None,
         measure=module_measure, string_constants=tuple(extractor.strings),
-        liveness=liveness(tree, module),
+        liveness=liveness(tree, module, extractor.reads),
         fingerprints=fingerprint_module(tree, source, module),
         shapes=function_blocks(tree, module),
     )

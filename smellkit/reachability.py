@@ -1,10 +1,11 @@
-"""Statements that can never run, and the names a module reads: one cheap walk of an `ast` tree.
+"""Statements that can never run, and the names a module reads.
 
 Runs in the parse workers beside `facts.extract`. Statement lists are walked with a tiny
 control-flow rule (a block ends at `return`, `raise`, `continue`, `break`, a `while True` loop
 without `break`, or an `if`/`try`/`match` whose every branch ends); expressions are only scanned
 for the names and attributes they read (the rest of the facts keep names only where a call
-resolver needs them), so dead-code detection can tell any use from none. Stdlib only; no
+resolver needs them), so dead-code detection can tell any use from none. In the workers that scan
+is part of the facts' own walk (`Reads`), so this module walks statements only. Stdlib only; no
 inference: `sys.exit()` and friends are not treated as exits.
 """
 
@@ -51,6 +52,9 @@ _NAME, _LOAD, _ATTRIBUTE = ast.Name, ast.Load, ast.Attribute
 _CALL, _CONSTANT = ast.Call, ast.Constant
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _TRY = (ast.Try, ast.TryStar) if hasattr(ast, "TryStar") else (ast.Try,)
+_STRUCTURED = frozenset({*_EXITS, ast.If, ast.While, ast.For, ast.AsyncFor, *_TRY, ast.With,
+                         ast.AsyncWith, *_FUNCTIONS, ast.ClassDef, ast.Match, ast.AnnAssign})
+"""Statements that end a block, hold statements or read annotations; the rest only read."""
 
 
 def _fields(kind: type[ast.AST]) -> tuple[str, ...]:
@@ -99,14 +103,33 @@ def _generator_marker(rest: list[ast.stmt]) -> bool:
             and isinstance(rest[0].value, (ast.Yield, ast.YieldFrom)))
 
 
-class _Walker:
+class Reads:
+    """What a module reads: bare names, attribute names and f-string name prefixes.
+
+    `facts.extract` fills one during its own walk of every node (a second walk here would cost
+    as much again) and calls `annotations` only for the parts it does not read as names;
+    `liveness` without one walks the expressions itself."""
+
+    __slots__ = ("attributes", "names", "prefixes")
+
     def __init__(self) -> None:
-        self.spans: list[Span] = []
         self.names: set[str] = set()
         self.attributes: set[str] = set()
         self.prefixes: set[str] = set()
 
+    def fstring(self, node: ast.JoinedStr) -> None:
+        """The prefixes an f-string completes: `f"visit_{kind}"` gives `visit_`."""
+        values = node.values
+        for position, part in enumerate(values[:-1]):
+            if (part.__class__ is _CONSTANT and part.value.__class__ is str
+                    and values[position + 1].__class__ is _FORMATTED):
+                head = _TRAILING_NAME.search(part.value)
+                if head is not None and "_" in head.group() and len(head.group()) > 2:
+                    self.prefixes.add(head.group())
+
     def expressions(self, *nodes: ast.AST | None, strings: bool = False) -> None:
+        """Add what `nodes` and everything below them read; `strings`: also the identifiers in
+        string constants (string annotations)."""
         add = self.names.add
         attributes = self.attributes
         stack: list[Any] = [node for node in nodes if node is not None]
@@ -127,14 +150,8 @@ class _Walker:
                 for keyword in node.keywords:
                     push(keyword.value)
             elif kind is _JOINED:
-                values = node.values
-                for position, part in enumerate(values[:-1]):
-                    if (part.__class__ is _CONSTANT and part.value.__class__ is str
-                            and values[position + 1].__class__ is _FORMATTED):
-                        head = _TRAILING_NAME.search(part.value)
-                        if head is not None and "_" in head.group() and len(head.group()) > 2:
-                            self.prefixes.add(head.group())
-                extend(values)
+                self.fstring(node)
+                extend(node.values)
             elif kind is _CONSTANT:
                 if strings and node.value.__class__ is str:
                     self.names.update(_IDENTIFIER.findall(node.value))
@@ -152,6 +169,16 @@ class _Walker:
     def annotations(self, *nodes: ast.AST | None) -> None:
         """Names an annotation reads, inside string annotations too (`Optional["Node"]`)."""
         self.expressions(*nodes, strings=True)
+
+
+class _Walker:
+    def __init__(self, reads: Reads | None) -> None:
+        self.spans: list[Span] = []
+        self.reads = reads  # None: the caller collects what is read in its own walk
+
+    def expressions(self, *nodes: ast.AST | None) -> None:
+        if self.reads is not None:
+            self.reads.expressions(*nodes)
 
     def report(self, scope: str, body: list[ast.stmt], reason: str) -> None:
         if body:
@@ -173,6 +200,11 @@ class _Walker:
 
     def statement(self, node: ast.stmt, scope: str, dead: bool) -> str | None:
         kind = type(node)
+        reads = self.reads
+        if kind not in _STRUCTURED:  # most statements: only what they read matters
+            if reads is not None:
+                reads.expressions(node)
+            return None
         exit_reason = _EXITS.get(kind)
         if exit_reason is not None:
             self.expressions(node)
@@ -183,7 +215,8 @@ class _Walker:
             return self._while(node, scope, dead)  # type: ignore[arg-type]
         if kind in (ast.For, ast.AsyncFor):
             loop: ast.For = node  # type: ignore[assignment]
-            self.expressions(loop.target, loop.iter)
+            if reads is not None:
+                reads.expressions(loop.target, loop.iter)
             self.block(loop.body, scope, dead)
             self.block(loop.orelse, scope, dead)
             return None
@@ -191,32 +224,37 @@ class _Walker:
             return self._try(node, scope, dead)  # type: ignore[arg-type]
         if kind in (ast.With, ast.AsyncWith):
             with_node: ast.With = node  # type: ignore[assignment]
-            self.expressions(*with_node.items)
+            if reads is not None:
+                reads.expressions(*with_node.items)
             self.block(with_node.body, scope, dead)
             return None  # a context manager may swallow what ends its body
         if kind in _FUNCTIONS:
             function: ast.FunctionDef = node  # type: ignore[assignment]
-            args = function.args
-            self.expressions(*function.decorator_list, *args.defaults, *args.kw_defaults)
-            self.annotations(function.returns, *(
-                arg.annotation for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs,
-                                           args.vararg, args.kwarg) if arg is not None))
+            if reads is not None:
+                args = function.args
+                reads.expressions(*function.decorator_list, *args.defaults, *args.kw_defaults)
+                reads.annotations(function.returns, *(
+                    arg.annotation for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs,
+                                               args.vararg, args.kwarg) if arg is not None))
             self.block(function.body, f"{scope}.{function.name}" if scope else function.name,
                        dead)
             return None
         if kind is ast.ClassDef:
             cls: ast.ClassDef = node  # type: ignore[assignment]
-            self.expressions(*cls.decorator_list, *cls.bases, *cls.keywords)
+            if reads is not None:
+                reads.expressions(*cls.decorator_list, *cls.bases, *cls.keywords)
             self.block(cls.body, f"{scope}.{cls.name}" if scope else cls.name, dead)
             return None
         if kind is ast.Match:
             return self._match(node, scope, dead)  # type: ignore[arg-type]
         if kind is ast.AnnAssign:
             annotated: ast.AnnAssign = node  # type: ignore[assignment]
-            self.expressions(annotated.target, annotated.value)
-            self.annotations(annotated.annotation)
+            if reads is not None:
+                reads.expressions(annotated.target, annotated.value)
+                reads.annotations(annotated.annotation)
             return None
-        self.expressions(node)
+        if reads is not None:
+            reads.expressions(node)
         return None
 
     def _if(self, node: ast.If, scope: str, dead: bool) -> str | None:
@@ -269,13 +307,17 @@ class _Walker:
         return "branches" if ends and exhaustive else None
 
 
-def liveness(tree: ast.Module, module: str = "") -> Liveness:
+def liveness(tree: ast.Module, module: str = "", reads: Reads | None = None) -> Liveness:
     """Unreachable spans (scopes qualified by `module`), and the names and attributes the module
-    reads."""
-    walker = _Walker()
+    reads: those in `reads` when the caller collected them from every node of `tree` (see
+    `Reads`), else found here."""
+    own = reads is None
+    if reads is None:
+        reads = Reads()
+    walker = _Walker(reads if own else None)
     walker.block(tree.body, module, False)
-    return Liveness(tuple(walker.spans), tuple(sorted(walker.names)),
-                    tuple(sorted(walker.attributes)), tuple(sorted(walker.prefixes)))
+    return Liveness(tuple(walker.spans), tuple(sorted(reads.names)),
+                    tuple(sorted(reads.attributes)), tuple(sorted(reads.prefixes)))
 
 
 def unreachable_spans(tree: ast.Module, module: str = "") -> tuple[Span, ...]:

@@ -10,6 +10,7 @@ the diff of the JSON files.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
@@ -19,10 +20,52 @@ from pathlib import Path
 
 import pytest
 
+from smellkit.facts import FileFacts, extract
 from smellkit.project import SourceFile, parse_file
+from smellkit.reachability import liveness
 
 DATA = Path(__file__).parent / "data"
 PACKAGES = [("click", "8.1.7"), ("jinja2", "3.1.4")]
+
+
+READS = """
+import typing as t
+from pkg import Base, deco
+
+@deco(level=LEVEL)
+class Thing(Base, metaclass=Meta):
+    field: "Optional[Node]" = DEFAULT
+    other: t.Literal["a_b c"]
+
+    def run(self, item: "Item", *rest: Rest, key: Key = KEY, **more) -> "Result | None":
+        value = [x.attr for x in item.values if x.ok]
+        self.cache[key] = lambda y=Y: y.inner(z)
+        obj.attr.deep = value
+        del gone
+        if (found := lookup(name=key)) is not None:
+            print(f"visit_{kind}", f"{a!r:>{width}}")
+        match command:
+            case Point(x=0, y=yy) if yy > LIMIT:
+                return Point
+            case {"k": kk, **others}:
+                raise Error(kk)
+        return found
+    dead = 1
+"""
+
+
+def test_names_read_in_the_facts_walk_match_the_standalone_walk() -> None:
+    """`extract` collects the names a module reads in its own walk; `liveness` alone walks the
+    expressions itself: both must find the same names, attributes and prefixes."""
+    tree = ast.parse(READS)
+    facts = extract(tree, READS, "m.py", "m", False)
+    alone = liveness(ast.parse(READS), "m")
+    assert facts.liveness == alone
+    assert {"Optional", "Node", "Item", "Result", "LEVEL", "Y", "z", "LIMIT", "a_b", "c",
+            "width", "kind", "obj"} <= set(alone.names)
+    assert "gone" not in alone.names and "deep" not in alone.attributes
+    assert {"attr", "inner", "cache", "values", "ok"} <= set(alone.attributes)
+    assert alone.prefixes == ("visit_",)
 
 
 def _digests(src: Path) -> dict[str, str]:
@@ -35,8 +78,11 @@ def _digests(src: Path) -> dict[str, str]:
         if is_package:
             parts.pop()
         source_file = SourceFile(str(file), relative, ".".join(parts), is_package)
-        result = parse_file(source_file, file.read_bytes(), 10**8)
+        data = file.read_bytes()
+        result = parse_file(source_file, data, 10**8)
         found[relative] = hashlib.sha256(repr(result).encode()).hexdigest()
+        if isinstance(result, FileFacts):  # the two ways of collecting names read agree
+            assert result.liveness == liveness(ast.parse(data), result.module), relative
     return found
 
 
