@@ -43,7 +43,11 @@ from pydantic import Field
 from smellkit.detectors._keys import COMMON_LITERALS, DTYPE, KEY_LIKE, Registries, Scopes
 from smellkit.detectors._marker_decorators import MARKER_EXAMPLES, marker_findings
 from smellkit.detectors._shotgun_surgery_constants import _imports_from, string_constants
-from smellkit.detectors._shotgun_surgery_helpers import HELPER_EXAMPLES, helper_findings
+from smellkit.detectors._shotgun_surgery_helpers import (
+    HELPER_EXAMPLES,
+    helper_copies,
+    helper_findings,
+)
 from smellkit.detectors._usage import is_test_path
 from smellkit.detectors.base import Detector, DetectorOptions, Example
 from smellkit.detectors.context import Context
@@ -113,6 +117,7 @@ class ShotgunSurgery(Detector[ShotgunSurgeryOptions]):
                    "(Lanza-Marinescu CM/CC), or a string key repeated across modules: one change "
                    "means editing all of them.")
     Options = ShotgunSurgeryOptions
+    early = (helper_copies,)
     _ambiguity: dict[str, set[tuple[int, str]]]
     examples = (
         Example(
