@@ -7,9 +7,9 @@ again in other modules as statements after the definitions instead of being appl
 after definitions elsewhere bypasses it, so a change of how the mark is made (another attribute,
 a registry) must be made at every copy. A copy is a statement equal to one of the decorator's
 marking statements with its parameter standing for the name of a function or class defined in
-the same block, every other name meaning what it means in the decorator's module. Only modules
-whose facts show the mark (an assignment of the attribute, a call of the registry's method) are
-parsed, once each.
+the module (`wrapper.mark = ...` after `def wrapper`, or where `wrapper = mark(wrapper)` stood),
+every other name meaning what it means in the decorator's module. Only modules whose facts show
+the mark (an assignment of the attribute, a call of the registry's method) are parsed, once each.
 """
 
 from __future__ import annotations
@@ -154,21 +154,28 @@ def copies(context: Context, marker: Marker) -> list[tuple[str, int, str]]:
         except SyntaxError:
             continue
         scopes = Scopes(facts)
+        everywhere: dict[str, list[ast.stmt]] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                everywhere.setdefault(ast.dump(ast.Name(id=node.name, ctx=ast.Load())),
+                                      []).append(node)
         for block in _blocks(tree):
-            defined = {ast.dump(ast.Name(id=item.name, ctx=ast.Load())): item for item in block
-                       if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef,
-                                            ast.ClassDef))}
             for position, statement in enumerate(block):
                 bound: dict[str, str] = {}
                 if not _match(marker.statements[0], statement, (marker.param,), bound) or \
-                        bound.get(marker.param) not in defined:
+                        bound.get(marker.param) not in everywhere:
                     continue
                 rest = block[position + 1:position + len(marker.statements)]
                 if len(rest) != len(marker.statements) - 1 or not all(
                         _match(pattern, item, (marker.param,), dict(bound))
                         for pattern, item in zip(marker.statements[1:], rest)):
                     continue
-                marked = scopes.at(defined[bound[marker.param]].lineno)
+                here = [item for item in everywhere[bound[marker.param]] if item in block]
+                before = [item for item in everywhere[bound[marker.param]]
+                          if item.lineno < statement.lineno]
+                if not here and not before:
+                    continue
+                marked = scopes.at((here or before)[-1].lineno)
                 if all(meaning(context, marked, name) == meaning(context, marker.qualname, name)
                        for name in marker.free):
                     found.append((facts.path, statement.lineno, marked))

@@ -140,16 +140,39 @@ class _Rename(cst.CSTTransformer):
             if original_node.value == self.param else updated_node
 
 
+def _renamed(statements: Sequence[cst.SimpleStatementLine], param: str,
+             name: str) -> list[cst.BaseStatement]:
+    found: list[cst.BaseStatement] = []
+    for line in statements:
+        renamed = line.visit(_Rename(param, name))
+        assert isinstance(renamed, cst.SimpleStatementLine)
+        found.append(renamed)
+    return found
+
+
 class _Owners(cst.CSTVisitor):
-    """Each decorator expression with its decorator and the definition it decorates."""
+    """Each decorator expression with its decorator and the definition it decorates, and each
+    callee of a `name = mark(name)` statement with the statement and the name."""
 
     def __init__(self) -> None:
         super().__init__()
         self.owner: dict[cst.CSTNode, tuple[cst.Decorator, cst.FunctionDef | cst.ClassDef]] = {}
+        self.rebinds: dict[cst.CSTNode, tuple[cst.SimpleStatementLine, str]] = {}
         self.in_module_body: set[cst.CSTNode] = set()
 
     def visit_Module(self, node: cst.Module) -> None:
         self.in_module_body.update(node.body)
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        """`name = mark(name)`: the decorator applied by hand to a definition."""
+        small = node.body[0] if len(node.body) == 1 else None
+        if isinstance(small, cst.Assign) and len(small.targets) == 1 and \
+                isinstance(target := small.targets[0].target, cst.Name) and \
+                isinstance(call := small.value, cst.Call) and len(call.args) == 1 and \
+                isinstance(arg := call.args[0], cst.Arg) and arg.keyword is None and \
+                not arg.star and isinstance(arg.value, cst.Name) and \
+                arg.value.value == target.value:
+            self.rebinds[call.func] = (node, target.value)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.owner.update({item.decorator: (item, node) for item in node.decorators})
@@ -161,7 +184,7 @@ class _Owners(cst.CSTVisitor):
 class _Unwrap(_Inline):
     """Drop the decorator from the definitions it marks and write its statements after each."""
 
-    def __init__(self, marks: dict[cst.CSTNode, tuple[cst.Decorator, list[cst.BaseStatement]]],
+    def __init__(self, marks: dict[cst.CSTNode, tuple[cst.CSTNode, list[cst.BaseStatement]]],
                  alias: cst.ImportAlias, statement: cst.ImportFrom, adds: Sequence[str],
                  keep: bool):
         super().__init__(set(), (), cst.Name("_"), alias, statement, adds, keep)
@@ -178,6 +201,14 @@ class _Unwrap(_Inline):
         result = updated.with_changes(decorators=kept)
         self.after[id(result)] = statements
         return result
+
+    def leave_SimpleStatementLine(
+            self, original_node: cst.SimpleStatementLine,
+            updated_node: cst.SimpleStatementLine) -> cst.BaseStatement | \
+            cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
+        if original_node not in self.marks:
+            return updated_node
+        return cst.FlattenSentinel(self.marks[original_node][1])
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef,
                           updated_node: cst.FunctionDef) -> cst.FunctionDef:
@@ -238,12 +269,25 @@ def unwrap(source: str, bound: str, statements: Sequence[cst.SimpleStatementLine
         return f"{bound} is imported in an unusual way, or a name to import is taken"
     visitor = _Owners()
     module.visit(visitor)
-    marks: dict[cst.CSTNode, tuple[cst.Decorator, list[cst.BaseStatement]]] = {}
+    marks: dict[cst.CSTNode, tuple[cst.CSTNode, list[cst.BaseStatement]]] = {}
     lines: list[int] = []
     for access in assignments[0].references:
+        rebind = visitor.rebinds.get(access.node)
+        if rebind is not None:  # `name = mark(name)` becomes the marks of `name`, in place
+            line, name = rebind
+            where = scopes.get(line.body[0])
+            if where is None or (not isinstance(where, GlobalScope) and any(
+                    item in where.assignments for item in free)):
+                return f"a name the marks read is shadowed around {name}"
+            written = [renamed.with_changes(leading_lines=line.leading_lines if number == 0
+                                            else ()) for number, renamed in
+                       enumerate(_renamed(statements, param, name))]
+            marks[line] = (line, written)
+            lines.append(positions[line].start.line)
+            continue
         found = visitor.owner.get(access.node)
         if found is None:
-            return f"{bound} is used other than as a bare decorator"
+            return f"{bound} is used other than as `@{bound}` or `name = {bound}(name)`"
         decorator, owner = found
         above = owner.decorators[:owner.decorators.index(decorator)]
         if not all(isinstance(item.decorator, cst.Name) and item.decorator.value in others
@@ -256,12 +300,9 @@ def unwrap(source: str, bound: str, statements: Sequence[cst.SimpleStatementLine
                 name in where.assignments for name in free)):
             return f"a name the marks read is shadowed around {owner.name.value}"
         blank = 2 if owner in visitor.in_module_body else 1
-        written: list[cst.BaseStatement] = []
-        for number, line in enumerate(statements):
-            renamed = line.visit(_Rename(param, owner.name.value))
-            assert isinstance(renamed, cst.SimpleStatementLine)
-            written.append(renamed.with_changes(
-                leading_lines=[cst.EmptyLine(indent=False)] * (blank if number == 0 else 0)))
+        written = [renamed.with_changes(
+            leading_lines=[cst.EmptyLine(indent=False)] * (blank if number == 0 else 0))
+            for number, renamed in enumerate(_renamed(statements, param, owner.name.value))]
         marks[owner] = (decorator, written)
         lines.append(positions[owner.name].start.line)
     if not marks:
