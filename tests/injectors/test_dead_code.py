@@ -252,24 +252,22 @@ def test_a_chain_refuses_a_default_made_anew(tmp_path: Path) -> None:
     assert isinstance(outcome, Skip) and "evaluated anew" in outcome.reason
 
 
-@pytest.mark.parametrize("imported", [False, True])
-def test_a_chain_goes_where_the_signature_means_the_same(tmp_path: Path,
-                                                         imported: bool) -> None:
+def test_a_chain_goes_where_the_signature_means_the_same(tmp_path: Path) -> None:
     """`Decimal` in the signature must name the same class in every module of the chain (no
     `from __future__ import annotations` here: annotations run with the `def`)."""
     util = ("from decimal import Decimal\n\n\n"
             "def parse(text: str, scale: Decimal) -> list[str]:\n"
             "    return text.strip().split(',')\n")
     main = BASE["app/main.py"].replace("parse(text)", "parse(text, 1)")
-    extra = ("from decimal import Decimal\n\n\n" if imported else "") + THREE["app/extra.py"]
-    root = write(tmp_path, {**THREE, "app/util.py": util, "app/main.py": main,
-                            "app/extra.py": extra})
-    outcome = inject_at(root, "app.main.first", "medium")
-    if not imported:  # `main` lacks Decimal too
-        assert isinstance(outcome, Skip) and "`Decimal`" in outcome.reason
-        return
+    root = write(tmp_path, {**THREE, "app/util.py": util, "app/main.py": main})
+    outcome = inject_at(root, "app.main.first", "medium")  # the head's module lacks Decimal
     assert isinstance(outcome, Skip) and "`Decimal`" in outcome.reason
-    root = write(tmp_path, {"app/main.py": "from decimal import Decimal\n" + main})
+    assert "app/main.py" in outcome.reason
+    write(root, {"app/main.py": "from decimal import Decimal\n" + main})
+    outcome = inject_at(root, "app.main.first", "medium")  # so does the only other module
+    assert isinstance(outcome, Skip) and "other module(s) where `app.util.parse`'s signature " \
+        "means the same" in outcome.reason
+    write(root, {"app/extra.py": "from decimal import Decimal\n\n\n" + THREE["app/extra.py"]})
     outcome = inject_at(root, "app.main.first", "medium")
     assert isinstance(outcome, Edit), outcome
     assert "def _first_fallback(text: str, scale: Decimal, *, strict: bool = False) -> " \
