@@ -327,7 +327,6 @@ class _Extractor(ast.NodeVisitor):
         self.call_index: dict[int, int] = {}
         self.lambda_names: dict[int, str] = {}
         self.lambda_counters: dict[str, int] = {}
-        self.called_attrs: set[int] = set()
         self.type_checking = 0
         self.interned: dict[Expr, Expr] = {}
         # The form of each visited attribute node's receiver: final once visited, as everything
@@ -593,7 +592,8 @@ class _Extractor(ast.NodeVisitor):
             if arg is not None and arg.annotation is not None:
                 self.visit(arg.annotation)
                 annotations.append(arg.annotation)
-        self.reads.annotations(node.returns, *annotations)  # string annotations are read too
+        if node.returns is not None or annotations:  # string annotations are read too
+            self.reads.annotations(node.returns, *annotations)
         if parent.kind == "class":
             kind = "method"
         elif parent.kind == "module":
@@ -798,15 +798,20 @@ class _Extractor(ast.NodeVisitor):
         dispatch = _DISPATCH
         if func_type is _NAME_NODE:
             read_names.add(func.id)  # type: ignore[attr-defined]
+        elif func_type is _ATTRIBUTE_NODE:
+            self.visit_Attribute(func, called=True)  # type: ignore[arg-type]
         else:
-            if func_type is _ATTRIBUTE_NODE:
-                self.called_attrs.add(id(func))
             (dispatch.get(func_type) or self._method(func_type))(self, func)
         args = node.args
+        strings = self.strings
         for arg in args:
             arg_type = arg.__class__
             if arg_type is _NAME_NODE:
                 read_names.add(arg.id)  # type: ignore[attr-defined]
+            elif arg_type is _CONSTANT_NODE:  # as `visit_Constant`, without the call
+                text = arg.value  # type: ignore[attr-defined]
+                if text.__class__ is str and 2 < len(text) <= 64 and "\n" not in text:
+                    strings.append((text, arg.lineno))
             else:
                 (dispatch.get(arg_type) or self._method(arg_type))(self, arg)
         keywords = node.keywords
@@ -839,7 +844,8 @@ class _Extractor(ast.NodeVisitor):
             node.lineno, node.col_offset, False, scope.namespace)))
         self.call_index[id(node)] = len(calls) - 1
 
-    def visit_Attribute(self, node: ast.Attribute) -> None:
+    def visit_Attribute(self, node: ast.Attribute, called: bool = False) -> None:
+        """`called`: the attribute is the callee of a call (`obj.attr(...)`)."""
         value = node.value
         scope = self.scopes[-1]
         if value.__class__ is _NAME_NODE:
@@ -857,7 +863,7 @@ class _Extractor(ast.NodeVisitor):
         if load:
             self.reads.attributes.add(node.attr)
         self.accesses.append(_new(AttributeAccess, (
-            scope.code, receiver, node.attr, not load, id(node) in self.called_attrs, own,
+            scope.code, receiver, node.attr, not load, called, own,
             node.lineno)))
 
     def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
