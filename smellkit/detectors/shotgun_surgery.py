@@ -29,7 +29,7 @@ Three forms, each reported at the one place a change starts, with every place it
   (`_shotgun_surgery_helpers`). Reported at the first copy.
 - **bypassed decorators**: a decorator that only marks what it decorates (`f.attr = value` or
   `registry.add(f)`, then `return f`) written out by hand after definitions of other modules at
-  least `min-helper-copies` times (`_marker_decorators`). Reported at the first copy.
+  least `min-helper-copies` times (`_shotgun_surgery_markers`). Reported at the first copy.
 """
 
 from __future__ import annotations
@@ -41,13 +41,13 @@ from collections.abc import Iterable, Iterator
 from pydantic import Field
 
 from smellkit.detectors._keys import COMMON_LITERALS, DTYPE, KEY_LIKE, Registries, Scopes
-from smellkit.detectors._marker_decorators import MARKER_EXAMPLES, marker_findings
 from smellkit.detectors._shotgun_surgery_constants import _imports_from, string_constants
 from smellkit.detectors._shotgun_surgery_helpers import (
     HELPER_EXAMPLES,
     helper_copies,
     helper_findings,
 )
+from smellkit.detectors._shotgun_surgery_markers import MARKER_EXAMPLES, marker_findings
 from smellkit.detectors._usage import is_test_path
 from smellkit.detectors.base import Detector, DetectorOptions, Example
 from smellkit.detectors.context import Context

@@ -27,7 +27,7 @@ import libcst as cst
 from libcst.metadata import GlobalScope, ImportAssignment
 
 from smellkit.detectors._keys import Scopes
-from smellkit.detectors._marker_decorators import Marker, copies, markers
+from smellkit.detectors._shotgun_surgery_markers import Marker, copies, markers
 from smellkit.detectors.context import Context
 from smellkit.injectors._shotgun_surgery_edit import Inlined, _analysed, choose_users
 from smellkit.injectors._shotgun_surgery_helpers import _user, needed_imports
