@@ -43,7 +43,8 @@ class MetricTables(NamedTuple):
     modules: dict[str, Any]
 
 
-_EARLY_SMELLS = frozenset({"duplicated_code", "deep_inlining"})
+_EARLY_SMELLS = frozenset({"duplicated_code", "deep_inlining", "data_clumps", "dead_code",
+                           "interface_segregation"})
 """Detectors that need no call graph: on big code they run in a child while it is built."""
 _LATE_SMELLS: frozenset[str] = frozenset()
 """Detectors run in a child next to the metric tables (none: on pandas the tables alone take
