@@ -8,21 +8,28 @@ points their calls at the copy, so the code that lived once now lives several ti
 - medium (3 files): two copies in two caller modules, the second with its local variables (and
   the parameters its callers never name) renamed: a type-2 clone that exact-match search misses
   (verbatim when renaming would hide it from the detector's type-2 hash).
-- hard (4 files): the two copies, plus a third caller module whose calls go through a private
-  wrapper of the same name that only delegates to `h`: the red herring, a look-alike that is
-  not a copy. For methods whose heirs live in two modules only, the second copy goes into a new
-  mixin module that one heir inherits first; when they live in one module, an heir gets the
-  copy from a new mixin module (medium), through a second new mixin that only passes the call
-  on (hard: the red herring) (`_duplicated_code_mixin.py`).
+- hard (4 files): the verbatim copy; the renamed copy, which its module's callers reach through
+  a module-level table (`_DISPATCH = {"h": _h}`, looked up at each call: module state a reader
+  must follow); and a third caller module whose calls go through a private wrapper of the same
+  name that only delegates to `h`: the red herring, a look-alike that is not a copy. A hard
+  case without such a table is refused.
 
 Methods are candidates too (`_duplicated_code_methods.py`): subclasses in other modules get their
 own copy of a method they inherit unchanged.
 
+Methods at hard always involve a mixin (`_duplicated_code_mixin.py`): with heirs in three
+modules or more, the renamed copy lives on a new mixin module one heir inherits first, and the
+look-alike only passes the call on to `super()`. With heirs in two modules, the second copy goes
+into a new mixin module one heir inherits first; in one module, an heir gets the copy from a new
+mixin module (medium), through a second new mixin that only passes the call on (hard: the red
+herring).
+
 Behaviour is preserved: a copy reads the same objects as `h` (every global it reads is bound to
 the same import target or builtin in the caller module, before the copy), writes no globals, and
-is defined before the first top-level statement that calls it. Anything else is refused. The
-structural check (`duplicated_code.not_cloned`) asks that neither `h` nor a copy be part of a
-clone group, whatever names a refactoring chooses.
+is defined (with its table) before the first top-level statement that calls it; looking a copy
+up in a table nobody else writes raises nothing and runs before the arguments, as reading its
+name did. Anything else is refused. The structural check (`duplicated_code.not_cloned`) asks
+that neither `h` nor a copy be part of a clone group, whatever names a refactoring chooses.
 """
 
 from __future__ import annotations
@@ -55,8 +62,11 @@ MIN_CODE_LINES = helping.MIN_CODE_LINES
 MIN_CALLERS = 3
 
 _PLAN: dict[Difficulty, tuple[str, ...]] = {
-    "easy": ("copy",), "medium": ("copy", "renamed"), "hard": ("copy", "renamed", "wrapper"),
+    "easy": ("copy",), "medium": ("copy", "renamed"), "hard": ("copy", "table", "wrapper"),
 }
+"""Roles of the caller modules (or heirs): `table` is the renamed copy reached through a
+module-level table (for methods: inherited from a new mixin module)."""
+_COPIES = ("copy", "renamed", "table")
 
 
 class DuplicatedCodeInjector(Injector[InjectorOptions]):
@@ -143,25 +153,43 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
             path = index.modules[module_of(place)].path
             if role is None or path in changes:
                 continue
+            if "classes" in candidate.data and role == "table":
+                mixed = mixin_chain(context, helper, [place], rng, delegate=False)
+                if isinstance(mixed, Skip):
+                    refusals.append(mixed.reason)
+                    continue
+                changes.update(mixed[0])
+                made[role] = mixed[1][0]
+                continue
             placed = (_methods.place_method(context, helper, place, role)
                       if "classes" in candidate.data else _place(context, helper, place, role))
             if isinstance(placed, Skip):
                 refusals.append(placed.reason)
                 continue
             changes[path], made[role] = placed
+        if "table" in roles and "table" not in made:
+            how = "inherit a copy from a new mixin" if "classes" in candidate.data \
+                else "reach a copy through a module-level table"
+            return Skip(f"hard needs a construct and no module of `{helper.qualname}`'s callers "
+                        f"can {how}: " + ("; ".join(refusals[:3]) or "no module is left"))
         if len(made) < len(roles):
             return Skip("; ".join(refusals[:3]) or "too few modules accept a copy")
-        copies = [made[role] for role in ("copy", "renamed") if role in made]
+        copies = [made[role] for role in _COPIES if role in made]
         if "classes" not in candidate.data:
             touched = {name.rpartition(".")[0] for name in copies}
             if not [name for name in index.call_graph.predecessors(helper.qualname)
                     if index.scope_module(name) not in touched and name != helper.qualname]:
                 return Skip(f"no caller of `{helper.qualname}` would be left to call it")
-        return _edit(helper, changes, copies, made.get("wrapper"))
+        note = ""
+        if "table" in made:
+            note = f"; {made['table']} " + ("inherited from a new mixin"
+                                           if "classes" in candidate.data
+                                           else "reached through a module-level table")
+        return _edit(helper, changes, copies, made.get("wrapper"), note)
 
 
 def _edit(helper: helping.Helper, changes: dict[str, str | None], copies: list[str],
-          herring: str | None) -> Edit:
+          herring: str | None, note: str = "") -> Edit:
     checks = tuple(
         StructuralCheck(kind="duplicated_code.not_cloned",
                         description=f"`{name}` is not part of a group of duplicated code "
@@ -172,7 +200,7 @@ def _edit(helper: helping.Helper, changes: dict[str, str | None], copies: list[s
         changes=changes, targets=tuple((name, "method") for name in copies),
         checks=checks, involved=(helper.qualname,),
         red_herrings=(herring,) if herring else (),
-        summary=f"copies of `{helper.qualname}`: {', '.join(copies)}"
+        summary=f"copies of `{helper.qualname}`: {', '.join(copies)}" + note
                 + (f"; delegating look-alike {herring}" if herring else ""))
 
 
@@ -232,7 +260,8 @@ def _renamable_params(node: cst.FunctionDef, calls: list[cst.Call]) -> list[str]
 def _place(context: InjectionContext, helper: helping.Helper, module: str,
            role: str) -> tuple[str, str] | Skip:
     """Module D's new text with a copy (or the wrapper) and its calls redirected, and the
-    qualname of what was added."""
+    qualname of what was added. Role `table`: the renamed copy, then a module-level table
+    holding it, and the calls look the copy up there."""
     index = context.index
     facts = index.modules[module]
     source = context.source(facts.path)
@@ -284,13 +313,43 @@ def _place(context: InjectionContext, helper: helping.Helper, module: str,
         if tree.default_indent != context.module(helper.path).default_indent:
             return Skip(f"{facts.path} and {helper.path} indent differently")
         added = copying.renamed_copy(helper.node, name, mapping)
-    replacements: dict[cst.CSTNode, cst.CSTNode] = {
-        call: call.with_changes(func=cst.Name(name)) for call in calls}
+    statements = [added]
+    callee: str = name
+    if role == "table":
+        table = next((option for option in ("_DISPATCH", f"_{base.upper()}_DISPATCH")
+                      if edit.name_free(source, option)), None)
+        if table is None:
+            return Skip(f"no free name for a table of copies in {facts.path}")
+        key = f'"{base}"'
+        statements.append(edit.statement(tree, f"{table} = {{{key}: {name}}}"))
+        callee = f"{table}[{key}]"
+    replacements: dict[cst.CSTNode, cst.CSTNode] = {}
     imports = _reuse_import(tree, position, names, calls, helper.module, imports, replacements)
-    result = edit.insert_top(edit.replace(tree, replacements), position, [added])
+    redirected = tree.visit(_Redirect(calls, cst.parse_expression(callee), replacements))
+    assert isinstance(redirected, cst.Module)
+    result = edit.insert_top(redirected, position, statements)
     result = helping.add_imports(result, tree, position, imports, module,
                                   facts.is_package)
     return result.code, f"{module}.{name}"
+
+
+class _Redirect(cst.CSTTransformer):
+    """The calls made to call `callee` (children first, so a call in another's arguments is
+    redirected too), and other nodes replaced as `replacements` says."""
+
+    def __init__(self, calls: list[cst.Call], callee: cst.BaseExpression,
+                 replacements: dict[cst.CSTNode, cst.CSTNode]):
+        super().__init__()
+        self.calls = set(calls)
+        self.callee, self.replacements = callee, replacements
+
+    def on_leave(self, original_node: cst.CSTNode,  # type: ignore[override]
+                 updated_node: cst.CSTNode) -> cst.CSTNode:
+        if original_node in self.replacements:
+            return self.replacements[original_node]
+        if isinstance(updated_node, cst.Call) and original_node in self.calls:
+            return updated_node.with_changes(func=self.callee)
+        return updated_node
 
 
 class _Reads(cst.CSTVisitor):
