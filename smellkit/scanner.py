@@ -111,7 +111,7 @@ def _detect_and_measure(project: Project, chosen: list[str] | None, min_severity
             index.attribute_graph  # noqa: B018
             index.import_graph  # noqa: B018
             index.class_graph  # noqa: B018
-        done = first.result()  # long done on big code: never three processes at once
+        done = first.result()  # usually done by now on big code: the solver takes longer
         first.join()
         early_found = done.findings
         for analysis, value in zip(analyses, done.analyses):
