@@ -29,12 +29,17 @@ from libcst.metadata import GlobalScope, ImportAssignment
 from smellkit.detectors._keys import Scopes
 from smellkit.detectors._shotgun_surgery_markers import Marker, copies, markers
 from smellkit.detectors.context import Context
-from smellkit.injectors._shotgun_surgery_edit import Inlined, _analysed, choose_users
+from smellkit.injectors._shotgun_surgery_edit import (
+    Inlined,
+    _analysed,
+    choose_users,
+    copies_edit,
+)
 from smellkit.injectors._shotgun_surgery_helpers import _user, needed_imports
 from smellkit.injectors._shotgun_surgery_inline import _Inline
 from smellkit.injectors.base import Edit, InjectionContext, Skip
 from smellkit.injectors.checks import check_kind
-from smellkit.models import Candidate, Difficulty, StructuralCheck, TargetLevel
+from smellkit.models import Candidate, Difficulty, StructuralCheck
 
 if TYPE_CHECKING:
     from smellkit.injectors.shotgun_surgery import ShotgunSurgeryInjector, User
@@ -357,22 +362,14 @@ def inject(injector: ShotgunSurgeryInjector, context: InjectionContext, candidat
         return Skip(f"only {len(targets)} copies; the detector needs "
                     f"{injector.options.min_copies}")
     before = len(copies(context.analysis, marker))
-    checks = (
-        StructuralCheck(
-            kind="shotgun_surgery.marker_copies",
-            description=(f"{qualname} still marks what it decorates, and its marks are written "
-                         f"out by hand at most {before} times in other modules"),
-            params={"decorator": qualname, "max_copies": before}),
-        StructuralCheck(
-            kind="no_finding",
-            description=f"no shotgun surgery is reported at {', '.join(targets[:8])}",
-            params={"smell": SMELL, "qualnames": targets}),
-    )
-    levels: tuple[tuple[str, TargetLevel], ...] = tuple((name, "method") for name in targets)
-    return Edit(changes={path: edit.text for path, edit in edits.items()}, targets=levels,
-                checks=checks, involved=(qualname,), red_herrings=tuple(herrings[:5]),
-                summary=(f"wrote {qualname} out by hand in {len(chosen)} modules "
-                         f"({len(targets)} definitions, {difficulty})"))
+    kept = StructuralCheck(
+        kind="shotgun_surgery.marker_copies",
+        description=(f"{qualname} still marks what it decorates, and its marks are written "
+                     f"out by hand at most {before} times in other modules"),
+        params={"decorator": qualname, "max_copies": before})
+    return copies_edit({path: edit.text for path, edit in edits.items()}, targets, kept,
+                       (qualname,), herrings, f"wrote {qualname} out by hand in {len(chosen)} "
+                       f"modules ({len(targets)} definitions, {difficulty})")
 
 
 def _decorated(context: InjectionContext, users: Sequence[User]) -> list[str]:

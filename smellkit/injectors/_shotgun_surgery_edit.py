@@ -23,11 +23,25 @@ from libcst.metadata import (
     ScopeProvider,
 )
 
-from smellkit.injectors.base import Skip
-from smellkit.models import Difficulty
+from smellkit.injectors.base import Edit, Skip
+from smellkit.models import Difficulty, StructuralCheck, TargetLevel
 
 MIN_USERS: dict[Difficulty, int] = {"easy": 1, "medium": 2, "hard": 3}
 """Modules whose uses are rewritten, by difficulty (medium takes every module that accepts)."""
+
+
+def copies_edit(changes: Mapping[str, str], targets: Sequence[str], kept: StructuralCheck,
+                involved: Sequence[str], herrings: Sequence[str], summary: str) -> Edit:
+    """The record of a responsibility written out at `targets` (the definitions now holding a
+    copy): `kept` checks the one place still exists with at most today's copies, and no
+    shotgun surgery may be reported at the targets."""
+    quiet = StructuralCheck(
+        kind="no_finding",
+        description=f"no shotgun surgery is reported at {', '.join(targets[:8])}",
+        params={"smell": "shotgun_surgery", "qualnames": list(targets)})
+    levels: tuple[tuple[str, TargetLevel], ...] = tuple((name, "method") for name in targets)
+    return Edit(changes=dict(changes), targets=levels, checks=(kept, quiet),
+                involved=tuple(involved), red_herrings=tuple(herrings[:5]), summary=summary)
 
 
 @dataclass(frozen=True)

@@ -24,11 +24,11 @@ from smellkit.detectors._usage import is_test_path
 from smellkit.detectors.context import Context
 from smellkit.facts import Attr, FileFacts, Name
 from smellkit.injectors._data_clumps_plan import outside_words
-from smellkit.injectors._shotgun_surgery_edit import Inlined, choose_users
+from smellkit.injectors._shotgun_surgery_edit import Inlined, choose_users, copies_edit
 from smellkit.injectors._shotgun_surgery_inline import inline_helper, inline_method, safe_order
 from smellkit.injectors.base import Edit, InjectionContext, Skip
 from smellkit.injectors.checks import check_kind
-from smellkit.models import Candidate, Difficulty, StructuralCheck, TargetLevel
+from smellkit.models import Candidate, Difficulty, StructuralCheck
 
 if TYPE_CHECKING:
     from smellkit.injectors.shotgun_surgery import ShotgunSurgeryInjector, User
@@ -295,22 +295,14 @@ def inject(injector: ShotgunSurgeryInjector, context: InjectionContext, candidat
     if not targets:
         return Skip("every copy would be at module level; no function to point at")
     before = len(Copies(context.analysis).of(helper))
-    checks = (
-        StructuralCheck(
-            kind="shotgun_surgery.helper_copies",
-            description=(f"{qualname} is still a one-expression helper, and its expression is "
-                         f"written out at most {before} times in other modules"),
-            params={"helper": qualname, "max_copies": before}),
-        StructuralCheck(
-            kind="no_finding",
-            description=f"no shotgun surgery is reported at {', '.join(targets)}",
-            params={"smell": SMELL, "qualnames": targets}),
-    )
-    levels: tuple[tuple[str, TargetLevel], ...] = tuple((name, "method") for name in targets)
-    return Edit(changes={path: edit.text for path, edit in edits.items()}, targets=levels,
-                checks=checks, involved=(qualname,), red_herrings=tuple(herrings[:5]),
-                summary=(f"inlined {qualname} into {len(chosen)} modules ({copies} copies, "
-                         f"{difficulty})"))
+    kept = StructuralCheck(
+        kind="shotgun_surgery.helper_copies",
+        description=(f"{qualname} is still a one-expression helper, and its expression is "
+                     f"written out at most {before} times in other modules"),
+        params={"helper": qualname, "max_copies": before})
+    return copies_edit({path: edit.text for path, edit in edits.items()}, targets, kept,
+                       (qualname,), herrings, f"inlined {qualname} into {len(chosen)} modules "
+                       f"({copies} copies, {difficulty})")
 
 
 @check_kind("shotgun_surgery.helper_copies")

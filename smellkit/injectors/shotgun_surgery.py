@@ -33,11 +33,12 @@ from smellkit.injectors import _shotgun_surgery_helpers as helper_kind
 from smellkit.injectors._data_clumps_plan import outside_words
 from smellkit.injectors._shotgun_surgery_edit import (
     choose_users,
+    copies_edit,
     inline_constant,
 )
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
 from smellkit.injectors.checks import check_kind
-from smellkit.models import Candidate, Difficulty, StructuralCheck, TargetLevel
+from smellkit.models import Candidate, Difficulty, StructuralCheck
 
 SMELL = "shotgun_surgery"
 
@@ -244,24 +245,15 @@ class ShotgunSurgeryInjector(Injector[ShotgunSurgeryInjectorOptions]):
         if not targets:
             return Skip("every copy would be at module level; no function to point at")
         before = count_copies(context.analysis, constant.value)
-        checks = (
-            StructuralCheck(
-                kind="shotgun_surgery.literal_copies",
-                description=(f"{constant.value!r} is written out at most {before} times outside "
-                             "the definition of a constant"),
-                params={"value": constant.value, "max_copies": before}),
-            StructuralCheck(
-                kind="no_finding",
-                description=f"no shotgun surgery is reported at {', '.join(targets)}",
-                params={"smell": SMELL, "qualnames": targets}),
-        )
-        levels: tuple[tuple[str, TargetLevel], ...] = tuple((name, "method") for name in targets)
-        return Edit(changes={path: edit.text for path, edit in edits.items()},
-                    targets=levels,
-                    checks=checks, involved=tuple(state),
-                    red_herrings=tuple(sorted(set(herrings))[:5]),
-                    summary=(f"inlined {constant.qualname} = {literal} in "
-                             f"{len(chosen)} modules ({copies} copies, {difficulty})"))
+        kept = StructuralCheck(
+            kind="shotgun_surgery.literal_copies",
+            description=(f"{constant.value!r} is written out at most {before} times outside "
+                         "the definition of a constant"),
+            params={"value": constant.value, "max_copies": before})
+        return copies_edit({path: edit.text for path, edit in edits.items()}, targets, kept,
+                           state, sorted(set(herrings)),
+                           f"inlined {constant.qualname} = {literal} in {len(chosen)} modules "
+                           f"({copies} copies, {difficulty})")
 
 
 def count_copies(context: Context, value: str) -> int:
