@@ -102,13 +102,10 @@ def _forwards(expr: ast.expr, params: tuple[str, ...]) -> bool:
         isinstance(arg, ast.Name) and arg.id in params for arg in expr.args)
 
 
-def _helper(context: Source, facts: FileFacts, qualname: str) -> Helper | None:
+def function_body(context: Source, facts: FileFacts, qualname: str) -> list[ast.stmt] | None:
+    """The statements of a (non-async) function's body, its docstring left out, parsed from its
+    own lines; None when they do not parse as one function."""
     definition = context.index.definitions[qualname]
-    method = definition.kind == "method"
-    if definition.decorators or definition.is_async or any(
-            param.kind not in ("positional", "positional_only") or param.default is not None
-            for param in definition.params) or not definition.params:
-        return None
     text = "\n".join(context.lines(facts.path)[definition.start_line - 1:definition.end_line])
     try:
         tree = ast.parse(textwrap.dedent(text))
@@ -119,7 +116,19 @@ def _helper(context: Source, facts: FileFacts, qualname: str) -> Helper | None:
     body = tree.body[0].body
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
         body = body[1:]  # the docstring
-    if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+    return body
+
+
+def _helper(context: Source, facts: FileFacts, qualname: str) -> Helper | None:
+    definition = context.index.definitions[qualname]
+    method = definition.kind == "method"
+    if definition.decorators or definition.is_async or any(
+            param.kind not in ("positional", "positional_only") or param.default is not None
+            for param in definition.params) or not definition.params:
+        return None
+    body = function_body(context, facts, qualname)
+    if body is None or len(body) != 1 or not isinstance(body[0], ast.Return) \
+            or body[0].value is None:
         return None
     expr = body[0].value
     nodes = list(ast.walk(expr))

@@ -15,12 +15,11 @@ the mark (an assignment of the attribute, a call of the registry's method) are p
 from __future__ import annotations
 
 import ast
-import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from smellkit.detectors._keys import Scopes
-from smellkit.detectors._shotgun_surgery_helpers import _match, meaning
+from smellkit.detectors._shotgun_surgery_helpers import _match, function_body, meaning
 from smellkit.detectors._usage import is_test_path
 from smellkit.detectors.base import Example
 from smellkit.detectors.context import Context
@@ -75,17 +74,9 @@ def _marker(context: Context, facts: FileFacts, qualname: str) -> Marker | None:
     param = params[0].name
     if not any(item.scope == qualname and item.value == Name(param) for item in facts.returns):
         return None  # cheap: most functions do not hand their parameter back
-    text = "\n".join(context.lines(facts.path)[definition.start_line - 1:definition.end_line])
-    try:
-        tree = ast.parse(textwrap.dedent(text))
-    except SyntaxError:
-        return None
-    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
-        return None
-    body = tree.body[0].body
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
-        body = body[1:]  # the docstring
-    if not 2 <= len(body) <= MAX_MARKS + 1 or not isinstance(body[-1], ast.Return) or \
+    body = function_body(context, facts, qualname)
+    if body is None or not 2 <= len(body) <= MAX_MARKS + 1 or \
+            not isinstance(body[-1], ast.Return) or \
             not isinstance(body[-1].value, ast.Name) or body[-1].value.id != param:
         return None
     statements = tuple(body[:-1])
