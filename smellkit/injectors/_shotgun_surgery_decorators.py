@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
-from libcst.metadata import GlobalScope, ImportAssignment
+from libcst.metadata import GlobalScope
 
 from smellkit.detectors._keys import Scopes
 from smellkit.detectors._shotgun_surgery_markers import Marker, copies, markers
@@ -34,6 +34,7 @@ from smellkit.injectors._shotgun_surgery_edit import (
     _analysed,
     choose_users,
     copies_edit,
+    imported,
 )
 from smellkit.injectors._shotgun_surgery_helpers import _user, needed_imports
 from smellkit.injectors._shotgun_surgery_inline import _Inline
@@ -256,27 +257,16 @@ def unwrap(source: str, bound: str, statements: Sequence[cst.SimpleStatementLine
     the definition; `others` are the names of marking decorators bound in the module, which may
     stand above it. A string says why the module is refused."""
     module, scopes, positions = _analysed(source)
-    scope = scopes.get(module)
-    if scope is None:
-        return "no module scope"
-    assignments = list(scope.assignments[bound])
-    if len(assignments) != 1 or not isinstance(assignments[0], ImportAssignment):
-        return f"{bound} is bound more than once at module level"
-    statement = assignments[0].node
-    if not isinstance(statement, cst.ImportFrom) or isinstance(statement.names, cst.ImportStar) \
-            or statement not in {small for line in module.body
-                                 if isinstance(line, cst.SimpleStatementLine)
-                                 for small in line.body}:
-        return f"{bound} is not bound by a top-level `from ... import`"
-    aliases = [alias for alias in statement.names if alias.evaluated_alias == bound
-               or (alias.asname is None and alias.evaluated_name == bound)]
-    if len(aliases) != 1 or any(name in scope.assignments for name in adds):
-        return f"{bound} is imported in an unusual way, or a name to import is taken"
+    binding = imported(module, scopes, bound)
+    if isinstance(binding, str):
+        return binding
+    if any(name in binding.scope.assignments for name in adds):
+        return f"one of {', '.join(adds)} is already a name of the module"
     visitor = _Owners()
     module.visit(visitor)
     marks: dict[cst.CSTNode, tuple[cst.CSTNode, list[cst.BaseStatement]]] = {}
     lines: list[int] = []
-    for access in assignments[0].references:
+    for access in binding.assignment.references:
         rebind = visitor.rebinds.get(access.node)
         if rebind is not None:  # `name = mark(name)` becomes the marks of `name`, in place
             line, name = rebind
@@ -312,7 +302,7 @@ def unwrap(source: str, bound: str, statements: Sequence[cst.SimpleStatementLine
         lines.append(positions[owner.name].start.line)
     if not marks:
         return f"{bound} is imported but never applied"
-    result = module.visit(_Unwrap(marks, aliases[0], statement, adds, keep))
+    result = module.visit(_Unwrap(marks, binding.alias, binding.statement, adds, keep))
     return Inlined(result.code, tuple(sorted(lines)))
 
 

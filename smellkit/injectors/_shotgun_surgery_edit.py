@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Protocol, TypeVar
+from typing import NamedTuple, Protocol, TypeVar
 
 import libcst as cst
 from libcst.metadata import (
@@ -159,18 +159,25 @@ def _analysed(source: str) -> tuple[cst.Module, Mapping[cst.CSTNode, Scope | Non
     return wrapper.module, wrapper.resolve(ScopeProvider), wrapper.resolve(PositionProvider)
 
 
-def inline_constant(source: str, bound: str, literal: str) -> Inlined | str:
-    """Replace the module-level import of `bound` and every reference to it by `literal`;
-    a string says why the module is refused."""
-    module, scopes, positions = _analysed(source)
+class Imported(NamedTuple):
+    """The one top-level `from ... import` that binds a name in a module."""
+
+    scope: Scope
+    assignment: ImportAssignment
+    statement: cst.ImportFrom
+    alias: cst.ImportAlias
+
+
+def imported(module: cst.Module, scopes: Mapping[cst.CSTNode, Scope | None],
+             bound: str) -> Imported | str:
+    """How `bound` is imported into the module, or why that is not plain enough to rewrite."""
     scope = scopes.get(module)
     if scope is None:
         return "no module scope"
     assignments = list(scope.assignments[bound])
     if len(assignments) != 1 or not isinstance(assignments[0], ImportAssignment):
         return f"{bound} is bound more than once at module level"
-    assignment = assignments[0]
-    statement = assignment.node
+    statement = assignments[0].node
     if not isinstance(statement, cst.ImportFrom) or isinstance(statement.names, cst.ImportStar):
         return f"{bound} is not bound by a plain `from ... import`"
     if statement not in {small for line in module.body
@@ -180,9 +187,19 @@ def inline_constant(source: str, bound: str, literal: str) -> Inlined | str:
                or (alias.asname is None and alias.evaluated_name == bound)]
     if len(aliases) != 1:
         return f"{bound} is imported in an unusual way"
+    return Imported(scope, assignments[0], statement, aliases[0])
+
+
+def inline_constant(source: str, bound: str, literal: str) -> Inlined | str:
+    """Replace the module-level import of `bound` and every reference to it by `literal`;
+    a string says why the module is refused."""
+    module, scopes, positions = _analysed(source)
+    found = imported(module, scopes, bound)
+    if isinstance(found, str):
+        return found
     targets: set[cst.Name] = set()
     lines: list[int] = []
-    for access in assignment.references:
+    for access in found.assignment.references:
         node = access.node
         if access.is_annotation or access.is_type_hint or not isinstance(node, cst.Name):
             return f"{bound} is used in an annotation or as a string"
@@ -190,7 +207,7 @@ def inline_constant(source: str, bound: str, literal: str) -> Inlined | str:
         lines.append(positions[node].start.line)
     if not targets:
         return f"{bound} is imported but never used"
-    transformer = _Replace(targets, literal, aliases[0], statement)
+    transformer = _Replace(targets, literal, found.alias, found.statement)
     result = module.visit(transformer)
     if transformer.problem is not None:
         return transformer.problem

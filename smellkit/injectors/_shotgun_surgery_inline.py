@@ -18,9 +18,9 @@ import ast
 from collections.abc import Sequence
 
 import libcst as cst
-from libcst.metadata import ClassScope, GlobalScope, ImportAssignment
+from libcst.metadata import ClassScope, GlobalScope
 
-from smellkit.injectors._shotgun_surgery_edit import Inlined, _analysed
+from smellkit.injectors._shotgun_surgery_edit import Inlined, _analysed, imported
 
 _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.SimpleString, cst.Integer,
           cst.Float, cst.List, cst.Tuple, cst.Dict, cst.Set, cst.ConcatenatedString)
@@ -208,29 +208,16 @@ def inline_helper(source: str, bound: str, body: cst.BaseExpression, params: Seq
     helper from this module), `ordered` whether `safe_order` holds. A string says why the module
     is refused."""
     module, scopes, positions = _analysed(source)
-    scope = scopes.get(module)
-    if scope is None:
-        return "no module scope"
-    assignments = list(scope.assignments[bound])
-    if len(assignments) != 1 or not isinstance(assignments[0], ImportAssignment):
-        return f"{bound} is bound more than once at module level"
-    statement = assignments[0].node
-    if not isinstance(statement, cst.ImportFrom) or isinstance(statement.names, cst.ImportStar) \
-            or statement not in {small for line in module.body
-                                 if isinstance(line, cst.SimpleStatementLine)
-                                 for small in line.body}:
-        return f"{bound} is not bound by a top-level `from ... import`"
-    aliases = [alias for alias in statement.names if alias.evaluated_alias == bound
-               or (alias.asname is None and alias.evaluated_name == bound)]
-    if len(aliases) != 1:
-        return f"{bound} is imported in an unusual way"
-    if any(name in scope.assignments for name in adds):
+    found = imported(module, scopes, bound)
+    if isinstance(found, str):
+        return found
+    if any(name in found.scope.assignments for name in adds):
         return f"one of {', '.join(adds)} is already a name of the module"
     visitor = _Calls()
     module.visit(visitor)
     calls: set[cst.Call] = set()
     lines: list[int] = []
-    for access in assignments[0].references:
+    for access in found.assignment.references:
         node = access.node
         call = visitor.by_func.get(node)
         if call is None or access.is_annotation or access.is_type_hint:
@@ -257,7 +244,7 @@ def inline_helper(source: str, bound: str, body: cst.BaseExpression, params: Seq
         lines.append(positions[call].start.line)
     if not calls:
         return f"{bound} is imported but never called"
-    transformer = _Inline(calls, params, body, aliases[0], statement, adds, keep)
+    transformer = _Inline(calls, params, body, found.alias, found.statement, adds, keep)
     transformer.free_slots = visitor.free_slots
     result = module.visit(transformer)
     if transformer.replaced != len(calls):
