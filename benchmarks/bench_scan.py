@@ -3,7 +3,8 @@
 Every figure is a whole process timed from the outside (wall clock, median of --runs), so the floor
 and smellkit pay the same interpreter start-up. Peak memory ("peak RSS") is the proportional set
 size summed over the process tree (main process, workers, forked children: shared pages counted
-once), sampled every 250 ms from /proc.
+once), sampled every 20 ms from /proc in one extra run per row: sampling slows a big process
+down, so the timed runs are never sampled.
 
 Two scans are timed, each cold, warm and after three files change: the foundation's scan (call,
 import, class and attribute graphs and every metric; `--no-smells`) and the full scan with all eight
@@ -92,31 +93,33 @@ def _proportional(pid: int, rss: int) -> int:
     return rss
 
 
-SAMPLE_SECONDS = 0.25
-"""Reading a process's PSS makes the kernel walk its page tables, which slows the process while it
-runs: every 20 ms this cost a 1.5 GB scan of pandas about 4 s. Memory plateaus last seconds, so
-a sample every 250 ms finds the peak without disturbing the timing."""
+SAMPLE_SECONDS = 0.02
 
 
-def timed(command: list[str]) -> tuple[float, int]:
-    """Wall seconds and peak tree RSS of one run; the command must succeed."""
+def timed(command: list[str], *, sample: bool = False) -> tuple[float, int]:
+    """Wall seconds of one run, and with `sample` its peak memory (0 without); the command must
+    succeed. Reading a process's PSS makes the kernel walk its page tables while the process
+    runs, which slowed a cold scan of pandas by seconds, so memory is measured in runs of its
+    own, never in the runs that are timed."""
     peak = 0
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     done = threading.Event()
 
-    def sample() -> None:
+    def measure() -> None:
         nonlocal peak
         while not done.is_set():
             peak = max(peak, _tree_rss(process.pid))
             done.wait(SAMPLE_SECONDS)
 
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
+    sampler = threading.Thread(target=measure, daemon=True)
+    if sample:
+        sampler.start()
     _, stderr = process.communicate()
     elapsed = time.perf_counter() - started
     done.set()
-    sampler.join()
+    if sample:
+        sampler.join()
     if process.returncode not in (0, 3):  # vulture exits 3 when it found dead code
         raise SystemExit(f"{' '.join(command)} failed ({process.returncode}): "
                          f"{stderr.decode()[-2000:]}")
@@ -124,14 +127,15 @@ def timed(command: list[str]) -> tuple[float, int]:
 
 
 def median_run(command: list[str], runs: int, before: object = None) -> tuple[float, int]:
-    times, peaks = [], []
+    """The median wall time of `runs` timed runs, and the peak memory of one more run."""
+    times: list[float] = []
     for _ in range(runs):
         if callable(before):
             before()
-        seconds, peak = timed(command)
-        times.append(seconds)
-        peaks.append(peak)
-    return statistics.median(times), max(peaks)
+        times.append(timed(command)[0])
+    if callable(before):
+        before()
+    return statistics.median(times), timed(command, sample=True)[1]
 
 
 def _edit_body(target: Path, statement: str) -> None:
