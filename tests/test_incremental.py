@@ -26,8 +26,32 @@ MORE_EDITS: list[tuple[str, Callable[[Path], None], bool]] = [
               'def helper(value):\n    """Join."""\n\n'), True),
     ("a syntax error", _append("app/main.py", "\ndef broken(:\n"), False),
     ("the syntax error mended", _replace("app/main.py", "\ndef broken(:\n", "\n"), False),
-    ("a new file", lambda root: (root / "app" / "extra.py").write_text("X = 1\n"), False),
+    ("a new file", _append("app/extra.py", "X = 1\n"), False),
 ]
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """The small repository the graph-reuse tests scan."""
+    folder = tmp_path / "repo"
+    for relative, content in FILES.items():
+        (folder / relative).parent.mkdir(parents=True, exist_ok=True)
+        (folder / relative).write_text(content)
+    return folder
+
+
+@pytest.fixture
+def computed(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Grows by one each time a report is computed rather than patched or read back."""
+    calls: list[bool] = []
+    compute = smellkit.scanner._compute
+
+    def spy(*args: Any) -> Any:
+        calls.append(True)
+        return compute(*args)
+
+    monkeypatch.setattr(smellkit.scanner, "_compute", spy)
+    return calls
 
 
 def _report(root: Path, cache: Path | None) -> dict[str, Any]:
@@ -39,21 +63,9 @@ def _report(root: Path, cache: Path | None) -> dict[str, Any]:
     return data
 
 
-def test_patched_reports_equal_fresh_reports(tmp_path: Path,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    root = tmp_path / "repo"
-    for relative, content in FILES.items():
-        (root / relative).parent.mkdir(parents=True, exist_ok=True)
-        (root / relative).write_text(content)
+def test_patched_reports_equal_fresh_reports(tmp_path: Path, root: Path,
+                                             computed: list[bool]) -> None:
     cache = tmp_path / "cache"
-    computed: list[bool] = []
-    compute = smellkit.scanner._compute
-
-    def spy(*args: Any) -> Any:
-        computed.append(True)
-        return compute(*args)
-
-    monkeypatch.setattr(smellkit.scanner, "_compute", spy)
     assert _report(root, cache) == _report(root, None)
     for label, edit, patchable in [*EDITS, *MORE_EDITS]:
         edit(root)
@@ -66,11 +78,7 @@ def test_patched_reports_equal_fresh_reports(tmp_path: Path,
         assert computed == [], label
 
 
-def test_the_summary_counts_the_files_parsed(tmp_path: Path) -> None:
-    root = tmp_path / "repo"
-    for relative, content in FILES.items():
-        (root / relative).parent.mkdir(parents=True, exist_ok=True)
-        (root / relative).write_text(content)
+def test_the_summary_counts_the_files_parsed(tmp_path: Path, root: Path) -> None:
     request = ScanRequest(root, smells=[], cache_dir=tmp_path / "cache", jobs=1)
     first = json.loads(scan_json(request))["summary"]
     _append("app/util.py", "\n_edit = 1\n")(root)
@@ -79,22 +87,11 @@ def test_the_summary_counts_the_files_parsed(tmp_path: Path) -> None:
     assert second["lines"] == first["lines"] + 2
 
 
-def test_scans_with_detectors_are_never_patched(tmp_path: Path,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    root = tmp_path / "repo"
-    for relative, content in FILES.items():
-        (root / relative).parent.mkdir(parents=True, exist_ok=True)
-        (root / relative).write_text(content)
+def test_scans_with_detectors_are_never_patched(tmp_path: Path, root: Path,
+                                                computed: list[bool]) -> None:
     request = ScanRequest(root, smells=["dead_code"], cache_dir=tmp_path / "cache", jobs=1)
     scan_json(request)
     _append("app/util.py", "\n_edit = 1\n")(root)
-    computed: list[bool] = []
-    compute = smellkit.scanner._compute
-
-    def spy(*args: Any) -> Any:
-        computed.append(True)
-        return compute(*args)
-
-    monkeypatch.setattr(smellkit.scanner, "_compute", spy)
+    computed.clear()
     scan_json(request)
     assert computed == [True]

@@ -35,6 +35,7 @@ from smellkit.injectors._shotgun_surgery_edit import (
     choose_users,
     copies_edit,
     imported,
+    spread_candidate,
 )
 from smellkit.injectors._shotgun_surgery_helpers import _user, needed_imports
 from smellkit.injectors._shotgun_surgery_inline import _Inline
@@ -87,15 +88,10 @@ def candidates(context: InjectionContext, flagged: frozenset[str],
         location = context.location(plan.marker.qualname)
         if location is None or sum(len(user.lines) for user in plan.users) < min_copies:
             continue
-        users = plan.users
-        found.append(Candidate(
-            smell=SMELL, target=location,
-            files=tuple(sorted({plan.marker.path, *(user.path for user in users)})),
-            reason=(f"{plan.marker.qualname} is one small responsibility (a decorator that "
-                    f"marks what it decorates) applied in {len(users)} other modules "
-                    f"({', '.join(user.path for user in users[:4])}), "
-                    f"{sum(len(user.lines) for user in users)} times in all"),
-            data={"decorator": plan.marker.qualname, "users": [user.module for user in users]}))
+        found.append(spread_candidate(
+            location, plan.marker.path, plan.users, "a decorator that marks what it decorates",
+            "applied in", "times", {"decorator": plan.marker.qualname,
+                             "users": [user.module for user in plan.users]}))
     return found
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import NamedTuple, Protocol, TypeVar
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 import libcst as cst
 from libcst.metadata import (
@@ -24,10 +24,24 @@ from libcst.metadata import (
 )
 
 from smellkit.injectors.base import Edit, Skip
-from smellkit.models import Difficulty, StructuralCheck, TargetLevel
+from smellkit.models import Candidate, Difficulty, Location, StructuralCheck, TargetLevel
 
 MIN_USERS: dict[Difficulty, int] = {"easy": 1, "medium": 2, "hard": 3}
 """Modules whose uses are rewritten, by difficulty (medium takes every module that accepts)."""
+
+
+def spread_candidate(location: Location, home: str, users: Sequence[_User], what: str,
+                     used: str, uses: str, data: dict[str, Any]) -> Candidate:
+    """A candidate for one small responsibility (`what`, at `location` in file `home`) `used`
+    ("called from") `users`' modules; `uses` counts its uses ("calls")."""
+    count = sum(len(user.lines) for user in users)
+    return Candidate(
+        smell="shotgun_surgery", target=location,
+        files=tuple(sorted({home, *(user.path for user in users)})),
+        reason=(f"{location.qualname} is one small responsibility ({what}) {used} "
+                f"{len(users)} other modules ({', '.join(user.path for user in users[:4])}), "
+                f"{count} {uses} in all"),
+        data=data)
 
 
 def copies_edit(changes: Mapping[str, str], targets: Sequence[str], kept: StructuralCheck,

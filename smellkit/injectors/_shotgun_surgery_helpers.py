@@ -24,7 +24,12 @@ from smellkit.detectors._usage import is_test_path
 from smellkit.detectors.context import Context
 from smellkit.facts import Attr, FileFacts, Name
 from smellkit.injectors._data_clumps_plan import outside_words
-from smellkit.injectors._shotgun_surgery_edit import Inlined, choose_users, copies_edit
+from smellkit.injectors._shotgun_surgery_edit import (
+    Inlined,
+    choose_users,
+    copies_edit,
+    spread_candidate,
+)
 from smellkit.injectors._shotgun_surgery_inline import inline_helper, inline_method, safe_order
 from smellkit.injectors.base import Edit, InjectionContext, Skip
 from smellkit.injectors.checks import check_kind
@@ -181,15 +186,10 @@ def candidates(injector: ShotgunSurgeryInjector, context: InjectionContext,
         location = context.location(plan.helper.qualname)  # the responsibility itself
         if location is None:
             continue
-        users = plan.users
-        found.append(Candidate(
-            smell=SMELL, target=location,
-            files=tuple(sorted({plan.helper.path, *(user.path for user in users)})),
-            reason=(f"{plan.helper.qualname} is one small responsibility (a one-expression "
-                    f"helper) called from {len(users)} other modules "
-                    f"({', '.join(user.path for user in users[:4])}), "
-                    f"{sum(len(user.lines) for user in users)} calls in all"),
-            data={"helper": plan.helper.qualname, "users": [user.module for user in users]}))
+        found.append(spread_candidate(
+            location, plan.helper.path, plan.users, "a one-expression helper",
+            "called from", "calls",
+            {"helper": plan.helper.qualname, "users": [user.module for user in plan.users]}))
     return found
 
 
