@@ -49,6 +49,12 @@ def keep_accesses(index: Index, solver: Solver | None) -> Resolved:
     return found
 
 
+def keep_graph(index: Index, solver: Solver) -> None:
+    """The accesses and their graph, kept on the index while its call graph is still being
+    built (`build_attribute_graph` would ask for that call graph)."""
+    index.__dict__["attribute_graph"] = graph_of(index, keep_accesses(index, solver))
+
+
 def _build(index: Index, solver: Solver | None) -> nx.DiGraph:
     return graph_of(index, resolve_accesses(index, solver))
 

@@ -7,7 +7,7 @@ properties so a caller pays only for the ones it uses.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from functools import cached_property, partial
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     import networkx as nx
 
     from smellkit.graphs.calls import CallGraph
+    from smellkit.graphs.pointsto import Solver
 
 BUILTIN_PREFIX = "<builtin>."
 
@@ -229,14 +230,21 @@ class Index(Derived):
     @cached_property
     def calls(self) -> CallGraph:
         """On big code the attribute graph's type queries run while astroid infers in a forked
-        child: both need the solved system, and each takes about a second on pandas."""
+        child: both need the solved system, and each takes about a second on pandas. The graphs
+        that need no call graph are built there too, while the child still infers."""
         from smellkit._parallel import MIN_DEFINITIONS
-        from smellkit.graphs.attributes import keep_accesses
         from smellkit.graphs.calls import build_call_graph
 
         if len(self.definitions) >= MIN_DEFINITIONS:
-            return build_call_graph(self, alongside=partial(keep_accesses, self), fork=True)
+            return build_call_graph(self, alongside=self._alongside_inference, fork=True)
         return build_call_graph(self)
+
+    def _alongside_inference(self, solver: Solver) -> None:
+        from smellkit.graphs.attributes import keep_graph
+
+        keep_graph(self, solver)
+        self.import_graph  # noqa: B018 - each is kept on the index
+        self.class_graph  # noqa: B018
 
     @property
     def call_graph(self) -> nx.DiGraph:
