@@ -14,7 +14,7 @@ from smellkit.fingerprints import Fingerprints
 from smellkit.metrics.complexity import CodeMeasure
 from smellkit.reachability import Liveness
 
-FACTS_SCHEMA = 14
+FACTS_SCHEMA = 15
 """Bump whenever a fact type changes shape: cached facts of another schema are never read."""
 
 # --------------------------------------------------------------------------------------------
@@ -200,3 +200,6 @@ class FileFacts(NamedTuple):
     liveness: Liveness  # unreachable statements, names and attributes read (reachability.py)
     fingerprints: Fingerprints  # statement hashes for clone detection (fingerprints.py)
     shapes: tuple[FunctionShape, ...]  # long functions: nesting, extractable blocks (blocks.py)
+    detailed: bool = True
+    """False when extracted for graphs and metrics only: then `liveness`, `fingerprints` and
+    `shapes`, which only the detectors read, are left empty (`smellkit.facts.extract`)."""

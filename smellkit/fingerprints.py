@@ -81,6 +81,10 @@ class Fingerprints(NamedTuple):
     anchors: bytes  # array("q"): hash of the anchor window starting at each statement, 0 if none
 
 
+NO_FINGERPRINTS = Fingerprints((), b"", b"", b"", b"", b"")
+"""What facts extracted without detail hold."""
+
+
 # --------------------------------------------------------------------------------------------
 # Text normalisation.
 

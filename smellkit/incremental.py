@@ -110,8 +110,8 @@ def patched_report(survey: Survey, options: str, graph_header: str) -> Patched |
         if not isinstance(data, bytes) or source.path in last.failed \
                 or modules.count(source.module) > 1:
             return None
-        facts = parse_file(source, data, survey.config.max_file_bytes)
-        old = cache.get(last.keys[source.path])
+        facts = parse_file(source, data, survey.config.max_file_bytes, detailed=False)
+        old = cache.get(last.keys[source.path], detailed=False)
         if not isinstance(facts, FileFacts) or not isinstance(old, FileFacts):
             return None
         new_facts.append(facts)

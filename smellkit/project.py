@@ -210,8 +210,10 @@ def _source_file(path: str, relative: str, root_prefixes: Sequence[str]) -> Sour
 # Parsing (in workers) and the cache.
 
 
-def parse_file(source_file: SourceFile, data: bytes, max_bytes: int) -> FileResult:
-    """Facts of one file, or why there are none. Never raises for bad input."""
+def parse_file(source_file: SourceFile, data: bytes, max_bytes: int, *,
+               detailed: bool = True) -> FileResult:
+    """Facts of one file (`detailed`: see `smellkit.facts.extract`), or why there are none.
+    Never raises for bad input."""
     path = source_file.path
     if len(data) > max_bytes:
         return FileProblem(path, None, "too-large",
@@ -234,7 +236,8 @@ def parse_file(source_file: SourceFile, data: bytes, max_bytes: int) -> FileResu
     except (RecursionError, MemoryError, ValueError) as error:
         return FileProblem(path, None, "parse-failed", f"cannot parse: {type(error).__name__}")
     try:
-        return extract(tree, source, path, source_file.module, source_file.is_package)
+        return extract(tree, source, path, source_file.module, source_file.is_package,
+                       detailed=detailed)
     except RecursionError:
         return FileProblem(path, None, "too-deep", "nesting too deep to analyse; skipped")
 
@@ -257,21 +260,25 @@ def _decode(data: bytes) -> str:
         return data.decode(encoding)
 
 
-def _parse_batch(batch: list[tuple[SourceFile, bytes]], max_bytes: int) -> list[FileResult]:
+def _parse_batch(batch: list[tuple[SourceFile, bytes]], max_bytes: int,
+                 detailed: bool) -> list[FileResult]:
     gc.disable()  # trees have no cycles; collecting them mid-parse costs more than parsing
     try:
-        return [parse_file(source_file, data, max_bytes) for source_file, data in batch]
+        return [parse_file(source_file, data, max_bytes, detailed=detailed)
+                for source_file, data in batch]
     finally:
         gc.enable()
 
 
-def _parse_batch_pickled(batch: list[tuple[SourceFile, bytes]], max_bytes: int) -> list[bytes]:
+def _parse_batch_pickled(batch: list[tuple[SourceFile, bytes]], max_bytes: int,
+                         detailed: bool) -> list[bytes]:
     """In a worker: each file's result pickled once; the bytes go both to the cache and over
     the pipe, so the parent unpickles each result once and never pickles it again."""
     gc.disable()
     try:
         table = _fact_pickle_table()
-        return [_pickling.dumps(parse_file(source_file, data, max_bytes), table)
+        return [_pickling.dumps(parse_file(source_file, data, max_bytes, detailed=detailed),
+                                table)
                 for source_file, data in batch]
     finally:
         gc.enable()
@@ -300,6 +307,9 @@ def default_cache_dir() -> Path:
     return Path(base) / "smellkit"
 
 
+_UNDETAILED = "-undetailed"
+
+
 class FactCache:
     """Facts by content key, one pickle per file, under a folder per smellkit and Python version."""
 
@@ -310,7 +320,14 @@ class FactCache:
     def _path(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.pickle"
 
-    def get(self, key: str) -> FileResult | None:
+    def get(self, key: str, *, detailed: bool = True) -> FileResult | None:
+        """The result stored for `key`; without `detailed`, facts without detail will do."""
+        value = self._load(key)
+        if value is None and not detailed:
+            value = self._load(key + _UNDETAILED)
+        return value
+
+    def _load(self, key: str) -> FileResult | None:
         try:
             with open(self._path(key), "rb") as handle:
                 value = pickle.load(handle)
@@ -320,11 +337,13 @@ class FactCache:
         return value if isinstance(value, (FileFacts, FileProblem)) else None
 
     def put(self, key: str, value: FileResult) -> None:
-        self._write(self._path(key), pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+        detailed = not isinstance(value, FileFacts) or value.detailed
+        self.put_pickled(key, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL), detailed)
 
-    def put_pickled(self, key: str, data: bytes) -> None:
-        """Store a result already pickled (by a worker): no second pickling."""
-        self._write(self._path(key), data)
+    def put_pickled(self, key: str, data: bytes, detailed: bool = True) -> None:
+        """Store a result already pickled (by a worker): no second pickling. Facts without
+        detail have their own entry: a scan that needs the detail must not find them."""
+        self._write(self._path(key if detailed else key + _UNDETAILED), data)
 
     def get_blob(self, name: str) -> bytes | None:
         """A stored whole-run artefact (a scan result), or None."""
@@ -421,11 +440,12 @@ def _batches(todo: list[tuple[SourceFile, bytes]], jobs: int) -> list[list[int]]
 
 def _parse_all(todo: list[tuple[SourceFile, bytes]], max_bytes: int, jobs: int,
                progress: ProgressCallback | None, done_before: int, total: int,
-               sink: ResultSink) -> None:
+               sink: ResultSink, detailed: bool) -> None:
     if jobs <= 1 or len(todo) < 16:
         done = 0
         for start in range(0, len(todo), 8):
-            for offset, result in enumerate(_parse_batch(todo[start:start + 8], max_bytes)):
+            batch = _parse_batch(todo[start:start + 8], max_bytes, detailed)
+            for offset, result in enumerate(batch):
                 sink(start + offset, result, None)
                 done += 1
             if progress:
@@ -437,7 +457,7 @@ def _parse_all(todo: list[tuple[SourceFile, bytes]], max_bytes: int, jobs: int,
     loads = pickle.loads
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
         futures = {pool.submit(_parse_batch_pickled, [todo[index] for index in batch],
-                               max_bytes): batch for batch in batches}
+                               max_bytes, detailed): batch for batch in batches}
         for future in as_completed(futures):  # unpickle while the workers go on parsing
             batch = futures.pop(future)
             for index, blob in zip(batch, future.result()):
@@ -510,15 +530,19 @@ class Project:
         cache_dir: str | os.PathLike[str] | None = None,
         use_cache: bool = True,
         progress: ProgressCallback | None = None,
+        detailed: bool = True,
     ) -> Project:
-        """Discover, parse and cache; bad files become `diagnostics`, not exceptions."""
+        """Discover, parse and cache; bad files become `diagnostics`, not exceptions.
+        Without `detailed`, the facts serve the graphs and metrics but not the detectors."""
         survey = Survey.take(path, config=config, include_tests=include_tests, exclude=exclude,
                              jobs=jobs, cache_dir=cache_dir, use_cache=use_cache)
-        return cls.from_survey(survey, progress=progress)
+        return cls.from_survey(survey, progress=progress, detailed=detailed)
 
     @classmethod
-    def from_survey(cls, survey: Survey, *, progress: ProgressCallback | None = None) -> Project:
-        """Facts for every surveyed file: from the cache where the content is known, else parsed."""
+    def from_survey(cls, survey: Survey, *, progress: ProgressCallback | None = None,
+                    detailed: bool = True) -> Project:
+        """Facts for every surveyed file: from the cache where the content is known, else parsed
+        (`detailed` as in `load`)."""
         sources = survey.inventory.items
         cache = survey.cache
         stats = LoadStats(discovered=len(sources))
@@ -530,7 +554,7 @@ class Project:
                 if isinstance(data, FileProblem):
                     results[slot] = data
                     continue
-                cached = cache.get(key) if cache else None
+                cached = cache.get(key, detailed=detailed) if cache else None
                 if cached is not None:
                     results[slot] = cached
                     stats.from_cache += 1
@@ -548,10 +572,11 @@ class Project:
                     if blob is None:
                         cache.put(key, result)
                     else:
-                        cache.put_pickled(key, blob)
+                        cache.put_pickled(key, blob, not isinstance(result, FileFacts)
+                                          or result.detailed)
 
             _parse_all(todo, survey.config.max_file_bytes, workers, progress,
-                       stats.from_cache, len(sources), sink)
+                       stats.from_cache, len(sources), sink, detailed)
             stats.parsed = len(todo)
         diagnostics = list(survey.diagnostics)
         files: list[FileFacts] = []

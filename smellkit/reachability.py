@@ -36,6 +36,10 @@ class Liveness(NamedTuple):
     """Name prefixes an f-string completes at run time (`f"visit_{kind}"` gives `visit_`)."""
 
 
+NO_LIVENESS = Liveness((), (), (), ())
+"""What facts extracted without detail hold."""
+
+
 _EXITS: dict[type[ast.AST], str] = {
     ast.Return: "return", ast.Raise: "raise", ast.Continue: "continue", ast.Break: "break",
 }

@@ -296,7 +296,8 @@ def _compute(prepared: _Prepared, request: ScanRequest) -> tuple[ScanResult, str
     survey = prepared.survey
     child: Background[Any, Any] | None = None
     with paused_gc(freeze=False):
-        project = Project.from_survey(survey, progress=request.progress)
+        project = Project.from_survey(survey, progress=request.progress,
+                                      detailed=prepared.chosen != [])
         graphs = GraphCache(survey, survey.cache, __version__) if survey.cache else None
         if graphs is not None:
             graphs.attach(project.files, project.index)

@@ -243,3 +243,62 @@ def test_a_corrupt_cache_entry_is_reparsed(tmp_path: Path) -> None:
         entry.write_bytes(b"garbage")
     project = Project.load(repo, cache_dir=cache)
     assert project.stats.parsed == 3
+
+
+_DETAIL = '''\
+class Shape:
+    def __init__(self, size):
+        self.size = size
+
+    def area(self):
+        if self.size > 10:
+            return self.size * self.size
+        return 0
+        print("never")
+
+
+def build(n):
+    return Shape(n).area()
+'''
+
+
+def test_facts_without_detail_serve_graphs_and_metrics_alike(tmp_path: Path) -> None:
+    from smellkit.metrics.oo import class_metrics, method_metrics
+
+    repo = write(tmp_path / "repo", {"pkg/__init__.py": "", "pkg/shapes.py": _DETAIL,
+                                     "pkg/more.py": _DETAIL.replace("Shape", "Form")})
+    detailed = load(repo)
+    plain = load(repo, detailed=False)
+    assert all(not facts.detailed and not facts.shapes and not facts.fingerprints.blocks
+               and not facts.liveness.unreachable for facts in plain.files)
+    assert any(facts.liveness.unreachable for facts in detailed.files)  # the `print` above
+    assert [facts._replace(liveness=None, fingerprints=None, shapes=(), detailed=False)
+            for facts in detailed.files] == \
+        [facts._replace(liveness=None, fingerprints=None) for facts in plain.files]
+    assert sorted(plain.call_graph.edges(data=True)) == \
+        sorted(detailed.call_graph.edges(data=True))
+    assert class_metrics(plain.index) == class_metrics(detailed.index)
+    assert method_metrics(plain.index) == method_metrics(detailed.index)
+
+
+def test_detectors_refuse_facts_without_detail(tmp_path: Path) -> None:
+    from smellkit.detectors.runner import run_detectors
+
+    repo = write(tmp_path / "repo", {"app.py": _DETAIL})
+    with pytest.raises(ValueError, match="detailed=True"):
+        run_detectors(load(repo, detailed=False))
+
+
+def test_cached_facts_without_detail_never_stand_in_for_detailed_ones(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", 4)
+    cache = tmp_path / "cache"
+
+    def parsed(detailed: bool) -> tuple[int, int, bool]:
+        project = Project.load(repo, cache_dir=cache, detailed=detailed)
+        return (project.stats.parsed, project.stats.from_cache,
+                all(facts.detailed for facts in project.files))
+
+    assert parsed(False) == (5, 0, False)
+    assert parsed(False) == (0, 5, False)
+    assert parsed(True) == (5, 0, True)  # the entries without detail are not enough
+    assert parsed(False) == (0, 5, True)  # detailed entries serve scans without detail too

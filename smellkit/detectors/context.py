@@ -24,6 +24,9 @@ class Context(Derived):
     """A loaded project plus cached graphs, metrics, locations and source lines."""
 
     def __init__(self, project: Project):
+        if not all(facts.detailed for facts in project.files):
+            raise ValueError("the detectors need detailed facts: load the project with "
+                             "Project.load(..., detailed=True), the default")
         self.project = project
         self.index: Index = project.index
         self._lines: dict[str, list[str]] = {}

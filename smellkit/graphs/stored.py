@@ -142,7 +142,7 @@ def graphs_hold(header: GraphHeader, survey: Survey, order: tuple[tuple[str, str
         old_key = header.files.get(facts.path)
         if old_key is None or facts.module in header.inference_modules:
             return None
-        old = cache.get(old_key)
+        old = cache.get(old_key, detailed=False)
         if not isinstance(old, FileFacts) or _graph_inputs(old) != _graph_inputs(facts):
             return None
         extra = _added_assignments(_assignments(old), _assignments(facts))
