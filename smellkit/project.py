@@ -444,8 +444,8 @@ def _parse_all(todo: list[tuple[SourceFile, bytes]], max_bytes: int, jobs: int,
     if jobs <= 1 or len(todo) < 16:
         done = 0
         for start in range(0, len(todo), 8):
-            batch = _parse_batch(todo[start:start + 8], max_bytes, detailed)
-            for offset, result in enumerate(batch):
+            results = _parse_batch(todo[start:start + 8], max_bytes, detailed)
+            for offset, result in enumerate(results):
                 sink(start + offset, result, None)
                 done += 1
             if progress:
