@@ -14,7 +14,7 @@ import os
 import pickle
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Generic, TypeVar
 
 _T = TypeVar("_T")
@@ -22,6 +22,9 @@ _A = TypeVar("_A")
 
 MIN_DEFINITIONS = 5000
 """Below this many definitions the work is too short to pay for a fork."""
+
+STANDBY_FILES = 300
+"""From this many files on, a scan starts a `Standby` child (it has about `MIN_DEFINITIONS`)."""
 
 
 def can_fork() -> bool:
@@ -106,3 +109,97 @@ class Background(Generic[_A, _T]):
         with contextlib.suppress(ProcessLookupError):
             os.kill(self._pid, signal.SIGKILL)
         self.join()
+
+
+class Standby:
+    """A child forked while the process is still small, waiting to compute one function.
+
+    Forking a process that holds gigabytes is dear where a page fault is (a virtual machine):
+    every page either side writes afterwards is copied, and reading a Python object writes its
+    reference count. A child forked before the facts are loaded shares almost nothing, so later
+    work in it costs the parent no copies; it gets its input by pipe instead. A job is sent with
+    its length first, so that other children holding a copy of the pipe do not delay it.
+    """
+
+    def __init__(self, pid: int, jobs: int, results: int):
+        self._pid: int | None = pid
+        self._jobs: int | None = jobs
+        self._results = results
+
+    @classmethod
+    def start(cls) -> Standby | None:
+        """The waiting child; None where forking is unavailable or fails."""
+        if not can_fork():
+            return None
+        job_reader, job_writer = os.pipe()
+        result_reader, result_writer = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:
+            for end in (job_reader, job_writer, result_reader, result_writer):
+                os.close(end)
+            return None
+        if pid == 0:
+            status = 1
+            try:
+                os.close(job_writer)
+                os.close(result_reader)
+                _serve(job_reader, result_writer)
+                status = 0
+            finally:
+                os._exit(status)
+        os.close(job_reader)
+        os.close(result_writer)
+        return cls(pid, job_writer, result_reader)
+
+    def submit(self, function: Callable[[_A], _T], argument: _A) -> Background[_A, _T]:
+        """`function(argument)` in the waiting child (both pickled by value and name); the
+        returned handle computes it here if the child fails. One job per standby."""
+        pid, jobs = self._pid, self._jobs
+        if pid is None or jobs is None:
+            raise RuntimeError("this standby child was used or closed already")
+        self._pid = self._jobs = None
+        try:
+            data = pickle.dumps((function, argument), protocol=pickle.HIGHEST_PROTOCOL)
+            with os.fdopen(jobs, "wb") as stream:
+                stream.write(len(data).to_bytes(8, "little") + data)
+        except (OSError, pickle.PicklingError):  # the child died: it is reaped by the handle
+            pass
+        return Background(function, argument, pid, self._results)
+
+    def close(self) -> None:
+        """Let the child go without a job (nothing happens if a job was submitted)."""
+        pid, jobs = self._pid, self._jobs
+        if pid is None or jobs is None:
+            return
+        self._pid = self._jobs = None
+        with contextlib.suppress(OSError):
+            os.write(jobs, bytes(8))
+        os.close(jobs)
+        os.close(self._results)
+        os.waitpid(pid, 0)
+
+
+@contextlib.contextmanager
+def standing_by(wanted: bool = True) -> Iterator[Standby | None]:
+    """A `Standby` child for the block (when `wanted` and possible), let go at its end if the
+    block gave it no job."""
+    standby = Standby.start() if wanted else None
+    try:
+        yield standby
+    finally:
+        if standby is not None:
+            standby.close()
+
+
+def _serve(jobs: int, results: int) -> None:
+    """In the standby child: read one job, compute it, write the pickled result."""
+    with os.fdopen(jobs, "rb") as stream:
+        size = int.from_bytes(stream.read(8) or bytes(8), "little")
+        data = stream.read(size) if size else b""
+    if not data:
+        return
+    function, argument = pickle.loads(data)
+    result = pickle.dumps(function(argument), protocol=pickle.HIGHEST_PROTOCOL)
+    with os.fdopen(results, "wb") as stream:
+        stream.write(result)

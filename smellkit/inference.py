@@ -24,12 +24,12 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from smellkit.facts import Attr, Name
 
 if TYPE_CHECKING:
-    from smellkit.facts import CallSite, FileFacts
+    from smellkit.facts import CallSite
     from smellkit.graphs.index import Index
     from smellkit.graphs.pointsto import Solver
 
@@ -64,7 +64,40 @@ def _time_limit(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def source_roots(root: Path, files: Sequence[FileFacts]) -> list[Path]:
+class SourceModule(NamedTuple):
+    """What astroid needs to know of a file of the repository."""
+
+    path: str  # relative to the root, POSIX
+    module: str
+    is_package: bool
+
+
+class Query(NamedTuple):
+    """One call site for astroid: the solver's site number and where the call is."""
+
+    call: int
+    module: str
+    line: int
+    col: int
+    name: str | None  # the callee's last name: which of the calls starting here is meant
+
+
+class InferenceJob(NamedTuple):
+    """A whole run of inference, small enough to send to another process."""
+
+    root: Path
+    files: tuple[SourceModule, ...]
+    queries: tuple[Query, ...]  # in the order they are tried
+    budget: int
+    max_seconds: float
+
+
+Answers = tuple[list[tuple[int, list[str]]], frozenset[str]]
+"""What astroid said of each query it got to (site, callee names), and the repository's modules
+whose source it read."""
+
+
+def source_roots(root: Path, files: Sequence[SourceModule]) -> list[Path]:
     """Folders that module names count from, derived from each file's path and module name."""
     found: dict[Path, None] = {}
     for facts in files:
@@ -83,7 +116,7 @@ class AstroidResolver:
     reached. Call `close` when done: it restores `sys.path`.
     """
 
-    def __init__(self, root: Path, files: Sequence[FileFacts], *, budget: int = 5000,
+    def __init__(self, root: Path, files: Sequence[SourceModule], *, budget: int = 5000,
                  time_limit: float = 0.25, max_seconds: float = 1.0):
         self.root = Path(root)
         self.budget = budget
@@ -197,13 +230,23 @@ def infer_unresolved(index: Index, solver: Solver, budget: int, *,
                      max_seconds: float = 1.0) -> tuple[int, frozenset[str]]:
     """Send the call sites the points-to analysis left unresolved to astroid, within the bounds.
 
-    Sites whose callee is rooted in a parameter without a default are skipped: astroid infers
-    nothing there either. Returns how many sites astroid resolved to definitions of the
-    repository (their edges join the solver's targets, and sites astroid found to call outside
-    objects are marked external), and the modules of the repository whose source astroid read.
+    Returns how many sites astroid resolved to definitions of the repository (their edges join
+    the solver's targets, and sites astroid found to call outside objects are marked external),
+    and the modules of the repository whose source astroid read. The three steps can run in two
+    processes: `plan` and `apply` need the solved index, `answer` only the job.
     """
     if index.root is None:
         return 0, frozenset()
+    calls, read = answer(plan(index, solver, budget, max_seconds))
+    return apply(index, calls, solver.targets, solver.outside), read
+
+
+def plan(index: Index, solver: Solver, budget: int, max_seconds: float) -> InferenceJob:
+    """The sites worth inferring, library modules first, then those with the most sites.
+
+    Sites whose callee is rooted in a parameter without a default are left out: astroid infers
+    nothing there either."""
+    assert index.root is not None
     by_module: dict[str, list[int]] = {}
     for call, site in enumerate(solver.sites):
         if not site.implicit and call not in solver.targets and call not in solver.outside \
@@ -211,33 +254,53 @@ def infer_unresolved(index: Index, solver: Solver, budget: int, *,
             by_module.setdefault(index.scope_module(site.scope), []).append(call)
     order = sorted(by_module, key=lambda module: (_is_test(module), -len(by_module[module]),
                                                   module))
-    resolver = AstroidResolver(index.root, list(index.modules.values()), budget=budget,
-                               max_seconds=max_seconds)
-    inferred = 0
+    queries: list[Query] = []
+    for module in order:
+        for call in by_module[module]:
+            site = solver.sites[call]
+            func = site.func
+            name = func.id if isinstance(func, Name) else \
+                func.attr if isinstance(func, Attr) else None
+            queries.append(Query(call, module, site.line, site.col, name))
+    files = tuple(SourceModule(facts.path, facts.module, facts.is_package)
+                  for facts in index.modules.values())
+    return InferenceJob(index.root, files, tuple(queries), budget, max_seconds)
+
+
+def answer(job: InferenceJob) -> Answers:
+    """astroid's callee names for the job's queries, in order, until a bound is reached."""
+    resolver = AstroidResolver(job.root, job.files, budget=job.budget,
+                               max_seconds=job.max_seconds)
+    found: list[tuple[int, list[str]]] = []
     try:
-        for module in order:
-            for call in by_module[module]:
-                site = solver.sites[call]
-                func = site.func
-                name = func.id if isinstance(func, Name) else \
-                    func.attr if isinstance(func, Attr) else None
-                names = resolver.callees(module, site.line, site.col, name)
-                if names is None:
-                    return inferred, resolver.modules_read()
-                targets: set[str] = set()
-                for qualified in names:
-                    if qualified in index.classes:
-                        targets.add(index.lookup_method(qualified, "__init__") or qualified)
-                    elif qualified in index.definitions:
-                        targets.add(qualified)
-                    else:
-                        solver.outside.add(call)
-                if targets:
-                    solver.targets[call] = targets
-                    inferred += 1
+        for query in job.queries:
+            names = resolver.callees(query.module, query.line, query.col, query.name)
+            if names is None:
+                break
+            found.append((query.call, names))
     finally:
         resolver.close()
-    return inferred, resolver.modules_read()
+    return found, resolver.modules_read()
+
+
+def apply(index: Index, found: list[tuple[int, list[str]]], targets: dict[int, set[str]],
+          outside: set[int]) -> int:
+    """astroid's answers added to a solution's `targets` and `outside`; returns how many sites
+    they resolved to definitions of the repository."""
+    inferred = 0
+    for call, names in found:
+        resolved: set[str] = set()
+        for qualified in names:
+            if qualified in index.classes:
+                resolved.add(index.lookup_method(qualified, "__init__") or qualified)
+            elif qualified in index.definitions:
+                resolved.add(qualified)
+            else:
+                outside.add(call)
+        if resolved:
+            targets[call] = resolved
+            inferred += 1
+    return inferred
 
 
 def _is_test(module: str) -> bool:

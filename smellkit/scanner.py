@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from smellkit import __version__, incremental
 from smellkit._memory import paused_gc
-from smellkit._parallel import MIN_DEFINITIONS, Background
+from smellkit._parallel import MIN_DEFINITIONS, STANDBY_FILES, Background, standing_by
 from smellkit.baseline import new_findings, read_baseline
 from smellkit.graphs.stored import GraphCache, header_name
 from smellkit.metrics.rows import measure_values, module_values
@@ -295,9 +295,12 @@ def _compute(prepared: _Prepared, request: ScanRequest) -> tuple[ScanResult, str
 
     survey = prepared.survey
     child: Background[Any, Any] | None = None
-    with paused_gc(freeze=False):
+    # forked while this process is small, to run astroid while the call graph is built
+    with standing_by(len(survey.inventory.items) >= STANDBY_FILES) as standby, \
+            paused_gc(freeze=False):
         project = Project.from_survey(survey, progress=request.progress,
                                       detailed=prepared.chosen != [])
+        project.index.standby = standby
         graphs = GraphCache(survey, survey.cache, __version__) if survey.cache else None
         if graphs is not None:
             graphs.attach(project.files, project.index)

@@ -12,7 +12,7 @@ import pytest
 
 import smellkit.scanner
 from smellkit import _parallel
-from smellkit._parallel import Background
+from smellkit._parallel import Background, Standby, standing_by
 from smellkit.scanner import ScanRequest, scan_json
 
 FIXTURES = Path(__file__).parent / "fixtures" / "detectors"
@@ -55,6 +55,42 @@ def test_cancel_reaps_the_child() -> None:
     background.cancel()
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)
+
+
+@needs_fork
+def test_a_standby_child_forked_early_computes_the_job_sent_later() -> None:
+    with standing_by() as standby:
+        assert standby is not None
+        child = standby._pid
+        big = list(range(100_000))  # made after the fork: the job sends what it needs
+        handle = standby.submit(_square, len(big))
+        assert handle.result() == (100_000 ** 2, child)
+        handle.join()
+        with pytest.raises(RuntimeError, match="used or closed"):
+            standby.submit(_square, 1)
+
+
+@needs_fork
+def test_an_unused_standby_child_is_let_go_and_reaped() -> None:
+    with standing_by() as standby:
+        assert standby is not None
+        pid = standby._pid
+        assert pid is not None
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)
+
+
+@needs_fork
+def test_a_failing_standby_job_surfaces_the_error_in_the_parent() -> None:
+    standby = Standby.start()
+    assert standby is not None
+    with pytest.raises(ValueError, match="bad 5"):
+        standby.submit(_fail, 5).result()
+
+
+def test_no_standby_is_started_when_not_wanted() -> None:
+    with standing_by(False) as standby:
+        assert standby is None
 
 
 def _report(path: Path) -> dict[str, object]:
@@ -121,8 +157,9 @@ def handle(box):
 
 
 @needs_fork
-@pytest.mark.parametrize("fork", [False, True])
-def test_astroid_in_a_child_gives_the_serial_call_graph(tmp_path: Path, fork: bool) -> None:
+@pytest.mark.parametrize("fork", [False, True, "standby"])
+def test_astroid_in_a_child_gives_the_serial_call_graph(tmp_path: Path,
+                                                        fork: bool | str) -> None:
     from smellkit.graphs.attributes import keep_graph
     from smellkit.graphs.calls import build_call_graph
     from smellkit.project import Project
@@ -137,7 +174,9 @@ def test_astroid_in_a_child_gives_the_serial_call_graph(tmp_path: Path, fork: bo
         seen.append(os.getpid())
         keep_graph(index, solver)  # type: ignore[arg-type]
 
-    built = build_call_graph(index, inference_seconds=30, alongside=alongside, fork=fork)
+    with standing_by(fork == "standby") as standby:
+        built = build_call_graph(index, inference_seconds=30, alongside=alongside,
+                                 fork=bool(fork), standby=standby)
     assert seen == [os.getpid()]  # the parent's work, whether astroid ran in a child or not
     assert serial.inferred == built.inferred == 1  # `error.show()`: only astroid resolves it
     assert ("app.handle", "app.Oops.show") in built.graph.edges
@@ -182,3 +221,24 @@ def test_early_analyses_come_from_the_child(tmp_path: Path,
     project = Project.load(tmp_path, use_cache=False)
     smellkit.scanner._detect_and_measure(project, None, "info", lambda stage: None)[2].join()
     assert len(seen) == 1 and seen[0] != os.getpid()
+
+
+@needs_fork
+def test_a_scan_sends_astroid_to_its_standby_child(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "app.py").write_text(_INFERRED_ONLY)
+    serial = _report(tmp_path)
+    submitted: list[str] = []
+    submit = Standby.submit
+
+    def spy(self: Standby, function: Any, argument: Any) -> Background[Any, Any]:
+        submitted.append(function.__name__)
+        return submit(self, function, argument)
+
+    monkeypatch.setattr(smellkit.scanner, "STANDBY_FILES", 0)
+    monkeypatch.setattr(_parallel, "MIN_DEFINITIONS", 0)
+    monkeypatch.setattr(Standby, "submit", spy)
+    forked = _report(tmp_path)
+    assert submitted == ["answer"]
+    assert forked == serial
+    assert forked["summary"]["call_sites_unresolved"] == 0  # type: ignore[index]

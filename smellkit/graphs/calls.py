@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import networkx as nx
 
 from smellkit._memory import paused_gc
-from smellkit._parallel import Background
+from smellkit._parallel import Background, Standby
 from smellkit.facts import CallSite, Expr
 from smellkit.graphs.pointsto import MAX_STEPS, OPAQUE, Solver
 
@@ -87,7 +87,7 @@ def types_of(index: Index, scope: str, expr: Expr) -> frozenset[str]:
 def build_call_graph(index: Index, budget: int | None = None, *,
                      inference_seconds: float = 1.0,
                      alongside: Callable[[Solver], object] | None = None,
-                     fork: bool = False) -> CallGraph:
+                     fork: bool = False, standby: Standby | None = None) -> CallGraph:
     """Resolve every call site of the repository; `CallGraph` says what the counts mean.
 
     `budget` caps the call sites sent to astroid (default: the index's `inference_budget`) and
@@ -95,43 +95,44 @@ def build_call_graph(index: Index, budget: int | None = None, *,
     inference off and makes the graph depend on nothing but the code.
 
     `alongside` is more work on the solved system (the attribute graph's type queries): with
-    `fork`, it runs here while astroid infers in a forked child, else after the graph is built.
-    Either way the graph is that of the solution before `alongside` ran, so it is the same.
+    `fork`, it runs here while astroid infers in another process (`standby` when given, else a
+    child forked now), else after the graph is built. Either way the graph is that of the
+    solution before `alongside` ran, so it is the same.
 
     The graph's nodes are the repository's modules and definitions (node attribute `kind`) and the
     outside callees (`external=True`); an edge caller -> callee carries the sorted `lines` of its
     calls. Calling a class is an edge to the `__init__` its MRO finds, or to the class itself when
     the repository defines none.
     """
+    from smellkit import inference
+
     if budget is None:
         budget = getattr(index, "inference_budget", 5000)
     with paused_gc():
         solver = Solver(index)
         solver.solve()
         solver.release_unknown_decorators()
-        inference: Inference = (0, frozenset(), {}, set())
-        infer = _Infer(index, inference_seconds, budget)
+        inferred, read = 0, frozenset[str]()
+        targets, outside = solver.targets, solver.outside
         if budget > 0 and getattr(index, "root", None) is not None:
+            job = inference.plan(index, solver, budget, inference_seconds)
             if alongside is not None and fork:
                 targets = {call: set(found) for call, found in solver.targets.items()}
                 outside = set(solver.outside)
-                child = Background.start(infer, solver)
+                child = standby.submit(inference.answer, job) if standby is not None \
+                    else Background.start(inference.answer, job)
                 try:
                     alongside(solver)
                 except BaseException:
                     child.cancel()
                     raise
-                inference = child.result()
+                answers = child.result()
                 child.join()
                 alongside = None
             else:
-                inference = infer(solver)
-                targets, outside = solver.targets, solver.outside
-        else:
-            targets, outside = solver.targets, solver.outside
-        inferred, read, found_targets, found_outside = inference
-        targets.update(found_targets)
-        outside.update(found_outside)
+                answers = inference.answer(job)
+            found, read = answers
+            inferred = inference.apply(index, found, targets, outside)
         kept: dict[int, tuple[str, ...]] = {}
         graph = graph_of(index, solver.sites, targets, kept)
     if alongside is not None:
@@ -143,28 +144,6 @@ def build_call_graph(index: Index, budget: int | None = None, *,
                      unresolved=len(explicit) - resolved - external, inferred=inferred,
                      external=external, truncated=solver.steps >= MAX_STEPS, solver=solver,
                      inference_modules=read, targets=kept)
-
-
-Inference = tuple[int, frozenset[str], dict[int, set[str]], set[int]]
-"""What astroid added: sites resolved, modules read, new targets by site, sites found outside."""
-
-
-class _Infer:
-    """astroid on the sites the solver left unresolved; returns only what it added, so that it
-    can run in a forked child and the parent can merge it into its own copy of the solution."""
-
-    def __init__(self, index: Index, seconds: float, budget: int):
-        self.index, self.seconds, self.budget = index, seconds, budget
-
-    def __call__(self, solver: Solver) -> Inference:
-        from smellkit.inference import infer_unresolved
-
-        before_targets, before_outside = set(solver.targets), set(solver.outside)
-        inferred, read = infer_unresolved(self.index, solver, self.budget,
-                                          max_seconds=self.seconds)
-        added = {call: found for call, found in solver.targets.items()
-                 if call not in before_targets}
-        return inferred, read, added, solver.outside - before_outside
 
 
 def graph_of(index: Index, sites: Sequence[CallSite],

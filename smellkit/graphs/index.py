@@ -17,6 +17,7 @@ from smellkit.facts import ClassInfo, Definition, FileFacts
 if TYPE_CHECKING:
     import networkx as nx
 
+    from smellkit._parallel import Standby
     from smellkit.graphs.calls import CallGraph
     from smellkit.graphs.pointsto import Solver
 
@@ -33,6 +34,8 @@ class Index(Derived):
         """The project folder the facts' paths are relative to; astroid inference needs it."""
         self.inference_budget = inference_budget
         """At most this many unresolved call sites go to astroid when the call graph is built."""
+        self.standby: Standby | None = None
+        """A child waiting to run astroid while the call graph is built (`Standby` says why)."""
         self.modules: dict[str, FileFacts] = {}
         self.definitions: dict[str, Definition] = {}
         self.classes: dict[str, ClassInfo] = {}
@@ -236,7 +239,8 @@ class Index(Derived):
         from smellkit.graphs.calls import build_call_graph
 
         if len(self.definitions) >= MIN_DEFINITIONS:
-            return build_call_graph(self, alongside=self._alongside_inference, fork=True)
+            return build_call_graph(self, alongside=self._alongside_inference, fork=True,
+                                    standby=self.standby)
         return build_call_graph(self)
 
     def _alongside_inference(self, solver: Solver) -> None:
