@@ -761,8 +761,8 @@ _NON_CHILD_FIELDS = frozenset(("ctx", "op", "ops", "id", "attr", "name", "arg", 
 def extract(tree: ast.Module, source: str, path: str, module: str, is_package: bool, *,
             detailed: bool = True) -> FileFacts:
     """Every fact of one parsed module; without `detailed`, only those the graphs and metrics
-    need: the detectors' liveness, clone hashes and block shapes (a quarter of the work) are
-    left empty."""
+    need: the detectors' liveness, clone hashes and block shapes (a third of the extraction's
+    work) are left empty."""
     module_measure, measures = measure_module(tree, source)
     extractor = _Extractor(module, is_package, measures)
     extractor.visit_all(tree.body)

@@ -226,26 +226,13 @@ def _qualified_name(value: Any) -> str | None:
     return None
 
 
-def infer_unresolved(index: Index, solver: Solver, budget: int, *,
-                     max_seconds: float = 1.0) -> tuple[int, frozenset[str]]:
-    """Send the call sites the points-to analysis left unresolved to astroid, within the bounds.
-
-    Returns how many sites astroid resolved to definitions of the repository (their edges join
-    the solver's targets, and sites astroid found to call outside objects are marked external),
-    and the modules of the repository whose source astroid read. The three steps can run in two
-    processes: `plan` and `apply` need the solved index, `answer` only the job.
-    """
-    if index.root is None:
-        return 0, frozenset()
-    calls, read = answer(plan(index, solver, budget, max_seconds))
-    return apply(index, calls, solver.targets, solver.outside), read
-
-
 def plan(index: Index, solver: Solver, budget: int, max_seconds: float) -> InferenceJob:
-    """The sites worth inferring, library modules first, then those with the most sites.
+    """The call sites the points-to analysis left unresolved that are worth inferring, library
+    modules first, then those with the most sites.
 
     Sites whose callee is rooted in a parameter without a default are left out: astroid infers
-    nothing there either."""
+    nothing there either. A run takes three steps, which can be two processes: `plan` and
+    `apply` need the solved index, `answer` (astroid) only the job."""
     assert index.root is not None
     by_module: dict[str, list[int]] = {}
     for call, site in enumerate(solver.sites):

@@ -232,9 +232,9 @@ class Index(Derived):
 
     @cached_property
     def calls(self) -> CallGraph:
-        """On big code the attribute graph's type queries run while astroid infers in a forked
-        child: both need the solved system, and each takes about a second on pandas. The graphs
-        that need no call graph are built there too, while the child still infers."""
+        """On big code the attribute graph's type queries run while astroid infers in another
+        process (the scan's `standby`, else a forked child): each takes about a second on pandas.
+        The graphs that need no call graph are built then too."""
         from smellkit._parallel import MIN_DEFINITIONS
         from smellkit.graphs.calls import build_call_graph
 
