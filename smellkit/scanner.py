@@ -134,24 +134,6 @@ def _detect_and_measure(project: Project, chosen: list[str] | None, min_severity
     return found, tables, second
 
 
-def _save_alongside(project: Project, save: Callable[[], object] | None) \
-        -> Background[None, None] | None:
-    """Build the graphs, then save them; on big code a forked child saves them while the
-    metrics are computed here (pickling and writing the graphs of pandas takes seconds)."""
-    index = project.index
-    index.calls  # noqa: B018 - built here so the stage shows while it runs
-    if save is None:
-        return None
-    big = len(index.definitions) >= MIN_DEFINITIONS
-    if big:  # both sides need it: built once, before the fork
-        index.attribute_graph  # noqa: B018
-    return Background.start(_nothing, None, fork=big, then=save)
-
-
-def _nothing(_: None) -> None:
-    return None
-
-
 def metric_tables(project: Project) -> MetricTables:
     from smellkit.metrics.coupling import function_metrics, module_metrics
     from smellkit.metrics.oo import class_metrics, method_metrics
@@ -317,11 +299,11 @@ def _compute(prepared: _Prepared, request: ScanRequest) -> tuple[ScanResult, str
                     save()  # a new header only
             else:
                 announce("resolving calls")
-                child = _save_alongside(project, save)
+                project.index.calls  # noqa: B018 - built here so the stage shows while it runs
+                if save is not None:  # the graphs' resolution: a tenth of a second on pandas
+                    save()
             announce("measuring")
             result = build_result(project, findings, tables)
-            if child is not None and tables is None:
-                child.result()  # the saving child's: without a fork, the graphs are saved here
             text = result.model_dump_json(indent=2)
             if survey.cache is not None and prepared.blob is not None:
                 body = text.replace(_summary_block(result.summary), _SUMMARY_HOLE, 1)

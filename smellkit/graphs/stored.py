@@ -11,11 +11,12 @@ never read: "mentions" are counted as whole-word occurrences in every file's byt
 strings too, which can only make the check stricter), and dunder names are never taken, because
 the solver looks those up by itself (`__init__`, `__call__`, ...).
 
-The solver never reads a line number; the graphs carry those of call sites and accesses. When
-only lines moved, the graphs are rebuilt from the stored resolution (each site's targets, each
-access's owner, by number) with today's lines. A change to a file astroid read while resolving
-sites, a new, removed or renamed file, other options or another version: everything is built
-again.
+The solver never reads a line number; the graphs carry those of call sites and accesses. What is
+stored is the resolution (each site's targets, each access's owner, by number), and the graphs are
+rebuilt from it with today's lines: on pandas, pickling the graphs themselves took a second of
+every cold scan, rebuilding them takes half that, and only a re-scan that reuses them pays it.
+A change to a file astroid read while resolving sites, a new, removed or renamed file, other
+options or another version: everything is built again.
 """
 
 from __future__ import annotations
@@ -29,14 +30,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from smellkit.facts import Assignment, FileFacts, Name
 
 if TYPE_CHECKING:
-    import networkx as nx
 
     from smellkit.graphs.calls import CallGraph
     from smellkit.graphs.index import Index
     from smellkit.graphs.pointsto import Solver
     from smellkit.project import FactCache, Survey
 
-_FORMAT = 2
+_FORMAT = 3
 
 
 class GraphHeader(NamedTuple):
@@ -46,7 +46,7 @@ class GraphHeader(NamedTuple):
     order: tuple[tuple[str, str], ...]  # (path, module) of the index's files, in order
     inference_modules: frozenset[str]
     counts: tuple[int, int, int, int, int, bool]
-    graphs: str  # the blob holding (call graph, attribute graph, resolution)
+    graphs: str  # the blob holding the resolution the graphs are rebuilt from
 
 
 def header_name(survey: Survey, version: str) -> str:
@@ -170,25 +170,28 @@ def load(cache: FactCache, name: str) -> GraphHeader | None:
     return header if isinstance(header, GraphHeader) else None
 
 
-def reuse(index: Index, header: GraphHeader, cache: FactCache, verdict: str) -> bool:
-    """Install the stored graphs on `index` (rebuilt with today's lines when `verdict` is
-    `MOVED`); False when they cannot be read."""
+def reuse(index: Index, header: GraphHeader, cache: FactCache) -> bool:
+    """Install the stored graphs on `index`, rebuilt from their resolution with today's lines;
+    False when they cannot be read."""
+    from smellkit._memory import paused_gc
     from smellkit.graphs import attributes, calls
 
     data = cache.get_blob(header.graphs)
     if data is None:
         return False
+    sites = [site for facts in index.modules.values() for site in facts.calls]
+    accesses = [access for facts in index.modules.values() for access in facts.accesses]
     try:
-        call_graph, attribute_graph, (targets, resolved) = pickle.loads(data)
+        targets, resolved = pickle.loads(data)
+        found = [(accesses[number], owner, own) for number, owner, own in resolved]
+        if any(call >= len(sites) for call in targets):
+            return False
     except Exception:  # a damaged entry: build the graphs again
         return False
-    if verdict == MOVED:
-        sites = [site for facts in index.modules.values() for site in facts.calls]
-        accesses = [access for facts in index.modules.values() for access in facts.accesses]
+    with paused_gc():
         call_graph = calls.graph_of(index, sites, targets)
-        found = [(accesses[number], owner, own) for number, owner, own in resolved]
         attribute_graph = attributes.graph_of(index, found)
-        index.__dict__["_attribute_accesses"] = found
+    index.__dict__["_attribute_accesses"] = found
     call_sites, resolved_sites, unresolved, inferred, external, truncated = header.counts
     index.__dict__["calls"] = calls.CallGraph(
         graph=call_graph, call_sites=call_sites, resolved=resolved_sites, unresolved=unresolved,
@@ -199,10 +202,14 @@ def reuse(index: Index, header: GraphHeader, cache: FactCache, verdict: str) -> 
     return True
 
 
-def _resolution(index: Index) -> tuple[dict[int, tuple[str, ...]],
-                                       list[tuple[int, str, bool]]]:
+Resolution = tuple[dict[int, tuple[str, ...]], list[tuple[int, str, bool]]]
+"""Each call site's targets and each resolved attribute access (owner, own), by number."""
+
+
+def _resolution(index: Index) -> Resolution:
     """What the graphs were made of, by site and access number, to rebuild them with new lines."""
     calls = index.calls
+    index.attribute_graph  # noqa: B018 - building it keeps the resolved accesses
     found = index.__dict__.get("_attribute_accesses")
     if found is None:  # the attribute graph came from elsewhere: resolve the accesses again
         from smellkit.graphs.attributes import resolve_accesses
@@ -240,11 +247,10 @@ def header_for(survey: Survey, files: Sequence[FileFacts], calls: CallGraph,
         graphs=graphs)
 
 
-def store(cache: FactCache, name: str, header: GraphHeader,
-          graphs: tuple[nx.DiGraph, nx.DiGraph, Any] | None) -> None:
-    """Write the graphs (when given: they are new) and then the header pointing to them."""
-    if graphs is not None:
-        cache.put_blob(header.graphs, pickle.dumps(graphs, protocol=pickle.HIGHEST_PROTOCOL))
+def store(cache: FactCache, name: str, header: GraphHeader, resolution: Resolution | None) -> None:
+    """Write the graphs' resolution (when given: they are new), then the header pointing to it."""
+    if resolution is not None:
+        cache.put_blob(header.graphs, pickle.dumps(resolution, protocol=pickle.HIGHEST_PROTOCOL))
     cache.put_blob(name, pickle.dumps(header, protocol=pickle.HIGHEST_PROTOCOL))
 
 
@@ -266,7 +272,7 @@ class GraphCache:
         verdict = None if self.previous is None \
             else unchanged_graphs(self.previous, self.survey, files, self.cache)
         self.reused = verdict is not None and self.previous is not None \
-            and reuse(index, self.previous, self.cache, verdict)
+            and reuse(index, self.previous, self.cache)
         self.moved = self.reused and verdict == MOVED
         return self.reused
 
@@ -285,6 +291,6 @@ class GraphCache:
             return
         blob = f"graphs-{self.survey.inventory.key(self.name)}.pickle"
         store(self.cache, self.name, header_for(self.survey, files, calls, blob),
-              (calls.graph, index.attribute_graph, _resolution(index)))
+              _resolution(index))
         if self.previous is not None and self.previous.graphs != blob:
             self.cache.drop_blob(self.previous.graphs)
