@@ -161,9 +161,12 @@ class Standby:
         self._pid = self._jobs = None
         try:
             data = pickle.dumps((function, argument), protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:  # not picklable: the child is let go, the handle computes it here
+            data = b""
+        try:
             with os.fdopen(jobs, "wb") as stream:
                 stream.write(len(data).to_bytes(8, "little") + data)
-        except (OSError, pickle.PicklingError):  # the child died: it is reaped by the handle
+        except OSError:  # the child died: the handle reaps it and computes here
             pass
         return Background(function, argument, pid, self._results)
 

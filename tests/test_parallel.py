@@ -88,6 +88,13 @@ def test_a_failing_standby_job_surfaces_the_error_in_the_parent() -> None:
         standby.submit(_fail, 5).result()
 
 
+@needs_fork
+def test_a_job_that_cannot_be_sent_is_computed_here() -> None:
+    standby = Standby.start()
+    assert standby is not None
+    assert standby.submit(lambda value: (value + 1, os.getpid()), 2).result() == (3, os.getpid())
+
+
 def test_no_standby_is_started_when_not_wanted() -> None:
     with standing_by(False) as standby:
         assert standby is None
