@@ -1,69 +1,37 @@
 """The repository model: which files, which module names, and their facts (parsed once, cached).
 
 `Project.load` discovers the Python files under a path, gives each its dotted module name, and turns
-each into `FileFacts` with one stdlib `ast` parse in worker processes. Results are cached on disk by
-content hash, so a re-scan parses only what changed. Bad files become diagnostics, never exceptions.
+each into `FileFacts` with one stdlib `ast` parse in worker processes (`smellkit.parsing`). Results
+are cached on disk by content hash, so a re-scan parses only what changed. Bad files become
+diagnostics, never exceptions.
 """
 
 from __future__ import annotations
 
-import ast
 import fnmatch
-import gc
 import hashlib
-import multiprocessing
 import os
 import pickle
-import re
 import sys
 import time
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from smellkit import __version__, _pickling
+from smellkit import __version__
 from smellkit._memory import paused_gc
 from smellkit.config import DEFAULT_EXCLUDE_DIRS, TEST_DIRS, ProjectConfig, load_config
 from smellkit.errors import ProjectError
-from smellkit.facts import FACTS_SCHEMA, FileFacts, extract
+from smellkit.facts import FACTS_SCHEMA, FileFacts
 from smellkit.models import Diagnostic
+from smellkit.parsing import FileProblem, FileResult, ProgressCallback, SourceFile, parse_all
 
 if TYPE_CHECKING:
     import networkx as nx
 
     from smellkit.graphs.index import Index
-
-ProgressCallback = Callable[[int, int], None]
-"""Called with (files done, files in all) while files are parsed."""
-
-
-class SourceFile(NamedTuple):
-    """A discovered file: where it is and what module it is."""
-
-    absolute: str
-    path: str  # relative to the project root, POSIX
-    module: str
-    is_package: bool
-
-
-class FileProblem(NamedTuple):
-    """Why a file produced no facts; picklable so workers and the cache can carry it."""
-
-    path: str
-    line: int | None
-    code: str
-    message: str
-
-    def diagnostic(self) -> Diagnostic:
-        return Diagnostic(path=self.path, line=self.line, severity="error", code=self.code,
-                          message=self.message)
-
-
-FileResult = FileFacts | FileProblem
-
 
 # ---------------------------------------------------------------------------------------------
 # Discovery.
@@ -206,93 +174,6 @@ def _source_file(path: str, relative: str, root_prefixes: Sequence[str]) -> Sour
     return SourceFile(absolute, relative, ".".join(parts), is_package)
 
 
-# ---------------------------------------------------------------------------------------------
-# Parsing (in workers) and the cache.
-
-
-def parse_file(source_file: SourceFile, data: bytes, max_bytes: int, *,
-               detailed: bool = True) -> FileResult:
-    """Facts of one file (`detailed`: see `smellkit.facts.extract`), or why there are none.
-    Never raises for bad input."""
-    path = source_file.path
-    if len(data) > max_bytes:
-        return FileProblem(path, None, "too-large",
-                           f"{len(data):,} bytes is over max-file-bytes ({max_bytes:,}); skipped "
-                           "(raise [tool.smellkit] max-file-bytes to analyse it)")
-    if b"\0" in data:
-        return FileProblem(path, data[: data.index(b"\0")].count(b"\n") + 1, "null-bytes",
-                           "file contains NUL bytes (binary or corrupt); skipped")
-    try:
-        tree = ast.parse(data, filename=path)
-        source = _decode(data)
-    except SyntaxError as error:
-        message = error.msg
-        if _looks_like_python2(message, data):
-            message += " (this looks like Python 2 code; smellkit analyses Python 3)"
-        code = "decode-error" if "decode" in message or "utf-8" in message else "syntax-error"
-        return FileProblem(path, error.lineno, code, message)
-    except (UnicodeDecodeError, LookupError) as error:
-        return FileProblem(path, None, "decode-error", f"cannot decode: {error}")
-    except (RecursionError, MemoryError, ValueError) as error:
-        return FileProblem(path, None, "parse-failed", f"cannot parse: {type(error).__name__}")
-    try:
-        return extract(tree, source, path, source_file.module, source_file.is_package,
-                       detailed=detailed)
-    except RecursionError:
-        return FileProblem(path, None, "too-deep", "nesting too deep to analyse; skipped")
-
-
-_PYTHON2 = re.compile(rb"^\s*(print\s+[\"'\w]|exec\s+[\"']|except\s+\w+\s*,\s*\w+\s*:)", re.M)
-
-
-def _looks_like_python2(message: str, data: bytes) -> bool:
-    return "Missing parentheses" in message or bool(_PYTHON2.search(data))
-
-
-def _decode(data: bytes) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        import io
-        import tokenize
-
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-        return data.decode(encoding)
-
-
-def _parse_batch(batch: list[tuple[SourceFile, bytes]], max_bytes: int,
-                 detailed: bool) -> list[FileResult]:
-    gc.disable()  # trees have no cycles; collecting them mid-parse costs more than parsing
-    try:
-        return [parse_file(source_file, data, max_bytes, detailed=detailed)
-                for source_file, data in batch]
-    finally:
-        gc.enable()
-
-
-def _parse_batch_pickled(batch: list[tuple[SourceFile, bytes]], max_bytes: int,
-                         detailed: bool) -> list[bytes]:
-    """In a worker: each file's result pickled once; the bytes go both to the cache and over
-    the pipe, so the parent unpickles each result once and never pickles it again."""
-    gc.disable()
-    try:
-        table = _fact_pickle_table()
-        return [_pickling.dumps(parse_file(source_file, data, max_bytes, detailed=detailed),
-                                table)
-                for source_file, data in batch]
-    finally:
-        gc.enable()
-
-
-@lru_cache(maxsize=1)
-def _fact_pickle_table() -> dict[type, Any]:
-    from smellkit import blocks, facts, fingerprints, reachability
-    from smellkit.metrics import complexity
-
-    return _pickling.dispatch_table((facts, blocks, fingerprints, reachability, complexity,
-                                     sys.modules[__name__]))
-
-
 def cache_key(source_file: SourceFile, data: bytes) -> str:
     """Content hash plus what else shapes the facts: module name, path, version, Python."""
     digest = hashlib.blake2b(data, digest_size=20)
@@ -414,59 +295,6 @@ class LoadStats:
     seconds: float = 0.0
 
 
-ResultSink = Callable[[int, FileResult, "bytes | None"], None]
-"""Receives (position in the to-do list, result, its pickle or None) as results arrive."""
-
-
-def _batches(todo: list[tuple[SourceFile, bytes]], jobs: int) -> list[list[int]]:
-    """Big files first, grouped into batches of about equal bytes, so both workers stay busy to
-    the end and the parent gets results early and steadily."""
-    order = sorted(range(len(todo)), key=lambda index: -len(todo[index][1]))
-    total = sum(len(data) for _, data in todo)
-    budget = max(1, total // (jobs * 24))
-    batches: list[list[int]] = []
-    current: list[int] = []
-    weight = 0
-    for index in order:
-        current.append(index)
-        weight += len(todo[index][1]) + 2048  # a per-file cost beyond its bytes
-        if weight >= budget or len(current) >= 32:
-            batches.append(current)
-            current, weight = [], 0
-    if current:
-        batches.append(current)
-    return batches
-
-
-def _parse_all(todo: list[tuple[SourceFile, bytes]], max_bytes: int, jobs: int,
-               progress: ProgressCallback | None, done_before: int, total: int,
-               sink: ResultSink, detailed: bool) -> None:
-    if jobs <= 1 or len(todo) < 16:
-        done = 0
-        for start in range(0, len(todo), 8):
-            results = _parse_batch(todo[start:start + 8], max_bytes, detailed)
-            for offset, result in enumerate(results):
-                sink(start + offset, result, None)
-                done += 1
-            if progress:
-                progress(done_before + done, total)
-        return
-    batches = _batches(todo, jobs)
-    context = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
-    done = done_before
-    loads = pickle.loads
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        futures = {pool.submit(_parse_batch_pickled, [todo[index] for index in batch],
-                               max_bytes, detailed): batch for batch in batches}
-        for future in as_completed(futures):  # unpickle while the workers go on parsing
-            batch = futures.pop(future)
-            for index, blob in zip(batch, future.result()):
-                sink(index, loads(blob), blob)
-            done += len(batch)
-            if progress:
-                progress(done, total)
-
-
 @dataclass
 class Survey:
     """What is there to analyse: configuration, files, their content keys; nothing parsed yet."""
@@ -575,7 +403,7 @@ class Project:
                         cache.put_pickled(key, blob, not isinstance(result, FileFacts)
                                           or result.detailed)
 
-            _parse_all(todo, survey.config.max_file_bytes, workers, progress,
+            parse_all(todo, survey.config.max_file_bytes, workers, progress,
                        stats.from_cache, len(sources), sink, detailed)
             stats.parsed = len(todo)
         diagnostics = list(survey.diagnostics)

@@ -28,7 +28,8 @@ from smellkit.models import (
     ScanSummary,
     Severity,
 )
-from smellkit.project import Inventory, ProgressCallback, Project, Survey
+from smellkit.parsing import ProgressCallback
+from smellkit.project import Inventory, Project, Survey
 
 if TYPE_CHECKING:
     from smellkit.graphs.index import Index

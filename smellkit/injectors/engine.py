@@ -24,7 +24,8 @@ from smellkit.injectors.registry import injector_class
 from smellkit.injectors.sampling import stratified
 from smellkit.injectors.verify import RoundTrip, verify
 from smellkit.models import Candidate, Difficulty, Injection, InjectionSkip, Location, Target
-from smellkit.project import FileProblem, Project, SourceFile, parse_file
+from smellkit.parsing import FileProblem, SourceFile, parse_file
+from smellkit.project import Project
 
 __all__ = ["RoundTrip", "find_candidates", "inject", "make_injector", "record", "verify"]
 
