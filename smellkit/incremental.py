@@ -119,7 +119,7 @@ def patched_report(survey: Survey, options: str, graph_header: str) -> Patched |
     header = stored.load(cache, graph_header)
     order = tuple((source.path, source.module) for source, _, _ in items
                   if source.path not in last.failed)
-    if header is None or stored.graphs_hold(header, survey, order, new_facts, cache) is None:
+    if header is None or not stored.graphs_hold(header, survey, order, new_facts, cache):
         return None
     blob = cache.get_blob(last.report)
     if blob is None:

@@ -75,12 +75,6 @@ def _graph_inputs(facts: FileFacts) -> tuple[Any, ...]:
             tuple(item._replace(line=0) for item in facts.imports), facts.globals_declared)
 
 
-def _lines(facts: FileFacts) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """The lines the graphs carry: of call sites and of attribute accesses."""
-    return tuple(call.line for call in facts.calls), \
-        tuple(access.line for access in facts.accesses)
-
-
 def _assignments(facts: FileFacts) -> list[Assignment]:
     return [item._replace(line=0) for item in facts.assignments]
 
@@ -117,13 +111,10 @@ def _unmentioned(names: Iterable[str], added: list[Assignment],
     return True
 
 
-SAME, MOVED = "same", "moved"
-
-
 def unchanged_graphs(header: GraphHeader, survey: Survey, files: Sequence[FileFacts],
-                     cache: FactCache) -> str | None:
-    """`SAME` when the graphs stored under `header` are the graphs of `files`, `MOVED` when they
-    are but for the lines of call sites or accesses, None when they must be built again."""
+                     cache: FactCache) -> bool:
+    """Whether the graphs stored under `header` are the graphs of `files` but for the lines of
+    call sites and accesses (which the stored resolution does not hold)."""
     keys = {source.path: key for source, key, _ in survey.inventory.items}
     return graphs_hold(header, survey, tuple((facts.path, facts.module) for facts in files),
                        [facts for facts in files if keys.get(facts.path) != header.files.get(
@@ -131,32 +122,28 @@ def unchanged_graphs(header: GraphHeader, survey: Survey, files: Sequence[FileFa
 
 
 def graphs_hold(header: GraphHeader, survey: Survey, order: tuple[tuple[str, str], ...],
-                changed: Sequence[FileFacts], cache: FactCache) -> str | None:
+                changed: Sequence[FileFacts], cache: FactCache) -> bool:
     """`unchanged_graphs` knowing only the (path, module) of every file with facts and the facts
     of the files whose content differs from the stored run's."""
     if order != header.order:
-        return None
+        return False
     added: list[Assignment] = []
-    verdict = SAME
     for facts in changed:
         old_key = header.files.get(facts.path)
         if old_key is None or facts.module in header.inference_modules:
-            return None
+            return False
         old = cache.get(old_key, detailed=False)
         if not isinstance(old, FileFacts) or _graph_inputs(old) != _graph_inputs(facts):
-            return None
+            return False
         extra = _added_assignments(_assignments(old), _assignments(facts))
         if extra is None or any(not isinstance(item.target, Name) for item in extra):
-            return None
+            return False
         added.extend(extra)
-        if _lines(old) != _lines(facts):
-            verdict = MOVED
     if added:
         sources = [data for _, _, data in survey.inventory.items if isinstance(data, bytes)]
         names = [item.target.id for item in added if isinstance(item.target, Name)]
-        if not _unmentioned(names, added, sources):
-            return None
-    return verdict
+        return _unmentioned(names, added, sources)
+    return True
 
 
 def load(cache: FactCache, name: str) -> GraphHeader | None:
@@ -264,26 +251,23 @@ class GraphCache:
         self.name = header_name(survey, version)
         self.previous: GraphHeader | None = None
         self.reused = False
-        self.moved = False
 
     def attach(self, files: Sequence[FileFacts], index: Index) -> bool:
         """Put the stored graphs on `index` when they are the graphs of `files`."""
         self.previous = load(self.cache, self.name)
-        verdict = None if self.previous is None \
-            else unchanged_graphs(self.previous, self.survey, files, self.cache)
-        self.reused = verdict is not None and self.previous is not None \
+        self.reused = self.previous is not None \
+            and unchanged_graphs(self.previous, self.survey, files, self.cache) \
             and reuse(index, self.previous, self.cache)
-        self.moved = self.reused and verdict == MOVED
         return self.reused
 
     @property
     def header_only(self) -> bool:
-        """Saving writes just a new header: the stored graphs are this scan's, line for line."""
-        return self.reused and not self.moved
+        """Saving writes just a new header: the stored resolution is this scan's."""
+        return self.reused
 
     def save(self, files: Sequence[FileFacts], index: Index) -> None:
-        """Record the graphs of this scan: a new header only when they were reused as they
-        were, else the graphs too (replacing the previous ones)."""
+        """Record the graphs of this scan: a new header only when they were reused, else their
+        resolution too (replacing the previous one)."""
         calls = index.calls
         if self.header_only and self.previous is not None:
             store(self.cache, self.name,
