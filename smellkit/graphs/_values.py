@@ -64,6 +64,8 @@ class Values(Propagation):
         self.memo: dict[Any, int] = {}
         self.expr_nodes: dict[str, dict[Expr, int]] = {}
         """Scope -> expression evaluated there -> its node."""
+        self.attr_nodes: dict[tuple[int, str, bool], int] = {}
+        """(node of the receiver, attribute, named) -> the node of the loaded attribute."""
         self.chains: dict[str, tuple[str, ...]] = {}
         self.outside_names: dict[tuple[str, str], bool] = {}
         self.annotation_memo: dict[tuple[str, tuple[str, ...]], list[str]] = {}
@@ -195,10 +197,15 @@ class Values(Propagation):
         if type(expr) is Name:
             node = self._name(scope, expr.id)
         elif type(expr) is Attr:
-            node = self._new()
-            handler = self._on_load_named if self._names_outside(scope, expr.base) \
-                else self._on_load
-            self._rule(self.node_of(scope, expr.base), handler, expr.attr, node)
+            base = self.node_of(scope, expr.base)
+            named = self._names_outside(scope, expr.base)
+            key = (base, expr.attr, named)
+            found = self.attr_nodes.get(key)
+            if found is None:  # `np.nan` in a thousand functions: one node
+                node = self.attr_nodes[key] = self._new()
+                self._rule(base, self._on_load_named if named else self._on_load, expr.attr, node)
+            else:
+                node = found
         elif isinstance(expr, CallOf):
             node = self._result(self.offset[self.index.scope_module(scope)] + expr.index)
         elif isinstance(expr, DefRef):
