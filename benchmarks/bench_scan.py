@@ -1,10 +1,12 @@
 """Scan speed on the pandas 2.2.3 wheel: the parse floor, smellkit cold/warm/incremental, and peers.
 
 Every figure is a whole process timed from the outside (wall clock, median of --runs), so the floor
-and smellkit pay the same interpreter start-up. Peak memory ("peak RSS") is the proportional set
-size summed over the process tree (main process, workers, forked children: shared pages counted
-once), sampled every 20 ms from /proc in one extra run per row: sampling slows a big process
-down, so the timed runs are never sampled.
+and smellkit pay the same interpreter start-up. Each timed run comes right after a run of the floor,
+and "x floor" is the median of those pairs' ratios: on a shared machine whose speed drifts by a
+quarter within minutes, a ratio against one floor measured at the start would drift with it. Peak
+memory ("peak RSS") is the proportional set size summed over the process tree (main process,
+workers, forked children: shared pages counted once), sampled every 20 ms from /proc in one extra
+run per row: sampling slows a big process down, so the timed runs are never sampled.
 
 Two scans are timed, each cold, warm and after three files change: the foundation's scan (call,
 import, class and attribute graphs and every metric; `--no-smells`) and the full scan with all eight
@@ -126,16 +128,29 @@ def timed(command: list[str], *, sample: bool = False) -> tuple[float, int]:
     return elapsed, peak
 
 
-def median_run(command: list[str], runs: int, before: object = None) -> tuple[float, int]:
-    """The median wall time of `runs` timed runs, and the peak memory of one more run."""
-    times: list[float] = []
-    for _ in range(runs):
+class Paired:
+    """Runs of commands, each timed right after a run of the floor."""
+
+    def __init__(self, floor: list[str], runs: int):
+        self.floor = floor
+        self.runs = runs
+        self.floors: list[float] = []
+
+    def median_run(self, command: list[str], before: object = None) -> tuple[float, float, int]:
+        """The median wall time of the timed runs, the median of their ratios to the floor run
+        before each, and the peak memory of one more run."""
+        times: list[float] = []
+        ratios: list[float] = []
+        for _ in range(self.runs):
+            floor = timed(self.floor)[0]
+            self.floors.append(floor)
+            if callable(before):
+                before()
+            times.append(timed(command)[0])
+            ratios.append(times[-1] / floor)
         if callable(before):
             before()
-        times.append(timed(command)[0])
-    if callable(before):
-        before()
-    return statistics.median(times), timed(command, sample=True)[1]
+        return statistics.median(times), statistics.median(ratios), timed(command, sample=True)[1]
 
 
 def _edit_body(target: Path, statement: str) -> None:
@@ -177,9 +192,10 @@ def main() -> None:
     print(f"pandas 2.2.3 wheel: {len(files)} .py files, "
           f"{sum(f.stat().st_size for f in files) / 1e6:.1f} MB; {os.cpu_count()} cores; "
           f"median of {options.runs} runs")
-    rows: list[tuple[str, float, int, str]] = []
-    floor, floor_rss = median_run([python, "-c", FLOOR_SCRIPT, str(tree)], options.runs)
-    rows.append(("ast.parse, all files, one core (floor)", floor, floor_rss, ""))
+    rows: list[tuple[str, float, float, int, str]] = []
+    floor_command = [python, "-c", FLOOR_SCRIPT, str(tree)]
+    paired = Paired(floor_command, options.runs)
+    floor_rss = timed(floor_command, sample=True)[1]
 
     counter = [0]
 
@@ -198,14 +214,15 @@ def main() -> None:
             ("graphs + metrics", ["--no-smells"], ("<= 2.5x", "<= 0.15x", "<= 0.25x")),
             ("all detectors", [], ("<= 3x", "", ""))):
         command = scan + extra
-        cold, cold_rss = median_run(command, options.runs,
-                                    before=lambda: shutil.rmtree(cache, ignore_errors=True))
-        rows.append((f"scan {label}, cold cache", cold, cold_rss, targets[0]))
+        cold, cold_ratio, cold_rss = paired.median_run(
+            command, before=lambda: shutil.rmtree(cache, ignore_errors=True))
+        rows.append((f"scan {label}, cold cache", cold, cold_ratio, cold_rss, targets[0]))
         timed(command)  # make sure the cache is full
-        warm, warm_rss = median_run(command, options.runs)
-        rows.append((f"scan {label}, warm", warm, warm_rss, targets[1]))
-        changed, changed_rss = median_run(command, options.runs, before=touch_three)
-        rows.append((f"scan {label}, after 3 files change", changed, changed_rss, targets[2]))
+        warm, warm_ratio, warm_rss = paired.median_run(command)
+        rows.append((f"scan {label}, warm", warm, warm_ratio, warm_rss, targets[1]))
+        changed, changed_ratio, changed_rss = paired.median_run(command, before=touch_three)
+        rows.append((f"scan {label}, after 3 files change", changed, changed_ratio, changed_rss,
+                     targets[2]))
         smellkit_rss = max(smellkit_rss, cold_rss, warm_rss, changed_rss)
 
     if not options.skip_peers:
@@ -213,12 +230,17 @@ def main() -> None:
             ("radon cc (peer)", [python, "-m", "radon", "cc", str(tree)]),
             ("vulture (peer)", [python, "-m", "vulture", str(tree)]),
         ):
-            seconds, rss = median_run(command, options.runs)
-            rows.append((label, seconds, rss, ""))
+            seconds, ratio, rss = paired.median_run(command)
+            rows.append((label, seconds, ratio, rss, ""))
 
+    floors = paired.floors
+    rows.insert(0, ("ast.parse, all files, one core (floor)", statistics.median(floors), 1.0,
+                    floor_rss, ""))
     print(f"{'what':46} {'seconds':>8} {'x floor':>8} {'peak RSS':>10}  target")
-    for label, seconds, rss, target in rows:
-        print(f"{label:46} {seconds:8.2f} {seconds / floor:8.2f} {rss / 2**20:8.0f} MB  {target}")
+    for label, seconds, ratio, rss, target in rows:
+        print(f"{label:46} {seconds:8.2f} {ratio:8.2f} {rss / 2**20:8.0f} MB  {target}")
+    print(f"floor: {len(floors)} runs, {min(floors):.2f}-{max(floors):.2f} s; x floor is the "
+          "median ratio of each run to the floor run just before it")
     print(f"peak RSS target: <= 2.5 GB; smellkit's worst: {smellkit_rss / 2**30:.2f} GB")
     shutil.rmtree(work, ignore_errors=True)
 
