@@ -19,6 +19,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from smellkit import _pickling
+from smellkit._memory import paused_gc
 from smellkit.facts import FileFacts, extract
 from smellkit.models import Diagnostic
 
@@ -103,12 +104,10 @@ def _decode(data: bytes) -> str:
 
 def _parse_batch(batch: list[tuple[SourceFile, bytes]], max_bytes: int,
                  detailed: bool) -> list[FileResult]:
-    gc.disable()  # trees have no cycles; collecting them mid-parse costs more than parsing
-    try:
+    # trees have no cycles; collecting them mid-parse costs more than parsing
+    with paused_gc(freeze=False):
         return [parse_file(source_file, data, max_bytes, detailed=detailed)
                 for source_file, data in batch]
-    finally:
-        gc.enable()
 
 
 def _parse_batch_pickled(batch: list[tuple[SourceFile, bytes]], max_bytes: int,
@@ -117,12 +116,15 @@ def _parse_batch_pickled(batch: list[tuple[SourceFile, bytes]], max_bytes: int,
     the pipe, so the parent unpickles each result once and never pickles it again."""
     gc.disable()
     try:
-        table = _fact_pickle_table()
-        return [_pickling.dumps(parse_file(source_file, data, max_bytes, detailed=detailed),
-                                table)
+        return [pickle_result(parse_file(source_file, data, max_bytes, detailed=detailed))
                 for source_file, data in batch]
     finally:
         gc.enable()
+
+
+def pickle_result(result: FileResult) -> bytes:
+    """A result's pickle, made with the fast reducers of `smellkit._pickling`."""
+    return _pickling.dumps(result, _fact_pickle_table())
 
 
 @lru_cache(maxsize=1)

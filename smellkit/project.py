@@ -26,7 +26,14 @@ from smellkit.config import DEFAULT_EXCLUDE_DIRS, TEST_DIRS, ProjectConfig, load
 from smellkit.errors import ProjectError
 from smellkit.facts import FACTS_SCHEMA, FileFacts
 from smellkit.models import Diagnostic
-from smellkit.parsing import FileProblem, FileResult, ProgressCallback, SourceFile, parse_all
+from smellkit.parsing import (
+    FileProblem,
+    FileResult,
+    ProgressCallback,
+    SourceFile,
+    parse_all,
+    pickle_result,
+)
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -219,7 +226,7 @@ class FactCache:
 
     def put(self, key: str, value: FileResult) -> None:
         detailed = not isinstance(value, FileFacts) or value.detailed
-        self.put_pickled(key, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL), detailed)
+        self.put_pickled(key, pickle_result(value), detailed)
 
     def put_pickled(self, key: str, data: bytes, detailed: bool = True) -> None:
         """Store a result already pickled (by a worker): no second pickling. Facts without

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
 
 import pytest
 
+from smellkit._memory import paused_gc
 from smellkit.config import parse_config
 from smellkit.errors import ConfigError, ProjectError
 from smellkit.project import Project
@@ -218,6 +220,13 @@ def test_worker_processes_give_the_same_facts_as_one_process(tmp_path: Path) -> 
     one = Project.load(tmp_path, use_cache=False, jobs=1)
     two = Project.load(tmp_path, use_cache=False, jobs=2)
     assert one.files == two.files
+
+
+def test_parsing_in_this_process_leaves_a_paused_collector_paused(tmp_path: Path) -> None:
+    make_repo(tmp_path, 3)
+    with paused_gc(freeze=False):
+        Project.load(tmp_path, use_cache=False, jobs=1)
+        assert not gc.isenabled()
 
 
 def test_rescan_parses_nothing_then_exactly_the_changed_files(tmp_path: Path) -> None:
