@@ -8,7 +8,6 @@ bytes go over the pipe and into the cache.
 from __future__ import annotations
 
 import ast
-import gc
 import multiprocessing
 import pickle
 import re
@@ -114,12 +113,9 @@ def _parse_batch_pickled(batch: list[tuple[SourceFile, bytes]], max_bytes: int,
                          detailed: bool) -> list[bytes]:
     """In a worker: each file's result pickled once; the bytes go both to the cache and over
     the pipe, so the parent unpickles each result once and never pickles it again."""
-    gc.disable()
-    try:
+    with paused_gc(freeze=False):
         return [pickle_result(parse_file(source_file, data, max_bytes, detailed=detailed))
                 for source_file, data in batch]
-    finally:
-        gc.enable()
 
 
 def pickle_result(result: FileResult) -> bytes:
