@@ -297,25 +297,15 @@ class Walk:
                     append((node.lineno, node.rest, True))
             for field in children[kind]:
                 value = getattr(node, field)
-                if type(value) is list:
-                    for item in value:
-                        kind = type(item)
-                        while kind is attribute:
-                            item = item.value
-                            kind = type(item)
-                        if kind is name_type:
-                            append((item.lineno, item.id, type(item.ctx) is not load))
-                        elif kind not in leaves:
-                            push(item)
-                else:
-                    kind = type(value)
+                for item in value if type(value) is list else (value,):
+                    kind = type(item)
                     while kind is attribute:
-                        value = value.value
-                        kind = type(value)
+                        item = item.value
+                        kind = type(item)
                     if kind is name_type:
-                        append((value.lineno, value.id, type(value.ctx) is not load))
+                        append((item.lineno, item.id, type(item.ctx) is not load))
                     elif kind not in leaves:
-                        push(value)
+                        push(item)
 
     def scope(self, node: Any) -> None:
         """A nested function, class, lambda or comprehension: the outer names it reads are read

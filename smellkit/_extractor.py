@@ -131,28 +131,17 @@ class Extractor(ast.NodeVisitor):
         dispatch = _DISPATCH
         for field in fields:
             value: Any = getattr(node, field, None)
-            kind = value.__class__
-            if kind is list:
-                for item in value:
-                    item_type = item.__class__
-                    if item_type is _CONSTANT_NODE:
-                        text = item.value
-                        if text.__class__ is str and 2 < len(text) <= 64 and "\n" not in text:
-                            self.strings.append((text, item.lineno))
-                    elif item_type is _NAME_NODE:
-                        if item.ctx.__class__ is _LOAD_CONTEXT:
-                            self.read_names.add(item.id)
-                    elif isinstance(item, ast.AST):
-                        (dispatch.get(item_type) or self._method(item_type))(self, item)
-            elif kind is _CONSTANT_NODE:
-                text = value.value
-                if text.__class__ is str and 2 < len(text) <= 64 and "\n" not in text:
-                    self.strings.append((text, value.lineno))
-            elif kind is _NAME_NODE:
-                if value.ctx.__class__ is _LOAD_CONTEXT:
-                    self.read_names.add(value.id)
-            elif isinstance(value, ast.AST):
-                (dispatch.get(kind) or self._method(kind))(self, value)
+            for item in value if value.__class__ is list else (value,):
+                item_type = item.__class__
+                if item_type is _CONSTANT_NODE:
+                    text = item.value
+                    if text.__class__ is str and 2 < len(text) <= 64 and "\n" not in text:
+                        self.strings.append((text, item.lineno))
+                elif item_type is _NAME_NODE:
+                    if item.ctx.__class__ is _LOAD_CONTEXT:
+                        self.read_names.add(item.id)
+                elif isinstance(item, ast.AST):
+                    (dispatch.get(item_type) or self._method(item_type))(self, item)
 
     def visit_Name(self, node: ast.Name) -> None:
         """A name has no children: only what it reads matters."""
