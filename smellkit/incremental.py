@@ -134,8 +134,7 @@ def patched_report(survey: Survey, options: str, graph_header: str) -> Patched |
         if replaced is None:
             return None
         body = replaced
-    for (_, key, _), facts in zip(changed, new_facts):
-        cache.put(key, facts)
+    cache.put_many((key, facts, None) for (_, key, _), facts in zip(changed, new_facts))
     lines = old_summary.lines + sum(new.measure.loc - old.measure.loc
                                     for old, new in zip(old_facts, new_facts))
     summary = old_summary.model_copy(update={

@@ -8,6 +8,7 @@ diagnostics, never exceptions.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import hashlib
 import os
@@ -20,7 +21,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from smellkit import __version__
+from smellkit import __version__, _packs
 from smellkit._memory import paused_gc
 from smellkit.config import DEFAULT_EXCLUDE_DIRS, TEST_DIRS, ProjectConfig, load_config
 from smellkit.errors import ProjectError
@@ -198,40 +199,76 @@ def default_cache_dir() -> Path:
 _UNDETAILED = "-undetailed"
 
 
+def _unpickled(data: bytes | None) -> FileResult | None:
+    """A stored result, or None for bytes that are missing, damaged or not a result."""
+    if data is None:
+        return None
+    try:
+        value = pickle.loads(data)
+    except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, IndexError,
+            TypeError, ValueError, KeyError):
+        return None
+    return value if isinstance(value, (FileFacts, FileProblem)) else None
+
+
 class FactCache:
-    """Facts by content key, one pickle per file, under a folder per smellkit and Python version."""
+    """Facts by content key, under a folder per smellkit and Python version, in pack files
+    (`smellkit._packs`): each batch of results, such as the files one scan parsed, is one file.
+    Past `MAX_PACKS` packs, the next write merges them all into one."""
+
+    MAX_PACKS = 16
 
     def __init__(self, directory: Path):
         python = f"{sys.version_info[0]}{sys.version_info[1]}"
         self.directory = directory / f"v{__version__}-s{FACTS_SCHEMA}-py{python}"
+        self._packs = self.directory / "packs"
+        self._where: dict[str, _packs.Span] | None = None
 
-    def _path(self, key: str) -> Path:
-        return self.directory / key[:2] / f"{key}.pickle"
+    def _index(self) -> dict[str, _packs.Span]:
+        """Where each key's bytes are (the newest pack holding a key wins), read once."""
+        if self._where is None:
+            self._where = {}
+            for path in _packs.packs_in(self._packs):
+                self._learn(path, _packs.read_table(path) or {})
+        return self._where
+
+    def _learn(self, path: Path, table: _packs.Table) -> None:
+        if self._where is not None:
+            for key, (offset, length) in table.items():
+                self._where[key] = (path, offset, length)
 
     def get(self, key: str, *, detailed: bool = True) -> FileResult | None:
         """The result stored for `key`; without `detailed`, facts without detail will do."""
-        value = self._load(key)
-        if value is None and not detailed:
-            value = self._load(key + _UNDETAILED)
-        return value
+        return self.get_many([key], detailed=detailed)[0]
 
-    def _load(self, key: str) -> FileResult | None:
-        try:
-            with open(self._path(key), "rb") as handle:
-                value = pickle.load(handle)
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError,
-                IndexError, TypeError):
-            return None
-        return value if isinstance(value, (FileFacts, FileProblem)) else None
+    def get_many(self, keys: Sequence[str], *, detailed: bool = True) -> list[FileResult | None]:
+        """`get` for many keys, each pack opened once."""
+        where = self._index()
+        spans = [where.get(key) or (None if detailed else where.get(key + _UNDETAILED))
+                 for key in keys]
+        return [_unpickled(data) for data in _packs.read_spans(spans)]
 
-    def put(self, key: str, value: FileResult) -> None:
-        detailed = not isinstance(value, FileFacts) or value.detailed
-        self.put_pickled(key, pickle_result(value), detailed)
+    def put_many(self, results: Iterable[tuple[str, FileResult, bytes | None]]) -> None:
+        """Store (key, result, its pickle when a worker made one already) as one pack. Facts
+        without detail have their own entry: a scan that needs the detail must not find them.
+        A cache folder that cannot be written slows the next run down, nothing more."""
+        written = _packs.write_pack(self._packs, (
+            (key if not isinstance(result, FileFacts) or result.detailed else key + _UNDETAILED,
+             pickle_result(result) if data is None else data)
+            for key, result, data in results))
+        if written is not None:
+            self._learn(*written)
+            self._merge_if_many()
 
-    def put_pickled(self, key: str, data: bytes, detailed: bool = True) -> None:
-        """Store a result already pickled (by a worker): no second pickling. Facts without
-        detail have their own entry: a scan that needs the detail must not find them."""
-        self._write(self._path(key if detailed else key + _UNDETAILED), data)
+    def _merge_if_many(self) -> None:
+        packs = _packs.packs_in(self._packs)
+        if len(packs) <= self.MAX_PACKS:
+            return
+        if _packs.write_pack(self._packs, _packs.merged_entries(packs)) is not None:
+            for path in packs:
+                with contextlib.suppress(OSError):
+                    path.unlink()
+        self._where = None
 
     def get_blob(self, name: str) -> bytes | None:
         """A stored whole-run artefact (a scan result), or None."""
@@ -385,13 +422,13 @@ class Project:
         todo: list[tuple[SourceFile, bytes]] = []
         todo_slots: list[tuple[int, str]] = []
         with paused_gc():
-            for slot, (source_file, key, data) in enumerate(sources):
+            cached = cache.get_many([key for _, key, _ in sources], detailed=detailed) \
+                if cache else [None] * len(sources)
+            for slot, ((source_file, key, data), found) in enumerate(zip(sources, cached)):
                 if isinstance(data, FileProblem):
                     results[slot] = data
-                    continue
-                cached = cache.get(key, detailed=detailed) if cache else None
-                if cached is not None:
-                    results[slot] = cached
+                elif found is not None:
+                    results[slot] = found
                     stats.from_cache += 1
                 else:
                     todo.append((source_file, data))
@@ -399,19 +436,19 @@ class Project:
             if progress:
                 progress(stats.from_cache, len(sources))
             workers = survey.config.jobs or os.cpu_count() or 1
+            fresh: list[tuple[str, FileResult, bytes | None]] = []
 
             def sink(position: int, result: FileResult, blob: bytes | None) -> None:
                 slot, key = todo_slots[position]
                 results[slot] = result
-                if cache:
-                    if blob is None:
-                        cache.put(key, result)
-                    else:
-                        cache.put_pickled(key, blob, not isinstance(result, FileFacts)
-                                          or result.detailed)
+                fresh.append((key, result, blob))
 
-            parse_all(todo, survey.config.max_file_bytes, workers, progress,
-                       stats.from_cache, len(sources), sink, detailed)
+            try:
+                parse_all(todo, survey.config.max_file_bytes, workers, progress,
+                          stats.from_cache, len(sources), sink, detailed)
+            finally:  # what was parsed is kept, even when the rest was interrupted
+                if cache and fresh:
+                    cache.put_many(fresh)
             stats.parsed = len(todo)
         diagnostics = list(survey.diagnostics)
         files: list[FileFacts] = []

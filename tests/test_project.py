@@ -244,14 +244,65 @@ def test_rescan_parses_nothing_then_exactly_the_changed_files(tmp_path: Path) ->
     assert "pkg.mod3.g3" in {d.qualname for f in changed.files for d in f.definitions}
 
 
-def test_a_corrupt_cache_entry_is_reparsed(tmp_path: Path) -> None:
+def packs(cache: Path) -> list[Path]:
+    return sorted(cache.rglob("*.pack"))
+
+
+def test_a_scan_writes_its_parse_as_one_pack_and_a_rescan_adds_one_for_the_changes(
+        tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", 30)
+    cache = tmp_path / "cache"
+    Project.load(repo, cache_dir=cache, jobs=2)
+    assert len(packs(cache)) == 1
+    assert not list(cache.rglob("*.tmp"))
+    Project.load(repo, cache_dir=cache, jobs=2)
+    assert len(packs(cache)) == 1  # nothing parsed, nothing written
+    (repo / "pkg/mod3.py").write_text("def g3():\n    pass\n")
+    Project.load(repo, cache_dir=cache, jobs=2)
+    assert len(packs(cache)) == 2
+
+
+def test_past_the_pack_limit_the_packs_merge_into_one_holding_every_entry(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from smellkit.project import FactCache
+
+    monkeypatch.setattr(FactCache, "MAX_PACKS", 3)
+    repo = make_repo(tmp_path / "repo", 5)
+    cache = tmp_path / "cache"
+    Project.load(repo, cache_dir=cache)
+    for n in range(4):  # each rescan stores one changed file in a new pack
+        (repo / "pkg/mod1.py").write_text(f"def g{n}():\n    pass\n")
+        Project.load(repo, cache_dir=cache)
+    assert len(packs(cache)) == 2  # the fourth pack made four into one; one more since
+    (repo / "pkg/mod1.py").write_text("def g2():\n    pass\n")  # an older content, merged
+    again = Project.load(repo, cache_dir=cache)
+    assert (again.stats.parsed, again.stats.from_cache) == (0, 6)
+    assert "pkg.mod1.g2" in {d.qualname for f in again.files for d in f.definitions}
+
+
+def test_a_damaged_pack_or_entry_is_parsed_again(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", 2)
     cache = tmp_path / "cache"
     Project.load(repo, cache_dir=cache)
-    for entry in cache.rglob("*.pickle"):
-        entry.write_bytes(b"garbage")
+    [pack] = packs(cache)
+    data = bytearray(pack.read_bytes())
+    data[:200] = b"x" * 200  # the first entries' bytes; the table at the end is intact
+    pack.write_bytes(bytes(data))
+    project = Project.load(repo, cache_dir=cache)
+    assert 1 <= project.stats.parsed < 3
+    assert len(project.files) == 3
+    for pack in packs(cache):
+        pack.write_bytes(b"garbage")  # no table at all
     project = Project.load(repo, cache_dir=cache)
     assert project.stats.parsed == 3
+
+
+def test_an_unwritable_cache_folder_costs_the_cache_nothing_else(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", 2)
+    cache = tmp_path / "cache"
+    cache.write_text("a file where the cache folder should be")
+    project = Project.load(repo, cache_dir=cache)
+    assert (project.stats.parsed, len(project.files)) == (3, 3)
 
 
 _DETAIL = '''\
