@@ -8,6 +8,11 @@ memory ("peak RSS") is the proportional set size summed over the process tree (m
 workers, forked children: shared pages counted once), sampled every 20 ms from /proc in one extra
 run per row: sampling slows a big process down, so the timed runs are never sampled.
 
+"cpu x floor" is the CPU time (user + system, summed over the process tree) of each timed run over
+that of the floor run before it, median of the pairs. It bounds what parallel work can reach: the
+floor runs on one core, so on N cores a run cannot take less than its "cpu x floor" / N in
+"x floor".
+
 Two scans are timed, each cold, warm and after three files change: the foundation's scan (call,
 import, class and attribute graphs and every metric; `--no-smells`) and the full scan with all eight
 detectors. The targets printed beside them are the issues' targets.
@@ -19,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -28,6 +34,7 @@ import threading
 import time
 import zipfile
 from pathlib import Path
+from typing import NamedTuple
 
 PANDAS = "pandas==2.2.3"
 WHEEL_GLOB = "pandas-2.2.3-*.whl"
@@ -98,12 +105,14 @@ def _proportional(pid: int, rss: int) -> int:
 SAMPLE_SECONDS = 0.02
 
 
-def timed(command: list[str], *, sample: bool = False) -> tuple[float, int]:
-    """Wall seconds of one run, and with `sample` its peak memory (0 without); the command must
-    succeed. Reading a process's PSS makes the kernel walk its page tables while the process
-    runs, which slowed a cold scan of pandas by seconds, so memory is measured in runs of its
-    own, never in the runs that are timed."""
+def timed(command: list[str], *, sample: bool = False) -> tuple[float, float, int]:
+    """Wall seconds and CPU seconds (user + system of the whole process tree) of one run, and
+    with `sample` its peak memory (0 without); the command must succeed. Reading a process's PSS
+    makes the kernel walk its page tables while the process runs, which slowed a cold scan of
+    pandas by seconds, so memory is measured in runs of its own, never in the runs that are
+    timed."""
     peak = 0
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     done = threading.Event()
@@ -119,13 +128,21 @@ def timed(command: list[str], *, sample: bool = False) -> tuple[float, int]:
         sampler.start()
     _, stderr = process.communicate()
     elapsed = time.perf_counter() - started
+    now = resource.getrusage(resource.RUSAGE_CHILDREN)
     done.set()
     if sample:
         sampler.join()
     if process.returncode not in (0, 3):  # vulture exits 3 when it found dead code
         raise SystemExit(f"{' '.join(command)} failed ({process.returncode}): "
                          f"{stderr.decode()[-2000:]}")
-    return elapsed, peak
+    return elapsed, now.ru_utime + now.ru_stime - used.ru_utime - used.ru_stime, peak
+
+
+class Row(NamedTuple):
+    seconds: float
+    ratio: float  # x floor
+    cpu_ratio: float  # cpu x floor
+    rss: int
 
 
 class Paired:
@@ -136,21 +153,25 @@ class Paired:
         self.runs = runs
         self.floors: list[float] = []
 
-    def median_run(self, command: list[str], before: object = None) -> tuple[float, float, int]:
-        """The median wall time of the timed runs, the median of their ratios to the floor run
-        before each, and the peak memory of one more run."""
+    def median_run(self, command: list[str], before: object = None) -> Row:
+        """The median wall time of the timed runs, the medians of their wall and CPU ratios to
+        the floor run before each, and the peak memory of one more run."""
         times: list[float] = []
         ratios: list[float] = []
+        cpu_ratios: list[float] = []
         for _ in range(self.runs):
-            floor = timed(self.floor)[0]
+            floor, floor_cpu, _ = timed(self.floor)
             self.floors.append(floor)
             if callable(before):
                 before()
-            times.append(timed(command)[0])
-            ratios.append(times[-1] / floor)
+            seconds, cpu, _ = timed(command)
+            times.append(seconds)
+            ratios.append(seconds / floor)
+            cpu_ratios.append(cpu / floor_cpu)
         if callable(before):
             before()
-        return statistics.median(times), statistics.median(ratios), timed(command, sample=True)[1]
+        return Row(statistics.median(times), statistics.median(ratios),
+                   statistics.median(cpu_ratios), timed(command, sample=True)[2])
 
 
 def _edit_body(target: Path, statement: str) -> None:
@@ -192,10 +213,10 @@ def main() -> None:
     print(f"pandas 2.2.3 wheel: {len(files)} .py files, "
           f"{sum(f.stat().st_size for f in files) / 1e6:.1f} MB; {os.cpu_count()} cores; "
           f"median of {options.runs} runs")
-    rows: list[tuple[str, float, float, int, str]] = []
+    rows: list[tuple[str, Row, str]] = []
     floor_command = [python, "-c", FLOOR_SCRIPT, str(tree)]
     paired = Paired(floor_command, options.runs)
-    floor_rss = timed(floor_command, sample=True)[1]
+    floor_rss = timed(floor_command, sample=True)[2]
 
     counter = [0]
 
@@ -208,39 +229,37 @@ def main() -> None:
             with open(target, "a", encoding="utf-8") as handle:
                 handle.write(f"\n_benchmark_edit_{counter[0]} = {counter[0]}\n")
 
-    smellkit_rss = 0
     # issue targets: the foundation's scan (graphs + metrics) and the scan with every detector
     for label, extra, targets in (
             ("graphs + metrics", ["--no-smells"], ("<= 2.5x", "<= 0.15x", "<= 0.25x")),
             ("all detectors", [], ("<= 3x", "", ""))):
         command = scan + extra
-        cold, cold_ratio, cold_rss = paired.median_run(
-            command, before=lambda: shutil.rmtree(cache, ignore_errors=True))
-        rows.append((f"scan {label}, cold cache", cold, cold_ratio, cold_rss, targets[0]))
+        rows.append((f"scan {label}, cold cache", paired.median_run(
+            command, before=lambda: shutil.rmtree(cache, ignore_errors=True)), targets[0]))
         timed(command)  # make sure the cache is full
-        warm, warm_ratio, warm_rss = paired.median_run(command)
-        rows.append((f"scan {label}, warm", warm, warm_ratio, warm_rss, targets[1]))
-        changed, changed_ratio, changed_rss = paired.median_run(command, before=touch_three)
-        rows.append((f"scan {label}, after 3 files change", changed, changed_ratio, changed_rss,
-                     targets[2]))
-        smellkit_rss = max(smellkit_rss, cold_rss, warm_rss, changed_rss)
+        rows.append((f"scan {label}, warm", paired.median_run(command), targets[1]))
+        rows.append((f"scan {label}, after 3 files change",
+                     paired.median_run(command, before=touch_three), targets[2]))
+    smellkit_rss = max(row.rss for _, row, _ in rows)
 
     if not options.skip_peers:
         for label, command in (
             ("radon cc (peer)", [python, "-m", "radon", "cc", str(tree)]),
             ("vulture (peer)", [python, "-m", "vulture", str(tree)]),
         ):
-            seconds, ratio, rss = paired.median_run(command)
-            rows.append((label, seconds, ratio, rss, ""))
+            rows.append((label, paired.median_run(command), ""))
 
     floors = paired.floors
-    rows.insert(0, ("ast.parse, all files, one core (floor)", statistics.median(floors), 1.0,
-                    floor_rss, ""))
-    print(f"{'what':46} {'seconds':>8} {'x floor':>8} {'peak RSS':>10}  target")
-    for label, seconds, ratio, rss, target in rows:
-        print(f"{label:46} {seconds:8.2f} {ratio:8.2f} {rss / 2**20:8.0f} MB  {target}")
+    rows.insert(0, ("ast.parse, all files, one core (floor)",
+                    Row(statistics.median(floors), 1.0, 1.0, floor_rss), ""))
+    print(f"{'what':46} {'seconds':>8} {'x floor':>8} {'cpu x floor':>12} {'peak RSS':>10}"
+          "  target")
+    for label, row, target in rows:
+        print(f"{label:46} {row.seconds:8.2f} {row.ratio:8.2f} {row.cpu_ratio:12.2f} "
+              f"{row.rss / 2**20:8.0f} MB  {target}")
     print(f"floor: {len(floors)} runs, {min(floors):.2f}-{max(floors):.2f} s; x floor is the "
-          "median ratio of each run to the floor run just before it")
+          "median ratio of each run to the floor run just before it; on "
+          f"{os.cpu_count()} cores no run can go below its cpu x floor / {os.cpu_count()}")
     print(f"peak RSS target: <= 2.5 GB; smellkit's worst: {smellkit_rss / 2**30:.2f} GB")
     shutil.rmtree(work, ignore_errors=True)
 
