@@ -18,6 +18,7 @@ import pickle
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 MAGIC = b"SKPACK01"
 _TAIL = 8 + len(MAGIC)
@@ -90,18 +91,15 @@ def read_spans(spans: Sequence[Span | None]) -> list[bytes | None]:
     """The bytes at each span (None where there is none or it cannot be read), opening each
     pack once."""
     found: list[bytes | None] = [None] * len(spans)
-    by_pack: dict[Path, list[int]] = {}
+    by_pack: dict[Path, list[tuple[int, int, int]]] = {}
     for position, span in enumerate(spans):
         if span is not None:
-            by_pack.setdefault(span[0], []).append(position)
-    for path, positions in by_pack.items():
+            by_pack.setdefault(span[0], []).append((position, span[1], span[2]))
+    for path, wanted in by_pack.items():
         try:
             with open(path, "rb") as handle:
-                for position in positions:
-                    _, offset, length = spans[position]  # type: ignore[misc]
-                    handle.seek(offset)
-                    data = handle.read(length)
-                    found[position] = data if len(data) == length else None
+                for position, offset, length in wanted:
+                    found[position] = _read(handle, offset, length)
         except OSError:
             continue
     return found
@@ -118,10 +116,15 @@ def merged_entries(packs: Sequence[Path]) -> Iterator[tuple[str, bytes]]:
         try:
             with open(path, "rb") as handle:
                 for key, (offset, length) in table.items():
-                    if newest[key] == path:
-                        handle.seek(offset)
-                        data = handle.read(length)
-                        if len(data) == length:
-                            yield key, data
+                    data = _read(handle, offset, length) if newest[key] == path else None
+                    if data is not None:
+                        yield key, data
         except OSError:
             continue
+
+
+def _read(handle: BinaryIO, offset: int, length: int) -> bytes | None:
+    """`length` bytes at `offset`; None when the pack ends before (it was cut)."""
+    handle.seek(offset)
+    data = handle.read(length)
+    return data if len(data) == length else None
