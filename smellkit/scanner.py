@@ -294,10 +294,10 @@ def _compute(prepared: _Prepared, request: ScanRequest) -> tuple[ScanResult, str
             if prepared.chosen is None or prepared.chosen:
                 found, tables, child = _detect_and_measure(
                     project, prepared.chosen, request.min_severity, announce,
-                    None if graphs is None or graphs.header_only else save)
+                    None if graphs is None or graphs.reused else save)
                 findings = new_findings(found, prepared.known)
-                if graphs is not None and graphs.header_only and save is not None:
-                    save()  # a new header only
+                if graphs is not None and graphs.reused and save is not None:
+                    save()  # reused graphs: a new header only
             else:
                 announce("resolving calls")
                 project.index.calls  # noqa: B018 - built here so the stage shows while it runs

@@ -260,16 +260,11 @@ class GraphCache:
             and reuse(index, self.previous, self.cache)
         return self.reused
 
-    @property
-    def header_only(self) -> bool:
-        """Saving writes just a new header: the stored resolution is this scan's."""
-        return self.reused
-
     def save(self, files: Sequence[FileFacts], index: Index) -> None:
         """Record the graphs of this scan: a new header only when they were reused, else their
         resolution too (replacing the previous one)."""
         calls = index.calls
-        if self.header_only and self.previous is not None:
+        if self.reused and self.previous is not None:
             store(self.cache, self.name,
                   header_for(self.survey, files, calls, self.previous.graphs), None)
             return
