@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from smellkit import _pickling
-from smellkit._memory import paused_gc
+from smellkit._internal.collector import paused_gc
 from smellkit.facts import FileFacts, extract
 from smellkit.models import Diagnostic
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from smellkit import __version__, _packs
-from smellkit._memory import paused_gc
+from smellkit._internal.collector import paused_gc
 from smellkit.config import DEFAULT_EXCLUDE_DIRS, TEST_DIRS, ProjectConfig, load_config
 from smellkit.errors import ProjectError
 from smellkit.facts import FACTS_SCHEMA, FileFacts

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from smellkit import __version__, incremental
-from smellkit._memory import paused_gc
-from smellkit._parallel import MIN_DEFINITIONS, STANDBY_FILES, Background, standing_by
+from smellkit._internal.collector import paused_gc
+from smellkit._internal.forking import MIN_DEFINITIONS, STANDBY_FILES, Background, standing_by
 from smellkit.baseline import new_findings, read_baseline
 from smellkit.graphs.stored import GraphCache, header_name
 from smellkit.metrics.rows import measure_values, module_values

@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 
 import smellkit.scanner
-from smellkit import _parallel
-from smellkit._parallel import Background, Standby, standing_by
+from smellkit._internal import forking
+from smellkit._internal.forking import Background, Standby, standing_by
 from smellkit.scanner import ScanRequest, scan_json
 
 FIXTURES = Path(__file__).parent / "fixtures" / "detectors"
 
-needs_fork = pytest.mark.skipif(not _parallel.can_fork(), reason="forking is POSIX (Linux) only")
+needs_fork = pytest.mark.skipif(not forking.can_fork(), reason="forking is POSIX (Linux) only")
 
 
 def _square(value: int) -> tuple[int, int]:
@@ -243,7 +243,7 @@ def test_a_scan_sends_astroid_to_its_standby_child(tmp_path: Path,
         return submit(self, function, argument)
 
     monkeypatch.setattr(smellkit.scanner, "STANDBY_FILES", 0)
-    monkeypatch.setattr(_parallel, "MIN_DEFINITIONS", 0)
+    monkeypatch.setattr(forking, "MIN_DEFINITIONS", 0)
     monkeypatch.setattr(Standby, "submit", spy)
     forked = _report(tmp_path)
     assert submitted == ["answer"]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from smellkit._memory import paused_gc
+from smellkit._internal.collector import paused_gc
 from smellkit.config import parse_config
 from smellkit.errors import ConfigError, ProjectError
 from smellkit.project import Project

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from smellkit._memory import paused_gc
+from smellkit._internal.collector import paused_gc
 from smellkit.detectors._usage import is_test_path
 from smellkit.detectors.context import Context
 from smellkit.facts import Attr, Definition, Expr, FileFacts, Iter, Name, Sub

@@ -6,7 +6,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from smellkit._memory import Derived
+from smellkit._internal.collector import Derived
 from smellkit.facts import FileFacts
 from smellkit.locations import definition_location, module_location
 from smellkit.models import Location

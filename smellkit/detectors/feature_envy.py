@@ -37,7 +37,7 @@ from collections.abc import Iterable, Iterator
 
 from pydantic import Field
 
-from smellkit._memory import paused_gc
+from smellkit._internal.collector import paused_gc
 from smellkit.detectors._access import DataAccess, MethodData, data_access, is_dunder, is_test_code
 from smellkit.detectors.base import Detector, DetectorOptions, Example
 from smellkit.detectors.context import Context

@@ -41,7 +41,7 @@ from itertools import combinations
 import networkx as nx
 from pydantic import Field
 
-from smellkit._memory import paused_gc
+from smellkit._internal.collector import paused_gc
 from smellkit.detectors._access import (
     DataAccess,
     MethodData,

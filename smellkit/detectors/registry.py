@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from smellkit._plugins import load_registry
+from smellkit._internal.plugins import load_registry
 from smellkit.detectors.base import Detector
 from smellkit.errors import UsageError
 

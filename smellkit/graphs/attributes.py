@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
-from smellkit._memory import paused_gc
+from smellkit._internal.collector import paused_gc
 from smellkit.facts import AttributeAccess, Name
 
 if TYPE_CHECKING:

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 import networkx as nx
 
-from smellkit._memory import paused_gc
-from smellkit._parallel import Background, Standby
+from smellkit._internal.collector import paused_gc
+from smellkit._internal.forking import Background, Standby
 from smellkit.facts import CallSite, Expr
 from smellkit.graphs.pointsto import MAX_STEPS, OPAQUE, Solver
 

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import networkx as nx
 
-from smellkit._memory import paused_gc
+from smellkit._internal.collector import paused_gc
 
 if TYPE_CHECKING:
     from smellkit.graphs.index import Index

@@ -11,13 +11,13 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from smellkit._memory import Derived
+from smellkit._internal.collector import Derived
 from smellkit.facts import ClassInfo, Definition, FileFacts
 
 if TYPE_CHECKING:
     import networkx as nx
 
-    from smellkit._parallel import Standby
+    from smellkit._internal.forking import Standby
     from smellkit.graphs.calls import CallGraph
     from smellkit.graphs.pointsto import Solver
 
@@ -235,7 +235,7 @@ class Index(Derived):
         """On big code the attribute graph's type queries run while astroid infers in another
         process (the scan's `standby`, else a forked child): each takes about a second on pandas.
         The graphs that need no call graph are built then too."""
-        from smellkit._parallel import MIN_DEFINITIONS
+        from smellkit._internal.forking import MIN_DEFINITIONS
         from smellkit.graphs.calls import build_call_graph
 
         if len(self.definitions) >= MIN_DEFINITIONS:

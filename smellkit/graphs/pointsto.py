@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from smellkit._memory import paused_gc
+from smellkit._internal.collector import paused_gc
 from smellkit.facts import UNKNOWN, CallSite, Const, Expr, Iter, Name
 from smellkit.graphs._propagation import MAX_STEPS
 from smellkit.graphs._values import (

@@ -160,7 +160,7 @@ def load(cache: FactCache, name: str) -> GraphHeader | None:
 def reuse(index: Index, header: GraphHeader, cache: FactCache) -> bool:
     """Install the stored graphs on `index`, rebuilt from their resolution with today's lines;
     False when they cannot be read."""
-    from smellkit._memory import paused_gc
+    from smellkit._internal.collector import paused_gc
     from smellkit.graphs import attributes, calls
 
     data = cache.get_blob(header.graphs)
@@ -210,7 +210,7 @@ def _resolution(index: Index) -> Resolution:
 def replay_solver(index: Index) -> Solver:
     """The solver in the state a fresh build leaves it in: solved, decorators released, and the
     attribute graph's receiver queries propagated (what astroid adds changes no values)."""
-    from smellkit._memory import paused_gc
+    from smellkit._internal.collector import paused_gc
     from smellkit.graphs.attributes import _build
     from smellkit.graphs.pointsto import Solver
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
-from smellkit._memory import collector_paused
+from smellkit._internal.collector import collector_paused
 from smellkit.metrics._code import code_owners
 
 if TYPE_CHECKING:

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
-from smellkit._memory import collector_paused
+from smellkit._internal.collector import collector_paused
 from smellkit.facts import Definition, Expr, FileFacts, Name
 from smellkit.metrics._code import code_owners
 

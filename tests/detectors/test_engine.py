@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from pydantic import Field
 
-from smellkit import _plugins
+from smellkit._internal import plugins
 from smellkit.detectors import Context, Detector, DetectorOptions, registry
 from smellkit.detectors.runner import residue, run_detectors
 from smellkit.errors import ConfigError, UsageError
@@ -42,7 +42,7 @@ class LongNames(Detector[LongNameOptions]):
 def only_long_names(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     registry.detectors.cache_clear()
     monkeypatch.setattr(registry, "BUILTIN_DETECTORS", ("tests.detectors.test_engine:LongNames",))
-    monkeypatch.setattr(_plugins, "entry_points", lambda group: [])
+    monkeypatch.setattr(plugins, "entry_points", lambda group: [])
     yield
     registry.detectors.cache_clear()
 
@@ -119,14 +119,14 @@ def test_plugins_load_from_entry_points_and_duplicates_are_errors(
     registry.detectors.cache_clear()
     plugin = EntryPoint(name="long_names", value="tests.detectors.test_engine:LongNames",
                         group=registry.ENTRY_POINT_GROUP)
-    monkeypatch.setattr(_plugins, "entry_points", lambda group: [plugin])
+    monkeypatch.setattr(plugins, "entry_points", lambda group: [plugin])
     try:
         assert "long_names" in registry.detectors()
         assert list(registry.detectors())[:8] == [
             "feature_envy", "god_class", "data_clumps", "shotgun_surgery", "dead_code",
             "interface_segregation", "deep_inlining", "duplicated_code"]
         registry.detectors.cache_clear()
-        monkeypatch.setattr(_plugins, "entry_points", lambda group: [plugin, plugin])
+        monkeypatch.setattr(plugins, "entry_points", lambda group: [plugin, plugin])
         with pytest.raises(ConfigError, match="two detectors are named 'long_names'"):
             registry.detectors()
     finally:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from smellkit import _plugins
+from smellkit._internal import plugins
 from smellkit.injectors import registry
 from smellkit.injectors.base import Edit, InjectionContext, Skip
 from smellkit.injectors.engine import find_candidates, inject, make_injector, record, verify
@@ -41,7 +41,7 @@ def available_injectors(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     names = tuple(item for item in registry.BUILTIN_INJECTORS
                   if importlib.util.find_spec(item.partition(":")[0]) is not None)
     monkeypatch.setattr(registry, "BUILTIN_INJECTORS", names)
-    monkeypatch.setattr(_plugins, "entry_points", lambda group: [])
+    monkeypatch.setattr(plugins, "entry_points", lambda group: [])
     yield
     registry.injectors.cache_clear()
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from smellkit import _plugins
+from smellkit._internal import plugins
 from smellkit.errors import ConfigError, PatchError
 from smellkit.injectors import registry
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
@@ -59,7 +59,7 @@ class UnusedCopy(Injector[InjectorOptions]):
 def unused_copy(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     registry.injectors.cache_clear()
     monkeypatch.setattr(registry, "BUILTIN_INJECTORS", ("tests.injectors.test_engine:UnusedCopy",))
-    monkeypatch.setattr(_plugins, "entry_points", lambda group: [])
+    monkeypatch.setattr(plugins, "entry_points", lambda group: [])
     yield
     registry.injectors.cache_clear()
 
