@@ -26,7 +26,7 @@ from smellkit.blocks import function_blocks
 from smellkit.facts import extract
 from smellkit.fingerprints import fingerprint_module
 from smellkit.metrics.complexity import measure_module
-from smellkit.parsing import SourceFile, parse_file
+from smellkit.project.parsing import SourceFile, parse_file
 from smellkit.reachability import Reads, liveness
 
 

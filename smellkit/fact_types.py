@@ -1,6 +1,6 @@
 """The fact types: what `smellkit.facts` extracts from one file, as immutable named tuples.
 
-They pickle fast between worker processes and into the cache (`smellkit._pickling`), and the
+They pickle fast between worker processes and into the cache (`smellkit.project._pickling`), and the
 expressions that matter for call resolution are kept in a tiny intermediate form (`Expr`) instead
 of `ast` nodes, so the resolver never needs the tree again.
 """

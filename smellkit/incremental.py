@@ -87,7 +87,7 @@ def patched_report(survey: Survey, options: str, graph_header: str) -> Patched |
     """The report of the repository as it is now, patched from the last one; None when a full
     scan is needed (the module doc says when)."""
     from smellkit.graphs import stored
-    from smellkit.parsing import parse_file
+    from smellkit.project.parsing import parse_file
 
     cache = survey.cache
     if cache is None:

@@ -28,8 +28,8 @@ from smellkit.models import (
     ScanSummary,
     Severity,
 )
-from smellkit.parsing import ProgressCallback
 from smellkit.project import Inventory, Project, Survey
+from smellkit.project.parsing import ProgressCallback
 
 if TYPE_CHECKING:
     from smellkit.graphs.index import Index

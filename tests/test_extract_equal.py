@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from smellkit.facts import FileFacts, extract
-from smellkit.parsing import SourceFile, parse_file
+from smellkit.project.parsing import SourceFile, parse_file
 from smellkit.reachability import liveness
 
 DATA = Path(__file__).parent / "data"

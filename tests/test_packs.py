@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from smellkit import _packs
+from smellkit.project import _packs
 
 
 def test_a_pack_gives_back_each_entry_by_its_table(tmp_path: Path) -> None:

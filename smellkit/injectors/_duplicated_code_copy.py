@@ -224,7 +224,7 @@ def wrapper(module: cst.Module, name: str, target: str) -> cst.BaseStatement:
 def matches_as_clone(original: cst.FunctionDef, copy: cst.FunctionDef) -> bool:
     """Whether the clone detector's type-2 hash of the copy equals the original's: bodies that
     repeat one or two statement forms are compared exactly, so renaming can hide a copy."""
-    from smellkit.parsing import FileProblem, SourceFile, parse_file
+    from smellkit.project.parsing import FileProblem, SourceFile, parse_file
 
     first = cst.Module(body=[original.with_changes(leading_lines=())]).code
     second = cst.Module(body=[copy.with_changes(leading_lines=())]).code

@@ -24,8 +24,8 @@ from smellkit.injectors.registry import injector_class
 from smellkit.injectors.sampling import stratified
 from smellkit.injectors.verify import RoundTrip, verify
 from smellkit.models import Candidate, Difficulty, Injection, InjectionSkip, Location, Target
-from smellkit.parsing import FileProblem, SourceFile, parse_file
 from smellkit.project import Project
+from smellkit.project.parsing import FileProblem, SourceFile, parse_file
 
 __all__ = ["RoundTrip", "find_candidates", "inject", "make_injector", "record", "verify"]
 

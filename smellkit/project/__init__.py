@@ -1,7 +1,7 @@
 """The repository model: which files, which module names, and their facts (parsed once, cached).
 
 `Project.load` discovers the Python files under a path, gives each its dotted module name, and turns
-each into `FileFacts` with one stdlib `ast` parse in worker processes (`smellkit.parsing`). Results
+each into `FileFacts` with one stdlib `ast` parse in worker processes (`project.parsing`). Results
 are cached on disk by content hash, so a re-scan parses only what changed. Bad files become
 diagnostics, never exceptions.
 """
@@ -21,13 +21,14 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from smellkit import __version__, _packs
+from smellkit import __version__
 from smellkit._internal.collector import paused_gc
 from smellkit.config import DEFAULT_EXCLUDE_DIRS, TEST_DIRS, ProjectConfig, load_config
 from smellkit.errors import ProjectError
 from smellkit.facts import FACTS_SCHEMA, FileFacts
 from smellkit.models import Diagnostic
-from smellkit.parsing import (
+from smellkit.project import _packs
+from smellkit.project.parsing import (
     FileProblem,
     FileResult,
     ProgressCallback,
@@ -213,7 +214,7 @@ def _unpickled(data: bytes | None) -> FileResult | None:
 
 class FactCache:
     """Facts by content key, under a folder per smellkit and Python version, in pack files
-    (`smellkit._packs`): each batch of results, such as the files one scan parsed, is one file.
+    (`project._packs`): each batch of results, such as the files one scan parsed, is one file.
     Past `MAX_PACKS` packs, the next write merges them all into one."""
 
     MAX_PACKS = 16

@@ -17,10 +17,10 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from smellkit import _pickling
 from smellkit._internal.collector import paused_gc
 from smellkit.facts import FileFacts, extract
 from smellkit.models import Diagnostic
+from smellkit.project import _pickling
 
 ProgressCallback = Callable[[int, int], None]
 """Called with (files done, files in all) while files are parsed."""
@@ -119,7 +119,7 @@ def _parse_batch_pickled(batch: list[tuple[SourceFile, bytes]], max_bytes: int,
 
 
 def pickle_result(result: FileResult) -> bytes:
-    """A result's pickle, made with the fast reducers of `smellkit._pickling`."""
+    """A result's pickle, made with the fast reducers of `smellkit.project._pickling`."""
     return _pickling.dumps(result, _fact_pickle_table())
 
 
