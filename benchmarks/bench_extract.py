@@ -22,12 +22,12 @@ from typing import Any
 
 from bench_scan import fetch_pandas
 
-from smellkit.blocks import function_blocks
 from smellkit.facts import extract
-from smellkit.fingerprints import fingerprint_module
+from smellkit.facts.blocks import function_blocks
+from smellkit.facts.fingerprints import fingerprint_module
+from smellkit.facts.reachability import Reads, liveness
 from smellkit.metrics.complexity import measure_module
 from smellkit.project.parsing import SourceFile, parse_file
-from smellkit.reachability import Reads, liveness
 
 
 def load(root: Path, every: int) -> list[tuple[SourceFile, bytes]]:

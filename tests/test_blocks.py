@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from smellkit import blocks
-from smellkit.blocks import Block, FunctionShape, function_blocks
+from smellkit.facts import blocks
+from smellkit.facts.blocks import Block, FunctionShape, function_blocks
 from smellkit.project import Project
 
 

@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from smellkit.facts import FileFacts, extract
+from smellkit.facts.reachability import liveness
 from smellkit.project.parsing import SourceFile, parse_file
-from smellkit.reachability import liveness
 
 DATA = Path(__file__).parent / "data"
 PACKAGES = [("click", "8.1.7"), ("jinja2", "3.1.4")]

@@ -13,7 +13,7 @@ from array import array
 import pytest
 
 from smellkit.facts import extract
-from smellkit.fingerprints import (
+from smellkit.facts.fingerprints import (
     MIN_LINES,
     STATEMENT_WEIGHT,
     WINDOW_WEIGHT,
@@ -220,7 +220,7 @@ def test_weights_and_anchors() -> None:
 
 
 def test_hashes_are_the_same_in_another_process() -> None:
-    code = ("import ast, sys; from smellkit.fingerprints import fingerprint_module as f; "
+    code = ("import ast, sys; from smellkit.facts.fingerprints import fingerprint_module as f; "
             "s = sys.stdin.read(); r = f(ast.parse(s), s, 'm'); "
             "sys.stdout.write((r.exact + r.normal + r.anchors).hex())")
     source = textwrap.dedent(BODY)

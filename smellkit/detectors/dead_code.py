@@ -22,7 +22,7 @@ from outside are high; public names of a library package (its users may call the
 definitions only tests use. Unreachable statements (after `return`/`raise`/`continue`/`break`, after
 a `while True` without `break`, after an `if`/`try`/`match` whose branches all exit) and branches of
 constant conditions (`if 0:`, `while False:`) come from a worker-side pass
-(`smellkit.reachability`).
+(`smellkit.facts.reachability`).
 """
 
 from __future__ import annotations

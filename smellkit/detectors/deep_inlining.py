@@ -3,7 +3,7 @@
 A function is reported when it is long (SLOC), complex (cyclomatic complexity, or nesting depth)
 and, above all, made of blocks that read like the bodies of other functions: runs of statements
 that bind locals nothing after them reads, take few names from before them and hand at most one
-back (`smellkit.blocks`, computed when the file is parsed). The finding proposes those blocks, with
+back (`facts.blocks`, computed when the file is parsed). The finding proposes those blocks, with
 their inputs, output and locals: the functions to extract.
 
 Size and complexity alone are the classic long-method rule; the blocks are what tell inlined
@@ -26,16 +26,16 @@ from collections.abc import Iterable
 
 from pydantic import Field
 
-from smellkit.blocks import (
+from smellkit.detectors.base import Detector, DetectorOptions, Example
+from smellkit.detectors.context import Context
+from smellkit.facts import Definition, FileFacts
+from smellkit.facts.blocks import (
     MAX_BLOCK_INPUTS,
     MIN_BLOCK_STATEMENTS,
     MIN_FUNCTION_LINES,
     Block,
     FunctionShape,
 )
-from smellkit.detectors.base import Detector, DetectorOptions, Example
-from smellkit.detectors.context import Context
-from smellkit.facts import Definition, FileFacts
 from smellkit.locations import definition_location
 from smellkit.models import Finding, Severity
 

@@ -1,7 +1,7 @@
 """Duplicated code: clones of type 1 (the same code up to layout and comments) and type 2 (the same
 up to identifiers, attribute names and literals), across files and within one, as clone groups.
 
-Every body of every file is fingerprinted where the file is parsed (`smellkit.fingerprints`): one
+Every body of every file is fingerprinted where the file is parsed (`facts.fingerprints`): one
 exact and one normal hash per statement, a compound statement hashed from its header and its
 bodies. A clone is a run of consecutive statements of one body whose normal hashes equal those of a
 run elsewhere; the runs of a clone group agree statement by statement.
@@ -33,7 +33,7 @@ What is not a clone here:
   window (a few trivial statements), whatever its length.
 
 Known limits: type 2 compares punctuation and structure inside expressions, so it does not tell
-`a and b` from `a or b` or `x in y` from `x not in y`; see `smellkit.fingerprints` for the others.
+`a and b` from `a or b` or `x in y` from `x not in y`; see `facts.fingerprints` for the others.
 Clones of type 3 (statements added or removed) are out of scope.
 """
 
@@ -50,7 +50,7 @@ from pydantic import Field
 from smellkit.detectors.base import Detector, DetectorOptions, Example
 from smellkit.detectors.context import Context
 from smellkit.facts import FileFacts
-from smellkit.fingerprints import MIN_LINES, STATEMENT_WEIGHT, WINDOW_WEIGHT, size_of
+from smellkit.facts.fingerprints import MIN_LINES, STATEMENT_WEIGHT, WINDOW_WEIGHT, size_of
 from smellkit.models import Finding, Location, Severity
 
 MIN_SHAPES = 3

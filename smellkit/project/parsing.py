@@ -125,7 +125,8 @@ def pickle_result(result: FileResult) -> bytes:
 
 @lru_cache(maxsize=1)
 def _fact_pickle_table() -> dict[type, Any]:
-    from smellkit import blocks, facts, fingerprints, reachability
+    from smellkit import facts
+    from smellkit.facts import blocks, fingerprints, reachability
     from smellkit.metrics import complexity
 
     return _pickling.dispatch_table((facts, blocks, fingerprints, reachability, complexity,

@@ -21,9 +21,9 @@ from smellkit.detectors.base import Example
 from smellkit.detectors.dead_code import DeadCode
 from smellkit.detectors.runner import run_detectors
 from smellkit.errors import ConfigError
+from smellkit.facts.reachability import liveness, unreachable_spans
 from smellkit.models import Finding
 from smellkit.project import Project
-from smellkit.reachability import liveness, unreachable_spans
 from tests.detectors.functional import (
     check_fixture,
     count_positive_and_negative,

@@ -31,7 +31,7 @@ from bisect import bisect_left
 from itertools import compress
 from typing import NamedTuple
 
-from smellkit._block_walk import COMPOUND, Stmt, Walk
+from smellkit.facts._block_walk import COMPOUND, Stmt, Walk
 
 MIN_FUNCTION_LINES = 40
 """Functions with fewer lines (from the first statement after the docstring) get no shape."""

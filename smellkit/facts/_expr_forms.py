@@ -1,5 +1,5 @@
-"""Expression forms for the fact walk (`smellkit._extractor`): the small language of
-`smellkit.fact_types` that calls, assignments and returns record, built from `ast` nodes.
+"""Expression forms for the fact walk (`smellkit.facts._extractor`): the small language of
+`smellkit.facts.types` that calls, assignments and returns record, built from `ast` nodes.
 
 Equal forms are one shared object within a module, so the facts pickle small and the solver's
 lookups hash shared objects; the tables that make that cheap live here.
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from smellkit.fact_types import (
+from smellkit.facts.types import (
     UNKNOWN,
     Alts,
     Attr,

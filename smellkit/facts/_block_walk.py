@@ -1,4 +1,4 @@
-"""The walk of one function body for `smellkit.blocks`: name events in evaluation order, the
+"""The walk of one function body for `smellkit.facts.blocks`: name events in evaluation order, the
 statement lists with their nesting depth, and what leaves a block (`return`, `break`, ...); the
 block search reads only this summary, never the tree.
 """

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from smellkit.blocks import FunctionShape
-from smellkit.fingerprints import Fingerprints
+from smellkit.facts.blocks import FunctionShape
+from smellkit.facts.fingerprints import Fingerprints
+from smellkit.facts.reachability import Liveness
 from smellkit.metrics.complexity import CodeMeasure
-from smellkit.reachability import Liveness
 
-FACTS_SCHEMA = 15
+FACTS_SCHEMA = 16
 """Bump whenever a fact type changes shape: cached facts of another schema are never read."""
 
 # --------------------------------------------------------------------------------------------

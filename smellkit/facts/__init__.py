@@ -1,7 +1,7 @@
 """Per-file facts: everything later stages need, extracted from one stdlib `ast` parse.
 
-Nothing here looks at another file. The fact types live in `smellkit.fact_types`, the walk that
-records them in `smellkit._extractor` and the name helpers in `smellkit.ast_names`; they are
+Nothing here looks at another file. The fact types live in `smellkit.facts.types`, the walk that
+records them in `smellkit.facts._extractor` and the name helpers in `smellkit.facts.names`; they are
 re-exported here, where the rest of the package reads them.
 """
 
@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import ast
 
-from smellkit._extractor import Extractor
-from smellkit.ast_names import annotation_names, dotted, resolve_relative
-from smellkit.blocks import function_blocks
-from smellkit.fact_types import (
+from smellkit.facts._extractor import Extractor
+from smellkit.facts.blocks import function_blocks
+from smellkit.facts.fingerprints import NO_FINGERPRINTS, fingerprint_module
+from smellkit.facts.names import annotation_names, dotted, resolve_relative
+from smellkit.facts.reachability import NO_LIVENESS, liveness
+from smellkit.facts.types import (
     FACTS_SCHEMA,
     UNKNOWN,
     Alts,
@@ -38,9 +40,7 @@ from smellkit.fact_types import (
     Sub,
     Unknown,
 )
-from smellkit.fingerprints import NO_FINGERPRINTS, fingerprint_module
 from smellkit.metrics.complexity import measure_module
-from smellkit.reachability import NO_LIVENESS, liveness
 
 __all__ = [
     "FACTS_SCHEMA",

@@ -1,6 +1,6 @@
 """The walk behind `smellkit.facts.extract`: one pass over a module's tree that records every
 definition, call, assignment, return, attribute access, import and string constant, with the
-expressions in the small language of `smellkit.fact_types`."""
+expressions in the small language of `smellkit.facts.types`."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ import ast
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from smellkit._expr_forms import ExprForms
-from smellkit.ast_names import annotation_names, dotted, resolve_relative
-from smellkit.fact_types import (
+from smellkit.facts._expr_forms import ExprForms
+from smellkit.facts.names import annotation_names, dotted, resolve_relative
+from smellkit.facts.reachability import Reads
+from smellkit.facts.types import (
     UNKNOWN,
     Assignment,
     Attr,
@@ -31,7 +32,6 @@ from smellkit.fact_types import (
     Sub,
 )
 from smellkit.metrics.complexity import CodeMeasure
-from smellkit.reachability import Reads
 
 
 def _is_stub(body: list[ast.stmt]) -> bool:
