@@ -16,7 +16,7 @@ from functools import cache
 
 from smellkit.detectors.context import Context
 from smellkit.facts import Definition, FileFacts
-from smellkit.graphs.index import BUILTIN_PREFIX
+from smellkit.graphs.builtin_names import BUILTIN_PREFIX
 
 HOOK_NAMES = frozenset({
     "setUp", "tearDown", "setUpClass", "tearDownClass", "setUpModule", "tearDownModule",

@@ -20,7 +20,6 @@ makes it while the call graph is built (`helper_copies`, one of the detector's `
 from __future__ import annotations
 
 import ast
-import builtins
 import re
 import textwrap
 from collections.abc import Iterator
@@ -33,6 +32,7 @@ from smellkit.detectors._usage import is_test_path
 from smellkit.detectors.base import Example
 from smellkit.detectors.context import Context, read_lines
 from smellkit.facts import Attr, FileFacts, Name
+from smellkit.graphs.builtin_names import BUILTIN_NAMES
 from smellkit.models import Finding
 
 if TYPE_CHECKING:
@@ -40,7 +40,6 @@ if TYPE_CHECKING:
 
 MIN_NODES = 4
 MAX_NODES = 40
-_BUILTINS = frozenset(dir(builtins))
 _REFUSED = (ast.Lambda, ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom, ast.ListComp,
             ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Starred, ast.JoinedStr)
 
@@ -141,7 +140,7 @@ def _helper(context: Source, facts: FileFacts, qualname: str) -> Helper | None:
     names = {node.id for node in nodes if isinstance(node, ast.Name)}
     if not calls or not set(params) <= names or definition.name in names:
         return None  # no call, an unused parameter, or recursion
-    if len(calls) < 2 and (all(name in _BUILTINS for name in calls) or _forwards(expr, params)):
+    if len(calls) < 2 and (all(name in BUILTIN_NAMES for name in calls) or _forwards(expr, params)):
         return None  # `str(value)`, `Markup(value)`: a call of someone else's function
     if method and any(isinstance(node, ast.Attribute) and node.attr.startswith("__")
                       for node in nodes):
@@ -245,7 +244,7 @@ class Copies:
         for name in helper.free:
             here = meaning(self.context, scope, name)
             there = meaning(self.context, helper.qualname, name)
-            if here is None and there is None and name in _BUILTINS:
+            if here is None and there is None and name in BUILTIN_NAMES:
                 continue
             if here is None or here != there:
                 return False

@@ -24,7 +24,7 @@ from smellkit.facts import (
     Sub,
 )
 from smellkit.graphs._propagation import NO_BIND, Propagation
-from smellkit.graphs.index import BUILTIN_PREFIX
+from smellkit.graphs.builtin_names import BUILTIN_PREFIX
 
 if TYPE_CHECKING:
     from smellkit.graphs.index import Index

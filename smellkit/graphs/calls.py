@@ -91,7 +91,7 @@ def build_call_graph(index: Index, budget: int | None = None, *,
     """Resolve every call site of the repository; `CallGraph` says what the counts mean.
 
     `budget` caps the call sites sent to astroid (default: the index's `inference_budget`) and
-    `inference_seconds` the time spent there (see `smellkit.inference`); `budget=0` turns
+    `inference_seconds` the time spent there (see `smellkit.graphs.inference`); `budget=0` turns
     inference off and makes the graph depend on nothing but the code.
 
     `alongside` is more work on the solved system (the attribute graph's type queries): with
@@ -104,7 +104,7 @@ def build_call_graph(index: Index, budget: int | None = None, *,
     calls. Calling a class is an edge to the `__init__` its MRO finds, or to the class itself when
     the repository defines none.
     """
-    from smellkit import inference
+    from smellkit.graphs import inference
 
     if budget is None:
         budget = getattr(index, "inference_budget", 5000)

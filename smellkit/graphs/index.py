@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from smellkit._internal.collector import Derived
 from smellkit.facts import ClassInfo, Definition, FileFacts
+from smellkit.graphs.builtin_names import BUILTIN_NAMES, BUILTIN_PREFIX
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -20,8 +21,6 @@ if TYPE_CHECKING:
     from smellkit._internal.forking import Standby
     from smellkit.graphs.calls import CallGraph
     from smellkit.graphs.pointsto import Solver
-
-BUILTIN_PREFIX = "<builtin>."
 
 
 class Index(Derived):
@@ -142,7 +141,7 @@ class Index(Derived):
                     found = self.resolve_dotted(f"{star}.{name}")
                     if found is not None:
                         return found
-        if name in _BUILTINS:
+        if name in BUILTIN_NAMES:
             return BUILTIN_PREFIX + name
         return None
 
@@ -273,4 +272,3 @@ class Index(Derived):
         return build_attribute_graph(self)
 
 
-_BUILTINS = frozenset(dir(__import__("builtins")))

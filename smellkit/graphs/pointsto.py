@@ -43,7 +43,7 @@ from smellkit.graphs._values import (
     POSITIONAL,
     Values,
 )
-from smellkit.graphs.index import BUILTIN_PREFIX
+from smellkit.graphs.builtin_names import BUILTIN_PREFIX
 
 if TYPE_CHECKING:
     from smellkit.graphs.index import Index

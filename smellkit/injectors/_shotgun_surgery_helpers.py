@@ -10,7 +10,6 @@ is left as it is. The codemod and why it is sound: `_shotgun_surgery_inline`.
 
 from __future__ import annotations
 
-import builtins
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from smellkit.detectors._shotgun_surgery_helpers import Copies, Helper, helpers
 from smellkit.detectors._usage import is_test_path
 from smellkit.detectors.context import Context
 from smellkit.facts import Attr, FileFacts, Name
+from smellkit.graphs.builtin_names import BUILTIN_NAMES
 from smellkit.injectors._data_clumps_plan import outside_words
 from smellkit.injectors._shotgun_surgery_edit import (
     Inlined,
@@ -39,7 +39,6 @@ if TYPE_CHECKING:
     from smellkit.injectors.shotgun_surgery import ShotgunSurgeryInjector, User
 
 SMELL = "shotgun_surgery"
-_BUILTIN_NAMES = frozenset(dir(builtins))
 
 
 @dataclass(frozen=True)
@@ -221,7 +220,7 @@ def _adds(context: InjectionContext, helper: Helper, user: User) -> list[str] | 
         bound = {item.bound for item in index.modules[user.module].imports} | {
             item.target.id for item in index.modules[user.module].assignments
             if isinstance(item.target, Name)}
-        if any(name not in _BUILTIN_NAMES or name in bound for name in helper.free):
+        if any(name not in BUILTIN_NAMES or name in bound for name in helper.free):
             return f"{helper.qualname} reads names that {user.path} may not have"
         return adds
     return needed_imports(context, helper.qualname, helper.module, helper.free, user)

@@ -26,7 +26,6 @@ base, hard inherits the mixin through an aggregate of `A`'s mixins in a third mo
 
 from __future__ import annotations
 
-import builtins
 import keyword
 import random
 from collections.abc import Iterable
@@ -37,6 +36,7 @@ from pydantic import Field
 
 from smellkit.detectors._access import data_access, is_dunder, is_test_code
 from smellkit.detectors.context import Context
+from smellkit.graphs.builtin_names import BUILTIN_NAMES
 from smellkit.injectors import _feature_envy_move as move
 from smellkit.injectors import _feature_envy_sites as sites
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
@@ -370,7 +370,7 @@ def _camel(word: str) -> str:
 
 def _fresh(word: str, used: set[str]) -> str:
     name = word
-    while name in used or keyword.iskeyword(name) or name in dir(builtins):
+    while name in used or keyword.iskeyword(name) or name in BUILTIN_NAMES:
         name += "_"
     return name
 
