@@ -16,7 +16,7 @@ _EXPORTS = {
     "ProjectConfig": "smellkit.config",
     "RepoSpec": "smellkit.config",
     "load_repo_spec": "smellkit.config",
-    "scan": "smellkit.scanner",
+    "scan": "smellkit.scanning.scanner",
     "Index": "smellkit.graphs.index",
     "FileFacts": "smellkit.facts",
     "Location": "smellkit.models",
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from smellkit.graphs.index import Index
     from smellkit.models import Diagnostic, Finding, Location, ScanResult
     from smellkit.project import Project, Survey
-    from smellkit.scanner import scan
+    from smellkit.scanning.scanner import scan
 
 
 def __getattr__(name: str) -> Any:

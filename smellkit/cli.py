@@ -113,7 +113,7 @@ def scan(path: Path, include_tests: bool | None, exclude: tuple[str, ...], jobs:
          min_severity: str, output_format: str, output: Path | None, baseline: Path | None,
          write_baseline: Path | None, fail_on: str, no_progress: bool) -> None:
     """Scan PATH (default: the current folder) for smells and structural metrics."""
-    from smellkit.scanner import ScanRequest, run_scan, scan_json
+    from smellkit.scanning.scanner import ScanRequest, run_scan, scan_json
 
     chosen: list[str] | None = [] if no_smells else (list(smells) or None)
     as_text = output_format == "json" and write_baseline is None and fail_on == "never"
@@ -131,7 +131,7 @@ def scan(path: Path, include_tests: bool | None, exclude: tuple[str, ...], jobs:
         _fail(error)
         return
     if write_baseline is not None:
-        from smellkit.baseline import write_baseline as write
+        from smellkit.scanning.baseline import write_baseline as write
 
         count = write(write_baseline, result.findings)
         click.echo(f"smellkit: {count} findings recorded in {write_baseline}", err=True)

@@ -164,7 +164,7 @@ def test_graph_classes(tmp_path: Path) -> None:
 
 
 def test_long_stages_are_announced_for_the_progress_bar(repo: Path) -> None:
-    from smellkit.scanner import ScanRequest, run_scan
+    from smellkit.scanning.scanner import ScanRequest, run_scan
 
     stages: list[str] = []
     files: list[tuple[int, int]] = []

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-import smellkit.scanner
-from smellkit.scanner import ScanRequest, scan_json
+from smellkit.scanning import scanner
+from smellkit.scanning.scanner import ScanRequest, scan_json
 from tests.graphs.test_stored import EDITS, FILES, _append, _replace
 
 MORE_EDITS: list[tuple[str, Callable[[Path], None], bool]] = [
@@ -44,13 +44,13 @@ def root(tmp_path: Path) -> Path:
 def computed(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """Grows by one each time a report is computed rather than patched or read back."""
     calls: list[bool] = []
-    compute = smellkit.scanner._compute
+    compute = scanner._compute
 
     def spy(*args: Any) -> Any:
         calls.append(True)
         return compute(*args)
 
-    monkeypatch.setattr(smellkit.scanner, "_compute", spy)
+    monkeypatch.setattr(scanner, "_compute", spy)
     return calls
 
 

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-import smellkit.scanner
 from smellkit._internal import forking
 from smellkit._internal.forking import Background, Standby, standing_by
-from smellkit.scanner import ScanRequest, scan_json
+from smellkit.scanning import scanner
+from smellkit.scanning.scanner import ScanRequest, scan_json
 
 FIXTURES = Path(__file__).parent / "fixtures" / "detectors"
 
@@ -129,7 +129,7 @@ def test_forked_scan_equals_serial_scan(tmp_path: Path,
         forks.append(fork)
         return start(cls, function, argument, fork=fork, then=then)  # type: ignore[no-any-return]
 
-    monkeypatch.setattr(smellkit.scanner, "MIN_DEFINITIONS", 0)
+    monkeypatch.setattr(scanner, "MIN_DEFINITIONS", 0)
     monkeypatch.setattr(Background, "start", classmethod(spy))
     forked = _report(repo)
     assert forks == [True, True]
@@ -221,12 +221,12 @@ def test_early_analyses_come_from_the_child(tmp_path: Path,
             return []
 
     (tmp_path / "app.py").write_text("def f():\n    return 1\n")
-    monkeypatch.setattr(smellkit.scanner, "MIN_DEFINITIONS", 0)
+    monkeypatch.setattr(scanner, "MIN_DEFINITIONS", 0)
     monkeypatch.setattr(registry, "select", lambda names: [Reader])
     monkeypatch.setattr(smellkit.detectors.runner, "select", lambda names: [Reader])
-    monkeypatch.setattr(smellkit.scanner, "_EARLY_SMELLS", frozenset())
+    monkeypatch.setattr(scanner, "_EARLY_SMELLS", frozenset())
     project = Project.load(tmp_path, use_cache=False)
-    smellkit.scanner._detect_and_measure(project, None, "info", lambda stage: None)[2].join()
+    scanner._detect_and_measure(project, None, "info", lambda stage: None)[2].join()
     assert len(seen) == 1 and seen[0] != os.getpid()
 
 
@@ -242,7 +242,7 @@ def test_a_scan_sends_astroid_to_its_standby_child(tmp_path: Path,
         submitted.append(function.__name__)
         return submit(self, function, argument)
 
-    monkeypatch.setattr(smellkit.scanner, "STANDBY_FILES", 0)
+    monkeypatch.setattr(scanner, "STANDBY_FILES", 0)
     monkeypatch.setattr(forking, "MIN_DEFINITIONS", 0)
     monkeypatch.setattr(Standby, "submit", spy)
     forked = _report(tmp_path)

@@ -413,7 +413,7 @@ def _wmc(model: _Model, cls: str) -> int:
 def own_code_parts(facts: FileFacts) -> dict[str, int]:
     """The parts of the metrics that one file's own code decides alone, by qualified name: a
     class's WMC (the CC of its methods) and the names a method binds (the first half of NOAV).
-    When a change leaves the graphs as they were, only these move (smellkit/incremental.py)."""
+    When a change leaves the graphs as they were, only these move (scanning/incremental.py)."""
     from smellkit.graphs.index import Index
 
     index = Index([facts])

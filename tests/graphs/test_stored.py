@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-import smellkit.scanner
 from smellkit.graphs.stored import GraphCache, GraphHeader, load
-from smellkit.scanner import ScanRequest, scan_json
+from smellkit.scanning import scanner
+from smellkit.scanning.scanner import ScanRequest, scan_json
 
 FILES = {
     "app/__init__.py": "from app.core import Engine\n",
@@ -104,7 +104,7 @@ def _report(root: Path, cache: Path | None) -> dict[str, object]:
 def test_rescans_equal_fresh_scans(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                    fork: bool) -> None:
     if fork:  # the graphs are then saved by the forked child
-        monkeypatch.setattr(smellkit.scanner, "MIN_DEFINITIONS", 0)
+        monkeypatch.setattr(scanner, "MIN_DEFINITIONS", 0)
     root = tmp_path / "repo"
     for relative, content in FILES.items():
         (root / relative).parent.mkdir(parents=True, exist_ok=True)

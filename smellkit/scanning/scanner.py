@@ -13,10 +13,9 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from smellkit import __version__, incremental
+from smellkit import __version__
 from smellkit._internal.collector import paused_gc
 from smellkit._internal.forking import MIN_DEFINITIONS, STANDBY_FILES, Background, standing_by
-from smellkit.baseline import new_findings, read_baseline
 from smellkit.graphs.stored import GraphCache, header_name
 from smellkit.metrics.rows import measure_values, module_values
 from smellkit.models import (
@@ -30,6 +29,8 @@ from smellkit.models import (
 )
 from smellkit.project import Inventory, Project, Survey
 from smellkit.project.parsing import ProgressCallback
+from smellkit.scanning import incremental
+from smellkit.scanning.baseline import new_findings, read_baseline
 
 if TYPE_CHECKING:
     from smellkit.graphs.index import Index
@@ -227,7 +228,7 @@ def _prepare(request: ScanRequest) -> _Prepared:
 
 def _patched(prepared: _Prepared) -> tuple[ScanSummary, str] | None:
     """After a few files changed, the last graphs-and-metrics report patched (see
-    `smellkit.incremental`), stored as this run's; None when it takes a full scan."""
+    `smellkit.scanning.incremental`), stored as this run's; None when it takes a full scan."""
     survey = prepared.survey
     if prepared.chosen != [] or survey.cache is None or prepared.blob is None:
         return None
