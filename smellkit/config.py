@@ -7,6 +7,7 @@ wrong type is reported with the file and the field instead of being silently ign
 from __future__ import annotations
 
 import sys
+from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -36,6 +37,20 @@ DEFAULT_EXCLUDE_DIRS = (
 
 TEST_DIRS = ("tests", "test", "testing")
 """Folder names holding tests, skipped unless tests are included."""
+
+
+@cache
+def is_test_path(path: str) -> bool:
+    """The one rule for test code: a relative POSIX path under a test folder, or a file named like
+    a pytest module or `conftest.py`. Discovery, detectors, injectors and inference all ask it."""
+    *folders, name = path.split("/")
+    return (any(folder in TEST_DIRS for folder in folders) or name.startswith("test_")
+            or name.endswith("_test.py") or name == "conftest.py")
+
+
+def is_test_module(module: str) -> bool:
+    """`is_test_path` for a dotted module name."""
+    return is_test_path(module.replace(".", "/") + ".py")
 
 
 def _kebab(name: str) -> str:

@@ -14,7 +14,7 @@ import warnings
 from collections.abc import Iterable
 from functools import cache
 
-from smellkit.detectors.context import Context
+from smellkit.analysis.context import Context
 from smellkit.facts import Definition, FileFacts
 from smellkit.graphs.builtin_names import BUILTIN_PREFIX
 

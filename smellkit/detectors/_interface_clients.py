@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
-from smellkit.detectors.context import Context
+from smellkit.analysis.context import Context
 from smellkit.facts import Attr, Name
 from smellkit.graphs.index import Index
 

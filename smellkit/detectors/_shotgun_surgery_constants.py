@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from smellkit.detectors._usage import is_test_path
-from smellkit.detectors.context import Context
+from smellkit.analysis.context import Context
+from smellkit.config import is_test_path
 from smellkit.facts import Const, Name
 
 

@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from smellkit.detectors._keys import Scopes
-from smellkit.detectors._usage import is_test_path
+from smellkit.analysis.context import Context, read_lines
+from smellkit.analysis.keys import Scopes
+from smellkit.config import is_test_path
 from smellkit.detectors.base import Example
-from smellkit.detectors.context import Context, read_lines
 from smellkit.facts import Attr, FileFacts, Name
 from smellkit.graphs.builtin_names import BUILTIN_NAMES
 from smellkit.models import Finding

@@ -18,11 +18,11 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from smellkit.detectors._keys import Scopes
+from smellkit.analysis.context import Context
+from smellkit.analysis.keys import Scopes
+from smellkit.config import is_test_path
 from smellkit.detectors._shotgun_surgery_helpers import _match, function_body, meaning
-from smellkit.detectors._usage import is_test_path
 from smellkit.detectors.base import Example
-from smellkit.detectors.context import Context
 from smellkit.facts import Attr, FileFacts, Name
 from smellkit.models import Finding
 

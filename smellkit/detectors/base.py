@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, ClassVar, Generic, NamedTuple, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-from smellkit.detectors.context import Context
+from smellkit.analysis.context import Context
 from smellkit.models import Finding
 
 if TYPE_CHECKING:

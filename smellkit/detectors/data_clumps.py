@@ -48,8 +48,8 @@ from typing import NamedTuple
 
 from pydantic import Field
 
+from smellkit.analysis.context import Context
 from smellkit.detectors.base import Detector, DetectorOptions, Example
-from smellkit.detectors.context import Context
 from smellkit.facts import Definition, Expr
 from smellkit.graphs.index import Index
 from smellkit.models import Finding, Location, Severity

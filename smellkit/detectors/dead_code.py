@@ -32,6 +32,9 @@ from collections.abc import Iterable, Iterator
 
 from pydantic import Field
 
+from smellkit.analysis.context import Context
+from smellkit.analysis.usage import Usage, import_used, usage_of
+from smellkit.config import is_test_path
 from smellkit.detectors._dynamic import (
     HOOK_NAMES,
     HOOK_PREFIXES,
@@ -42,9 +45,7 @@ from smellkit.detectors._dynamic import (
     is_dunder,
     is_sunder,
 )
-from smellkit.detectors._usage import Usage, import_used, is_test_path, usage_of
 from smellkit.detectors.base import Detector, DetectorOptions, Example
-from smellkit.detectors.context import Context
 from smellkit.facts import Definition, DefRef, FileFacts, Iter, Name, Unknown
 from smellkit.models import Finding, Location, Severity
 

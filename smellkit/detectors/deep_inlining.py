@@ -26,8 +26,9 @@ from collections.abc import Iterable
 
 from pydantic import Field
 
+from smellkit.analysis.context import Context
+from smellkit.analysis.locations import definition_location
 from smellkit.detectors.base import Detector, DetectorOptions, Example
-from smellkit.detectors.context import Context
 from smellkit.facts import Definition, FileFacts
 from smellkit.facts.blocks import (
     MAX_BLOCK_INPUTS,
@@ -36,7 +37,6 @@ from smellkit.facts.blocks import (
     Block,
     FunctionShape,
 )
-from smellkit.locations import definition_location
 from smellkit.models import Finding, Severity
 
 _FUNCTION_KINDS = frozenset({"function", "method", "nested_function"})

@@ -47,8 +47,8 @@ from typing import NamedTuple
 
 from pydantic import Field
 
+from smellkit.analysis.context import Context
 from smellkit.detectors.base import Detector, DetectorOptions, Example
-from smellkit.detectors.context import Context
 from smellkit.facts import FileFacts
 from smellkit.facts.fingerprints import MIN_LINES, STATEMENT_WEIGHT, WINDOW_WEIGHT, size_of
 from smellkit.models import Finding, Location, Severity

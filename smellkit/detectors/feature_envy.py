@@ -38,9 +38,9 @@ from collections.abc import Iterable, Iterator
 from pydantic import Field
 
 from smellkit._internal.collector import paused_gc
-from smellkit.detectors._access import DataAccess, MethodData, data_access, is_dunder, is_test_code
+from smellkit.analysis.access import DataAccess, MethodData, data_access, is_dunder, is_test_code
+from smellkit.analysis.context import Context
 from smellkit.detectors.base import Detector, DetectorOptions, Example
-from smellkit.detectors.context import Context
 from smellkit.models import Finding, Location, Severity
 
 

@@ -42,15 +42,15 @@ import networkx as nx
 from pydantic import Field
 
 from smellkit._internal.collector import paused_gc
-from smellkit.detectors._access import (
+from smellkit.analysis.access import (
     DataAccess,
     MethodData,
     data_access,
     is_property,
     is_test_code,
 )
+from smellkit.analysis.context import Context
 from smellkit.detectors.base import Detector, DetectorOptions, Example
-from smellkit.detectors.context import Context
 from smellkit.facts import Definition
 from smellkit.metrics.oo import CONSTRUCTORS
 from smellkit.models import Finding, Severity

@@ -44,10 +44,10 @@ from dataclasses import dataclass, field
 
 from pydantic import Field
 
+from smellkit.analysis.context import Context
+from smellkit.config import is_test_path
 from smellkit.detectors._interface_clients import record_clients
-from smellkit.detectors._usage import is_test_path
 from smellkit.detectors.base import Detector, DetectorOptions, Example
-from smellkit.detectors.context import Context
 from smellkit.facts import Definition
 from smellkit.graphs.index import Index
 from smellkit.models import Finding, Location, Severity

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from smellkit.detectors.context import Context
+from smellkit.analysis.context import Context
 from smellkit.detectors.registry import DetectorClass, select
 from smellkit.errors import ConfigError
 from smellkit.models import Finding, Location, Severity

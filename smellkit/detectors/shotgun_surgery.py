@@ -40,7 +40,9 @@ from collections.abc import Iterable, Iterator
 
 from pydantic import Field
 
-from smellkit.detectors._keys import COMMON_LITERALS, DTYPE, KEY_LIKE, Registries, Scopes
+from smellkit.analysis.context import Context
+from smellkit.analysis.keys import COMMON_LITERALS, DTYPE, KEY_LIKE, Registries, Scopes
+from smellkit.config import is_test_path
 from smellkit.detectors._shotgun_surgery_constants import _imports_from, string_constants
 from smellkit.detectors._shotgun_surgery_helpers import (
     HELPER_EXAMPLES,
@@ -48,9 +50,7 @@ from smellkit.detectors._shotgun_surgery_helpers import (
     helper_findings,
 )
 from smellkit.detectors._shotgun_surgery_markers import MARKER_EXAMPLES, marker_findings
-from smellkit.detectors._usage import is_test_path
 from smellkit.detectors.base import Detector, DetectorOptions, Example
-from smellkit.detectors.context import Context
 from smellkit.models import Finding, Location, Severity
 
 _LOGGING = re.compile(r"_?(get_?logger|getLogger|logger|log)", re.I)

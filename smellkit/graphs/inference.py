@@ -26,6 +26,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from smellkit.config import is_test_module
 from smellkit.facts import Attr, Name
 
 if TYPE_CHECKING:
@@ -239,7 +240,7 @@ def plan(index: Index, solver: Solver, budget: int, max_seconds: float) -> Infer
         if not site.implicit and call not in solver.targets and call not in solver.outside \
                 and _worth_inferring(solver, site):
             by_module.setdefault(index.scope_module(site.scope), []).append(call)
-    order = sorted(by_module, key=lambda module: (_is_test(module), -len(by_module[module]),
+    order = sorted(by_module, key=lambda module: (is_test_module(module), -len(by_module[module]),
                                                   module))
     queries: list[Query] = []
     for module in order:
@@ -288,12 +289,6 @@ def apply(index: Index, found: list[tuple[int, list[str]]], targets: dict[int, s
             targets[call] = resolved
             inferred += 1
     return inferred
-
-
-def _is_test(module: str) -> bool:
-    parts = module.split(".")
-    return any(part in ("tests", "test", "testing") or part.startswith("test_")
-               for part in parts)
 
 
 def _worth_inferring(solver: Solver, site: CallSite) -> bool:

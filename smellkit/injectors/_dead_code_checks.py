@@ -14,7 +14,7 @@ import ast
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from smellkit.detectors.context import Context
+from smellkit.analysis.context import Context
 from smellkit.facts import FileFacts
 from smellkit.injectors._dead_code_cst import module_level_names
 from smellkit.injectors.checks import check_kind

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from smellkit.detectors._usage import is_test_path
+from smellkit.config import is_test_path
 from smellkit.graphs.index import Index
 from smellkit.injectors import _dead_code_cst as edit
 from smellkit.injectors import _duplicated_code_copy as copying

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from smellkit.detectors._access import data_access, is_dunder, is_property
-from smellkit.detectors.context import Context
+from smellkit.analysis.access import data_access, is_dunder, is_property
+from smellkit.analysis.context import Context
 from smellkit.facts import Attr, Expr, Name
 from smellkit.graphs.index import Index
 

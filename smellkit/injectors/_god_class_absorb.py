@@ -23,8 +23,8 @@ from itertools import combinations
 import libcst as cst
 import networkx as nx
 
-from smellkit.detectors._access import data_access, is_dunder, is_test_code
-from smellkit.detectors.context import Context
+from smellkit.analysis.access import data_access, is_dunder, is_test_code
+from smellkit.analysis.context import Context
 from smellkit.detectors.god_class import GodClass, GodClassOptions, _Cohesion, _visible
 from smellkit.facts import Name
 from smellkit.graphs.index import Index

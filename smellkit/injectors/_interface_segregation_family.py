@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from smellkit.detectors._usage import is_test_path
+from smellkit.config import is_test_path
 from smellkit.injectors.base import InjectionContext
 
 

@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 from libcst.metadata import GlobalScope
 
-from smellkit.detectors._keys import Scopes
+from smellkit.analysis.context import Context
+from smellkit.analysis.keys import Scopes
 from smellkit.detectors._shotgun_surgery_markers import Marker, copies, markers
-from smellkit.detectors.context import Context
 from smellkit.injectors._shotgun_surgery_edit import (
     Inlined,
     _analysed,

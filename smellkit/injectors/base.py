@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     import libcst as cst
     from libcst.metadata import MetadataWrapper
 
-    from smellkit.detectors.context import Context
+    from smellkit.analysis.context import Context
     from smellkit.graphs.index import Index
     from smellkit.project import Project
 
@@ -94,7 +94,7 @@ class InjectionContext:
     @cached_property
     def analysis(self) -> Context:
         """The detectors' shared analyses (metrics, attribute access, locations)."""
-        from smellkit.detectors.context import Context
+        from smellkit.analysis.context import Context
 
         return Context(self.project)
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from smellkit.models import CheckResult, StructuralCheck
 
 if TYPE_CHECKING:
-    from smellkit.detectors.context import Context
+    from smellkit.analysis.context import Context
     from smellkit.project import Project
 
 CheckFunction = Callable[["Context", dict[str, Any]], tuple[bool, str]]
@@ -45,7 +45,7 @@ def check_kinds() -> dict[str, CheckFunction]:
 
 def evaluate(project: Project | Context, checks: Iterable[StructuralCheck]) -> list[CheckResult]:
     """The result of each check on this version of the repository."""
-    from smellkit.detectors.context import Context
+    from smellkit.analysis.context import Context
 
     context = project if isinstance(project, Context) else Context(project)
     kinds = check_kinds()

@@ -25,8 +25,8 @@ from typing import Any
 
 from pydantic import Field
 
-from smellkit.detectors._usage import is_test_path
-from smellkit.detectors.context import Context
+from smellkit.analysis.context import Context
+from smellkit.config import is_test_path
 from smellkit.injectors._data_clumps_edit import FunctionPlan, SitePlan, explode_module
 from smellkit.injectors._data_clumps_forward import Forward, forwards, make_edit
 from smellkit.injectors._data_clumps_keep import keep_clumps, keep_takers

@@ -27,7 +27,7 @@ from typing import NamedTuple
 
 import libcst as cst
 
-from smellkit.detectors._usage import is_test_path
+from smellkit.config import is_test_path
 from smellkit.injectors import _dead_code_cst as edit
 from smellkit.injectors import _dead_code_graft as graft
 from smellkit.injectors import _dead_code_signature as sig

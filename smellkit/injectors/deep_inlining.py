@@ -38,7 +38,7 @@ from weakref import WeakKeyDictionary
 import libcst as cst
 from pydantic import Field
 
-from smellkit.detectors._usage import is_test_path
+from smellkit.config import is_test_path
 from smellkit.detectors.deep_inlining import DeepInlining, DeepInliningOptions, is_generated
 from smellkit.facts import Name as NameExpr
 from smellkit.facts import extract
@@ -52,7 +52,7 @@ from smellkit.injectors.checks import check_kind
 from smellkit.models import Candidate, Difficulty, StructuralCheck
 
 if TYPE_CHECKING:
-    from smellkit.detectors.context import Context
+    from smellkit.analysis.context import Context
 
 _DEPTH: dict[Difficulty, int] = {"easy": 1, "medium": 2, "hard": 3}
 _MIN_HELPERS: dict[Difficulty, int] = {"easy": 1, "medium": 2, "hard": 3}

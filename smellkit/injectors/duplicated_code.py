@@ -47,8 +47,8 @@ from libcst.metadata import (
     ScopeProvider,
 )
 
-from smellkit.detectors._usage import is_test_path
-from smellkit.detectors.context import Context
+from smellkit.analysis.context import Context
+from smellkit.config import is_test_path
 from smellkit.injectors import _dead_code_cst as edit
 from smellkit.injectors import _duplicated_code_copy as copying
 from smellkit.injectors import _duplicated_code_helper as helping

@@ -175,7 +175,7 @@ def record(context: InjectionContext, injector: Injector[Any], candidate: Candid
         return Skip(error.message)
     if isinstance(smelly, Skip):
         return smelly
-    from smellkit.detectors.context import Context
+    from smellkit.analysis.context import Context
 
     analysis = Context(smelly)
 

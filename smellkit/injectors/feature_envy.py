@@ -34,8 +34,8 @@ from typing import Any
 import libcst as cst
 from pydantic import Field
 
-from smellkit.detectors._access import data_access, is_dunder, is_test_code
-from smellkit.detectors.context import Context
+from smellkit.analysis.access import data_access, is_dunder, is_test_code
+from smellkit.analysis.context import Context
 from smellkit.graphs.builtin_names import BUILTIN_NAMES
 from smellkit.injectors import _feature_envy_move as move
 from smellkit.injectors import _feature_envy_sites as sites

@@ -34,8 +34,8 @@ from typing import Any
 
 from pydantic import Field
 
-from smellkit.detectors._access import data_access, is_test_code
-from smellkit.detectors.context import Context
+from smellkit.analysis.access import data_access, is_test_code
+from smellkit.analysis.context import Context
 from smellkit.detectors.runner import residue, run_detectors
 from smellkit.facts import Attr, CallOf, Name
 from smellkit.injectors import _feature_envy_move as move

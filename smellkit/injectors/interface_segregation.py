@@ -34,7 +34,7 @@ import random
 from collections.abc import Iterable
 from typing import Any
 
-from smellkit.detectors._usage import is_test_path
+from smellkit.config import is_test_path
 from smellkit.detectors.interface_segregation import (
     InterfaceSegregation,
     InterfaceSegregationOptions,

@@ -22,10 +22,10 @@ from typing import Any
 import libcst as cst
 from pydantic import Field
 
-from smellkit.detectors._keys import Scopes
+from smellkit.analysis.context import Context
+from smellkit.analysis.keys import Scopes
+from smellkit.config import is_test_path
 from smellkit.detectors._shotgun_surgery_constants import string_constants
-from smellkit.detectors._usage import is_test_path
-from smellkit.detectors.context import Context
 from smellkit.detectors.shotgun_surgery import ShotgunSurgery, ShotgunSurgeryOptions
 from smellkit.facts import FileFacts, Name
 from smellkit.injectors import _shotgun_surgery_decorators as decorator_kind

@@ -70,7 +70,7 @@ def _imports(folder: Path, modules: list[str]) -> str | None:
 
 
 def _flagged(project: Project, smell: str, qualnames: list[str]) -> bool:
-    from smellkit.detectors.context import Context
+    from smellkit.analysis.context import Context
 
     context = Context(project)
     targets = [location for name in qualnames if (location := context.location(name))]

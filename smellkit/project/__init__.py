@@ -23,7 +23,13 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from smellkit import __version__
 from smellkit._internal.collector import paused_gc
-from smellkit.config import DEFAULT_EXCLUDE_DIRS, TEST_DIRS, ProjectConfig, load_config
+from smellkit.config import (
+    DEFAULT_EXCLUDE_DIRS,
+    TEST_DIRS,
+    ProjectConfig,
+    is_test_path,
+    load_config,
+)
 from smellkit.errors import ProjectError
 from smellkit.facts import FACTS_SCHEMA, FileFacts
 from smellkit.models import Diagnostic
@@ -44,10 +50,6 @@ if TYPE_CHECKING:
 
 # ---------------------------------------------------------------------------------------------
 # Discovery.
-
-
-def _is_test_file(name: str) -> bool:
-    return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
 
 
 def _source_roots(root: Path, config: ProjectConfig) -> list[Path]:
@@ -128,7 +130,7 @@ def discover(root: Path, config: ProjectConfig) -> tuple[list[SourceFile], list[
                     continue
                 walk(Path(entry.path), relative + "/")
             elif entry.name.endswith(".py"):
-                if not config.include_tests and _is_test_file(entry.name):
+                if not config.include_tests and is_test_path(entry.name):
                     continue
                 if entry.is_symlink():
                     if not _inside(Path(entry.path), top, diagnostics, root):

@@ -10,7 +10,8 @@ import pytest
 from pydantic import Field
 
 from smellkit._internal import plugins
-from smellkit.detectors import Context, Detector, DetectorOptions, registry
+from smellkit.analysis.context import Context
+from smellkit.detectors import Detector, DetectorOptions, registry
 from smellkit.detectors.runner import residue, run_detectors
 from smellkit.errors import ConfigError, UsageError
 from smellkit.models import Finding, Location

@@ -12,8 +12,8 @@ import re
 from collections import defaultdict
 from collections.abc import Container, Iterator
 
-from smellkit.detectors._usage import is_test_path
-from smellkit.detectors.context import Context
+from smellkit.analysis.context import Context
+from smellkit.config import is_test_path
 from smellkit.facts import (
     Alts,
     Attr,

@@ -14,11 +14,10 @@ import re
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 
-from smellkit.config import DEFAULT_EXCLUDE_DIRS, TEST_DIRS
-from smellkit.detectors.context import Context
+from smellkit.analysis.context import Context
+from smellkit.config import DEFAULT_EXCLUDE_DIRS, is_test_path
 from smellkit.facts import FileFacts
 
 if sys.version_info >= (3, 11):
@@ -36,13 +35,6 @@ _MAX_TEST_BYTES = 2_000_000
 _STRING_NAMES: dict[str, tuple[str, ...]] = {}
 
 
-@cache
-def is_test_path(path: str) -> bool:
-    """A test module by its relative path: under a test folder, or named like a pytest file."""
-    parts = path.split("/")
-    name = parts[-1]
-    return (any(part in TEST_DIRS for part in parts[:-1]) or name.startswith("test_")
-            or name.endswith("_test.py") or name == "conftest.py")
 
 
 def string_names(value: str) -> Iterator[str]:

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from smellkit._internal.collector import paused_gc
-from smellkit.detectors._usage import is_test_path
-from smellkit.detectors.context import Context
+from smellkit.analysis.context import Context
+from smellkit.config import is_test_path
 from smellkit.facts import Attr, Definition, Expr, FileFacts, Iter, Name, Sub
 
 ENUM_PREFIXES = ("enum.", "aenum.")

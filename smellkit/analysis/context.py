@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from smellkit._internal.collector import Derived
+from smellkit.analysis.locations import definition_location, module_location
 from smellkit.facts import FileFacts
-from smellkit.locations import definition_location, module_location
 from smellkit.models import Location
 
 if TYPE_CHECKING:
