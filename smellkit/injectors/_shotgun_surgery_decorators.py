@@ -28,7 +28,7 @@ from libcst.metadata import GlobalScope
 
 from smellkit.analysis.context import Context
 from smellkit.analysis.keys import Scopes
-from smellkit.detectors._shotgun_surgery_markers import Marker, copies, markers
+from smellkit.detectors.shotgun_surgery.markers import Marker, copies, markers
 from smellkit.injectors._shotgun_surgery_edit import (
     Inlined,
     _analysed,

@@ -20,7 +20,7 @@ import libcst as cst
 from smellkit.analysis.context import Context
 from smellkit.analysis.keys import Scopes
 from smellkit.config import is_test_path
-from smellkit.detectors._shotgun_surgery_helpers import Copies, Helper, helpers
+from smellkit.detectors.shotgun_surgery.helpers import Copies, Helper, helpers
 from smellkit.facts import Attr, FileFacts, Name
 from smellkit.graphs.builtin_names import BUILTIN_NAMES
 from smellkit.injectors._data_clumps_plan import outside_words

@@ -25,8 +25,8 @@ from pydantic import Field
 from smellkit.analysis.context import Context
 from smellkit.analysis.keys import Scopes
 from smellkit.config import is_test_path
-from smellkit.detectors._shotgun_surgery_constants import string_constants
 from smellkit.detectors.shotgun_surgery import ShotgunSurgery, ShotgunSurgeryOptions
+from smellkit.detectors.shotgun_surgery.constants import string_constants
 from smellkit.facts import FileFacts, Name
 from smellkit.injectors import _shotgun_surgery_decorators as decorator_kind
 from smellkit.injectors import _shotgun_surgery_helpers as helper_kind

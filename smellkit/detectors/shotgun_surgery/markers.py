@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from smellkit.analysis.context import Context
 from smellkit.analysis.keys import Scopes
 from smellkit.config import is_test_path
-from smellkit.detectors._shotgun_surgery_helpers import _match, function_body, meaning
 from smellkit.detectors.base import Example
+from smellkit.detectors.shotgun_surgery.helpers import _match, function_body, meaning
 from smellkit.facts import Attr, FileFacts, Name
 from smellkit.models import Finding
 

@@ -35,7 +35,8 @@ from pydantic import Field
 from smellkit.analysis.context import Context
 from smellkit.analysis.usage import Usage, import_used, usage_of
 from smellkit.config import is_test_path
-from smellkit.detectors._dynamic import (
+from smellkit.detectors.base import Detector, DetectorOptions, Example
+from smellkit.detectors.dead_code.dynamic import (
     HOOK_NAMES,
     HOOK_PREFIXES,
     HOOK_VARIABLES,
@@ -45,7 +46,6 @@ from smellkit.detectors._dynamic import (
     is_dunder,
     is_sunder,
 )
-from smellkit.detectors.base import Detector, DetectorOptions, Example
 from smellkit.facts import Definition, DefRef, FileFacts, Iter, Name, Unknown
 from smellkit.models import Finding, Location, Severity
 

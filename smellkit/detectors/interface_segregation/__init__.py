@@ -46,8 +46,8 @@ from pydantic import Field
 
 from smellkit.analysis.context import Context
 from smellkit.config import is_test_path
-from smellkit.detectors._interface_clients import record_clients
 from smellkit.detectors.base import Detector, DetectorOptions, Example
+from smellkit.detectors.interface_segregation.clients import record_clients
 from smellkit.facts import Definition
 from smellkit.graphs.index import Index
 from smellkit.models import Finding, Location, Severity

@@ -43,14 +43,14 @@ from pydantic import Field
 from smellkit.analysis.context import Context
 from smellkit.analysis.keys import COMMON_LITERALS, DTYPE, KEY_LIKE, Registries, Scopes
 from smellkit.config import is_test_path
-from smellkit.detectors._shotgun_surgery_constants import _imports_from, string_constants
-from smellkit.detectors._shotgun_surgery_helpers import (
+from smellkit.detectors.base import Detector, DetectorOptions, Example
+from smellkit.detectors.shotgun_surgery.constants import _imports_from, string_constants
+from smellkit.detectors.shotgun_surgery.helpers import (
     HELPER_EXAMPLES,
     helper_copies,
     helper_findings,
 )
-from smellkit.detectors._shotgun_surgery_markers import MARKER_EXAMPLES, marker_findings
-from smellkit.detectors.base import Detector, DetectorOptions, Example
+from smellkit.detectors.shotgun_surgery.markers import MARKER_EXAMPLES, marker_findings
 from smellkit.models import Finding, Location, Severity
 
 _LOGGING = re.compile(r"_?(get_?logger|getLogger|logger|log)", re.I)
