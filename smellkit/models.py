@@ -133,7 +133,7 @@ class StructuralCheck(_Frozen):
     code, and can be evaluated on any later version of the repository."""
 
     kind: str
-    """A registered check kind (`smellkit.injectors.checks`), e.g. `defined`."""
+    """A registered check kind (`smellkit.checks`), e.g. `defined`."""
     description: str
     """What the check asserts, as a sentence."""
     params: dict[str, Any] = Field(default_factory=dict)

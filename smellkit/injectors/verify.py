@@ -15,9 +15,9 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from smellkit.checks import evaluate
 from smellkit.detectors.runner import residue
 from smellkit.errors import PatchError
-from smellkit.injectors.checks import evaluate
 from smellkit.injectors.patches import apply_patch, patched_paths
 from smellkit.models import CheckResult, Injection
 from smellkit.project import Project

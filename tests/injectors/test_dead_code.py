@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from smellkit.checks import evaluate
 from smellkit.injectors.base import Edit, InjectionContext, Skip
-from smellkit.injectors.checks import evaluate
 from smellkit.injectors.dead_code import DeadCodeInjector
 from smellkit.injectors.engine import find_candidates, make_injector
 from smellkit.injectors.patches import apply_patch
@@ -210,7 +210,7 @@ def test_signatures_are_copied_and_forwarded_by_name(source: str, forward: str,
                                                      flagged: str) -> None:
     import libcst as cst
 
-    from smellkit.injectors._dead_code_signature import header, signature, with_flag
+    from smellkit.injectors.dead_code.signature import header, signature, with_flag
 
     module = cst.parse_module(source + "\n")
     function = module.body[0]
@@ -233,7 +233,7 @@ def test_signatures_are_copied_and_forwarded_by_name(source: str, forward: str,
 def test_signatures_that_cannot_be_forwarded_exactly(source: str, reason: str) -> None:
     import libcst as cst
 
-    from smellkit.injectors._dead_code_signature import signature
+    from smellkit.injectors.dead_code.signature import signature
 
     module = cst.parse_module(source + "\n")
     function = module.body[0]

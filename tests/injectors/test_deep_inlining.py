@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from smellkit.injectors._deep_inlining_exits import Refused
-from smellkit.injectors._deep_inlining_inline import Inliner, Plan
-from smellkit.injectors._deep_inlining_sites import SiteFinder
-from smellkit.injectors._deep_inlining_spread import Spreader
+from smellkit.checks import evaluate
 from smellkit.injectors.base import Edit, InjectionContext, Skip
-from smellkit.injectors.checks import evaluate
 from smellkit.injectors.deep_inlining import DeepInliningInjector
+from smellkit.injectors.deep_inlining.exits import Refused
+from smellkit.injectors.deep_inlining.inline import Inliner, Plan
+from smellkit.injectors.deep_inlining.sites import SiteFinder
+from smellkit.injectors.deep_inlining.spread import Spreader
 from smellkit.injectors.engine import find_candidates, make_injector
 from smellkit.models import DIFFICULTIES, Difficulty
 from tests.injectors.support import (

@@ -11,9 +11,9 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from smellkit.injectors._duplicated_code_helper import examine
 from smellkit.injectors.base import Edit, InjectionContext, Skip
 from smellkit.injectors.duplicated_code import DuplicatedCodeInjector, _renamable_params
+from smellkit.injectors.duplicated_code.helper import examine
 from smellkit.injectors.engine import find_candidates, make_injector
 from smellkit.models import DIFFICULTIES, Candidate, Difficulty
 from tests.injectors.support import (
@@ -300,7 +300,7 @@ def test_a_renaming_that_would_hide_the_copy_is_not_made() -> None:
     """A body repeating one or two statement forms four times or more (eight asserts) is hashed
     exactly by the detector: renamed, it would not be reported, so the copy stays verbatim. A
     short body of two forms (write, loop, write) is renamed."""
-    from smellkit.injectors._duplicated_code_copy import matches_as_clone, renamed_copy
+    from smellkit.injectors.duplicated_code.copying import matches_as_clone, renamed_copy
 
     short = cst.ensure_type(cst.parse_statement(
         "def visit(self, node):\n    self.write('{')\n    for idx, item in enumerate(node):\n"

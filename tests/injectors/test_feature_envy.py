@@ -162,7 +162,7 @@ def test_jinja2_tests_pass_on_the_smelly_code(tmp_path: Path) -> None:
 def test_declared_type_types_a_receiver_the_analysis_cannot_follow(tmp_path: Path) -> None:
     """A visitor method called by name gets its argument from nowhere the analysis sees: the
     parameter's annotation (one class, not Optional) types it; a wider annotation does not."""
-    from smellkit.injectors import _feature_envy_sites as sites
+    from smellkit.injectors.feature_envy import sites
 
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "__init__.py").write_text("")

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from smellkit.injectors import _god_class_absorb as absorbing
 from smellkit.injectors.base import Edit, InjectionContext
 from smellkit.injectors.engine import make_injector
 from smellkit.injectors.god_class import GodClassInjector
+from smellkit.injectors.god_class import absorb as absorbing
 from smellkit.models import DIFFICULTIES, Difficulty
 from smellkit.project import Project
 from tests.injectors.support import (

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from smellkit.checks import evaluate
 from smellkit.injectors.base import Edit, InjectionContext, Skip
-from smellkit.injectors.checks import evaluate
 from smellkit.injectors.engine import find_candidates, make_injector
 from smellkit.models import DIFFICULTIES, Difficulty, Injection
 from tests.injectors.support import (

@@ -328,7 +328,7 @@ def test_a_method_is_inlined_with_its_receiver(tmp_path: Path, overridden: bool)
 def test_safe_order(expression: str, ordered: bool) -> None:
     import ast
 
-    from smellkit.injectors._shotgun_surgery_inline import safe_order
+    from smellkit.injectors.shotgun_surgery.inline import safe_order
 
     params = ("x", "y") if "y" in expression else ("x",)
     assert safe_order(ast.parse(expression, mode="eval").body, params) is ordered

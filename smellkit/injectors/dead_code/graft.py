@@ -1,0 +1,104 @@
+"""Where the easy dead-code graft goes: the block whose final `return` comes last in a function
+(a statement after it can never run), and the import of the callee the new shim's import joins,
+at the top of the module or inside a module-level `if` or `try`."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from smellkit.injectors.cst.edit import absolute_module
+
+
+def import_statement(tree: cst.Module, name: str, source: str, module: str,
+                      package: bool) -> tuple[cst.SimpleStatementLine, cst.ImportFrom] | None:
+    """The top-level `from source import name` statement (unaliased) of the module."""
+    for line in tree.body:
+        if not isinstance(line, cst.SimpleStatementLine):
+            continue
+        for small in line.body:
+            if (isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar)
+                    and absolute_module(tree, small, module, package) == source
+                    and any(isinstance(alias.name, cst.Name) and alias.name.value == name
+                            and alias.asname is None for alias in small.names)):
+                return line, small
+    return None
+
+
+class _Returns(cst.CSTVisitor):
+    """The blocks of a function's own body (not nested definitions) that end in a plain
+    `return` statement, in source order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.blocks: list[cst.IndentedBlock] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def leave_IndentedBlock(self, original_node: cst.IndentedBlock) -> None:
+        last = original_node.body[-1] if original_node.body else None
+        if isinstance(last, cst.SimpleStatementLine) and len(last.body) == 1 and \
+                isinstance(last.body[0], cst.Return):
+            self.blocks.append(original_node)
+
+
+def last_return_block(function: cst.FunctionDef) -> cst.IndentedBlock | None:
+    """The block whose final `return` comes last in the function (blocks are left in source
+    order of their ends): a statement after it can never run."""
+    if not isinstance(function.body, cst.IndentedBlock):
+        return None
+    visitor = _Returns()
+    function.body.visit(visitor)
+    return visitor.blocks[-1] if visitor.blocks else None
+
+
+class _Imports(cst.CSTVisitor):
+    """Statement lines of module-level code (inside `if`, `try` and such, not definitions)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: list[cst.SimpleStatementLine] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+        self.lines.append(node)
+        return False
+
+
+def nested_import(tree: cst.Module, name: str, source: str, module: str,
+                   package: bool) -> tuple[cst.SimpleStatementLine, cst.ImportFrom] | None:
+    """`from source import name` (unaliased) inside a module-level `if` or `try`."""
+    visitor = _Imports()
+    for statement in tree.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            statement.visit(visitor)
+    for line in visitor.lines:
+        found = import_statement(cst.Module(body=[line]), name, source, module, package)
+        if found is not None:
+            return found
+    return None
+
+
+class After(cst.CSTTransformer):
+    """Insert a statement right after one statement line (an equal one: the first edit of
+    the module rebuilt its nodes), in whatever block holds it."""
+
+    def __init__(self, line: cst.SimpleStatementLine, added: cst.BaseStatement):
+        super().__init__()
+        self.line, self.added = line, added
+
+    def leave_SimpleStatementLine(
+            self, original_node: cst.SimpleStatementLine,
+            updated_node: cst.SimpleStatementLine) -> cst.BaseStatement | \
+            cst.FlattenSentinel[cst.BaseStatement]:
+        if not original_node.deep_equals(self.line):  # the tree was rebuilt by an earlier edit
+            return updated_node
+        return cst.FlattenSentinel([updated_node, self.added])

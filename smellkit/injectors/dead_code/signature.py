@@ -1,0 +1,214 @@
+"""Real signatures for the dead delegation chains of the dead-code injector.
+
+A wrapper of the chain takes exactly the parameters of the function it wraps, copied as written
+(annotations and defaults included), and hands each one on by name, as real compatibility
+wrappers do: nothing in its shape tells it apart from live code. A signature is refused when it
+cannot be forwarded exactly: a default evaluated anew by each `def` (a call, a list), a parameter
+named like something the wrapper's own body uses, or a name an annotation or default reads that
+means something else (or nothing) in the module the wrapper goes to.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import libcst as cst
+
+from smellkit.injectors.base import InjectionContext
+from smellkit.injectors.cst.edit import module_level_names
+
+_FUTURE = re.compile(r"^from __future__ import [^\n]*\bannotations\b", re.M)
+_PLAIN = (cst.Name, cst.SimpleString, cst.Integer, cst.Float, cst.Imaginary,
+          cst.ConcatenatedString)
+
+
+@dataclass(frozen=True)
+class Signature:
+    """A function's parameter list as written, and the arguments that forward it."""
+
+    params: cst.Parameters
+    text: str
+    forward: str
+    names: frozenset[str]
+    default_names: frozenset[str]
+    annotation_names: frozenset[str]
+    """Names read by annotations (inside string annotations too)."""
+    annotated: bool
+
+
+def _names(node: cst.CSTNode) -> set[str]:
+    """Names an expression reads (the head of each attribute chain; calls' callees too)."""
+
+    class Visitor(cst.CSTVisitor):
+        def __init__(self) -> None:
+            super().__init__()
+            self.found: set[str] = set()
+
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)
+            return False
+
+        def visit_Name(self, node: cst.Name) -> None:
+            self.found.add(node.value)
+
+    visitor = Visitor()
+    node.visit(visitor)
+    return visitor.found
+
+
+def _annotation_names(annotation: cst.Annotation) -> set[str] | str:
+    found: set[str] = set()
+    for node in _strings(annotation.annotation):
+        try:
+            parsed = cst.parse_expression(node.evaluated_value if isinstance(
+                node.evaluated_value, str) else "")
+        except cst.ParserSyntaxError:
+            return "an annotation is a string that is not an expression"
+        found |= _names(parsed)
+    return found | _names(annotation.annotation)
+
+
+def _strings(node: cst.CSTNode) -> list[cst.SimpleString]:
+    class Visitor(cst.CSTVisitor):
+        def __init__(self) -> None:
+            super().__init__()
+            self.found: list[cst.SimpleString] = []
+
+        def visit_SimpleString(self, node: cst.SimpleString) -> None:
+            self.found.append(node)
+
+    visitor = Visitor()
+    node.visit(visitor)
+    return visitor.found
+
+
+def _plain_default(node: cst.BaseExpression) -> bool:
+    """A default whose value is the same object however often it is evaluated."""
+    if isinstance(node, cst.Attribute):
+        return _plain_default(node.value)
+    if isinstance(node, cst.UnaryOperation):
+        return isinstance(node.expression, (cst.Integer, cst.Float, cst.Imaginary))
+    if isinstance(node, cst.Tuple):
+        return all(isinstance(item, cst.Element) and _plain_default(item.value)
+                   for item in node.elements)
+    return isinstance(node, _PLAIN)
+
+
+def signature(module: cst.Module, function: cst.FunctionDef) -> Signature | str:
+    """The signature of `function`, or why it cannot be forwarded exactly."""
+    if function.asynchronous is not None:
+        return "it is a coroutine function: a wrapper would have to await it"
+    params = function.params
+    every = [*params.posonly_params, *params.params, *params.kwonly_params]
+    stars = [item for item in (params.star_arg, params.star_kwarg) if isinstance(item, cst.Param)]
+    defaults: set[str] = set()
+    annotations: set[str] = set()
+    for param in [*every, *stars]:
+        if param.default is not None:
+            if not _plain_default(param.default):
+                return (f"the default of `{param.name.value}` is evaluated anew by each def; "
+                        "a wrapper could not pass the same value on")
+            defaults |= _names(param.default)
+        if param.annotation is not None:
+            found = _annotation_names(param.annotation)
+            if isinstance(found, str):
+                return found
+            annotations |= found
+    if function.returns is not None:
+        found = _annotation_names(function.returns)
+        if isinstance(found, str):
+            return found
+        annotations |= found
+    star = params.star_arg
+    keyword = not isinstance(star, cst.Param)  # before `*args` arguments go by position
+    forward = [param.name.value for param in params.posonly_params]
+    forward += [f"{param.name.value}={param.name.value}" if keyword else param.name.value
+                for param in params.params]
+    if isinstance(star, cst.Param):
+        forward.append(f"*{star.name.value}")
+    forward += [f"{param.name.value}={param.name.value}" for param in params.kwonly_params]
+    if isinstance(params.star_kwarg, cst.Param):
+        forward.append(f"**{params.star_kwarg.name.value}")
+    return Signature(
+        params=params, text=module.code_for_node(params), forward=", ".join(forward),
+        names=frozenset(param.name.value for param in [*every, *stars]),
+        default_names=frozenset(defaults), annotation_names=frozenset(annotations),
+        annotated=any(param.annotation is not None for param in [*every, *stars]))
+
+
+def header(module: cst.Module, function: cst.FunctionDef, name: str,
+           params: str | None = None) -> str:
+    """`def name(<the function's parameters as written>) -> <its return annotation>:`, with
+    `params` in place of the parameter list when given."""
+    text = module.code_for_node(function.with_changes(
+        name=cst.Name(name), body=cst.SimpleStatementSuite([cst.Pass()]), decorators=(),
+        leading_lines=()))
+    text = text[:text.rindex(":") + 1]
+    if params is None:
+        return text
+    start = len(f"def {name}(") + len(module.code_for_node(function.whitespace_before_params))
+    written = module.code_for_node(function.params)
+    assert text[start:start + len(written)] == written
+    return text[:start] + params + text[start + len(written):]
+
+
+def with_flag(module: cst.Module, found: Signature, name: str) -> str | None:
+    """The parameter list with a keyword-only `name` defaulting to False added last (before
+    `**kwargs`), in the list's own layout; None when the layout is not one this can follow."""
+    params = found.params
+    star = isinstance(params.star_arg, (cst.Param, cst.ParamStar))
+    flag = f"{name}: bool = False" if found.annotated else f"{name}=False"
+    if "\n" not in found.text:
+        added = cst.parse_statement(f"def _(*, {flag}): pass")
+        assert isinstance(added, cst.FunctionDef)
+        changes: dict[str, object] = {
+            "kwonly_params": [*params.kwonly_params, *added.params.kwonly_params]}
+        if not star:
+            changes["star_arg"] = added.params.star_arg
+        return module.code_for_node(params.with_changes(**changes))
+    lines = found.text.split("\n")
+    if len(lines) == 2 and not lines[1].strip() and params.star_kwarg is None:
+        # every parameter on one line of its own, the closing parenthesis on the next
+        return f"{lines[0].rstrip(', ')}{'' if star else ', *'}, {flag}\n{lines[1]}"
+    # one parameter per line, each with its comma, as formatters write long signatures
+    if len(lines) < 3 or lines[-1].strip() or not all(line.rstrip().endswith(",")
+                                                       for line in lines[:-1]):
+        return None
+    indent = lines[1][:len(lines[1]) - len(lines[1].lstrip())]
+    new = ([] if star else [f"{indent}*,"]) + [f"{indent}{flag},"]
+    position = len(lines) - 2 if lines[-2].lstrip().startswith("**") else len(lines) - 1
+    if position == 0:
+        return None
+    return "\n".join([*lines[:position], *new, *lines[position:]])
+
+
+def clashes(found: Signature, used: Iterable[str]) -> str | None:
+    """Why the wrapper's own names would be shadowed by a parameter, or None."""
+    taken = sorted(found.names & set(used))
+    if taken:
+        return f"a parameter named `{taken[0]}` would shadow a name the wrapper uses"
+    return None
+
+
+def carried(context: InjectionContext, found: Signature, home: str, module: str) -> str | None:
+    """Why the signature of a function of module `home` cannot be written in `module` (a name it
+    reads would mean something else there, or not exist when the `def` runs), or None."""
+    if module == home:
+        return None
+    index = context.index
+    facts = index.modules[module]
+    lazy = bool(_FUTURE.search(context.source(facts.path)))
+    runtime = {item.bound for item in facts.imports if item.scope == module
+               and not item.type_only} | set(index.children.get(module, {}))
+    assigned = module_level_names(facts)  # variables: the index does not resolve them
+    for name, evaluated in [*((name, True) for name in found.default_names),
+                            *((name, not lazy) for name in found.annotation_names)]:
+        there = index.resolve_name(home, name)
+        here = index.resolve_name(module, name)
+        if there is None or there != here or name in assigned:
+            return f"`{name}` in the signature means something else in {facts.path}"
+        if evaluated and not there.startswith("<builtin>.") and name not in runtime:
+            return f"`{name}` in the signature is not bound in {facts.path} when it runs"
+    return None

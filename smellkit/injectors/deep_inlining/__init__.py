@@ -1,0 +1,409 @@
+"""Deep inlining, injected: paste the bodies of a function's callees (and of theirs) into it.
+
+A candidate is a function the detector does not report whose statement-level calls go to
+functions of the repository (five source lines or more) that can be inlined safely, forming
+chains of depth 1 to 3, with enough code between them to make a long, complex function
+(`_deep_inlining_sites`). The injection replaces call statements by the callees' bodies
+(`_deep_inlining_inline`); the callees stay defined, so every other caller is untouched and the
+original is the refactoring: call them again.
+
+Difficulty follows SmellBench's rule on the files the smell spans: the caller's file and the
+files that define the pasted callees (the copies duplicate their code there; that is where a
+solver must look to undo it).
+
+- easy: 2 files; callees called directly (no chains), each pasted body introduced by a comment
+  naming the step (its docstring's first line, or its name).
+- medium: 3 or more files; two or more callees, no comments, and indirection: a chain (a
+  callee's own callee pasted inside it) or parameters bound to renamed locals or defaults.
+- hard: 4 or more files; three or more callees, chains up to depth 3; module state of another
+  module read by the pasted code (imported into the caller's module), or a callee reached
+  through a mixin; and a red herring: a long callee the function still calls.
+
+Real code mostly calls functions of its own module (every jinja2 candidate; 16 of 22 in click),
+so when the callees span fewer files than the difficulty asks, the ones defined in the caller's
+file move to new sibling modules (`_deep_inlining_spread`): methods into mixins their class
+inherits first, functions imported back. A check that the function calls a moved callee again
+accepts either definition (`deep_inlining.calls_one_of`).
+"""
+
+from __future__ import annotations
+
+import ast
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
+
+import libcst as cst
+from pydantic import Field
+
+from smellkit.checks import check_kind
+from smellkit.config import is_test_path
+from smellkit.detectors.deep_inlining import DeepInlining, DeepInliningOptions, is_generated
+from smellkit.facts import Name as NameExpr
+from smellkit.facts import extract
+from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
+from smellkit.injectors.deep_inlining.exits import Refused
+from smellkit.injectors.deep_inlining.imports import imports_for, with_imports
+from smellkit.injectors.deep_inlining.inline import Inliner, Plan, Rewritten, names_of
+from smellkit.injectors.deep_inlining.sites import Site, SiteFinder
+from smellkit.injectors.deep_inlining.spread import Moved, Spread, Spreader
+from smellkit.models import Candidate, Difficulty, StructuralCheck
+
+if TYPE_CHECKING:
+    from smellkit.analysis.context import Context
+
+_DEPTH: dict[Difficulty, int] = {"easy": 1, "medium": 2, "hard": 3}
+_MIN_HELPERS: dict[Difficulty, int] = {"easy": 1, "medium": 2, "hard": 3}
+_MIN_FILES: dict[Difficulty, int] = {"easy": 2, "medium": 3, "hard": 4}
+
+
+class DeepInliningInjectorOptions(InjectorOptions):
+    max_depth: int = Field(default=3, ge=1, le=3, description="Follow chains of helpers this "
+                           "deep when looking for code to inline.")
+
+
+class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
+    """Inline a function's helpers into it until it reads as several functions in one."""
+
+    name = "deep_inlining"
+    description = ("A function whose helpers' bodies were pasted into it: a long, complex "
+                   "function made of steps that each read like a function of their own.")
+    Options = DeepInliningInjectorOptions
+
+    def candidates(self, context: InjectionContext) -> Iterable[Candidate]:
+        finder = SiteFinder(context)
+        detector = DeepInlining(DeepInliningOptions())
+        rule = detector.options
+        flagged = {definition.qualname for facts in context.index.modules.values()
+                   for definition, *_ in detector.judge(facts)}
+        for qualname in sorted(context.index.definitions):
+            definition = context.index.definitions[qualname]
+            path = context.path_of(qualname)
+            if definition.kind not in ("function", "method") or path is None or \
+                    is_test_path(path) or qualname in flagged or (
+                        rule.skip_generated and is_generated(context.source(path).splitlines())):
+                continue
+            plans = _chains(finder, qualname, self.options.max_depth, frozenset({qualname}))
+            if not plans:
+                continue
+            helpers = [plan.site.callee for plan in _flatten(plans)]
+            sloc = finder.sloc(qualname) + sum(finder.sloc(name) for name in helpers)
+            cc = finder.cc(qualname) + sum(finder.cc(name) - 1 for name in helpers)
+            if sloc < rule.min_sloc or cc < rule.min_cc:
+                continue
+            location = context.location(qualname)
+            if location is None:
+                continue
+            by_file: dict[str, list[str]] = {}
+            for name in dict.fromkeys(helpers):
+                by_file.setdefault(context.path_of(name) or path, []).append(
+                    name.rpartition(".")[2])
+            files = sorted({path, *by_file})
+            where = "; ".join(f"{'its own file' if file == path else file}: "
+                              f"{', '.join(names)}" for file, names in sorted(by_file.items()))
+            depth = max(_depth(plan) for plan in plans)
+            yield Candidate(
+                smell=self.name, target=location, files=tuple(files),
+                reason=(f"{definition.name} calls {len(plans)} helper(s) of the repository "
+                        f"(>= 5 lines each, inlinable: single exit, no super(), no decorators) "
+                        f"forming chains of depth {depth} over {len(files)} file(s) ({where}); "
+                        f"pasted in, they would make about {sloc} SLOC and CC {cc}"),
+                data={"sites": [_dump(plan) for plan in plans]})
+
+    def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
+               rng: random.Random) -> Edit | Skip:
+        qualname = candidate.target.qualname
+        path = context.path_of(qualname)
+        if path is None:
+            return Skip(f"{qualname} is not defined")
+        plans = [_trim(_load(item), _DEPTH[difficulty]) for item in candidate.data["sites"]]
+        rng.shuffle(plans)
+        if difficulty != "easy":  # deeper chains and other files first: more indirection
+            plans.sort(key=lambda plan: (-_depth(plan), -len(_files(context, [plan], path))))
+        inliner = Inliner(context, comments=difficulty == "easy")
+        spreader = _SPREADERS.setdefault(context, Spreader(context))
+        chosen: list[Plan] = []
+        last: _Made | None = None
+        reasons: list[str] = []
+        enough = flagged = False
+        for plan in plans:
+            trial = [*chosen, plan]
+            try:
+                rewritten = inliner.rewrite(qualname, sorted(trial, key=lambda p: p.site.line))
+                imports = imports_for(context, qualname, rewritten.needs)
+            except Refused as error:
+                reasons.append(error.message)
+                continue
+            chosen = trial
+            if not _enough(difficulty, chosen, rewritten.renamed):
+                continue
+            enough = True
+            try:  # the function reads as deep inlining (moving callees out cannot change it)
+                if not _flagged(context, path, qualname, _alone(context, qualname,
+                                                                rewritten.function)):
+                    continue
+                flagged = True
+                made = _spread(context, spreader, difficulty, qualname, path, rewritten)
+                text = with_imports(path, made.module, imports)
+            except Refused as error:
+                reasons.append(error.message)
+                continue
+            last = _Made(text, made, rewritten.inlined, rewritten.function, rewritten.needs)
+            break
+        if not chosen:
+            return Skip("no helper could be inlined: " + "; ".join(sorted(set(reasons))[:3]))
+        if enough and not flagged:
+            return Skip("even with every inlinable helper pasted in, the function is not long, "
+                        "complex and blocky enough to read as deep inlining")
+        if last is None:
+            extra = " and some indirection (a chain or renamed parameters)" \
+                if difficulty != "easy" else ""
+            why = f" ({'; '.join(sorted(set(reasons))[:2])})" if reasons else ""
+            return Skip(f"{difficulty} needs {_MIN_HELPERS[difficulty]} helper(s){extra} over "
+                        f"{_MIN_FILES[difficulty]} files; {len(chosen)} could be inlined{why}")
+        if not _flagged(context, path, qualname, last.text):
+            return Skip("the function is no longer reported once its callees moved out")
+        return _edit(context, difficulty, qualname, path, chosen, last)
+
+
+_SPREADERS: WeakKeyDictionary[InjectionContext, Spreader] = WeakKeyDictionary()
+"""One per context: what may move is a property of the original repository."""
+
+
+@dataclass
+class _Made:
+    text: str
+    spread: Spread
+    inlined: list[str]
+    function: cst.FunctionDef
+    needs: dict[str, tuple[str, str]]
+
+
+def _spread(context: InjectionContext, spreader: Spreader, difficulty: Difficulty,
+            qualname: str, path: str, rewritten: Rewritten) -> Spread:
+    """The helpers moved out of the caller's file until the smell spans the files the difficulty
+    asks for (and, at hard, at least one into a mixin when nothing else reads module state)."""
+    host = context.index.module_of[qualname]
+    inlined = list(dict.fromkeys(rewritten.inlined))
+    files = {path, *(context.path_of(name) or path for name in inlined)}
+    missing = _MIN_FILES[difficulty] - len(files)
+    if difficulty == "hard" and not _native_features(context, qualname, path, inlined,
+                                                     rewritten.needs):
+        missing = max(missing, 1)
+    if missing <= 0:
+        return Spread(rewritten.module)
+    movable = [name for name in inlined if context.path_of(name) == path
+               and spreader.refusal(name, host) is None]
+    if difficulty == "hard":  # methods first: a mixin is what makes it hard
+        movable.sort(key=lambda name: context.index.definitions[name].kind != "method")
+    if len(movable) < missing:
+        refused = [f"{name.rpartition('.')[2]}: {spreader.refusal(name, host)}"
+                   for name in inlined if context.path_of(name) == path
+                   and spreader.refusal(name, host) is not None]
+        raise Refused(f"the callees span {len(files)} file(s); {len(movable)} distinct one(s) "
+                      f"of the caller's file can move, {missing} new module(s) needed"
+                      + (f" ({'; '.join(refused[:2])})" if refused else ""))
+    return spreader.spread(rewritten.module, path, movable, missing)
+
+
+def _native_features(context: InjectionContext, qualname: str, path: str,
+                     inlined: Sequence[str], needs: dict[str, tuple[str, str]]) -> list[str]:
+    """What makes an injection hard without moving anything: module state of another module
+    read by the pasted code, or a method inherited from a class of another file (a mixin)."""
+    found = [f"module state {meant}" for origin, meant in needs.values()
+             if _state(context, meant) and context.index.module_of.get(meant, meant.rpartition(
+                 ".")[0]) != context.index.module_of[qualname]]
+    found.extend(f"inherited {name}" for name in inlined
+                 if context.index.definitions[name].kind == "method"
+                 and context.path_of(name) != path)
+    return found
+
+
+def _state(context: InjectionContext, meant: str) -> bool:
+    """A module-level variable (not a definition, module or import)."""
+    module, _, name = meant.rpartition(".")
+    facts = context.index.modules.get(module)
+    return meant not in context.index.definitions and meant not in context.index.modules and \
+        facts is not None and any(item.scope == module and item.target == NameExpr(name)
+                                  for item in facts.assignments)
+
+
+def _edit(context: InjectionContext, difficulty: Difficulty, qualname: str, path: str,
+          chosen: Sequence[Plan], made: _Made) -> Edit | Skip:
+    moved = {item.qualname: item for item in made.spread.moved}
+    inlined = list(dict.fromkeys(made.inlined))
+    features = [*_native_features(context, qualname, path, inlined, made.needs),
+                *(f"mixin {item.mixin} in {item.path}" for item in moved.values() if item.mixin)]
+    herrings = _red_herrings(context, qualname, inlined)
+    if difficulty == "hard" and not features:
+        return Skip("hard needs module state, a mixin or an inherited helper in the pasted code")
+    if difficulty == "hard" and not herrings:
+        return Skip("hard needs a red herring: a helper the function still calls")
+    direct = sorted({plan.site.callee for plan in chosen})
+    state = sorted({meant.rpartition(".")[0] for _, meant in made.needs.values()
+                    if _state(context, meant)} - {context.index.module_of[qualname]})
+    involved = [moved[name].new_qualname if name in moved else name for name in inlined]
+    spans = sorted({path, *(item.path for item in moved.values()),
+                    *(context.path_of(name) or path for name in inlined if name not in moved)})
+    original = Inliner(context, comments=False).function(context.module(path), qualname)
+    grown = _lines(made.function) - _lines(original)
+    return Edit(
+        changes={path: made.text, **made.spread.files}, targets=((qualname, "method"),),
+        checks=_checks(context, qualname, made.function, direct, grown, moved),
+        involved=tuple(dict.fromkeys([*involved, *state])), red_herrings=tuple(herrings),
+        summary=f"pasted {len(inlined)} helper bodies into {qualname} ({', '.join(inlined)}); "
+                f"the smell spans {len(spans)} files ({', '.join(spans)})"
+                + (f"; moved {', '.join(moved)} to new modules" if moved else "")
+                + (f"; hard by {', '.join(features)}" if difficulty == "hard" else ""))
+
+
+def _lines(function: cst.FunctionDef) -> int:
+    return len(cst.Module([]).code_for_node(function.with_changes(leading_lines=[]))
+               .splitlines())
+
+
+# -- plans --------------------------------------------------------------------------------------
+
+
+def _chains(finder: SiteFinder, qualname: str, depth: int, seen: frozenset[str]) -> list[Plan]:
+    plans: list[Plan] = []
+    for site in finder.sites(qualname):
+        if site.callee in seen:
+            continue
+        inner = _chains(finder, site.callee, depth - 1, seen | {site.callee}) if depth > 1 \
+            else []
+        plans.append(Plan(site, inner))
+    return plans
+
+
+def _flatten(plans: Sequence[Plan]) -> list[Plan]:
+    return [item for plan in plans for item in (plan, *_flatten(plan.inner))]
+
+
+def _depth(plan: Plan) -> int:
+    return 1 + max((_depth(inner) for inner in plan.inner), default=0)
+
+
+def _trim(plan: Plan, depth: int) -> Plan:
+    return Plan(plan.site, [_trim(inner, depth - 1) for inner in plan.inner] if depth > 1 else [])
+
+
+def _dump(plan: Plan) -> dict[str, Any]:
+    site = plan.site
+    return {"caller": site.caller, "callee": site.callee, "line": site.line, "form": site.form,
+            "method": site.method, "inner": [_dump(inner) for inner in plan.inner]}
+
+
+def _load(data: dict[str, Any]) -> Plan:
+    return Plan(Site(data["caller"], data["callee"], int(data["line"]), data["form"],
+                     bool(data["method"])), [_load(inner) for inner in data.get("inner", [])])
+
+
+def _files(context: InjectionContext, plans: Sequence[Plan], path: str) -> set[str]:
+    return {path, *(context.path_of(plan.site.callee) or path for plan in _flatten(plans))}
+
+
+def _enough(difficulty: Difficulty, chosen: Sequence[Plan], renamed: bool) -> bool:
+    """Enough helpers, and at medium and hard some indirection: a chain (a helper's helper
+    pasted inside it) or parameters bound to renamed locals or defaults."""
+    if len(_flatten(chosen)) < _MIN_HELPERS[difficulty]:
+        return False
+    return difficulty == "easy" or any(_depth(plan) >= 2 for plan in chosen) or renamed
+
+
+# -- the smelly file ------------------------------------------------------------------------------
+
+
+def _alone(context: InjectionContext, qualname: str, function: cst.FunctionDef) -> str:
+    """The text of a module holding only the function (in its classes, so its qualname is the
+    same): the rule judges a function by its own code, and printing a whole big module for
+    every trial would cost far more."""
+    module = context.index.module_of[qualname]
+    node: cst.FunctionDef | cst.ClassDef = function.with_changes(leading_lines=[])
+    for name in reversed(qualname[len(module) + 1:].split(".")[:-1]):
+        node = cst.ClassDef(name=cst.Name(name), body=cst.IndentedBlock(body=[node]))
+    return cst.Module(body=[node]).code
+
+
+def _flagged(context: InjectionContext, path: str, qualname: str, text: str) -> bool:
+    """Whether the detector's rule reports the function in the new text of its file."""
+    facts = context.index.modules[context.index.module_of[qualname]]
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return False
+    new = extract(tree, text, path, facts.module, facts.is_package)
+    detector = DeepInlining(DeepInliningOptions())
+    return any(definition.qualname == qualname for definition, *_ in detector.judge(new))
+
+
+def _red_herrings(context: InjectionContext, qualname: str, inlined: Sequence[str]) -> list[str]:
+    """Helpers of the repository the function still calls: they look like the pasted ones, but
+    are calls already and must stay so."""
+    graph = context.index.call_graph
+    if qualname not in graph:
+        return []
+    found = []
+    for callee in sorted(graph.successors(qualname)):
+        definition = context.index.definitions.get(callee)
+        if definition is None or callee in inlined or definition.kind not in (
+                "function", "method") or definition.end_line - definition.start_line < 4:
+            continue
+        found.append(callee)
+    return found[:3]
+
+
+def _checks(context: InjectionContext, qualname: str, function: cst.FunctionDef,
+            direct: Sequence[str], grown: int,
+            moved: dict[str, Moved]) -> tuple[StructuralCheck, ...]:
+    definition = context.index.definitions[qualname]
+    lines = definition.end_line - definition.start_line + 1
+    name = definition.name
+    checks = [
+        StructuralCheck(kind="no_finding", description=f"{name} is no longer reported as deep "
+                        "inlining", params={"smell": "deep_inlining", "qualnames": [qualname]}),
+    ]
+    if grown > 4:
+        checks.append(StructuralCheck(
+            kind="max_lines", description=f"{name} is at most {lines + grown // 2} lines long",
+            params={"qualname": qualname, "lines": lines + grown // 2}))
+    mentioned = names_of([function])
+    mentioned_attributes = {node.attr.value for node in _attributes(function)}
+    for callee in direct:
+        short = callee.rpartition(".")[2]
+        if short in mentioned.used or short in mentioned_attributes:
+            continue  # still called somewhere in the function: the check would not fail
+        description = f"{name} calls {short} again instead of doing its work inline"
+        if callee in moved:  # either definition will do: where it was, or where it moved
+            checks.append(StructuralCheck(kind="deep_inlining.calls_one_of",
+                                          description=description, params={
+                                              "caller": qualname, "callees": [
+                                                  callee, moved[callee].new_qualname]}))
+        else:
+            checks.append(StructuralCheck(kind="calls", description=description,
+                                          params={"caller": qualname, "callee": callee}))
+    return tuple(checks)
+
+
+@check_kind("deep_inlining.calls_one_of")
+def _calls_one_of(context: Context, params: dict[str, Any]) -> tuple[bool, str]:
+    """The caller calls at least one of the callees (a helper that may live in either place)."""
+    caller, callees = params["caller"], list(params["callees"])
+    graph = context.call_graph
+    found = [callee for callee in callees if graph.has_edge(caller, callee)]
+    if found:
+        return True, f"{caller} calls {found[0]}"
+    return False, f"{caller} calls none of {', '.join(callees)}"
+
+
+def _attributes(node: cst.CSTNode) -> list[cst.Attribute]:
+    found: list[cst.Attribute] = []
+
+    class Collect(cst.CSTVisitor):
+        def visit_Attribute(self, inner: cst.Attribute) -> None:
+            found.append(inner)
+
+    node.visit(Collect())
+    return found

@@ -1,0 +1,113 @@
+"""Imports the smelly host module needs: for the globals pasted code reads, and for the
+callees moved out of it (`_deep_inlining_spread`). Every line copies how the name was bound where
+the code came from, and is refused when that binding is conditional, for type checking only, or
+module state that changes (an import would copy it)."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+from weakref import WeakKeyDictionary
+
+import libcst as cst
+
+from smellkit.injectors.deep_inlining.exits import Refused
+from smellkit.injectors.deep_inlining.inline import meaning
+
+if TYPE_CHECKING:
+    from smellkit.injectors.base import InjectionContext
+
+
+def imports_for(context: InjectionContext, qualname: str,
+             needs: dict[str, tuple[str, str]]) -> list[str]:
+    """Import statements for the globals pasted code reads that the host module does not bind
+    yet (refused when the host binds the name to something else)."""
+    host = context.index.module_of[qualname]
+    type_only = {item.bound for item in context.index.modules[host].imports
+                 if item.scope == host and item.type_only}
+    lines: list[str] = []
+    for name, (origin, meant) in sorted(needs.items()):
+        here = meaning(context, host, name)
+        if name in type_only:
+            raise Refused(f"{host} imports {name} for type checking only; pasted code would "
+                          "read it at run time")
+        if here == meant:
+            continue
+        if here is not None:
+            raise Refused(f"{name} means {meant} where it was written and {here} in {host}")
+        lines.append(import_line(context, origin, name, host))
+    return list(dict.fromkeys(lines))
+
+
+def with_imports(path: str, module: cst.Module, imports: Sequence[str]) -> str:
+    """The new text of the host file, the imports added after its last top-level import."""
+    if imports:
+        body = list(module.body)
+        position = 0
+        for number, statement in enumerate(body):
+            if isinstance(statement, cst.SimpleStatementLine) and all(
+                    isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body):
+                position = number + 1
+        if position == 0:
+            raise Refused(f"{path} has no top-level import to add {', '.join(imports)} after")
+        statements = [cst.parse_statement(line) for line in imports]
+        module = module.with_changes(body=[*body[:position], *statements, *body[position:]])
+    return module.code
+
+
+def unconditional(context: InjectionContext, module: str, name: str) -> bool:
+    """The module binds `name` in a statement of its own top level (not under `if`/`try`,
+    where the binding may not happen: a platform-specific import, an optional dependency)."""
+    known = _TOP_LEVEL.setdefault(context, {})
+    if module not in known:  # parsed once per module and context: asked once per name
+        known[module] = _top_level(context.source(context.index.modules[module].path))
+    return name in known[module]
+
+
+_TOP_LEVEL: WeakKeyDictionary[InjectionContext, dict[str, frozenset[str]]] = \
+    WeakKeyDictionary()
+
+
+def _top_level(text: str) -> frozenset[str]:
+    found: set[str] = set()
+    for statement in ast.parse(text).body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add(statement.name)
+        elif isinstance(statement, ast.Import):
+            found |= {alias.asname or alias.name.split(".")[0] for alias in statement.names}
+        elif isinstance(statement, ast.ImportFrom):
+            found |= {alias.asname or alias.name for alias in statement.names}
+        elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else \
+                [statement.target]
+            found |= {node.id for target in targets for node in ast.walk(target)
+                      if isinstance(node, ast.Name)}
+    return frozenset(found)
+
+
+def import_line(context: InjectionContext, origin: str, name: str, host: str) -> str:
+    facts = context.index.modules[origin]
+    if not unconditional(context, origin, name):
+        raise Refused(f"{origin} binds {name} conditionally: importing it may fail")
+    for item in facts.imports:
+        if item.scope == origin and item.bound == name:
+            if item.type_only:
+                raise Refused(f"{name} is imported for type checking only in {origin}")
+            if item.is_from:
+                source, _, attribute = item.target.rpartition(".")
+                return f"from {source} import {attribute}" + (
+                    f" as {name}" if attribute != name else "")
+            if item.target == name or item.target.startswith(name + "."):
+                return f"import {item.target}"
+            return f"import {item.target} as {name}"
+    import networkx as nx
+
+    graph = context.index.import_graph
+    if origin in graph and host in graph and nx.has_path(graph, origin, host):
+        raise Refused(f"importing {name} from {origin} into {host} could make an import cycle")
+    assigned = [item for item in facts.assignments if item.scope == origin
+                and getattr(item.target, "id", None) == name]
+    if len(assigned) > 1 or any(declared == name for _, declared in facts.globals_declared):
+        raise Refused(f"{origin}.{name} is module state that changes: importing it would copy it")
+    return f"from {origin} import {name}"

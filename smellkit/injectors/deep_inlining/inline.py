@@ -1,0 +1,428 @@
+"""The libcst half of deep inlining: paste a callee's body over the statement that calls it.
+
+Meaning is kept by construction: arguments are bound to the parameters in order (a parameter
+passed a plain name the callee never rebinds is replaced by that name), the callee's locals that
+would collide with the host's names are renamed, its single `return` becomes the value the call
+statement used, and every global name it reads must mean the same thing in the host module (an
+import is added when the host does not bind it yet, and refused when that could make an import
+cycle). Anything else is refused with the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from smellkit.facts import Name as NameExpr
+from smellkit.injectors.cst.rename import Rename
+from smellkit.injectors.deep_inlining.exits import Refused, exits
+
+if TYPE_CHECKING:
+    from smellkit.injectors.base import InjectionContext
+    from smellkit.injectors.deep_inlining.sites import Site
+
+_LITERAL_NAMES = frozenset({"None", "True", "False"})
+
+
+@dataclass
+class Plan:
+    """A call site to inline, and the sites inside its callee to inline first (a chain)."""
+
+    site: Site
+    inner: list[Plan] = field(default_factory=list)
+
+
+@dataclass
+class Rewritten:
+    module: cst.Module
+    function: cst.FunctionDef
+    needs: dict[str, tuple[str, str]]
+    """Global name read by pasted code -> (module it was read in, what it means there)."""
+    inlined: list[str]
+    renamed: bool = False
+    """Some parameter or local of a pasted body was renamed or bound to a new local."""
+
+
+# -- names --------------------------------------------------------------------------------------
+
+
+class _Names(cst.CSTVisitor):
+    """Identifiers used (attribute names and keyword names aside) and those bound."""
+
+    def __init__(self) -> None:
+        self.used: set[str] = set()
+        self.bound: set[str] = set()
+        self._skip: set[int] = set()
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._skip.add(id(node.attr))
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self._skip.add(id(node.keyword))
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if id(node) not in self._skip:
+            self.used.add(node.value)
+
+    def _targets(self, node: cst.CSTNode | None) -> None:
+        if isinstance(node, cst.Name):
+            self.bound.add(node.value)
+        elif isinstance(node, (cst.Tuple, cst.List)):
+            for element in node.elements:
+                self._targets(element.value)
+        elif isinstance(node, cst.StarredElement):
+            self._targets(node.value)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._targets(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._targets(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._targets(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._targets(node.target)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._targets(node.target)
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        self._targets(node.name)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._targets(node.target)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self._targets(node.target)
+
+
+def names_of(nodes: Sequence[cst.CSTNode]) -> _Names:
+    found = _Names()
+    for node in nodes:
+        node.visit(found)
+    return found
+
+
+def _rename(node: cst.CSTNode, mapping: dict[str, str]) -> cst.CSTNode:
+    return node.visit(Rename(mapping)) if mapping else node  # type: ignore[return-value]
+
+
+def fresh(name: str, taken: set[str]) -> str:
+    number = 2
+    while f"{name}_{number}" in taken:
+        number += 1
+    return f"{name}_{number}"
+
+
+# -- the inliner --------------------------------------------------------------------------------
+
+
+class _Replace(cst.CSTTransformer):
+    def __init__(self, replacements: dict[int, list[cst.BaseStatement]]):
+        super().__init__()
+        self.replacements = replacements
+
+    def leave_SimpleStatementLine(
+            self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine,
+    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
+        found = self.replacements.get(id(original_node))
+        return cst.FlattenSentinel(found) if found is not None else updated_node
+
+
+class Inliner:
+    """Rewrites functions of one repository; trees and positions are kept per file."""
+
+    def __init__(self, context: InjectionContext, *, comments: bool):
+        self.context = context
+        self.index = context.index
+        self.comments = comments
+        self._positions: dict[str, dict[int, cst.SimpleStatementLine]] = {}
+        self.renamed = False
+
+    def _lines(self, qualname: str,
+               function: cst.FunctionDef) -> dict[int, cst.SimpleStatementLine]:
+        """The simple statements of a function by their line in its file (positions computed on
+        the function alone: a whole module would cost seconds)."""
+        if qualname not in self._positions:
+            definition = self.index.definitions[qualname]
+            wrapper = MetadataWrapper(cst.Module(body=[function]), unsafe_skip_copy=True)
+            positions = wrapper.resolve(PositionProvider)
+            offset = definition.start_line - positions[function.name].start.line
+            self._positions[qualname] = {
+                position.start.line + offset: node for node, position in positions.items()
+                if isinstance(node, cst.SimpleStatementLine)}
+        return self._positions[qualname]
+
+    def _path(self, qualname: str) -> str:
+        path = self.context.path_of(qualname)
+        if path is None:
+            raise Refused(f"{qualname} has no file")
+        return path
+
+    def function(self, module: cst.Module, qualname: str) -> cst.FunctionDef:
+        owner = self.index.module_of.get(qualname, "")
+        parts = qualname[len(owner) + 1:].split(".") if owner else []
+        body: Sequence[cst.CSTNode] = module.body
+        node: cst.CSTNode | None = None
+        for name in parts:
+            node = next((item for item in body if isinstance(item, (cst.FunctionDef,
+                                                                     cst.ClassDef))
+                         and item.name.value == name), None)
+            if node is None or not isinstance(node.body, cst.IndentedBlock):
+                raise Refused(f"{qualname} is not a plain top-level or class-level definition")
+            body = node.body.body
+        if not isinstance(node, cst.FunctionDef):
+            raise Refused(f"{qualname} is not a function")
+        return node
+
+    def rewrite(self, qualname: str, plans: Sequence[Plan]) -> Rewritten:
+        """The function's file with every planned call statement replaced by the callee's body."""
+        path = self._path(qualname)
+        module = self.context.module(path)
+        function = self.function(module, qualname)
+        lines = self._lines(qualname, function)
+        names = names_of([function.params, function.body])
+        host_names = set(names.used) | names.bound
+        host_bound = set(names.bound) | _param_names(function)
+        replacements: dict[int, list[cst.BaseStatement]] = {}
+        needs: dict[str, tuple[str, str]] = {}
+        inlined: list[str] = []
+        self.renamed = False
+        for plan in plans:
+            statement = lines.get(plan.site.line)
+            if statement is None or len(statement.body) != 1:
+                raise Refused(f"line {plan.site.line} of {path} is not one statement")
+            new, expansion_needs, chain = self._expand(plan, statement, host_names, host_bound)
+            replacements[id(statement)] = new
+            _merge(needs, expansion_needs)
+            inlined.extend(chain)
+            added = names_of(new)
+            host_names |= added.used | added.bound
+            host_bound |= added.bound
+        clash = sorted(set(needs) & host_bound)
+        if clash:
+            raise Refused(f"pasted code reads the global {clash[0]}, a local name in {qualname}")
+        new_function = function.visit(_Replace(replacements))
+        assert isinstance(new_function, cst.FunctionDef)
+        new_module = self._replace(module, qualname, new_function)
+        return Rewritten(new_module, new_function, needs, inlined, self.renamed)
+
+    def _replace(self, module: cst.Module, qualname: str,
+                 function: cst.FunctionDef) -> cst.Module:
+        """The module with one definition replaced, rebuilding only the nodes on its path."""
+        owner = self.index.module_of[qualname]
+        parts = qualname[len(owner) + 1:].split(".")
+
+        def rebuild(body: Sequence[cst.BaseStatement], names: list[str]) -> \
+                list[cst.BaseStatement]:
+            result = list(body)
+            for position, item in enumerate(result):
+                if isinstance(item, (cst.FunctionDef, cst.ClassDef)) and \
+                        item.name.value == names[0]:
+                    if len(names) == 1:
+                        result[position] = function
+                    else:
+                        assert isinstance(item.body, cst.IndentedBlock)
+                        result[position] = item.with_changes(body=item.body.with_changes(
+                            body=rebuild(item.body.body, names[1:])))
+                    break
+            return result
+
+        return module.with_changes(body=rebuild(module.body, parts))
+
+    def _expand(self, plan: Plan, statement: cst.SimpleStatementLine, host_names: set[str],
+                host_bound: set[str]) -> tuple[list[cst.BaseStatement],
+                                               dict[str, tuple[str, str]], list[str]]:
+        site = plan.site
+        callee = site.callee
+        origin = self.index.module_of[callee]
+        if plan.inner:
+            inner = self.rewrite(callee, plan.inner)
+            function, needs, chain = inner.function, dict(inner.needs), [callee, *inner.inlined]
+        else:
+            module = self.context.module(self._path(callee))
+            function, needs, chain = self.function(module, callee), {}, [callee]
+        if not isinstance(function.body, cst.IndentedBlock):
+            raise Refused(f"{callee} is a one-line function")
+        body = list(function.body.body)
+        if body and _is_docstring(body[0]):
+            body = body[1:]
+        params = _params(function)
+        own = names_of([*body])
+        for name in sorted(own.used - own.bound - {param.name.value for param in params}):
+            if name not in needs:
+                needs[name] = (origin, self._meaning(origin, name))
+        call, form = _call(statement)
+        bindings, renames = self._bind(site, call, function, own.bound)
+        defaults = {id(param.default) for param in params if param.default is not None}
+        for _, value in bindings:  # a default named a global of the callee's module
+            if id(value) in defaults and isinstance(value, cst.Name) and \
+                    value.value not in _LITERAL_NAMES and value.value not in needs:
+                needs[value.value] = (origin, self._meaning(origin, value.value))
+        bound_here = own.bound | {name for name, _ in bindings}
+        taken = host_names | own.used | set(renames.values()) | {name for name, _ in bindings}
+        for name in sorted(bound_here):
+            if name in host_names or name in renames.values():
+                renames[name] = fresh(name, taken)
+                taken.add(renames[name])
+        if bindings or renames:
+            self.renamed = True
+        clash = sorted(set(needs) & (host_bound | set(renames.values())))
+        if clash:
+            raise Refused(f"{callee} reads the global {clash[0]}, a local name where it is "
+                          "pasted")
+        new: list[cst.BaseStatement] = [
+            cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(
+                renames.get(name, name)))], value)]) for name, value in bindings]
+        pasted = [_rename(item, renames) for item in body]
+        new.extend(exits(pasted, form, statement))  # type: ignore[arg-type]
+        if not new:
+            new = [cst.SimpleStatementLine([cst.Pass()])]
+        leading = list(statement.leading_lines)
+        if self.comments:
+            leading.append(cst.EmptyLine(comment=cst.Comment(f"# {_describe(function)}")))
+        first = new[0]
+        assert isinstance(first, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
+        new[0] = first.with_changes(leading_lines=[*leading, *first.leading_lines])
+        return new, needs, chain
+
+    def _bind(self, site: Site, call: cst.Call, function: cst.FunctionDef,
+              rebound: set[str]) -> tuple[list[tuple[str, cst.BaseExpression]], dict[str, str]]:
+        """Each parameter's value: substituted when it is a plain name nothing rebinds, else an
+        assignment before the body (arguments evaluated in their written order)."""
+        params = _params(function)
+        values: dict[str, cst.BaseExpression] = {}
+        positional = [arg for arg in call.args if arg.keyword is None]
+        if site.method:
+            receiver = call.func.value if isinstance(call.func, cst.Attribute) else None
+            if receiver is None:
+                raise Refused("a method call without a receiver")
+            positional = [cst.Arg(receiver), *positional]
+        ordered = list(function.params.params)
+        for param, arg in zip(ordered, positional, strict=False):
+            values[param.name.value] = arg.value
+        if len(positional) > len(ordered):
+            raise Refused("more positional arguments than parameters")
+        for arg in call.args:
+            if arg.keyword is not None:
+                if arg.keyword.value in values:
+                    raise Refused(f"argument {arg.keyword.value} given twice")
+                values[arg.keyword.value] = arg.value
+        order = [id(arg.value) for arg in call.args]
+        bindings: list[tuple[str, cst.BaseExpression]] = []
+        renames: dict[str, str] = {}
+        for param in params:
+            name = param.name.value
+            value = values.get(name)
+            if value is None:
+                if param.default is None or not (_literal(param.default) or isinstance(
+                        param.default, cst.Name)):
+                    raise Refused(f"parameter {name} is not passed and its default is not a "
+                                  "plain literal or name")
+                bindings.append((name, param.default))
+                continue
+            if isinstance(value, cst.Name) and name not in rebound and value.value not in \
+                    rebound and value.value not in _LITERAL_NAMES:
+                if value.value != name:
+                    renames[name] = value.value
+                continue
+            bindings.append((name, value))
+        written = [order.index(id(value)) for _, value in bindings if id(value) in order]
+        if written != sorted(written):
+            raise Refused("keyword arguments given out of parameter order")
+        return bindings, renames
+
+    def _meaning(self, module: str, name: str) -> str:
+        found = meaning(self.context, module, name)
+        if found is None:
+            raise Refused(f"cannot tell what {name} means in {module}")
+        return found
+
+
+def meaning(context: InjectionContext, module: str, name: str) -> str | None:
+    """What a global name means in a module: a definition, an import target, a builtin or a
+    module-level variable (`module.name`)."""
+    found = context.index.resolve_name(module, name)
+    if found is not None:
+        return found
+    facts = context.index.modules.get(module)
+    if facts is not None and any(item.scope == module and item.target == NameExpr(name)
+                                 for item in facts.assignments):
+        return f"{module}.{name}"
+    return None
+
+
+def _merge(into: dict[str, tuple[str, str]], other: dict[str, tuple[str, str]]) -> None:
+    for name, (module, meant) in other.items():
+        if name in into and into[name][1] != meant:
+            raise Refused(f"{name} means {into[name][1]} in one pasted body and {meant} in "
+                          "another")
+        into.setdefault(name, (module, meant))
+
+
+def _param_names(function: cst.FunctionDef) -> set[str]:
+    parameters = function.params
+    found = [*parameters.posonly_params, *parameters.params, *parameters.kwonly_params]
+    for star in (parameters.star_arg, parameters.star_kwarg):
+        if isinstance(star, cst.Param):
+            found.append(star)
+    return {param.name.value for param in found}
+
+
+def _params(function: cst.FunctionDef) -> list[cst.Param]:
+    parameters = function.params
+    if parameters.star_arg not in (None, cst.MaybeSentinel.DEFAULT) and \
+            isinstance(parameters.star_arg, cst.Param):
+        raise Refused("takes *args")
+    if parameters.star_kwarg is not None or parameters.posonly_params:
+        raise Refused("takes **kwargs or positional-only parameters")
+    return [*parameters.params, *parameters.kwonly_params]
+
+
+def _is_docstring(statement: cst.BaseStatement) -> bool:
+    return (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+            and isinstance(statement.body[0], cst.Expr)
+            and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
+
+
+def _literal(node: cst.BaseExpression) -> bool:
+    if isinstance(node, (cst.SimpleString, cst.Integer, cst.Float)):
+        return True
+    if isinstance(node, cst.Name):
+        return node.value in _LITERAL_NAMES
+    if isinstance(node, cst.UnaryOperation):
+        return isinstance(node.expression, (cst.Integer, cst.Float))
+    return isinstance(node, cst.Tuple) and not node.elements
+
+
+def _call(statement: cst.SimpleStatementLine) -> tuple[cst.Call, str]:
+    small = statement.body[0]
+    if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+        return small.value, "expr"
+    if isinstance(small, cst.Assign) and len(small.targets) == 1 and \
+            isinstance(small.value, cst.Call):
+        return small.value, "assign"
+    if isinstance(small, cst.Return) and isinstance(small.value, cst.Call):
+        return small.value, "return"
+    raise Refused("not a call statement")
+
+
+def _describe(function: cst.FunctionDef) -> str:
+    """A comment naming the step a pasted body did (its docstring's first line, or its name)."""
+    body = function.body.body if isinstance(function.body, cst.IndentedBlock) else []
+    if body and _is_docstring(body[0]):
+        assert isinstance(body[0], cst.SimpleStatementLine)
+        small = body[0].body[0]
+        assert isinstance(small, cst.Expr)
+        text = cst.Module([]).code_for_node(small.value).strip("\"'rbuRBU \n")
+        first = text.strip().splitlines()[0].strip() if text.strip() else ""
+        if first:
+            return first
+    return function.name.value.strip("_").replace("_", " ")

@@ -1,0 +1,489 @@
+"""Spreading a deep inlining over files: the pasted callees that live in the caller's own file
+move to new sibling modules, so that the copies in the caller duplicate code of other files.
+
+Real code mostly calls functions of its own module (every jinja2 candidate does), while SmellBench
+measures difficulty by the files a smell spans. Moving a callee keeps what the code does:
+
+- a method moves into a mixin class (`__slots__ = ()`, no other member) that its class inherits
+  first, so the method is found right after the class itself in the MRO, as before, by the class
+  and by every subclass;
+- a module function moves as is and the caller's module imports it back, so every other caller
+  and every `from module import name` still finds it.
+
+A callee moves only when every global name it reads can be bound the same way in the new module:
+a builtin, a copy of the (unconditional, run-time) import its module used, or a name of its own
+module (or of another new module) imported at the END of the new module. Those late imports work
+whichever module is imported first, because the host imports the new modules only after binding
+every name they read (once, unconditionally, never declared global) and before anything needs a
+moved name at import time; a name read where the function is defined (a default, an annotation)
+keeps the callee in place. A class keeps its methods when it is decorated, a named tuple, typed
+dict, enum or protocol, or names a method in its own body.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from smellkit.facts import Name as NameExpr
+from smellkit.injectors.deep_inlining.exits import Refused
+from smellkit.injectors.deep_inlining.imports import import_line
+from smellkit.injectors.deep_inlining.inline import names_of
+from smellkit.injectors.deep_inlining.scope import binds, free_names, import_time
+
+if TYPE_CHECKING:
+    from smellkit.injectors.base import InjectionContext
+
+_Statement = cst.SimpleStatementLine | cst.BaseCompoundStatement
+_SPECIAL_BASES = frozenset({"NamedTuple", "TypedDict", "Enum", "IntEnum", "StrEnum", "Flag",
+                            "IntFlag", "Protocol"})
+
+
+@dataclass(frozen=True)
+class Moved:
+    """A callee moved out of the caller's file."""
+
+    qualname: str
+    """Where it was defined (the original)."""
+    new_qualname: str
+    """Where it is defined in the smelly version."""
+    path: str
+    """The new module's file."""
+    mixin: str | None
+    """The mixin class that holds it (methods), None for a module function."""
+
+
+@dataclass
+class Spread:
+    module: cst.Module
+    """The host module without the moved callees, importing them back."""
+    files: dict[str, str] = field(default_factory=dict)
+    """New module path -> text."""
+    moved: list[Moved] = field(default_factory=list)
+
+
+@dataclass
+class _Group:
+    path: str
+    module: str
+    suffix: str
+    functions: list[str] = field(default_factory=list)
+    methods: dict[str, list[str]] = field(default_factory=dict)
+    """Class qualname -> its moved methods."""
+    mixins: dict[str, str] = field(default_factory=dict)
+    """Class qualname -> the mixin's name."""
+    imports: list[str] = field(default_factory=list)
+    late: dict[str, list[str]] = field(default_factory=dict)
+    """Module -> the names the moved code reads from it, defined by the host or moved to
+    another new module (imported at the end)."""
+
+
+class Spreader:
+    """Moves callees of one host module into new sibling modules."""
+
+    def __init__(self, context: InjectionContext):
+        self.context = context
+        self.index = context.index
+        self._refusals: dict[str, str | None] = {}
+        self._bindings: dict[str, tuple[dict[str, list[int]], set[str]]] = {}
+
+    def refusal(self, qualname: str, host: str) -> str | None:
+        """Why this callee cannot move out of `host` (its caller's module), None if it can."""
+        key = f"{host}|{qualname}"
+        if key not in self._refusals:
+            self._refusals[key] = self._refuse(qualname, host)
+        return self._refusals[key]
+
+    def _refuse(self, qualname: str, host: str) -> str | None:
+        definition = self.index.definitions.get(qualname)
+        if definition is None or self.index.module_of.get(qualname) != host:
+            return "not defined in the caller's module"
+        if self.index.star_imports.get(host):
+            return f"{host} has a star import"
+        owner = definition.parent
+        if definition.kind == "method":
+            cls = self.index.definitions.get(owner)
+            if cls is None or cls.parent != host:
+                return "a method of a nested class"
+            if cls.decorators:
+                return f"{cls.name} is decorated"
+            info = self.index.classes.get(owner)
+            bases = [base.rpartition(".")[2] for base in (info.base_names if info else ())]
+            if _SPECIAL_BASES & set(bases):
+                return f"{cls.name} is a named tuple, typed dict, enum or protocol"
+            if info is not None and info.metaclass is not None:
+                return f"{cls.name} has a metaclass, which may read its namespace"
+        elif owner != host:
+            return "a nested function"
+        try:
+            node = self._def(qualname)
+            if definition.kind == "method":
+                self._class_keeps_name(owner, definition.name)
+        except Refused as error:
+            return error.message
+        early = free_names(node, definition_time=True)
+        for name in sorted(free_names(node)):
+            reason = self._binding(host, name, name in early)
+            if reason is not None:
+                return reason
+        return None
+
+    def _binding(self, host: str, name: str, early: bool) -> str | None:
+        """Why `name`, read by code moving out of `host`, cannot be bound the same way in the
+        new module; `early` when it is read where the function is defined (a default or an
+        annotation)."""
+        facts = self.index.modules[host]
+        if self.own(host, name):
+            if early:
+                return f"reads {name} of {host} where it is defined"
+            if self._bound_once(host, name) is None:
+                return f"{name} is bound more than once or conditionally in {host}"
+            return None
+        if any(item.scope == host and item.bound == name for item in facts.imports):
+            try:
+                import_line(self.context, host, name, host + "._new")
+            except Refused as error:
+                return error.message
+            return None
+        found = self.index.resolve_name(host, name)
+        if found is not None and found.startswith("<builtin>."):
+            return None
+        return f"cannot tell what {name} means in {host}"
+
+    def own(self, host: str, name: str) -> bool:
+        """`host` defines or assigns `name` itself (it is not imported or a builtin)."""
+        facts = self.index.modules[host]
+        return self.index.children.get(host, {}).get(name) is not None or any(
+            item.scope == host and item.target == NameExpr(name) for item in facts.assignments)
+
+    def _bound_once(self, host: str, name: str) -> int | None:
+        """The index of the one top-level statement of `host` binding `name` (a def, a class
+        or an assignment; never rebound, never declared global), None otherwise."""
+        if any(declared == name for _, declared in self.index.modules[host].globals_declared):
+            return None
+        if host not in self._bindings:  # once per module: its statements can be big classes
+            top: dict[str, list[int]] = {}
+            maybe: set[str] = set()
+            for number, statement in enumerate(self.context.module(
+                    self.index.modules[host].path).body):
+                for bound in binds(statement, top=True):
+                    top.setdefault(bound, []).append(number)
+                maybe |= binds(statement, top=False)
+            self._bindings[host] = (top, maybe)
+        top, maybe = self._bindings[host]
+        found = top.get(name, [])
+        return found[0] if len(found) == 1 and name not in maybe else None
+
+    def _def(self, qualname: str) -> cst.FunctionDef:
+        host = self.index.module_of[qualname]
+        module = self.context.module(self.context.path_of(qualname) or "")
+        parts = qualname[len(host) + 1:].split(".")
+        body: Sequence[cst.BaseStatement] = module.body
+        for position, part in enumerate(parts):
+            found = [item for item in body if isinstance(item, (cst.FunctionDef, cst.ClassDef))
+                     and item.name.value == part]
+            if len(found) != 1:
+                raise Refused(f"{part} is defined {len(found)} times where {qualname} is")
+            (item,) = found
+            if position == len(parts) - 1:
+                if not isinstance(item, cst.FunctionDef):
+                    raise Refused(f"{qualname} is not a function")
+                return item
+            if not isinstance(item.body, cst.IndentedBlock):
+                raise Refused(f"{qualname} is in a one-line class")
+            body = item.body.body
+        raise Refused(f"{qualname} not found")
+
+    def _class_keeps_name(self, cls: str, name: str) -> None:
+        """Refused when the class body names the method outside its own `def` (an alias, a
+        property built from it, a decorator): it would no longer be bound there."""
+        node = self._def_class(cls)
+        assert isinstance(node.body, cst.IndentedBlock)
+        others: list[cst.CSTNode] = []
+        for item in node.body.body:
+            if isinstance(item, cst.FunctionDef):
+                others.extend(item.decorators)
+                if item.name.value == name:
+                    continue
+                others.extend([item.params])
+            else:
+                others.append(item)
+        if name in names_of(others).used:
+            raise Refused(f"the body of {cls} names {name}")
+        if _super_reads(node, name):  # `super().name` in the class skips it to a base's:
+            raise Refused(f"{cls} reads super().{name}")  # the mixin would answer instead
+
+    def _def_class(self, cls: str) -> cst.ClassDef:
+        host = self.index.module_of[cls]
+        module = self.context.module(self.context.path_of(cls) or "")
+        name = cls[len(host) + 1:]
+        found = [item for item in module.body if isinstance(item, cst.ClassDef)
+                 and item.name.value == name]
+        if len(found) != 1 or not isinstance(found[0].body, cst.IndentedBlock):
+            raise Refused(f"class {cls} is not one plain top-level class")
+        return found[0]
+
+    # -- the move -------------------------------------------------------------------------------
+
+    def spread(self, host_module: cst.Module, path: str, callees: Sequence[str],
+               count: int) -> Spread:
+        """Move `callees` (movable, of the module at `path`) into `count` new modules, in turn
+        (so a chain's levels land in different files); `host_module` is the host's new tree."""
+        if len(callees) < count or count < 1:
+            raise Refused(f"{count} new module(s) need as many movable callees, "
+                          f"{len(callees)} given")
+        host = self.index.module_of[callees[0]]
+        groups = self._groups(path, host, callees, count)
+        spread = Spread(host_module)
+        future = [item for item in self.context.module(path).body
+                  if isinstance(item, cst.SimpleStatementLine) and any(
+                      isinstance(small, cst.ImportFrom) and isinstance(small.module, cst.Name)
+                      and small.module.value == "__future__" for small in item.body)]
+        moved = {_short(name): group for group in groups for name in group.functions}
+        for group in groups:
+            body = self._group_body(host, group, moved)
+            spread.files[group.path] = self._text(path, host, group, future, body)
+            for name in group.functions:
+                spread.moved.append(Moved(name, f"{group.module}.{_short(name)}", group.path,
+                                          None))
+            for cls, methods in group.methods.items():
+                mixin = group.mixins[cls]
+                spread.moved.extend(Moved(name, f"{group.module}.{mixin}.{_short(name)}",
+                                          group.path, mixin) for name in methods)
+        spread.module = self._host(host_module, host, groups)
+        return spread
+
+    def _groups(self, path: str, host: str, callees: Sequence[str], count: int) -> list[_Group]:
+        folder, _, name = path.rpartition("/")
+        stem = folder.rpartition("/")[2] if name == "__init__.py" else name[:-3]
+        package = host if self.index.modules[host].is_package else host.rpartition(".")[0]
+        groups: list[_Group] = []
+        number = 0
+        while len(groups) < count:
+            number += 1
+            suffix = "" if number == 1 else f"_{number}"
+            new = f"{folder}/_{stem.strip('_')}_steps{suffix}.py".lstrip("/")
+            if (self.context.root / new).exists():
+                continue
+            module_name = new.rpartition("/")[2][:-3]
+            groups.append(_Group(new, f"{package}.{module_name}" if package else module_name,
+                                 suffix.strip("_")))
+        for position, callee in enumerate(callees):
+            self._place(groups[position % count], callee)
+        return groups
+
+    def _place(self, group: _Group, callee: str) -> None:
+        definition = self.index.definitions[callee]
+        if definition.kind == "method":
+            cls = definition.parent
+            group.methods.setdefault(cls, []).append(callee)
+            group.mixins.setdefault(cls, f"_{_short(cls).strip('_')}Steps{group.suffix}")
+        else:
+            group.functions.append(callee)
+
+    def _group_body(self, host: str, group: _Group,
+                    moved: dict[str, _Group]) -> list[_Statement]:
+        """The new module's definitions, filling the group's imports: copies of the host's
+        own imports first; last (see `_text`), the names the host defines and the functions
+        moved to the other new modules."""
+        body: list[_Statement] = []
+        names = [*group.functions, *(name for methods in group.methods.values()
+                                     for name in methods)]
+        for name in names:
+            node = self._def(name)
+            early = free_names(node, definition_time=True)
+            for free in sorted(free_names(node)):
+                reason = self._binding(host, free, free in early)
+                if reason is not None:
+                    raise Refused(f"{name} cannot move: {reason}")
+                if free in moved and self.own(host, free):
+                    if moved[free] is not group:
+                        group.late.setdefault(moved[free].module, []).append(free)
+                elif self.own(host, free):
+                    group.late.setdefault(host, []).append(free)
+                elif not (self.index.resolve_name(host, free) or "").startswith("<builtin>."):
+                    group.imports.append(self._copied_import(host, free, group.module))
+        body.extend(self._def(name).with_changes(leading_lines=[]) for name in group.functions)
+        for cls, methods in group.methods.items():
+            members: list[cst.BaseStatement] = [cst.parse_statement("__slots__ = ()\n")]
+            members.extend(self._def(name).with_changes(leading_lines=[
+                cst.EmptyLine(indent=False)]) for name in methods)
+            body.append(cst.ClassDef(name=cst.Name(group.mixins[cls]),
+                                     body=cst.IndentedBlock(body=members)))
+        return body
+
+    def _text(self, path: str, host: str, group: _Group,
+              future: list[cst.SimpleStatementLine], body: list[_Statement]) -> str:
+        """The new module: docstring, imports, definitions, and last the names its code reads
+        from the host module or the other new modules. Imported last, they are bound whichever
+        module is imported first: the host (it has defined them by the time it imports the new
+        modules, which `_host` checks) or a new one (its definitions exist by the time the
+        host imports them back)."""
+        module = self.context.module(path)
+        names = [*(_short(name) for name in group.functions), *group.mixins.values()]
+        header: list[_Statement] = [item.with_changes(leading_lines=[]) for item in future]
+        header.extend(cst.parse_statement(line + "\n") for line in sorted(
+            set(group.imports), key=lambda line: (line.startswith("from "), line)))
+        if header:
+            header[0] = header[0].with_changes(leading_lines=[cst.EmptyLine()])
+        spaced = [item.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+                  for item in body]
+        late = [cst.parse_statement(f"from {self._relative(host, module)} import "
+                                    f"{', '.join(sorted(set(names)))}\n")
+                for module, names in sorted(group.late.items())]
+        if late:
+            late[0] = late[0].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+        spaced.extend(late)
+        docstring = cst.parse_statement(f'"""Shared steps: {", ".join(names)}."""\n')
+        return cst.Module(body=[docstring, *header, *spaced],
+                          default_indent=module.default_indent,
+                          default_newline=module.default_newline).code
+
+    def _copied_import(self, host: str, name: str, module: str) -> str:
+        """The host's import of `name`, for a sibling module: relative when the host's was
+        (`from . import nodes` stays so), absolute otherwise."""
+        line = import_line(self.context, host, name, module)  # refuses what cannot be copied
+        for item in self.index.modules[host].imports:
+            if item.scope == host and item.bound == name and item.is_from and item.level:
+                source, _, attribute = item.target.rpartition(".")
+                package = host if self.index.modules[host].is_package else \
+                    host.rpartition(".")[0]
+                for _ in range(item.level - 1):
+                    package = package.rpartition(".")[0]
+                if source != package and not source.startswith(package + "."):
+                    return line
+                inner = source[len(package) + 1:] if source != package else ""
+                alias = f" as {name}" if attribute != name else ""
+                return f"from {'.' * item.level}{inner} import {attribute}{alias}"
+        return line
+
+    def _relative(self, host: str, target: str) -> str:
+        """How a sibling module of `host` names the module `target` in a `from` import."""
+        package = host if self.index.modules[host].is_package else host.rpartition(".")[0]
+        if not package:
+            return target
+        if target == package:
+            return "."
+        return "." + target[len(package) + 1:]
+
+    def _host(self, module: cst.Module, host: str, groups: Sequence[_Group]) -> cst.Module:
+        """The host without the moved callees, its classes inheriting their mixins first, and
+        the moved names imported back before the first definition that needs them."""
+        functions = {_short(name) for group in groups for name in group.functions}
+        by_class: dict[str, tuple[set[str], list[str]]] = {}
+        imports: list[str] = []
+        for group in groups:
+            names = [_short(name) for name in group.functions]
+            for cls, methods in group.methods.items():
+                removed, mixins = by_class.setdefault(_short(cls), (set(), []))
+                removed.update(_short(name) for name in methods)
+                mixins.append(group.mixins[cls])
+                names.append(group.mixins[cls])
+            imports.append(f"from {self._relative(host, group.module)} import "
+                           f"{', '.join(sorted(names))}")
+        body: list[cst.BaseStatement] = []
+        needed = len(module.body)  # the first statement that needs a moved name at import
+        removed_before: list[int] = []  # moved functions, by their index in the original
+        for number, item in enumerate(module.body):
+            if isinstance(item, cst.FunctionDef) and item.name.value in functions:
+                removed_before.append(number)
+                continue
+            if isinstance(item, cst.ClassDef) and item.name.value in by_class:
+                needed = min(needed, number)
+                item = _without(item, *by_class[item.name.value])
+            elif functions & names_of(import_time(item)).used or (removed_before and _imports(
+                    item)):  # an import may come back here for a moved name, in a cycle
+                needed = min(needed, number)
+            body.append(item)
+        new = [cst.parse_statement(line + "\n") for line in imports]
+        late = sorted({name for group in groups for name in group.late.get(host, [])})
+        if late:  # after every name the new modules read from the host, before any use
+            ready = 1 + max(self._bound_once(host, name) or 0 for name in late)
+            while ready < len(module.body) and _is_docstring(module.body[ready]):
+                ready += 1  # an attribute's docstring stays under it
+            if ready > needed:
+                raise Refused(f"{host} binds {', '.join(late)} after it needs the moved "
+                              "definitions: the new modules could not import them back")
+            position = ready - sum(1 for number in removed_before if number < ready)
+            new[0] = new[0].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+            if position < len(body):
+                body[position] = _spaced(body[position])
+            return module.with_changes(body=[*body[:position], *new, *body[position:]])
+        limit = needed - sum(1 for number in removed_before if number < needed)
+        position = 0
+        for number, statement in enumerate(body[:limit]):
+            if isinstance(statement, cst.SimpleStatementLine) and all(
+                    isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body):
+                position = number + 1
+        if position == 0:
+            raise Refused(f"{host} has no top-level import before the moved definitions are "
+                          "needed to import them back after")
+        return module.with_changes(body=[*body[:position], *new, *body[position:]])
+
+
+def _imports(statement: cst.BaseStatement) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and any(
+        isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body)
+
+
+def _super_reads(node: cst.CSTNode, name: str) -> bool:
+    found = False
+
+    class Visit(cst.CSTVisitor):
+        def visit_Attribute(self, attribute: cst.Attribute) -> None:
+            nonlocal found
+            value = attribute.value
+            if attribute.attr.value == name and isinstance(value, cst.Call) and \
+                    isinstance(value.func, cst.Name) and value.func.value == "super":
+                found = True
+
+    node.visit(Visit())
+    return found
+
+
+def _is_docstring(statement: cst.BaseStatement) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 and \
+        isinstance(statement.body[0], cst.Expr) and isinstance(
+            statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+
+
+def _spaced(statement: cst.BaseStatement) -> cst.BaseStatement:
+    """A definition after an inserted import keeps two blank lines before it."""
+    if isinstance(statement, (cst.FunctionDef, cst.ClassDef)) and not any(
+            line.comment for line in statement.leading_lines):
+        return statement.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+    return statement
+
+
+def _without(node: cst.ClassDef, removed: set[str], mixins: list[str]) -> cst.ClassDef:
+    assert isinstance(node.body, cst.IndentedBlock)
+    kept = [item for item in node.body.body
+            if not (isinstance(item, cst.FunctionDef) and item.name.value in removed)]
+    if not kept:
+        kept = [cst.SimpleStatementLine([cst.Pass()])]
+    bases = [cst.Arg(cst.Name(name)) for name in mixins]
+    old = list(node.bases)
+    args = [arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+            for arg in bases[:-1]]
+    if old:
+        args.append(bases[-1].with_changes(comma=cst.Comma(
+            whitespace_after=cst.SimpleWhitespace(" "))))
+        args.extend(old)
+    else:
+        args.append(bases[-1])
+    changes: dict[str, object] = {"bases": args, "body": node.body.with_changes(body=kept)}
+    if not old and not node.keywords:
+        changes["lpar"] = cst.LeftParen()
+        changes["rpar"] = cst.RightParen()
+    elif not old:
+        args[-1] = args[-1].with_changes(comma=cst.Comma(
+            whitespace_after=cst.SimpleWhitespace(" ")))
+        changes["bases"] = args
+    return node.with_changes(**changes)
+
+
+def _short(qualname: str) -> str:
+    return qualname.rpartition(".")[2]

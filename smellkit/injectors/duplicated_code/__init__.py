@@ -1,0 +1,437 @@
+"""Duplicated code injector: callers in other modules get private copies of a shared helper.
+
+A candidate is a module-level helper `h` of module B, at least six lines of code, with at least
+three callers, some of them in other modules. The injection copies `h` into caller modules and
+points their calls at the copy, so the code that lived once now lives several times:
+
+- easy (2 files): one verbatim copy (`_h`) in one caller module.
+- medium (3 files): two copies in two caller modules, the second with its local variables (and
+  the parameters its callers never name) renamed: a type-2 clone that exact-match search misses
+  (verbatim when renaming would hide it from the detector's type-2 hash).
+- hard (4 files): the verbatim copy; the renamed copy, which its module's callers reach through
+  a module-level table (`_DISPATCH = {"h": _h}`, looked up at each call: module state a reader
+  must follow); and a third caller module whose calls go through a private wrapper of the same
+  name that only delegates to `h`: the red herring, a look-alike that is not a copy. A hard
+  case without such a table is refused.
+
+Methods are candidates too (`_duplicated_code_methods.py`): subclasses in other modules get their
+own copy of a method they inherit unchanged.
+
+Methods at hard always involve a mixin (`_duplicated_code_mixin.py`): with heirs in three
+modules or more, the renamed copy lives on a new mixin module one heir inherits first, and the
+look-alike only passes the call on to `super()`. With heirs in two modules, the second copy goes
+into a new mixin module one heir inherits first; in one module, an heir gets the copy from a new
+mixin module (medium), through a second new mixin that only passes the call on (hard: the red
+herring).
+
+Behaviour is preserved: a copy reads the same objects as `h` (every global it reads is bound to
+the same import target or builtin in the caller module, before the copy), writes no globals, and
+is defined (with its table) before the first top-level statement that calls it; looking a copy
+up in a table nobody else writes raises nothing and runs before the arguments, as reading its
+name did. Anything else is refused. The structural check (`duplicated_code.not_cloned`) asks
+that neither `h` nor a copy be part of a clone group, whatever names a refactoring chooses.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+from typing import Any
+
+import libcst as cst
+from libcst.metadata import (
+    Assignment,
+    GlobalScope,
+    MetadataWrapper,
+    PositionProvider,
+    ScopeProvider,
+)
+
+from smellkit.analysis.context import Context
+from smellkit.checks import check_kind
+from smellkit.config import is_test_path
+from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
+from smellkit.injectors.cst import edit
+from smellkit.injectors.duplicated_code import copying
+from smellkit.injectors.duplicated_code import helper as helping
+from smellkit.injectors.duplicated_code import methods as _methods
+from smellkit.injectors.duplicated_code.mixin import mixin_chain, mixin_hard
+from smellkit.models import Candidate, Difficulty, Finding, StructuralCheck
+
+MIN_CODE_LINES = helping.MIN_CODE_LINES
+MIN_CALLERS = 3
+
+_PLAN: dict[Difficulty, tuple[str, ...]] = {
+    "easy": ("copy",), "medium": ("copy", "renamed"), "hard": ("copy", "table", "wrapper"),
+}
+"""Roles of the caller modules (or heirs): `table` is the renamed copy reached through a
+module-level table (for methods: inherited from a new mixin module)."""
+_COPIES = ("copy", "renamed", "table")
+
+
+class DuplicatedCodeInjector(Injector[InjectorOptions]):
+    """Private copies of a shared helper in the modules that call it."""
+
+    name = "duplicated_code"
+    description = ("Copies a helper with several callers into the callers' modules (verbatim, "
+                   "then with renamed locals) and points their calls at the copies.")
+    Options = InjectorOptions
+
+    # -- candidates ------------------------------------------------------------------------
+
+    def candidates(self, context: InjectionContext) -> Iterable[Candidate]:
+        index = context.index
+        graph = index.call_graph
+        cloned = _clone_spans(context.analysis)
+        sources = helping.Sources(context)
+        for facts in sorted(index.modules.values(), key=lambda item: item.path):
+            if is_test_path(facts.path) or facts.module.rpartition(".")[2] == "__main__":
+                continue
+            for definition in facts.definitions:
+                qualname = definition.qualname
+                if (definition.kind != "function" or definition.parent != facts.module
+                        or definition.decorators or definition.is_stub
+                        or index.definitions.get(qualname) is not definition
+                        or definition.end_line - definition.start_line + 1 < MIN_CODE_LINES
+                        or qualname not in graph):
+                    continue
+                callers = [name for name in graph.predecessors(qualname) if name != qualname]
+                if len(callers) < MIN_CALLERS:
+                    continue
+                others = sorted({module for name in callers
+                                 if (module := index.scope_module(name)) != facts.module
+                                 and module in index.modules
+                                 and not is_test_path(index.modules[module].path)})
+                if not others or any(
+                        start <= definition.end_line and end >= definition.start_line
+                        for start, end in cloned.get(facts.path, ())):
+                    continue
+                location = context.location(qualname)
+                if location is None or isinstance(helping.examine(context, qualname, sources),
+                                                  str):
+                    continue  # what its text says rules it out at every difficulty
+                yield Candidate(
+                    smell=self.name, target=location,
+                    reason=f"`{qualname}` spans {definition.end_line - definition.start_line + 1}"
+                           f" lines and has {len(callers)} callers, in {len(others)} other "
+                           "module(s): their modules can each get a copy of it",
+                    files=(facts.path, *(index.modules[name].path for name in others)),
+                    data={"modules": others})
+        yield from _methods.method_candidates(context, self.name, cloned, sources)
+
+    # -- injection -------------------------------------------------------------------------
+
+    def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
+               rng: random.Random) -> Edit | Skip:
+        helper = helping.helper(context, candidate.target.qualname)
+        if isinstance(helper, Skip):
+            return helper
+        roles = _PLAN[difficulty]
+        index = context.index
+        if "classes" in candidate.data:
+            places = list(candidate.data["classes"])
+            module_of = index.module_of.__getitem__
+        else:
+            places = list(candidate.data.get("modules", ()))
+            module_of = str
+        rng.shuffle(places)
+        if "classes" in candidate.data and difficulty != "easy" and \
+                len({module_of(place) for place in places}) < len(roles):
+            mixed = mixin_hard(context, helper, sorted(places), rng) if difficulty == "hard" \
+                else mixin_chain(context, helper, sorted(places), rng, delegate=False)
+            if isinstance(mixed, Skip):
+                return mixed
+            return _edit(helper, *mixed)
+        if len({module_of(place) for place in places}) < len(roles):
+            return Skip(f"`{helper.qualname}` reaches {len(places)} other module(s); "
+                        f"{difficulty} needs {len(roles)}")
+        changes: dict[str, str | None] = {}
+        made: dict[str, str] = {}  # role -> qualname
+        refusals: list[str] = []
+        for place in places:
+            role = next((item for item in roles if item not in made), None)
+            path = index.modules[module_of(place)].path
+            if role is None or path in changes:
+                continue
+            if "classes" in candidate.data and role == "table":
+                mixed = mixin_chain(context, helper, [place], rng, delegate=False)
+                if isinstance(mixed, Skip):
+                    refusals.append(mixed.reason)
+                    continue
+                changes.update(mixed[0])
+                made[role] = mixed[1][0]
+                continue
+            placed = (_methods.place_method(context, helper, place, role)
+                      if "classes" in candidate.data else _place(context, helper, place, role))
+            if isinstance(placed, Skip):
+                refusals.append(placed.reason)
+                continue
+            changes[path], made[role] = placed
+        if "table" in roles and "table" not in made:
+            how = "inherit a copy from a new mixin" if "classes" in candidate.data \
+                else "reach a copy through a module-level table"
+            return Skip(f"hard needs a construct and no module of `{helper.qualname}`'s callers "
+                        f"can {how}: " + ("; ".join(refusals[:3]) or "no module is left"))
+        if len(made) < len(roles):
+            return Skip("; ".join(refusals[:3]) or "too few modules accept a copy")
+        copies = [made[role] for role in _COPIES if role in made]
+        if "classes" not in candidate.data:
+            touched = {name.rpartition(".")[0] for name in copies}
+            if not [name for name in index.call_graph.predecessors(helper.qualname)
+                    if index.scope_module(name) not in touched and name != helper.qualname]:
+                return Skip(f"no caller of `{helper.qualname}` would be left to call it")
+        note = ""
+        if "table" in made:
+            note = f"; {made['table']} " + ("inherited from a new mixin"
+                                           if "classes" in candidate.data
+                                           else "reached through a module-level table")
+        return _edit(helper, changes, copies, made.get("wrapper"), note)
+
+
+def _edit(helper: helping.Helper, changes: dict[str, str | None], copies: list[str],
+          herring: str | None, note: str = "") -> Edit:
+    checks = tuple(
+        StructuralCheck(kind="duplicated_code.not_cloned",
+                        description=f"`{name}` is not part of a group of duplicated code "
+                                    "(or is not defined)",
+                        params={"qualname": name})
+        for name in (helper.qualname, *copies))
+    return Edit(
+        changes=changes, targets=tuple((name, "method") for name in copies),
+        checks=checks, involved=(helper.qualname,),
+        red_herrings=(herring,) if herring else (),
+        summary=f"copies of `{helper.qualname}`: {', '.join(copies)}" + note
+                + (f"; delegating look-alike {herring}" if herring else ""))
+
+
+# -- the helper and its copies ------------------------------------------------------------------
+
+
+class _Calls(cst.CSTVisitor):
+    """Calls of the helper as module D writes them: `h(...)` or `m.h(...)` where the name is the
+    module-level import of `h` (or of its module) wherever the call is, not a local rebinding."""
+
+    def __init__(self, scopes: Any, names: set[str], modules: set[str], helper: str):
+        super().__init__()
+        self.scopes = scopes
+        self.names, self.modules, self.helper = names, modules, helper
+        self.found: list[cst.Call] = []
+        self.shadowed = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Name) and func.value in self.names:
+            name = func
+        elif (isinstance(func, cst.Attribute) and func.attr.value == self.helper
+              and isinstance(func.value, cst.Name) and func.value.value in self.modules):
+            name = func.value
+        else:
+            return
+        if _module_import(self.scopes, name):
+            self.found.append(node)
+        else:
+            self.shadowed = True
+
+
+def _module_import(scopes: Any, name: cst.Name) -> bool:
+    """Whether every binding the name can see is a module-level import."""
+    scope = scopes.get(name)
+    if scope is None:
+        return False
+    assignments = scope[name.value]
+    return bool(assignments) and all(
+        isinstance(item, Assignment) and isinstance(item.scope, GlobalScope)
+        and isinstance(item.node, (cst.Import, cst.ImportFrom)) for item in assignments)
+
+
+def _renamable_params(node: cst.FunctionDef, calls: list[cst.Call]) -> list[str]:
+    """Parameters of the copy that its (only) callers never name: safe to rename."""
+    if any(arg.star == "**" for call in calls for arg in call.args):
+        return []
+    named = {arg.keyword.value for call in calls for arg in call.args if arg.keyword}
+    params = node.params
+    found = [param.name.value for param in (*params.posonly_params, *params.params)]
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            found.append(star.name.value)
+    return [name for name in found if name not in named and name not in ("self", "cls")]
+
+
+def _place(context: InjectionContext, helper: helping.Helper, module: str,
+           role: str) -> tuple[str, str] | Skip:
+    """Module D's new text with a copy (or the wrapper) and its calls redirected, and the
+    qualname of what was added. Role `table`: the renamed copy, then a module-level table
+    holding it, and the calls look the copy up there."""
+    index = context.index
+    facts = index.modules[module]
+    source = context.source(facts.path)
+    base = helper.name.lstrip("_") or "helper"
+    name = next((option for option in (f"_{base}", f"_local_{base}")
+                 if option != helper.name and edit.name_free(source, option)), None)
+    if name is None:
+        return Skip(f"no free name for a copy of `{helper.name}` in {facts.path}")
+    names, modules = set(), set()
+    for item in facts.imports:
+        if item.scope != module or item.type_only or "." in item.bound:
+            continue
+        if item.is_from and index.resolve_dotted(item.target) == helper.qualname:
+            names.add(item.bound)
+        elif item.target == helper.module:
+            modules.add(item.bound)
+    if not names and not modules:
+        return Skip(f"{facts.path} does not import `{helper.name}` or its module at top level")
+    tree = context.module(facts.path)
+    wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
+    lines = wrapper.resolve(PositionProvider)
+    scopes = wrapper.resolve(ScopeProvider)
+    calls: list[cst.Call] = []
+    position = None
+    for number, statement in enumerate(tree.body):
+        visitor = _Calls(scopes, names, modules, helper.name)
+        statement.visit(visitor)
+        if visitor.shadowed:
+            return Skip(f"a name bound to `{helper.name}` is rebound in {facts.path}")
+        if visitor.found and position is None:
+            position = number
+        calls.extend(visitor.found)
+    if position is None:
+        return Skip(f"no call of `{helper.name}` written in {facts.path}")
+    insert_line = lines[tree.body[position]].start.line
+    imports: list[tuple[str, str]] = []
+    if role != "wrapper":
+        needed = helping.bindings(context, helper, facts.module, insert_line)
+        if isinstance(needed, str):
+            return Skip(needed)
+        imports = needed
+    if role == "wrapper":
+        target = next(iter(sorted(names)), None) or f"{sorted(modules)[0]}.{helper.name}"
+        added: cst.BaseStatement = copying.wrapper(tree, name, target)
+    else:
+        mapping = {} if role == "copy" else copying.new_names(
+            [*helper.locals_, *_renamable_params(helper.node, calls)],
+            context.module(helper.path).code_for_node(helper.node))
+        if tree.default_indent != context.module(helper.path).default_indent:
+            return Skip(f"{facts.path} and {helper.path} indent differently")
+        added = copying.renamed_copy(helper.node, name, mapping)
+    statements = [added]
+    callee: str = name
+    if role == "table":
+        table = next((option for option in ("_DISPATCH", f"_{base.upper()}_DISPATCH")
+                      if edit.name_free(source, option)), None)
+        if table is None:
+            return Skip(f"no free name for a table of copies in {facts.path}")
+        key = f'"{base}"'
+        statements.append(edit.statement(tree, f"{table} = {{{key}: {name}}}"))
+        callee = f"{table}[{key}]"
+    replacements: dict[cst.CSTNode, cst.CSTNode] = {}
+    imports = _reuse_import(tree, position, names, calls, helper.module, imports, replacements)
+    redirected = tree.visit(_Redirect(calls, cst.parse_expression(callee), replacements))
+    assert isinstance(redirected, cst.Module)
+    result = edit.insert_top(redirected, position, statements)
+    result = helping.add_imports(result, tree, position, imports, module,
+                                  facts.is_package)
+    return result.code, f"{module}.{name}"
+
+
+class _Redirect(cst.CSTTransformer):
+    """The calls made to call `callee` (children first, so a call in another's arguments is
+    redirected too), and other nodes replaced as `replacements` says."""
+
+    def __init__(self, calls: list[cst.Call], callee: cst.BaseExpression,
+                 replacements: dict[cst.CSTNode, cst.CSTNode]):
+        super().__init__()
+        self.calls = set(calls)
+        self.callee, self.replacements = callee, replacements
+
+    def on_leave(self, original_node: cst.CSTNode,  # type: ignore[override]
+                 updated_node: cst.CSTNode) -> cst.CSTNode:
+        if original_node in self.replacements:
+            return self.replacements[original_node]
+        if isinstance(updated_node, cst.Call) and original_node in self.calls:
+            return updated_node.with_changes(func=self.callee)
+        return updated_node
+
+
+class _Reads(cst.CSTVisitor):
+    """Bare-name reads of one name, outside imports."""
+
+    def __init__(self, name: str):
+        super().__init__()
+        self.name, self.count = name, 0
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        return False
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.count += node.value == self.name
+
+
+def _reuse_import(tree: cst.Module, position: int, names: set[str], calls: list[cst.Call],
+                  helper_module: str, imports: list[tuple[str, str]],
+                  replacements: dict[cst.CSTNode, cst.CSTNode]) -> list[tuple[str, str]]:
+    """When every read of the imported helper is now a call of the copy, its import would be
+    left unused: give its place to the names the copy needs from the same module (or drop it
+    from a longer import list). Returns the imports still to add."""
+    for bound in sorted(names):
+        reads = _Reads(bound)
+        tree.visit(reads)
+        redirected = sum(isinstance(call.func, cst.Name) and call.func.value == bound
+                         for call in calls)
+        if reads.count != redirected:
+            continue
+        for line in tree.body[:position]:
+            if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
+                continue
+            small = line.body[0]
+            if not isinstance(small, cst.ImportFrom) or isinstance(small.names, cst.ImportStar):
+                continue
+            aliases = [tree.code_for_node(alias.with_changes(comma=cst.MaybeSentinel.DEFAULT))
+                       for alias in small.names
+                       if (alias.evaluated_alias or alias.evaluated_name) != bound]
+            if len(aliases) == len(small.names):
+                continue
+            same = [text.partition(" import ")[2] for source, text in imports
+                    if source == helper_module]
+            if not aliases and not same:
+                return imports
+            spec = "." * len(small.relative) + (
+                tree.code_for_node(small.module) if small.module is not None else "")
+            (text,) = helping.merged([f"from {spec} import {item}" for item in [*aliases, *same]])
+            replacements[line] = edit.statement(tree, text, 0).with_changes(
+                leading_lines=line.leading_lines, trailing_whitespace=line.trailing_whitespace)
+            return [item for item in imports if item[0] != helper_module]
+    return imports
+
+
+# -- the check ----------------------------------------------------------------------------------
+
+
+def _findings(context: Context) -> list[Finding]:
+    from smellkit.detectors.runner import run_detectors
+
+    return run_detectors(context, ["duplicated_code"], respect_suppressions=False)
+
+
+def _clone_spans(context: Context) -> dict[str, list[tuple[int, int]]]:
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for finding in context.derived(_findings):
+        for location in (finding.location, *finding.related):
+            spans.setdefault(location.path, []).append((location.start_line, location.end_line))
+    return spans
+
+
+@check_kind("duplicated_code.not_cloned")
+def not_cloned(context: Context, params: dict[str, Any]) -> tuple[bool, str]:
+    """Passes when the definition is gone or no clone group includes code of it."""
+    qualname: str = params["qualname"]
+    if qualname not in context.index.definitions:
+        return True, f"{qualname} is not defined"
+    for finding in context.derived(_findings):
+        for location in (finding.location, *finding.related):
+            if location.qualname == qualname or location.qualname.startswith(qualname + "."):
+                return False, f"{qualname} is duplicated: {finding.message}"
+    return True, f"{qualname} is not part of a clone group"

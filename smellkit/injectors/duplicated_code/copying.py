@@ -1,0 +1,249 @@
+"""What makes a private copy of a helper safe in another module, and the copy itself.
+
+A module-level function `h` of module B can be copied into module D when every global name it
+reads means the same object in D as in B (one import target, or one builtin nobody shadows), bound
+before the copy by a top-level import that runs; when it writes no global; and when nothing in it
+depends on where it lives (`super`, `__name__`, frames, `locals()`).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import keyword
+import re
+import symtable
+from collections.abc import Iterator
+from typing import NamedTuple
+
+import libcst as cst
+
+from smellkit.facts import DefRef, FileFacts, Name
+from smellkit.graphs.index import Index
+from smellkit.injectors.cst.edit import module_level_names
+from smellkit.injectors.cst.rename import Rename
+
+_RISKY = frozenset({"super", "__class__", "locals", "vars", "eval", "exec", "globals", "__name__",
+                    "__file__", "__qualname__", "__module__", "__spec__", "__package__",
+                    "__builtins__", "__dict__"})
+_SYNONYMS = {
+    "result": "outcome", "value": "item", "values": "items", "text": "string", "name": "label",
+    "names": "labels", "path": "location", "parts": "pieces", "items": "entries",
+    "data": "payload", "line": "row", "lines": "rows", "key": "field", "index": "position",
+    "args": "arguments", "kwargs": "options", "rv": "returned", "out": "output", "i": "n",
+    "title": "heading", "word": "token", "words": "tokens", "limit": "max_length",
+    "message": "msg", "file": "stream", "color": "colour", "char": "ch", "ctx": "context",
+    "filename": "file_name", "encoding": "charset", "mode": "file_mode", "errors": "on_error",
+    "node": "tree", "token": "tok", "option": "opt", "param": "parameter", "count": "total",
+    "width": "columns", "prefix": "lead", "rest": "remainder", "buf": "buffer",
+}
+
+
+def _tables(table: symtable.SymbolTable) -> Iterator[symtable.SymbolTable]:
+    yield table
+    for child in table.get_children():
+        yield from _tables(child)
+
+
+def function_table(source: str, path: str, parts: list[str],
+                   top: symtable.SymbolTable | None = None) -> symtable.SymbolTable | None:
+    """The symbol table of the def at `parts` below the module (`[f]` or `[Class, method]`;
+    the last of each name, as Python binds the last); `top`: the module's, when made already."""
+    if top is None:
+        try:
+            top = symtable.symtable(source, path, "exec")
+        except (SyntaxError, ValueError):
+            return None
+    table = top
+    for position, name in enumerate(parts):
+        kind = "function" if position == len(parts) - 1 else "class"
+        found = [child for child in table.get_children()
+                 if child.get_name() == name and child.get_type() == kind]
+        if not found:
+            return None
+        table = found[-1]
+    return table
+
+
+def global_reads(table: symtable.SymbolTable) -> tuple[set[str], str | None]:
+    """Global names the function and its nested scopes read, or a reason it cannot move."""
+    names: set[str] = set()
+    for scope in _tables(table):
+        for symbol in scope.get_symbols():
+            name = symbol.get_name()
+            if symbol.is_declared_global():
+                return names, f"it declares `global {name}`"
+            if name in _RISKY and symbol.is_referenced():
+                return names, f"it uses `{name}`, which depends on where the code lives"
+            if symbol.is_global() and symbol.is_referenced():
+                names.add(name)
+    return names, None
+
+
+def renamable_locals(table: symtable.SymbolTable) -> list[str]:
+    """Locals of the function (not parameters, imports or globals), in name order."""
+    return sorted(symbol.get_name() for symbol in table.get_symbols()
+                  if symbol.is_local() and symbol.is_assigned() and not symbol.is_parameter()
+                  and not symbol.is_imported() and not symbol.is_global()
+                  and not symbol.is_namespace())
+
+
+def new_names(locals_: list[str], text: str) -> dict[str, str]:
+    """A fresh name for each local, unused anywhere in `text`."""
+    taken = set(re.findall(r"\w+", text))
+    mapping: dict[str, str] = {}
+    for name in locals_:
+        for option in (_SYNONYMS.get(name), f"new_{name.lstrip('_')}", f"{name}_copy"):
+            if option and option not in taken and not keyword.iskeyword(option) and \
+                    not hasattr(builtins, option):
+                mapping[name] = option
+                taken.add(option)
+                break
+    return mapping
+
+
+class Binding(NamedTuple):
+    """What a module-level name means in a module, where it is bound (0 for builtins, -1 for a
+    definition of the module), and how another module can import the same object."""
+
+    meaning: str
+    line: int
+    source: str | None  # the module to import it from; None for builtins
+    statement: str | None  # the import statement that binds it elsewhere
+
+
+def _assigned_once(facts: FileFacts, name: str) -> int | None:
+    """The line of the one module-level assignment of `name` (no `global` rebinding), else None."""
+    lines = [item.line for item in facts.assignments if item.scope == facts.module
+             and isinstance(item.target, Name) and item.target.id == name
+             and not isinstance(item.value, DefRef)]
+    if len(lines) != 1 or any(bound == name for _, bound in facts.globals_declared):
+        return None
+    return lines[0]
+
+
+def binding(index: Index, facts: FileFacts, name: str) -> Binding | None:
+    """The binding of a module-level name, or None when it is rebound, type-only or unknown."""
+    module = facts.module
+    for item in facts.imports:
+        if item.scope == module and item.bound == name:
+            if item.type_only or name in module_level_names(facts):
+                return None
+            meaning = index.resolve_dotted(item.target) or item.target
+            if item.is_from:
+                source, _, attribute = item.target.rpartition(".")
+                alias = "" if attribute == name else f" as {name}"
+                return Binding(meaning, item.line, source,
+                               f"from {source} import {attribute}{alias}")
+            alias = "" if item.target == name else f" as {name}"
+            return Binding(meaning, item.line, item.target, f"import {item.target}{alias}")
+    if name in index.children.get(module, {}) and name not in module_level_names(facts):
+        return Binding(index.children[module][name], -1, module, f"from {module} import {name}")
+    line = _assigned_once(facts, name)
+    if line is not None:
+        return Binding(f"{module}.{name}", line, module, f"from {module} import {name}")
+    if name in module_level_names(facts) or index.star_imports.get(module):
+        return None
+    if hasattr(builtins, name):
+        return Binding(f"builtins.{name}", 0, None, None)
+    return None
+
+
+def signature_reads(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """Names read where the def runs, in the module's scope: defaults and annotations (the
+    function's symbol table does not list them)."""
+    args = function.args
+    parts: list[ast.AST | None] = [*args.defaults, *args.kw_defaults, function.returns]
+    parts.extend(arg.annotation for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs,
+                                            args.vararg, args.kwarg) if arg is not None)
+    return {node.id for part in parts if part is not None for node in ast.walk(part)
+            if isinstance(node, ast.Name)}
+
+
+def annotation_only(tree: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """Names the function reads only in annotations."""
+    in_annotations: set[str] = set()
+    elsewhere: set[str] = set()
+    annotations: list[ast.AST] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg) and node.annotation is not None:
+            annotations.append(node.annotation)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns:
+            annotations.append(node.returns)
+        elif isinstance(node, ast.AnnAssign):
+            annotations.append(node.annotation)
+    annotated_ids = {id(item) for annotation in annotations for item in ast.walk(annotation)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (in_annotations if id(node) in annotated_ids else elsewhere).add(node.id)
+    return in_annotations - elsewhere
+
+
+def has_future_annotations(facts: FileFacts) -> bool:
+    return any(item.target == "__future__.annotations" for item in facts.imports)
+
+
+def copy_of(node: cst.FunctionDef, name: str, mapping: dict[str, str]) -> cst.FunctionDef:
+    """The function under a new name, its locals renamed, without the lines above it."""
+    body, params = node.body, node.params
+    if mapping:
+        renamed = body.visit(Rename(mapping))
+        assert isinstance(renamed, cst.BaseSuite)
+        body = renamed
+        renamed_params = params.visit(_RenameParams(mapping))
+        assert isinstance(renamed_params, cst.Parameters)
+        params = renamed_params
+    return node.with_changes(name=cst.Name(name), body=body, params=params,
+                             leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+
+
+class _RenameParams(cst.CSTTransformer):
+    """Rename the parameters themselves; their defaults and annotations run in the module's
+    scope and keep their names."""
+
+    def __init__(self, mapping: dict[str, str]):
+        super().__init__()
+        self.mapping = mapping
+
+    def visit_Param(self, node: cst.Param) -> bool:
+        return False
+
+    def leave_Param(self, original_node: cst.Param, updated_node: cst.Param) -> cst.Param:
+        new = self.mapping.get(original_node.name.value)
+        return updated_node.with_changes(name=cst.Name(new)) if new else updated_node
+
+
+def wrapper(module: cst.Module, name: str, target: str) -> cst.BaseStatement:
+    """A private wrapper that only delegates (the look-alike that is not a copy)."""
+    parsed = cst.parse_statement(f"def {name}(*args, **kwargs):\n"
+                                 f"    return {target}(*args, **kwargs)\n",
+                                 config=module.config_for_parsing)
+    return parsed.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+
+
+def matches_as_clone(original: cst.FunctionDef, copy: cst.FunctionDef) -> bool:
+    """Whether the clone detector's type-2 hash of the copy equals the original's: bodies that
+    repeat one or two statement forms are compared exactly, so renaming can hide a copy."""
+    from smellkit.project.parsing import FileProblem, SourceFile, parse_file
+
+    first = cst.Module(body=[original.with_changes(leading_lines=())]).code
+    second = cst.Module(body=[copy.with_changes(leading_lines=())]).code
+    start = first.count("\n") + 3
+    text = f"{first}\n\n{second}"
+    facts = parse_file(SourceFile("copy.py", "copy.py", "copy", False), text.encode(), 1 << 30)
+    if isinstance(facts, FileProblem):
+        return False
+    spans = memoryview(facts.fingerprints.spans).cast("i")
+    normal = memoryview(facts.fingerprints.normal).cast("q")
+    firsts = {spans[2 * index]: normal[index] for index in range(len(normal))}
+    return 1 in firsts and start in firsts and firsts[1] == firsts[start]
+
+
+def renamed_copy(node: cst.FunctionDef, name: str, mapping: dict[str, str]) -> cst.FunctionDef:
+    """The copy with `mapping` applied when the detector still matches it as a clone (renaming
+    is what makes it type 2), else the verbatim copy: a hidden copy would be no case at all."""
+    if mapping:
+        renamed = copy_of(node, name, mapping)
+        if matches_as_clone(node, renamed):
+            return renamed
+    return copy_of(node, name, {})

@@ -1,0 +1,269 @@
+"""The code to copy (a module-level function or a method), what its names mean, and the imports a
+module needs so that a copy there reads the same objects.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import symtable
+from typing import NamedTuple
+
+import libcst as cst
+
+from smellkit.injectors.base import InjectionContext, Skip
+from smellkit.injectors.cst import edit
+from smellkit.injectors.duplicated_code import copying
+
+MIN_CODE_LINES = 6
+"""The detector's default `min-lines`: shorter code's copies would not be reported."""
+PLAIN_DECORATORS = frozenset({"property", "staticmethod", "classmethod"})
+_MANGLED = re.compile(r"\b__\w*[A-Za-z0-9]_?\b")
+
+
+class Helper(NamedTuple):
+    qualname: str
+    name: str
+    module: str
+    path: str
+    node: cst.FunctionDef
+    reads: dict[str, copying.Binding]  # global name -> what it means in B
+    annotation_only: frozenset[str]
+    future: bool
+    locals_: list[str]
+    decorator: str | None  # property, staticmethod or classmethod (methods only)
+
+
+class Examined(NamedTuple):
+    """What the text of a definition says about copying it (no libcst needed)."""
+
+    function: ast.FunctionDef | ast.AsyncFunctionDef
+    decorator: str | None
+    table: symtable.SymbolTable
+    reads: dict[str, copying.Binding]
+
+
+class Sources:
+    """Per file, the `ast` tree and the symbol table of the module, made once: candidate
+    discovery examines many definitions of the same few files."""
+
+    def __init__(self, context: InjectionContext):
+        self.context = context
+        self.parsed: dict[str, tuple[ast.Module, symtable.SymbolTable | None]] = {}
+
+    def of(self, path: str) -> tuple[ast.Module, symtable.SymbolTable | None]:
+        if path not in self.parsed:
+            source = self.context.source(path)
+            try:
+                table: symtable.SymbolTable | None = symtable.symtable(source, path, "exec")
+            except (SyntaxError, ValueError):
+                table = None
+            self.parsed[path] = (ast.parse(source), table)
+        return self.parsed[path]
+
+
+def examine(context: InjectionContext, qualname: str,
+            sources: Sources | None = None) -> Examined | str:
+    """The checks on a definition's text alone: a def at the top of its module or class, at
+    most one plain built-in decorator (methods), no name-mangled attribute (methods), enough
+    lines of code, and every global it reads bound once; or why it cannot be copied."""
+    index = context.index
+    module = index.module_of.get(qualname)
+    definition = index.definitions.get(qualname)
+    if module is None or definition is None:
+        return f"`{qualname}` is not in the index"
+    facts = index.modules[module]
+    parts = edit.relative_parts(qualname, module) or []
+    tree, top = (sources or Sources(context)).of(facts.path)
+    function = _ast_definition(tree, parts) if len(parts) in (1, 2) else None
+    if function is None:
+        return f"`{qualname}` is not a def at the top of its module or class"
+    decorator = _decorator(function, len(parts) == 2)
+    if decorator == "":
+        return f"`{qualname}` has a decorator that may register or wrap it"
+    if len(parts) == 2:
+        lines = context.source(facts.path).splitlines()
+        start = min([function.lineno, *(item.lineno for item in function.decorator_list)])
+        code = "\n".join(lines[start - 1:function.end_lineno])
+        if any(not name.endswith("__") for name in _MANGLED.findall(code)):
+            return f"`{qualname}` uses a name-mangled attribute"
+    body = function.body
+    if isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and \
+            isinstance(body[0].value.value, str):
+        body = body[1:]
+    if not body or 1 + (function.end_lineno or 0) - body[0].lineno + 1 < MIN_CODE_LINES:
+        return f"`{qualname}` has fewer than {MIN_CODE_LINES} lines of code"
+    table = copying.function_table(context.source(facts.path), facts.path, parts, top)
+    if table is None:
+        return f"no symbol table for `{qualname}`"
+    names, reason = copying.global_reads(table)
+    if reason is not None:
+        return f"`{qualname}` cannot move: {reason}"
+    names |= copying.signature_reads(function)
+    reads: dict[str, copying.Binding] = {}
+    for name in sorted(names):
+        bound = copying.binding(index, facts, name)
+        if bound is None:
+            return f"`{qualname}` reads `{name}`, a rebound or unknown name"
+        reads[name] = bound
+    return Examined(function, decorator, table, reads)
+
+
+def helper(context: InjectionContext, qualname: str) -> Helper | Skip:
+    """The function `pkg.mod.f` or method `pkg.mod.C.m` to copy, or why it cannot move."""
+    index = context.index
+    examined = examine(context, qualname)
+    if isinstance(examined, str):
+        return Skip(examined)
+    module = index.module_of[qualname]
+    facts = index.modules[module]
+    parts = edit.relative_parts(qualname, module) or []
+    node = edit.find_definition(context.module(facts.path), parts)
+    if not isinstance(node, cst.FunctionDef):
+        return Skip(f"`{qualname}` is not a def at the top of its module or class")
+    code = context.module(facts.path).code_for_node(node)
+    if len(parts) == 2 and any(not name.endswith("__") for name in _MANGLED.findall(code)):
+        return Skip(f"`{qualname}` uses a name-mangled attribute")
+    return Helper(qualname, index.definitions[qualname].name, module, facts.path, node,
+                  examined.reads, frozenset(copying.annotation_only(examined.function)),
+                  copying.has_future_annotations(facts),
+                  copying.renamable_locals(examined.table), examined.decorator)
+
+
+def _ast_definition(tree: ast.Module,
+                    parts: list[str]) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    body: list[ast.stmt] = tree.body
+    found: ast.AST | None = None
+    for name in parts:
+        matches = [item for item in body if isinstance(
+            item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and item.name == name]
+        if not matches:
+            return None
+        found = matches[-1]
+        body = matches[-1].body
+    return found if isinstance(found, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+
+
+def _decorator(function: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> str | None:
+    """None for no decorator, the name of one plain built-in decorator of a method, or "" for
+    anything else."""
+    if not function.decorator_list:
+        return None
+    (first, *rest) = function.decorator_list
+    if method and not rest and isinstance(first, ast.Name) and first.id in PLAIN_DECORATORS:
+        return first.id
+    return ""
+
+
+def bindings(context: InjectionContext, helper: Helper, module: str,
+             insert_line: int) -> list[tuple[str, str]] | str:
+    """The imports module D needs so the copy reads what the original reads, as (module,
+    statement), or why it cannot."""
+    index = context.index
+    facts = index.modules[module]
+    source = context.source(facts.path)
+    lazy = helper.future and copying.has_future_annotations(facts)
+    if helper.future != copying.has_future_annotations(facts) and helper.annotation_only:
+        return f"{facts.path} and {helper.path} evaluate annotations differently"
+    imports: list[tuple[str, str]] = []
+    for name, meaning in helper.reads.items():
+        bound = copying.binding(index, facts, name)
+        if bound is not None:
+            if bound.meaning != meaning.meaning:
+                return f"`{name}` does not mean `{meaning.meaning}` in {facts.path}"
+            if bound.line < 0 or bound.line >= insert_line:
+                return f"`{name}` is bound after the copy's place in {facts.path}"
+            continue
+        if lazy and name in helper.annotation_only:
+            continue
+        if meaning.statement is None or meaning.source is None or \
+                not edit.name_free(source, name):
+            return f"`{name}` cannot be bound in {facts.path}"
+        if meaning.source == module or module in eager_reach(context, meaning.source):
+            return f"importing `{name}` into {facts.path} could close an import cycle"
+        imports.append((meaning.source, relative(meaning.statement, meaning.source, module)))
+    return imports
+
+
+def add_imports(result: cst.Module, original: cst.Module, position: int,
+                imports: list[tuple[str, str]], module: str,
+                package: bool = False) -> cst.Module:
+    """`imports` added to a top-level `from` import of the same module before `position` when
+    there is one, else after the last top-level import before `position` (of `original`)."""
+    if not imports:
+        return result
+    rest = list(imports)
+    for number, statement in enumerate(original.body[:position]):
+        if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+            continue
+        small = statement.body[0]
+        if not isinstance(small, cst.ImportFrom) or isinstance(small.names, cst.ImportStar):
+            continue
+        source = edit.absolute_module(original, small, module, package)
+        same = [text.partition(" import ")[2] for item, text in rest if item == source]
+        if not same:
+            continue
+        names = [original.code_for_node(alias.with_changes(comma=cst.MaybeSentinel.DEFAULT))
+                 for alias in small.names]
+        spec = "." * len(small.relative) + (
+            original.code_for_node(small.module) if small.module is not None else "")
+        (text,) = merged([f"from {spec} import {name}"
+                          for name in [*names, *sorted(set(same) - set(names))]], ordered=False)
+        new = edit.statement(original, text, 0).with_changes(
+            leading_lines=statement.leading_lines,
+            trailing_whitespace=statement.trailing_whitespace)
+        body: list[cst.BaseStatement] = list(result.body)
+        body[number] = new
+        result = result.with_changes(body=body)
+        rest = [item for item in rest if item[0] != source]
+    if not rest:
+        return result
+    after = max((number + 1 for number, statement in enumerate(original.body[:position])
+                 if isinstance(statement, cst.SimpleStatementLine) and any(
+                     isinstance(small, (cst.Import, cst.ImportFrom))
+                     for small in statement.body)), default=position)
+    return edit.insert_top(result, after, [edit.statement(original, text, 0)
+                                           for text in merged([text for _, text in rest])])
+
+
+def merged(imports: list[str], ordered: bool = True) -> list[str]:
+    """One `from X import a, b` per module X, in the order the modules first appear; the names
+    sorted when `ordered`, else as given."""
+    groups: dict[str, list[str]] = {}
+    for statement in imports:
+        head, separator, imported = statement.partition(" import ")
+        if head.startswith("from "):
+            groups.setdefault(head + separator, []).append(imported)
+        else:
+            groups.setdefault(statement, [])
+    lines = []
+    for head, names in groups.items():
+        names = sorted(names) if ordered else names
+        text = head + ", ".join(names) if names else head
+        if len(text) > 79:
+            text = head + "(\n" + "".join(f"    {name},\n" for name in names) + ")"
+        lines.append(text)
+    return lines
+
+
+def eager_reach(context: InjectionContext, start: str) -> set[str]:
+    """Modules that importing `start` imports too, at module level."""
+    graph = context.index.import_graph
+    if start not in graph:
+        return set()
+    seen, stack = {start}, [start]
+    while stack:
+        for _, target, data in graph.out_edges(stack.pop(), data=True):
+            if data.get("eager") and target not in seen:
+                seen.add(target)
+                stack.append(target)
+    return seen
+
+
+def relative(statement: str, source: str, module: str) -> str:
+    """`from pkg.mod import x` as `from .mod import x` when written in a sibling module."""
+    package, _, last = source.rpartition(".")
+    prefix = f"from {source} import "
+    if package and package == module.rpartition(".")[0] and statement.startswith(prefix):
+        return f"from .{last} import " + statement[len(prefix):]
+    return statement

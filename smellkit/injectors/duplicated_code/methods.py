@@ -1,0 +1,131 @@
+"""Duplicated methods: subclasses in other modules get their own copy of a method they inherit.
+
+A subclass S that inherits `K.m` unchanged can define an identical `m` without changing what any
+call does, provided nothing between S and K in the method resolution order could provide `m`
+(every class on the way is in the repository and defines no `m`, as a def or a class attribute),
+the method has no `super()`, `__class__` or name-mangled names (they depend on the class the
+code sits in), and every global it reads means the same object in S's module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import libcst as cst
+
+from smellkit.config import is_test_path
+from smellkit.graphs.index import Index
+from smellkit.injectors.base import InjectionContext, Skip
+from smellkit.injectors.cst import edit
+from smellkit.injectors.duplicated_code import copying
+from smellkit.injectors.duplicated_code import helper as helping
+from smellkit.models import Candidate
+
+
+def method_candidates(context: InjectionContext, smell: str,
+                      cloned: dict[str, list[tuple[int, int]]],
+                      sources: helping.Sources | None = None) -> Iterator[Candidate]:
+    """Methods of at least six lines of code inherited unchanged by subclasses in other
+    modules, whose text allows a copy (`helping.examine`)."""
+    sources = sources or helping.Sources(context)
+    index = context.index
+    for cls in sorted(index.classes):
+        module = index.module_of.get(cls)
+        if module is None or index.definitions[cls].parent != module:
+            continue
+        path = index.modules[module].path
+        if is_test_path(path):
+            continue
+        heirs = [item for item in index.descendants(cls)
+                 if (other := index.module_of.get(item)) not in (None, module)
+                 and index.definitions[item].parent == other
+                 and not is_test_path(index.modules[other].path)]
+        if not heirs:
+            continue
+        members = index.children.get(cls, {})
+        for name, qualname in sorted(members.items()):
+            definition = index.definitions[qualname]
+            lines = definition.end_line - definition.start_line + 1
+            if (definition.kind != "method" or definition.is_stub
+                    or lines < helping.MIN_CODE_LINES
+                    or not set(definition.decorators) <= helping.PLAIN_DECORATORS
+                    or any(decorator.startswith(f"{name}.") for member in members.values()
+                           for decorator in index.definitions[member].decorators)
+                    or any(start <= definition.end_line and end >= definition.start_line
+                           for start, end in cloned.get(path, ()))):
+                continue
+            inheriting = sorted(item for item in heirs if _inherits(index, item, cls, name))
+            if not inheriting:
+                continue
+            location = context.location(qualname)
+            if location is None or isinstance(helping.examine(context, qualname, sources), str):
+                continue
+            modules = sorted({index.module_of[item] for item in inheriting})
+            yield Candidate(
+                smell=smell, target=location,
+                reason=f"`{qualname}` ({lines} lines) is inherited unchanged by "
+                       f"{len(inheriting)} subclass(es) in {len(modules)} other module(s): "
+                       "each can get its own copy",
+                files=(path, *(index.modules[item].path for item in modules)),
+                data={"classes": inheriting})
+
+
+def _inherits(index: Index, cls: str, base: str, name: str) -> bool:
+    """Whether `cls` gets `base.name` and nothing else could come first in its MRO: every class
+    before `base` is in the repository, with only repository bases, and none binds `name`; and
+    no class decorator, metaclass or `__init_subclass__` can see what the class body defines."""
+    order = index.mro(cls)
+    if base not in order or index.lookup_method(cls, name) != f"{base}.{name}" or \
+            index.definitions[cls].decorators:
+        return False
+    if any(index.classes[item].metaclass or "__init_subclass__" in index.children.get(item, {})
+           for item in order if item in index.classes):
+        return False  # a hook that may read the class body
+    for item in order[:order.index(base)]:
+        info = index.classes.get(item)
+        if info is None or any(attribute.name == name for attribute in info.attributes):
+            return False
+        if any(resolved not in index.classes for resolved in index.bases(item)):
+            return False
+    return True
+
+
+def place_method(context: InjectionContext, helper: helping.Helper, cls: str,
+                 role: str) -> tuple[str, str] | Skip:
+    """S's module with the copy (or a delegating look-alike) at the end of S's body."""
+    index = context.index
+    module = index.module_of[cls]
+    facts = index.modules[module]
+    tree = context.module(facts.path)
+    class_name = cls.rpartition(".")[2]
+    position = edit.top_index(tree, class_name)
+    node = edit.find_definition(tree, [class_name])
+    if position is None or not isinstance(node, cst.ClassDef) or \
+            not isinstance(node.body, cst.IndentedBlock):
+        return Skip(f"`{cls}` is not a plain top-level class of {facts.path}")
+    if tree.default_indent != context.module(helper.path).default_indent:
+        return Skip(f"{facts.path} and {helper.path} indent differently")
+    imports: list[tuple[str, str]] = []
+    if role == "wrapper":
+        params = helper.node.params.params
+        if helper.decorator is not None or helper.node.asynchronous is not None or \
+                not params or params[0].name.value != "self":
+            return Skip(f"`{helper.qualname}` is not a plain method to delegate to")
+        name = helper.name
+        added = cst.parse_statement(f"def {name}(self, *args, **kwargs):\n"
+                                    f"    return super().{name}(*args, **kwargs)\n",
+                                    config=tree.config_for_parsing)
+    else:
+        needed = helping.bindings(context, helper, module, index.definitions[cls].start_line)
+        if isinstance(needed, str):
+            return Skip(needed)
+        imports = needed
+        mapping = {} if role == "copy" else copying.new_names(
+            helper.locals_, context.module(helper.path).code_for_node(helper.node))
+        added = copying.renamed_copy(helper.node, helper.name, mapping)
+    added = added.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
+    body = node.body.with_changes(body=[*node.body.body, added])
+    result = edit.replace(tree, {node: node.with_changes(body=body)})
+    result = helping.add_imports(result, tree, position, imports, module,
+                                  facts.is_package)
+    return result.code, f"{cls}.{helper.name}"

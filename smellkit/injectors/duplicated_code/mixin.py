@@ -1,0 +1,235 @@
+"""Duplicated methods through mixins, when the heirs of a method live in too few modules.
+
+Heirs in two modules (hard): one heir gets a copy, another gets it from a new mixin module (a
+second copy, renamed where the detector still sees it), and a third heir gets a method that only
+delegates to `super()` (the red herring).
+
+Heirs in one module (`mixin_chain`): one heir gets the copy from a new mixin module (medium);
+at hard, it also lists first a second new mixin whose method of the same name only delegates to
+`super()`, on to the copy: a delegation chain through two mixins, the look-alike the red herring.
+
+A mixin has `__slots__ = ()` and no other member, so instances keep their layout and every
+other lookup goes on as before; the heir lists it first among its bases. Its module imports what
+the copy reads, and is refused when one of those imports could lead back to the heir's module.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import NamedTuple
+
+import libcst as cst
+
+from smellkit.injectors.base import InjectionContext, Skip
+from smellkit.injectors.cst import edit
+from smellkit.injectors.duplicated_code import copying
+from smellkit.injectors.duplicated_code import helper as helping
+from smellkit.injectors.duplicated_code.methods import place_method
+
+Made = tuple[dict[str, str | None], list[str], str]
+"""The changed files, the copies' qualnames, the red herring's qualname."""
+
+
+def mixin_hard(context: InjectionContext, helper: helping.Helper, heirs: list[str],
+               rng: random.Random) -> Made | Skip:
+    """Hard with heirs in two modules (three classes), else the chain of two mixins."""
+    index = context.index
+    params = helper.node.params.params
+    if helper.decorator is not None or helper.node.asynchronous is not None or \
+            not params or params[0].name.value != "self":
+        return Skip(f"`{helper.qualname}` is not a plain method a look-alike can delegate to")
+    by_module: dict[str, list[str]] = {}
+    for heir in heirs:
+        by_module.setdefault(index.module_of[heir], []).append(heir)
+    options = [(module, first, second) for module, classes in sorted(by_module.items())
+               for first in classes for second in classes if first != second]
+    rng.shuffle(options)
+    if len(by_module) == 1 or not options:
+        return mixin_chain(context, helper, heirs, rng, delegate=True)
+    refusal = Skip(f"the heirs of `{helper.qualname}` are not three classes in two modules")
+    for module, holder, herring in options:
+        for other in sorted(by_module):
+            if other == module:
+                continue
+            for heir in by_module[other]:
+                copied = place_method(context, helper, heir, "copy")
+                if isinstance(copied, Skip):
+                    refusal = copied
+                    continue
+                mixed = _with_mixin(context, helper, module, holder, herring)
+                if isinstance(mixed, Skip):
+                    refusal = mixed
+                    continue
+                changes, mixin = mixed
+                changes[index.modules[other].path] = copied[0]
+                return changes, [copied[1], mixin], f"{herring}.{helper.name}"
+    return refusal
+
+
+class _Mixin(NamedTuple):
+    """A new mixin module beside the heir's: its path, module name, stem and class name."""
+
+    path: str
+    module: str
+    stem: str
+    class_name: str
+
+    def base(self) -> cst.Arg:
+        return cst.Arg(value=cst.Name(self.class_name),
+                       comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+
+    def import_line(self, package: str) -> tuple[str, str]:
+        return (self.module, f"from .{self.stem} import {self.class_name}" if package
+                else f"from {self.stem} import {self.class_name}")
+
+
+def _new_mixin(context: InjectionContext, helper: helping.Helper, module: str,
+               suffix: str) -> _Mixin | Skip:
+    """Names for a new mixin module beside `module`, free there, or why there are none."""
+    facts = context.index.modules[module]
+    if facts.is_package:
+        return Skip(f"{facts.path} is a package's `__init__`")
+    if context.module(facts.path).default_indent != "    " or \
+            context.module(helper.path).default_indent != "    ":
+        return Skip("only modules indented by four spaces get a mixin")
+    base = helper.name.strip("_") or "method"
+    class_name = "_" + "".join(part.title() for part in base.split("_")) + suffix.title()
+    path = context.free_path(facts.path.rpartition("/")[0], f"_{base.lower()}_{suffix}")
+    stem = path.rpartition("/")[2].removesuffix(".py")
+    package = module.rpartition(".")[0]
+    source = context.source(facts.path)
+    if not edit.name_free(source, class_name) or not edit.name_free(source, stem):
+        return Skip(f"`{class_name}` or `{stem}` is already a name in {facts.path}")
+    return _Mixin(path, f"{package}.{stem}" if package else stem, stem, class_name)
+
+
+def _delegate(helper: helping.Helper, config: cst.PartialParserConfig) -> cst.BaseStatement | Skip:
+    """`def m(self, *args, **kwargs): return super().m(*args, **kwargs)`: the look-alike."""
+    params = helper.node.params.params
+    if helper.decorator is not None or helper.node.asynchronous is not None or \
+            not params or params[0].name.value != "self":
+        return Skip(f"`{helper.qualname}` is not a plain method a look-alike can delegate to")
+    return cst.parse_statement(
+        f"def {helper.name}(self, *args, **kwargs):\n"
+        f"    return super().{helper.name}(*args, **kwargs)\n",
+        config=config).with_changes(leading_lines=[cst.EmptyLine(indent=False)])
+
+
+def mixin_chain(context: InjectionContext, helper: helping.Helper, heirs: list[str],
+                rng: random.Random, *, delegate: bool) -> Made | Skip:
+    """One heir gets the copy from a new mixin module; with `delegate`, through a second new
+    mixin listed before it whose method only passes the call on (the red herring)."""
+    index = context.index
+    choices = list(heirs)
+    rng.shuffle(choices)
+    refusal = Skip(f"`{helper.qualname}` has no heir to take a mixin")
+    for heir in choices:
+        module = index.module_of[heir]
+        facts = index.modules[module]
+        tree = context.module(facts.path)
+        node = edit.find_definition(tree, [heir.rpartition(".")[2]])
+        if not isinstance(node, cst.ClassDef) or not node.bases or \
+                edit.top_index(tree, node.name.value) is None:
+            refusal = Skip(f"`{heir}` is not a plain top-level class")
+            continue
+        copying_mixin = _new_mixin(context, helper, module, "mixin")
+        passing = _new_mixin(context, helper, module, "delegate") if delegate else None
+        if isinstance(passing, Skip):
+            refusal = passing
+            continue
+        if isinstance(copying_mixin, Skip):
+            refusal = copying_mixin
+            continue
+        text = _mixin_text(context, helper, module, copying_mixin.module,
+                           copying_mixin.class_name)
+        if isinstance(text, Skip):
+            refusal = text
+            continue
+        changes: dict[str, str | None] = {copying_mixin.path: text}
+        bases = [copying_mixin.base()]
+        herring = None
+        if passing is not None:
+            method = _delegate(helper, tree.config_for_parsing)
+            if isinstance(method, Skip):
+                return method
+            changes[passing.path] = _class_text(passing.class_name, [method])
+            bases.insert(0, passing.base())
+            herring = f"{passing.module}.{passing.class_name}.{helper.name}"
+        package = module.rpartition(".")[0]
+        result = edit.replace(tree, {node: node.with_changes(bases=[*bases, *node.bases])})
+        position = edit.top_index(tree, node.name.value)
+        assert position is not None
+        result = helping.add_imports(result, tree, position, [
+            item.import_line(package) for item in (passing, copying_mixin) if item is not None],
+            module)
+        changes[facts.path] = result.code
+        copy = f"{copying_mixin.module}.{copying_mixin.class_name}.{helper.name}"
+        return changes, [copy], herring or ""
+    return refusal
+
+
+def _class_text(class_name: str, members: list[cst.BaseStatement]) -> str:
+    """A module holding one slotted class with these members."""
+    skeleton = cst.parse_module(f"class {class_name}:\n    __slots__ = ()\n")
+    cls = skeleton.body[-1]
+    assert isinstance(cls, cst.ClassDef) and isinstance(cls.body, cst.IndentedBlock)
+    body = cls.body.with_changes(body=[*cls.body.body, *members])
+    return edit.replace(skeleton, {cls: cls.with_changes(body=body)}).code
+
+
+def _with_mixin(context: InjectionContext, helper: helping.Helper, module: str, holder: str,
+                herring: str) -> tuple[dict[str, str | None], str] | Skip:
+    """The new mixin module, and `module` with `holder` inheriting it first and `herring`
+    delegating; the mixin copy's qualname."""
+    facts = context.index.modules[module]
+    names = _new_mixin(context, helper, module, "mixin")
+    if isinstance(names, Skip):
+        return names
+    tree = context.module(facts.path)
+    text = _mixin_text(context, helper, module, names.module, names.class_name)
+    if isinstance(text, Skip):
+        return text
+    nodes = {name: edit.find_definition(tree, [name.rpartition(".")[2]])
+             for name in (holder, herring)}
+    first, second = nodes[holder], nodes[herring]
+    if not isinstance(first, cst.ClassDef) or not isinstance(second, cst.ClassDef) or \
+            not first.bases or not isinstance(second.body, cst.IndentedBlock):
+        return Skip(f"`{holder}` or `{herring}` is not a plain top-level class")
+    delegate = _delegate(helper, tree.config_for_parsing)
+    if isinstance(delegate, Skip):
+        return delegate
+    result = edit.replace(tree, {
+        first: first.with_changes(bases=[names.base(), *first.bases]),
+        second: second.with_changes(body=second.body.with_changes(
+            body=[*second.body.body, delegate]))})
+    position = edit.top_index(tree, holder.rpartition(".")[2])
+    assert position is not None
+    result = helping.add_imports(result, tree, position,
+                                 [names.import_line(module.rpartition(".")[0])], module)
+    return ({facts.path: result.code, names.path: text},
+            f"{names.module}.{names.class_name}.{helper.name}")
+
+
+def _mixin_text(context: InjectionContext, helper: helping.Helper, holder_module: str,
+                mixin_module: str, class_name: str) -> str | Skip:
+    """The new module: the imports the copy needs, then the mixin class with the copy."""
+    imports: list[str] = []
+    for name, meaning in sorted(helper.reads.items()):
+        if meaning.statement is None or meaning.source is None:
+            continue  # a builtin: nothing in the new module shadows it
+        if meaning.source == holder_module or \
+                holder_module in helping.eager_reach(context, meaning.source):
+            return Skip(f"importing `{name}` into a mixin of {holder_module} could close an "
+                        "import cycle")
+        imports.append(helping.relative(meaning.statement, meaning.source, mixin_module))
+    mapping = copying.new_names(
+        helper.locals_, context.module(helper.path).code_for_node(helper.node))
+    head = "from __future__ import annotations\n\n" if helper.future else ""
+    head += "".join(f"{line}\n" for line in helping.merged(imports))
+    skeleton = cst.parse_module(f"{head}\n\nclass {class_name}:\n    __slots__ = ()\n")
+    cls = skeleton.body[-1]
+    assert isinstance(cls, cst.ClassDef) and isinstance(cls.body, cst.IndentedBlock)
+    copy = copying.renamed_copy(helper.node, helper.name, mapping).with_changes(
+        leading_lines=[cst.EmptyLine(indent=False)])
+    body = cls.body.with_changes(body=[*cls.body.body, copy])
+    return edit.replace(skeleton, {cls: cls.with_changes(body=body)}).code

@@ -1,0 +1,409 @@
+"""Feature envy injector: a method that works on its own class's data moves to a class that calls
+it, and from there reads everything through the object it was called on (the inverse of "move
+method").
+
+Candidate: a method `B.m` that reads at least three data attributes (properties included) of its
+own class, and one class `A` that calls it from its methods only as `self.<attr>.m(...)` (`<attr>`
+a plain instance attribute of `A` holding a `B`) or only as `x.m(...)` (`x` a name of the calling
+method holding a `B`), the points-to analysis (or, where no value flows in that it sees, the
+declared type) typing the receiver (`_feature_envy_sites`); each calling class makes a candidate.
+When nothing else calls `B.m` it moves (it leaves `B`) if it is private; otherwise `A` gets a
+copy and `B` keeps its method for its other callers, inside the repository or outside (a public
+method is API).
+Either way `A`'s calls go to the new method, so the same code runs on the same objects: `self.x`
+in the body becomes `self.<attr>.x`, or `x.x` with the receiver passed as a new first parameter.
+
+Difficulties (SmellBench's): easy puts the method in `A` itself (two files); medium puts it in a
+new mixin module that `A` inherits from, reaching the collaborator through a renamed local alias
+or parameter (three files); hard adds a second new module with the mixins' base (which declares
+the collaborator's type when an attribute holds it) and names red herrings: methods of `B` that
+read as much of its data but are at home, the holder's methods that only delegate to it, or
+other classes' methods that call `B` without envying it (four files). When `A` and `B` share a
+module, every difficulty adds one new module so that the smell still spans 2, 3 and 4 files:
+easy puts the method in a mixin (reading the collaborator explicitly), medium adds the typed
+base, hard inherits the mixin through an aggregate of `A`'s mixins in a third module.
+"""
+
+from __future__ import annotations
+
+import keyword
+import random
+from collections.abc import Iterable
+from typing import Any
+
+import libcst as cst
+from pydantic import Field
+
+from smellkit.analysis.access import data_access, is_dunder, is_test_code
+from smellkit.analysis.context import Context
+from smellkit.checks import check_kind
+from smellkit.graphs.builtin_names import BUILTIN_NAMES
+from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
+from smellkit.injectors.cst import move
+from smellkit.injectors.feature_envy import sites
+from smellkit.models import Candidate, Difficulty, StructuralCheck
+
+
+class FeatureEnvyInjectorOptions(InjectorOptions):
+    min_own_attributes: int = Field(
+        default=3, ge=1, description="The moved method must read at least this many distinct "
+        "data attributes of its own class (the detector's envied-class minimum is 3).")
+
+
+class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
+    """Moves (or copies) a method into the class that reaches it through an attribute."""
+
+    name = "feature_envy"
+    description = ("A method reads the data of a class it reaches through an attribute more than "
+                   "its own data: it belongs in that class.")
+    Options = FeatureEnvyInjectorOptions
+
+    # -- candidates -------------------------------------------------------------------------
+
+    def candidates(self, context: InjectionContext) -> Iterable[Candidate]:
+        analysis = context.analysis
+        index = context.index
+        by_callee: dict[tuple[str, str], list[sites.Site]] = {}
+        for site, callee in sites.call_sites(analysis):
+            by_callee.setdefault((callee, site.holder), []).append(site)
+        for (callee, holder), found in sorted(by_callee.items()):
+            attributes = {site.attribute for site in found}
+            if len(attributes) != 1:
+                continue  # one form: all through one attribute or all by name
+            (attribute,) = attributes
+            if self._ineligible(analysis, callee, holder, attribute) is not None:
+                continue
+            cls = index.class_of[callee]
+            own = sites.own_data(analysis, callee)
+            target = context.location(callee)
+            holder_path = context.path_of(holder)
+            if target is None or holder_path is None:
+                continue
+            scopes = sorted({site.scope for site in found})
+            # A public method is API: code outside the repository (its tests) may call it.
+            moves = callee.rpartition(".")[2].startswith("_") \
+                and sites.only_called_there(analysis, callee, set(scopes))
+            names = ", ".join(sorted(name.rpartition(".")[2] for name in own))
+            way = f"self.{attribute}" if attribute else \
+                f"{', '.join(sorted({site.receiver or '' for site in found}))} (a local name)"
+            yield Candidate(
+                smell=self.name, target=target, files=tuple(sorted({target.path, holder_path})),
+                reason=(f"{callee} reads {len(own)} data attributes of its own class ({names}); "
+                        f"{holder} calls it through {way}, an instance of {cls}, in "
+                        f"{len(scopes)} method(s)"
+                        + ("; it is private and nothing else calls it, so it can move" if moves
+                           else "; it is public or has other callers, so the holder gets a copy")
+                        + ("; both classes share a module, so the method goes to new mixin "
+                           "modules" if holder_path == target.path else "")),
+                data={"holder": holder, "attribute": attribute, "method": callee,
+                      "scopes": scopes, "move": moves,
+                      "sites": [[site.scope, site.line, site.col, site.receiver]
+                                for site in found]})
+
+    def _ineligible(self, analysis: Context, callee: str, holder: str,
+                    attribute: str | None) -> str | None:
+        index = analysis.index
+        definition = index.definitions[callee]
+        cls = index.class_of.get(callee)
+        if cls is None or definition.kind != "method":
+            return "not a method"
+        if is_dunder(definition.name) or definition.decorators or definition.is_stub:
+            return "a dunder, decorated or stub method"
+        if is_test_code(analysis, callee) or is_test_code(analysis, holder):
+            return "test code"
+        if holder == cls or cls in index.mro(holder) or holder in index.mro(cls):
+            return "the holder is the class itself or related to it"
+        if len(sites.own_data(analysis, callee)) < self.options.min_own_attributes:
+            return "reads too little of its own class"
+        if any(definition.name in index.children.get(sub, {}) for sub in index.descendants(cls)):
+            return "overridden in a subclass"
+        if attribute is not None and not sites.plain_attribute(analysis, holder, attribute):
+            return "the attribute is not a plain instance attribute"
+        return None
+
+    # -- injection --------------------------------------------------------------------------
+
+    def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
+               rng: random.Random) -> Edit | Skip:
+        try:
+            return _Injection(self, context, candidate, difficulty).run()
+        except move.Refused as refused:
+            return Skip(str(refused))
+
+
+class _Injection:
+    """One injection: the files it reads, the names it picks, the edit it returns."""
+
+    def __init__(self, injector: FeatureEnvyInjector, context: InjectionContext,
+                 candidate: Candidate, difficulty: Difficulty):
+        self.context = context
+        self.index = index = context.index
+        self.difficulty = difficulty
+        data: dict[str, Any] = candidate.data
+        self.holder: str = data["holder"]
+        self.attribute: str | None = data["attribute"]
+        self.sites = [sites.Site(data["holder"], scope, line, col, data["attribute"], receiver)
+                      for scope, line, col, receiver in data["sites"]]
+        receivers = sorted(site.receiver for site in self.sites if site.receiver)
+        self.word = (self.attribute or max(receivers, key=receivers.count)).strip("_") or "part"
+        self.method: str = data["method"]
+        self.moves: bool = bool(data["move"])
+        self.cls = index.class_of[self.method]
+        self.method_name = self.method.rpartition(".")[2]
+        holder_place = move.top_level(index, self.holder)
+        cls_place = move.top_level(index, self.cls)
+        if holder_place is None or cls_place is None:
+            raise move.Refused("the classes are not defined at the top level of their modules")
+        (self.holder_module, self.holder_name), (self.cls_module, self.cls_name) = \
+            holder_place, cls_place
+        self.holder_path = context.path_of(self.holder) or ""
+        self.cls_path = context.path_of(self.cls) or ""
+        self.local = self.holder_path == self.cls_path
+        """Both classes in one module: the method always goes to new modules (mixins), one
+        more than across modules, so that the smell spans 2, 3 and 4 files."""
+        self.layers = {"easy": 0, "medium": 1, "hard": 2}[difficulty] + int(self.local)
+
+    def run(self) -> Edit:
+        index = self.index
+        if self.moves and index.lookup_method(self.cls, self.method_name,
+                                              after=self.cls) is not None:
+            self.moves = False  # moving it out would expose the inherited one: copy instead
+        graph = index.call_graph
+        if self.moves and self.method in graph and graph.has_edge(self.method, self.method):
+            self.moves = False  # its recursive calls still go to the class it reads
+        base = move.unsafe_base(index, self.holder)
+        if base is not None:
+            raise move.Refused(f"{self.holder} inherits from {base}, whose members are unknown")
+        taken = move.members(index, self.holder)
+        self.new_name = self.method_name
+        if self.new_name in taken:  # renamed after the attribute: `symbols_copy`
+            private = "_" if self.method_name.startswith("_") else ""
+            self.new_name = f"{private}{self.word}_{self.method_name.lstrip('_')}"
+        if self.new_name in taken:
+            raise move.Refused(f"{self.holder} already has members named {self.method_name} "
+                               f"and {self.new_name}")
+        holder_tree = self.context.module(self.holder_path)
+        cls_tree = self.context.module(self.cls_path)
+        holder_node = move.find_class(holder_tree, self.holder_name)
+        cls_node = move.find_class(cls_tree, self.cls_name)
+        function = move.find_method(cls_node, self.method_name) if cls_node else None
+        if holder_node is None or cls_node is None or function is None:
+            raise move.Refused("the classes or the method are not where the index puts them")
+        self_param = function.params.params[0] if function.params.params else None
+        if self_param is not None and self_param.annotation is not None:
+            raise move.Refused(f"{self.method_name} annotates its self parameter")
+        holder_tree, count = sites.redirect_calls(holder_tree, holder_node, self.sites,
+                                                  self.new_name,
+                                                  self.context.wrapper(self.holder_path))
+        if count != len(self.sites):
+            raise move.Refused(f"found {count} of the {len(self.sites)} calls to rewrite")
+        holder_node = move.find_class(holder_tree, self.holder_name)
+        assert holder_node is not None
+        changes: dict[str, str | None] = {}
+        cls_future = move.has_future_annotations(cls_tree)
+        if not self.layers:
+            if self.attribute is not None:
+                replacement: cst.BaseExpression = _self_attribute(function, self.attribute)
+            else:
+                replacement = cst.Name(_fresh(self.word, move.names_in(function)))
+            moved = move.move_method(
+                index, self.cls_module, cls_tree, function, self.holder_module,
+                replacement=replacement,
+                postponed=cls_future and move.has_future_annotations(holder_tree),
+                wrapper=self.context.wrapper(self.cls_path))
+            new_function = moved.function
+            if isinstance(replacement, cst.Name):
+                new_function = _with_receiver(new_function, replacement.value)
+            new_holder = move.append_to_class(holder_node, [
+                move.as_method_of_class(new_function, self.new_name)])
+            holder_tree = move.replace_node(holder_tree, holder_node, new_holder)
+            for statement in moved.imports:
+                holder_tree = move.insert_import(holder_tree, statement)
+            target = f"{self.holder}.{self.new_name}"
+        else:
+            holder_tree, target = self._mixins(changes, holder_tree, holder_node, cls_tree,
+                                               function, cls_future)
+        if self.moves:
+            # one module for both classes: the method leaves the holder's edited tree
+            cls_tree = holder_tree if self.local else self.context.module(self.cls_path)
+            cls_node = move.find_class(cls_tree, self.cls_name)
+            assert cls_node is not None
+            old = move.find_method(cls_node, self.method_name)
+            assert old is not None
+            cls_tree = move.replace_node(cls_tree, old, cst.RemoveFromParent())
+            if self.local:
+                holder_tree = cls_tree
+            else:
+                changes[self.cls_path] = cls_tree.code
+        changes[self.holder_path] = holder_tree.code
+        herrings = sites.look_alikes(self.context.analysis, self.cls, self.method, self.holder,
+                                     self.attribute,
+                                     frozenset(site.scope for site in self.sites))
+        if self.difficulty == "hard" and not herrings:
+            raise move.Refused(f"{self.cls} has no other method that reads as much of its data "
+                               "(a red herring)")
+        checks = (
+            StructuralCheck(
+                kind="feature_envy.not_envious",
+                description=f"`{_short(target)}` no longer reads more attributes of "
+                            f"`{self.cls_name}` than of its own class",
+                params={"method": target, "envied": self.cls}),
+            StructuralCheck(
+                kind="no_finding", description=f"no feature envy is reported at `{_short(target)}`",
+                params={"smell": "feature_envy", "qualnames": [target]}),
+        )
+        return Edit(
+            changes=changes, targets=((target, "method"),), checks=checks,
+            involved=(self.holder, self.cls, *sorted({site.scope for site in self.sites})),
+            red_herrings=tuple(herrings) if self.difficulty != "easy" else (),
+            summary=f"{'moved' if self.moves else 'copied'} {self.method} to {target}; "
+                    f"{len(self.sites)} call(s) in {self.holder} go there")
+
+    def _mixins(self, changes: dict[str, str | None], holder_tree: cst.Module,
+                holder_node: cst.ClassDef, cls_tree: cst.Module, function: cst.FunctionDef,
+                future: bool) -> tuple[cst.Module, str]:
+        """The method goes to a new mixin module that the holder inherits; the mixin (from two
+        layers: a base of it, in one more module) declares the collaborator's type, as typed
+        mixins do; at three layers the holder inherits the mixin through an aggregate of its
+        mixins in a third module. At easy (both classes in one module) the method reads the
+        collaborator explicitly, as it does in the holder."""
+        context = self.context
+        folder = self.holder_path.rpartition("/")[0]
+        stem = self.holder_path.rpartition("/")[2][:-3]
+        word = self.word
+        mixin_path = context.free_path(folder, f"_{stem}_{word}")
+        mixin_module = _module_name(self.holder_module, self.holder_path, mixin_path)
+        mixin_name = f"_{self.holder_name}{_camel(word)}Mixin"
+        if mixin_name in move.module_bindings(self.index, self.holder_module):
+            raise move.Refused(f"{self.holder_module} already binds {mixin_name}")
+        alias = _fresh(word, move.names_in(function))
+        self_name = function.params.params[0].name.value
+        explicit = self.difficulty == "easy"
+        preamble = [cst.parse_statement(f"{alias} = {self_name}.{self.attribute}")] \
+            if self.attribute and not explicit else []
+        replacement: cst.BaseExpression = _self_attribute(function, self.attribute) \
+            if self.attribute and explicit else cst.Name(alias)
+        moved = move.move_method(
+            self.index, self.cls_module, cls_tree, function, None,
+            replacement=replacement, postponed=future, importer=self.holder_module,
+            preamble=preamble, wrapper=context.wrapper(self.cls_path))
+        new_function = moved.function if self.attribute else _with_receiver(moved.function, alias)
+        method_code = _in_class(move.as_method_of_class(new_function, self.new_name))
+        opening = "from __future__ import annotations\n\n" if future else ""
+        imports = "".join(f"{statement}\n" for statement in moved.imports)
+        declared = f'"{self.cls_name}"' if not future else self.cls_name
+        declaration = f"    {self.attribute}: {declared}\n" if self.attribute else ""
+        if self.layers >= 2:
+            base_path = context.free_path(folder, f"_{stem}_parts")
+            base_module = _module_name(self.holder_module, self.holder_path, base_path)
+            base_name = f"_{self.holder_name}Parts"
+            # The base declares the collaborator's type when an attribute holds it; through a
+            # name, it is the plain root of the mixin chain.
+            typing_import = _type_checking_import(base_module, self.cls_module, self.cls_name) \
+                + "\n\n" if self.attribute else "\n"
+            changes[base_path] = (
+                f'"""The state that the mixins of {self.holder_name} share."""\n\n{opening}'
+                f"{typing_import}class {base_name}:\n    __slots__ = ()\n"
+                + (f"\n{declaration}" if declaration else ""))
+            imports += move.relative_import(mixin_module, base_module, base_name) + "\n"
+            head, body = f"class {mixin_name}({base_name}):\n", "    __slots__ = ()\n"
+        else:
+            if self.attribute:
+                imports += _type_checking_import(mixin_module, self.cls_module, self.cls_name)
+            head = f"class {mixin_name}:\n"
+            body = "    __slots__ = ()\n" + (f"\n{declaration}" if declaration else "")
+        changes[mixin_path] = (
+            f'"""Behaviour of {self.holder_name} around its {word}."""\n\n{opening}{imports}'
+            f"{chr(10) * 2 if imports or opening else chr(10)}{head}{body}{method_code}")
+        inherited, inherited_module = mixin_name, mixin_module
+        if self.layers >= 3:
+            inherited = f"_{self.holder_name}Bases"
+            bases_path = context.free_path(folder, f"_{stem}_bases")
+            inherited_module = _module_name(self.holder_module, self.holder_path, bases_path)
+            if inherited in move.module_bindings(self.index, self.holder_module):
+                raise move.Refused(f"{self.holder_module} already binds {inherited}")
+            changes[bases_path] = (
+                f'"""The mixins of {self.holder_name}, in one base."""\n\n'
+                + move.relative_import(inherited_module, mixin_module, mixin_name)
+                + f"\n\n\nclass {inherited}({mixin_name}):\n    __slots__ = ()\n")
+        new_holder = move.add_base(holder_node, inherited)
+        holder_tree = move.replace_node(holder_tree, holder_node, new_holder)
+        holder_tree = move.insert_import(
+            holder_tree, move.relative_import(self.holder_module, inherited_module, inherited))
+        return holder_tree, f"{mixin_module}.{mixin_name}.{self.new_name}"
+
+
+def _type_checking_import(module: str, target_module: str, name: str) -> str:
+    statement = move.relative_import(module, target_module, name)
+    return f"import typing\n\nif typing.TYPE_CHECKING:\n    {statement}\n"
+
+
+# -- rewriting helpers --------------------------------------------------------------------------
+
+
+def _with_receiver(function: cst.FunctionDef, name: str) -> cst.FunctionDef:
+    """The method with a new second parameter `name` (the object it used to be a method of),
+    laid out as the first one is (same line or a line of its own)."""
+    params = function.params
+    first, *rest = params.params
+    new = cst.Param(cst.Name(name))
+    if isinstance(first.comma, cst.Comma) and (rest or params.star_arg != cst.MaybeSentinel.DEFAULT
+                                               or params.kwonly_params or params.star_kwarg):
+        new = new.with_changes(comma=first.comma)
+    return function.with_changes(params=params.with_changes(params=[first, new, *rest]))
+
+
+def _self_attribute(function: cst.FunctionDef, attribute: str) -> cst.Attribute:
+    return cst.Attribute(value=cst.Name(function.params.params[0].name.value),
+                         attr=cst.Name(attribute))
+
+
+def _module_name(module: str, path: str, new_path: str) -> str:
+    package = module if path.endswith("__init__.py") else module.rpartition(".")[0]
+    stem = new_path.rpartition("/")[2][:-3]
+    return f"{package}.{stem}" if package else stem
+
+
+def _camel(word: str) -> str:
+    return "".join(part.capitalize() for part in word.split("_") if part)
+
+
+def _fresh(word: str, used: set[str]) -> str:
+    name = word
+    while name in used or keyword.iskeyword(name) or name in BUILTIN_NAMES:
+        name += "_"
+    return name
+
+
+def _in_class(function: cst.FunctionDef) -> str:
+    """The method's code one level in, as libcst indents a class body: the lines of a
+    multi-line string (a docstring) stay as they are, so its value does not change."""
+    code = cst.Module(body=[cst.ClassDef(name=cst.Name("_"),
+                                         body=cst.IndentedBlock(body=[function]))]).code
+    return code.partition("\n")[2]
+
+
+def _short(qualname: str) -> str:
+    return ".".join(qualname.split(".")[-2:])
+
+
+# -- structural checks --------------------------------------------------------------------------
+
+
+@check_kind("feature_envy.not_envious")
+def _not_envious(context: Context, params: dict[str, Any]) -> tuple[bool, str]:
+    """The method reads no more attributes of the envied class than it uses of its own class
+    (its own attributes and the methods of its own class it calls); passes when it is gone."""
+    method, envied = params["method"], params["envied"]
+    access = data_access(context)
+    entry = access.methods.get(method)
+    if method not in context.index.definitions:
+        return True, f"{method} is not defined"
+    if entry is None:
+        return True, f"{method} reads no attributes"
+    lineage = set(context.index.mro(envied)) if envied in context.index.classes else {envied}
+    foreign = {name for name, use in access.data_uses(entry).items() if use.owner in lineage}
+    own = len(entry.local) + len(access.calls(entry))
+    passed = len(foreign) <= own
+    return passed, (f"{method} reads {len(foreign)} attributes of {envied} and uses {own} of its "
+                    "own class's attributes and methods")

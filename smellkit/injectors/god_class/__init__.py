@@ -1,0 +1,440 @@
+"""God class injector: a class absorbs responsibilities that live elsewhere (the inverse of
+"extract class"), in two forms.
+
+Collaborators: a class `A` that creates a collaborator `self.<attr> = C(...)` in one of its
+methods, where `C` is a plain class of another module (no bases, decorators, class attributes or
+dunders but `__init__`, no subclasses) that nothing but that method creates or names, and `A`
+touches it only as `self.<attr>.<member>`. Inlining keeps behaviour: `C.__init__` becomes
+`A._init_<attr>` (called where `C(...)` was, with the same arguments), `C`'s methods and fields
+join `A` under `_<attr>_<name>`; a private `C` is deleted, a public one stays for code outside the
+repository (its tests, its users).
+
+Functions (`_god_class_absorb`): a class `A` of real size (`min-holder-wmc`) takes in functions
+of other modules of its package (those its module calls first) as static methods, each module
+keeping thin functions of the same signatures that delegate to them, so every caller, inside
+the repository or not, runs the same code.
+
+Either way the result must be what the detector calls a god class (WMC >= 47, TCC < 1/3,
+ATFD > 5, predicted from the detector's own measures), and a class that a god class finding
+already names is no candidate.
+
+Difficulties: easy absorbs one collaborator or the functions of one module (two files); medium
+two, from two other modules (three files); hard three or more (four files), and what `A` gained
+is reached through a registry of its module (`_god_class_registry`: module state, a decorator
+and a lookup by name, for the thin functions or for `A`'s constructor). Medium and hard name red
+herrings: the other collaborators `A` creates, or the functions its module calls (and those of
+the absorbed modules) that stay where they are.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from pydantic import Field
+
+from smellkit.analysis.access import data_access, is_test_code
+from smellkit.analysis.context import Context
+from smellkit.checks import check_kind
+from smellkit.detectors.runner import residue, run_detectors
+from smellkit.facts import Attr, CallOf, Name
+from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
+from smellkit.injectors.cst import move
+from smellkit.injectors.god_class import absorb as absorbing
+from smellkit.injectors.god_class.inline import Collaborator, inline
+from smellkit.models import Candidate, Difficulty, StructuralCheck
+
+_NEEDED = {"easy": 1, "medium": 2, "hard": 3}
+
+
+class GodClassInjectorOptions(InjectorOptions):
+    wmc_at_least: int = Field(
+        default=47, ge=1, description="The holder and the collaborators it absorbs must reach "
+        "this WMC together (the detector's threshold).")
+    atfd_above: int = Field(
+        default=5, ge=0, description="Together they must use more than this many attributes of "
+        "other classes (the detector's ATFD threshold).")
+    min_holder_wmc: int = Field(
+        default=15, ge=0, description="A holder absorbing functions must have at least this WMC "
+        "of its own: a class with real behaviour, not a record or a node type.")
+    tcc_below: float = Field(
+        default=1 / 3, gt=0, le=1, description="A holder absorbing functions must end with a TCC "
+        "below this (the detector's threshold).")
+
+
+class GodClassInjector(Injector[GodClassInjectorOptions]):
+    """Inlines the collaborators a class alone uses into it."""
+
+    name = "god_class"
+    description = ("A class does the work of the collaborator classes it used to delegate to: "
+                   "large, incohesive, using much foreign data; split the responsibilities out.")
+    Options = GodClassInjectorOptions
+
+    def candidates(self, context: InjectionContext) -> Iterable[Candidate]:
+        analysis = context.analysis
+        # A class a finding names (as the god class or as one whose data it uses) is no place to
+        # inject: the detector's report there would not be about the injection.
+        flagged = {location.qualname for finding in run_detectors(analysis, [self.name])
+                   for location in (finding.location, *finding.related)}
+        yield from self._collaborator_candidates(context, flagged)
+        yield from self._function_candidates(context, flagged)
+
+    def _collaborator_candidates(self, context: InjectionContext,
+                                 flagged: set[str]) -> Iterator[Candidate]:
+        analysis = context.analysis
+        by_holder: dict[str, list[Collaborator]] = {}
+        for item in _collaborators(analysis):
+            by_holder.setdefault(item.holder, []).append(item)
+        for holder, found in sorted(by_holder.items()):
+            if holder in flagged:
+                continue  # already a god class: injecting would prove nothing
+            names = {item.cls for item in found}
+            if len(names) != len(found):
+                continue  # one class held twice: it is not one responsibility
+            wmc = _wmc(analysis, holder) + sum(_wmc(analysis, item.cls) for item in found)
+            atfd = _atfd(analysis, holder, names)
+            location = context.location(holder)
+            if location is None or wmc < self.options.wmc_at_least \
+                    or atfd <= self.options.atfd_above:
+                continue
+            files = tuple(dict.fromkeys([location.path, *(context.path_of(item.cls) or ""
+                                                          for item in found)]))
+            held = ", ".join(f"self.{item.attribute} ({item.cls})" for item in found)
+            yield Candidate(
+                smell=self.name, target=location, files=files,
+                reason=(f"{holder} holds collaborators that only it uses: {held}; with them it "
+                        f"would have WMC {wmc} and use {atfd} attributes of other classes"),
+                data={"kind": "collaborators", "holder": holder, "collaborators": [
+                    {"attribute": item.attribute, "cls": item.cls, "scope": item.scope}
+                    for item in found]})
+
+    def _function_candidates(self, context: InjectionContext,
+                             flagged: set[str]) -> Iterator[Candidate]:
+        """Holders that absorbing functions of one, two or three other modules of the package
+        would make god classes."""
+        analysis = context.analysis
+        index = context.index
+        calls = absorbing.calls_by_module(analysis)
+        per_module: dict[str, list[absorbing.Cluster]] = {}
+        for holder in sorted(index.classes):
+            module = index.module_of.get(holder)
+            if holder in flagged or module is None \
+                    or _fragile_function_holder(analysis, holder) is not None:
+                continue
+            if module not in per_module:
+                per_module[module] = absorbing.clusters(analysis, module, calls) \
+                    if absorbing.eagerly_imported(analysis, module) else []
+            pool = per_module[module]
+            measures = absorbing.measure_holder(analysis, holder)
+            if measures.wmc < self.options.min_holder_wmc:
+                continue
+            location = context.location(holder)
+            if location is None:
+                continue
+            for needed in (1, 2, 3):
+                chosen = absorbing.select(measures, pool, needed, self._limits())
+                if chosen is not None:
+                    break
+            else:
+                continue
+            functions = [item for cluster in chosen for item in cluster.functions]
+            wmc, tcc, atfd = absorbing.predicted(measures, functions)
+            names = ", ".join(item.name for item in functions[:4])
+            yield Candidate(
+                smell=self.name, target=location,
+                files=(location.path, *(context.path_of(item.module) or "" for item in chosen)),
+                reason=(f"absorbing {len(functions)} functions of "
+                        f"{', '.join(item.module for item in chosen)} ({names}"
+                        f"{', ...' if len(functions) > 4 else ''}) as static methods would give "
+                        f"{holder} WMC {wmc}, TCC {tcc:.2f}, ATFD {atfd}; now WMC "
+                        f"{measures.wmc}, ATFD {len(measures.foreign)}"),
+                data={"kind": "functions", "holder": holder, "modules": needed})
+
+    def _limits(self) -> absorbing.Limits:
+        return self.options.wmc_at_least, self.options.tcc_below, self.options.atfd_above
+
+    def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
+               rng: random.Random) -> Edit | Skip:
+        if candidate.data.get("kind") == "functions":
+            return self._absorb(context, candidate, difficulty)
+        holder: str = candidate.data["holder"]
+        found = [Collaborator(holder, item["attribute"], item["cls"], item["scope"])
+                 for item in candidate.data["collaborators"]]
+        holder_path = context.path_of(holder)
+        apart = [item for item in found if context.path_of(item.cls) != holder_path]
+        needed = _NEEDED[difficulty]
+        if len(apart) < needed:
+            return Skip(f"{holder} has {len(apart)} collaborator(s) in other modules, "
+                        f"{difficulty} needs {needed}")
+        chosen = sorted(apart, key=lambda item: (-_wmc(context.analysis, item.cls), item.cls))
+        chosen = chosen[:needed] if difficulty != "hard" else chosen
+        herrings = _look_alikes(context.analysis, holder, {item.cls for item in chosen})
+        if difficulty == "hard" and not herrings:
+            return Skip(f"{holder} holds no collaborator that others use too (a red herring)")
+        try:
+            changes, added = inline(context, holder, chosen, registered=difficulty == "hard")
+        except move.Refused as refused:
+            return Skip(str(refused))
+        if difficulty == "hard" and _shortfall(context, changes, holder) is not None:
+            return Skip(f"behind the registry the detector does not flag {holder}")
+        checks = _checks(context, holder, "its responsibilities live in classes of their own")
+        return Edit(
+            changes=changes, targets=((holder, "class"),), checks=checks,
+            involved=(*(f"{holder}.{name}" for name in added), *(item.cls for item in chosen)),
+            red_herrings=tuple(herrings) if difficulty != "easy" else (),
+            summary=f"inlined {', '.join(item.cls for item in chosen)} into {holder}"
+                    + (", its initialisers called through a registry of its module"
+                       if difficulty == "hard" else ""))
+
+    def _absorb(self, context: InjectionContext, candidate: Candidate,
+                difficulty: Difficulty) -> Edit | Skip:
+        """The holder absorbs functions of one module (easy), two (medium) or three (hard); the
+        functions its module calls that stay where they are are the red herrings."""
+        analysis = context.analysis
+        holder: str = candidate.data["holder"]
+        module = context.index.module_of[holder]
+        pool = absorbing.clusters(analysis, module, absorbing.calls_by_module(analysis))
+        measures = absorbing.measure_holder(analysis, holder)
+        needed = _NEEDED[difficulty]
+        excluded: dict[str, str] = {}
+        limits = self._limits()
+        for _ in range(4):
+            chosen = absorbing.select(measures, pool, needed, limits, frozenset(excluded))
+            if chosen is None:
+                why = f" ({next(iter(excluded.values()))})" if excluded else ""
+                if limits != self._limits():
+                    why = (f" using more than {limits[2]} attributes of other classes, which "
+                           "it needs when the thin functions call through the registry")
+                return Skip(f"no {needed} module(s) of functions would make {holder} a god "
+                            f"class{why}")
+            try:
+                changes, absorbed, refused = absorbing.absorb(
+                    context, holder, chosen, registered=difficulty == "hard")
+            except move.Refused as error:
+                return Skip(str(error))
+            if refused:  # choose again without them
+                excluded.update(refused)
+                continue
+            moved = {item.qualname for item in absorbed}
+            calls = sorted(name for cluster in pool for name in cluster.called
+                           if name not in moved)
+            taken = {cluster.module for cluster in chosen}
+            stays = [item.qualname for cluster in pool if cluster.module in taken
+                     for item in cluster.functions if item.qualname not in moved]
+            herrings = [*calls, *stays][:2]
+            if difficulty == "hard" and not herrings:
+                return Skip(f"no function that {module} calls, or of the absorbed modules, stays "
+                            "where it is (a red herring)")
+            if difficulty == "hard":
+                short = _shortfall(context, changes, holder)
+                if short is not None:  # choose again, asking for that much more foreign data
+                    limits = (limits[0], limits[1], limits[2] + short)
+                    continue
+            return self._function_edit(context, holder, difficulty, changes, absorbed, herrings)
+        return Skip(f"too many functions refused: {'; '.join(list(excluded.values())[:3])}")
+
+    def _function_edit(self, context: InjectionContext, holder: str, difficulty: Difficulty,
+                       changes: dict[str, str | None], absorbed: list[absorbing.Function],
+                       herrings: list[str]) -> Edit:
+        checks = _checks(context, holder,
+                         "the functions it absorbed live in modules of their own")
+        modules = sorted({item.module for item in absorbed})
+        return Edit(
+            changes=changes, targets=((holder, "class"),), checks=checks,
+            involved=(*(f"{holder}.{item.name}" for item in absorbed),
+                      *(item.qualname for item in absorbed)),
+            red_herrings=tuple(herrings) if difficulty != "easy" else (),
+            summary=f"{holder} absorbed {len(absorbed)} functions of {', '.join(modules)} as "
+                    "static methods; thin functions of the same names delegate to them"
+                    + (" through a registry of its module" if difficulty == "hard" else ""))
+
+
+def _shortfall(context: InjectionContext, changes: dict[str, str | None],
+               holder: str) -> int | None:
+    """None when the detector flags the holder in the smelly version, else how many more
+    attributes of other classes it would need (at least 1).
+
+    The prediction cannot see everything at hard: calls through the registry carry no
+    argument types, so data a function used through a parameter typed only by its callers is
+    no longer attributed to a class. The smelly version is analysed to be sure."""
+    from smellkit.injectors.engine import smelly_project
+
+    smelly = smelly_project(context.project, changes)
+    if isinstance(smelly, Skip):
+        return 1
+    analysis = Context(smelly)
+    location = analysis.location(holder)
+    if location is not None and residue(analysis, "god_class", [location]):
+        return None  # as `verify` asks
+    measures = absorbing.measure_holder(analysis, holder)
+    return max(1, GodClassInjectorOptions().atfd_above + 1 - len(measures.foreign))
+
+
+def _collaborators(analysis: Context) -> Iterator[Collaborator]:
+    """`self.<attr> = C(...)` in a method of a class, C a plain class that only that method
+    creates or names."""
+    index = analysis.index
+    graph = analysis.call_graph
+    for facts in index.modules.values():
+        for assignment in facts.assignments:
+            target, value = assignment.target, assignment.value
+            if not (isinstance(target, Attr) and isinstance(target.base, Name)
+                    and isinstance(value, CallOf) and value.index < len(facts.calls)):
+                continue
+            holder = index.class_of.get(assignment.scope)
+            definition = index.definitions.get(assignment.scope)
+            if holder is None or definition is None or not definition.params \
+                    or definition.params[0].name != target.base.id:
+                continue
+            func = facts.calls[value.index].func
+            if not isinstance(func, Name):
+                continue
+            cls = index.resolve_name(assignment.scope, func.id)
+            if cls is None or cls not in index.classes or cls == holder:
+                continue
+            if is_test_code(analysis, holder) or not _plain(analysis, cls):
+                continue
+            creators = {caller for name in (cls, f"{cls}.__init__") if name in graph
+                        for caller in graph.predecessors(name)}
+            if creators - {assignment.scope}:
+                continue
+            if _named_elsewhere(analysis, cls, {facts.module, index.module_of[cls]}):
+                continue
+            yield Collaborator(holder, target.attr, cls, assignment.scope)
+
+
+def _fragile_function_holder(analysis: Context, holder: str) -> str | None:
+    """Why the holder should not take new static methods, or None: a nested, decorated, test or
+    enumeration class, one with a metaclass or a hook on names (`CLASS_HOOKS`), or with a base
+    from outside whose members are unknown."""
+    index = analysis.index
+    definition = index.definitions.get(holder)
+    if definition is None or definition.parent not in index.modules:
+        return "not a top-level class"
+    if definition.decorators or is_test_code(analysis, holder):
+        return "decorated or test code"
+    if data_access(analysis).is_enum(holder):
+        return "an enumeration"
+    for cls in index.mro(holder):
+        info = index.classes.get(cls)
+        hooks = sorted(set(index.children.get(cls, {})) & CLASS_HOOKS)
+        if (info is not None and info.metaclass) or hooks:
+            return f"{cls} has a metaclass or {', '.join(hooks)}"
+    return move.unsafe_base(index, holder)
+
+
+CLASS_HOOKS = frozenset({"__getattr__", "__getattribute__", "__init_subclass__",
+                         "__class_getitem__", "__set_name__"})
+"""Members through which a class answers names it does not define, or watches what is defined
+in it or its subclasses: new static methods could change what they do."""
+
+
+def _plain(analysis: Context, cls: str) -> bool:
+    """A class with no bases, decorators, subclasses, class attributes or dunders but
+    `__init__`, defined at the top level of its module."""
+    index = analysis.index
+    info = index.classes[cls]
+    definition = index.definitions[cls]
+    if info.base_names or info.metaclass or definition.decorators \
+            or definition.parent not in index.modules or index.subclasses(cls):
+        return False
+    if any(item.kind != "instance" for item in info.attributes):
+        return False
+    for name, qualname in index.children.get(cls, {}).items():
+        member = index.definitions[qualname]
+        if member.kind != "method" or member.decorators:
+            return False
+        if name.startswith("__") and name != "__init__":
+            return False
+    return True
+
+
+def _named_elsewhere(analysis: Context, cls: str, allowed: set[str]) -> bool:
+    """Another module imports the class, or it is exported, or a string names it."""
+    index = analysis.index
+    name = index.definitions[cls].name
+    for module, facts in index.modules.items():
+        if module not in allowed and any(
+                index.resolve_dotted(item.target) == cls for item in facts.imports):
+            return True
+        if facts.dunder_all and name in facts.dunder_all:
+            return True
+        if any(value == name for value, _ in facts.string_constants):
+            return True
+    return False
+
+
+def _wmc(analysis: Context, cls: str) -> int:
+    index = analysis.index
+    total = 0
+    for qualname in index.children.get(cls, {}).values():
+        definition = index.definitions[qualname]
+        if definition.kind == "method":
+            total += definition.measure.cc if definition.measure is not None else 1
+    return total
+
+
+def _atfd(analysis: Context, holder: str, absorbed: set[str]) -> int:
+    """Foreign attributes the holder and the absorbed classes use, theirs left out."""
+    access = data_access(analysis)
+    index = analysis.index
+    used: set[str] = set()
+    for cls in (holder, *absorbed):
+        for qualname in index.children.get(cls, {}).values():
+            entry = access.methods.get(qualname)
+            if entry is not None:
+                used.update(name for name, use in access.data_uses(entry).items()
+                            if use.owner not in absorbed and use.owner != holder)
+    return len(used)
+
+
+def _look_alikes(analysis: Context, holder: str, absorbed: set[str]) -> list[str]:
+    """Classes the holder also creates and keeps, that stay separate (used by others too, or
+    not absorbed at this difficulty)."""
+    index = analysis.index
+    found: list[str] = []
+    info = index.classes.get(holder)
+    if info is None:
+        return found
+    for facts in index.modules.values():
+        for assignment in facts.assignments:
+            if index.class_of.get(assignment.scope) != holder or not isinstance(
+                    assignment.value, CallOf) or assignment.value.index >= len(facts.calls):
+                continue
+            func = facts.calls[assignment.value.index].func
+            if isinstance(func, Name):
+                cls = index.resolve_name(assignment.scope, func.id)
+                if cls in index.classes and cls not in absorbed and cls != holder \
+                        and cls not in found:
+                    found.append(cls)
+    return sorted(found)[:2]
+
+
+@check_kind("god_class.at_most_methods")
+def _at_most_methods(context: Context, params: dict[str, Any]) -> tuple[bool, str]:
+    """The class defines no more methods than it did before it absorbed its collaborators."""
+    cls, limit = params["cls"], int(params["methods"])
+    index = context.index
+    if cls not in index.classes:
+        return True, f"{cls} is not defined"
+    count = sum(1 for name in index.children.get(cls, {}).values()
+                if index.definitions[name].kind == "method")
+    return count <= limit, f"{cls} defines {count} methods (limit {limit})"
+
+
+def _checks(context: InjectionContext, holder: str, why: str) -> tuple[StructuralCheck, ...]:
+    """The holder keeps no more methods than the original had, and no god class is reported."""
+    index = context.index
+    methods = sum(1 for name in index.children.get(holder, {}).values()
+                  if index.definitions[name].kind == "method")
+    short = holder.rpartition(".")[2]
+    return (
+        StructuralCheck(
+            kind="god_class.at_most_methods",
+            description=f"`{short}` defines at most {methods} methods ({why})",
+            params={"cls": holder, "methods": methods}),
+        StructuralCheck(
+            kind="no_finding", description=f"no god class is reported at `{short}`",
+            params={"smell": "god_class", "qualnames": [holder]}),
+    )

@@ -1,0 +1,422 @@
+"""A class absorbs responsibility clusters of module-level functions (the god class injector's
+second form, the inverse of "move functions to a module of their own").
+
+A cluster is the functions of another module `S` that the holder's module `M` calls, with the
+functions of `S` they call in turn. Absorbing it: each function's code joins the holder `H` as a
+static method of the same name (the globals it reads imported at the top of its body, from `S`,
+already loaded then), and `S` keeps a thin function of the same signature that imports `H` when
+called and returns `H.<name>(...)` with its arguments passed on as received, so every caller
+inside and outside the repository runs the same code on the same arguments.
+
+Refused, conservatively: decorated, asynchronous and generator functions; functions called while
+modules are being imported (the thin function's import of `M` could then run too early); a
+holder whose module the package does not import eagerly; names the holder (or a class related to
+it) already has; and whatever `_feature_envy_move` refuses to move as text.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from itertools import combinations
+
+import libcst as cst
+import networkx as nx
+
+from smellkit.analysis.access import data_access, is_dunder, is_test_code
+from smellkit.analysis.context import Context
+from smellkit.detectors.god_class import GodClass, GodClassOptions, _Cohesion, _visible
+from smellkit.facts import Name
+from smellkit.graphs.index import Index
+from smellkit.injectors.base import InjectionContext
+from smellkit.injectors.cst import move
+from smellkit.injectors.god_class import registry as registering
+
+
+@dataclass
+class Holder:
+    """A class's god class measures now (WMC, connected and visible TCC pairs, foreign data)."""
+
+    cls: str
+    wmc: int
+    connected: int
+    visible: int
+    foreign: set[str]
+    lineage: set[str]
+    """The class and its ancestors: data of theirs is not foreign."""
+
+
+@dataclass(frozen=True)
+class Function:
+    qualname: str
+    module: str
+    name: str
+    cc: int
+    uses: frozenset[tuple[str, str]]
+    """(attribute, owning class) of the data of classes it uses."""
+
+
+@dataclass
+class Cluster:
+    """The movable functions of one module (its responsibility), those the holder's module
+    calls marked."""
+
+    module: str
+    functions: list[Function] = field(default_factory=list)
+    called: frozenset[str] = frozenset()
+
+
+def measure_holder(analysis: Context, cls: str) -> Holder:
+    """The holder's measures as the detector takes them."""
+    index = analysis.index
+    access = data_access(analysis)
+    detector = GodClass(GodClassOptions())
+    methods = sorted(qualname for qualname in index.children.get(cls, {}).values()
+                     if index.definitions[qualname].kind == "method")
+    accessors = {qualname for qualname in methods
+                 if detector._is_accessor(index.definitions[qualname])}
+    model = _Cohesion(index.definitions, access, cls, methods, accessors)
+    visible = [qualname for qualname in model.members
+               if _visible(index.definitions[qualname].name)]
+    reach = {qualname: model.reach(qualname) for qualname in visible}
+    connected = sum(1 for position, first in enumerate(visible)
+                    for second in visible[position + 1:]
+                    if not reach[first].isdisjoint(reach[second]))
+    foreign = {attribute for qualname in methods
+               for attribute in access.data_uses(model.data[qualname])}
+    wmc = sum(_cc(analysis, qualname) for qualname in methods if qualname not in accessors)
+    return Holder(cls, wmc, connected, len(visible), foreign, set(index.mro(cls)))
+
+
+def predicted(holder: Holder, functions: list[Function]) -> tuple[int, float, int]:
+    """(WMC, TCC, ATFD) of the holder once it has absorbed the functions: each is a method of
+    its own complexity, linked to no attribute, its foreign data still foreign."""
+    visible = holder.visible + sum(1 for item in functions if _visible(item.name))
+    pairs = visible * (visible - 1) // 2
+    tcc = holder.connected / pairs if pairs else 1.0
+    foreign = set(holder.foreign)
+    foreign.update(attribute for item in functions for attribute, owner in item.uses
+                   if owner not in holder.lineage)
+    return holder.wmc + sum(item.cc for item in functions), tcc, len(foreign)
+
+
+def calls_by_module(analysis: Context) -> dict[str, dict[str, set[str]]]:
+    """module -> other module -> its top-level functions the first one calls."""
+    index = analysis.index
+    found: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for caller, callee in analysis.call_graph.edges:
+        definition = index.definitions.get(callee)
+        module = index.scope_module(caller)
+        if definition is not None and definition.kind == "function" \
+                and definition.parent in index.modules and definition.parent != module:
+            found[module][definition.parent].add(callee)
+    return found
+
+
+def clusters(analysis: Context, module: str, calls: dict[str, dict[str, set[str]]]
+             ) -> list[Cluster]:
+    """The modules of the same package with functions that can move, as clusters: first those
+    whose functions `module` calls (most calls first), then the others (most public functions
+    first)."""
+    index = analysis.index
+    access = data_access(analysis)
+    package = module.partition(".")[0]
+    at_import = run_at_import(analysis)
+    by_module: dict[str, list[Function]] = defaultdict(list)
+    for qualname, definition in index.definitions.items():
+        source = definition.parent
+        if definition.kind != "function" or source == module or source not in index.modules \
+                or source.partition(".")[0] != package \
+                or not _movable(analysis, qualname, at_import):
+            continue
+        entry = access.methods.get(qualname)
+        uses = access.data_uses(entry) if entry is not None else {}
+        by_module[source].append(Function(
+            qualname, source, definition.name, _cc(analysis, qualname),
+            frozenset((name, use.owner) for name, use in uses.items())))
+    called = calls.get(module, {})
+    found = [Cluster(source, sorted(functions, key=lambda item: (
+        index.definitions[item.qualname].start_line)),
+        frozenset(called.get(source, set())) & {item.qualname for item in functions})
+        for source, functions in by_module.items()]
+    found.sort(key=lambda item: (-len(item.called), -sum(_visible(f.name) for f in
+                                                         item.functions), item.module))
+    return found
+
+
+MAX_FUNCTIONS = 16
+"""At most this many functions absorbed in one injection (a case a solver can review)."""
+
+
+Limits = tuple[int, float, int]
+"""The detector's thresholds: WMC at least, TCC below, ATFD above."""
+
+
+def flags(holder: Holder, functions: list[Function], limits: Limits) -> bool:
+    """The holder would be a god class with these functions absorbed."""
+    wmc, tcc, atfd = predicted(holder, functions)
+    return wmc >= limits[0] and tcc < limits[1] and atfd > limits[2]
+
+
+def select(holder: Holder, pool: list[Cluster], needed: int, limits: Limits,
+           excluded: frozenset[str] = frozenset(), tried: int = 8) -> list[Cluster] | None:
+    """`needed` clusters of the pool (among the first `tried`; one cluster is sought in the
+    whole pool, which costs one try per module), each cut to the functions that make the holder
+    a god class: the ones the holder's module calls first, then greedily those that bring it
+    closest (public ones lower TCC, complex ones raise WMC, data users ATFD); None when no
+    combination does within `MAX_FUNCTIONS`."""
+    usable = [Cluster(item.module, [f for f in item.functions if f.qualname not in excluded],
+                      item.called) for item in (pool if needed == 1 else pool[:tried])]
+    usable = [item for item in usable if item.functions]
+    for combination in combinations(usable, needed):
+        chosen = {item.module: [f for f in item.functions if f.qualname in item.called]
+                  or [max(item.functions, key=lambda f: (_visible(f.name), f.cc))]
+                  for item in combination}
+        rest = [f for item in combination for f in item.functions
+                if f not in chosen[item.module]]
+        while not flags(holder, _all(chosen), limits) and rest \
+                and len(_all(chosen)) < MAX_FUNCTIONS:
+            best = max(rest, key=lambda f: _gain(holder, _all(chosen), f, limits))
+            rest.remove(best)
+            chosen[best.module].append(best)
+        picked = _all(chosen)
+        if flags(holder, picked, limits) and len(picked) <= MAX_FUNCTIONS:
+            order = {f.qualname: position for position, f in enumerate(
+                f for item in combination for f in item.functions)}
+            return [Cluster(item.module, sorted(chosen[item.module],
+                                                key=lambda f: order[f.qualname]), item.called)
+                    for item in combination]
+    return None
+
+
+def _all(chosen: dict[str, list[Function]]) -> list[Function]:
+    return [f for functions in chosen.values() for f in functions]
+
+
+def _gain(holder: Holder, chosen: list[Function], candidate: Function,
+          limits: Limits) -> tuple[float, int, str]:
+    """How much closer to the thresholds one more function brings the holder (a hundredth of
+    TCC weighs as one unit of WMC, a foreign attribute as five), ties broken by name."""
+    wmc, tcc, atfd = predicted(holder, chosen)
+    after_wmc, after_tcc, after_atfd = predicted(holder, [*chosen, candidate])
+    score = 0.0
+    if tcc >= limits[1]:
+        score += (tcc - after_tcc) * 100
+    if wmc < limits[0]:
+        score += min(after_wmc, limits[0]) - wmc
+    if atfd <= limits[2]:
+        score += (min(after_atfd, limits[2] + 1) - atfd) * 5
+    return score, candidate.cc, candidate.qualname
+
+
+def _cc(analysis: Context, qualname: str) -> int:
+    measure = analysis.index.definitions[qualname].measure
+    return measure.cc if measure is not None else 1
+
+
+def _movable(analysis: Context, qualname: str, at_import: set[str]) -> bool:
+    """A plain function at the top level of a module that nothing runs while modules are being
+    imported (`at_import`)."""
+    definition = analysis.index.definitions[qualname]
+    if definition.decorators or definition.is_async or is_test_code(analysis, qualname) \
+            or definition.is_stub or is_dunder(definition.name) or definition.col != 0:
+        return False  # (a function defined under an `if` or `try` has a column too)
+    return qualname not in at_import
+
+
+def run_at_import(analysis: Context) -> set[str]:
+    """Definitions that module or class bodies call, directly or not: they may run while the
+    package is being imported, before the holder's module is there to import."""
+    index = analysis.index
+    graph = analysis.call_graph
+    found: set[str] = set()
+    stack = [node for node in graph if node in index.modules
+             or (node in index.definitions and index.definitions[node].kind == "class")]
+    while stack:
+        for callee in graph.successors(stack.pop()):
+            if callee not in found:
+                found.add(callee)
+                stack.append(callee)
+    return found
+
+
+def eagerly_imported(analysis: Context, module: str) -> bool:
+    """The package's top module imports `module` when it is imported (eagerly, not lazily), so a
+    function that imports it when called finds it loaded."""
+    index = analysis.index
+    top = module.partition(".")[0]
+    graph = index.import_graph
+    if top == module or top not in graph or module not in graph:
+        return False
+    eager = nx.subgraph_view(graph, filter_edge=lambda a, b: bool(graph.edges[a, b]["eager"]))
+    return bool(nx.has_path(eager, top, module))
+
+
+# -- the codemod --------------------------------------------------------------------------------
+
+
+def absorb(context: InjectionContext, holder: str, chosen: list[Cluster], *,
+           registered: bool = False
+           ) -> tuple[dict[str, str | None], list[Function], dict[str, str]]:
+    """New texts of the holder's file and of each cluster's file, the functions the holder
+    absorbed (as static methods) and why the others stayed (by qualname). `registered`: the
+    static methods are entered in a registry of the holder's module and the thin functions call
+    them through it (`_god_class_registry`). Raises `move.Refused`."""
+    index = context.index
+    place = move.top_level(index, holder)
+    holder_path = context.path_of(holder)
+    if place is None or holder_path is None:
+        raise move.Refused(f"{holder} is not defined at the top level of its module")
+    holder_module, holder_name = place
+    if "staticmethod" in move.module_bindings(index, holder_module):
+        raise move.Refused(f"{holder_module} rebinds staticmethod")
+    taken = set(move.members(index, holder))
+    holder_tree = context.module(holder_path)
+    holder_node = move.find_class(holder_tree, holder_name)
+    if holder_node is None:
+        raise move.Refused(f"{holder} is not where the index puts it")
+    holder_line = index.definitions[holder].start_line
+    registry = registering.choose(context.source(holder_path)) if registered else None
+    changes: dict[str, str | None] = {}
+    methods: list[cst.BaseStatement] = []
+    imports: list[str] = []
+    absorbed: list[Function] = []
+    refused: dict[str, str] = {}
+    for cluster in chosen:
+        path = context.path_of(cluster.functions[0].qualname)
+        if path is None or path == holder_path:
+            raise move.Refused(f"{cluster.module} is the holder's module")
+        tree = context.module(path)
+        wrapper = context.wrapper(path)
+        postponed = move.has_future_annotations(tree) and move.has_future_annotations(
+            holder_tree)
+        shims: dict[int, cst.FunctionDef] = {}
+        for function in cluster.functions:
+            node = _find_function(tree, function.name)
+            try:
+                if node is None:
+                    raise move.Refused(f"{function.qualname} is not where the index puts it")
+                if function.name in taken:
+                    raise move.Refused(f"{holder} already has a member named {function.name}")
+                _check_function(node, holder_name, taken, registry)
+                _check_bound_before(index, holder_module, node, holder_line, postponed)
+                moved = move.move_method(index, cluster.module, tree, node, holder_module,
+                                         replacement=cst.Name("_"), postponed=postponed,
+                                         wrapper=wrapper, static=True)
+            except move.Refused as refusal:
+                refused[function.qualname] = str(refusal)
+                continue
+            method = move.as_method_of_class(moved.function, function.name).with_changes(
+                decorators=[cst.Decorator(cst.Name("staticmethod"))])
+            methods.append(registering.decorate(method, registry) if registry else method)
+            imports.extend(moved.imports)
+            shims[id(node)] = _shim(node, cluster.module, holder_module, holder_name, registry)
+            taken.add(function.name)
+            absorbed.append(function)
+        if shims:
+            body = [shims.get(id(statement), statement) for statement in tree.body]
+            changes[path] = tree.with_changes(body=body).code
+    if not methods:
+        raise move.Refused("; ".join(refused.values()) or "nothing to absorb")
+    holder_tree = move.replace_node(holder_tree, holder_node,
+                                    move.append_to_class(holder_node, methods))
+    if registry is not None:
+        holder_tree = registering.install(holder_tree, holder_name, registry)
+    for line in dict.fromkeys(imports):
+        holder_tree = move.insert_import(holder_tree, line)
+    changes[holder_path] = holder_tree.code
+    return changes, absorbed, refused
+
+
+def _find_function(module: cst.Module, name: str) -> cst.FunctionDef | None:
+    for statement in module.body:
+        if isinstance(statement, cst.FunctionDef) and statement.name.value == name:
+            return statement
+    return None
+
+
+FRAME_NAMES = frozenset({
+    "_getframe", "currentframe", "stack", "getouterframes", "getinnerframes", "f_back",
+    "tb_frame", "tb_next", "extract_stack", "format_stack", "print_stack", "walk_stack",
+})
+"""Names through which code looks at its callers' frames (a thin function adds a frame)."""
+
+
+def _check_function(function: cst.FunctionDef, holder_name: str, taken: set[str],
+                    registry: registering.Registry | None = None) -> None:
+    """Refuse what would behave differently as a static method or behind a thin function."""
+    name = function.name.value
+    for node in move._subtree(function.body):
+        if isinstance(node, (cst.Yield, cst.Await)):
+            raise move.Refused(f"{name} is a generator or awaits")
+        if isinstance(node, cst.Name) and node.value in FRAME_NAMES:
+            raise move.Refused(f"{name} inspects frames ({node.value}): the thin function "
+                               "adds one")
+    bound = registry.table if registry is not None else holder_name
+    params = function.params
+    named = {item.name.value for item in (*params.posonly_params, *params.params,
+                                           *params.kwonly_params)}
+    named.update(item.name.value for item in (params.star_arg, params.star_kwarg)
+                 if isinstance(item, cst.Param))
+    if bound in named:  # the thin function's import would rebind it (annotations do not mind)
+        raise move.Refused(f"a parameter of {name} is named {bound}")
+    definition_time = move._definition_time_nodes(function)
+    read = {node.value for node in move._subtree(function)
+            if isinstance(node, cst.Name) and id(node) in definition_time}
+    shadowed = sorted(read & taken)
+    if shadowed:
+        raise move.Refused(f"{name} reads {', '.join(shadowed)} when defined, a name the "
+                           "holder's class body binds")
+
+
+def _check_bound_before(index: Index, module: str, function: cst.FunctionDef, line: int,
+                        postponed: bool) -> None:
+    """Names read when the `def` runs (defaults, annotations unless postponed) run in the class
+    body of the holder: the holder's module must bind them before the class statement."""
+    nodes = move._definition_time_nodes(function)
+    if postponed:
+        nodes -= move._annotation_nodes(function)
+    read = {node.value for node in move._subtree(function)
+            if isinstance(node, cst.Name) and id(node) in nodes}
+    facts = index.modules[module]
+    first: dict[str, int] = {}
+    for name, qualname in index.children.get(module, {}).items():
+        first[name] = index.definitions[qualname].start_line
+    for item in facts.imports:
+        if item.scope == module and not item.type_only:
+            first[item.bound] = min(first.get(item.bound, item.line), item.line)
+    for assignment in facts.assignments:
+        target = assignment.target
+        if assignment.scope == module and isinstance(target, Name):
+            first[target.id] = min(first.get(target.id, assignment.line), assignment.line)
+    late = sorted(name for name in read if first.get(name, 0) >= line)
+    if late:
+        raise move.Refused(f"{function.name.value} reads {', '.join(late)} when defined, bound "
+                           f"in {module} only after the holder")
+
+
+def _shim(function: cst.FunctionDef, module: str, holder_module: str, holder_name: str,
+          registry: registering.Registry | None = None) -> cst.FunctionDef:
+    """The function with its body replaced by a call of the holder's static method (looked up
+    in the registry when there is one), every argument passed on as received (its docstring
+    kept)."""
+    params = function.params
+    parts = [item.name.value for item in (*params.posonly_params, *params.params)]
+    if isinstance(params.star_arg, cst.Param):
+        parts.append(f"*{params.star_arg.name.value}")
+    parts.extend(f"{item.name.value}={item.name.value}" for item in params.kwonly_params)
+    if params.star_kwarg is not None:
+        parts.append(f"**{params.star_kwarg.name.value}")
+    body = function.body
+    assert isinstance(body, cst.IndentedBlock)
+    first = body.body[0] if body.body else None
+    docstring = [first] if first is not None and move._is_docstring(first) else []
+    name = function.name.value
+    imported, callee = (holder_name, f"{holder_name}.{name}") if registry is None \
+        else (registry.table, f'{registry.table}["{name}"]')
+    statements = [
+        *docstring,
+        cst.parse_statement(move.relative_import(module, holder_module, imported)),
+        cst.parse_statement(f"return {callee}({', '.join(parts)})"),
+    ]
+    return function.with_changes(body=body.with_changes(body=statements))

@@ -1,0 +1,274 @@
+"""Shotgun-surgery injection: a shared string constant spelled out again in every module using it
+(or a one-expression helper written out at its calls: `_shotgun_surgery_helpers`; or a marking
+decorator written out after the definitions it marks: `_shotgun_surgery_decorators`).
+
+The original defines one small responsibility once, a module-level string constant (a key, an
+option name, a marker), and other modules import it. The smelly version replaces the imports by
+copies of the literal, so changing the key means editing every copy. The ground truth is the
+original: the constant, imported. Difficulties follow SmellBench: easy spans 2 files (the constant
+and one module with at least two copies); medium 3+ files, aliased imports and defaults inlined
+alike; hard 4+ files with a red herring, a use of the constant that is left as it is.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import weakref
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import libcst as cst
+from pydantic import Field
+
+from smellkit.analysis.context import Context
+from smellkit.analysis.keys import Scopes
+from smellkit.checks import check_kind
+from smellkit.config import is_test_path
+from smellkit.detectors.shotgun_surgery import ShotgunSurgery, ShotgunSurgeryOptions
+from smellkit.detectors.shotgun_surgery.constants import string_constants
+from smellkit.facts import FileFacts, Name
+from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
+from smellkit.injectors.data_clumps.plan import outside_words
+from smellkit.injectors.shotgun_surgery import decorators as decorator_kind
+from smellkit.injectors.shotgun_surgery import helpers as helper_kind
+from smellkit.injectors.shotgun_surgery.edit import (
+    choose_users,
+    copies_edit,
+    inline_constant,
+)
+from smellkit.models import Candidate, Difficulty, StructuralCheck
+
+SMELL = "shotgun_surgery"
+
+
+class ShotgunSurgeryInjectorOptions(InjectorOptions):
+    min_copies: int = Field(
+        default=2, ge=1, description="Fewest literal copies the smelly version must have (the "
+        "detector's `min-constant-copies`).")
+
+
+@dataclass(frozen=True)
+class User:
+    """A module that imports the constant by name at module level."""
+
+    module: str
+    path: str
+    bound: str
+    lines: tuple[int, ...]
+    scopes: tuple[str, ...]
+    tied: bool
+    """It also imports something else from the constant's module, so the detector links the
+    copies to the constant even when the value is one plain word."""
+
+
+@dataclass(frozen=True)
+class Constant:
+    qualname: str
+    module: str
+    path: str
+    line: int
+    value: str
+    users: tuple[User, ...]
+    in_module_uses: tuple[str, ...]
+
+
+_FLAGGED: weakref.WeakKeyDictionary[InjectionContext, frozenset[str]] = \
+    weakref.WeakKeyDictionary()
+
+
+def _flagged(context: InjectionContext) -> frozenset[str]:
+    """Qualnames and keys a shotgun-surgery finding of the original touches."""
+    if context not in _FLAGGED:
+        from smellkit.detectors.runner import run_detectors
+
+        found = run_detectors(context.analysis, [SMELL], respect_suppressions=False)
+        names = {location.qualname for finding in found
+                 for location in (finding.location, *finding.related)}
+        names.update(f"key:{finding.evidence['key']}" for finding in found
+                     if "key" in finding.evidence)
+        _FLAGGED[context] = frozenset(names)
+    return _FLAGGED[context]
+
+
+def _word_lines(source: str, name: str) -> list[int]:
+    """The line of each occurrence of `name` as a word (not an attribute), one per occurrence."""
+    pattern = re.compile(rf"(?<![.\w]){re.escape(name)}\b")
+    return [number for number, line in enumerate(source.splitlines(), 1)
+            for _ in pattern.findall(line.split("#")[0])]
+
+
+def literal_text(context: InjectionContext, path: str, name: str) -> str | None:
+    """The constant's literal exactly as written at its definition (quotes and prefix)."""
+    for line in context.module(path).body:
+        if not isinstance(line, cst.SimpleStatementLine):
+            continue
+        for small in line.body:
+            if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                target: cst.BaseExpression = small.targets[0].target
+            elif isinstance(small, cst.AnnAssign):
+                target = small.target  # NAME: Final = "value"
+            else:
+                continue
+            if (isinstance(target, cst.Name) and target.value == name
+                    and isinstance(small.value, cst.SimpleString)):
+                return small.value.value
+    return None
+
+
+class ShotgunSurgeryInjector(Injector[ShotgunSurgeryInjectorOptions]):
+    """Spell out a shared string constant in the modules that import it."""
+
+    name = SMELL
+    description = ("A module-level string constant replaced by copies of its literal in the "
+                   "modules that import it, so renaming the key means editing each copy.")
+    Options = ShotgunSurgeryInjectorOptions
+
+    def constants(self, context: InjectionContext) -> list[Constant]:
+        index = context.index
+        detector = ShotgunSurgery(ShotgunSurgeryOptions())
+        flagged = _flagged(context)
+        found: list[Constant] = []
+        for value, owners in sorted(string_constants(context.analysis).items()):
+            if len(owners) != 1 or detector.ignored_value(value) or \
+                    f"key:{value}" in flagged:
+                continue
+            qualname, module, line = owners[0]
+            name = qualname.rpartition(".")[2]
+            facts = index.modules[module]
+            users = tuple(user for other in sorted(index.modules.values(),
+                                                   key=lambda item: item.path)
+                          if (user := self._user(context, other, module, name)) is not None)
+            own = tuple(sorted({Scopes(facts).at(number) for number in
+                                _word_lines(context.source(facts.path), name)
+                                if number != line}))
+            found.append(Constant(qualname, module, facts.path, line, value, users, own))
+        return found
+
+    def _user(self, context: InjectionContext, facts: FileFacts, module: str,
+              name: str) -> User | None:
+        if facts.module == module or is_test_path(facts.path):
+            return None
+        imports = [item for item in facts.imports if item.scope == facts.module
+                   and item.is_from and not item.type_only and item.target == f"{module}.{name}"]
+        if len(imports) != 1:
+            return None
+        bound = imports[0].bound
+        if bound in helper_kind.spelled(context) or bound in (facts.dunder_all or ()) or any(
+                item.target == f"{facts.module}.{bound}" for other in
+                context.index.modules.values() for item in other.imports):
+            return None  # re-exported, or spelled in a string: code may import it from here
+        if facts.dunder_all is None and any(
+                facts.module in targets for targets in context.index.star_imports.values()):
+            return None  # `from this_module import *` elsewhere would lose the name
+        outside = outside_words(context)
+        if outside[bound] and outside[facts.module.rpartition(".")[2]]:
+            return None  # tests or examples may import the name from this module
+        if any(assignment.scope == facts.module and assignment.target == Name(bound)
+               for assignment in facts.assignments):
+            return None
+        lines = [number for number in _word_lines(context.source(facts.path), bound)
+                 if number != imports[0].line]
+        if not lines:
+            return None
+        scopes = Scopes(facts)
+        tied = any(item.target == module or (item.target.startswith(module + ".")
+                                             and item.target != f"{module}.{name}")
+                   for item in facts.imports)
+        return User(facts.module, facts.path, bound, tuple(lines),
+                    tuple(sorted({scopes.at(number) for number in lines})), tied)
+
+    @staticmethod
+    def _usable(constant: Constant, user: User, flagged: frozenset[str]) -> bool:
+        plain = constant.value.isalpha() and constant.value.islower()
+        return (user.tied or not plain) and not set(user.scopes) & flagged
+
+    def candidates(self, context: InjectionContext) -> Iterable[Candidate]:
+        flagged = _flagged(context)
+        for constant in self.constants(context):
+            usable = [user for user in constant.users if self._usable(constant, user, flagged)]
+            if sum(len(user.lines) for user in usable) < self.options.min_copies:
+                continue  # too few uses to make the detector's copies at any difficulty
+            first = max(usable, key=lambda user: (len(user.lines), user.path))
+            location = context.location(first.scopes[0])
+            if location is None:
+                continue
+            where = ", ".join(user.path for user in usable[:4])
+            yield Candidate(
+                smell=self.name, target=location,
+                files=tuple(sorted({constant.path, *(user.path for user in usable)})),
+                reason=(f"{constant.qualname} = {constant.value!r} is one small "
+                        f"responsibility imported by {len(usable)} modules ({where}), "
+                        f"{sum(len(user.lines) for user in usable)} uses in all"),
+                data={"constant": constant.qualname, "value": constant.value,
+                      "users": [user.module for user in usable]})
+        yield from helper_kind.candidates(self, context, flagged)
+        yield from decorator_kind.candidates(context, flagged, self.options.min_copies)
+
+    def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
+               rng: random.Random) -> Edit | Skip:
+        if "helper" in candidate.data:
+            return helper_kind.inject(self, context, candidate, difficulty, rng,
+                                      _flagged(context))
+        if "decorator" in candidate.data:
+            return decorator_kind.inject(self, context, candidate, difficulty, rng,
+                                         _flagged(context))
+        qualname = str(candidate.data.get("constant", ""))
+        constant = next((item for item in self.constants(context)
+                         if item.qualname == qualname), None)
+        if constant is None:
+            return Skip(f"{qualname} is no longer a shared string constant")
+        literal = literal_text(context, constant.path, qualname.rpartition(".")[2])
+        if literal is None:
+            return Skip(f"{qualname} is not bound to a plain string literal")
+        flagged = _flagged(context)
+        usable = [user for user in constant.users if self._usable(constant, user, flagged)]
+        rng.shuffle(usable)
+        picked = choose_users(usable, difficulty, self.options.min_copies,
+                              lambda user: inline_constant(context.source(user.path),
+                                                           user.bound, literal), "importing")
+        if isinstance(picked, Skip):
+            return picked
+        edits, chosen = picked
+        herrings = [scope for user in constant.users if user not in chosen
+                    for scope in user.scopes] + list(constant.in_module_uses)
+        if difficulty == "hard" and not herrings:
+            return Skip("hard needs a red herring: a use of the constant left as it is")
+        copies = sum(len(edit.lines) for edit in edits.values())
+        if copies < self.options.min_copies:
+            return Skip(f"only {copies} copies; the detector needs {self.options.min_copies}")
+        scopes = {Scopes(context.index.modules[user.module]).at(line)
+                  for user in chosen for line in edits[user.path].lines}
+        targets = sorted(scope for scope in scopes if scope in context.index.definitions)
+        state = sorted(scopes - set(targets))  # module-level copies: registries, defaults
+        if not targets:
+            return Skip("every copy would be at module level; no function to point at")
+        before = count_copies(context.analysis, constant.value)
+        kept = StructuralCheck(
+            kind="shotgun_surgery.literal_copies",
+            description=(f"{constant.value!r} is written out at most {before} times outside "
+                         "the definition of a constant"),
+            params={"value": constant.value, "max_copies": before})
+        return copies_edit({path: edit.text for path, edit in edits.items()}, targets, kept,
+                           state, sorted(set(herrings)),
+                           f"inlined {constant.qualname} = {literal} in {len(chosen)} modules "
+                           f"({copies} copies, {difficulty})")
+
+
+def count_copies(context: Context, value: str) -> int:
+    """Literal occurrences of `value` outside tests, minus the definitions of constants."""
+    definitions = string_constants(context).get(value, [])
+    total = 0
+    for facts in context.index.modules.values():
+        if not is_test_path(facts.path):
+            total += sum(1 for text, _ in facts.string_constants if text == value)
+    return total - len(definitions)
+
+
+@check_kind("shotgun_surgery.literal_copies")
+def _literal_copies(context: Context, params: dict[str, Any]) -> tuple[bool, str]:
+    """The value is written out no more often than in the original (outside constants)."""
+    value, limit = str(params["value"]), int(params["max_copies"])
+    copies = count_copies(context, value)
+    return copies <= limit, f"{value!r} is written out {copies} times (at most {limit})"

@@ -1,0 +1,316 @@
+"""Shotgun-surgery injection of the second kind: a small helper inlined into its callers' modules.
+
+The original gives one small responsibility its own function, `term_len(x)` returning
+`len(strip_ansi(x))`, and other modules import and call it. The smelly version writes the
+expression out at every call in those modules (the helper stays: it is public, or used at home),
+so a change of the rule means editing every copy. Easy spans 2 files (the helper's module and one
+module with at least two calls), medium 3+, hard 4+ with a red herring: a call of the helper that
+is left as it is. The codemod and why it is sound: `_shotgun_surgery_inline`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from smellkit.analysis.context import Context
+from smellkit.analysis.keys import Scopes
+from smellkit.checks import check_kind
+from smellkit.config import is_test_path
+from smellkit.detectors.shotgun_surgery.helpers import Copies, Helper, helpers
+from smellkit.facts import Attr, FileFacts, Name
+from smellkit.graphs.builtin_names import BUILTIN_NAMES
+from smellkit.injectors.base import Edit, InjectionContext, Skip
+from smellkit.injectors.data_clumps.plan import outside_words
+from smellkit.injectors.shotgun_surgery.edit import (
+    Inlined,
+    choose_users,
+    copies_edit,
+    spread_candidate,
+)
+from smellkit.injectors.shotgun_surgery.inline import inline_helper, inline_method, safe_order
+from smellkit.models import Candidate, Difficulty, StructuralCheck
+
+if TYPE_CHECKING:
+    from smellkit.injectors.shotgun_surgery import ShotgunSurgeryInjector, User
+
+SMELL = "shotgun_surgery"
+
+
+@dataclass(frozen=True)
+class Plan:
+    helper: Helper
+    users: tuple[User, ...]
+    keep: frozenset[str]
+    """Paths of users whose import of the helper stays: other code may import it from there."""
+    home_uses: tuple[str, ...]
+    """Scopes of the helper's own module that call it: red herrings, left alone."""
+
+
+def plans(injector: ShotgunSurgeryInjector, context: InjectionContext,
+          flagged: frozenset[str]) -> list[Plan]:
+    from smellkit.injectors.shotgun_surgery import _word_lines
+
+    found: list[Plan] = []
+    for helper in helpers(context.analysis):
+        if helper.qualname in flagged:
+            continue
+        name = helper.qualname.rpartition(".")[2]
+        users: list[User] = []
+        keep: set[str] = set()
+        if helper.method and (_overridden(context, helper.qualname)
+                              or _exported(context, helper.qualname.rpartition(".")[0])):
+            continue  # another class's method may run at some calls
+        for other in sorted(context.index.modules.values(), key=lambda item: item.path):
+            user = _method_user(context, other, helper) if helper.method else \
+                _user(context, other, helper.module, name)
+            if user is not None:
+                users.append(user[0])
+                if user[1]:
+                    keep.add(other.path)
+        if not users:
+            continue
+        facts = context.index.modules[helper.module]
+        home = tuple(sorted({Scopes(facts).at(line) for line in
+                             _word_lines(context.source(helper.path), name)
+                             if line != helper.line}))
+        found.append(Plan(helper, tuple(users), frozenset(keep), home))
+    return found
+
+
+def _user(context: InjectionContext, facts: FileFacts, module: str,
+          name: str) -> tuple[User, bool] | None:
+    """A module importing the helper by name at module level, and whether the import must stay
+    (re-exported, star-imported, spelled in a string, or possibly imported by tests or examples
+    from there)."""
+    from smellkit.injectors.shotgun_surgery import User, _word_lines
+
+    if facts.module == module or is_test_path(facts.path):
+        return None
+    imports = [item for item in facts.imports if item.scope == facts.module
+               and item.is_from and not item.type_only and item.target == f"{module}.{name}"]
+    if len(imports) != 1 or any(assignment.target == Name(imports[0].bound)
+                                for assignment in facts.assignments):
+        return None
+    name = imports[0].bound  # perhaps an alias: `from m import helper as short`
+    lines = [number for number in _word_lines(context.source(facts.path), name)
+             if number != imports[0].line]
+    if not lines:
+        return None
+    outside = outside_words(context)
+    keep = name in spelled(context) or name in (facts.dunder_all or ()) or any(
+        item.target == f"{facts.module}.{name}" for other in context.index.modules.values()
+        for item in other.imports) or any(
+        facts.module in targets for targets in context.index.star_imports.values()) or bool(
+        outside[name] and outside[facts.module.rpartition(".")[2]])
+    scopes = Scopes(facts)
+    return User(facts.module, facts.path, name, tuple(lines),
+                tuple(sorted({scopes.at(number) for number in lines})), False), keep
+
+
+def spelled(context: InjectionContext) -> frozenset[str]:
+    """Every short string literal of the analysed code: a name spelled in a string may be
+    looked up or imported by name (jinja2's compiled templates import `internalcode` from
+    `jinja2.runtime` because `runtime.exported` lists it)."""
+    return context.analysis.derived(_spelled)
+
+
+def _spelled(analysis: Context) -> frozenset[str]:
+    return frozenset(value for facts in analysis.index.modules.values()
+                     for value, _ in facts.string_constants)
+
+
+def _overridden(context: InjectionContext, qualname: str) -> bool:
+    index = context.index
+    cls, _, name = qualname.rpartition(".")
+    return any(name in index.children.get(other, {}) for other in
+               [*index.mro(cls)[1:], *index.descendants(cls)] if other != cls)
+
+
+def _exported(context: InjectionContext, cls: str) -> bool:
+    """Re-exported by the top-level package: code outside may subclass it and override the
+    method, and an inlined call would no longer reach the override."""
+    index = context.index
+    package = index.modules.get(cls.partition(".")[0])
+    if package is None:
+        return True
+    name = cls.rpartition(".")[2]
+    return name in (package.dunder_all or ()) or any(
+        item.bound == name and (index.resolve_dotted(item.target) or item.target) == cls
+        for item in package.imports)
+
+
+def _method_user(context: InjectionContext, facts: FileFacts,
+                 helper: Helper) -> tuple[User, bool] | None:
+    """A module whose every `x.name(...)` call resolves to the method (and which mentions
+    `.name` nowhere else)."""
+    from smellkit.injectors.shotgun_surgery import User
+
+    if facts.module == helper.module or is_test_path(facts.path):
+        return None
+    name = helper.qualname.rpartition(".")[2]
+    graph = context.analysis.call_graph
+    lines: list[int] = []
+    for call in facts.calls:
+        if not isinstance(call.func, Attr) or call.func.attr != name or call.implicit:
+            continue
+        data = graph.get_edge_data(call.scope, helper.qualname) if \
+            graph.has_node(call.scope) else None
+        others = [callee for callee in graph.succ[call.scope]
+                  if callee != helper.qualname and callee.rpartition(".")[2] == name
+                  and call.line in graph.succ[call.scope][callee].get("lines", ())] \
+            if graph.has_node(call.scope) else []
+        if data is None or call.line not in data.get("lines", ()) or others:
+            return None  # may reach another method of that name
+        lines.append(call.line)
+    source = context.source(facts.path)
+    if not lines or source.count(f".{name}") != len(lines):
+        return None
+    scopes = Scopes(facts)
+    return User(facts.module, facts.path, name, tuple(sorted(lines)),
+                tuple(sorted({scopes.at(number) for number in lines})), False), False
+
+
+def candidates(injector: ShotgunSurgeryInjector, context: InjectionContext,
+               flagged: frozenset[str]) -> list[Candidate]:
+    found: list[Candidate] = []
+    for plan in plans(injector, context, flagged):
+        if all(set(user.scopes) <= flagged for user in plan.users) or sum(
+                len(user.lines) for user in plan.users) < injector.options.min_copies:
+            continue  # every call sits where the original is reported already, or too few
+        location = context.location(plan.helper.qualname)  # the responsibility itself
+        if location is None:
+            continue
+        found.append(spread_candidate(
+            location, plan.helper.path, plan.users, "a one-expression helper",
+            "called from", "calls",
+            {"helper": plan.helper.qualname, "users": [user.module for user in plan.users]}))
+    return found
+
+
+def _body(context: InjectionContext, helper: Helper) -> cst.BaseExpression | None:
+    """The helper's return expression as written (libcst keeps its layout)."""
+    name = helper.qualname.rpartition(".")[2]
+    body: Sequence[cst.CSTNode] = context.module(helper.path).body
+    if helper.method:
+        cls = helper.qualname.rpartition(".")[0].rpartition(".")[2]
+        body = next((statement.body.body for statement in body
+                     if isinstance(statement, cst.ClassDef) and statement.name.value == cls
+                     and isinstance(statement.body, cst.IndentedBlock)), ())
+    for statement in body:
+        if isinstance(statement, cst.FunctionDef) and statement.name.value == name and \
+                isinstance(statement.body, cst.IndentedBlock):
+            last = statement.body.body[-1]
+            if isinstance(last, cst.SimpleStatementLine) and len(last.body) == 1 and \
+                    isinstance(last.body[0], cst.Return) and last.body[0].value is not None:
+                return last.body[0].value
+    return None
+
+
+def _adds(context: InjectionContext, helper: Helper, user: User) -> list[str] | str:
+    """Names the user module must import from the helper's module for the expression, or why
+    it cannot."""
+    index = context.index
+    adds: list[str] = []
+    if helper.method:  # no imports: only builtins, not rebound where the calls are
+        bound = {item.bound for item in index.modules[user.module].imports} | {
+            item.target.id for item in index.modules[user.module].assignments
+            if isinstance(item.target, Name)}
+        if any(name not in BUILTIN_NAMES or name in bound for name in helper.free):
+            return f"{helper.qualname} reads names that {user.path} may not have"
+        return adds
+    return needed_imports(context, helper.qualname, helper.module, helper.free, user)
+
+
+def needed_imports(context: InjectionContext, qualname: str, module: str,
+                   free: Sequence[str], user: User) -> list[str] | str:
+    """Names of `module` the user module must import for code moved there from `qualname`
+    that reads `free`, or why it cannot (a name that means something else there)."""
+    from smellkit.injectors.shotgun_surgery import _word_lines
+
+    index = context.index
+    adds: list[str] = []
+    for name in free:
+        there = index.resolve_name(qualname, name)
+        here = index.resolve_name(user.module, name)
+        if there is not None and here == there:
+            continue
+        if here is not None or _word_lines(context.source(user.path), name):
+            return f"{name} means something else in {user.path}"
+        if there is None and any(  # a module-level variable of the helper's module
+                item.scope == module and item.target == Name(name)
+                for item in index.modules[module].assignments):
+            there = f"{module}.{name}"
+        if there is None or there in index.modules or there.startswith("<builtin>."):
+            return f"{name} cannot be imported from {module}"
+        adds.append(name)
+    return adds
+
+
+def inject(injector: ShotgunSurgeryInjector, context: InjectionContext, candidate: Candidate,
+           difficulty: Difficulty, rng: random.Random, flagged: frozenset[str]) -> Edit | Skip:
+    qualname = str(candidate.data.get("helper", ""))
+    plan = next((item for item in plans(injector, context, flagged)
+                 if item.helper.qualname == qualname), None)
+    if plan is None:
+        return Skip(f"{qualname} is no longer a one-expression helper called from elsewhere")
+    helper = plan.helper
+    body = _body(context, helper)
+    if body is None:
+        return Skip(f"{qualname}'s expression could not be found in {helper.path}")
+    ordered = safe_order(helper.expr, helper.params)
+    users = list(plan.users)
+    rng.shuffle(users)
+    users.sort(key=lambda user: set(user.scopes) <= flagged)  # pointable ones first
+
+    def rewrite(user: User) -> Inlined | str:
+        adds = _adds(context, helper, user)
+        if isinstance(adds, str):
+            return adds
+        if helper.method:
+            return inline_method(context.source(user.path), user.bound, set(user.lines), body,
+                                 helper.params, helper.free, ordered)
+        return inline_helper(context.source(user.path), user.bound, body, helper.params,
+                             helper.free, adds, ordered, keep=user.path in plan.keep)
+
+    picked = choose_users(users, difficulty, injector.options.min_copies, rewrite, "calling")
+    if isinstance(picked, Skip):
+        return picked
+    edits, chosen = picked
+    herrings = sorted({scope for user in plan.users if user not in chosen
+                       for scope in user.scopes} | set(plan.home_uses))
+    if difficulty == "hard" and not herrings:
+        return Skip("hard needs a red herring: a call of the helper left as it is")
+    copies = sum(len(edit.lines) for edit in edits.values())
+    if copies < injector.options.min_copies:
+        return Skip(f"only {copies} copies; the detector needs {injector.options.min_copies}")
+    scopes = {Scopes(context.index.modules[user.module]).at(line)
+              for user in chosen for line in edits[user.path].lines}
+    targets = sorted(scope for scope in scopes - flagged if scope in context.index.definitions)
+    if not targets:
+        return Skip("every copy would be at module level; no function to point at")
+    before = len(Copies(context.analysis).of(helper))
+    kept = StructuralCheck(
+        kind="shotgun_surgery.helper_copies",
+        description=(f"{qualname} is still a one-expression helper, and its expression is "
+                     f"written out at most {before} times in other modules"),
+        params={"helper": qualname, "max_copies": before})
+    return copies_edit({path: edit.text for path, edit in edits.items()}, targets, kept,
+                       (qualname,), herrings, f"inlined {qualname} into {len(chosen)} modules "
+                       f"({copies} copies, {difficulty})")
+
+
+@check_kind("shotgun_surgery.helper_copies")
+def _helper_copies(context: Context, params: dict[str, Any]) -> tuple[bool, str]:
+    """The helper is still there and its expression is not written out more than before."""
+    qualname, limit = str(params["helper"]), int(params["max_copies"])
+    helper = next((item for item in helpers(context) if item.qualname == qualname), None)
+    if helper is None:
+        return False, f"{qualname} is no longer a one-expression helper"
+    copies = len(Copies(context).of(helper))
+    return copies <= limit, f"{qualname}'s expression is written out {copies} times " \
+                            f"(at most {limit})"

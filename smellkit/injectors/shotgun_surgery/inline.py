@@ -1,0 +1,293 @@
+"""The libcst codemod of helper inlining: calls of an imported one-expression helper replaced by
+its expression.
+
+In one module, every call `helper(a, b)` of a name bound by `from m import helper` becomes the
+helper's return expression with `a` and `b` in place of its parameters; the import of the helper
+gives way to imports of the names the expression needs from the same module. Soundness rests on
+the checks here and in `safe_order`: every reference to the helper is a plain positional call;
+no local in scope shadows a name the expression reads; an argument that is not a plain name,
+attribute or literal is only substituted when the expression evaluates nothing but name and
+attribute loads and literals before the last parameter, and uses each parameter exactly once,
+in order, outside conditional parts (`and`, `or`, `x if c else y`), so arguments are evaluated
+once, in the same order, before anything that could observe them.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+
+import libcst as cst
+from libcst.metadata import ClassScope, GlobalScope
+
+from smellkit.injectors.shotgun_surgery.edit import Inlined, _analysed, imported
+
+_ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.SimpleString, cst.Integer,
+          cst.Float, cst.List, cst.Tuple, cst.Dict, cst.Set, cst.ConcatenatedString)
+_SIMPLE = (cst.Name, cst.SimpleString, cst.Integer, cst.Float)
+
+
+def safe_order(expr: ast.expr, params: Sequence[str]) -> bool:
+    """Whether any argument may be substituted (see the module docstring)."""
+    events: list[str] = []
+
+    def walk(node: ast.expr) -> bool:
+        if isinstance(node, ast.Name):
+            events.append(f"param:{node.id}" if node.id in params else "load")
+        elif isinstance(node, ast.Constant):
+            events.append("load")
+        elif isinstance(node, ast.Attribute):
+            if not walk(node.value):
+                return False
+            events.append("load")
+        elif isinstance(node, ast.Call):
+            if not walk(node.func) or not all(walk(arg) for arg in node.args) or \
+                    not all(walk(item.value) for item in node.keywords):
+                return False
+            events.append("effect")
+        elif isinstance(node, ast.BinOp):
+            if not walk(node.left) or not walk(node.right):
+                return False
+            events.append("effect")
+        elif isinstance(node, ast.UnaryOp):
+            if not walk(node.operand):
+                return False
+            events.append("effect")
+        elif isinstance(node, ast.Compare):
+            if len(node.ops) != 1 or not walk(node.left) or not walk(node.comparators[0]):
+                return False
+            events.append("effect")
+        elif isinstance(node, ast.Subscript):
+            if not walk(node.value) or not walk(node.slice):
+                return False
+            events.append("effect")
+        elif isinstance(node, (ast.Tuple, ast.List)):
+            return all(walk(item) for item in node.elts)
+        else:
+            return False  # conditional or unusual parts: evaluation may skip an argument
+        return True
+
+    if not walk(expr):
+        return False
+    used = [event.partition(":")[2] for event in events if event.startswith("param:")]
+    if used != list(params):
+        return False
+    last = max(number for number, event in enumerate(events) if event.startswith("param:"))
+    return "effect" not in events[:last]
+
+
+def _simple(node: cst.BaseExpression) -> bool:
+    """A plain name, attribute chain or literal: evaluating it earlier or twice changes nothing."""
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, _SIMPLE)
+
+
+class _Substitute(cst.CSTTransformer):
+    """Parameters of the helper's expression replaced by a call's arguments."""
+
+    def __init__(self, values: dict[str, cst.BaseExpression]):
+        super().__init__()
+        self.values = values
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
+        value = self.values.get(original_node.value)
+        if value is None:
+            return updated_node
+        if isinstance(value, _ATOMS) or value.lpar:
+            return value
+        return value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+    def leave_Arg(self, original_node: cst.Arg, updated_node: cst.Arg) -> cst.Arg:
+        if isinstance(original_node.value, cst.Name) and \
+                original_node.value.value in self.values:
+            return updated_node.with_changes(value=self.values[original_node.value.value])
+        return updated_node  # a call's argument needs no parentheses of its own
+
+
+class _Inline(cst.CSTTransformer):
+    def __init__(self, calls: set[cst.Call], params: Sequence[str],
+                 body: cst.BaseExpression, alias: cst.ImportAlias | None,
+                 statement: cst.ImportFrom | None, adds: Sequence[str], keep: bool):
+        super().__init__()
+        self.keep = keep
+        self.free_slots: set[cst.CSTNode] = set()
+        self.calls = calls
+        self.params = params
+        self.body = body
+        self.alias = alias
+        self.statement = statement
+        self.adds = adds
+        self.replaced = 0
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        if original_node not in self.calls:
+            return updated_node
+        self.replaced += 1  # arguments from the updated node: inner calls are inlined already
+        args = [arg.value for arg in updated_node.args]
+        if self.statement is None:  # a method: `self` stands for the receiver
+            assert isinstance(updated_node.func, cst.Attribute)
+            args.insert(0, updated_node.func.value)
+        values = dict(zip(self.params, args))
+        expr = self.body.visit(_Substitute(values))
+        assert isinstance(expr, cst.BaseExpression)
+        if (isinstance(expr, cst.Tuple) and not expr.lpar) or \
+                (not isinstance(expr, _ATOMS) and original_node not in self.free_slots):
+            return expr.with_changes(lpar=[cst.LeftParen(), *original_node.lpar],
+                                     rpar=[*original_node.rpar, cst.RightParen()])
+        return expr.with_changes(lpar=original_node.lpar, rpar=original_node.rpar)
+
+    def leave_ImportFrom(self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom) -> \
+            cst.ImportFrom | cst.RemovalSentinel:
+        old_names, new_names = original_node.names, updated_node.names
+        if original_node is not self.statement or isinstance(old_names, cst.ImportStar) or \
+                isinstance(new_names, cst.ImportStar):
+            return updated_node
+        names: list[cst.ImportAlias] = []
+        for old, alias in zip(old_names, new_names):
+            if old is not self.alias or self.alias is None:
+                names.append(alias)
+                continue
+            added = sorted(self.adds)
+            if self.keep:  # the helper's own name stays importable from here
+                names.append(alias.with_changes(comma=cst.Comma(
+                    whitespace_after=cst.SimpleWhitespace(" "))) if added else alias)
+            for number, name in enumerate(added):
+                last = number == len(added) - 1
+                names.append(cst.ImportAlias(
+                    name=cst.Name(name), comma=alias.comma if last else cst.Comma(
+                        whitespace_after=cst.SimpleWhitespace(" "))))
+        if not names:
+            return cst.RemoveFromParent()
+        if old_names[-1] is self.alias and updated_node.lpar is None:
+            names[-1] = names[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return updated_node.with_changes(names=names)
+
+
+class _Calls(cst.CSTVisitor):
+    """Each call by its callee node, the nodes inside f-strings, and the expressions that sit
+    where any expression may stand without parentheses (an argument, an element, a statement's
+    value or test)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.by_func: dict[cst.CSTNode, cst.Call] = {}
+        self.in_fstring: set[cst.CSTNode] = set()
+        self.free_slots: set[cst.CSTNode] = set()
+        self.depth = 0
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.Arg, cst.Element, cst.Return, cst.Assign, cst.AnnAssign,
+                             cst.AugAssign, cst.Expr, cst.Index, cst.DictElement)):
+            value = getattr(node, "value", None)
+            if value is not None and not (isinstance(node, cst.Arg) and node.star):
+                self.free_slots.add(value)
+        elif isinstance(node, (cst.If, cst.While, cst.Assert)):
+            self.free_slots.add(node.test)
+        return super().on_visit(node)
+
+    def visit_FormattedString(self, node: cst.FormattedString) -> bool:
+        self.depth += 1
+        return True
+
+    def leave_FormattedString(self, original_node: cst.FormattedString) -> None:
+        self.depth -= 1
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        self.by_func[node.func] = node
+        if self.depth:
+            self.in_fstring.add(node)
+        return True
+
+
+def inline_helper(source: str, bound: str, body: cst.BaseExpression, params: Sequence[str],
+                  free: Sequence[str], adds: Sequence[str], ordered: bool, *,
+                  keep: bool = False) -> Inlined | str:
+    """Replace every call of the helper imported as `bound` by its expression `body`; `adds`
+    are the names to import in its place (beside it with `keep`: other code may import the
+    helper from this module), `ordered` whether `safe_order` holds. A string says why the module
+    is refused."""
+    module, scopes, positions = _analysed(source)
+    found = imported(module, scopes, bound)
+    if isinstance(found, str):
+        return found
+    if any(name in found.scope.assignments for name in adds):
+        return f"one of {', '.join(adds)} is already a name of the module"
+    visitor = _Calls()
+    module.visit(visitor)
+    calls: set[cst.Call] = set()
+    lines: list[int] = []
+    for access in found.assignment.references:
+        node = access.node
+        call = visitor.by_func.get(node)
+        if call is None or access.is_annotation or access.is_type_hint:
+            return f"{bound} is used other than by calling it"
+        if call in visitor.in_fstring:
+            return f"{bound} is called inside an f-string"
+        if len(call.args) != len(params) or any(arg.keyword is not None or arg.star
+                                                 for arg in call.args):
+            return f"a call of {bound} passes keywords or a star argument"
+        values = {name: arg.value for name, arg in zip(params, call.args)}
+        if any(isinstance(value, (cst.GeneratorExp, cst.Yield, cst.Await, cst.NamedExpr))
+               for value in values.values()):
+            return f"an argument of {bound} is a generator, a yield, an await or a walrus"
+        if not ordered and not all(_simple(value) for value in values.values()):
+            return f"an argument of {bound} could change what the expression evaluates first"
+        here = scopes.get(call)
+        while here is not None and not isinstance(here, GlobalScope):
+            if any(name in here.assignments for name in free) and (
+                    not isinstance(here, ClassScope) or here is scopes.get(call)):
+                return f"a local name at line {positions[call].start.line} shadows one the " \
+                       "expression reads"
+            here = here.parent
+        calls.add(call)
+        lines.append(positions[call].start.line)
+    if not calls:
+        return f"{bound} is imported but never called"
+    transformer = _Inline(calls, params, body, found.alias, found.statement, adds, keep)
+    transformer.free_slots = visitor.free_slots
+    result = module.visit(transformer)
+    if transformer.replaced != len(calls):
+        return "not every call could be replaced (a call inside another's arguments)"
+    return Inlined(result.code, tuple(sorted(lines)))
+
+
+def inline_method(source: str, name: str, lines: set[int], body: cst.BaseExpression,
+                  params: Sequence[str], free: Sequence[str], ordered: bool) -> Inlined | str:
+    """Replace the calls `receiver.name(...)` on `lines` (those that reach the method) by its
+    expression, `receiver` in place of `self`; `free` are builtins the expression reads."""
+    module, scopes, positions = _analysed(source)
+    visitor = _Calls()
+    module.visit(visitor)
+    calls: set[cst.Call] = set()
+    for func, call in visitor.by_func.items():
+        if not isinstance(func, cst.Attribute) or func.attr.value != name:
+            continue
+        line = positions[call].start.line
+        if line not in lines:
+            return f"the call of .{name} on line {line} may reach another method"
+        if call in visitor.in_fstring:
+            return f".{name} is called inside an f-string"
+        if len(call.args) != len(params) - 1 or any(arg.keyword is not None or arg.star
+                                                     for arg in call.args):
+            return f"a call of .{name} passes keywords or a star argument"
+        values = [func.value, *(arg.value for arg in call.args)]
+        if any(isinstance(value, (cst.GeneratorExp, cst.Yield, cst.Await, cst.NamedExpr))
+               for value in values):
+            return f"an argument of .{name} is a generator, a yield, an await or a walrus"
+        if not ordered and not all(_simple(value) for value in values):
+            return f"an argument of .{name} could change what the expression evaluates first"
+        here = scopes.get(call)
+        while here is not None:
+            if any(item in here.assignments for item in free):
+                return f"a name at line {line} shadows a builtin the expression reads"
+            here = here.parent if not isinstance(here, GlobalScope) else None
+        calls.add(call)
+    if {positions[call].start.line for call in calls} != lines:
+        return f"not every planned call of .{name} was found"
+    transformer = _Inline(calls, params, body, None, None, (), False)
+    transformer.free_slots = visitor.free_slots
+    result = module.visit(transformer)
+    if transformer.replaced != len(calls):
+        return "not every call could be replaced"
+    return Inlined(result.code, tuple(sorted(positions[call].start.line for call in calls)))
