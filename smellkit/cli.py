@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from smellkit import __version__
+from smellkit._version import __version__
 from smellkit.errors import SmellkitError, UsageError
 
 _PROGRESS_THRESHOLD = 200  # files; below this a bar only flickers

@@ -21,8 +21,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from smellkit import __version__
 from smellkit._internal.collector import paused_gc
+from smellkit._version import __version__
 from smellkit.config import (
     DEFAULT_EXCLUDE_DIRS,
     TEST_DIRS,

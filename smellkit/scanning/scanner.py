@@ -13,9 +13,9 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from smellkit import __version__
 from smellkit._internal.collector import paused_gc
 from smellkit._internal.forking import MIN_DEFINITIONS, STANDBY_FILES, Background, standing_by
+from smellkit._version import __version__
 from smellkit.graphs.stored import GraphCache, header_name
 from smellkit.metrics.rows import measure_values, module_values
 from smellkit.models import (
