@@ -123,7 +123,7 @@ class GodClass(Detector[GodClassOptions]):
             if len(methods) < 2:
                 continue
             accessors = {qualname for qualname in methods
-                         if self._is_accessor(index.definitions[qualname])}
+                         if self.is_accessor(index.definitions[qualname])}
             behaviour = [qualname for qualname in methods if qualname not in accessors]
             wmc = sum(_cc(index.definitions[qualname]) for qualname in behaviour)
             nom = len(behaviour)
@@ -140,7 +140,7 @@ class GodClass(Detector[GodClassOptions]):
             if finding is not None:
                 yield finding
 
-    def _is_accessor(self, definition: Definition) -> bool:
+    def is_accessor(self, definition: Definition) -> bool:
         measure = definition.measure
         return (is_property(definition) and measure is not None
                 and measure.cc <= self.options.accessor_max_cc and measure.lloc <= 3)

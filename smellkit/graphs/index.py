@@ -145,6 +145,16 @@ class Index(Derived):
             return BUILTIN_PREFIX + name
         return None
 
+    def resolve_reference(self, scope: str, dotted: str) -> str | None:
+        """What a dotted reference written in `scope` denotes (`np.ndarray`, an annotation's text):
+        its head resolved as a bare name there, the rest followed through re-exports."""
+        head, _, rest = dotted.partition(".")
+        target = self.resolve_name(scope, head)
+        if target is None:
+            return None
+        full = f"{target}.{rest}" if rest else target
+        return self.resolve_dotted(full) or full
+
     def scope_module(self, scope: str) -> str:
         return scope if scope in self.modules else self.module_of.get(scope, scope)
 

@@ -8,19 +8,9 @@ from typing import TYPE_CHECKING
 
 from smellkit.analysis.context import Context
 from smellkit.facts import Attr, Name
-from smellkit.graphs.index import Index
 
 if TYPE_CHECKING:
     from smellkit.detectors.interface_segregation import Interface
-
-
-def _resolve(index: Index, scope: str, dotted: str) -> str | None:
-    head, _, rest = dotted.partition(".")
-    target = index.resolve_name(scope, head)
-    if target is None:
-        return None
-    full = f"{target}.{rest}" if rest else target
-    return index.resolve_dotted(full) or full
 
 
 def record_clients(context: Context, interfaces: dict[str, Interface]) -> None:
@@ -44,7 +34,7 @@ def record_clients(context: Context, interfaces: dict[str, Interface]) -> None:
             for dotted in param.annotation:
                 if dotted.rpartition(".")[2] not in short_names:
                     continue
-                resolved = _resolve(index, definition.parent, dotted)
+                resolved = index.resolve_reference(definition.parent, dotted)
                 if resolved in interfaces:
                     receivers[qualname][Name(param.name)] = resolved
                     client_of[qualname] = qualname
@@ -53,7 +43,7 @@ def record_clients(context: Context, interfaces: dict[str, Interface]) -> None:
             for dotted in attribute.annotation:
                 if dotted.rpartition(".")[2] not in short_names:
                     continue
-                resolved = _resolve(index, attribute.scope, dotted)
+                resolved = index.resolve_reference(attribute.scope, dotted)
                 if resolved in interfaces and resolved != cls:
                     attributes[cls][attribute.name] = resolved
     for cls, annotated in attributes.items():

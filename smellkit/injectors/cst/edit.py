@@ -8,13 +8,22 @@ the tree (and so the rest of the text) as it was.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import libcst as cst
 
 from smellkit.facts import FileFacts
 
 Definition = cst.FunctionDef | cst.ClassDef
+
+
+def subtree(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The node and every node below it, in no particular order."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(current.children)
 
 
 def relative_parts(qualname: str, module: str) -> list[str] | None:

@@ -11,7 +11,7 @@ they came from, which then is already loaded) and refuses what cannot move as te
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar, cast
 
@@ -27,6 +27,8 @@ from libcst.metadata import (
 
 from smellkit.facts import Name
 from smellkit.graphs.index import Index
+from smellkit.injectors.cst.edit import subtree
+from smellkit.injectors.cst.imports import is_docstring
 
 
 class Refused(Exception):
@@ -70,23 +72,15 @@ def has_future_annotations(module: cst.Module) -> bool:
     return False
 
 
-def _subtree(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(current.children)
-
-
-def _annotation_nodes(function: cst.FunctionDef) -> set[int]:
+def annotation_nodes(function: cst.FunctionDef) -> set[int]:
     found: set[int] = set()
-    for node in _subtree(function):
+    for node in subtree(function):
         if isinstance(node, cst.Annotation):
-            found.update(id(item) for item in _subtree(node))
+            found.update(id(item) for item in subtree(node))
     return found
 
 
-def _definition_time_nodes(function: cst.FunctionDef) -> set[int]:
+def definition_time_nodes(function: cst.FunctionDef) -> set[int]:
     """Nodes evaluated when the `def` runs: defaults and annotations of its own parameters."""
     found: set[int] = set()
     params = function.params
@@ -95,9 +89,9 @@ def _definition_time_nodes(function: cst.FunctionDef) -> set[int]:
                     if isinstance(item, cst.Param))]:
         for part in (param.default, param.annotation):
             if part is not None:
-                found.update(id(item) for item in _subtree(part))
+                found.update(id(item) for item in subtree(part))
     if function.returns is not None:
-        found.update(id(item) for item in _subtree(function.returns))
+        found.update(id(item) for item in subtree(function.returns))
     return found
 
 
@@ -113,7 +107,7 @@ def refusal(function: cst.FunctionDef, *, static: bool = False) -> str | None:
     if not static and (not params.params or params.posonly_params):
         return f"{name} has no plain `self` parameter"
     self_name = params.params[0].name.value if not static else None
-    for node in _subtree(function.body):
+    for node in subtree(function.body):
         if isinstance(node, cst.Name) and node.value in ("super", "__class__"):
             return f"{name} uses {node.value}"
         if isinstance(node, (cst.Global, cst.Nonlocal)):
@@ -138,7 +132,7 @@ def _scopes_within(scopes: Mapping[cst.CSTNode, Scope | None], nodes: set[int],
                    function: cst.FunctionDef) -> list[Scope]:
     """The scopes whose accesses may come from inside the function (its own, nested, around)."""
     found: dict[int, Scope] = {}
-    for node in _subtree(function):
+    for node in subtree(function):
         scope = scopes.get(node)
         if scope is not None:
             found.setdefault(id(scope), scope)
@@ -156,10 +150,10 @@ def analyse(module: cst.Module, function: cst.FunctionDef, *, postponed: bool,
     annotations` both there and here), so names read only by annotations are not needed."""
     wrapper = wrapper or MetadataWrapper(module, unsafe_skip_copy=True)
     scopes = wrapper.resolve(ScopeProvider)
-    inside = {id(node) for node in _subtree(function)}
-    all_annotations = _annotation_nodes(function)
+    inside = {id(node) for node in subtree(function)}
+    all_annotations = annotation_nodes(function)
     annotations = all_annotations if postponed else set()
-    definition_time = _definition_time_nodes(function)
+    definition_time = definition_time_nodes(function)
     own = _function_scope(scopes, function)
     self_name = function.params.params[0].name.value if not static else None
     self_reads: set[int] = set()
@@ -296,22 +290,16 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
     header.extend(preamble)
     if header:
         body = list(rewritten.body.body)
-        at = 1 if body and _is_docstring(body[0]) else 0
+        at = 1 if body and is_docstring(body[0]) else 0
         assert isinstance(rewritten.body, cst.IndentedBlock)
         rewritten = rewritten.with_changes(body=rewritten.body.with_changes(
             body=[*body[:at], *header, *body[at:]]))
     return Moved(rewritten, tuple(top))
 
 
-def _is_docstring(statement: cst.CSTNode) -> bool:
-    return (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
-            and isinstance(statement.body[0], cst.Expr)
-            and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
-
-
 def names_in(node: cst.CSTNode) -> set[str]:
     """Every identifier written in a node (to pick a fresh local name)."""
-    return {item.value for item in _subtree(node) if isinstance(item, cst.Name)}
+    return {item.value for item in subtree(node) if isinstance(item, cst.Name)}
 
 
 def as_method_of_class(function: cst.FunctionDef, name: str) -> cst.FunctionDef:
@@ -333,7 +321,7 @@ def replace_node(module: cst.Module, old: cst.CSTNode,
     body: list[cst.CSTNode] = list(module.body)
     holder = next((statement for statement in module.body if _holds(statement, old)), None) \
         or next((statement for statement in module.body
-                 if any(node is old for node in _subtree(statement))), None)
+                 if any(node is old for node in subtree(statement))), None)
     for position, statement in enumerate(body):
         if statement is holder:
             replaced = new if statement is old else statement.visit(_Replace(old, new))
@@ -380,21 +368,6 @@ def add_base(cls: cst.ClassDef, name: str) -> cst.ClassDef:
     return cls.with_changes(bases=[*bases, new])
 
 
-def insert_import(module: cst.Module, statement: str) -> cst.Module:
-    """The module with an import after its last top-level import of the opening block (after the
-    docstring when there is none)."""
-    body = list(module.body)
-    at = 0
-    for position, item in enumerate(body):
-        if isinstance(item, cst.SimpleStatementLine) and all(
-                isinstance(small, (cst.Import, cst.ImportFrom)) for small in item.body):
-            at = position + 1
-        elif position == 0 and _is_docstring(item):
-            at = 1
-        else:
-            break
-    new = cst.parse_statement(statement)
-    return module.with_changes(body=[*body[:at], new, *body[at:]])
 
 
 def relative_import(module: str, target: str, name: str) -> str:

@@ -31,6 +31,7 @@ from libcst.metadata import PositionProvider
 
 from smellkit.facts import Name
 from smellkit.injectors.base import Edit, InjectionContext, Skip
+from smellkit.injectors.cst.imports import after_last_import
 from smellkit.injectors.data_clumps.plan import Planner, outside_words
 from smellkit.models import Difficulty, StructuralCheck, TargetLevel
 
@@ -219,12 +220,8 @@ class _Rewire(cst.CSTTransformer):
 def _insertion(module: cst.Module) -> int | None:
     """Index after the last top-level import, if nothing before it runs code but imports,
     assignments of plain values and undecorated function definitions."""
-    last = None
-    for number, statement in enumerate(module.body):
-        if isinstance(statement, cst.SimpleStatementLine) and all(
-                isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body):
-            last = number
-    if last is None:
+    last = after_last_import(module.body) - 1
+    if last < 0:
         return None
     for statement in module.body[:last]:
         if isinstance(statement, cst.FunctionDef) and not statement.decorators:

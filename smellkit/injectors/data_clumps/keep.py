@@ -31,7 +31,6 @@ from smellkit.injectors.data_clumps.plan import (
     Planner,
     Taker,
     class_fields,
-    resolve_annotation,
 )
 
 _DYNAMIC = re.compile(r"\b(setattr|delattr|vars)\s*\(|__dict__")
@@ -47,7 +46,7 @@ def keep_takers(planner: Planner, cls: str) -> dict[str, Taker]:
         if taker is not None:
             found[taker.qualname] = taker
     for qualname in list(found):
-        if not planner._plan_sites(found[qualname], found):
+        if not planner.plan_sites(found[qualname], found):
             del found[qualname]
     return found
 
@@ -63,7 +62,7 @@ def _keep_taker(planner: Planner, facts: FileFacts, definition: Definition,
     first = 1 if definition.kind == "method" and "staticmethod" not in \
         definition.decorators else 0
     chosen = [param for param in definition.params[first:] if any(
-        resolve_annotation(index, definition.qualname, text) == cls
+        index.resolve_reference(definition.qualname, text) == cls
         for text in param.annotation)]
     if len(chosen) != 1:
         return None
@@ -71,7 +70,7 @@ def _keep_taker(planner: Planner, facts: FileFacts, definition: Definition,
     if len(param.annotation) != 1 or param.default is not None or param.kind not in (
             "positional", "positional_only", "keyword_only"):
         return None
-    if definition.kind == "method" and planner._overridden(definition):
+    if definition.kind == "method" and planner.overridden(definition):
         return None
     if any(item.scope == definition.qualname and item.target == Name(param.name)
            and not (item.value == UNKNOWN and item.annotation == param.annotation

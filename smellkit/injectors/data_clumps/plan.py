@@ -115,15 +115,6 @@ def _simple(expr: Expr) -> bool:
     return isinstance(expr, Name)
 
 
-def resolve_annotation(index: Index, scope: str, annotation: str) -> str | None:
-    head, _, rest = annotation.partition(".")
-    target = index.resolve_name(scope, head)
-    if target is None:
-        return None
-    full = f"{target}.{rest}" if rest else target
-    return index.resolve_dotted(full) or full
-
-
 def class_fields(index: Index, cls: str) -> set[str]:
     """Annotated class attributes (dataclass, NamedTuple) and attributes set in `__init__`."""
     info = index.classes.get(cls)
@@ -160,7 +151,7 @@ class Planner:
             for definition in facts.definitions:
                 if definition.kind not in ("function", "method"):
                     continue
-                named = {resolve_annotation(self.index, definition.qualname, text)
+                named = {self.index.resolve_reference(definition.qualname, text)
                          for param in definition.params for text in param.annotation}
                 for cls in named:
                     if cls is not None and cls in self.index.classes:
@@ -206,7 +197,7 @@ class Planner:
                     del found[qualname]
                     changed = True
         for qualname in list(found):
-            if not self._plan_sites(found[qualname], found):
+            if not self.plan_sites(found[qualname], found):
                 del found[qualname]
         # a function whose callers lost their plan cannot be exploded on its own
         changed = True
@@ -231,7 +222,7 @@ class Planner:
         first = 1 if definition.kind == "method" and "staticmethod" not in \
             definition.decorators else 0
         chosen = [param for param in params[first:] if any(
-            resolve_annotation(index, definition.qualname, text) == cls
+            index.resolve_reference(definition.qualname, text) == cls
             for text in param.annotation)]
         if len(chosen) != 1:
             return None
@@ -239,7 +230,7 @@ class Planner:
         if param.default is not None or param.kind not in (
                 "positional", "positional_only", "keyword_only"):
             return None
-        if definition.kind == "method" and self._overridden(definition):
+        if definition.kind == "method" and self.overridden(definition):
             return None
         reads: set[str] = set()
         uses = 0
@@ -283,7 +274,7 @@ class Planner:
         return Taker(definition, facts.path, param.name, param.kind, frozenset(reads),
                      frozenset(hands))
 
-    def _overridden(self, definition: Definition) -> bool:
+    def overridden(self, definition: Definition) -> bool:
         index = self.index
         cls = definition.parent
         for base in index.mro(cls)[1:]:
@@ -296,7 +287,7 @@ class Planner:
 
     # -- call sites -----------------------------------------------------------------------------
 
-    def _plan_sites(self, taker: Taker, takers: dict[str, Taker]) -> bool:
+    def plan_sites(self, taker: Taker, takers: dict[str, Taker]) -> bool:
         """Every call of the taker's name must resolve to it and pass the object plainly."""
         definition = taker.definition
         name = definition.name

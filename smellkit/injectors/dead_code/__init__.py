@@ -31,9 +31,9 @@ from smellkit.checks.dead_code import dead_findings
 from smellkit.config import is_test_path
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
 from smellkit.injectors.cst import edit
+from smellkit.injectors.cst.imports import add_imports
 from smellkit.injectors.dead_code import graft
 from smellkit.injectors.dead_code import signature as sig
-from smellkit.injectors.duplicated_code.helper import add_imports
 from smellkit.models import Candidate, Difficulty, StructuralCheck
 
 

@@ -12,6 +12,7 @@ from weakref import WeakKeyDictionary
 
 import libcst as cst
 
+from smellkit.injectors.cst.imports import after_last_import
 from smellkit.injectors.deep_inlining.exits import Refused
 from smellkit.injectors.deep_inlining.inline import meaning
 
@@ -44,11 +45,7 @@ def with_imports(path: str, module: cst.Module, imports: Sequence[str]) -> str:
     """The new text of the host file, the imports added after its last top-level import."""
     if imports:
         body = list(module.body)
-        position = 0
-        for number, statement in enumerate(body):
-            if isinstance(statement, cst.SimpleStatementLine) and all(
-                    isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body):
-                position = number + 1
+        position = after_last_import(body)
         if position == 0:
             raise Refused(f"{path} has no top-level import to add {', '.join(imports)} after")
         statements = [cst.parse_statement(line) for line in imports]

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from smellkit.facts import Name as NameExpr
+from smellkit.injectors.cst.imports import after_last_import
 from smellkit.injectors.deep_inlining.exits import Refused
 from smellkit.injectors.deep_inlining.imports import import_line
 from smellkit.injectors.deep_inlining.inline import names_of
@@ -413,11 +414,7 @@ class Spreader:
                 body[position] = _spaced(body[position])
             return module.with_changes(body=[*body[:position], *new, *body[position:]])
         limit = needed - sum(1 for number in removed_before if number < needed)
-        position = 0
-        for number, statement in enumerate(body[:limit]):
-            if isinstance(statement, cst.SimpleStatementLine) and all(
-                    isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body):
-                position = number + 1
+        position = after_last_import(body, limit)
         if position == 0:
             raise Refused(f"{host} has no top-level import before the moved definitions are "
                           "needed to import them back after")

@@ -52,6 +52,7 @@ from smellkit.checks import check_kind
 from smellkit.config import is_test_path
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
 from smellkit.injectors.cst import edit
+from smellkit.injectors.cst.imports import add_imports, merged
 from smellkit.injectors.duplicated_code import copying
 from smellkit.injectors.duplicated_code import helper as helping
 from smellkit.injectors.duplicated_code import methods as _methods
@@ -328,7 +329,7 @@ def _place(context: InjectionContext, helper: helping.Helper, module: str,
     redirected = tree.visit(_Redirect(calls, cst.parse_expression(callee), replacements))
     assert isinstance(redirected, cst.Module)
     result = edit.insert_top(redirected, position, statements)
-    result = helping.add_imports(result, tree, position, imports, module,
+    result = add_imports(result, tree, position, imports, module,
                                   facts.is_package)
     return result.code, f"{module}.{name}"
 
@@ -400,7 +401,7 @@ def _reuse_import(tree: cst.Module, position: int, names: set[str], calls: list[
                 return imports
             spec = "." * len(small.relative) + (
                 tree.code_for_node(small.module) if small.module is not None else "")
-            (text,) = helping.merged([f"from {spec} import {item}" for item in [*aliases, *same]])
+            (text,) = merged([f"from {spec} import {item}" for item in [*aliases, *same]])
             replacements[line] = edit.statement(tree, text, 0).with_changes(
                 leading_lines=line.leading_lines, trailing_whitespace=line.trailing_whitespace)
             return [item for item in imports if item[0] != helper_module]

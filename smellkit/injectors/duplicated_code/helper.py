@@ -185,65 +185,8 @@ def bindings(context: InjectionContext, helper: Helper, module: str,
     return imports
 
 
-def add_imports(result: cst.Module, original: cst.Module, position: int,
-                imports: list[tuple[str, str]], module: str,
-                package: bool = False) -> cst.Module:
-    """`imports` added to a top-level `from` import of the same module before `position` when
-    there is one, else after the last top-level import before `position` (of `original`)."""
-    if not imports:
-        return result
-    rest = list(imports)
-    for number, statement in enumerate(original.body[:position]):
-        if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
-            continue
-        small = statement.body[0]
-        if not isinstance(small, cst.ImportFrom) or isinstance(small.names, cst.ImportStar):
-            continue
-        source = edit.absolute_module(original, small, module, package)
-        same = [text.partition(" import ")[2] for item, text in rest if item == source]
-        if not same:
-            continue
-        names = [original.code_for_node(alias.with_changes(comma=cst.MaybeSentinel.DEFAULT))
-                 for alias in small.names]
-        spec = "." * len(small.relative) + (
-            original.code_for_node(small.module) if small.module is not None else "")
-        (text,) = merged([f"from {spec} import {name}"
-                          for name in [*names, *sorted(set(same) - set(names))]], ordered=False)
-        new = edit.statement(original, text, 0).with_changes(
-            leading_lines=statement.leading_lines,
-            trailing_whitespace=statement.trailing_whitespace)
-        body: list[cst.BaseStatement] = list(result.body)
-        body[number] = new
-        result = result.with_changes(body=body)
-        rest = [item for item in rest if item[0] != source]
-    if not rest:
-        return result
-    after = max((number + 1 for number, statement in enumerate(original.body[:position])
-                 if isinstance(statement, cst.SimpleStatementLine) and any(
-                     isinstance(small, (cst.Import, cst.ImportFrom))
-                     for small in statement.body)), default=position)
-    return edit.insert_top(result, after, [edit.statement(original, text, 0)
-                                           for text in merged([text for _, text in rest])])
 
 
-def merged(imports: list[str], ordered: bool = True) -> list[str]:
-    """One `from X import a, b` per module X, in the order the modules first appear; the names
-    sorted when `ordered`, else as given."""
-    groups: dict[str, list[str]] = {}
-    for statement in imports:
-        head, separator, imported = statement.partition(" import ")
-        if head.startswith("from "):
-            groups.setdefault(head + separator, []).append(imported)
-        else:
-            groups.setdefault(statement, [])
-    lines = []
-    for head, names in groups.items():
-        names = sorted(names) if ordered else names
-        text = head + ", ".join(names) if names else head
-        if len(text) > 79:
-            text = head + "(\n" + "".join(f"    {name},\n" for name in names) + ")"
-        lines.append(text)
-    return lines
 
 
 def eager_reach(context: InjectionContext, start: str) -> set[str]:

@@ -17,6 +17,7 @@ from smellkit.config import is_test_path
 from smellkit.graphs.index import Index
 from smellkit.injectors.base import InjectionContext, Skip
 from smellkit.injectors.cst import edit
+from smellkit.injectors.cst.imports import add_imports
 from smellkit.injectors.duplicated_code import copying
 from smellkit.injectors.duplicated_code import helper as helping
 from smellkit.models import Candidate
@@ -126,6 +127,6 @@ def place_method(context: InjectionContext, helper: helping.Helper, cls: str,
     added = added.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
     body = node.body.with_changes(body=[*node.body.body, added])
     result = edit.replace(tree, {node: node.with_changes(body=body)})
-    result = helping.add_imports(result, tree, position, imports, module,
+    result = add_imports(result, tree, position, imports, module,
                                   facts.is_package)
     return result.code, f"{cls}.{helper.name}"

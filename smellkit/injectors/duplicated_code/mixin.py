@@ -22,6 +22,7 @@ import libcst as cst
 
 from smellkit.injectors.base import InjectionContext, Skip
 from smellkit.injectors.cst import edit
+from smellkit.injectors.cst.imports import add_imports, merged
 from smellkit.injectors.duplicated_code import copying
 from smellkit.injectors.duplicated_code import helper as helping
 from smellkit.injectors.duplicated_code.methods import place_method
@@ -159,7 +160,7 @@ def mixin_chain(context: InjectionContext, helper: helping.Helper, heirs: list[s
         result = edit.replace(tree, {node: node.with_changes(bases=[*bases, *node.bases])})
         position = edit.top_index(tree, node.name.value)
         assert position is not None
-        result = helping.add_imports(result, tree, position, [
+        result = add_imports(result, tree, position, [
             item.import_line(package) for item in (passing, copying_mixin) if item is not None],
             module)
         changes[facts.path] = result.code
@@ -204,7 +205,7 @@ def _with_mixin(context: InjectionContext, helper: helping.Helper, module: str, 
             body=[*second.body.body, delegate]))})
     position = edit.top_index(tree, holder.rpartition(".")[2])
     assert position is not None
-    result = helping.add_imports(result, tree, position,
+    result = add_imports(result, tree, position,
                                  [names.import_line(module.rpartition(".")[0])], module)
     return ({facts.path: result.code, names.path: text},
             f"{names.module}.{names.class_name}.{helper.name}")
@@ -225,7 +226,7 @@ def _mixin_text(context: InjectionContext, helper: helping.Helper, holder_module
     mapping = copying.new_names(
         helper.locals_, context.module(helper.path).code_for_node(helper.node))
     head = "from __future__ import annotations\n\n" if helper.future else ""
-    head += "".join(f"{line}\n" for line in helping.merged(imports))
+    head += "".join(f"{line}\n" for line in merged(imports))
     skeleton = cst.parse_module(f"{head}\n\nclass {class_name}:\n    __slots__ = ()\n")
     cls = skeleton.body[-1]
     assert isinstance(cls, cst.ClassDef) and isinstance(cls.body, cst.IndentedBlock)

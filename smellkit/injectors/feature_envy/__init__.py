@@ -40,6 +40,7 @@ from smellkit.checks import check_kind
 from smellkit.graphs.builtin_names import BUILTIN_NAMES
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
 from smellkit.injectors.cst import move
+from smellkit.injectors.cst.imports import insert_import
 from smellkit.injectors.feature_envy import sites
 from smellkit.models import Candidate, Difficulty, StructuralCheck
 
@@ -218,7 +219,7 @@ class _Injection:
                 move.as_method_of_class(new_function, self.new_name)])
             holder_tree = move.replace_node(holder_tree, holder_node, new_holder)
             for statement in moved.imports:
-                holder_tree = move.insert_import(holder_tree, statement)
+                holder_tree = insert_import(holder_tree, statement)
             target = f"{self.holder}.{self.new_name}"
         else:
             holder_tree, target = self._mixins(changes, holder_tree, holder_node, cls_tree,
@@ -328,7 +329,7 @@ class _Injection:
                 + f"\n\n\nclass {inherited}({mixin_name}):\n    __slots__ = ()\n")
         new_holder = move.add_base(holder_node, inherited)
         holder_tree = move.replace_node(holder_tree, holder_node, new_holder)
-        holder_tree = move.insert_import(
+        holder_tree = insert_import(
             holder_tree, move.relative_import(self.holder_module, inherited_module, inherited))
         return holder_tree, f"{mixin_module}.{mixin_name}.{self.new_name}"
 

@@ -340,11 +340,3 @@ def redirect_calls(module: cst.Module, holder: cst.ClassDef, sites: list[Site],
     new_holder = holder.with_changes(body=holder.body.with_changes(body=new_members))
     body = [new_holder if statement is holder else statement for statement in module.body]
     return module.with_changes(body=body), redirect.count
-
-
-def _subtree(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(current.children)

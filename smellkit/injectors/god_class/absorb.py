@@ -30,6 +30,8 @@ from smellkit.facts import Name
 from smellkit.graphs.index import Index
 from smellkit.injectors.base import InjectionContext
 from smellkit.injectors.cst import move
+from smellkit.injectors.cst.edit import subtree
+from smellkit.injectors.cst.imports import insert_import, is_docstring
 from smellkit.injectors.god_class import registry as registering
 
 
@@ -74,7 +76,7 @@ def measure_holder(analysis: Context, cls: str) -> Holder:
     methods = sorted(qualname for qualname in index.children.get(cls, {}).values()
                      if index.definitions[qualname].kind == "method")
     accessors = {qualname for qualname in methods
-                 if detector._is_accessor(index.definitions[qualname])}
+                 if detector.is_accessor(index.definitions[qualname])}
     model = _Cohesion(index.definitions, access, cls, methods, accessors)
     visible = [qualname for qualname in model.members
                if _visible(index.definitions[qualname].name)]
@@ -323,7 +325,7 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster], *,
     if registry is not None:
         holder_tree = registering.install(holder_tree, holder_name, registry)
     for line in dict.fromkeys(imports):
-        holder_tree = move.insert_import(holder_tree, line)
+        holder_tree = insert_import(holder_tree, line)
     changes[holder_path] = holder_tree.code
     return changes, absorbed, refused
 
@@ -346,7 +348,7 @@ def _check_function(function: cst.FunctionDef, holder_name: str, taken: set[str]
                     registry: registering.Registry | None = None) -> None:
     """Refuse what would behave differently as a static method or behind a thin function."""
     name = function.name.value
-    for node in move._subtree(function.body):
+    for node in subtree(function.body):
         if isinstance(node, (cst.Yield, cst.Await)):
             raise move.Refused(f"{name} is a generator or awaits")
         if isinstance(node, cst.Name) and node.value in FRAME_NAMES:
@@ -360,8 +362,8 @@ def _check_function(function: cst.FunctionDef, holder_name: str, taken: set[str]
                  if isinstance(item, cst.Param))
     if bound in named:  # the thin function's import would rebind it (annotations do not mind)
         raise move.Refused(f"a parameter of {name} is named {bound}")
-    definition_time = move._definition_time_nodes(function)
-    read = {node.value for node in move._subtree(function)
+    definition_time = move.definition_time_nodes(function)
+    read = {node.value for node in subtree(function)
             if isinstance(node, cst.Name) and id(node) in definition_time}
     shadowed = sorted(read & taken)
     if shadowed:
@@ -373,10 +375,10 @@ def _check_bound_before(index: Index, module: str, function: cst.FunctionDef, li
                         postponed: bool) -> None:
     """Names read when the `def` runs (defaults, annotations unless postponed) run in the class
     body of the holder: the holder's module must bind them before the class statement."""
-    nodes = move._definition_time_nodes(function)
+    nodes = move.definition_time_nodes(function)
     if postponed:
-        nodes -= move._annotation_nodes(function)
-    read = {node.value for node in move._subtree(function)
+        nodes -= move.annotation_nodes(function)
+    read = {node.value for node in subtree(function)
             if isinstance(node, cst.Name) and id(node) in nodes}
     facts = index.modules[module]
     first: dict[str, int] = {}
@@ -410,7 +412,7 @@ def _shim(function: cst.FunctionDef, module: str, holder_module: str, holder_nam
     body = function.body
     assert isinstance(body, cst.IndentedBlock)
     first = body.body[0] if body.body else None
-    docstring = [first] if first is not None and move._is_docstring(first) else []
+    docstring = [first] if first is not None and is_docstring(first) else []
     name = function.name.value
     imported, callee = (holder_name, f"{holder_name}.{name}") if registry is None \
         else (registry.table, f'{registry.table}["{name}"]')

@@ -17,6 +17,8 @@ import libcst as cst
 
 from smellkit.injectors.base import InjectionContext
 from smellkit.injectors.cst import move
+from smellkit.injectors.cst.edit import subtree
+from smellkit.injectors.cst.imports import insert_import
 from smellkit.injectors.god_class import registry as registering
 
 
@@ -56,9 +58,9 @@ class _RenameSelf(cst.CSTTransformer):
 
 
 def _bare_self(function: cst.FunctionDef, self_name: str, receivers: set[int]) -> bool:
-    params = {id(item) for item in move._subtree(function.params)}
+    params = {id(item) for item in subtree(function.params)}
     return any(isinstance(node, cst.Name) and node.value == self_name and id(node) not in params
-               and id(node) not in receivers for node in move._subtree(function.body))
+               and id(node) not in receivers for node in subtree(function.body))
 
 
 class _Holder(cst.CSTTransformer):
@@ -131,7 +133,7 @@ class _Holder(cst.CSTTransformer):
 
 
 def _held_uses(node: cst.CSTNode, attribute: str) -> int:
-    return sum(1 for item in move._subtree(node) if isinstance(item, cst.Attribute)
+    return sum(1 for item in subtree(node) if isinstance(item, cst.Attribute)
                and item.attr.value == attribute and isinstance(item.value, cst.Name))
 
 
@@ -229,7 +231,7 @@ def inline(context: InjectionContext, holder: str, collaborators: list[Collabora
         holder_tree = move.replace_node(holder_tree, holder_node, new_holder)
         holder_tree = _drop_import(holder_tree, cls_name)
         for line in dict.fromkeys(top_imports):
-            holder_tree = move.insert_import(holder_tree, line)
+            holder_tree = insert_import(holder_tree, line)
         trees[holder_path] = holder_tree
         if cls_name.startswith("_"):  # a public class stays: code outside may still use it
             cls_tree = trees[cls_path]

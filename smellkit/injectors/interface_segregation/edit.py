@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from smellkit.errors import SmellkitError
+from smellkit.injectors.cst.imports import after_last_import, is_import_line
 
 
 class EditRefused(SmellkitError):
@@ -103,22 +104,14 @@ def apply(module: cst.Module, edit: FileEdit) -> str:
 
 def _add_imports(module: cst.Module, imports: Sequence[str]) -> cst.Module:
     body = list(module.body)
-    position = 0
-    for number, statement in enumerate(body):
-        if _is_import(statement):
-            position = number + 1
+    position = after_last_import(body)
     if position == 0 and body and isinstance(body[0], cst.SimpleStatementLine) and isinstance(
             body[0].body[0], cst.Expr):
         position = 1  # after the docstring
     statements = [cst.parse_statement(line) for line in dict.fromkeys(imports)]
-    if position == 1 and not _is_import(body[0]):  # right after the docstring: a blank line
+    if position == 1 and not is_import_line(body[0]):  # right after the docstring: a blank line
         statements[0] = statements[0].with_changes(leading_lines=[cst.EmptyLine(indent=False)])
     return module.with_changes(body=[*body[:position], *statements, *body[position:]])
-
-
-def _is_import(statement: cst.BaseStatement) -> bool:
-    return isinstance(statement, cst.SimpleStatementLine) and all(
-        isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body)
 
 
 def signature(params: cst.Parameters) -> str:

@@ -62,7 +62,7 @@ def plans(injector: ShotgunSurgeryInjector, context: InjectionContext,
         name = helper.qualname.rpartition(".")[2]
         users: list[User] = []
         keep: set[str] = set()
-        if helper.method and (_overridden(context, helper.qualname)
+        if helper.method and (overridden(context, helper.qualname)
                               or _exported(context, helper.qualname.rpartition(".")[0])):
             continue  # another class's method may run at some calls
         for other in sorted(context.index.modules.values(), key=lambda item: item.path):
@@ -124,7 +124,7 @@ def _spelled(analysis: Context) -> frozenset[str]:
                      for value, _ in facts.string_constants)
 
 
-def _overridden(context: InjectionContext, qualname: str) -> bool:
+def overridden(context: InjectionContext, qualname: str) -> bool:
     index = context.index
     cls, _, name = qualname.rpartition(".")
     return any(name in index.children.get(other, {}) for other in
