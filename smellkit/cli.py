@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,48 +12,12 @@ import click
 
 from smellkit._version import __version__
 from smellkit.errors import SmellkitError, UsageError
-
-_PROGRESS_THRESHOLD = 200  # files; below this a bar only flickers
-
-
-class _Reporter:
-    """A rich progress bar on stderr: files while they are parsed, then the stage running."""
-
-    def __init__(self, bar: Any):
-        self.bar = bar
-        self.task = bar.add_task("parsing", total=None)
-
-    def files(self, done: int, total: int) -> None:
-        if total >= _PROGRESS_THRESHOLD:
-            self.bar.update(self.task, completed=done, total=total)
-
-    def stage(self, name: str) -> None:
-        self.bar.update(self.task, description=name, completed=0, total=None)
-
-
-@contextmanager
-def _progress(enabled: bool) -> Iterator[_Reporter | None]:
-    """A reporter when enabled and stderr is a terminal, else None."""
-    if not enabled or not sys.stderr.isatty():
-        yield None
-        return
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-    )
-
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), transient=True, console=_stderr_console()) as bar:
-        yield _Reporter(bar)
-
-
-def _stderr_console() -> Any:
-    from rich.console import Console
-
-    return Console(stderr=True)
+from smellkit.report.progress import (
+    build_progress,
+    build_summary_table,
+    scan_progress,
+    stderr_console,
+)
 
 
 def _fail(error: SmellkitError) -> None:
@@ -118,7 +81,7 @@ def scan(path: Path, include_tests: bool | None, exclude: tuple[str, ...], jobs:
     chosen: list[str] | None = [] if no_smells else (list(smells) or None)
     as_text = output_format == "json" and write_baseline is None and fail_on == "never"
     try:
-        with _progress(not no_progress) as reporter:
+        with scan_progress(not no_progress) as reporter:
             request = ScanRequest(
                 path, chosen, min_severity, baseline, include_tests,  # type: ignore[arg-type]
                 exclude, jobs, cache_dir, not no_cache,
@@ -394,10 +357,9 @@ def build_command(specs: tuple[Path, ...], out_dir: Path, seed: int, jobs: int, 
                   cache_dir: Path | None, no_harbor: bool, no_progress: bool) -> None:
     """Build a refactoring benchmark from repo SPECS (resumable: run again to continue)."""
     from smellkit.bench import build
-    from smellkit.bench.progress import rich_progress, summary_table
 
     try:
-        with rich_progress(enabled=not no_progress, console=_stderr_console()) as progress:
+        with build_progress(enabled=not no_progress) as progress:
             report = build(list(specs), out_dir, seed=seed, jobs=jobs, per_cell=per_cell,
                            runner=runner, smells=smells or None,  # type: ignore[arg-type]
                            difficulties=difficulties or None, cache_dir=cache_dir,
@@ -405,5 +367,5 @@ def build_command(specs: tuple[Path, ...], out_dir: Path, seed: int, jobs: int, 
     except SmellkitError as error:
         _fail(error)
         return
-    _stderr_console().print(summary_table(report))
+    stderr_console().print(build_summary_table(report))
     sys.exit(0 if report.cases else 1)

@@ -6,8 +6,8 @@ import io
 
 from rich.console import Console
 
-from smellkit.bench.progress import rich_progress, summary_table
 from smellkit.models import BuildReport
+from smellkit.report.progress import build_progress, build_summary_table
 
 
 def _report() -> BuildReport:
@@ -18,7 +18,7 @@ def _report() -> BuildReport:
 
 def test_summary_table_counts_cells_and_names_errors() -> None:
     console = Console(file=io.StringIO(), width=120, force_terminal=False)
-    console.print(summary_table(_report()))
+    console.print(build_summary_table(_report()))
     text = console.file.getvalue()  # type: ignore[attr-defined]
     assert "3 cases (4 validated, 2" in " ".join(text.split())
     assert "dead_code" in text and "smelly 2" in text and "jinja2: no tests" in text
@@ -26,13 +26,13 @@ def test_summary_table_counts_cells_and_names_errors() -> None:
 
 def test_no_bars_off_a_terminal() -> None:
     console = Console(file=io.StringIO(), force_terminal=False)
-    with rich_progress(console=console) as progress:
+    with build_progress(console=console) as progress:
         assert progress is None
 
 
 def test_bars_follow_the_callback() -> None:
     console = Console(file=io.StringIO(), force_terminal=True, width=100)
-    with rich_progress(console=console) as progress:
+    with build_progress(console=console) as progress:
         assert progress is not None
         progress("click: fetching", 0, None)
         progress("click: validating", 3, 10)
