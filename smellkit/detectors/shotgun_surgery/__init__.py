@@ -44,14 +44,15 @@ from smellkit.analysis.context import Context
 from smellkit.analysis.keys import COMMON_LITERALS, DTYPE, KEY_LIKE, Registries, Scopes
 from smellkit.config import is_test_path
 from smellkit.detectors.base import Detector, DetectorOptions, Example
-from smellkit.detectors.shotgun_surgery.constants import _imports_from, string_constants
+from smellkit.detectors.shotgun_surgery.constants import imports_from, string_constants
 from smellkit.detectors.shotgun_surgery.helpers import (
     HELPER_EXAMPLES,
     helper_copies,
     helper_findings,
+    severity_of,
 )
 from smellkit.detectors.shotgun_surgery.markers import MARKER_EXAMPLES, marker_findings
-from smellkit.models import Finding, Location, Severity
+from smellkit.models import Finding, Location
 
 _LOGGING = re.compile(r"_?(get_?logger|getLogger|logger|log)", re.I)
 
@@ -102,11 +103,6 @@ class ShotgunSurgeryOptions(DetectorOptions):
     min_helper_copies: int = Field(
         default=2, ge=1, description="A bypassed helper needs at least this many copies of its "
         "expression in other modules.")
-
-
-def _severity(ratio: float) -> Severity:
-    """How far past the threshold (1.0 = just there): info, warning from 1, error from 2."""
-    return "error" if ratio >= 2.0 else "warning" if ratio >= 1.0 else "info"
 
 
 class ShotgunSurgery(Detector[ShotgunSurgeryOptions]):
@@ -425,7 +421,7 @@ class ShotgunSurgery(Detector[ShotgunSurgeryOptions]):
             ratio = min(len(modules) / options.min_literal_files,
                         len(found) / options.min_literal_occurrences)
             yield Finding(
-                smell=self.name, location=places[0], severity=_severity(ratio / 2),
+                smell=self.name, location=places[0], severity=severity_of(ratio / 2),
                 confidence=0.5 if len(modules) < 2 * options.min_literal_files else 0.6,
                 message=(f"The literal {value!r} is written {len(found)} times in "
                          f"{len(modules)} modules: renaming it means editing every copy "
@@ -451,7 +447,7 @@ class ShotgunSurgery(Detector[ShotgunSurgeryOptions]):
         for value, (constant, module, line) in sorted(defined.items()):
             plain = value.isalpha() and value.islower()
             copies = sorted(site for site in sites.get(value, ())
-                            if not plain or _imports_from(context, site[2], module))
+                            if not plain or imports_from(context, site[2], module))
             if len(copies) < options.min_constant_copies:
                 continue
             places = [context.line_location(Scopes(index.modules[other]).at(at), path, at)
@@ -459,7 +455,7 @@ class ShotgunSurgery(Detector[ShotgunSurgeryOptions]):
             files = {path for path, _, _ in copies}
             yield Finding(
                 smell=self.name, location=places[0],
-                severity=_severity(len(copies) / options.min_constant_copies / 2),
+                severity=severity_of(len(copies) / options.min_constant_copies / 2),
                 confidence=0.7,
                 message=(f"`{constant}` names {value!r}, but {len(copies)} places in "
                          f"{len(files)} other modules write the literal instead: changing the "
@@ -494,7 +490,7 @@ class ShotgunSurgery(Detector[ShotgunSurgeryOptions]):
             target = registries.location(registry) or places[0]
             yield Finding(
                 smell=self.name, location=target,
-                severity=_severity(len(files) / options.min_registry_files / 2),
+                severity=severity_of(len(files) / options.min_registry_files / 2),
                 confidence=0.7,
                 message=(f"The key {key!r} of `{registry}` is used in {len(files)} modules: "
                          "renaming or removing the entry means editing all of them."),

@@ -34,7 +34,7 @@ def string_constants(context: Context) -> dict[str, list[tuple[str, str, int]]]:
     return found
 
 
-def _imports_from(context: Context, module: str, source: str) -> bool:
+def imports_from(context: Context, module: str, source: str) -> bool:
     """Whether `module` imports `source` or anything from it."""
     index = context.index
     for item in index.modules[module].imports:

@@ -33,7 +33,7 @@ from smellkit.config import is_test_path
 from smellkit.detectors.base import Example
 from smellkit.facts import Attr, FileFacts, Name
 from smellkit.graphs.builtin_names import BUILTIN_NAMES
-from smellkit.models import Finding
+from smellkit.models import Finding, Location, Severity
 
 if TYPE_CHECKING:
     from smellkit.graphs.index import Index
@@ -230,7 +230,7 @@ class Copies:
                 continue
             scopes: Scopes | None = None
             for node in _candidates(table, shape, helper):
-                if not _match(helper.expr, node, helper.params, {}):
+                if not match(helper.expr, node, helper.params, {}):
                     continue
                 line = getattr(node, "lineno", 0)
                 scopes = scopes or Scopes(facts)
@@ -292,7 +292,7 @@ def _candidates(table: dict[object, list[tuple[int, ast.AST]]], shape: object,
 
 
 def _shape(node: ast.AST, params: tuple[str, ...] = ()) -> object:
-    """What any node matching `node` as a pattern (`_match`) shares with it: its type, and the
+    """What any node matching `node` as a pattern (`match`) shares with it: its type, and the
     callee's or attribute's name unless a parameter stands there."""
     if isinstance(node, ast.Call):
         func = node.func
@@ -308,7 +308,7 @@ def _shape(node: ast.AST, params: tuple[str, ...] = ()) -> object:
     return type(node)
 
 
-def _match(pattern: ast.AST, node: ast.AST, params: tuple[str, ...],
+def match(pattern: ast.AST, node: ast.AST, params: tuple[str, ...],
            bound: dict[str, str]) -> bool:
     """Whether `node` is `pattern` with each parameter standing for one expression."""
     if isinstance(pattern, ast.Name) and pattern.id in params:
@@ -325,11 +325,11 @@ def _match(pattern: ast.AST, node: ast.AST, params: tuple[str, ...],
         if isinstance(value, list):
             if not isinstance(other, list) or len(value) != len(other):
                 return False
-            if not all(_match(item, counterpart, params, bound) if isinstance(item, ast.AST)
+            if not all(match(item, counterpart, params, bound) if isinstance(item, ast.AST)
                        else item == counterpart for item, counterpart in zip(value, other)):
                 return False
         elif isinstance(value, ast.AST):
-            if not isinstance(other, ast.AST) or not _match(value, other, params, bound):
+            if not isinstance(other, ast.AST) or not match(value, other, params, bound):
                 return False
         elif value != other:
             return False
@@ -352,6 +352,20 @@ def bypassed(context: Context, min_copies: int) -> Iterator[tuple[str, list[tupl
             yield qualname, found
 
 
+def severity_of(ratio: float) -> Severity:
+    """How far past the threshold (1.0 = just there): info, warning from 1, error from 2."""
+    return "error" if ratio >= 2.0 else "warning" if ratio >= 1.0 else "info"
+
+
+def scattered(places: list[Location], definition: Location | None, ratio: float, message: str,
+              evidence: dict[str, object]) -> Finding:
+    """A finding of knowledge written out in many places: at the first place, the others and the
+    definition that should have been used related."""
+    return Finding(smell="shotgun_surgery", location=places[0], severity=severity_of(ratio),
+                   confidence=0.7, message=message, evidence=evidence,
+                   related=(*places[1:], *((definition,) if definition is not None else ())))
+
+
 def helper_findings(context: Context, minimum: int) -> Iterator[Finding]:
     """One finding per bypassed helper, at its first copy."""
     index = context.index
@@ -360,18 +374,14 @@ def helper_findings(context: Context, minimum: int) -> Iterator[Finding]:
                   for path, line, module in copies]
         files = {path for path, _, _ in copies}
         definition = context.location(helper)
-        ratio = len(copies) / minimum / 2
-        yield Finding(
-            smell="shotgun_surgery", location=places[0],
-            severity="error" if ratio >= 2.0 else "warning" if ratio >= 1.0 else "info",
-            confidence=0.7,
+        yield scattered(
+            places, definition, len(copies) / minimum / 2,
             message=(f"`{helper}` is the one place for its expression, but "
                      f"{len(copies)} places in {len(files)} other modules write it out "
                      "instead of calling it: changing the helper will not change them."),
             evidence={"rule": f"helper's expression copied >= {minimum} times in other modules",
                       "form": "helper", "helper": helper,
-                      "occurrences": len(copies), "files": len(files)},
-            related=(*places[1:], *((definition,) if definition is not None else ())))
+                      "occurrences": len(copies), "files": len(files)})
 
 
 HELPER_EXAMPLES = (

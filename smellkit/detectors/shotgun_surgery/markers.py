@@ -22,7 +22,7 @@ from smellkit.analysis.context import Context
 from smellkit.analysis.keys import Scopes
 from smellkit.config import is_test_path
 from smellkit.detectors.base import Example
-from smellkit.detectors.shotgun_surgery.helpers import _match, function_body, meaning
+from smellkit.detectors.shotgun_surgery.helpers import function_body, match, meaning, scattered
 from smellkit.facts import Attr, FileFacts, Name
 from smellkit.models import Finding
 
@@ -153,12 +153,12 @@ def copies(context: Context, marker: Marker) -> list[tuple[str, int, str]]:
         for block in _blocks(tree):
             for position, statement in enumerate(block):
                 bound: dict[str, str] = {}
-                if not _match(marker.statements[0], statement, (marker.param,), bound) or \
+                if not match(marker.statements[0], statement, (marker.param,), bound) or \
                         bound.get(marker.param) not in everywhere:
                     continue
                 rest = block[position + 1:position + len(marker.statements)]
                 if len(rest) != len(marker.statements) - 1 or not all(
-                        _match(pattern, item, (marker.param,), dict(bound))
+                        match(pattern, item, (marker.param,), dict(bound))
                         for pattern, item in zip(marker.statements[1:], rest)):
                     continue
                 here = [item for item in everywhere[bound[marker.param]] if item in block]
@@ -182,18 +182,14 @@ def marker_findings(context: Context, minimum: int) -> Iterator[Finding]:
         places = [context.line_location(marked, path, line) for path, line, marked in found]
         files = {path for path, _, _ in found}
         definition = context.location(marker.qualname)
-        ratio = len(found) / minimum / 2
-        yield Finding(
-            smell="shotgun_surgery", location=places[0],
-            severity="error" if ratio >= 2.0 else "warning" if ratio >= 1.0 else "info",
-            confidence=0.7,
+        yield scattered(
+            places, definition, len(found) / minimum / 2,
             message=(f"`{marker.qualname}` is the one place that says how a definition is "
                      f"marked, but {len(found)} definitions in {len(files)} other modules are "
                      "marked by hand: changing the decorator will not change them."),
             evidence={"rule": f"marker decorator written out >= {minimum} times in other "
                               "modules", "form": "decorator", "decorator": marker.qualname,
-                      "occurrences": len(found), "files": len(files)},
-            related=(*places[1:], *((definition,) if definition is not None else ())))
+                      "occurrences": len(found), "files": len(files)})
 
 
 MARKER_EXAMPLES = (
