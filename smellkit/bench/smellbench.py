@@ -31,10 +31,6 @@ SMELLBENCH_NAMES: dict[str, str] = {
 
 SMELLKIT_NAMES: dict[str, str] = {value: key for key, value in SMELLBENCH_NAMES.items()}
 
-SMELLBENCH_FIELDS = ("instance_id", "type", "difficulty", "project_name", "commit_hash",
-                     "smell_content", "gt_content", "hint_guided", "hint_targeted",
-                     "smell_function", "testsuites", "settings")
-
 
 def to_smellbench(smell: str) -> str:
     return SMELLBENCH_NAMES.get(smell, smell)

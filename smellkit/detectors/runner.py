@@ -16,6 +16,7 @@ from smellkit.project import Project
 
 SEVERITY_RANK: dict[Severity, int] = {"info": 0, "warning": 1, "error": 2}
 
+_NOQA = re.compile(r"#\s*noqa(?::\s*([\w, ]+))?", re.IGNORECASE)
 _SUPPRESSION = re.compile(r"#\s*smellkit:\s*ignore(-file)?(?:\[([\w\s,]+)\])?")
 
 
@@ -37,7 +38,10 @@ def sort_key(finding: Finding) -> tuple[str, int, str, str, str]:
 
 class Suppressions:
     """`# smellkit: ignore[smell, ...]` on a finding's first line (or a comment line right above
-    it), and `# smellkit: ignore-file[...]` anywhere in a file; without brackets, every smell."""
+    it), and `# smellkit: ignore-file[...]` anywhere in a file; without brackets, every smell.
+
+    An unused import marked `# noqa` (bare, or with F401 among its codes) is a re-export or an
+    import kept for its side effect, as linters are told: dead code does not report it either."""
 
     ALL = "*"
 
@@ -67,6 +71,9 @@ class Suppressions:
     def suppressed(self, finding: Finding) -> bool:
         whole, by_line = self._table(finding.location.path)
         smell = finding.smell
+        if smell == "dead_code" and finding.evidence.get("kind") == "import" and \
+                self._noqa(finding.location):
+            return True
         if self.ALL in whole or smell in whole:
             return True
         start = finding.location.start_line
@@ -79,6 +86,15 @@ class Suppressions:
                 if not text.startswith(("#", "@")):
                     continue
             if self.ALL in ignored or smell in ignored:
+                return True
+        return False
+
+
+    def _noqa(self, location: Location) -> bool:
+        lines = self.context.lines(location.path)
+        for text in lines[location.start_line - 1:location.end_line]:
+            match = _NOQA.search(text)
+            if match and (match.group(1) is None or "F401" in match.group(1).upper()):
                 return True
         return False
 

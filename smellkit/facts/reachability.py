@@ -322,8 +322,3 @@ def liveness(tree: ast.Module, module: str = "", reads: Reads | None = None) -> 
     walker.block(tree.body, module, False)
     return Liveness(tuple(walker.spans), tuple(sorted(reads.names)),
                     tuple(sorted(reads.attributes)), tuple(sorted(reads.prefixes)))
-
-
-def unreachable_spans(tree: ast.Module, module: str = "") -> tuple[Span, ...]:
-    """Statements of `tree` that can never run, as (scope qualname, start, end, reason)."""
-    return liveness(tree, module).unreachable

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Generic, NamedTuple, TypeVar
@@ -170,13 +170,3 @@ class Injector(ABC, Generic[OptionsT]):
     def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
                rng: random.Random) -> Edit | Skip:
         """The edit that injects the smell at this candidate, or why it is refused."""
-
-
-@dataclass
-class Refusals:
-    """Counts of skip reasons, for reports of how many injections succeeded and why not."""
-
-    reasons: dict[str, int] = field(default_factory=dict)
-
-    def add(self, reason: str) -> None:
-        self.reasons[reason] = self.reasons.get(reason, 0) + 1

@@ -21,7 +21,7 @@ from smellkit.detectors.base import Example
 from smellkit.detectors.dead_code import DeadCode
 from smellkit.detectors.runner import run_detectors
 from smellkit.errors import ConfigError
-from smellkit.facts.reachability import liveness, unreachable_spans
+from smellkit.facts.reachability import liveness
 from smellkit.models import Finding
 from smellkit.project import Project
 from tests.detectors.functional import (
@@ -146,7 +146,7 @@ def test_unreachable_spans_and_reasons() -> None:
 
 
 def spans(source: str) -> list[tuple[str, int, int, str]]:
-    return [tuple(span) for span in unreachable_spans(ast.parse(source), "m")]  # type: ignore
+    return [tuple(span) for span in liveness(ast.parse(source), "m").unreachable]  # type: ignore
 
 
 def test_reachability_rules() -> None:
@@ -467,3 +467,23 @@ def test_real_code_review_against_vulture() -> None:
     assert (ours_tp, ours_fp) == (17, 2)
     assert (theirs_tp, theirs_fp) == (15, 101)
     assert ours_fp < theirs_fp and ours_tp >= theirs_tp
+
+
+def test_an_import_marked_noqa_is_not_reported(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "mod.py").write_text(
+        "import json  # noqa: F401 - loaded before the workers fork\n"
+        "import os  # noqa\n"
+        "import re  # noqa: E501\n"
+        "from collections import (  # noqa: F401\n"
+        "    OrderedDict,\n"
+        ")\n"
+        "import sys\n\n\n"
+        "def main() -> None:\n"
+        "    print('hi')\n")
+    found = run_detectors(Project.load(tmp_path, use_cache=False), ["dead_code"])
+    unused = sorted(finding.location.qualname.rpartition(".")[2] for finding in found
+                    if finding.evidence.get("kind") == "import")
+    assert unused == ["re", "sys"]
