@@ -135,3 +135,11 @@ def test_no_private_module_of_another_package(graph: nx.DiGraph) -> None:
                 (importer_package == package or importer_package.startswith(package + ".")):
             wrong.append(f"{source}:{data['line']} -> {target}")
     assert not wrong, "private modules imported from another package:\n" + "\n".join(sorted(wrong))
+
+
+def test_folders_stay_small() -> None:
+    """A folder that outgrows 20 modules wants subpackages; the root holds the public surface."""
+    sizes = {folder: len(list(folder.glob("*.py")))
+             for folder in [PACKAGE, *PACKAGE.rglob("*/")] if folder.name != "__pycache__"}
+    assert sizes[PACKAGE] <= 8
+    assert max(sizes.values()) <= 20, {str(k): v for k, v in sizes.items() if v > 20}
