@@ -17,14 +17,12 @@ import re
 import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 import libcst as cst
 from pydantic import Field
 
-from smellkit.analysis.context import Context
 from smellkit.analysis.keys import Scopes
-from smellkit.checks import check_kind
+from smellkit.checks.shotgun_surgery import count_copies
 from smellkit.config import is_test_path
 from smellkit.detectors.shotgun_surgery import ShotgunSurgery, ShotgunSurgeryOptions
 from smellkit.detectors.shotgun_surgery.constants import string_constants
@@ -254,21 +252,3 @@ class ShotgunSurgeryInjector(Injector[ShotgunSurgeryInjectorOptions]):
                            state, sorted(set(herrings)),
                            f"inlined {constant.qualname} = {literal} in {len(chosen)} modules "
                            f"({copies} copies, {difficulty})")
-
-
-def count_copies(context: Context, value: str) -> int:
-    """Literal occurrences of `value` outside tests, minus the definitions of constants."""
-    definitions = string_constants(context).get(value, [])
-    total = 0
-    for facts in context.index.modules.values():
-        if not is_test_path(facts.path):
-            total += sum(1 for text, _ in facts.string_constants if text == value)
-    return total - len(definitions)
-
-
-@check_kind("shotgun_surgery.literal_copies")
-def _literal_copies(context: Context, params: dict[str, Any]) -> tuple[bool, str]:
-    """The value is written out no more often than in the original (outside constants)."""
-    value, limit = str(params["value"]), int(params["max_copies"])
-    copies = count_copies(context, value)
-    return copies <= limit, f"{value!r} is written out {copies} times (at most {limit})"

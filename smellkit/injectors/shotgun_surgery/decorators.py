@@ -21,14 +21,12 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import libcst as cst
 from libcst.metadata import GlobalScope
 
-from smellkit.analysis.context import Context
 from smellkit.analysis.keys import Scopes
-from smellkit.checks import check_kind
 from smellkit.detectors.shotgun_surgery.markers import Marker, copies, markers
 from smellkit.injectors.base import Edit, InjectionContext, Skip
 from smellkit.injectors.shotgun_surgery.edit import (
@@ -363,14 +361,3 @@ def _decorated(context: InjectionContext, users: Sequence[User]) -> list[str]:
     return [definition.qualname for user in users
             for definition in context.index.modules[user.module].definitions
             if user.bound in definition.decorators]
-
-
-@check_kind("shotgun_surgery.marker_copies")
-def _marker_copies(context: Context, params: dict[str, Any]) -> tuple[bool, str]:
-    """The decorator is still there and its marks are not written out more than before."""
-    qualname, limit = str(params["decorator"]), int(params["max_copies"])
-    marker = next((item for item in markers(context) if item.qualname == qualname), None)
-    if marker is None:
-        return False, f"{qualname} is no longer a marking decorator"
-    found = len(copies(context, marker))
-    return found <= limit, f"{qualname}'s marks are written out {found} times (at most {limit})"

@@ -13,13 +13,12 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from smellkit.analysis.context import Context
 from smellkit.analysis.keys import Scopes
-from smellkit.checks import check_kind
 from smellkit.config import is_test_path
 from smellkit.detectors.shotgun_surgery.helpers import Copies, Helper, helpers
 from smellkit.facts import Attr, FileFacts, Name
@@ -302,15 +301,3 @@ def inject(injector: ShotgunSurgeryInjector, context: InjectionContext, candidat
     return copies_edit({path: edit.text for path, edit in edits.items()}, targets, kept,
                        (qualname,), herrings, f"inlined {qualname} into {len(chosen)} modules "
                        f"({copies} copies, {difficulty})")
-
-
-@check_kind("shotgun_surgery.helper_copies")
-def _helper_copies(context: Context, params: dict[str, Any]) -> tuple[bool, str]:
-    """The helper is still there and its expression is not written out more than before."""
-    qualname, limit = str(params["helper"]), int(params["max_copies"])
-    helper = next((item for item in helpers(context) if item.qualname == qualname), None)
-    if helper is None:
-        return False, f"{qualname} is no longer a one-expression helper"
-    copies = len(Copies(context).of(helper))
-    return copies <= limit, f"{qualname}'s expression is written out {copies} times " \
-                            f"(at most {limit})"
