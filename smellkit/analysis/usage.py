@@ -18,7 +18,7 @@ from pathlib import Path
 
 from smellkit.analysis.context import Context
 from smellkit.config import DEFAULT_EXCLUDE_DIRS, is_test_path
-from smellkit.facts import FileFacts
+from smellkit.facts import DefRef, FileFacts, Name
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -54,6 +54,13 @@ def dispatch_prefix(value: str) -> str | None:
     if match is None or len(match.group(1)) < 3:
         return None
     return match.group(1)
+
+
+def module_level_names(facts: FileFacts) -> set[str]:
+    """Names bound at module level by assignment (the index keeps definitions and imports)."""
+    return {item.target.id for item in facts.assignments
+            if item.scope == facts.module and isinstance(item.target, Name)
+            and not isinstance(item.value, DefRef)}
 
 
 def file_references(facts: FileFacts) -> tuple[set[str], list[tuple[str, int]]]:

@@ -4,11 +4,17 @@ Each injection carries checks that pass on the original code and fail on the sme
 spirit of RefactorBench's AST tests. A check is a kind (registered here with `check_kind`) and its
 parameters; evaluating it reads the facts and graphs of the version at hand, never its text, so a
 solver's refactoring that removes the smell differently from the original still passes.
+
+The kinds live beside this registry, the generic ones in `generic` and one module per smell; the
+injectors only write checks as data. So scoring evaluates them without libcst or the injectors.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import importlib
+from collections.abc import Callable, Iterable
+from functools import cache
+from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
 from smellkit.models import CheckResult, StructuralCheck
@@ -19,6 +25,23 @@ if TYPE_CHECKING:
 
 CheckFunction = Callable[["Context", dict[str, Any]], tuple[bool, str]]
 """(analyses of the version checked, the check's params) -> (passed, a detail for the reader)."""
+
+ENTRY_POINT_GROUP = "smellkit.checks"
+"""Plugins name a module under this entry-point group; importing it registers its kinds."""
+
+BUILTIN_CHECKS = (
+    "smellkit.checks.generic",
+    "smellkit.checks.feature_envy",
+    "smellkit.checks.god_class",
+    "smellkit.checks.data_clumps",
+    "smellkit.checks.shotgun_surgery",
+    "smellkit.checks.dead_code",
+    "smellkit.checks.interface_segregation",
+    "smellkit.checks.deep_inlining",
+    "smellkit.checks.duplicated_code",
+)
+"""The modules holding the built-in kinds: the generic ones, then one per smell in DESIGN.md's
+order. Each registers its kinds with `check_kind` on import."""
 
 _KINDS: dict[str, CheckFunction] = {}
 
@@ -36,11 +59,17 @@ def check_kind(name: str) -> Callable[[CheckFunction], CheckFunction]:
 
 
 def check_kinds() -> dict[str, CheckFunction]:
-    """Every registered kind; importing the injectors registers theirs."""
-    from smellkit.injectors.registry import injectors
-
-    injectors()
+    """Every registered kind: the built-in check modules' and the plugins', loaded on first use."""
+    _load()
     return dict(_KINDS)
+
+
+@cache
+def _load() -> None:
+    for name in BUILTIN_CHECKS:
+        importlib.import_module(name)
+    for point in entry_points(group=ENTRY_POINT_GROUP):
+        point.load()
 
 
 def evaluate(project: Project | Context, checks: Iterable[StructuralCheck]) -> list[CheckResult]:
@@ -59,61 +88,3 @@ def evaluate(project: Project | Context, checks: Iterable[StructuralCheck]) -> l
         passed, detail = function(context, dict(check.params))
         results.append(CheckResult(check=check, passed=passed, detail=detail))
     return results
-
-
-def _exists(context: Context, qualname: str) -> bool:
-    return qualname in context.index.definitions or qualname in context.index.modules
-
-
-# -- generic kinds ------------------------------------------------------------------------------
-
-
-@check_kind("defined")
-def _defined(context: Context, params: dict[str, Any]) -> tuple[bool, str]:
-    qualname = params["qualname"]
-    found = _exists(context, qualname)
-    return found, f"{qualname} is {'' if found else 'not '}defined"
-
-
-@check_kind("not_defined")
-def _not_defined(context: Context, params: dict[str, Any]) -> tuple[bool, str]:
-    found, detail = _defined(context, params)
-    return not found, detail
-
-
-@check_kind("no_finding")
-def _no_finding(context: Context, params: dict[str, Any]) -> tuple[bool, str]:
-    from smellkit.detectors.runner import residue
-
-    names: Sequence[str] = params["qualnames"]
-    targets = [location for name in names if (location := context.location(name)) is not None]
-    if not targets:
-        return True, "none of the names exists any more"
-    found = residue(context, params["smell"], targets)
-    if not found:
-        return True, f"no {params['smell']} finding at {', '.join(names)}"
-    return False, "; ".join(f"{item.location.qualname}: {item.message}" for item in found[:3])
-
-
-@check_kind("max_lines")
-def _max_lines(context: Context, params: dict[str, Any]) -> tuple[bool, str]:
-    qualname, limit = params["qualname"], int(params["lines"])
-    definition = context.index.definitions.get(qualname)
-    if definition is None:
-        return True, f"{qualname} is not defined"
-    lines = definition.end_line - definition.start_line + 1
-    return lines <= limit, f"{qualname} spans {lines} lines (limit {limit})"
-
-
-@check_kind("calls")
-def _calls(context: Context, params: dict[str, Any]) -> tuple[bool, str]:
-    caller, callee = params["caller"], params["callee"]
-    graph = context.call_graph
-    found = graph.has_edge(caller, callee)
-    return found, f"{caller} {'calls' if found else 'does not call'} {callee}"
-
-
-@check_kind("not_calls")
-def _not_calls(context: Context, params: dict[str, Any]) -> tuple[bool, str]:
-    found, detail = _calls(context, params)
-    return not found, detail

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from smellkit.analysis.context import Context
+from smellkit.analysis.usage import module_level_names
 from smellkit.checks import check_kind
 from smellkit.facts import FileFacts
-from smellkit.injectors.cst.edit import module_level_names
 from smellkit.models import Finding
 
 _DEFINITION_KINDS = frozenset({"function", "method", "class", "nested_function", "variable",

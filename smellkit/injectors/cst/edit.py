@@ -12,8 +12,6 @@ from collections.abc import Iterator, Sequence
 
 import libcst as cst
 
-from smellkit.facts import FileFacts
-
 Definition = cst.FunctionDef | cst.ClassDef
 
 
@@ -102,15 +100,6 @@ def name_free(source: str, name: str) -> bool:
 
 def import_text(module: str, names: Sequence[str]) -> str:
     return f"from {module} import {', '.join(names)}"
-
-
-def module_level_names(facts: FileFacts) -> set[str]:
-    """Names bound at module level by assignment (the index keeps definitions and imports)."""
-    from smellkit.facts import DefRef, Name
-
-    return {item.target.id for item in facts.assignments
-            if item.scope == facts.module and isinstance(item.target, Name)
-            and not isinstance(item.value, DefRef)}
 
 
 def absolute_module(tree: cst.Module, node: cst.ImportFrom, module: str, package: bool) -> str:

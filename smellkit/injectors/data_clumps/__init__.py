@@ -21,12 +21,9 @@ import weakref
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from itertools import combinations
-from typing import Any
 
 from pydantic import Field
 
-from smellkit.analysis.context import Context
-from smellkit.checks import check_kind
 from smellkit.config import is_test_path
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
 from smellkit.injectors.data_clumps.edit import FunctionPlan, SitePlan, explode_module
@@ -383,20 +380,3 @@ def field_annotations(context: InjectionContext, cls: str) -> dict[str, str]:
                             param.annotation.annotation, cst.Name):
                         found.setdefault(param.name.value, param.annotation.annotation.value)
     return {name: text for name, text in found.items() if text in BUILTIN_TYPES}
-
-
-# -- structural checks ------------------------------------------------------------------------
-
-
-@check_kind("data_clumps.not_together")
-def _not_together(context: Context, params: dict[str, Any]) -> tuple[bool, str]:
-    """At most `max_holders` of the functions (those still defined) take all the names."""
-    names = set(params["names"])
-    limit = int(params.get("max_holders", 1))
-    holders = [name for name in params["functions"]
-               if (definition := context.index.definitions.get(name)) is not None
-               and names <= {param.name for param in definition.params}]
-    listed = ", ".join(sorted(names))
-    if len(holders) <= limit:
-        return True, f"({listed}) travel together through {len(holders)} of the functions"
-    return False, f"({listed}) travel together through {', '.join(holders)}"

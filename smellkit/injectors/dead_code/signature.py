@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from smellkit.analysis.usage import module_level_names
 from smellkit.injectors.base import InjectionContext
-from smellkit.injectors.cst.edit import module_level_names
 
 _FUTURE = re.compile(r"^from __future__ import [^\n]*\bannotations\b", re.M)
 _PLAIN = (cst.Name, cst.SimpleString, cst.Integer, cst.Float, cst.Imaginary,

@@ -32,13 +32,12 @@ import ast
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from weakref import WeakKeyDictionary
 
 import libcst as cst
 from pydantic import Field
 
-from smellkit.checks import check_kind
 from smellkit.config import is_test_path
 from smellkit.detectors.deep_inlining import DeepInlining, DeepInliningOptions, is_generated
 from smellkit.facts import Name as NameExpr
@@ -50,9 +49,6 @@ from smellkit.injectors.deep_inlining.inline import Inliner, Plan, Rewritten, na
 from smellkit.injectors.deep_inlining.sites import Site, SiteFinder
 from smellkit.injectors.deep_inlining.spread import Moved, Spread, Spreader
 from smellkit.models import Candidate, Difficulty, StructuralCheck
-
-if TYPE_CHECKING:
-    from smellkit.analysis.context import Context
 
 _DEPTH: dict[Difficulty, int] = {"easy": 1, "medium": 2, "hard": 3}
 _MIN_HELPERS: dict[Difficulty, int] = {"easy": 1, "medium": 2, "hard": 3}
@@ -385,17 +381,6 @@ def _checks(context: InjectionContext, qualname: str, function: cst.FunctionDef,
             checks.append(StructuralCheck(kind="calls", description=description,
                                           params={"caller": qualname, "callee": callee}))
     return tuple(checks)
-
-
-@check_kind("deep_inlining.calls_one_of")
-def _calls_one_of(context: Context, params: dict[str, Any]) -> tuple[bool, str]:
-    """The caller calls at least one of the callees (a helper that may live in either place)."""
-    caller, callees = params["caller"], list(params["callees"])
-    graph = context.call_graph
-    found = [callee for callee in callees if graph.has_edge(caller, callee)]
-    if found:
-        return True, f"{caller} calls {found[0]}"
-    return False, f"{caller} calls none of {', '.join(callees)}"
 
 
 def _attributes(node: cst.CSTNode) -> list[cst.Attribute]:

@@ -47,8 +47,7 @@ from libcst.metadata import (
     ScopeProvider,
 )
 
-from smellkit.analysis.context import Context
-from smellkit.checks import check_kind
+from smellkit.checks.duplicated_code import clone_spans
 from smellkit.config import is_test_path
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
 from smellkit.injectors.cst import edit
@@ -57,7 +56,7 @@ from smellkit.injectors.duplicated_code import copying
 from smellkit.injectors.duplicated_code import helper as helping
 from smellkit.injectors.duplicated_code import methods as _methods
 from smellkit.injectors.duplicated_code.mixin import mixin_chain, mixin_hard
-from smellkit.models import Candidate, Difficulty, Finding, StructuralCheck
+from smellkit.models import Candidate, Difficulty, StructuralCheck
 
 MIN_CODE_LINES = helping.MIN_CODE_LINES
 MIN_CALLERS = 3
@@ -83,7 +82,7 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
     def candidates(self, context: InjectionContext) -> Iterable[Candidate]:
         index = context.index
         graph = index.call_graph
-        cloned = _clone_spans(context.analysis)
+        cloned = clone_spans(context.analysis)
         sources = helping.Sources(context)
         for facts in sorted(index.modules.values(), key=lambda item: item.path):
             if is_test_path(facts.path) or facts.module.rpartition(".")[2] == "__main__":
@@ -406,33 +405,3 @@ def _reuse_import(tree: cst.Module, position: int, names: set[str], calls: list[
                 leading_lines=line.leading_lines, trailing_whitespace=line.trailing_whitespace)
             return [item for item in imports if item[0] != helper_module]
     return imports
-
-
-# -- the check ----------------------------------------------------------------------------------
-
-
-def _findings(context: Context) -> list[Finding]:
-    from smellkit.detectors.runner import run_detectors
-
-    return run_detectors(context, ["duplicated_code"], respect_suppressions=False)
-
-
-def _clone_spans(context: Context) -> dict[str, list[tuple[int, int]]]:
-    spans: dict[str, list[tuple[int, int]]] = {}
-    for finding in context.derived(_findings):
-        for location in (finding.location, *finding.related):
-            spans.setdefault(location.path, []).append((location.start_line, location.end_line))
-    return spans
-
-
-@check_kind("duplicated_code.not_cloned")
-def not_cloned(context: Context, params: dict[str, Any]) -> tuple[bool, str]:
-    """Passes when the definition is gone or no clone group includes code of it."""
-    qualname: str = params["qualname"]
-    if qualname not in context.index.definitions:
-        return True, f"{qualname} is not defined"
-    for finding in context.derived(_findings):
-        for location in (finding.location, *finding.related):
-            if location.qualname == qualname or location.qualname.startswith(qualname + "."):
-                return False, f"{qualname} is duplicated: {finding.message}"
-    return True, f"{qualname} is not part of a clone group"

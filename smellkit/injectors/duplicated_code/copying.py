@@ -18,9 +18,9 @@ from typing import NamedTuple
 
 import libcst as cst
 
+from smellkit.analysis.usage import module_level_names
 from smellkit.facts import DefRef, FileFacts, Name
 from smellkit.graphs.index import Index
-from smellkit.injectors.cst.edit import module_level_names
 from smellkit.injectors.cst.rename import Rename
 
 _RISKY = frozenset({"super", "__class__", "locals", "vars", "eval", "exec", "globals", "__name__",

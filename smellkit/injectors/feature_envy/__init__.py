@@ -34,9 +34,8 @@ from typing import Any
 import libcst as cst
 from pydantic import Field
 
-from smellkit.analysis.access import data_access, is_dunder, is_test_code
+from smellkit.analysis.access import is_dunder, is_test_code
 from smellkit.analysis.context import Context
-from smellkit.checks import check_kind
 from smellkit.graphs.builtin_names import BUILTIN_NAMES
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
 from smellkit.injectors.cst import move
@@ -386,25 +385,3 @@ def _in_class(function: cst.FunctionDef) -> str:
 
 def _short(qualname: str) -> str:
     return ".".join(qualname.split(".")[-2:])
-
-
-# -- structural checks --------------------------------------------------------------------------
-
-
-@check_kind("feature_envy.not_envious")
-def _not_envious(context: Context, params: dict[str, Any]) -> tuple[bool, str]:
-    """The method reads no more attributes of the envied class than it uses of its own class
-    (its own attributes and the methods of its own class it calls); passes when it is gone."""
-    method, envied = params["method"], params["envied"]
-    access = data_access(context)
-    entry = access.methods.get(method)
-    if method not in context.index.definitions:
-        return True, f"{method} is not defined"
-    if entry is None:
-        return True, f"{method} reads no attributes"
-    lineage = set(context.index.mro(envied)) if envied in context.index.classes else {envied}
-    foreign = {name for name, use in access.data_uses(entry).items() if use.owner in lineage}
-    own = len(entry.local) + len(access.calls(entry))
-    passed = len(foreign) <= own
-    return passed, (f"{method} reads {len(foreign)} attributes of {envied} and uses {own} of its "
-                    "own class's attributes and methods")

@@ -30,13 +30,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Iterator
-from typing import Any
 
 from pydantic import Field
 
 from smellkit.analysis.access import data_access, is_test_code
 from smellkit.analysis.context import Context
-from smellkit.checks import check_kind
 from smellkit.detectors.runner import residue, run_detectors
 from smellkit.facts import Attr, CallOf, Name
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
@@ -409,18 +407,6 @@ def _look_alikes(analysis: Context, holder: str, absorbed: set[str]) -> list[str
                         and cls not in found:
                     found.append(cls)
     return sorted(found)[:2]
-
-
-@check_kind("god_class.at_most_methods")
-def _at_most_methods(context: Context, params: dict[str, Any]) -> tuple[bool, str]:
-    """The class defines no more methods than it did before it absorbed its collaborators."""
-    cls, limit = params["cls"], int(params["methods"])
-    index = context.index
-    if cls not in index.classes:
-        return True, f"{cls} is not defined"
-    count = sum(1 for name in index.children.get(cls, {}).values()
-                if index.definitions[name].kind == "method")
-    return count <= limit, f"{cls} defines {count} methods (limit {limit})"
 
 
 def _checks(context: InjectionContext, holder: str, why: str) -> tuple[StructuralCheck, ...]:

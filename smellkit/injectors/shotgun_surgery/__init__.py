@@ -1,6 +1,6 @@
 """Shotgun-surgery injection: a shared string constant spelled out again in every module using it
-(or a one-expression helper written out at its calls: `_shotgun_surgery_helpers`; or a marking
-decorator written out after the definitions it marks: `_shotgun_surgery_decorators`).
+(or a one-expression helper written out at its calls: `helpers`; or a marking decorator written
+out after the definitions it marks: `decorators`; what the three share: `users`).
 
 The original defines one small responsibility once, a module-level string constant (a key, an
 option name, a marker), and other modules import it. The smelly version replaces the imports by
@@ -13,18 +13,15 @@ alike; hard 4+ files with a red herring, a use of the constant that is left as i
 from __future__ import annotations
 
 import random
-import re
 import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 import libcst as cst
 from pydantic import Field
 
-from smellkit.analysis.context import Context
 from smellkit.analysis.keys import Scopes
-from smellkit.checks import check_kind
+from smellkit.checks.shotgun_surgery import count_copies
 from smellkit.config import is_test_path
 from smellkit.detectors.shotgun_surgery import ShotgunSurgery, ShotgunSurgeryOptions
 from smellkit.detectors.shotgun_surgery.constants import string_constants
@@ -38,6 +35,7 @@ from smellkit.injectors.shotgun_surgery.edit import (
     copies_edit,
     inline_constant,
 )
+from smellkit.injectors.shotgun_surgery.users import User, spelled, word_lines
 from smellkit.models import Candidate, Difficulty, StructuralCheck
 
 SMELL = "shotgun_surgery"
@@ -47,20 +45,6 @@ class ShotgunSurgeryInjectorOptions(InjectorOptions):
     min_copies: int = Field(
         default=2, ge=1, description="Fewest literal copies the smelly version must have (the "
         "detector's `min-constant-copies`).")
-
-
-@dataclass(frozen=True)
-class User:
-    """A module that imports the constant by name at module level."""
-
-    module: str
-    path: str
-    bound: str
-    lines: tuple[int, ...]
-    scopes: tuple[str, ...]
-    tied: bool
-    """It also imports something else from the constant's module, so the detector links the
-    copies to the constant even when the value is one plain word."""
 
 
 @dataclass(frozen=True)
@@ -90,13 +74,6 @@ def _flagged(context: InjectionContext) -> frozenset[str]:
                      if "key" in finding.evidence)
         _FLAGGED[context] = frozenset(names)
     return _FLAGGED[context]
-
-
-def _word_lines(source: str, name: str) -> list[int]:
-    """The line of each occurrence of `name` as a word (not an attribute), one per occurrence."""
-    pattern = re.compile(rf"(?<![.\w]){re.escape(name)}\b")
-    return [number for number, line in enumerate(source.splitlines(), 1)
-            for _ in pattern.findall(line.split("#")[0])]
 
 
 def literal_text(context: InjectionContext, path: str, name: str) -> str | None:
@@ -141,7 +118,7 @@ class ShotgunSurgeryInjector(Injector[ShotgunSurgeryInjectorOptions]):
                                                    key=lambda item: item.path)
                           if (user := self._user(context, other, module, name)) is not None)
             own = tuple(sorted({Scopes(facts).at(number) for number in
-                                _word_lines(context.source(facts.path), name)
+                                word_lines(context.source(facts.path), name)
                                 if number != line}))
             found.append(Constant(qualname, module, facts.path, line, value, users, own))
         return found
@@ -155,7 +132,7 @@ class ShotgunSurgeryInjector(Injector[ShotgunSurgeryInjectorOptions]):
         if len(imports) != 1:
             return None
         bound = imports[0].bound
-        if bound in helper_kind.spelled(context) or bound in (facts.dunder_all or ()) or any(
+        if bound in spelled(context) or bound in (facts.dunder_all or ()) or any(
                 item.target == f"{facts.module}.{bound}" for other in
                 context.index.modules.values() for item in other.imports):
             return None  # re-exported, or spelled in a string: code may import it from here
@@ -168,7 +145,7 @@ class ShotgunSurgeryInjector(Injector[ShotgunSurgeryInjectorOptions]):
         if any(assignment.scope == facts.module and assignment.target == Name(bound)
                for assignment in facts.assignments):
             return None
-        lines = [number for number in _word_lines(context.source(facts.path), bound)
+        lines = [number for number in word_lines(context.source(facts.path), bound)
                  if number != imports[0].line]
         if not lines:
             return None
@@ -203,17 +180,17 @@ class ShotgunSurgeryInjector(Injector[ShotgunSurgeryInjectorOptions]):
                         f"{sum(len(user.lines) for user in usable)} uses in all"),
                 data={"constant": constant.qualname, "value": constant.value,
                       "users": [user.module for user in usable]})
-        yield from helper_kind.candidates(self, context, flagged)
+        yield from helper_kind.candidates(context, flagged, self.options.min_copies)
         yield from decorator_kind.candidates(context, flagged, self.options.min_copies)
 
     def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
                rng: random.Random) -> Edit | Skip:
         if "helper" in candidate.data:
-            return helper_kind.inject(self, context, candidate, difficulty, rng,
-                                      _flagged(context))
+            return helper_kind.inject(context, candidate, difficulty, rng, _flagged(context),
+                                      self.options.min_copies)
         if "decorator" in candidate.data:
-            return decorator_kind.inject(self, context, candidate, difficulty, rng,
-                                         _flagged(context))
+            return decorator_kind.inject(context, candidate, difficulty, rng, _flagged(context),
+                                         self.options.min_copies)
         qualname = str(candidate.data.get("constant", ""))
         constant = next((item for item in self.constants(context)
                          if item.qualname == qualname), None)
@@ -254,21 +231,3 @@ class ShotgunSurgeryInjector(Injector[ShotgunSurgeryInjectorOptions]):
                            state, sorted(set(herrings)),
                            f"inlined {constant.qualname} = {literal} in {len(chosen)} modules "
                            f"({copies} copies, {difficulty})")
-
-
-def count_copies(context: Context, value: str) -> int:
-    """Literal occurrences of `value` outside tests, minus the definitions of constants."""
-    definitions = string_constants(context).get(value, [])
-    total = 0
-    for facts in context.index.modules.values():
-        if not is_test_path(facts.path):
-            total += sum(1 for text, _ in facts.string_constants if text == value)
-    return total - len(definitions)
-
-
-@check_kind("shotgun_surgery.literal_copies")
-def _literal_copies(context: Context, params: dict[str, Any]) -> tuple[bool, str]:
-    """The value is written out no more often than in the original (outside constants)."""
-    value, limit = str(params["value"]), int(params["max_copies"])
-    copies = count_copies(context, value)
-    return copies <= limit, f"{value!r} is written out {copies} times (at most {limit})"

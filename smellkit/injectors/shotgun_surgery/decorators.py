@@ -21,30 +21,24 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 from libcst.metadata import GlobalScope
 
-from smellkit.analysis.context import Context
 from smellkit.analysis.keys import Scopes
-from smellkit.checks import check_kind
 from smellkit.detectors.shotgun_surgery.markers import Marker, copies, markers
 from smellkit.injectors.base import Edit, InjectionContext, Skip
 from smellkit.injectors.shotgun_surgery.edit import (
     Inlined,
-    _analysed,
+    analysed,
     choose_users,
     copies_edit,
     imported,
     spread_candidate,
 )
-from smellkit.injectors.shotgun_surgery.helpers import _user, needed_imports
-from smellkit.injectors.shotgun_surgery.inline import _Inline
+from smellkit.injectors.shotgun_surgery.inline import InlineCalls
+from smellkit.injectors.shotgun_surgery.users import User, importing_user, needed_imports
 from smellkit.models import Candidate, Difficulty, StructuralCheck
-
-if TYPE_CHECKING:
-    from smellkit.injectors.shotgun_surgery import ShotgunSurgeryInjector, User
 
 SMELL = "shotgun_surgery"
 
@@ -67,7 +61,7 @@ def plans(context: InjectionContext, flagged: frozenset[str]) -> list[Plan]:
         name = marker.qualname.rpartition(".")[2]
         users, keep = [], set()
         for other in sorted(context.index.modules.values(), key=lambda item: item.path):
-            user = _user(context, other, marker.module, name)
+            user = importing_user(context, other, marker.module, name)
             if user is not None:
                 users.append(user[0])
                 if user[1]:
@@ -183,7 +177,7 @@ class _Owners(cst.CSTVisitor):
         self.owner.update({item.decorator: (item, node) for item in node.decorators})
 
 
-class _Unwrap(_Inline):
+class _Unwrap(InlineCalls):
     """Drop the decorator from the definitions it marks and write its statements after each."""
 
     def __init__(self, marks: dict[cst.CSTNode, tuple[cst.CSTNode, list[cst.BaseStatement]]],
@@ -252,7 +246,7 @@ def unwrap(source: str, bound: str, statements: Sequence[cst.SimpleStatementLine
     """Replace each `@bound` (imported by `from ... import`) by the marking `statements` after
     the definition; `others` are the names of marking decorators bound in the module, which may
     stand above it. A string says why the module is refused."""
-    module, scopes, positions = _analysed(source)
+    module, scopes, positions = analysed(source)
     binding = imported(module, scopes, bound)
     if isinstance(binding, str):
         return binding
@@ -302,8 +296,8 @@ def unwrap(source: str, bound: str, statements: Sequence[cst.SimpleStatementLine
     return Inlined(result.code, tuple(sorted(lines)))
 
 
-def inject(injector: ShotgunSurgeryInjector, context: InjectionContext, candidate: Candidate,
-           difficulty: Difficulty, rng: random.Random, flagged: frozenset[str]) -> Edit | Skip:
+def inject(context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
+           rng: random.Random, flagged: frozenset[str], min_copies: int) -> Edit | Skip:
     qualname = str(candidate.data.get("decorator", ""))
     every = plans(context, flagged)
     plan = next((item for item in every if item.marker.qualname == qualname), None)
@@ -327,7 +321,7 @@ def inject(injector: ShotgunSurgeryInjector, context: InjectionContext, candidat
         return unwrap(context.source(user.path), user.bound, statements, marker.param,
                       marker.free, others - {user.bound}, adds, keep=user.path in plan.keep)
 
-    picked = choose_users(users, difficulty, injector.options.min_copies, rewrite, "decorated")
+    picked = choose_users(users, difficulty, min_copies, rewrite, "decorated")
     if isinstance(picked, Skip):
         return picked
     edits, chosen = picked
@@ -344,9 +338,8 @@ def inject(injector: ShotgunSurgeryInjector, context: InjectionContext, candidat
                     "decorator or a look-alike")
     targets = sorted({Scopes(context.index.modules[user.module]).at(line)
                       for user in chosen for line in edits[user.path].lines})
-    if len(targets) < injector.options.min_copies:
-        return Skip(f"only {len(targets)} copies; the detector needs "
-                    f"{injector.options.min_copies}")
+    if len(targets) < min_copies:
+        return Skip(f"only {len(targets)} copies; the detector needs {min_copies}")
     before = len(copies(context.analysis, marker))
     kept = StructuralCheck(
         kind="shotgun_surgery.marker_copies",
@@ -363,14 +356,3 @@ def _decorated(context: InjectionContext, users: Sequence[User]) -> list[str]:
     return [definition.qualname for user in users
             for definition in context.index.modules[user.module].definitions
             if user.bound in definition.decorators]
-
-
-@check_kind("shotgun_surgery.marker_copies")
-def _marker_copies(context: Context, params: dict[str, Any]) -> tuple[bool, str]:
-    """The decorator is still there and its marks are not written out more than before."""
-    qualname, limit = str(params["decorator"]), int(params["max_copies"])
-    marker = next((item for item in markers(context) if item.qualname == qualname), None)
-    if marker is None:
-        return False, f"{qualname} is no longer a marking decorator"
-    found = len(copies(context, marker))
-    return found <= limit, f"{qualname}'s marks are written out {found} times (at most {limit})"

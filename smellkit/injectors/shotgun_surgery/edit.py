@@ -164,7 +164,7 @@ class _Replace(cst.CSTTransformer):
 
 
 @lru_cache(maxsize=24)
-def _analysed(source: str) -> tuple[cst.Module, Mapping[cst.CSTNode, Scope | None],
+def analysed(source: str) -> tuple[cst.Module, Mapping[cst.CSTNode, Scope | None],
                                     Mapping[cst.CSTNode, CodeRange]]:
     """A module's tree with scopes and positions; resolving them is the slow part on big
     modules, and one module is often asked about several constants, helpers and decorators
@@ -207,7 +207,7 @@ def imported(module: cst.Module, scopes: Mapping[cst.CSTNode, Scope | None],
 def inline_constant(source: str, bound: str, literal: str) -> Inlined | str:
     """Replace the module-level import of `bound` and every reference to it by `literal`;
     a string says why the module is refused."""
-    module, scopes, positions = _analysed(source)
+    module, scopes, positions = analysed(source)
     found = imported(module, scopes, bound)
     if isinstance(found, str):
         return found

@@ -5,7 +5,7 @@ The original gives one small responsibility its own function, `term_len(x)` retu
 expression out at every call in those modules (the helper stays: it is public, or used at home),
 so a change of the rule means editing every copy. Easy spans 2 files (the helper's module and one
 module with at least two calls), medium 3+, hard 4+ with a red herring: a call of the helper that
-is left as it is. The codemod and why it is sound: `_shotgun_surgery_inline`.
+is left as it is. The codemod and why it is sound: `inline`.
 """
 
 from __future__ import annotations
@@ -13,19 +13,15 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from smellkit.analysis.context import Context
 from smellkit.analysis.keys import Scopes
-from smellkit.checks import check_kind
 from smellkit.config import is_test_path
 from smellkit.detectors.shotgun_surgery.helpers import Copies, Helper, helpers
 from smellkit.facts import Attr, FileFacts, Name
 from smellkit.graphs.builtin_names import BUILTIN_NAMES
 from smellkit.injectors.base import Edit, InjectionContext, Skip
-from smellkit.injectors.data_clumps.plan import outside_words
 from smellkit.injectors.shotgun_surgery.edit import (
     Inlined,
     choose_users,
@@ -33,10 +29,13 @@ from smellkit.injectors.shotgun_surgery.edit import (
     spread_candidate,
 )
 from smellkit.injectors.shotgun_surgery.inline import inline_helper, inline_method, safe_order
+from smellkit.injectors.shotgun_surgery.users import (
+    User,
+    importing_user,
+    needed_imports,
+    word_lines,
+)
 from smellkit.models import Candidate, Difficulty, StructuralCheck
-
-if TYPE_CHECKING:
-    from smellkit.injectors.shotgun_surgery import ShotgunSurgeryInjector, User
 
 SMELL = "shotgun_surgery"
 
@@ -51,10 +50,7 @@ class Plan:
     """Scopes of the helper's own module that call it: red herrings, left alone."""
 
 
-def plans(injector: ShotgunSurgeryInjector, context: InjectionContext,
-          flagged: frozenset[str]) -> list[Plan]:
-    from smellkit.injectors.shotgun_surgery import _word_lines
-
+def plans(context: InjectionContext, flagged: frozenset[str]) -> list[Plan]:
     found: list[Plan] = []
     for helper in helpers(context.analysis):
         if helper.qualname in flagged:
@@ -62,12 +58,12 @@ def plans(injector: ShotgunSurgeryInjector, context: InjectionContext,
         name = helper.qualname.rpartition(".")[2]
         users: list[User] = []
         keep: set[str] = set()
-        if helper.method and (overridden(context, helper.qualname)
+        if helper.method and (_overridden(context, helper.qualname)
                               or _exported(context, helper.qualname.rpartition(".")[0])):
             continue  # another class's method may run at some calls
         for other in sorted(context.index.modules.values(), key=lambda item: item.path):
             user = _method_user(context, other, helper) if helper.method else \
-                _user(context, other, helper.module, name)
+                importing_user(context, other, helper.module, name)
             if user is not None:
                 users.append(user[0])
                 if user[1]:
@@ -76,55 +72,13 @@ def plans(injector: ShotgunSurgeryInjector, context: InjectionContext,
             continue
         facts = context.index.modules[helper.module]
         home = tuple(sorted({Scopes(facts).at(line) for line in
-                             _word_lines(context.source(helper.path), name)
+                             word_lines(context.source(helper.path), name)
                              if line != helper.line}))
         found.append(Plan(helper, tuple(users), frozenset(keep), home))
     return found
 
 
-def _user(context: InjectionContext, facts: FileFacts, module: str,
-          name: str) -> tuple[User, bool] | None:
-    """A module importing the helper by name at module level, and whether the import must stay
-    (re-exported, star-imported, spelled in a string, or possibly imported by tests or examples
-    from there)."""
-    from smellkit.injectors.shotgun_surgery import User, _word_lines
-
-    if facts.module == module or is_test_path(facts.path):
-        return None
-    imports = [item for item in facts.imports if item.scope == facts.module
-               and item.is_from and not item.type_only and item.target == f"{module}.{name}"]
-    if len(imports) != 1 or any(assignment.target == Name(imports[0].bound)
-                                for assignment in facts.assignments):
-        return None
-    name = imports[0].bound  # perhaps an alias: `from m import helper as short`
-    lines = [number for number in _word_lines(context.source(facts.path), name)
-             if number != imports[0].line]
-    if not lines:
-        return None
-    outside = outside_words(context)
-    keep = name in spelled(context) or name in (facts.dunder_all or ()) or any(
-        item.target == f"{facts.module}.{name}" for other in context.index.modules.values()
-        for item in other.imports) or any(
-        facts.module in targets for targets in context.index.star_imports.values()) or bool(
-        outside[name] and outside[facts.module.rpartition(".")[2]])
-    scopes = Scopes(facts)
-    return User(facts.module, facts.path, name, tuple(lines),
-                tuple(sorted({scopes.at(number) for number in lines})), False), keep
-
-
-def spelled(context: InjectionContext) -> frozenset[str]:
-    """Every short string literal of the analysed code: a name spelled in a string may be
-    looked up or imported by name (jinja2's compiled templates import `internalcode` from
-    `jinja2.runtime` because `runtime.exported` lists it)."""
-    return context.analysis.derived(_spelled)
-
-
-def _spelled(analysis: Context) -> frozenset[str]:
-    return frozenset(value for facts in analysis.index.modules.values()
-                     for value, _ in facts.string_constants)
-
-
-def overridden(context: InjectionContext, qualname: str) -> bool:
+def _overridden(context: InjectionContext, qualname: str) -> bool:
     index = context.index
     cls, _, name = qualname.rpartition(".")
     return any(name in index.children.get(other, {}) for other in
@@ -148,8 +102,6 @@ def _method_user(context: InjectionContext, facts: FileFacts,
                  helper: Helper) -> tuple[User, bool] | None:
     """A module whose every `x.name(...)` call resolves to the method (and which mentions
     `.name` nowhere else)."""
-    from smellkit.injectors.shotgun_surgery import User
-
     if facts.module == helper.module or is_test_path(facts.path):
         return None
     name = helper.qualname.rpartition(".")[2]
@@ -175,12 +127,12 @@ def _method_user(context: InjectionContext, facts: FileFacts,
                 tuple(sorted({scopes.at(number) for number in lines})), False), False
 
 
-def candidates(injector: ShotgunSurgeryInjector, context: InjectionContext,
-               flagged: frozenset[str]) -> list[Candidate]:
+def candidates(context: InjectionContext, flagged: frozenset[str],
+               min_copies: int) -> list[Candidate]:
     found: list[Candidate] = []
-    for plan in plans(injector, context, flagged):
+    for plan in plans(context, flagged):
         if all(set(user.scopes) <= flagged for user in plan.users) or sum(
-                len(user.lines) for user in plan.users) < injector.options.min_copies:
+                len(user.lines) for user in plan.users) < min_copies:
             continue  # every call sits where the original is reported already, or too few
         location = context.location(plan.helper.qualname)  # the responsibility itself
         if location is None:
@@ -226,35 +178,10 @@ def _adds(context: InjectionContext, helper: Helper, user: User) -> list[str] | 
     return needed_imports(context, helper.qualname, helper.module, helper.free, user)
 
 
-def needed_imports(context: InjectionContext, qualname: str, module: str,
-                   free: Sequence[str], user: User) -> list[str] | str:
-    """Names of `module` the user module must import for code moved there from `qualname`
-    that reads `free`, or why it cannot (a name that means something else there)."""
-    from smellkit.injectors.shotgun_surgery import _word_lines
-
-    index = context.index
-    adds: list[str] = []
-    for name in free:
-        there = index.resolve_name(qualname, name)
-        here = index.resolve_name(user.module, name)
-        if there is not None and here == there:
-            continue
-        if here is not None or _word_lines(context.source(user.path), name):
-            return f"{name} means something else in {user.path}"
-        if there is None and any(  # a module-level variable of the helper's module
-                item.scope == module and item.target == Name(name)
-                for item in index.modules[module].assignments):
-            there = f"{module}.{name}"
-        if there is None or there in index.modules or there.startswith("<builtin>."):
-            return f"{name} cannot be imported from {module}"
-        adds.append(name)
-    return adds
-
-
-def inject(injector: ShotgunSurgeryInjector, context: InjectionContext, candidate: Candidate,
-           difficulty: Difficulty, rng: random.Random, flagged: frozenset[str]) -> Edit | Skip:
+def inject(context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
+           rng: random.Random, flagged: frozenset[str], min_copies: int) -> Edit | Skip:
     qualname = str(candidate.data.get("helper", ""))
-    plan = next((item for item in plans(injector, context, flagged)
+    plan = next((item for item in plans(context, flagged)
                  if item.helper.qualname == qualname), None)
     if plan is None:
         return Skip(f"{qualname} is no longer a one-expression helper called from elsewhere")
@@ -277,7 +204,7 @@ def inject(injector: ShotgunSurgeryInjector, context: InjectionContext, candidat
         return inline_helper(context.source(user.path), user.bound, body, helper.params,
                              helper.free, adds, ordered, keep=user.path in plan.keep)
 
-    picked = choose_users(users, difficulty, injector.options.min_copies, rewrite, "calling")
+    picked = choose_users(users, difficulty, min_copies, rewrite, "calling")
     if isinstance(picked, Skip):
         return picked
     edits, chosen = picked
@@ -286,8 +213,8 @@ def inject(injector: ShotgunSurgeryInjector, context: InjectionContext, candidat
     if difficulty == "hard" and not herrings:
         return Skip("hard needs a red herring: a call of the helper left as it is")
     copies = sum(len(edit.lines) for edit in edits.values())
-    if copies < injector.options.min_copies:
-        return Skip(f"only {copies} copies; the detector needs {injector.options.min_copies}")
+    if copies < min_copies:
+        return Skip(f"only {copies} copies; the detector needs {min_copies}")
     scopes = {Scopes(context.index.modules[user.module]).at(line)
               for user in chosen for line in edits[user.path].lines}
     targets = sorted(scope for scope in scopes - flagged if scope in context.index.definitions)
@@ -302,15 +229,3 @@ def inject(injector: ShotgunSurgeryInjector, context: InjectionContext, candidat
     return copies_edit({path: edit.text for path, edit in edits.items()}, targets, kept,
                        (qualname,), herrings, f"inlined {qualname} into {len(chosen)} modules "
                        f"({copies} copies, {difficulty})")
-
-
-@check_kind("shotgun_surgery.helper_copies")
-def _helper_copies(context: Context, params: dict[str, Any]) -> tuple[bool, str]:
-    """The helper is still there and its expression is not written out more than before."""
-    qualname, limit = str(params["helper"]), int(params["max_copies"])
-    helper = next((item for item in helpers(context) if item.qualname == qualname), None)
-    if helper is None:
-        return False, f"{qualname} is no longer a one-expression helper"
-    copies = len(Copies(context).of(helper))
-    return copies <= limit, f"{qualname}'s expression is written out {copies} times " \
-                            f"(at most {limit})"

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import libcst as cst
 from libcst.metadata import ClassScope, GlobalScope
 
-from smellkit.injectors.shotgun_surgery.edit import Inlined, _analysed, imported
+from smellkit.injectors.shotgun_surgery.edit import Inlined, analysed, imported
 
 _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.SimpleString, cst.Integer,
           cst.Float, cst.List, cst.Tuple, cst.Dict, cst.Set, cst.ConcatenatedString)
@@ -105,7 +105,10 @@ class _Substitute(cst.CSTTransformer):
         return updated_node  # a call's argument needs no parentheses of its own
 
 
-class _Inline(cst.CSTTransformer):
+class InlineCalls(cst.CSTTransformer):
+    """Replace the given calls by the body with their arguments in place of the params, and
+    the helper's import by the names the body needs (`keep`: the helper's own name stays)."""
+
     def __init__(self, calls: set[cst.Call], params: Sequence[str],
                  body: cst.BaseExpression, alias: cst.ImportAlias | None,
                  statement: cst.ImportFrom | None, adds: Sequence[str], keep: bool):
@@ -207,7 +210,7 @@ def inline_helper(source: str, bound: str, body: cst.BaseExpression, params: Seq
     are the names to import in its place (beside it with `keep`: other code may import the
     helper from this module), `ordered` whether `safe_order` holds. A string says why the module
     is refused."""
-    module, scopes, positions = _analysed(source)
+    module, scopes, positions = analysed(source)
     found = imported(module, scopes, bound)
     if isinstance(found, str):
         return found
@@ -244,7 +247,7 @@ def inline_helper(source: str, bound: str, body: cst.BaseExpression, params: Seq
         lines.append(positions[call].start.line)
     if not calls:
         return f"{bound} is imported but never called"
-    transformer = _Inline(calls, params, body, found.alias, found.statement, adds, keep)
+    transformer = InlineCalls(calls, params, body, found.alias, found.statement, adds, keep)
     transformer.free_slots = visitor.free_slots
     result = module.visit(transformer)
     if transformer.replaced != len(calls):
@@ -256,7 +259,7 @@ def inline_method(source: str, name: str, lines: set[int], body: cst.BaseExpress
                   params: Sequence[str], free: Sequence[str], ordered: bool) -> Inlined | str:
     """Replace the calls `receiver.name(...)` on `lines` (those that reach the method) by its
     expression, `receiver` in place of `self`; `free` are builtins the expression reads."""
-    module, scopes, positions = _analysed(source)
+    module, scopes, positions = analysed(source)
     visitor = _Calls()
     module.visit(visitor)
     calls: set[cst.Call] = set()
@@ -285,7 +288,7 @@ def inline_method(source: str, name: str, lines: set[int], body: cst.BaseExpress
         calls.add(call)
     if {positions[call].start.line for call in calls} != lines:
         return f"not every planned call of .{name} was found"
-    transformer = _Inline(calls, params, body, None, None, (), False)
+    transformer = InlineCalls(calls, params, body, None, None, (), False)
     transformer.free_slots = visitor.free_slots
     result = module.visit(transformer)
     if transformer.replaced != len(calls):

@@ -1,0 +1,105 @@
+"""What the three kinds of shotgun-surgery injection share: the modules that import the shared
+responsibility (a constant, a helper, a decorator) and so may receive its copies.
+
+A `User` is one such module: where it uses the imported name, and in which definitions. The
+constant's, the helper's and the decorator's injections each pick users and rewrite them, and each
+asks the same questions: where is a name written as a word, is it spelled in a string, which
+names must a module import for code moved into it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from smellkit.analysis.context import Context
+from smellkit.analysis.keys import Scopes
+from smellkit.config import is_test_path
+from smellkit.facts import FileFacts, Name
+from smellkit.injectors.base import InjectionContext
+from smellkit.injectors.data_clumps.plan import outside_words
+
+
+@dataclass(frozen=True)
+class User:
+    """A module that imports the constant (or helper, or decorator) by name at module level."""
+
+    module: str
+    path: str
+    bound: str
+    lines: tuple[int, ...]
+    scopes: tuple[str, ...]
+    tied: bool
+    """It also imports something else from the constant's module, so the detector links the
+    copies to the constant even when the value is one plain word."""
+
+
+def word_lines(source: str, name: str) -> list[int]:
+    """The line of each occurrence of `name` as a word (not an attribute), one per occurrence."""
+    pattern = re.compile(rf"(?<![.\w]){re.escape(name)}\b")
+    return [number for number, line in enumerate(source.splitlines(), 1)
+            for _ in pattern.findall(line.split("#")[0])]
+
+
+def spelled(context: InjectionContext) -> frozenset[str]:
+    """Every short string literal of the analysed code: a name spelled in a string may be
+    looked up or imported by name (jinja2's compiled templates import `internalcode` from
+    `jinja2.runtime` because `runtime.exported` lists it)."""
+    return context.analysis.derived(_spelled)
+
+
+def _spelled(analysis: Context) -> frozenset[str]:
+    return frozenset(value for facts in analysis.index.modules.values()
+                     for value, _ in facts.string_constants)
+
+
+def importing_user(context: InjectionContext, facts: FileFacts, module: str,
+                   name: str) -> tuple[User, bool] | None:
+    """A module importing the helper by name at module level, and whether the import must stay
+    (re-exported, star-imported, spelled in a string, or possibly imported by tests or examples
+    from there)."""
+    if facts.module == module or is_test_path(facts.path):
+        return None
+    imports = [item for item in facts.imports if item.scope == facts.module
+               and item.is_from and not item.type_only and item.target == f"{module}.{name}"]
+    if len(imports) != 1 or any(assignment.target == Name(imports[0].bound)
+                                for assignment in facts.assignments):
+        return None
+    name = imports[0].bound  # perhaps an alias: `from m import helper as short`
+    lines = [number for number in word_lines(context.source(facts.path), name)
+             if number != imports[0].line]
+    if not lines:
+        return None
+    outside = outside_words(context)
+    keep = name in spelled(context) or name in (facts.dunder_all or ()) or any(
+        item.target == f"{facts.module}.{name}" for other in context.index.modules.values()
+        for item in other.imports) or any(
+        facts.module in targets for targets in context.index.star_imports.values()) or bool(
+        outside[name] and outside[facts.module.rpartition(".")[2]])
+    scopes = Scopes(facts)
+    return User(facts.module, facts.path, name, tuple(lines),
+                tuple(sorted({scopes.at(number) for number in lines})), False), keep
+
+
+def needed_imports(context: InjectionContext, qualname: str, module: str,
+                   free: Sequence[str], user: User) -> list[str] | str:
+    """Names of `module` the user module must import for code moved there from `qualname`
+    that reads `free`, or why it cannot (a name that means something else there)."""
+    index = context.index
+    adds: list[str] = []
+    for name in free:
+        there = index.resolve_name(qualname, name)
+        here = index.resolve_name(user.module, name)
+        if there is not None and here == there:
+            continue
+        if here is not None or word_lines(context.source(user.path), name):
+            return f"{name} means something else in {user.path}"
+        if there is None and any(  # a module-level variable of the helper's module
+                item.scope == module and item.target == Name(name)
+                for item in index.modules[module].assignments):
+            there = f"{module}.{name}"
+        if there is None or there in index.modules or there.startswith("<builtin>."):
+            return f"{name} cannot be imported from {module}"
+        adds.append(name)
+    return adds
