@@ -50,6 +50,7 @@ from libcst.metadata import (
 from smellkit.analysis.context import Context
 from smellkit.checks import check_kind
 from smellkit.config import is_test_path
+from smellkit.detectors.duplicated_code import DuplicatedCode
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
 from smellkit.injectors.cst import edit
 from smellkit.injectors.duplicated_code import copying
@@ -72,7 +73,7 @@ _COPIES = ("copy", "renamed", "table")
 class DuplicatedCodeInjector(Injector[InjectorOptions]):
     """Private copies of a shared helper in the modules that call it."""
 
-    name = "duplicated_code"
+    smell = DuplicatedCode.smell
     description = ("Copies a helper with several callers into the callers' modules (verbatim, "
                    "then with renamed locals) and points their calls at the copies.")
     Options = InjectorOptions

@@ -29,6 +29,7 @@ from libcst.metadata import GlobalScope
 from smellkit.analysis.context import Context
 from smellkit.analysis.keys import Scopes
 from smellkit.checks import check_kind
+from smellkit.detectors.shotgun_surgery import ShotgunSurgery
 from smellkit.detectors.shotgun_surgery.markers import Marker, copies, markers
 from smellkit.injectors.base import Edit, InjectionContext, Skip
 from smellkit.injectors.shotgun_surgery.edit import (
@@ -46,7 +47,7 @@ from smellkit.models import Candidate, Difficulty, StructuralCheck
 if TYPE_CHECKING:
     from smellkit.injectors.shotgun_surgery import ShotgunSurgeryInjector, User
 
-SMELL = "shotgun_surgery"
+SMELL = ShotgunSurgery.smell.name
 
 
 @dataclass(frozen=True)

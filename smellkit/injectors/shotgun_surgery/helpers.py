@@ -21,6 +21,7 @@ from smellkit.analysis.context import Context
 from smellkit.analysis.keys import Scopes
 from smellkit.checks import check_kind
 from smellkit.config import is_test_path
+from smellkit.detectors.shotgun_surgery import ShotgunSurgery
 from smellkit.detectors.shotgun_surgery.helpers import Copies, Helper, helpers
 from smellkit.facts import Attr, FileFacts, Name
 from smellkit.graphs.builtin_names import BUILTIN_NAMES
@@ -38,7 +39,7 @@ from smellkit.models import Candidate, Difficulty, StructuralCheck
 if TYPE_CHECKING:
     from smellkit.injectors.shotgun_surgery import ShotgunSurgeryInjector, User
 
-SMELL = "shotgun_surgery"
+SMELL = ShotgunSurgery.smell.name
 
 
 @dataclass(frozen=True)
