@@ -88,16 +88,19 @@ def summary(finding: Finding) -> dict[str, Any]:
     return finding.model_dump(mode="json", exclude={"smell"})
 
 
-def check_fixture(folder: Path, smell: str) -> None:
-    """Assert that `smell`'s findings in `folder`, summarized, are its `expected.json`.
+def check_fixture(folder: Path, smell: str) -> Project:
+    """Assert that `smell`'s findings in `folder`, summarized, are its `expected.json`; return
+    the project analysed.
 
     With SMELLKIT_REGENERATE=1, `expected.json` is first rewritten from those findings.
     """
-    actual = [summary(finding) for finding in run_detectors(load(folder), [smell])]
+    project = load(folder)
+    actual = [summary(finding) for finding in run_detectors(project, [smell])]
     expected_file = folder / "expected.json"
     if REGENERATE:
         expected_file.write_text(json.dumps(actual, indent=2) + "\n", encoding="utf-8")
     assert actual == json.loads(expected_file.read_text(encoding="utf-8"))
+    return project
 
 
 def count_positive_and_negative(smell: str) -> tuple[int, int]:
