@@ -204,6 +204,7 @@ def _pid_analysis(index: object) -> int:
 def test_early_analyses_come_from_the_child(tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     import smellkit.detectors.runner
+    from smellkit.analysis.smells import Smell
     from smellkit.detectors import registry
     from smellkit.detectors.base import Detector, DetectorOptions
     from smellkit.project import Project
@@ -211,8 +212,8 @@ def test_early_analyses_come_from_the_child(tmp_path: Path,
     seen: list[int] = []
 
     class Reader(Detector[DetectorOptions]):
-        name = "reader"
-        description = "reads an early analysis"
+        smell = Smell(name="reader", description="reads an early analysis",
+                      phrases=("a reader",))
         Options = DetectorOptions
         early = (_pid_analysis,)
 
@@ -224,7 +225,6 @@ def test_early_analyses_come_from_the_child(tmp_path: Path,
     monkeypatch.setattr(scanner, "MIN_DEFINITIONS", 0)
     monkeypatch.setattr(registry, "select", lambda names: [Reader])
     monkeypatch.setattr(smellkit.detectors.runner, "select", lambda names: [Reader])
-    monkeypatch.setattr(scanner, "_EARLY_SMELLS", frozenset())
     project = Project.load(tmp_path, use_cache=False)
     scanner._detect_and_measure(project, None, "info", lambda stage: None)[2].join()
     assert len(seen) == 1 and seen[0] != os.getpid()

@@ -20,8 +20,10 @@ def _import(reference: str) -> object:
     return getattr(importlib.import_module(module_name), class_name)
 
 
-def load_registry(builtins: Sequence[str], group: str, base: type) -> dict[str, Any]:
-    """Every class by its `name` attribute: built-ins first, then the group's entry points."""
+def load_registry(builtins: Sequence[str], group: str, base: type,
+                  check: Callable[[type, str], object] | None = None) -> dict[str, Any]:
+    """Every class by its `name` attribute: built-ins first, then the group's entry points.
+    `check(cls, where)` raises when a class breaks its contract (`where` names it)."""
     kind = base.__name__
     sources: list[tuple[str, Callable[[], object]]] = [
         (reference, partial(_import, reference)) for reference in builtins]
@@ -33,6 +35,8 @@ def load_registry(builtins: Sequence[str], group: str, base: type) -> dict[str, 
         if not (isinstance(cls, type) and issubclass(cls, base)):
             raise ConfigError(f"{reference} is not a smellkit {kind} subclass",
                               hint="check the entry point of the plugin")
+        if check is not None:
+            check(cls, f"{kind.lower()} {reference}")
         name: str = getattr(cls, "name")  # noqa: B009 - set by every subclass
         if name in found:
             raise ConfigError(f"two {kind.lower()}s are named {name!r}: {origins[name]} and "

@@ -15,29 +15,27 @@ from pydantic import BaseModel, ConfigDict, Field
 from smellkit.errors import ConfigError
 from smellkit.models import Case
 
-SMELLBENCH_NAMES: dict[str, str] = {
-    "feature_envy": "feature_envy",
-    "god_class": "god_classes",
-    "data_clumps": "data_clumps",
-    "shotgun_surgery": "shotgun_surgery",
-    "dead_code": "dead_code_elimination",
-    "interface_segregation": "interface_segregation",
-    "deep_inlining": "deeply_inlined_method",
-    "duplicated_code": "Duplicated",
-    "long_method": "Long",
-}
-"""smellkit's stable smell names -> SmellBench's strings (DESIGN.md, "Smells: stable names").
-`long_method` has no smellkit injector; it is listed so SmellBench data with `Long` imports."""
+IMPORT_ONLY_NAMES: dict[str, str] = {"long_method": "Long"}
+"""SmellBench strings of smells smellkit has no detector for, by the name their instances get on
+import: SmellBench data with `Long` (its first generation's long method) imports and exports."""
 
-SMELLKIT_NAMES: dict[str, str] = {value: key for key, value in SMELLBENCH_NAMES.items()}
+
+def smellbench_names() -> dict[str, str]:
+    """smellkit's smell names -> SmellBench's strings: each registered smell's declaration
+    (`Smell.smellbench_name`, DESIGN.md "Smells: stable names"), plus `IMPORT_ONLY_NAMES`."""
+    from smellkit.detectors.registry import smells
+
+    names = {name: smell.smellbench_name for name, smell in smells().items()}
+    return {**IMPORT_ONLY_NAMES, **names}
+
 
 
 def to_smellbench(smell: str) -> str:
-    return SMELLBENCH_NAMES.get(smell, smell)
+    return smellbench_names().get(smell, smell)
 
 
 def from_smellbench(kind: str) -> str:
-    return SMELLKIT_NAMES.get(kind, kind)
+    return {value: key for key, value in smellbench_names().items()}.get(kind, kind)
 
 
 class SmellBenchInstance(BaseModel):

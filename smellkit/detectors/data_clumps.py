@@ -49,6 +49,7 @@ from typing import NamedTuple
 from pydantic import Field
 
 from smellkit.analysis.context import Context
+from smellkit.analysis.smells import Smell
 from smellkit.detectors.base import Detector, DetectorOptions, Example
 from smellkit.facts import Definition, Expr
 from smellkit.graphs.index import Index
@@ -146,10 +147,19 @@ class Clump(NamedTuple):
 class DataClumps(Detector[DataClumpsOptions]):
     """Groups of parameters or fields that keep occurring together."""
 
-    name = "data_clumps"
-    description = ("At least 3 parameters (or fields) that occur together in at least 3 "
-                   "signatures across at least 2 modules, overrides of one method counted once; "
-                   "renamed occurrences match by position, annotation and default.")
+    smell = Smell(
+        name="data_clumps",
+        description=("At least 3 parameters (or fields) that occur together in at least 3 "
+                     "signatures across at least 2 modules, overrides of one method counted once; "
+                     "renamed occurrences match by position, annotation and default."),
+        phrases=(
+            "a data clump: the same group of values passed around together instead of as one "
+            "object",
+            "a data clump: a group of parameters that always travel together through several "
+            "signatures",
+        ),
+        needs_call_graph=False,
+    )
     Options = DataClumpsOptions
 
     def detect(self, context: Context) -> Iterable[Finding]:

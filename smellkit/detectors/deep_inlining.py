@@ -28,6 +28,7 @@ from pydantic import Field
 
 from smellkit.analysis.context import Context
 from smellkit.analysis.locations import definition_location
+from smellkit.analysis.smells import Smell
 from smellkit.detectors.base import Detector, DetectorOptions, Example
 from smellkit.facts import Definition, FileFacts
 from smellkit.facts.blocks import (
@@ -76,11 +77,19 @@ class DeepInliningOptions(DetectorOptions):
 class DeepInlining(Detector[DeepInliningOptions]):
     """Long, complex functions made of blocks that could be functions of their own."""
 
-    name = "deep_inlining"
-    description = ("A long (SLOC >= 40), complex (CC >= 10 or nesting >= 4) function made of "
-                   "blocks that read like function bodies: runs of statements with locals of "
-                   "their own, few inputs and at most one output; the finding lists them as the "
-                   "functions to extract.")
+    smell = Smell(
+        name="deep_inlining",
+        description=("A long (SLOC >= 40), complex (CC >= 10 or nesting >= 4) function made of "
+                     "blocks that read like function bodies: runs of statements with locals of "
+                     "their own, few inputs and at most one output; the finding lists them as the "
+                     "functions to extract."),
+        phrases=(
+            "a long method: one body doing work that deserves functions of its own",
+            "a long method that mixes several responsibilities in one body",
+        ),
+        smellbench_name="deeply_inlined_method",
+        needs_call_graph=False,
+    )
     Options = DeepInliningOptions
 
     def detect(self, context: Context) -> Iterable[Finding]:

@@ -48,6 +48,7 @@ from typing import NamedTuple
 from pydantic import Field
 
 from smellkit.analysis.context import Context
+from smellkit.analysis.smells import Smell
 from smellkit.detectors.base import Detector, DetectorOptions, Example
 from smellkit.facts import FileFacts
 from smellkit.facts.fingerprints import MIN_LINES, STATEMENT_WEIGHT, WINDOW_WEIGHT, size_of
@@ -100,10 +101,19 @@ class _Group(NamedTuple):
 class DuplicatedCode(Detector[DuplicatedCodeOptions]):
     """Runs of statements that occur more than once, identical or renamed."""
 
-    name = "duplicated_code"
-    description = ("Clone groups of type 1 (identical up to layout and comments) and type 2 "
-                   "(identical up to names and literals) of at least 6 lines, across files and "
-                   "within one; each group is reported once, at its first copy.")
+    smell = Smell(
+        name="duplicated_code",
+        description=("Clone groups of type 1 (identical up to layout and comments) and type 2 "
+                     "(identical up to names and literals) of at least 6 lines, across files and "
+                     "within one; each group is reported once, at its first copy."),
+        phrases=(
+            "duplicated code: the same logic written out more than once",
+            "duplicated code: one piece of logic that exists in several copies instead of being "
+            "shared",
+        ),
+        smellbench_name="Duplicated",
+        needs_call_graph=False,
+    )
     Options = DuplicatedCodeOptions
 
     def detect(self, context: Context) -> Iterable[Finding]:

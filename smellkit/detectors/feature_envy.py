@@ -40,6 +40,7 @@ from pydantic import Field
 from smellkit._internal.collector import paused_gc
 from smellkit.analysis.access import DataAccess, MethodData, data_access, is_dunder, is_test_code
 from smellkit.analysis.context import Context
+from smellkit.analysis.smells import Smell
 from smellkit.detectors.base import Detector, DetectorOptions, Example
 from smellkit.models import Finding, Location, Severity
 
@@ -82,9 +83,17 @@ class FeatureEnvyOptions(DetectorOptions):
 class FeatureEnvy(Detector[FeatureEnvyOptions]):
     """Methods more interested in another class's data than in their own."""
 
-    name = "feature_envy"
-    description = ("A method that uses more attributes of another class than of its own (ATFD > 2, "
-                   "LAA < 1/3, FDP <= 2); it probably belongs in the envied class.")
+    smell = Smell(
+        name="feature_envy",
+        description=("A method that uses more attributes of another class than of its own "
+                     "(ATFD > 2, LAA < 1/3, FDP <= 2); it probably belongs in the envied class."),
+        phrases=(
+            "feature envy: a method that works more with another class's data than with its "
+            "own",
+            "feature envy: behaviour that lives far from the data it uses",
+        ),
+        needs_call_graph=True,
+    )
     Options = FeatureEnvyOptions
 
     def detect(self, context: Context) -> Iterable[Finding]:

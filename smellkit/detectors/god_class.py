@@ -50,6 +50,7 @@ from smellkit.analysis.access import (
     is_test_code,
 )
 from smellkit.analysis.context import Context
+from smellkit.analysis.smells import Smell
 from smellkit.detectors.base import Detector, DetectorOptions, Example
 from smellkit.facts import Definition
 from smellkit.metrics.oo import CONSTRUCTORS
@@ -96,10 +97,19 @@ class GodClassOptions(DetectorOptions):
 class GodClass(Detector[GodClassOptions]):
     """Large, incohesive classes that use much foreign data."""
 
-    name = "god_class"
-    description = ("A large class (WMC >= 47) with low cohesion (TCC < 1/3) that uses many "
-                   "attributes of other classes (ATFD > 5); the finding lists the groups of "
-                   "methods that share no state and could be split out.")
+    smell = Smell(
+        name="god_class",
+        description=("A large class (WMC >= 47) with low cohesion (TCC < 1/3) that uses many "
+                     "attributes of other classes (ATFD > 5); the finding lists the groups of "
+                     "methods that share no state and could be split out."),
+        phrases=(
+            "a god class: one class that holds responsibilities belonging elsewhere",
+            "a god class: a class that does too much, with several unrelated responsibilities in "
+            "one place",
+        ),
+        smellbench_name="god_classes",
+        needs_call_graph=True,
+    )
     Options = GodClassOptions
 
     def detect(self, context: Context) -> Iterable[Finding]:

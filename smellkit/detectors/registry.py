@@ -1,7 +1,8 @@
 """Which detectors exist: the built-ins listed by name, plus plugins from an entry-point group.
 
 A plugin is a `Detector` subclass exposed under the `smellkit.detectors` entry-point group of its
-distribution. Two detectors with one name is an error, never a silent override.
+distribution. Two detectors with one name is an error, never a silent override; so is a detector
+without a complete `Smell` declaration.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from functools import cache
 from typing import Any
 
 from smellkit._internal.plugins import load_registry
+from smellkit.analysis.smells import Smell, declared_smell
 from smellkit.detectors.base import Detector
 from smellkit.errors import UsageError
 
@@ -34,8 +36,14 @@ DetectorClass = type[Detector[Any]]
 @cache
 def detectors() -> dict[str, DetectorClass]:
     """Every detector class by smell name: built-ins first, then plugins."""
-    found: dict[str, DetectorClass] = load_registry(BUILTIN_DETECTORS, ENTRY_POINT_GROUP, Detector)
+    found: dict[str, DetectorClass] = load_registry(BUILTIN_DETECTORS, ENTRY_POINT_GROUP, Detector,
+                                                    declared_smell)
     return found
+
+
+def smells() -> dict[str, Smell]:
+    """Every smell's declaration by name, as its detector declares it."""
+    return {name: cls.smell for name, cls in detectors().items()}
 
 
 def select(names: list[str] | tuple[str, ...] | None) -> list[DetectorClass]:

@@ -1,4 +1,5 @@
-"""What an injector is: a name, typed options, candidate discovery, and one codemod per difficulty.
+"""What an injector is: its detector's smell, typed options, candidate discovery, and one codemod
+per difficulty.
 
 An injector reads the original repository through an `InjectionContext` (facts, graphs, libcst
 trees of the files it edits) and returns an `Edit` (the new text of every file it changes, the
@@ -14,10 +15,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Generic, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from smellkit.analysis.smells import Smell
 from smellkit.models import (
     DIFFICULTIES,
     Candidate,
@@ -152,11 +154,24 @@ OptionsT = TypeVar("OptionsT", bound=InjectorOptions)
 class Injector(ABC, Generic[OptionsT]):
     """Subclass, set the class attributes, implement `candidates` and `inject`."""
 
+    smell: ClassVar[Smell]
+    """Its detector's declaration (`smell = FeatureEnvy.smell`): the name, the instructions'
+    wording, the SmellBench string."""
     name: ClassVar[str]
-    """The smell's stable name, shared with its detector."""
+    """The smell's stable name, taken from `smell`."""
     description: ClassVar[str]
+    """How this injector makes the smell, for logs and reviewers; never shown to a solver."""
     Options: ClassVar[type[InjectorOptions]] = InjectorOptions
     difficulties: ClassVar[tuple[Difficulty, ...]] = DIFFICULTIES
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        smell = cls.__dict__.get("smell")
+        if isinstance(smell, Smell):
+            if cls.__dict__.get("name", smell.name) != smell.name:
+                raise TypeError(f"{cls.__qualname__}.name differs from its smell's; "
+                                "declare it once, on the Smell")
+            cls.name = smell.name
 
     def __init__(self, options: OptionsT):
         self.options = options

@@ -204,5 +204,5 @@ def record(context: InjectionContext, injector: Injector[Any], candidate: Candid
         ground_truth_patch=make_patch(edit.changes, before), targets=tuple(targets),
         locations=tuple(dict.fromkeys([*(item.location for item in targets), *involved])),
         red_herrings=tuple(herrings), files=files, checks=edit.checks,
-        instructions=instructions(injector.name, injector.description, smell_files, targets, rng))
+        instructions=instructions(injector.smell, smell_files, targets, rng))
 

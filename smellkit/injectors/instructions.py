@@ -2,7 +2,8 @@
 
 open: the smell type only; guided: plus the files (SmellBench's guided setting); targeted: plus the
 class or method. An instruction names what is wrong and where to look, never what the original code
-looked like, so it cannot leak the ground truth.
+looked like, so it cannot leak the ground truth. The smell is named by its declaration's phrases
+(`Smell.phrases`), never by an injector's description of how it made the smell.
 """
 
 from __future__ import annotations
@@ -10,43 +11,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from smellkit.analysis.smells import Smell
 from smellkit.models import InstructionSetting, Target
-
-SMELL_PHRASES: dict[str, tuple[str, ...]] = {
-    "feature_envy": (
-        "a method that works more with another class's data than with its own",
-        "feature envy: behaviour that lives far from the data it uses",
-    ),
-    "god_class": (
-        "a god class that has taken on responsibilities belonging elsewhere",
-        "a class that does too much: several unrelated responsibilities in one place",
-    ),
-    "data_clumps": (
-        "data clumps: the same group of values passed around together instead of as one object",
-        "a group of parameters that always travel together through several signatures",
-    ),
-    "shotgun_surgery": (
-        "shotgun surgery: one small responsibility spread over many places, so a change to it "
-        "means edits in many files",
-        "a piece of knowledge that is duplicated across files instead of living in one place",
-    ),
-    "dead_code": (
-        "dead code: definitions or branches that can never run or are never used",
-        "code that nothing reaches any more",
-    ),
-    "interface_segregation": (
-        "an interface that forces its implementers or clients to depend on methods they do not use",
-        "a base class or protocol that is too wide for the classes that implement or use it",
-    ),
-    "deep_inlining": (
-        "a long method that has inlined work which deserves functions of its own",
-        "a method that mixes several responsibilities in one long body",
-    ),
-    "duplicated_code": (
-        "duplicated code: the same logic written out more than once",
-        "copies of one piece of logic that should be shared",
-    ),
-}
 
 _OPENINGS = (
     "This repository contains {phrase}.",
@@ -76,10 +42,10 @@ def _files(paths: Sequence[str]) -> str:
     return ", ".join(f"`{path}`" for path in paths)
 
 
-def instructions(smell: str, description: str, files: Sequence[str], targets: Sequence[Target],
+def instructions(smell: Smell, files: Sequence[str], targets: Sequence[Target],
                  rng: random.Random) -> dict[InstructionSetting, str]:
     """The open, guided and targeted instruction for one injection."""
-    phrase = rng.choice(SMELL_PHRASES.get(smell, (description,)))
+    phrase = rng.choice(smell.phrases)
     opening = rng.choice(_OPENINGS).format(phrase=phrase)
     ask, constraint = rng.choice(_ASKS), rng.choice(_CONSTRAINTS)
     guide = rng.choice(_GUIDES).format(files=_files(files))

@@ -1,7 +1,8 @@
 """Which injectors exist: the built-ins listed by name, plus plugins from an entry-point group.
 
 A plugin is an `Injector` subclass exposed under the `smellkit.injectors` entry-point group. Two
-injectors with one name is an error, never a silent override.
+injectors with one name is an error, never a silent override; so is an injector that does not
+refer to its detector's `Smell` declaration.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from functools import cache
 from typing import Any
 
 from smellkit._internal.plugins import load_registry
+from smellkit.analysis.smells import declared_smell
 from smellkit.errors import UsageError
 from smellkit.injectors.base import Injector
 
@@ -33,7 +35,8 @@ InjectorClass = type[Injector[Any]]
 @cache
 def injectors() -> dict[str, InjectorClass]:
     """Every injector class by smell name: built-ins first, then plugins."""
-    found: dict[str, InjectorClass] = load_registry(BUILTIN_INJECTORS, ENTRY_POINT_GROUP, Injector)
+    found: dict[str, InjectorClass] = load_registry(BUILTIN_INJECTORS, ENTRY_POINT_GROUP, Injector,
+                                                    declared_smell)
     return found
 
 

@@ -45,14 +45,6 @@ class MetricTables(NamedTuple):
     modules: dict[str, Any]
 
 
-_EARLY_SMELLS = frozenset({"duplicated_code", "deep_inlining", "data_clumps", "dead_code",
-                           "interface_segregation"})
-"""Detectors that need no call graph: on big code they run in a child while it is built."""
-_LATE_SMELLS: frozenset[str] = frozenset()
-"""Detectors run in a child next to the metric tables (none: on pandas the tables alone take
-about as long as the other detectors together)."""
-
-
 class _Done(NamedTuple):
     """What a `_Detect` run gives back."""
 
@@ -86,9 +78,11 @@ def _detect_and_measure(project: Project, chosen: list[str] | None, min_severity
                         then: Callable[[], object] | None = None) \
         -> tuple[list[Finding], MetricTables | None, Background[Any, Any]]:
     """All findings, sorted, and the metric tables. On big code two forked children share the
-    work: one runs the detectors that need no call graph while it is built, the other computes
-    the metric tables (and the `_LATE_SMELLS`) while the remaining detectors run here. Each side's
-    findings are the same as in one run: detectors are independent, and the order is a sort.
+    work: one runs the detectors that need no call graph (`Smell.needs_call_graph`) while it is
+    built, the other computes the metric tables while the remaining detectors run here (no
+    detector goes with the tables: on pandas they alone take about as long as the other
+    detectors together). Each side's findings are the same as in one run: detectors are
+    independent, and the order is a sort.
     `then` runs after the second child's work (in that child, when there is one); the caller
     joins the returned child at the end."""
     from smellkit.detectors import registry
@@ -99,9 +93,8 @@ def _detect_and_measure(project: Project, chosen: list[str] | None, min_severity
     classes = {cls.name: cls for cls in registry.select(chosen)}  # unknown names fail here
     names = list(classes)
     big = len(index.definitions) >= MIN_DEFINITIONS
-    early = [name for name in names if name in _EARLY_SMELLS]
-    late = [name for name in names if name in _LATE_SMELLS]
-    here = [name for name in names if name not in _EARLY_SMELLS | _LATE_SMELLS]
+    early = [name for name in names if not classes[name].smell.needs_call_graph]
+    here = [name for name in names if classes[name].smell.needs_call_graph]
     analyses = [analysis for name in here for analysis in classes[name].early] if big \
         else []
     first = Background.start(_Detect(early, min_severity, early=analyses), project,
@@ -118,7 +111,7 @@ def _detect_and_measure(project: Project, chosen: list[str] | None, min_severity
         early_found = done.findings
         for analysis, value in zip(analyses, done.analyses):
             index.provide(analysis, value)
-        second = Background.start(_Detect(late, min_severity, measure=True), project, fork=big,
+        second = Background.start(_Detect([], min_severity, measure=True), project, fork=big,
                                   then=then)
         try:
             announce("detecting smells")
@@ -129,8 +122,7 @@ def _detect_and_measure(project: Project, chosen: list[str] | None, min_severity
     except BaseException:
         first.cancel()
         raise
-    tables, more, _ = second.result()
-    found.extend(more)
+    tables = second.result().tables
     found.extend(early_found)
     found.sort(key=sort_key)
     return found, tables, second

@@ -19,7 +19,7 @@ import pytest
 
 from smellkit.bench import build, load_dataset
 from smellkit.bench.store import read_jsonl
-from smellkit.injectors.registry import BUILTIN_INJECTORS
+from smellkit.injectors.registry import injectors
 from smellkit.models import DIFFICULTIES, BuildReport
 
 pytestmark = pytest.mark.slow
@@ -27,7 +27,7 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).parents[2]
 SPEC = ROOT / "examples" / "specs" / "click.toml"
 OPTIONS = {"per_cell": 2, "spare": 1, "jobs": 2, "seed": 0}
-SMELLS = [item.rpartition(":")[0].rpartition(".")[2] for item in BUILTIN_INJECTORS]
+SMELLS = list(injectors())
 
 
 def _cache() -> Path:

@@ -8,16 +8,16 @@ from pathlib import Path
 import pytest
 
 from smellkit.bench.smellbench import (
-    SMELLBENCH_NAMES,
     from_row,
     from_smellbench,
     read_smellbench,
+    smellbench_names,
     to_row,
     to_smellbench,
     write_smellbench,
 )
 from smellkit.errors import ConfigError
-from smellkit.injectors.registry import BUILTIN_INJECTORS
+from smellkit.injectors.registry import injectors
 from smellkit.models import Case
 from tests.bench import fakes
 
@@ -33,6 +33,7 @@ def _case() -> Case:
     ("deep_inlining", "deeply_inlined_method"), ("duplicated_code", "Duplicated"),
     ("feature_envy", "feature_envy"), ("data_clumps", "data_clumps"),
     ("shotgun_surgery", "shotgun_surgery"), ("interface_segregation", "interface_segregation"),
+    ("long_method", "Long"),
 ])
 def test_smell_strings_map_both_ways(ours: str, theirs: str) -> None:
     assert to_smellbench(ours) == theirs
@@ -40,8 +41,8 @@ def test_smell_strings_map_both_ways(ours: str, theirs: str) -> None:
 
 
 def test_every_injector_smell_has_a_smellbench_string() -> None:
-    names = {item.rpartition(":")[0].rpartition(".")[2] for item in BUILTIN_INJECTORS}
-    assert names <= set(SMELLBENCH_NAMES)
+    names = set(injectors())
+    assert names <= set(smellbench_names())
 
 
 def test_row_carries_the_case_and_smellbench_fields_and_round_trips() -> None:

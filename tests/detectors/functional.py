@@ -1,29 +1,31 @@
-"""What every detector's test module checks the same way: its examples and its functional fixtures.
+"""What detector tests share: loading a fixture repository, writing an example to disk, reading
+and rewriting a functional fixture's `expected.json`, and a reviewed run on real code.
 
-- Examples: each `Example` a detector documents is written to a temporary folder and analyzed; the
-  detector must flag exactly the example's `flagged` qualnames (`flagged_in_example`), and there
-  are at least two examples with findings and two without (`example_sides`).
+Every detector's examples and functional fixtures are checked generically by
+`tests/detectors/test_functional.py`, which finds them through the registry and on disk.
+
+- Examples: each `Example` a detector documents is written to a temporary folder and analysed; the
+  detector must flag exactly the example's `flagged` qualnames.
 - Functional fixtures: small repositories under `tests/fixtures/detectors/<smell>/<case>/`, each
-  with the findings expected of it in `expected.json`, as the test module's `summary` puts them:
-  the stable part of a finding (`check_fixture`). At least three cases have findings and at least
-  two, the red herrings, have none (`count_positive_and_negative`).
+  with the findings expected of it in `expected.json`: the smell's findings as
+  `smellkit scan --format json` reports them, without the `smell` field (`summary`). A fixture
+  that needs a project setting or detector options has a `pyproject.toml` with its
+  `[tool.smellkit]` table.
 
 To rewrite the `expected.json` files from the current output (after a deliberate change of a
-detector; review the diff before committing), run its test module with SMELLKIT_REGENERATE=1,
-e.g. for feature envy (or `tests/detectors` for every detector):
+detector; review the diff before committing), run the functional test with SMELLKIT_REGENERATE=1,
+e.g. for feature envy (or without `-k` for every detector):
 
-    SMELLKIT_REGENERATE=1 python -m pytest tests/detectors/test_feature_envy.py
+    SMELLKIT_REGENERATE=1 python -m pytest tests/detectors/test_functional.py -k feature_envy
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from smellkit.detectors.base import Example
 from smellkit.detectors.runner import run_detectors
@@ -53,16 +55,9 @@ def write(root: Path, files: dict[str, str]) -> Path:
 # -- examples -------------------------------------------------------------------------------------
 
 
-def parametrize_examples(examples: Sequence[Example]) -> pytest.MarkDecorator:
-    """Parametrize `example` over `examples`, each named by the start of its description."""
-    return pytest.mark.parametrize("example", examples,
-                                   ids=[example.description[:40] for example in examples])
-
-
-def flagged_in_example(tmp_path: Path, example: Example, smell: str,
-                       loader: Callable[[Path], Project] = load) -> list[str]:
+def flagged_in_example(tmp_path: Path, example: Example, smell: str) -> list[str]:
     """The sorted qualnames `smell` flags in `example`, written to `tmp_path`."""
-    project = loader(write(tmp_path, dict(example.files)))
+    project = load(write(tmp_path, dict(example.files)))
     return sorted(finding.location.qualname for finding in run_detectors(project, [smell]))
 
 
@@ -81,21 +76,31 @@ def fixture_folder(smell: str) -> Path:
 
 
 def fixture_cases(smell: str) -> list[str]:
-    """The names of `smell`'s functional fixtures, sorted."""
-    return sorted(path.name for path in fixture_folder(smell).iterdir() if path.is_dir())
+    """The names of `smell`'s functional fixtures, sorted (none when it has no folder)."""
+    folder = fixture_folder(smell)
+    if not folder.is_dir():
+        return []
+    return sorted(path.name for path in folder.iterdir() if path.is_dir())
 
 
-def check_fixture(folder: Path, smell: str, summarize: Callable[[Finding], dict[str, Any]],
-                  loader: Callable[[Path], Project] = load) -> None:
-    """Assert that `smell`'s findings in `folder`, summarized, are its `expected.json`.
+def summary(finding: Finding) -> dict[str, Any]:
+    """A finding as `expected.json` stores it: its JSON form without the smell (the folder's)."""
+    return finding.model_dump(mode="json", exclude={"smell"})
+
+
+def check_fixture(folder: Path, smell: str) -> Project:
+    """Assert that `smell`'s findings in `folder`, summarized, are its `expected.json`; return
+    the project analysed.
 
     With SMELLKIT_REGENERATE=1, `expected.json` is first rewritten from those findings.
     """
-    actual = [summarize(finding) for finding in run_detectors(loader(folder), [smell])]
+    project = load(folder)
+    actual = [summary(finding) for finding in run_detectors(project, [smell])]
     expected_file = folder / "expected.json"
     if REGENERATE:
         expected_file.write_text(json.dumps(actual, indent=2) + "\n", encoding="utf-8")
     assert actual == json.loads(expected_file.read_text(encoding="utf-8"))
+    return project
 
 
 def count_positive_and_negative(smell: str) -> tuple[int, int]:
@@ -104,6 +109,9 @@ def count_positive_and_negative(smell: str) -> tuple[int, int]:
     counts = [len(json.loads((folder / case / "expected.json").read_text(encoding="utf-8")))
               for case in fixture_cases(smell)]
     return sum(count > 0 for count in counts), sum(count == 0 for count in counts)
+
+
+# -- real code ------------------------------------------------------------------------------------
 
 
 def check_real_code_review(smell: str, counts: dict[str, int],

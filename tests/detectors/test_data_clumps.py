@@ -1,33 +1,24 @@
 """Data clumps: the detector's examples, functional fixtures, options, a reviewed run on real code.
 
-The examples and the functional fixtures are checked as `tests/detectors/functional.py`
-describes, SMELLKIT_REGENERATE=1 included.
+The examples and the functional fixtures run generically, with every detector's, in
+`tests/detectors/test_functional.py` (SMELLKIT_REGENERATE=1 rewrites the fixtures' expectations).
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from smellkit.detectors.base import Example
-from smellkit.detectors.data_clumps import DataClumps, _related
+from smellkit.detectors.data_clumps import _related
 from smellkit.detectors.runner import run_detectors
 from smellkit.errors import ConfigError
-from smellkit.models import Finding
 from smellkit.project import Project
 from tests.detectors import functional
 from tests.detectors.functional import (
-    check_fixture,
     check_real_code_review,
-    count_positive_and_negative,
-    example_sides,
-    fixture_cases,
     fixture_folder,
-    flagged_in_example,
-    parametrize_examples,
 )
 
 SMELL = "data_clumps"
@@ -37,45 +28,6 @@ FIXTURES = fixture_folder(SMELL)
 def load(root: Path) -> Project:
     """With the project's tests: data clumps there count, or are left alone by a guard."""
     return functional.load(root, include_tests=True)
-
-
-def summary(finding: Finding) -> dict[str, Any]:
-    """The stable part of a finding, as stored in expected.json."""
-    return {
-        "qualname": finding.location.qualname,
-        "path": finding.location.path,
-        "parameters": finding.evidence["parameters"],
-        "renamed": finding.evidence["renamed"],
-        "related": [location.qualname for location in finding.related],
-    }
-
-
-# -- examples -------------------------------------------------------------------------------------
-
-
-@parametrize_examples(DataClumps.examples)
-def test_example(tmp_path: Path, example: Example) -> None:
-    assert flagged_in_example(tmp_path, example, SMELL, loader=load) == sorted(example.flagged)
-
-
-def test_examples_cover_both_sides() -> None:
-    flagging, clean = example_sides(DataClumps.examples)
-    assert flagging >= 2
-    assert clean >= 2
-
-
-# -- functional fixtures --------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("case", fixture_cases(SMELL))
-def test_fixture(case: str) -> None:
-    check_fixture(FIXTURES / case, SMELL, summary, loader=load)
-
-
-def test_fixtures_have_positives_and_red_herrings() -> None:
-    positives, red_herrings = count_positive_and_negative(SMELL)
-    assert positives >= 3
-    assert red_herrings >= 2
 
 
 def test_renamed_occurrence_completes_a_clump() -> None:

@@ -1,8 +1,8 @@
 """Dead code: examples, functional fixtures, options, the reachability pass, and a reviewed run on
 real code compared with vulture.
 
-The examples and the functional fixtures are checked as `tests/detectors/functional.py`
-describes, SMELLKIT_REGENERATE=1 included.
+The examples and the functional fixtures run generically, with every detector's, in
+`tests/detectors/test_functional.py` (SMELLKIT_REGENERATE=1 rewrites the fixtures' expectations).
 """
 
 from __future__ import annotations
@@ -17,22 +17,13 @@ from typing import Any
 
 import pytest
 
-from smellkit.detectors.base import Example
-from smellkit.detectors.dead_code import DeadCode
 from smellkit.detectors.runner import run_detectors
 from smellkit.errors import ConfigError
 from smellkit.facts.reachability import liveness
-from smellkit.models import Finding
 from smellkit.project import Project
 from tests.detectors.functional import (
-    check_fixture,
-    count_positive_and_negative,
-    example_sides,
-    fixture_cases,
     fixture_folder,
-    flagged_in_example,
     load,
-    parametrize_examples,
     write,
 )
 
@@ -40,49 +31,9 @@ SMELL = "dead_code"
 FIXTURES = fixture_folder(SMELL)
 
 
-def summary(finding: Finding) -> dict[str, Any]:
-    """The stable part of a finding, as stored in expected.json."""
-    return {
-        "qualname": finding.location.qualname,
-        "path": finding.location.path,
-        "kind": finding.evidence["kind"],
-        "lines": [finding.location.start_line, finding.location.end_line],
-        "confidence": finding.confidence,
-        "related": [location.qualname for location in finding.related],
-    }
-
-
 def flagged(project: Project, **options: Any) -> list[str]:
     found = run_detectors(project, [SMELL], options={SMELL: options} if options else None)
     return [finding.location.qualname for finding in found]
-
-
-# -- examples -------------------------------------------------------------------------------------
-
-
-@parametrize_examples(DeadCode.examples)
-def test_example(tmp_path: Path, example: Example) -> None:
-    assert flagged_in_example(tmp_path, example, SMELL) == sorted(example.flagged)
-
-
-def test_examples_cover_both_sides() -> None:
-    flagging, clean = example_sides(DeadCode.examples)
-    assert flagging >= 2
-    assert clean >= 2
-
-
-# -- functional fixtures --------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("case", fixture_cases(SMELL))
-def test_fixture(case: str) -> None:
-    check_fixture(FIXTURES / case, SMELL, summary)
-
-
-def test_fixtures_have_positives_and_red_herrings() -> None:
-    positives, red_herrings = count_positive_and_negative(SMELL)
-    assert positives >= 3
-    assert red_herrings >= 2
 
 
 def test_private_leftovers_are_confident_and_public_ones_are_not() -> None:

@@ -1,8 +1,8 @@
 """Duplicated code: the detector's examples, functional fixtures, options, a reviewed run on real
 code.
 
-The examples and the functional fixtures are checked as `tests/detectors/functional.py`
-describes, SMELLKIT_REGENERATE=1 included.
+The examples and the functional fixtures run generically, with every detector's, in
+`tests/detectors/test_functional.py` (SMELLKIT_REGENERATE=1 rewrites the fixtures' expectations).
 """
 
 from __future__ import annotations
@@ -13,21 +13,13 @@ from typing import Any
 
 import pytest
 
-from smellkit.detectors.base import Example
 from smellkit.detectors.duplicated_code import DuplicatedCode
 from smellkit.detectors.runner import run_detectors
 from smellkit.errors import ConfigError
-from smellkit.models import Finding
 from tests.detectors.functional import (
-    check_fixture,
     check_real_code_review,
-    count_positive_and_negative,
-    example_sides,
-    fixture_cases,
     fixture_folder,
-    flagged_in_example,
     load,
-    parametrize_examples,
     write,
 )
 
@@ -37,46 +29,6 @@ FIXTURES = fixture_folder(SMELL)
 
 def where(location: Any) -> str:
     return f"{location.qualname}:{location.kind}:{location.start_line}-{location.end_line}"
-
-
-def summary(finding: Finding) -> dict[str, Any]:
-    """The stable part of a finding, as stored in expected.json."""
-    return {
-        "qualname": finding.location.qualname,
-        "path": finding.location.path,
-        "location": where(finding.location),
-        "clone_type": finding.evidence["clone_type"],
-        "lines": finding.evidence["lines"],
-        "related": [where(location) for location in finding.related],
-    }
-
-
-# -- examples -------------------------------------------------------------------------------------
-
-
-@parametrize_examples(DuplicatedCode.examples)
-def test_example(tmp_path: Path, example: Example) -> None:
-    assert flagged_in_example(tmp_path, example, SMELL) == sorted(example.flagged)
-
-
-def test_examples_cover_both_sides() -> None:
-    flagging, clean = example_sides(DuplicatedCode.examples)
-    assert flagging >= 2
-    assert clean >= 2
-
-
-# -- functional fixtures --------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("case", fixture_cases(SMELL))
-def test_fixture(case: str) -> None:
-    check_fixture(FIXTURES / case, SMELL, summary)
-
-
-def test_fixtures_have_positives_and_red_herrings() -> None:
-    positives, red_herrings = count_positive_and_negative(SMELL)
-    assert positives >= 3
-    assert red_herrings >= 2
 
 
 def test_clone_groups_and_evidence() -> None:

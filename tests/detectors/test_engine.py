@@ -11,6 +11,7 @@ from pydantic import Field
 
 from smellkit._internal import plugins
 from smellkit.analysis.context import Context
+from smellkit.analysis.smells import Smell
 from smellkit.detectors import Detector, DetectorOptions, registry
 from smellkit.detectors.runner import residue, run_detectors
 from smellkit.errors import ConfigError, UsageError
@@ -25,8 +26,8 @@ class LongNameOptions(DetectorOptions):
 class LongNames(Detector[LongNameOptions]):
     """A toy smell for testing the engine: functions with long names."""
 
-    name = "long_names"
-    description = "Function names longer than max-length."
+    smell = Smell(name="long_names", description="Function names longer than max-length.",
+                  phrases=("long names: functions whose names are too long to read",))
     Options = LongNameOptions
 
     def detect(self, context: Context) -> Iterable[Finding]:

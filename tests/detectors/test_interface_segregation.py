@@ -1,77 +1,26 @@
 """Interface segregation: the detector's examples, functional fixtures, options, a reviewed run on
 real code.
 
-The examples and the functional fixtures are checked as `tests/detectors/functional.py`
-describes, SMELLKIT_REGENERATE=1 included.
+The examples and the functional fixtures run generically, with every detector's, in
+`tests/detectors/test_functional.py` (SMELLKIT_REGENERATE=1 rewrites the fixtures' expectations).
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import Any
 
 import pytest
 
-from smellkit.detectors.base import Example
-from smellkit.detectors.interface_segregation import InterfaceSegregation
 from smellkit.detectors.runner import run_detectors
 from smellkit.errors import ConfigError
-from smellkit.models import Finding
 from tests.detectors.functional import (
-    check_fixture,
     check_real_code_review,
-    count_positive_and_negative,
-    example_sides,
-    fixture_cases,
     fixture_folder,
-    flagged_in_example,
     load,
-    parametrize_examples,
 )
 
 SMELL = "interface_segregation"
 FIXTURES = fixture_folder(SMELL)
-
-
-def summary(finding: Finding) -> dict[str, Any]:
-    """The stable part of a finding, as stored in expected.json."""
-    return {
-        "qualname": finding.location.qualname,
-        "path": finding.location.path,
-        "kind": finding.evidence["kind"],
-        "implementers": finding.evidence["implementers"],
-        "clients": finding.evidence["clients"],
-        "related": [location.qualname for location in finding.related],
-    }
-
-
-# -- examples -------------------------------------------------------------------------------------
-
-
-@parametrize_examples(InterfaceSegregation.examples)
-def test_example(tmp_path: Path, example: Example) -> None:
-    assert flagged_in_example(tmp_path, example, SMELL) == sorted(example.flagged)
-
-
-def test_examples_cover_both_sides() -> None:
-    flagging, clean = example_sides(InterfaceSegregation.examples)
-    assert flagging >= 2
-    assert clean >= 2
-
-
-# -- functional fixtures --------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("case", fixture_cases(SMELL))
-def test_fixture(case: str) -> None:
-    check_fixture(FIXTURES / case, SMELL, summary)
-
-
-def test_fixtures_have_positives_and_red_herrings() -> None:
-    positives, red_herrings = count_positive_and_negative(SMELL)
-    assert positives >= 3
-    assert red_herrings >= 2
 
 
 def test_evidence_of_the_implementers_rule() -> None:

@@ -1,7 +1,7 @@
 """Shotgun surgery: examples, functional fixtures, options, and a reviewed run on real code.
 
-The examples and the functional fixtures are checked as `tests/detectors/functional.py`
-describes, SMELLKIT_REGENERATE=1 included.
+The examples and the functional fixtures run generically, with every detector's, in
+`tests/detectors/test_functional.py` (SMELLKIT_REGENERATE=1 rewrites the fixtures' expectations).
 """
 
 from __future__ import annotations
@@ -12,22 +12,13 @@ from typing import Any
 
 import pytest
 
-from smellkit.detectors.base import Example
 from smellkit.detectors.runner import run_detectors
-from smellkit.detectors.shotgun_surgery import ShotgunSurgery
 from smellkit.errors import ConfigError
-from smellkit.models import Finding
 from smellkit.project import Project
 from tests.detectors.functional import (
-    check_fixture,
     check_real_code_review,
-    count_positive_and_negative,
-    example_sides,
-    fixture_cases,
     fixture_folder,
-    flagged_in_example,
     load,
-    parametrize_examples,
     write,
 )
 
@@ -35,51 +26,9 @@ SMELL = "shotgun_surgery"
 FIXTURES = fixture_folder(SMELL)
 
 
-def summary(finding: Finding) -> dict[str, Any]:
-    """The stable part of a finding, as stored in expected.json."""
-    evidence = finding.evidence
-    return {
-        "qualname": finding.location.qualname,
-        "path": finding.location.path,
-        "form": evidence["form"],
-        "counts": {key: evidence[key] for key in ("cm", "cc", "files", "occurrences")
-                   if key in evidence},
-        "related": [f"{location.path}:{location.start_line} {location.qualname}"
-                    for location in finding.related],
-    }
-
-
 def flagged(project: Project, **options: Any) -> list[str]:
     found = run_detectors(project, [SMELL], options={SMELL: options} if options else None)
     return [finding.location.qualname for finding in found]
-
-
-# -- examples -------------------------------------------------------------------------------------
-
-
-@parametrize_examples(ShotgunSurgery.examples)
-def test_example(tmp_path: Path, example: Example) -> None:
-    assert flagged_in_example(tmp_path, example, SMELL) == sorted(example.flagged)
-
-
-def test_examples_cover_both_sides() -> None:
-    flagging, clean = example_sides(ShotgunSurgery.examples)
-    assert flagging >= 2
-    assert clean >= 2
-
-
-# -- functional fixtures --------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("case", fixture_cases(SMELL))
-def test_fixture(case: str) -> None:
-    check_fixture(FIXTURES / case, SMELL, summary)
-
-
-def test_fixtures_have_positives_and_red_herrings() -> None:
-    positives, red_herrings = count_positive_and_negative(SMELL)
-    assert positives >= 3
-    assert red_herrings >= 2
 
 
 def test_callers_finding_lists_every_call_site() -> None:

@@ -1,16 +1,14 @@
-"""What the data-clump and shotgun-surgery injector tests share: fixture repositories read as
-before/after, round trips through `verify`, behaviour runs, and surveys of real packages.
+"""What the data-clump and shotgun-surgery injector tests share: injections into fixture
+repositories, round trips through `verify`, behaviour runs, and surveys of real packages.
 
 A case is a folder `tests/injectors/fixtures/<smell>/<case>/` with the repository in `before/` and
-the expected smelly version of every changed file in `after_<difficulty>/`. To rewrite the
-`after_*` folders from the current output (after a deliberate change; review the diff), run the
-test module with SMELLKIT_REGENERATE=1.
+the expected smelly version of every changed file in `after_<difficulty>/`; `test_fixtures.py`
+compares them for every injector (SMELLKIT_REGENERATE=1 rewrites the `after_*` folders).
 """
 
 from __future__ import annotations
 
 import importlib.util
-import os
 import random
 import shutil
 import subprocess
@@ -30,7 +28,6 @@ from smellkit.models import DIFFICULTIES, Candidate, Difficulty, Injection
 from smellkit.project import Project
 
 FIXTURES = Path(__file__).parent / "fixtures"
-REGENERATE = os.environ.get("SMELLKIT_REGENERATE") == "1"
 NO_FILTER = {"min-file-lines": 0}
 
 
@@ -68,25 +65,6 @@ def smelly_copy(root: Path, injection: Injection, scratch: Path) -> Path:
     shutil.copytree(root, copy, ignore=shutil.ignore_patterns("__pycache__"))
     apply_patch(copy, injection.smelly_patch)
     return copy
-
-
-def check_after(smell: str, case: str, difficulty: Difficulty, injection: Injection,
-                scratch: Path) -> None:
-    """The smelly files are exactly the stored `after_<difficulty>/` files, no more, no less."""
-    before = case_dir(smell, case) / "before"
-    expected = case_dir(smell, case) / f"after_{difficulty}"
-    copy = smelly_copy(before, injection, scratch)
-    produced = {path: (copy / path).read_text(encoding="utf-8") for path in injection.files}
-    if REGENERATE:
-        shutil.rmtree(expected, ignore_errors=True)
-        for path, text in produced.items():
-            (expected / path).parent.mkdir(parents=True, exist_ok=True)
-            (expected / path).write_text(text, encoding="utf-8")
-    stored = {item.relative_to(expected).as_posix(): item.read_text(encoding="utf-8")
-              for item in sorted(expected.rglob("*.py"))}
-    assert sorted(produced) == sorted(stored)
-    for path, text in stored.items():
-        assert produced[path] == text, f"{path} differs from {expected / path}"
 
 
 def run_main(root: Path, module: str) -> str:

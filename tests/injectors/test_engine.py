@@ -12,6 +12,7 @@ import libcst as cst
 import pytest
 
 from smellkit._internal import plugins
+from smellkit.detectors.dead_code import DeadCode
 from smellkit.errors import ConfigError, PatchError
 from smellkit.injectors import registry
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
@@ -25,7 +26,7 @@ from smellkit.project import Project
 class UnusedCopy(Injector[InjectorOptions]):
     """Grafts an unused private copy of a module-level function next to it (dead code)."""
 
-    name = "dead_code"
+    smell = DeadCode.smell
     description = "an unused copy of a function"
 
     def candidates(self, context: InjectionContext) -> Iterable[Candidate]:

@@ -1,5 +1,9 @@
 """Feature envy injector: before/after on a fixture repository at each difficulty, round trips
-there and on click and jinja2 (slow), and the refusals that keep edits safe."""
+there and on click and jinja2 (slow), and the refusals that keep edits safe.
+
+The smelly files of each fixture case are compared with its `after_` folders, with every
+injector's, in `test_fixtures.py` (SMELLKIT_REGENERATE=1 rewrites them).
+"""
 
 from __future__ import annotations
 
@@ -15,11 +19,9 @@ from smellkit.project import Project
 from tests.injectors.support import (
     FIXTURES,
     assert_round_trip,
-    check_after,
     injected,
     real_code_yield,
     same_behaviour,
-    smelly_files,
 )
 
 SMELL = "feature_envy"
@@ -46,10 +48,9 @@ def test_candidates_say_why() -> None:
 
 
 @pytest.mark.parametrize("difficulty", DIFFICULTIES)
-def test_before_after(tmp_path: Path, difficulty: Difficulty) -> None:
+def test_before_after(difficulty: Difficulty) -> None:
     root = SHOP / "before"
     injection = injected(root, SMELL, difficulty)
-    check_after(SHOP, difficulty, smelly_files(root, injection, tmp_path))
     spanned = {"easy": 2, "medium": 3, "hard": 4}[difficulty]
     assert len(injection.files) >= spanned - 1  # the envied file may stay as it is (a copy)
     assert len({*injection.files, *injection.candidate.files}) >= spanned
@@ -71,7 +72,6 @@ def test_through_a_name(tmp_path: Path, difficulty: Difficulty) -> None:
     its data, at home) is the red herring."""
     root = LEDGER / "before"
     injection = injected(root, SMELL, difficulty)
-    check_after(LEDGER, difficulty, smelly_files(root, injection, tmp_path))
     assert "bank/account.py" in injection.files  # private and called from Ledger only: moved
     assert len({*injection.files, *injection.candidate.files}) >= {"easy": 2, "medium": 3,
                                                                    "hard": 4}[difficulty]
@@ -94,7 +94,6 @@ def test_both_classes_in_one_module(tmp_path: Path, difficulty: Difficulty) -> N
     data, at home) is the red herring."""
     root = STUDIO / "before"
     injection = injected(root, SMELL, difficulty)
-    check_after(STUDIO, difficulty, smelly_files(root, injection, tmp_path))
     assert "both classes share a module" in injection.candidate.reason
     assert len(injection.files) == {"easy": 2, "medium": 3, "hard": 4}[difficulty]
     herrings = [item.qualname for item in injection.red_herrings]

@@ -33,6 +33,7 @@ from collections.abc import Iterable, Iterator
 from pydantic import Field
 
 from smellkit.analysis.context import Context
+from smellkit.analysis.smells import Smell
 from smellkit.analysis.usage import Usage, import_used, usage_of
 from smellkit.config import is_test_path
 from smellkit.detectors.base import Detector, DetectorOptions, Example
@@ -107,10 +108,18 @@ def _severity(confidence: float, lines: int, large: int) -> Severity:
 class DeadCode(Detector[DeadCodeOptions]):
     """Unused definitions, attributes, variables and imports; unreachable statements."""
 
-    name = "dead_code"
-    description = ("Functions, classes, methods, attributes, variables and imports that nothing "
-                   "in the repository uses, statements that can never run, and branches of "
-                   "constant conditions.")
+    smell = Smell(
+        name="dead_code",
+        description=("Functions, classes, methods, attributes, variables and imports that nothing "
+                     "in the repository uses, statements that can never run, and branches of "
+                     "constant conditions."),
+        phrases=(
+            "dead code: definitions or branches that can never run or are never used",
+            "dead code: code that nothing in the program reaches",
+        ),
+        smellbench_name="dead_code_elimination",
+        needs_call_graph=False,
+    )
     Options = DeadCodeOptions
     _by_path: dict[str, str]
     _dead: set[str]

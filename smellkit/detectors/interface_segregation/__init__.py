@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from pydantic import Field
 
 from smellkit.analysis.context import Context
+from smellkit.analysis.smells import Smell
 from smellkit.config import is_test_path
 from smellkit.detectors.base import Detector, DetectorOptions, Example
 from smellkit.detectors.interface_segregation.clients import record_clients
@@ -113,11 +114,20 @@ class InterfaceSegregation(Detector[InterfaceSegregationOptions]):
     """Abstract bases and protocols whose implementers stub much of them, or whose clients each
     use little of them."""
 
-    name = "interface_segregation"
-    description = ("An abstract base or protocol (3+ abstract methods) that several implementers "
-                   "stub in good part (pass, ..., raise NotImplementedError), or whose clients "
-                   "each use only a small part of; the finding lists the stubs and the subsets "
-                   "used, the seams to split it along.")
+    smell = Smell(
+        name="interface_segregation",
+        description=("An abstract base or protocol (3+ abstract methods) that several implementers "
+                     "stub in good part (pass, ..., raise NotImplementedError), or whose clients "
+                     "each use only a small part of; the finding lists the stubs and the subsets "
+                     "used, the seams to split it along."),
+        phrases=(
+            "an interface segregation problem: an interface that forces its implementers or "
+            "clients to depend on methods they do not use",
+            "an interface segregation problem: a base class or protocol that is too wide for the "
+            "classes that implement or use it",
+        ),
+        needs_call_graph=False,
+    )
     Options = InterfaceSegregationOptions
 
     def detect(self, context: Context) -> Iterable[Finding]:

@@ -42,6 +42,7 @@ from pydantic import Field
 
 from smellkit.analysis.context import Context
 from smellkit.analysis.keys import COMMON_LITERALS, DTYPE, KEY_LIKE, Registries, Scopes
+from smellkit.analysis.smells import Smell
 from smellkit.config import is_test_path
 from smellkit.detectors.base import Detector, DetectorOptions, Example
 from smellkit.detectors.shotgun_surgery.constants import imports_from, string_constants
@@ -108,10 +109,19 @@ class ShotgunSurgeryOptions(DetectorOptions):
 class ShotgunSurgery(Detector[ShotgunSurgeryOptions]):
     """Changes that ripple into many classes and files."""
 
-    name = "shotgun_surgery"
-    description = ("A function whose callers are spread over many functions, classes and files "
-                   "(Lanza-Marinescu CM/CC), or a string key repeated across modules: one change "
-                   "means editing all of them.")
+    smell = Smell(
+        name="shotgun_surgery",
+        description=("A function whose callers are spread over many functions, classes and files "
+                     "(Lanza-Marinescu CM/CC), or a string key repeated across modules: one change "
+                     "means editing all of them."),
+        phrases=(
+            "shotgun surgery: one small responsibility spread over many places, so a change to "
+            "it means edits in many files",
+            "shotgun surgery: a piece of knowledge repeated across files instead of living in "
+            "one place",
+        ),
+        needs_call_graph=True,
+    )
     Options = ShotgunSurgeryOptions
     early = (helper_copies,)
     _ambiguity: dict[str, set[tuple[int, str]]]

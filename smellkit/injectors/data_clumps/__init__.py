@@ -25,6 +25,7 @@ from itertools import combinations
 from pydantic import Field
 
 from smellkit.config import is_test_path
+from smellkit.detectors.data_clumps import DataClumps, DataClumpsOptions
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
 from smellkit.injectors.data_clumps.edit import FunctionPlan, SitePlan, explode_module
 from smellkit.injectors.data_clumps.forward import Forward, forwards, make_edit
@@ -38,16 +39,19 @@ from smellkit.injectors.data_clumps.plan import (
 )
 from smellkit.models import Candidate, Difficulty, StructuralCheck, TargetLevel
 
-SMELL = "data_clumps"
+SMELL = DataClumps.smell.name
 MIN_FILES: dict[Difficulty, int] = {"easy": 2, "medium": 3, "hard": 4}
 _MAX_COMBINATIONS = 400
 
 
 class DataClumpsInjectorOptions(InjectorOptions):
     min_functions: int = Field(
-        default=3, ge=3, description="The object must be passed to at least this many "
-        "functions that can be exploded (the detector needs 3 signatures).")
-    min_fields: int = Field(default=3, ge=2, description="Fewest fields in the clump.")
+        default=DataClumpsOptions.default("min_occurrences"), ge=3, description="The object must "
+        "be passed to at least this many functions that can be exploded (the detector's "
+        "`min-occurrences` signatures).")
+    min_fields: int = Field(
+        default=DataClumpsOptions.default("min_group_size"), ge=2, description="Fewest fields in "
+        "the clump (the detector's `min-group-size`).")
     max_fields: int = Field(default=4, ge=2, description="Most fields in the clump.")
 
 
@@ -86,7 +90,7 @@ def _already_flagged(context: InjectionContext) -> frozenset[str]:
 class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
     """Inline a parameter object into the fields it carries, in several signatures."""
 
-    name = SMELL
+    smell = DataClumps.smell
     description = ("A parameter object inlined back into its 3-4 fields in the signatures and "
                    "call sites of the functions it is passed to.")
     Options = DataClumpsInjectorOptions

@@ -29,6 +29,7 @@ import libcst as cst
 
 from smellkit.checks.dead_code import dead_findings
 from smellkit.config import is_test_path
+from smellkit.detectors.dead_code import DeadCode
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
 from smellkit.injectors.cst import edit
 from smellkit.injectors.cst.imports import add_imports
@@ -61,7 +62,7 @@ def _short(name: str) -> str:
 class DeadCodeInjector(Injector[InjectorOptions]):
     """Unreachable calls into a compatibility shim, alone or at the end of a dead chain."""
 
-    name = "dead_code"
+    smell = DeadCode.smell
     description = ("Grafts code that can never run: a call after the last `return` of a "
                    "function, or a chain of unused private wrappers across modules that ends "
                    "in a compatibility shim.")

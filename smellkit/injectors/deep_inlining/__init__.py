@@ -63,7 +63,7 @@ class DeepInliningInjectorOptions(InjectorOptions):
 class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
     """Inline a function's helpers into it until it reads as several functions in one."""
 
-    name = "deep_inlining"
+    smell = DeepInlining.smell
     description = ("A function whose helpers' bodies were pasted into it: a long, complex "
                    "function made of steps that each read like a function of their own.")
     Options = DeepInliningInjectorOptions

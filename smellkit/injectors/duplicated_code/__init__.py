@@ -49,6 +49,7 @@ from libcst.metadata import (
 
 from smellkit.checks.duplicated_code import clone_spans
 from smellkit.config import is_test_path
+from smellkit.detectors.duplicated_code import DuplicatedCode
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
 from smellkit.injectors.cst import edit
 from smellkit.injectors.cst.imports import add_imports, merged
@@ -72,7 +73,7 @@ _COPIES = ("copy", "renamed", "table")
 class DuplicatedCodeInjector(Injector[InjectorOptions]):
     """Private copies of a shared helper in the modules that call it."""
 
-    name = "duplicated_code"
+    smell = DuplicatedCode.smell
     description = ("Copies a helper with several callers into the callers' modules (verbatim, "
                    "then with renamed locals) and points their calls at the copies.")
     Options = InjectorOptions

@@ -11,11 +11,12 @@ from typing import NamedTuple
 
 import libcst as cst
 
+from smellkit.detectors.duplicated_code import DuplicatedCodeOptions
 from smellkit.injectors.base import InjectionContext, Skip
 from smellkit.injectors.cst import edit
 from smellkit.injectors.duplicated_code import copying
 
-MIN_CODE_LINES = 6
+MIN_CODE_LINES: int = DuplicatedCodeOptions.default("min_lines")
 """The detector's default `min-lines`: shorter code's copies would not be reported."""
 PLAIN_DECORATORS = frozenset({"property", "staticmethod", "classmethod"})
 _MANGLED = re.compile(r"\b__\w*[A-Za-z0-9]_?\b")

@@ -36,6 +36,7 @@ from pydantic import Field
 
 from smellkit.analysis.access import is_dunder, is_test_code
 from smellkit.analysis.context import Context
+from smellkit.detectors.feature_envy import FeatureEnvy, FeatureEnvyOptions
 from smellkit.graphs.builtin_names import BUILTIN_NAMES
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
 from smellkit.injectors.cst import move
@@ -46,14 +47,15 @@ from smellkit.models import Candidate, Difficulty, StructuralCheck
 
 class FeatureEnvyInjectorOptions(InjectorOptions):
     min_own_attributes: int = Field(
-        default=3, ge=1, description="The moved method must read at least this many distinct "
-        "data attributes of its own class (the detector's envied-class minimum is 3).")
+        default=FeatureEnvyOptions.default("min_envied_attributes"), ge=1, description="The moved "
+        "method must read at least this many distinct data attributes of its own class (the "
+        "detector's `min-envied-attributes`).")
 
 
 class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
     """Moves (or copies) a method into the class that reaches it through an attribute."""
 
-    name = "feature_envy"
+    smell = FeatureEnvy.smell
     description = ("A method reads the data of a class it reaches through an attribute more than "
                    "its own data: it belongs in that class.")
     Options = FeatureEnvyInjectorOptions

@@ -35,6 +35,7 @@ from pydantic import Field
 
 from smellkit.analysis.access import data_access, is_test_code
 from smellkit.analysis.context import Context
+from smellkit.detectors.god_class import GodClass, GodClassOptions
 from smellkit.detectors.runner import residue, run_detectors
 from smellkit.facts import Attr, CallOf, Name
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
@@ -48,23 +49,23 @@ _NEEDED = {"easy": 1, "medium": 2, "hard": 3}
 
 class GodClassInjectorOptions(InjectorOptions):
     wmc_at_least: int = Field(
-        default=47, ge=1, description="The holder and the collaborators it absorbs must reach "
-        "this WMC together (the detector's threshold).")
+        default=GodClassOptions.default("wmc_at_least"), ge=1, description="The holder and the "
+        "collaborators it absorbs must reach this WMC together (the detector's threshold).")
     atfd_above: int = Field(
-        default=5, ge=0, description="Together they must use more than this many attributes of "
-        "other classes (the detector's ATFD threshold).")
+        default=GodClassOptions.default("atfd_above"), ge=0, description="Together they must use "
+        "more than this many attributes of other classes (the detector's ATFD threshold).")
     min_holder_wmc: int = Field(
         default=15, ge=0, description="A holder absorbing functions must have at least this WMC "
         "of its own: a class with real behaviour, not a record or a node type.")
     tcc_below: float = Field(
-        default=1 / 3, gt=0, le=1, description="A holder absorbing functions must end with a TCC "
-        "below this (the detector's threshold).")
+        default=GodClassOptions.default("tcc_below"), gt=0, le=1, description="A holder absorbing "
+        "functions must end with a TCC below this (the detector's threshold).")
 
 
 class GodClassInjector(Injector[GodClassInjectorOptions]):
     """Inlines the collaborators a class alone uses into it."""
 
-    name = "god_class"
+    smell = GodClass.smell
     description = ("A class does the work of the collaborator classes it used to delegate to: "
                    "large, incohesive, using much foreign data; split the responsibilities out.")
     Options = GodClassInjectorOptions

@@ -69,7 +69,7 @@ class InterfaceSegregationInjectorOptions(InjectorOptions):
 class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]):
     """Fold one implementer's role into the interface, stubbed by every other implementer."""
 
-    name = "interface_segregation"
+    smell = InterfaceSegregation.smell
     description = ("An interface widened with methods only one implementer supports: the others "
                    "are forced to stub them (raise NotImplementedError).")
     Options = InterfaceSegregationInjectorOptions

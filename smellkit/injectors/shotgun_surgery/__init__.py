@@ -38,13 +38,13 @@ from smellkit.injectors.shotgun_surgery.edit import (
 from smellkit.injectors.shotgun_surgery.users import User, spelled, word_lines
 from smellkit.models import Candidate, Difficulty, StructuralCheck
 
-SMELL = "shotgun_surgery"
+SMELL = ShotgunSurgery.smell.name
 
 
 class ShotgunSurgeryInjectorOptions(InjectorOptions):
     min_copies: int = Field(
-        default=2, ge=1, description="Fewest literal copies the smelly version must have (the "
-        "detector's `min-constant-copies`).")
+        default=ShotgunSurgeryOptions.default("min_constant_copies"), ge=1, description="Fewest "
+        "literal copies the smelly version must have (the detector's `min-constant-copies`).")
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,7 @@ def literal_text(context: InjectionContext, path: str, name: str) -> str | None:
 class ShotgunSurgeryInjector(Injector[ShotgunSurgeryInjectorOptions]):
     """Spell out a shared string constant in the modules that import it."""
 
-    name = SMELL
+    smell = ShotgunSurgery.smell
     description = ("A module-level string constant replaced by copies of its literal in the "
                    "modules that import it, so renaming the key means editing each copy.")
     Options = ShotgunSurgeryInjectorOptions

@@ -26,6 +26,7 @@ import libcst as cst
 from libcst.metadata import GlobalScope
 
 from smellkit.analysis.keys import Scopes
+from smellkit.detectors.shotgun_surgery import ShotgunSurgery
 from smellkit.detectors.shotgun_surgery.markers import Marker, copies, markers
 from smellkit.injectors.base import Edit, InjectionContext, Skip
 from smellkit.injectors.shotgun_surgery.edit import (
@@ -40,7 +41,7 @@ from smellkit.injectors.shotgun_surgery.inline import InlineCalls
 from smellkit.injectors.shotgun_surgery.users import User, importing_user, needed_imports
 from smellkit.models import Candidate, Difficulty, StructuralCheck
 
-SMELL = "shotgun_surgery"
+SMELL = ShotgunSurgery.smell.name
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ import libcst as cst
 
 from smellkit.analysis.keys import Scopes
 from smellkit.config import is_test_path
+from smellkit.detectors.shotgun_surgery import ShotgunSurgery
 from smellkit.detectors.shotgun_surgery.helpers import Copies, Helper, helpers
 from smellkit.facts import Attr, FileFacts, Name
 from smellkit.graphs.builtin_names import BUILTIN_NAMES
@@ -37,7 +38,7 @@ from smellkit.injectors.shotgun_surgery.users import (
 )
 from smellkit.models import Candidate, Difficulty, StructuralCheck
 
-SMELL = "shotgun_surgery"
+SMELL = ShotgunSurgery.smell.name
 
 
 @dataclass(frozen=True)
