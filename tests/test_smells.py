@@ -13,11 +13,11 @@ import pytest
 from smellkit._internal import plugins
 from smellkit.analysis.context import Context
 from smellkit.analysis.smells import Smell
-from smellkit.bench.smellbench import IMPORT_ONLY_NAMES, smellbench_names
 from smellkit.detectors import registry as detector_registry
 from smellkit.detectors.base import Detector, DetectorOptions
 from smellkit.detectors.registry import detectors, smells
 from smellkit.errors import ConfigError
+from smellkit.formats.smellbench import IMPORT_ONLY_NAMES, smellbench_names
 from smellkit.injectors import registry as injector_registry
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
 from smellkit.injectors.instructions import instructions

@@ -15,8 +15,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from smellkit.bench.smellbench import to_smellbench
 from smellkit.config import RepoSpec
+from smellkit.formats.smellbench import to_smellbench
 from smellkit.models import Case, InstructionSetting
 
 APP = "/app"

@@ -21,14 +21,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from smellkit._internal.jsonl import JsonlLog, write_atomic, write_jsonl
 from smellkit.bench import backend as backends
 from smellkit.bench.harbor import write_task
 from smellkit.bench.sample import cell_order, sample
-from smellkit.bench.smellbench import from_row, to_row
-from smellkit.bench.store import JsonlLog, write_atomic, write_jsonl
 from smellkit.bench.validate import Validator
 from smellkit.config import RepoSpec, load_repo_spec
 from smellkit.errors import SmellkitError, UsageError
+from smellkit.formats.smellbench import from_row, to_row
 from smellkit.models import (
     DIFFICULTIES,
     BuildReport,
@@ -404,6 +404,6 @@ def _export(run: _Run, smells: Sequence[str], *, per_cell: int, harbor: bool,
 
 def load_dataset(path: Path | str) -> list[Case]:
     """The cases of a dataset.jsonl written by `build`."""
-    from smellkit.bench.store import read_jsonl
+    from smellkit._internal.jsonl import read_jsonl
 
     return [from_row(row) for row in read_jsonl(Path(path))]

@@ -33,10 +33,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from smellkit.bench.smellbench import from_row, from_smellbench
 from smellkit.evaluate._jsonio import Raw, read_records
 from smellkit.evaluate.guard import protected_paths
 from smellkit.evaluate.predictions import Prediction, PredictionError, PredictionRead
+from smellkit.formats.smellbench import from_row, from_smellbench
 from smellkit.models import Case
 
 EXPECTED = ("smellkit's dataset.jsonl (one case per line) or SmellBench instances (JSONL, a "

@@ -23,7 +23,7 @@ LAYERS: dict[str, int] = {
     "metrics": 5,
     "analysis": 6,
     "detectors": 7,
-    "checks": 8, "scanning": 8, "sandbox": 8,
+    "checks": 8, "formats": 8, "scanning": 8, "sandbox": 8,
     "injectors": 9,
     "bench": 10, "evaluate": 10, "judge": 10, "agents": 10,
     "report": 11,

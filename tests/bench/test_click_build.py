@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from smellkit._internal.jsonl import read_jsonl
 from smellkit.bench import build, load_dataset
-from smellkit.bench.store import read_jsonl
 from smellkit.injectors.registry import injectors
 from smellkit.models import DIFFICULTIES, BuildReport
 

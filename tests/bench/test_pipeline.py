@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from smellkit._internal.jsonl import read_jsonl
 from smellkit.bench import build, load_dataset
-from smellkit.bench.store import read_jsonl
 from smellkit.errors import UsageError
 from smellkit.models import BuildReport
 from tests.bench import fakes

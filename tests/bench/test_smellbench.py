@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from smellkit.bench.smellbench import (
+from smellkit.errors import ConfigError
+from smellkit.formats.smellbench import (
     from_row,
     from_smellbench,
     read_smellbench,
@@ -16,7 +17,6 @@ from smellkit.bench.smellbench import (
     to_smellbench,
     write_smellbench,
 )
-from smellkit.errors import ConfigError
 from smellkit.injectors.registry import injectors
 from smellkit.models import Case
 from tests.bench import fakes

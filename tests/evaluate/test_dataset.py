@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from smellkit.bench.smellbench import to_row
 from smellkit.evaluate.dataset import EvalCase, match, read_dataset
 from smellkit.evaluate.errors import InputFormatError
 from smellkit.evaluate.predictions import Origin, Prediction, baseline_predictions
+from smellkit.formats.smellbench import to_row
 from smellkit.models import Candidate, Case, Location, Target
 
 GT = "diff --git a/calc/ops.py b/calc/ops.py\n--- a/calc/ops.py\n+++ b/calc/ops.py\n" \

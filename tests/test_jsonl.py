@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from smellkit.bench.store import JsonlLog, read_jsonl, write_atomic, write_jsonl
+from smellkit._internal.jsonl import JsonlLog, read_jsonl, write_atomic, write_jsonl
 
 
 def test_appends_survive_reopening_and_keys_are_unique(tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""Append-only JSONL logs that survive being killed at any moment, and atomic file writes.
+"""Append-only JSONL logs that survive being killed at any moment, and atomic file writes: the
+build's results and scoring's rows are written through these.
 
 Every finished case is one line, written with a single `write` and fsync'd before the build moves
 on, so a kill loses at most the line being written. On resume a partial last line (no newline, or

@@ -53,9 +53,11 @@ class SmellBenchInstance(BaseModel):
     gt_content: str = Field(default="", description="Unified diff: smelly -> original.")
     hint_guided: str = ""
     hint_targeted: str = ""
-    smell_function: list[str] = Field(default_factory=list)
+    smell_function: list[str | None] = Field(default_factory=list)
+    """v1: `file::Class.method` strings; v2: `[file, class or null, function or null]`."""
     testsuites: list[str] = Field(default_factory=list)
-    settings: list[str] = Field(default_factory=list)
+    settings: dict[str, Any] | list[str] = Field(default_factory=dict)
+    """v2: `{"src_path": ..., "test_cmd": ...}`; v1 wrote a list."""
 
 
 def smellbench_fields(case: Case) -> dict[str, Any]:
@@ -122,7 +124,7 @@ def read_smellbench(path: Path) -> list[SmellBenchInstance]:
 
 def write_smellbench(path: Path, instances: list[SmellBenchInstance]) -> None:
     """Instances as SmellBench JSONL (`type` holds SmellBench's smell string again)."""
-    from smellkit.bench.store import write_jsonl
+    from smellkit._internal.jsonl import write_jsonl
 
     rows = []
     for item in instances:
