@@ -4,8 +4,8 @@ packages are compared against digests recorded from the extraction as it was.
 A digest is the SHA-256 of the `repr` of a file's `FileFacts` (every field, every nested form, with
 its type name), so any change of any fact changes it, while how equal values are shared in memory
 does not. After an intended change of the facts, regenerate the digests with
-`SMELLKIT_REGENERATE_DIGESTS=1 python3 -m pytest tests/test_extract_equal.py -m slow` and review
-the diff of the JSON files.
+`SMELLKIT_REGENERATE_DIGESTS=1 python3 -m pytest tests/facts/test_extract_equal.py -m slow` and
+review the diff of the JSON files.
 """
 
 from __future__ import annotations

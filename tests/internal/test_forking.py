@@ -15,7 +15,7 @@ from smellkit._internal.forking import Background, Standby, standing_by
 from smellkit.scanning import scanner
 from smellkit.scanning.scanner import ScanRequest, scan_json
 
-FIXTURES = Path(__file__).parent / "fixtures" / "detectors"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "detectors"
 
 needs_fork = pytest.mark.skipif(not forking.can_fork(), reason="forking is POSIX (Linux) only")
 
