@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import networkx as nx
 
 from smellkit._memory import paused_gc
+from smellkit.graphs.index import BUILTIN_PREFIX
 
 if TYPE_CHECKING:
     from smellkit.graphs.index import Index
@@ -30,8 +31,8 @@ def _class_graph(index: Index) -> nx.DiGraph:
     return graph
 
 
-_ROOTS = frozenset({"object", "builtins.object"})
-"""`object` as a base: depth 0."""
+_ROOTS = frozenset({"object", "builtins.object", BUILTIN_PREFIX + "object"})
+"""`object` as a base, as spelled (`class A(object)` resolves to the builtin): depth 0."""
 _CYCLE_STEPS = 10_000
 """Steps the searches through one cycle of classes may take, all its classes together (each at
 least as many as the cycle has classes), before each settles for the deepest path found."""

@@ -179,6 +179,12 @@ def test_a_base_reached_through_an_inherited_nested_class(tmp_path: Path) -> Non
     assert index.bases("pkg.m.D") == ["pkg.m.B.Missing"]
 
 
+def test_object_as_a_base_is_depth_zero(tmp_path: Path) -> None:
+    write(tmp_path, {"pkg/__init__.py": "",
+                     "pkg/m.py": "class A(object):\n    pass\n\n\nclass B(A):\n    pass\n"})
+    assert dits(scan(tmp_path)) == {"pkg.m.A": 0, "pkg.m.B": 1}
+
+
 def hierarchy(*edges: tuple[str, str]) -> nx.DiGraph:
     graph = nx.DiGraph()
     graph.add_edges_from(edges)
