@@ -29,11 +29,13 @@ else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
 DEFAULT_EXCLUDE_DIRS = (
-    ".git", ".hg", ".svn", "__pycache__", ".tox", ".nox", ".venv", "venv", "env", ".env",
-    "virtualenv", "build", "dist", "node_modules", "site-packages", ".eggs", ".mypy_cache",
-    ".pytest_cache", ".ruff_cache", "vendor", "vendored", "_vendor", "third_party",
+    ".git", ".hg", ".svn", "__pycache__", ".tox", ".nox", "build", "dist", "node_modules",
+    "site-packages", ".eggs", ".mypy_cache", ".pytest_cache", ".ruff_cache", "vendor", "vendored",
+    "_vendor", "third_party",
 )
-"""Folder names never analysed: version control, virtualenvs, build output, vendored code."""
+"""Folder names never analysed: version control, build output, installed and vendored code.
+Environments are not among them: they are known by what they hold (`smellkit.project.
+is_environment`), since a folder named `venv` or `env` may as well be a package."""
 
 TEST_DIRS = ("tests", "test", "testing")
 """Folder names holding tests, skipped unless tests are included."""

@@ -47,6 +47,10 @@ class Index(Derived):
         self.scope_imports: dict[str, dict[str, str]] = {}
         """Scope qualname -> name bound by an import there -> absolute dotted target."""
         self.star_imports: dict[str, list[str]] = {}
+        self._mros: dict[str, list[str]] = {}
+        """Class qualname -> its MRO, filled by the first `mro` query for every class."""
+        self._mro_active: set[str] | None = None
+        """Classes whose MRO is being computed; None before the first `mro` query."""
         for facts in self.files:
             self.modules.setdefault(facts.module, facts)
         for facts in self.modules.values():
@@ -67,29 +71,39 @@ class Index(Derived):
 
     # -- name resolution --------------------------------------------------------------------
 
-    def resolve_dotted(self, dotted: str, _seen: frozenset[str] = frozenset()) -> str | None:
+    def resolve_dotted(self, dotted: str) -> str | None:
         """The module or definition an absolute dotted name denotes, following re-exports.
 
         `pkg.f` where `pkg/__init__.py` does `from .impl import f` gives `pkg.impl.f`.
-        Returns None for names outside the repository.
+        Returns None for names outside the repository, and for re-exports that only lead back
+        to themselves (`from .b import X` in a, `from .a import X` in b, star imports in a ring).
         """
+        return self._resolve_dotted(dotted, {})
+
+    def member(self, container: str, name: str) -> str | None:
+        """`container.name` where container is a module, class or function qualname."""
+        return self._member(container, name, {})
+
+    def _resolve_dotted(self, dotted: str, done: dict[str, str | None]) -> str | None:
+        """`resolve_dotted` within one query: `done` holds each dotted name met so far with what
+        it gave, None while it is being resolved. A name that comes back to itself gives None,
+        and each name is followed once, so rings and lattices of star imports take time linear
+        in the names they reach (following every path through them took exponential time)."""
         if dotted in self.modules or dotted in self.definitions:
             return dotted
-        if dotted in _seen:
-            return None
-        seen = _seen | {dotted}
+        if dotted in done:
+            return done[dotted]
+        done[dotted] = None
         head, _, last = dotted.rpartition(".")
-        if not head:
-            return None
-        container = self.resolve_dotted(head, seen)
-        if container is None:
-            return None
-        found = self.member(container, last, seen)
+        found = None
+        if head:
+            container = self._resolve_dotted(head, done)
+            if container is not None:
+                found = self._member(container, last, done)
+        done[dotted] = found
         return found
 
-    def member(self, container: str, name: str,
-               _seen: frozenset[str] = frozenset()) -> str | None:
-        """`container.name` where container is a module, class or function qualname."""
+    def _member(self, container: str, name: str, done: dict[str, str | None]) -> str | None:
         child = self.children.get(container, {}).get(name)
         if child is not None:
             return child
@@ -97,14 +111,13 @@ class Index(Derived):
             submodule = f"{container}.{name}"
             target = self.scope_imports.get(container, {}).get(name)
             if target is not None and target != submodule:
-                return self.resolve_dotted(target, _seen)
+                return self._resolve_dotted(target, done)
             if submodule in self.modules:
                 return submodule
             for star in self.star_imports.get(container, ()):
-                if star not in _seen:
-                    found = self.resolve_dotted(f"{star}.{name}", _seen | {star})
-                    if found is not None:
-                        return found
+                found = self._resolve_dotted(f"{star}.{name}", done)
+                if found is not None:
+                    return found
         if container in self.classes:
             for base in self.mro(container)[1:]:
                 child = self.children.get(base, {}).get(name)
@@ -123,22 +136,25 @@ class Index(Derived):
             scope = definition.parent
         yield scope
 
-    def resolve_name(self, scope: str, name: str) -> str | None:
+    def resolve_name(self, scope: str, name: str, *, unbound: str | None = None) -> str | None:
         """What a bare name in `scope` refers to: a definition, a module or an external dotted name.
 
         Looks in the scope, the enclosing functions and the module, as Python does (minus
         assignments, which the call resolver tracks itself). Builtins come back as `<builtin>.x`.
+        The definition `unbound` is passed over: its name is not bound yet where the name is
+        read (the bases of `class X(X)` are evaluated before the class statement binds `X`).
         """
+        done: dict[str, str | None] = {}
         for current in self.enclosing_scopes(scope):
             child = self.children.get(current, {}).get(name)
-            if child is not None:
+            if child is not None and child != unbound:
                 return child
             target = self.scope_imports.get(current, {}).get(name)
             if target is not None:
-                return self.resolve_dotted(target) or target
+                return self._resolve_dotted(target, done) or target
             if current in self.modules:
                 for star in self.star_imports.get(current, ()):
-                    found = self.resolve_dotted(f"{star}.{name}")
+                    found = self._resolve_dotted(f"{star}.{name}", done)
                     if found is not None:
                         return found
         if name in BUILTIN_NAMES:
@@ -161,7 +177,13 @@ class Index(Derived):
     # -- classes ----------------------------------------------------------------------------
 
     def bases(self, class_qualname: str) -> list[str]:
-        """Resolved bases: in-repository classes by qualname, others by their dotted name."""
+        """Resolved bases: in-repository classes by qualname, others by their dotted name.
+
+        A base is read before the class's own name is bound, so in `from a import X` then
+        `class X(X)` the base is `a.X`. A base that still comes out as the class itself (through
+        a module that imports itself, say) names a binding the index cannot see; it is left out,
+        since no class is its own base.
+        """
         info = self.classes.get(class_qualname)
         if info is None:
             return []
@@ -171,48 +193,62 @@ class Index(Derived):
             if not text:
                 continue
             head, _, rest = text.partition(".")
-            target = self.resolve_name(parent, head)
+            target = self.resolve_name(parent, head, unbound=class_qualname)
             if target is None:
                 resolved.append(text)
                 continue
             full = f"{target}.{rest}" if rest else target
-            resolved.append(self.resolve_dotted(full) or full)
+            base = self.resolve_dotted(full) or full
+            if base != class_qualname:
+                resolved.append(base)
         return resolved
 
     def mro(self, class_qualname: str) -> list[str]:
-        """C3 linearisation over the repository's classes; external bases end the chain."""
-        return self._mro.get(class_qualname) or [class_qualname]
+        """C3 linearisation over the repository's classes; external bases end the chain.
 
-    @cached_property
-    def _mro(self) -> dict[str, list[str]]:
-        result: dict[str, list[str]] = {}
+        Each class comes once, the class itself first. Where bases form a cycle (which Python
+        rejects, so it comes from names resolved to the wrong class), the base that leads back
+        to a class whose linearisation is under way ends the chain there too.
+        """
+        found = self._mros.get(class_qualname)
+        if found is not None:
+            return found
+        if self._mro_active is None:  # the first query: linearise every class, in index order
+            self._mro_active = set()
+            for name in self.classes:
+                self._linearise(name)
+            return self._mros.get(class_qualname) or [class_qualname]
+        # during that pass, resolving a base such as `Other.Inner` needs Other's MRO now
+        return self._linearise(class_qualname)
 
-        def linearise(name: str, stack: frozenset[str]) -> list[str]:
-            if name in result:
-                return result[name]
-            if name not in self.classes or name in stack:
-                return [name]
+    def _linearise(self, name: str) -> list[str]:
+        found = self._mros.get(name)
+        if found is not None:
+            return found
+        active = self._mro_active
+        if name not in self.classes or active is None or name in active:
+            return [name]
+        active.add(name)
+        try:
             bases = self.bases(name)
-            sequences = [linearise(base, stack | {name}) for base in bases] + [list(bases)]
-            order = [name]
-            sequences = [list(sequence) for sequence in sequences if sequence]
-            while sequences:
-                for sequence in sequences:
-                    head = sequence[0]
-                    if not any(head in other[1:] for other in sequences):
-                        break
-                else:  # inconsistent hierarchy: fall back to depth-first order
-                    head = sequences[0][0]
-                order.append(head)
-                sequences = [[item for item in sequence if item != head]
-                             for sequence in sequences]
-                sequences = [sequence for sequence in sequences if sequence]
-            result[name] = order
-            return order
-
-        for name in self.classes:
-            linearise(name, frozenset())
-        return result
+            sequences = [self._linearise(base) for base in bases] + [list(bases)]
+        finally:
+            active.discard(name)
+        order = [name]
+        sequences = [[item for item in sequence if item != name] for sequence in sequences]
+        sequences = [sequence for sequence in sequences if sequence]
+        while sequences:
+            for sequence in sequences:
+                head = sequence[0]
+                if not any(head in other[1:] for other in sequences):
+                    break
+            else:  # inconsistent hierarchy: fall back to depth-first order
+                head = sequences[0][0]
+            order.append(head)
+            sequences = [[item for item in sequence if item != head] for sequence in sequences]
+            sequences = [sequence for sequence in sequences if sequence]
+        self._mros[name] = order
+        return order
 
     def lookup_method(self, class_qualname: str, name: str, *, after: str | None = None) -> \
             str | None:

@@ -386,13 +386,14 @@ def class_metrics(index: Index, *, call_graph: nx.DiGraph | None = None,
 
     The graphs default to the index's; pass others to measure against a different resolution.
     """
-    from smellkit.graphs.classes import depth_of_inheritance  # networkx: only when measuring
+    from smellkit.graphs.classes import inheritance_depths  # networkx: only when measuring
     calls = index.call_graph if call_graph is None else call_graph
     attributes = index.attribute_graph if attribute_graph is None else attribute_graph
     model = _model(index)
     uses = _call_uses(model, calls)
     coupled = _couplings(model, calls, attributes)
     hierarchy = index.class_graph
+    depths = inheritance_depths(hierarchy)
     result: dict[str, ClassMetrics] = {}
     for cls in index.classes:
         wmc = _wmc(model, cls)
@@ -400,7 +401,7 @@ def class_metrics(index: Index, *, call_graph: nx.DiGraph | None = None,
         result[cls] = ClassMetrics(
             wmc=wmc, nom=len(model.methods.get(cls, {})), noa=_noa(index, cls),
             cbo=len(coupled.get(cls, ())), rfc=_rfc(model, cls, calls), lcom4=lcom4,
-            lcom_star=lcom_star, tcc=tcc, dit=depth_of_inheritance(hierarchy, cls),
+            lcom_star=lcom_star, tcc=tcc, dit=depths.get(cls, 0),
             noc=hierarchy.in_degree(cls) if cls in hierarchy else 0)
     return result
 

@@ -52,6 +52,12 @@ if TYPE_CHECKING:
 # Discovery.
 
 
+def is_environment(folder: Path) -> bool:
+    """A Python environment, known by what it holds: `pyvenv.cfg` (venv, virtualenv, uv, tox and
+    nox make one) or `conda-meta/` (conda). Not by its name: `venv/` may be a package."""
+    return (folder / "pyvenv.cfg").is_file() or (folder / "conda-meta").is_dir()
+
+
 def _source_roots(root: Path, config: ProjectConfig) -> list[Path]:
     """Folders module names are counted from, most specific first."""
     if config.source_roots:
@@ -106,7 +112,7 @@ def discover(root: Path, config: ProjectConfig) -> tuple[list[SourceFile], list[
                 message="symlink leads back to a folder already analysed; skipped"))
             return
         seen_dirs.add((stat.st_dev, stat.st_ino))
-        if (folder / "pyvenv.cfg").exists():
+        if is_environment(folder):
             return
         try:
             entries = sorted(os.scandir(folder), key=lambda entry: entry.name)

@@ -92,6 +92,22 @@ def test_tests_virtualenvs_build_output_and_vendored_code_are_excluded(tmp_path:
     assert sorted(modules(load(tmp_path))) == ["pkg/__init__.py"]
 
 
+def test_environments_are_known_by_what_they_hold_not_by_their_name(tmp_path: Path) -> None:
+    write(tmp_path, {
+        # packages that happen to carry an environment's usual name are code
+        "pkg/__init__.py": "", "pkg/venv/__init__.py": "", "pkg/venv/create.py": "",
+        "venv/__init__.py": "", "env/__init__.py": "", "virtualenv/core.py": "",
+        # environments under any name: a venv (pyvenv.cfg) and a conda environment (conda-meta)
+        "tools/pyvenv.cfg": "home = /usr/bin\n", "tools/lib/site.py": "",
+        "venv/inner/pyvenv.cfg": "", "venv/inner/x.py": "",
+        "envs/dev/conda-meta/history": "", "envs/dev/lib/y.py": "",
+        # a hidden folder stays out whatever it holds, as every hidden folder does
+        ".venv/lib/w.py": ""})
+    assert sorted(modules(load(tmp_path))) == [
+        "env/__init__.py", "pkg/__init__.py", "pkg/venv/__init__.py", "pkg/venv/create.py",
+        "venv/__init__.py", "virtualenv/core.py"]
+
+
 def test_tests_can_be_included_and_globs_excluded(tmp_path: Path) -> None:
     write(tmp_path, {"pkg/__init__.py": "", "pkg/gen_pb2.py": "", "tests/test_a.py": ""})
     project = load(tmp_path, include_tests=True, exclude=["*_pb2.py"])

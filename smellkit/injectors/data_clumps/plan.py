@@ -23,6 +23,7 @@ from smellkit.config import DEFAULT_EXCLUDE_DIRS
 from smellkit.facts import Attr, CallSite, Definition, Expr, FileFacts, Name
 from smellkit.graphs.index import Index
 from smellkit.injectors.base import InjectionContext
+from smellkit.project import is_environment
 
 CONSTRUCTORS = frozenset({"__init__", "__new__", "__post_init__"})
 SAFE_DECORATORS = frozenset({"staticmethod", "classmethod"})
@@ -92,7 +93,8 @@ def outside_words(context: InjectionContext) -> Counter[str]:
         seen = 0
         for folder, dirs, files in os.walk(root):
             dirs[:] = sorted(name for name in dirs if not name.startswith(".")
-                             and name not in DEFAULT_EXCLUDE_DIRS)
+                             and name not in DEFAULT_EXCLUDE_DIRS
+                             and not is_environment(Path(folder, name)))
             for name in sorted(files):
                 path = Path(folder, name)
                 relative = path.relative_to(root).as_posix()
