@@ -13,6 +13,7 @@ import os
 import tempfile
 import threading
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -83,11 +84,20 @@ class JsonlLog:
             return len(self.records)
 
 
+@cache
+def _umask() -> int:
+    """The process's umask, read once (reading it means setting it, which races with threads)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Replace `path` with `text` all at once: readers see the old file or the new, never half."""
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, scratch = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.chmod(scratch, 0o666 & ~_umask())  # as `open` would create it, not mkstemp's 0600
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
             out.write(text)
             out.flush()

@@ -56,3 +56,15 @@ def test_atomic_writes_replace_the_whole_file(tmp_path: Path) -> None:
     write_atomic(path, "new\n")
     assert path.read_text() == "new\n"
     assert [item.name for item in path.parent.iterdir()] == ["data.jsonl"]
+
+
+def test_atomic_writes_get_the_usual_permissions(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    smellkit_umask = os.umask(0o022)
+    try:
+        write_atomic(tmp_path / "report.json", "{}")
+    finally:
+        os.umask(smellkit_umask)
+    assert stat.S_IMODE((tmp_path / "report.json").stat().st_mode) == 0o644
