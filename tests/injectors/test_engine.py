@@ -12,9 +12,9 @@ import libcst as cst
 import pytest
 
 from smellkit._internal import plugins
-from smellkit.errors import ConfigError, PatchError
+from smellkit.errors import ConfigError, InjectionRefused, PatchError
 from smellkit.injectors import registry
-from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
+from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
 from smellkit.injectors.engine import find_candidates, inject, verify
 from smellkit.injectors.patches import apply_patch, make_patch
 from smellkit.injectors.sampling import stratified
@@ -37,10 +37,10 @@ class UnusedCopy(Injector[InjectorOptions]):
                                 reason=f"{definition.name} is a public module-level function")
 
     def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
-               rng: random.Random) -> Edit | Skip:
+               rng: random.Random) -> Edit:
         name = candidate.target.qualname.rpartition(".")[2]
         if name == "refuse_me":
-            return Skip("asked to refuse")
+            raise InjectionRefused("asked to refuse")
         copy = f"_{name}_unused"
         module = context.module(candidate.target.path)
         body: list[cst.BaseStatement] = []
@@ -117,6 +117,32 @@ def test_same_seed_same_record_and_refusals_are_reported(tmp_path: Path, unused_
                   if item.target.qualname == "pkg.core.refuse_me"]
     skip = inject(project, "dead_code", "easy", options=NO_FILTER, candidate=refused)
     assert isinstance(skip, InjectionSkip) and skip.reason == "asked to refuse"
+
+
+CHAIN = {
+    "app/__init__.py": "from app.main import first, run\n",
+    "app/util.py": "def parse(text, seps=frozenset(',')):\n    return text.strip().split(',')\n",
+    "app/main.py": ("from app.util import parse\n\n\n"
+                    "def run(text):\n    return parse(text)\n\n\n"
+                    "def first(text):\n    items = parse(text)\n    return items[0]\n"),
+    "app/extra.py": "def other():\n    return 1\n",
+}
+
+
+def test_a_part_that_refuses_makes_a_skip_with_its_reason(tmp_path: Path) -> None:
+    """The real dead-code injector: a chain needs `parse`'s signature, and the part that copies
+    signatures (`dead_code.signature`) refuses one whose default is made anew by each `def`."""
+    project = Project.load(repo(tmp_path, CHAIN), use_cache=False)
+    (candidate,) = [item for item in find_candidates(project, "dead_code", options=NO_FILTER)
+                    if item.target.qualname == "app.main.first"]
+    skip = inject(project, "dead_code", "medium", candidate=candidate, options=NO_FILTER)
+    assert isinstance(skip, InjectionSkip), skip
+    assert skip.candidate == candidate
+    assert skip.reason.startswith("`app.util.parse`: the default of `seps` is evaluated anew")
+    sampled = inject(project, "dead_code", "medium", options=NO_FILTER)
+    assert isinstance(sampled, InjectionSkip) and sampled.candidate is None
+    assert sampled.reason.startswith("every candidate was refused: ")
+    assert "app.main.first: `app.util.parse`: the default of `seps`" in sampled.reason
 
 
 def test_coarse_filter_and_coverage_filter(tmp_path: Path, unused_copy: None) -> None:

@@ -22,9 +22,10 @@ from smellkit.analysis.keys import Scopes
 from smellkit.checks import check_kind
 from smellkit.config import is_test_path
 from smellkit.detectors.shotgun_surgery.helpers import Copies, Helper, helpers
+from smellkit.errors import InjectionRefused
 from smellkit.facts import Attr, FileFacts, Name
 from smellkit.graphs.builtin_names import BUILTIN_NAMES
-from smellkit.injectors.base import Edit, InjectionContext, Skip
+from smellkit.injectors.base import Edit, InjectionContext
 from smellkit.injectors.data_clumps.plan import outside_words
 from smellkit.injectors.shotgun_surgery.edit import (
     Inlined,
@@ -211,9 +212,9 @@ def _body(context: InjectionContext, helper: Helper) -> cst.BaseExpression | Non
     return None
 
 
-def _adds(context: InjectionContext, helper: Helper, user: User) -> list[str] | str:
-    """Names the user module must import from the helper's module for the expression, or why
-    it cannot."""
+def _adds(context: InjectionContext, helper: Helper, user: User) -> list[str]:
+    """Names the user module must import from the helper's module for the expression; refused
+    when it cannot."""
     index = context.index
     adds: list[str] = []
     if helper.method:  # no imports: only builtins, not rebound where the calls are
@@ -221,15 +222,15 @@ def _adds(context: InjectionContext, helper: Helper, user: User) -> list[str] | 
             item.target.id for item in index.modules[user.module].assignments
             if isinstance(item.target, Name)}
         if any(name not in BUILTIN_NAMES or name in bound for name in helper.free):
-            return f"{helper.qualname} reads names that {user.path} may not have"
+            raise InjectionRefused(f"{helper.qualname} reads names that {user.path} may not have")
         return adds
     return needed_imports(context, helper.qualname, helper.module, helper.free, user)
 
 
 def needed_imports(context: InjectionContext, qualname: str, module: str,
-                   free: Sequence[str], user: User) -> list[str] | str:
+                   free: Sequence[str], user: User) -> list[str]:
     """Names of `module` the user module must import for code moved there from `qualname`
-    that reads `free`, or why it cannot (a name that means something else there)."""
+    that reads `free`; refused when it cannot (a name that means something else there)."""
     from smellkit.injectors.shotgun_surgery import _word_lines
 
     index = context.index
@@ -240,37 +241,36 @@ def needed_imports(context: InjectionContext, qualname: str, module: str,
         if there is not None and here == there:
             continue
         if here is not None or _word_lines(context.source(user.path), name):
-            return f"{name} means something else in {user.path}"
+            raise InjectionRefused(f"{name} means something else in {user.path}")
         if there is None and any(  # a module-level variable of the helper's module
                 item.scope == module and item.target == Name(name)
                 for item in index.modules[module].assignments):
             there = f"{module}.{name}"
         if there is None or there in index.modules or there.startswith("<builtin>."):
-            return f"{name} cannot be imported from {module}"
+            raise InjectionRefused(f"{name} cannot be imported from {module}")
         adds.append(name)
     return adds
 
 
 def inject(injector: ShotgunSurgeryInjector, context: InjectionContext, candidate: Candidate,
-           difficulty: Difficulty, rng: random.Random, flagged: frozenset[str]) -> Edit | Skip:
+           difficulty: Difficulty, rng: random.Random, flagged: frozenset[str]) -> Edit:
     qualname = str(candidate.data.get("helper", ""))
     plan = next((item for item in plans(injector, context, flagged)
                  if item.helper.qualname == qualname), None)
     if plan is None:
-        return Skip(f"{qualname} is no longer a one-expression helper called from elsewhere")
+        raise InjectionRefused(f"{qualname} is no longer a one-expression helper called from "
+                               "elsewhere")
     helper = plan.helper
     body = _body(context, helper)
     if body is None:
-        return Skip(f"{qualname}'s expression could not be found in {helper.path}")
+        raise InjectionRefused(f"{qualname}'s expression could not be found in {helper.path}")
     ordered = safe_order(helper.expr, helper.params)
     users = list(plan.users)
     rng.shuffle(users)
     users.sort(key=lambda user: set(user.scopes) <= flagged)  # pointable ones first
 
-    def rewrite(user: User) -> Inlined | str:
+    def rewrite(user: User) -> Inlined:
         adds = _adds(context, helper, user)
-        if isinstance(adds, str):
-            return adds
         if helper.method:
             return inline_method(context.source(user.path), user.bound, set(user.lines), body,
                                  helper.params, helper.free, ordered)
@@ -278,21 +278,20 @@ def inject(injector: ShotgunSurgeryInjector, context: InjectionContext, candidat
                              helper.free, adds, ordered, keep=user.path in plan.keep)
 
     picked = choose_users(users, difficulty, injector.options.min_copies, rewrite, "calling")
-    if isinstance(picked, Skip):
-        return picked
     edits, chosen = picked
     herrings = sorted({scope for user in plan.users if user not in chosen
                        for scope in user.scopes} | set(plan.home_uses))
     if difficulty == "hard" and not herrings:
-        return Skip("hard needs a red herring: a call of the helper left as it is")
+        raise InjectionRefused("hard needs a red herring: a call of the helper left as it is")
     copies = sum(len(edit.lines) for edit in edits.values())
     if copies < injector.options.min_copies:
-        return Skip(f"only {copies} copies; the detector needs {injector.options.min_copies}")
+        raise InjectionRefused(f"only {copies} copies; the detector needs "
+                               f"{injector.options.min_copies}")
     scopes = {Scopes(context.index.modules[user.module]).at(line)
               for user in chosen for line in edits[user.path].lines}
     targets = sorted(scope for scope in scopes - flagged if scope in context.index.definitions)
     if not targets:
-        return Skip("every copy would be at module level; no function to point at")
+        raise InjectionRefused("every copy would be at module level; no function to point at")
     before = len(Copies(context.analysis).of(helper))
     kept = StructuralCheck(
         kind="shotgun_surgery.helper_copies",
