@@ -15,6 +15,8 @@ from smellkit._version import __version__
 from smellkit.errors import SmellkitError, UsageError
 
 _PROGRESS_THRESHOLD = 200  # files; below this a bar only flickers
+INTERNAL_ERROR = 70
+"""Exit code when smellkit itself crashed (a bug to report): sysexits' EX_SOFTWARE."""
 
 
 class _Reporter:
@@ -325,7 +327,7 @@ def inject(path: Path, include_tests: bool | None, exclude: tuple[str, ...], job
     """Inject SMELL into PATH at a difficulty and print the injection record (PATH is not
     modified)."""
     from smellkit.injectors import engine
-    from smellkit.models import InjectionSkip
+    from smellkit.models import InjectionFailure, InjectionSkip
 
     options = _injector_options(min_file_lines)
     try:
@@ -345,6 +347,11 @@ def inject(path: Path, include_tests: bool | None, exclude: tuple[str, ...], job
         if isinstance(outcome, InjectionSkip):
             click.echo(f"smellkit: no injection: {outcome.reason}", err=True)
             sys.exit(1)
+        if isinstance(outcome, InjectionFailure):
+            click.echo(f"{outcome.traceback.rstrip()}\nsmellkit: {outcome.reason} (a bug in "
+                       "smellkit or a plugin; please report it with the traceback above)",
+                       err=True)
+            sys.exit(INTERNAL_ERROR)
         _write(outcome.model_dump_json(indent=2), output)
         if apply_to is not None:
             _apply_copy(project.root, apply_to, outcome.smelly_patch)

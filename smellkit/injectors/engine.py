@@ -5,7 +5,8 @@ the smelly version, makes both patches and phrases the instructions. `verify.py`
 record end to end (apply, import, detector, checks, restore).
 
 Injectors refuse one way: `InjectionRefused`, which `inject` turns into an `InjectionSkip` with
-the reason (and, sampling, tries the next candidate).
+the reason (and, sampling, tries the next candidate). Any other exception is a bug: `inject`
+returns it as an `InjectionFailure` (type, message, traceback), never as a skip.
 """
 
 from __future__ import annotations
@@ -26,7 +27,15 @@ from smellkit.injectors.patches import check_path, make_patch
 from smellkit.injectors.registry import injector_class
 from smellkit.injectors.sampling import stratified
 from smellkit.injectors.verify import RoundTrip, verify
-from smellkit.models import Candidate, Difficulty, Injection, InjectionSkip, Location, Target
+from smellkit.models import (
+    Candidate,
+    Difficulty,
+    Injection,
+    InjectionFailure,
+    InjectionSkip,
+    Location,
+    Target,
+)
 from smellkit.project import Project
 from smellkit.project.parsing import FileProblem, SourceFile, parse_file
 
@@ -87,9 +96,12 @@ def _candidates(context: InjectionContext, injector: Injector[Any], seed: int,
 def inject(project: Project, smell: str, difficulty: Difficulty, *,
            candidate: Candidate | None = None, seed: int = 0, options: OptionsInput = None,
            covered: frozenset[str] | None = None, attempts: int = 50,
-           context: InjectionContext | None = None) -> Injection | InjectionSkip:
+           context: InjectionContext | None = None
+           ) -> Injection | InjectionSkip | InjectionFailure:
     """Inject one smell: at `candidate`, or at the first sampled candidate that accepts.
 
+    A refusal is an `InjectionSkip` with the reason; an unexpected exception while finding
+    candidates or injecting is an `InjectionFailure` (the first one ends the call: it is a bug).
     Pass one `InjectionContext` to many calls on the same project to reuse its parsed files.
     """
     injector = make_injector(smell, options)
@@ -97,7 +109,10 @@ def inject(project: Project, smell: str, difficulty: Difficulty, *,
         return InjectionSkip(smell=smell, difficulty=difficulty, candidate=candidate,
                              reason=f"{smell} has no {difficulty} injection")
     context = _context(project, covered, context)
-    pool = [candidate] if candidate else _candidates(context, injector, seed, attempts)
+    try:
+        pool = [candidate] if candidate else _candidates(context, injector, seed, attempts)
+    except Exception as error:  # a crash in candidate discovery: a bug, reported as a value
+        return InjectionFailure.of(error, smell=smell, difficulty=difficulty, candidate=None)
     if not pool:
         hint = (f" in files of at least {injector.options.min_file_lines} lines (lower "
                 "min-file-lines for small repositories)" if injector.options.min_file_lines else "")
@@ -114,6 +129,8 @@ def inject(project: Project, smell: str, difficulty: Difficulty, *,
                 return InjectionSkip(smell=smell, difficulty=difficulty, candidate=item,
                                      reason=refusal.message)
             reasons.append(f"{item.target.qualname}: {refusal.message}")
+        except Exception as error:  # a bug in the injector or here: never a refusal
+            return InjectionFailure.of(error, smell=smell, difficulty=difficulty, candidate=item)
     return InjectionSkip(smell=smell, difficulty=difficulty, candidate=None,
                          reason=f"every candidate was refused: {'; '.join(reasons[:5])}"
                                 + (f" (and {len(reasons) - 5} more)" if len(reasons) > 5 else ""))

@@ -18,7 +18,14 @@ from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOp
 from smellkit.injectors.engine import find_candidates, inject, verify
 from smellkit.injectors.patches import apply_patch, make_patch
 from smellkit.injectors.sampling import stratified
-from smellkit.models import Candidate, Difficulty, Injection, InjectionSkip, StructuralCheck
+from smellkit.models import (
+    Candidate,
+    Difficulty,
+    Injection,
+    InjectionFailure,
+    InjectionSkip,
+    StructuralCheck,
+)
 from smellkit.project import Project
 
 
@@ -143,6 +150,45 @@ def test_a_part_that_refuses_makes_a_skip_with_its_reason(tmp_path: Path) -> Non
     assert isinstance(sampled, InjectionSkip) and sampled.candidate is None
     assert sampled.reason.startswith("every candidate was refused: ")
     assert "app.main.first: `app.util.parse`: the default of `seps`" in sampled.reason
+
+
+def _crash(self: UnusedCopy, context: InjectionContext, candidate: Candidate,
+           difficulty: Difficulty, rng: random.Random) -> Edit:
+    raise KeyError("pkg.core.missing")
+
+
+def test_a_crashing_injector_is_a_failure_never_a_skip(
+        tmp_path: Path, unused_copy: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(UnusedCopy, "inject", _crash)
+    project = Project.load(repo(tmp_path, PACKAGE), use_cache=False)
+    (step,) = [item for item in find_candidates(project, "dead_code", options=NO_FILTER)
+               if item.target.qualname == "pkg.core.step"]
+    failure = inject(project, "dead_code", "easy", candidate=step, options=NO_FILTER)
+    assert isinstance(failure, InjectionFailure), failure
+    assert failure.candidate == step and failure.error_type == "KeyError"
+    assert failure.message == "'pkg.core.missing'"
+    assert failure.reason == "internal error: KeyError: 'pkg.core.missing'"
+    assert 'raise KeyError("pkg.core.missing")' in failure.traceback
+    # sampling: the first crash ends the call (it is a bug, not a refusal to skip past)
+    sampled = inject(project, "dead_code", "easy", options=NO_FILTER)
+    assert isinstance(sampled, InjectionFailure) and sampled.candidate is not None
+    assert InjectionFailure.model_validate_json(failure.model_dump_json()) == failure
+
+
+def test_cli_reports_a_crash_as_an_internal_error(
+        tmp_path: Path, unused_copy: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from smellkit.cli import INTERNAL_ERROR, main
+
+    monkeypatch.setattr(UnusedCopy, "inject", _crash)
+    root = repo(tmp_path / "repo", PACKAGE)
+    crashed = CliRunner().invoke(main, ["inject", str(root), "--smell", "dead_code",
+                                        "--difficulty", "easy", "--min-file-lines", "0",
+                                        "--target", "pkg.core.step", "--no-cache"])
+    assert crashed.exit_code == INTERNAL_ERROR != 1, crashed.output
+    assert "internal error: KeyError: 'pkg.core.missing'" in crashed.stderr
+    assert "Traceback" in crashed.stderr and crashed.stdout == ""
 
 
 def test_coarse_filter_and_coverage_filter(tmp_path: Path, unused_copy: None) -> None:
