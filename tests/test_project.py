@@ -364,6 +364,23 @@ def test_cached_facts_without_detail_never_stand_in_for_detailed_ones(tmp_path: 
     assert parsed(False) == (0, 5, True)  # detailed entries serve scans without detail too
 
 
+def test_facts_at_hand_are_taken_by_content_key(tmp_path: Path) -> None:
+    """`Project.from_survey(known=...)`: facts of another load of the same files are used as
+    they are; only the files whose content key is unknown are parsed."""
+    from smellkit.project import Survey
+
+    write(tmp_path, {"pkg/__init__.py": "", "pkg/a.py": "x = 1\n", "pkg/b.py": "y = 2\n"})
+    first = load(tmp_path)
+    (tmp_path / "pkg" / "b.py").write_text("y = 3\n")
+    survey = Survey.take(tmp_path, use_cache=False)
+    by_path = {facts.path: facts for facts in first.files}
+    unchanged = {key: by_path[source.path] for source, key, _ in survey.inventory.items
+                 if source.path != "pkg/b.py"}
+    again = Project.from_survey(survey, known=unchanged)
+    assert again.stats.parsed == 1 and again.stats.from_cache == 2
+    assert {facts.path: facts for facts in again.files}["pkg/a.py"] is by_path["pkg/a.py"]
+
+
 def test_one_model_of_the_load_options_serves_every_call(tmp_path: Path) -> None:
     """`Survey.take`, `Project.load`, `scan` and `ScanRequest` share `LoadOptions`: keywords or a
     model made before (keywords replacing some of its fields), validated in one place."""

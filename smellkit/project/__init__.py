@@ -16,7 +16,7 @@ import os
 import pickle
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -389,9 +389,11 @@ class Project:
 
     @classmethod
     def from_survey(cls, survey: Survey, *, progress: ProgressCallback | None = None,
-                    detailed: bool = True) -> Project:
+                    detailed: bool = True,
+                    known: Mapping[str, FileFacts] | None = None) -> Project:
         """Facts for every surveyed file: from the cache where the content is known, else parsed
-        (`detailed` as in `load`)."""
+        (`detailed` as in `load`). `known`: facts already in memory, by content key (another
+        load of the same files), taken before the cache."""
         sources = survey.inventory.items
         cache = survey.cache
         stats = LoadStats(discovered=len(sources))
@@ -399,8 +401,13 @@ class Project:
         todo: list[tuple[SourceFile, bytes]] = []
         todo_slots: list[tuple[int, str]] = []
         with paused_gc():
-            cached = cache.get_many([key for _, key, _ in sources], detailed=detailed) \
-                if cache else [None] * len(sources)
+            at_hand = [item if item is not None and (item.detailed or not detailed) else None
+                       for item in (known.get(key) if known else None for _, key, _ in sources)]
+            missing = [key for (_, key, _), item in zip(sources, at_hand) if item is None]
+            stored = iter(cache.get_many(missing, detailed=detailed) if cache and missing
+                          else [None] * len(missing))
+            cached: list[FileResult | None] = [item if item is not None else next(stored)
+                                               for item in at_hand]
             for slot, ((source_file, key, data), found) in enumerate(zip(sources, cached)):
                 if isinstance(data, FileProblem):
                     results[slot] = data

@@ -115,6 +115,21 @@ def test_inject_makes_a_record_that_verifies(tmp_path: Path, unused_copy: None) 
     assert (root / "pkg/core.py").read_text() == textwrap.dedent(PACKAGE["pkg/core.py"])
 
 
+def test_verify_never_uses_the_users_cache(tmp_path: Path, unused_copy: None,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """`verify` loads the original (when not given) and the smelly copy without the fact cache:
+    the copy is a temporary folder, its untouched files take the original's facts."""
+    user_cache = tmp_path / "user-cache"
+    monkeypatch.setenv("SMELLKIT_CACHE_DIR", str(user_cache))
+    root = repo(tmp_path / "repo", PACKAGE)
+    project = Project.load(root, use_cache=False)
+    injection = inject(project, "dead_code", "easy", options=NO_FILTER, seed=3)
+    assert isinstance(injection, Injection), injection
+    assert verify(root, injection).ok
+    assert verify(root, injection, original=project).ok
+    assert not user_cache.exists()
+
+
 def test_same_seed_same_record_and_refusals_are_reported(tmp_path: Path, unused_copy: None) -> None:
     project = Project.load(repo(tmp_path, PACKAGE), use_cache=False)
     first = inject(project, "dead_code", "medium", options=NO_FILTER, seed=7)
