@@ -13,6 +13,7 @@ from smellkit._version import __version__
 _EXPORTS = {
     "Project": "smellkit.project",
     "Survey": "smellkit.project",
+    "LoadOptions": "smellkit.project.options",
     "ProjectConfig": "smellkit.config",
     "RepoSpec": "smellkit.config",
     "load_repo_spec": "smellkit.config",
@@ -29,9 +30,9 @@ _EXPORTS = {
 }
 
 __all__ = [
-    "ConfigError", "Diagnostic", "FileFacts", "Finding", "Index", "Location", "Project",
-    "ProjectConfig", "ProjectError", "RepoSpec", "ScanResult", "SmellkitError", "Survey",
-    "__version__", "load_repo_spec", "scan",
+    "ConfigError", "Diagnostic", "FileFacts", "Finding", "Index", "LoadOptions", "Location",
+    "Project", "ProjectConfig", "ProjectError", "RepoSpec", "ScanResult", "SmellkitError",
+    "Survey", "__version__", "load_repo_spec", "scan",
 ]
 
 if TYPE_CHECKING:
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
     from smellkit.graphs.index import Index
     from smellkit.models import Diagnostic, Finding, Location, ScanResult
     from smellkit.project import Project, Survey
+    from smellkit.project.options import LoadOptions
     from smellkit.scanning.scanner import scan
 
 

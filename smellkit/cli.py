@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -18,6 +19,13 @@ from smellkit.report.progress import (
     scan_progress,
     stderr_console,
 )
+
+if TYPE_CHECKING:
+    from smellkit.project import Project
+    from smellkit.project.options import LoadOptions
+
+INTERNAL_ERROR = 70
+"""Exit code when smellkit itself crashed (a bug to report): sysexits' EX_SOFTWARE."""
 
 
 def _fail(error: SmellkitError) -> None:
@@ -34,15 +42,28 @@ _project_options = [
     click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
                  help="Worker processes for parsing (default: all cores)."),
     click.option("--cache-dir", type=click.Path(path_type=Path), default=None,
-                 help="Where parsed facts are cached (default: ~/.cache/smellkit)."),
+                 help="Where parsed facts are cached (default: $SMELLKIT_CACHE_DIR, else "
+                      "~/.cache/smellkit)."),
     click.option("--no-cache", is_flag=True, help="Neither read nor write the cache."),
 ]
 
 
 def project_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    """PATH and the options of loading it, handed to the command as one `load: LoadOptions`."""
+
+    @functools.wraps(function)
+    def command(*args: Any, path: Path, include_tests: bool | None, exclude: tuple[str, ...],
+                jobs: int | None, cache_dir: Path | None, no_cache: bool, **kwargs: Any) -> Any:
+        from smellkit.project.options import LoadOptions
+
+        load = LoadOptions(path=path, include_tests=include_tests, exclude=exclude, jobs=jobs,
+                           cache_dir=cache_dir, use_cache=not no_cache)
+        return function(*args, load=load, **kwargs)
+
+    decorated: Callable[..., Any] = command
     for option in reversed(_project_options):
-        function = option(function)
-    return function
+        decorated = option(decorated)
+    return decorated
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -71,21 +92,20 @@ def main() -> None:
               default="never", show_default=True,
               help="Exit 1 when a reported finding has at least this severity.")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
-def scan(path: Path, include_tests: bool | None, exclude: tuple[str, ...], jobs: int | None,
-         cache_dir: Path | None, no_cache: bool, smells: tuple[str, ...], no_smells: bool,
-         min_severity: str, output_format: str, output: Path | None, baseline: Path | None,
+def scan(load: LoadOptions, smells: tuple[str, ...], no_smells: bool, min_severity: str,
+         output_format: str, output: Path | None, baseline: Path | None,
          write_baseline: Path | None, fail_on: str, no_progress: bool) -> None:
     """Scan PATH (default: the current folder) for smells and structural metrics."""
     from smellkit.scanning.scanner import ScanRequest, run_scan, scan_json
 
-    chosen: list[str] | None = [] if no_smells else (list(smells) or None)
+    chosen: tuple[str, ...] | None = () if no_smells else (smells or None)
     as_text = output_format == "json" and write_baseline is None and fail_on == "never"
     try:
         with scan_progress(not no_progress) as reporter:
-            request = ScanRequest(
-                path, chosen, min_severity, baseline, include_tests,  # type: ignore[arg-type]
-                exclude, jobs, cache_dir, not no_cache,
-                reporter.files if reporter else None, reporter.stage if reporter else None)
+            request = ScanRequest.of(
+                load, smells=chosen, min_severity=min_severity, baseline=baseline,
+                progress=reporter.files if reporter else None,
+                stage=reporter.stage if reporter else None)
             if as_text:  # the stored report passes through without being rebuilt
                 _write(scan_json(request), output)
                 return
@@ -171,14 +191,12 @@ def smells(name: str | None) -> None:
               type=click.Choice(["json", "pycg", "graphml", "dot"]), default="json",
               show_default=True)
 @click.option("--output", "-o", type=click.Path(path_type=Path), default=None)
-def graph(path: Path, include_tests: bool | None, exclude: tuple[str, ...], jobs: int | None,
-          cache_dir: Path | None, no_cache: bool, kind: str, output_format: str,
-          output: Path | None) -> None:
+def graph(load: LoadOptions, kind: str, output_format: str, output: Path | None) -> None:
     """Export the call, import or class graph of PATH."""
     from smellkit.graphs import export
 
     try:
-        project = _load(path, include_tests, exclude, jobs, cache_dir, no_cache)
+        project = _load(load)
     except SmellkitError as error:
         _fail(error)
         return
@@ -206,12 +224,10 @@ def graph(path: Path, include_tests: bool | None, exclude: tuple[str, ...], jobs
         click.echo(text)
 
 
-def _load(path: Path, include_tests: bool | None, exclude: tuple[str, ...], jobs: int | None,
-          cache_dir: Path | None, no_cache: bool) -> Any:
+def _load(load: LoadOptions) -> Project:
     from smellkit.project import Project
 
-    return Project.load(path, include_tests=include_tests, exclude=exclude, jobs=jobs,
-                        cache_dir=cache_dir, use_cache=not no_cache)
+    return Project.load(load)
 
 
 _injection_options = [
@@ -240,14 +256,13 @@ def _injector_options(min_file_lines: int | None) -> dict[str, Any]:
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Show at most N.")
 @click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table",
               show_default=True)
-def candidates(path: Path, include_tests: bool | None, exclude: tuple[str, ...],
-               jobs: int | None, cache_dir: Path | None, no_cache: bool, smell: str, seed: int,
-               min_file_lines: int | None, limit: int | None, output_format: str) -> None:
+def candidates(load: LoadOptions, smell: str, seed: int, min_file_lines: int | None,
+               limit: int | None, output_format: str) -> None:
     """List where SMELL can be injected in PATH, and why each place qualifies."""
     from smellkit.injectors.engine import find_candidates
 
     try:
-        project = _load(path, include_tests, exclude, jobs, cache_dir, no_cache)
+        project = _load(load)
         found = find_candidates(project, smell, options=_injector_options(min_file_lines),
                                 seed=seed, limit=limit)
     except SmellkitError as error:
@@ -258,7 +273,7 @@ def candidates(path: Path, include_tests: bool | None, exclude: tuple[str, ...],
         return
     from rich.table import Table
 
-    table = Table(title=f"{len(found)} {smell} candidates in {path}")
+    table = Table(title=f"{len(found)} {smell} candidates in {load.path}")
     for column in ("target", "where", "why"):
         table.add_column(column, overflow="fold")
     for item in found:
@@ -281,20 +296,19 @@ def candidates(path: Path, include_tests: bool | None, exclude: tuple[str, ...],
               metavar="DIR", help="Copy PATH to DIR (new or empty) and apply the smelly patch.")
 @click.option("--verify", "check", is_flag=True,
               help="Also check the round trip (imports, detector, checks, restore).")
-def inject(path: Path, include_tests: bool | None, exclude: tuple[str, ...], jobs: int | None,
-           cache_dir: Path | None, no_cache: bool, smell: str, seed: int,
-           min_file_lines: int | None, difficulty: str, target: str | None,
-           output: Path | None, apply_to: Path | None, check: bool) -> None:
+def inject(load: LoadOptions, smell: str, seed: int, min_file_lines: int | None,
+           difficulty: str, target: str | None, output: Path | None, apply_to: Path | None,
+           check: bool) -> None:
     """Inject SMELL into PATH at a difficulty and print the injection record (PATH is not
     modified)."""
     from smellkit.injectors import engine
-    from smellkit.models import InjectionSkip
+    from smellkit.models import InjectionFailure, InjectionSkip
 
     options = _injector_options(min_file_lines)
     try:
         if apply_to is not None and apply_to.exists() and any(apply_to.iterdir()):
             raise UsageError(f"{apply_to} is not empty", hint="--apply needs a new or empty folder")
-        project = _load(path, include_tests, exclude, jobs, cache_dir, no_cache)
+        project = _load(load)
         candidate = None
         if target is not None:
             pool = engine.find_candidates(project, smell, options=options, seed=seed)
@@ -308,6 +322,11 @@ def inject(path: Path, include_tests: bool | None, exclude: tuple[str, ...], job
         if isinstance(outcome, InjectionSkip):
             click.echo(f"smellkit: no injection: {outcome.reason}", err=True)
             sys.exit(1)
+        if isinstance(outcome, InjectionFailure):
+            click.echo(f"{outcome.traceback.rstrip()}\nsmellkit: {outcome.reason} (a bug in "
+                       "smellkit or a plugin; please report it with the traceback above)",
+                       err=True)
+            sys.exit(INTERNAL_ERROR)
         _write(outcome.model_dump_json(indent=2), output)
         if apply_to is not None:
             _apply_copy(project.root, apply_to, outcome.smelly_patch)

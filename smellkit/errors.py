@@ -58,3 +58,9 @@ class PatchError(SmellkitError):
     """A patch is malformed, escapes the repository, or does not apply."""
 
     exit_code = 5
+
+
+class InjectionRefused(SmellkitError):
+    """An injector, or a part of one, declines a candidate at a difficulty; the message is the
+    reason. The only way to refuse: the engine turns it into an `InjectionSkip` and tries the
+    next candidate, while any other exception is a bug it reports as a failure."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import traceback
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -180,12 +181,45 @@ class InjectionSkip(_Frozen):
     reason: str
 
 
+class InjectionFailure(_Frozen):
+    """An injection that crashed: an exception other than a refusal escaped the injector or the
+    engine. A bug in smellkit (or a plugin) to report, never a property of the candidate: the
+    build records it as an internal error, apart from refusals."""
+
+    smell: str
+    difficulty: Difficulty
+    candidate: Candidate | None
+    error_type: str
+    """The exception's class (`KeyError`; qualified by its module outside the builtins)."""
+    message: str
+    traceback: str
+    """The formatted traceback, for the bug report."""
+
+    @property
+    def reason(self) -> str:
+        """One line, as a skip's reason reads."""
+        return f"internal error: {self.error_type}: {self.message}"
+
+    @classmethod
+    def of(cls, error: BaseException, *, smell: str, difficulty: Difficulty,
+           candidate: Candidate | None) -> InjectionFailure:
+        kind = type(error)
+        name = kind.__qualname__ if kind.__module__ == "builtins" \
+            else f"{kind.__module__}.{kind.__qualname__}"
+        return cls(smell=smell, difficulty=difficulty, candidate=candidate, error_type=name,
+                   message=str(error),
+                   traceback="".join(traceback.format_exception(kind, error,
+                                                                error.__traceback__)))
+
+
 # ---------------------------------------------------------------------------------------------
 # Benchmark building: validated cases, rejections and the build report.
 
 RejectionStage = Literal[
     "spec", "repository", "inject", "select", "original", "apply", "smelly", "internal",
 ]
+"""Where a case was lost. `inject`: the injector refused (or had no candidate); `internal`:
+smellkit itself crashed (an injector, candidate discovery or validation), a bug to report."""
 
 
 class Case(Injection):
@@ -226,6 +260,8 @@ class Rejection(_Frozen):
     candidate: str | None = None
     """The candidate's target qualname, when there was one."""
     timings: dict[str, float] = Field(default_factory=dict)
+    traceback: str | None = None
+    """At stage `internal` (smellkit itself crashed): the traceback, for the bug report."""
 
 
 class BuildReport(_Frozen):
@@ -245,6 +281,10 @@ class BuildReport(_Frozen):
     by_cell: dict[str, dict[str, int]] = Field(default_factory=dict)
     """Exported cases by smell, then difficulty."""
     rejections_by_stage: dict[str, int] = Field(default_factory=dict)
+    internal_errors: int = 0
+    """Rejections at stage `internal`: an injector, candidate discovery or validation crashed
+    (a bug in smellkit to report, not a property of the code); counted apart from refusals and
+    failing tests, with tracebacks in rejections.jsonl."""
     repo_errors: dict[str, str] = Field(default_factory=dict)
     """Repositories (or spec files) that could not be built at all, and why."""
     harbor_tasks: int = 0

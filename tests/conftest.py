@@ -4,16 +4,32 @@
   `~/.cache/smellkit-test-data` (see `tests/support/pypi.py`); the test is skipped when offline.
 - `terminal_report(title, lines)`: text a test wants printed at the end of the session, under a
   heading of its own (e.g. the call-graph corpus table).
+- `isolated_cache` (autouse, per session): smellkit's cache is a temporary folder, so no test
+  reads or writes the user's `~/.cache/smellkit`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 _REPORTS = pytest.StashKey[dict[str, list[str]]]()
+CACHE_VARIABLES = ("SMELLKIT_CACHE_DIR", "XDG_CACHE_HOME")
+"""What `smellkit.project.options.default_cache_dir` reads, in order (then HOME, which stays: the
+test data under `~/.cache/smellkit-test-data` is found through it)."""
+
+
+@pytest.fixture(scope="session", autouse=True)
+def isolated_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """smellkit's default cache folder for the whole session (one per xdist worker), set in the
+    environment so that child processes (the CLI, a build run as a process) use it too."""
+    folder = tmp_path_factory.mktemp("cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SMELLKIT_CACHE_DIR", str(folder / "smellkit"))
+        patch.setenv("XDG_CACHE_HOME", str(folder / "xdg"))
+        yield folder / "smellkit"
 
 
 @pytest.fixture(scope="session")

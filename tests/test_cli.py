@@ -168,7 +168,7 @@ def test_long_stages_are_announced_for_the_progress_bar(repo: Path) -> None:
 
     stages: list[str] = []
     files: list[tuple[int, int]] = []
-    run_scan(ScanRequest(repo, use_cache=False, jobs=1,
+    run_scan(ScanRequest(path=repo, use_cache=False, jobs=1,
                          progress=lambda done, total: files.append((done, total)),
                          stage=stages.append))
     assert stages == ["resolving calls", "detecting smells", "measuring"]

@@ -16,10 +16,10 @@ from smellkit.analysis.smells import Smell
 from smellkit.detectors import registry as detector_registry
 from smellkit.detectors.base import Detector, DetectorOptions
 from smellkit.detectors.registry import detectors, smells
-from smellkit.errors import ConfigError
+from smellkit.errors import ConfigError, InjectionRefused
 from smellkit.formats.smellbench import IMPORT_ONLY_NAMES, smellbench_names
 from smellkit.injectors import registry as injector_registry
-from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
+from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
 from smellkit.injectors.instructions import instructions
 from smellkit.injectors.registry import injectors
 from smellkit.models import Candidate, Difficulty, Finding
@@ -112,8 +112,8 @@ class UndeclaredInjector(Injector[InjectorOptions]):
         return []
 
     def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
-               rng: random.Random) -> Edit | Skip:
-        return Skip("never")
+               rng: random.Random) -> Edit:
+        raise InjectionRefused("never")
 
 
 @pytest.fixture()

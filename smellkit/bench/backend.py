@@ -18,7 +18,13 @@ from smellkit.errors import UsageError
 if TYPE_CHECKING:
     from smellkit.config import RepoSpec
     from smellkit.injectors.base import InjectionContext
-    from smellkit.models import Candidate, Difficulty, Injection, InjectionSkip
+    from smellkit.models import (
+        Candidate,
+        Difficulty,
+        Injection,
+        InjectionFailure,
+        InjectionSkip,
+    )
     from smellkit.project import Project
     from smellkit.sandbox.environment import Environment
     from smellkit.sandbox.runner import Runner
@@ -109,7 +115,8 @@ def _find_candidates(project: Project, smell: str, covered: frozenset[str], seed
 
 
 def _inject(project: Project, smell: str, difficulty: Difficulty, candidate: Candidate,
-            covered: frozenset[str], seed: int, options: Options) -> Injection | InjectionSkip:
+            covered: frozenset[str], seed: int,
+            options: Options) -> Injection | InjectionSkip | InjectionFailure:
     from smellkit.injectors import engine
 
     return engine.inject(project, smell, difficulty, candidate=candidate, seed=seed,
@@ -148,7 +155,7 @@ class Backend:
     find_candidates: Callable[[Project, str, frozenset[str], int, Options],
                               list[Candidate]] = _find_candidates
     inject: Callable[[Project, str, Difficulty, Candidate, frozenset[str], int, Options],
-                     Injection | InjectionSkip] = _inject
+                     Injection | InjectionSkip | InjectionFailure] = _inject
     run_tests: Callable[[Environment, Path, RepoSpec, Sequence[str], Runner],
                         TestRun] = _run_tests
     apply_patch: Callable[[Path, str], None] = _apply_patch

@@ -36,6 +36,7 @@ from smellkit.models import (
     Case,
     Difficulty,
     Injection,
+    InjectionFailure,
     InjectionSkip,
     Rejection,
 )
@@ -236,11 +237,17 @@ def _injections(run: _Run, spec: RepoSpec, project: Any, smell: str, difficulty:
             run.candidates[cache_key] = backend.find_candidates(project, smell, covered, run.seed,
                                                                 options)
         candidates = run.candidates[cache_key]
-    except Exception as error:
+    except SmellkitError as error:  # said on purpose (bad options, ...)
         run.reject(Rejection(key=f"{spec.name}|{smell}|{difficulty}|candidates", repo=spec.name,
                              stage="inject", smell=smell, difficulty=difficulty,
-                             reason=f"candidate discovery failed: {type(error).__name__}: "
-                                    f"{error}"), persist=False)
+                             reason=f"candidate discovery failed: {error}"), persist=False)
+        return
+    except Exception as error:  # a crash: a bug, never a refusal
+        crash = InjectionFailure.of(error, smell=smell, difficulty=difficulty, candidate=None)
+        run.reject(Rejection(key=f"{spec.name}|{smell}|{difficulty}|candidates", repo=spec.name,
+                             stage="internal", smell=smell, difficulty=difficulty,
+                             reason=f"{crash.reason} (in candidate discovery)",
+                             traceback=crash.traceback), persist=False)
         return
     finally:
         run.time("candidates", started)
@@ -253,24 +260,28 @@ def _injections(run: _Run, spec: RepoSpec, project: Any, smell: str, difficulty:
     for candidate in candidates:
         key = f"inject|{spec.name}|{smell}|{difficulty}|{run.seed}|{_digest(candidate)}"
         cached = run.outcomes.get(key)
-        outcome: Injection | InjectionSkip | None = None
+        outcome: Injection | InjectionSkip | InjectionFailure | None = None
         if cached is not None:
             data = cached["record"]
-            outcome = (Injection.model_validate(data) if cached["kind"] == "injection"
-                       else InjectionSkip.model_validate(data))
+            outcome = _OUTCOMES[cached["kind"]].model_validate(data)
         else:
             started = time.perf_counter()
             try:
                 outcome = backend.inject(project, smell, difficulty, candidate, covered,
                                          run.seed, options)
-            except Exception as error:
-                outcome = InjectionSkip(smell=smell, difficulty=difficulty, candidate=candidate,
-                                        reason=f"the injector crashed: "
-                                               f"{type(error).__name__}: {error}")
+            except Exception as error:  # the engine returns crashes as values; a backend may not
+                outcome = InjectionFailure.of(error, smell=smell, difficulty=difficulty,
+                                              candidate=candidate)
             run.time("inject", started)
-            kind = "injection" if isinstance(outcome, Injection) else "skip"
+            kind = next(name for name, cls in _OUTCOMES.items() if isinstance(outcome, cls))
             run.outcomes.append({"key": key, "kind": kind,
                                  "record": outcome.model_dump(mode="json")})
+        if isinstance(outcome, InjectionFailure):
+            run.reject(Rejection(key=key, repo=spec.name, stage="internal", smell=smell,
+                                 difficulty=difficulty, candidate=candidate.target.qualname,
+                                 reason=outcome.reason, traceback=outcome.traceback),
+                       persist=False)
+            continue
         if isinstance(outcome, InjectionSkip):
             run.reject(Rejection(key=key, repo=spec.name, stage="inject", smell=smell,
                                  difficulty=difficulty, candidate=candidate.target.qualname,
@@ -280,6 +291,11 @@ def _injections(run: _Run, spec: RepoSpec, project: Any, smell: str, difficulty:
             continue
         seen.add(outcome.id)
         yield outcome
+
+
+_OUTCOMES: dict[str, type[Injection | InjectionSkip | InjectionFailure]] = {
+    "injection": Injection, "skip": InjectionSkip, "failure": InjectionFailure}
+"""The kinds of injection outcome in the work log."""
 
 
 def _validate_cells(run: _Run, validator: Validator, cells: list[_Cell], *, jobs: int,
@@ -340,12 +356,16 @@ def _validate_one(run: _Run, validator: Validator, injection: Injection) -> Case
     outcome: Case | Rejection
     try:
         outcome = validator.validate(injection)
-    except Exception as error:
+    except Exception as error:  # a crash: a bug, never a verdict on the case
+        crash = InjectionFailure.of(error, smell=injection.smell,
+                                    difficulty=injection.difficulty,
+                                    candidate=injection.candidate)
         outcome = Rejection(key=injection.id, repo=validator.spec.name, stage="internal",
                             smell=injection.smell, difficulty=injection.difficulty,
                             injection_id=injection.id,
                             candidate=injection.candidate.target.qualname,
-                            reason=f"validation crashed: {type(error).__name__}: {error}")
+                            reason=f"{crash.reason} (in validation)",
+                            traceback=crash.traceback)
     kind = "case" if isinstance(outcome, Case) else "rejection"
     run.outcomes.append({"key": f"validate|{injection.id}", "kind": kind,
                          "record": outcome.model_dump(mode="json")})
@@ -395,6 +415,7 @@ def _export(run: _Run, smells: Sequence[str], *, per_cell: int, harbor: bool,
         validated=len(run.cases), reused=run.reused, rejected=len(run.rejections),
         by_cell=by_cell, rejections_by_stage=dict(sorted(Counter(
             item.stage for item in rejections).items())),
+        internal_errors=sum(1 for item in rejections if item.stage == "internal"),
         repo_errors=run.repo_errors, harbor_tasks=tasks,
         timings={key: round(value, 2) for key, value in sorted(run.timings.items())},
         seconds=round(time.perf_counter() - started, 2))

@@ -3,8 +3,10 @@ per difficulty.
 
 An injector reads the original repository through an `InjectionContext` (facts, graphs, libcst
 trees of the files it edits) and returns an `Edit` (the new text of every file it changes, the
-targets and the structural checks) or a `Skip` with the reason. The engine (`engine.py`) turns an
-`Edit` into an `Injection` record: patches both ways, located targets, instructions.
+targets and the structural checks), or refuses by raising `InjectionRefused` with the reason (its
+parts do the same). The engine (`engine.py`) turns an `Edit` into an `Injection` record: patches
+both ways, located targets, instructions; a refusal into an `InjectionSkip`; any other exception
+into an `InjectionFailure`.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -66,12 +68,6 @@ class Edit:
     """Look-alike definitions that are not smelly (medium and hard cases)."""
     summary: str = ""
     """What was done, for logs and reviewers; never shown to a solver."""
-
-
-class Skip(NamedTuple):
-    """The injector refuses this candidate at this difficulty, and says why."""
-
-    reason: str
 
 
 class InjectionContext:
@@ -183,5 +179,7 @@ class Injector(ABC, Generic[OptionsT]):
 
     @abstractmethod
     def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
-               rng: random.Random) -> Edit | Skip:
-        """The edit that injects the smell at this candidate, or why it is refused."""
+               rng: random.Random) -> Edit:
+        """The edit that injects the smell at this candidate; raises `InjectionRefused` with
+        the reason when it cannot be made safely at this difficulty."""
+

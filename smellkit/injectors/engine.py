@@ -3,6 +3,10 @@
 The injector only writes new file texts; the engine checks that they compile, locates the targets in
 the smelly version, makes both patches and phrases the instructions. `verify.py` checks a finished
 record end to end (apply, import, detector, checks, restore).
+
+Injectors refuse one way: `InjectionRefused`, which `inject` turns into an `InjectionSkip` with
+the reason (and, sampling, tries the next candidate). Any other exception is a bug: `inject`
+returns it as an `InjectionFailure` (type, message, traceback), never as a skip.
 """
 
 from __future__ import annotations
@@ -15,15 +19,23 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from smellkit.errors import ConfigError, PatchError, UsageError
+from smellkit.errors import ConfigError, InjectionRefused, UsageError
 from smellkit.facts import FileFacts
-from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
+from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
 from smellkit.injectors.instructions import instructions
 from smellkit.injectors.patches import check_path, make_patch
 from smellkit.injectors.registry import injector_class
 from smellkit.injectors.sampling import stratified
 from smellkit.injectors.verify import RoundTrip, verify
-from smellkit.models import Candidate, Difficulty, Injection, InjectionSkip, Location, Target
+from smellkit.models import (
+    Candidate,
+    Difficulty,
+    Injection,
+    InjectionFailure,
+    InjectionSkip,
+    Location,
+    Target,
+)
 from smellkit.project import Project
 from smellkit.project.parsing import FileProblem, SourceFile, parse_file
 
@@ -84,9 +96,12 @@ def _candidates(context: InjectionContext, injector: Injector[Any], seed: int,
 def inject(project: Project, smell: str, difficulty: Difficulty, *,
            candidate: Candidate | None = None, seed: int = 0, options: OptionsInput = None,
            covered: frozenset[str] | None = None, attempts: int = 50,
-           context: InjectionContext | None = None) -> Injection | InjectionSkip:
+           context: InjectionContext | None = None
+           ) -> Injection | InjectionSkip | InjectionFailure:
     """Inject one smell: at `candidate`, or at the first sampled candidate that accepts.
 
+    A refusal is an `InjectionSkip` with the reason; an unexpected exception while finding
+    candidates or injecting is an `InjectionFailure` (the first one ends the call: it is a bug).
     Pass one `InjectionContext` to many calls on the same project to reuse its parsed files.
     """
     injector = make_injector(smell, options)
@@ -94,7 +109,10 @@ def inject(project: Project, smell: str, difficulty: Difficulty, *,
         return InjectionSkip(smell=smell, difficulty=difficulty, candidate=candidate,
                              reason=f"{smell} has no {difficulty} injection")
     context = _context(project, covered, context)
-    pool = [candidate] if candidate else _candidates(context, injector, seed, attempts)
+    try:
+        pool = [candidate] if candidate else _candidates(context, injector, seed, attempts)
+    except Exception as error:  # a crash in candidate discovery: a bug, reported as a value
+        return InjectionFailure.of(error, smell=smell, difficulty=difficulty, candidate=None)
     if not pool:
         hint = (f" in files of at least {injector.options.min_file_lines} lines (lower "
                 "min-file-lines for small repositories)" if injector.options.min_file_lines else "")
@@ -103,16 +121,16 @@ def inject(project: Project, smell: str, difficulty: Difficulty, *,
     reasons: list[str] = []
     for item in pool:
         rng = random.Random(f"{seed}|{smell}|{difficulty}|{item.target.qualname}")
-        edit = injector.inject(context, item, difficulty, rng)
-        outcome = record(context, injector, item, difficulty, seed, edit) \
-            if isinstance(edit, Edit) else edit
-        if isinstance(outcome, Injection):
-            return outcome
-        reason = f"{item.target.qualname}: {outcome.reason}"
-        if candidate is not None:
-            return InjectionSkip(smell=smell, difficulty=difficulty, candidate=item,
-                                 reason=outcome.reason)
-        reasons.append(reason)
+        try:
+            edit = injector.inject(context, item, difficulty, rng)
+            return record(context, injector, item, difficulty, seed, edit)
+        except InjectionRefused as refusal:
+            if candidate is not None:
+                return InjectionSkip(smell=smell, difficulty=difficulty, candidate=item,
+                                     reason=refusal.message)
+            reasons.append(f"{item.target.qualname}: {refusal.message}")
+        except Exception as error:  # a bug in the injector or here: never a refusal
+            return InjectionFailure.of(error, smell=smell, difficulty=difficulty, candidate=item)
     return InjectionSkip(smell=smell, difficulty=difficulty, candidate=None,
                          reason=f"every candidate was refused: {'; '.join(reasons[:5])}"
                                 + (f" (and {len(reasons) - 5} more)" if len(reasons) > 5 else ""))
@@ -135,12 +153,13 @@ def _module_for(project: Project, path: str) -> SourceFile:
             is_package = stem == "__init__"
             return SourceFile(str(project.root / path), path,
                               package if is_package else module, is_package)
-    raise PatchError(f"cannot name the module of new file {path}",
-                     hint="new files must go in a folder that already holds a module")
+    raise InjectionRefused(f"cannot name the module of new file {path}",
+                           hint="new files must go in a folder that already holds a module")
 
 
-def smelly_project(project: Project, changes: Mapping[str, str | None]) -> Project | Skip:
-    """The original project with the changed files' facts replaced (nothing written to disk)."""
+def smelly_project(project: Project, changes: Mapping[str, str | None]) -> Project:
+    """The original project with the changed files' facts replaced (nothing written to disk);
+    refused when a changed file does not compile or cannot be analysed."""
     replaced: dict[str, FileFacts] = {}
     for path, text in changes.items():
         if text is None:
@@ -148,10 +167,11 @@ def smelly_project(project: Project, changes: Mapping[str, str | None]) -> Proje
         try:
             compile(text, path, "exec", dont_inherit=True)
         except SyntaxError as error:
-            return Skip(f"the smelly {path} does not compile: {error.msg} (line {error.lineno})")
+            raise InjectionRefused(f"the smelly {path} does not compile: {error.msg} "
+                                   f"(line {error.lineno})") from None
         result = parse_file(_module_for(project, path), text.encode(), 1 << 30)
         if isinstance(result, FileProblem):
-            return Skip(f"the smelly {path} cannot be analysed: {result.message}")
+            raise InjectionRefused(f"the smelly {path} cannot be analysed: {result.message}")
         replaced[path] = result
     files = [replaced.pop(item.path, item) for item in project.files
              if changes.get(item.path, "") is not None]
@@ -160,21 +180,16 @@ def smelly_project(project: Project, changes: Mapping[str, str | None]) -> Proje
 
 
 def record(context: InjectionContext, injector: Injector[Any], candidate: Candidate,
-           difficulty: Difficulty, seed: int, edit: Edit) -> Injection | Skip:
-    """The injection record of an edit, or a Skip if the edit is unusable."""
+           difficulty: Difficulty, seed: int, edit: Edit) -> Injection:
+    """The injection record of an edit; raises `InjectionRefused` when the edit is unusable."""
     root = context.root
     before: dict[str, str | None] = {}
     for path in edit.changes:
         check_path(path)
         before[path] = context.source(path) if os.path.isfile(root / path) else None
     if all(before[path] == text for path, text in edit.changes.items()):
-        return Skip("the edit changes nothing")
-    try:
-        smelly = smelly_project(context.project, edit.changes)
-    except PatchError as error:
-        return Skip(error.message)
-    if isinstance(smelly, Skip):
-        return smelly
+        raise InjectionRefused("the edit changes nothing")
+    smelly = smelly_project(context.project, edit.changes)
     from smellkit.analysis.context import Context
 
     analysis = Context(smelly)
@@ -186,7 +201,7 @@ def record(context: InjectionContext, injector: Injector[Any], candidate: Candid
     for qualname, level in edit.targets:
         location = locate(qualname)
         if location is None:
-            return Skip(f"target {qualname} is not defined in the smelly version")
+            raise InjectionRefused(f"target {qualname} is not defined in the smelly version")
         targets.append(Target(location=location, level=level))
     involved = [item for name in edit.involved if (item := locate(name)) is not None]
     herrings = [item for name in edit.red_herrings if (item := locate(name)) is not None]

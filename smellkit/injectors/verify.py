@@ -3,6 +3,9 @@
 The properties every case must have: the smelly code compiles and imports; the smell's detector
 flags the target in the smelly version and not in the original; the ground-truth patch restores the
 original byte for byte; every structural check passes on the original and fails on the smell.
+
+Nothing is read from or written to the user's fact cache: the copy lives in a temporary folder,
+removed afterwards, and its files that the patch leaves alone take the original's facts.
 """
 
 from __future__ import annotations
@@ -18,9 +21,10 @@ from pydantic import BaseModel
 from smellkit.checks import evaluate
 from smellkit.detectors.runner import residue
 from smellkit.errors import PatchError
+from smellkit.facts import FileFacts
 from smellkit.injectors.patches import apply_patch, patched_paths
 from smellkit.models import CheckResult, Injection
-from smellkit.project import Project
+from smellkit.project import Project, Survey
 
 IGNORED = shutil.ignore_patterns(".git", "__pycache__", ".venv", "venv", ".tox", ".nox",
                                  ".mypy_cache", ".pytest_cache", ".ruff_cache", "*.pyc")
@@ -87,11 +91,25 @@ def _same(original: Path, copy: Path, paths: list[str]) -> list[str]:
     return differ
 
 
+def _unchanged(original: Project, copy: Survey, changed: set[str]) -> dict[str, FileFacts]:
+    """The original's facts of the files the patch leaves alone, by the copy's content keys:
+    same path, module name and bytes, so the same facts (`original` is `root` as it is now)."""
+    by_path = {facts.path: facts for facts in original.files}
+    known: dict[str, FileFacts] = {}
+    for source, key, _ in copy.inventory.items:
+        facts = by_path.get(source.path)
+        if facts is not None and source.path not in changed and facts.module == source.module \
+                and facts.is_package == source.is_package:
+            known[key] = facts
+    return known
+
+
 def verify(root: str | Path, injection: Injection, *, original: Project | None = None,
            check_imports: bool = True) -> RoundTrip:
-    """Check every round-trip property of `injection`, made from the repository at `root`."""
+    """Check every round-trip property of `injection`, made from the repository at `root`
+    (loaded without the fact cache unless `original`, its project, is given)."""
     root = Path(root)
-    original = original or Project.load(root)
+    original = original or Project.load(root, use_cache=False)
     result = RoundTrip()
     target_names = [target.location.qualname for target in injection.targets]
     result.checks_original = evaluate(original, injection.checks)
@@ -115,7 +133,9 @@ def verify(root: str | Path, injection: Injection, *, original: Project | None =
             result.compiles = True
         except SyntaxError as error:
             result.problems.append(f"{error.filename}: {error.msg} (line {error.lineno})")
-        smelly = Project.load(copy, config=original.config)
+        survey = Survey.take(copy, config=original.config, use_cache=False)
+        smelly = Project.from_survey(survey, known=_unchanged(
+            original, survey, set(patched_paths(injection.smelly_patch))))
         modules = sorted({facts.module for facts in smelly.files if facts.path in changed})
         existing = [name for name in modules if name in original.index.modules]
         clean = check_imports and _imports(_source_root(original, changed), existing) is None

@@ -3,7 +3,8 @@
 `Project.load` discovers the Python files under a path, gives each its dotted module name, and turns
 each into `FileFacts` with one stdlib `ast` parse in worker processes (`project.parsing`). Results
 are cached on disk by content hash, so a re-scan parses only what changed. Bad files become
-diagnostics, never exceptions.
+diagnostics, never exceptions. What to load and how is one model, `LoadOptions`
+(`project.options`), whose fields `Survey.take` and `Project.load` take as keyword arguments.
 """
 
 from __future__ import annotations
@@ -15,11 +16,11 @@ import os
 import pickle
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from smellkit._internal.collector import paused_gc
 from smellkit._version import __version__
@@ -28,12 +29,14 @@ from smellkit.config import (
     TEST_DIRS,
     ProjectConfig,
     is_test_path,
-    load_config,
 )
 from smellkit.errors import ProjectError
 from smellkit.facts import FACTS_SCHEMA, FileFacts
 from smellkit.models import Diagnostic
 from smellkit.project import _packs
+from smellkit.project.options import LoadOptions as LoadOptions  # re-exported
+from smellkit.project.options import PathInput
+from smellkit.project.options import default_cache_dir as default_cache_dir  # re-exported
 from smellkit.project.parsing import (
     FileProblem,
     FileResult,
@@ -198,13 +201,6 @@ def cache_key(source_file: SourceFile, data: bytes) -> str:
     return digest.hexdigest()
 
 
-def default_cache_dir() -> Path:
-    if env := os.environ.get("SMELLKIT_CACHE_DIR"):
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "smellkit"
-
-
 _UNDETAILED = "-undetailed"
 
 
@@ -360,31 +356,19 @@ class Survey:
     started: float
 
     @classmethod
-    def take(
-        cls,
-        path: str | os.PathLike[str] = ".",
-        *,
-        config: ProjectConfig | None = None,
-        include_tests: bool | None = None,
-        exclude: Iterable[str] = (),
-        jobs: int | None = None,
-        cache_dir: str | os.PathLike[str] | None = None,
-        use_cache: bool = True,
-    ) -> Survey:
+    def take(cls, path: PathInput | LoadOptions = ".", **options: Any) -> Survey:
+        """What there is to analyse at `path`; `options` are `LoadOptions` fields (or pass a
+        `LoadOptions` as `path`)."""
         started = time.perf_counter()
-        root = Path(path)
-        if config is None:
-            config = load_config(root) if root.is_dir() else ProjectConfig()
-        config = config.merged(include_tests=include_tests, jobs=jobs)
-        if exclude:
-            config = config.model_copy(update={"exclude": (*config.exclude, *exclude)})
+        chosen = LoadOptions.of(path, **options)
+        root = chosen.path
+        config = chosen.configuration()
         sources, diagnostics = discover(root, config)
         if not sources:
             hint = ("all files were excluded as tests; pass --include-tests"
                     if not config.include_tests else "is this the right folder?")
             raise ProjectError("no Python files to analyse", path=root, hint=hint)
-        cache = FactCache(Path(cache_dir) if cache_dir else default_cache_dir()) \
-            if use_cache else None
+        cache = FactCache(chosen.cache_directory) if chosen.use_cache else None
         return cls(root, config, take_inventory(sources), diagnostics, cache, started)
 
 
@@ -400,30 +384,22 @@ class Project:
     started: float = field(default_factory=time.perf_counter)
 
     @classmethod
-    def load(
-        cls,
-        path: str | os.PathLike[str] = ".",
-        *,
-        config: ProjectConfig | None = None,
-        include_tests: bool | None = None,
-        exclude: Iterable[str] = (),
-        jobs: int | None = None,
-        cache_dir: str | os.PathLike[str] | None = None,
-        use_cache: bool = True,
-        progress: ProgressCallback | None = None,
-        detailed: bool = True,
-    ) -> Project:
+    def load(cls, path: PathInput | LoadOptions = ".", *, detailed: bool = True,
+             **options: Any) -> Project:
         """Discover, parse and cache; bad files become `diagnostics`, not exceptions.
+        `options` are `LoadOptions` fields: `config`, `include_tests`, `exclude`, `jobs`,
+        `cache_dir`, `use_cache`, `progress` (or pass a `LoadOptions` as `path`).
         Without `detailed`, the facts serve the graphs and metrics but not the detectors."""
-        survey = Survey.take(path, config=config, include_tests=include_tests, exclude=exclude,
-                             jobs=jobs, cache_dir=cache_dir, use_cache=use_cache)
-        return cls.from_survey(survey, progress=progress, detailed=detailed)
+        chosen = LoadOptions.of(path, **options)
+        return cls.from_survey(Survey.take(chosen), progress=chosen.progress, detailed=detailed)
 
     @classmethod
     def from_survey(cls, survey: Survey, *, progress: ProgressCallback | None = None,
-                    detailed: bool = True) -> Project:
+                    detailed: bool = True,
+                    known: Mapping[str, FileFacts] | None = None) -> Project:
         """Facts for every surveyed file: from the cache where the content is known, else parsed
-        (`detailed` as in `load`)."""
+        (`detailed` as in `load`). `known`: facts already in memory, by content key (another
+        load of the same files), taken before the cache."""
         sources = survey.inventory.items
         cache = survey.cache
         stats = LoadStats(discovered=len(sources))
@@ -431,8 +407,13 @@ class Project:
         todo: list[tuple[SourceFile, bytes]] = []
         todo_slots: list[tuple[int, str]] = []
         with paused_gc():
-            cached = cache.get_many([key for _, key, _ in sources], detailed=detailed) \
-                if cache else [None] * len(sources)
+            at_hand = [item if item is not None and (item.detailed or not detailed) else None
+                       for item in (known.get(key) if known else None for _, key, _ in sources)]
+            missing = [key for (_, key, _), item in zip(sources, at_hand) if item is None]
+            stored = iter(cache.get_many(missing, detailed=detailed) if cache and missing
+                          else [None] * len(missing))
+            cached: list[FileResult | None] = [item if item is not None else next(stored)
+                                               for item in at_hand]
             for slot, ((source_file, key, data), found) in enumerate(zip(sources, cached)):
                 if isinstance(data, FileProblem):
                     results[slot] = data

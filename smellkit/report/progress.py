@@ -95,8 +95,11 @@ def build_summary_table(report: BuildReport) -> Any:
     """Cases exported per smell and difficulty, rejections by stage, and repository errors."""
     from rich.table import Table
 
+    errors = f"{report.internal_errors} internal error" + (
+        "s" if report.internal_errors != 1 else "")
+    internal = f", {errors}" if report.internal_errors else ""
     table = Table(title=f"smellkit build: {report.cases} cases "
-                        f"({report.validated} validated, {report.rejected} rejected, "
+                        f"({report.validated} validated, {report.rejected} rejected{internal}, "
                         f"{report.seconds:.0f}s)")
     table.add_column("smell")
     for difficulty in DIFFICULTIES:
@@ -108,6 +111,10 @@ def build_summary_table(report: BuildReport) -> Any:
     if report.rejections_by_stage:
         table.caption = "rejected: " + ", ".join(
             f"{stage} {count}" for stage, count in report.rejections_by_stage.items())
+    if report.internal_errors:
+        table.caption = (table.caption or "") + (
+            f"\n{errors}: smellkit crashed, a bug to report "
+            "(stage `internal` in rejections.jsonl, with tracebacks)")
     for name, error in report.repo_errors.items():
         table.caption = (table.caption or "") + f"\n{name}: {error}"
     return table

@@ -6,9 +6,8 @@ is reading and hashing the files. Any change of content, options or version make
 
 from __future__ import annotations
 
-import os
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -28,7 +27,7 @@ from smellkit.models import (
     Severity,
 )
 from smellkit.project import Inventory, Project, Survey
-from smellkit.project.parsing import ProgressCallback
+from smellkit.project.options import LoadOptions, PathInput
 from smellkit.scanning import incremental
 from smellkit.scanning.baseline import new_findings, read_baseline
 
@@ -181,20 +180,17 @@ def collect_metrics(project: Project, tables: MetricTables | None = None) -> Sca
 _SUMMARY_HOLE = '"summary": null'
 
 
-class ScanRequest(NamedTuple):
-    """What to scan and how; the key of a stored report is derived from all of it."""
+class ScanRequest(LoadOptions):
+    """What to scan and how: the load options, and what to report. Built by keyword
+    (`ScanRequest(path=..., smells=[...])`, or `ScanRequest.of(path, **fields)`)."""
 
-    path: str | os.PathLike[str] = "."
-    smells: Sequence[str] | None = None
+    smells: tuple[str, ...] | None = None
+    """Only these detectors; None: all of them; empty: none (graphs and metrics only)."""
     min_severity: Severity = "info"
-    baseline: str | os.PathLike[str] | None = None
-    include_tests: bool | None = None
-    exclude: Iterable[str] = ()
-    jobs: int | None = None
-    cache_dir: str | os.PathLike[str] | None = None
-    use_cache: bool = True
-    progress: ProgressCallback | None = None
-    stage: Callable[[str], None] | None = None  # told when a long stage after parsing starts
+    baseline: Path | None = None
+    """Leave out the findings recorded in this baseline file."""
+    stage: Callable[[str], None] | None = None
+    """Told when a long stage after parsing starts."""
 
 
 class _Prepared(NamedTuple):
@@ -206,12 +202,10 @@ class _Prepared(NamedTuple):
 
 
 def _prepare(request: ScanRequest) -> _Prepared:
-    known = read_baseline(Path(request.baseline)) if request.baseline is not None else frozenset()
-    survey = Survey.take(request.path, include_tests=request.include_tests,
-                         exclude=tuple(request.exclude), jobs=request.jobs,
-                         cache_dir=request.cache_dir, use_cache=request.use_cache)
+    known = read_baseline(request.baseline) if request.baseline is not None else frozenset()
+    survey = Survey.take(request)
     chosen = None if request.smells is None else sorted(request.smells)
-    options = (__version__, survey.config.model_dump_json(), str(Path(request.path)),
+    options = (__version__, survey.config.model_dump_json(), str(request.path),
                repr(chosen), request.min_severity, *sorted(known), *_side_files(survey.root))
     key = survey.inventory.key(*options)
     return _Prepared(survey, known, chosen, f"scan-{key}.json" if survey.cache else None,
@@ -314,23 +308,12 @@ def _compute(prepared: _Prepared, request: ScanRequest) -> tuple[ScanResult, str
     return result, text
 
 
-def scan(
-    path: str | os.PathLike[str] = ".",
-    *,
-    smells: Sequence[str] | None = None,
-    min_severity: Severity = "info",
-    baseline: str | os.PathLike[str] | None = None,
-    include_tests: bool | None = None,
-    exclude: Iterable[str] = (),
-    jobs: int | None = None,
-    cache_dir: str | os.PathLike[str] | None = None,
-    use_cache: bool = True,
-    progress: ProgressCallback | None = None,
-) -> ScanResult:
+def scan(path: PathInput | LoadOptions = ".", **options: Any) -> ScanResult:
     """Scan a repository: smells (all when `smells` is None, none when empty), metrics, import
-    cycles, call-graph resolution and diagnostics. Findings in the `baseline` file are left out."""
-    return run_scan(ScanRequest(path, smells, min_severity, baseline, include_tests, exclude,
-                                jobs, cache_dir, use_cache, progress))
+    cycles, call-graph resolution and diagnostics. Findings in the `baseline` file are left out.
+    `options` are `ScanRequest` fields: `smells`, `min_severity`, `baseline`, and the load
+    options (`include_tests`, `exclude`, `jobs`, `cache_dir`, `use_cache`, `progress`, ...)."""
+    return run_scan(ScanRequest.of(path, **options))
 
 
 def run_scan(request: ScanRequest) -> ScanResult:

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -163,3 +164,41 @@ def test_bad_arguments_are_usage_errors(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="unknown difficulty"):
         build(FIXTURES / "calc.toml", tmp_path, difficulties=["trivial"],
               backend=fakes.backend())
+
+
+def test_a_crashing_injector_is_an_internal_error_and_the_rest_still_builds(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """feature_envy/hard goes through the real engine, whose injector raises KeyError: each
+    candidate is rejected as an internal error (with the traceback), never as a skip, and the
+    easy cell still builds its case. A re-run reads the failures back from the work log."""
+    import dataclasses
+
+    from smellkit.bench.backend import default_backend
+    from smellkit.injectors.feature_envy import FeatureEnvyInjector
+
+    def crash(*args: object) -> object:
+        raise KeyError("calc.ops.missing")
+
+    monkeypatch.setattr(FeatureEnvyInjector, "inject", crash)
+    fake, real = fakes.backend(), default_backend()
+
+    def inject(*args: Any) -> Any:
+        return (real if args[2] == "hard" else fake).inject(*args)
+
+    backend = dataclasses.replace(fake, inject=inject)
+    options = {"smells": ["feature_envy"], "difficulties": ["easy", "hard"], "per_cell": 1,
+               "spare": 0, "jobs": 1, "cache_dir": bench_cache(), "backend": backend,
+               "harbor": False}
+    report = build(FIXTURES / "calc.toml", tmp_path, **options)  # type: ignore[arg-type]
+    assert report.cases == 1 and report.by_cell == {"feature_envy": {"easy": 1}}
+    internal = [row for row in _rejections(tmp_path).values() if row["stage"] == "internal"]
+    assert len(internal) == 3 == report.internal_errors == report.rejections_by_stage["internal"]
+    assert "inject" not in report.rejections_by_stage  # not one skip
+    for row in internal:
+        assert row["reason"] == "internal error: KeyError: 'calc.ops.missing'"
+        assert row["difficulty"] == "hard" and "raise KeyError" in str(row["traceback"])
+    kinds = [row["kind"] for row in read_jsonl(tmp_path / "work" / "outcomes.jsonl")
+             if str(row["key"]).startswith("inject|")]
+    assert kinds.count("failure") == 3
+    again = build(FIXTURES / "calc.toml", tmp_path, **options)  # type: ignore[arg-type]
+    assert again.internal_errors == 3 and again.cases == 1

@@ -90,7 +90,7 @@ EDITS: list[tuple[str, Callable[[Path], None], bool]] = [
 
 
 def _report(root: Path, cache: Path | None) -> dict[str, object]:
-    text = scan_json(ScanRequest(root, include_tests=True, cache_dir=cache,
+    text = scan_json(ScanRequest(path=root, include_tests=True, cache_dir=cache,
                                  use_cache=cache is not None, jobs=1))
     data: dict[str, object] = json.loads(text)
     summary = data["summary"]

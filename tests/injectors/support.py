@@ -10,14 +10,18 @@ SMELLKIT_REGENERATE=1 rewrites the `after_` folders from the injector's output, 
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+from smellkit.errors import InjectionRefused
+from smellkit.injectors.base import Edit, InjectionContext, Injector
 from smellkit.injectors.engine import find_candidates, inject, verify
 from smellkit.injectors.patches import apply_patch, patched_paths
-from smellkit.models import DIFFICULTIES, Difficulty, Injection, InjectionSkip
+from smellkit.models import DIFFICULTIES, Candidate, Difficulty, Injection, InjectionSkip
 from smellkit.project import Project
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -26,6 +30,15 @@ SMALL = {"min-file-lines": 0}
 
 def load(root: Path) -> Project:
     return Project.load(root, use_cache=False, jobs=1)
+
+
+def attempt(injector: Injector[Any], context: InjectionContext, candidate: Candidate,
+            difficulty: Difficulty, rng: random.Random | None = None) -> Edit | InjectionRefused:
+    """The injector's edit, or its refusal (the exception the engine turns into a skip)."""
+    try:
+        return injector.inject(context, candidate, difficulty, rng or random.Random(0))
+    except InjectionRefused as refusal:
+        return refusal
 
 
 def injected(root: Path, smell: str, difficulty: Difficulty,
@@ -88,9 +101,7 @@ def assert_round_trip(root: Path, injection: Injection, original: Project | None
 def real_code_counts(root: Path, smell: str, sample: int) -> dict[str, dict[str, int]]:
     """Per difficulty: candidates, edits the injector makes (that compile), and how many of the
     first `sample` of them pass every round-trip property once recorded by the engine."""
-    import random
-
-    from smellkit.injectors.base import Edit, InjectionContext
+    from smellkit.injectors.base import InjectionContext
     from smellkit.injectors.engine import make_injector
 
     project = Project.load(root)
@@ -101,7 +112,7 @@ def real_code_counts(root: Path, smell: str, sample: int) -> dict[str, dict[str,
     for difficulty in DIFFICULTIES:
         row = {"candidates": len(found), "injected": 0, "sampled": 0, "verified": 0}
         for candidate in found:
-            edit = injector.inject(context, candidate, difficulty, random.Random(0))
+            edit = attempt(injector, context, candidate, difficulty)
             if not isinstance(edit, Edit):
                 continue
             for path, text in edit.changes.items():
@@ -195,9 +206,7 @@ def real_code_yield(package: tuple[str, str], smell: str) -> tuple[int, dict[str
     """On a PyPI package's `src/`: how many candidates the injector offers, and for each
     difficulty the id of the first injection (candidates in their sampled order) that passes
     every round-trip property, "" when none does. A success that fails a property fails."""
-    import random
-
-    from smellkit.injectors.base import Edit, InjectionContext
+    from smellkit.injectors.base import InjectionContext
     from smellkit.injectors.engine import find_candidates, make_injector, record
     from smellkit.models import DIFFICULTIES
     from tests.support.pypi import sdist
@@ -211,9 +220,12 @@ def real_code_yield(package: tuple[str, str], smell: str) -> tuple[int, dict[str
     for difficulty in DIFFICULTIES:
         found[difficulty] = ""
         for candidate in candidates:
-            edit = injector.inject(context, candidate, difficulty, random.Random(0))
-            outcome = record(context, injector, candidate, difficulty, 0, edit) \
-                if isinstance(edit, Edit) else edit
+            try:
+                outcome = record(context, injector, candidate, difficulty, 0,
+                                 injector.inject(context, candidate, difficulty,
+                                                 random.Random(0)))
+            except InjectionRefused:
+                continue
             if isinstance(outcome, Injection):
                 result = verify(root, outcome, original=project)
                 assert result.ok, (outcome.id, result.problems, result.checks_original,

@@ -20,8 +20,9 @@ from pathlib import Path
 import pytest
 
 from smellkit._internal import plugins
+from smellkit.errors import InjectionRefused
 from smellkit.injectors import registry
-from smellkit.injectors.base import Edit, InjectionContext, Skip
+from smellkit.injectors.base import InjectionContext
 from smellkit.injectors.engine import find_candidates, inject, make_injector, record, verify
 from smellkit.injectors.patches import apply_patch
 from smellkit.models import DIFFICULTIES, Candidate, Difficulty, Injection
@@ -122,12 +123,12 @@ def survey(root: Path, smell: str, *, per_difficulty: int = 3) -> Survey:
         made = verified = 0
         for candidate in pool:
             rng = random.Random(f"0|{smell}|{difficulty}|{candidate.target.qualname}")
-            edit = injector.inject(context, candidate, difficulty, rng)
-            outcome = record(context, injector, candidate, difficulty, 0, edit) \
-                if isinstance(edit, Edit) else edit
-            if isinstance(outcome, Skip):
+            try:
+                edit = injector.inject(context, candidate, difficulty, rng)
+                outcome = record(context, injector, candidate, difficulty, 0, edit)
+            except InjectionRefused as refusal:
                 result.refusals.setdefault(difficulty, []).append(
-                    f"{candidate.target.qualname}: {outcome.reason}")
+                    f"{candidate.target.qualname}: {refusal.message}")
                 continue
             made += 1
             if made > per_difficulty:

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from smellkit.checks import evaluate
-from smellkit.injectors.base import Edit, InjectionContext, Skip
+from smellkit.errors import InjectionRefused
+from smellkit.injectors.base import Edit, InjectionContext
 from smellkit.injectors.deep_inlining import DeepInliningInjector
-from smellkit.injectors.deep_inlining.exits import Refused
 from smellkit.injectors.deep_inlining.inline import Inliner, Plan
 from smellkit.injectors.deep_inlining.sites import SiteFinder
 from smellkit.injectors.deep_inlining.spread import Spreader
@@ -27,6 +27,7 @@ from tests.injectors.support import (
     FIXTURES,
     SMALL,
     assert_round_trip,
+    attempt,
     behaviour,
     first_injection,
     injected,
@@ -198,19 +199,27 @@ def test_moving_refusals(tmp_path: Path) -> None:
     context = InjectionContext(load(tmp_path))
     spreader = Spreader(context)
     host = "pkg.mod"
-    assert spreader.refusal("pkg.mod.Plain.reads_global", host) is None
-    assert spreader.refusal("pkg.mod.Plain.reads_function", host) is None
-    assert spreader.refusal("pkg.mod.shared", host) is None
-    assert spreader.refusal("pkg.mod.Plain.default", host) == \
+
+    def refusal(qualname: str, host: str) -> str | None:
+        try:
+            spreader.require_movable(qualname, host)
+        except InjectionRefused as refused:
+            return refused.message
+        return None
+
+    assert refusal("pkg.mod.Plain.reads_global", host) is None
+    assert refusal("pkg.mod.Plain.reads_function", host) is None
+    assert refusal("pkg.mod.shared", host) is None
+    assert refusal("pkg.mod.Plain.default", host) == \
         "reads LIMIT of pkg.mod where it is defined"
-    assert spreader.refusal("pkg.mod.Plain.conditional", host) == \
+    assert refusal("pkg.mod.Plain.conditional", host) == \
         "SEP is bound more than once or conditionally in pkg.mod"
-    assert spreader.refusal("pkg.mod.Plain.aliased", host) == \
+    assert refusal("pkg.mod.Plain.aliased", host) == \
         "the body of pkg.mod.Plain names aliased"
-    assert "enum" in (spreader.refusal("pkg.mod.Kind.label", host) or "")
-    assert spreader.refusal("pkg.mod.Registered.step", host) == \
+    assert "enum" in (refusal("pkg.mod.Kind.label", host) or "")
+    assert refusal("pkg.mod.Registered.step", host) == \
         "Registered has a metaclass, which may read its namespace"
-    assert spreader.refusal("pkg.mod.Child.free", host) == "pkg.mod.Child reads super().free"
+    assert refusal("pkg.mod.Child.free", host) == "pkg.mod.Child reads super().free"
 
 
 def test_difficulties_differ() -> None:
@@ -337,7 +346,7 @@ def test_sites_and_refusals(small_repo: Path) -> None:
 def test_global_read_by_pasted_code_must_not_be_a_local_of_the_caller(small_repo: Path) -> None:
     context = InjectionContext(load(small_repo))
     (site,) = SiteFinder(context).sites("pkg.caller.clash")
-    with pytest.raises(Refused, match="LIMIT"):
+    with pytest.raises(InjectionRefused, match="LIMIT"):
         Inliner(context, comments=False).rewrite("pkg.caller.clash", [Plan(site)])
 
 
@@ -390,8 +399,8 @@ def test_a_function_too_small_to_read_as_deep_inlining_is_refused(small_repo: Pa
     candidate = Candidate(smell=SMELL, target=location, reason="test", data={"sites": [{
         "caller": site.caller, "callee": site.callee, "line": site.line, "form": site.form,
         "method": site.method, "inner": []}]})
-    outcome = injector.inject(context, candidate, "easy", random.Random(0))
-    assert isinstance(outcome, Skip) and "not long, complex" in outcome.reason
+    outcome = attempt(injector, context, candidate, "easy")
+    assert isinstance(outcome, InjectionRefused) and "not long, complex" in outcome.message
 
 
 def test_checks_pass_on_the_original() -> None:

@@ -15,7 +15,8 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from smellkit.injectors.base import Edit, InjectionContext, Skip
+from smellkit.errors import InjectionRefused
+from smellkit.injectors.base import Edit, InjectionContext
 from smellkit.injectors.duplicated_code import DuplicatedCodeInjector, _renamable_params
 from smellkit.injectors.duplicated_code.helper import examine
 from smellkit.injectors.engine import find_candidates, make_injector
@@ -24,6 +25,7 @@ from tests.injectors.support import (
     FIXTURES,
     SMALL,
     assert_round_trip,
+    attempt,
     injected,
     load,
     own_tests_pass,
@@ -140,12 +142,12 @@ def repo(tmp_path: Path, core: str = HELPER_TEXT, **callers: str) -> Path:
     return write(tmp_path, files)
 
 
-def inject_easy(root: Path) -> Edit | Skip:
+def inject_easy(root: Path) -> Edit | InjectionRefused:
     injector = make_injector(SMELL, SMALL)
     assert isinstance(injector, DuplicatedCodeInjector)
     context = InjectionContext(load(root))
     (candidate,) = list(injector.candidates(context))
-    return injector.inject(context, candidate, "easy", random.Random(0))
+    return attempt(injector, context, candidate, "easy")
 
 
 def test_a_plain_helper_is_copied_with_its_constant_imported(tmp_path: Path) -> None:
@@ -162,13 +164,14 @@ def ruled_out(root: Path, qualname: str) -> str:
     injector refuses it with the same reason."""
     assert find_candidates(load(root), SMELL, options=SMALL) == []
     context = InjectionContext(load(root))
-    reason = examine(context, qualname)
-    assert isinstance(reason, str)
+    with pytest.raises(InjectionRefused) as examined:
+        examine(context, qualname)
+    reason = examined.value.message
     location = context.location(qualname)
     assert location is not None
-    skip = make_injector(SMELL, SMALL).inject(context, Candidate(
-        smell=SMELL, target=location, reason="test"), "easy", random.Random(0))
-    assert isinstance(skip, Skip) and skip.reason == reason
+    refusal = attempt(make_injector(SMELL, SMALL), context, Candidate(
+        smell=SMELL, target=location, reason="test"), "easy")
+    assert isinstance(refusal, InjectionRefused) and refusal.message == reason
     return reason
 
 
@@ -228,10 +231,10 @@ def test_hard_without_a_free_name_for_the_table_is_refused(tmp_path: Path) -> No
     injector = make_injector(SMELL, SMALL)
     context = InjectionContext(load(root))
     (candidate,) = list(injector.candidates(context))
-    outcome = injector.inject(context, candidate, "hard", random.Random(0))
-    assert isinstance(outcome, Skip)
-    assert "reach a copy through a module-level table" in outcome.reason
-    assert "no free name for a table of copies" in outcome.reason
+    outcome = attempt(injector, context, candidate, "hard")
+    assert isinstance(outcome, InjectionRefused)
+    assert "reach a copy through a module-level table" in outcome.message
+    assert "no free name for a table of copies" in outcome.message
     assert isinstance(injector.inject(context, candidate, "medium", random.Random(0)), Edit)
 
 
@@ -448,7 +451,7 @@ def test_every_hard_injection_has_a_table_or_a_mixin(name: str, version: str) ->
     injector = make_injector(SMELL)
     made = {"modules": 0, "classes": 0}
     for candidate in find_candidates(project, SMELL, context=context):
-        edit = injector.inject(context, candidate, "hard", random.Random(0))
+        edit = attempt(injector, context, candidate, "hard")
         if isinstance(edit, Edit):
             assert constructs(root, edit.changes), (candidate.target.qualname, edit.summary)
             made["classes" if "classes" in candidate.data else "modules"] += 1

@@ -13,13 +13,20 @@ import pytest
 
 from smellkit._internal import plugins
 from smellkit.detectors.dead_code import DeadCode
-from smellkit.errors import ConfigError, PatchError
+from smellkit.errors import ConfigError, InjectionRefused, PatchError
 from smellkit.injectors import registry
-from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
+from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
 from smellkit.injectors.engine import find_candidates, inject, verify
 from smellkit.injectors.patches import apply_patch, make_patch
 from smellkit.injectors.sampling import stratified
-from smellkit.models import Candidate, Difficulty, Injection, InjectionSkip, StructuralCheck
+from smellkit.models import (
+    Candidate,
+    Difficulty,
+    Injection,
+    InjectionFailure,
+    InjectionSkip,
+    StructuralCheck,
+)
 from smellkit.project import Project
 
 
@@ -38,10 +45,10 @@ class UnusedCopy(Injector[InjectorOptions]):
                                 reason=f"{definition.name} is a public module-level function")
 
     def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
-               rng: random.Random) -> Edit | Skip:
+               rng: random.Random) -> Edit:
         name = candidate.target.qualname.rpartition(".")[2]
         if name == "refuse_me":
-            return Skip("asked to refuse")
+            raise InjectionRefused("asked to refuse")
         copy = f"_{name}_unused"
         module = context.module(candidate.target.path)
         body: list[cst.BaseStatement] = []
@@ -109,6 +116,21 @@ def test_inject_makes_a_record_that_verifies(tmp_path: Path, unused_copy: None) 
     assert (root / "pkg/core.py").read_text() == textwrap.dedent(PACKAGE["pkg/core.py"])
 
 
+def test_verify_never_uses_the_users_cache(tmp_path: Path, unused_copy: None,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """`verify` loads the original (when not given) and the smelly copy without the fact cache:
+    the copy is a temporary folder, its untouched files take the original's facts."""
+    user_cache = tmp_path / "user-cache"
+    monkeypatch.setenv("SMELLKIT_CACHE_DIR", str(user_cache))
+    root = repo(tmp_path / "repo", PACKAGE)
+    project = Project.load(root, use_cache=False)
+    injection = inject(project, "dead_code", "easy", options=NO_FILTER, seed=3)
+    assert isinstance(injection, Injection), injection
+    assert verify(root, injection).ok
+    assert verify(root, injection, original=project).ok
+    assert not user_cache.exists()
+
+
 def test_same_seed_same_record_and_refusals_are_reported(tmp_path: Path, unused_copy: None) -> None:
     project = Project.load(repo(tmp_path, PACKAGE), use_cache=False)
     first = inject(project, "dead_code", "medium", options=NO_FILTER, seed=7)
@@ -118,6 +140,71 @@ def test_same_seed_same_record_and_refusals_are_reported(tmp_path: Path, unused_
                   if item.target.qualname == "pkg.core.refuse_me"]
     skip = inject(project, "dead_code", "easy", options=NO_FILTER, candidate=refused)
     assert isinstance(skip, InjectionSkip) and skip.reason == "asked to refuse"
+
+
+CHAIN = {
+    "app/__init__.py": "from app.main import first, run\n",
+    "app/util.py": "def parse(text, seps=frozenset(',')):\n    return text.strip().split(',')\n",
+    "app/main.py": ("from app.util import parse\n\n\n"
+                    "def run(text):\n    return parse(text)\n\n\n"
+                    "def first(text):\n    items = parse(text)\n    return items[0]\n"),
+    "app/extra.py": "def other():\n    return 1\n",
+}
+
+
+def test_a_part_that_refuses_makes_a_skip_with_its_reason(tmp_path: Path) -> None:
+    """The real dead-code injector: a chain needs `parse`'s signature, and the part that copies
+    signatures (`dead_code.signature`) refuses one whose default is made anew by each `def`."""
+    project = Project.load(repo(tmp_path, CHAIN), use_cache=False)
+    (candidate,) = [item for item in find_candidates(project, "dead_code", options=NO_FILTER)
+                    if item.target.qualname == "app.main.first"]
+    skip = inject(project, "dead_code", "medium", candidate=candidate, options=NO_FILTER)
+    assert isinstance(skip, InjectionSkip), skip
+    assert skip.candidate == candidate
+    assert skip.reason.startswith("`app.util.parse`: the default of `seps` is evaluated anew")
+    sampled = inject(project, "dead_code", "medium", options=NO_FILTER)
+    assert isinstance(sampled, InjectionSkip) and sampled.candidate is None
+    assert sampled.reason.startswith("every candidate was refused: ")
+    assert "app.main.first: `app.util.parse`: the default of `seps`" in sampled.reason
+
+
+def _crash(self: UnusedCopy, context: InjectionContext, candidate: Candidate,
+           difficulty: Difficulty, rng: random.Random) -> Edit:
+    raise KeyError("pkg.core.missing")
+
+
+def test_a_crashing_injector_is_a_failure_never_a_skip(
+        tmp_path: Path, unused_copy: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(UnusedCopy, "inject", _crash)
+    project = Project.load(repo(tmp_path, PACKAGE), use_cache=False)
+    (step,) = [item for item in find_candidates(project, "dead_code", options=NO_FILTER)
+               if item.target.qualname == "pkg.core.step"]
+    failure = inject(project, "dead_code", "easy", candidate=step, options=NO_FILTER)
+    assert isinstance(failure, InjectionFailure), failure
+    assert failure.candidate == step and failure.error_type == "KeyError"
+    assert failure.message == "'pkg.core.missing'"
+    assert failure.reason == "internal error: KeyError: 'pkg.core.missing'"
+    assert 'raise KeyError("pkg.core.missing")' in failure.traceback
+    # sampling: the first crash ends the call (it is a bug, not a refusal to skip past)
+    sampled = inject(project, "dead_code", "easy", options=NO_FILTER)
+    assert isinstance(sampled, InjectionFailure) and sampled.candidate is not None
+    assert InjectionFailure.model_validate_json(failure.model_dump_json()) == failure
+
+
+def test_cli_reports_a_crash_as_an_internal_error(
+        tmp_path: Path, unused_copy: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from smellkit.cli import INTERNAL_ERROR, main
+
+    monkeypatch.setattr(UnusedCopy, "inject", _crash)
+    root = repo(tmp_path / "repo", PACKAGE)
+    crashed = CliRunner().invoke(main, ["inject", str(root), "--smell", "dead_code",
+                                        "--difficulty", "easy", "--min-file-lines", "0",
+                                        "--target", "pkg.core.step", "--no-cache"])
+    assert crashed.exit_code == INTERNAL_ERROR != 1, crashed.output
+    assert "internal error: KeyError: 'pkg.core.missing'" in crashed.stderr
+    assert "Traceback" in crashed.stderr and crashed.stdout == ""
 
 
 def test_coarse_filter_and_coverage_filter(tmp_path: Path, unused_copy: None) -> None:

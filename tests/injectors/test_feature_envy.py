@@ -19,6 +19,7 @@ from smellkit.project import Project
 from tests.injectors.support import (
     FIXTURES,
     assert_round_trip,
+    attempt,
     injected,
     real_code_yield,
     same_behaviour,
@@ -122,7 +123,7 @@ def test_refuses_super_and_a_taken_name(tmp_path: Path) -> None:
     import random
 
     reasons = {item.target.qualname.rpartition(".")[2]:
-               injector.inject(context, item, "easy", random.Random(0))
+               attempt(injector, context, item, "easy", random.Random(0))
                for item in injector.candidates(context)}
     assert "uses super" in str(reasons["discount_rate"])
     assert "already has members named describe and customer_describe" in str(

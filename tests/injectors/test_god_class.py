@@ -7,13 +7,13 @@ injector's, in `test_fixtures.py` (SMELLKIT_REGENERATE=1 rewrites them).
 
 from __future__ import annotations
 
-import random
 import shutil
 from pathlib import Path
 
 import pytest
 
-from smellkit.injectors.base import Edit, InjectionContext
+from smellkit.errors import InjectionRefused
+from smellkit.injectors.base import InjectionContext
 from smellkit.injectors.engine import make_injector
 from smellkit.injectors.god_class import GodClassInjector
 from smellkit.injectors.god_class import absorb as absorbing
@@ -22,6 +22,7 @@ from smellkit.project import Project
 from tests.injectors.support import (
     FIXTURES,
     assert_round_trip,
+    attempt,
     first_injection,
     injected,
     own_tests_pass,
@@ -82,9 +83,9 @@ def _refusal(tmp_path: Path, path: str, old: str, new: str) -> str:
     context = InjectionContext(Project.load(copy))
     injector = make_injector(SMELL, {"min-file-lines": 0})
     (candidate,) = injector.candidates(context)
-    outcome = injector.inject(context, candidate, "easy", random.Random(0))
-    assert not isinstance(outcome, Edit)
-    return outcome.reason
+    outcome = attempt(injector, context, candidate, "easy")
+    assert isinstance(outcome, InjectionRefused), outcome
+    return outcome.message
 
 
 def test_refuses_a_collaborator_passed_on_as_a_whole(tmp_path: Path) -> None:

@@ -14,13 +14,15 @@ from pathlib import Path
 import pytest
 
 from smellkit.checks import evaluate
-from smellkit.injectors.base import Edit, InjectionContext, Skip
+from smellkit.errors import InjectionRefused
+from smellkit.injectors.base import Edit, InjectionContext
 from smellkit.injectors.engine import find_candidates, make_injector
 from smellkit.models import DIFFICULTIES, Difficulty, Injection
 from tests.injectors.support import (
     FIXTURES,
     SMALL,
     assert_round_trip,
+    attempt,
     first_injection,
     injected,
     load,
@@ -197,10 +199,10 @@ def test_a_method_looked_up_by_name_is_never_folded_in(tmp_path: Path) -> None:
         handle.write('\n\ndef can_lock(store):\n    return hasattr(store, "lock")\n')
     (candidate,) = find_candidates(load(root), SMELL, options=SMALL)
     assert candidate.data["donors"] == {"store.disk.DiskStorage": ["unlock"]}
-    outcome = make_injector(SMELL, SMALL).inject(InjectionContext(load(root)), candidate, "easy",
-                                                 random.Random(0))
-    assert isinstance(outcome, Skip)
-    assert "would refuse 2 or more" in outcome.reason  # one of 3 + 1 methods is less than a third
+    outcome = attempt(make_injector(SMELL, SMALL), InjectionContext(load(root)), candidate,
+                      "easy")
+    assert isinstance(outcome, InjectionRefused)
+    assert "would refuse 2 or more" in outcome.message  # one of 3 + 1 methods is less than a third
 
 
 def test_an_implementer_with_the_method_from_elsewhere_is_refused(tmp_path: Path) -> None:
@@ -221,9 +223,9 @@ def test_too_few_implementers_to_refuse() -> None:
     (candidate,) = find_candidates(project, SMELL, options=SMALL)
     kept = ["store.disk.DiskStorage", "store.memory.MemoryStorage"]
     narrowed = candidate.model_copy(update={"data": {**candidate.data, "implementers": kept}})
-    outcome = make_injector(SMELL, SMALL).inject(InjectionContext(project), narrowed, "easy",
-                                                 random.Random(0))
-    assert isinstance(outcome, Skip) and "only 1 implementer(s)" in outcome.reason, outcome
+    outcome = attempt(make_injector(SMELL, SMALL), InjectionContext(project), narrowed, "easy")
+    assert isinstance(outcome, InjectionRefused) and "only 1 implementer(s)" in outcome.message, \
+        outcome
 
 
 # -- real code ------------------------------------------------------------------------------------

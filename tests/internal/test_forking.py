@@ -101,8 +101,8 @@ def test_no_standby_is_started_when_not_wanted() -> None:
 
 
 def _report(path: Path) -> dict[str, object]:
-    data: dict[str, object] = json.loads(scan_json(ScanRequest(path, include_tests=True,
-                                                                use_cache=False)))
+    data: dict[str, object] = json.loads(scan_json(ScanRequest(path=path, include_tests=True,
+                                                               use_cache=False)))
     summary = data["summary"]
     assert isinstance(summary, dict)
     summary.pop("seconds")

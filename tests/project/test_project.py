@@ -30,7 +30,7 @@ def modules(project: Project) -> dict[str, str]:
 
 
 def load(root: Path, **options: object) -> Project:
-    return Project.load(root, use_cache=False, jobs=1, **options)  # type: ignore[arg-type]
+    return Project.load(root, use_cache=False, jobs=1, **options)
 
 
 # -- layouts ---------------------------------------------------------------------------------
@@ -378,3 +378,49 @@ def test_cached_facts_without_detail_never_stand_in_for_detailed_ones(tmp_path: 
     assert parsed(False) == (0, 5, False)
     assert parsed(True) == (5, 0, True)  # the entries without detail are not enough
     assert parsed(False) == (0, 5, True)  # detailed entries serve scans without detail too
+
+
+def test_facts_at_hand_are_taken_by_content_key(tmp_path: Path) -> None:
+    """`Project.from_survey(known=...)`: facts of another load of the same files are used as
+    they are; only the files whose content key is unknown are parsed."""
+    from smellkit.project import Survey
+
+    write(tmp_path, {"pkg/__init__.py": "", "pkg/a.py": "x = 1\n", "pkg/b.py": "y = 2\n"})
+    first = load(tmp_path)
+    (tmp_path / "pkg" / "b.py").write_text("y = 3\n")
+    survey = Survey.take(tmp_path, use_cache=False)
+    by_path = {facts.path: facts for facts in first.files}
+    unchanged = {key: by_path[source.path] for source, key, _ in survey.inventory.items
+                 if source.path != "pkg/b.py"}
+    again = Project.from_survey(survey, known=unchanged)
+    assert again.stats.parsed == 1 and again.stats.from_cache == 2
+    assert {facts.path: facts for facts in again.files}["pkg/a.py"] is by_path["pkg/a.py"]
+
+
+def test_one_model_of_the_load_options_serves_every_call(tmp_path: Path) -> None:
+    """`Survey.take`, `Project.load`, `scan` and `ScanRequest` share `LoadOptions`: keywords or a
+    model made before (keywords replacing some of its fields), validated in one place."""
+    from smellkit.errors import UsageError
+    from smellkit.project import LoadOptions, Survey
+    from smellkit.scanning.scanner import ScanRequest, scan
+
+    root = write(tmp_path / "repo", {"pkg/__init__.py": "", "pkg/core.py": "x = 1\n",
+                                     "tests/test_core.py": "def test_x():\n    pass\n"})
+    options = LoadOptions(path=root, use_cache=False, jobs=1)
+    assert sorted(modules(Project.load(options))) == ["pkg/__init__.py", "pkg/core.py"]
+    with_tests = Project.load(options, include_tests=True, exclude=["pkg/core.py"])
+    assert sorted(modules(with_tests)) == ["pkg/__init__.py", "tests/test_core.py"]
+    survey = Survey.take(root, include_tests=True, use_cache=False)
+    assert survey.cache is None and survey.config.include_tests
+    request = ScanRequest.of(options, smells=["dead_code"])
+    assert isinstance(request, LoadOptions) and request.smells == ("dead_code",)
+    assert request.path == root and not request.use_cache
+    assert scan(options, smells=[]).summary.modules == 2
+    with pytest.raises(TypeError):
+        ScanRequest(root)  # by keyword only
+    with pytest.raises(UsageError, match="jbos: unknown option") as unknown:
+        Project.load(root, jbos=2)
+    assert "include_tests" in str(unknown.value)  # the hint lists the options
+    with pytest.raises(UsageError, match="jobs: "):
+        scan(root, jobs=0)
+    assert LoadOptions(cache_dir=tmp_path / "here").cache_directory == tmp_path / "here"

@@ -38,3 +38,13 @@ def test_bars_follow_the_callback() -> None:
         progress("click: validating", 3, 10)
         progress("click: validating", 10, 10)
     assert "click: validating" in console.file.getvalue()  # type: ignore[attr-defined]
+
+
+def test_summary_table_counts_internal_errors_apart() -> None:
+    report = _report().model_copy(update={"rejected": 3, "internal_errors": 1,
+                                          "rejections_by_stage": {"internal": 1, "smelly": 2}})
+    console = Console(file=io.StringIO(), width=120, force_terminal=False)
+    console.print(build_summary_table(report))
+    text = " ".join(console.file.getvalue().split())  # type: ignore[attr-defined]
+    assert "3 rejected, 1 internal error," in text
+    assert "1 internal error: smellkit crashed, a bug to report" in text

@@ -55,7 +55,7 @@ def computed(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
 
 
 def _report(root: Path, cache: Path | None) -> dict[str, Any]:
-    text = scan_json(ScanRequest(root, smells=[], include_tests=True, cache_dir=cache,
+    text = scan_json(ScanRequest(path=root, smells=[], include_tests=True, cache_dir=cache,
                                  use_cache=cache is not None, jobs=1))
     data: dict[str, Any] = json.loads(text)
     for volatile in ("seconds", "files_parsed", "files_from_cache"):
@@ -79,7 +79,7 @@ def test_patched_reports_equal_fresh_reports(tmp_path: Path, root: Path,
 
 
 def test_the_summary_counts_the_files_parsed(tmp_path: Path, root: Path) -> None:
-    request = ScanRequest(root, smells=[], cache_dir=tmp_path / "cache", jobs=1)
+    request = ScanRequest(path=root, smells=[], cache_dir=tmp_path / "cache", jobs=1)
     first = json.loads(scan_json(request))["summary"]
     _append("app/util.py", "\n_edit = 1\n")(root)
     second = json.loads(scan_json(request))["summary"]
@@ -89,7 +89,7 @@ def test_the_summary_counts_the_files_parsed(tmp_path: Path, root: Path) -> None
 
 def test_scans_with_detectors_are_never_patched(tmp_path: Path, root: Path,
                                                 computed: list[bool]) -> None:
-    request = ScanRequest(root, smells=["dead_code"], cache_dir=tmp_path / "cache", jobs=1)
+    request = ScanRequest(path=root, smells=["dead_code"], cache_dir=tmp_path / "cache", jobs=1)
     scan_json(request)
     _append("app/util.py", "\n_edit = 1\n")(root)
     computed.clear()

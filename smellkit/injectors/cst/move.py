@@ -25,14 +25,11 @@ from libcst.metadata import (
     ScopeProvider,
 )
 
+from smellkit.errors import InjectionRefused
 from smellkit.facts import Name
 from smellkit.graphs.index import Index
 from smellkit.injectors.cst.edit import subtree
 from smellkit.injectors.cst.imports import is_docstring
-
-
-class Refused(Exception):
-    """A move that cannot be made safely; the message is the `Skip` reason."""
 
 
 @dataclass(frozen=True)
@@ -95,31 +92,31 @@ def definition_time_nodes(function: cst.FunctionDef) -> set[int]:
     return found
 
 
-def refusal(function: cst.FunctionDef, *, static: bool = False) -> str | None:
-    """Why this method's text (`static`: this function's, as a static method) cannot move to
-    another class, or None."""
+def require_movable(function: cst.FunctionDef, *, static: bool = False) -> None:
+    """Refused when this method's text (`static`: this function's, as a static method) cannot
+    move to another class."""
     name = function.name.value
     if function.decorators:
-        return f"{name} is decorated"
+        raise InjectionRefused(f"{name} is decorated")
     if function.asynchronous is not None:
-        return f"{name} is a coroutine"
+        raise InjectionRefused(f"{name} is a coroutine")
     params = function.params
     if not static and (not params.params or params.posonly_params):
-        return f"{name} has no plain `self` parameter"
+        raise InjectionRefused(f"{name} has no plain `self` parameter")
     self_name = params.params[0].name.value if not static else None
     for node in subtree(function.body):
         if isinstance(node, cst.Name) and node.value in ("super", "__class__"):
-            return f"{name} uses {node.value}"
+            raise InjectionRefused(f"{name} uses {node.value}")
         if isinstance(node, (cst.Global, cst.Nonlocal)):
-            return f"{name} declares global or nonlocal names"
+            raise InjectionRefused(f"{name} declares global or nonlocal names")
         if isinstance(node, cst.ClassDef):
-            return f"{name} defines a class"
+            raise InjectionRefused(f"{name} defines a class")
         if isinstance(node, cst.Name) and node.value.startswith("__") \
                 and not node.value.endswith("__"):
-            return f"{name} uses the name-mangled {node.value}"
+            raise InjectionRefused(f"{name} uses the name-mangled {node.value}")
         if isinstance(node, cst.Param) and node.name.value == self_name:
-            return f"{name} has a nested function whose parameter shadows {self_name}"
-    return None
+            raise InjectionRefused(f"{name} has a nested function whose parameter shadows "
+                                   f"{self_name}")
 
 
 def _function_scope(scopes: Mapping[cst.CSTNode, Scope | None],
@@ -168,7 +165,7 @@ def analyse(module: cst.Module, function: cst.FunctionDef, *, postponed: bool,
             if not isinstance(node, cst.Name):
                 if id(node) in all_annotations:
                     continue  # a name inside a string annotation: never evaluated
-                raise Refused(f"{function.name.value} reads a name through a string")
+                raise InjectionRefused(f"{function.name.value} reads a name through a string")
             referents = access.referents
             if own is not None and self_name is not None and node.value == self_name \
                     and any(item.scope is own and item.name == self_name for item in referents):
@@ -180,7 +177,8 @@ def analyse(module: cst.Module, function: cst.FunctionDef, *, postponed: bool,
             elif BuiltinScope in kinds or not referents:
                 builtins.add(node.value)
             elif ClassScope in kinds and id(node) in definition_time:
-                raise Refused(f"{function.name.value} reads its class's {node.value} when defined")
+                raise InjectionRefused(f"{function.name.value} reads its class's {node.value} when "
+                                       "defined")
     return self_reads, body_globals, def_globals, builtins
 
 
@@ -253,10 +251,8 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
     `wrapper`: a kept metadata wrapper of `module`; `static`: `function` is a module-level
     function that becomes a static method, and every global its body reads is read from its
     module when it runs (as before: code that replaces a module's attribute, as test runners
-    do, still reaches it). Raises `Refused`."""
-    reason = refusal(function, static=static)
-    if reason:
-        raise Refused(reason)
+    do, still reaches it). Raises `InjectionRefused`."""
+    require_movable(function, static=static)
     self_reads, body_globals, def_globals, builtins = analyse(
         module, function, postponed=postponed, wrapper=wrapper, static=static)
     here = module_bindings(index, source)
@@ -265,7 +261,7 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
     type_only = {item.bound for item in facts.imports if item.type_only} if facts else set()
     for name in sorted(builtins):
         if name in there:
-            raise Refused(f"the builtin {name} is rebound in {destination}")
+            raise InjectionRefused(f"the builtin {name} is rebound in {destination}")
     top: list[str] = []
     for name in sorted(def_globals):
         if name in there and there.get(name) == here.get(name):
@@ -273,13 +269,14 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
         statement = _import_of(index, source, name)
         if name in type_only or name in there or not _safe_at_top(
                 index, statement, destination or importer):
-            raise Refused(f"{function.name.value} reads {name} when defined, and "
-                          f"{destination or 'a new module'} does not bind it the same way")
+            raise InjectionRefused(f"{function.name.value} reads {name} when defined, and "
+                                   f"{destination or 'a new module'} does not bind it the same way")
         top.append(statement)
     needed = []
     for name in sorted(body_globals):
         if name in type_only:
-            raise Refused(f"{function.name.value} reads {name}, imported only for type checking")
+            raise InjectionRefused(f"{function.name.value} reads {name}, imported only for type "
+                                   "checking")
         if static:  # read from the function's module when called, as its global was
             needed.append(f"from {source} import {name}")
         elif name not in there or there.get(name) != here.get(name, f"{source}.{name}"):
@@ -310,7 +307,7 @@ def as_method_of_class(function: cst.FunctionDef, name: str) -> cst.FunctionDef:
 def append_to_class(cls: cst.ClassDef, members: Sequence[cst.BaseStatement]) -> cst.ClassDef:
     body = cls.body
     if not isinstance(body, cst.IndentedBlock):
-        raise Refused(f"class {cls.name.value} is written on one line")
+        raise InjectionRefused(f"class {cls.name.value} is written on one line")
     return cls.with_changes(body=body.with_changes(body=[*body.body, *members]))
 
 

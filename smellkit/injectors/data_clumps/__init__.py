@@ -26,7 +26,8 @@ from pydantic import Field
 
 from smellkit.config import is_test_path
 from smellkit.detectors.data_clumps import DataClumps, DataClumpsOptions
-from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
+from smellkit.errors import InjectionRefused
+from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
 from smellkit.injectors.data_clumps.edit import FunctionPlan, SitePlan, explode_module
 from smellkit.injectors.data_clumps.forward import Forward, forwards, make_edit
 from smellkit.injectors.data_clumps.keep import keep_clumps, keep_takers
@@ -187,34 +188,32 @@ class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
     # -- injection ------------------------------------------------------------------------------
 
     def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
-               rng: random.Random) -> Edit | Skip:
+               rng: random.Random) -> Edit:
         if candidate.data.get("mode") == "forward":
             forward = _forwards(context).get(str(candidate.data.get("function", "")))
             if forward is None:
-                return Skip("the candidate's function no longer qualifies for forwarding")
+                raise InjectionRefused("the candidate's function no longer qualifies for "
+                                       "forwarding")
             return make_edit(context, _planner(context), forward, difficulty, rng)
         cls = str(candidate.data.get("class", ""))
         fields = tuple(str(item) for item in candidate.data.get("fields", ()))
         if cls not in context.index.classes or not fields:
-            return Skip("the candidate names no known class and fields")
+            raise InjectionRefused("the candidate names no known class and fields")
         keep = bool(candidate.data.get("keep"))
         usable = dict(self._keep(context, cls) if keep else self._clumps(context, cls)).get(fields)
         if usable is None:
-            return Skip(f"{cls} no longer offers the clump ({', '.join(fields)})")
+            raise InjectionRefused(f"{cls} no longer offers the clump ({', '.join(fields)})")
         cls_path = context.path_of(cls)
         holds = self._class_holds(context, cls, fields)
         everyone = {definition.qualname for _, definition in
                     _planner(context).annotated.get(cls, [])}
         chosen = self._choose(usable, everyone, cls_path, holds, difficulty, rng)
-        if isinstance(chosen, Skip):
-            return chosen
         herrings = sorted(everyone - chosen)
         if difficulty == "hard" and not herrings:
-            return Skip("hard needs a red herring: a function that keeps taking the object")
+            raise InjectionRefused("hard needs a red herring: a function that keeps taking the "
+                                   "object")
         plans = self._plans(context, cls, usable, chosen, fields, holds, difficulty, rng, keep)
         changes = self._edit(context, usable, plans, fields, difficulty, keep)
-        if isinstance(changes, Skip):
-            return changes
         renamed = sorted(name for name, plan in plans.items() if plan.names != fields)
         targets: tuple[tuple[str, TargetLevel], ...] = tuple(
             (name, "method") for name in sorted(chosen))
@@ -285,7 +284,7 @@ class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
 
     @staticmethod
     def _choose(usable: dict[str, Taker], everyone: set[str], cls_path: str | None,
-                holds: bool, difficulty: Difficulty, rng: random.Random) -> set[str] | Skip:
+                holds: bool, difficulty: Difficulty, rng: random.Random) -> set[str]:
         """The functions to explode: closed under hand-offs, spanning the difficulty's files,
         enough signatures in enough modules for the detector. Easy and medium take the smallest
         such set, hard the largest (more places, more to get wrong)."""
@@ -322,13 +321,14 @@ class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
                 break
         if best is not None:
             return best
-        return Skip(f"no set of functions spans {'exactly' if difficulty == 'easy' else 'at least'}"
-                    f" {wanted} files with 3 signatures in 2 modules")
+        raise InjectionRefused("no set of functions spans "
+                               f"{'exactly' if difficulty == 'easy' else 'at least'}"
+                               f" {wanted} files with 3 signatures in 2 modules")
 
     @staticmethod
     def _edit(context: InjectionContext, usable: dict[str, Taker], plans: dict[str, FunctionPlan],
               fields: tuple[str, ...], difficulty: Difficulty,
-              keep: bool = False) -> dict[str, str | None] | Skip:
+              keep: bool = False) -> dict[str, str | None]:
         functions: dict[str, dict[str, FunctionPlan]] = defaultdict(dict)
         sites: dict[str, dict[tuple[int, str], SitePlan]] = defaultdict(dict)
         expected: dict[str, int] = defaultdict(int)
@@ -341,8 +341,8 @@ class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
                                 keep=keep)
                 key = (site.line, site.name)
                 if sites[site.path].setdefault(key, plan) != plan:
-                    return Skip(f"two different calls of {site.name} on line {site.line} of "
-                                f"{site.path}")
+                    raise InjectionRefused(f"two different calls of {site.name} on line "
+                                           f"{site.line} of {site.path}")
                 expected[site.path] += 1
         changes: dict[str, str | None] = {}
         for path in sorted(functions.keys() | sites.keys()):
@@ -350,7 +350,7 @@ class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
             text = explode_module(context.source(path), module, fields, functions[path],
                                   sites[path], expected[path])
             if text is None:
-                return Skip(f"not every planned change could be made in {path}")
+                raise InjectionRefused(f"not every planned change could be made in {path}")
             changes[path] = text
         return changes
 

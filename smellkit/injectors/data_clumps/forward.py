@@ -29,8 +29,9 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import PositionProvider
 
+from smellkit.errors import InjectionRefused
 from smellkit.facts import Name
-from smellkit.injectors.base import Edit, InjectionContext, Skip
+from smellkit.injectors.base import Edit, InjectionContext
 from smellkit.injectors.cst.imports import after_last_import
 from smellkit.injectors.data_clumps.plan import Planner, outside_words
 from smellkit.models import Difficulty, StructuralCheck, TargetLevel
@@ -284,7 +285,7 @@ def rewire(context: InjectionContext, path: str, name: str, wrapper: str, lines:
 
 
 def make_edit(context: InjectionContext, planner: Planner, forward: Forward,
-              difficulty: Difficulty, rng: random.Random) -> Edit | Skip:
+              difficulty: Difficulty, rng: random.Random) -> Edit:
     """Easy: two wrappers in one caller module (2 files). Medium: a forwarding module beside
     `f` whose wrapper renames a defaulted parameter, and a wrapper in one caller module that
     delegates to it (3 files). Hard: the forwarding wrapper registered through a decorator in a
@@ -300,8 +301,8 @@ def make_edit(context: InjectionContext, planner: Planner, forward: Forward,
     if difficulty == "hard":
         herrings = _look_alikes(planner, forward, chosen)
         if not herrings:
-            return Skip(f"no function takes part of ({', '.join(forward.group)}) to serve as a "
-                        "red herring")
+            raise InjectionRefused(f"no function takes part of ({', '.join(forward.group)}) to "
+                                   "serve as a red herring")
     inner_module = ""
     inner = f"_forward_{name}"
     folder = forward.path.rpartition("/")[0]
@@ -337,7 +338,7 @@ def make_edit(context: InjectionContext, planner: Planner, forward: Forward,
         outer = f"_{name}_from_{stem}"
         new_names = [outer] if difficulty != "easy" else [outer, inner]
         if not all(free_name(context, planner, [path], item) for item in new_names):
-            return Skip(f"{', '.join(new_names)} would clash with a name in {path}")
+            raise InjectionRefused(f"{', '.join(new_names)} would clash with a name in {path}")
         if difficulty == "easy":
             added = (wrapper_text(inner, forward, name) + "\n\n"
                      + wrapper_text(outer, forward, inner))
@@ -348,7 +349,7 @@ def make_edit(context: InjectionContext, planner: Planner, forward: Forward,
             f"from {_relative(facts.module, inner_module)} import {inner}\n"
         text = rewire(context, path, name, outer, forward.sites[path], added, imported)
         if text is None:
-            return Skip(f"the calls of {name} in {path} cannot be rewired exactly")
+            raise InjectionRefused(f"the calls of {name} in {path} cannot be rewired exactly")
         changes[path] = text
         wrappers.append(f"{facts.module}.{outer}")
     functions = [forward.qualname, *wrappers]

@@ -30,7 +30,8 @@ import libcst as cst
 from smellkit.checks.dead_code import dead_findings
 from smellkit.config import is_test_path
 from smellkit.detectors.dead_code import DeadCode
-from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
+from smellkit.errors import InjectionRefused
+from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
 from smellkit.injectors.cst import edit
 from smellkit.injectors.cst.imports import add_imports
 from smellkit.injectors.dead_code import graft
@@ -116,83 +117,77 @@ class DeadCodeInjector(Injector[InjectorOptions]):
     # -- injection -------------------------------------------------------------------------
 
     def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
-               rng: random.Random) -> Edit | Skip:
+               rng: random.Random) -> Edit:
         callees = list(candidate.data.get("callees", ()))
         rng.shuffle(callees)
-        refusal = Skip("no callee of another module to shim")
+        refusal = InjectionRefused("no callee of another module to shim")
         for g in callees:
-            plan = self._plan(context, candidate.target.qualname, g)
-            if isinstance(plan, Skip):
-                refusal = plan
-                continue
-            if difficulty == "easy":
-                result = self._easy(context, plan)
-            else:
-                result = self._chain(context, plan, difficulty, rng)
-            if isinstance(result, Edit):
-                return result
-            refusal = result
-        return refusal
+            try:
+                plan = self._plan(context, candidate.target.qualname, g)
+                if difficulty == "easy":
+                    return self._easy(context, plan)
+                return self._chain(context, plan, difficulty, rng)
+            except InjectionRefused as error:  # the last callee's reason is reported
+                refusal = error
+        raise refusal
 
-    def _plan(self, context: InjectionContext, f: str, g: str) -> _Plan | Skip:
+    def _plan(self, context: InjectionContext, f: str, g: str) -> _Plan:
         index = context.index
         a_module, b_module = index.module_of.get(f), index.module_of.get(g)
         if a_module is None or b_module is None:
-            return Skip(f"{f} or {g} is not in the index")
+            raise InjectionRefused(f"{f} or {g} is not in the index")
         facts = index.modules[a_module]
         return _Plan(f, g, facts.path, index.modules[b_module].path,
                      _reference(context, a_module, g))
 
     def _shim(self, context: InjectionContext,
-              plan: _Plan) -> tuple[str, cst.Module, sig.Signature, cst.FunctionDef] | Skip:
+              plan: _Plan) -> tuple[str, cst.Module, sig.Signature, cst.FunctionDef]:
         """B with `_g_compat` inserted right after `g`: g's own parameters, handed on by name."""
         g_name = context.index.definitions[plan.g].name
         shim = f"_{_short(g_name)}_compat"
         source = context.source(plan.b)
         if not edit.name_free(source, shim):
-            return Skip(f"`{shim}` is already a name in {plan.b}")
+            raise InjectionRefused(f"`{shim}` is already a name in {plan.b}")
         module = context.module(plan.b)
         position = edit.top_index(module, g_name)
         if position is None:
-            return Skip(f"`{plan.g}` is not a top-level statement of {plan.b}")
+            raise InjectionRefused(f"`{plan.g}` is not a top-level statement of {plan.b}")
         function = module.body[position]
         if not isinstance(function, cst.FunctionDef):
-            return Skip(f"`{plan.g}` is bound last by a class statement in {plan.b}")
-        found = sig.signature(module, function)
-        if isinstance(found, str):
-            return Skip(f"`{plan.g}`: {found}")
-        clash = sig.clashes(found, [g_name])
-        if clash is not None:
-            return Skip(f"`{plan.g}`: {clash}")
+            raise InjectionRefused(f"`{plan.g}` is bound last by a class statement in {plan.b}")
+        try:
+            found = sig.signature(module, function)
+            sig.require_unshadowed(found, [g_name])
+        except InjectionRefused as refusal:
+            raise InjectionRefused(f"`{plan.g}`: {refusal.message}") from refusal
         text = (f"{sig.header(module, function, shim)}\n"
                 f"    return {g_name}({found.forward})\n")
         return shim, edit.insert_top(module, position + 1, [edit.statement(module, text)]), \
             found, function
 
-    def _easy(self, context: InjectionContext, plan: _Plan) -> Edit | Skip:
+    def _easy(self, context: InjectionContext, plan: _Plan) -> Edit:
         shimmed = self._shim(context, plan)
-        if isinstance(shimmed, Skip):
-            return shimmed
         shim, b_tree, _, _ = shimmed
         index = context.index
         a_module = index.module_of[plan.f]
         tree = context.module(plan.a)
         if not edit.name_free(context.source(plan.a), shim):
-            return Skip(f"`{shim}` is already a name in {plan.a}")
+            raise InjectionRefused(f"`{shim}` is already a name in {plan.a}")
         function = edit.find_definition(tree, edit.relative_parts(plan.f, a_module) or [])
         if not isinstance(function, cst.FunctionDef) or \
                 not isinstance(function.body, cst.IndentedBlock):
-            return Skip(f"`{plan.f}` is not a plain def in {plan.a}")
+            raise InjectionRefused(f"`{plan.f}` is not a plain def in {plan.a}")
         block = graft.last_return_block(function)
         if block is None:
-            return Skip(f"`{plan.f}` has no plain `return` statement of its own")
+            raise InjectionRefused(f"`{plan.f}` has no plain `return` statement of its own")
         g_name = index.definitions[plan.g].name
         reference = plan.reference
         if reference is None:
-            return Skip(f"{a_module} does not import `{plan.g}` or its module at top level")
+            raise InjectionRefused(f"{a_module} does not import `{plan.g}` or its module at top "
+                                   "level")
         call = _first_call(function, reference, g_name)
         if call is None:
-            return Skip(f"no call of `{g_name}` written in `{plan.f}`")
+            raise InjectionRefused(f"no call of `{g_name}` written in `{plan.f}`")
         func: cst.BaseExpression = cst.Name(shim) if reference.style == "name" else \
             cst.Attribute(value=cst.Name(reference.bound), attr=cst.Name(shim))
         tail = cst.SimpleStatementLine([cst.Return(value=cst.Call(func=func, args=call.args))])
@@ -211,8 +206,8 @@ class DeadCodeInjector(Injector[InjectorOptions]):
             else:  # imported under a module-level `if` or `try`: import the shim beside it
                 nested = graft.nested_import(tree, g_name, b_module, a_module, package)
                 if nested is None:
-                    return Skip(f"the import of `{g_name}` in {plan.a} is not a module-level "
-                                "statement")
+                    raise InjectionRefused(f"the import of `{g_name}` in {plan.a} is not a "
+                                           "module-level statement")
                 line, small = nested
                 spec = "." * len(small.relative) + (
                     tree.code_for_node(small.module) if small.module is not None else "")
@@ -229,23 +224,19 @@ class DeadCodeInjector(Injector[InjectorOptions]):
                     "return")
 
     def _chain(self, context: InjectionContext, plan: _Plan, difficulty: Difficulty,
-               rng: random.Random) -> Edit | Skip:
+               rng: random.Random) -> Edit:
         index = context.index
         a_module, b_module = index.module_of[plan.f], index.module_of[plan.g]
         shimmed = self._shim(context, plan)
-        if isinstance(shimmed, Skip):
-            return shimmed
         shim, b_tree, found, g_def = shimmed
         b_source = context.module(plan.b)
-        refusal = sig.carried(context, found, b_module, a_module)
-        if refusal is not None:
-            return Skip(refusal)
+        sig.require_carried(context, found, b_module, a_module)
         needed = 1 if difficulty == "medium" else 2
         others = [name for name in _other_modules(context, a_module, b_module)
-                  if sig.carried(context, found, b_module, name) is None]
+                  if sig.carries(context, found, b_module, name)]
         if len(others) < needed:
-            return Skip(f"the package has fewer than {needed} other module(s) where "
-                        f"`{plan.g}`'s signature means the same")
+            raise InjectionRefused(f"the package has fewer than {needed} other module(s) where "
+                                   f"`{plan.g}`'s signature means the same")
         chosen = rng.sample(others, needed)
         f_name = _short(plan.f.rpartition(".")[2])
         g_short = _short(index.definitions[plan.g].name)
@@ -260,38 +251,38 @@ class DeadCodeInjector(Injector[InjectorOptions]):
             d_module = chosen[1]
             adapter, table = f"_{g_short}_adapter", f"_{g_short}_adapters"
             next_module, next_name = d_module, adapter
-            clash = sig.clashes(found, [shim, table, "handler"])
-            if clash is not None:
-                return Skip(f"`{plan.g}`: {clash}")
+            try:
+                sig.require_unshadowed(found, [shim, table, "handler"])
+            except InjectionRefused as refusal:
+                raise InjectionRefused(f"`{plan.g}`: {refusal.message}") from refusal
             d_text = (f"{table} = {{}}\n\n\n"
                       f"{sig.header(b_source, g_def, adapter)}\n"
                       f"    {edit.import_text(b_module, [shim])}\n\n"
                       f"    handler = {table}.get(\"default\", {shim})\n"
                       f"    return handler({forward})\n")
             appended = _append(context, d_module, [table, adapter], d_text)
-            if isinstance(appended, Skip):
-                return appended
             changes[index.modules[d_module].path] = appended
             chain += [f"{d_module}.{adapter}"]
-        clash = sig.clashes(found, [next_name, fallback, "strict", "TypeError"])
+        try:
+            sig.require_unshadowed(found, [next_name, fallback, "strict", "TypeError"])
+        except InjectionRefused as refusal:
+            raise InjectionRefused(f"`{plan.g}`: {refusal.message}") from refusal
         flagged = sig.with_flag(b_source, found, "strict")
-        if clash is not None or flagged is None:
-            return Skip(f"`{plan.g}`: {clash or 'its parameters are laid out unusually'}")
+        if flagged is None:
+            raise InjectionRefused(f"`{plan.g}`: its parameters are laid out unusually")
         c_text = (f"{sig.header(b_source, g_def, fallback, flagged)}\n"
                   f"    {edit.import_text(next_module, [next_name])}\n\n"
                   f"    if strict:\n"
                   f"        raise TypeError(\"{f_name} has no fallback in strict mode\")\n"
                   f"    return {next_name}({forward})\n")
         appended = _append(context, c_module, [fallback], c_text)
-        if isinstance(appended, Skip):
-            return appended
         changes[index.modules[c_module].path] = appended
         a_tree = context.module(plan.a)
         if not edit.name_free(context.source(plan.a), head):
-            return Skip(f"`{head}` is already a name in {plan.a}")
+            raise InjectionRefused(f"`{head}` is already a name in {plan.a}")
         position = edit.top_index(a_tree, plan.f.removeprefix(a_module + ".").split(".")[0])
         if position is None:
-            return Skip(f"`{plan.f}` is not under a top-level statement of {plan.a}")
+            raise InjectionRefused(f"`{plan.f}` is not under a top-level statement of {plan.a}")
         a_text = (f"{sig.header(b_source, g_def, head)}\n"
                   f"    {edit.import_text(c_module, [fallback])}\n\n"
                   f"    return {fallback}({forward})\n")
@@ -380,13 +371,13 @@ def _other_modules(context: InjectionContext, *exclude: str) -> list[str]:
 
 
 def _append(context: InjectionContext, module_name: str, names: list[str],
-            text: str) -> str | Skip:
+            text: str) -> str:
     """The module's new text with `text` appended as top-level statements."""
     facts = context.index.modules[module_name]
     source = context.source(facts.path)
     for name in names:
         if not edit.name_free(source, name):
-            return Skip(f"`{name}` is already a name in {facts.path}")
+            raise InjectionRefused(f"`{name}` is already a name in {facts.path}")
     tree = context.module(facts.path)
     added = cst.parse_module(text, config=tree.config_for_parsing).body
     statements: list[cst.BaseStatement] = []

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from smellkit.analysis.usage import module_level_names
+from smellkit.errors import InjectionRefused
 from smellkit.injectors.base import InjectionContext
 
 _FUTURE = re.compile(r"^from __future__ import [^\n]*\bannotations\b", re.M)
@@ -58,14 +59,15 @@ def _names(node: cst.CSTNode) -> set[str]:
     return visitor.found
 
 
-def _annotation_names(annotation: cst.Annotation) -> set[str] | str:
+def _annotation_names(annotation: cst.Annotation) -> set[str]:
     found: set[str] = set()
     for node in _strings(annotation.annotation):
         try:
             parsed = cst.parse_expression(node.evaluated_value if isinstance(
                 node.evaluated_value, str) else "")
         except cst.ParserSyntaxError:
-            return "an annotation is a string that is not an expression"
+            raise InjectionRefused("an annotation is a string that is not an expression") \
+                from None
         found |= _names(parsed)
     return found | _names(annotation.annotation)
 
@@ -96,10 +98,10 @@ def _plain_default(node: cst.BaseExpression) -> bool:
     return isinstance(node, _PLAIN)
 
 
-def signature(module: cst.Module, function: cst.FunctionDef) -> Signature | str:
-    """The signature of `function`, or why it cannot be forwarded exactly."""
+def signature(module: cst.Module, function: cst.FunctionDef) -> Signature:
+    """The signature of `function`; refused when it cannot be forwarded exactly."""
     if function.asynchronous is not None:
-        return "it is a coroutine function: a wrapper would have to await it"
+        raise InjectionRefused("it is a coroutine function: a wrapper would have to await it")
     params = function.params
     every = [*params.posonly_params, *params.params, *params.kwonly_params]
     stars = [item for item in (params.star_arg, params.star_kwarg) if isinstance(item, cst.Param)]
@@ -108,19 +110,13 @@ def signature(module: cst.Module, function: cst.FunctionDef) -> Signature | str:
     for param in [*every, *stars]:
         if param.default is not None:
             if not _plain_default(param.default):
-                return (f"the default of `{param.name.value}` is evaluated anew by each def; "
-                        "a wrapper could not pass the same value on")
+                raise InjectionRefused(f"the default of `{param.name.value}` is evaluated anew by "
+                                       "each def; a wrapper could not pass the same value on")
             defaults |= _names(param.default)
         if param.annotation is not None:
-            found = _annotation_names(param.annotation)
-            if isinstance(found, str):
-                return found
-            annotations |= found
+            annotations |= _annotation_names(param.annotation)
     if function.returns is not None:
-        found = _annotation_names(function.returns)
-        if isinstance(found, str):
-            return found
-        annotations |= found
+        annotations |= _annotation_names(function.returns)
     star = params.star_arg
     keyword = not isinstance(star, cst.Param)  # before `*args` arguments go by position
     forward = [param.name.value for param in params.posonly_params]
@@ -184,19 +180,19 @@ def with_flag(module: cst.Module, found: Signature, name: str) -> str | None:
     return "\n".join([*lines[:position], *new, *lines[position:]])
 
 
-def clashes(found: Signature, used: Iterable[str]) -> str | None:
-    """Why the wrapper's own names would be shadowed by a parameter, or None."""
+def require_unshadowed(found: Signature, used: Iterable[str]) -> None:
+    """Refused when a parameter would shadow one of the wrapper's own names."""
     taken = sorted(found.names & set(used))
     if taken:
-        return f"a parameter named `{taken[0]}` would shadow a name the wrapper uses"
-    return None
+        raise InjectionRefused(f"a parameter named `{taken[0]}` would shadow a name the wrapper "
+                               "uses")
 
 
-def carried(context: InjectionContext, found: Signature, home: str, module: str) -> str | None:
-    """Why the signature of a function of module `home` cannot be written in `module` (a name it
-    reads would mean something else there, or not exist when the `def` runs), or None."""
+def require_carried(context: InjectionContext, found: Signature, home: str, module: str) -> None:
+    """Refused when the signature of a function of module `home` cannot be written in `module`
+    (a name it reads would mean something else there, or not exist when the `def` runs)."""
     if module == home:
-        return None
+        return
     index = context.index
     facts = index.modules[module]
     lazy = bool(_FUTURE.search(context.source(facts.path)))
@@ -208,7 +204,17 @@ def carried(context: InjectionContext, found: Signature, home: str, module: str)
         there = index.resolve_name(home, name)
         here = index.resolve_name(module, name)
         if there is None or there != here or name in assigned:
-            return f"`{name}` in the signature means something else in {facts.path}"
+            raise InjectionRefused(f"`{name}` in the signature means something else in "
+                                   f"{facts.path}")
         if evaluated and not there.startswith("<builtin>.") and name not in runtime:
-            return f"`{name}` in the signature is not bound in {facts.path} when it runs"
-    return None
+            raise InjectionRefused(f"`{name}` in the signature is not bound in {facts.path} "
+                                   "when it runs")
+
+
+def carries(context: InjectionContext, found: Signature, home: str, module: str) -> bool:
+    """Whether `require_carried` accepts `module` (to choose among modules)."""
+    try:
+        require_carried(context, found, home, module)
+    except InjectionRefused:
+        return False
+    return True

@@ -40,10 +40,10 @@ from pydantic import Field
 
 from smellkit.config import is_test_path
 from smellkit.detectors.deep_inlining import DeepInlining, DeepInliningOptions, is_generated
+from smellkit.errors import InjectionRefused
 from smellkit.facts import Name as NameExpr
 from smellkit.facts import extract
-from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
-from smellkit.injectors.deep_inlining.exits import Refused
+from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
 from smellkit.injectors.deep_inlining.imports import imports_for, with_imports
 from smellkit.injectors.deep_inlining.inline import Inliner, Plan, Rewritten, names_of
 from smellkit.injectors.deep_inlining.sites import Site, SiteFinder
@@ -109,11 +109,11 @@ class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
                 data={"sites": [_dump(plan) for plan in plans]})
 
     def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
-               rng: random.Random) -> Edit | Skip:
+               rng: random.Random) -> Edit:
         qualname = candidate.target.qualname
         path = context.path_of(qualname)
         if path is None:
-            return Skip(f"{qualname} is not defined")
+            raise InjectionRefused(f"{qualname} is not defined")
         plans = [_trim(_load(item), _DEPTH[difficulty]) for item in candidate.data["sites"]]
         rng.shuffle(plans)
         if difficulty != "easy":  # deeper chains and other files first: more indirection
@@ -129,7 +129,7 @@ class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
             try:
                 rewritten = inliner.rewrite(qualname, sorted(trial, key=lambda p: p.site.line))
                 imports = imports_for(context, qualname, rewritten.needs)
-            except Refused as error:
+            except InjectionRefused as error:
                 reasons.append(error.message)
                 continue
             chosen = trial
@@ -143,24 +143,27 @@ class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
                 flagged = True
                 made = _spread(context, spreader, difficulty, qualname, path, rewritten)
                 text = with_imports(path, made.module, imports)
-            except Refused as error:
+            except InjectionRefused as error:
                 reasons.append(error.message)
                 continue
             last = _Made(text, made, rewritten.inlined, rewritten.function, rewritten.needs)
             break
         if not chosen:
-            return Skip("no helper could be inlined: " + "; ".join(sorted(set(reasons))[:3]))
+            raise InjectionRefused("no helper could be inlined: "
+                                   + "; ".join(sorted(set(reasons))[:3]))
         if enough and not flagged:
-            return Skip("even with every inlinable helper pasted in, the function is not long, "
-                        "complex and blocky enough to read as deep inlining")
+            raise InjectionRefused("even with every inlinable helper pasted in, the function is "
+                                   "not long, complex and blocky enough to read as deep "
+                                   "inlining")
         if last is None:
             extra = " and some indirection (a chain or renamed parameters)" \
                 if difficulty != "easy" else ""
             why = f" ({'; '.join(sorted(set(reasons))[:2])})" if reasons else ""
-            return Skip(f"{difficulty} needs {_MIN_HELPERS[difficulty]} helper(s){extra} over "
-                        f"{_MIN_FILES[difficulty]} files; {len(chosen)} could be inlined{why}")
+            raise InjectionRefused(f"{difficulty} needs {_MIN_HELPERS[difficulty]} "
+                                   f"helper(s){extra} over {_MIN_FILES[difficulty]} files; "
+                                   f"{len(chosen)} could be inlined{why}")
         if not _flagged(context, path, qualname, last.text):
-            return Skip("the function is no longer reported once its callees moved out")
+            raise InjectionRefused("the function is no longer reported once its callees moved out")
         return _edit(context, difficulty, qualname, path, chosen, last)
 
 
@@ -190,17 +193,23 @@ def _spread(context: InjectionContext, spreader: Spreader, difficulty: Difficult
         missing = max(missing, 1)
     if missing <= 0:
         return Spread(rewritten.module)
-    movable = [name for name in inlined if context.path_of(name) == path
-               and spreader.refusal(name, host) is None]
+    movable: list[str] = []
+    refused: list[str] = []
+    for name in inlined:
+        if context.path_of(name) != path:
+            continue
+        try:
+            spreader.require_movable(name, host)
+        except InjectionRefused as refusal:
+            refused.append(f"{name.rpartition('.')[2]}: {refusal.message}")
+            continue
+        movable.append(name)
     if difficulty == "hard":  # methods first: a mixin is what makes it hard
         movable.sort(key=lambda name: context.index.definitions[name].kind != "method")
     if len(movable) < missing:
-        refused = [f"{name.rpartition('.')[2]}: {spreader.refusal(name, host)}"
-                   for name in inlined if context.path_of(name) == path
-                   and spreader.refusal(name, host) is not None]
-        raise Refused(f"the callees span {len(files)} file(s); {len(movable)} distinct one(s) "
-                      f"of the caller's file can move, {missing} new module(s) needed"
-                      + (f" ({'; '.join(refused[:2])})" if refused else ""))
+        raise InjectionRefused(f"the callees span {len(files)} file(s); {len(movable)} distinct "
+                               f"one(s) of the caller's file can move, {missing} new module(s) "
+                               "needed" + (f" ({'; '.join(refused[:2])})" if refused else ""))
     return spreader.spread(rewritten.module, path, movable, missing)
 
 
@@ -227,16 +236,17 @@ def _state(context: InjectionContext, meant: str) -> bool:
 
 
 def _edit(context: InjectionContext, difficulty: Difficulty, qualname: str, path: str,
-          chosen: Sequence[Plan], made: _Made) -> Edit | Skip:
+          chosen: Sequence[Plan], made: _Made) -> Edit:
     moved = {item.qualname: item for item in made.spread.moved}
     inlined = list(dict.fromkeys(made.inlined))
     features = [*_native_features(context, qualname, path, inlined, made.needs),
                 *(f"mixin {item.mixin} in {item.path}" for item in moved.values() if item.mixin)]
     herrings = _red_herrings(context, qualname, inlined)
     if difficulty == "hard" and not features:
-        return Skip("hard needs module state, a mixin or an inherited helper in the pasted code")
+        raise InjectionRefused("hard needs module state, a mixin or an inherited helper in the "
+                               "pasted code")
     if difficulty == "hard" and not herrings:
-        return Skip("hard needs a red herring: a helper the function still calls")
+        raise InjectionRefused("hard needs a red herring: a helper the function still calls")
     direct = sorted({plan.site.callee for plan in chosen})
     state = sorted({meant.rpartition(".")[0] for _, meant in made.needs.values()
                     if _state(context, meant)} - {context.index.module_of[qualname]})

@@ -8,14 +8,10 @@ from collections.abc import Callable, Sequence
 
 import libcst as cst
 
-from smellkit.errors import SmellkitError
+from smellkit.errors import InjectionRefused
 
 Make = Callable[[cst.BaseExpression | None], list[cst.BaseStatement]]
 """What a `return value` becomes where the body is pasted."""
-
-
-class Refused(SmellkitError):
-    """An inlining that cannot be made without risking a change of behaviour."""
 
 
 def exits(body: Sequence[cst.BaseStatement], form: str,
@@ -90,7 +86,7 @@ def _single_exit(body: list[cst.BaseStatement], make: Make) -> list[cst.BaseStat
             continue
         if not isinstance(statement, cst.If) or not isinstance(statement.body,
                                                                 cst.IndentedBlock):
-            raise Refused("returns inside a loop, with or try block")
+            raise InjectionRefused("returns inside a loop, with or try block")
         branch = _single_exit(list(statement.body.body), make)
         orelse = statement.orelse
         if orelse is None:
@@ -111,7 +107,7 @@ def _single_exit(body: list[cst.BaseStatement], make: Make) -> list[cst.BaseStat
             new_orelse = orelse.with_changes(body=_block(_single_exit(
                 list(orelse.body.body), make)))
         else:
-            raise Refused("a one-line else")
+            raise InjectionRefused("a one-line else")
         out.append(statement.with_changes(body=_block(branch).with_changes(
             header=statement.body.header, footer=statement.body.footer), orelse=new_orelse))
         return out

@@ -12,8 +12,8 @@ from weakref import WeakKeyDictionary
 
 import libcst as cst
 
+from smellkit.errors import InjectionRefused
 from smellkit.injectors.cst.imports import after_last_import
-from smellkit.injectors.deep_inlining.exits import Refused
 from smellkit.injectors.deep_inlining.inline import meaning
 
 if TYPE_CHECKING:
@@ -31,12 +31,13 @@ def imports_for(context: InjectionContext, qualname: str,
     for name, (origin, meant) in sorted(needs.items()):
         here = meaning(context, host, name)
         if name in type_only:
-            raise Refused(f"{host} imports {name} for type checking only; pasted code would "
-                          "read it at run time")
+            raise InjectionRefused(f"{host} imports {name} for type checking only; pasted code "
+                                   "would read it at run time")
         if here == meant:
             continue
         if here is not None:
-            raise Refused(f"{name} means {meant} where it was written and {here} in {host}")
+            raise InjectionRefused(f"{name} means {meant} where it was written and {here} in "
+                                   f"{host}")
         lines.append(import_line(context, origin, name, host))
     return list(dict.fromkeys(lines))
 
@@ -47,7 +48,8 @@ def with_imports(path: str, module: cst.Module, imports: Sequence[str]) -> str:
         body = list(module.body)
         position = after_last_import(body)
         if position == 0:
-            raise Refused(f"{path} has no top-level import to add {', '.join(imports)} after")
+            raise InjectionRefused(f"{path} has no top-level import to add {', '.join(imports)} "
+                                   "after")
         statements = [cst.parse_statement(line) for line in imports]
         module = module.with_changes(body=[*body[:position], *statements, *body[position:]])
     return module.code
@@ -86,11 +88,11 @@ def _top_level(text: str) -> frozenset[str]:
 def import_line(context: InjectionContext, origin: str, name: str, host: str) -> str:
     facts = context.index.modules[origin]
     if not unconditional(context, origin, name):
-        raise Refused(f"{origin} binds {name} conditionally: importing it may fail")
+        raise InjectionRefused(f"{origin} binds {name} conditionally: importing it may fail")
     for item in facts.imports:
         if item.scope == origin and item.bound == name:
             if item.type_only:
-                raise Refused(f"{name} is imported for type checking only in {origin}")
+                raise InjectionRefused(f"{name} is imported for type checking only in {origin}")
             if item.is_from:
                 source, _, attribute = item.target.rpartition(".")
                 return f"from {source} import {attribute}" + (
@@ -102,9 +104,11 @@ def import_line(context: InjectionContext, origin: str, name: str, host: str) ->
 
     graph = context.index.import_graph
     if origin in graph and host in graph and nx.has_path(graph, origin, host):
-        raise Refused(f"importing {name} from {origin} into {host} could make an import cycle")
+        raise InjectionRefused(f"importing {name} from {origin} into {host} could make an import "
+                               "cycle")
     assigned = [item for item in facts.assignments if item.scope == origin
                 and getattr(item.target, "id", None) == name]
     if len(assigned) > 1 or any(declared == name for _, declared in facts.globals_declared):
-        raise Refused(f"{origin}.{name} is module state that changes: importing it would copy it")
+        raise InjectionRefused(f"{origin}.{name} is module state that changes: importing it would "
+                               "copy it")
     return f"from {origin} import {name}"

@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from smellkit.errors import InjectionRefused
 from smellkit.facts import Name as NameExpr
 from smellkit.injectors.cst.rename import Rename
-from smellkit.injectors.deep_inlining.exits import Refused, exits
+from smellkit.injectors.deep_inlining.exits import exits
 
 if TYPE_CHECKING:
     from smellkit.injectors.base import InjectionContext
@@ -163,7 +164,7 @@ class Inliner:
     def _path(self, qualname: str) -> str:
         path = self.context.path_of(qualname)
         if path is None:
-            raise Refused(f"{qualname} has no file")
+            raise InjectionRefused(f"{qualname} has no file")
         return path
 
     def function(self, module: cst.Module, qualname: str) -> cst.FunctionDef:
@@ -176,10 +177,11 @@ class Inliner:
                                                                      cst.ClassDef))
                          and item.name.value == name), None)
             if node is None or not isinstance(node.body, cst.IndentedBlock):
-                raise Refused(f"{qualname} is not a plain top-level or class-level definition")
+                raise InjectionRefused(f"{qualname} is not a plain top-level or class-level "
+                                       "definition")
             body = node.body.body
         if not isinstance(node, cst.FunctionDef):
-            raise Refused(f"{qualname} is not a function")
+            raise InjectionRefused(f"{qualname} is not a function")
         return node
 
     def rewrite(self, qualname: str, plans: Sequence[Plan]) -> Rewritten:
@@ -198,7 +200,7 @@ class Inliner:
         for plan in plans:
             statement = lines.get(plan.site.line)
             if statement is None or len(statement.body) != 1:
-                raise Refused(f"line {plan.site.line} of {path} is not one statement")
+                raise InjectionRefused(f"line {plan.site.line} of {path} is not one statement")
             new, expansion_needs, chain = self._expand(plan, statement, host_names, host_bound)
             replacements[id(statement)] = new
             _merge(needs, expansion_needs)
@@ -208,7 +210,8 @@ class Inliner:
             host_bound |= added.bound
         clash = sorted(set(needs) & host_bound)
         if clash:
-            raise Refused(f"pasted code reads the global {clash[0]}, a local name in {qualname}")
+            raise InjectionRefused(f"pasted code reads the global {clash[0]}, a local name in "
+                                   f"{qualname}")
         new_function = function.visit(_Replace(replacements))
         assert isinstance(new_function, cst.FunctionDef)
         new_module = self._replace(module, qualname, new_function)
@@ -250,7 +253,7 @@ class Inliner:
             module = self.context.module(self._path(callee))
             function, needs, chain = self.function(module, callee), {}, [callee]
         if not isinstance(function.body, cst.IndentedBlock):
-            raise Refused(f"{callee} is a one-line function")
+            raise InjectionRefused(f"{callee} is a one-line function")
         body = list(function.body.body)
         if body and _is_docstring(body[0]):
             body = body[1:]
@@ -276,8 +279,8 @@ class Inliner:
             self.renamed = True
         clash = sorted(set(needs) & (host_bound | set(renames.values())))
         if clash:
-            raise Refused(f"{callee} reads the global {clash[0]}, a local name where it is "
-                          "pasted")
+            raise InjectionRefused(f"{callee} reads the global {clash[0]}, a local name where it "
+                                   "is pasted")
         new: list[cst.BaseStatement] = [
             cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(
                 renames.get(name, name)))], value)]) for name, value in bindings]
@@ -303,17 +306,17 @@ class Inliner:
         if site.method:
             receiver = call.func.value if isinstance(call.func, cst.Attribute) else None
             if receiver is None:
-                raise Refused("a method call without a receiver")
+                raise InjectionRefused("a method call without a receiver")
             positional = [cst.Arg(receiver), *positional]
         ordered = list(function.params.params)
         for param, arg in zip(ordered, positional, strict=False):
             values[param.name.value] = arg.value
         if len(positional) > len(ordered):
-            raise Refused("more positional arguments than parameters")
+            raise InjectionRefused("more positional arguments than parameters")
         for arg in call.args:
             if arg.keyword is not None:
                 if arg.keyword.value in values:
-                    raise Refused(f"argument {arg.keyword.value} given twice")
+                    raise InjectionRefused(f"argument {arg.keyword.value} given twice")
                 values[arg.keyword.value] = arg.value
         order = [id(arg.value) for arg in call.args]
         bindings: list[tuple[str, cst.BaseExpression]] = []
@@ -324,8 +327,8 @@ class Inliner:
             if value is None:
                 if param.default is None or not (_literal(param.default) or isinstance(
                         param.default, cst.Name)):
-                    raise Refused(f"parameter {name} is not passed and its default is not a "
-                                  "plain literal or name")
+                    raise InjectionRefused(f"parameter {name} is not passed and its default is not "
+                                           "a plain literal or name")
                 bindings.append((name, param.default))
                 continue
             if isinstance(value, cst.Name) and name not in rebound and value.value not in \
@@ -336,13 +339,13 @@ class Inliner:
             bindings.append((name, value))
         written = [order.index(id(value)) for _, value in bindings if id(value) in order]
         if written != sorted(written):
-            raise Refused("keyword arguments given out of parameter order")
+            raise InjectionRefused("keyword arguments given out of parameter order")
         return bindings, renames
 
     def _meaning(self, module: str, name: str) -> str:
         found = meaning(self.context, module, name)
         if found is None:
-            raise Refused(f"cannot tell what {name} means in {module}")
+            raise InjectionRefused(f"cannot tell what {name} means in {module}")
         return found
 
 
@@ -362,8 +365,8 @@ def meaning(context: InjectionContext, module: str, name: str) -> str | None:
 def _merge(into: dict[str, tuple[str, str]], other: dict[str, tuple[str, str]]) -> None:
     for name, (module, meant) in other.items():
         if name in into and into[name][1] != meant:
-            raise Refused(f"{name} means {into[name][1]} in one pasted body and {meant} in "
-                          "another")
+            raise InjectionRefused(f"{name} means {into[name][1]} in one pasted body and {meant} "
+                                   "in another")
         into.setdefault(name, (module, meant))
 
 
@@ -380,9 +383,9 @@ def _params(function: cst.FunctionDef) -> list[cst.Param]:
     parameters = function.params
     if parameters.star_arg not in (None, cst.MaybeSentinel.DEFAULT) and \
             isinstance(parameters.star_arg, cst.Param):
-        raise Refused("takes *args")
+        raise InjectionRefused("takes *args")
     if parameters.star_kwarg is not None or parameters.posonly_params:
-        raise Refused("takes **kwargs or positional-only parameters")
+        raise InjectionRefused("takes **kwargs or positional-only parameters")
     return [*parameters.params, *parameters.kwonly_params]
 
 
@@ -411,7 +414,7 @@ def _call(statement: cst.SimpleStatementLine) -> tuple[cst.Call, str]:
         return small.value, "assign"
     if isinstance(small, cst.Return) and isinstance(small.value, cst.Call):
         return small.value, "return"
-    raise Refused("not a call statement")
+    raise InjectionRefused("not a call statement")
 
 
 def _describe(function: cst.FunctionDef) -> str:

@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from smellkit.errors import InjectionRefused
 from smellkit.facts import Name as NameExpr
 from smellkit.injectors.cst.imports import after_last_import
-from smellkit.injectors.deep_inlining.exits import Refused
 from smellkit.injectors.deep_inlining.imports import import_line
 from smellkit.injectors.deep_inlining.inline import names_of
 from smellkit.injectors.deep_inlining.scope import binds, free_names, import_time
@@ -91,68 +91,68 @@ class Spreader:
         self._refusals: dict[str, str | None] = {}
         self._bindings: dict[str, tuple[dict[str, list[int]], set[str]]] = {}
 
-    def refusal(self, qualname: str, host: str) -> str | None:
-        """Why this callee cannot move out of `host` (its caller's module), None if it can."""
+    def require_movable(self, qualname: str, host: str) -> None:
+        """Refused when this callee cannot move out of `host` (its caller's module)."""
         key = f"{host}|{qualname}"
-        if key not in self._refusals:
-            self._refusals[key] = self._refuse(qualname, host)
-        return self._refusals[key]
+        if key not in self._refusals:  # the reason, or None: decided once per callee
+            try:
+                self._require_movable(qualname, host)
+                self._refusals[key] = None
+            except InjectionRefused as refusal:
+                self._refusals[key] = refusal.message
+        reason = self._refusals[key]
+        if reason is not None:
+            raise InjectionRefused(reason)
 
-    def _refuse(self, qualname: str, host: str) -> str | None:
+    def _require_movable(self, qualname: str, host: str) -> None:
         definition = self.index.definitions.get(qualname)
         if definition is None or self.index.module_of.get(qualname) != host:
-            return "not defined in the caller's module"
+            raise InjectionRefused("not defined in the caller's module")
         if self.index.star_imports.get(host):
-            return f"{host} has a star import"
+            raise InjectionRefused(f"{host} has a star import")
         owner = definition.parent
         if definition.kind == "method":
             cls = self.index.definitions.get(owner)
             if cls is None or cls.parent != host:
-                return "a method of a nested class"
+                raise InjectionRefused("a method of a nested class")
             if cls.decorators:
-                return f"{cls.name} is decorated"
+                raise InjectionRefused(f"{cls.name} is decorated")
             info = self.index.classes.get(owner)
             bases = [base.rpartition(".")[2] for base in (info.base_names if info else ())]
             if _SPECIAL_BASES & set(bases):
-                return f"{cls.name} is a named tuple, typed dict, enum or protocol"
+                raise InjectionRefused(f"{cls.name} is a named tuple, typed dict, enum or "
+                                       "protocol")
             if info is not None and info.metaclass is not None:
-                return f"{cls.name} has a metaclass, which may read its namespace"
+                raise InjectionRefused(f"{cls.name} has a metaclass, which may read its "
+                                       "namespace")
         elif owner != host:
-            return "a nested function"
-        try:
-            node = self._def(qualname)
-            if definition.kind == "method":
-                self._class_keeps_name(owner, definition.name)
-        except Refused as error:
-            return error.message
+            raise InjectionRefused("a nested function")
+        node = self._def(qualname)
+        if definition.kind == "method":
+            self._class_keeps_name(owner, definition.name)
         early = free_names(node, definition_time=True)
         for name in sorted(free_names(node)):
-            reason = self._binding(host, name, name in early)
-            if reason is not None:
-                return reason
-        return None
+            self._require_binding(host, name, name in early)
 
-    def _binding(self, host: str, name: str, early: bool) -> str | None:
-        """Why `name`, read by code moving out of `host`, cannot be bound the same way in the
-        new module; `early` when it is read where the function is defined (a default or an
-        annotation)."""
+    def _require_binding(self, host: str, name: str, early: bool) -> None:
+        """Refused when `name`, read by code moving out of `host`, cannot be bound the same way
+        in the new module; `early` when it is read where the function is defined (a default or
+        an annotation)."""
         facts = self.index.modules[host]
         if self.own(host, name):
             if early:
-                return f"reads {name} of {host} where it is defined"
+                raise InjectionRefused(f"reads {name} of {host} where it is defined")
             if self._bound_once(host, name) is None:
-                return f"{name} is bound more than once or conditionally in {host}"
-            return None
+                raise InjectionRefused(f"{name} is bound more than once or conditionally in "
+                                       f"{host}")
+            return
         if any(item.scope == host and item.bound == name for item in facts.imports):
-            try:
-                import_line(self.context, host, name, host + "._new")
-            except Refused as error:
-                return error.message
-            return None
+            import_line(self.context, host, name, host + "._new")
+            return
         found = self.index.resolve_name(host, name)
         if found is not None and found.startswith("<builtin>."):
-            return None
-        return f"cannot tell what {name} means in {host}"
+            return
+        raise InjectionRefused(f"cannot tell what {name} means in {host}")
 
     def own(self, host: str, name: str) -> bool:
         """`host` defines or assigns `name` itself (it is not imported or a builtin)."""
@@ -187,16 +187,16 @@ class Spreader:
             found = [item for item in body if isinstance(item, (cst.FunctionDef, cst.ClassDef))
                      and item.name.value == part]
             if len(found) != 1:
-                raise Refused(f"{part} is defined {len(found)} times where {qualname} is")
+                raise InjectionRefused(f"{part} is defined {len(found)} times where {qualname} is")
             (item,) = found
             if position == len(parts) - 1:
                 if not isinstance(item, cst.FunctionDef):
-                    raise Refused(f"{qualname} is not a function")
+                    raise InjectionRefused(f"{qualname} is not a function")
                 return item
             if not isinstance(item.body, cst.IndentedBlock):
-                raise Refused(f"{qualname} is in a one-line class")
+                raise InjectionRefused(f"{qualname} is in a one-line class")
             body = item.body.body
-        raise Refused(f"{qualname} not found")
+        raise InjectionRefused(f"{qualname} not found")
 
     def _class_keeps_name(self, cls: str, name: str) -> None:
         """Refused when the class body names the method outside its own `def` (an alias, a
@@ -213,9 +213,9 @@ class Spreader:
             else:
                 others.append(item)
         if name in names_of(others).used:
-            raise Refused(f"the body of {cls} names {name}")
+            raise InjectionRefused(f"the body of {cls} names {name}")
         if _super_reads(node, name):  # `super().name` in the class skips it to a base's:
-            raise Refused(f"{cls} reads super().{name}")  # the mixin would answer instead
+            raise InjectionRefused(f"{cls} reads super().{name}")  # the mixin would answer instead
 
     def _def_class(self, cls: str) -> cst.ClassDef:
         host = self.index.module_of[cls]
@@ -224,7 +224,7 @@ class Spreader:
         found = [item for item in module.body if isinstance(item, cst.ClassDef)
                  and item.name.value == name]
         if len(found) != 1 or not isinstance(found[0].body, cst.IndentedBlock):
-            raise Refused(f"class {cls} is not one plain top-level class")
+            raise InjectionRefused(f"class {cls} is not one plain top-level class")
         return found[0]
 
     # -- the move -------------------------------------------------------------------------------
@@ -234,8 +234,8 @@ class Spreader:
         """Move `callees` (movable, of the module at `path`) into `count` new modules, in turn
         (so a chain's levels land in different files); `host_module` is the host's new tree."""
         if len(callees) < count or count < 1:
-            raise Refused(f"{count} new module(s) need as many movable callees, "
-                          f"{len(callees)} given")
+            raise InjectionRefused(f"{count} new module(s) need as many movable callees, "
+                                   f"{len(callees)} given")
         host = self.index.module_of[callees[0]]
         groups = self._groups(path, host, callees, count)
         spread = Spread(host_module)
@@ -297,9 +297,11 @@ class Spreader:
             node = self._def(name)
             early = free_names(node, definition_time=True)
             for free in sorted(free_names(node)):
-                reason = self._binding(host, free, free in early)
-                if reason is not None:
-                    raise Refused(f"{name} cannot move: {reason}")
+                try:
+                    self._require_binding(host, free, free in early)
+                except InjectionRefused as refusal:
+                    raise InjectionRefused(f"{name} cannot move: {refusal.message}") \
+                        from refusal
                 if free in moved and self.own(host, free):
                     if moved[free] is not group:
                         group.late.setdefault(moved[free].module, []).append(free)
@@ -406,8 +408,8 @@ class Spreader:
             while ready < len(module.body) and _is_docstring(module.body[ready]):
                 ready += 1  # an attribute's docstring stays under it
             if ready > needed:
-                raise Refused(f"{host} binds {', '.join(late)} after it needs the moved "
-                              "definitions: the new modules could not import them back")
+                raise InjectionRefused(f"{host} binds {', '.join(late)} after it needs the moved "
+                                       "definitions: the new modules could not import them back")
             position = ready - sum(1 for number in removed_before if number < ready)
             new[0] = new[0].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
             if position < len(body):
@@ -416,8 +418,8 @@ class Spreader:
         limit = needed - sum(1 for number in removed_before if number < needed)
         position = after_last_import(body, limit)
         if position == 0:
-            raise Refused(f"{host} has no top-level import before the moved definitions are "
-                          "needed to import them back after")
+            raise InjectionRefused(f"{host} has no top-level import before the moved definitions "
+                                   "are needed to import them back after")
         return module.with_changes(body=[*body[:position], *new, *body[position:]])
 
 

@@ -50,7 +50,8 @@ from libcst.metadata import (
 from smellkit.checks.duplicated_code import clone_spans
 from smellkit.config import is_test_path
 from smellkit.detectors.duplicated_code import DuplicatedCode
-from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
+from smellkit.errors import InjectionRefused
+from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
 from smellkit.injectors.cst import edit
 from smellkit.injectors.cst.imports import add_imports, merged
 from smellkit.injectors.duplicated_code import copying
@@ -108,8 +109,7 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
                         for start, end in cloned.get(facts.path, ())):
                     continue
                 location = context.location(qualname)
-                if location is None or isinstance(helping.examine(context, qualname, sources),
-                                                  str):
+                if location is None or not helping.copyable(context, qualname, sources):
                     continue  # what its text says rules it out at every difficulty
                 yield Candidate(
                     smell=self.name, target=location,
@@ -123,10 +123,8 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
     # -- injection -------------------------------------------------------------------------
 
     def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
-               rng: random.Random) -> Edit | Skip:
+               rng: random.Random) -> Edit:
         helper = helping.helper(context, candidate.target.qualname)
-        if isinstance(helper, Skip):
-            return helper
         roles = _PLAN[difficulty]
         index = context.index
         if "classes" in candidate.data:
@@ -140,12 +138,10 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
                 len({module_of(place) for place in places}) < len(roles):
             mixed = mixin_hard(context, helper, sorted(places), rng) if difficulty == "hard" \
                 else mixin_chain(context, helper, sorted(places), rng, delegate=False)
-            if isinstance(mixed, Skip):
-                return mixed
             return _edit(helper, *mixed)
         if len({module_of(place) for place in places}) < len(roles):
-            return Skip(f"`{helper.qualname}` reaches {len(places)} other module(s); "
-                        f"{difficulty} needs {len(roles)}")
+            raise InjectionRefused(f"`{helper.qualname}` reaches {len(places)} other module(s); "
+                                   f"{difficulty} needs {len(roles)}")
         changes: dict[str, str | None] = {}
         made: dict[str, str] = {}  # role -> qualname
         refusals: list[str] = []
@@ -154,33 +150,33 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
             path = index.modules[module_of(place)].path
             if role is None or path in changes:
                 continue
-            if "classes" in candidate.data and role == "table":
-                mixed = mixin_chain(context, helper, [place], rng, delegate=False)
-                if isinstance(mixed, Skip):
-                    refusals.append(mixed.reason)
+            try:
+                if "classes" in candidate.data and role == "table":
+                    mixed = mixin_chain(context, helper, [place], rng, delegate=False)
+                    changes.update(mixed[0])
+                    made[role] = mixed[1][0]
                     continue
-                changes.update(mixed[0])
-                made[role] = mixed[1][0]
-                continue
-            placed = (_methods.place_method(context, helper, place, role)
-                      if "classes" in candidate.data else _place(context, helper, place, role))
-            if isinstance(placed, Skip):
-                refusals.append(placed.reason)
+                placed = (_methods.place_method(context, helper, place, role)
+                          if "classes" in candidate.data
+                          else _place(context, helper, place, role))
+            except InjectionRefused as refusal:
+                refusals.append(refusal.message)
                 continue
             changes[path], made[role] = placed
         if "table" in roles and "table" not in made:
             how = "inherit a copy from a new mixin" if "classes" in candidate.data \
                 else "reach a copy through a module-level table"
-            return Skip(f"hard needs a construct and no module of `{helper.qualname}`'s callers "
-                        f"can {how}: " + ("; ".join(refusals[:3]) or "no module is left"))
+            raise InjectionRefused(f"hard needs a construct and no module of `{helper.qualname}`'s "
+                                   f"callers can {how}: "
+                                   + ("; ".join(refusals[:3]) or "no module is left"))
         if len(made) < len(roles):
-            return Skip("; ".join(refusals[:3]) or "too few modules accept a copy")
+            raise InjectionRefused("; ".join(refusals[:3]) or "too few modules accept a copy")
         copies = [made[role] for role in _COPIES if role in made]
         if "classes" not in candidate.data:
             touched = {name.rpartition(".")[0] for name in copies}
             if not [name for name in index.call_graph.predecessors(helper.qualname)
                     if index.scope_module(name) not in touched and name != helper.qualname]:
-                return Skip(f"no caller of `{helper.qualname}` would be left to call it")
+                raise InjectionRefused(f"no caller of `{helper.qualname}` would be left to call it")
         note = ""
         if "table" in made:
             note = f"; {made['table']} " + ("inherited from a new mixin"
@@ -259,7 +255,7 @@ def _renamable_params(node: cst.FunctionDef, calls: list[cst.Call]) -> list[str]
 
 
 def _place(context: InjectionContext, helper: helping.Helper, module: str,
-           role: str) -> tuple[str, str] | Skip:
+           role: str) -> tuple[str, str]:
     """Module D's new text with a copy (or the wrapper) and its calls redirected, and the
     qualname of what was added. Role `table`: the renamed copy, then a module-level table
     holding it, and the calls look the copy up there."""
@@ -270,7 +266,7 @@ def _place(context: InjectionContext, helper: helping.Helper, module: str,
     name = next((option for option in (f"_{base}", f"_local_{base}")
                  if option != helper.name and edit.name_free(source, option)), None)
     if name is None:
-        return Skip(f"no free name for a copy of `{helper.name}` in {facts.path}")
+        raise InjectionRefused(f"no free name for a copy of `{helper.name}` in {facts.path}")
     names, modules = set(), set()
     for item in facts.imports:
         if item.scope != module or item.type_only or "." in item.bound:
@@ -280,7 +276,8 @@ def _place(context: InjectionContext, helper: helping.Helper, module: str,
         elif item.target == helper.module:
             modules.add(item.bound)
     if not names and not modules:
-        return Skip(f"{facts.path} does not import `{helper.name}` or its module at top level")
+        raise InjectionRefused(f"{facts.path} does not import `{helper.name}` or its module at top "
+                               "level")
     tree = context.module(facts.path)
     wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
     lines = wrapper.resolve(PositionProvider)
@@ -291,19 +288,16 @@ def _place(context: InjectionContext, helper: helping.Helper, module: str,
         visitor = _Calls(scopes, names, modules, helper.name)
         statement.visit(visitor)
         if visitor.shadowed:
-            return Skip(f"a name bound to `{helper.name}` is rebound in {facts.path}")
+            raise InjectionRefused(f"a name bound to `{helper.name}` is rebound in {facts.path}")
         if visitor.found and position is None:
             position = number
         calls.extend(visitor.found)
     if position is None:
-        return Skip(f"no call of `{helper.name}` written in {facts.path}")
+        raise InjectionRefused(f"no call of `{helper.name}` written in {facts.path}")
     insert_line = lines[tree.body[position]].start.line
     imports: list[tuple[str, str]] = []
     if role != "wrapper":
-        needed = helping.bindings(context, helper, facts.module, insert_line)
-        if isinstance(needed, str):
-            return Skip(needed)
-        imports = needed
+        imports = helping.bindings(context, helper, facts.module, insert_line)
     if role == "wrapper":
         target = next(iter(sorted(names)), None) or f"{sorted(modules)[0]}.{helper.name}"
         added: cst.BaseStatement = copying.wrapper(tree, name, target)
@@ -312,7 +306,7 @@ def _place(context: InjectionContext, helper: helping.Helper, module: str,
             [*helper.locals_, *_renamable_params(helper.node, calls)],
             context.module(helper.path).code_for_node(helper.node))
         if tree.default_indent != context.module(helper.path).default_indent:
-            return Skip(f"{facts.path} and {helper.path} indent differently")
+            raise InjectionRefused(f"{facts.path} and {helper.path} indent differently")
         added = copying.renamed_copy(helper.node, name, mapping)
     statements = [added]
     callee: str = name
@@ -320,7 +314,7 @@ def _place(context: InjectionContext, helper: helping.Helper, module: str,
         table = next((option for option in ("_DISPATCH", f"_{base.upper()}_DISPATCH")
                       if edit.name_free(source, option)), None)
         if table is None:
-            return Skip(f"no free name for a table of copies in {facts.path}")
+            raise InjectionRefused(f"no free name for a table of copies in {facts.path}")
         key = f'"{base}"'
         statements.append(edit.statement(tree, f"{table} = {{{key}: {name}}}"))
         callee = f"{table}[{key}]"

@@ -19,6 +19,7 @@ from typing import NamedTuple
 import libcst as cst
 
 from smellkit.analysis.usage import module_level_names
+from smellkit.errors import InjectionRefused
 from smellkit.facts import DefRef, FileFacts, Name
 from smellkit.graphs.index import Index
 from smellkit.injectors.cst.rename import Rename
@@ -65,19 +66,19 @@ def function_table(source: str, path: str, parts: list[str],
     return table
 
 
-def global_reads(table: symtable.SymbolTable) -> tuple[set[str], str | None]:
-    """Global names the function and its nested scopes read, or a reason it cannot move."""
+def global_reads(table: symtable.SymbolTable) -> set[str]:
+    """Global names the function and its nested scopes read; refused when it cannot move."""
     names: set[str] = set()
     for scope in _tables(table):
         for symbol in scope.get_symbols():
             name = symbol.get_name()
             if symbol.is_declared_global():
-                return names, f"it declares `global {name}`"
+                raise InjectionRefused(f"it declares `global {name}`")
             if name in _RISKY and symbol.is_referenced():
-                return names, f"it uses `{name}`, which depends on where the code lives"
+                raise InjectionRefused(f"it uses `{name}`, which depends on where the code lives")
             if symbol.is_global() and symbol.is_referenced():
                 names.add(name)
-    return names, None
+    return names
 
 
 def renamable_locals(table: symtable.SymbolTable) -> list[str]:

@@ -12,7 +12,8 @@ from typing import NamedTuple
 import libcst as cst
 
 from smellkit.detectors.duplicated_code import DuplicatedCodeOptions
-from smellkit.injectors.base import InjectionContext, Skip
+from smellkit.errors import InjectionRefused
+from smellkit.injectors.base import InjectionContext
 from smellkit.injectors.cst import edit
 from smellkit.injectors.duplicated_code import copying
 
@@ -64,67 +65,75 @@ class Sources:
 
 
 def examine(context: InjectionContext, qualname: str,
-            sources: Sources | None = None) -> Examined | str:
+            sources: Sources | None = None) -> Examined:
     """The checks on a definition's text alone: a def at the top of its module or class, at
     most one plain built-in decorator (methods), no name-mangled attribute (methods), enough
-    lines of code, and every global it reads bound once; or why it cannot be copied."""
+    lines of code, and every global it reads bound once; refused with the reason otherwise."""
     index = context.index
     module = index.module_of.get(qualname)
     definition = index.definitions.get(qualname)
     if module is None or definition is None:
-        return f"`{qualname}` is not in the index"
+        raise InjectionRefused(f"`{qualname}` is not in the index")
     facts = index.modules[module]
     parts = edit.relative_parts(qualname, module) or []
     tree, top = (sources or Sources(context)).of(facts.path)
     function = _ast_definition(tree, parts) if len(parts) in (1, 2) else None
     if function is None:
-        return f"`{qualname}` is not a def at the top of its module or class"
+        raise InjectionRefused(f"`{qualname}` is not a def at the top of its module or class")
     decorator = _decorator(function, len(parts) == 2)
     if decorator == "":
-        return f"`{qualname}` has a decorator that may register or wrap it"
+        raise InjectionRefused(f"`{qualname}` has a decorator that may register or wrap it")
     if len(parts) == 2:
         lines = context.source(facts.path).splitlines()
         start = min([function.lineno, *(item.lineno for item in function.decorator_list)])
         code = "\n".join(lines[start - 1:function.end_lineno])
         if any(not name.endswith("__") for name in _MANGLED.findall(code)):
-            return f"`{qualname}` uses a name-mangled attribute"
+            raise InjectionRefused(f"`{qualname}` uses a name-mangled attribute")
     body = function.body
     if isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and \
             isinstance(body[0].value.value, str):
         body = body[1:]
     if not body or 1 + (function.end_lineno or 0) - body[0].lineno + 1 < MIN_CODE_LINES:
-        return f"`{qualname}` has fewer than {MIN_CODE_LINES} lines of code"
+        raise InjectionRefused(f"`{qualname}` has fewer than {MIN_CODE_LINES} lines of code")
     table = copying.function_table(context.source(facts.path), facts.path, parts, top)
     if table is None:
-        return f"no symbol table for `{qualname}`"
-    names, reason = copying.global_reads(table)
-    if reason is not None:
-        return f"`{qualname}` cannot move: {reason}"
+        raise InjectionRefused(f"no symbol table for `{qualname}`")
+    try:
+        names = copying.global_reads(table)
+    except InjectionRefused as refusal:
+        raise InjectionRefused(f"`{qualname}` cannot move: {refusal.message}") from refusal
     names |= copying.signature_reads(function)
     reads: dict[str, copying.Binding] = {}
     for name in sorted(names):
         bound = copying.binding(index, facts, name)
         if bound is None:
-            return f"`{qualname}` reads `{name}`, a rebound or unknown name"
+            raise InjectionRefused(f"`{qualname}` reads `{name}`, a rebound or unknown name")
         reads[name] = bound
     return Examined(function, decorator, table, reads)
 
 
-def helper(context: InjectionContext, qualname: str) -> Helper | Skip:
-    """The function `pkg.mod.f` or method `pkg.mod.C.m` to copy, or why it cannot move."""
+def copyable(context: InjectionContext, qualname: str, sources: Sources | None = None) -> bool:
+    """Whether `examine` accepts the definition (to pick candidates)."""
+    try:
+        examine(context, qualname, sources)
+    except InjectionRefused:
+        return False
+    return True
+
+
+def helper(context: InjectionContext, qualname: str) -> Helper:
+    """The function `pkg.mod.f` or method `pkg.mod.C.m` to copy; refused when it cannot move."""
     index = context.index
     examined = examine(context, qualname)
-    if isinstance(examined, str):
-        return Skip(examined)
     module = index.module_of[qualname]
     facts = index.modules[module]
     parts = edit.relative_parts(qualname, module) or []
     node = edit.find_definition(context.module(facts.path), parts)
     if not isinstance(node, cst.FunctionDef):
-        return Skip(f"`{qualname}` is not a def at the top of its module or class")
+        raise InjectionRefused(f"`{qualname}` is not a def at the top of its module or class")
     code = context.module(facts.path).code_for_node(node)
     if len(parts) == 2 and any(not name.endswith("__") for name in _MANGLED.findall(code)):
-        return Skip(f"`{qualname}` uses a name-mangled attribute")
+        raise InjectionRefused(f"`{qualname}` uses a name-mangled attribute")
     return Helper(qualname, index.definitions[qualname].name, module, facts.path, node,
                   examined.reads, frozenset(copying.annotation_only(examined.function)),
                   copying.has_future_annotations(facts),
@@ -157,31 +166,35 @@ def _decorator(function: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -
 
 
 def bindings(context: InjectionContext, helper: Helper, module: str,
-             insert_line: int) -> list[tuple[str, str]] | str:
+             insert_line: int) -> list[tuple[str, str]]:
     """The imports module D needs so the copy reads what the original reads, as (module,
-    statement), or why it cannot."""
+    statement); refused when the copy cannot read the same objects there."""
     index = context.index
     facts = index.modules[module]
     source = context.source(facts.path)
     lazy = helper.future and copying.has_future_annotations(facts)
     if helper.future != copying.has_future_annotations(facts) and helper.annotation_only:
-        return f"{facts.path} and {helper.path} evaluate annotations differently"
+        raise InjectionRefused(f"{facts.path} and {helper.path} evaluate annotations "
+                               "differently")
     imports: list[tuple[str, str]] = []
     for name, meaning in helper.reads.items():
         bound = copying.binding(index, facts, name)
         if bound is not None:
             if bound.meaning != meaning.meaning:
-                return f"`{name}` does not mean `{meaning.meaning}` in {facts.path}"
+                raise InjectionRefused(f"`{name}` does not mean `{meaning.meaning}` in "
+                                       f"{facts.path}")
             if bound.line < 0 or bound.line >= insert_line:
-                return f"`{name}` is bound after the copy's place in {facts.path}"
+                raise InjectionRefused(f"`{name}` is bound after the copy's place in "
+                                       f"{facts.path}")
             continue
         if lazy and name in helper.annotation_only:
             continue
         if meaning.statement is None or meaning.source is None or \
                 not edit.name_free(source, name):
-            return f"`{name}` cannot be bound in {facts.path}"
+            raise InjectionRefused(f"`{name}` cannot be bound in {facts.path}")
         if meaning.source == module or module in eager_reach(context, meaning.source):
-            return f"importing `{name}` into {facts.path} could close an import cycle"
+            raise InjectionRefused(f"importing `{name}` into {facts.path} could close an "
+                                   "import cycle")
         imports.append((meaning.source, relative(meaning.statement, meaning.source, module)))
     return imports
 

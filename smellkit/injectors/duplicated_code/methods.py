@@ -14,8 +14,9 @@ from collections.abc import Iterator
 import libcst as cst
 
 from smellkit.config import is_test_path
+from smellkit.errors import InjectionRefused
 from smellkit.graphs.index import Index
-from smellkit.injectors.base import InjectionContext, Skip
+from smellkit.injectors.base import InjectionContext
 from smellkit.injectors.cst import edit
 from smellkit.injectors.cst.imports import add_imports
 from smellkit.injectors.duplicated_code import copying
@@ -59,7 +60,7 @@ def method_candidates(context: InjectionContext, smell: str,
             if not inheriting:
                 continue
             location = context.location(qualname)
-            if location is None or isinstance(helping.examine(context, qualname, sources), str):
+            if location is None or not helping.copyable(context, qualname, sources):
                 continue
             modules = sorted({index.module_of[item] for item in inheriting})
             yield Candidate(
@@ -92,7 +93,7 @@ def _inherits(index: Index, cls: str, base: str, name: str) -> bool:
 
 
 def place_method(context: InjectionContext, helper: helping.Helper, cls: str,
-                 role: str) -> tuple[str, str] | Skip:
+                 role: str) -> tuple[str, str]:
     """S's module with the copy (or a delegating look-alike) at the end of S's body."""
     index = context.index
     module = index.module_of[cls]
@@ -103,24 +104,21 @@ def place_method(context: InjectionContext, helper: helping.Helper, cls: str,
     node = edit.find_definition(tree, [class_name])
     if position is None or not isinstance(node, cst.ClassDef) or \
             not isinstance(node.body, cst.IndentedBlock):
-        return Skip(f"`{cls}` is not a plain top-level class of {facts.path}")
+        raise InjectionRefused(f"`{cls}` is not a plain top-level class of {facts.path}")
     if tree.default_indent != context.module(helper.path).default_indent:
-        return Skip(f"{facts.path} and {helper.path} indent differently")
+        raise InjectionRefused(f"{facts.path} and {helper.path} indent differently")
     imports: list[tuple[str, str]] = []
     if role == "wrapper":
         params = helper.node.params.params
         if helper.decorator is not None or helper.node.asynchronous is not None or \
                 not params or params[0].name.value != "self":
-            return Skip(f"`{helper.qualname}` is not a plain method to delegate to")
+            raise InjectionRefused(f"`{helper.qualname}` is not a plain method to delegate to")
         name = helper.name
         added = cst.parse_statement(f"def {name}(self, *args, **kwargs):\n"
                                     f"    return super().{name}(*args, **kwargs)\n",
                                     config=tree.config_for_parsing)
     else:
-        needed = helping.bindings(context, helper, module, index.definitions[cls].start_line)
-        if isinstance(needed, str):
-            return Skip(needed)
-        imports = needed
+        imports = helping.bindings(context, helper, module, index.definitions[cls].start_line)
         mapping = {} if role == "copy" else copying.new_names(
             helper.locals_, context.module(helper.path).code_for_node(helper.node))
         added = copying.renamed_copy(helper.node, helper.name, mapping)

@@ -20,7 +20,8 @@ from typing import NamedTuple
 
 import libcst as cst
 
-from smellkit.injectors.base import InjectionContext, Skip
+from smellkit.errors import InjectionRefused
+from smellkit.injectors.base import InjectionContext
 from smellkit.injectors.cst import edit
 from smellkit.injectors.cst.imports import add_imports, merged
 from smellkit.injectors.duplicated_code import copying
@@ -32,13 +33,14 @@ Made = tuple[dict[str, str | None], list[str], str]
 
 
 def mixin_hard(context: InjectionContext, helper: helping.Helper, heirs: list[str],
-               rng: random.Random) -> Made | Skip:
+               rng: random.Random) -> Made:
     """Hard with heirs in two modules (three classes), else the chain of two mixins."""
     index = context.index
     params = helper.node.params.params
     if helper.decorator is not None or helper.node.asynchronous is not None or \
             not params or params[0].name.value != "self":
-        return Skip(f"`{helper.qualname}` is not a plain method a look-alike can delegate to")
+        raise InjectionRefused(f"`{helper.qualname}` is not a plain method a look-alike can "
+                               "delegate to")
     by_module: dict[str, list[str]] = {}
     for heir in heirs:
         by_module.setdefault(index.module_of[heir], []).append(heir)
@@ -47,24 +49,22 @@ def mixin_hard(context: InjectionContext, helper: helping.Helper, heirs: list[st
     rng.shuffle(options)
     if len(by_module) == 1 or not options:
         return mixin_chain(context, helper, heirs, rng, delegate=True)
-    refusal = Skip(f"the heirs of `{helper.qualname}` are not three classes in two modules")
+    refusal = InjectionRefused(f"the heirs of `{helper.qualname}` are not three classes in two "
+                               "modules")
     for module, holder, herring in options:
         for other in sorted(by_module):
             if other == module:
                 continue
             for heir in by_module[other]:
-                copied = place_method(context, helper, heir, "copy")
-                if isinstance(copied, Skip):
-                    refusal = copied
+                try:
+                    copied = place_method(context, helper, heir, "copy")
+                    changes, mixin = _with_mixin(context, helper, module, holder, herring)
+                except InjectionRefused as error:  # the last reason is reported
+                    refusal = error
                     continue
-                mixed = _with_mixin(context, helper, module, holder, herring)
-                if isinstance(mixed, Skip):
-                    refusal = mixed
-                    continue
-                changes, mixin = mixed
                 changes[index.modules[other].path] = copied[0]
                 return changes, [copied[1], mixin], f"{herring}.{helper.name}"
-    return refusal
+    raise refusal
 
 
 class _Mixin(NamedTuple):
@@ -85,14 +85,14 @@ class _Mixin(NamedTuple):
 
 
 def _new_mixin(context: InjectionContext, helper: helping.Helper, module: str,
-               suffix: str) -> _Mixin | Skip:
-    """Names for a new mixin module beside `module`, free there, or why there are none."""
+               suffix: str) -> _Mixin:
+    """Names for a new mixin module beside `module`, free there; refused when there are none."""
     facts = context.index.modules[module]
     if facts.is_package:
-        return Skip(f"{facts.path} is a package's `__init__`")
+        raise InjectionRefused(f"{facts.path} is a package's `__init__`")
     if context.module(facts.path).default_indent != "    " or \
             context.module(helper.path).default_indent != "    ":
-        return Skip("only modules indented by four spaces get a mixin")
+        raise InjectionRefused("only modules indented by four spaces get a mixin")
     base = helper.name.strip("_") or "method"
     class_name = "_" + "".join(part.title() for part in base.split("_")) + suffix.title()
     path = context.free_path(facts.path.rpartition("/")[0], f"_{base.lower()}_{suffix}")
@@ -100,16 +100,17 @@ def _new_mixin(context: InjectionContext, helper: helping.Helper, module: str,
     package = module.rpartition(".")[0]
     source = context.source(facts.path)
     if not edit.name_free(source, class_name) or not edit.name_free(source, stem):
-        return Skip(f"`{class_name}` or `{stem}` is already a name in {facts.path}")
+        raise InjectionRefused(f"`{class_name}` or `{stem}` is already a name in {facts.path}")
     return _Mixin(path, f"{package}.{stem}" if package else stem, stem, class_name)
 
 
-def _delegate(helper: helping.Helper, config: cst.PartialParserConfig) -> cst.BaseStatement | Skip:
+def _delegate(helper: helping.Helper, config: cst.PartialParserConfig) -> cst.BaseStatement:
     """`def m(self, *args, **kwargs): return super().m(*args, **kwargs)`: the look-alike."""
     params = helper.node.params.params
     if helper.decorator is not None or helper.node.asynchronous is not None or \
             not params or params[0].name.value != "self":
-        return Skip(f"`{helper.qualname}` is not a plain method a look-alike can delegate to")
+        raise InjectionRefused(f"`{helper.qualname}` is not a plain method a look-alike can "
+                               "delegate to")
     return cst.parse_statement(
         f"def {helper.name}(self, *args, **kwargs):\n"
         f"    return super().{helper.name}(*args, **kwargs)\n",
@@ -117,13 +118,13 @@ def _delegate(helper: helping.Helper, config: cst.PartialParserConfig) -> cst.Ba
 
 
 def mixin_chain(context: InjectionContext, helper: helping.Helper, heirs: list[str],
-                rng: random.Random, *, delegate: bool) -> Made | Skip:
+                rng: random.Random, *, delegate: bool) -> Made:
     """One heir gets the copy from a new mixin module; with `delegate`, through a second new
     mixin listed before it whose method only passes the call on (the red herring)."""
     index = context.index
     choices = list(heirs)
     rng.shuffle(choices)
-    refusal = Skip(f"`{helper.qualname}` has no heir to take a mixin")
+    refusal = InjectionRefused(f"`{helper.qualname}` has no heir to take a mixin")
     for heir in choices:
         module = index.module_of[heir]
         facts = index.modules[module]
@@ -131,28 +132,21 @@ def mixin_chain(context: InjectionContext, helper: helping.Helper, heirs: list[s
         node = edit.find_definition(tree, [heir.rpartition(".")[2]])
         if not isinstance(node, cst.ClassDef) or not node.bases or \
                 edit.top_index(tree, node.name.value) is None:
-            refusal = Skip(f"`{heir}` is not a plain top-level class")
+            refusal = InjectionRefused(f"`{heir}` is not a plain top-level class")
             continue
-        copying_mixin = _new_mixin(context, helper, module, "mixin")
-        passing = _new_mixin(context, helper, module, "delegate") if delegate else None
-        if isinstance(passing, Skip):
-            refusal = passing
-            continue
-        if isinstance(copying_mixin, Skip):
-            refusal = copying_mixin
-            continue
-        text = _mixin_text(context, helper, module, copying_mixin.module,
-                           copying_mixin.class_name)
-        if isinstance(text, Skip):
-            refusal = text
+        try:  # the last heir's reason is reported
+            passing = _new_mixin(context, helper, module, "delegate") if delegate else None
+            copying_mixin = _new_mixin(context, helper, module, "mixin")
+            text = _mixin_text(context, helper, module, copying_mixin.module,
+                               copying_mixin.class_name)
+        except InjectionRefused as error:
+            refusal = error
             continue
         changes: dict[str, str | None] = {copying_mixin.path: text}
         bases = [copying_mixin.base()]
         herring = None
         if passing is not None:
             method = _delegate(helper, tree.config_for_parsing)
-            if isinstance(method, Skip):
-                return method
             changes[passing.path] = _class_text(passing.class_name, [method])
             bases.insert(0, passing.base())
             herring = f"{passing.module}.{passing.class_name}.{helper.name}"
@@ -166,7 +160,7 @@ def mixin_chain(context: InjectionContext, helper: helping.Helper, heirs: list[s
         changes[facts.path] = result.code
         copy = f"{copying_mixin.module}.{copying_mixin.class_name}.{helper.name}"
         return changes, [copy], herring or ""
-    return refusal
+    raise refusal
 
 
 def _class_text(class_name: str, members: list[cst.BaseStatement]) -> str:
@@ -179,26 +173,20 @@ def _class_text(class_name: str, members: list[cst.BaseStatement]) -> str:
 
 
 def _with_mixin(context: InjectionContext, helper: helping.Helper, module: str, holder: str,
-                herring: str) -> tuple[dict[str, str | None], str] | Skip:
+                herring: str) -> tuple[dict[str, str | None], str]:
     """The new mixin module, and `module` with `holder` inheriting it first and `herring`
     delegating; the mixin copy's qualname."""
     facts = context.index.modules[module]
     names = _new_mixin(context, helper, module, "mixin")
-    if isinstance(names, Skip):
-        return names
     tree = context.module(facts.path)
     text = _mixin_text(context, helper, module, names.module, names.class_name)
-    if isinstance(text, Skip):
-        return text
     nodes = {name: edit.find_definition(tree, [name.rpartition(".")[2]])
              for name in (holder, herring)}
     first, second = nodes[holder], nodes[herring]
     if not isinstance(first, cst.ClassDef) or not isinstance(second, cst.ClassDef) or \
             not first.bases or not isinstance(second.body, cst.IndentedBlock):
-        return Skip(f"`{holder}` or `{herring}` is not a plain top-level class")
+        raise InjectionRefused(f"`{holder}` or `{herring}` is not a plain top-level class")
     delegate = _delegate(helper, tree.config_for_parsing)
-    if isinstance(delegate, Skip):
-        return delegate
     result = edit.replace(tree, {
         first: first.with_changes(bases=[names.base(), *first.bases]),
         second: second.with_changes(body=second.body.with_changes(
@@ -212,7 +200,7 @@ def _with_mixin(context: InjectionContext, helper: helping.Helper, module: str, 
 
 
 def _mixin_text(context: InjectionContext, helper: helping.Helper, holder_module: str,
-                mixin_module: str, class_name: str) -> str | Skip:
+                mixin_module: str, class_name: str) -> str:
     """The new module: the imports the copy needs, then the mixin class with the copy."""
     imports: list[str] = []
     for name, meaning in sorted(helper.reads.items()):
@@ -220,8 +208,8 @@ def _mixin_text(context: InjectionContext, helper: helping.Helper, holder_module
             continue  # a builtin: nothing in the new module shadows it
         if meaning.source == holder_module or \
                 holder_module in helping.eager_reach(context, meaning.source):
-            return Skip(f"importing `{name}` into a mixin of {holder_module} could close an "
-                        "import cycle")
+            raise InjectionRefused(f"importing `{name}` into a mixin of {holder_module} could "
+                                   "close an import cycle")
         imports.append(helping.relative(meaning.statement, meaning.source, mixin_module))
     mapping = copying.new_names(
         helper.locals_, context.module(helper.path).code_for_node(helper.node))

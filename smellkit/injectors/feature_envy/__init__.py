@@ -37,8 +37,9 @@ from pydantic import Field
 from smellkit.analysis.access import is_dunder, is_test_code
 from smellkit.analysis.context import Context
 from smellkit.detectors.feature_envy import FeatureEnvy, FeatureEnvyOptions
+from smellkit.errors import InjectionRefused
 from smellkit.graphs.builtin_names import BUILTIN_NAMES
-from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
+from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
 from smellkit.injectors.cst import move
 from smellkit.injectors.cst.imports import insert_import
 from smellkit.injectors.feature_envy import sites
@@ -126,11 +127,8 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
     # -- injection --------------------------------------------------------------------------
 
     def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
-               rng: random.Random) -> Edit | Skip:
-        try:
-            return _Injection(self, context, candidate, difficulty).run()
-        except move.Refused as refused:
-            return Skip(str(refused))
+               rng: random.Random) -> Edit:
+        return _Injection(self, context, candidate, difficulty).run()
 
 
 class _Injection:
@@ -155,7 +153,7 @@ class _Injection:
         holder_place = move.top_level(index, self.holder)
         cls_place = move.top_level(index, self.cls)
         if holder_place is None or cls_place is None:
-            raise move.Refused("the classes are not defined at the top level of their modules")
+            raise InjectionRefused("the classes are not defined at the top level of their modules")
         (self.holder_module, self.holder_name), (self.cls_module, self.cls_name) = \
             holder_place, cls_place
         self.holder_path = context.path_of(self.holder) or ""
@@ -175,30 +173,30 @@ class _Injection:
             self.moves = False  # its recursive calls still go to the class it reads
         base = move.unsafe_base(index, self.holder)
         if base is not None:
-            raise move.Refused(f"{self.holder} inherits from {base}, whose members are unknown")
+            raise InjectionRefused(f"{self.holder} inherits from {base}, whose members are unknown")
         taken = move.members(index, self.holder)
         self.new_name = self.method_name
         if self.new_name in taken:  # renamed after the attribute: `symbols_copy`
             private = "_" if self.method_name.startswith("_") else ""
             self.new_name = f"{private}{self.word}_{self.method_name.lstrip('_')}"
         if self.new_name in taken:
-            raise move.Refused(f"{self.holder} already has members named {self.method_name} "
-                               f"and {self.new_name}")
+            raise InjectionRefused(f"{self.holder} already has members named {self.method_name} "
+                                   f"and {self.new_name}")
         holder_tree = self.context.module(self.holder_path)
         cls_tree = self.context.module(self.cls_path)
         holder_node = move.find_class(holder_tree, self.holder_name)
         cls_node = move.find_class(cls_tree, self.cls_name)
         function = move.find_method(cls_node, self.method_name) if cls_node else None
         if holder_node is None or cls_node is None or function is None:
-            raise move.Refused("the classes or the method are not where the index puts them")
+            raise InjectionRefused("the classes or the method are not where the index puts them")
         self_param = function.params.params[0] if function.params.params else None
         if self_param is not None and self_param.annotation is not None:
-            raise move.Refused(f"{self.method_name} annotates its self parameter")
+            raise InjectionRefused(f"{self.method_name} annotates its self parameter")
         holder_tree, count = sites.redirect_calls(holder_tree, holder_node, self.sites,
                                                   self.new_name,
                                                   self.context.wrapper(self.holder_path))
         if count != len(self.sites):
-            raise move.Refused(f"found {count} of the {len(self.sites)} calls to rewrite")
+            raise InjectionRefused(f"found {count} of the {len(self.sites)} calls to rewrite")
         holder_node = move.find_class(holder_tree, self.holder_name)
         assert holder_node is not None
         changes: dict[str, str | None] = {}
@@ -242,8 +240,8 @@ class _Injection:
                                      self.attribute,
                                      frozenset(site.scope for site in self.sites))
         if self.difficulty == "hard" and not herrings:
-            raise move.Refused(f"{self.cls} has no other method that reads as much of its data "
-                               "(a red herring)")
+            raise InjectionRefused(f"{self.cls} has no other method that reads as much of its data "
+                                   "(a red herring)")
         checks = (
             StructuralCheck(
                 kind="feature_envy.not_envious",
@@ -277,7 +275,7 @@ class _Injection:
         mixin_module = _module_name(self.holder_module, self.holder_path, mixin_path)
         mixin_name = f"_{self.holder_name}{_camel(word)}Mixin"
         if mixin_name in move.module_bindings(self.index, self.holder_module):
-            raise move.Refused(f"{self.holder_module} already binds {mixin_name}")
+            raise InjectionRefused(f"{self.holder_module} already binds {mixin_name}")
         alias = _fresh(word, move.names_in(function))
         self_name = function.params.params[0].name.value
         explicit = self.difficulty == "easy"
@@ -323,7 +321,7 @@ class _Injection:
             bases_path = context.free_path(folder, f"_{stem}_bases")
             inherited_module = _module_name(self.holder_module, self.holder_path, bases_path)
             if inherited in move.module_bindings(self.index, self.holder_module):
-                raise move.Refused(f"{self.holder_module} already binds {inherited}")
+                raise InjectionRefused(f"{self.holder_module} already binds {inherited}")
             changes[bases_path] = (
                 f'"""The mixins of {self.holder_name}, in one base."""\n\n'
                 + move.relative_import(inherited_module, mixin_module, mixin_name)

@@ -37,8 +37,9 @@ from smellkit.analysis.access import data_access, is_test_code
 from smellkit.analysis.context import Context
 from smellkit.detectors.god_class import GodClass, GodClassOptions
 from smellkit.detectors.runner import residue, run_detectors
+from smellkit.errors import InjectionRefused
 from smellkit.facts import Attr, CallOf, Name
-from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
+from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
 from smellkit.injectors.cst import move
 from smellkit.injectors.god_class import absorb as absorbing
 from smellkit.injectors.god_class.inline import Collaborator, inline
@@ -154,7 +155,7 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
         return self.options.wmc_at_least, self.options.tcc_below, self.options.atfd_above
 
     def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
-               rng: random.Random) -> Edit | Skip:
+               rng: random.Random) -> Edit:
         if candidate.data.get("kind") == "functions":
             return self._absorb(context, candidate, difficulty)
         holder: str = candidate.data["holder"]
@@ -164,19 +165,17 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
         apart = [item for item in found if context.path_of(item.cls) != holder_path]
         needed = _NEEDED[difficulty]
         if len(apart) < needed:
-            return Skip(f"{holder} has {len(apart)} collaborator(s) in other modules, "
-                        f"{difficulty} needs {needed}")
+            raise InjectionRefused(f"{holder} has {len(apart)} collaborator(s) in other modules, "
+                                   f"{difficulty} needs {needed}")
         chosen = sorted(apart, key=lambda item: (-_wmc(context.analysis, item.cls), item.cls))
         chosen = chosen[:needed] if difficulty != "hard" else chosen
         herrings = _look_alikes(context.analysis, holder, {item.cls for item in chosen})
         if difficulty == "hard" and not herrings:
-            return Skip(f"{holder} holds no collaborator that others use too (a red herring)")
-        try:
-            changes, added = inline(context, holder, chosen, registered=difficulty == "hard")
-        except move.Refused as refused:
-            return Skip(str(refused))
+            raise InjectionRefused(f"{holder} holds no collaborator that others use too (a red "
+                                   "herring)")
+        changes, added = inline(context, holder, chosen, registered=difficulty == "hard")
         if difficulty == "hard" and _shortfall(context, changes, holder) is not None:
-            return Skip(f"behind the registry the detector does not flag {holder}")
+            raise InjectionRefused(f"behind the registry the detector does not flag {holder}")
         checks = _checks(context, holder, "its responsibilities live in classes of their own")
         return Edit(
             changes=changes, targets=((holder, "class"),), checks=checks,
@@ -187,7 +186,7 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
                        if difficulty == "hard" else ""))
 
     def _absorb(self, context: InjectionContext, candidate: Candidate,
-                difficulty: Difficulty) -> Edit | Skip:
+                difficulty: Difficulty) -> Edit:
         """The holder absorbs functions of one module (easy), two (medium) or three (hard); the
         functions its module calls that stay where they are are the red herrings."""
         analysis = context.analysis
@@ -205,13 +204,10 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
                 if limits != self._limits():
                     why = (f" using more than {limits[2]} attributes of other classes, which "
                            "it needs when the thin functions call through the registry")
-                return Skip(f"no {needed} module(s) of functions would make {holder} a god "
-                            f"class{why}")
-            try:
-                changes, absorbed, refused = absorbing.absorb(
-                    context, holder, chosen, registered=difficulty == "hard")
-            except move.Refused as error:
-                return Skip(str(error))
+                raise InjectionRefused(f"no {needed} module(s) of functions would make {holder} a "
+                                       f"god class{why}")
+            changes, absorbed, refused = absorbing.absorb(
+                context, holder, chosen, registered=difficulty == "hard")
             if refused:  # choose again without them
                 excluded.update(refused)
                 continue
@@ -223,15 +219,16 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
                      for item in cluster.functions if item.qualname not in moved]
             herrings = [*calls, *stays][:2]
             if difficulty == "hard" and not herrings:
-                return Skip(f"no function that {module} calls, or of the absorbed modules, stays "
-                            "where it is (a red herring)")
+                raise InjectionRefused(f"no function that {module} calls, or of the absorbed "
+                                       "modules, stays where it is (a red herring)")
             if difficulty == "hard":
                 short = _shortfall(context, changes, holder)
                 if short is not None:  # choose again, asking for that much more foreign data
                     limits = (limits[0], limits[1], limits[2] + short)
                     continue
             return self._function_edit(context, holder, difficulty, changes, absorbed, herrings)
-        return Skip(f"too many functions refused: {'; '.join(list(excluded.values())[:3])}")
+        raise InjectionRefused("too many functions refused: "
+                               f"{'; '.join(list(excluded.values())[:3])}")
 
     def _function_edit(self, context: InjectionContext, holder: str, difficulty: Difficulty,
                        changes: dict[str, str | None], absorbed: list[absorbing.Function],
@@ -259,8 +256,9 @@ def _shortfall(context: InjectionContext, changes: dict[str, str | None],
     no longer attributed to a class. The smelly version is analysed to be sure."""
     from smellkit.injectors.engine import smelly_project
 
-    smelly = smelly_project(context.project, changes)
-    if isinstance(smelly, Skip):
+    try:
+        smelly = smelly_project(context.project, changes)
+    except InjectionRefused:
         return 1
     analysis = Context(smelly)
     location = analysis.location(holder)

@@ -26,6 +26,7 @@ import networkx as nx
 from smellkit.analysis.access import data_access, is_dunder, is_test_code
 from smellkit.analysis.context import Context
 from smellkit.detectors.god_class import GodClass, GodClassOptions, _Cohesion, _visible
+from smellkit.errors import InjectionRefused
 from smellkit.facts import Name
 from smellkit.graphs.index import Index
 from smellkit.injectors.base import InjectionContext
@@ -263,20 +264,20 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster], *,
     """New texts of the holder's file and of each cluster's file, the functions the holder
     absorbed (as static methods) and why the others stayed (by qualname). `registered`: the
     static methods are entered in a registry of the holder's module and the thin functions call
-    them through it (`_god_class_registry`). Raises `move.Refused`."""
+    them through it (`_god_class_registry`). Raises `InjectionRefused`."""
     index = context.index
     place = move.top_level(index, holder)
     holder_path = context.path_of(holder)
     if place is None or holder_path is None:
-        raise move.Refused(f"{holder} is not defined at the top level of its module")
+        raise InjectionRefused(f"{holder} is not defined at the top level of its module")
     holder_module, holder_name = place
     if "staticmethod" in move.module_bindings(index, holder_module):
-        raise move.Refused(f"{holder_module} rebinds staticmethod")
+        raise InjectionRefused(f"{holder_module} rebinds staticmethod")
     taken = set(move.members(index, holder))
     holder_tree = context.module(holder_path)
     holder_node = move.find_class(holder_tree, holder_name)
     if holder_node is None:
-        raise move.Refused(f"{holder} is not where the index puts it")
+        raise InjectionRefused(f"{holder} is not where the index puts it")
     holder_line = index.definitions[holder].start_line
     registry = registering.choose(context.source(holder_path)) if registered else None
     changes: dict[str, str | None] = {}
@@ -287,7 +288,7 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster], *,
     for cluster in chosen:
         path = context.path_of(cluster.functions[0].qualname)
         if path is None or path == holder_path:
-            raise move.Refused(f"{cluster.module} is the holder's module")
+            raise InjectionRefused(f"{cluster.module} is the holder's module")
         tree = context.module(path)
         wrapper = context.wrapper(path)
         postponed = move.has_future_annotations(tree) and move.has_future_annotations(
@@ -297,15 +298,15 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster], *,
             node = _find_function(tree, function.name)
             try:
                 if node is None:
-                    raise move.Refused(f"{function.qualname} is not where the index puts it")
+                    raise InjectionRefused(f"{function.qualname} is not where the index puts it")
                 if function.name in taken:
-                    raise move.Refused(f"{holder} already has a member named {function.name}")
+                    raise InjectionRefused(f"{holder} already has a member named {function.name}")
                 _check_function(node, holder_name, taken, registry)
                 _check_bound_before(index, holder_module, node, holder_line, postponed)
                 moved = move.move_method(index, cluster.module, tree, node, holder_module,
                                          replacement=cst.Name("_"), postponed=postponed,
                                          wrapper=wrapper, static=True)
-            except move.Refused as refusal:
+            except InjectionRefused as refusal:
                 refused[function.qualname] = str(refusal)
                 continue
             method = move.as_method_of_class(moved.function, function.name).with_changes(
@@ -319,7 +320,7 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster], *,
             body = [shims.get(id(statement), statement) for statement in tree.body]
             changes[path] = tree.with_changes(body=body).code
     if not methods:
-        raise move.Refused("; ".join(refused.values()) or "nothing to absorb")
+        raise InjectionRefused("; ".join(refused.values()) or "nothing to absorb")
     holder_tree = move.replace_node(holder_tree, holder_node,
                                     move.append_to_class(holder_node, methods))
     if registry is not None:
@@ -350,10 +351,10 @@ def _check_function(function: cst.FunctionDef, holder_name: str, taken: set[str]
     name = function.name.value
     for node in subtree(function.body):
         if isinstance(node, (cst.Yield, cst.Await)):
-            raise move.Refused(f"{name} is a generator or awaits")
+            raise InjectionRefused(f"{name} is a generator or awaits")
         if isinstance(node, cst.Name) and node.value in FRAME_NAMES:
-            raise move.Refused(f"{name} inspects frames ({node.value}): the thin function "
-                               "adds one")
+            raise InjectionRefused(f"{name} inspects frames ({node.value}): the thin function "
+                                   "adds one")
     bound = registry.table if registry is not None else holder_name
     params = function.params
     named = {item.name.value for item in (*params.posonly_params, *params.params,
@@ -361,14 +362,14 @@ def _check_function(function: cst.FunctionDef, holder_name: str, taken: set[str]
     named.update(item.name.value for item in (params.star_arg, params.star_kwarg)
                  if isinstance(item, cst.Param))
     if bound in named:  # the thin function's import would rebind it (annotations do not mind)
-        raise move.Refused(f"a parameter of {name} is named {bound}")
+        raise InjectionRefused(f"a parameter of {name} is named {bound}")
     definition_time = move.definition_time_nodes(function)
     read = {node.value for node in subtree(function)
             if isinstance(node, cst.Name) and id(node) in definition_time}
     shadowed = sorted(read & taken)
     if shadowed:
-        raise move.Refused(f"{name} reads {', '.join(shadowed)} when defined, a name the "
-                           "holder's class body binds")
+        raise InjectionRefused(f"{name} reads {', '.join(shadowed)} when defined, a name the "
+                               "holder's class body binds")
 
 
 def _check_bound_before(index: Index, module: str, function: cst.FunctionDef, line: int,
@@ -393,8 +394,8 @@ def _check_bound_before(index: Index, module: str, function: cst.FunctionDef, li
             first[target.id] = min(first.get(target.id, assignment.line), assignment.line)
     late = sorted(name for name in read if first.get(name, 0) >= line)
     if late:
-        raise move.Refused(f"{function.name.value} reads {', '.join(late)} when defined, bound "
-                           f"in {module} only after the holder")
+        raise InjectionRefused(f"{function.name.value} reads {', '.join(late)} when defined, bound "
+                               f"in {module} only after the holder")
 
 
 def _shim(function: cst.FunctionDef, module: str, holder_module: str, holder_name: str,

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from smellkit.errors import InjectionRefused
 from smellkit.injectors.base import InjectionContext
 from smellkit.injectors.cst import move
 from smellkit.injectors.cst.edit import subtree
@@ -141,16 +142,14 @@ def inline(context: InjectionContext, holder: str, collaborators: list[Collabora
            registered: bool = False) -> tuple[dict[str, str | None], list[str]]:
     """The new texts of the files involved, and the names the holder gained. `registered`: the
     initialisers are entered in a registry of the holder's module and the holder calls them
-    through it (`_god_class_registry`). Raises `move.Refused`."""
+    through it (`_god_class_registry`). Raises `InjectionRefused`."""
     index = context.index
     place = move.top_level(index, holder)
     holder_path = context.path_of(holder)
     if place is None or holder_path is None:
-        raise move.Refused(f"{holder} is not defined at the top level of its module")
+        raise InjectionRefused(f"{holder} is not defined at the top level of its module")
     holder_module, holder_name = place
-    reason = _fragile_holder(context, holder)
-    if reason:
-        raise move.Refused(reason)
+    _require_sturdy_holder(context, holder)
     trees: dict[str, cst.Module] = {holder_path: context.module(holder_path)}
     registry = registering.choose(context.source(holder_path)) if registered else None
     taken = move.members(index, holder)
@@ -159,14 +158,14 @@ def inline(context: InjectionContext, holder: str, collaborators: list[Collabora
         cls_place = move.top_level(index, item.cls)
         cls_path = context.path_of(item.cls)
         if cls_place is None or cls_path is None:
-            raise move.Refused(f"{item.cls} is not defined at the top level of its module")
+            raise InjectionRefused(f"{item.cls} is not defined at the top level of its module")
         cls_module, cls_name = cls_place
         if cls_path not in trees:
             trees[cls_path] = context.module(cls_path)
         cls_tree = trees[cls_path]
         cls_node = move.find_class(cls_tree, cls_name)
         if cls_node is None:
-            raise move.Refused(f"{item.cls} is not where the index puts it")
+            raise InjectionRefused(f"{item.cls} is not where the index puts it")
         word = item.attribute.strip("_") or "part"
         names: dict[str, str] = {}
         info = index.classes[item.cls]
@@ -176,7 +175,7 @@ def inline(context: InjectionContext, holder: str, collaborators: list[Collabora
                 else f"_{word}_{member.lstrip('_')}"
         clash = sorted((set(names.values()) & taken) | (set(names.values()) & set(added)))
         if clash:
-            raise move.Refused(f"{holder} already has {', '.join(clash)}")
+            raise InjectionRefused(f"{holder} already has {', '.join(clash)}")
         postponed = move.has_future_annotations(cls_tree) and move.has_future_annotations(
             trees[holder_path])
         moved_methods: list[cst.BaseStatement] = []
@@ -186,9 +185,9 @@ def inline(context: InjectionContext, holder: str, collaborators: list[Collabora
                     and isinstance(statement.body[0], cst.Expr):
                 continue  # the docstring
             if not isinstance(statement, cst.FunctionDef):
-                raise move.Refused(f"{item.cls} has a class-level statement")
+                raise InjectionRefused(f"{item.cls} has a class-level statement")
             if cls_name in move.names_in(statement):
-                raise move.Refused(f"{item.cls}.{statement.name.value} names its own class")
+                raise InjectionRefused(f"{item.cls}.{statement.name.value} names its own class")
             self_name = statement.params.params[0].name.value if statement.params.params else ""
             kept = context.wrapper(cls_path) if cls_tree is context.module(cls_path) else None
             moved = move.move_method(index, cls_module, cls_tree, statement, holder_module,
@@ -198,11 +197,11 @@ def inline(context: InjectionContext, holder: str, collaborators: list[Collabora
             function = moved.function.visit(renamer)
             assert isinstance(function, cst.FunctionDef)
             if renamer.unknown:
-                raise move.Refused(f"{item.cls}.{statement.name.value} reads "
-                                   f"{', '.join(sorted(renamer.unknown))}, not a member")
+                raise InjectionRefused(f"{item.cls}.{statement.name.value} reads "
+                                       f"{', '.join(sorted(renamer.unknown))}, not a member")
             if _bare_self(moved.function, self_name, renamer.receivers):
-                raise move.Refused(f"{item.cls}.{statement.name.value} uses its instance as a "
-                                   "whole")
+                raise InjectionRefused(f"{item.cls}.{statement.name.value} uses its instance as a "
+                                       "whole")
             new_name = names[statement.name.value]
             method = move.as_method_of_class(function, new_name)
             if registry is not None and statement.name.value == "__init__":
@@ -210,23 +209,23 @@ def inline(context: InjectionContext, holder: str, collaborators: list[Collabora
             moved_methods.append(method)
             top_imports.extend(moved.imports)
         if "__init__" not in names:
-            raise move.Refused(f"{item.cls} has no __init__ to inline")
+            raise InjectionRefused(f"{item.cls} has no __init__ to inline")
         holder_tree = trees[holder_path]
         holder_node = move.find_class(holder_tree, holder_name)
         if holder_node is None:
-            raise move.Refused(f"{holder} is not where the index puts it")
+            raise InjectionRefused(f"{holder} is not where the index puts it")
         rewriter = _Holder(item.attribute, cls_name, item.scope, names["__init__"], names,
                            registry)
         body = holder_node.body.visit(rewriter)
         assert isinstance(body, cst.BaseSuite)
         if rewriter.problem:
-            raise move.Refused(rewriter.problem)
+            raise InjectionRefused(rewriter.problem)
         if rewriter.created != 1:
-            raise move.Refused(f"{holder} creates {item.cls} {rewriter.created} times in the "
-                               "form `self.<attr> = C(...)`")
+            raise InjectionRefused(f"{holder} creates {item.cls} {rewriter.created} times in the "
+                                   "form `self.<attr> = C(...)`")
         new_holder = holder_node.with_changes(body=body)
         if _held_uses(new_holder, item.attribute):
-            raise move.Refused(f"{holder} uses self.{item.attribute} as a whole")
+            raise InjectionRefused(f"{holder} uses self.{item.attribute} as a whole")
         new_holder = move.append_to_class(new_holder, moved_methods)
         holder_tree = move.replace_node(holder_tree, holder_node, new_holder)
         holder_tree = _drop_import(holder_tree, cls_name)
@@ -253,14 +252,15 @@ STATE_HOOKS = frozenset({
 or new attributes would behave differently there."""
 
 
-def _fragile_holder(context: InjectionContext, holder: str) -> str | None:
-    """Why the holder cannot take new instance attributes safely, or None."""
+def _require_sturdy_holder(context: InjectionContext, holder: str) -> None:
+    """Refused when the holder cannot take new instance attributes safely."""
     index = context.index
     if index.definitions[holder].decorators:
-        return f"{holder} is decorated (a dataclass or the like decides its attributes)"
+        raise InjectionRefused(f"{holder} is decorated (a dataclass or the like decides its "
+                               "attributes)")
     base = move.unsafe_base(index, holder)
     if base is not None:
-        return f"{holder} inherits from {base}, whose members are unknown"
+        raise InjectionRefused(f"{holder} inherits from {base}, whose members are unknown")
     for cls in index.mro(holder):
         info = index.classes.get(cls)
         names = set(index.children.get(cls, {}))
@@ -268,8 +268,7 @@ def _fragile_holder(context: InjectionContext, holder: str) -> str | None:
             names.update(item.name for item in info.attributes)
         hooks = sorted(names & STATE_HOOKS)
         if hooks:
-            return f"{cls} defines {', '.join(hooks)}"
-    return None
+            raise InjectionRefused(f"{cls} defines {', '.join(hooks)}")
 
 
 def _drop_import(module: cst.Module, name: str) -> cst.Module:
@@ -295,4 +294,4 @@ def _drop_import(module: cst.Module, name: str) -> cst.Module:
             return module.with_changes(body=[*body[:at], *body[at + 1:]])
         kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         return move.replace_node(module, small, small.with_changes(names=kept))
-    raise move.Refused(f"no `from ... import {name}` to remove")
+    raise InjectionRefused(f"no `from ... import {name}` to remove")

@@ -15,7 +15,8 @@ from typing import NamedTuple
 
 import libcst as cst
 
-from smellkit.injectors.cst import edit, move
+from smellkit.errors import InjectionRefused
+from smellkit.injectors.cst import edit
 
 _CHOICES = (("_REGISTRY", "_registered"), ("_HANDLERS", "_handler"),
             ("_ABSORBED", "_absorbed"))
@@ -34,11 +35,11 @@ class Registry(NamedTuple):
 
 def choose(source: str) -> Registry:
     """Two names the holder's module does not use anywhere (code, comments or strings).
-    Raises `move.Refused`."""
+    Raises `InjectionRefused`."""
     for table, decorator in _CHOICES:
         if edit.name_free(source, table) and edit.name_free(source, decorator):
             return Registry(table, decorator)
-    raise move.Refused("the holder's module already uses every registry name tried")
+    raise InjectionRefused("the holder's module already uses every registry name tried")
 
 
 def decorate(function: cst.FunctionDef, registry: Registry) -> cst.FunctionDef:
@@ -52,7 +53,7 @@ def install(module: cst.Module, class_name: str, registry: Registry) -> cst.Modu
     (which takes two blank lines above it; its comments stay with it)."""
     position = edit.top_index(module, class_name)
     if position is None:
-        raise move.Refused(f"class {class_name} is not a top-level statement")
+        raise InjectionRefused(f"class {class_name} is not a top-level statement")
     cls = module.body[position]
     assert isinstance(cls, cst.ClassDef)
     lines = list(cls.leading_lines)

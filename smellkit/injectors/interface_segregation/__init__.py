@@ -38,10 +38,10 @@ from smellkit.detectors.interface_segregation import (
     InterfaceSegregation,
     InterfaceSegregationOptions,
 )
-from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
+from smellkit.errors import InjectionRefused
+from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
 from smellkit.injectors.interface_segregation.edit import (
     ClassEdit,
-    EditRefused,
     FileEdit,
     apply,
     find_function,
@@ -129,7 +129,7 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
                       "family": family_of(context, qualname)})
 
     def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
-               rng: random.Random) -> Edit | Skip:
+               rng: random.Random) -> Edit:
         interface = candidate.target.qualname
         size = len(candidate.data["methods"])
         donors: dict[str, list[str]] = candidate.data["donors"]
@@ -151,9 +151,10 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
                 reasons.append(f"folding in {label}'s role makes an interface of "
                                f"{size + len(methods)} method(s); the detector needs {least}")
                 continue
-            plan = _stub_plan(context, interface, family, roles)
-            if isinstance(plan, str):
-                reasons.append(plan)
+            try:
+                plan = _stub_plan(context, interface, family, roles)
+            except InjectionRefused as refusal:
+                reasons.append(refusal.message)
                 continue
             share = -(-(size + len(methods)) // 3)  # a third of the widened interface
             stubbing = [cls for cls in implementers
@@ -164,9 +165,9 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
                 continue
             try:
                 return _edit(context, interface, roles, plan, difficulty)
-            except EditRefused as error:
+            except InjectionRefused as error:
                 reasons.append(error.message)
-        return Skip("; ".join(sorted(set(reasons))[:3]) or "no donor")
+        raise InjectionRefused("; ".join(sorted(set(reasons))[:3]) or "no donor")
 
 
 def _below(context: InjectionContext, cls: str, interface: str) -> list[str]:
@@ -175,7 +176,7 @@ def _below(context: InjectionContext, cls: str, interface: str) -> list[str]:
 
 
 def _stub_plan(context: InjectionContext, interface: str, family: list[str],
-               roles: dict[str, list[str]]) -> dict[str, list[str]] | str:
+               roles: dict[str, list[str]]) -> dict[str, list[str]]:
     """Which classes refuse which method: each class of the family that does not get the method
     from a class below the interface (a real definition, or a refusal given to an ancestor)."""
     index = context.index
@@ -184,7 +185,7 @@ def _stub_plan(context: InjectionContext, interface: str, family: list[str],
         below = _below(context, cls, interface)
         info = index.classes.get(cls)
         if info is None:
-            return f"{cls} is not a class of the repository"
+            raise InjectionRefused(f"{cls} is not a class of the repository")
         for donor, methods in roles.items():
             if donor in below:
                 continue
@@ -193,7 +194,7 @@ def _stub_plan(context: InjectionContext, interface: str, family: list[str],
                        for ancestor in below):
                     continue
                 if any(attribute.name == name for attribute in info.attributes):
-                    return f"{cls} sets an attribute named {name}"
+                    raise InjectionRefused(f"{cls} sets an attribute named {name}")
                 plan.setdefault(cls, []).append(name)
     return plan
 
@@ -223,7 +224,7 @@ def _edit(context: InjectionContext, interface: str, roles: dict[str, list[str]]
         path = context.path_of(qualname)
         module = index.module_of.get(qualname)
         if path is None or module is None:
-            raise EditRefused(f"{qualname} has no file")
+            raise InjectionRefused(f"{qualname} has no file")
         parts = tuple(qualname[len(module) + 1:].split("."))
         return edits.setdefault(path, FileEdit()).classes.setdefault(parts, ClassEdit())
 
@@ -234,7 +235,7 @@ def _edit(context: InjectionContext, interface: str, roles: dict[str, list[str]]
         for name in role:
             node = find_function(donor_tree, [*donor[len(donor_module) + 1:].split("."), name])
             if node is None:
-                raise EditRefused(f"{donor}.{name} is not a plain method")
+                raise InjectionRefused(f"{donor}.{name} is not a plain method")
             # a static or class method is declared as one (`Loader.key(name)` stays valid)
             kinds = "".join(f"@{decorator}\n"
                             for decorator in index.definitions[f"{donor}.{name}"].decorators)
@@ -265,7 +266,7 @@ def _edit(context: InjectionContext, interface: str, roles: dict[str, list[str]]
                 module = index.module_of[cls]
                 if base in index.children.get(module, {}) or \
                         base in index.scope_imports.get(module, {}):
-                    raise EditRefused(f"{base} is already a name in {module}")
+                    raise InjectionRefused(f"{base} is already a name in {module}")
                 class_edit(cls).mixins.append(base)
                 path = context.path_of(cls) or ""
                 edits[path].imports.append(layout.import_of(base, module, context.source(path)))
@@ -274,8 +275,8 @@ def _edit(context: InjectionContext, interface: str, roles: dict[str, list[str]]
         involved.extend(layout.members)
     wanted = {"easy": 2, "medium": 3, "hard": 4}[difficulty]
     if len(spread | set(new_files)) < wanted:
-        raise EditRefused(f"the smell would span {len(spread | set(new_files))} file(s); "
-                          f"{difficulty} needs {wanted}")
+        raise InjectionRefused(f"the smell would span {len(spread | set(new_files))} file(s); "
+                               f"{difficulty} needs {wanted}")
     for cls, names in explicit.items():
         if names:
             class_edit(cls).methods.extend(refusal(name) for name in names)

@@ -12,12 +12,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from smellkit.errors import SmellkitError
+from smellkit.errors import InjectionRefused
 from smellkit.injectors.cst.imports import after_last_import, is_import_line
-
-
-class EditRefused(SmellkitError):
-    """An edit of a class that cannot be made safely."""
 
 
 @dataclass
@@ -64,10 +60,10 @@ class _Apply(cst.CSTTransformer):
         if edit is None:
             return updated_node
         if path in self.done:
-            raise EditRefused(f"class {'.'.join(path)} is defined twice in its module")
+            raise InjectionRefused(f"class {'.'.join(path)} is defined twice in its module")
         self.done.add(path)
         if not isinstance(updated_node.body, cst.IndentedBlock):
-            raise EditRefused(f"class {'.'.join(path)} has a one-line body")
+            raise InjectionRefused(f"class {'.'.join(path)} has a one-line body")
         body = list(updated_node.body.body)
         if len(body) == 1 and isinstance(body[0], cst.SimpleStatementLine) and all(
                 isinstance(small, cst.Pass) for small in body[0].body):
@@ -96,7 +92,8 @@ def apply(module: cst.Module, edit: FileEdit) -> str:
     new = module.visit(visitor)
     missing = set(edit.classes) - visitor.done
     if missing:
-        raise EditRefused(f"class {'.'.join(sorted(missing)[0])} is not a plain class statement")
+        raise InjectionRefused(f"class {'.'.join(sorted(missing)[0])} is not a plain class "
+                               "statement")
     if edit.imports:
         new = _add_imports(new, edit.imports)
     return new.code

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
+from smellkit.errors import InjectionRefused
 from smellkit.injectors.base import InjectionContext
-from smellkit.injectors.interface_segregation.edit import EditRefused
 
 _SUFFIXES = ("Defaults", "Extras")
 
@@ -25,7 +25,7 @@ def groups(roles: dict[str, list[str]], methods: list[str], split: bool) -> list
     if not split:
         return [list(methods)]
     if len(methods) < 2:
-        raise EditRefused("one method cannot be split over two mixins")
+        raise InjectionRefused("one method cannot be split over two mixins")
     return [methods[:len(methods) // 2], methods[len(methods) // 2:]]
 
 

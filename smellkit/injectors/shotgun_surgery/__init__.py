@@ -25,8 +25,9 @@ from smellkit.checks.shotgun_surgery import count_copies
 from smellkit.config import is_test_path
 from smellkit.detectors.shotgun_surgery import ShotgunSurgery, ShotgunSurgeryOptions
 from smellkit.detectors.shotgun_surgery.constants import string_constants
+from smellkit.errors import InjectionRefused
 from smellkit.facts import FileFacts, Name
-from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions, Skip
+from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
 from smellkit.injectors.data_clumps.plan import outside_words
 from smellkit.injectors.shotgun_surgery import decorators as decorator_kind
 from smellkit.injectors.shotgun_surgery import helpers as helper_kind
@@ -184,7 +185,7 @@ class ShotgunSurgeryInjector(Injector[ShotgunSurgeryInjectorOptions]):
         yield from decorator_kind.candidates(context, flagged, self.options.min_copies)
 
     def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
-               rng: random.Random) -> Edit | Skip:
+               rng: random.Random) -> Edit:
         if "helper" in candidate.data:
             return helper_kind.inject(context, candidate, difficulty, rng, _flagged(context),
                                       self.options.min_copies)
@@ -195,32 +196,31 @@ class ShotgunSurgeryInjector(Injector[ShotgunSurgeryInjectorOptions]):
         constant = next((item for item in self.constants(context)
                          if item.qualname == qualname), None)
         if constant is None:
-            return Skip(f"{qualname} is no longer a shared string constant")
+            raise InjectionRefused(f"{qualname} is no longer a shared string constant")
         literal = literal_text(context, constant.path, qualname.rpartition(".")[2])
         if literal is None:
-            return Skip(f"{qualname} is not bound to a plain string literal")
+            raise InjectionRefused(f"{qualname} is not bound to a plain string literal")
         flagged = _flagged(context)
         usable = [user for user in constant.users if self._usable(constant, user, flagged)]
         rng.shuffle(usable)
         picked = choose_users(usable, difficulty, self.options.min_copies,
                               lambda user: inline_constant(context.source(user.path),
                                                            user.bound, literal), "importing")
-        if isinstance(picked, Skip):
-            return picked
         edits, chosen = picked
         herrings = [scope for user in constant.users if user not in chosen
                     for scope in user.scopes] + list(constant.in_module_uses)
         if difficulty == "hard" and not herrings:
-            return Skip("hard needs a red herring: a use of the constant left as it is")
+            raise InjectionRefused("hard needs a red herring: a use of the constant left as it is")
         copies = sum(len(edit.lines) for edit in edits.values())
         if copies < self.options.min_copies:
-            return Skip(f"only {copies} copies; the detector needs {self.options.min_copies}")
+            raise InjectionRefused(f"only {copies} copies; the detector needs "
+                                   f"{self.options.min_copies}")
         scopes = {Scopes(context.index.modules[user.module]).at(line)
                   for user in chosen for line in edits[user.path].lines}
         targets = sorted(scope for scope in scopes if scope in context.index.definitions)
         state = sorted(scopes - set(targets))  # module-level copies: registries, defaults
         if not targets:
-            return Skip("every copy would be at module level; no function to point at")
+            raise InjectionRefused("every copy would be at module level; no function to point at")
         before = count_copies(context.analysis, constant.value)
         kept = StructuralCheck(
             kind="shotgun_surgery.literal_copies",

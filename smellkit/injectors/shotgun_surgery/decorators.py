@@ -28,7 +28,8 @@ from libcst.metadata import GlobalScope
 from smellkit.analysis.keys import Scopes
 from smellkit.detectors.shotgun_surgery import ShotgunSurgery
 from smellkit.detectors.shotgun_surgery.markers import Marker, copies, markers
-from smellkit.injectors.base import Edit, InjectionContext, Skip
+from smellkit.errors import InjectionRefused
+from smellkit.injectors.base import Edit, InjectionContext
 from smellkit.injectors.shotgun_surgery.edit import (
     Inlined,
     analysed,
@@ -243,16 +244,14 @@ class _Unwrap(InlineCalls):
 
 def unwrap(source: str, bound: str, statements: Sequence[cst.SimpleStatementLine], param: str,
            free: Sequence[str], others: set[str], adds: Sequence[str],
-           keep: bool) -> Inlined | str:
+           keep: bool) -> Inlined:
     """Replace each `@bound` (imported by `from ... import`) by the marking `statements` after
     the definition; `others` are the names of marking decorators bound in the module, which may
-    stand above it. A string says why the module is refused."""
+    stand above it. Refused with the reason when the module cannot be rewritten."""
     module, scopes, positions = analysed(source)
     binding = imported(module, scopes, bound)
-    if isinstance(binding, str):
-        return binding
     if any(name in binding.scope.assignments for name in adds):
-        return f"one of {', '.join(adds)} is already a name of the module"
+        raise InjectionRefused(f"one of {', '.join(adds)} is already a name of the module")
     visitor = _Owners()
     module.visit(visitor)
     marks: dict[cst.CSTNode, tuple[cst.CSTNode, list[cst.BaseStatement]]] = {}
@@ -264,7 +263,7 @@ def unwrap(source: str, bound: str, statements: Sequence[cst.SimpleStatementLine
             where = scopes.get(line.body[0])
             if where is None or (not isinstance(where, GlobalScope) and any(
                     item in where.assignments for item in free)):
-                return f"a name the marks read is shadowed around {name}"
+                raise InjectionRefused(f"a name the marks read is shadowed around {name}")
             written = [renamed.with_changes(leading_lines=line.leading_lines if number == 0
                                             else ()) for number, renamed in
                        enumerate(_renamed(statements, param, name))]
@@ -273,18 +272,20 @@ def unwrap(source: str, bound: str, statements: Sequence[cst.SimpleStatementLine
             continue
         found = visitor.owner.get(access.node)
         if found is None:
-            return f"{bound} is used other than as `@{bound}` or `name = {bound}(name)`"
+            raise InjectionRefused(f"{bound} is used other than as `@{bound}` or `name = "
+                                   f"{bound}(name)`")
         decorator, owner = found
         above = owner.decorators[:owner.decorators.index(decorator)]
         if not all(isinstance(item.decorator, cst.Name) and item.decorator.value in others
                    for item in above):
-            return f"@{bound} on {owner.name.value} sits below a decorator that is not a mark"
+            raise InjectionRefused(f"@{bound} on {owner.name.value} sits below a decorator that is "
+                                   "not a mark")
         if decorator.leading_lines and owner.decorators.index(decorator) > 0:
-            return f"a comment is attached to @{bound} on {owner.name.value}"
+            raise InjectionRefused(f"a comment is attached to @{bound} on {owner.name.value}")
         where = scopes.get(owner)
         if where is None or (not isinstance(where, GlobalScope) and any(
                 name in where.assignments for name in free)):
-            return f"a name the marks read is shadowed around {owner.name.value}"
+            raise InjectionRefused(f"a name the marks read is shadowed around {owner.name.value}")
         blank = 2 if owner in visitor.in_module_body else 1
         written = [renamed.with_changes(
             leading_lines=[cst.EmptyLine(indent=False)] * (blank if number == 0 else 0))
@@ -292,30 +293,28 @@ def unwrap(source: str, bound: str, statements: Sequence[cst.SimpleStatementLine
         marks[owner] = (decorator, written)
         lines.append(positions[owner.name].start.line)
     if not marks:
-        return f"{bound} is imported but never applied"
+        raise InjectionRefused(f"{bound} is imported but never applied")
     result = module.visit(_Unwrap(marks, binding.alias, binding.statement, adds, keep))
     return Inlined(result.code, tuple(sorted(lines)))
 
 
 def inject(context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
-           rng: random.Random, flagged: frozenset[str], min_copies: int) -> Edit | Skip:
+           rng: random.Random, flagged: frozenset[str], min_copies: int) -> Edit:
     qualname = str(candidate.data.get("decorator", ""))
     every = plans(context, flagged)
     plan = next((item for item in every if item.marker.qualname == qualname), None)
     if plan is None:
-        return Skip(f"{qualname} is no longer a marking decorator applied elsewhere")
+        raise InjectionRefused(f"{qualname} is no longer a marking decorator applied elsewhere")
     marker = plan.marker
     statements = _statements(context, marker)
     if statements is None:
-        return Skip(f"{qualname}'s statements could not be found in {marker.path}")
+        raise InjectionRefused(f"{qualname}'s statements could not be found in {marker.path}")
     names = {item.marker.qualname: item.marker.qualname.rpartition(".")[2] for item in every}
     users = list(plan.users)
     rng.shuffle(users)
 
-    def rewrite(user: User) -> Inlined | str:
+    def rewrite(user: User) -> Inlined:
         adds = needed_imports(context, marker.qualname, marker.module, marker.free, user)
-        if isinstance(adds, str):
-            return adds
         imports = context.index.modules[user.module].imports
         others = {item.bound for item in imports if item.is_from
                   and item.target in names and item.bound == names[item.target]}
@@ -323,8 +322,6 @@ def inject(context: InjectionContext, candidate: Candidate, difficulty: Difficul
                       marker.free, others - {user.bound}, adds, keep=user.path in plan.keep)
 
     picked = choose_users(users, difficulty, min_copies, rewrite, "decorated")
-    if isinstance(picked, Skip):
-        return picked
     edits, chosen = picked
     modules = {user.module for user in chosen}
     herrings = sorted({*_decorated(context, [user for user in plan.users if user not in chosen]),
@@ -335,12 +332,12 @@ def inject(context: InjectionContext, candidate: Candidate, difficulty: Difficul
             or item.marker.calls & marker.calls)
         for user in item.users if user.module in modules])) - set(herrings))
     if difficulty == "hard" and not herrings:
-        return Skip("hard needs a red herring: a definition still decorated, by this "
-                    "decorator or a look-alike")
+        raise InjectionRefused("hard needs a red herring: a definition still decorated, by this "
+                               "decorator or a look-alike")
     targets = sorted({Scopes(context.index.modules[user.module]).at(line)
                       for user in chosen for line in edits[user.path].lines})
     if len(targets) < min_copies:
-        return Skip(f"only {len(targets)} copies; the detector needs {min_copies}")
+        raise InjectionRefused(f"only {len(targets)} copies; the detector needs {min_copies}")
     before = len(copies(context.analysis, marker))
     kept = StructuralCheck(
         kind="shotgun_surgery.marker_copies",

@@ -23,7 +23,8 @@ from libcst.metadata import (
     ScopeProvider,
 )
 
-from smellkit.injectors.base import Edit, Skip
+from smellkit.errors import InjectionRefused
+from smellkit.injectors.base import Edit
 from smellkit.models import Candidate, Difficulty, Location, StructuralCheck, TargetLevel
 
 MIN_USERS: dict[Difficulty, int] = {"easy": 1, "medium": 2, "hard": 3}
@@ -78,10 +79,11 @@ UserT = TypeVar("UserT", bound=_User)
 
 
 def choose_users(users: Sequence[UserT], difficulty: Difficulty, min_copies: int,
-                 rewrite: Callable[[UserT], Inlined | str],
-                 kind: str) -> tuple[dict[str, Inlined], list[UserT]] | Skip:
+                 rewrite: Callable[[UserT], Inlined],
+                 kind: str) -> tuple[dict[str, Inlined], list[UserT]]:
     """The modules whose uses are rewritten, in the given order, and their new texts; easy
-    needs one module with enough copies on its own. A Skip says why too few accept."""
+    needs one module with enough copies on its own. `rewrite` refuses a module it cannot
+    rewrite; the refusal says why too few accept."""
     wanted = MIN_USERS[difficulty]
     if difficulty == "easy":
         users = [user for user in users if len(user.lines) >= min_copies]
@@ -91,16 +93,17 @@ def choose_users(users: Sequence[UserT], difficulty: Difficulty, min_copies: int
     for user in users:
         if len(chosen) == wanted and difficulty != "medium":
             break
-        result = rewrite(user)
-        if isinstance(result, str):
-            refused.append(f"{user.path}: {result}")
+        try:
+            result = rewrite(user)
+        except InjectionRefused as refusal:
+            refused.append(f"{user.path}: {refusal.message}")
             continue
         edits[user.path] = result
         chosen.append(user)
     if len(chosen) < wanted:
         detail = f" ({'; '.join(refused[:3])})" if refused else ""
-        return Skip(f"{difficulty} needs {wanted} {kind} modules to inline, "
-                    f"{len(chosen)} accept{detail}")
+        raise InjectionRefused(f"{difficulty} needs {wanted} {kind} modules to inline, "
+                               f"{len(chosen)} accept{detail}")
     return edits, chosen
 
 
@@ -183,48 +186,47 @@ class Imported(NamedTuple):
 
 
 def imported(module: cst.Module, scopes: Mapping[cst.CSTNode, Scope | None],
-             bound: str) -> Imported | str:
-    """How `bound` is imported into the module, or why that is not plain enough to rewrite."""
+             bound: str) -> Imported:
+    """How `bound` is imported into the module; refused when that is not plain enough to
+    rewrite."""
     scope = scopes.get(module)
     if scope is None:
-        return "no module scope"
+        raise InjectionRefused("no module scope")
     assignments = list(scope.assignments[bound])
     if len(assignments) != 1 or not isinstance(assignments[0], ImportAssignment):
-        return f"{bound} is bound more than once at module level"
+        raise InjectionRefused(f"{bound} is bound more than once at module level")
     statement = assignments[0].node
     if not isinstance(statement, cst.ImportFrom) or isinstance(statement.names, cst.ImportStar):
-        return f"{bound} is not bound by a plain `from ... import`"
+        raise InjectionRefused(f"{bound} is not bound by a plain `from ... import`")
     if statement not in {small for line in module.body
                          if isinstance(line, cst.SimpleStatementLine) for small in line.body}:
-        return f"the import of {bound} is not a top-level statement"
+        raise InjectionRefused(f"the import of {bound} is not a top-level statement")
     aliases = [alias for alias in statement.names if alias.evaluated_alias == bound
                or (alias.asname is None and alias.evaluated_name == bound)]
     if len(aliases) != 1:
-        return f"{bound} is imported in an unusual way"
+        raise InjectionRefused(f"{bound} is imported in an unusual way")
     return Imported(scope, assignments[0], statement, aliases[0])
 
 
-def inline_constant(source: str, bound: str, literal: str) -> Inlined | str:
+def inline_constant(source: str, bound: str, literal: str) -> Inlined:
     """Replace the module-level import of `bound` and every reference to it by `literal`;
-    a string says why the module is refused."""
+    refused with the reason when the module cannot be rewritten."""
     module, scopes, positions = analysed(source)
     found = imported(module, scopes, bound)
-    if isinstance(found, str):
-        return found
     targets: set[cst.Name] = set()
     lines: list[int] = []
     for access in found.assignment.references:
         node = access.node
         if access.is_annotation or access.is_type_hint or not isinstance(node, cst.Name):
-            return f"{bound} is used in an annotation or as a string"
+            raise InjectionRefused(f"{bound} is used in an annotation or as a string")
         targets.add(node)
         lines.append(positions[node].start.line)
     if not targets:
-        return f"{bound} is imported but never used"
+        raise InjectionRefused(f"{bound} is imported but never used")
     transformer = _Replace(targets, literal, found.alias, found.statement)
     result = module.visit(transformer)
     if transformer.problem is not None:
-        return transformer.problem
+        raise InjectionRefused(transformer.problem)
     if transformer.replaced != len(targets):
-        return "not every reference could be replaced"
+        raise InjectionRefused("not every reference could be replaced")
     return Inlined(result.code, tuple(sorted(lines)))

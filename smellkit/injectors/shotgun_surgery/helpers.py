@@ -20,9 +20,10 @@ from smellkit.analysis.keys import Scopes
 from smellkit.config import is_test_path
 from smellkit.detectors.shotgun_surgery import ShotgunSurgery
 from smellkit.detectors.shotgun_surgery.helpers import Copies, Helper, helpers
+from smellkit.errors import InjectionRefused
 from smellkit.facts import Attr, FileFacts, Name
 from smellkit.graphs.builtin_names import BUILTIN_NAMES
-from smellkit.injectors.base import Edit, InjectionContext, Skip
+from smellkit.injectors.base import Edit, InjectionContext
 from smellkit.injectors.shotgun_surgery.edit import (
     Inlined,
     choose_users,
@@ -164,9 +165,9 @@ def _body(context: InjectionContext, helper: Helper) -> cst.BaseExpression | Non
     return None
 
 
-def _adds(context: InjectionContext, helper: Helper, user: User) -> list[str] | str:
-    """Names the user module must import from the helper's module for the expression, or why
-    it cannot."""
+def _adds(context: InjectionContext, helper: Helper, user: User) -> list[str]:
+    """Names the user module must import from the helper's module for the expression; refused
+    when it cannot."""
     index = context.index
     adds: list[str] = []
     if helper.method:  # no imports: only builtins, not rebound where the calls are
@@ -174,31 +175,30 @@ def _adds(context: InjectionContext, helper: Helper, user: User) -> list[str] | 
             item.target.id for item in index.modules[user.module].assignments
             if isinstance(item.target, Name)}
         if any(name not in BUILTIN_NAMES or name in bound for name in helper.free):
-            return f"{helper.qualname} reads names that {user.path} may not have"
+            raise InjectionRefused(f"{helper.qualname} reads names that {user.path} may not have")
         return adds
     return needed_imports(context, helper.qualname, helper.module, helper.free, user)
 
 
 def inject(context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
-           rng: random.Random, flagged: frozenset[str], min_copies: int) -> Edit | Skip:
+           rng: random.Random, flagged: frozenset[str], min_copies: int) -> Edit:
     qualname = str(candidate.data.get("helper", ""))
     plan = next((item for item in plans(context, flagged)
                  if item.helper.qualname == qualname), None)
     if plan is None:
-        return Skip(f"{qualname} is no longer a one-expression helper called from elsewhere")
+        raise InjectionRefused(f"{qualname} is no longer a one-expression helper called from "
+                               "elsewhere")
     helper = plan.helper
     body = _body(context, helper)
     if body is None:
-        return Skip(f"{qualname}'s expression could not be found in {helper.path}")
+        raise InjectionRefused(f"{qualname}'s expression could not be found in {helper.path}")
     ordered = safe_order(helper.expr, helper.params)
     users = list(plan.users)
     rng.shuffle(users)
     users.sort(key=lambda user: set(user.scopes) <= flagged)  # pointable ones first
 
-    def rewrite(user: User) -> Inlined | str:
+    def rewrite(user: User) -> Inlined:
         adds = _adds(context, helper, user)
-        if isinstance(adds, str):
-            return adds
         if helper.method:
             return inline_method(context.source(user.path), user.bound, set(user.lines), body,
                                  helper.params, helper.free, ordered)
@@ -206,21 +206,19 @@ def inject(context: InjectionContext, candidate: Candidate, difficulty: Difficul
                              helper.free, adds, ordered, keep=user.path in plan.keep)
 
     picked = choose_users(users, difficulty, min_copies, rewrite, "calling")
-    if isinstance(picked, Skip):
-        return picked
     edits, chosen = picked
     herrings = sorted({scope for user in plan.users if user not in chosen
                        for scope in user.scopes} | set(plan.home_uses))
     if difficulty == "hard" and not herrings:
-        return Skip("hard needs a red herring: a call of the helper left as it is")
+        raise InjectionRefused("hard needs a red herring: a call of the helper left as it is")
     copies = sum(len(edit.lines) for edit in edits.values())
     if copies < min_copies:
-        return Skip(f"only {copies} copies; the detector needs {min_copies}")
+        raise InjectionRefused(f"only {copies} copies; the detector needs {min_copies}")
     scopes = {Scopes(context.index.modules[user.module]).at(line)
               for user in chosen for line in edits[user.path].lines}
     targets = sorted(scope for scope in scopes - flagged if scope in context.index.definitions)
     if not targets:
-        return Skip("every copy would be at module level; no function to point at")
+        raise InjectionRefused("every copy would be at module level; no function to point at")
     before = len(Copies(context.analysis).of(helper))
     kept = StructuralCheck(
         kind="shotgun_surgery.helper_copies",

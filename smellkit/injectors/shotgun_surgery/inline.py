@@ -20,6 +20,7 @@ from collections.abc import Sequence
 import libcst as cst
 from libcst.metadata import ClassScope, GlobalScope
 
+from smellkit.errors import InjectionRefused
 from smellkit.injectors.shotgun_surgery.edit import Inlined, analysed, imported
 
 _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.SimpleString, cst.Integer,
@@ -205,17 +206,15 @@ class _Calls(cst.CSTVisitor):
 
 def inline_helper(source: str, bound: str, body: cst.BaseExpression, params: Sequence[str],
                   free: Sequence[str], adds: Sequence[str], ordered: bool, *,
-                  keep: bool = False) -> Inlined | str:
+                  keep: bool = False) -> Inlined:
     """Replace every call of the helper imported as `bound` by its expression `body`; `adds`
     are the names to import in its place (beside it with `keep`: other code may import the
-    helper from this module), `ordered` whether `safe_order` holds. A string says why the module
-    is refused."""
+    helper from this module), `ordered` whether `safe_order` holds. Refused with the reason
+    when the module cannot be rewritten."""
     module, scopes, positions = analysed(source)
     found = imported(module, scopes, bound)
-    if isinstance(found, str):
-        return found
     if any(name in found.scope.assignments for name in adds):
-        return f"one of {', '.join(adds)} is already a name of the module"
+        raise InjectionRefused(f"one of {', '.join(adds)} is already a name of the module")
     visitor = _Calls()
     module.visit(visitor)
     calls: set[cst.Call] = set()
@@ -224,39 +223,42 @@ def inline_helper(source: str, bound: str, body: cst.BaseExpression, params: Seq
         node = access.node
         call = visitor.by_func.get(node)
         if call is None or access.is_annotation or access.is_type_hint:
-            return f"{bound} is used other than by calling it"
+            raise InjectionRefused(f"{bound} is used other than by calling it")
         if call in visitor.in_fstring:
-            return f"{bound} is called inside an f-string"
+            raise InjectionRefused(f"{bound} is called inside an f-string")
         if len(call.args) != len(params) or any(arg.keyword is not None or arg.star
                                                  for arg in call.args):
-            return f"a call of {bound} passes keywords or a star argument"
+            raise InjectionRefused(f"a call of {bound} passes keywords or a star argument")
         values = {name: arg.value for name, arg in zip(params, call.args)}
         if any(isinstance(value, (cst.GeneratorExp, cst.Yield, cst.Await, cst.NamedExpr))
                for value in values.values()):
-            return f"an argument of {bound} is a generator, a yield, an await or a walrus"
+            raise InjectionRefused(f"an argument of {bound} is a generator, a yield, an await or a "
+                                   "walrus")
         if not ordered and not all(_simple(value) for value in values.values()):
-            return f"an argument of {bound} could change what the expression evaluates first"
+            raise InjectionRefused(f"an argument of {bound} could change what the expression "
+                                   "evaluates first")
         here = scopes.get(call)
         while here is not None and not isinstance(here, GlobalScope):
             if any(name in here.assignments for name in free) and (
                     not isinstance(here, ClassScope) or here is scopes.get(call)):
-                return f"a local name at line {positions[call].start.line} shadows one the " \
-                       "expression reads"
+                raise InjectionRefused(f"a local name at line {positions[call].start.line} shadows "
+                                       "one the expression reads")
             here = here.parent
         calls.add(call)
         lines.append(positions[call].start.line)
     if not calls:
-        return f"{bound} is imported but never called"
+        raise InjectionRefused(f"{bound} is imported but never called")
     transformer = InlineCalls(calls, params, body, found.alias, found.statement, adds, keep)
     transformer.free_slots = visitor.free_slots
     result = module.visit(transformer)
     if transformer.replaced != len(calls):
-        return "not every call could be replaced (a call inside another's arguments)"
+        raise InjectionRefused("not every call could be replaced (a call inside another's "
+                               "arguments)")
     return Inlined(result.code, tuple(sorted(lines)))
 
 
 def inline_method(source: str, name: str, lines: set[int], body: cst.BaseExpression,
-                  params: Sequence[str], free: Sequence[str], ordered: bool) -> Inlined | str:
+                  params: Sequence[str], free: Sequence[str], ordered: bool) -> Inlined:
     """Replace the calls `receiver.name(...)` on `lines` (those that reach the method) by its
     expression, `receiver` in place of `self`; `free` are builtins the expression reads."""
     module, scopes, positions = analysed(source)
@@ -268,29 +270,32 @@ def inline_method(source: str, name: str, lines: set[int], body: cst.BaseExpress
             continue
         line = positions[call].start.line
         if line not in lines:
-            return f"the call of .{name} on line {line} may reach another method"
+            raise InjectionRefused(f"the call of .{name} on line {line} may reach another method")
         if call in visitor.in_fstring:
-            return f".{name} is called inside an f-string"
+            raise InjectionRefused(f".{name} is called inside an f-string")
         if len(call.args) != len(params) - 1 or any(arg.keyword is not None or arg.star
                                                      for arg in call.args):
-            return f"a call of .{name} passes keywords or a star argument"
+            raise InjectionRefused(f"a call of .{name} passes keywords or a star argument")
         values = [func.value, *(arg.value for arg in call.args)]
         if any(isinstance(value, (cst.GeneratorExp, cst.Yield, cst.Await, cst.NamedExpr))
                for value in values):
-            return f"an argument of .{name} is a generator, a yield, an await or a walrus"
+            raise InjectionRefused(f"an argument of .{name} is a generator, a yield, an await or a "
+                                   "walrus")
         if not ordered and not all(_simple(value) for value in values):
-            return f"an argument of .{name} could change what the expression evaluates first"
+            raise InjectionRefused(f"an argument of .{name} could change what the expression "
+                                   "evaluates first")
         here = scopes.get(call)
         while here is not None:
             if any(item in here.assignments for item in free):
-                return f"a name at line {line} shadows a builtin the expression reads"
+                raise InjectionRefused(f"a name at line {line} shadows a builtin the expression "
+                                       "reads")
             here = here.parent if not isinstance(here, GlobalScope) else None
         calls.add(call)
     if {positions[call].start.line for call in calls} != lines:
-        return f"not every planned call of .{name} was found"
+        raise InjectionRefused(f"not every planned call of .{name} was found")
     transformer = InlineCalls(calls, params, body, None, None, (), False)
     transformer.free_slots = visitor.free_slots
     result = module.visit(transformer)
     if transformer.replaced != len(calls):
-        return "not every call could be replaced"
+        raise InjectionRefused("not every call could be replaced")
     return Inlined(result.code, tuple(sorted(positions[call].start.line for call in calls)))

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from smellkit.analysis.context import Context
 from smellkit.analysis.keys import Scopes
 from smellkit.config import is_test_path
+from smellkit.errors import InjectionRefused
 from smellkit.facts import FileFacts, Name
 from smellkit.injectors.base import InjectionContext
 from smellkit.injectors.data_clumps.plan import outside_words
@@ -83,9 +84,9 @@ def importing_user(context: InjectionContext, facts: FileFacts, module: str,
 
 
 def needed_imports(context: InjectionContext, qualname: str, module: str,
-                   free: Sequence[str], user: User) -> list[str] | str:
+                   free: Sequence[str], user: User) -> list[str]:
     """Names of `module` the user module must import for code moved there from `qualname`
-    that reads `free`, or why it cannot (a name that means something else there)."""
+    that reads `free`; refused when it cannot (a name that means something else there)."""
     index = context.index
     adds: list[str] = []
     for name in free:
@@ -94,12 +95,12 @@ def needed_imports(context: InjectionContext, qualname: str, module: str,
         if there is not None and here == there:
             continue
         if here is not None or word_lines(context.source(user.path), name):
-            return f"{name} means something else in {user.path}"
+            raise InjectionRefused(f"{name} means something else in {user.path}")
         if there is None and any(  # a module-level variable of the helper's module
                 item.scope == module and item.target == Name(name)
                 for item in index.modules[module].assignments):
             there = f"{module}.{name}"
         if there is None or there in index.modules or there.startswith("<builtin>."):
-            return f"{name} cannot be imported from {module}"
+            raise InjectionRefused(f"{name} cannot be imported from {module}")
         adds.append(name)
     return adds
