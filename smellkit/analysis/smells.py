@@ -68,3 +68,17 @@ def declared_smell(cls: type, where: str) -> Smell:
                  "(\"feature envy: a method that works more with another class's data than "
                  "with its own\"), never how it was injected")
     return smell
+
+
+def adopt_smell(cls: type) -> Smell | None:
+    """Give a detector or injector class its smell's stable name, from the `smell` it declares
+    in its own body (None when it declares none: an abstract base, or a declaration the registry
+    will refuse). A different `name` written on the class is an error: the name is declared once."""
+    smell = cls.__dict__.get("smell")
+    if not isinstance(smell, Smell):
+        return None
+    if cls.__dict__.get("name", smell.name) != smell.name:
+        raise TypeError(f"{cls.__qualname__}.name differs from its smell's; "
+                        "declare it once, on the Smell")
+    cls.name = smell.name  # type: ignore[attr-defined]
+    return smell

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, TypeVar
 from pydantic import BaseModel, ConfigDict
 
 from smellkit.analysis.context import Context
-from smellkit.analysis.smells import Smell
+from smellkit.analysis.smells import Smell, adopt_smell
 from smellkit.models import Finding
 
 if TYPE_CHECKING:
@@ -64,12 +64,8 @@ class Detector(ABC, Generic[OptionsT]):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        smell = cls.__dict__.get("smell")
-        if isinstance(smell, Smell):
-            if cls.__dict__.get("name", smell.name) != smell.name:
-                raise TypeError(f"{cls.__qualname__}.name differs from its smell's; "
-                                "declare it once, on the Smell")
-            cls.name = smell.name
+        smell = adopt_smell(cls)
+        if smell is not None:
             cls.description = smell.description
 
     def __init__(self, options: OptionsT):

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from smellkit.analysis.smells import Smell
+from smellkit.analysis.smells import Smell, adopt_smell
 from smellkit.models import (
     DIFFICULTIES,
     Candidate,
@@ -162,12 +162,7 @@ class Injector(ABC, Generic[OptionsT]):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        smell = cls.__dict__.get("smell")
-        if isinstance(smell, Smell):
-            if cls.__dict__.get("name", smell.name) != smell.name:
-                raise TypeError(f"{cls.__qualname__}.name differs from its smell's; "
-                                "declare it once, on the Smell")
-            cls.name = smell.name
+        adopt_smell(cls)
 
     def __init__(self, options: OptionsT):
         self.options = options
