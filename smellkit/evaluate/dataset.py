@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from smellkit.evaluate._jsonio import Raw, read_records
 from smellkit.evaluate.guard import protected_paths
-from smellkit.evaluate.predictions import Prediction, PredictionError, PredictionRead
+from smellkit.evaluate.predictions import Prediction, PredictionError, PredictionRead, RecordError
 from smellkit.formats.smellbench import from_row, from_smellbench
 from smellkit.models import Case
 
@@ -88,22 +88,8 @@ class EvalCase(BaseModel):
                    case=case, format="smellkit", line=line)
 
 
-class DatasetError(BaseModel):
-    """One row that could not be read, where it is, and what is wrong with it."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    path: str
-    line: int | None = None
-    key: str | None = None
-    field: str | None = None
-    message: str
-
-    def __str__(self) -> str:
-        where = f"{self.path}:{self.line}" if self.line is not None else \
-            f"{self.path} {self.key}" if self.key else self.path
-        return f"{where}: {self.field}: {self.message}" if self.field else \
-            f"{where}: {self.message}"
+class DatasetError(RecordError):
+    """A dataset row that could not be read."""
 
 
 class DatasetRead(BaseModel):

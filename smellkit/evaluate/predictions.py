@@ -79,8 +79,8 @@ class Prediction(BaseModel):
         return record
 
 
-class PredictionError(BaseModel):
-    """One record that could not be used, where it is, and what to fix."""
+class RecordError(BaseModel):
+    """One record of an input file that could not be used, where it is, and what to fix."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -94,6 +94,10 @@ class PredictionError(BaseModel):
         where = str(Origin(path=self.path, line=self.line, key=self.key))
         return f"{where}: {self.field}: {self.message}" if self.field else \
             f"{where}: {self.message}"
+
+
+class PredictionError(RecordError):
+    """A prediction that could not be used."""
 
 
 class PredictionRead(BaseModel):
