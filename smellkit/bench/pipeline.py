@@ -12,6 +12,7 @@ only on the spec, the seed and the options, never on timing or on where a previo
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import time
 from collections import Counter
@@ -26,7 +27,7 @@ from smellkit.bench import backend as backends
 from smellkit.bench.harbor import write_task
 from smellkit.bench.sample import cell_order, sample
 from smellkit.bench.validate import Validator
-from smellkit.config import RepoSpec, load_repo_spec
+from smellkit.config import BUILT_SPECS, RepoSpec, load_repo_spec, spec_record
 from smellkit.errors import SmellkitError, UsageError
 from smellkit.formats.smellbench import from_row, to_row
 from smellkit.models import (
@@ -192,6 +193,8 @@ def _build_repo(run: _Run, item: SpecInput, cache: Path, smells: Sequence[str],
                              reason=f"{step}: {error}"), persist=False)
         return
     run.specs[name] = (spec, checkout)
+    write_atomic(run.out_dir / BUILT_SPECS / f"{name}.json",
+                 json.dumps(spec_record(spec, cache), indent=2) + "\n")
     validator = Validator(spec=spec, env=env, checkout=checkout, test_map=test_map,
                           runner=chosen_runner, work_dir=run.out_dir / "work" / name,
                           seed=run.seed, limit=test_limit, run_tests=backend.run_tests,
