@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from smellkit._internal.jsonl import JsonlLog, write_atomic, write_jsonl
 from smellkit.bench import backend as backends
@@ -40,10 +40,10 @@ from smellkit.models import (
     InjectionSkip,
     Rejection,
 )
+from smellkit.sandbox.runners import RunnerName
 
 Progress = Callable[[str, int, "int | None"], None]
 """Called as `progress(description, done, total)`; total None while a stage has no count."""
-RunnerName = Literal["local", "docker"]
 SpecInput = Path | str | RepoSpec
 """A repo spec: its file, or the loaded model."""
 

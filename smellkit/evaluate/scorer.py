@@ -26,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -47,10 +47,10 @@ from smellkit.evaluate.workspace import (
     prepare_repository,
     revision_problem,
 )
+from smellkit.sandbox.runners import RunnerName
 
 Progress = Callable[[str, int, "int | None"], None]
 """Called as `progress(description, done, total)` (the build's callback, `StageBars`)."""
-RunnerName = Literal["local", "docker"]
 SCORES = "scores.jsonl"
 INPUT_ERRORS = "input_errors.jsonl"
 RUN = "run.json"

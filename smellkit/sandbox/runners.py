@@ -4,11 +4,13 @@ scored in the same kind of sandbox."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal, get_args
 
 from smellkit.errors import UsageError
 from smellkit.sandbox.runner import LocalRunner, Runner
 
-RUNNERS = ("local", "docker")
+RunnerName = Literal["local", "docker"]
+RUNNERS: tuple[str, ...] = get_args(RunnerName)
 
 
 def make_runner(name: str, work_dir: Path) -> Runner:
@@ -16,8 +18,8 @@ def make_runner(name: str, work_dir: Path) -> Runner:
     locally once under `work_dir` (no registry needed) and reused."""
     if name == "local":
         return LocalRunner()
-    if name != "docker":
-        raise UsageError(f"unknown runner {name!r}", hint="use local or docker")
+    if name not in RUNNERS:
+        raise UsageError(f"unknown runner {name!r}", hint=f"use one of {', '.join(RUNNERS)}")
     from smellkit.sandbox.docker import DockerRunner, docker_available
     from smellkit.sandbox.errors import SandboxError
     from smellkit.sandbox.image import DEFAULT_TAG, build_python_image
