@@ -257,7 +257,8 @@ class CaseStore:
     signals: Signals | None = None
     repositories: dict[str, Repository] = field(default_factory=dict)
     preparing: list[float] = field(default_factory=list)
-    """Seconds each case took to prepare (smelly tree excluded)."""
+    """Seconds each case took to prepare: its smelly tree, analyses and the signals' work."""
+    _tree_seconds: dict[str, float] = field(default_factory=dict)
     _remaining: dict[str, int] = field(default_factory=dict)
     _trees: dict[str, Path] = field(default_factory=dict)
     _ready: dict[str, PreparedCase] = field(default_factory=dict)
@@ -273,9 +274,11 @@ class CaseStore:
         when the smelly patch does not apply to the checkout."""
         with self._case_lock(case.instance_id):
             if case.instance_id not in self._trees:
+                started = time.perf_counter()
                 folder = self.work / "cases" / folder_name(case.instance_id)
                 self._trees[case.instance_id] = make_smelly_tree(
                     self.repositories[case.repo], case, folder)
+                self._tree_seconds[case.instance_id] = time.perf_counter() - started
             return self._trees[case.instance_id]
 
     def get(self, case: EvalCase) -> PreparedCase:
@@ -286,7 +289,8 @@ class CaseStore:
             if prepared is None:
                 started = time.perf_counter()
                 prepared = prepare_case(self.repositories[case.repo], case, tree, self.signals)
-                prepared.seconds = time.perf_counter() - started
+                prepared.seconds = time.perf_counter() - started + \
+                    self._tree_seconds.get(case.instance_id, 0.0)
                 self._ready[case.instance_id] = prepared
                 with self._lock:
                     self.preparing.append(prepared.seconds)
