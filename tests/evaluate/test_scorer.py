@@ -22,6 +22,7 @@ from tests.evaluate.conftest import StandInSignals, edit, smelly_source
 COUNTDOWN = "calc__feature_envy-easy-countdown"
 ADD = "calc__feature_envy-easy-add"
 MUL = "calc__feature_envy-medium-mul"
+DEAD = "calc__dead_code-easy-add"
 
 
 def _rows(out: Path) -> dict[tuple[str, str], Score]:
@@ -73,6 +74,7 @@ def test_bad_predictions_and_bad_lines_leave_the_others_scored(
         _line(ADD, edit(smelly, "return a + b", "return b + a"))  # fine
         + _line(MUL, stale)  # made against other code: does not apply
         + _line(COUNTDOWN, tamper)
+        + _line(DEAD, "--- a/../outside.py\n+++ b/../outside.py\n@@ -1 +1 @@\n-a\n+b\n")
         + "{not json\n"
         + _line("calc__no-such-case", "")
         + _line(ADD, "", model="m"))  # a duplicate of the first line
@@ -80,16 +82,19 @@ def test_bad_predictions_and_bad_lines_leave_the_others_scored(
                                        str(tmp_path / "out"), "--no-progress"])
     assert result.exit_code == 0, result.output
     rows = _rows(tmp_path / "out")
-    assert set(rows) == {(ADD, "m"), (MUL, "m"), (COUNTDOWN, "m")}
+    assert set(rows) == {(ADD, "m"), (MUL, "m"), (COUNTDOWN, "m"), (DEAD, "m")}
     assert rows[ADD, "m"].tpr == 1.0 and rows[ADD, "m"].applied
     failed = rows[MUL, "m"]
     assert failed.error_category == "apply_failed" and "does not apply" in failed.apply_reason
     tampered = rows[COUNTDOWN, "m"]
     assert tampered.error_category == "tampered" and "tests/conftest.py" in tampered.apply_reason
     assert tampered.tests_total is None and not marker.exists()  # never run
+    refused = rows[DEAD, "m"]
+    assert refused.apply_status == "refused" and refused.error_category == "apply_failed"
+    assert "'../outside.py' climbs out" in refused.apply_reason and refused.tests_total is None
     errors = read_jsonl(tmp_path / "out" / "input_errors.jsonl")
     messages = " | ".join(row["message"] for row in errors)
-    assert len(errors) == 3 and {row["line"] for row in errors} == {4, 5, 6}
+    assert len(errors) == 3 and {row["line"] for row in errors} == {5, 6, 7}
     assert "not valid JSON" in messages or "JSON" in messages
     assert "unknown instance id 'calc__no-such-case'" in messages
     assert "duplicate prediction" in messages
