@@ -21,14 +21,12 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from smellkit.errors import UsageError
 from smellkit.evaluate.dataset import DatasetRead
 from smellkit.evaluate.errors import InputFormatError
 from smellkit.evaluate.guard import protected_paths
 from smellkit.evaluate.predictions import (
-    BASELINES,
     Baseline,
     Origin,
     Prediction,
@@ -184,11 +182,8 @@ def gather_predictions(data: DatasetRead, files: Sequence[Path | str] = (), *,
         reads.append(predictions_from_repos(repos, smelly_trees or {}, ignore=tests))
     if harbor_jobs is not None:
         reads.append(predictions_from_harbor_jobs(harbor_jobs))
-    for kind in dict.fromkeys(baselines):
-        if kind not in BASELINES:
-            raise UsageError(f"unknown baseline {kind!r}", hint=f"one of {', '.join(BASELINES)}")
-        chosen: Baseline = "oracle" if kind == "oracle" else "noop"
-        found = baseline_predictions(data.cases, chosen)
+    for kind in dict.fromkeys(baselines):  # an unknown kind is a UsageError
+        found = baseline_predictions(data.cases, cast(Baseline, kind))
         reads.append(PredictionRead(predictions=found, formats={f"<{kind}>": "baseline"}))
     return _merge(reads)
 

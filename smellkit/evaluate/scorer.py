@@ -34,7 +34,7 @@ from smellkit._internal.jsonl import JsonlLog, write_atomic, write_jsonl
 from smellkit.errors import SmellkitError, UsageError
 from smellkit.evaluate.dataset import DatasetRead, EvalCase, match, read_dataset
 from smellkit.evaluate.inputs import gather_predictions, repos_instances
-from smellkit.evaluate.predictions import Prediction
+from smellkit.evaluate.predictions import BASELINES, Prediction
 from smellkit.evaluate.scoring import ScoreOptions, score_prediction
 from smellkit.evaluate.workspace import (
     CaseStore,
@@ -141,6 +141,9 @@ def evaluate(dataset: Path | str, predictions: Sequence[Path | str] = (),
     if not (predictions or baselines or repos is not None or harbor_jobs is not None):
         raise UsageError("nothing to score", hint="give prediction files, --repos, "
                                                   "--harbor-jobs or --baseline oracle|noop")
+    unknown = [kind for kind in baselines if kind not in BASELINES]
+    if unknown:
+        raise UsageError(f"unknown baseline {unknown[0]!r}", hint=f"one of {', '.join(BASELINES)}")
     if not Path(dataset).exists():
         raise UsageError("no such dataset", path=dataset, hint="give the output folder of "
                          "`smellkit build`, which holds dataset.jsonl, or a dataset file")
