@@ -214,3 +214,16 @@ def test_the_rows_do_not_depend_on_the_number_of_jobs(calc_dataset: Path, tmp_pa
     assert {key: (row.error_category, row.tpr) for key, row in rows.items()} == {
         (instance_id, model): ("resolved" if model == "oracle" else "no_patch", 1.0)
         for instance_id in _dataset(calc_dataset) for model in ("oracle", "noop")}
+
+
+@pytest.mark.docker
+def test_the_docker_runner_scores_without_network(calc_dataset: Path, tmp_path: Path) -> None:
+    from smellkit.sandbox.docker import docker_available
+
+    problem = docker_available()
+    if problem is not None:
+        pytest.skip(f"Docker is not usable here: {problem}")
+    report = evaluate(calc_dataset, (), tmp_path / "out", baselines=("oracle",),
+                      runner="docker", signals=StandInSignals())
+    rows = _rows(tmp_path / "out")
+    assert report.scored == 4 and all(row.resolved and row.tpr == 1.0 for row in rows.values())
