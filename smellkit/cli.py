@@ -388,3 +388,51 @@ def build_command(specs: tuple[Path, ...], out_dir: Path, seed: int, jobs: int, 
         return
     stderr_console().print(build_summary_table(report))
     sys.exit(0 if report.cases else 1)
+
+
+@main.command("evaluate")
+@click.argument("dataset", type=click.Path(path_type=Path))
+@click.argument("predictions", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--out", "-o", "out_dir", type=click.Path(path_type=Path), required=True,
+              help="Output folder: scores.jsonl, input_errors.jsonl, run.json.")
+@click.option("--baseline", "baselines", multiple=True, type=click.Choice(["oracle", "noop"]),
+              help="Score a baseline too: the ground truth (oracle) or no change (noop).")
+@click.option("--repos", type=click.Path(path_type=Path), default=None,
+              help="A folder of final repositories, one per instance id, as predictions.")
+@click.option("--harbor-jobs", type=click.Path(path_type=Path), default=None,
+              help="A Harbor jobs folder: each trial's verifier/prediction.patch.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Predictions scored at once.")
+@click.option("--runner", type=click.Choice(["local", "docker"]), default=None,
+              help="Where tests run (default: the spec's runner, else local).")
+@click.option("--full-suite", is_flag=True,
+              help="Also run every test that passes on the original code.")
+@click.option("--spec", "specs", multiple=True, type=click.Path(path_type=Path),
+              metavar="FILE", help="A repo spec, instead of the one the build recorded.")
+@click.option("--cache-dir", type=click.Path(path_type=Path), default=None,
+              help="Checkouts and environments (default: the build's cache).")
+@click.option("--no-tests", is_flag=True,
+              help="Run no tests: static signals only (for measuring their speed).")
+@click.option("--no-progress", is_flag=True, help="No progress bars.")
+def evaluate_command(dataset: Path, predictions: tuple[Path, ...], out_dir: Path,
+                     baselines: tuple[str, ...], repos: Path | None, harbor_jobs: Path | None,
+                     jobs: int, runner: str | None, full_suite: bool, specs: tuple[Path, ...],
+                     cache_dir: Path | None, no_tests: bool, no_progress: bool) -> None:
+    """Score PREDICTIONS (SWE-bench JSONL/JSON, mini-swe-agent preds.json) on DATASET (a
+    build's output folder or dataset file); resumable: run again to score what is missing."""
+    from smellkit.evaluate.scorer import evaluate
+
+    try:
+        with build_progress(enabled=not no_progress) as progress:
+            report = evaluate(dataset, list(predictions), out_dir, baselines=baselines,
+                              repos=repos, harbor_jobs=harbor_jobs, jobs=jobs,
+                              runner=runner,  # type: ignore[arg-type]
+                              full_suite=full_suite, tests=not no_tests, specs=specs,
+                              cache_dir=cache_dir, progress=progress)
+    except SmellkitError as error:
+        _fail(error)
+        return
+    from smellkit.report.scores import print_evaluation
+
+    print_evaluation(report, stderr_console())
+    sys.exit(report.exit_code)

@@ -271,6 +271,43 @@ def parse_repo_spec(table: dict[str, Any], source: Path | str = "<spec>") -> Rep
     return spec
 
 
+BUILT_SPECS = "specs"
+"""The folder of a build's output holding `<name>.json` per repository (`spec_record`): how
+scoring finds the repository, its environment and its caches again."""
+
+
+def spec_record(spec: RepoSpec, cache_dir: Path) -> dict[str, Any]:
+    """What a build records about a repository: the spec exactly as it used it, the file it came
+    from (a local source's path is relative to it) and the cache it fetched and installed into.
+    The spec is kept as written because the environment's cache key is made from it."""
+    return {"spec": spec.model_dump(mode="json", by_alias=True),
+            "spec-file": str(spec.spec_path) if spec.spec_path is not None else None,
+            "cache-dir": str(Path(cache_dir).resolve())}
+
+
+def load_spec_record(path: Path | str) -> tuple[RepoSpec, Path | None]:
+    """A spec recorded by a build and the cache it used; errors name the file and the field."""
+    import json
+
+    path = Path(path)
+    hint = "build again to rewrite it, or pass the spec with --spec"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ConfigError(f"cannot read the recorded spec: {error.strerror or error}",
+                          path=path) from error
+    except (UnicodeDecodeError, ValueError) as error:
+        raise ConfigError(f"not valid JSON: {error}", path=path, hint=hint) from error
+    if not isinstance(data, dict) or not isinstance(data.get("spec"), dict):
+        raise ConfigError("must be an object with a `spec` table", path=path, field="spec",
+                          hint=hint)
+    spec = parse_repo_spec(data["spec"], source=path)
+    if isinstance(data.get("spec-file"), str):
+        spec = spec.model_copy(update={"spec_path": Path(data["spec-file"])})
+    cache = data.get("cache-dir")
+    return spec, Path(cache) if isinstance(cache, str) else None
+
+
 def find_python(version: str, *, field: str = "python", path: Path | str | None = None) -> str:
     """The executable for `python = "3.11"` (`python3.11` on PATH that really runs).
 

@@ -12,18 +12,30 @@ import json
 import os
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+KeyOf = Callable[[dict[str, Any]], "str | None"]
+"""A record's key from its fields (None: not a record of this log), for records whose identity
+is more than one field, such as scoring's (instance_id, model)."""
+
+
+def _field(name: str) -> KeyOf:
+    def key_of(record: dict[str, Any]) -> str | None:
+        value = record.get(name)
+        return value if isinstance(value, str) else None
+
+    return key_of
 
 
 class JsonlLog:
     """One JSONL file, appended to by many threads; records are keyed for resuming."""
 
-    def __init__(self, path: Path, *, key: str = "key"):
+    def __init__(self, path: Path, *, key: str | KeyOf = "key"):
         self.path = path
-        self.key = key
+        self.key_of: KeyOf = _field(key) if isinstance(key, str) else key
         self._lock = threading.Lock()
         self.records: dict[str, dict[str, Any]] = {}
         """Every complete record on disk, by key (the first record of a key wins)."""
@@ -43,9 +55,10 @@ class JsonlLog:
                 record = json.loads(line)
             except ValueError:
                 break
-            if not isinstance(record, dict) or not isinstance(record.get(self.key), str):
+            key = self.key_of(record) if isinstance(record, dict) else None
+            if key is None:
                 break
-            self.records.setdefault(record[self.key], record)
+            self.records.setdefault(key, record)
             good += len(line)
         if good != len(data):
             with open(self.path, "r+b") as handle:
@@ -64,7 +77,9 @@ class JsonlLog:
     def append(self, record: dict[str, Any]) -> bool:
         """Write one record durably; False (and nothing written) if its key is already there."""
         line = json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n"
-        key = record[self.key]
+        key = self.key_of(record)
+        if key is None:
+            raise ValueError(f"{self.path}: a record without its key: {line[:200]}")
         with self._lock:
             if key in self.records:
                 return False

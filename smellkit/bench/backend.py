@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from smellkit.errors import UsageError
-
 if TYPE_CHECKING:
     from smellkit.config import RepoSpec
     from smellkit.injectors.base import InjectionContext
@@ -61,25 +59,9 @@ def _test_map(spec: RepoSpec, env: Environment, checkout: Path, runner: Runner,
 
 
 def _runner(name: str, spec: RepoSpec, env: Environment, cache: Path) -> Runner:
-    """`local`, or `docker`: tests run in containers without network, of an image assembled
-    locally once (no registry needed) and reused; the environment is mounted read-only."""
-    from smellkit.sandbox.runner import LocalRunner
+    from smellkit.sandbox.runners import make_runner
 
-    if name == "local":
-        return LocalRunner()
-    if name != "docker":
-        raise UsageError(f"unknown runner {name!r}", hint="use local or docker")
-    from smellkit.sandbox.docker import DockerRunner, docker_available
-    from smellkit.sandbox.errors import SandboxError
-    from smellkit.sandbox.image import DEFAULT_TAG, build_python_image
-
-    problem = docker_available()
-    if problem is not None:
-        raise SandboxError(f"the docker runner cannot be used: {problem}",
-                           hint="start the docker daemon (.ci/docker-setup), or use the local "
-                                "runner")
-    build_python_image(DEFAULT_TAG, work_dir=cache)
-    return DockerRunner(DEFAULT_TAG)
+    return make_runner(name, cache)
 
 
 def _load_project(root: Path) -> Project:

@@ -1,8 +1,10 @@
 """Harbor task directories: one per case, runnable by the `harbor` framework.
 
 Layout (Harbor's `TaskPaths`): `task.toml`, `instruction.md`, `environment/Dockerfile` (the smelly
-repository, without its tests), `tests/test.sh` (copies the hidden tests in, runs the selected ones,
-writes a numeric `/logs/verifier/reward.json`), `solution/solve.sh` (applies the ground truth).
+repository, without its tests, committed to git and tagged), `tests/test.sh` (saves the agent's
+diff against that commit as `/logs/verifier/prediction.patch` for `smellkit evaluate`, copies the
+hidden tests in, runs the selected ones, writes a numeric `/logs/verifier/reward.json`),
+`solution/solve.sh` (applies the ground truth).
 The repository's tests live only under `tests/`, so an agent never sees what it is scored with.
 """
 
@@ -22,6 +24,11 @@ from smellkit.models import Case, InstructionSetting
 APP = "/app"
 SKIPPED_NAMES = {".git", "__pycache__", ".venv", ".tox", ".nox", ".pytest_cache", ".mypy_cache",
                  ".ruff_cache", ".smellkit-complete"}
+
+BASE_TAG = "smellkit-smelly"
+"""The image's commit of the code to refactor: the verifier diffs the agent's work against it."""
+_EXCLUDED = r"__pycache__/\n*.py[co]\n.pytest_cache/\n.mypy_cache/\n.ruff_cache/\n*.egg-info/\n"
+"""Never part of a prediction: what running the code and its tools leaves behind."""
 
 _REWARD_PY = '''\
 """Harbor's numeric reward from pytest's JUnit XML: 1.0 only if every selected test passed."""
@@ -161,8 +168,9 @@ def dockerfile(case: Case, spec: RepoSpec) -> str:
         f"{env}WORKDIR {APP}\n"
         + "\n".join(steps) + "\n"
         "RUN python -m pip install pytest\n"
-        "RUN git init --quiet && git add -A && git -c user.name=smellkit "
-        "-c user.email=smellkit@localhost commit --quiet -m 'the code to refactor'\n"
+        f"RUN git init --quiet && printf '{_EXCLUDED}' >> .git/info/exclude && git add -A "
+        "&& git -c user.name=smellkit -c user.email=smellkit@localhost commit --quiet "
+        f"-m 'the code to refactor' && git tag {BASE_TAG}\n"
     )
 
 
@@ -185,6 +193,16 @@ def test_script(case: Case, spec: RepoSpec) -> str:
         'mkdir -p "$LOGS"\n'
         'echo \'{"reward": 0.0}\' > "$LOGS/reward.json"\n'
         'cd "$APP" || exit 0\n'
+        "# The agent's change against the code it was given (commits of its own included), for\n"
+        "# `smellkit evaluate --harbor-jobs`; written before the hidden tests are copied in.\n"
+        "export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0='*'\n"
+        "if git rev-parse --git-dir >/dev/null 2>&1; then\n"
+        f"  printf '{_EXCLUDED}' >> \"$(git rev-parse --git-dir)/info/exclude\"\n"
+        f'  base=$(git rev-parse -q --verify "{BASE_TAG}^{{commit}}" '
+        "|| git rev-list --max-parents=0 HEAD | tail -n 1)\n"
+        '  git add -A >/dev/null 2>&1 && git diff --cached --no-color --no-ext-diff "$base" '
+        '> "$LOGS/prediction.patch"\n'
+        "fi\n"
         f"rm -rf {tests_path}\n"
         f'cp -r "$TESTS/{spec.tests_path.strip("/")}" {tests_path}\n'
         'mapfile -t SELECTED < "$TESTS/selected.txt"\n'

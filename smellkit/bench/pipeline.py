@@ -12,6 +12,7 @@ only on the spec, the seed and the options, never on timing or on where a previo
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import time
 from collections import Counter
@@ -19,14 +20,14 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from smellkit._internal.jsonl import JsonlLog, write_atomic, write_jsonl
 from smellkit.bench import backend as backends
 from smellkit.bench.harbor import write_task
 from smellkit.bench.sample import cell_order, sample
 from smellkit.bench.validate import Validator
-from smellkit.config import RepoSpec, load_repo_spec
+from smellkit.config import BUILT_SPECS, RepoSpec, load_repo_spec, spec_record
 from smellkit.errors import SmellkitError, UsageError
 from smellkit.formats.smellbench import from_row, to_row
 from smellkit.models import (
@@ -40,10 +41,10 @@ from smellkit.models import (
     InjectionSkip,
     Rejection,
 )
+from smellkit.sandbox.runners import RunnerName
 
 Progress = Callable[[str, int, "int | None"], None]
 """Called as `progress(description, done, total)`; total None while a stage has no count."""
-RunnerName = Literal["local", "docker"]
 SpecInput = Path | str | RepoSpec
 """A repo spec: its file, or the loaded model."""
 
@@ -193,6 +194,8 @@ def _build_repo(run: _Run, item: SpecInput, cache: Path, smells: Sequence[str],
                              reason=f"{step}: {error}"), persist=False)
         return
     run.specs[name] = (spec, checkout)
+    write_atomic(run.out_dir / BUILT_SPECS / f"{name}.json",
+                 json.dumps(spec_record(spec, cache), indent=2) + "\n")
     validator = Validator(spec=spec, env=env, checkout=checkout, test_map=test_map,
                           runner=chosen_runner, work_dir=run.out_dir / "work" / name,
                           seed=run.seed, limit=test_limit, run_tests=backend.run_tests,

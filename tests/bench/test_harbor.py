@@ -14,7 +14,7 @@ import pytest
 
 from smellkit.bench.harbor import dockerfile, write_task
 from smellkit.config import RepoSpec, load_repo_spec, tomllib
-from smellkit.injectors.patches import apply_patch
+from smellkit.injectors.patches import apply_patch, patched_paths
 from smellkit.models import Case
 from tests.bench import fakes
 
@@ -101,3 +101,38 @@ def test_scripts_score_the_smelly_and_solved_code(tmp_path: Path) -> None:
     ops.write_text(ops.read_text().replace("a * b", "a ** b"))
     subprocess.run(["bash", str(task / "tests" / "test.sh")], env=env, check=True)
     assert json.loads(reward.read_text()) == {"reward": 0.0, "tests_passed": 1, "tests_total": 2}
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is needed to apply patches")
+def test_the_verifier_saves_the_agents_change_as_a_patch(tmp_path: Path) -> None:
+    case = _case()
+    task = write_task(case, _spec(), FIXTURES / "calcrepo", tmp_path / "harbor")
+    app = tmp_path / "app"
+    shutil.copytree(task / "environment" / "repo", app)
+    apply_patch(app / "src", case.smelly_patch)
+    (commit,) = [line.removeprefix("RUN ") for line in
+                 (task / "environment" / "Dockerfile").read_text().splitlines()
+                 if line.startswith("RUN git init")]
+    git = {**os.environ, "GIT_AUTHOR_NAME": "agent", "GIT_AUTHOR_EMAIL": "a@b",
+           "GIT_COMMITTER_NAME": "agent", "GIT_COMMITTER_EMAIL": "a@b"}
+    subprocess.run(["bash", "-c", commit], cwd=app, check=True, env=git)
+    smelly = (app / "src" / "calc" / "ops.py").read_text()
+    ops = app / "src" / "calc" / "ops.py"  # the agent commits one change, leaves another
+    ops.write_text(ops.read_text().replace("a * b", "b * a"))
+    subprocess.run(["git", "commit", "-qam", "mine"], cwd=app, check=True, env=git)
+    (app / "src" / "calc" / "extra.py").write_text("X = 1\n")
+    (app / "src" / "calc" / "__pycache__").mkdir()
+    (app / "src" / "calc" / "__pycache__" / "ops.cpython-311.pyc").write_bytes(b"\0\1")
+    env = {**os.environ, "APP_DIR": str(app), "TESTS_DIR": str(task / "tests"),
+           "LOGS_DIR": str(tmp_path / "logs"), "PYTHONPATH": str(app / "src"),
+           "PATH": f"{_venv_bin()}{os.pathsep}{os.environ['PATH']}"}
+    subprocess.run(["bash", str(task / "tests" / "test.sh")], env=env, check=True)
+    patch = (tmp_path / "logs" / "verifier" / "prediction.patch").read_text()
+    assert sorted(patched_paths(patch)) == [
+        "src/calc/extra.py", "src/calc/ops.py"]
+    fresh = tmp_path / "fresh"
+    shutil.copytree(task / "environment" / "repo", fresh)
+    apply_patch(fresh / "src", case.smelly_patch)
+    assert (fresh / "src" / "calc" / "ops.py").read_text() == smelly
+    apply_patch(fresh, patch)
+    assert (fresh / "src" / "calc" / "ops.py").read_text() == ops.read_text()

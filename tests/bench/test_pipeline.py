@@ -17,6 +17,7 @@ import pytest
 
 from smellkit._internal.jsonl import read_jsonl
 from smellkit.bench import build, load_dataset
+from smellkit.config import load_repo_spec, load_spec_record
 from smellkit.errors import UsageError
 from smellkit.models import BuildReport
 from tests.bench import fakes
@@ -59,6 +60,16 @@ def test_good_cases_are_exported_with_smellbench_fields(built: tuple[Path, Build
     assert report.cases == 4 and report.by_cell == {
         "feature_envy": {"easy": 2, "medium": 1}, "dead_code": {"easy": 1}}
     assert json.loads((out / "report.json").read_text())["cases"] == 4
+
+
+def test_each_built_repository_is_recorded_for_scoring(built: tuple[Path, BuildReport]) -> None:
+    out, _ = built
+    spec, cache = load_spec_record(out / "specs" / "calc.json")
+    assert spec == load_repo_spec(FIXTURES / "calc.toml")
+    assert spec.spec_path == (FIXTURES / "calc.toml").resolve()
+    assert spec.local_path() == (FIXTURES / "calcrepo").resolve()
+    assert cache == bench_cache().resolve()
+    assert sorted(path.name for path in (out / "specs").iterdir()) == ["calc.json"]
 
 
 def test_each_cell_validates_only_what_it_needs(built: tuple[Path, BuildReport]) -> None:

@@ -68,3 +68,16 @@ def test_atomic_writes_get_the_usual_permissions(tmp_path: Path) -> None:
     finally:
         os.umask(smellkit_umask)
     assert stat.S_IMODE((tmp_path / "report.json").stat().st_mode) == 0o644
+
+
+def test_a_key_made_of_several_fields(tmp_path: Path) -> None:
+    def key_of(record: dict[str, object]) -> str | None:
+        first, second = record.get("id"), record.get("model")
+        return f"{first}\0{second}" if isinstance(first, str) and isinstance(second, str) \
+            else None
+
+    path = tmp_path / "scores.jsonl"
+    log = JsonlLog(path, key=key_of)
+    assert log.append({"id": "a", "model": "m1"}) and log.append({"id": "a", "model": "m2"})
+    assert not log.append({"id": "a", "model": "m1", "again": True})
+    assert len(JsonlLog(path, key=key_of)) == 2 and "a\0m2" in JsonlLog(path, key=key_of)
