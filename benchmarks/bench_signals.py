@@ -21,8 +21,8 @@ from pathlib import Path
 
 from bench_inject import fetch_sdist
 
-from smellkit.evaluate.dataset import EvalCase
-from smellkit.evaluate.patchparse import prefix_paths
+from smellkit.evaluate.inputs.dataset import EvalCase
+from smellkit.evaluate.patches.parse import prefix_paths
 from smellkit.evaluate.score import Score
 from smellkit.evaluate.signals import measure, prepare
 from smellkit.injectors.engine import inject

@@ -13,10 +13,10 @@ if TYPE_CHECKING:
 
 def load(directory: Path | str) -> pd.DataFrame:
     """`DIR/scores.jsonl` as a pandas DataFrame, one row per prediction, `metrics` flattened to
-    `metric.<name>.<original|smelly|result>` columns (see `smellkit.evaluate.frame`).
+    `metric.<name>.<original|smelly|result>` columns (see `smellkit.evaluate.reports.frame`).
 
     Imported on call: `import smellkit.evaluate` needs none of the `report` extra's packages.
     """
-    from smellkit.evaluate.frame import load as load_frame
+    from smellkit.evaluate.reports.frame import load as load_frame
 
     return load_frame(directory)

@@ -32,9 +32,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from smellkit._internal.jsonl import JsonlLog, write_atomic, write_jsonl
 from smellkit.errors import SmellkitError, UsageError
-from smellkit.evaluate.dataset import DatasetRead, EvalCase, match, read_dataset
 from smellkit.evaluate.inputs import gather_predictions, repos_instances
-from smellkit.evaluate.predictions import BASELINES, Prediction
+from smellkit.evaluate.inputs.dataset import DatasetRead, EvalCase, match, read_dataset
+from smellkit.evaluate.inputs.predictions import BASELINES, Prediction
 from smellkit.evaluate.scoring import ScoreOptions, score_prediction
 from smellkit.evaluate.workspace import (
     CaseStore,

@@ -16,8 +16,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from smellkit.evaluate.apply import ApplyOutcome, apply_prediction
-from smellkit.evaluate.predictions import Prediction
+from smellkit.evaluate.inputs.predictions import Prediction
+from smellkit.evaluate.patches.apply import ApplyOutcome, apply_prediction
 from smellkit.evaluate.score import Score, categorise
 from smellkit.evaluate.workspace import PreparedCase, Signals, load_project
 from smellkit.sandbox.testrun import TestRun, run_tests

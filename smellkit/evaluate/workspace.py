@@ -27,10 +27,10 @@ from typing import Any, Protocol, cast
 
 from smellkit.config import BUILT_SPECS, RepoSpec, load_repo_spec, load_spec_record
 from smellkit.errors import ConfigError, SmellkitError
-from smellkit.evaluate.apply import apply_patch_to_copy
-from smellkit.evaluate.dataset import EvalCase
 from smellkit.evaluate.errors import EvaluateError
-from smellkit.evaluate.patchparse import prefix_paths
+from smellkit.evaluate.inputs.dataset import EvalCase
+from smellkit.evaluate.patches.apply import apply_patch_to_copy
+from smellkit.evaluate.patches.parse import prefix_paths
 from smellkit.evaluate.score import Score
 from smellkit.project import Project
 from smellkit.sandbox.checkout import fetch

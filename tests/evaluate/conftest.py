@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from smellkit.evaluate.dataset import EvalCase
+from smellkit.evaluate.inputs.dataset import EvalCase
 from smellkit.evaluate.score import Score
 from smellkit.injectors.patches import apply_patch, make_patch, patched_paths
 from smellkit.project import Project

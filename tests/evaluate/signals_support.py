@@ -13,8 +13,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from smellkit.evaluate.dataset import EvalCase
-from smellkit.evaluate.patchparse import prefix_paths
+from smellkit.evaluate.inputs.dataset import EvalCase
+from smellkit.evaluate.patches.parse import prefix_paths
 from smellkit.evaluate.score import Score
 from smellkit.evaluate.signals import CaseAnalysis, measure, prepare
 from smellkit.injectors.patches import apply_patch, make_patch

@@ -18,7 +18,7 @@ pytest.importorskip("scipy")
 from scipy import stats
 
 from smellkit.errors import UsageError
-from smellkit.evaluate.aggregate import (
+from smellkit.evaluate.reports.aggregate import (
     ALL,
     BINARY,
     SIGNALS,
@@ -27,7 +27,7 @@ from smellkit.evaluate.aggregate import (
     error_counts,
     summarise,
 )
-from smellkit.evaluate.frame import INSTALL_HINT, ReportExtraMissing, frame
+from smellkit.evaluate.reports.frame import INSTALL_HINT, ReportExtraMissing, frame
 from smellkit.evaluate.score import ERROR_CATEGORIES, Score, categorise
 from tests.evaluate.synthetic_scores import MODELS, SMELLS, synthetic_scores
 
@@ -288,11 +288,11 @@ def test_binary_signals_are_the_zero_one_ones() -> None:
 def test_a_missing_extra_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch,
                                                 blocked: str) -> None:
     monkeypatch.setitem(sys.modules, blocked, None)  # `import blocked` now raises ImportError
-    for name in ("smellkit.evaluate.aggregate", "smellkit.evaluate.report_plots",
-                 "smellkit.evaluate.report"):
+    for name in ("smellkit.evaluate.reports.aggregate", "smellkit.evaluate.reports.plots",
+                 "smellkit.evaluate.reports"):
         monkeypatch.delitem(sys.modules, name, raising=False)
     with pytest.raises(ReportExtraMissing) as caught:
-        importlib.import_module("smellkit.evaluate.report")
+        importlib.import_module("smellkit.evaluate.reports")
     assert INSTALL_HINT in str(caught.value)
     assert INSTALL_HINT == "install smellkit[report] for summaries and plots"
 

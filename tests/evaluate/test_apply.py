@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-import smellkit.evaluate.apply as apply_module
-from smellkit.evaluate.apply import ApplyOutcome, apply_patch_to_copy, apply_prediction
-from smellkit.evaluate.dataset import EvalCase
+import smellkit.evaluate.patches.apply as apply_module
 from smellkit.evaluate.errors import EvaluateError
-from smellkit.evaluate.patchparse import parse_patch
-from smellkit.evaluate.predictions import Origin, Prediction
-from smellkit.evaluate.treediff import diff_trees
+from smellkit.evaluate.inputs.dataset import EvalCase
+from smellkit.evaluate.inputs.predictions import Origin, Prediction
+from smellkit.evaluate.patches.apply import ApplyOutcome, apply_patch_to_copy, apply_prediction
+from smellkit.evaluate.patches.parse import parse_patch
+from smellkit.evaluate.patches.treediff import diff_trees
 from tests.evaluate.helpers import make_tree, read_tree
 
 LINES = "".join(f"line{n} = {n}\n" for n in range(1, 11))

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from smellkit.evaluate.dataset import EvalCase, match, read_dataset
 from smellkit.evaluate.errors import InputFormatError
-from smellkit.evaluate.predictions import Origin, Prediction, baseline_predictions
+from smellkit.evaluate.inputs.dataset import EvalCase, match, read_dataset
+from smellkit.evaluate.inputs.predictions import Origin, Prediction, baseline_predictions
 from smellkit.formats.smellbench import to_row
 from smellkit.models import Candidate, Case, Location, Target
 

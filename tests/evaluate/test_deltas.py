@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from smellkit.analysis.context import Context
-from smellkit.evaluate.deltas import METRICS, gap_closed, measure, outermost
+from smellkit.evaluate.signals.deltas import METRICS, gap_closed, measure, outermost
 from smellkit.project import Project
 from tests.evaluate.helpers import make_tree
 

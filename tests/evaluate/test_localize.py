@@ -9,7 +9,9 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from smellkit.evaluate.localize import (
+from smellkit.evaluate.patches.parse import parse_patch
+from smellkit.evaluate.patches.treediff import diff_trees
+from smellkit.evaluate.signals.localize import (
     Side,
     Touched,
     changed_files,
@@ -19,8 +21,6 @@ from smellkit.evaluate.localize import (
     touched,
     within,
 )
-from smellkit.evaluate.patchparse import parse_patch
-from smellkit.evaluate.treediff import diff_trees
 from smellkit.project import Project
 from tests.evaluate.helpers import make_tree
 

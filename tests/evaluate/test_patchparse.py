@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from smellkit.evaluate.patchparse import (
+from smellkit.evaluate.patches.parse import (
     AmbiguousPatchError,
     PatchFormatError,
     parse_patch,

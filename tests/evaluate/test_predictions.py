@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from smellkit.errors import UsageError
-from smellkit.evaluate.dataset import EvalCase
 from smellkit.evaluate.errors import InputFormatError
-from smellkit.evaluate.predictions import (
+from smellkit.evaluate.inputs.dataset import EvalCase
+from smellkit.evaluate.inputs.predictions import (
     Prediction,
     baseline_predictions,
     predictions_from_repos,

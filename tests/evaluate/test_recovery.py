@@ -8,7 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from smellkit.evaluate.recovery import THRESHOLD, Shape, match, recovery, shapes, similarity, tokens
+from smellkit.evaluate.signals.recovery import (
+    THRESHOLD,
+    Shape,
+    match,
+    recovery,
+    shapes,
+    similarity,
+    tokens,
+)
 from smellkit.project import Project
 from tests.evaluate.helpers import make_tree
 from tests.evaluate.signals_support import SOURCE, build, edit

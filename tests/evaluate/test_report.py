@@ -16,9 +16,9 @@ pytest.importorskip("pandas")
 pytest.importorskip("matplotlib")
 pytest.importorskip("scipy")
 
-from smellkit.evaluate.aggregate import ALL, Summary, summarise
-from smellkit.evaluate.report import CSP, CSV_COLUMNS, ReportPaths, write_reports
-from smellkit.evaluate.report_plots import BAR_SIGNALS
+from smellkit.evaluate.reports import CSP, CSV_COLUMNS, ReportPaths, write_reports
+from smellkit.evaluate.reports.aggregate import ALL, Summary, summarise
+from smellkit.evaluate.reports.plots import BAR_SIGNALS
 from smellkit.evaluate.score import ERROR_CATEGORIES, Score
 from tests.evaluate.synthetic_scores import MODELS, synthetic_scores
 

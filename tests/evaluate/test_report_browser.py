@@ -32,7 +32,7 @@ pytest.importorskip("scipy")
 import numpy as np
 from matplotlib.image import imread
 
-from smellkit.evaluate.report import CSP, write_reports
+from smellkit.evaluate.reports import CSP, write_reports
 from tests.evaluate.synthetic_scores import synthetic_scores
 
 pytestmark = pytest.mark.slow

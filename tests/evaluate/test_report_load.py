@@ -10,7 +10,7 @@ pd = pytest.importorskip("pandas")
 
 import smellkit.evaluate  # noqa: E402
 from smellkit.evaluate.errors import EvaluateError  # noqa: E402
-from smellkit.evaluate.frame import columns, frame, read_scores  # noqa: E402
+from smellkit.evaluate.reports.frame import columns, frame, read_scores  # noqa: E402
 from smellkit.evaluate.score import MetricDelta, Score  # noqa: E402
 from tests.evaluate.synthetic_scores import synthetic_scores  # noqa: E402
 

@@ -10,9 +10,9 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from smellkit.evaluate.apply import apply_patch_to_copy
-from smellkit.evaluate.patchparse import parse_patch, prefix_paths
-from smellkit.evaluate.treediff import diff_trees
+from smellkit.evaluate.patches.apply import apply_patch_to_copy
+from smellkit.evaluate.patches.parse import parse_patch, prefix_paths
+from smellkit.evaluate.patches.treediff import diff_trees
 from tests.evaluate.helpers import make_tree, read_tree
 
 # No name is both a file and a folder, so any two trees can be compared.

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from smellkit.evaluate import signals
-from smellkit.evaluate.dataset import EvalCase
-from smellkit.evaluate.patchparse import prefix_paths
+from smellkit.evaluate.inputs.dataset import EvalCase
+from smellkit.evaluate.patches.parse import prefix_paths
 from smellkit.evaluate.score import Score
 from smellkit.evaluate.signals import measure, prepare
 from smellkit.project import Project

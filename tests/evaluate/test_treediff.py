@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from smellkit.evaluate.errors import TreeDiffError
-from smellkit.evaluate.patchparse import parse_patch
-from smellkit.evaluate.treediff import diff_trees
+from smellkit.evaluate.patches.parse import parse_patch
+from smellkit.evaluate.patches.treediff import diff_trees
 from tests.evaluate.helpers import make_tree, read_tree
 
 BODY = "".join(f"line {n} of a file long enough to be recognised after a move\n"

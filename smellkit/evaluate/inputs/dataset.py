@@ -33,9 +33,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from smellkit.evaluate._jsonio import Raw, read_records
-from smellkit.evaluate.guard import protected_paths
-from smellkit.evaluate.predictions import Prediction, PredictionError, PredictionRead, RecordError
+from smellkit.evaluate.inputs._jsonio import Raw, read_records
+from smellkit.evaluate.inputs.predictions import (
+    Prediction,
+    PredictionError,
+    PredictionRead,
+    RecordError,
+)
+from smellkit.evaluate.patches.guard import protected_paths
 from smellkit.formats.smellbench import from_row, from_smellbench
 from smellkit.models import Case
 

@@ -52,13 +52,13 @@ from typing import TypeVar
 from smellkit.analysis.context import Context
 from smellkit.checks import evaluate
 from smellkit.detectors.runner import residue, run_detectors
-from smellkit.evaluate import deltas
-from smellkit.evaluate.dataset import EvalCase
-from smellkit.evaluate.involvement import Involvement, involvement
-from smellkit.evaluate.localize import Side, Touched, changed_files, touched
-from smellkit.evaluate.patchparse import FileChange, parse_patch
-from smellkit.evaluate.recovery import Shape, recovery, shapes
+from smellkit.evaluate.inputs.dataset import EvalCase
+from smellkit.evaluate.patches.parse import FileChange, parse_patch
 from smellkit.evaluate.score import MetricDelta, Score
+from smellkit.evaluate.signals import deltas
+from smellkit.evaluate.signals.involvement import Involvement, involvement
+from smellkit.evaluate.signals.localize import Side, Touched, changed_files, touched
+from smellkit.evaluate.signals.recovery import Shape, recovery, shapes
 from smellkit.models import CheckResult, StructuralCheck
 from smellkit.project import Project
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from smellkit._internal.jsonl import write_atomic
-from smellkit.evaluate.aggregate import (
+from smellkit.evaluate.reports.aggregate import (
     ALL,
     SIGNALS,
     Comparison,
@@ -33,8 +33,8 @@ from smellkit.evaluate.aggregate import (
     csv_rows,
     summarise,
 )
-from smellkit.evaluate.frame import load
-from smellkit.evaluate.report_plots import Plot, plots
+from smellkit.evaluate.reports.frame import load
+from smellkit.evaluate.reports.plots import Plot, plots
 from smellkit.evaluate.score import ERROR_CATEGORIES, Score
 
 CSV_COLUMNS = ("model", "smell", "difficulty", "setting", "signal", "n", "mean", "ci_low",

@@ -23,10 +23,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, cast
 
-from smellkit.evaluate.dataset import DatasetRead
 from smellkit.evaluate.errors import InputFormatError
-from smellkit.evaluate.guard import protected_paths
-from smellkit.evaluate.predictions import (
+from smellkit.evaluate.inputs.dataset import DatasetRead
+from smellkit.evaluate.inputs.predictions import (
     Baseline,
     Origin,
     Prediction,
@@ -37,6 +36,7 @@ from smellkit.evaluate.predictions import (
     predictions_from_repos,
     read_predictions,
 )
+from smellkit.evaluate.patches.guard import protected_paths
 
 PATCH = Path("verifier") / "prediction.patch"
 

@@ -24,9 +24,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from smellkit.evaluate.dataset import EvalCase
 from smellkit.evaluate.errors import EvaluateError
-from smellkit.evaluate.guard import (
+from smellkit.evaluate.inputs.dataset import EvalCase
+from smellkit.evaluate.inputs.predictions import Prediction
+from smellkit.evaluate.patches.guard import (
     changed_paths,
     config_problem,
     escaping_links,
@@ -35,14 +36,13 @@ from smellkit.evaluate.guard import (
     snapshot,
     tamper_problem,
 )
-from smellkit.evaluate.patchparse import (
+from smellkit.evaluate.patches.parse import (
     AmbiguousPatchError,
     FileChange,
     PatchFormatError,
     parse_patch,
 )
-from smellkit.evaluate.predictions import Prediction
-from smellkit.evaluate.treediff import git_env, skipped
+from smellkit.evaluate.patches.treediff import git_env, skipped
 
 ApplyStatus = Literal["applied", "empty", "apply_failed", "refused", "tampered"]
 

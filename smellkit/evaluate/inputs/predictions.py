@@ -21,10 +21,10 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from smellkit.errors import SmellkitError, UsageError
-from smellkit.evaluate._jsonio import Raw, read_records
 from smellkit.evaluate.errors import InputFormatError
-from smellkit.evaluate.patchparse import prefix_paths
-from smellkit.evaluate.treediff import diff_trees
+from smellkit.evaluate.inputs._jsonio import Raw, read_records
+from smellkit.evaluate.patches.parse import prefix_paths
+from smellkit.evaluate.patches.treediff import diff_trees
 
 EXPECTED = ("SWE-bench JSONL (one {instance_id, model_name_or_path, model_patch} object per "
             "line), a JSON list of such objects, or a JSON object keyed by instance id "

@@ -28,8 +28,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
 
-from smellkit.evaluate.patchparse import SUBMODULE_MODE, SYMLINK_MODE, FileChange
-from smellkit.evaluate.treediff import walk_entries
+from smellkit.evaluate.patches.parse import SUBMODULE_MODE, SYMLINK_MODE, FileChange
+from smellkit.evaluate.patches.treediff import walk_entries
 
 if sys.version_info >= (3, 11):
     import tomllib

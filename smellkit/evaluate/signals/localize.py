@@ -22,7 +22,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from smellkit.evaluate.patchparse import FileChange, FileKind
+from smellkit.evaluate.patches.parse import FileChange, FileKind
 from smellkit.facts import Definition, FileFacts
 from smellkit.project import Project
 

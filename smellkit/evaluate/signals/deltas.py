@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from smellkit.analysis.context import Context
-from smellkit.evaluate.localize import within
+from smellkit.evaluate.signals.localize import within
 from smellkit.facts import Definition
 
 METRICS = ("cc", "mi", "wmc", "lcom4", "cbo", "sloc")

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from smellkit.evaluate.dataset import EvalCase
-from smellkit.evaluate.localize import Side, Touched, within
-from smellkit.evaluate.patchparse import PatchFormatError, parse_patch
+from smellkit.evaluate.inputs.dataset import EvalCase
+from smellkit.evaluate.patches.parse import PatchFormatError, parse_patch
+from smellkit.evaluate.signals.localize import Side, Touched, within
 
 CLASS_LEVEL_SMELLS = frozenset({"god_class", "interface_segregation"})
 """Smells localized at class level when a case does not say (SmellBench records)."""

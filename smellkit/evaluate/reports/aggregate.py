@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from smellkit.errors import UsageError
-from smellkit.evaluate.frame import ReportExtraMissing, frame
+from smellkit.evaluate.reports.frame import ReportExtraMissing, frame
 from smellkit.evaluate.score import ERROR_CATEGORIES, Score
 
 try:

@@ -16,8 +16,8 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, cast
 
-from smellkit.evaluate.aggregate import Summary
-from smellkit.evaluate.frame import ReportExtraMissing
+from smellkit.evaluate.reports.aggregate import Summary
+from smellkit.evaluate.reports.frame import ReportExtraMissing
 from smellkit.evaluate.score import ERROR_CATEGORIES
 
 try:
