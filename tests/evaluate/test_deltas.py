@@ -64,7 +64,7 @@ def test_measure_sums_cc_and_sloc_and_averages_mi(context: Context) -> None:
     assert module["cc"] == whole["cc"] + functions["cc"]
     nothing = measure(context, ["bank.gone"])
     assert nothing == {"cc": 0.0, "mi": None, "wmc": 0.0, "lcom4": None, "cbo": 0.0,
-                       "sloc": 0.0}
+                       "sloc": 0.0, "fan_out": 0.0}
     assert list(nothing) == list(METRICS)
 
 
@@ -83,3 +83,15 @@ def test_gap_closed() -> None:
     assert gap_closed(original, smelly, worse) == pytest.approx(-1 / 3), "clamped at -1"
     assert gap_closed(original, original, smelly) is None, "no gap: nothing to close"
     assert gap_closed(original, smelly, {"cc": None, "sloc": None, "mi": None}) is None
+
+
+def test_fan_out_counts_the_repository_names_a_module_imports(tmp_path: Path) -> None:
+    root = make_tree(tmp_path, {
+        "settings.py": "TIMEOUT = 5\nRETRIES = 3\n\n\ndef helper():\n    return 1\n",
+        "client.py": "import os\nfrom settings import RETRIES, TIMEOUT, helper\n\n\n"
+                     "def call():\n    return os.sep, TIMEOUT, RETRIES, helper()\n",
+        "inlined.py": "import os\n\n\ndef call():\n    return os.sep, 5, 3, 1\n",
+    })
+    context = Context(Project.load(root, use_cache=False, jobs=1))
+    assert measure(context, ["client.call"])["fan_out"] == 3.0  # os is not the repository's
+    assert measure(context, ["inlined.call"])["fan_out"] == 0.0

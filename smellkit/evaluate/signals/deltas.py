@@ -17,7 +17,11 @@ Per version:
 - `sloc`: the sum of source lines of the units (a module: its whole file);
 - `wmc`, `cbo`: the sums over the classes inside the units of Weighted Methods per Class and of
   Coupling Between Objects (`smellkit.metrics.oo`); `lcom4`: their maximum (None without a
-  class). Sums over nothing are 0: a fix that deletes the involved code has none of it.
+  class). Sums over nothing are 0: a fix that deletes the involved code has none of it;
+- `fan_out`: the distinct names of the repository (modules, definitions, module variables) that
+  the modules holding the units import (efferent coupling by name). Shotgun surgery leaves every
+  other figure unchanged: a constant, helper or decorator written out in many places instead of
+  imported shows here.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from smellkit.analysis.context import Context
 from smellkit.evaluate.signals.localize import within
 from smellkit.facts import Definition
 
-METRICS = ("cc", "mi", "wmc", "lcom4", "cbo", "sloc")
+METRICS = ("cc", "mi", "wmc", "lcom4", "cbo", "sloc", "fan_out")
 _FUNCTION_KINDS = frozenset({"function", "method", "nested_function"})
 _EPSILON = 1e-9
 
@@ -92,7 +96,21 @@ def measure(context: Context, names: Iterable[str]) -> Values:
     values["wmc"] = float(sum(row.wmc for row in rows))
     values["cbo"] = float(sum(row.cbo for row in rows))
     values["lcom4"] = float(max(row.lcom4 for row in rows)) if rows else None
+    values["fan_out"] = float(len(_imported_definitions(context, units)))
     return {metric: values[metric] for metric in METRICS}
+
+
+def _imported_definitions(context: Context, units: list[str]) -> set[str]:
+    index = context.index
+    found: set[str] = set()
+    for module in {index.scope_module(unit) for unit in units}:
+        facts = index.modules.get(module)
+        for item in facts.imports if facts is not None else ():
+            if not item.type_only and (item.target in index.definitions
+                                       or item.target in index.modules
+                                       or item.target.rpartition(".")[0] in index.modules):
+                found.add(item.target)
+    return found
 
 
 def gap_closed(original: Mapping[str, float | None], smelly: Mapping[str, float | None],
