@@ -434,5 +434,22 @@ def evaluate_command(dataset: Path, predictions: tuple[Path, ...], out_dir: Path
         return
     from smellkit.report.scores import print_evaluation
 
-    print_evaluation(report, stderr_console())
+    console = stderr_console()
+    print_evaluation(report, console)
+    if (out_dir / "scores.jsonl").is_file():
+        _write_score_reports(out_dir, console)
     sys.exit(report.exit_code)
+
+
+def _write_score_reports(out_dir: Path, console: Any) -> None:
+    """summary.json/.csv/.md and report.html beside scores.jsonl; without the `report` extra,
+    a note says how to get them (the scores themselves are complete either way)."""
+    from smellkit.evaluate.reports import write_reports
+    from smellkit.evaluate.reports.frame import ReportExtraMissing
+
+    try:
+        paths = write_reports(out_dir)
+    except ReportExtraMissing as error:
+        console.print(f"no summaries or report.html: {error}")
+        return
+    console.print(f"summaries and plots: {paths.summary_md}, {paths.report_html}")

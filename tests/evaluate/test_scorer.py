@@ -98,6 +98,8 @@ def test_bad_predictions_and_bad_lines_leave_the_others_scored(
     assert "not valid JSON" in messages or "JSON" in messages
     assert "unknown instance id 'calc__no-such-case'" in messages
     assert "duplicate prediction" in messages
+    for name in ("summary.json", "summary.csv", "summary.md", "report.html"):
+        assert (tmp_path / "out" / name).is_file(), name  # the reports follow the scores
     assert "3 inputs not scored" in result.output and "calc__no-such-case" in result.output
 
 
