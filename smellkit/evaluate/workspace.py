@@ -244,11 +244,6 @@ def prepare_case(repository: Repository, case: EvalCase, smelly_tree: Path,
     return prepared
 
 
-def needed_repositories(cases: Iterable[EvalCase]) -> list[str]:
-    """Repository names in the order their cases first appear."""
-    return list(dict.fromkeys(case.repo for case in cases))
-
-
 @dataclass
 class CaseStore:
     """Smelly trees and prepared cases by instance id; each made once, under the case's lock."""
