@@ -64,7 +64,7 @@ def test_measure_sums_cc_and_sloc_and_averages_mi(context: Context) -> None:
     assert module["cc"] == whole["cc"] + functions["cc"]
     nothing = measure(context, ["bank.gone"])
     assert nothing == {"cc": 0.0, "mi": None, "wmc": 0.0, "lcom4": None, "cbo": 0.0,
-                       "sloc": 0.0, "fan_out": 0.0}
+                       "sloc": 0.0, "fan_out": 0.0, "calls": 0.0}
     assert list(nothing) == list(METRICS)
 
 
@@ -95,3 +95,8 @@ def test_fan_out_counts_the_repository_names_a_module_imports(tmp_path: Path) ->
     context = Context(Project.load(root, use_cache=False, jobs=1))
     assert measure(context, ["client.call"])["fan_out"] == 3.0  # os is not the repository's
     assert measure(context, ["inlined.call"])["fan_out"] == 0.0
+
+
+def test_calls_counts_the_call_sites_written_in_the_units(context: Context) -> None:
+    assert measure(context, ["bank.total"])["calls"] == 1.0  # sum(...)
+    assert measure(context, ["bank.Account.report"])["calls"] == 1.0  # line(...); f"" is no call

@@ -21,7 +21,10 @@ Per version:
 - `fan_out`: the distinct names of the repository (modules, definitions, module variables) that
   the modules holding the units import (efferent coupling by name). Shotgun surgery leaves every
   other figure unchanged: a constant, helper or decorator written out in many places instead of
-  imported shows here.
+  imported shows here;
+- `calls`: the call sites written in the units (decorator applications not counted): a helper's
+  expression copied into its callers (`len(strip_ansi(x))` for `term_len(x)`) adds calls that no
+  other figure sees.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from smellkit.analysis.context import Context
 from smellkit.evaluate.signals.localize import within
 from smellkit.facts import Definition
 
-METRICS = ("cc", "mi", "wmc", "lcom4", "cbo", "sloc", "fan_out")
+METRICS = ("cc", "mi", "wmc", "lcom4", "cbo", "sloc", "fan_out", "calls")
 _FUNCTION_KINDS = frozenset({"function", "method", "nested_function"})
 _EPSILON = 1e-9
 
@@ -97,6 +100,7 @@ def measure(context: Context, names: Iterable[str]) -> Values:
     values["cbo"] = float(sum(row.cbo for row in rows))
     values["lcom4"] = float(max(row.lcom4 for row in rows)) if rows else None
     values["fan_out"] = float(len(_imported_definitions(context, units)))
+    values["calls"] = float(_call_sites(context, units))
     return {metric: values[metric] for metric in METRICS}
 
 
@@ -128,3 +132,16 @@ def gap_closed(original: Mapping[str, float | None], smelly: Mapping[str, float 
         share = (before - now) / (before - after)
         shares.append(min(1.0, max(-1.0, share)))
     return sum(shares) / len(shares) if shares else None
+
+
+def _call_sites(context: Context, units: list[str]) -> int:
+    index = context.index
+    count = 0
+    for module in {index.scope_module(unit) for unit in units}:
+        facts = index.modules.get(module)
+        inner = [unit for unit in units if index.scope_module(unit) == module]
+        for call in facts.calls if facts is not None else ():
+            if not call.implicit and any(within(call.scope, module, unit, unit == module)
+                                         for unit in inner):
+                count += 1
+    return count
