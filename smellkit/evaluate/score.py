@@ -93,8 +93,8 @@ class Score(BaseModel):
 
     # -- metrics ----------------------------------------------------------------------------
     metrics: dict[str, MetricDelta] = Field(default_factory=dict)
-    """CC, MI, WMC, LCOM4, CBO, SLOC, fan-out (imported names) and call sites of the involved
-    code in the original, smelly and result versions (`signals.deltas`)."""
+    """CC, MI, WMC, LCOM4, CBO, SLOC, fan-out (imported names), call sites and code tokens of
+    the involved code in the original, smelly and result versions (`signals.deltas`)."""
     gap_closed: float | None = None
     """The share of the smelly -> original distance (over the metrics above, each normalised)
     that the result closed: 1 back to the original's figures, 0 no better than the smelly code,

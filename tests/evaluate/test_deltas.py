@@ -64,7 +64,8 @@ def test_measure_sums_cc_and_sloc_and_averages_mi(context: Context) -> None:
     assert module["cc"] == whole["cc"] + functions["cc"]
     nothing = measure(context, ["bank.gone"])
     assert nothing == {"cc": 0.0, "mi": None, "wmc": 0.0, "lcom4": None, "cbo": 0.0,
-                       "sloc": 0.0, "fan_out": 0.0, "calls": 0.0}
+                       "sloc": 0.0, "fan_out": 0.0, "calls": 0.0,
+                       "tokens": 0.0}
     assert list(nothing) == list(METRICS)
 
 
@@ -100,3 +101,14 @@ def test_fan_out_counts_the_repository_names_a_module_imports(tmp_path: Path) ->
 def test_calls_counts_the_call_sites_written_in_the_units(context: Context) -> None:
     assert measure(context, ["bank.total"])["calls"] == 1.0  # sum(...)
     assert measure(context, ["bank.Account.report"])["calls"] == 1.0  # line(...); f"" is no call
+
+
+def test_tokens_count_the_code_a_reader_reads(tmp_path: Path) -> None:
+    root = make_tree(tmp_path, {"m.py": "import re\n_ANSI = re.compile('x')\n\n\n"
+                                        "def strip(text):\n    return _ANSI.sub('', text)\n\n\n"
+                                        "def calls(text):\n    return strip(text)\n\n\n"
+                                        "def inlined(text):\n    return _ANSI.sub('', text)\n"})
+    context = Context(Project.load(root, use_cache=False, jobs=1))
+    called, inlined = measure(context, ["m.calls"]), measure(context, ["m.inlined"])
+    assert called["calls"] == inlined["calls"] == 1.0 and called["sloc"] == inlined["sloc"]
+    assert inlined["tokens"] > called["tokens"] > 0

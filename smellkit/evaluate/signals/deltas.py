@@ -24,18 +24,24 @@ Per version:
   imported shows here;
 - `calls`: the call sites written in the units (decorator applications not counted): a helper's
   expression copied into its callers (`len(strip_ansi(x))` for `term_len(x)`) adds calls that no
-  other figure sees.
+  other figure sees;
+- `tokens`: the code tokens (names, operators, literals) of the units' source: the size of what a
+  reader reads, which grows when a helper's body is written out in place of a call to it
+  (`_ansi_re.sub("", text)` for `strip_ansi(text)`) even where lines and calls stay the same.
 """
 
 from __future__ import annotations
 
+import io
+import textwrap
+import tokenize
 from collections.abc import Iterable, Mapping
 
 from smellkit.analysis.context import Context
 from smellkit.evaluate.signals.localize import within
 from smellkit.facts import Definition
 
-METRICS = ("cc", "mi", "wmc", "lcom4", "cbo", "sloc", "fan_out", "calls")
+METRICS = ("cc", "mi", "wmc", "lcom4", "cbo", "sloc", "fan_out", "calls", "tokens")
 _FUNCTION_KINDS = frozenset({"function", "method", "nested_function"})
 _EPSILON = 1e-9
 
@@ -101,6 +107,7 @@ def measure(context: Context, names: Iterable[str]) -> Values:
     values["lcom4"] = float(max(row.lcom4 for row in rows)) if rows else None
     values["fan_out"] = float(len(_imported_definitions(context, units)))
     values["calls"] = float(_call_sites(context, units))
+    values["tokens"] = float(sum(_tokens(context, unit) for unit in units))
     return {metric: values[metric] for metric in METRICS}
 
 
@@ -145,3 +152,24 @@ def _call_sites(context: Context, units: list[str]) -> int:
                                          for unit in inner):
                 count += 1
     return count
+
+
+_CODE_TOKENS = frozenset({tokenize.NAME, tokenize.OP, tokenize.NUMBER, tokenize.STRING})
+
+
+def _tokens(context: Context, unit: str) -> int:
+    index = context.index
+    facts = index.modules.get(index.scope_module(unit))
+    if facts is None:
+        return 0
+    lines = context.lines(facts.path)
+    if unit not in index.modules:
+        definition = index.definitions[unit]
+        lines = lines[definition.start_line - 1:definition.end_line]
+    text = textwrap.dedent("".join(line if line.endswith("\n") else line + "\n"
+                                   for line in lines))
+    try:
+        return sum(1 for token in tokenize.generate_tokens(io.StringIO(text).readline)
+                   if token.type in _CODE_TOKENS)
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return len(text.split())  # a span that does not tokenize alone: words, roughly
