@@ -7,6 +7,7 @@ import pytest
 from smellkit.evaluate.patches.parse import (
     AmbiguousPatchError,
     PatchFormatError,
+    normal_folder,
     parse_patch,
     prefix_paths,
     quote,
@@ -88,3 +89,11 @@ def test_prefix_paths_moves_every_name() -> None:
     assert prefix_paths(patch, "") == patch
     with pytest.raises(PatchFormatError):
         prefix_paths("--- a/m.py\n+++ b/m.py\n@@ -1 +1 @@\n-a\n+b\n", "src")
+
+
+@pytest.mark.parametrize("folder", ["", ".", "./", "/", " . "])
+def test_a_root_folder_however_written_moves_nothing(folder: str) -> None:
+    patch = ("diff --git a/pkg/m.py b/pkg/m.py\n--- a/pkg/m.py\n+++ b/pkg/m.py\n"
+             "@@ -1 +1 @@\n-a\n+b\n")
+    assert prefix_paths(patch, folder) == patch
+    assert normal_folder("./src/") == "src" and normal_folder("a/./b") == "a/b"

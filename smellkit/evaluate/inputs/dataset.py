@@ -31,7 +31,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from smellkit.evaluate.inputs._jsonio import Raw, read_records
 from smellkit.evaluate.inputs.predictions import (
@@ -41,6 +41,7 @@ from smellkit.evaluate.inputs.predictions import (
     RecordError,
 )
 from smellkit.evaluate.patches.guard import protected_paths
+from smellkit.evaluate.patches.parse import normal_folder
 from smellkit.formats.smellbench import from_row, from_smellbench
 from smellkit.models import Case
 
@@ -64,9 +65,15 @@ class EvalCase(BaseModel):
     smelly_patch: str = ""
     ground_truth_patch: str = ""
     source_path: str = ""
-    """The folder (inside the repository) that the two patches are relative to."""
+    """The folder (inside the repository) that the two patches are relative to; "" for the
+    root, however the spec wrote it (`.`, `./`)."""
     tests_path: str = ""
     """The hidden tests folder; "" when unknown (the tests' own files are still protected)."""
+
+    @field_validator("source_path", "tests_path")
+    @classmethod
+    def _folder(cls, value: str) -> str:
+        return normal_folder(value)
     tests: tuple[str, ...] = ()
     test_cmd: str = ""
     targets: tuple[str, ...] = ()

@@ -293,10 +293,17 @@ def parse_patch(patch: str) -> tuple[FileChange, ...]:
     return parsed.changes
 
 
+def normal_folder(folder: str) -> str:
+    """A relative POSIX folder as paths are joined to it: "" for the root however it is
+    written ("", ".", "./", "/"), else without "./" segments or outer slashes ("./src/" ->
+    "src")."""
+    return "/".join(part for part in folder.strip().split("/") if part not in ("", "."))
+
+
 def prefix_paths(patch: str, prefix: str) -> str:
     """The same git patch with every path moved under the folder `prefix` (e.g. a case's
     source path, so that its patch applies at the repository root)."""
-    prefix = prefix.strip("/")
+    prefix = normal_folder(prefix)
     if not prefix or not patch.strip():
         return patch
     parsed = _parse(patch)
