@@ -33,7 +33,7 @@ def scores_table(rows: Sequence[Score], *, title: str = "smellkit evaluate") -> 
     table = Table(title=f"{title}: {len(rows)} predictions scored")
     for name in ("model", "cases", "resolved", "TPR", "LA", "residue", "checks"):
         table.add_column(name, justify="left" if name == "model" else "right")
-    table.add_column("categories", overflow="fold")
+    table.add_column("why not resolved", overflow="fold")
     models = dict.fromkeys(row.model for row in rows)
     for model in models:
         mine = [row for row in rows if row.model == model]
