@@ -114,6 +114,25 @@ def test_a_partial_fix_lands_in_between(smell: str, cases: Cases) -> None:
     assert 0.0 < (partial.loc_recall or 0.0) < 1.0
 
 
+def test_code_the_injection_edited_outside_the_locations_is_measured(cases: Cases) -> None:
+    """A case whose locations leave out a definition the injection edited (click's shotgun
+    surgery writes `term_len`'s expression out in `ProgressBar.render_progress` too): the
+    definitions the ground truth changes are involved code, so a fix that leaves that copy
+    does not close the whole gap."""
+    built = cases("shotgun_surgery")
+    case = built.case.case
+    assert case is not None
+    left_out = "orders.export.header"
+    narrowed = case.model_copy(update={
+        "targets": tuple(item for item in case.targets if item.location.qualname != left_out),
+        "locations": tuple(item for item in case.locations if item.qualname != left_out)})
+    analysis = prepare(EvalCase.from_case(narrowed), load(built.original / SOURCE),
+                       load(built.smelly / SOURCE))
+    assert left_out not in {item.qualname for item in analysis.involvement.locations}
+    assert left_out in analysis.base_units
+    assert analysis.errors == ()
+
+
 def test_the_analysis_serves_many_predictions_unchanged(cases: Cases) -> None:
     case = cases("feature_envy")
     first = case.score("again-1", case.oracle_patch)

@@ -162,6 +162,11 @@ def prepare(case: EvalCase, original: Project | None, smelly: Project, *,
         before, after = _names(original_side), _names(smelly_side)
         lost = sorted(before - after)
         base.extend(sorted(after - before))  # what the injection added is involved code too
+        # and what it edited outside the locations (copies written out, calls redirected),
+        # which is what the ground truth changes in both versions
+        edited = set(fix.names) & before & after - smelly_side.modules - original_side.modules \
+            if fix is not None else set()
+        base.extend(sorted(edited - set(base)))
         missing = _attempt(errors, "recovery", lambda: _shapes(original_side, lost))
         units = [name for name in base if name in before] + lost
         original_metrics = _attempt(errors, "metrics", lambda: deltas.measure(context, units))
