@@ -1,6 +1,7 @@
 """Shared pieces of the scoring tests: a small dataset built from the calc fixture (real
-environment and test runs, the bench tests' fake injections), and a stand-in for the signals
-module so the scorer is tested on its own.
+environment and test runs, the bench tests' fake injections), the click dataset the build's CI
+test makes (for the slow scoring tests), and a stand-in for the signals module so the scorer is
+tested on its own.
 
 `StandInSignals` is deliberately simple: localization is 1 when the patch touches a file the case
 involves, and nothing else is measured. The real signals are tested with the signals module; the
@@ -9,6 +10,7 @@ scorer only has to call them once per case and once per prediction and keep thei
 
 from __future__ import annotations
 
+import fcntl
 import shutil
 import threading
 from pathlib import Path
@@ -19,6 +21,7 @@ import pytest
 from smellkit.evaluate.inputs.dataset import EvalCase
 from smellkit.evaluate.score import Score
 from smellkit.injectors.patches import apply_patch, make_patch, patched_paths
+from smellkit.models import BuildReport
 from smellkit.project import Project
 from tests.bench import fakes
 from tests.bench.conftest import bench_cache
@@ -67,6 +70,30 @@ def calc_dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
                    cache_dir=bench_cache(), backend=fakes.backend(), harbor=False)
     assert report.cases == 4, report
     return out
+
+
+CLICK_SPEC = Path(__file__).parents[2] / "examples" / "specs" / "click.toml"
+CLICK_OPTIONS = {"per_cell": 2, "spare": 1, "jobs": 2, "seed": 0}  # tests/bench/test_click_build
+
+
+@pytest.fixture(scope="session")
+def click_dataset() -> tuple[Path, BuildReport]:
+    """click 8.1.7 cases built as tests/bench/test_click_build.py builds them (same spec, seed
+    and options, same cached checkout, environment and test map), kept under the test-data
+    cache so a rerun only resumes the build: its output folder and report. A file lock keeps
+    two test workers from resuming the same build at once."""
+    from smellkit.bench import build
+    from tests.support.pypi import data_dir
+
+    folder = data_dir() / "evaluate"
+    folder.mkdir(exist_ok=True)
+    dataset = folder / "click-build"
+    with open(folder / ".click-build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        report = build(CLICK_SPEC, dataset, cache_dir=data_dir() / "sandbox",
+                       **CLICK_OPTIONS)  # type: ignore[arg-type]
+    assert report.cases >= 20 and not report.repo_errors, report
+    return dataset, report
 
 
 def smelly_source(case_row: dict[str, Any], tmp: Path) -> str:

@@ -1,8 +1,7 @@
 """The baselines on a real dataset: click 8.1.7 cases built as tests/bench/test_click_build.py
-builds them (same spec, seed and options, same cached checkout, environment and test map; the
-dataset itself is kept under the test-data cache, so a rerun only resumes the build), scored with
-the real signals and the click tests. The oracle must come out perfect on every case, the noop
-baseline resolved on none."""
+builds them (the `click_dataset` fixture of conftest.py), scored with the real signals and the
+click tests. The oracle must come out perfect on every case, the noop baseline resolved on
+none."""
 
 from __future__ import annotations
 
@@ -14,23 +13,15 @@ import pytest
 from smellkit._internal.jsonl import read_jsonl
 from smellkit.evaluate.score import Score
 from smellkit.evaluate.scorer import evaluate
+from smellkit.models import BuildReport
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).parents[2]
-SPEC = ROOT / "examples" / "specs" / "click.toml"
-OPTIONS = {"per_cell": 2, "spare": 1, "jobs": 2, "seed": 0}  # as tests/bench/test_click_build.py
-
 
 @pytest.fixture(scope="module")
-def scored(tmp_path_factory: pytest.TempPathFactory,
+def scored(click_dataset: tuple[Path, BuildReport], tmp_path_factory: pytest.TempPathFactory,
            terminal_report: Callable[[str, list[str]], None]) -> dict[tuple[str, str], Score]:
-    from smellkit.bench import build
-    from tests.support.pypi import data_dir
-
-    dataset = data_dir() / "evaluate" / "click-build"
-    built = build(SPEC, dataset, cache_dir=data_dir() / "sandbox", **OPTIONS)  # type: ignore[arg-type]
-    assert built.cases >= 20 and not built.repo_errors, built
+    dataset, built = click_dataset
     out = tmp_path_factory.mktemp("click-scores")
     report = evaluate(dataset, (), out, baselines=("oracle", "noop"), jobs=2)
     assert report.exit_code == 0 and report.scored == 2 * built.cases, report

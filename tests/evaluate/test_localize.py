@@ -117,6 +117,18 @@ def test_added_and_deleted_definitions(tmp_path: Path) -> None:
     assert deleted.new == {}
 
 
+def test_unchanged_lines_moved_into_another_definition_touch_both(tmp_path: Path) -> None:
+    """A class header written above a method takes the method out of its class without
+    changing one of its lines: the class it left is touched too."""
+    found = _edit(tmp_path, "    def area(self):", "class Solid:\n    def area(self):")
+    assert set(found.old) == {"pkg.mod.Shape.area", "pkg.mod.Shape.area.helper"}
+    assert set(found.new) == {"pkg.mod.Solid", "pkg.mod.Solid.area", "pkg.mod.Solid.area.helper"}
+    assert found.lines == [("pkg/mod.py", "pkg.mod.Solid", "pkg.mod")], \
+        "only the written line is a changed line"
+    shifted = _edit(tmp_path, '"""A module."""\n', '"""A module."""\n\nVERSION = 1\n')
+    assert set(shifted.names) == {"pkg.mod"}, "lines that only move down stay unowned by change"
+
+
 def test_created_deleted_and_renamed_files_touch_every_definition(tmp_path: Path) -> None:
     base = {"pkg/__init__.py": "", "pkg/keep.py": "X = 1\n"}
     created = _touch(tmp_path / "created", base, {**base, "pkg/mod.py": MODULE})

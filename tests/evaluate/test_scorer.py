@@ -103,6 +103,62 @@ def test_bad_predictions_and_bad_lines_leave_the_others_scored(
     assert "3 inputs not scored" in result.output and "calc__no-such-case" in result.output
 
 
+def _new_file(path: str, text: str) -> str:
+    lines = text.splitlines()
+    return (f"diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n"
+            f"@@ -0,0 +1,{len(lines)} @@\n" + "".join(f"+{line}\n" for line in lines))
+
+
+def test_forced_passes_plugins_binaries_and_hidden_tests_are_refused_per_record(
+        calc_dataset: Path, tmp_path: Path, signals: StandInSignals) -> None:
+    """A root conftest.py that makes every test pass (with a change that breaks one), a .pth
+    plugin, a binary patch and an edit of a hidden test: each gets its own verdict and is never
+    run, and the good record beside them is scored."""
+    cases = _dataset(calc_dataset)
+    smelly = smelly_source(cases[ADD], tmp_path)
+    marker = tmp_path / "plugin-ran"
+    forcer = _new_file("conftest.py", f"""import pytest
+
+open({str(marker)!r}, "w").close()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    outcome.get_result().outcome = "passed"
+""") + edit(smelly, "return a + b", "return a - b")
+    plugin = _new_file("src/calc/speedups.pth", f"import os; open({str(marker)!r}, 'w')")
+    binary = ("diff --git a/src/calc/logo.png b/src/calc/logo.png\nnew file mode 100644\n"
+              "index 0000000..d00491f\nGIT binary patch\nliteral 3\nKcmZ?wWd{HN00031\n\n"
+              "literal 0\nHcmV?d00001\n\n")
+    hidden = ("diff --git a/tests/test_ops.py b/tests/test_ops.py\n--- a/tests/test_ops.py\n"
+              "+++ b/tests/test_ops.py\n@@ -4,2 +4,2 @@\n def test_add() -> None:\n"
+              "-    assert add(2, 3) == 5\n+    assert True\n")
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text(_line(ADD, forcer, model="forcer") + _line(MUL, plugin, model="plugin")
+                     + _line(COUNTDOWN, binary, model="binary")
+                     + _line(ADD, hidden, model="hidden")
+                     + _line(ADD, edit(smelly, "return a + b", "return b + a"), model="fine"))
+    report = evaluate(calc_dataset, [preds], tmp_path / "out", signals=signals)
+    rows = _rows(tmp_path / "out")
+    assert report.scored == 5 and report.exit_code == 0 and report.input_errors == 0
+    forced = rows[ADD, "forcer"]
+    assert forced.error_category == "tampered" and not forced.resolved
+    assert "conftest.py" in forced.apply_reason and forced.tests_total is None
+    pth = rows[MUL, "plugin"]
+    assert pth.error_category == "tampered" and "speedups.pth" in pth.apply_reason
+    assert not marker.exists(), "neither plugin was ever imported"
+    refused = rows[COUNTDOWN, "binary"]
+    assert refused.apply_status == "refused" and refused.error_category == "apply_failed"
+    assert "binary patch" in refused.apply_reason and refused.tests_total is None
+    edited = rows[ADD, "hidden"]
+    assert edited.error_category == "tampered" and edited.tests_total is None
+    assert "tests/test_ops.py" in edited.apply_reason
+    fine = rows[ADD, "fine"]
+    assert fine.applied and fine.tpr == 1.0 and fine.error_category == "resolved"
+    assert sorted(signals.measured) == [(ADD, "fine")], "only the good record was measured"
+
+
 def test_a_hanging_test_is_cut_off_and_the_run_ends(calc_dataset: Path, tmp_path: Path,
                                                     signals: StandInSignals) -> None:
     smelly = smelly_source(_dataset(calc_dataset)[COUNTDOWN], tmp_path)

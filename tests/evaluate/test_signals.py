@@ -114,6 +114,54 @@ def test_a_partial_fix_lands_in_between(smell: str, cases: Cases) -> None:
     assert 0.0 < (partial.loc_recall or 0.0) < 1.0
 
 
+def test_code_the_injection_edited_outside_the_locations_is_measured(cases: Cases) -> None:
+    """A case whose locations leave out a definition the injection edited (click's shotgun
+    surgery writes `term_len`'s expression out in `ProgressBar.render_progress` too): the
+    definitions the ground truth changes are involved code, so a fix that leaves that copy
+    does not close the whole gap."""
+    built = cases("shotgun_surgery")
+    case = built.case.case
+    assert case is not None
+    left_out = "orders.export.header"
+    narrowed = case.model_copy(update={
+        "targets": tuple(item for item in case.targets if item.location.qualname != left_out),
+        "locations": tuple(item for item in case.locations if item.qualname != left_out)})
+    analysis = prepare(EvalCase.from_case(narrowed), load(built.original / SOURCE),
+                       load(built.smelly / SOURCE))
+    assert left_out not in {item.qualname for item in analysis.involvement.locations}
+    assert left_out in analysis.base_units
+    assert analysis.errors == ()
+
+
+def test_a_helper_restored_under_another_name_is_the_helper_a_check_names(
+        cases: Cases) -> None:
+    """The ground truth with `_record` brought back as `_write_entry`: the check that `post`
+    calls `_record` (where the original or the injection put it) follows the rename."""
+    case = cases("deep_inlining")
+    oracle = case.result_tree("renamed-oracle", case.oracle_patch)
+    path = f"{SOURCE}/ledger/book.py"
+    text = (oracle / path).read_text()
+    assert text.count("_record(") == 2
+    patch, tree = edit(case, "renamed", {path: text.replace("_record(", "_write_entry(")})
+    score = case.score("renamed", patch, tree)
+    assert score.checks_total and score.checks_passed == score.checks_total, score.failed_checks
+    assert (score.la, score.residue, score.errors) == (1.0, 0, ())
+
+
+def test_renaming_a_dead_function_does_not_pass_its_check(cases: Cases) -> None:
+    """A rename is followed both ways: `_legacy_main` renamed, still unused, is still dead."""
+    case = cases("dead_code")
+    path = f"{SOURCE}/shop/cli.py"
+    text = (case.smelly / path).read_text()
+    patch, tree = edit(case, "dead-renamed", {
+        path: text.replace("def _legacy_main(", "def _legacy_entry(")})
+    score = case.score("dead-renamed", patch, tree)
+    assert score.checks_passed == 0, "the renamed head of the chain is not 'not defined'"
+    assert any("shop.cli._legacy_entry is defined but only unreachable or unused code" in item
+               for item in score.failed_checks), score.failed_checks
+    assert score.residue is not None and score.residue >= 1
+
+
 def test_the_analysis_serves_many_predictions_unchanged(cases: Cases) -> None:
     case = cases("feature_envy")
     first = case.score("again-1", case.oracle_patch)

@@ -29,7 +29,11 @@ The signals (see `involvement` for the sets they are counted over, `Score` for t
   checks that the original is not flagged at the targets). Without the original nothing is left
   out.
 - `checks_*`: `smellkit.checks.evaluate` of the case's checks on the result, one check at a time
-  (a check that crashes fails, with the error recorded).
+  (a check that crashes fails, with the error recorded). Checks and residue follow renames: a
+  definition a check (or a location) names that the result no longer has, matched one to one
+  by `recovery.match` to a definition the result added, is checked under its new name. So a
+  helper restored under another name is the helper the check asks for, and renaming a dead,
+  cloned or envious definition does not make its check pass.
 - `gt_*`: `recovery.recovery` of the missing definitions among the result's added definitions
   and the smelly definitions it changed.
 - `metrics`, `gap_closed`: `deltas.measure` of the involved code in each version and
@@ -58,7 +62,7 @@ from smellkit.evaluate.score import MetricDelta, Score
 from smellkit.evaluate.signals import deltas
 from smellkit.evaluate.signals.involvement import Involvement, involvement
 from smellkit.evaluate.signals.localize import Side, Touched, changed_files, touched
-from smellkit.evaluate.signals.recovery import Shape, recovery, shapes
+from smellkit.evaluate.signals.recovery import Shape, match, recovery, shapes
 from smellkit.models import CheckResult, StructuralCheck
 from smellkit.project import Project
 
@@ -162,6 +166,11 @@ def prepare(case: EvalCase, original: Project | None, smelly: Project, *,
         before, after = _names(original_side), _names(smelly_side)
         lost = sorted(before - after)
         base.extend(sorted(after - before))  # what the injection added is involved code too
+        # and what it edited outside the locations (copies written out, calls redirected),
+        # which is what the ground truth changes in both versions
+        edited = set(fix.names) & before & after - smelly_side.modules - original_side.modules \
+            if fix is not None else set()
+        base.extend(sorted(edited - set(base)))
         missing = _attempt(errors, "recovery", lambda: _shapes(original_side, lost))
         units = [name for name in base if name in before] + lost
         original_metrics = _attempt(errors, "metrics", lambda: deltas.measure(context, units))
@@ -194,7 +203,7 @@ def measure(analysis: CaseAnalysis, result: Project, patch: str, score: Score) -
         _localization(analysis.involvement, side, lines, score)
     context = _attempt(errors, "analysis", lambda: Context(side.project))
     if context is not None:
-        _smell(analysis, context, score, errors)
+        _smell(analysis, side, context, score, errors)
     if analysis.missing is not None and lines is not None:
         missing, changed = analysis.missing, lines
         found = _attempt(errors, "recovery", lambda: _recovery(analysis, side, changed, missing))
@@ -239,22 +248,73 @@ def _check(context: Context, check: StructuralCheck) -> CheckResult:
     return evaluate(context, [check])[0]
 
 
-def _smell(analysis: CaseAnalysis, context: Context, score: Score, errors: list[str]) -> None:
-    """Residue and structural checks on the result."""
+def _named(checks: tuple[StructuralCheck, ...]) -> set[str]:
+    """The strings of the checks' parameters (qualified names among them), lists included."""
+    found: set[str] = set()
+    for check in checks:
+        for value in check.params.values():
+            values = value if isinstance(value, (list, tuple)) else [value]
+            found.update(item for item in values if isinstance(item, str))
+    return found
+
+
+def _renames(analysis: CaseAnalysis, side: Side, names: Iterable[str]) -> dict[str, str]:
+    """Definitions of the smelly version (or the original's that it lacks) among `names` that
+    the result no longer has -> the definition the result added in their place, matched by
+    shape (`recovery.match`, one to one)."""
+    present = side.project.index.definitions
+    before = analysis.smelly.project.index.definitions
+    gone = [name for name in sorted(set(names))
+            if name not in present and name not in side.modules
+            and (name in before or name in (analysis.missing or {}))]
+    if not gone:
+        return {}
+    lost = _shapes(analysis.smelly, [name for name in gone if name in before])
+    lost.update({name: (analysis.missing or {})[name] for name in gone if name not in before
+                 and name in (analysis.missing or {})})
+    added = [name for name, item in present.items()
+             if name not in before and item.kind != "lambda"]
+    if not lost or not added:
+        return {}
+    return {old: new for old, new, _ in match(lost, _shapes(side, added))}
+
+
+def _renamed(check: StructuralCheck, renames: Mapping[str, str]) -> StructuralCheck:
+    def follow(value: object) -> object:
+        if isinstance(value, str):
+            return renames.get(value, value)
+        if isinstance(value, (list, tuple)):
+            return [follow(item) for item in value]
+        return value
+
+    if not renames:
+        return check
+    return check.model_copy(update={
+        "params": {key: follow(value) for key, value in check.params.items()}})
+
+
+def _smell(analysis: CaseAnalysis, side: Side, context: Context, score: Score,
+           errors: list[str]) -> None:
+    """Residue and structural checks on the result, following renamed definitions."""
+    checks = analysis.case.case.checks if analysis.case.case is not None else None
+    locations = [item.qualname for item in analysis.involvement.locations]
+    renames = _attempt(errors, "renames", lambda: _renames(
+        analysis, side, [*locations, *_named(checks or ())])) or {}
+
     def left() -> int:
-        places = [context.location(item.qualname) for item in analysis.involvement.locations]
+        places = [context.location(renames.get(name, name)) for name in locations]
         found = residue(context, analysis.case.smell,
                         [place for place in places if place is not None])
         known = analysis.preexisting or frozenset()
         return sum(item.location.qualname not in known for item in found)
 
     score.residue = _attempt(errors, "residue", left)
-    checks = analysis.case.case.checks if analysis.case.case is not None else None
     if checks is None:
         return
     failed: list[str] = []
     for check in checks:
-        outcome = _attempt(errors, f"check {check.kind}", partial(_check, context, check))
+        followed = _renamed(check, renames)
+        outcome = _attempt(errors, f"check {check.kind}", partial(_check, context, followed))
         if outcome is None or not outcome.passed:
             detail = outcome.detail if outcome is not None else "the check crashed"
             failed.append(f"{check.description}: {detail}" if detail else check.description)

@@ -2,8 +2,10 @@
 between the smelly and the original figures a result closed.
 
 The *involved code* of a version is a set of qualified names (modules and definitions): for the
-smelly version the targets, the locations and what the injection added (names the original
-lacks); for the original the same names where they exist plus what the injection removed (names
+smelly version the targets, the locations, what the injection added (names the original lacks)
+and the definitions of both versions that the ground truth changes (the injection's edits
+outside the named locations: a helper's expression written out in a function no location
+names); for the original the same names where they exist plus what the injection removed (names
 the smelly version lacks); for a result the same names where they exist plus what it added
 (names the smelly version lacks). So the oracle's result measures exactly as the original and
 an empty patch exactly as the smelly code. The units are the outermost of those names (a method

@@ -11,7 +11,9 @@ A line belongs to the innermost definition (class, function, method, nested func
 belong to the function around them) whose span holds it, the span starting at its first
 decorator; a line outside every definition belongs to the module. So the patch's changed (or
 deleted) lines name definitions of the old version and its added lines name definitions of the
-new version, new and moved code included.
+new version, new and moved code included. An unchanged line that belongs to another definition
+in the new version (a class header written above a method takes it out of its class) touches
+its old and its new owner, though it is no changed line.
 """
 
 from __future__ import annotations
@@ -62,6 +64,8 @@ class ChangedFile:
     """Lines of the old text that the patch changed or removed."""
     added: tuple[int, ...] = ()
     """Lines of the new text that the patch wrote."""
+    kept: tuple[tuple[int, int], ...] = ()
+    """(old line, new line) of the lines the diff leaves unchanged (blank lines aside)."""
     readable: bool = True
     """False when a side that should exist could not be read as text (binary, missing)."""
 
@@ -74,8 +78,16 @@ def diff_lines(old: list[str], new: list[str]) -> tuple[tuple[int, ...], tuple[i
     """(deleted old line numbers, added new line numbers) of a line diff of two texts, blank
     lines left out: which side of a definition's boundary a diff puts an inserted blank line on
     is arbitrary, and a blank line changes no code."""
+    deleted, added, _ = line_diff(old, new)
+    return deleted, added
+
+
+def line_diff(old: list[str], new: list[str]) \
+        -> tuple[tuple[int, ...], tuple[int, ...], tuple[tuple[int, int], ...]]:
+    """`diff_lines` and the (old, new) line numbers of the lines it leaves unchanged."""
     deleted: list[int] = []
     added: list[int] = []
+    kept: list[tuple[int, int]] = []
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
     for tag, old_start, old_end, new_start, new_end in matcher.get_opcodes():
         if tag != "equal":
@@ -83,7 +95,11 @@ def diff_lines(old: list[str], new: list[str]) -> tuple[tuple[int, ...], tuple[i
                            if old[number - 1].strip())
             added.extend(number for number in range(new_start + 1, new_end + 1)
                          if new[number - 1].strip())
-    return tuple(deleted), tuple(added)
+        else:
+            kept.extend((old_start + offset + 1, new_start + offset + 1)
+                        for offset in range(old_end - old_start)
+                        if old[old_start + offset].strip())
+    return tuple(deleted), tuple(added), tuple(kept)
 
 
 class Side:
@@ -190,8 +206,8 @@ def changed_files(changes: Iterable[FileChange], old_root: Path, new_root: Path,
             found.append(ChangedFile(old, new, change.kind, readable=False))
             continue
         old_lines = split_lines(old_text or "") if change.kind != "copy" else []
-        deleted, added = diff_lines(old_lines, split_lines(new_text or ""))
-        found.append(ChangedFile(old, new, change.kind, deleted, added))
+        deleted, added, kept = line_diff(old_lines, split_lines(new_text or ""))
+        found.append(ChangedFile(old, new, change.kind, deleted, added, kept))
     return found
 
 
@@ -255,7 +271,26 @@ def touched(files: Iterable[ChangedFile], old: Side, new: Side) -> Touched:
                         "added lines count at module level")
         elif item.new is not None:
             result.lines.extend((item.new, None, None) for _ in item.added)
+        _moved(item, old, new, result)
     return result
+
+
+def _moved(item: ChangedFile, old: Side, new: Side, result: Touched) -> None:
+    """Unchanged lines that belong to another definition on the new side moved between
+    definitions: a method taken out of its class into a class whose header the patch writes
+    above it changes no line of the method, yet its old class lost it. Both owners are touched
+    (no changed line is counted: the lines themselves did not change)."""
+    if item.old is None or item.new is None or not item.kept or \
+            not (item.old.endswith(".py") and item.new.endswith(".py")):
+        return
+    old_module, new_module = old.module(item.old), new.module(item.new)
+    if old_module is None or new_module is None:
+        return
+    for before, after in item.kept:
+        was, now = old.owner(item.old, before), new.owner(item.new, after)
+        if was is not None and now is not None and (was, old_module) != (now, new_module):
+            result.old.setdefault(was, old_module)
+            result.new.setdefault(now, new_module)
 
 
 def within(name: str, module: str | None, container: str, container_is_module: bool) -> bool:
