@@ -204,18 +204,28 @@ def project_environment(python: Path, spec: RepoSpec) -> Environment:
                        source_path=spec.source_path)
 
 
+def generated_paths(listing: Path | None) -> tuple[str, ...]:
+    """The paths (relative to /app) the image build's install commands wrote, from the list
+    the build made; none when there is no list."""
+    if listing is None or not listing.is_file():
+        return ()
+    lines = listing.read_text(encoding="utf-8", errors="replace").splitlines()
+    return tuple(line.removeprefix("./") for line in lines if line.strip())
+
+
 def verify(case_file: Path, smelly_archive: Path, app: Path, tests_dir: Path, out: Path, *,
-           project_python: Path, signals: Signals | None = None, runner: Runner | None = None,
-           work: Path | None = None) -> Score:
+           project_python: Path, generated: Path | None = None, signals: Signals | None = None,
+           runner: Runner | None = None, work: Path | None = None) -> Score:
     """Score `app` against the pristine smelly tree and write every output but reward.json
-    (see `main`); returns the row. Raises for a broken task (unreadable case, a ground truth
+    (see `main`); returns the row. `generated` lists files of `app` the image build made,
+    which are not the agent's. Raises for a broken task (unreadable case, a ground truth
     that does not apply, an app folder that cannot be read), never for what the agent did."""
     case, spec, setting = read_case(case_file)
     out.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix="smellkit-verify-", dir=work))
     try:
         pristine = unpack(smelly_archive, scratch / "pristine")
-        patch = diff_trees(pristine, app)
+        patch = diff_trees(pristine, app, ignore=generated_paths(generated))
         (out / PREDICTION_PATCH).write_text(patch, encoding="utf-8")
         smelly = scratch / "smelly"
         shutil.copytree(pristine, smelly, symlinks=True)
@@ -249,6 +259,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--out", type=Path, required=True, help="/logs/verifier")
     parser.add_argument("--project-python", type=Path, required=True,
                         help="the interpreter of the repository's environment")
+    parser.add_argument("--generated", type=Path, default=None,
+                        help="files of the app the image build wrote (not the agent's work)")
     parser.add_argument("--work", type=Path, default=None, help="scratch folder (default TMP)")
     return parser
 
@@ -262,7 +274,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     values: dict[str, Any]
     try:
         score = verify(args.case, args.smelly, args.app, args.tests_dir, out,
-                       project_python=args.project_python, work=args.work)
+                       project_python=args.project_python, generated=args.generated,
+                       work=args.work)
         values = reward_values(score)
     except Exception as error:
         traceback.print_exc()

@@ -80,7 +80,8 @@ def test_layout_and_task_toml(tmp_path: Path) -> None:
             "environment/verifier/unpack_wheels.py", "environment/verifier/record.py",
             "tests/test.sh", "tests/integrity.sh", "tests/case.json", "tests/smelly.tar.gz",
             "tests/manifest.sha256", "tests/manifest.roots", "tests/manifest.links",
-            "tests/manifest.absent", "tests/tests/test_ops.py", "solution/solve.sh",
+            "tests/manifest.absent", "tests/tests.sha256", "tests/tests/test_ops.py",
+            "solution/solve.sh",
             "solution/ground_truth.patch"} <= names
     assert [name for name in names if name.startswith("environment/verifier/smellkit-")
             and name.endswith(".whl")]
@@ -193,7 +194,8 @@ def test_pypi_dockerfile_fetches_patches_and_drops_tests_in_one_layer() -> None:
     assert text.startswith("FROM python:3.12-slim\n")
     (fetch,) = [line for line in text.splitlines() if "pip download" in line]
     assert "click==8.1.7" in fetch and "git apply --directory=src" in fetch
-    assert "--no-cache-dir" in fetch and fetch.endswith("rm -rf /app/tests")
+    assert "--no-cache-dir" in fetch and "rm -rf /app/tests && " in fetch
+    assert fetch.endswith("> /tmp/app-before") and "/opt/smellkit-build.generated" in text
     assert "RUN cd /app && pip install -e ." in text
     assert text.index("rm -rf /app/tests") < text.index("pip install -e .")
     assert "PIP_NO_CACHE_DIR=1" in text and "python3 -m venv /opt/project-env" in text

@@ -170,6 +170,22 @@ def test_the_agents_git_history_does_not_decide_what_changed(task: Path, tmp_pat
     assert reward["reward"] == 1.0 and reward["files_changed"] >= 1
 
 
+def test_files_the_image_build_wrote_into_app_are_not_the_agents(task: Path,
+                                                                 tmp_path: Path) -> None:
+    app = _app(task, tmp_path)
+    (app / "src" / "bank" / "_version.py").write_text("VERSION = '1.0'\n")  # by an install
+    listing = tmp_path / "generated"
+    listing.write_text("./src/bank/_version.py\n")
+    score = verifier.verify(task / "tests" / "case.json", task / "tests" / "smelly.tar.gz",
+                            app, task / "tests", tmp_path / "logs",
+                            project_python=Path(sys.executable), generated=listing)
+    assert score.error_category == "no_patch"
+    unlisted = verifier.verify(task / "tests" / "case.json", task / "tests" / "smelly.tar.gz",
+                               app, task / "tests", tmp_path / "logs2",
+                               project_python=Path(sys.executable))
+    assert unlisted.apply_status == "applied" and unlisted.files_changed == 1
+
+
 def test_a_broken_task_still_writes_a_reward(task: Path, tmp_path: Path) -> None:
     app = _app(task, tmp_path)
     broken = tmp_path / "case.json"
@@ -283,3 +299,20 @@ def test_ld_so_preload_is_refused(task: Path, root: Path, tmp_path: Path) -> Non
     (root / "etc" / "ld.so.preload").write_text("/tmp/force.so\n")
     reward, verdict = _tampered(task, root, tmp_path)
     assert reward["tampered_scorer"] == 1 and "ld.so.preload" in verdict
+
+
+def test_a_file_left_in_tests_before_the_upload_is_caught(task: Path, root: Path,
+                                                          tmp_path: Path) -> None:
+    """Harbor copies tests/ over whatever /tests holds: a conftest.py the agent put into the
+    hidden tests' folder beforehand would be copied along with them."""
+    tests = tmp_path / "uploaded"
+    shutil.copytree(task / "tests", tests)
+    (tests / "tests" / "conftest.py").write_text(FORCE_PASS)
+    logs = tmp_path / "logs"
+    env = {"PATH": os.environ["PATH"], "SMELLKIT_FS_ROOT": str(root),
+           "SMELLKIT_INTEGRITY_ONLY": "1", "TESTS_DIR": str(tests), "LOGS_DIR": str(logs)}
+    subprocess.run(["bash", str(tests / "test.sh")], env=env, check=True, timeout=300)
+    reward = json.loads((logs / "verifier" / "reward.json").read_text())
+    assert reward["tampered_scorer"] == 1 and reward["reward"] == 0.0
+    assert "tests/conftest.py: not part of the task" in (logs / "verifier" /
+                                                          "verdict.txt").read_text()

@@ -11,9 +11,10 @@ In build order:
    applied and the tests folder deleted, all in one RUN step, so no layer holds the original
    code or the tests; pip runs without a cache for the same reason. Then the spec's install
    commands, pytest if missing, and a check (`_no_original.py`) that the original version of
-   no file the case changed is anywhere in the image. Committed to a fresh git repository and
-   tagged `smellkit-smelly` (for the agent's convenience only: scoring compares with a pristine
-   copy that arrives with /tests, never with this history).
+   no file the case changed is anywhere in the image. What the installs wrote into /app is
+   listed in `GENERATED`, so it is not taken for the agent's work. Committed to a fresh git
+   repository and tagged `smellkit-smelly` (for the agent's convenience only: scoring compares
+   with a pristine copy that arrives with /tests, never with this history).
 4. `/opt/smellkit-verifier`: the scorer's wheels extracted byte for byte (`_unpack_wheels.py`;
    collected at export, so nothing is fetched for it). Last, `_record.py` records the
    interpreter, stdlib, tools, libraries and the project environment in `/opt/smellkit-build.*`,
@@ -61,6 +62,13 @@ for item in top.iterdir():
     shutil.move(str(item), target / item.name)
 shutil.rmtree(scratch)
 '''
+
+GENERATED = "/opt/smellkit-build.generated"
+"""Files of /app that the install commands created or changed (one path a line, relative to
+/app): the verifier leaves them out of the agent's change. Only the agent's own score can
+suffer from editing this list (a path left out is scored as it was given)."""
+_APP_HASHES = (f"(cd {APP} && find . -path ./.git -prune -o -type f -print0 "
+               "| xargs -0 -r sha256sum | LC_ALL=C sort)")
 
 _TOOLS = ("git", "patch", "bash", "find")
 _APT = ("git", "patch", "bash", "findutils", "ca-certificates")
@@ -115,12 +123,14 @@ def dockerfile(spec: RepoSpec, *, base_image: str | None = None, pinned: bool = 
         + "".join(f"{line}\n" for line in copies)
         + "COPY smelly.patch /tmp/smelly.patch\n"
         f"RUN {fetch} && cd {APP} && git apply{directory_flag(spec)} /tmp/smelly.patch "
-        f"&& rm -f /tmp/smelly.patch && rm -rf {tests}\n"
+        f"&& rm -f /tmp/smelly.patch && rm -rf {tests} && {_APP_HASHES} > /tmp/app-before\n"
         + installs
         + "RUN python -c 'import pytest' 2>/dev/null || python -m pip install pytest\n"
         "COPY original.sha256 no_original.py /tmp/\n"
         "RUN python3 -I -S -B /tmp/no_original.py /tmp/original.sha256 "
-        "&& rm -f /tmp/original.sha256 /tmp/no_original.py\n"
+        f"&& {_APP_HASHES} > /tmp/app-after "
+        f"&& LC_ALL=C comm -13 /tmp/app-before /tmp/app-after | cut -c67- > {GENERATED} "
+        "&& rm -f /tmp/original.sha256 /tmp/no_original.py /tmp/app-before /tmp/app-after\n"
         f"RUN git init --quiet && printf '{_EXCLUDED}' >> .git/info/exclude && git add -A "
         "&& git -c user.name=smellkit -c user.email=smellkit@localhost commit --quiet "
         f"-m 'the code to refactor' && git tag {BASE_TAG}\n"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Integrity of what the verifier is about to run. Usage: integrity.sh TESTS_DIR [ROOT]
 #
+#   TESTS_DIR/tests.sha256   the files of /tests as exported: exactly these, unchanged  -> exit 10
 #   TESTS_DIR/manifest.*     written at export and copied in with /tests after the agent phase
 #                            (the agent never saw it): every file of /opt/smellkit-verifier, and
 #                            the interpreter, its standard library, the tools and the shared
@@ -88,6 +89,30 @@ check() {  # PREFIX CODE LABEL
     rm -f -- "$mapped"
 }
 
+check_tests() {  # /tests holds exactly the files the export wrote (tests.sha256)
+    local path output line
+    local -A listed=()
+    if [[ ! -f $TESTS/tests.sha256 ]]; then
+        problem 10 "tests: no tests.sha256"
+        return
+    fi
+    while read -r _ path; do listed["$path"]=1; done < "$TESTS/tests.sha256"
+    find "$TESTS" -name __pycache__ -type d -prune -exec rm -rf -- {} +
+    while IFS= read -r -d '' path; do
+        path=${path#"$TESTS"/}
+        if [[ $path != tests.sha256 && -z ${listed[$path]+set} ]]; then
+            problem 10 "tests: $path: not part of the task (left in /tests before the upload?)"
+        fi
+    done < <(find "$TESTS" ! -type d -print0)
+    if ! output=$(cd "$TESTS" && sha256sum --check --quiet --strict -- tests.sha256 2>&1); then
+        while IFS= read -r line; do
+            if [[ -n $line && $line != *"WARNING:"*"did NOT match"* ]]; then
+                problem 10 "tests: $line"
+            fi
+        done <<< "$output"
+    fi
+}
+
 for tool in sha256sum find mktemp readlink rm; do
     if ! command -v "$tool" > /dev/null; then
         problem 10 "cannot check: $tool is missing"
@@ -97,6 +122,7 @@ if [[ $status != 0 ]]; then exit "$status"; fi
 if [[ -e $ROOT/etc/ld.so.preload ]]; then
     problem 10 "/etc/ld.so.preload exists: it would load a library into every program"
 fi
+check_tests
 check "$TESTS/manifest" 10 "scorer"
 check "$ROOT/opt/smellkit-build" 11 "environment"
 if [[ -s $ROOT/opt/smellkit-build.python ]]; then

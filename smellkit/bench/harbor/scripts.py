@@ -3,9 +3,10 @@ agent's `instruction.md`.
 
 test.sh, in order (each step's reason in the script's comments):
 
-1. delete every reward and output file in /logs/verifier: the agent could write there during
+1. stop every process the agent left running (only inside the task image), before anything
+   else, so none can write a reward or change a file after it is checked;
+2. delete every reward and output file in /logs/verifier: the agent could write there during
    its phase, and no file from before this run may be read as its result;
-2. stop every process the agent left running (only inside the task image);
 3. `integrity.sh`: the scorer against the manifest that arrived with /tests, the environment
    against the record made at image build; on a mismatch reward.json is written with reward 0,
    `tampered_scorer` or `tampered_environment` 1 and the reason in verdict.txt (details in
@@ -25,7 +26,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from smellkit.bench.harbor.bundle import VERIFIER_DIR
-from smellkit.bench.harbor.image import APP, BUILD_RECORD, PROJECT_ENV, directory_flag
+from smellkit.bench.harbor.image import (
+    APP,
+    BUILD_RECORD,
+    GENERATED,
+    PROJECT_ENV,
+    directory_flag,
+)
 from smellkit.config import RepoSpec
 from smellkit.formats.harbor import (
     ERROR_CODES,
@@ -62,17 +69,8 @@ TESTS=${{TESTS_DIR:-/tests}}
 LOGS=${{LOGS_DIR:-/logs}}/verifier
 mkdir -p "$LOGS"
 
-# 1. Nothing written before this run is a result: the agent can write to /logs/verifier.
-rm -rf -- {outputs}
-
-zero() {{  # CODE TAMPERED_SCORER TAMPERED_ENVIRONMENT REASON
-    printf '{{"reward": 0.0, "error_category": %d, "tampered_scorer": %d, ' "$1" "$2" \\
-        > "$LOGS/{REWARD_JSON}"
-    printf '"tampered_environment": %d}}\\n' "$3" >> "$LOGS/{REWARD_JSON}"
-    printf 'reward 0.0: %s\\n' "$4" > "$LOGS/{VERDICT_TXT}"
-}}
-
-# 2. Whatever the agent left running could change /app or the results while they are made.
+# 1. Whatever the agent left running could change /app, /tests or the results while they are
+#    made, or write a reward after this script.
 #    Only inside the task image (its build record exists): never on a machine trying this out.
 if [[ -z $ROOT && -f {BUILD_RECORD}.sha256 ]]; then
     keep=" 1 $$ $BASHPID "
@@ -95,6 +93,16 @@ if [[ -z $ROOT && -f {BUILD_RECORD}.sha256 ]]; then
         kill -KILL "${{victims[@]}}" 2>/dev/null
     fi
 fi
+
+# 2. Nothing written before this run is a result: the agent can write to /logs/verifier.
+rm -rf -- {outputs}
+
+zero() {{  # CODE TAMPERED_SCORER TAMPERED_ENVIRONMENT REASON
+    printf '{{"reward": 0.0, "error_category": %d, "tampered_scorer": %d, ' "$1" "$2" \\
+        > "$LOGS/{REWARD_JSON}"
+    printf '"tampered_environment": %d}}\\n' "$3" >> "$LOGS/{REWARD_JSON}"
+    printf 'reward 0.0: %s\\n' "$4" > "$LOGS/{VERDICT_TXT}"
+}}
 
 # 3. The scorer, the interpreter and tools it runs, and the project's environment must be as
 #    recorded; if not, nothing of them is run.
@@ -121,7 +129,7 @@ if [[ -z $python ]]; then
 fi
 env -i PATH=/usr/bin:/bin HOME=/root LANG=C.UTF-8 "$ROOT$python" -I -S -B -c '{_LAUNCH}' \\
     "$ROOT{VERIFIER_DIR}/lib" --case "$TESTS/case.json" --smelly "$TESTS/smelly.tar.gz" \\
-    --app "$APP" --tests-dir "$TESTS" --out "$LOGS" \\
+    --app "$APP" --tests-dir "$TESTS" --out "$LOGS" --generated "$ROOT{GENERATED}" \\
     --project-python "$ROOT{PROJECT_ENV}/bin/python"
 
 # 5. A crash must not leave Harbor without a reward.

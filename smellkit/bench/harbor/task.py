@@ -51,6 +51,10 @@ EXPORT_FORMAT = 2
 CASE_FORMAT = 1
 """`tests/case.json`'s format (the verifier reads `{format, case, spec, setting}`)."""
 
+TESTS_LIST = "tests.sha256"
+"""Every other file of tests/ and its hash: /tests must hold exactly these when the verifier
+runs (a file the agent left in /tests before Harbor's upload would otherwise be read along)."""
+
 HERE = Path(__file__).parent
 SKIPPED_NAMES = COPY_EXCLUDES | {".smellkit-complete"}
 
@@ -355,6 +359,10 @@ class HarborExport:
             (tests / name).write_text(text, encoding="utf-8")
         _script(tests / "test.sh", test_script())
         _script(tests / "integrity.sh", (HERE / "integrity.sh").read_text(encoding="utf-8"))
+        (tests / TESTS_LIST).write_text("".join(
+            f"{hashlib.sha256(path.read_bytes()).hexdigest()}  "
+            f"{path.relative_to(tests).as_posix()}\n"
+            for path in sorted(tests.rglob("*")) if path.is_file()), encoding="utf-8")
 
 
 def _top_names(paths: Iterable[str]) -> set[str]:
