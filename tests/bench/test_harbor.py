@@ -73,7 +73,7 @@ def test_layout_and_task_toml(tmp_path: Path) -> None:
     assert config["verifier"]["network_mode"] == "no-network"
     assert config["agent"]["network_mode"] == "no-network" and "allowed_hosts" not in \
         config["agent"]
-    assert config["environment"]["network_mode"] == "public"
+    assert config["environment"]["network_mode"] == "no-network"  # setup: the agent's policy
     names = _files(task)
     assert {"task.toml", "instruction.md", "environment/Dockerfile", "environment/smelly.patch",
             "environment/original.sha256", "environment/no_original.py",
@@ -94,9 +94,16 @@ def test_layout_and_task_toml(tmp_path: Path) -> None:
 
 def test_the_agents_network_is_the_allowlist_given_at_export(tmp_path: Path) -> None:
     task = _export(tmp_path, allow_hosts=("api.anthropic.com", "api.openai.com"))
-    agent = tomllib.loads((task / "task.toml").read_text())["agent"]
-    assert agent["network_mode"] == "allowlist"
-    assert agent["allowed_hosts"] == ["api.anthropic.com", "api.openai.com"]
+    config = tomllib.loads((task / "task.toml").read_text())
+    for table in ("agent", "environment"):
+        assert config[table]["network_mode"] == "allowlist"
+        assert config[table]["allowed_hosts"] == ["api.anthropic.com", "api.openai.com"]
+    assert config["verifier"]["network_mode"] == "no-network"
+    public = _export(tmp_path / "public", setup_network="public")
+    config = tomllib.loads((public / "task.toml").read_text())
+    assert config["environment"] == {**config["environment"], "network_mode": "public"}
+    assert "allowed_hosts" not in config["environment"]
+    assert config["agent"]["network_mode"] == "no-network"
     text = (task / "instruction.md").read_text()
     assert "`api.anthropic.com`, `api.openai.com`" in text and "package index" in text
 

@@ -121,6 +121,8 @@ def test_tasks_load_with_harbors_own_models(tmp_path: Path) -> None:
              for spec in (local, pypi, git)]
     tasks.append(write_task(_case(local, "dead_code"), local, fakes.FIXTURES / "calcrepo",
                             tmp_path, allow_hosts=("api.anthropic.com", "*.openai.com")))
+    tasks.append(write_task(_case(local, "feature_envy"), local, fakes.FIXTURES / "calcrepo",
+                            tmp_path, setup_network="public"))
     checked = subprocess.run([str(python), "-c", _CHECK, *map(str, tasks)],
                              capture_output=True, text=True, check=True)
     results = json.loads(checked.stdout)
@@ -130,10 +132,11 @@ def test_tasks_load_with_harbors_own_models(tmp_path: Path) -> None:
         assert result["unknown"] == [], result
         assert result["name"] == f"smellkit/{task.name}"
         assert result["instruction"].startswith("Remove the ")
-        assert result["networks"][0] == "public" and result["networks"][2] == "no-network"
-    assert [results[str(task)]["networks"][1] for task in tasks] == ["no-network"] * 3 + [
-        "allowlist"]
-    assert results[str(tasks[-1])]["hosts"] == ["api.anthropic.com", "*.openai.com"]
+        assert result["networks"][2] == "no-network"
+    networks = [results[str(task)]["networks"][:2] for task in tasks]  # [setup, agent]
+    assert networks == [["no-network", "no-network"]] * 3 + [["allowlist", "allowlist"],
+                                                             ["public", "no-network"]]
+    assert results[str(tasks[-2])]["hosts"] == ["api.anthropic.com", "*.openai.com"]
 
 
 def test_a_broken_task_is_refused_by_harbor(tmp_path: Path) -> None:

@@ -13,7 +13,8 @@ Layout (Harbor 0.26's task format):
     tests/             arrives after the agent phase: test.sh and integrity.sh (see `scripts`),
                        case.json (the case with its ground truth, the spec), smelly.tar.gz (the
                        pristine smelly tree the agent's work is compared with), the hidden tests
-                       (tests/<tests-path>), manifest.* (what integrity.sh checks)
+                       (tests/<tests-path>), manifest.* (what integrity.sh checks),
+                       tests.sha256 (/tests must hold exactly these files)
     solution/          solve.sh applies ground_truth.patch (Harbor's oracle agent)
 
 Integrity, and its limits: the manifest in /tests lists every file of the scorer's folder (known

@@ -15,7 +15,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from smellkit._version import __version__
 from smellkit.bench.harbor.bundle import (
@@ -73,6 +73,11 @@ class HarborOptions:
     allow_hosts: tuple[str, ...] = ()
     """Hosts the agent may reach besides the model's API (Harbor adds the API host it knows)."""
     setting: InstructionSetting = "guided"
+    setup_network: Literal["agent", "public"] = "agent"
+    """The network while the environment is set up and between phases: the agent's (default;
+    an installed agent that downloads itself needs its hosts allowed) or `public` (installed
+    agents just work, but Harbor restores this policy between the agent's phase and the
+    verifier's, when a process the agent left could fetch the original code)."""
     pin_base: bool = True
     """Pin the base image's interpreter and tools at export when Docker and the image are
     here (see `pin`)."""
@@ -105,16 +110,16 @@ def toml_text(tables: dict[str, Any]) -> str:
 
 
 def task_config(case: Case, spec: RepoSpec, *, allow_hosts: Sequence[str] = (),
-                base_image: str | None = None, system_pinned: bool = False,
-                export_key: str = "") -> dict[str, Any]:
-    """The task.toml tables (Harbor 0.26's `TaskConfig`). Network: public while the
-    environment is set up (installed agents download themselves), the agent's allowlist while it
-    works, none while the verifier runs (Harbor switches between them per phase)."""
-    agent: dict[str, Any] = {"timeout_sec": 3600.0}
+                setup_network: str = "agent", base_image: str | None = None,
+                system_pinned: bool = False, export_key: str = "") -> dict[str, Any]:
+    """The task.toml tables (Harbor 0.26's `TaskConfig`). Network: the agent's is `no-network`
+    (Harbor still opens the model API host it knows) or the allowlist; the verifier's is
+    `no-network`; the environment's baseline (setup, and between phases) is the agent's policy,
+    or `public` with `setup_network="public"`."""
+    policy: dict[str, Any] = {"network_mode": "no-network"}
     if allow_hosts:
-        agent.update(network_mode="allowlist", allowed_hosts=list(allow_hosts))
-    else:  # Harbor still adds the model's API host it knows to a restricted policy
-        agent.update(network_mode="no-network")
+        policy = {"network_mode": "allowlist", "allowed_hosts": list(allow_hosts)}
+    baseline = {"network_mode": "public"} if setup_network == "public" else dict(policy)
     return {
         "schema_version": "1.4",
         "source": "smellkit",
@@ -143,9 +148,9 @@ def task_config(case: Case, spec: RepoSpec, *, allow_hosts: Sequence[str] = (),
         },
         "verifier": {"timeout_sec": float(spec.timeouts.test + 600),
                      "network_mode": "no-network"},
-        "agent": agent,
+        "agent": {"timeout_sec": 3600.0, **policy},
         "environment": {"build_timeout_sec": float(spec.timeouts.install + 900), "cpus": 1,
-                        "memory_mb": 4096, "workdir": APP, "network_mode": "public"},
+                        "memory_mb": 4096, "workdir": APP, **baseline},
     }
 
 
@@ -283,7 +288,8 @@ class HarborExport:
                 hint="benchmarks of smellkit's own dependencies cannot be exported for Harbor")
         key = hashlib.sha256(json.dumps([
             EXPORT_FORMAT, to_row(case), spec.model_dump(mode="json"), image, python,
-            list(self.options.allow_hosts), self.options.setting, bundle.key, pin.record,
+            list(self.options.allow_hosts), self.options.setting, self.options.setup_network,
+            bundle.key, pin.record,
         ], sort_keys=True, default=str).encode()).hexdigest()[:16]
         final = harbor_dir / case.instance_id
         if _export_key(final) == key:
@@ -303,6 +309,7 @@ class HarborExport:
               pin: BasePin, bundle: Bundle, key: str) -> None:
         options = self.options
         config = task_config(case, spec, allow_hosts=options.allow_hosts,
+                             setup_network=options.setup_network,
                              base_image=options.base_image, system_pinned=pin.pinned,
                              export_key=key)
         (task / "task.toml").write_text(toml_text(config), encoding="utf-8")
