@@ -2,9 +2,10 @@
 
 Layout (Harbor 0.26's task format):
 
-    task.toml          network: public while the environment is set up, the agent's allowlist
-                       (`--allow-host`, plus the model API host Harbor adds) while it works,
-                       none while the verifier runs; [metadata] says whether the base is pinned
+    task.toml          network: the agent's allowlist (`--allow-host`, plus the model API host
+                       Harbor adds; none by default) while it works and while the environment
+                       is set up (`--setup-network public` opens setup), none while the
+                       verifier runs; [metadata] says whether the base image is pinned
     instruction.md     the case's instruction, then the truth about the environment and scoring
     environment/       Dockerfile (see `image`), smelly.patch, unpack_sdist.py or repo/,
                        original.sha256 + no_original.py (the build fails if the original code
@@ -24,10 +25,14 @@ libraries they load; test.sh checks them with the image's own sha256sum and find
 any of the image's Python. The project's environment (built at image build from the package
 index) can only be compared with a record made at image build, which sits in the image. The
 trust root is therefore the image's bash, coreutils, findutils and loader: an agent with root
-that replaces them with liars, or rewrites the build record together with the environment, or
-leaves a process that rewrites /tests between Harbor's upload and test.sh, is not caught. A
-separate verifier environment (Harbor's `[verifier] environment_mode = "separate"`) would give
-a clean trust root; these tasks use the shared one.
+is not caught if it replaces them with liars, rewrites the build record together with what it
+records (and, when the base was not pinned, the interpreter and stdlib too), makes the loader
+pick another library of the same name (ld.so.cache, ld.so.conf.d; only ld.so.preload is
+refused), or leaves a process that rewrites /tests between Harbor's upload and test.sh (test.sh
+stops such processes, but only once it runs). When a check fails, no prediction.patch is saved:
+nothing of the image's Python is run. A separate verifier environment (Harbor's
+`[verifier] environment_mode = "separate"`, with /app passed as an artifact) would give a
+clean trust root; these tasks use the shared one.
 """
 
 from __future__ import annotations
