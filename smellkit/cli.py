@@ -370,19 +370,37 @@ def _apply_copy(root: Path, destination: Path, patch: str) -> None:
 @click.option("--cache-dir", type=click.Path(path_type=Path), default=None,
               help="Sources, environments and test maps (default: OUT/cache).")
 @click.option("--no-harbor", is_flag=True, help="Do not write Harbor task directories.")
+@click.option("--base-image", default=None, metavar="IMAGE",
+              help="The Harbor tasks' base image (default python:X.Y-slim for the spec's "
+                   "Python); it must run python3 with the venv module.")
+@click.option("--base-python", default=None, metavar="X.Y",
+              help="The base image's Python version, when Docker cannot inspect it here.")
+@click.option("--allow-host", "allow_hosts", multiple=True, metavar="HOST",
+              help="A host the Harbor agent may reach besides the model's API; repeatable.")
+@click.option("--setup-network", type=click.Choice(["agent", "public"]), default="agent",
+              show_default=True,
+              help="The Harbor environment's network while it is set up and between phases: "
+                   "the agent's, or public (installed agents download themselves, but a process "
+                   "the agent leaves could then fetch the original code before scoring).")
 @click.option("--no-progress", is_flag=True, help="No progress bars.")
 def build_command(specs: tuple[Path, ...], out_dir: Path, seed: int, jobs: int, per_cell: int,
                   runner: str | None, smells: tuple[str, ...], difficulties: tuple[str, ...],
-                  cache_dir: Path | None, no_harbor: bool, no_progress: bool) -> None:
+                  cache_dir: Path | None, no_harbor: bool, base_image: str | None,
+                  base_python: str | None, allow_hosts: tuple[str, ...], setup_network: str,
+                  no_progress: bool) -> None:
     """Build a refactoring benchmark from repo SPECS (resumable: run again to continue)."""
     from smellkit.bench import build
+    from smellkit.bench.harbor import HarborOptions
 
+    options = HarborOptions(base_image=base_image, base_python=base_python,
+                            allow_hosts=allow_hosts,
+                            setup_network="public" if setup_network == "public" else "agent")
     try:
         with build_progress(enabled=not no_progress) as progress:
             report = build(list(specs), out_dir, seed=seed, jobs=jobs, per_cell=per_cell,
                            runner=runner, smells=smells or None,  # type: ignore[arg-type]
                            difficulties=difficulties or None, cache_dir=cache_dir,
-                           harbor=not no_harbor, progress=progress)
+                           harbor=not no_harbor, harbor_options=options, progress=progress)
     except SmellkitError as error:
         _fail(error)
         return

@@ -24,7 +24,7 @@ from typing import Any
 
 from smellkit._internal.jsonl import JsonlLog, write_atomic, write_jsonl
 from smellkit.bench import backend as backends
-from smellkit.bench.harbor import write_task
+from smellkit.bench.harbor import HarborExport, HarborOptions
 from smellkit.bench.sample import cell_order, sample
 from smellkit.bench.validate import Validator
 from smellkit.config import BUILT_SPECS, RepoSpec, load_repo_spec, spec_record
@@ -99,7 +99,8 @@ def build(spec: SpecInput | Sequence[SpecInput], out_dir: Path | str, *,
           smells: Sequence[str] | None = None, difficulties: Sequence[str] | None = None,
           progress: Progress | None = None, cache_dir: Path | str | None = None,
           test_limit: int = 10, options: Mapping[str, Mapping[str, Any]] | None = None,
-          harbor: bool = True, backend: backends.Backend | None = None) -> BuildReport:
+          harbor: bool = True, harbor_options: HarborOptions | None = None,
+          backend: backends.Backend | None = None) -> BuildReport:
     """Build a benchmark from one or more repo specs into `out_dir`; returns the report.
 
     `per_cell` cases are exported per smell x difficulty of each repository, chosen among up to
@@ -107,6 +108,7 @@ def build(spec: SpecInput | Sequence[SpecInput], out_dir: Path | str, *,
     `runner` is `local` or `docker` (tests run in a container without network); when None, the
     spec's `runner` if it has one, else `local`.
     `options` are injector options by smell (e.g. `{"dead_code": {"min-file-lines": 0}}`).
+    `harbor_options` say how Harbor tasks are exported (base image, the agent's allowed hosts).
     A spec or repository that cannot be built is reported and the others still are.
     """
     started = time.perf_counter()
@@ -134,7 +136,8 @@ def build(spec: SpecInput | Sequence[SpecInput], out_dir: Path | str, *,
         _build_repo(run, item, cache, chosen_smells, chosen_difficulties, jobs=jobs,
                     per_cell=per_cell, spare=spare, max_tries=max_tries, runner=runner,
                     test_limit=test_limit, options=options or {})
-    return _export(run, chosen_smells, per_cell=per_cell, harbor=harbor, started=started)
+    exporter = HarborExport(harbor_options, cache) if harbor else None
+    return _export(run, chosen_smells, per_cell=per_cell, harbor=exporter, started=started)
 
 
 def _load(run: _Run, item: SpecInput) -> RepoSpec | None:
@@ -384,7 +387,7 @@ def _known(run: _Run, injection: Injection) -> Case | Rejection | None:
     return Rejection.model_validate(record["record"])
 
 
-def _export(run: _Run, smells: Sequence[str], *, per_cell: int, harbor: bool,
+def _export(run: _Run, smells: Sequence[str], *, per_cell: int, harbor: HarborExport | None,
             started: float) -> BuildReport:
     """Sample, then write the dataset, rejections, Harbor tasks and the report (all atomically)."""
     out = run.out_dir
@@ -394,7 +397,7 @@ def _export(run: _Run, smells: Sequence[str], *, per_cell: int, harbor: bool,
     rejections = sorted(run.rejections.values(), key=lambda item: (item.repo, item.key))
     write_jsonl(out / "rejections.jsonl", [item.model_dump(mode="json") for item in rejections])
     tasks = 0
-    if harbor:
+    if harbor is not None:
         export_started = time.perf_counter()
         harbor_dir = out / "harbor"
         wanted = {case.instance_id for case in chosen}
@@ -405,7 +408,7 @@ def _export(run: _Run, smells: Sequence[str], *, per_cell: int, harbor: bool,
                     shutil.rmtree(stale)
         for number, case in enumerate(chosen, start=1):
             spec, checkout = run.specs[case.repo]
-            write_task(case, spec, checkout, harbor_dir)
+            harbor.write_task(case, spec, checkout, harbor_dir)
             tasks += 1
             run.progress("exporting", number, len(chosen))
         run.time("export", export_started)

@@ -9,6 +9,8 @@ loaded with `docker import`. Needs a Debian-family host with apt-get and dpkg-de
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import shutil
 import subprocess
@@ -31,6 +33,14 @@ PIP_PACKAGES = ("pytest", "coverage")
 """Installed into the image's site-packages, so the image alone can run a repo's tests."""
 
 DEFAULT_TAG = "smellkit-python:latest"
+
+HARBOR_PACKAGES = (*BASE_PACKAGES, "git", "patch", "findutils")
+"""A base for exported Harbor tasks (`smellkit build --base-image`): what the task's Dockerfile
+and its verifier need (git and patch apply and diff, find checks files), so no apt-get runs."""
+
+HOST_CA_BUNDLE = Path("/etc/ssl/certs/ca-certificates.crt")
+_FORMAT = 2
+"""Bumped when what `_build` puts into an image changes (part of `keyed_tag`)."""
 
 
 def _run(command: list[str], what: str, cwd: Path | None = None, timeout: float = 900) -> str:
@@ -69,8 +79,20 @@ def assemble_rootfs(rootfs: Path, packages: Sequence[str], debs: Path) -> list[s
     return names
 
 
+def keyed_tag(repository: str, packages: Sequence[str] = BASE_PACKAGES,
+              pip_packages: Sequence[str] = PIP_PACKAGES) -> str:
+    """`repository:<key>`, the key made from what goes into the image, so a changed package
+    list gets a new image and an unchanged one is found again instead of rebuilt."""
+    key = hashlib.sha256(json.dumps([_FORMAT, sorted(packages), sorted(pip_packages)]).encode())
+    return f"{repository}:{key.hexdigest()[:12]}"
+
+
 def _finish(rootfs: Path) -> None:
-    """What dpkg's maintainer scripts would have done, as far as running Python needs."""
+    """What dpkg's maintainer scripts would have done, as far as running Python needs.
+
+    ca-certificates' script would build /etc/ssl/certs/ca-certificates.crt from the trusted
+    certificates; the host's bundle stands in for it (it is what this machine trusts, a proxy's
+    authority included), so pip in the image reaches the package index as the host does."""
     (rootfs / "tmp").mkdir(exist_ok=True)
     (rootfs / "tmp").chmod(0o1777)
     for folder in ("root", "proc", "sys", "dev", "etc", "usr/local/bin", "work"):
@@ -83,6 +105,10 @@ def _finish(rootfs: Path) -> None:
     bin_dir = rootfs / "usr" / "bin"
     if not (bin_dir / "python").exists() and (bin_dir / "python3").exists():
         (bin_dir / "python").symlink_to("python3")
+    bundle = rootfs / "etc" / "ssl" / "certs" / "ca-certificates.crt"
+    if HOST_CA_BUNDLE.is_file() and not bundle.exists():
+        bundle.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(HOST_CA_BUNDLE, bundle)
     ldconfig = shutil.which("ldconfig") or "/sbin/ldconfig"
     if Path(ldconfig).exists():  # without a cache the multiarch library folders are not searched
         subprocess.run([ldconfig, "-r", str(rootfs)], capture_output=True)
@@ -148,8 +174,12 @@ def _build(client: Any, tag: str, packages: Sequence[str], pip_packages: Sequenc
                 handle.add(item, arcname=item.name)
         repository, label = (tag.rsplit(":", 1) if ":" in tag.split("/")[-1]
                              else (tag, "latest"))
-        changes = ["ENV PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "ENV LANG=C.UTF-8",
-                   "WORKDIR /work", f'LABEL org.smellkit.packages="{len(names)}"',
+        certificates = "/etc/ssl/certs/ca-certificates.crt"
+        trust = [f"ENV SSL_CERT_FILE={certificates}", f"ENV PIP_CERT={certificates}"] \
+            if (rootfs / certificates.lstrip("/")).is_file() else []
+        changes = [*trust, "ENV PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin",
+                   "ENV LANG=C.UTF-8", "WORKDIR /work",
+                   f'LABEL org.smellkit.packages="{len(names)}"',
                    f'LABEL org.smellkit.python="{version}"', 'CMD ["python3"]']
         client.api.import_image_from_file(str(archive), repository=repository, tag=label,
                                           changes=changes)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from smellkit.bench.harbor import write_task
+from smellkit.bench.harbor import HarborExport, HarborOptions
 from smellkit.config import RepoSpec, find_python, load_repo_spec
 from smellkit.errors import ConfigError
 from smellkit.models import Case
@@ -55,7 +55,11 @@ for folder in sys.argv[1:]:
         data = tomllib.loads(open(folder + "/task.toml").read())
         results[folder] = {"ok": True, "unknown": unknown(data, TaskConfig, ""),
                            "name": task.name, "instruction": task.instruction[:40],
-                           "timeout": task.config.verifier.timeout_sec}
+                           "timeout": task.config.verifier.timeout_sec,
+                           "networks": [str(getattr(part.network_mode, "value", part.network_mode))
+                                        for part in (task.config.environment,
+                                                     task.config.agent, task.config.verifier)],
+                           "hosts": task.config.agent.allowed_hosts}
     except Exception as error:
         results[folder] = {"ok": False, "error": f"{type(error).__name__}: {error}"}
 print(json.dumps(results))
@@ -98,6 +102,14 @@ def _case(spec: RepoSpec, smell: str = "god_class") -> Case:
                 tests=("tests/test_ops.py::test_mul",))
 
 
+def write_task(case: Case, spec: RepoSpec, checkout: Path, harbor_dir: Path,
+               **options: object) -> Path:
+    """The export without the scorer's dependency wheels (nothing here needs them)."""
+    exporter = HarborExport(HarborOptions(pin_base=False, **options),  # type: ignore[arg-type]
+                            harbor_dir / ".cache", dependencies=lambda cache, python: ([], False))
+    return exporter.write_task(case, spec, checkout, harbor_dir)
+
+
 def test_tasks_load_with_harbors_own_models(tmp_path: Path) -> None:
     python = _harbor_python()
     local = load_repo_spec(fakes.FIXTURES / "calc.toml")
@@ -107,6 +119,10 @@ def test_tasks_load_with_harbors_own_models(tmp_path: Path) -> None:
         "git": "https://example.org/calc.git", "commit": "0123abc"}, "source-path": "src"})
     tasks = [write_task(_case(spec), spec, fakes.FIXTURES / "calcrepo", tmp_path)
              for spec in (local, pypi, git)]
+    tasks.append(write_task(_case(local, "dead_code"), local, fakes.FIXTURES / "calcrepo",
+                            tmp_path, allow_hosts=("api.anthropic.com", "*.openai.com")))
+    tasks.append(write_task(_case(local, "feature_envy"), local, fakes.FIXTURES / "calcrepo",
+                            tmp_path, setup_network="public"))
     checked = subprocess.run([str(python), "-c", _CHECK, *map(str, tasks)],
                              capture_output=True, text=True, check=True)
     results = json.loads(checked.stdout)
@@ -115,7 +131,12 @@ def test_tasks_load_with_harbors_own_models(tmp_path: Path) -> None:
         assert result["ok"], result
         assert result["unknown"] == [], result
         assert result["name"] == f"smellkit/{task.name}"
-        assert result["instruction"].startswith("Remove the god_class")
+        assert result["instruction"].startswith("Remove the ")
+        assert result["networks"][2] == "no-network"
+    networks = [results[str(task)]["networks"][:2] for task in tasks]  # [setup, agent]
+    assert networks == [["no-network", "no-network"]] * 3 + [["allowlist", "allowlist"],
+                                                             ["public", "no-network"]]
+    assert results[str(tasks[-2])]["hosts"] == ["api.anthropic.com", "*.openai.com"]
 
 
 def test_a_broken_task_is_refused_by_harbor(tmp_path: Path) -> None:

@@ -120,8 +120,10 @@ def test_harbor_tasks_hide_the_tests_from_the_environment(
     assert (environment / "repo" / "src" / "calc" / "ops.py").is_file()
     assert not any("test" in path.name for path in environment.rglob("*"))
     assert (task / "tests" / "tests" / "test_ops.py").is_file()
-    assert (task / "tests" / "selected.txt").read_text() == "tests/test_ops.py::test_add\n"
-    for script in (task / "tests" / "test.sh", task / "solution" / "solve.sh"):
+    case = json.loads((task / "tests" / "case.json").read_text())["case"]
+    assert case["tests"] == ["tests/test_ops.py::test_add"]
+    for script in (task / "tests" / "test.sh", task / "tests" / "integrity.sh",
+                   task / "solution" / "solve.sh"):
         assert os.access(script, os.X_OK)
         assert subprocess.run(["bash", "-n", str(script)]).returncode == 0
     assert report.harbor_tasks == 4
