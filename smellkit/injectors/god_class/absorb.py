@@ -25,7 +25,8 @@ import networkx as nx
 
 from smellkit.analysis.access import data_access, is_dunder, is_test_code
 from smellkit.analysis.context import Context
-from smellkit.detectors.god_class import GodClass, GodClassOptions, _Cohesion, _visible
+from smellkit.detectors.god_class import GodClass, GodClassOptions
+from smellkit.detectors.god_class.cohesion import Cohesion, is_visible
 from smellkit.errors import InjectionRefused
 from smellkit.facts import Name
 from smellkit.graphs.index import Index
@@ -78,9 +79,9 @@ def measure_holder(analysis: Context, cls: str) -> Holder:
                      if index.definitions[qualname].kind == "method")
     accessors = {qualname for qualname in methods
                  if detector.is_accessor(index.definitions[qualname])}
-    model = _Cohesion(index.definitions, access, cls, methods, accessors)
+    model = Cohesion(index.definitions, access, cls, methods, accessors)
     visible = [qualname for qualname in model.members
-               if _visible(index.definitions[qualname].name)]
+               if is_visible(index.definitions[qualname].name)]
     reach = {qualname: model.reach(qualname) for qualname in visible}
     connected = sum(1 for position, first in enumerate(visible)
                     for second in visible[position + 1:]
@@ -94,7 +95,7 @@ def measure_holder(analysis: Context, cls: str) -> Holder:
 def predicted(holder: Holder, functions: list[Function]) -> tuple[int, float, int]:
     """(WMC, TCC, ATFD) of the holder once it has absorbed the functions: each is a method of
     its own complexity, linked to no attribute, its foreign data still foreign."""
-    visible = holder.visible + sum(1 for item in functions if _visible(item.name))
+    visible = holder.visible + sum(1 for item in functions if is_visible(item.name))
     pairs = visible * (visible - 1) // 2
     tcc = holder.connected / pairs if pairs else 1.0
     foreign = set(holder.foreign)
@@ -142,7 +143,7 @@ def clusters(analysis: Context, module: str, calls: dict[str, dict[str, set[str]
         index.definitions[item.qualname].start_line)),
         frozenset(called.get(source, set())) & {item.qualname for item in functions})
         for source, functions in by_module.items()]
-    found.sort(key=lambda item: (-len(item.called), -sum(_visible(f.name) for f in
+    found.sort(key=lambda item: (-len(item.called), -sum(is_visible(f.name) for f in
                                                          item.functions), item.module))
     return found
 
@@ -173,7 +174,7 @@ def select(holder: Holder, pool: list[Cluster], needed: int, limits: Limits,
     usable = [item for item in usable if item.functions]
     for combination in combinations(usable, needed):
         chosen = {item.module: [f for f in item.functions if f.qualname in item.called]
-                  or [max(item.functions, key=lambda f: (_visible(f.name), f.cc))]
+                  or [max(item.functions, key=lambda f: (is_visible(f.name), f.cc))]
                   for item in combination}
         rest = [f for item in combination for f in item.functions
                 if f not in chosen[item.module]]

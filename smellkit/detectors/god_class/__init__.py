@@ -36,15 +36,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
-from itertools import combinations
 
-import networkx as nx
 from pydantic import Field
 
 from smellkit._internal.collector import paused_gc
 from smellkit.analysis.access import (
     DataAccess,
-    MethodData,
     data_access,
     is_property,
     is_test_code,
@@ -52,11 +49,10 @@ from smellkit.analysis.access import (
 from smellkit.analysis.context import Context
 from smellkit.analysis.smells import Smell
 from smellkit.detectors.base import Detector, DetectorOptions, Example
+from smellkit.detectors.god_class.cohesion import Cluster, Cohesion
 from smellkit.facts import Definition
-from smellkit.metrics.oo import CONSTRUCTORS
 from smellkit.models import Finding, Severity
 
-Cluster = dict[str, list[str]]
 """A responsibility cluster: {"methods": [...], "attributes": [...]}."""
 
 
@@ -159,7 +155,7 @@ class GodClass(Detector[GodClassOptions]):
                accessors: set[str], size: dict[str, int], triggers: list[str]) -> Finding | None:
         options = self.options
         index = context.index
-        model = _Cohesion(index.definitions, access, cls, methods, accessors)
+        model = Cohesion(index.definitions, access, cls, methods, accessors)
         tcc = model.tcc()
         if tcc is None or tcc >= options.tcc_below:
             return None
@@ -248,107 +244,6 @@ def _noa(context: Context, cls: str) -> int:
              if attribute.name not in methods
              and (attribute.kind == "instance" or attribute.annotation)}
     return len(names)
-
-
-class _Cohesion:
-    """The methods of one class, the attributes of the class each uses, and the methods of the
-    class each uses (calls, or reads as a property): TCC and the responsibility clusters.
-
-    Cohesion methods are the class's methods minus constructors, stubs and accessors, as in
-    `smellkit.metrics.oo` (which keeps accessors)."""
-
-    def __init__(self, definitions: dict[str, Definition], access: DataAccess, cls: str,
-                 methods: list[str], accessors: set[str]):
-        self.definitions = definitions
-        self.data = {qualname: access.methods.get(qualname) or MethodData(qualname, cls)
-                     for qualname in methods}
-        method_set = set(methods)
-        self.fields = {qualname: {attribute for attribute in entry.through_self
-                                  if attribute not in method_set}
-                       for qualname, entry in self.data.items()}
-        self.uses = {qualname: (access.calls(entry) | entry.local) & method_set - {qualname}
-                     for qualname, entry in self.data.items()}
-        self.members = [qualname for qualname in methods if qualname not in accessors
-                        and definitions[qualname].name not in CONSTRUCTORS
-                        and not definitions[qualname].is_stub]
-
-    def reach(self, method: str) -> set[str]:
-        """Attributes a method uses directly or through the class's methods it uses."""
-        seen, stack, found = {method}, [method], set()
-        while stack:
-            current = stack.pop()
-            found.update(self.fields[current])
-            for used in self.uses[current] - seen:
-                seen.add(used)
-                stack.append(used)
-        return found
-
-    def tcc(self) -> float | None:
-        """Bieman and Kang's TCC: the share of pairs of visible cohesion methods that use a
-        common attribute, directly or through methods of the class; None under two methods."""
-        visible = [qualname for qualname in self.members
-                   if _visible(self.definitions[qualname].name)]
-        if len(visible) < 2:
-            return None
-        reach = {qualname: self.reach(qualname) for qualname in visible}
-        connected = sum(1 for first, second in combinations(visible, 2)
-                        if not reach[first].isdisjoint(reach[second]))
-        return connected / (len(visible) * (len(visible) - 1) // 2)
-
-    def clusters(self, hub_share: float) -> tuple[list[Cluster], Cluster, list[str]]:
-        """Connected components of the cohesion methods (linked by a common attribute or a use
-        of one by the other), biggest first, with the attributes they use.
-
-        Attributes and methods that most cohesion methods use (the share `hub_share`, and at
-        least three) are shared infrastructure, not a responsibility: they would glue every group
-        into one, so they link nothing and are returned apart. Methods linked to nothing come
-        last, apart."""
-        members = self.members
-        threshold = max(3.0, hub_share * len(members))
-        attribute_users: dict[str, list[str]] = defaultdict(list)
-        method_users: dict[str, list[str]] = defaultdict(list)
-        for qualname in members:
-            for attribute in self.fields[qualname]:
-                attribute_users[attribute].append(qualname)
-            for used in self.uses[qualname]:
-                method_users[used].append(qualname)
-        hub_attributes = {attribute for attribute, users in attribute_users.items()
-                          if len(users) >= threshold}
-        hub_methods = {method for method, users in method_users.items()
-                       if len(users) >= threshold}
-        graph = nx.Graph()
-        graph.add_nodes_from(members)
-        member_set = set(members)
-        for attribute, users in attribute_users.items():
-            if attribute not in hub_attributes:
-                graph.add_edges_from((users[0], other) for other in users[1:])
-        for qualname in members:
-            graph.add_edges_from((qualname, used) for used in self.uses[qualname]
-                                 if used in member_set and used not in hub_methods
-                                 and qualname not in hub_methods)
-        name = self._name
-        clusters: list[Cluster] = []
-        unattached: list[str] = []
-        for component in nx.connected_components(graph):
-            attributes = {attribute for qualname in component
-                          for attribute in self.fields[qualname]} - hub_attributes
-            if len(component) == 1 and not attributes:
-                unattached.extend(name(qualname) for qualname in component)
-                continue
-            clusters.append({"methods": sorted(name(qualname) for qualname in component),
-                             "attributes": sorted(name(attribute) for attribute in attributes)})
-        clusters.sort(key=lambda cluster: (-len(cluster["methods"]), cluster["methods"]))
-        shared = {"methods": sorted(name(method) for method in hub_methods),
-                  "attributes": sorted(name(attribute) for attribute in hub_attributes)}
-        return clusters, shared, sorted(unattached)
-
-    @staticmethod
-    def _name(qualname: str) -> str:
-        return qualname.rpartition(".")[2]
-
-
-def _visible(name: str) -> bool:
-    return not name.startswith("_") or (name.startswith("__") and name.endswith("__"))
 
 
 # -- examples: dense code on purpose, to reach WMC 47 in few lines ---------------------------
