@@ -346,9 +346,10 @@ def _apply_copy(root: Path, destination: Path, patch: str) -> None:
     import shutil
 
     from smellkit.injectors.patches import apply_patch
-    from smellkit.injectors.verify import IGNORED
+    from smellkit.sandbox.checkout import ignored_in_copies
 
-    shutil.copytree(root, destination, ignore=IGNORED, symlinks=True, dirs_exist_ok=True)
+    shutil.copytree(root, destination, ignore=ignored_in_copies, symlinks=True,
+                    dirs_exist_ok=True)
     apply_patch(destination, patch)
 
 

@@ -25,9 +25,7 @@ from smellkit.facts import FileFacts
 from smellkit.injectors.patches import apply_patch, patched_paths
 from smellkit.models import CheckResult, Injection
 from smellkit.project import Project, Survey
-
-IGNORED = shutil.ignore_patterns(".git", "__pycache__", ".venv", "venv", ".tox", ".nox",
-                                 ".mypy_cache", ".pytest_cache", ".ruff_cache", "*.pyc")
+from smellkit.sandbox.checkout import ignored_in_copies
 
 
 class RoundTrip(BaseModel):
@@ -119,7 +117,7 @@ def verify(root: str | Path, injection: Injection, *, original: Project | None =
                                       if name in original.index.definitions)])
     with tempfile.TemporaryDirectory(prefix="smellkit-verify-") as scratch:
         copy = Path(scratch) / "repo"
-        shutil.copytree(root, copy, ignore=IGNORED, symlinks=True)
+        shutil.copytree(root, copy, ignore=ignored_in_copies, symlinks=True)
         try:
             apply_patch(copy, injection.smelly_patch)
         except PatchError as error:

@@ -20,13 +20,15 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from smellkit.config import RepoSpec
+from smellkit.project import is_environment
 from smellkit.sandbox.errors import SandboxError
 
 COPY_EXCLUDES = frozenset({
-    ".git", ".hg", ".svn", "__pycache__", ".venv", "venv", ".tox", ".nox", ".pytest_cache",
+    ".git", ".hg", ".svn", "__pycache__", ".venv", ".tox", ".nox", ".pytest_cache",
     ".mypy_cache", ".ruff_cache", ".hypothesis", ".eggs", ".coverage", "htmlcov",
 })
-"""Names never copied into a case: version control, environments, caches, coverage data."""
+"""Names never copied into a case: version control, environments, caches, coverage data. Other
+environments are known by what they hold (`project.is_environment`): `venv/` may be a package."""
 
 COMPLETE = ".smellkit-complete"
 """Written last into a fetched tree, so an interrupted fetch is redone, not trusted."""
@@ -115,10 +117,11 @@ def _fetch_git(spec: RepoSpec, scratch: Path) -> Path:
     return tree
 
 
-def _ignore(folder: str, names: list[str]) -> set[str]:
+def ignored_in_copies(folder: str, names: list[str]) -> set[str]:
+    """What `shutil.copytree` leaves out of a copy of a repository (its `ignore` callback)."""
     return {name for name in names
             if name in COPY_EXCLUDES or name.endswith((".pyc", ".pyo")) or name == COMPLETE
-            or name.endswith(".egg-info")}
+            or name.endswith(".egg-info") or is_environment(Path(folder, name))}
 
 
 def copy_tree(src: Path, dest: Path) -> Path:
@@ -130,7 +133,7 @@ def copy_tree(src: Path, dest: Path) -> Path:
     if dest.exists():
         raise SandboxError("copy destination already exists", path=dest,
                            hint="give a fresh folder per case")
-    shutil.copytree(src, dest, symlinks=True, ignore=_ignore)
+    shutil.copytree(src, dest, symlinks=True, ignore=ignored_in_copies)
     return dest
 
 
@@ -139,9 +142,9 @@ def tree_hash(root: Path, *, extra: str = "") -> str:
     digest = hashlib.sha256(extra.encode())
     root = Path(root)
     for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(name for name in dirs if not _ignore(folder, [name]))
+        dirs[:] = sorted(name for name in dirs if not ignored_in_copies(folder, [name]))
         for name in sorted(files):
-            if _ignore(folder, [name]):
+            if ignored_in_copies(folder, [name]):
                 continue
             path = Path(folder) / name
             digest.update(path.relative_to(root).as_posix().encode() + b"\0")

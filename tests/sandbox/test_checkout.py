@@ -49,6 +49,19 @@ def test_copy_leaves_out_vcs_caches_and_environments(tmp_path: Path) -> None:
         copy_tree(source, copy)
 
 
+def test_copy_knows_an_environment_by_its_content_not_its_name(tmp_path: Path) -> None:
+    source = tmp_path / "repo"
+    shutil.copytree(TINY, source)
+    (source / "src" / "venv").mkdir()
+    (source / "src" / "venv" / "__init__.py").write_text("NAME = 'a package named venv'\n")
+    (source / "env-3.11").mkdir()
+    (source / "env-3.11" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (source / "env-3.11" / "lib.py").write_text("junk")
+    copy = copy_tree(source, tmp_path / "copy")
+    assert (copy / "src" / "venv" / "__init__.py").is_file()
+    assert not (copy / "env-3.11").exists()
+
+
 def test_git_source_is_cloned_at_the_commit_once(tmp_path: Path) -> None:
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
