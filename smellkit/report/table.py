@@ -57,7 +57,7 @@ def render_scan(result: ScanResult, console: Console) -> None:
             f"Top {len(shown)} of {len(ranked)} findings (all: --format json or markdown)"
         findings = Table(title=title)
         for column in ("smell", "location", "severity", "message"):
-            findings.add_column(column)
+            findings.add_column(column, overflow="fold")  # never "…": piped output keeps it all
         for finding in shown:
             location = finding.location
             findings.add_row(finding.smell, f"{location.path}:{location.start_line} "
@@ -68,7 +68,8 @@ def render_scan(result: ScanResult, console: Console) -> None:
     if complex_rows:
         table = Table(title=f"Most complex functions (top {TOP} by cyclomatic complexity)")
         for column in ("function", "file", "cc", "sloc"):
-            table.add_column(column, justify="right" if column in ("cc", "sloc") else "left")
+            table.add_column(column, justify="right" if column in ("cc", "sloc") else "left",
+                             overflow="fold")
         for row in complex_rows:
             table.add_row(row.location.qualname, f"{row.location.path}:{row.location.start_line}",
                           str(row.values.get("cc")), str(row.values.get("sloc")))
@@ -78,7 +79,8 @@ def render_scan(result: ScanResult, console: Console) -> None:
     if class_rows:
         table = Table(title=f"Heaviest classes (top {TOP} by WMC)")
         for column in ("class", "wmc", "nom", "lcom4", "cbo"):
-            table.add_column(column, justify="left" if column == "class" else "right")
+            table.add_column(column, justify="left" if column == "class" else "right",
+                             overflow="fold")
         for row in class_rows:
             table.add_row(row.location.qualname, *(str(row.values.get(key, ""))
                                                    for key in ("wmc", "nom", "lcom4", "cbo")))

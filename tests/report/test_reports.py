@@ -127,3 +127,25 @@ def test_smells_command_lists_detectors_and_options() -> None:
     assert code == 0 and "[tool.smellkit.detectors.god_class]" in out
     result = CliRunner().invoke(main, ["smells", "godclass"])
     assert result.exit_code == 2
+
+
+def test_the_table_keeps_every_location_on_a_narrow_pipe(tmp_path: Path) -> None:
+    import io
+
+    from rich.console import Console
+
+    from smellkit.report.table import render_scan
+
+    deep = Location(path="pkg/filters/reindentation_and_alignment.py",
+                    qualname="pkg.filters.reindentation_and_alignment.ReindentFilter."
+                             "_process_identifier_list", kind="method", start_line=129,
+                    end_line=190)
+    result = sample_result(tmp_path).model_copy(update={"findings": (
+        Finding(smell="deep_inlining", location=deep, message="long and complex"),)})
+    out = io.StringIO()
+    render_scan(result, Console(file=out, width=80, no_color=True))
+    text = out.getvalue()
+    assert "…" not in text
+    cells = "".join(line.split("│")[2].strip() for line in text.splitlines()
+                    if line.count("│") >= 5)
+    assert f"{deep.path}:129" in cells and deep.qualname in cells
