@@ -58,6 +58,28 @@ def _notification(diagnostic: Diagnostic) -> dict[str, Any]:
     return entry
 
 
+def _rule(name: str, description: str) -> dict[str, Any]:
+    """A smell as a SARIF rule, with the help a code-scanning page shows beside a result."""
+    silence = f"# smellkit: ignore[{name}]"
+    options = f"smellkit smells {name}"
+    return {
+        "id": name,
+        "name": "".join(part.title() for part in name.split("_")),
+        "shortDescription": {"text": description},
+        "fullDescription": {"text": description},
+        "help": {
+            "text": f"{description} Each result's properties hold the evidence (metric values "
+                    f"and the rule that fired). Silence one result with `{silence}` on its "
+                    f"first line; thresholds are options (`{options}`).",
+            "markdown": f"{description}\n\nEach result's `properties.evidence` holds the "
+                        f"metric values and the rule that fired. Silence one result with "
+                        f"`{silence}` on its first line (or the line above); thresholds are "
+                        f"options of `[tool.smellkit.detectors.{name}]` (`{options}`).",
+        },
+        "defaultConfiguration": {"level": "warning"},
+    }
+
+
 def to_sarif(result: ScanResult, rules: dict[str, str]) -> dict[str, Any]:
     """One SARIF log with one run; `rules` maps each smell name to its description."""
     names = sorted(set(rules) | {finding.smell for finding in result.findings})
@@ -71,16 +93,13 @@ def to_sarif(result: ScanResult, rules: dict[str, str]) -> dict[str, Any]:
             "tool": {"driver": {
                 "name": "smellkit",
                 "version": result.version,
-                "rules": [{
-                    "id": name,
-                    "name": "".join(part.title() for part in name.split("_")),
-                    "shortDescription": {"text": rules.get(name, name.replace("_", " "))},
-                    "defaultConfiguration": {"level": "warning"},
-                } for name in names],
+                "rules": [_rule(name, rules.get(name, name.replace("_", " ")))
+                          for name in names],
             }},
             "originalUriBaseIds": {"SRCROOT": {"uri": base.as_uri() + "/"}},
             "invocations": [{
-                "executionSuccessful": True,
+                # files that could not be analysed: the run is incomplete, whatever it found
+                "executionSuccessful": result.summary.files_with_errors == 0,
                 "toolExecutionNotifications": [_notification(item)
                                                for item in result.diagnostics],
             }],

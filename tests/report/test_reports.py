@@ -149,3 +149,24 @@ def test_the_table_keeps_every_location_on_a_narrow_pipe(tmp_path: Path) -> None
     cells = "".join(line.split("│")[2].strip() for line in text.splitlines()
                     if line.count("│") >= 5)
     assert f"{deep.path}:129" in cells and deep.qualname in cells
+
+
+@pytest.mark.slow  # the official schema comes from PyPI
+def test_sarif_says_a_run_with_unreadable_files_is_incomplete_and_helps_per_rule(
+        tmp_path: Path) -> None:
+    from tests.support.sarif_schema import sarif_schema
+
+    broken = to_sarif(sample_result(tmp_path), {"god_class": "A class that does too much."})
+    jsonschema.validate(broken, sarif_schema())
+    assert broken["runs"][0]["invocations"][0]["executionSuccessful"] is False  # pkg/bad.py
+    clean_result = sample_result(tmp_path)
+    clean_result = clean_result.model_copy(update={
+        "summary": clean_result.summary.model_copy(update={"files_with_errors": 0}),
+        "diagnostics": ()})
+    clean = to_sarif(clean_result, {"god_class": "A class that does too much."})
+    assert clean["runs"][0]["invocations"][0]["executionSuccessful"] is True
+    rule = next(rule for rule in clean["runs"][0]["tool"]["driver"]["rules"]
+                if rule["id"] == "god_class")
+    assert rule["help"]["text"].startswith("A class that does too much.")
+    assert "# smellkit: ignore[god_class]" in rule["help"]["markdown"]
+    assert "smellkit smells god_class" in rule["help"]["text"]
