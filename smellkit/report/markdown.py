@@ -4,11 +4,21 @@ from __future__ import annotations
 
 from collections import Counter
 
-from smellkit.models import ScanResult
+from smellkit.models import Finding, ScanResult
 
 
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
+
+
+def with_hedge(finding: Finding) -> str:
+    """The finding's message, followed by why its confidence is low when the detector said so
+    (`evidence.confidence_reasons`), so a reader of a table sees what JSON readers see."""
+    reasons = finding.evidence.get("confidence_reasons") or ()
+    if not isinstance(reasons, (list, tuple)) or not reasons:
+        return finding.message
+    return f"{finding.message} (hedged, confidence {finding.confidence:.1f}: " \
+           f"{'; '.join(str(reason) for reason in reasons)})"
 
 
 def to_markdown(result: ScanResult) -> str:
@@ -27,7 +37,7 @@ def to_markdown(result: ScanResult) -> str:
             location = finding.location
             lines.append(f"| {finding.smell} | `{location.path}:{location.start_line}` "
                          f"`{location.qualname}` | {finding.severity} | "
-                         f"{finding.confidence:.2f} | {_cell(finding.message)} |")
+                         f"{finding.confidence:.2f} | {_cell(with_hedge(finding))} |")
         lines.append("")
     if result.import_cycles:
         lines += ["## Import cycles", ""]

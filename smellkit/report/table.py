@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from smellkit.models import MetricRow, ScanResult
+from smellkit.report.markdown import with_hedge
 
 TOP = 10
 TOP_FINDINGS = 30
@@ -61,7 +62,7 @@ def render_scan(result: ScanResult, console: Console) -> None:
         for finding in shown:
             location = finding.location
             findings.add_row(finding.smell, f"{location.path}:{location.start_line} "
-                             f"{location.qualname}", finding.severity, finding.message)
+                             f"{location.qualname}", finding.severity, with_hedge(finding))
         console.print(findings)
 
     complex_rows = _top(result.metrics.functions, "cc")

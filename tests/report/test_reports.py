@@ -170,3 +170,23 @@ def test_sarif_says_a_run_with_unreadable_files_is_incomplete_and_helps_per_rule
     assert rule["help"]["text"].startswith("A class that does too much.")
     assert "# smellkit: ignore[god_class]" in rule["help"]["markdown"]
     assert "smellkit smells god_class" in rule["help"]["text"]
+
+
+def test_tables_and_markdown_say_why_a_finding_is_hedged(tmp_path: Path) -> None:
+    import io
+
+    from rich.console import Console
+
+    from smellkit.report.table import render_scan
+
+    hedged = Finding(smell="dead_code", location=THERE, severity="info", confidence=0.3,
+                     message="never called", evidence={"confidence_reasons": [
+                         "public name of a library module: outside users may use it"]})
+    result = sample_result(tmp_path).model_copy(update={"findings": (hedged,)})
+    markdown = to_markdown(result)
+    assert "never called (hedged, confidence 0.3: public name of a library module" in markdown
+    out = io.StringIO()
+    render_scan(result, Console(file=out, width=200, no_color=True))
+    assert "(hedged, confidence 0.3: public name of a library module" in out.getvalue()
+    plain = sample_result(tmp_path)
+    assert "hedged" not in to_markdown(plain)
