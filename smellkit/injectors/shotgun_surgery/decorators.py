@@ -21,6 +21,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import libcst as cst
 from libcst.metadata import GlobalScope
@@ -39,7 +40,12 @@ from smellkit.injectors.shotgun_surgery.edit import (
     spread_candidate,
 )
 from smellkit.injectors.shotgun_surgery.inline import InlineCalls
-from smellkit.injectors.shotgun_surgery.users import User, importing_user, needed_imports
+from smellkit.injectors.shotgun_surgery.users import (
+    User,
+    collect_users,
+    importing_user,
+    needed_imports,
+)
 from smellkit.models import Candidate, Difficulty, StructuralCheck
 
 SMELL = ShotgunSurgery.smell.name
@@ -61,19 +67,14 @@ def plans(context: InjectionContext, flagged: frozenset[str]) -> list[Plan]:
         if marker.qualname in flagged:
             continue
         name = marker.qualname.rpartition(".")[2]
-        users, keep = [], set()
-        for other in sorted(context.index.modules.values(), key=lambda item: item.path):
-            user = importing_user(context, other, marker.module, name)
-            if user is not None:
-                users.append(user[0])
-                if user[1]:
-                    keep.add(other.path)
+        users, keep = collect_users(context, partial(importing_user, context,
+                                                     module=marker.module, name=name))
         if not users:
             continue
         home = tuple(definition.qualname for definition in
                      context.index.modules[marker.module].definitions
                      if name in definition.decorators)
-        found.append(Plan(marker, tuple(users), frozenset(keep), home))
+        found.append(Plan(marker, users, keep, home))
     return found
 
 

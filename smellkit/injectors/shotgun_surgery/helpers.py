@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import libcst as cst
 
@@ -33,6 +34,7 @@ from smellkit.injectors.shotgun_surgery.edit import (
 from smellkit.injectors.shotgun_surgery.inline import inline_helper, inline_method, safe_order
 from smellkit.injectors.shotgun_surgery.users import (
     User,
+    collect_users,
     importing_user,
     needed_imports,
     word_lines,
@@ -58,25 +60,19 @@ def plans(context: InjectionContext, flagged: frozenset[str]) -> list[Plan]:
         if helper.qualname in flagged:
             continue
         name = helper.qualname.rpartition(".")[2]
-        users: list[User] = []
-        keep: set[str] = set()
         if helper.method and (_overridden(context, helper.qualname)
                               or _exported(context, helper.qualname.rpartition(".")[0])):
             continue  # another class's method may run at some calls
-        for other in sorted(context.index.modules.values(), key=lambda item: item.path):
-            user = _method_user(context, other, helper) if helper.method else \
-                importing_user(context, other, helper.module, name)
-            if user is not None:
-                users.append(user[0])
-                if user[1]:
-                    keep.add(other.path)
+        users, keep = collect_users(
+            context, partial(_method_user, context, helper=helper) if helper.method
+            else partial(importing_user, context, module=helper.module, name=name))
         if not users:
             continue
         facts = context.index.modules[helper.module]
         home = tuple(sorted({Scopes(facts).at(line) for line in
                              word_lines(context.source(helper.path), name)
                              if line != helper.line}))
-        found.append(Plan(helper, tuple(users), frozenset(keep), home))
+        found.append(Plan(helper, users, keep, home))
     return found
 
 

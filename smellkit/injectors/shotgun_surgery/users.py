@@ -10,7 +10,7 @@ names must a module import for code moved into it.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from smellkit.analysis.context import Context
@@ -53,6 +53,22 @@ def spelled(context: InjectionContext) -> frozenset[str]:
 def _spelled(analysis: Context) -> frozenset[str]:
     return frozenset(value for facts in analysis.index.modules.values()
                      for value, _ in facts.string_constants)
+
+
+def collect_users(context: InjectionContext,
+                  find: Callable[[FileFacts], tuple[User, bool] | None],
+                  ) -> tuple[tuple[User, ...], frozenset[str]]:
+    """Every module's use of one piece of knowledge, in path order, and the paths whose import of
+    it must stay (`find` says, per module, whether it uses it and whether its import stays)."""
+    users: list[User] = []
+    keep: set[str] = set()
+    for other in sorted(context.index.modules.values(), key=lambda item: item.path):
+        found = find(other)
+        if found is not None:
+            users.append(found[0])
+            if found[1]:
+                keep.add(other.path)
+    return tuple(users), frozenset(keep)
 
 
 def importing_user(context: InjectionContext, facts: FileFacts, module: str,
