@@ -104,6 +104,9 @@ class ScanResult(_Frozen):
 
 Difficulty = Literal["easy", "medium", "hard"]
 DIFFICULTIES: tuple[Difficulty, ...] = ("easy", "medium", "hard")
+SPANS: dict[Difficulty, tuple[int, int | None]] = {"easy": (2, 2), "medium": (3, None),
+                                                   "hard": (4, None)}
+"""How many files a smell spans at each difficulty (SmellBench's definition): (least, most)."""
 InstructionSetting = Literal["open", "guided", "targeted"]
 TargetLevel = Literal["class", "method"]
 

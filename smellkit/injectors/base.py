@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
@@ -22,6 +23,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from smellkit.analysis.smells import Smell, adopt_smell
+from smellkit.errors import InjectionRefused
+from smellkit.injectors.naming import Vocabulary, is_numbered
 from smellkit.models import (
     DIFFICULTIES,
     Candidate,
@@ -80,6 +83,30 @@ class InjectionContext:
         self._sources: dict[str, str] = {}
         self._modules: dict[str, cst.Module] = {}
         self._wrappers: dict[str, MetadataWrapper] = {}
+        self.discarded: Counter[str] = Counter()
+        """Definitions each discovery rule turned away (`smellkit candidates --explain`)."""
+
+    def discard(self, rule: str, count: int = 1) -> None:
+        """Count a definition that discovery turned away, by the rule that did (a short phrase:
+        "too few methods", "not covered by the tests"), so users can see why a smell found no
+        candidate."""
+        self.discarded[rule] += count
+
+    @cached_property
+    def vocabulary(self) -> Vocabulary:
+        """The repository's words, for new names that read as its own (`naming.py`)."""
+        return Vocabulary.of(self.index)
+
+    def module_path(self, folder: str, stems: Iterable[str]) -> str:
+        """The first of `stems` (file names without `.py`) that no file in `folder` uses yet,
+        un-numbered; refuses when all are taken."""
+        for stem in stems:
+            candidate = f"{folder}/{stem}.py" if folder else f"{stem}.py"
+            if stem.isidentifier() and not is_numbered(stem) and \
+                    not (self.root / candidate).exists() and \
+                    not (self.root / candidate[:-3]).exists():
+                return candidate
+        raise InjectionRefused(f"no natural free module name in {folder or 'the root'}")
 
     @property
     def root(self) -> Path:
@@ -134,7 +161,7 @@ class InjectionContext:
         return self.covered is None or qualname in self.covered
 
     def free_path(self, folder: str, stem: str) -> str:
-        """A new module path in `folder` that no file uses yet: `stem.py`, `stem_2.py`, ..."""
+        """Deprecated: numbers its names (a tell); use `module_path` with vocabulary stems."""
         number = 1
         while True:
             name = f"{stem}.py" if number == 1 else f"{stem}_{number}.py"

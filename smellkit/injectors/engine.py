@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import ValidationError
@@ -28,6 +28,7 @@ from smellkit.injectors.registry import injector_class
 from smellkit.injectors.sampling import stratified
 from smellkit.injectors.verify import RoundTrip, verify
 from smellkit.models import (
+    SPANS,
     Candidate,
     Difficulty,
     Injection,
@@ -179,6 +180,19 @@ def smelly_project(project: Project, changes: Mapping[str, str | None]) -> Proje
     return Project(root=project.root, config=project.config, files=files, diagnostics=[])
 
 
+def _check_span(difficulty: Difficulty, smell_files: Sequence[str],
+                changed: Sequence[str]) -> None:
+    """Refuse an edit whose smell does not span the files its difficulty promises: an easy case
+    that touches four files, or a hard one confined to two, measures something else."""
+    least, most = SPANS[difficulty]
+    spanned = len(smell_files)
+    if spanned < least or (most is not None and max(spanned, len(changed)) > most):
+        wanted = f"{least}" if least == most else f"{least} or more"
+        article = "an" if difficulty == "easy" else "a"
+        raise InjectionRefused(f"{article} {difficulty} case spans {wanted} files; this edit "
+                               f"spans {spanned} ({', '.join(smell_files)})")
+
+
 def record(context: InjectionContext, injector: Injector[Any], candidate: Candidate,
            difficulty: Difficulty, seed: int, edit: Edit) -> Injection:
     """The injection record of an edit; raises `InjectionRefused` when the edit is unusable."""
@@ -209,6 +223,7 @@ def record(context: InjectionContext, injector: Injector[Any], candidate: Candid
     # the files the smell spans (a helper left in place counts), not only the ones edited
     smell_files = sorted({*files, *(item.location.path for item in targets),
                           *(item.path for item in involved)})
+    _check_span(difficulty, smell_files, files)
     smelly_patch = make_patch(before, edit.changes)
     digest = hashlib.blake2b(f"{injector.name}|{difficulty}|{seed}|{smelly_patch}".encode(),
                              digest_size=6).hexdigest()
