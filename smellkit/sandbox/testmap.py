@@ -183,7 +183,9 @@ def _until_done(spec: RepoSpec, env: Environment, tree: Path, variables: Mapping
             rest = argv[3:] if runs_module else argv[1:]
             command = ["python", "-m", "coverage", "run", f"--rcfile={rcfile}", "-m", "pytest",
                        *rest]
-        result = runner.run([*command, *PLUGIN_ARGS, "-q"], cwd=tree,
+        # a test module that fails to import drops its own tests, not the whole map
+        result = runner.run([*command, *PLUGIN_ARGS, "-q", "--continue-on-collection-errors"],
+                            cwd=tree,
                             env=run_dir.env(variables, per_test=spec.timeouts.per_test,
                                             contexts=coverage, deselect=[*deselect, *hung]),
                             timeout=spec.timeouts.map, mounts=env.mounts())

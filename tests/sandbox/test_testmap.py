@@ -178,3 +178,17 @@ def test_excluded_tests_are_never_run(tiny_spec: RepoSpec, tiny_env: Environment
     assert time.monotonic() - started < 60
     assert result.dropped[f"{UTIL}::test_hangs"] == "excluded by exclude-tests (*::test_hangs)"
     assert f"{SHAPES}::test_total_area[sides1]" in result.tests
+
+
+def test_a_test_module_that_fails_to_import_drops_only_its_own_tests(
+        tiny_spec: RepoSpec, tiny_env: Environment, tiny_checkout: Path, tmp_path: Path) -> None:
+    # WTForms' test_webob.py imports a module that warns on import under filterwarnings=error:
+    # without --continue-on-collection-errors pytest stops before running any other test.
+    repo = copy_tree(tiny_checkout, tmp_path / "repo")
+    (repo / "tests" / "test_broken_import.py").write_text(
+        "import module_that_does_not_exist\n\n\ndef test_never():\n    pass\n")
+    spec = tiny_spec.model_copy(update={"exclude_tests": ("*::test_hangs",)})
+    result = build_test_map(spec, tiny_env, repo, cache_dir=tmp_path / "maps")
+    assert f"{SHAPES}::test_describe" in result.tests
+    assert not any("test_broken_import" in test for test in result.tests)
+    assert any("test_broken_import" in test for test in result.dropped), result.dropped
