@@ -227,7 +227,9 @@ class ShotgunSurgeryInjector(Injector[ShotgunSurgeryInjectorOptions]):
             description=(f"{constant.value!r} is written out at most {before} times outside "
                          "the definition of a constant"),
             params={"value": constant.value, "max_copies": before})
+        # the constant's definition is one of the places a change of the key must edit (its
+        # module stands for it: a module-level name has no location of its own)
         return copies_edit({path: edit.text for path, edit in edits.items()}, targets, kept,
-                           state, sorted(set(herrings)),
+                           sorted({constant.module, *state}), sorted(set(herrings)),
                            f"inlined {constant.qualname} = {literal} in {len(chosen)} modules "
                            f"({copies} copies, {difficulty})")

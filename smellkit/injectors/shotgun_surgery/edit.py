@@ -74,19 +74,30 @@ class _User(Protocol):
     @property
     def lines(self) -> tuple[int, ...]: ...
 
+    @property
+    def scopes(self) -> tuple[str, ...]: ...
+
 
 UserT = TypeVar("UserT", bound=_User)
 
 
 def choose_users(users: Sequence[UserT], difficulty: Difficulty, min_copies: int,
-                 rewrite: Callable[[UserT], Inlined],
-                 kind: str) -> tuple[dict[str, Inlined], list[UserT]]:
+                 rewrite: Callable[[UserT], Inlined], kind: str,
+                 definitions: Callable[[UserT], int] | None = None,
+                 ) -> tuple[dict[str, Inlined], list[UserT]]:
     """The modules whose uses are rewritten, in the given order, and their new texts; easy
-    needs one module with enough copies on its own. `rewrite` refuses a module it cannot
-    rewrite; the refusal says why too few accept."""
+    needs one module with enough copies on its own, spread over at least two of its
+    definitions (two copies in one function are a magic value there, not a change that has to
+    be made in two places; `definitions` counts a module's definitions holding a copy, by default
+    the distinct scopes of its uses). `rewrite` refuses a module it cannot rewrite; the refusal says why
+    too few accept."""
     wanted = MIN_USERS[difficulty]
     if difficulty == "easy":
-        users = [user for user in users if len(user.lines) >= min_copies]
+        spread = definitions or (lambda user: len(set(user.scopes)))
+        users = [user for user in users if len(user.lines) >= min_copies and spread(user) >= 2]
+        if not users:
+            raise InjectionRefused(f"easy needs one {kind} module whose copies would sit in two "
+                                   "or more of its definitions; none has")
     edits: dict[str, Inlined] = {}
     chosen: list[UserT] = []
     refused: list[str] = []
