@@ -36,7 +36,12 @@ from smellkit.injectors.shotgun_surgery.edit import (
     copies_edit,
     inline_constant,
 )
-from smellkit.injectors.shotgun_surgery.users import User, spelled, word_lines
+from smellkit.injectors.shotgun_surgery.users import (
+    User,
+    spelled,
+    uses_outside_import,
+    word_lines,
+)
 from smellkit.models import Candidate, Difficulty, StructuralCheck
 
 SMELL = ShotgunSurgery.smell.name
@@ -146,8 +151,7 @@ class ShotgunSurgeryInjector(Injector[ShotgunSurgeryInjectorOptions]):
         if any(assignment.scope == facts.module and assignment.target == Name(bound)
                for assignment in facts.assignments):
             return None
-        lines = [number for number in word_lines(context.source(facts.path), bound)
-                 if number != imports[0].line]
+        lines = uses_outside_import(context.source(facts.path), bound, imports[0].line)
         if not lines:
             return None
         scopes = Scopes(facts)
