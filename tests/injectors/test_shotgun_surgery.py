@@ -158,6 +158,17 @@ def test_guards_have_a_positive_control(tmp_path: Path, definition: str) -> None
     support.assert_round_trip(tmp_path, injection, project)
 
 
+@pytest.mark.parametrize("closing", ["    ENV_VAR,\n)", "    ENV_VAR)"])
+def test_the_last_name_of_a_parenthesised_import_goes_cleanly(closing: str) -> None:
+    """The closing parenthesis stays where it was: on its own line, or after the last name."""
+    from smellkit.injectors.shotgun_surgery.edit import inline_constant
+
+    source = "from pkg.names import (\n    HOME,\n" + closing + "\n\n\nVALUE = ENV_VAR\n"
+    text = inline_constant(source, "ENV_VAR", '"APP_SETTINGS_PATH"').text
+    kept = "    HOME,\n)" if closing.endswith("\n)") else "    HOME)"
+    assert text == f'from pkg.names import (\n{kept}\n\n\nVALUE = "APP_SETTINGS_PATH"\n'
+
+
 @pytest.mark.parametrize("variant", [*sorted(VARIANTS), "star-imported by another module"])
 def test_risky_code_is_refused(tmp_path: Path, variant: str) -> None:
     from smellkit.injectors.engine import inject
