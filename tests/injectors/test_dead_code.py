@@ -7,6 +7,8 @@ injector's, in `test_fixtures.py` (SMELLKIT_REGENERATE=1 rewrites them).
 
 from __future__ import annotations
 
+import random
+import re
 import shutil
 from pathlib import Path
 
@@ -17,8 +19,9 @@ from smellkit.errors import InjectionRefused
 from smellkit.injectors.base import Edit, InjectionContext
 from smellkit.injectors.dead_code import DeadCodeInjector
 from smellkit.injectors.engine import find_candidates, make_injector
+from smellkit.injectors.naming import is_numbered
 from smellkit.injectors.patches import apply_patch
-from smellkit.models import DIFFICULTIES, Difficulty
+from smellkit.models import DIFFICULTIES, Difficulty, Injection
 from tests.injectors.support import (
     FIXTURES,
     SMALL,
@@ -62,7 +65,28 @@ def test_before_after(difficulty: Difficulty) -> None:
     if difficulty == "easy":
         assert target.location.qualname == TARGETS["easy"]
     else:
-        assert target.location.qualname.rpartition(".")[2].startswith("_legacy_")
+        name = target.location.qualname.rpartition(".")[2]
+        assert name.startswith("_") and not is_numbered(name)
+    for qualname in [target.location.qualname, *(item.qualname for item in injection.locations)]:
+        name = qualname.rpartition(".")[2]
+        assert not is_numbered(name)
+        assert not {"legacy", "fallback", "adapter", "compat"} & set(name.split("_")), name
+
+
+def test_chain_names_and_places_vary_with_the_seed() -> None:
+    """No fixed word list: the chain's names come from the repository's words and change with
+    the seed, and so do the modules' places where they go."""
+    from smellkit.injectors.engine import inject
+
+    project = load(SHOP / "before")
+    (candidate,) = [item for item in find_candidates(project, SMELL, options=SMALL)
+                    if item.target.qualname == TARGETS["hard"]]
+    chains = set()
+    for seed in range(6):
+        injection = inject(project, SMELL, "hard", candidate=candidate, seed=seed, options=SMALL)
+        assert isinstance(injection, Injection), injection
+        chains.add(tuple(item.qualname for item in injection.locations))
+    assert len(chains) >= 3, chains
 
 
 PROBES = ["shop.orders:Order(120.0, 0.25).total()", "shop.orders:order_total(10.0)",
@@ -84,21 +108,23 @@ def test_checks_follow_the_whole_chain(tmp_path: Path) -> None:
     copy = tmp_path / "repo"
     shutil.copytree(root, copy)
     apply_patch(copy, injection.smelly_patch)
+    head = injection.targets[0].location
     cli = copy / "shop" / "cli.py"
-    text = cli.read_text(encoding="utf-8")
-    start = text.index("def _legacy_main")
-    cli.write_text(text[:start] + text[text.index("if __name__"):], encoding="utf-8")
+    lines = cli.read_text(encoding="utf-8").splitlines(keepends=True)
+    del lines[head.start_line - 1:head.end_line]
+    cli.write_text("".join(lines), encoding="utf-8")
     results = {item.check.params["qualname"]: item.passed
                for item in evaluate(load(copy), injection.checks)}
-    assert results.pop("shop.cli._legacy_main") is True
-    assert set(results.values()) == {False}, results  # fallback, adapter, table, shim
-    # used from live code again: a module-level call of the shim counts as a use
-    report = copy / "shop" / "report.py"
-    report.write_text(report.read_text(encoding="utf-8") + "\nprint(_summary_compat)\n",
-                      encoding="utf-8")
+    assert results.pop(head.qualname) is True
+    assert set(results.values()) == {False}, results  # the rest of the chain, the twin
+    # used from live code again: a module-level use of the twin counts as a use
+    shim = injection.locations[-1].qualname
+    module, _, name = shim.rpartition(".")
+    path = copy / (module.replace(".", "/") + ".py")
+    path.write_text(path.read_text(encoding="utf-8") + f"\nprint({name})\n", encoding="utf-8")
     passed = {item.check.params["qualname"]: item.passed
               for item in evaluate(load(copy), injection.checks)}
-    assert passed["shop.report._summary_compat"] is True
+    assert passed[shim] is True
 
 
 def test_removing_only_the_unreachable_call_leaves_the_shim_unused(tmp_path: Path) -> None:
@@ -109,7 +135,9 @@ def test_removing_only_the_unreachable_call_leaves_the_shim_unused(tmp_path: Pat
     apply_patch(copy, injection.smelly_patch)
     orders = copy / "shop" / "orders.py"
     lines = orders.read_text(encoding="utf-8").splitlines(keepends=True)
-    orders.write_text("".join(line for line in lines if "return _tax_compat" not in line),
+    shim = injection.locations[1].qualname.rpartition(".")[2]
+    assert shim.startswith("_")
+    orders.write_text("".join(line for line in lines if f"return {shim}(" not in line),
                       encoding="utf-8")
     passed = {item.check.kind: item.passed for item in evaluate(load(copy), injection.checks)}
     assert passed == {"dead_code.reachable_body": True, "dead_code.absent_or_used": False}
@@ -148,8 +176,8 @@ def test_refusals(tmp_path: Path) -> None:
     # `run` ends in an if/else: the call is grafted after the last return, in the else block
     outcome = inject_at(root, "app.main.run", "easy")
     assert isinstance(outcome, Edit), outcome
-    assert "    else:\n        return []\n        return _parse_compat(text)\n" in \
-        str(outcome.changes["app/main.py"])
+    assert re.search(r"    else:\n        return \[\]\n        return _\w+\(text\)\n",
+                     str(outcome.changes["app/main.py"]))
     # every return on the line of its `if` or `else`: no block to graft a statement into
     suites = write(tmp_path / "suites", {**BASE, "app/main.py": BASE["app/main.py"].replace(
         "    if text:\n        return parse(text)\n    else:\n        return []\n",
@@ -160,11 +188,48 @@ def test_refusals(tmp_path: Path) -> None:
     # two modules only: no third module for a chain
     outcome = inject_at(root, "app.main.first", "medium")
     assert isinstance(outcome, InjectionRefused) and "other module" in outcome.message
-    # the shim's name is taken (a comment mentioning it is enough to refuse)
-    taken = write(tmp_path / "taken", {**BASE, "app/util.py": BASE["app/util.py"]
-                                       + "# _parse_compat was removed in 2.0\n"})
-    outcome = inject_at(taken, "app.main.first", "easy")
-    assert isinstance(outcome, InjectionRefused) and "_parse_compat" in outcome.message
+    # a name the module mentions (a comment is enough) is never the twin's
+    for seed in range(4):
+        taken = write(tmp_path / "taken", {**BASE, "app/util.py": BASE["app/util.py"]
+                                           + "# _parse and _parse_text were removed in 2.0\n"})
+        injector = make_injector(SMELL, SMALL)
+        context = InjectionContext(load(taken))
+        (candidate,) = [item for item in injector.candidates(context)
+                        if item.target.qualname == "app.main.first"]
+        outcome = attempt(injector, context, candidate, "easy", random.Random(seed))
+        assert isinstance(outcome, Edit), outcome
+        added = re.findall(r"^def (\w+)", str(outcome.changes["app/util.py"]), re.M)
+        assert {"_parse", "_parse_text"}.isdisjoint(added)
+
+
+def test_scripts_and_main_blocks_are_never_candidates(tmp_path: Path) -> None:
+    """A loose script beside the package, a `__main__` module, and a function under
+    `if __name__ == "__main__":` are not the library: nothing is grafted there, and the
+    explanation counts them."""
+    script = ("from app.util import parse\n\n\n"
+              "def cli(text):\n    return parse(text)\n\n\n"
+              "if __name__ == \"__main__\":\n"
+              "    def again(text):\n        return parse(text)\n\n"
+              "    print(cli('a,b'), again('c'))\n")
+    root = write(tmp_path, {**BASE, "run_app.py": script, "app/__main__.py": script,
+                            "app/tool.py": script})
+    context = InjectionContext(load(root))
+    found = {item.target.qualname for item in make_injector(SMELL, SMALL).candidates(context)}
+    assert found == {"app.main.first", "app.main.run", "app.tool.cli"}
+    assert context.discarded["not in a package (a script or example)"] >= 1
+    assert context.discarded["a test or __main__ module"] >= 1
+    assert context.discarded['under `if __name__ == "__main__":`'] == 1
+
+
+def test_new_definitions_never_go_after_a_main_block() -> None:
+    import libcst as cst
+
+    from smellkit.injectors.dead_code.places import spots
+
+    tree = cst.parse_module("import sys\n\n\ndef a():\n    pass\n\n\nclass B:\n    pass\n\n\n"
+                            "if __name__ == '__main__':\n    a()\n\n\ndef late():\n    pass\n")
+    assert spots(tree) == [2, 3]
+    assert spots(cst.parse_module("X = 1\n")) == [1]
 
 
 def test_code_already_dead_is_no_candidate(tmp_path: Path) -> None:
@@ -198,29 +263,24 @@ def test_real_code(name: str, version: str) -> None:
 # -- real signatures --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("source, forward, flagged", [
-    ("def g(a, b=None): ...", "a=a, b=b", "a, b=None, *, strict=False"),
-    ("def g(a, /, b: int = -1, *rest, c, **kw): ...", "a, b, *rest, c=c, **kw",
-     "a, /, b: int = -1, *rest, c, strict: bool = False, **kw"),
-    ("def g(): ...", "", "*, strict=False"),
-    ("def g(\n    a: str,\n    b: t.Optional[str] = None,\n) -> str: ...", "a=a, b=b",
-     "a: str,\n    b: t.Optional[str] = None,\n    *,\n    strict: bool = False,\n"),
-    ("def g(\n    a: str, b: str\n) -> str: ...", "a=a, b=b",
-     "a: str, b: str, *, strict: bool = False\n"),
+@pytest.mark.parametrize("source, forward", [
+    ("def g(a, b=None): ...", "a=a, b=b"),
+    ("def g(a, /, b: int = -1, *rest, c, **kw): ...", "a, b, *rest, c=c, **kw"),
+    ("def g(): ...", ""),
+    ("def g(\n    a: str,\n    b: t.Optional[str] = None,\n) -> str: ...", "a=a, b=b"),
+    ("def g(\n    a: str, b: str\n) -> str: ...", "a=a, b=b"),
 ])
-def test_signatures_are_copied_and_forwarded_by_name(source: str, forward: str,
-                                                     flagged: str) -> None:
+def test_signatures_are_copied_and_forwarded_by_name(source: str, forward: str) -> None:
     import libcst as cst
 
-    from smellkit.injectors.dead_code.signature import header, signature, with_flag
+    from smellkit.injectors.dead_code.signature import header, signature
 
     module = cst.parse_module(source + "\n")
     function = module.body[0]
     assert isinstance(function, cst.FunctionDef)
     found = signature(module, function)
     assert found.forward == forward
-    assert with_flag(module, found, "strict") == flagged
-    text = f"{header(module, function, 'wrapper', flagged)}\n    return g({forward})\n"
+    text = f"{header(module, function, 'wrapper')}\n    return g({forward})\n"
     compile(text, "wrapper", "exec")  # the wrapper is valid Python and forwards everything
     assert header(module, function, "wrapper") == \
         "def wrapper" + source[len("def g"):source.rindex(":") + 1]
@@ -271,10 +331,9 @@ def test_a_chain_goes_where_the_signature_means_the_same(tmp_path: Path) -> None
     write(root, {"app/extra.py": "from decimal import Decimal\n\n\n" + THREE["app/extra.py"]})
     outcome = inject_at(root, "app.main.first", "medium")
     assert isinstance(outcome, Edit), outcome
-    assert "def _first_fallback(text: str, scale: Decimal, *, strict: bool = False) -> " \
-        "list[str]:" in str(outcome.changes["app/extra.py"])
-    assert "return _parse_compat(text=text, scale=scale)" in str(
-        outcome.changes["app/extra.py"])
+    assert re.search(r"def _\w+\(text: str, scale: Decimal\) -> list\[str\]:\n"
+                     r"    from app.util import (_\w+)\n\n    return \1\(text=text, scale=scale\)",
+                     str(outcome.changes["app/extra.py"]))
 
 
 def test_the_shim_is_imported_beside_an_import_under_try(tmp_path: Path) -> None:
@@ -284,9 +343,8 @@ def test_the_shim_is_imported_beside_an_import_under_try(tmp_path: Path) -> None
     root = write(tmp_path, {**BASE, "app/main.py": main})
     outcome = inject_at(root, "app.main.first", "easy")
     assert isinstance(outcome, Edit), outcome
-    assert str(outcome.changes["app/main.py"]).startswith(
-        "try:\n    from app.util import parse\n    from app.util import _parse_compat\n"
-        "except ImportError:\n")
+    assert re.match(r"try:\n    from app.util import parse\n    from app.util import _\w+\n"
+                    r"except ImportError:\n", str(outcome.changes["app/main.py"]))
 
 
 @pytest.mark.slow

@@ -83,16 +83,22 @@ def test_behaviour_is_kept(tmp_path: Path, difficulty: Difficulty) -> None:
 
 # -- guards -------------------------------------------------------------------------------------
 
-BASE = {
-    "pkg/__init__.py": "",
-    "pkg/names.py": 'ENV_VAR = "APP_SETTINGS_PATH"\n',
-    "pkg/one.py": """\
-        from pkg.names import ENV_VAR
+READ = """\
 
 
         def read(env: dict[str, str]) -> str:
             return env[ENV_VAR] + env.get(ENV_VAR, "")
-        """,
+        """
+CLEAR = """\
+
+
+        def clear(env: dict[str, str]) -> None:
+            env.pop(ENV_VAR, None)
+        """
+BASE = {
+    "pkg/__init__.py": "",
+    "pkg/names.py": 'ENV_VAR = "APP_SETTINGS_PATH"\n',
+    "pkg/one.py": "        from pkg.names import ENV_VAR\n" + READ + CLEAR,
 }
 
 STAR = {"pkg/all.py": "from pkg.one import *  # noqa: F403\n"}
@@ -104,7 +110,9 @@ VARIANTS = {
 
         def read(env: dict[str, str]) -> str:
             return f"{ENV_VAR}={env[ENV_VAR]}"
-        """,
+        """ + CLEAR,
+    "two copies in one function only: a magic string, not shotgun surgery":
+        "        from pkg.names import ENV_VAR\n" + READ,
     "re-exported under __all__": """\
         from pkg.names import ENV_VAR
 
@@ -113,17 +121,13 @@ VARIANTS = {
 
         def read(env: dict[str, str]) -> str:
             return env[ENV_VAR] + env.get(ENV_VAR, "")
-        """,
+        """ + CLEAR,
     "rebound at module level": """\
         from pkg.names import ENV_VAR
 
         if not ENV_VAR:
             ENV_VAR = "FALLBACK_PATH"
-
-
-        def read(env: dict[str, str]) -> str:
-            return env[ENV_VAR] + env.get(ENV_VAR, "")
-        """,
+        """ + READ + CLEAR,
 }
 
 
@@ -148,7 +152,21 @@ def test_guards_have_a_positive_control(tmp_path: Path, definition: str) -> None
     assert injection.files == ("pkg/one.py",)
     assert 'env["APP_SETTINGS_PATH"] + env.get("APP_SETTINGS_PATH", "")' in \
         injection.smelly_patch
+    assert 'env.pop("APP_SETTINGS_PATH", None)' in injection.smelly_patch
+    # the key now lives in two files: the constant and the module that spells it out
+    assert {item.path for item in injection.locations} == {"pkg/names.py", "pkg/one.py"}
     support.assert_round_trip(tmp_path, injection, project)
+
+
+@pytest.mark.parametrize("closing", ["    ENV_VAR,\n)", "    ENV_VAR)"])
+def test_the_last_name_of_a_parenthesised_import_goes_cleanly(closing: str) -> None:
+    """The closing parenthesis stays where it was: on its own line, or after the last name."""
+    from smellkit.injectors.shotgun_surgery.edit import inline_constant
+
+    source = "from pkg.names import (\n    HOME,\n" + closing + "\n\n\nVALUE = ENV_VAR\n"
+    text = inline_constant(source, "ENV_VAR", '"APP_SETTINGS_PATH"').text
+    kept = "    HOME,\n)" if closing.endswith("\n)") else "    HOME)"
+    assert text == f'from pkg.names import (\n{kept}\n\n\nVALUE = "APP_SETTINGS_PATH"\n'
 
 
 @pytest.mark.parametrize("variant", [*sorted(VARIANTS), "star-imported by another module"])
@@ -235,6 +253,10 @@ HELPER_BASE = {
 
         def fee(amount):
             return cents(amount, 0.02) + cents(amount, 0.01)
+
+
+        def refund(amount):
+            return cents(amount, 0.5)
         """,
 }
 
@@ -267,6 +289,7 @@ def test_helper_guards(tmp_path: Path, variant: str | None) -> None:
     assert isinstance(outcome, Injection), outcome
     assert "return (floor(amount * 100) * 0.02) + (floor(amount * 100) * 0.01)" in \
         outcome.smelly_patch  # parentheses only where an operator needs them
+    assert "return floor(amount * 100) * 0.5" in outcome.smelly_patch
     support.assert_round_trip(tmp_path, outcome, project)
 
 
@@ -292,6 +315,11 @@ METHOD_BASE = {
         def parse(items):
             stream = Stream(items)
             return [stream.skip_if("a"), stream.skip_if("b"), stream.items]
+
+
+        def skip_header(items):
+            stream = Stream(items)
+            return stream.skip_if("#")
         """,
 }
 

@@ -1,22 +1,28 @@
 """Dead code injector: graft code nothing can reach onto a function that calls another module.
 
 A candidate is a function or method `f` (module A) that returns and calls, in writing, a plain
-top-level function `g` of another module B. Every injection adds a compatibility shim of `g` in B
-(`_g_compat`, delegating to `g`) and reaches it only from code that never runs. Every wrapper of
-the chain takes g's exact parameters, as written, and hands them on by name
-(`_dead_code_signature`), so its shape does not give it away:
+top-level function `g` of another module B of the same package. Every injection adds a private
+twin of `g` in B (a superseded helper delegating to `g`) and reaches it only from code that never
+runs. Every wrapper takes g's exact parameters, as written, and hands them on by name
+(`_dead_code_signature`), so its shape does not give it away; its name is made of the words of
+the code it imitates and of its module, and where it goes is chosen by the seed
+(`_dead_code_places`):
 
-- easy (2 files): `f` gets an explicit second `return _g_compat(...)` after its last `return`
-  (in whatever block that is); A imports the shim beside its import of `g`.
-- medium (3 files): a delegation chain nothing calls: `_legacy_f` in A -> `_f_fallback` (a
-  wrapper with a defaulted parameter) in a third module C -> the shim in B.
-- hard (4 files): the chain goes through a fourth module D, whose adapter looks the shim up in a
-  module-level table; `g` and `f` are the red herrings (live code the chain imitates).
+- easy (2 files): `f` gets an explicit second `return` of the twin after its last `return` (in
+  whatever block that is); A imports the twin beside its import of `g`.
+- medium (3 files): a delegation chain nothing calls: a function in A -> a wrapper in a third
+  module C -> the twin in B.
+- hard (4 files): the chain goes through a fourth module D too, in either order, and one of its
+  wrappers may look the next one up in a module-level table; `g` and `f` are the red herrings
+  (live code the chain imitates).
 
-Behaviour is preserved: the new functions are never called, their imports are local to them, and
-the one new module-level import (easy) sits beside an import A already makes from B. Structural
-checks ask that the grafted names be gone or reached from live code (`dead_code.absent_or_used`) and
-that `f` has no unreachable statement (`dead_code.reachable_body`).
+Nothing is injected outside the analysed package: the modules are those of one package (a
+folder with `__init__.py`), never a `__main__` module nor the `if __name__ == "__main__":` block
+of a script. Behaviour is preserved: the new functions are never called, their imports are
+local to them, and the one new module-level import (easy) sits beside an import A already makes
+from B. Structural checks ask that the grafted names be gone or reached from live code
+(`dead_code.absent_or_used`) and that `f` has no unreachable statement
+(`dead_code.reachable_body`).
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from smellkit.injectors.cst import edit
 from smellkit.injectors.cst.imports import add_imports
 from smellkit.injectors.dead_code import graft
 from smellkit.injectors.dead_code import signature as sig
+from smellkit.injectors.dead_code.places import insert, main_guard_lines, new_name, spots
 from smellkit.models import Candidate, Difficulty, StructuralCheck
 
 
@@ -56,10 +63,6 @@ class _Plan(NamedTuple):
     reference: _Reference | None  # needed by the easy graft only
 
 
-def _short(name: str) -> str:
-    return name.strip("_") or "call"
-
-
 class DeadCodeInjector(Injector[InjectorOptions]):
     """Unreachable calls into a compatibility shim, alone or at the end of a dead chain."""
 
@@ -77,7 +80,13 @@ class DeadCodeInjector(Injector[InjectorOptions]):
         touched = _flagged_spans(context)
         for facts in sorted(index.modules.values(), key=lambda item: item.path):
             if is_test_path(facts.path) or facts.module.rpartition(".")[2] == "__main__":
+                context.discard("a test or __main__ module", len(facts.definitions))
                 continue
+            if not _in_package(context, facts.module):
+                context.discard("not in a package (a script or example)",
+                                len(facts.definitions))
+                continue
+            guarded = main_guard_lines(context.source(facts.path))
             returns = {item.scope for item in facts.returns}
             unreachable = {span.scope for span in facts.liveness.unreachable}
             for definition in facts.definitions:
@@ -87,13 +96,17 @@ class DeadCodeInjector(Injector[InjectorOptions]):
                         or qualname not in returns or qualname in unreachable
                         or qualname not in graph or definition.decorators):
                     continue
+                if any(start <= definition.start_line <= end for start, end in guarded):
+                    context.discard("under `if __name__ == \"__main__\":`")
+                    continue
                 parts = edit.relative_parts(qualname, facts.module)
                 if parts is None or len(parts) > 2 or (
                         len(parts) == 2 and definition.kind != "method"):
                     continue
                 if any(start <= definition.end_line + 1 and end >= definition.start_line
                        for start, end in touched.get(facts.path, ())):
-                    continue  # the original already has dead code here
+                    context.discard("already dead code there")
+                    continue
                 written = {call.line for call in facts.calls
                            if call.scope == qualname and not call.implicit}
                 callees = sorted(  # called in writing, not as a decorator
@@ -101,6 +114,7 @@ class DeadCodeInjector(Injector[InjectorOptions]):
                     if _module_function(context, callee, facts.module)
                     and written & set(graph.edges[qualname, callee].get("lines", ())))
                 if not callees:
+                    context.discard("calls no plain function of another module of its package")
                     continue
                 location = context.location(qualname)
                 if location is None:
@@ -125,7 +139,7 @@ class DeadCodeInjector(Injector[InjectorOptions]):
             try:
                 plan = self._plan(context, candidate.target.qualname, g)
                 if difficulty == "easy":
-                    return self._easy(context, plan)
+                    return self._easy(context, plan, rng)
                 return self._chain(context, plan, difficulty, rng)
             except InjectionRefused as error:  # the last callee's reason is reported
                 refusal = error
@@ -140,14 +154,14 @@ class DeadCodeInjector(Injector[InjectorOptions]):
         return _Plan(f, g, facts.path, index.modules[b_module].path,
                      _reference(context, a_module, g))
 
-    def _shim(self, context: InjectionContext,
-              plan: _Plan) -> tuple[str, cst.Module, sig.Signature, cst.FunctionDef]:
-        """B with `_g_compat` inserted right after `g`: g's own parameters, handed on by name."""
-        g_name = context.index.definitions[plan.g].name
-        shim = f"_{_short(g_name)}_compat"
-        source = context.source(plan.b)
-        if not edit.name_free(source, shim):
-            raise InjectionRefused(f"`{shim}` is already a name in {plan.b}")
+    def _shim(self, context: InjectionContext, plan: _Plan, rng: random.Random,
+              taken: set[str], also: tuple[str, ...] = ()
+              ) -> tuple[str, cst.Module, sig.Signature, cst.FunctionDef]:
+        """B with a private twin of `g` (g's own parameters, handed on by name) right after `g`
+        or after another definition of B, as the seed says."""
+        index = context.index
+        g_name = index.definitions[plan.g].name
+        b_module = index.module_of[plan.g]
         module = context.module(plan.b)
         position = edit.top_index(module, g_name)
         if position is None:
@@ -160,19 +174,19 @@ class DeadCodeInjector(Injector[InjectorOptions]):
             sig.require_unshadowed(found, [g_name])
         except InjectionRefused as refusal:
             raise InjectionRefused(f"`{plan.g}`: {refusal.message}") from refusal
+        shim = new_name(context, b_module, [plan.g], rng, taken, also=also)
         text = (f"{sig.header(module, function, shim)}\n"
                 f"    return {g_name}({found.forward})\n")
-        return shim, edit.insert_top(module, position + 1, [edit.statement(module, text)]), \
-            found, function
+        places = spots(module)
+        where = position + 1 if rng.random() < 0.5 or position + 1 not in places else \
+            rng.choice(places)
+        return shim, cst.parse_module(insert(module, [text], where)), found, function
 
-    def _easy(self, context: InjectionContext, plan: _Plan) -> Edit:
-        shimmed = self._shim(context, plan)
-        shim, b_tree, _, _ = shimmed
+    def _easy(self, context: InjectionContext, plan: _Plan, rng: random.Random) -> Edit:
+        shim, b_tree, _, _ = self._shim(context, plan, rng, set(), also=(plan.a,))
         index = context.index
         a_module = index.module_of[plan.f]
         tree = context.module(plan.a)
-        if not edit.name_free(context.source(plan.a), shim):
-            raise InjectionRefused(f"`{shim}` is already a name in {plan.a}")
         function = edit.find_definition(tree, edit.relative_parts(plan.f, a_module) or [])
         if not isinstance(function, cst.FunctionDef) or \
                 not isinstance(function.body, cst.IndentedBlock):
@@ -187,7 +201,8 @@ class DeadCodeInjector(Injector[InjectorOptions]):
                                    "level")
         call = _first_call(function, reference, g_name)
         if call is None:
-            raise InjectionRefused(f"no call of `{g_name}` written in `{plan.f}`")
+            raise InjectionRefused(f"no call of `{g_name}` written in `{plan.f}` outside a "
+                                   "comprehension, lambda or nested definition")
         func: cst.BaseExpression = cst.Name(shim) if reference.style == "name" else \
             cst.Attribute(value=cst.Name(reference.bound), attr=cst.Name(shim))
         tail = cst.SimpleStatementLine([cst.Return(value=cst.Call(func=func, args=call.args))])
@@ -227,8 +242,8 @@ class DeadCodeInjector(Injector[InjectorOptions]):
                rng: random.Random) -> Edit:
         index = context.index
         a_module, b_module = index.module_of[plan.f], index.module_of[plan.g]
-        shimmed = self._shim(context, plan)
-        shim, b_tree, found, g_def = shimmed
+        taken: set[str] = set()
+        shim, b_tree, found, g_def = self._shim(context, plan, rng, taken)
         b_source = context.module(plan.b)
         sig.require_carried(context, found, b_module, a_module)
         needed = 1 if difficulty == "medium" else 2
@@ -237,61 +252,60 @@ class DeadCodeInjector(Injector[InjectorOptions]):
         if len(others) < needed:
             raise InjectionRefused(f"the package has fewer than {needed} other module(s) where "
                                    f"`{plan.g}`'s signature means the same")
-        chosen = rng.sample(others, needed)
-        f_name = _short(plan.f.rpartition(".")[2])
-        g_short = _short(index.definitions[plan.g].name)
-        head, fallback = f"_legacy_{f_name}", f"_{f_name}_fallback"
-        c_module = chosen[0]
+        middle = rng.sample(others, needed)  # the order of C and D varies too
+        # from the end of the chain back to its head: each wrapper hands on to the next one
         changes: dict[str, str | None] = {plan.b: b_tree.code}
-        chain = [f"{a_module}.{head}", f"{c_module}.{fallback}"]
-        forward = found.forward
-        if difficulty == "medium":
-            next_module, next_name = b_module, shim
-        else:
-            d_module = chosen[1]
-            adapter, table = f"_{g_short}_adapter", f"_{g_short}_adapters"
-            next_module, next_name = d_module, adapter
+        chain: list[str] = []
+        checks: list[StructuralCheck] = []
+        next_module, next_name = b_module, shim
+        table_at = rng.choice([*range(len(middle)), None]) if difficulty == "hard" else None
+        for number, module in reversed(list(enumerate(middle))):
+            near = [plan.g, plan.f] if rng.random() < 0.5 else [plan.f, plan.g]
+            name = new_name(context, module, near, rng, taken)
+            body = [edit.import_text(next_module, [next_name]), ""]
+            texts: list[str] = []
+            if number == table_at:
+                table = new_name(context, module, [plan.g, next_name], rng, taken,
+                                 what="table")
+                local = new_name(context, module, [plan.g], rng, taken, what="local",
+                                 private=False)
+                sig.require_unshadowed(found, [table, local])
+                texts.append(f"{table} = {{}}\n")
+                key = index.definitions[plan.g].name
+                quote = "'" if context.source(index.modules[module].path).count("'") > \
+                    context.source(index.modules[module].path).count('"') else '"'
+                body += [f"{local} = {table}.get({quote}{key}{quote}, {next_name})",
+                         f"return {local}({found.forward})"]
+                checks.append(_used_check(f"{module}.{table}", "variable"))
+            else:
+                body.append(f"return {next_name}({found.forward})")
             try:
-                sig.require_unshadowed(found, [shim, table, "handler"])
+                sig.require_unshadowed(found, [next_name, name])
             except InjectionRefused as refusal:
                 raise InjectionRefused(f"`{plan.g}`: {refusal.message}") from refusal
-            d_text = (f"{table} = {{}}\n\n\n"
-                      f"{sig.header(b_source, g_def, adapter)}\n"
-                      f"    {edit.import_text(b_module, [shim])}\n\n"
-                      f"    handler = {table}.get(\"default\", {shim})\n"
-                      f"    return handler({forward})\n")
-            appended = _append(context, d_module, [table, adapter], d_text)
-            changes[index.modules[d_module].path] = appended
-            chain += [f"{d_module}.{adapter}"]
-        try:
-            sig.require_unshadowed(found, [next_name, fallback, "strict", "TypeError"])
-        except InjectionRefused as refusal:
-            raise InjectionRefused(f"`{plan.g}`: {refusal.message}") from refusal
-        flagged = sig.with_flag(b_source, found, "strict")
-        if flagged is None:
-            raise InjectionRefused(f"`{plan.g}`: its parameters are laid out unusually")
-        c_text = (f"{sig.header(b_source, g_def, fallback, flagged)}\n"
-                  f"    {edit.import_text(next_module, [next_name])}\n\n"
-                  f"    if strict:\n"
-                  f"        raise TypeError(\"{f_name} has no fallback in strict mode\")\n"
-                  f"    return {next_name}({forward})\n")
-        appended = _append(context, c_module, [fallback], c_text)
-        changes[index.modules[c_module].path] = appended
+            texts.append(f"{sig.header(b_source, g_def, name)}\n"
+                         + "".join(f"    {line}\n" if line else "\n" for line in body))
+            path = index.modules[module].path
+            tree = context.module(path)
+            changes[path] = insert(tree, texts, rng.choice(spots(tree)))
+            chain.insert(0, f"{module}.{name}")
+            next_module, next_name = module, name
+        head = new_name(context, a_module, [plan.f, plan.g], rng, taken)
+        sig.require_unshadowed(found, [next_name, head])
         a_tree = context.module(plan.a)
-        if not edit.name_free(context.source(plan.a), head):
-            raise InjectionRefused(f"`{head}` is already a name in {plan.a}")
         position = edit.top_index(a_tree, plan.f.removeprefix(a_module + ".").split(".")[0])
         if position is None:
             raise InjectionRefused(f"`{plan.f}` is not under a top-level statement of {plan.a}")
+        places = spots(a_tree)
+        where = position + 1 if position + 1 in places and rng.random() < 0.5 else \
+            rng.choice(places)
         a_text = (f"{sig.header(b_source, g_def, head)}\n"
-                  f"    {edit.import_text(c_module, [fallback])}\n\n"
-                  f"    return {fallback}({forward})\n")
-        changes[plan.a] = edit.insert_top(a_tree, position + 1,
-                                          [edit.statement(a_tree, a_text)]).code
+                  f"    {edit.import_text(next_module, [next_name])}\n\n"
+                  f"    return {next_name}({found.forward})\n")
+        changes[plan.a] = insert(a_tree, [a_text], where)
+        chain.insert(0, f"{a_module}.{head}")
         shim_qualname = f"{b_module}.{shim}"
-        checks = [_used_check(name, "function") for name in [*chain, shim_qualname]]
-        if difficulty == "hard":
-            checks.append(_used_check(f"{chosen[1]}.{table}", "variable"))
+        checks = [_used_check(name, "function") for name in [*chain, shim_qualname]] + checks
         return Edit(
             changes=changes, targets=((chain[0], "method"),), checks=tuple(checks),
             involved=(*chain[1:], shim_qualname),
@@ -319,9 +333,20 @@ def _module_function(context: InjectionContext, qualname: str, caller_module: st
     if definition is None or module is None or module == caller_module:
         return False
     path = index.modules[module].path
+    if module.split(".")[0] != caller_module.split(".")[0] or not _in_package(context, module):
+        return False  # the library's own code only: not a script calling into it
     return (definition.kind == "function" and definition.parent == module
             and definition.col == 0 and not definition.is_async  # a plain top-level def
             and not definition.decorators and not is_test_path(path))
+
+
+def _in_package(context: InjectionContext, module: str) -> bool:
+    """A module of a package (its folder holds an `__init__.py`), not `__main__`: scripts,
+    examples and loose modules beside the package are not the library."""
+    index = context.index
+    parent = module.rpartition(".")[0]
+    return bool(parent) and parent in index.modules and index.modules[parent].is_package \
+        and module.rpartition(".")[2] != "__main__"
 
 
 def _reference(context: InjectionContext, a_module: str, g: str) -> _Reference | None:
@@ -342,6 +367,27 @@ class _Calls(cst.CSTVisitor):
         super().__init__()
         self.reference, self.name = reference, name
         self.found: list[cst.Call] = []
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False  # a call in here may read names the function's own scope lacks
+
+    def visit_ListComp(self, node: cst.ListComp) -> bool:
+        return False
+
+    def visit_SetComp(self, node: cst.SetComp) -> bool:
+        return False
+
+    def visit_DictComp(self, node: cst.DictComp) -> bool:
+        return False
+
+    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> bool:
+        return False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -368,24 +414,6 @@ def _other_modules(context: InjectionContext, *exclude: str) -> list[str]:
                   if name not in exclude and name.split(".")[0] == package
                   and not is_test_path(facts.path) and not facts.is_package
                   and name.rpartition(".")[2] != "__main__")
-
-
-def _append(context: InjectionContext, module_name: str, names: list[str],
-            text: str) -> str:
-    """The module's new text with `text` appended as top-level statements."""
-    facts = context.index.modules[module_name]
-    source = context.source(facts.path)
-    for name in names:
-        if not edit.name_free(source, name):
-            raise InjectionRefused(f"`{name}` is already a name in {facts.path}")
-    tree = context.module(facts.path)
-    added = cst.parse_module(text, config=tree.config_for_parsing).body
-    statements: list[cst.BaseStatement] = []
-    for position, item in enumerate(added):
-        statements.append(item.with_changes(
-            leading_lines=[cst.EmptyLine(), cst.EmptyLine()] if position == 0
-            else item.leading_lines))
-    return edit.insert_top(tree, len(tree.body), statements).code
 
 
 def _used_check(qualname: str, what: str) -> StructuralCheck:

@@ -150,36 +150,6 @@ def header(module: cst.Module, function: cst.FunctionDef, name: str,
     return text[:start] + params + text[start + len(written):]
 
 
-def with_flag(module: cst.Module, found: Signature, name: str) -> str | None:
-    """The parameter list with a keyword-only `name` defaulting to False added last (before
-    `**kwargs`), in the list's own layout; None when the layout is not one this can follow."""
-    params = found.params
-    star = isinstance(params.star_arg, (cst.Param, cst.ParamStar))
-    flag = f"{name}: bool = False" if found.annotated else f"{name}=False"
-    if "\n" not in found.text:
-        added = cst.parse_statement(f"def _(*, {flag}): pass")
-        assert isinstance(added, cst.FunctionDef)
-        changes: dict[str, object] = {
-            "kwonly_params": [*params.kwonly_params, *added.params.kwonly_params]}
-        if not star:
-            changes["star_arg"] = added.params.star_arg
-        return module.code_for_node(params.with_changes(**changes))
-    lines = found.text.split("\n")
-    if len(lines) == 2 and not lines[1].strip() and params.star_kwarg is None:
-        # every parameter on one line of its own, the closing parenthesis on the next
-        return f"{lines[0].rstrip(', ')}{'' if star else ', *'}, {flag}\n{lines[1]}"
-    # one parameter per line, each with its comma, as formatters write long signatures
-    if len(lines) < 3 or lines[-1].strip() or not all(line.rstrip().endswith(",")
-                                                       for line in lines[:-1]):
-        return None
-    indent = lines[1][:len(lines[1]) - len(lines[1].lstrip())]
-    new = ([] if star else [f"{indent}*,"]) + [f"{indent}{flag},"]
-    position = len(lines) - 2 if lines[-2].lstrip().startswith("**") else len(lines) - 1
-    if position == 0:
-        return None
-    return "\n".join([*lines[:position], *new, *lines[position:]])
-
-
 def require_unshadowed(found: Signature, used: Iterable[str]) -> None:
     """Refused when a parameter would shadow one of the wrapper's own names."""
     taken = sorted(found.names & set(used))

@@ -6,26 +6,23 @@ subclasses override its methods (it serves as one: a visitor base, a loader base
 more concrete implementers, some of which (the donors) have public methods of their own that no
 other class of the family defines (a role). The injection declares one donor's role (or every
 donor's, when each would stub the others') in the base, raising `NotImplementedError` so nothing
-becomes abstract and every class stays instantiable, and makes every other class of the family
-refuse each method it lacks: a property that raises the `AttributeError` a missing attribute
-raises, so `obj.method`, `hasattr(obj, "method")`, `getattr(obj, "method", default)` and a
-`__getattr__` fallback behave on their instances as before. A fat interface whose implementers are
-forced to opt out of what they do not support. The implementers that refuse a third of the
-widened interface are counted first (the detector's rule needs two), and the widened interface
-must reach the detector's minimum size. A method whose name is spelled in a string anywhere, or
-starts or ends with a string that looks like a name prefix or suffix (`"visit_"`: a name built for
-`getattr`), is never chosen, so a lookup by name on the base itself behaves as before too. (On
-the class object itself, `Impl.method` now finds the property, where it raised before.)
+becomes abstract and every class stays instantiable, and makes some of the other implementers
+opt out explicitly, as a codebase with a fat interface does: an override of each folded-in
+method that only raises `NotImplementedError`. A handful of them: at most `MAX_HOISTED` methods
+folded in, overridden by at most `MAX_STUBBERS[difficulty]` implementers (the others inherit the
+base's raise, which the detector counts as a stub too).
 
-The smell spans 2, 3 and 4+ files at easy, medium and hard (`_interface_segregation_layout`):
+The implementers that refuse a third of the widened interface are counted first (the
+detector's rule needs two), and the widened interface must reach the detector's minimum size. A
+method whose name is spelled in a string anywhere, or starts or ends with a string that looks
+like a name prefix or suffix (`"visit_"`: a name built for `getattr`), is never chosen, so a
+lookup by name behaves as before; a family with a `__getattr__` is refused (the new methods would
+hide it).
 
-- easy: refusals written in each implementer's body (in a mixin module when the whole family
-  shares one module).
-- medium: refusals inherited from mixins (one per role) in a new module, put first in the
-  implementers' bases (split over two modules when the family shares one).
-- hard: the refusals in two mixins in two new modules (one per role when there are two) and an
-  aggregate of both in a third, inherited by each class that refuses or defines every folded-in
-  method; the donors' real methods and the base's own methods are the red herrings.
+The smell spans the interface's file and the files of the implementers that opt out: 2 files at
+easy (one implementer module), 3 or more at medium, 4 or more at hard (with the donors' real
+methods and the base's own methods as red herrings). A family that does not reach across enough
+modules is refused at that difficulty rather than given new modules to span.
 """
 
 from __future__ import annotations
@@ -53,13 +50,15 @@ from smellkit.injectors.interface_segregation.family import (
     role_method,
     spelled,
 )
-from smellkit.injectors.interface_segregation.layout import Layout, groups, refusal
 from smellkit.models import Candidate, Difficulty, StructuralCheck
 
 _NEUTRAL = frozenset({"object", "builtins.object", "<builtin>.object", "abc.ABC", "ABC",
                       "typing.Generic", "Generic", "typing.Protocol", "Protocol",
                       "typing_extensions.Protocol"})
-MAX_HOISTED = 4
+MAX_HOISTED = 3
+"""Methods of one role folded into the interface, at most."""
+MAX_STUBBERS: dict[Difficulty, int] = {"easy": 2, "medium": 3, "hard": 4}
+"""Implementers that write their opt-outs out, at most: a handful, not the whole family."""
 
 
 class InterfaceSegregationInjectorOptions(InjectorOptions):
@@ -164,7 +163,7 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
                                f"would refuse {share} or more of its methods")
                 continue
             try:
-                return _edit(context, interface, roles, plan, difficulty)
+                return _edit(context, interface, roles, plan, difficulty, rng)
             except InjectionRefused as error:
                 reasons.append(error.message)
         raise InjectionRefused("; ".join(sorted(set(reasons))[:3]) or "no donor")
@@ -215,9 +214,41 @@ def _stubs_reaching(context: InjectionContext, cls: str, interface: str, methods
     return count
 
 
+def _stubbers(context: InjectionContext, interface: str, plan: dict[str, list[str]],
+              difficulty: Difficulty, rng: random.Random) -> list[str]:
+    """The implementers that opt out explicitly: a few classes of the plan, so that the interface
+    and their modules span the files the difficulty asks for (easy: one module besides the
+    interface's; medium two or more; hard three or more), in an order the seed varies."""
+    home = context.path_of(interface)
+    by_path: dict[str, list[str]] = {}
+    for cls in sorted(plan):
+        path = context.path_of(cls)
+        if path is not None and path != home:
+            by_path.setdefault(path, []).append(cls)
+    paths = sorted(by_path)
+    rng.shuffle(paths)
+    wanted = {"easy": 1, "medium": 2, "hard": 3}[difficulty]
+    if len(paths) < wanted:
+        raise InjectionRefused(
+            f"{difficulty} needs implementers that opt out in {wanted} module(s) besides the "
+            f"interface's; the family has {len(paths)}")
+    most = MAX_STUBBERS[difficulty]
+    chosen: list[str] = []
+    for path in paths[:wanted]:  # one class per module first, then more of the same modules
+        chosen.append(rng.choice(by_path[path]))
+    spare = [cls for path in paths[:wanted] for cls in by_path[path] if cls not in chosen]
+    rng.shuffle(spare)
+    chosen.extend(spare[:max(0, most - len(chosen))])
+    return sorted(chosen)
+
+
 def _edit(context: InjectionContext, interface: str, roles: dict[str, list[str]],
-          plan: dict[str, list[str]], difficulty: Difficulty) -> Edit:
+          plan: dict[str, list[str]], difficulty: Difficulty, rng: random.Random) -> Edit:
     index = context.index
+    if any("__getattr__" in index.children.get(cls, {}) for cls in
+           {ancestor for member in [interface, *plan] for ancestor in index.mro(member)}):
+        raise InjectionRefused("a class of the family answers missing attributes with "
+                               "__getattr__; declared methods would hide it")
     edits: dict[str, FileEdit] = {}
 
     def class_edit(qualname: str) -> ClassEdit:
@@ -247,40 +278,11 @@ def _edit(context: InjectionContext, interface: str, roles: dict[str, list[str]]
 
     class_edit(interface).methods.extend(declaration(name) for name in methods)
     short = interface.rpartition(".")[2]
-    new_files: dict[str, str | None] = {}
-    involved: list[str] = [f"{donor}.{name}" for donor, role in roles.items() for name in role]
-    explicit: dict[str, list[str]] = {cls: list(names) for cls, names in plan.items()}
-    spread = {context.path_of(name) for name in [interface, *plan, *roles]}
-    # mixin modules, so that the smell spans 2 / 3 / 4+ files even when the family shares one
-    modules = {"easy": 0 if len(spread) >= 2 else 1,
-               "medium": 1 if len(spread) >= 2 else 2, "hard": 2}[difficulty]
-    if modules:
-        grouped = groups(roles, methods, split=modules > 1)
-        layout = Layout(context, interface, grouped, modules=min(modules, len(grouped)),
-                        aggregate=difficulty == "hard")
-        for cls in sorted(plan):
-            if any(base not in index.classes and base not in _NEUTRAL
-                   for base in index.bases(cls)):  # NamedTuple, Enum...: refusals in the body
-                continue
-            for base, names in layout.bases_for(explicit[cls], set(index.children.get(cls, {}))):
-                module = index.module_of[cls]
-                if base in index.children.get(module, {}) or \
-                        base in index.scope_imports.get(module, {}):
-                    raise InjectionRefused(f"{base} is already a name in {module}")
-                class_edit(cls).mixins.append(base)
-                path = context.path_of(cls) or ""
-                edits[path].imports.append(layout.import_of(base, module, context.source(path)))
-                explicit[cls] = [name for name in explicit[cls] if name not in names]
-        new_files.update(layout.files())
-        involved.extend(layout.members)
-    wanted = {"easy": 2, "medium": 3, "hard": 4}[difficulty]
-    if len(spread | set(new_files)) < wanted:
-        raise InjectionRefused(f"the smell would span {len(spread | set(new_files))} file(s); "
-                               f"{difficulty} needs {wanted}")
-    for cls, names in explicit.items():
-        if names:
-            class_edit(cls).methods.extend(refusal(name) for name in names)
-            involved.extend(f"{cls}.{name}" for name in names)
+    stubbers = _stubbers(context, interface, plan, difficulty, rng)
+    involved: list[str] = []
+    for cls in stubbers:
+        class_edit(cls).methods.extend(declaration(name) for name in plan[cls])
+        involved.extend(f"{cls}.{name}" for name in plan[cls])
     herrings: list[str] = []
     if difficulty != "easy":
         herrings = [f"{donor}.{name}" for donor, role in roles.items() for name in role]
@@ -290,7 +292,6 @@ def _edit(context: InjectionContext, interface: str, roles: dict[str, list[str]]
     changes: dict[str, str | None] = {}
     for path, file_edit in edits.items():
         changes[path] = apply(context.module(path), file_edit)
-    changes.update(new_files)
     stubbed = sorted(plan)
     checks = (
         StructuralCheck(kind="no_finding", description=f"{short} is no longer reported as an "
@@ -306,7 +307,7 @@ def _edit(context: InjectionContext, interface: str, roles: dict[str, list[str]]
                         params={"classes": stubbed, "methods": methods}),
     )
     return Edit(changes=changes, targets=((interface, "class"),), checks=checks,
-                involved=tuple(dict.fromkeys([*stubbed, *involved])),
+                involved=tuple(dict.fromkeys([*stubbers, *involved])),
                 red_herrings=tuple(herrings),
-                summary=f"folded {', '.join(methods)} into {interface}; stubbed in "
-                        + ", ".join(stubbed))
+                summary=f"folded {', '.join(methods)} into {interface}; "
+                        f"{', '.join(stubbers)} opt out of them")

@@ -36,7 +36,12 @@ from smellkit.injectors.shotgun_surgery.edit import (
     copies_edit,
     inline_constant,
 )
-from smellkit.injectors.shotgun_surgery.users import User, spelled, word_lines
+from smellkit.injectors.shotgun_surgery.users import (
+    User,
+    spelled,
+    uses_outside_import,
+    word_lines,
+)
 from smellkit.models import Candidate, Difficulty, StructuralCheck
 
 SMELL = ShotgunSurgery.smell.name
@@ -146,8 +151,7 @@ class ShotgunSurgeryInjector(Injector[ShotgunSurgeryInjectorOptions]):
         if any(assignment.scope == facts.module and assignment.target == Name(bound)
                for assignment in facts.assignments):
             return None
-        lines = [number for number in word_lines(context.source(facts.path), bound)
-                 if number != imports[0].line]
+        lines = uses_outside_import(context.source(facts.path), bound, imports[0].line)
         if not lines:
             return None
         scopes = Scopes(facts)
@@ -227,7 +231,9 @@ class ShotgunSurgeryInjector(Injector[ShotgunSurgeryInjectorOptions]):
             description=(f"{constant.value!r} is written out at most {before} times outside "
                          "the definition of a constant"),
             params={"value": constant.value, "max_copies": before})
+        # the constant's definition is one of the places a change of the key must edit (its
+        # module stands for it: a module-level name has no location of its own)
         return copies_edit({path: edit.text for path, edit in edits.items()}, targets, kept,
-                           state, sorted(set(herrings)),
+                           sorted({constant.module, *state}), sorted(set(herrings)),
                            f"inlined {constant.qualname} = {literal} in {len(chosen)} modules "
                            f"({copies} copies, {difficulty})")

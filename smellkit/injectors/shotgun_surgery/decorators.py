@@ -322,7 +322,9 @@ def inject(context: InjectionContext, candidate: Candidate, difficulty: Difficul
         return unwrap(context.source(user.path), user.bound, statements, marker.param,
                       marker.free, others - {user.bound}, adds, keep=user.path in plan.keep)
 
-    picked = choose_users(users, difficulty, min_copies, rewrite, "decorated")
+    # each application of the decorator marks a definition of its own
+    picked = choose_users(users, difficulty, min_copies, rewrite, "decorated",
+                          lambda user: len(user.lines))
     edits, chosen = picked
     modules = {user.module for user in chosen}
     herrings = sorted({*_decorated(context, [user for user in plan.users if user not in chosen]),

@@ -74,19 +74,30 @@ class _User(Protocol):
     @property
     def lines(self) -> tuple[int, ...]: ...
 
+    @property
+    def scopes(self) -> tuple[str, ...]: ...
+
 
 UserT = TypeVar("UserT", bound=_User)
 
 
 def choose_users(users: Sequence[UserT], difficulty: Difficulty, min_copies: int,
-                 rewrite: Callable[[UserT], Inlined],
-                 kind: str) -> tuple[dict[str, Inlined], list[UserT]]:
-    """The modules whose uses are rewritten, in the given order, and their new texts; easy
-    needs one module with enough copies on its own. `rewrite` refuses a module it cannot
-    rewrite; the refusal says why too few accept."""
+                 rewrite: Callable[[UserT], Inlined], kind: str,
+                 definitions: Callable[[UserT], int] | None = None,
+                 ) -> tuple[dict[str, Inlined], list[UserT]]:
+    """The modules whose uses are rewritten, in the given order, and their new texts.
+
+    Easy needs one module with enough copies on its own, spread over at least two of its
+    definitions (`definitions` counts them, by default the distinct scopes of its uses): two
+    copies in one function are a magic value there, not a change to make in two places.
+    `rewrite` refuses a module it cannot rewrite; the refusal says why too few accept."""
     wanted = MIN_USERS[difficulty]
     if difficulty == "easy":
-        users = [user for user in users if len(user.lines) >= min_copies]
+        spread = definitions or (lambda user: len(set(user.scopes)))
+        users = [user for user in users if len(user.lines) >= min_copies and spread(user) >= 2]
+        if not users:
+            raise InjectionRefused(f"easy needs one {kind} module whose copies would sit in two "
+                                   "or more of its definitions; none has")
     edits: dict[str, Inlined] = {}
     chosen: list[UserT] = []
     refused: list[str] = []
@@ -161,9 +172,19 @@ class _Replace(cst.CSTTransformer):
         names = [alias for old, alias in zip(old_names, new_names) if old is not self.alias]
         if not names:
             return cst.RemoveFromParent()
-        if old_names[-1] is self.alias and updated_node.lpar is None:
-            names[-1] = names[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        if old_names[-1] is self.alias:
+            names[-1] = last_alias(names[-1], self.alias, updated_node)
         return updated_node.with_changes(names=names)
+
+
+def last_alias(alias: cst.ImportAlias, removed: cst.ImportAlias,
+               statement: cst.ImportFrom) -> cst.ImportAlias:
+    """The alias that becomes the last of an import when `removed` (the last) goes: no comma
+    without parentheses; in parentheses the removed one's comma, whose whitespace puts the
+    closing parenthesis back on its own line."""
+    if statement.lpar is None:
+        return alias.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return alias.with_changes(comma=removed.comma)
 
 
 @lru_cache(maxsize=24)

@@ -21,7 +21,7 @@ import libcst as cst
 from libcst.metadata import ClassScope, GlobalScope
 
 from smellkit.errors import InjectionRefused
-from smellkit.injectors.shotgun_surgery.edit import Inlined, analysed, imported
+from smellkit.injectors.shotgun_surgery.edit import Inlined, analysed, imported, last_alias
 
 _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.SimpleString, cst.Integer,
           cst.Float, cst.List, cst.Tuple, cst.Dict, cst.Set, cst.ConcatenatedString)
@@ -163,8 +163,8 @@ class InlineCalls(cst.CSTTransformer):
                         whitespace_after=cst.SimpleWhitespace(" "))))
         if not names:
             return cst.RemoveFromParent()
-        if old_names[-1] is self.alias and updated_node.lpar is None:
-            names[-1] = names[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        if old_names[-1] is self.alias and self.alias is not None:
+            names[-1] = last_alias(names[-1], self.alias, updated_node)
         return updated_node.with_changes(names=names)
 
 

@@ -9,9 +9,11 @@ names must a module import for code moved into it.
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from smellkit.analysis.context import Context
 from smellkit.analysis.keys import Scopes
@@ -41,6 +43,25 @@ def word_lines(source: str, name: str) -> list[int]:
     pattern = re.compile(rf"(?<![.\w]){re.escape(name)}\b")
     return [number for number, line in enumerate(source.splitlines(), 1)
             for _ in pattern.findall(line.split("#")[0])]
+
+
+def uses_outside_import(source: str, name: str, line: int) -> list[int]:
+    """`word_lines` of `name` but those of the import statement starting on `line`: a
+    parenthesised `from m import (\n    A,\n    NAME,\n)` names it on a line of its own, which
+    is no use of it."""
+    last = _import_ends(source).get(line, line)
+    return [number for number in word_lines(source, name) if not line <= number <= last]
+
+
+@lru_cache(maxsize=32)
+def _import_ends(source: str) -> dict[int, int]:
+    """The last line of each import statement, by its first line."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    return {node.lineno: node.end_lineno or node.lineno for node in ast.walk(tree)
+            if isinstance(node, (ast.Import, ast.ImportFrom))}
 
 
 def spelled(context: InjectionContext) -> frozenset[str]:
@@ -84,8 +105,7 @@ def importing_user(context: InjectionContext, facts: FileFacts, module: str,
                                 for assignment in facts.assignments):
         return None
     name = imports[0].bound  # perhaps an alias: `from m import helper as short`
-    lines = [number for number in word_lines(context.source(facts.path), name)
-             if number != imports[0].line]
+    lines = uses_outside_import(context.source(facts.path), name, imports[0].line)
     if not lines:
         return None
     outside = outside_words(context)
