@@ -31,16 +31,19 @@ from smellkit.project import Project
 
 
 class UnusedCopy(Injector[InjectorOptions]):
-    """Grafts an unused private copy of a module-level function next to it (dead code)."""
+    """Grafts an unused private copy of a module-level function next to it (dead code); the
+    package's entry point `pkg.main`, in another file, is involved, so the smell spans the two
+    files an easy case promises."""
 
     smell = DeadCode.smell
     description = "an unused copy of a function"
 
     def candidates(self, context: InjectionContext) -> Iterable[Candidate]:
         for definition in context.index.definitions.values():
-            if definition.kind == "function" and not definition.name.startswith("_"):
-                location = context.location(definition.qualname)
-                assert location is not None
+            location = context.location(definition.qualname)
+            assert location is not None
+            if definition.kind == "function" and not definition.name.startswith("_") and \
+                    not location.path.endswith("__init__.py"):
                 yield Candidate(smell=self.name, target=location, files=(location.path,),
                                 reason=f"{definition.name} is a public module-level function")
 
@@ -58,7 +61,7 @@ class UnusedCopy(Injector[InjectorOptions]):
                 body.append(statement.with_changes(name=cst.Name(copy)))
         module_name = candidate.target.qualname.rpartition(".")[0]
         return Edit(changes={candidate.target.path: module.with_changes(body=body).code},
-                    targets=((f"{module_name}.{copy}", "method"),),
+                    targets=((f"{module_name}.{copy}", "method"),), involved=("pkg.main",),
                     checks=(StructuralCheck(kind="not_defined", description=f"{copy} is gone",
                                             params={"qualname": f"{module_name}.{copy}"}),))
 
@@ -81,7 +84,7 @@ def repo(tmp_path: Path, files: dict[str, str]) -> Path:
 
 
 PACKAGE = {
-    "pkg/__init__.py": "from pkg.core import run\n",
+    "pkg/__init__.py": "from pkg.core import run\n\n\ndef main():\n    return run([1])\n",
     "pkg/core.py": """\
         def run(values):
             return [step(value) for value in values]
@@ -110,6 +113,7 @@ def test_inject_makes_a_record_that_verifies(tmp_path: Path, unused_copy: None) 
     assert set(injection.instructions) == {"open", "guided", "targeted"}
     assert "pkg/core.py" not in injection.instructions["open"]
     assert "pkg/core.py" in injection.instructions["guided"]
+    assert "pkg/__init__.py" in injection.instructions["guided"]  # the involved entry point
     assert target.location.qualname in injection.instructions["targeted"]
     result = verify(root, injection, original=project)
     assert result.ok, result
@@ -136,6 +140,9 @@ def test_same_seed_same_record_and_refusals_are_reported(tmp_path: Path, unused_
     first = inject(project, "dead_code", "medium", options=NO_FILTER, seed=7)
     again = inject(project, "dead_code", "medium", options=NO_FILTER, seed=7)
     assert first == again
+    # two files cannot make a medium case (3 or more): every candidate is refused by the engine
+    assert isinstance(first, InjectionSkip), first
+    assert "a medium case spans 3 or more files; this edit spans 2" in first.reason
     (refused,) = [item for item in find_candidates(project, "dead_code", options=NO_FILTER)
                   if item.target.qualname == "pkg.core.refuse_me"]
     skip = inject(project, "dead_code", "easy", options=NO_FILTER, candidate=refused)
