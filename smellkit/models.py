@@ -125,6 +125,50 @@ class Candidate(_Frozen):
     """Injector-specific details (JSON values only) that `inject` needs."""
 
 
+class CandidateReport(_Frozen):
+    """How discovery of one smell went: what the injector turned away, what the engine's rules
+    removed, and how many candidates remain (`smellkit candidates --explain`)."""
+
+    smell: str
+    discarded: dict[str, int] = Field(default_factory=dict)
+    """Definitions the injector's own discovery turned away, by rule (`context.discard`)."""
+    proposed: int = 0
+    """Candidates the injector proposed (duplicates counted once)."""
+    removed: dict[str, int] = Field(default_factory=dict)
+    """Proposed candidates the engine's rules removed, by rule, in the order they apply."""
+    eligible: int = 0
+    """Candidates left after every rule."""
+
+    @property
+    def reason(self) -> str:
+        """Why no candidate is left, telling "none at all" from "none covered by the tests" and
+        from "all in short files", with the counts."""
+        if self.proposed == 0:
+            turned = ", ".join(f"{rule}: {count}" for rule, count in self.discarded.items())
+            return "no candidate at all" + (
+                f" (discovery turned away {sum(self.discarded.values())} definitions; {turned})"
+                if turned else " (the repository has no definition of the kind this smell needs)")
+        counts = "; ".join(f"{count} {rule}" for rule, count in self.removed.items())
+        rules = set(self.removed)
+        if rules == {UNCOVERED}:
+            head = "no candidate covered by the tests"
+        elif len(rules) == 1 and next(iter(rules)).startswith(SHORT_FILE):
+            head = "every candidate is in a file under min-file-lines"
+        else:
+            head = "no eligible candidate"
+        hint = " (lower min-file-lines for small repositories)" if any(
+            rule.startswith(SHORT_FILE) for rule in rules) else ""
+        return f"{head}: {self.proposed} found, {counts}{hint}"
+
+
+UNCOVERED = "not covered by the tests"
+"""The engine's rule name for candidates no test runs (when a test map is given)."""
+SHORT_FILE = "in a file shorter than"
+"""The start of the engine's rule name for candidates in files under min-file-lines."""
+OUTSIDE_SOURCE = "outside the analysed library source"
+"""The engine's rule name for candidates in examples, docs, scripts, tests and the like."""
+
+
 class Target(_Frozen):
     """Where a solver must act: the level decides how localization is scored."""
 

@@ -16,10 +16,19 @@ from smellkit.detectors.dead_code import DeadCode
 from smellkit.errors import ConfigError, InjectionRefused, PatchError
 from smellkit.injectors import registry
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
-from smellkit.injectors.engine import find_candidates, inject, verify
+from smellkit.injectors.engine import (
+    check_options,
+    discover,
+    find_candidates,
+    inject,
+    library_exclusions,
+    verify,
+)
 from smellkit.injectors.patches import apply_patch, make_patch
 from smellkit.injectors.sampling import stratified
 from smellkit.models import (
+    OUTSIDE_SOURCE,
+    SHORT_FILE,
     Candidate,
     Difficulty,
     Injection,
@@ -42,8 +51,9 @@ class UnusedCopy(Injector[InjectorOptions]):
         for definition in context.index.definitions.values():
             location = context.location(definition.qualname)
             assert location is not None
-            if definition.kind == "function" and not definition.name.startswith("_") and \
-                    not location.path.endswith("__init__.py"):
+            if definition.kind == "function" and definition.name.startswith("_"):
+                context.discard("private")
+            elif definition.kind == "function" and not location.path.endswith("__init__.py"):
                 yield Candidate(smell=self.name, target=location, files=(location.path,),
                                 reason=f"{definition.name} is a public module-level function")
 
@@ -221,9 +231,78 @@ def test_coarse_filter_and_coverage_filter(tmp_path: Path, unused_copy: None) ->
                               covered=frozenset({"pkg.core.step"}))
     assert [item.target.qualname for item in covered] == ["pkg.core.step"]
     skip = inject(project, "dead_code", "easy")
-    assert isinstance(skip, InjectionSkip) and "no eligible candidate" in skip.reason
+    assert isinstance(skip, InjectionSkip)
+    assert skip.reason == ("every candidate is in a file under min-file-lines: 3 found, 3 in a "
+                           "file shorter than 500 lines (lower min-file-lines for small "
+                           "repositories)")
+    uncovered = inject(project, "dead_code", "easy", options=NO_FILTER, covered=frozenset())
+    assert isinstance(uncovered, InjectionSkip)
+    assert uncovered.reason == "no candidate covered by the tests: 3 found, 3 not covered by " \
+        "the tests"
     with pytest.raises(ConfigError, match=r"injectors\.dead_code\.min-file-lines"):
         find_candidates(project, "dead_code", options={"min-file-lines": -1})
+
+
+def test_the_report_counts_every_rule_and_the_injectors_discards(
+        tmp_path: Path, unused_copy: None) -> None:
+    files = {**PACKAGE, "pkg/more.py": "def _hidden():\n    return 2\n\n\ndef shown():\n"
+             "    return _hidden()\n" + "\n" * 30,
+             "examples/demo.py": "def show():\n    return 1\n",
+             "docs/conf.py": "def setup(app):\n    return app\n",
+             "pkg/tests/test_core.py": "def test_run():\n    assert True\n"}
+    project = Project.load(repo(tmp_path, files), include_tests=True, use_cache=False)
+    found, report = discover(project, "dead_code", options={"min-file-lines": 20},
+                             covered=frozenset({"pkg.more.shown", "examples.demo.show"}))
+    assert [item.target.qualname for item in found] == ["pkg.more.shown"]
+    assert report.discarded == {"private": 1}
+    assert report.proposed == 7 and report.eligible == 1
+    # in rule order: outside the library (examples, docs, tests), short files, then coverage
+    assert report.removed == {OUTSIDE_SOURCE: 3, f"{SHORT_FILE} 20 lines": 3}
+    anywhere, report = discover(project, "dead_code", options=NO_FILTER, exclude=())
+    assert {item.target.qualname for item in anywhere} == {
+        "pkg.core.run", "pkg.core.step", "pkg.core.refuse_me", "pkg.more.shown",
+        "examples.demo.show", "docs.conf.setup"}  # tests are never library source
+    assert report.removed == {OUTSIDE_SOURCE: 1}
+
+
+def test_no_candidate_at_all_says_what_discovery_turned_away(
+        tmp_path: Path, unused_copy: None) -> None:
+    project = Project.load(repo(tmp_path, {"pkg/__init__.py": "def _only():\n    return 1\n"}),
+                           use_cache=False)
+    skip = inject(project, "dead_code", "easy", options=NO_FILTER)
+    assert isinstance(skip, InjectionSkip)
+    assert skip.reason == "no candidate at all (discovery turned away 1 definitions; private: 1)"
+    bare = Project.load(repo(tmp_path / "bare", {"pkg/__init__.py": "VALUE = 1\n"}),
+                        use_cache=False)
+    _, report = discover(bare, "dead_code", options=NO_FILTER)
+    assert report.reason == ("no candidate at all (the repository has no definition of the kind "
+                             "this smell needs)")
+
+
+def test_a_src_layout_injects_only_under_src(tmp_path: Path, unused_copy: None) -> None:
+    files = {f"src/{path}": text for path, text in PACKAGE.items()}
+    files["tools/release.py"] = "def bump():\n    return 1\n"
+    project = Project.load(repo(tmp_path, files), use_cache=False)
+    assert library_exclusions(project) == ("tools",)
+    found, report = discover(project, "dead_code", options=NO_FILTER)
+    assert {item.target.path for item in found} == {"src/pkg/core.py"}
+    assert report.removed == {OUTSIDE_SOURCE: 1}
+
+
+def test_options_are_checked_with_the_file_the_field_and_the_fix(unused_copy: None) -> None:
+    check_options({"dead_code": {"min-file-lines": 0}})
+    with pytest.raises(ConfigError) as unknown_smell:
+        check_options({"god_clas": {}}, path="spec.toml")
+    assert str(unknown_smell.value) == ("spec.toml: injectors.god_clas: no injector for smell "
+                                        "'god_clas' (known: dead_code)")
+    with pytest.raises(ConfigError) as unknown_key:
+        check_options({"dead_code": {"min-lines": 3}}, path="spec.toml")
+    assert str(unknown_key.value) == ("spec.toml: injectors.dead_code.min-lines: Extra inputs "
+                                      "are not permitted (known keys of dead_code: "
+                                      "min-file-lines)")
+    with pytest.raises(ConfigError, match=r"^spec.toml: injectors\.dead_code\.min-file-lines: "
+                                          r"Input should be greater than or equal to 0"):
+        check_options({"dead_code": {"min-file-lines": -2}}, path="spec.toml")
 
 
 def test_patches_round_trip_new_deleted_and_unterminated_files(tmp_path: Path) -> None:
