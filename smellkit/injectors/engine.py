@@ -15,8 +15,8 @@ import hashlib
 import os
 import random
 from collections import Counter
-from pathlib import Path
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
