@@ -34,6 +34,7 @@ from smellkit.models import (
     DIFFICULTIES,
     BuildReport,
     Candidate,
+    CandidateReport,
     Case,
     Difficulty,
     Injection,
@@ -66,6 +67,16 @@ class _Cell:
 
 
 @dataclass
+class _Taken:
+    """The targets one smell of one repository has injected at, so its difficulties use
+    different ones; `scarce` when the repository has fewer distinct targets than the smell has
+    case slots, and a target may then be used again once every fresh one has been tried."""
+
+    scarce: bool
+    targets: set[str] = field(default_factory=set)
+
+
+@dataclass
 class _Run:
     """What one build accumulates across repositories."""
 
@@ -82,6 +93,10 @@ class _Run:
     reused: int = 0
     candidates: dict[tuple[str, str], list[Candidate]] = field(default_factory=dict)
     """Candidates by (repository, smell): found once, shared by the smell's difficulties."""
+    reports: dict[tuple[str, str], CandidateReport] = field(default_factory=dict)
+    """How discovery went, by (repository, smell): the reason when no candidate is left."""
+    taken: dict[tuple[str, str], _Taken] = field(default_factory=dict)
+    """Targets each (repository, smell) has injected at, across its difficulties."""
 
     def reject(self, rejection: Rejection, *, persist: bool = True) -> None:
         self.rejections[rejection.key] = rejection
@@ -99,6 +114,8 @@ def build(spec: SpecInput | Sequence[SpecInput], out_dir: Path | str, *,
           smells: Sequence[str] | None = None, difficulties: Sequence[str] | None = None,
           progress: Progress | None = None, cache_dir: Path | str | None = None,
           test_limit: int = 10, options: Mapping[str, Mapping[str, Any]] | None = None,
+          min_file_lines: int | None = None,
+          exclude_from_injection: Sequence[str] | None = None,
           harbor: bool = True, harbor_options: HarborOptions | None = None,
           backend: backends.Backend | None = None) -> BuildReport:
     """Build a benchmark from one or more repo specs into `out_dir`; returns the report.
@@ -107,14 +124,21 @@ def build(spec: SpecInput | Sequence[SpecInput], out_dir: Path | str, *,
     `per_cell + spare` validated ones (at most `max_tries` injections validated per cell).
     `runner` is `local` or `docker` (tests run in a container without network); when None, the
     spec's `runner` if it has one, else `local`.
-    `options` are injector options by smell (e.g. `{"dead_code": {"min-file-lines": 0}}`).
+    `options` are injector options by smell (e.g. `{"dead_code": {"min-file-lines": 0}}`);
+    they override the spec's `[injectors.<smell>]` tables, which override the defaults.
+    `min_file_lines` sets that option of every smell (a smell's own `options` entry wins).
+    `exclude_from_injection`: globs of code never injected into, instead of the spec's
+    `exclude-from-injection` (None: the spec's, else the layout's defaults; `()`: none).
     `harbor_options` say how Harbor tasks are exported (base image, the agent's allowed hosts).
     A spec or repository that cannot be built is reported and the others still are.
     """
     started = time.perf_counter()
     if jobs < 1 or per_cell < 1 or spare < 0 or max_tries < 1:
         raise UsageError("jobs, per-cell and max-tries must be at least 1, spare at least 0")
+    if min_file_lines is not None and min_file_lines < 0:
+        raise UsageError("min-file-lines must be at least 0")
     backend = backend or backends.default_backend()
+    backend.check_options(options or {}, None)
     known = backend.smells()
     chosen_smells = list(smells) if smells else list(known)
     for name in chosen_smells:
@@ -135,7 +159,8 @@ def build(spec: SpecInput | Sequence[SpecInput], out_dir: Path | str, *,
     for item in specs:
         _build_repo(run, item, cache, chosen_smells, chosen_difficulties, jobs=jobs,
                     per_cell=per_cell, spare=spare, max_tries=max_tries, runner=runner,
-                    test_limit=test_limit, options=options or {})
+                    test_limit=test_limit, options=options or {},
+                    min_file_lines=min_file_lines, exclude=exclude_from_injection)
     exporter = HarborExport(harbor_options, cache) if harbor else None
     return _export(run, chosen_smells, per_cell=per_cell, harbor=exporter, started=started)
 
@@ -152,14 +177,43 @@ def _load(run: _Run, item: SpecInput) -> RepoSpec | None:
         return None
 
 
+def layered_options(smells: Sequence[str], spec: Mapping[str, Mapping[str, Any]],
+                    min_file_lines: int | None, options: Mapping[str, Mapping[str, Any]],
+                    ) -> dict[str, dict[str, Any]]:
+    """The options of each smell, later layers winning: the spec's table, then
+    `min_file_lines` for every smell, then the smell's own options from the caller."""
+    def kebab(values: Mapping[str, Any]) -> dict[str, Any]:
+        return {key.replace("_", "-"): value for key, value in values.items()}
+
+    layered: dict[str, dict[str, Any]] = {}
+    for smell in smells:
+        values = kebab(spec.get(smell, {}))
+        if min_file_lines is not None:
+            values["min-file-lines"] = min_file_lines
+        values.update(kebab(options.get(smell, {})))
+        if values:
+            layered[smell] = values
+    return layered
+
+
 def _build_repo(run: _Run, item: SpecInput, cache: Path, smells: Sequence[str],
                 difficulties: Sequence[Difficulty], *, jobs: int, per_cell: int, spare: int,
                 max_tries: int, runner: RunnerName | None, test_limit: int,
-                options: Mapping[str, Mapping[str, Any]]) -> None:
+                options: Mapping[str, Mapping[str, Any]], min_file_lines: int | None,
+                exclude: Sequence[str] | None) -> None:
     spec = _load(run, item)
     if spec is None:
         return
     name = spec.name
+    try:  # a bad table fails this repository before anything is fetched
+        run.backend.check_options(spec.injectors, spec.spec_path)
+    except SmellkitError as error:
+        run.repo_errors[name] = f"broken spec: {error}"
+        run.reject(Rejection(key=f"spec:{spec.spec_path or name}", repo=name, stage="spec",
+                             reason=str(error)), persist=False)
+        return
+    smell_options = layered_options(smells, spec.injectors, min_file_lines, options)
+    exclude = exclude if exclude is not None else spec.exclude_from_injection
     backend = run.backend
     step = "fetching the source"
     try:
@@ -205,10 +259,12 @@ def _build_repo(run: _Run, item: SpecInput, cache: Path, smells: Sequence[str],
                           apply_patch=backend.apply_patch, copy_tree=backend.copy_tree)
     covered = covered_with_owners(test_map.covered())
     cells = []
+    slots = len(difficulties) * (per_cell + spare)
     for smell, difficulty in cell_order(smells):
         if difficulty in difficulties:  # cell_order yields DIFFICULTIES only
             cells.append(_Cell(smell, difficulty, _injections(
-                run, spec, project, smell, difficulty, covered, options.get(smell))))
+                run, spec, project, smell, difficulty, covered, smell_options.get(smell),
+                exclude, slots)))
     _validate_cells(run, validator, cells, jobs=jobs, target=per_cell + spare,
                     max_tries=max_tries)
     for cell in cells:
@@ -230,19 +286,40 @@ def _digest(candidate: Candidate) -> str:
     return hashlib.blake2b(candidate.model_dump_json().encode(), digest_size=6).hexdigest()
 
 
+def _fresh_first(candidates: Sequence[Candidate], taken: _Taken) -> Iterator[Candidate]:
+    """The candidates whose target no cell of the smell has used yet, in order (checked as they
+    are reached, since the smell's cells advance in turn); then, when targets are scarce, the
+    ones passed over."""
+    passed: list[Candidate] = []
+    for candidate in candidates:
+        if candidate.target.qualname in taken.targets:
+            passed.append(candidate)
+        else:
+            yield candidate
+    if taken.scarce:
+        yield from passed
+
+
 def _injections(run: _Run, spec: RepoSpec, project: Any, smell: str, difficulty: Difficulty,
                 covered: frozenset[str], options: Mapping[str, Any] | None,
-                ) -> Iterator[Injection]:
+                exclude: Sequence[str] | None, slots: int) -> Iterator[Injection]:
     """Injections at the seeded candidates of one cell, made lazily and cached in the work log
-    (so a resumed run does not redo them); refusals become `inject` rejections."""
+    (so a resumed run does not redo them); refusals become `inject` rejections. A target used
+    by another difficulty of the smell is passed over while fresh ones remain (`_Taken`): the
+    order depends only on outcomes, so a resumed run takes the same targets."""
     backend = run.backend
     started = time.perf_counter()
     try:
         cache_key = (spec.name, smell)
         if cache_key not in run.candidates:
-            run.candidates[cache_key] = backend.find_candidates(project, smell, covered, run.seed,
-                                                                options)
+            found, report = backend.find_candidates(project, smell, covered, run.seed, options,
+                                                    exclude)
+            run.candidates[cache_key] = found
+            run.reports[cache_key] = report
+            distinct = len({item.target.qualname for item in found})
+            run.taken[cache_key] = _Taken(scarce=distinct < slots)
         candidates = run.candidates[cache_key]
+        taken = run.taken[cache_key]
     except SmellkitError as error:  # said on purpose (bad options, ...)
         run.reject(Rejection(key=f"{spec.name}|{smell}|{difficulty}|candidates", repo=spec.name,
                              stage="inject", smell=smell, difficulty=difficulty,
@@ -260,10 +337,10 @@ def _injections(run: _Run, spec: RepoSpec, project: Any, smell: str, difficulty:
     if not candidates:
         run.reject(Rejection(key=f"{spec.name}|{smell}|{difficulty}|candidates", repo=spec.name,
                              stage="inject", smell=smell, difficulty=difficulty,
-                             reason="no eligible candidate covered by the tests"), persist=False)
+                             reason=run.reports[cache_key].reason), persist=False)
         return
     seen: set[str] = set()
-    for candidate in candidates:
+    for candidate in _fresh_first(candidates, taken):
         key = f"inject|{spec.name}|{smell}|{difficulty}|{run.seed}|{_digest(candidate)}"
         cached = run.outcomes.get(key)
         outcome: Injection | InjectionSkip | InjectionFailure | None = None
@@ -296,6 +373,7 @@ def _injections(run: _Run, spec: RepoSpec, project: Any, smell: str, difficulty:
         if outcome.id in seen:
             continue
         seen.add(outcome.id)
+        taken.targets.add(candidate.target.qualname)
         yield outcome
 
 

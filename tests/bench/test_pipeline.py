@@ -205,13 +205,15 @@ def test_a_crashing_injector_is_an_internal_error_and_the_rest_still_builds(
     report = build(FIXTURES / "calc.toml", tmp_path, **options)  # type: ignore[arg-type]
     assert report.cases == 1 and report.by_cell == {"feature_envy": {"easy": 1}}
     internal = [row for row in _rejections(tmp_path).values() if row["stage"] == "internal"]
-    assert len(internal) == 3 == report.internal_errors == report.rejections_by_stage["internal"]
+    # easy took `add`; with more targets than the smell's two slots, hard tries only the others
+    assert {row["candidate"] for row in internal} == {"calc.ops.mul", "calc.ops.countdown"}
+    assert len(internal) == 2 == report.internal_errors == report.rejections_by_stage["internal"]
     assert "inject" not in report.rejections_by_stage  # not one skip
     for row in internal:
         assert row["reason"] == "internal error: KeyError: 'calc.ops.missing'"
         assert row["difficulty"] == "hard" and "raise KeyError" in str(row["traceback"])
     kinds = [row["kind"] for row in read_jsonl(tmp_path / "work" / "outcomes.jsonl")
              if str(row["key"]).startswith("inject|")]
-    assert kinds.count("failure") == 3
+    assert kinds.count("failure") == 2
     again = build(FIXTURES / "calc.toml", tmp_path, **options)  # type: ignore[arg-type]
-    assert again.internal_errors == 3 and again.cases == 1
+    assert again.internal_errors == 2 and again.cases == 1
