@@ -327,6 +327,9 @@ class BuildReport(_Frozen):
     rejected: int
     by_cell: dict[str, dict[str, int]] = Field(default_factory=dict)
     """Exported cases by smell, then difficulty."""
+    distinct: dict[str, dict[str, int]] = Field(default_factory=dict)
+    """By smell, the distinct `targets` (candidate targets) and `files` (files the smelly
+    patches touch) of the exported cases, over all repositories: how diverse the dataset is."""
     rejections_by_stage: dict[str, int] = Field(default_factory=dict)
     internal_errors: int = 0
     """Rejections at stage `internal`: an injector, candidate discovery or validation crashed

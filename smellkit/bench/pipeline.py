@@ -25,7 +25,7 @@ from typing import Any
 from smellkit._internal.jsonl import JsonlLog, write_atomic, write_jsonl
 from smellkit.bench import backend as backends
 from smellkit.bench.harbor import HarborExport, HarborOptions
-from smellkit.bench.sample import cell_order, sample
+from smellkit.bench.sample import cell_order, sample, target_key
 from smellkit.bench.validate import Validator
 from smellkit.config import BUILT_SPECS, RepoSpec, load_repo_spec, spec_record
 from smellkit.errors import SmellkitError, UsageError
@@ -491,13 +491,19 @@ def _export(run: _Run, smells: Sequence[str], *, per_cell: int, harbor: HarborEx
             run.progress("exporting", number, len(chosen))
         run.time("export", export_started)
     by_cell: dict[str, dict[str, int]] = {}
+    targets: dict[str, set[tuple[str, str, str]]] = {}
+    files: dict[str, set[str]] = {}
     for case in chosen:
         by_cell.setdefault(case.smell, {}).setdefault(case.difficulty, 0)
         by_cell[case.smell][case.difficulty] += 1
+        targets.setdefault(case.smell, set()).add(target_key(case))
+        files.setdefault(case.smell, set()).update(f"{case.repo}:{path}" for path in case.files)
+    distinct = {smell: {"targets": len(targets[smell]), "files": len(files[smell])}
+                for smell in sorted(targets)}
     report = BuildReport(
         out_dir=str(out), seed=run.seed, repos=tuple(run.specs), cases=len(chosen),
         validated=len(run.cases), reused=run.reused, rejected=len(run.rejections),
-        by_cell=by_cell, rejections_by_stage=dict(sorted(Counter(
+        by_cell=by_cell, distinct=distinct, rejections_by_stage=dict(sorted(Counter(
             item.stage for item in rejections).items())),
         internal_errors=sum(1 for item in rejections if item.stage == "internal"),
         repo_errors=run.repo_errors, harbor_tasks=tasks,

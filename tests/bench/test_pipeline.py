@@ -18,7 +18,7 @@ import pytest
 from smellkit._internal.jsonl import read_jsonl
 from smellkit.bench import build, load_dataset
 from smellkit.config import load_repo_spec, load_spec_record
-from smellkit.errors import UsageError
+from smellkit.errors import ConfigError, UsageError
 from smellkit.models import BuildReport
 from tests.bench import fakes
 from tests.bench.conftest import bench_cache
@@ -60,6 +60,8 @@ def test_good_cases_are_exported_with_smellbench_fields(built: tuple[Path, Build
     assert report.cases == 4 and report.by_cell == {
         "feature_envy": {"easy": 2, "medium": 1}, "dead_code": {"easy": 1}}
     assert json.loads((out / "report.json").read_text())["cases"] == 4
+    assert report.distinct == {"dead_code": {"targets": 1, "files": 1},
+                               "feature_envy": {"targets": 3, "files": 1}}
 
 
 def test_each_built_repository_is_recorded_for_scoring(built: tuple[Path, BuildReport]) -> None:
@@ -217,3 +219,56 @@ def test_a_crashing_injector_is_an_internal_error_and_the_rest_still_builds(
     assert kinds.count("failure") == 2
     again = build(FIXTURES / "calc.toml", tmp_path, **options)  # type: ignore[arg-type]
     assert again.internal_errors == 2 and again.cases == 1
+
+
+def _spec_copy(folder: Path, extra: str) -> Path:
+    """calc.toml with more lines, its source path made absolute so it can live in `folder`."""
+    text = (FIXTURES / "calc.toml").read_text().replace(
+        'path = "calcrepo"', f"path = {json.dumps(str(FIXTURES / 'calcrepo'))}")
+    head, sep, tail = text.partition("[timeouts]")
+    path = folder / "calc.toml"
+    path.write_text(head + extra + "\n" + sep + tail)
+    return path
+
+
+def test_injector_options_layer_spec_then_command_line(tmp_path: Path) -> None:
+    """The spec's [injectors.<smell>] tables, then min-file-lines for every smell, then the
+    caller's per-smell options; the spec's exclusion reaches discovery unless overridden."""
+    import dataclasses
+
+    spec = _spec_copy(tmp_path, 'exclude-from-injection = ["scripts"]\n\n'
+                                "[injectors.feature_envy]\nmin-file-lines = 7\n\n"
+                                "[injectors.dead_code]\nmin_file_lines = 9\n")
+    fake = fakes.backend()
+    seen: dict[str, tuple[Any, Any]] = {}
+
+    def find(project: Any, smell: str, covered: Any, seed: int, options: Any,
+             exclude: Any) -> Any:
+        seen[smell] = (options, exclude)
+        return fake.find_candidates(project, smell, covered, seed, options, exclude)
+
+    options: dict[str, Any] = {"smells": ["feature_envy", "dead_code"], "per_cell": 1,
+                               "spare": 0, "difficulties": ["easy"], "jobs": 1,
+                               "cache_dir": bench_cache(), "harbor": False,
+                               "backend": dataclasses.replace(fake, find_candidates=find)}
+    build(spec, tmp_path / "a", **options)
+    assert seen == {"feature_envy": ({"min-file-lines": 7}, ("scripts",)),
+                    "dead_code": ({"min-file-lines": 9}, ("scripts",))}
+    build(spec, tmp_path / "b", min_file_lines=0, options={"dead_code": {"min_file_lines": 4}},
+          exclude_from_injection=(), **options)
+    assert seen == {"feature_envy": ({"min-file-lines": 0}, ()),
+                    "dead_code": ({"min-file-lines": 4}, ())}
+    with pytest.raises(ConfigError, match=r"injectors\.dead_code\.min-lines: Extra inputs"):
+        build(spec, tmp_path / "c", options={"dead_code": {"min-lines": 4}}, **options)
+
+
+def test_a_bad_injector_table_names_the_spec_file_and_field(tmp_path: Path) -> None:
+    from smellkit.injectors.registry import injectors
+
+    spec = _spec_copy(tmp_path, "[injectors.god_clas]\nmin-file-lines = 7\n")
+    report = build(spec, tmp_path / "out", smells=["dead_code"], per_cell=1, spare=0,
+                   cache_dir=bench_cache(), harbor=False, backend=fakes.backend())
+    assert report.repos == () and report.cases == 0
+    assert report.repo_errors["calc"] == (
+        f"broken spec: {spec}: injectors.god_clas: no injector for smell 'god_clas' (known: "
+        + ", ".join(injectors()) + ")")
