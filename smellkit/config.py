@@ -72,6 +72,15 @@ def is_test_module(module: str) -> bool:
     return is_test_path(module.replace(".", "/") + ".py")
 
 
+def toml_value(text: str) -> Any:
+    """A command-line value read as a TOML value (`3`, `0.5`, `true`, `"x"`, `[1, 2]`); text
+    that is not TOML stays a string, so `mode=fast` needs no quotes."""
+    try:
+        return tomllib.loads(f"value = {text}")["value"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
 def _kebab(name: str) -> str:
     return name.replace("_", "-")
 

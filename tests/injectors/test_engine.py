@@ -386,3 +386,62 @@ def test_cli_lists_candidates_and_injects_into_a_copy(tmp_path: Path, unused_cop
     unknown = runner.invoke(main, ["inject", str(root), "--smell", "dead_code", "--difficulty",
                                    "easy", "--target", "pkg.core.nothing", "--no-cache"])
     assert unknown.exit_code == 2 and "no dead_code candidate targets" in unknown.stderr
+
+
+def test_cli_explains_discovery_readably_and_as_json(tmp_path: Path, unused_copy: None) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from smellkit.cli import main
+
+    files = {**PACKAGE, "pkg/more.py": "def _hidden():\n    return 2\n",
+             "examples/demo.py": "def show():\n    return 1\n"}
+    root = repo(tmp_path / "repo", files)
+    runner = CliRunner()
+    text = runner.invoke(main, ["candidates", str(root), "--smell", "dead_code", "--explain",
+                                "--injector-option", "dead_code.min-file-lines=0",
+                                "--no-cache"])
+    assert text.exit_code == 0, text.output
+    assert text.stdout.splitlines() == [
+        f"dead_code candidates in {root}", "discovery turned away 1 definitions:",
+        "  1  private", "discovery proposed 4 candidates", "the engine removed 1:",
+        f"  1  {OUTSIDE_SOURCE}", "3 remain"]
+    short = runner.invoke(main, ["candidates", str(root), "--smell", "dead_code", "--explain",
+                                 "--format", "json", "--inject-anywhere", "--no-cache"])
+    assert short.exit_code == 0, short.output
+    assert json.loads(short.stdout) == {
+        "smell": "dead_code", "discarded": {"private": 1}, "proposed": 4,
+        "removed": {f"{SHORT_FILE} 500 lines": 4}, "eligible": 0}
+    globbed = runner.invoke(main, ["candidates", str(root), "--smell", "dead_code",
+                                   "--min-file-lines", "0", "--exclude-from-injection", "pkg",
+                                   "--format", "json", "--no-cache"])
+    assert [item["target"]["qualname"] for item in json.loads(globbed.stdout)] == [
+        "examples.demo.show"]
+    skipped = runner.invoke(main, ["inject", str(root), "--smell", "dead_code", "--difficulty",
+                                   "easy", "--no-cache"])
+    assert skipped.exit_code == 1
+    assert skipped.stderr == (
+        f"smellkit: no injection: no eligible candidate: 4 found, 1 {OUTSIDE_SOURCE}; 3 in a "
+        "file shorter than 500 lines (lower min-file-lines for small repositories)\n")
+
+
+def test_cli_rejects_malformed_and_misplaced_injector_options(
+        tmp_path: Path, unused_copy: None) -> None:
+    from click.testing import CliRunner
+
+    from smellkit.cli import main
+
+    root = repo(tmp_path / "repo", PACKAGE)
+    runner = CliRunner()
+    base = ["candidates", str(root), "--smell", "dead_code", "--no-cache"]
+    malformed = runner.invoke(main, [*base, "--injector-option", "min-file-lines=0"])
+    assert malformed.exit_code == 2
+    assert "--injector-option 'min-file-lines=0' is not SMELL.KEY=VALUE" in malformed.stderr
+    other = runner.invoke(main, [*base, "--injector-option", "god_class.min-file-lines=0"])
+    assert other.exit_code == 2 and "but --smell is dead_code" in other.stderr
+    wrong = runner.invoke(main, [*base, "--injector-option", "dead_code.min-file-lines=many"])
+    assert wrong.exit_code == 4
+    assert "injectors.dead_code.min-file-lines: Input should be a valid integer" in wrong.stderr
+    both = runner.invoke(main, [*base, "--inject-anywhere", "--exclude-from-injection", "x"])
+    assert both.exit_code == 2 and "pass one of the two" in both.stderr
