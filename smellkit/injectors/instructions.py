@@ -2,9 +2,9 @@
 
 open: the smell type only (smellkit's own setting); guided: plus the files (SmellBench's guided
 setting); targeted: plus the class, method or function (SmellBench's targeted setting), each
-called what it is. An instruction names what is wrong and where to look, never what the original code
-looked like, so it cannot leak the ground truth. The smell is named by its declaration's phrases
-(`Smell.phrases`), never by an injector's description of how it made the smell.
+called what it is. An instruction names what is wrong and where to look, never what the original
+code looked like, so it cannot leak the ground truth. The smell is named by its declaration's
+phrases (`Smell.phrases`), never by an injector's description of how it made the smell.
 """
 
 from __future__ import annotations
