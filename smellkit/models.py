@@ -269,6 +269,20 @@ RejectionStage = Literal[
 smellkit itself crashed (an injector, candidate discovery or validation), a bug to report."""
 
 
+class Preexisting(_Frozen):
+    """The findings of a case's smell that the original repository already had: the open
+    setting's other right answers, which scoring must not count as residue of the injection."""
+
+    count: int
+    """How many findings the smell's detector reports on the original."""
+    locations: tuple[Location, ...] = ()
+    """Where they are, in the original (one per finding)."""
+
+    @property
+    def qualnames(self) -> frozenset[str]:
+        return frozenset(item.qualname for item in self.locations)
+
+
 class Case(Injection):
     """An injection that passed validation: the selected tests pass on the original and on the
     smelly version of the repository it names."""
@@ -285,6 +299,9 @@ class Case(Injection):
     """The selected pytest node ids; they pass on both versions."""
     timings: dict[str, float] = Field(default_factory=dict)
     """Seconds per validation step; machine-dependent, so left out of exported datasets."""
+    preexisting: Preexisting | None = None
+    """The findings of this smell the original already had (computed once per repository and
+    smell by the build); None when unknown (a case from before they were recorded)."""
     status: Literal["validated"] = "validated"
 
     @property

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
         Candidate,
         CandidateReport,
         Difficulty,
+        Finding,
         Injection,
         InjectionFailure,
         InjectionSkip,
@@ -98,6 +99,12 @@ def _find_candidates(project: Project, smell: str, covered: frozenset[str], seed
                            context=_context(project, covered), exclude=exclude)
 
 
+def _findings(project: Project, smell: str) -> list[Finding]:
+    from smellkit.detectors.runner import run_detectors
+
+    return run_detectors(project, [smell], respect_suppressions=False)
+
+
 def _check_options(options: Mapping[str, Mapping[str, Any]], path: Path | None) -> None:
     from smellkit.injectors import engine
 
@@ -142,6 +149,9 @@ class Backend:
     runner: Callable[[str, RepoSpec, Environment, Path], Runner] = _runner
     test_map: Callable[[RepoSpec, Environment, Path, Runner, int], TestMap] = _test_map
     load_project: Callable[[Path], Project] = _load_project
+    findings: Callable[[Project, str], list[Finding]] = _findings
+    """The findings of one smell on a project (the original's, once per repository and
+    smell)."""
     check_options: Callable[[Mapping[str, Mapping[str, Any]], Path | None],
                             None] = _check_options
     find_candidates: Callable[[Project, str, frozenset[str], int, Options,

@@ -40,6 +40,7 @@ from smellkit.models import (
     Injection,
     InjectionFailure,
     InjectionSkip,
+    Preexisting,
     Rejection,
 )
 from smellkit.sandbox.runners import RunnerName
@@ -95,6 +96,8 @@ class _Run:
     """Candidates by (repository, smell): found once, shared by the smell's difficulties."""
     reports: dict[tuple[str, str], CandidateReport] = field(default_factory=dict)
     """How discovery went, by (repository, smell): the reason when no candidate is left."""
+    preexisting: dict[tuple[str, str], Preexisting] = field(default_factory=dict)
+    """The original's findings by (repository, smell), found once."""
     taken: dict[tuple[str, str], _Taken] = field(default_factory=dict)
     """Targets each (repository, smell) has injected at, across its difficulties."""
 
@@ -266,7 +269,7 @@ def _build_repo(run: _Run, item: SpecInput, cache: Path, smells: Sequence[str],
                 run, spec, project, smell, difficulty, covered, smell_options.get(smell),
                 exclude, slots)))
     _validate_cells(run, validator, cells, jobs=jobs, target=per_cell + spare,
-                    max_tries=max_tries)
+                    max_tries=max_tries, project=project)
     for cell in cells:
         run.cases.extend(cell.cases)
 
@@ -382,8 +385,22 @@ _OUTCOMES: dict[str, type[Injection | InjectionSkip | InjectionFailure]] = {
 """The kinds of injection outcome in the work log."""
 
 
+def _preexisting(run: _Run, repo: str, smell: str, project: Any) -> Preexisting:
+    """The findings of `smell` on the original repository, found once per repository and smell
+    and recorded on each of its cases (not kept in the work log: they follow from the code)."""
+    key = (repo, smell)
+    if key not in run.preexisting:
+        started = time.perf_counter()
+        found = run.backend.findings(project, smell)
+        run.preexisting[key] = Preexisting(count=len(found), locations=tuple(sorted(
+            (item.location for item in found),
+            key=lambda place: (place.path, place.start_line, place.qualname))))
+        run.time("preexisting", started)
+    return run.preexisting[key]
+
+
 def _validate_cells(run: _Run, validator: Validator, cells: list[_Cell], *, jobs: int,
-                    target: int, max_tries: int) -> None:
+                    target: int, max_tries: int, project: Any) -> None:
     """Validate in rounds: each round asks every unfinished cell for as many injections as it
     still lacks. Injections are made in this thread while earlier ones are validated by the
     workers. The cases a cell ends with depend only on outcomes, never on timing."""
@@ -429,7 +446,8 @@ def _validate_cells(run: _Run, validator: Validator, cells: list[_Cell], *, jobs
                         run.timings[stage] = run.timings.get(stage, 0.0) + seconds
                     report()
                 if isinstance(outcome, Case):
-                    cell.cases.append(outcome)
+                    cell.cases.append(outcome.model_copy(update={
+                        "preexisting": _preexisting(run, name, cell.smell, project)}))
                 else:
                     run.reject(outcome, persist=False)
 

@@ -62,6 +62,17 @@ def test_good_cases_are_exported_with_smellbench_fields(built: tuple[Path, Build
     assert json.loads((out / "report.json").read_text())["cases"] == 4
     assert report.distinct == {"dead_code": {"targets": 1, "files": 1},
                                "feature_envy": {"targets": 3, "files": 1}}
+    from smellkit.detectors.runner import run_detectors
+    from smellkit.project import Project
+
+    original = Project.load(FIXTURES / "calcrepo" / "src", use_cache=False)
+    for row in rows:  # the original's findings of the case's smell, recorded and exported
+        found = run_detectors(original, [str(row["smell"])], respect_suppressions=False)
+        assert row["preexisting"] == {"count": len(found), "locations": [
+            item.location.model_dump(mode="json") for item in sorted(
+                (item for item in found), key=lambda item: (
+                    item.location.path, item.location.start_line, item.location.qualname))]}
+    assert {case.preexisting for case in cases} != {None}
 
 
 def test_each_built_repository_is_recorded_for_scoring(built: tuple[Path, BuildReport]) -> None:
@@ -241,6 +252,11 @@ def test_injector_options_layer_spec_then_command_line(tmp_path: Path) -> None:
                                 "[injectors.dead_code]\nmin_file_lines = 9\n")
     fake = fakes.backend()
     seen: dict[str, tuple[Any, Any]] = {}
+    asked: list[str] = []
+
+    def findings(project: Any, smell: str) -> Any:
+        asked.append(smell)
+        return fake.findings(project, smell)
 
     def find(project: Any, smell: str, covered: Any, seed: int, options: Any,
              exclude: Any) -> Any:
@@ -250,8 +266,10 @@ def test_injector_options_layer_spec_then_command_line(tmp_path: Path) -> None:
     options: dict[str, Any] = {"smells": ["feature_envy", "dead_code"], "per_cell": 1,
                                "spare": 0, "difficulties": ["easy"], "jobs": 1,
                                "cache_dir": bench_cache(), "harbor": False,
-                               "backend": dataclasses.replace(fake, find_candidates=find)}
-    build(spec, tmp_path / "a", **options)
+                               "backend": dataclasses.replace(fake, find_candidates=find,
+                                                              findings=findings)}
+    report = build(spec, tmp_path / "a", **options)
+    assert report.cases >= 2 and sorted(asked) == ["dead_code", "feature_envy"]  # once each
     assert seen == {"feature_envy": ({"min-file-lines": 7}, ("scripts",)),
                     "dead_code": ({"min-file-lines": 9}, ("scripts",))}
     build(spec, tmp_path / "b", min_file_lines=0, options={"dead_code": {"min_file_lines": 4}},
