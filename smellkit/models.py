@@ -145,8 +145,10 @@ class CandidateReport(_Frozen):
         from "all in short files", with the counts."""
         if self.proposed == 0:
             turned = ", ".join(f"{rule}: {count}" for rule, count in self.discarded.items())
+            total = sum(self.discarded.values())
             return "no candidate at all" + (
-                f" (discovery turned away {sum(self.discarded.values())} definitions; {turned})"
+                f" (discovery turned away {total} definition{'s' if total != 1 else ''}; "
+                f"{turned})"
                 if turned else " (the repository has no definition of the kind this smell needs)")
         counts = "; ".join(f"{count} {rule}" for rule, count in self.removed.items())
         rules = set(self.removed)

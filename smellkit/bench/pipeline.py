@@ -70,11 +70,20 @@ class _Cell:
 @dataclass
 class _Taken:
     """The targets one smell of one repository has injected at, so its difficulties use
-    different ones; `scarce` when the repository has fewer distinct targets than the smell has
-    case slots, and a target may then be used again once every fresh one has been tried."""
+    different ones. A target is held from its injection until validation rejects it (then
+    another difficulty may try it). `scarce` when the repository has fewer distinct targets
+    than the smell has case slots: a held target may then be used again once every fresh one
+    has been tried."""
 
     scarce: bool
-    targets: set[str] = field(default_factory=set)
+    held: Counter[str] = field(default_factory=Counter)
+
+    def holds(self, target: str) -> bool:
+        return self.held[target] > 0
+
+    def release(self, target: str) -> None:
+        if self.held[target] > 0:
+            self.held[target] -= 1
 
 
 @dataclass
@@ -290,17 +299,18 @@ def _digest(candidate: Candidate) -> str:
 
 
 def _fresh_first(candidates: Sequence[Candidate], taken: _Taken) -> Iterator[Candidate]:
-    """The candidates whose target no cell of the smell has used yet, in order (checked as they
-    are reached, since the smell's cells advance in turn); then, when targets are scarce, the
-    ones passed over."""
+    """The candidates whose target no cell of the smell holds, in order (checked as they are
+    reached, since the smell's cells advance in turn); then the ones passed over whose target
+    was released since, or all of them when targets are scarce."""
     passed: list[Candidate] = []
     for candidate in candidates:
-        if candidate.target.qualname in taken.targets:
+        if taken.holds(candidate.target.qualname):
             passed.append(candidate)
         else:
             yield candidate
-    if taken.scarce:
-        yield from passed
+    for candidate in passed:  # released since (rejected elsewhere), or any when scarce
+        if taken.scarce or not taken.holds(candidate.target.qualname):
+            yield candidate
 
 
 def _injections(run: _Run, spec: RepoSpec, project: Any, smell: str, difficulty: Difficulty,
@@ -376,7 +386,7 @@ def _injections(run: _Run, spec: RepoSpec, project: Any, smell: str, difficulty:
         if outcome.id in seen:
             continue
         seen.add(outcome.id)
-        taken.targets.add(candidate.target.qualname)
+        taken.held[candidate.target.qualname] += 1
         yield outcome
 
 
@@ -450,6 +460,7 @@ def _validate_cells(run: _Run, validator: Validator, cells: list[_Cell], *, jobs
                         "preexisting": _preexisting(run, name, cell.smell, project)}))
                 else:
                     run.reject(outcome, persist=False)
+                    run.taken[(name, cell.smell)].release(injection.candidate.target.qualname)
 
 
 def _validate_one(run: _Run, validator: Validator, injection: Injection) -> Case | Rejection:

@@ -10,14 +10,18 @@ def _counted(counts: dict[str, int]) -> list[str]:
     return [f"  {count:>{width}}  {rule}" for rule, count in counts.items()]
 
 
+def _some(count: int, noun: str) -> str:
+    return f"{count} {noun}{'s' if count != 1 else ''}"
+
+
 def explain_lines(report: CandidateReport, where: str) -> list[str]:
     """Discovery's own rules, then the engine's, then what remains (or why nothing does)."""
     lines = [f"{report.smell} candidates in {where}"]
     turned = sum(report.discarded.values())
     if turned:
-        lines.append(f"discovery turned away {turned} definitions:")
+        lines.append(f"discovery turned away {_some(turned, 'definition')}:")
         lines.extend(_counted(report.discarded))
-    lines.append(f"discovery proposed {report.proposed} candidates")
+    lines.append(f"discovery proposed {_some(report.proposed, 'candidate')}")
     removed = sum(report.removed.values())
     if removed:
         lines.append(f"the engine removed {removed}:")

@@ -290,3 +290,25 @@ def test_a_bad_injector_table_names_the_spec_file_and_field(tmp_path: Path) -> N
     assert report.repo_errors["calc"] == (
         f"broken spec: {spec}: injectors.god_clas: no injector for smell 'god_clas' (known: "
         + ", ".join(injectors()) + ")")
+
+
+def test_a_target_held_by_one_difficulty_waits_until_it_is_rejected() -> None:
+    """The order in which a cell meets its candidates: fresh targets first; a target another
+    difficulty holds comes after them once released, and at once-over only when scarce."""
+    from smellkit.bench.pipeline import _fresh_first, _Taken
+
+    pool = [fakes.candidate("dead_code", name) for name in ("add", "mul", "countdown")]
+    taken = _Taken(scarce=False)
+    taken.held["calc.ops.add"] += 1
+    order = _fresh_first(pool, taken)
+    assert next(order).target.qualname == "calc.ops.mul"
+    taken.held["calc.ops.mul"] += 1  # this cell's own injection at mul
+    assert next(order).target.qualname == "calc.ops.countdown"
+    assert next(order, None) is None  # add is still held: not reused while targets abound
+    taken.release("calc.ops.add")
+    assert [item.target.qualname for item in _fresh_first(pool, taken)] == [
+        "calc.ops.add", "calc.ops.countdown"]  # mul: still held
+    scarce = _Taken(scarce=True)
+    scarce.held["calc.ops.add"] += 1
+    assert [item.target.qualname for item in _fresh_first(pool, scarce)] == [
+        "calc.ops.mul", "calc.ops.countdown", "calc.ops.add"]

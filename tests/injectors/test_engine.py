@@ -271,7 +271,7 @@ def test_no_candidate_at_all_says_what_discovery_turned_away(
                            use_cache=False)
     skip = inject(project, "dead_code", "easy", options=NO_FILTER)
     assert isinstance(skip, InjectionSkip)
-    assert skip.reason == "no candidate at all (discovery turned away 1 definitions; private: 1)"
+    assert skip.reason == "no candidate at all (discovery turned away 1 definition; private: 1)"
     bare = Project.load(repo(tmp_path / "bare", {"pkg/__init__.py": "VALUE = 1\n"}),
                         use_cache=False)
     _, report = discover(bare, "dead_code", options=NO_FILTER)
@@ -404,7 +404,7 @@ def test_cli_explains_discovery_readably_and_as_json(tmp_path: Path, unused_copy
                                 "--no-cache"])
     assert text.exit_code == 0, text.output
     assert text.stdout.splitlines() == [
-        f"dead_code candidates in {root}", "discovery turned away 1 definitions:",
+        f"dead_code candidates in {root}", "discovery turned away 1 definition:",
         "  1  private", "discovery proposed 4 candidates", "the engine removed 1:",
         f"  1  {OUTSIDE_SOURCE}", "3 remain"]
     short = runner.invoke(main, ["candidates", str(root), "--smell", "dead_code", "--explain",
