@@ -241,9 +241,9 @@ class RepoSpec(BaseModel):
         "`min-file-lines = 200`; the build's command-line options override them.")
     exclude_from_injection: tuple[str, ...] | None = Field(
         default=None, description="Globs (relative to `source-path`) of code never injected "
-        "into; unset: examples, docs, scripts, benchmarks, tools and the like in a flat layout, "
-        "everything outside `src/` in a src layout; `[]` allows every analysed file (tests "
-        "never).")
+        "into; unset: nothing more when `source-path` names the library's folder, else "
+        "examples, docs, scripts, benchmarks, tools and the like of a flat layout (everything "
+        "outside `src/` of a src layout); `[]` allows every analysed file (tests never).")
     spec_path: Path | None = Field(default=None, exclude=True,
                                    description="Where the spec was loaded from.")
 

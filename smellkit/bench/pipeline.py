@@ -208,6 +208,17 @@ def layered_options(smells: Sequence[str], spec: Mapping[str, Mapping[str, Any]]
     return layered
 
 
+def _exclusion(spec: RepoSpec, given: Sequence[str] | None) -> Sequence[str] | None:
+    """Where injections may not go: the caller's globs, else the spec's; else nothing extra
+    when the spec's `source-path` names the library's folder (all of it is library source),
+    and None (the engine's default for the layout) when it analyses the whole checkout."""
+    if given is not None:
+        return given
+    if spec.exclude_from_injection is not None:
+        return spec.exclude_from_injection
+    return () if spec.source_path.strip("./") else None
+
+
 def _build_repo(run: _Run, item: SpecInput, cache: Path, smells: Sequence[str],
                 difficulties: Sequence[Difficulty], *, jobs: int, per_cell: int, spare: int,
                 max_tries: int, runner: RunnerName | None, test_limit: int,
@@ -225,7 +236,7 @@ def _build_repo(run: _Run, item: SpecInput, cache: Path, smells: Sequence[str],
                              reason=str(error)), persist=False)
         return
     smell_options = layered_options(smells, spec.injectors, min_file_lines, options)
-    exclude = exclude if exclude is not None else spec.exclude_from_injection
+    exclude = _exclusion(spec, exclude)
     backend = run.backend
     step = "fetching the source"
     try:

@@ -312,3 +312,17 @@ def test_a_target_held_by_one_difficulty_waits_until_it_is_rejected() -> None:
     scarce.held["calc.ops.add"] += 1
     assert [item.target.qualname for item in _fresh_first(pool, scarce)] == [
         "calc.ops.mul", "calc.ops.countdown", "calc.ops.add"]
+
+
+def test_the_exclusion_a_build_uses() -> None:
+    """The caller's, else the spec's, else none when `source-path` is the library's folder, else
+    the engine's default for the layout (None)."""
+    from smellkit.bench.pipeline import _exclusion
+
+    spec = load_repo_spec(FIXTURES / "calc.toml")  # source-path = "src"
+    assert _exclusion(spec, None) == ()
+    assert _exclusion(spec, ["docs"]) == ["docs"]
+    flat = spec.model_copy(update={"source_path": ""})
+    assert _exclusion(flat, None) is None
+    chosen = flat.model_copy(update={"exclude_from_injection": ("scripts",)})
+    assert _exclusion(chosen, None) == ("scripts",) and _exclusion(chosen, ()) == ()
