@@ -72,8 +72,8 @@ class _Taken:
     """The targets one smell of one repository has injected at, so its difficulties use
     different ones. A target is held from its injection until validation rejects it (then
     another difficulty may try it). `scarce` when the repository has fewer distinct targets
-    than the smell has case slots: a held target may then be used again once every fresh one
-    has been tried."""
+    than the smell exports cases (difficulties x per-cell): a held target may then be used
+    again once every fresh one has been tried."""
 
     scarce: bool
     held: Counter[str] = field(default_factory=Counter)
@@ -282,7 +282,7 @@ def _build_repo(run: _Run, item: SpecInput, cache: Path, smells: Sequence[str],
                           apply_patch=backend.apply_patch, copy_tree=backend.copy_tree)
     covered = covered_with_owners(test_map.covered())
     cells = []
-    slots = len(difficulties) * (per_cell + spare)
+    slots = len(difficulties) * per_cell  # the smell's exported cases
     for smell, difficulty in cell_order(smells):
         if difficulty in difficulties:  # cell_order yields DIFFICULTIES only
             cells.append(_Cell(smell, difficulty, _injections(
