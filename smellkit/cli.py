@@ -230,13 +230,27 @@ def _load(load: LoadOptions) -> Project:
     return Project.load(load)
 
 
+_option_options = [
+    click.option("--min-file-lines", type=click.IntRange(min=0), default=None,
+                 help="Only target files of at least this many lines (default 500)."),
+    click.option("--injector-option", "injector_options", multiple=True,
+                 metavar="SMELL.KEY=VALUE",
+                 help="An injector option, the value read as TOML (`god_class.min-methods=6`); "
+                      "repeatable; overrides the spec's [injectors.SMELL] table."),
+    click.option("--exclude-from-injection", "exclude_from_injection", multiple=True,
+                 metavar="GLOB",
+                 help="Never inject into paths matching GLOB; repeatable; replaces the default "
+                      "(examples, docs, scripts, benchmarks, tools... of a flat layout; all "
+                      "but src/ of a src layout)."),
+    click.option("--inject-anywhere", is_flag=True,
+                 help="Drop the default exclusion: inject into any analysed file but tests."),
+]
 _injection_options = [
     click.option("--smell", required=True, metavar="NAME",
                  help="The smell (see `smellkit smells`)."),
     click.option("--seed", type=int, default=0, show_default=True,
                  help="Seeds the candidate order and the instruction wording."),
-    click.option("--min-file-lines", type=click.IntRange(min=0), default=None,
-                 help="Only target files of at least this many lines (default 500)."),
+    *_option_options,
 ]
 
 
@@ -246,27 +260,81 @@ def injection_options(function: Callable[..., Any]) -> Callable[..., Any]:
     return function
 
 
-def _injector_options(min_file_lines: int | None) -> dict[str, Any]:
-    return {} if min_file_lines is None else {"min-file-lines": min_file_lines}
+def option_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    for option in reversed(_option_options):
+        function = option(function)
+    return function
+
+
+def parse_injector_options(assignments: tuple[str, ...]) -> dict[str, dict[str, Any]]:
+    """`SMELL.KEY=VALUE` assignments as options by smell (values read as TOML)."""
+    from smellkit.config import toml_value
+
+    options: dict[str, dict[str, Any]] = {}
+    for assignment in assignments:
+        name, equals, value = assignment.partition("=")
+        smell, dot, key = name.strip().partition(".")
+        if not equals or not dot or not smell or not key:
+            raise UsageError(f"--injector-option {assignment!r} is not SMELL.KEY=VALUE",
+                             hint="e.g. --injector-option god_class.min-file-lines=200")
+        options.setdefault(smell, {})[key.strip()] = toml_value(value.strip())
+    return options
+
+
+def _exclusion(globs: tuple[str, ...], anywhere: bool) -> tuple[str, ...] | None:
+    """The exclusion the user chose, or None for the spec's (else the layout's) default."""
+    if anywhere and globs:
+        raise UsageError("--inject-anywhere drops every exclusion; "
+                         "--exclude-from-injection sets them", hint="pass one of the two")
+    return () if anywhere else (globs or None)
+
+
+def _smell_options(smell: str, min_file_lines: int | None,
+                   assignments: tuple[str, ...]) -> dict[str, Any]:
+    """The options of the one smell a command works on: --min-file-lines, then its
+    --injector-option values (an option for another smell is a mistake, said as one)."""
+    by_smell = parse_injector_options(assignments)
+    others = sorted(set(by_smell) - {smell})
+    if others:
+        raise UsageError(f"--injector-option names {', '.join(others)}, but --smell is {smell}",
+                         hint=f"write {smell}.KEY=VALUE")
+    options: dict[str, Any] = {} if min_file_lines is None else {
+        "min-file-lines": min_file_lines}
+    options.update(by_smell.get(smell, {}))
+    return options
 
 
 @main.command()
 @project_options
 @injection_options
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Show at most N.")
+@click.option("--explain", is_flag=True,
+              help="Say which rule removed how many definitions, and how many remain.")
 @click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table",
               show_default=True)
 def candidates(load: LoadOptions, smell: str, seed: int, min_file_lines: int | None,
-               limit: int | None, output_format: str) -> None:
+               injector_options: tuple[str, ...], exclude_from_injection: tuple[str, ...],
+               inject_anywhere: bool, limit: int | None, explain: bool,
+               output_format: str) -> None:
     """List where SMELL can be injected in PATH, and why each place qualifies."""
-    from smellkit.injectors.engine import find_candidates
+    from smellkit.injectors.engine import discover
 
     try:
+        options = _smell_options(smell, min_file_lines, injector_options)
+        exclude = _exclusion(exclude_from_injection, inject_anywhere)
         project = _load(load)
-        found = find_candidates(project, smell, options=_injector_options(min_file_lines),
-                                seed=seed, limit=limit)
+        found, report = discover(project, smell, options=options, seed=seed, limit=limit,
+                                 exclude=exclude)
     except SmellkitError as error:
         _fail(error)
+        return
+    if explain:
+        if output_format == "json":
+            click.echo(report.model_dump_json(indent=2))
+        else:
+            from smellkit.report.candidates import explain_lines
+
+            click.echo("\n".join(explain_lines(report, str(load.path))))
         return
     if output_format == "json":
         click.echo(json.dumps([item.model_dump(mode="json") for item in found], indent=2))
@@ -297,28 +365,32 @@ def candidates(load: LoadOptions, smell: str, seed: int, min_file_lines: int | N
 @click.option("--verify", "check", is_flag=True,
               help="Also check the round trip (imports, detector, checks, restore).")
 def inject(load: LoadOptions, smell: str, seed: int, min_file_lines: int | None,
-           difficulty: str, target: str | None, output: Path | None, apply_to: Path | None,
-           check: bool) -> None:
+           injector_options: tuple[str, ...], exclude_from_injection: tuple[str, ...],
+           inject_anywhere: bool, difficulty: str, target: str | None, output: Path | None,
+           apply_to: Path | None, check: bool) -> None:
     """Inject SMELL into PATH at a difficulty and print the injection record (PATH is not
     modified)."""
     from smellkit.injectors import engine
     from smellkit.models import InjectionFailure, InjectionSkip
 
-    options = _injector_options(min_file_lines)
     try:
+        options = _smell_options(smell, min_file_lines, injector_options)
+        exclude = _exclusion(exclude_from_injection, inject_anywhere)
         if apply_to is not None and apply_to.exists() and any(apply_to.iterdir()):
             raise UsageError(f"{apply_to} is not empty", hint="--apply needs a new or empty folder")
         project = _load(load)
         candidate = None
         if target is not None:
-            pool = engine.find_candidates(project, smell, options=options, seed=seed)
+            pool = engine.find_candidates(project, smell, options=options, seed=seed,
+                                          exclude=exclude)
             matches = [item for item in pool if item.target.qualname == target]
             if not matches:
                 raise UsageError(f"no {smell} candidate targets {target}",
                                  hint="list them with `smellkit candidates`")
             candidate = matches[0]
         outcome = engine.inject(project, smell, difficulty,  # type: ignore[arg-type]
-                                candidate=candidate, seed=seed, options=options)
+                                candidate=candidate, seed=seed, options=options,
+                                exclude=exclude)
         if isinstance(outcome, InjectionSkip):
             click.echo(f"smellkit: no injection: {outcome.reason}", err=True)
             sys.exit(1)
@@ -370,6 +442,7 @@ def _apply_copy(root: Path, destination: Path, patch: str) -> None:
               type=click.Choice(["easy", "medium", "hard"]))
 @click.option("--cache-dir", type=click.Path(path_type=Path), default=None,
               help="Sources, environments and test maps (default: OUT/cache).")
+@option_options
 @click.option("--no-harbor", is_flag=True, help="Do not write Harbor task directories.")
 @click.option("--base-image", default=None, metavar="IMAGE",
               help="The Harbor tasks' base image (default python:X.Y-slim for the spec's "
@@ -386,7 +459,9 @@ def _apply_copy(root: Path, destination: Path, patch: str) -> None:
 @click.option("--no-progress", is_flag=True, help="No progress bars.")
 def build_command(specs: tuple[Path, ...], out_dir: Path, seed: int, jobs: int, per_cell: int,
                   runner: str | None, smells: tuple[str, ...], difficulties: tuple[str, ...],
-                  cache_dir: Path | None, no_harbor: bool, base_image: str | None,
+                  cache_dir: Path | None, min_file_lines: int | None,
+                  injector_options: tuple[str, ...], exclude_from_injection: tuple[str, ...],
+                  inject_anywhere: bool, no_harbor: bool, base_image: str | None,
                   base_python: str | None, allow_hosts: tuple[str, ...], setup_network: str,
                   no_progress: bool) -> None:
     """Build a refactoring benchmark from repo SPECS (resumable: run again to continue)."""
@@ -397,11 +472,15 @@ def build_command(specs: tuple[Path, ...], out_dir: Path, seed: int, jobs: int, 
                             allow_hosts=allow_hosts,
                             setup_network="public" if setup_network == "public" else "agent")
     try:
+        by_smell = parse_injector_options(injector_options)
+        exclude = _exclusion(exclude_from_injection, inject_anywhere)
         with build_progress(enabled=not no_progress) as progress:
             report = build(list(specs), out_dir, seed=seed, jobs=jobs, per_cell=per_cell,
                            runner=runner, smells=smells or None,  # type: ignore[arg-type]
                            difficulties=difficulties or None, cache_dir=cache_dir,
-                           harbor=not no_harbor, harbor_options=options, progress=progress)
+                           options=by_smell, min_file_lines=min_file_lines,
+                           exclude_from_injection=exclude, harbor=not no_harbor,
+                           harbor_options=options, progress=progress)
     except SmellkitError as error:
         _fail(error)
         return

@@ -6,7 +6,9 @@ wrong type is reported with the file and the field instead of being silently ign
 
 from __future__ import annotations
 
+import fnmatch
 import sys
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
@@ -40,6 +42,21 @@ is_environment`), since a folder named `venv` or `env` may as well be a package.
 TEST_DIRS = ("tests", "test", "testing")
 """Folder names holding tests, skipped unless tests are included."""
 
+NOT_LIBRARY = (
+    "examples", "example", "docs", "doc", "scripts", "script", "benchmarks", "benchmark",
+    "bench", "tools", "tool", "demo", "demos", "tutorial", "tutorials", "ci", "setup.py",
+    "noxfile.py", "tasks.py", "fabfile.py",
+)
+"""Top-level folders and files of a flat layout (no `src/`) that hold no library code: they are
+analysed (examples show how the library is used) but never injected into by default."""
+
+
+def matches_any(relative: str, patterns: Sequence[str]) -> bool:
+    """A relative POSIX path matched by a glob, or inside a folder matched by one: the one rule
+    of `exclude` patterns, for discovery and for where injections may go."""
+    return any(fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(relative, pattern + "/*")
+               for pattern in patterns)
+
 
 @cache
 def is_test_path(path: str) -> bool:
@@ -53,6 +70,15 @@ def is_test_path(path: str) -> bool:
 def is_test_module(module: str) -> bool:
     """`is_test_path` for a dotted module name."""
     return is_test_path(module.replace(".", "/") + ".py")
+
+
+def toml_value(text: str) -> Any:
+    """A command-line value read as a TOML value (`3`, `0.5`, `true`, `"x"`, `[1, 2]`); text
+    that is not TOML stays a string, so `mode=fast` needs no quotes."""
+    try:
+        return tomllib.loads(f"value = {text}")["value"]
+    except tomllib.TOMLDecodeError:
+        return text
 
 
 def _kebab(name: str) -> str:
@@ -210,6 +236,14 @@ class RepoSpec(BaseModel):
     runner: Literal["local", "docker"] | None = Field(
         default=None, description="Where tests run when the build is not told: `local` "
         "(default) or `docker` (no network, CPU and memory limits).")
+    injectors: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="Injector options by smell, `[injectors.god_class]` "
+        "`min-file-lines = 200`; the build's command-line options override them.")
+    exclude_from_injection: tuple[str, ...] | None = Field(
+        default=None, description="Globs (relative to `source-path`) of code never injected "
+        "into; unset: nothing more when `source-path` names the library's folder, else "
+        "examples, docs, scripts, benchmarks, tools and the like of a flat layout (everything "
+        "outside `src/` of a src layout); `[]` allows every analysed file (tests never).")
     spec_path: Path | None = Field(default=None, exclude=True,
                                    description="Where the spec was loaded from.")
 

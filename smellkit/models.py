@@ -125,6 +125,52 @@ class Candidate(_Frozen):
     """Injector-specific details (JSON values only) that `inject` needs."""
 
 
+class CandidateReport(_Frozen):
+    """How discovery of one smell went: what the injector turned away, what the engine's rules
+    removed, and how many candidates remain (`smellkit candidates --explain`)."""
+
+    smell: str
+    discarded: dict[str, int] = Field(default_factory=dict)
+    """Definitions the injector's own discovery turned away, by rule (`context.discard`)."""
+    proposed: int = 0
+    """Candidates the injector proposed (duplicates counted once)."""
+    removed: dict[str, int] = Field(default_factory=dict)
+    """Proposed candidates the engine's rules removed, by rule, in the order they apply."""
+    eligible: int = 0
+    """Candidates left after every rule."""
+
+    @property
+    def reason(self) -> str:
+        """Why no candidate is left, telling "none at all" from "none covered by the tests" and
+        from "all in short files", with the counts."""
+        if self.proposed == 0:
+            turned = ", ".join(f"{rule}: {count}" for rule, count in self.discarded.items())
+            total = sum(self.discarded.values())
+            return "no candidate at all" + (
+                f" (discovery turned away {total} definition{'s' if total != 1 else ''}; "
+                f"{turned})"
+                if turned else " (the repository has no definition of the kind this smell needs)")
+        counts = "; ".join(f"{count} {rule}" for rule, count in self.removed.items())
+        rules = set(self.removed)
+        if rules == {UNCOVERED}:
+            head = "no candidate covered by the tests"
+        elif len(rules) == 1 and next(iter(rules)).startswith(SHORT_FILE):
+            head = "every candidate is in a file under min-file-lines"
+        else:
+            head = "no eligible candidate"
+        hint = " (lower min-file-lines for small repositories)" if any(
+            rule.startswith(SHORT_FILE) for rule in rules) else ""
+        return f"{head}: {self.proposed} found, {counts}{hint}"
+
+
+UNCOVERED = "not covered by the tests"
+"""The engine's rule name for candidates no test runs (when a test map is given)."""
+SHORT_FILE = "in a file shorter than"
+"""The start of the engine's rule name for candidates in files under min-file-lines."""
+OUTSIDE_SOURCE = "outside the analysed library source"
+"""The engine's rule name for candidates in examples, docs, scripts, tests and the like."""
+
+
 class Target(_Frozen):
     """Where a solver must act: the level decides how localization is scored."""
 
@@ -225,6 +271,20 @@ RejectionStage = Literal[
 smellkit itself crashed (an injector, candidate discovery or validation), a bug to report."""
 
 
+class Preexisting(_Frozen):
+    """The findings of a case's smell that the original repository already had: the open
+    setting's other right answers, which scoring must not count as residue of the injection."""
+
+    count: int
+    """How many findings the smell's detector reports on the original."""
+    locations: tuple[Location, ...] = ()
+    """Where they are, in the original (one per finding)."""
+
+    @property
+    def qualnames(self) -> frozenset[str]:
+        return frozenset(item.qualname for item in self.locations)
+
+
 class Case(Injection):
     """An injection that passed validation: the selected tests pass on the original and on the
     smelly version of the repository it names."""
@@ -241,6 +301,9 @@ class Case(Injection):
     """The selected pytest node ids; they pass on both versions."""
     timings: dict[str, float] = Field(default_factory=dict)
     """Seconds per validation step; machine-dependent, so left out of exported datasets."""
+    preexisting: Preexisting | None = None
+    """The findings of this smell the original already had (computed once per repository and
+    smell by the build); None when unknown (a case from before they were recorded)."""
     status: Literal["validated"] = "validated"
 
     @property
@@ -283,6 +346,9 @@ class BuildReport(_Frozen):
     rejected: int
     by_cell: dict[str, dict[str, int]] = Field(default_factory=dict)
     """Exported cases by smell, then difficulty."""
+    distinct: dict[str, dict[str, int]] = Field(default_factory=dict)
+    """By smell, the distinct `targets` (candidate targets) and `files` (files the smelly
+    patches touch) of the exported cases, over all repositories: how diverse the dataset is."""
     rejections_by_stage: dict[str, int] = Field(default_factory=dict)
     internal_errors: int = 0
     """Rejections at stage `internal`: an injector, candidate discovery or validation crashed

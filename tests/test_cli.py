@@ -183,3 +183,19 @@ def test_build_reports_a_broken_spec_and_exits_1(tmp_path: Path) -> None:
     assert result.exit_code == 1, result.output
     assert "source.pypi" in result.stderr and "name==version" in result.stderr
     assert (tmp_path / "out" / "report.json").is_file()
+
+
+def test_build_checks_injector_options_before_any_work(tmp_path: Path) -> None:
+    spec = tmp_path / "bad.toml"
+    spec.write_text('name = "x"\n[source]\npypi = "click"\n')
+    result = CliRunner().invoke(main, ["build", str(spec), "-o", str(tmp_path / "out"),
+                                       "--injector-option", "god_class.min-methods=x",
+                                       "--no-progress"])
+    assert result.exit_code == 4, result.output
+    assert "injectors.god_class.min-methods" in result.stderr
+    assert not (tmp_path / "out" / "report.json").exists()
+    unknown = CliRunner().invoke(main, ["build", str(spec), "-o", str(tmp_path / "out"),
+                                        "--injector-option", "god_clas.min-file-lines=0",
+                                        "--no-progress"])
+    assert unknown.exit_code == 4
+    assert "injectors.god_clas: no injector for smell 'god_clas' (known: " in unknown.stderr

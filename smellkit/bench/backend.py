@@ -18,7 +18,9 @@ if TYPE_CHECKING:
     from smellkit.injectors.base import InjectionContext
     from smellkit.models import (
         Candidate,
+        CandidateReport,
         Difficulty,
+        Finding,
         Injection,
         InjectionFailure,
         InjectionSkip,
@@ -89,11 +91,24 @@ def _context(project: Project, covered: frozenset[str]) -> InjectionContext:
 
 
 def _find_candidates(project: Project, smell: str, covered: frozenset[str], seed: int,
-                     options: Options) -> list[Candidate]:
+                     options: Options, exclude: Sequence[str] | None,
+                     ) -> tuple[list[Candidate], CandidateReport]:
     from smellkit.injectors import engine
 
-    return engine.find_candidates(project, smell, options=options, covered=covered, seed=seed,
-                                  context=_context(project, covered))
+    return engine.discover(project, smell, options=options, covered=covered, seed=seed,
+                           context=_context(project, covered), exclude=exclude)
+
+
+def _findings(project: Project, smell: str) -> list[Finding]:
+    from smellkit.detectors.runner import run_detectors
+
+    return run_detectors(project, [smell], respect_suppressions=False)
+
+
+def _check_options(options: Mapping[str, Mapping[str, Any]], path: Path | None) -> None:
+    from smellkit.injectors import engine
+
+    engine.check_options(options, path=path)
 
 
 def _inject(project: Project, smell: str, difficulty: Difficulty, candidate: Candidate,
@@ -134,8 +149,14 @@ class Backend:
     runner: Callable[[str, RepoSpec, Environment, Path], Runner] = _runner
     test_map: Callable[[RepoSpec, Environment, Path, Runner, int], TestMap] = _test_map
     load_project: Callable[[Path], Project] = _load_project
-    find_candidates: Callable[[Project, str, frozenset[str], int, Options],
-                              list[Candidate]] = _find_candidates
+    findings: Callable[[Project, str], list[Finding]] = _findings
+    """The findings of one smell on a project (the original's, once per repository and
+    smell)."""
+    check_options: Callable[[Mapping[str, Mapping[str, Any]], Path | None],
+                            None] = _check_options
+    find_candidates: Callable[[Project, str, frozenset[str], int, Options,
+                               Sequence[str] | None],
+                              tuple[list[Candidate], CandidateReport]] = _find_candidates
     inject: Callable[[Project, str, Difficulty, Candidate, frozenset[str], int, Options],
                      Injection | InjectionSkip | InjectionFailure] = _inject
     run_tests: Callable[[Environment, Path, RepoSpec, Sequence[str], Runner],

@@ -25,7 +25,7 @@ from typing import Any
 from smellkit._internal.jsonl import JsonlLog, write_atomic, write_jsonl
 from smellkit.bench import backend as backends
 from smellkit.bench.harbor import HarborExport, HarborOptions
-from smellkit.bench.sample import cell_order, sample
+from smellkit.bench.sample import cell_order, sample, target_key
 from smellkit.bench.validate import Validator
 from smellkit.config import BUILT_SPECS, RepoSpec, load_repo_spec, spec_record
 from smellkit.errors import SmellkitError, UsageError
@@ -34,11 +34,13 @@ from smellkit.models import (
     DIFFICULTIES,
     BuildReport,
     Candidate,
+    CandidateReport,
     Case,
     Difficulty,
     Injection,
     InjectionFailure,
     InjectionSkip,
+    Preexisting,
     Rejection,
 )
 from smellkit.sandbox.runners import RunnerName
@@ -66,6 +68,25 @@ class _Cell:
 
 
 @dataclass
+class _Taken:
+    """The targets one smell of one repository has injected at, so its difficulties use
+    different ones. A target is held from its injection until validation rejects it (then
+    another difficulty may try it). `scarce` when the repository has fewer distinct targets
+    than the smell exports cases (difficulties x per-cell): a held target may then be used
+    again once every fresh one has been tried."""
+
+    scarce: bool
+    held: Counter[str] = field(default_factory=Counter)
+
+    def holds(self, target: str) -> bool:
+        return self.held[target] > 0
+
+    def release(self, target: str) -> None:
+        if self.held[target] > 0:
+            self.held[target] -= 1
+
+
+@dataclass
 class _Run:
     """What one build accumulates across repositories."""
 
@@ -82,6 +103,12 @@ class _Run:
     reused: int = 0
     candidates: dict[tuple[str, str], list[Candidate]] = field(default_factory=dict)
     """Candidates by (repository, smell): found once, shared by the smell's difficulties."""
+    reports: dict[tuple[str, str], CandidateReport] = field(default_factory=dict)
+    """How discovery went, by (repository, smell): the reason when no candidate is left."""
+    preexisting: dict[tuple[str, str], Preexisting] = field(default_factory=dict)
+    """The original's findings by (repository, smell), found once."""
+    taken: dict[tuple[str, str], _Taken] = field(default_factory=dict)
+    """Targets each (repository, smell) has injected at, across its difficulties."""
 
     def reject(self, rejection: Rejection, *, persist: bool = True) -> None:
         self.rejections[rejection.key] = rejection
@@ -99,6 +126,8 @@ def build(spec: SpecInput | Sequence[SpecInput], out_dir: Path | str, *,
           smells: Sequence[str] | None = None, difficulties: Sequence[str] | None = None,
           progress: Progress | None = None, cache_dir: Path | str | None = None,
           test_limit: int = 10, options: Mapping[str, Mapping[str, Any]] | None = None,
+          min_file_lines: int | None = None,
+          exclude_from_injection: Sequence[str] | None = None,
           harbor: bool = True, harbor_options: HarborOptions | None = None,
           backend: backends.Backend | None = None) -> BuildReport:
     """Build a benchmark from one or more repo specs into `out_dir`; returns the report.
@@ -107,14 +136,21 @@ def build(spec: SpecInput | Sequence[SpecInput], out_dir: Path | str, *,
     `per_cell + spare` validated ones (at most `max_tries` injections validated per cell).
     `runner` is `local` or `docker` (tests run in a container without network); when None, the
     spec's `runner` if it has one, else `local`.
-    `options` are injector options by smell (e.g. `{"dead_code": {"min-file-lines": 0}}`).
+    `options` are injector options by smell (e.g. `{"dead_code": {"min-file-lines": 0}}`);
+    they override the spec's `[injectors.<smell>]` tables, which override the defaults.
+    `min_file_lines` sets that option of every smell (a smell's own `options` entry wins).
+    `exclude_from_injection`: globs of code never injected into, instead of the spec's
+    `exclude-from-injection` (None: the spec's, else the layout's defaults; `()`: none).
     `harbor_options` say how Harbor tasks are exported (base image, the agent's allowed hosts).
     A spec or repository that cannot be built is reported and the others still are.
     """
     started = time.perf_counter()
     if jobs < 1 or per_cell < 1 or spare < 0 or max_tries < 1:
         raise UsageError("jobs, per-cell and max-tries must be at least 1, spare at least 0")
+    if min_file_lines is not None and min_file_lines < 0:
+        raise UsageError("min-file-lines must be at least 0")
     backend = backend or backends.default_backend()
+    backend.check_options(options or {}, None)
     known = backend.smells()
     chosen_smells = list(smells) if smells else list(known)
     for name in chosen_smells:
@@ -135,7 +171,8 @@ def build(spec: SpecInput | Sequence[SpecInput], out_dir: Path | str, *,
     for item in specs:
         _build_repo(run, item, cache, chosen_smells, chosen_difficulties, jobs=jobs,
                     per_cell=per_cell, spare=spare, max_tries=max_tries, runner=runner,
-                    test_limit=test_limit, options=options or {})
+                    test_limit=test_limit, options=options or {},
+                    min_file_lines=min_file_lines, exclude=exclude_from_injection)
     exporter = HarborExport(harbor_options, cache) if harbor else None
     return _export(run, chosen_smells, per_cell=per_cell, harbor=exporter, started=started)
 
@@ -152,14 +189,54 @@ def _load(run: _Run, item: SpecInput) -> RepoSpec | None:
         return None
 
 
+def layered_options(smells: Sequence[str], spec: Mapping[str, Mapping[str, Any]],
+                    min_file_lines: int | None, options: Mapping[str, Mapping[str, Any]],
+                    ) -> dict[str, dict[str, Any]]:
+    """The options of each smell, later layers winning: the spec's table, then
+    `min_file_lines` for every smell, then the smell's own options from the caller."""
+    def kebab(values: Mapping[str, Any]) -> dict[str, Any]:
+        return {key.replace("_", "-"): value for key, value in values.items()}
+
+    layered: dict[str, dict[str, Any]] = {}
+    for smell in smells:
+        values = kebab(spec.get(smell, {}))
+        if min_file_lines is not None:
+            values["min-file-lines"] = min_file_lines
+        values.update(kebab(options.get(smell, {})))
+        if values:
+            layered[smell] = values
+    return layered
+
+
+def _exclusion(spec: RepoSpec, given: Sequence[str] | None) -> Sequence[str] | None:
+    """Where injections may not go: the caller's globs, else the spec's; else nothing extra
+    when the spec's `source-path` names the library's folder (all of it is library source),
+    and None (the engine's default for the layout) when it analyses the whole checkout."""
+    if given is not None:
+        return given
+    if spec.exclude_from_injection is not None:
+        return spec.exclude_from_injection
+    return () if spec.source_path.strip("./") else None
+
+
 def _build_repo(run: _Run, item: SpecInput, cache: Path, smells: Sequence[str],
                 difficulties: Sequence[Difficulty], *, jobs: int, per_cell: int, spare: int,
                 max_tries: int, runner: RunnerName | None, test_limit: int,
-                options: Mapping[str, Mapping[str, Any]]) -> None:
+                options: Mapping[str, Mapping[str, Any]], min_file_lines: int | None,
+                exclude: Sequence[str] | None) -> None:
     spec = _load(run, item)
     if spec is None:
         return
     name = spec.name
+    try:  # a bad table fails this repository before anything is fetched
+        run.backend.check_options(spec.injectors, spec.spec_path)
+    except SmellkitError as error:
+        run.repo_errors[name] = f"broken spec: {error}"
+        run.reject(Rejection(key=f"spec:{spec.spec_path or name}", repo=name, stage="spec",
+                             reason=str(error)), persist=False)
+        return
+    smell_options = layered_options(smells, spec.injectors, min_file_lines, options)
+    exclude = _exclusion(spec, exclude)
     backend = run.backend
     step = "fetching the source"
     try:
@@ -205,12 +282,14 @@ def _build_repo(run: _Run, item: SpecInput, cache: Path, smells: Sequence[str],
                           apply_patch=backend.apply_patch, copy_tree=backend.copy_tree)
     covered = covered_with_owners(test_map.covered())
     cells = []
+    slots = len(difficulties) * per_cell  # the smell's exported cases
     for smell, difficulty in cell_order(smells):
         if difficulty in difficulties:  # cell_order yields DIFFICULTIES only
             cells.append(_Cell(smell, difficulty, _injections(
-                run, spec, project, smell, difficulty, covered, options.get(smell))))
+                run, spec, project, smell, difficulty, covered, smell_options.get(smell),
+                exclude, slots)))
     _validate_cells(run, validator, cells, jobs=jobs, target=per_cell + spare,
-                    max_tries=max_tries)
+                    max_tries=max_tries, project=project)
     for cell in cells:
         run.cases.extend(cell.cases)
 
@@ -230,19 +309,41 @@ def _digest(candidate: Candidate) -> str:
     return hashlib.blake2b(candidate.model_dump_json().encode(), digest_size=6).hexdigest()
 
 
+def _fresh_first(candidates: Sequence[Candidate], taken: _Taken) -> Iterator[Candidate]:
+    """The candidates whose target no cell of the smell holds, in order (checked as they are
+    reached, since the smell's cells advance in turn); then the ones passed over whose target
+    was released since, or all of them when targets are scarce."""
+    passed: list[Candidate] = []
+    for candidate in candidates:
+        if taken.holds(candidate.target.qualname):
+            passed.append(candidate)
+        else:
+            yield candidate
+    for candidate in passed:  # released since (rejected elsewhere), or any when scarce
+        if taken.scarce or not taken.holds(candidate.target.qualname):
+            yield candidate
+
+
 def _injections(run: _Run, spec: RepoSpec, project: Any, smell: str, difficulty: Difficulty,
                 covered: frozenset[str], options: Mapping[str, Any] | None,
-                ) -> Iterator[Injection]:
+                exclude: Sequence[str] | None, slots: int) -> Iterator[Injection]:
     """Injections at the seeded candidates of one cell, made lazily and cached in the work log
-    (so a resumed run does not redo them); refusals become `inject` rejections."""
+    (so a resumed run does not redo them); refusals become `inject` rejections. A target used
+    by another difficulty of the smell is passed over while fresh ones remain (`_Taken`): the
+    order depends only on outcomes, so a resumed run takes the same targets."""
     backend = run.backend
     started = time.perf_counter()
     try:
         cache_key = (spec.name, smell)
         if cache_key not in run.candidates:
-            run.candidates[cache_key] = backend.find_candidates(project, smell, covered, run.seed,
-                                                                options)
+            found, report = backend.find_candidates(project, smell, covered, run.seed, options,
+                                                    exclude)
+            run.candidates[cache_key] = found
+            run.reports[cache_key] = report
+            distinct = len({item.target.qualname for item in found})
+            run.taken[cache_key] = _Taken(scarce=distinct < slots)
         candidates = run.candidates[cache_key]
+        taken = run.taken[cache_key]
     except SmellkitError as error:  # said on purpose (bad options, ...)
         run.reject(Rejection(key=f"{spec.name}|{smell}|{difficulty}|candidates", repo=spec.name,
                              stage="inject", smell=smell, difficulty=difficulty,
@@ -260,10 +361,10 @@ def _injections(run: _Run, spec: RepoSpec, project: Any, smell: str, difficulty:
     if not candidates:
         run.reject(Rejection(key=f"{spec.name}|{smell}|{difficulty}|candidates", repo=spec.name,
                              stage="inject", smell=smell, difficulty=difficulty,
-                             reason="no eligible candidate covered by the tests"), persist=False)
+                             reason=run.reports[cache_key].reason), persist=False)
         return
     seen: set[str] = set()
-    for candidate in candidates:
+    for candidate in _fresh_first(candidates, taken):
         key = f"inject|{spec.name}|{smell}|{difficulty}|{run.seed}|{_digest(candidate)}"
         cached = run.outcomes.get(key)
         outcome: Injection | InjectionSkip | InjectionFailure | None = None
@@ -296,6 +397,7 @@ def _injections(run: _Run, spec: RepoSpec, project: Any, smell: str, difficulty:
         if outcome.id in seen:
             continue
         seen.add(outcome.id)
+        taken.held[candidate.target.qualname] += 1
         yield outcome
 
 
@@ -304,8 +406,22 @@ _OUTCOMES: dict[str, type[Injection | InjectionSkip | InjectionFailure]] = {
 """The kinds of injection outcome in the work log."""
 
 
+def _preexisting(run: _Run, repo: str, smell: str, project: Any) -> Preexisting:
+    """The findings of `smell` on the original repository, found once per repository and smell
+    and recorded on each of its cases (not kept in the work log: they follow from the code)."""
+    key = (repo, smell)
+    if key not in run.preexisting:
+        started = time.perf_counter()
+        found = run.backend.findings(project, smell)
+        run.preexisting[key] = Preexisting(count=len(found), locations=tuple(sorted(
+            (item.location for item in found),
+            key=lambda place: (place.path, place.start_line, place.qualname))))
+        run.time("preexisting", started)
+    return run.preexisting[key]
+
+
 def _validate_cells(run: _Run, validator: Validator, cells: list[_Cell], *, jobs: int,
-                    target: int, max_tries: int) -> None:
+                    target: int, max_tries: int, project: Any) -> None:
     """Validate in rounds: each round asks every unfinished cell for as many injections as it
     still lacks. Injections are made in this thread while earlier ones are validated by the
     workers. The cases a cell ends with depend only on outcomes, never on timing."""
@@ -351,9 +467,11 @@ def _validate_cells(run: _Run, validator: Validator, cells: list[_Cell], *, jobs
                         run.timings[stage] = run.timings.get(stage, 0.0) + seconds
                     report()
                 if isinstance(outcome, Case):
-                    cell.cases.append(outcome)
+                    cell.cases.append(outcome.model_copy(update={
+                        "preexisting": _preexisting(run, name, cell.smell, project)}))
                 else:
                     run.reject(outcome, persist=False)
+                    run.taken[(name, cell.smell)].release(injection.candidate.target.qualname)
 
 
 def _validate_one(run: _Run, validator: Validator, injection: Injection) -> Case | Rejection:
@@ -413,13 +531,19 @@ def _export(run: _Run, smells: Sequence[str], *, per_cell: int, harbor: HarborEx
             run.progress("exporting", number, len(chosen))
         run.time("export", export_started)
     by_cell: dict[str, dict[str, int]] = {}
+    targets: dict[str, set[tuple[str, str, str]]] = {}
+    files: dict[str, set[str]] = {}
     for case in chosen:
         by_cell.setdefault(case.smell, {}).setdefault(case.difficulty, 0)
         by_cell[case.smell][case.difficulty] += 1
+        targets.setdefault(case.smell, set()).add(target_key(case))
+        files.setdefault(case.smell, set()).update(f"{case.repo}:{path}" for path in case.files)
+    distinct = {smell: {"targets": len(targets[smell]), "files": len(files[smell])}
+                for smell in sorted(targets)}
     report = BuildReport(
         out_dir=str(out), seed=run.seed, repos=tuple(run.specs), cases=len(chosen),
         validated=len(run.cases), reused=run.reused, rejected=len(run.rejections),
-        by_cell=by_cell, rejections_by_stage=dict(sorted(Counter(
+        by_cell=by_cell, distinct=distinct, rejections_by_stage=dict(sorted(Counter(
             item.stage for item in rejections).items())),
         internal_errors=sum(1 for item in rejections if item.stage == "internal"),
         repo_errors=run.repo_errors, harbor_tasks=tasks,

@@ -88,8 +88,7 @@ class FeatureEnvy(Detector[FeatureEnvyOptions]):
         description=("A method that uses more attributes of another class than of its own "
                      "(ATFD > 2, LAA < 1/3, FDP <= 2); it probably belongs in the envied class."),
         phrases=(
-            "feature envy: a method that works more with another class's data than with its "
-            "own",
+            "feature envy: code that works more with another class's data than with its own",
             "feature envy: behaviour that lives far from the data it uses",
         ),
         needs_call_graph=True,

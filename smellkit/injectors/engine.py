@@ -14,22 +14,29 @@ from __future__ import annotations
 import hashlib
 import os
 import random
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from smellkit.config import NOT_LIBRARY, is_test_path, matches_any
 from smellkit.errors import ConfigError, InjectionRefused, UsageError
 from smellkit.facts import FileFacts
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
 from smellkit.injectors.instructions import instructions
 from smellkit.injectors.patches import check_path, make_patch
-from smellkit.injectors.registry import injector_class
+from smellkit.injectors.registry import injector_class, injectors
 from smellkit.injectors.sampling import stratified
 from smellkit.injectors.verify import RoundTrip, verify
 from smellkit.models import (
+    OUTSIDE_SOURCE,
+    SHORT_FILE,
     SPANS,
+    UNCOVERED,
     Candidate,
+    CandidateReport,
     Difficulty,
     Injection,
     InjectionFailure,
@@ -40,13 +47,14 @@ from smellkit.models import (
 from smellkit.project import Project
 from smellkit.project.parsing import FileProblem, SourceFile, parse_file
 
-__all__ = ["RoundTrip", "find_candidates", "inject", "make_injector", "record", "verify"]
+__all__ = ["RoundTrip", "check_options", "discover", "find_candidates", "inject",
+           "library_exclusions", "make_injector", "record", "verify"]
 
 OptionsInput = InjectorOptions | Mapping[str, Any] | None
 
 
 def make_injector(smell: str, options: OptionsInput = None) -> Injector[Any]:
-    """The injector for a smell, its options validated (errors name the field)."""
+    """The injector for a smell, its options validated (errors name the field and the keys)."""
     cls = injector_class(smell)
     if isinstance(options, InjectorOptions):
         return cls(options)
@@ -55,15 +63,47 @@ def make_injector(smell: str, options: OptionsInput = None) -> Injector[Any]:
     except ValidationError as error:
         first = error.errors()[0]
         field = ".".join(str(part) for part in first["loc"])
-        raise ConfigError(first["msg"], field=f"injectors.{smell}.{field}") from error
+        known = ", ".join(sorted(info.alias or name for name, info in
+                                 cls.Options.model_fields.items()))
+        hint = f"known keys of {smell}: {known}" if first["type"] == "extra_forbidden" else None
+        raise ConfigError(first["msg"], field=f"injectors.{smell}.{field}",
+                          hint=hint) from error
 
 
-def _eligible(context: InjectionContext, injector: Injector[Any], candidate: Candidate) -> bool:
-    """SmellBench's coarse filter (big files) and, with a test map, tested code only."""
-    path = candidate.target.path
-    if context.line_count(path) < injector.options.min_file_lines:
-        return False
-    return context.is_covered(candidate.target.qualname)
+def check_options(options: Mapping[str, Mapping[str, Any]], *,
+                  path: Path | str | None = None) -> None:
+    """Validate injector options by smell before any work; errors name `path` (the spec file),
+    the field (`injectors.god_class.min-methods`) and the fix, and reject unknown smells."""
+    known = injectors()
+    for smell, values in options.items():
+        if smell not in known:
+            raise ConfigError(f"no injector for smell {smell!r}", path=path,
+                              field=f"injectors.{smell}", hint=f"known: {', '.join(known)}")
+        if not isinstance(values, Mapping):
+            raise ConfigError("must be a table of options", path=path,
+                              field=f"injectors.{smell}",
+                              hint=f"write `[injectors.{smell}]` then `key = value` lines")
+        try:
+            make_injector(smell, values)
+        except ConfigError as error:
+            raise ConfigError(error.message, path=path, hint=error.hint) from error
+
+
+def library_exclusions(project: Project, exclude: Sequence[str] | None = None) -> tuple[str, ...]:
+    """The globs of code never injected into: `exclude` when given, else the defaults of the
+    layout (a src layout: every top-level entry but `src`; a flat one: examples, docs, ...)."""
+    if exclude is not None:
+        return tuple(exclude)
+    tops = {item.path.partition("/")[0] for item in project.files if "/" in item.path}
+    if "src" in tops:
+        return tuple(sorted({item.path.partition("/")[0] for item in project.files} - {"src"}))
+    return NOT_LIBRARY
+
+
+def _outside(candidate: Candidate, patterns: Sequence[str]) -> bool:
+    """Any file of the candidate in examples, docs, scripts, tests and the like."""
+    paths = {candidate.target.path, *candidate.files}
+    return any(is_test_path(path) or matches_any(path, patterns) for path in paths)
 
 
 def _context(project: Project, covered: frozenset[str] | None,
@@ -79,25 +119,60 @@ def _context(project: Project, covered: frozenset[str] | None,
 
 def find_candidates(project: Project, smell: str, *, options: OptionsInput = None,
                     covered: frozenset[str] | None = None, seed: int = 0,
-                    limit: int | None = None,
-                    context: InjectionContext | None = None) -> list[Candidate]:
-    """Eligible candidates for one smell, in a seeded order stratified over packages and files."""
+                    limit: int | None = None, context: InjectionContext | None = None,
+                    exclude: Sequence[str] | None = None) -> list[Candidate]:
+    """Eligible candidates for one smell, in a seeded order stratified over packages and files.
+    `exclude`: globs of code never injected into (None: the layout's defaults)."""
+    return discover(project, smell, options=options, covered=covered, seed=seed, limit=limit,
+                    context=context, exclude=exclude)[0]
+
+
+def discover(project: Project, smell: str, *, options: OptionsInput = None,
+             covered: frozenset[str] | None = None, seed: int = 0, limit: int | None = None,
+             context: InjectionContext | None = None, exclude: Sequence[str] | None = None,
+             ) -> tuple[list[Candidate], CandidateReport]:
+    """`find_candidates`, with the report of which rule removed how many definitions."""
     injector = make_injector(smell, options)
     context = _context(project, covered, context)
-    return _candidates(context, injector, seed, limit)
+    return _candidates(context, injector, seed, limit, library_exclusions(project, exclude))
 
 
 def _candidates(context: InjectionContext, injector: Injector[Any], seed: int,
-                limit: int | None) -> list[Candidate]:
-    unique = {item.model_dump_json(): item for item in injector.candidates(context)
-              if _eligible(context, injector, item)}
-    return stratified(list(unique.values()), seed, limit)
+                limit: int | None, exclude: Sequence[str],
+                ) -> tuple[list[Candidate], CandidateReport]:
+    """The injector's candidates through the engine's rules, in order: outside the library
+    source, in a short file (SmellBench's coarse filter), not covered by the tests."""
+    before = Counter(context.discarded)  # the context may be shared by several smells
+    proposed = {item.model_dump_json(): item for item in injector.candidates(context)}
+    discarded = Counter(context.discarded)
+    discarded.subtract(before)
+    short = f"{SHORT_FILE} {injector.options.min_file_lines} lines"
+    rules: list[tuple[str, Callable[[Candidate], bool]]] = [
+        (OUTSIDE_SOURCE, lambda item: _outside(item, exclude)),
+        (short, lambda item: context.line_count(item.target.path)
+         < injector.options.min_file_lines),
+        (UNCOVERED, lambda item: not context.is_covered(item.target.qualname)),
+    ]
+    removed: Counter[str] = Counter()
+    kept: list[Candidate] = []
+    for item in proposed.values():
+        rule = next((name for name, applies in rules if applies(item)), None)
+        if rule is None:
+            kept.append(item)
+        else:
+            removed[rule] += 1
+    report = CandidateReport(
+        smell=injector.name, discarded={rule: count for rule, count in discarded.most_common()
+                                        if count > 0},
+        proposed=len(proposed), removed={name: removed[name] for name, _ in rules
+                                         if removed[name]}, eligible=len(kept))
+    return stratified(kept, seed, limit), report
 
 
 def inject(project: Project, smell: str, difficulty: Difficulty, *,
            candidate: Candidate | None = None, seed: int = 0, options: OptionsInput = None,
            covered: frozenset[str] | None = None, attempts: int = 50,
-           context: InjectionContext | None = None
+           context: InjectionContext | None = None, exclude: Sequence[str] | None = None,
            ) -> Injection | InjectionSkip | InjectionFailure:
     """Inject one smell: at `candidate`, or at the first sampled candidate that accepts.
 
@@ -111,14 +186,13 @@ def inject(project: Project, smell: str, difficulty: Difficulty, *,
                              reason=f"{smell} has no {difficulty} injection")
     context = _context(project, covered, context)
     try:
-        pool = [candidate] if candidate else _candidates(context, injector, seed, attempts)
+        pool, report = ([candidate], None) if candidate else _candidates(
+            context, injector, seed, attempts, library_exclusions(project, exclude))
     except Exception as error:  # a crash in candidate discovery: a bug, reported as a value
         return InjectionFailure.of(error, smell=smell, difficulty=difficulty, candidate=None)
     if not pool:
-        hint = (f" in files of at least {injector.options.min_file_lines} lines (lower "
-                "min-file-lines for small repositories)" if injector.options.min_file_lines else "")
         return InjectionSkip(smell=smell, difficulty=difficulty, candidate=None,
-                             reason=f"no eligible candidate{hint}")
+                             reason=report.reason if report else "no candidate")
     reasons: list[str] = []
     for item in pool:
         rng = random.Random(f"{seed}|{smell}|{difficulty}|{item.target.qualname}")

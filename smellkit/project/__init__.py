@@ -10,7 +10,6 @@ diagnostics, never exceptions. What to load and how is one model, `LoadOptions`
 from __future__ import annotations
 
 import contextlib
-import fnmatch
 import hashlib
 import os
 import pickle
@@ -29,6 +28,7 @@ from smellkit.config import (
     TEST_DIRS,
     ProjectConfig,
     is_test_path,
+    matches_any,
 )
 from smellkit.errors import ProjectError
 from smellkit.facts import FACTS_SCHEMA, FileFacts
@@ -98,10 +98,6 @@ def discover(root: Path, config: ProjectConfig) -> tuple[list[SourceFile], list[
     found: list[SourceFile] = []
     seen_dirs: set[tuple[int, int]] = set()
 
-    def excluded(relative: str) -> bool:
-        return any(fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(relative, pattern + "/*")
-                   for pattern in config.exclude)
-
     def walk(folder: Path, prefix: str) -> None:
         try:
             stat = folder.stat()
@@ -125,7 +121,7 @@ def discover(root: Path, config: ProjectConfig) -> tuple[list[SourceFile], list[
             return
         for entry in entries:
             relative = prefix + entry.name
-            if config.exclude and excluded(relative):
+            if config.exclude and matches_any(relative, config.exclude):
                 continue
             try:
                 is_dir = entry.is_dir()

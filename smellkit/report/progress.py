@@ -92,7 +92,8 @@ def scan_progress(enabled: bool = True) -> Iterator[ScanBar | None]:
 
 
 def build_summary_table(report: BuildReport) -> Any:
-    """Cases exported per smell and difficulty, rejections by stage, and repository errors."""
+    """Cases exported per smell and difficulty, the distinct targets and files they use,
+    rejections by stage, and repository errors."""
     from rich.table import Table
 
     errors = f"{report.internal_errors} internal error" + (
@@ -105,9 +106,14 @@ def build_summary_table(report: BuildReport) -> Any:
     for difficulty in DIFFICULTIES:
         table.add_column(difficulty, justify="right")
     table.add_column("total", justify="right")
+    table.add_column("targets", justify="right")
+    table.add_column("files", justify="right")
     for smell, cells in sorted(report.by_cell.items()):
         counts = [cells.get(difficulty, 0) for difficulty in DIFFICULTIES]
-        table.add_row(smell, *(str(count) for count in counts), str(sum(counts)))
+        distinct = report.distinct.get(smell, {})
+        table.add_row(smell, *(str(count) for count in counts), str(sum(counts)),
+                      *(str(distinct[key]) if key in distinct else "-"
+                        for key in ("targets", "files")))
     if report.rejections_by_stage:
         table.caption = "rejected: " + ", ".join(
             f"{stage} {count}" for stage, count in report.rejections_by_stage.items())

@@ -15,7 +15,15 @@ from typing import Any
 
 from smellkit.bench.backend import Backend, default_backend
 from smellkit.injectors.patches import make_patch
-from smellkit.models import Candidate, Difficulty, Injection, InjectionSkip, Location, Target
+from smellkit.models import (
+    Candidate,
+    CandidateReport,
+    Difficulty,
+    Injection,
+    InjectionSkip,
+    Location,
+    Target,
+)
 
 HERE = Path(__file__).parent
 FIXTURES = HERE / "fixtures"
@@ -82,14 +90,15 @@ def plan() -> dict[tuple[str, str], list[Injection]]:
     }
 
 
-def _find(project: Any, smell: str, covered: frozenset[str], seed: int,
-          options: Any) -> list[Candidate]:
+def _find(project: Any, smell: str, covered: frozenset[str], seed: int, options: Any,
+          exclude: Any) -> tuple[list[Candidate], CandidateReport]:
     found: dict[str, Candidate] = {}
     for (cell_smell, _), items in plan().items():
         if cell_smell == smell:
             for item in items:
                 found.setdefault(item.candidate.target.qualname, item.candidate)
-    return [found[name] for name in sorted(found)]
+    return [found[name] for name in sorted(found)], CandidateReport(
+        smell=smell, proposed=len(found), eligible=len(found))
 
 
 def _inject(project: Any, smell: str, difficulty: Difficulty, chosen: Candidate,

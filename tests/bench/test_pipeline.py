@@ -18,7 +18,7 @@ import pytest
 from smellkit._internal.jsonl import read_jsonl
 from smellkit.bench import build, load_dataset
 from smellkit.config import load_repo_spec, load_spec_record
-from smellkit.errors import UsageError
+from smellkit.errors import ConfigError, UsageError
 from smellkit.models import BuildReport
 from tests.bench import fakes
 from tests.bench.conftest import bench_cache
@@ -60,6 +60,19 @@ def test_good_cases_are_exported_with_smellbench_fields(built: tuple[Path, Build
     assert report.cases == 4 and report.by_cell == {
         "feature_envy": {"easy": 2, "medium": 1}, "dead_code": {"easy": 1}}
     assert json.loads((out / "report.json").read_text())["cases"] == 4
+    assert report.distinct == {"dead_code": {"targets": 1, "files": 1},
+                               "feature_envy": {"targets": 3, "files": 1}}
+    from smellkit.detectors.runner import run_detectors
+    from smellkit.project import Project
+
+    original = Project.load(FIXTURES / "calcrepo" / "src", use_cache=False)
+    for row in rows:  # the original's findings of the case's smell, recorded and exported
+        found = run_detectors(original, [str(row["smell"])], respect_suppressions=False)
+        assert row["preexisting"] == {"count": len(found), "locations": [
+            item.location.model_dump(mode="json") for item in sorted(
+                (item for item in found), key=lambda item: (
+                    item.location.path, item.location.start_line, item.location.qualname))]}
+    assert {case.preexisting for case in cases} != {None}
 
 
 def test_each_built_repository_is_recorded_for_scoring(built: tuple[Path, BuildReport]) -> None:
@@ -205,13 +218,111 @@ def test_a_crashing_injector_is_an_internal_error_and_the_rest_still_builds(
     report = build(FIXTURES / "calc.toml", tmp_path, **options)  # type: ignore[arg-type]
     assert report.cases == 1 and report.by_cell == {"feature_envy": {"easy": 1}}
     internal = [row for row in _rejections(tmp_path).values() if row["stage"] == "internal"]
-    assert len(internal) == 3 == report.internal_errors == report.rejections_by_stage["internal"]
+    # easy took `add`; with more targets than the smell's two slots, hard tries only the others
+    assert {row["candidate"] for row in internal} == {"calc.ops.mul", "calc.ops.countdown"}
+    assert len(internal) == 2 == report.internal_errors == report.rejections_by_stage["internal"]
     assert "inject" not in report.rejections_by_stage  # not one skip
     for row in internal:
         assert row["reason"] == "internal error: KeyError: 'calc.ops.missing'"
         assert row["difficulty"] == "hard" and "raise KeyError" in str(row["traceback"])
     kinds = [row["kind"] for row in read_jsonl(tmp_path / "work" / "outcomes.jsonl")
              if str(row["key"]).startswith("inject|")]
-    assert kinds.count("failure") == 3
+    assert kinds.count("failure") == 2
     again = build(FIXTURES / "calc.toml", tmp_path, **options)  # type: ignore[arg-type]
-    assert again.internal_errors == 3 and again.cases == 1
+    assert again.internal_errors == 2 and again.cases == 1
+
+
+def _spec_copy(folder: Path, extra: str) -> Path:
+    """calc.toml with more lines, its source path made absolute so it can live in `folder`."""
+    text = (FIXTURES / "calc.toml").read_text().replace(
+        'path = "calcrepo"', f"path = {json.dumps(str(FIXTURES / 'calcrepo'))}")
+    head, sep, tail = text.partition("[timeouts]")
+    path = folder / "calc.toml"
+    path.write_text(head + extra + "\n" + sep + tail)
+    return path
+
+
+def test_injector_options_layer_spec_then_command_line(tmp_path: Path) -> None:
+    """The spec's [injectors.<smell>] tables, then min-file-lines for every smell, then the
+    caller's per-smell options; the spec's exclusion reaches discovery unless overridden."""
+    import dataclasses
+
+    spec = _spec_copy(tmp_path, 'exclude-from-injection = ["scripts"]\n\n'
+                                "[injectors.feature_envy]\nmin-file-lines = 7\n\n"
+                                "[injectors.dead_code]\nmin_file_lines = 9\n")
+    fake = fakes.backend()
+    seen: dict[str, tuple[Any, Any]] = {}
+    asked: list[str] = []
+
+    def findings(project: Any, smell: str) -> Any:
+        asked.append(smell)
+        return fake.findings(project, smell)
+
+    def find(project: Any, smell: str, covered: Any, seed: int, options: Any,
+             exclude: Any) -> Any:
+        seen[smell] = (options, exclude)
+        return fake.find_candidates(project, smell, covered, seed, options, exclude)
+
+    options: dict[str, Any] = {"smells": ["feature_envy", "dead_code"], "per_cell": 1,
+                               "spare": 0, "difficulties": ["easy"], "jobs": 1,
+                               "cache_dir": bench_cache(), "harbor": False,
+                               "backend": dataclasses.replace(fake, find_candidates=find,
+                                                              findings=findings)}
+    report = build(spec, tmp_path / "a", **options)
+    assert report.cases >= 2 and sorted(asked) == ["dead_code", "feature_envy"]  # once each
+    assert seen == {"feature_envy": ({"min-file-lines": 7}, ("scripts",)),
+                    "dead_code": ({"min-file-lines": 9}, ("scripts",))}
+    build(spec, tmp_path / "b", min_file_lines=0, options={"dead_code": {"min_file_lines": 4}},
+          exclude_from_injection=(), **options)
+    assert seen == {"feature_envy": ({"min-file-lines": 0}, ()),
+                    "dead_code": ({"min-file-lines": 4}, ())}
+    with pytest.raises(ConfigError, match=r"injectors\.dead_code\.min-lines: Extra inputs"):
+        build(spec, tmp_path / "c", options={"dead_code": {"min-lines": 4}}, **options)
+
+
+def test_a_bad_injector_table_names_the_spec_file_and_field(tmp_path: Path) -> None:
+    from smellkit.injectors.registry import injectors
+
+    spec = _spec_copy(tmp_path, "[injectors.god_clas]\nmin-file-lines = 7\n")
+    report = build(spec, tmp_path / "out", smells=["dead_code"], per_cell=1, spare=0,
+                   cache_dir=bench_cache(), harbor=False, backend=fakes.backend())
+    assert report.repos == () and report.cases == 0
+    assert report.repo_errors["calc"] == (
+        f"broken spec: {spec}: injectors.god_clas: no injector for smell 'god_clas' (known: "
+        + ", ".join(injectors()) + ")")
+
+
+def test_a_target_held_by_one_difficulty_waits_until_it_is_rejected() -> None:
+    """The order in which a cell meets its candidates: fresh targets first; a target another
+    difficulty holds comes after them once released, and at once-over only when scarce."""
+    from smellkit.bench.pipeline import _fresh_first, _Taken
+
+    pool = [fakes.candidate("dead_code", name) for name in ("add", "mul", "countdown")]
+    taken = _Taken(scarce=False)
+    taken.held["calc.ops.add"] += 1
+    order = _fresh_first(pool, taken)
+    assert next(order).target.qualname == "calc.ops.mul"
+    taken.held["calc.ops.mul"] += 1  # this cell's own injection at mul
+    assert next(order).target.qualname == "calc.ops.countdown"
+    assert next(order, None) is None  # add is still held: not reused while targets abound
+    taken.release("calc.ops.add")
+    assert [item.target.qualname for item in _fresh_first(pool, taken)] == [
+        "calc.ops.add", "calc.ops.countdown"]  # mul: still held
+    scarce = _Taken(scarce=True)
+    scarce.held["calc.ops.add"] += 1
+    assert [item.target.qualname for item in _fresh_first(pool, scarce)] == [
+        "calc.ops.mul", "calc.ops.countdown", "calc.ops.add"]
+
+
+def test_the_exclusion_a_build_uses() -> None:
+    """The caller's, else the spec's, else none when `source-path` is the library's folder, else
+    the engine's default for the layout (None)."""
+    from smellkit.bench.pipeline import _exclusion
+
+    spec = load_repo_spec(FIXTURES / "calc.toml")  # source-path = "src"
+    assert _exclusion(spec, None) == ()
+    assert _exclusion(spec, ["docs"]) == ["docs"]
+    flat = spec.model_copy(update={"source_path": ""})
+    assert _exclusion(flat, None) is None
+    chosen = flat.model_copy(update={"exclude_from_injection": ("scripts",)})
+    assert _exclusion(chosen, None) == ("scripts",) and _exclusion(chosen, ()) == ()

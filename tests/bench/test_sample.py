@@ -9,8 +9,9 @@ from smellkit.models import Case
 from tests.bench import fakes
 
 
-def _case(smell: str, difficulty: str, number: int, path: str, repo: str = "calc") -> Case:
-    base = fakes.harmless(smell, "easy", "add")  # type: ignore[arg-type]
+def _case(smell: str, difficulty: str, number: int, path: str, repo: str = "calc",
+          target: str = "add") -> Case:
+    base = fakes.harmless(smell, "easy", target)  # type: ignore[arg-type]
     return Case(**{**dict(base), "id": f"{smell}-{difficulty}-{number}",
                    "difficulty": difficulty, "files": (path,)},
                 repo=repo, revision="local", tests=("tests/test_ops.py::test_add",))
@@ -53,3 +54,16 @@ def test_order_of_the_pool_does_not_matter_but_the_seed_does() -> None:
 def test_small_cells_give_what_they_have() -> None:
     pool = [_case("dead_code", "hard", 0, "a.py")]
     assert [case.id for case in sample(pool, 3, seed=0)] == ["dead_code-hard-0"]
+
+
+def test_a_target_is_used_once_per_smell_while_others_remain() -> None:
+    """Every cell could take its case at `add`; each difficulty takes a different target, and
+    a target is reused only when the cell has nothing else."""
+    pool = [_case("dead_code", difficulty, number, f"pkg/{target}.py", target=target)
+            for difficulty in ("easy", "medium", "hard")
+            for number, target in enumerate(("add", "mul", "countdown"))]
+    chosen = sample(pool, 1, seed=0)
+    assert sorted(case.candidate.target.qualname for case in chosen) == [
+        "calc.ops.add", "calc.ops.countdown", "calc.ops.mul"]
+    only_add = [case for case in pool if case.candidate.target.qualname == "calc.ops.add"]
+    assert len(sample(only_add, 1, seed=0)) == 3  # too few targets: reused rather than empty

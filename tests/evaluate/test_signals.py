@@ -6,6 +6,7 @@ parse, a detector that crashes, edits outside the case)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -283,3 +284,37 @@ def test_a_result_the_detectors_cannot_read_still_gets_localization_and_scope(
     assert len(score.errors) == 1 and score.errors[0].startswith("analysis: ValueError")
     assert (score.residue, score.checks_total, score.gap_closed) == (None, None, None)
     assert (score.la, score.loc_recall, score.gt_recall, score.files_outside) == (1.0, 1.0, 1.0, 0)
+
+
+def test_residue_leaves_out_the_findings_the_build_recorded_on_the_case(cases: Cases) -> None:
+    """A case's `preexisting` (recorded by the build) is what residue leaves out: recorded at
+    the names the untouched smell is found at, the noop leaves no residue; recorded empty, the
+    noop's residue stands; and without the original the recorded names are still known."""
+    import dataclasses
+
+    from smellkit.analysis.context import Context
+    from smellkit.detectors.runner import run_detectors
+    from smellkit.models import Preexisting
+
+    built = cases("dead_code")
+    case = built.case.case
+    assert case is not None
+    smelly = load(built.smelly / SOURCE)
+    found = run_detectors(Context(smelly), ["dead_code"], respect_suppressions=False)
+    assert built.score("noop").residue == len(
+        [item for item in found if item.location.qualname not in
+         (built.analysis.preexisting or frozenset())]) >= 1
+
+    def noop_with(recorded: Preexisting, original: bool = True) -> tuple[int | None, Any]:
+        with_record = EvalCase.from_case(case.model_copy(update={"preexisting": recorded}))
+        analysis = prepare(with_record, load(built.original / SOURCE) if original else None,
+                           smelly)
+        again = dataclasses.replace(built, analysis=analysis)
+        return again.score("noop").residue, analysis
+
+    everywhere = Preexisting(count=len(found), locations=tuple(item.location for item in found))
+    assert noop_with(everywhere)[0] == 0
+    nothing, analysis = noop_with(Preexisting(count=0))
+    assert analysis.preexisting == frozenset() and nothing is not None and nothing >= 1
+    _, blind = noop_with(everywhere, original=False)
+    assert blind.preexisting == everywhere.qualnames

@@ -16,10 +16,19 @@ from smellkit.detectors.dead_code import DeadCode
 from smellkit.errors import ConfigError, InjectionRefused, PatchError
 from smellkit.injectors import registry
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
-from smellkit.injectors.engine import find_candidates, inject, verify
+from smellkit.injectors.engine import (
+    check_options,
+    discover,
+    find_candidates,
+    inject,
+    library_exclusions,
+    verify,
+)
 from smellkit.injectors.patches import apply_patch, make_patch
 from smellkit.injectors.sampling import stratified
 from smellkit.models import (
+    OUTSIDE_SOURCE,
+    SHORT_FILE,
     Candidate,
     Difficulty,
     Injection,
@@ -31,16 +40,20 @@ from smellkit.project import Project
 
 
 class UnusedCopy(Injector[InjectorOptions]):
-    """Grafts an unused private copy of a module-level function next to it (dead code)."""
+    """Grafts an unused private copy of a module-level function next to it (dead code); the
+    package's entry point `pkg.main`, in another file, is involved, so the smell spans the two
+    files an easy case promises."""
 
     smell = DeadCode.smell
     description = "an unused copy of a function"
 
     def candidates(self, context: InjectionContext) -> Iterable[Candidate]:
         for definition in context.index.definitions.values():
-            if definition.kind == "function" and not definition.name.startswith("_"):
-                location = context.location(definition.qualname)
-                assert location is not None
+            location = context.location(definition.qualname)
+            assert location is not None
+            if definition.kind == "function" and definition.name.startswith("_"):
+                context.discard("private")
+            elif definition.kind == "function" and not location.path.endswith("__init__.py"):
                 yield Candidate(smell=self.name, target=location, files=(location.path,),
                                 reason=f"{definition.name} is a public module-level function")
 
@@ -58,7 +71,7 @@ class UnusedCopy(Injector[InjectorOptions]):
                 body.append(statement.with_changes(name=cst.Name(copy)))
         module_name = candidate.target.qualname.rpartition(".")[0]
         return Edit(changes={candidate.target.path: module.with_changes(body=body).code},
-                    targets=((f"{module_name}.{copy}", "method"),),
+                    targets=((f"{module_name}.{copy}", "method"),), involved=("pkg.main",),
                     checks=(StructuralCheck(kind="not_defined", description=f"{copy} is gone",
                                             params={"qualname": f"{module_name}.{copy}"}),))
 
@@ -81,7 +94,7 @@ def repo(tmp_path: Path, files: dict[str, str]) -> Path:
 
 
 PACKAGE = {
-    "pkg/__init__.py": "from pkg.core import run\n",
+    "pkg/__init__.py": "from pkg.core import run\n\n\ndef main():\n    return run([1])\n",
     "pkg/core.py": """\
         def run(values):
             return [step(value) for value in values]
@@ -110,6 +123,7 @@ def test_inject_makes_a_record_that_verifies(tmp_path: Path, unused_copy: None) 
     assert set(injection.instructions) == {"open", "guided", "targeted"}
     assert "pkg/core.py" not in injection.instructions["open"]
     assert "pkg/core.py" in injection.instructions["guided"]
+    assert "pkg/__init__.py" in injection.instructions["guided"]  # the involved entry point
     assert target.location.qualname in injection.instructions["targeted"]
     result = verify(root, injection, original=project)
     assert result.ok, result
@@ -136,6 +150,9 @@ def test_same_seed_same_record_and_refusals_are_reported(tmp_path: Path, unused_
     first = inject(project, "dead_code", "medium", options=NO_FILTER, seed=7)
     again = inject(project, "dead_code", "medium", options=NO_FILTER, seed=7)
     assert first == again
+    # two files cannot make a medium case (3 or more): every candidate is refused by the engine
+    assert isinstance(first, InjectionSkip), first
+    assert "a medium case spans 3 or more files; this edit spans 2" in first.reason
     (refused,) = [item for item in find_candidates(project, "dead_code", options=NO_FILTER)
                   if item.target.qualname == "pkg.core.refuse_me"]
     skip = inject(project, "dead_code", "easy", options=NO_FILTER, candidate=refused)
@@ -214,9 +231,78 @@ def test_coarse_filter_and_coverage_filter(tmp_path: Path, unused_copy: None) ->
                               covered=frozenset({"pkg.core.step"}))
     assert [item.target.qualname for item in covered] == ["pkg.core.step"]
     skip = inject(project, "dead_code", "easy")
-    assert isinstance(skip, InjectionSkip) and "no eligible candidate" in skip.reason
+    assert isinstance(skip, InjectionSkip)
+    assert skip.reason == ("every candidate is in a file under min-file-lines: 3 found, 3 in a "
+                           "file shorter than 500 lines (lower min-file-lines for small "
+                           "repositories)")
+    uncovered = inject(project, "dead_code", "easy", options=NO_FILTER, covered=frozenset())
+    assert isinstance(uncovered, InjectionSkip)
+    assert uncovered.reason == "no candidate covered by the tests: 3 found, 3 not covered by " \
+        "the tests"
     with pytest.raises(ConfigError, match=r"injectors\.dead_code\.min-file-lines"):
         find_candidates(project, "dead_code", options={"min-file-lines": -1})
+
+
+def test_the_report_counts_every_rule_and_the_injectors_discards(
+        tmp_path: Path, unused_copy: None) -> None:
+    files = {**PACKAGE, "pkg/more.py": "def _hidden():\n    return 2\n\n\ndef shown():\n"
+             "    return _hidden()\n" + "\n" * 30,
+             "examples/demo.py": "def show():\n    return 1\n",
+             "docs/conf.py": "def setup(app):\n    return app\n",
+             "pkg/tests/test_core.py": "def test_run():\n    assert True\n"}
+    project = Project.load(repo(tmp_path, files), include_tests=True, use_cache=False)
+    found, report = discover(project, "dead_code", options={"min-file-lines": 20},
+                             covered=frozenset({"pkg.more.shown", "examples.demo.show"}))
+    assert [item.target.qualname for item in found] == ["pkg.more.shown"]
+    assert report.discarded == {"private": 1}
+    assert report.proposed == 7 and report.eligible == 1
+    # in rule order: outside the library (examples, docs, tests), short files, then coverage
+    assert report.removed == {OUTSIDE_SOURCE: 3, f"{SHORT_FILE} 20 lines": 3}
+    anywhere, report = discover(project, "dead_code", options=NO_FILTER, exclude=())
+    assert {item.target.qualname for item in anywhere} == {
+        "pkg.core.run", "pkg.core.step", "pkg.core.refuse_me", "pkg.more.shown",
+        "examples.demo.show", "docs.conf.setup"}  # tests are never library source
+    assert report.removed == {OUTSIDE_SOURCE: 1}
+
+
+def test_no_candidate_at_all_says_what_discovery_turned_away(
+        tmp_path: Path, unused_copy: None) -> None:
+    project = Project.load(repo(tmp_path, {"pkg/__init__.py": "def _only():\n    return 1\n"}),
+                           use_cache=False)
+    skip = inject(project, "dead_code", "easy", options=NO_FILTER)
+    assert isinstance(skip, InjectionSkip)
+    assert skip.reason == "no candidate at all (discovery turned away 1 definition; private: 1)"
+    bare = Project.load(repo(tmp_path / "bare", {"pkg/__init__.py": "VALUE = 1\n"}),
+                        use_cache=False)
+    _, report = discover(bare, "dead_code", options=NO_FILTER)
+    assert report.reason == ("no candidate at all (the repository has no definition of the kind "
+                             "this smell needs)")
+
+
+def test_a_src_layout_injects_only_under_src(tmp_path: Path, unused_copy: None) -> None:
+    files = {f"src/{path}": text for path, text in PACKAGE.items()}
+    files["tools/release.py"] = "def bump():\n    return 1\n"
+    project = Project.load(repo(tmp_path, files), use_cache=False)
+    assert library_exclusions(project) == ("tools",)
+    found, report = discover(project, "dead_code", options=NO_FILTER)
+    assert {item.target.path for item in found} == {"src/pkg/core.py"}
+    assert report.removed == {OUTSIDE_SOURCE: 1}
+
+
+def test_options_are_checked_with_the_file_the_field_and_the_fix(unused_copy: None) -> None:
+    check_options({"dead_code": {"min-file-lines": 0}})
+    with pytest.raises(ConfigError) as unknown_smell:
+        check_options({"god_clas": {}}, path="spec.toml")
+    assert str(unknown_smell.value) == ("spec.toml: injectors.god_clas: no injector for smell "
+                                        "'god_clas' (known: dead_code)")
+    with pytest.raises(ConfigError) as unknown_key:
+        check_options({"dead_code": {"min-lines": 3}}, path="spec.toml")
+    assert str(unknown_key.value) == ("spec.toml: injectors.dead_code.min-lines: Extra inputs "
+                                      "are not permitted (known keys of dead_code: "
+                                      "min-file-lines)")
+    with pytest.raises(ConfigError, match=r"^spec.toml: injectors\.dead_code\.min-file-lines: "
+                                          r"Input should be greater than or equal to 0"):
+        check_options({"dead_code": {"min-file-lines": -2}}, path="spec.toml")
 
 
 def test_patches_round_trip_new_deleted_and_unterminated_files(tmp_path: Path) -> None:
@@ -300,3 +386,62 @@ def test_cli_lists_candidates_and_injects_into_a_copy(tmp_path: Path, unused_cop
     unknown = runner.invoke(main, ["inject", str(root), "--smell", "dead_code", "--difficulty",
                                    "easy", "--target", "pkg.core.nothing", "--no-cache"])
     assert unknown.exit_code == 2 and "no dead_code candidate targets" in unknown.stderr
+
+
+def test_cli_explains_discovery_readably_and_as_json(tmp_path: Path, unused_copy: None) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from smellkit.cli import main
+
+    files = {**PACKAGE, "pkg/more.py": "def _hidden():\n    return 2\n",
+             "examples/demo.py": "def show():\n    return 1\n"}
+    root = repo(tmp_path / "repo", files)
+    runner = CliRunner()
+    text = runner.invoke(main, ["candidates", str(root), "--smell", "dead_code", "--explain",
+                                "--injector-option", "dead_code.min-file-lines=0",
+                                "--no-cache"])
+    assert text.exit_code == 0, text.output
+    assert text.stdout.splitlines() == [
+        f"dead_code candidates in {root}", "discovery turned away 1 definition:",
+        "  1  private", "discovery proposed 4 candidates", "the engine removed 1:",
+        f"  1  {OUTSIDE_SOURCE}", "3 remain"]
+    short = runner.invoke(main, ["candidates", str(root), "--smell", "dead_code", "--explain",
+                                 "--format", "json", "--inject-anywhere", "--no-cache"])
+    assert short.exit_code == 0, short.output
+    assert json.loads(short.stdout) == {
+        "smell": "dead_code", "discarded": {"private": 1}, "proposed": 4,
+        "removed": {f"{SHORT_FILE} 500 lines": 4}, "eligible": 0}
+    globbed = runner.invoke(main, ["candidates", str(root), "--smell", "dead_code",
+                                   "--min-file-lines", "0", "--exclude-from-injection", "pkg",
+                                   "--format", "json", "--no-cache"])
+    assert [item["target"]["qualname"] for item in json.loads(globbed.stdout)] == [
+        "examples.demo.show"]
+    skipped = runner.invoke(main, ["inject", str(root), "--smell", "dead_code", "--difficulty",
+                                   "easy", "--no-cache"])
+    assert skipped.exit_code == 1
+    assert skipped.stderr == (
+        f"smellkit: no injection: no eligible candidate: 4 found, 1 {OUTSIDE_SOURCE}; 3 in a "
+        "file shorter than 500 lines (lower min-file-lines for small repositories)\n")
+
+
+def test_cli_rejects_malformed_and_misplaced_injector_options(
+        tmp_path: Path, unused_copy: None) -> None:
+    from click.testing import CliRunner
+
+    from smellkit.cli import main
+
+    root = repo(tmp_path / "repo", PACKAGE)
+    runner = CliRunner()
+    base = ["candidates", str(root), "--smell", "dead_code", "--no-cache"]
+    malformed = runner.invoke(main, [*base, "--injector-option", "min-file-lines=0"])
+    assert malformed.exit_code == 2
+    assert "--injector-option 'min-file-lines=0' is not SMELL.KEY=VALUE" in malformed.stderr
+    other = runner.invoke(main, [*base, "--injector-option", "god_class.min-file-lines=0"])
+    assert other.exit_code == 2 and "but --smell is dead_code" in other.stderr
+    wrong = runner.invoke(main, [*base, "--injector-option", "dead_code.min-file-lines=many"])
+    assert wrong.exit_code == 4
+    assert "injectors.dead_code.min-file-lines: Input should be a valid integer" in wrong.stderr
+    both = runner.invoke(main, [*base, "--inject-anywhere", "--exclude-from-injection", "x"])
+    assert both.exit_code == 2 and "pass one of the two" in both.stderr

@@ -13,6 +13,7 @@ from smellkit.report.progress import build_progress, build_summary_table
 def _report() -> BuildReport:
     return BuildReport(out_dir="out", seed=0, repos=("click",), cases=3, validated=4, reused=0,
                        rejected=2, by_cell={"dead_code": {"easy": 2, "hard": 1}},
+                       distinct={"dead_code": {"targets": 3, "files": 5}},
                        rejections_by_stage={"smelly": 2}, repo_errors={"jinja2": "no tests"})
 
 
@@ -22,6 +23,11 @@ def test_summary_table_counts_cells_and_names_errors() -> None:
     text = console.file.getvalue()  # type: ignore[attr-defined]
     assert "3 cases (4 validated, 2" in " ".join(text.split())
     assert "dead_code" in text and "smelly 2" in text and "jinja2: no tests" in text
+    header = next(line for line in text.splitlines() if "easy" in line)
+    assert header.replace("┃", " ").split() == [
+        "smell", "easy", "medium", "hard", "total", "targets", "files"]
+    row = next(line for line in text.splitlines() if "dead_code" in line)
+    assert row.replace("│", " ").split() == ["dead_code", "2", "0", "1", "3", "3", "5"]
 
 
 def test_no_bars_off_a_terminal() -> None:

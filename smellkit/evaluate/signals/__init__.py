@@ -26,8 +26,9 @@ The signals (see `involvement` for the sets they are counted over, `Score` for t
   qualified name where the original already had a finding of this smell. By name, not by
   `Finding.fingerprint()`: the fingerprint holds the related names, which a fix is free to
   change, and the injected smell never sits where the original had one (the build's round trip
-  checks that the original is not flagged at the targets). Without the original nothing is left
-  out.
+  checks that the original is not flagged at the targets). The case's `preexisting` (recorded
+  by the build, once per repository and smell) is used when present; otherwise they are found
+  on the original, and without either nothing is left out.
 - `checks_*`: `smellkit.checks.evaluate` of the case's checks on the result, one check at a time
   (a check that crashes fails, with the error recorded). Checks and residue follow renames: a
   definition a check (or a location) names that the result no longer has, matched one to one
@@ -156,13 +157,16 @@ def prepare(case: EvalCase, original: Project | None, smelly: Project, *,
             parse_patch(case.ground_truth_patch), old.root, new.root, old, new), old, new))
     involved = involvement(case, prefix, smelly_side, original_side, fix, errors)
     base = [item.qualname for item in involved.locations]
-    preexisting = missing = original_metrics = None
+    missing = original_metrics = None
+    recorded = case.case.preexisting if case.case is not None else None
+    preexisting = recorded.qualnames if recorded is not None else None
     if original_side is not None:
         context = Context(original_side.project)
-        found = _attempt(errors, "residue", lambda: run_detectors(
-            context, [case.smell], respect_suppressions=False))
-        if found is not None:
-            preexisting = frozenset(item.location.qualname for item in found)
+        if recorded is None:  # a case built before the build recorded them: find them here
+            found = _attempt(errors, "residue", lambda: run_detectors(
+                context, [case.smell], respect_suppressions=False))
+            if found is not None:
+                preexisting = frozenset(item.location.qualname for item in found)
         before, after = _names(original_side), _names(smelly_side)
         lost = sorted(before - after)
         base.extend(sorted(after - before))  # what the injection added is involved code too
