@@ -71,11 +71,10 @@ class _Cell:
 class _Taken:
     """The targets one smell of one repository has injected at, so its difficulties use
     different ones. A target is held from its injection until validation rejects it (then
-    another difficulty may try it). `scarce` when the repository has fewer distinct targets
-    than the smell exports cases (difficulties x per-cell): a held target may then be used
-    again once every fresh one has been tried."""
+    another difficulty may try it). A held target is used again only once every fresh one has
+    been tried: when the repository has fewer candidates that accept the difficulty than the
+    smell has cells."""
 
-    scarce: bool
     held: Counter[str] = field(default_factory=Counter)
 
     def holds(self, target: str) -> bool:
@@ -282,12 +281,11 @@ def _build_repo(run: _Run, item: SpecInput, cache: Path, smells: Sequence[str],
                           apply_patch=backend.apply_patch, copy_tree=backend.copy_tree)
     covered = covered_with_owners(test_map.covered())
     cells = []
-    slots = len(difficulties) * per_cell  # the smell's exported cases
     for smell, difficulty in cell_order(smells):
         if difficulty in difficulties:  # cell_order yields DIFFICULTIES only
             cells.append(_Cell(smell, difficulty, _injections(
                 run, spec, project, smell, difficulty, covered, smell_options.get(smell),
-                exclude, slots)))
+                exclude)))
     _validate_cells(run, validator, cells, jobs=jobs, target=per_cell + spare,
                     max_tries=max_tries, project=project)
     for cell in cells:
@@ -312,21 +310,21 @@ def _digest(candidate: Candidate) -> str:
 def _fresh_first(candidates: Sequence[Candidate], taken: _Taken) -> Iterator[Candidate]:
     """The candidates whose target no cell of the smell holds, in order (checked as they are
     reached, since the smell's cells advance in turn); then the ones passed over whose target
-    was released since, or all of them when targets are scarce."""
+    was released since, then the held ones (the fresh ones did not fill the cell)."""
     passed: list[Candidate] = []
     for candidate in candidates:
         if taken.holds(candidate.target.qualname):
             passed.append(candidate)
         else:
             yield candidate
-    for candidate in passed:  # released since (rejected elsewhere), or any when scarce
-        if taken.scarce or not taken.holds(candidate.target.qualname):
-            yield candidate
+    released = [item for item in passed if not taken.holds(item.target.qualname)]
+    yield from released  # rejected elsewhere since
+    yield from (item for item in passed if item not in released)
 
 
 def _injections(run: _Run, spec: RepoSpec, project: Any, smell: str, difficulty: Difficulty,
                 covered: frozenset[str], options: Mapping[str, Any] | None,
-                exclude: Sequence[str] | None, slots: int) -> Iterator[Injection]:
+                exclude: Sequence[str] | None) -> Iterator[Injection]:
     """Injections at the seeded candidates of one cell, made lazily and cached in the work log
     (so a resumed run does not redo them); refusals become `inject` rejections. A target used
     by another difficulty of the smell is passed over while fresh ones remain (`_Taken`): the
@@ -340,8 +338,7 @@ def _injections(run: _Run, spec: RepoSpec, project: Any, smell: str, difficulty:
                                                     exclude)
             run.candidates[cache_key] = found
             run.reports[cache_key] = report
-            distinct = len({item.target.qualname for item in found})
-            run.taken[cache_key] = _Taken(scarce=distinct < slots)
+            run.taken[cache_key] = _Taken()
         candidates = run.candidates[cache_key]
         taken = run.taken[cache_key]
     except SmellkitError as error:  # said on purpose (bad options, ...)

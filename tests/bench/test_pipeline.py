@@ -218,16 +218,17 @@ def test_a_crashing_injector_is_an_internal_error_and_the_rest_still_builds(
     report = build(FIXTURES / "calc.toml", tmp_path, **options)  # type: ignore[arg-type]
     assert report.cases == 1 and report.by_cell == {"feature_envy": {"easy": 1}}
     internal = [row for row in _rejections(tmp_path).values() if row["stage"] == "internal"]
-    # easy took `add`; with more targets than the smell's two slots, hard tries only the others
-    assert {row["candidate"] for row in internal} == {"calc.ops.mul", "calc.ops.countdown"}
-    assert len(internal) == 2 == report.internal_errors == report.rejections_by_stage["internal"]
+    # easy took `add`: hard tries the others first, then `add` (no fresh target filled it)
+    assert {row["candidate"] for row in internal} == {"calc.ops.mul", "calc.ops.countdown",
+                                                      "calc.ops.add"}
+    assert len(internal) == 3 == report.internal_errors == report.rejections_by_stage["internal"]
     assert "inject" not in report.rejections_by_stage  # not one skip
     for row in internal:
         assert row["reason"] == "internal error: KeyError: 'calc.ops.missing'"
         assert row["difficulty"] == "hard" and "raise KeyError" in str(row["traceback"])
     kinds = [row["kind"] for row in read_jsonl(tmp_path / "work" / "outcomes.jsonl")
              if str(row["key"]).startswith("inject|")]
-    assert kinds.count("failure") == 2
+    assert kinds.count("failure") == 3
     again = build(FIXTURES / "calc.toml", tmp_path, **options)  # type: ignore[arg-type]
     assert again.internal_errors == 2 and again.cases == 1
 
@@ -292,26 +293,24 @@ def test_a_bad_injector_table_names_the_spec_file_and_field(tmp_path: Path) -> N
         + ", ".join(injectors()) + ")")
 
 
-def test_a_target_held_by_one_difficulty_waits_until_it_is_rejected() -> None:
-    """The order in which a cell meets its candidates: fresh targets first; a target another
-    difficulty holds comes after them once released, and at once-over only when scarce."""
+def test_a_target_held_by_one_difficulty_comes_after_every_fresh_one() -> None:
+    """The order in which a cell meets its candidates: fresh targets first; then targets released
+    since (their case was rejected), then the ones another difficulty still holds (the cell
+    could not be filled without them)."""
     from smellkit.bench.pipeline import _fresh_first, _Taken
 
     pool = [fakes.candidate("dead_code", name) for name in ("add", "mul", "countdown")]
-    taken = _Taken(scarce=False)
+    taken = _Taken()
     taken.held["calc.ops.add"] += 1
     order = _fresh_first(pool, taken)
     assert next(order).target.qualname == "calc.ops.mul"
     taken.held["calc.ops.mul"] += 1  # this cell's own injection at mul
     assert next(order).target.qualname == "calc.ops.countdown"
-    assert next(order, None) is None  # add is still held: not reused while targets abound
+    assert next(order).target.qualname == "calc.ops.add"  # held: only after every fresh one
+    assert next(order, None) is None
     taken.release("calc.ops.add")
     assert [item.target.qualname for item in _fresh_first(pool, taken)] == [
-        "calc.ops.add", "calc.ops.countdown"]  # mul: still held
-    scarce = _Taken(scarce=True)
-    scarce.held["calc.ops.add"] += 1
-    assert [item.target.qualname for item in _fresh_first(pool, scarce)] == [
-        "calc.ops.mul", "calc.ops.countdown", "calc.ops.add"]
+        "calc.ops.add", "calc.ops.countdown", "calc.ops.mul"]
 
 
 def test_the_exclusion_a_build_uses() -> None:
