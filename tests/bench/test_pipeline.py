@@ -230,7 +230,7 @@ def test_a_crashing_injector_is_an_internal_error_and_the_rest_still_builds(
              if str(row["key"]).startswith("inject|")]
     assert kinds.count("failure") == 3
     again = build(FIXTURES / "calc.toml", tmp_path, **options)  # type: ignore[arg-type]
-    assert again.internal_errors == 2 and again.cases == 1
+    assert again.internal_errors == 3 and again.cases == 1
 
 
 def _spec_copy(folder: Path, extra: str) -> Path:
