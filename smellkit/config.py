@@ -236,6 +236,10 @@ class RepoSpec(BaseModel):
     runner: Literal["local", "docker"] | None = Field(
         default=None, description="Where tests run when the build is not told: `local` "
         "(default) or `docker` (no network, CPU and memory limits).")
+    min_file_lines: int | None = Field(
+        default=None, ge=0, description="Every injector's `min-file-lines` (SmellBench's "
+        "500-line filter suits big repositories; a library of small modules needs less); a "
+        "smell's `[injectors.<smell>]` table and the build's command line override it.")
     injectors: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description="Injector options by smell, `[injectors.god_class]` "
         "`min-file-lines = 200`; the build's command-line options override them.")

@@ -190,15 +190,16 @@ def _load(run: _Run, item: SpecInput) -> RepoSpec | None:
 
 def layered_options(smells: Sequence[str], spec: Mapping[str, Mapping[str, Any]],
                     min_file_lines: int | None, options: Mapping[str, Mapping[str, Any]],
-                    ) -> dict[str, dict[str, Any]]:
-    """The options of each smell, later layers winning: the spec's table, then
-    `min_file_lines` for every smell, then the smell's own options from the caller."""
+                    spec_min_file_lines: int | None = None) -> dict[str, dict[str, Any]]:
+    """The options of each smell, later layers winning: the spec's `min-file-lines`, the
+    spec's table, then `min_file_lines` for every smell, then the caller's options."""
     def kebab(values: Mapping[str, Any]) -> dict[str, Any]:
         return {key.replace("_", "-"): value for key, value in values.items()}
 
     layered: dict[str, dict[str, Any]] = {}
     for smell in smells:
-        values = kebab(spec.get(smell, {}))
+        values = {} if spec_min_file_lines is None else {"min-file-lines": spec_min_file_lines}
+        values.update(kebab(spec.get(smell, {})))
         if min_file_lines is not None:
             values["min-file-lines"] = min_file_lines
         values.update(kebab(options.get(smell, {})))
@@ -234,7 +235,8 @@ def _build_repo(run: _Run, item: SpecInput, cache: Path, smells: Sequence[str],
         run.reject(Rejection(key=f"spec:{spec.spec_path or name}", repo=name, stage="spec",
                              reason=str(error)), persist=False)
         return
-    smell_options = layered_options(smells, spec.injectors, min_file_lines, options)
+    smell_options = layered_options(smells, spec.injectors, min_file_lines, options,
+                                    spec.min_file_lines)
     exclude = _exclusion(spec, exclude)
     backend = run.backend
     step = "fetching the source"

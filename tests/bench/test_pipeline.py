@@ -244,13 +244,13 @@ def _spec_copy(folder: Path, extra: str) -> Path:
 
 
 def test_injector_options_layer_spec_then_command_line(tmp_path: Path) -> None:
-    """The spec's [injectors.<smell>] tables, then min-file-lines for every smell, then the
-    caller's per-smell options; the spec's exclusion reaches discovery unless overridden."""
+    """The spec's min-file-lines, its [injectors.<smell>] tables, then min-file-lines for every
+    smell, then the caller's per-smell options; the spec's exclusion reaches discovery unless
+    overridden."""
     import dataclasses
 
-    spec = _spec_copy(tmp_path, 'exclude-from-injection = ["scripts"]\n\n'
-                                "[injectors.feature_envy]\nmin-file-lines = 7\n\n"
-                                "[injectors.dead_code]\nmin_file_lines = 9\n")
+    spec = _spec_copy(tmp_path, 'exclude-from-injection = ["scripts"]\nmin-file-lines = 3\n\n'
+                                "[injectors.feature_envy]\nmin-file-lines = 7\n")
     fake = fakes.backend()
     seen: dict[str, tuple[Any, Any]] = {}
     asked: list[str] = []
@@ -272,7 +272,7 @@ def test_injector_options_layer_spec_then_command_line(tmp_path: Path) -> None:
     report = build(spec, tmp_path / "a", **options)
     assert report.cases >= 2 and sorted(asked) == ["dead_code", "feature_envy"]  # once each
     assert seen == {"feature_envy": ({"min-file-lines": 7}, ("scripts",)),
-                    "dead_code": ({"min-file-lines": 9}, ("scripts",))}
+                    "dead_code": ({"min-file-lines": 3}, ("scripts",))}  # no table: the spec's
     build(spec, tmp_path / "b", min_file_lines=0, options={"dead_code": {"min_file_lines": 4}},
           exclude_from_injection=(), **options)
     assert seen == {"feature_envy": ({"min-file-lines": 0}, ()),
