@@ -271,7 +271,7 @@ def test_real_code(name: str, version: str) -> None:
     from tests.injectors.support import real_code_counts
     from tests.support.pypi import sdist
 
-    counts = real_code_counts(sdist(name, version) / "src", SMELL, sample=1)
+    counts = real_code_counts(sdist(name, version) / "src", SMELL, sample=3)
     print(f"\n{SMELL} on {name} {version}: {counts}")
     for difficulty in DIFFICULTIES:
         assert counts[difficulty]["injected"] >= MINIMUM[name, difficulty], counts
