@@ -139,6 +139,28 @@ def _write(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
+def test_discovery_counts_what_it_turns_away(tmp_path: Path) -> None:
+    """Each constant and helper discovery turns away is counted under the rule that did, and
+    the one it keeps is not."""
+    from smellkit.injectors.base import InjectionContext
+    from smellkit.injectors.engine import make_injector
+
+    files = {**BASE,
+             "pkg/names.py": ('ENV_VAR = "APP_SETTINGS_PATH"\nUNUSED = "LOG_LEVEL_NAME"\n'
+                              'STAMP = "%Y-%m-%d %H:%M"\n'),
+             "pkg/text.py": ("import re\n\n\ndef squash(text):\n"
+                             "    return re.sub(r'\\s+', ' ', text.strip())\n")}
+    context = InjectionContext(support.load(_write(tmp_path, files)))
+    found = list(make_injector(SMELL, support.NO_FILTER).candidates(context))
+    assert [item.data.get("constant") for item in found] == ["pkg.names.ENV_VAR"]
+    assert context.discarded == {
+        "a string constant no other module imports by name and uses": 1,  # UNUSED
+        "a string constant that is no key (short, common, a format or a dunder)": 1,  # STAMP
+        # squash, and read (which pkg.one keeps to itself)
+        "a one-expression helper no other module imports by name and calls": 2,
+    }
+
+
 @pytest.mark.parametrize("definition", ['ENV_VAR = "APP_SETTINGS_PATH"\n',
                                         'ENV_VAR: Final = "APP_SETTINGS_PATH"\n'])
 def test_guards_have_a_positive_control(tmp_path: Path, definition: str) -> None:

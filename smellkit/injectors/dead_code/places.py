@@ -15,6 +15,8 @@ from collections.abc import Iterator, Sequence
 
 import libcst as cst
 
+from smellkit.analysis.context import Context
+from smellkit.facts import Attr
 from smellkit.injectors.base import InjectionContext
 from smellkit.injectors.cst import edit
 from smellkit.injectors.naming import MIN_WORD, pick, snake, words
@@ -34,11 +36,27 @@ def new_name(context: InjectionContext, module: str, near: Sequence[str], rng: r
     options = vocabulary.combinations(head, vocabulary.near(module, *near), rng)
     if head and rng.random() < 0.5:
         next(options, None)  # not always the bare private twin of the first name
-    chosen = pick((name for name in _snake_names(options, private)
-                   if all(edit.name_free(source, name) for source in sources)),
+    spoken = _spoken(context)
+    chosen = pick((name for name in _snake_names(options, private) if name not in spoken
+                   and all(edit.name_free(source, name) for source in sources)),
                   taken, what=f"a new {what} in {module}")
     taken.add(chosen)
     return chosen
+
+
+def _spoken(context: InjectionContext) -> frozenset[str]:
+    """Names the repository already gives a definition anywhere, or calls as a method: a dead
+    `_echo` beside click's `EchoingStdin._echo` would look called by every `self._echo(...)`
+    (to a reader and to the dead-code check alike)."""
+    return context.analysis.derived(_definition_and_method_names)
+
+
+def _definition_and_method_names(analysis: Context) -> frozenset[str]:
+    index = analysis.index
+    names = {definition.name for definition in index.definitions.values()}
+    names.update(call.func.attr for facts in index.modules.values() for call in facts.calls
+                 if isinstance(call.func, Attr))
+    return frozenset(names)
 
 
 def _snake_names(options: Iterator[list[str]], private: bool) -> Iterator[str]:

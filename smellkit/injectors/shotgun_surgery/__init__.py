@@ -108,14 +108,22 @@ class ShotgunSurgeryInjector(Injector[ShotgunSurgeryInjectorOptions]):
                    "modules that import it, so renaming the key means editing each copy.")
     Options = ShotgunSurgeryInjectorOptions
 
-    def constants(self, context: InjectionContext) -> list[Constant]:
+    def constants(self, context: InjectionContext, *, explain: bool = False) -> list[Constant]:
+        """Every module-level string constant that may be spelled out (`explain`: count the
+        others with `context.discard`, once per discovery)."""
         index = context.index
         detector = ShotgunSurgery(ShotgunSurgeryOptions())
         flagged = _flagged(context)
         found: list[Constant] = []
         for value, owners in sorted(string_constants(context.analysis).items()):
-            if len(owners) != 1 or detector.ignored_value(value) or \
-                    f"key:{value}" in flagged:
+            rule = ("a string bound to several constants" if len(owners) != 1 else
+                    "a string constant that is no key (short, common, a format or a dunder)"
+                    if detector.ignored_value(value) else
+                    "a string constant already reported as shotgun surgery"
+                    if f"key:{value}" in flagged else None)
+            if rule is not None:
+                if explain:
+                    context.discard(rule, len(owners))
                 continue
             qualname, module, line = owners[0]
             name = qualname.rpartition(".")[2]
@@ -168,13 +176,20 @@ class ShotgunSurgeryInjector(Injector[ShotgunSurgeryInjectorOptions]):
 
     def candidates(self, context: InjectionContext) -> Iterable[Candidate]:
         flagged = _flagged(context)
-        for constant in self.constants(context):
+        for constant in self.constants(context, explain=True):
             usable = [user for user in constant.users if self._usable(constant, user, flagged)]
+            if not constant.users:
+                context.discard("a string constant no other module imports by name and uses")
+                continue
             if sum(len(user.lines) for user in usable) < self.options.min_copies:
-                continue  # too few uses to make the detector's copies at any difficulty
+                context.discard(  # too few to make the detector's copies at any difficulty
+                    "a string constant with too few uses to copy (a plain word needs an "
+                    "importer tied to its module; reported definitions are left alone)")
+                continue
             first = max(usable, key=lambda user: (len(user.lines), user.path))
             location = context.location(first.scopes[0])
             if location is None:
+                context.discard("a string constant whose main user has no location")
                 continue
             where = ", ".join(user.path for user in usable[:4])
             yield Candidate(

@@ -61,15 +61,23 @@ class Plan:
     """Definitions the decorator's own module decorates with it: red herrings, left alone."""
 
 
-def plans(context: InjectionContext, flagged: frozenset[str]) -> list[Plan]:
+def plans(context: InjectionContext, flagged: frozenset[str], *,
+          explain: bool = False) -> list[Plan]:
+    """The marking decorators other modules apply (`explain`: count the others with
+    `context.discard`, once per discovery)."""
     found: list[Plan] = []
     for marker in markers(context.analysis):
         if marker.qualname in flagged:
+            if explain:
+                context.discard("a marking decorator already reported as shotgun surgery")
             continue
         name = marker.qualname.rpartition(".")[2]
         users, keep = collect_users(context, partial(importing_user, context,
                                                      module=marker.module, name=name))
         if not users:
+            if explain:
+                context.discard("a marking decorator no other module imports by name and "
+                                "applies")
             continue
         home = tuple(definition.qualname for definition in
                      context.index.modules[marker.module].definitions
@@ -81,9 +89,10 @@ def plans(context: InjectionContext, flagged: frozenset[str]) -> list[Plan]:
 def candidates(context: InjectionContext, flagged: frozenset[str],
                min_copies: int) -> list[Candidate]:
     found: list[Candidate] = []
-    for plan in plans(context, flagged):
+    for plan in plans(context, flagged, explain=True):
         location = context.location(plan.marker.qualname)
         if location is None or sum(len(user.lines) for user in plan.users) < min_copies:
+            context.discard("a marking decorator applied too few times in other modules")
             continue
         found.append(spread_candidate(
             location, plan.marker.path, plan.users, "a decorator that marks what it decorates",

@@ -54,19 +54,32 @@ class Plan:
     """Scopes of the helper's own module that call it: red herrings, left alone."""
 
 
-def plans(context: InjectionContext, flagged: frozenset[str]) -> list[Plan]:
+def plans(context: InjectionContext, flagged: frozenset[str], *,
+          explain: bool = False) -> list[Plan]:
+    """The one-expression helpers other modules call (`explain`: count the others with
+    `context.discard`, once per discovery)."""
     found: list[Plan] = []
     for helper in helpers(context.analysis):
-        if helper.qualname in flagged:
-            continue
         name = helper.qualname.rpartition(".")[2]
-        if helper.method and (_overridden(context, helper.qualname)
-                              or _exported(context, helper.qualname.rpartition(".")[0])):
-            continue  # another class's method may run at some calls
-        users, keep = collect_users(
-            context, partial(_method_user, context, helper=helper) if helper.method
-            else partial(importing_user, context, module=helper.module, name=name))
-        if not users:
+        rule = ("a one-expression helper already reported as shotgun surgery"
+                if helper.qualname in flagged else
+                "a one-expression method that another class may override"
+                if helper.method and (_overridden(context, helper.qualname)
+                                      or _exported(context, helper.qualname.rpartition(".")[0]))
+                else None)  # another class's method may run at some calls
+        users: tuple[User, ...] = ()
+        keep: frozenset[str] = frozenset()
+        if rule is None:
+            users, keep = collect_users(
+                context, partial(_method_user, context, helper=helper) if helper.method
+                else partial(importing_user, context, module=helper.module, name=name))
+            if not users:
+                rule = ("a one-expression method no other module calls (through an unambiguous "
+                        "receiver)" if helper.method else
+                        "a one-expression helper no other module imports by name and calls")
+        if rule is not None:
+            if explain:
+                context.discard(rule)
             continue
         facts = context.index.modules[helper.module]
         home = tuple(sorted({Scopes(facts).at(line) for line in
@@ -128,12 +141,16 @@ def _method_user(context: InjectionContext, facts: FileFacts,
 def candidates(context: InjectionContext, flagged: frozenset[str],
                min_copies: int) -> list[Candidate]:
     found: list[Candidate] = []
-    for plan in plans(context, flagged):
-        if all(set(user.scopes) <= flagged for user in plan.users) or sum(
-                len(user.lines) for user in plan.users) < min_copies:
-            continue  # every call sits where the original is reported already, or too few
+    for plan in plans(context, flagged, explain=True):
+        if all(set(user.scopes) <= flagged for user in plan.users):
+            context.discard("a helper called only where shotgun surgery is reported already")
+            continue
+        if sum(len(user.lines) for user in plan.users) < min_copies:
+            context.discard("a helper with too few calls in other modules to copy")
+            continue
         location = context.location(plan.helper.qualname)  # the responsibility itself
         if location is None:
+            context.discard("a helper without a location")
             continue
         found.append(spread_candidate(
             location, plan.helper.path, plan.users, "a one-expression helper",
