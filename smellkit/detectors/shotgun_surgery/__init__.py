@@ -30,6 +30,10 @@ Three forms, each reported at the one place a change starts, with every place it
 - **bypassed decorators**: a decorator that only marks what it decorates (`f.attr = value` or
   `registry.add(f)`, then `return f`) written out by hand after definitions of other modules at
   least `min-helper-copies` times (`_shotgun_surgery_markers`). Reported at the first copy.
+- **bypassed type aliases**: a module-level type alias (`Names = Union[Sequence[str],
+  AbstractSet[str]]`) whose expansion annotations of other modules write out at least
+  `min-alias-copies` times instead of naming it (`_shotgun_surgery_aliases`). Reported at the
+  first copy.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ from smellkit.analysis.keys import COMMON_LITERALS, DTYPE, KEY_LIKE, Registries,
 from smellkit.analysis.smells import Smell
 from smellkit.config import is_test_path
 from smellkit.detectors.base import Detector, DetectorOptions, Example
+from smellkit.detectors.shotgun_surgery.aliases import ALIAS_EXAMPLES, alias_findings
 from smellkit.detectors.shotgun_surgery.constants import imports_from, string_constants
 from smellkit.detectors.shotgun_surgery.helpers import (
     HELPER_EXAMPLES,
@@ -104,6 +109,11 @@ class ShotgunSurgeryOptions(DetectorOptions):
     min_helper_copies: int = Field(
         default=2, ge=1, description="A bypassed helper needs at least this many copies of its "
         "expression in other modules.")
+    aliases: bool = Field(default=True, description="Report type aliases whose expansion the "
+                          "annotations of other modules write out instead of naming the alias.")
+    min_alias_copies: int = Field(
+        default=2, ge=1, description="A bypassed type alias needs at least this many annotations "
+        "writing it out in other modules.")
 
 
 class ShotgunSurgery(Detector[ShotgunSurgeryOptions]):
@@ -179,6 +189,7 @@ class ShotgunSurgery(Detector[ShotgunSurgeryOptions]):
             ()),
         *HELPER_EXAMPLES,
         *MARKER_EXAMPLES,
+        *ALIAS_EXAMPLES,
     )
 
     def detect(self, context: Context) -> Iterable[Finding]:
@@ -197,6 +208,8 @@ class ShotgunSurgery(Detector[ShotgunSurgeryOptions]):
         if self.options.helpers:
             yield from helper_findings(context, self.options.min_helper_copies)
             yield from marker_findings(context, self.options.min_helper_copies)
+        if self.options.aliases:
+            yield from alias_findings(context, self.options.min_alias_copies)
 
     # -- callers (Lanza-Marinescu) ----------------------------------------------------------
 
