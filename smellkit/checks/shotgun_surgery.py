@@ -7,6 +7,8 @@ often than in the original.
   helper, and its expression is written out at most `max_copies` times in other modules.
 - `shotgun_surgery.marker_copies` {decorator, max_copies}: the decorator still marks what it
   decorates, and its marks are written out by hand at most `max_copies` times in other modules.
+- `shotgun_surgery.alias_copies` {alias, max_copies}: the name is still a type alias, and its
+  expansion is written out in at most `max_copies` annotations of other modules.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from typing import Any
 from smellkit.analysis.context import Context
 from smellkit.checks import check_kind
 from smellkit.config import is_test_path
+from smellkit.detectors.shotgun_surgery.aliases import aliases
+from smellkit.detectors.shotgun_surgery.aliases import copies as alias_copies
 from smellkit.detectors.shotgun_surgery.constants import string_constants
 from smellkit.detectors.shotgun_surgery.helpers import Copies, helpers
 from smellkit.detectors.shotgun_surgery.markers import copies as written_marks
@@ -61,3 +65,14 @@ def _marker_copies(context: Context, params: dict[str, Any]) -> tuple[bool, str]
         return False, f"{qualname} is no longer a marking decorator"
     found = len(written_marks(context, marker))
     return found <= limit, f"{qualname}'s marks are written out {found} times (at most {limit})"
+
+
+@check_kind("shotgun_surgery.alias_copies")
+def _alias_copies(context: Context, params: dict[str, Any]) -> tuple[bool, str]:
+    """The alias is still there and its expansion is not written out more than before."""
+    qualname, limit = str(params["alias"]), int(params["max_copies"])
+    alias = next((item for item in aliases(context) if item.qualname == qualname), None)
+    if alias is None:
+        return False, f"{qualname} is no longer a type alias"
+    found = len(alias_copies(context, alias))
+    return found <= limit, f"{qualname} is written out in {found} annotations (at most {limit})"

@@ -89,8 +89,9 @@ class Names:
     def __init__(self, source: Source, facts: FileFacts):
         self.index = source.index
         self.module = facts.module
-        self.bound = {item.bound: item.target for item in facts.imports
-                      if item.scope == facts.module and item.bound != "*"}
+        self.imports = {item.bound: item for item in facts.imports
+                        if item.scope == facts.module and item.bound != "*"}
+        self.bound = {bound: item.target for bound, item in self.imports.items()}
         self.own = {definition.name for definition in facts.definitions
                     if definition.parent == facts.module} | {
             item.target.id for item in facts.assignments
@@ -261,7 +262,7 @@ def _bindings(tree: ast.Module) -> Iterator[tuple[str, ast.expr, int, bool, bool
             elif type(statement).__name__ == "TypeAlias":  # `type X = ...` (Python 3.12)
                 name = getattr(statement, "name", None)
                 if isinstance(name, ast.Name):
-                    yield name.id, getattr(statement, "value"), statement.lineno, True, checking
+                    yield name.id, statement.value, statement.lineno, True, checking
 
     return block(tree.body, False)
 
@@ -288,7 +289,8 @@ def aliases(source: Source) -> list[Alias]:
         bound = [name for name, *_ in bindings]
         names = Names(source, facts)
         for name, value, line, declared, checking in bindings:
-            if max(bound.count(name), module_level.count(name)) != 1 or not (declared or isinstance(value, ast.Subscript | ast.BinOp)):
+            once = max(bound.count(name), module_level.count(name)) == 1
+            if not once or not (declared or isinstance(value, ast.Subscript | ast.BinOp)):
                 continue
             norm = normalise(value, names, strict=True)
             if norm is None or not (declared or _typing(value, names)) or leaves(norm) < MIN_LEAVES:
@@ -300,7 +302,7 @@ def aliases(source: Source) -> list[Alias]:
     return found
 
 
-def annotations(tree: ast.Module) -> Iterator[tuple[ast.expr, int]]:
+def annotated(tree: ast.Module) -> Iterator[tuple[ast.expr, int]]:
     """Every annotation of the module with the line of the definition or statement holding
     it (a parameter's: its own line)."""
     for node in ast.walk(tree):
@@ -336,7 +338,7 @@ def copies(source: Source, alias: Alias) -> list[tuple[str, int, str]]:
         if tree is None:
             continue
         names = Names(source, facts)
-        for annotation, line in annotations(tree):
+        for annotation, line in annotated(tree):
             norm = normalise(annotation, names)
             if norm is not None and holds(norm, alias.expansion):
                 found.append((facts.path, line, facts.module))

@@ -1,6 +1,7 @@
 """Shotgun-surgery injection: a shared string constant spelled out again in every module using it
-(or a one-expression helper written out at its calls: `helpers`; or a marking decorator written
-out after the definitions it marks: `decorators`; what the three share: `users`).
+(or a one-expression helper written out at its calls: `helpers`; a marking decorator written
+out after the definitions it marks: `decorators`; a type alias written out in the annotations
+naming it: `aliases`; what they share: `users`).
 
 The original defines one small responsibility once, a module-level string constant (a key, an
 option name, a marker), and other modules import it. The smelly version replaces the imports by
@@ -29,6 +30,7 @@ from smellkit.errors import InjectionRefused
 from smellkit.facts import FileFacts, Name
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
 from smellkit.injectors.data_clumps.plan import outside_words
+from smellkit.injectors.shotgun_surgery import aliases as alias_kind
 from smellkit.injectors.shotgun_surgery import decorators as decorator_kind
 from smellkit.injectors.shotgun_surgery import helpers as helper_kind
 from smellkit.injectors.shotgun_surgery.edit import (
@@ -202,12 +204,16 @@ class ShotgunSurgeryInjector(Injector[ShotgunSurgeryInjectorOptions]):
                       "users": [user.module for user in usable]})
         yield from helper_kind.candidates(context, flagged, self.options.min_copies)
         yield from decorator_kind.candidates(context, flagged, self.options.min_copies)
+        yield from alias_kind.candidates(context, flagged, self.options.min_copies)
 
     def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
                rng: random.Random) -> Edit:
         if "helper" in candidate.data:
             return helper_kind.inject(context, candidate, difficulty, rng, _flagged(context),
                                       self.options.min_copies)
+        if "alias" in candidate.data:
+            return alias_kind.inject(context, candidate, difficulty, rng, _flagged(context),
+                                     self.options.min_copies)
         if "decorator" in candidate.data:
             return decorator_kind.inject(context, candidate, difficulty, rng, _flagged(context),
                                          self.options.min_copies)

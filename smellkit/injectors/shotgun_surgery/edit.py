@@ -118,9 +118,12 @@ def choose_users(users: Sequence[UserT], difficulty: Difficulty, min_copies: int
     return edits, chosen
 
 
-class _Replace(cst.CSTTransformer):
-    def __init__(self, targets: set[cst.Name], literal: str, alias: cst.ImportAlias,
-                 statement: cst.ImportFrom):
+class Replace(cst.CSTTransformer):
+    """References to an imported name replaced by a literal, and the name's import dropped
+    (`alias` of `statement`; None: the import stays)."""
+
+    def __init__(self, targets: set[cst.Name], literal: str, alias: cst.ImportAlias | None,
+                 statement: cst.ImportFrom | None):
         super().__init__()
         self.targets = targets
         self.literal = literal
@@ -172,7 +175,7 @@ class _Replace(cst.CSTTransformer):
         names = [alias for old, alias in zip(old_names, new_names) if old is not self.alias]
         if not names:
             return cst.RemoveFromParent()
-        if old_names[-1] is self.alias:
+        if old_names[-1] is self.alias and self.alias is not None:
             names[-1] = last_alias(names[-1], self.alias, updated_node)
         return updated_node.with_changes(names=names)
 
@@ -244,7 +247,7 @@ def inline_constant(source: str, bound: str, literal: str) -> Inlined:
         lines.append(positions[node].start.line)
     if not targets:
         raise InjectionRefused(f"{bound} is imported but never used")
-    transformer = _Replace(targets, literal, found.alias, found.statement)
+    transformer = Replace(targets, literal, found.alias, found.statement)
     result = module.visit(transformer)
     if transformer.problem is not None:
         raise InjectionRefused(transformer.problem)

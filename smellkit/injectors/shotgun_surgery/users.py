@@ -108,15 +108,22 @@ def importing_user(context: InjectionContext, facts: FileFacts, module: str,
     lines = uses_outside_import(context.source(facts.path), name, imports[0].line)
     if not lines:
         return None
+    keep = must_keep(context, facts, name)
+    scopes = Scopes(facts)
+    return User(facts.module, facts.path, name, tuple(lines),
+                tuple(sorted({scopes.at(number) for number in lines})), False), keep
+
+
+def must_keep(context: InjectionContext, facts: FileFacts, name: str) -> bool:
+    """Whether a name the module imports must stay bound there, used or not: it is
+    re-exported, star-imported, spelled in a string, or possibly imported from there by tests or
+    examples."""
     outside = outside_words(context)
-    keep = name in spelled(context) or name in (facts.dunder_all or ()) or any(
+    return name in spelled(context) or name in (facts.dunder_all or ()) or any(
         item.target == f"{facts.module}.{name}" for other in context.index.modules.values()
         for item in other.imports) or any(
         facts.module in targets for targets in context.index.star_imports.values()) or bool(
         outside[name] and outside[facts.module.rpartition(".")[2]])
-    scopes = Scopes(facts)
-    return User(facts.module, facts.path, name, tuple(lines),
-                tuple(sorted({scopes.at(number) for number in lines})), False), keep
 
 
 def needed_imports(context: InjectionContext, qualname: str, module: str,
