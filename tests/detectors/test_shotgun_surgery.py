@@ -164,3 +164,76 @@ def test_bypassed_decorator_finding(tmp_path: Path) -> None:
         "from pkg.trace import internal\n", "internal: set[object] = set()\n")}
     assert flagged(load(write(tmp_path / "other", other))) == []
     assert flagged(load(write(tmp_path / "flagged", REGISTRY_MARK)), helpers=False) == []
+
+
+# -- bypassed type aliases ------------------------------------------------------------------------
+
+ALIAS_HOME = {
+    "pkg/__init__.py": "",
+    "pkg/types.py": ("import typing\n\n"
+                     "Names = typing.Union[typing.Sequence[str], typing.AbstractSet[str]]\n"
+                     "_Pair = typing.Tuple[typing.Sequence[str], typing.AbstractSet[str]]\n"),
+}
+
+
+def _alias_user(annotation: str, imports: str = "import typing as t\n\nfrom pkg import types\n",
+                ) -> dict[str, str]:
+    return {"pkg/schema.py": (f"{imports}\n\ndef load(only: {annotation}):\n    return only\n\n\n"
+                              f"def dump(exclude: {annotation} | None = None):\n"
+                              "    return exclude\n")}
+
+
+@pytest.mark.parametrize("annotation,imports", [
+    ("t.Union[t.Sequence[str], t.AbstractSet[str]]",
+     "import typing as t\n\nfrom pkg import types\n"),
+    # no import of the alias's module (writing the type out is what drops it)
+    ("t.Union[t.Sequence[str], t.AbstractSet[str]]", "import typing as t\n"),
+    ("t.AbstractSet[str] | t.Sequence[str]", "import typing as t\n"),  # `|`, another order
+    ("t.Optional[t.Union[t.Sequence[str], t.AbstractSet[str]]]", "import typing as t\n"),
+    ("'Union[Sequence[str], AbstractSet[str]]'",  # a string annotation, names imported
+     "from typing import AbstractSet, Sequence, Union\n"),
+])
+def test_an_alias_written_out_is_reported_at_the_first_copy(tmp_path: Path, annotation: str,
+                                                             imports: str) -> None:
+    project = load(write(tmp_path, {**ALIAS_HOME, **_alias_user(annotation, imports)}))
+    (finding,) = [item for item in run_detectors(project, [SMELL])
+                  if item.evidence["form"] == "alias"]
+    assert finding.location.qualname == "pkg.schema.load"
+    assert finding.evidence["alias"] == "pkg.types.Names"
+    assert (finding.evidence["occurrences"], finding.evidence["files"]) == (2, 1)
+    assert [item.qualname for item in finding.related] == ["pkg.schema.dump", "pkg.types.Names"]
+
+
+@pytest.mark.parametrize("files", [
+    # another type: the members differ
+    _alias_user("t.Union[t.Sequence[str], t.AbstractSet[bytes]]"),
+    # the alias named where its type is meant
+    _alias_user("types.Names"),
+    # `collections.abc.Sequence` is not `typing.Sequence`
+    _alias_user("t.Union[Sequence[str], t.AbstractSet[str]]",
+                "import typing as t\nfrom collections.abc import Sequence\n\n"
+                "from pkg import types\n"),
+    # three names are too common a type to be one piece of knowledge
+    {**_alias_user("t.Callable[[str], bool]"),
+     "pkg/types.py": "import typing\n\nCheck = typing.Callable[[str], bool]\n"},
+])
+def test_an_alias_looking_alike_or_used_properly_is_not_reported(
+        tmp_path: Path, files: dict[str, str]) -> None:
+    project = load(write(tmp_path, {**ALIAS_HOME, **files}))
+    assert not [item for item in run_detectors(project, [SMELL])
+                if item.evidence["form"] == "alias"]
+
+
+def test_aliases_are_told_from_runtime_subscripts(tmp_path: Path) -> None:
+    """A subscript of a mapping or a flag union is no type alias; `TypeAlias` makes one."""
+    from smellkit.analysis.context import Context
+    from smellkit.detectors.shotgun_surgery.aliases import aliases
+
+    project = load(write(tmp_path, {"pkg/__init__.py": "", "pkg/kinds.py": (
+        "import enum\nimport typing\nfrom typing import TypeAlias\n\n"
+        "TABLE = {'a': [1, 2, 3, 4]}\nFIRST = TABLE['a']\n\n\nclass Mode(enum.Flag):\n"
+        "    R = 1\n    W = 2\n    X = 4\n\n\nALL = Mode.R | Mode.W | Mode.X\n"
+        "Rows = typing.List[typing.Dict[str, int]]\nRows2: TypeAlias = 'list[dict[str, int]]'\n"
+        "Maybe = int | str | bytes | None\n")}))
+    found = [alias.qualname for alias in aliases(Context(project))]
+    assert found == ["pkg.kinds.Rows", "pkg.kinds.Maybe"]

@@ -555,3 +555,181 @@ def test_own_tests_pass_on_the_smelly_code(tmp_path: Path, name: str, version: s
     result = own_tests_pass(top, injection, tmp_path)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert " passed" in result.stdout
+
+
+# -- type aliases written out -------------------------------------------------------------------
+
+ALIAS_BASE = {
+    "pkg/__init__.py": "",
+    "pkg/types.py": """\
+        import typing
+
+        Names = typing.Union[typing.Sequence[str], typing.AbstractSet[str]]
+        Check = typing.Callable[[str], bool]
+        """,
+    "pkg/schema.py": """\
+        from __future__ import annotations
+
+        import typing
+
+        from pkg import types
+
+
+        def load(data: dict, only: types.Names | None = None) -> dict:
+            return {key: data[key] for key in (only or data)}
+
+
+        def dump(data: dict, exclude: types.Names = ()) -> dict:
+            return {key: value for key, value in data.items() if key not in exclude}
+
+
+        def check(value: str, rule: types.Check) -> bool:
+            return rule(value)
+        """,
+    "pkg/fields.py": """\
+        import typing as t
+
+        from pkg.types import Names
+
+
+        def pick(names: Names, wanted: str) -> bool:
+            return wanted in names
+
+
+        def count(names: "t.Optional[Names]") -> int:
+            return len(names or ())
+        """,
+    "pkg/url.py": """\
+        from pkg.types import Names
+
+
+        def allowed(scheme: str, schemes: Names) -> bool:
+            return scheme in schemes
+
+
+        def first(schemes: Names) -> str:
+            return sorted(schemes)[0]
+        """,
+    "pkg/app.py": """\
+        import typing
+
+        from pkg import fields, schema, url
+
+        print(schema.load({"a": 1, "b": 2}, ["a"]), schema.dump({"a": 1, "b": 2}, {"a"}))
+        print(fields.pick(("x", "y"), "y"), fields.count(None), url.allowed("http", {"http"}))
+        for function in (schema.load, schema.dump, fields.pick, url.allowed, url.first):
+            print(typing.get_type_hints(function))
+        """,
+}
+ALIAS = "pkg.types.Names"
+
+
+def _alias_repo(root: Path) -> Path:
+    return _write(root, ALIAS_BASE)
+
+
+def _inject_alias(root: Path, difficulty: Difficulty, seed: int = 0) -> tuple[Project, Injection]:
+    from smellkit.injectors.engine import inject
+
+    project = support.load(root)
+    (candidate,) = [item for item in find_candidates(project, SMELL, options=support.NO_FILTER)
+                    if item.data.get("alias") == ALIAS]
+    result = inject(project, SMELL, difficulty, candidate=candidate, seed=seed,
+                    options=support.NO_FILTER)
+    assert isinstance(result, Injection), result
+    return project, result
+
+
+def test_alias_candidates_say_why(tmp_path: Path) -> None:
+    project = support.load(_alias_repo(tmp_path))
+    found = [item for item in find_candidates(project, SMELL, options=support.NO_FILTER)
+             if "alias" in item.data]
+    # `Check` has three names only: too common a type to be one piece of knowledge
+    assert [item.data["alias"] for item in found] == [ALIAS]
+    assert found[0].data["users"] == ["pkg.fields", "pkg.schema", "pkg.url"]
+    assert "(a type alias) annotating in 3 other modules" in found[0].reason
+
+
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+@pytest.mark.parametrize("seed", [0, 1])
+def test_alias_spans_round_trip_and_behaviour(tmp_path: Path, difficulty: Difficulty,
+                                              seed: int) -> None:
+    import subprocess
+    import sys
+
+    root = _alias_repo(tmp_path / "repo")
+    project, injection = _inject_alias(root, difficulty, seed)
+    low, high = SPAN[difficulty]
+    assert low <= len({*injection.files, "pkg/types.py"}) <= high
+    assert "pkg/types.py" not in injection.files  # the alias stays, the one place of the type
+    if difficulty == "hard":
+        assert injection.red_herrings
+    support.assert_round_trip(root, injection, project)
+    assert [check.kind for check in injection.checks] == ["shotgun_surgery.alias_copies",
+                                                          "no_finding"]
+    smelly = support.smelly_copy(root, injection, tmp_path)
+    assert support.run_main(smelly, "pkg.app") == support.run_main(root, "pkg.app")
+    flakes = subprocess.run([sys.executable, "-m", "pyflakes",
+                             *(str(smelly / path) for path in injection.files)],
+                            capture_output=True, text=True, check=False)
+    assert flakes.returncode == 0, flakes.stdout
+
+
+def test_alias_is_written_in_each_module_s_own_names(tmp_path: Path) -> None:
+    """`t.` where typing is imported as `t`, `import typing` added where it is missing (as the
+    alias's module imports it), the string annotation rewritten inside the string, and the
+    import of the alias (or of its module) dropped once unused."""
+    root = _alias_repo(tmp_path / "repo")
+    _, injection = _inject_alias(root, "hard")
+    smelly = support.smelly_copy(root, injection, tmp_path)
+    fields = (smelly / "pkg/fields.py").read_text(encoding="utf-8")
+    assert "def pick(names: t.Union[t.Sequence[str], t.AbstractSet[str]], wanted: str)" in fields
+    assert 'def count(names: "t.Optional[t.Union[t.Sequence[str], t.AbstractSet[str]]]")' in fields
+    assert "Names" not in fields
+    url = (smelly / "pkg/url.py").read_text(encoding="utf-8")
+    assert url.startswith("import typing\n\n\ndef allowed(scheme: str, schemes: typing.Union[")
+    schema = (smelly / "pkg/schema.py").read_text(encoding="utf-8")
+    assert "from pkg import types" in schema  # `types.Check` still needs it
+    assert "pkg.schema.check" in {item.qualname for item in injection.red_herrings}
+
+
+def test_a_runtime_use_of_the_alias_is_refused(tmp_path: Path) -> None:
+    """`cast(Names, x)` reads the alias at run time: the module is no user to rewrite."""
+    files = dict(ALIAS_BASE)
+    files["pkg/url.py"] = files["pkg/url.py"].replace(
+        "return sorted(schemes)[0]", "return sorted(t.cast(Names, schemes))[0]").replace(
+        "from pkg.types import Names\n", "import typing as t\n\nfrom pkg.types import Names\n")
+    project = support.load(_write(tmp_path, files))
+    (candidate,) = [item for item in find_candidates(project, SMELL, options=support.NO_FILTER)
+                    if item.data.get("alias") == ALIAS]
+    assert candidate.data["users"] == ["pkg.fields", "pkg.schema"]
+
+
+@pytest.mark.slow
+def test_alias_on_marshmallow() -> None:
+    """marshmallow's `types.StrSequenceOrSet` (15 annotations in fields, schema and validate)
+    makes every difficulty, hard spanning 4 files with `validate.And` (`types.Validator`) as
+    a red herring."""
+    root = Path("/work/corpus/marshmallow-3.23.1/src")
+    if not root.exists():
+        pytest.skip("marshmallow's source is not extracted here")
+    for difficulty in DIFFICULTIES:
+        project, injection = _inject_alias_at(root, difficulty,
+                                              "marshmallow.types.StrSequenceOrSet")
+        low, high = SPAN[difficulty]
+        assert low <= len({*injection.files, "marshmallow/types.py"}) <= high
+        if difficulty == "hard":
+            assert "marshmallow.validate.And.__init__" in {
+                item.qualname for item in injection.red_herrings}
+        support.assert_round_trip(root, injection, project)
+
+
+def _inject_alias_at(root: Path, difficulty: Difficulty, alias: str) -> tuple[Project, Injection]:
+    from smellkit.injectors.engine import inject
+
+    project = support.load(root)
+    (candidate,) = [item for item in find_candidates(project, SMELL, options=support.NO_FILTER)
+                    if item.data.get("alias") == alias]
+    result = inject(project, SMELL, difficulty, candidate=candidate, options=support.NO_FILTER)
+    assert isinstance(result, Injection), result
+    return project, result

@@ -15,11 +15,12 @@ after import resolution (`t.Union` and `typing.Union` alike, `typing_extensions`
 `Union[A, B]`, `Optional[A]` and `A | B` as one unordered union. A copy is an annotation (of a
 parameter, a return, an annotated assignment; a string annotation parsed) in another module
 holding the expansion, or a union holding all of its members (`A | B | None` holds `A | B`).
-Only expansions of at least `MIN_LEAVES` names count (`Callable[[Any], Any]` is too common to
-mean one thing). A copy counts in a module that imports from the alias's module, or anywhere
-when the alias is public and its expansion has at least `DISTINCT_LEAVES` names; the copies of a
-private alias count only in modules that import the alias itself (elsewhere it is its module's
-own business).
+Only expansions of at least `MIN_LEAVES` names count (`Callable[[Any], Any]` is a validator in
+one annotation and a serializer in the next; four names make one piece of knowledge). A copy
+counts in any other module, whether it imports from the alias's module or not: writing the type
+out is what drops the import, so a copy must not need it to be seen; and a private alias counts
+like a public one (the privacy is a convention inside the package, the type is still named in
+one place).
 """
 
 from __future__ import annotations
@@ -33,15 +34,11 @@ from smellkit.analysis.context import Context
 from smellkit.analysis.keys import Scopes
 from smellkit.config import is_test_path
 from smellkit.detectors.base import Example
-from smellkit.detectors.shotgun_surgery.constants import imports_from
 from smellkit.detectors.shotgun_surgery.helpers import Source, scattered
 from smellkit.facts import FileFacts, Name
 from smellkit.graphs.builtin_names import BUILTIN_NAMES
 from smellkit.models import Finding
 
-DISTINCT_LEAVES = 6
-"""Names (and `None`, `...`) an expansion needs to count as a copy in modules that import
-nothing from the alias's module."""
 MIN_LEAVES = 4
 """Fewer names make no alias whose copies say the same thing: `Callable[[Any], Any]` is a
 validator in one annotation and a serializer or a key function in the next."""
@@ -76,10 +73,6 @@ class Alias:
     @property
     def name(self) -> str:
         return self.qualname.rpartition(".")[2]
-
-    @property
-    def private(self) -> bool:
-        return self.name.startswith("_")
 
 
 class Names:
@@ -324,13 +317,6 @@ def copies(source: Source, alias: Alias) -> list[tuple[str, int, str]]:
     found: list[tuple[str, int, str]] = []
     for facts in sorted(source.index.modules.values(), key=lambda item: item.path):
         if facts.module == alias.module or is_test_path(facts.path):
-            continue
-        if alias.private:
-            if not any(canonical(source.index, item.target) == alias.qualname
-                       for item in facts.imports):
-                continue
-        elif leaves(alias.expansion) < DISTINCT_LEAVES and \
-                not imports_from(source, facts.module, alias.module):
             continue
         if not alias.words <= set(_WORD.findall("\n".join(source.lines(facts.path)))):
             continue
