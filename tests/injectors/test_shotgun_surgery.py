@@ -677,7 +677,8 @@ def test_alias_spans_round_trip_and_behaviour(tmp_path: Path, difficulty: Diffic
 
 def test_alias_is_written_in_each_module_s_own_names(tmp_path: Path) -> None:
     """`t.` where typing is imported as `t`, `import typing` added where it is missing (as the
-    alias's module imports it), the string annotation rewritten inside the string, and the
+    alias's module imports it), the string annotation rewritten inside the string, a union's
+    members joined to the `|` union the alias stood in, and the
     import of the alias (or of its module) dropped once unused."""
     root = _alias_repo(tmp_path / "repo")
     _, injection = _inject_alias(root, "hard")
@@ -690,6 +691,10 @@ def test_alias_is_written_in_each_module_s_own_names(tmp_path: Path) -> None:
     assert url.startswith("import typing\n\n\ndef allowed(scheme: str, schemes: typing.Union[")
     schema = (smelly / "pkg/schema.py").read_text(encoding="utf-8")
     assert "from pkg import types" in schema  # `types.Check` still needs it
+    # a module postponing annotations writes `|` unions, another only among a `|` union's parts
+    assert "only: typing.Sequence[str] | typing.AbstractSet[str] | None = None" in schema
+    assert "exclude: typing.Sequence[str] | typing.AbstractSet[str] = ()" in schema
+    assert "def pick(names: t.Union[t.Sequence[str], t.AbstractSet[str]], wanted: str)" in fields
     assert "pkg.schema.check" in {item.qualname for item in injection.red_herrings}
 
 

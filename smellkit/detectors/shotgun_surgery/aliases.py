@@ -253,9 +253,9 @@ def _bindings(tree: ast.Module) -> Iterator[tuple[str, ast.expr, int, bool, bool
                 declared = ast.unparse(statement.annotation).rpartition(".")[2] == "TypeAlias"
                 yield statement.target.id, statement.value, statement.lineno, declared, checking
             elif type(statement).__name__ == "TypeAlias":  # `type X = ...` (Python 3.12)
-                name = getattr(statement, "name", None)
-                if isinstance(name, ast.Name):
-                    yield name.id, statement.value, statement.lineno, True, checking
+                name, value = (getattr(statement, field, None) for field in ("name", "value"))
+                if isinstance(name, ast.Name) and isinstance(value, ast.expr):
+                    yield name.id, value, statement.lineno, True, checking
 
     return block(tree.body, False)
 

@@ -264,8 +264,11 @@ class _Spelling:
             return ast.unparse(node)
         raise InjectionRefused(f"{head} means something else in {self.facts.path}")
 
-    def text(self) -> str:
-        """The expansion, written in the user module's names."""
+    def text(self) -> tuple[str, str | None]:
+        """The expansion written in the user module's names, and for a `Union[...]` its members
+        joined by `|` (how it is written among the parts of a `|` union, `bool | A | B | None`
+        rather than `bool | Union[A, B] | None`, and anywhere in a module that postpones
+        annotations), else None."""
         spelling = self
 
         class Respell(ast.NodeTransformer):
@@ -282,8 +285,14 @@ class _Spelling:
             def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
                 return self._chain(node)
 
-        copy = ast.parse(ast.unparse(self.alias.value), mode="eval")
-        return ast.unparse(Respell().visit(copy).body)
+        value = self.alias.value
+        copy = Respell().visit(ast.parse(ast.unparse(value), mode="eval")).body
+        members = None
+        if isinstance(value, ast.Subscript) and isinstance(copy, ast.Subscript) and \
+                isinstance(copy.slice, ast.Tuple) and \
+                self.home.dotted(value.value) == "typing.Union":
+            members = " | ".join(ast.unparse(item) for item in copy.slice.elts)
+        return ast.unparse(copy), members
 
 
 class _WriteOut(Replace):
@@ -291,11 +300,15 @@ class _WriteOut(Replace):
     annotations: the words replaced in the string); `adds` imported after the last top-level
     import; the import of the spelling's first name dropped (`alias`, `statement`)."""
 
-    def __init__(self, spelling: str, expansion: str, adds: Sequence[str],
+    def __init__(self, spelling: str, expansion: str, members: str | None, adds: Sequence[str],
                  alias: cst.ImportAlias | None, statement: cst.ImportFrom | None):
         super().__init__(set(), "", alias, statement)
         self.spelling = spelling
         self.expansion = expansion
+        self.members = members
+        self.postponed = False
+        """The module postpones annotations: `A | B` reads as its own idiom anywhere."""
+        self.operands: set[cst.CSTNode] = set()
         self.adds = adds
         self.depth = 0
         self.attributes: set[cst.Name] = set()
@@ -318,9 +331,17 @@ class _WriteOut(Replace):
         return isinstance(node, cst.Name) and \
             ".".join([node.value, *reversed(parts)]) == self.spelling
 
-    def _expanded(self, node: cst.BaseExpression) -> cst.BaseExpression:
+    def _expanded(self, original: cst.BaseExpression,
+                  node: cst.BaseExpression) -> cst.BaseExpression:
         self.replaced += 1
-        return cst.parse_expression(self.expansion).with_changes(lpar=node.lpar, rpar=node.rpar)
+        text = self.members if self.members and (self.postponed or original in self.operands) \
+            else self.expansion
+        return cst.parse_expression(text).with_changes(lpar=node.lpar, rpar=node.rpar)
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> bool:
+        if self.depth and isinstance(node.operator, cst.BitOr):
+            self.operands.update((node.left, node.right))
+        return True
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         self.attributes.add(node.attr)  # `x.Name` is never the alias imported as `Name`
@@ -329,13 +350,13 @@ class _WriteOut(Replace):
     def leave_Attribute(self, original_node: cst.Attribute,
                         updated_node: cst.Attribute) -> cst.BaseExpression:
         if self.depth and self._matches(original_node):
-            return self._expanded(updated_node)
+            return self._expanded(original_node, updated_node)
         return updated_node
 
     def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
         if self.depth and "." not in self.spelling and original_node.value == self.spelling \
                 and original_node not in self.attributes:
-            return self._expanded(updated_node)
+            return self._expanded(original_node, updated_node)
         return updated_node
 
     def leave_SimpleString(self, original_node: cst.SimpleString,
@@ -365,9 +386,10 @@ class _WriteOut(Replace):
         return module.with_changes(body=[*body[:last + 1], *added, *body[last + 1:]])
 
 
-def write_out(source: str, spelling: str, expansion: str, adds: Sequence[str], uses: int,
-              remove: bool) -> Inlined:
-    """Replace the `uses` annotation references spelled `spelling` by `expansion`, add the
+def write_out(source: str, spelling: str, expansion: tuple[str, str | None],
+              adds: Sequence[str], uses: int, remove: bool) -> Inlined:
+    """Replace the `uses` annotation references spelled `spelling` by `expansion` (its members
+    joined by `|` among the parts of a `|` union, see `_Spelling.text`), add the
     import statements `adds`, and (`remove`) drop the import of the spelling's first name."""
     module, scopes, _ = analysed(source)
     head = spelling.partition(".")[0]
@@ -376,7 +398,8 @@ def write_out(source: str, spelling: str, expansion: str, adds: Sequence[str], u
     if remove:
         found = imported(module, scopes, head)
         alias, statement = found.alias, found.statement
-    transformer = _WriteOut(spelling, expansion, adds, alias, statement)
+    transformer = _WriteOut(spelling, *expansion, adds, alias, statement)
+    transformer.postponed = "from __future__ import annotations" in source
     result = module.visit(transformer)
     if transformer.replaced != uses:
         raise InjectionRefused(f"{transformer.replaced} of {uses} annotations naming {spelling} "
