@@ -738,3 +738,39 @@ def _inject_alias_at(root: Path, difficulty: Difficulty, alias: str) -> tuple[Pr
     result = inject(project, SMELL, difficulty, candidate=candidate, options=support.NO_FILTER)
     assert isinstance(result, Injection), result
     return project, result
+
+
+def test_alias_discovery_counts_what_it_turns_away(tmp_path: Path) -> None:
+    """An alias for the type checker only is left alone (its users import it under
+    TYPE_CHECKING), as is one no other module names; each is counted under its rule."""
+    from smellkit.injectors.base import InjectionContext
+    from smellkit.injectors.engine import make_injector
+
+    checked = """\
+        from __future__ import annotations
+
+        import typing
+
+        if typing.TYPE_CHECKING:
+            from pkg.types import Checked
+
+
+        def one(names: Checked) -> None:
+            return None
+
+
+        def two(names: Checked) -> None:
+            return None
+        """
+    files = {**ALIAS_BASE, "pkg/checked.py": checked,
+             "pkg/types.py": textwrap.dedent(ALIAS_BASE["pkg/types.py"]) + textwrap.dedent("""\
+                 Unused = typing.Dict[str, typing.List[int]]
+                 if typing.TYPE_CHECKING:
+                     Checked = typing.Tuple[typing.Sequence[str], typing.AbstractSet[str]]
+                 """)}
+    context = InjectionContext(support.load(_write(tmp_path, files)))
+    found = list(make_injector(SMELL, support.NO_FILTER).candidates(context))
+    assert [item.data["alias"] for item in found if "alias" in item.data] == [ALIAS]
+    assert context.discarded["a type alias no other module names in annotations only"] == 1
+    assert context.discarded[
+        "a type alias defined under TYPE_CHECKING (its users import it there)"] == 1

@@ -14,9 +14,11 @@ The alias itself stays, public or private: it is the one place the ground truth 
 names the type, the detector needs it to tell a bypass from a type that merely looks alike, and
 a public alias is API. Behaviour is kept: only annotations change, and an annotation evaluates
 to an equal type whether it names the alias or writes it out; a use outside annotations (a
-`cast`, an `isinstance`) makes the module refuse. An alias defined under `if TYPE_CHECKING:`
-exists for the type checker only: its users are rewritten only when they need no new import
-(a runtime import of what the checker alone sees could make an import cycle).
+`cast`, an `isinstance`) leaves the module out. An alias defined under `if TYPE_CHECKING:`
+is reported by the detector but not injected: it exists for the type checker only, so its users
+import it under TYPE_CHECKING too, where dropping the import may leave an empty block, and the
+names its expansion reads may be the checker's only (a run-time import of them could make the
+import cycle the block avoids).
 """
 
 from __future__ import annotations
@@ -102,13 +104,15 @@ def plans(context: InjectionContext, flagged: frozenset[str], *,
     analysis = context.analysis
     found: list[Plan] = []
     for alias in aliases(analysis):
-        if alias.qualname in flagged:
+        rule = ("a type alias already reported as shotgun surgery" if alias.qualname in flagged
+                else "a type alias defined under TYPE_CHECKING (its users import it there)"
+                if alias.type_checking else None)
+        if rule is not None:
             if explain:
-                context.discard("a type alias already reported as shotgun surgery")
+                context.discard(rule)
             continue
         users: list[User] = []
         removable: set[str] = set()
-        rules: list[str] = []
         for facts in sorted(context.index.modules.values(), key=lambda item: item.path):
             if facts.module == alias.module or is_test_path(facts.path) or \
                     alias.name not in context.source(facts.path):
@@ -117,11 +121,8 @@ def plans(context: InjectionContext, flagged: frozenset[str], *,
             if tree is None:
                 continue
             uses, outside = _references(Names(analysis, facts), tree, alias.qualname)
-            if outside or len({spelling for _, spelling in uses}) > 1:
-                rules.append("a module naming the alias outside annotations or in two ways")
-                continue
-            if not uses:
-                continue
+            if not uses or outside or len({spelling for _, spelling in uses}) > 1:
+                continue  # a use at run time, or two spellings: left alone
             spelling = uses[0][1]
             scopes = Scopes(facts)
             lines = tuple(line for line, _ in uses)
@@ -129,12 +130,9 @@ def plans(context: InjectionContext, flagged: frozenset[str], *,
                               tuple(sorted({scopes.at(line) for line in lines})), False))
             if _unused_after(context, facts, tree, spelling, len(uses)):
                 removable.add(facts.path)
-        if explain:
-            for rule in rules:
-                context.discard(rule)
         if not users:
             if explain:
-                context.discard("a type alias no other module annotates with (only there)")
+                context.discard("a type alias no other module names in annotations only")
             continue
         home = context.index.modules[alias.module]
         own = [line for line, _ in _references(Names(analysis, home),
@@ -238,9 +236,6 @@ class _Spelling:
 
     def _add(self, node: ast.expr, dotted: str) -> str:
         """Import what the alias's module imports for the name, the way it does."""
-        if self.alias.type_checking:
-            raise InjectionRefused(f"{self.alias.qualname} exists for the type checker only, and "
-                                   f"{self.facts.path} would need a new import of {dotted}")
         chain = node
         while isinstance(chain, ast.Attribute):
             chain = chain.value
