@@ -173,6 +173,8 @@ class CaseNames:
 
     case: str
     targets: tuple[str, ...]
+    """Where the case was centred (its candidate's target): cases of one candidate at several
+    difficulties may share names derived from it."""
     names: frozenset[str]
 
 
@@ -233,7 +235,7 @@ def scan(root: str | Path, injections: Iterable[Injection]) -> dict[str, list[st
         before, after = injection_files(root, injection)
         context = _context(root, injection, before)
         found[injection.id] = added_tells(before, after, context=context)
-        targets = tuple(sorted(item.location.qualname for item in injection.targets))
+        targets = (injection.candidate.target.qualname,)
         cases.append(CaseNames(injection.id, targets,
                                frozenset(added_names(before, after, context=context))))
     found["(across cases)"] = reused_names(cases)

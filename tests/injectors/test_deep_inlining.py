@@ -124,7 +124,7 @@ def test_new_modules_import_in_either_order(tmp_path: Path) -> None:
     copy = tmp_path / "smelly"
     shutil.copytree(LEDGER / "before", copy, ignore=shutil.ignore_patterns("__pycache__"))
     apply_patch(copy, injection.smelly_patch)
-    new = sorted(path for path in injection.files if "_steps" in path)
+    new = sorted(path for path in injection.files if not (LEDGER / "before" / path).exists())
     assert len(new) == 3
     for path in new:
         module = path[:-3].replace("/", ".")
@@ -234,7 +234,7 @@ def test_difficulties_differ() -> None:
     assert chain <= {location.qualname for location in medium.locations}
     assert len({location.qualname for location in hard.locations} - {TARGET}) >= 3
     assert hard.red_herrings
-    assert "from shop.pricing import TAX_RATES" in hard.smelly_patch  # module state
+    assert "TAX_RATES" in hard.smelly_patch.split("class OrderService")[0]  # module state
     assert "shop.pricing" in {location.qualname for location in hard.locations}
     assert all(location.qualname not in {item.qualname for item in hard.locations}
                for location in hard.red_herrings)
@@ -445,7 +445,7 @@ def test_own_tests_pass_on_the_smelly_code(tmp_path: Path, name: str, version: s
 
     top = sdist(name, version)
     injection = first_injection(top / "src", SMELL, difficulty)
-    assert any("_steps" in path for path in injection.files), injection.files
+    assert any(not (top / "src" / path).exists() for path in injection.files), injection.files
     result = own_tests_pass(top, injection, tmp_path)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert " passed" in result.stdout

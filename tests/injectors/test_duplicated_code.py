@@ -8,7 +8,6 @@ injector's, in `test_fixtures.py` (SMELLKIT_REGENERATE=1 rewrites them).
 from __future__ import annotations
 
 import ast
-import random
 import shutil
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from smellkit.injectors.base import Edit, InjectionContext
 from smellkit.injectors.duplicated_code import DuplicatedCodeInjector, _renamable_params
 from smellkit.injectors.duplicated_code.helper import examine
 from smellkit.injectors.engine import find_candidates, make_injector
+from smellkit.injectors.naming import is_numbered
 from smellkit.models import DIFFICULTIES, Candidate, Difficulty
 from tests.injectors.support import (
     FIXTURES,
@@ -59,8 +59,13 @@ def test_before_after(tmp_path: Path, difficulty: Difficulty) -> None:
     kinds = {check.kind for check in injection.checks}
     assert kinds == {"duplicated_code.not_cloned"} and len(injection.checks) == copies + 1
     files = smelly_files(root, injection, tmp_path / "again")
-    assert constructs(root, files) == (["table pages/catalog.py:_DISPATCH"]
-                                       if difficulty == "hard" else [])
+    found = constructs(root, files)
+    if difficulty == "hard":  # named from the helper's words, not a fixed `_DISPATCH`
+        (table,) = found
+        assert table.startswith("table pages/catalog.py:_SLUGIFY_"), table
+        assert not is_numbered(table)
+    else:
+        assert found == []
 
 
 def constructs(root: Path, changes: dict[str, str | None]) -> list[str]:
@@ -216,26 +221,32 @@ def test_hard_redirects_a_call_inside_another_through_the_table(tmp_path: Path) 
     (table,) = [item for item in constructs(root, files) if item.startswith("table ")]
     texts = "\n".join(text or "" for text in files.values())
     assert "pick(pick(" not in texts and "_pick(_pick(values, 4), 2)" in texts
-    assert '_DISPATCH["pick"](_DISPATCH["pick"](values, 4), 2)' in texts, table
+    name = table.rpartition(":")[2]
+    assert f'{name}["pick"]({name}["pick"](values, 4), 2)' in texts, table
     assert_round_trip(root, injection)
     same_behaviour(root, injection, tmp_path, [
         f"lib.{name}:use_{name}([5, 3, 3, 9, 1, 7])" for name in ("a", "b", "c")])
 
 
-def test_hard_without_a_free_name_for_the_table_is_refused(tmp_path: Path) -> None:
-    """Every caller module already says `_DISPATCH` and `_PICK_DISPATCH` (here in a comment):
-    no copy can be reached through a table, and a hard case without one is no hard case."""
-    taken = CALLER + "# _DISPATCH and _PICK_DISPATCH are names taken here\n"
-    root = three_callers(tmp_path, **{name: taken.format(name=f"use_{name}")
-                                      for name in ("a", "b", "c")})
-    injector = make_injector(SMELL, SMALL)
-    context = InjectionContext(load(root))
-    (candidate,) = list(injector.candidates(context))
-    outcome = attempt(injector, context, candidate, "hard")
-    assert isinstance(outcome, InjectionRefused)
-    assert "reach a copy through a module-level table" in outcome.message
-    assert "no free name for a table of copies" in outcome.message
-    assert isinstance(injector.inject(context, candidate, "medium", random.Random(0)), Edit)
+def test_the_table_takes_a_name_free_in_its_module(tmp_path: Path) -> None:
+    """The table is named from the helper's words (`_PICK_BY_NAME` here, where the repository
+    has no word for a collection of functions); a module that already says that name gets
+    another one, never a numbered one."""
+    first = three_callers(tmp_path / "free")
+    injection = injected(first, SMELL, "hard", "lib.core.pick")
+    (table,) = [item for item in constructs(first, smelly_files(first, injection,
+                                                                tmp_path / "a"))
+                if item.startswith("table ")]
+    name = table.rpartition(":")[2]
+    assert name.startswith("_PICK_") and not is_numbered(name)
+    taken = CALLER + f"# {name} is a name taken here\n"
+    second = three_callers(tmp_path / "taken", **{item: taken.format(name=f"use_{item}")
+                                                  for item in ("a", "b", "c")})
+    injection = injected(second, SMELL, "hard", "lib.core.pick")
+    (other,) = [item for item in constructs(second, smelly_files(second, injection,
+                                                                 tmp_path / "b"))
+                if item.startswith("table ")]
+    assert other.rpartition(":")[2] != name and not is_numbered(other)
 
 
 def test_parameters_named_by_callers_keep_their_names() -> None:
@@ -270,9 +281,12 @@ def test_method_before_after(tmp_path: Path, difficulty: Difficulty) -> None:
     files = smelly_files(root, injection, tmp_path)
     assert len({*injection.files, "reports/base.py"}) == {"easy": 2, "medium": 3, "hard": 5}[
         difficulty]
-    assert constructs(root, files) == (["mixin reports/_totals_mixin.py:_TotalsMixin"]
-                                       if difficulty == "hard" else [])
-    assert all(target.location.qualname.endswith(("Report.totals", "Mixin.totals"))
+    found = constructs(root, files)
+    assert len(found) == (difficulty == "hard")
+    mixins = {item.rpartition(":")[2] for item in found}
+    assert all(item.startswith("mixin reports/") and not is_numbered(item) for item in found)
+    assert all(target.location.qualname.endswith("Report.totals") or
+               target.location.qualname.split(".")[-2] in mixins
                for target in injection.targets)
     if difficulty == "hard":
         (herring,) = injection.red_herrings
@@ -338,9 +352,12 @@ def test_hard_with_heirs_in_two_modules_uses_a_mixin(tmp_path: Path) -> None:
     root = ENGINES / "before"
     injection = injected(root, SMELL, "hard", "engines.base.Engine.render")
     files = smelly_files(root, injection, tmp_path)
-    assert constructs(root, files) == ["mixin engines/_render_mixin.py:_RenderMixin"]
-    assert sorted(target.location.qualname for target in injection.targets) == [
-        "engines._render_mixin._RenderMixin.render", "engines.fast.CachingEngine.render"]
+    (mixin,) = constructs(root, files)
+    path, _, name = mixin.removeprefix("mixin ").partition(":")
+    assert not (root / path).exists() and not is_numbered(mixin)
+    module = path.removesuffix(".py").replace("/", ".")
+    assert sorted(target.location.qualname for target in injection.targets) == sorted([
+        f"{module}.{name}.render", "engines.fast.CachingEngine.render"])
     assert [item.qualname for item in injection.red_herrings] == [
         "engines.safe.AuditedEngine.render"]
     assert len({*injection.files, "engines/base.py"}) == 4
@@ -363,12 +380,16 @@ def test_one_heir_gets_its_copy_from_a_mixin(tmp_path: Path, difficulty: Difficu
     root = LEDGER / "before"
     injection = injected(root, SMELL, difficulty, "ledger.book.Book.balances")
     files = smelly_files(root, injection, tmp_path)
-    assert constructs(root, files)[-1] == "mixin ledger/_balances_mixin.py:_BalancesMixin"
-    assert [target.location.qualname for target in injection.targets] == [
-        "ledger._balances_mixin._BalancesMixin.balances"]
-    assert [item.qualname for item in injection.red_herrings] == (
-        ["ledger._balances_delegate._BalancesDelegate.balances"] if difficulty == "hard"
-        else [])
+    mixins = constructs(root, files)
+    assert len(mixins) == {"medium": 1, "hard": 2}[difficulty]
+    assert not any(is_numbered(item) for item in mixins)
+    (target,) = injection.targets
+    assert f"{target.location.path}:{target.location.qualname.split('.')[-2]}" in \
+        " ".join(mixins)
+    herrings = [item.qualname for item in injection.red_herrings]
+    assert len(herrings) == (difficulty == "hard")
+    assert all(item.endswith(".balances") and item != target.location.qualname
+               for item in herrings)
     spanned = {*injection.files, *(item.path for item in injection.locations)}
     assert len(spanned) == {"medium": 3, "hard": 4}[difficulty]
     assert_round_trip(root, injection)

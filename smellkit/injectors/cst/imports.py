@@ -1,13 +1,17 @@
 """Imports in modules being edited: where the opening import block ends, adding imports there,
-merging names into an existing `from` import. Every injector adds imports through these."""
+merging names into an existing `from` import, and dropping the imports an edit left unused.
+Every injector adds imports through these."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import libcst as cst
 
 from smellkit.injectors.cst import edit
+
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
 
 def is_import_line(line: cst.CSTNode) -> bool:
@@ -107,3 +111,81 @@ def merged(imports: list[str], ordered: bool = True) -> list[str]:
             text = head + "(\n" + "".join(f"    {name},\n" for name in names) + ")"
         lines.append(text)
     return lines
+
+
+def reads(module: cst.Module) -> set[str]:
+    """Names the module reads outside its top-level import lines (attribute and keyword names
+    aside), and every word of its strings (an `__all__` entry, a string annotation)."""
+    found: set[str] = set()
+
+    class Collect(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)
+            return False
+
+        def visit_Arg(self, node: cst.Arg) -> bool:
+            node.value.visit(self)
+            return False
+
+        def visit_Name(self, node: cst.Name) -> None:
+            found.add(node.value)
+
+        def visit_SimpleString(self, node: cst.SimpleString) -> None:
+            found.update(_IDENTIFIER.findall(node.value))
+
+    for statement in module.body:
+        if not is_import_line(statement):
+            statement.visit(Collect())
+    return found
+
+
+def bound_name(alias: cst.ImportAlias) -> str:
+    """The name an import alias binds (`import a.b` binds `a`)."""
+    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+        return alias.asname.name.value
+    return cst.Module([]).code_for_node(alias.name).split(".")[0]
+
+
+def drop_unused(original: cst.Module, new: cst.Module) -> tuple[cst.Module, list[str]]:
+    """`new` without the top-level imports that `original` read and `new` no longer does (an
+    edit that redirected or pasted away every use), and the names dropped. An import the
+    original left unused stays: it was the repository's own (a re-export, a side effect)."""
+    before, after = reads(original), reads(new)
+    dropped: list[str] = []
+    body: list[cst.BaseStatement] = []
+    carried: list[cst.EmptyLine] = []  # the blank lines and comments of a dropped line
+    for statement in new.body:
+        if carried:
+            statement = statement.with_changes(leading_lines=[*carried,
+                                                              *statement.leading_lines])
+            carried = []
+        if not is_import_line(statement):
+            body.append(statement)
+            continue
+        assert isinstance(statement, cst.SimpleStatementLine)
+        smalls: list[cst.BaseSmallStatement] = []
+        for small in statement.body:
+            assert isinstance(small, (cst.Import, cst.ImportFrom))
+            if isinstance(small.names, cst.ImportStar):
+                smalls.append(small)
+                continue
+            kept = []
+            for alias in small.names:
+                name = bound_name(alias)
+                if name in before and name not in after:
+                    dropped.append(name)
+                else:
+                    kept.append(alias)
+            if len(kept) == len(small.names):
+                smalls.append(small)
+            elif kept:
+                kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                smalls.append(small.with_changes(names=kept))
+        if smalls:
+            smalls[-1] = smalls[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+            body.append(statement.with_changes(body=smalls))
+        else:
+            carried = list(statement.leading_lines)
+    if not dropped:
+        return new, []
+    return new.with_changes(body=body), dropped

@@ -31,7 +31,7 @@ from __future__ import annotations
 import ast
 import random
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from weakref import WeakKeyDictionary
 
@@ -120,51 +120,101 @@ class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
             plans.sort(key=lambda plan: (-_depth(plan), -len(_files(context, [plan], path))))
         inliner = Inliner(context, comments=difficulty == "easy")
         spreader = _SPREADERS.setdefault(context, Spreader(context))
-        chosen: list[Plan] = []
-        last: _Made | None = None
-        reasons: list[str] = []
-        enough = flagged = False
-        for plan in plans:
-            trial = [*chosen, plan]
+        tries = [_Try(context, inliner, spreader, qualname, path, difficulty, rng, batch)
+                 for batch in _batches(context, plans, path, difficulty)]
+        for attempt in tries:
+            if attempt.run() is not None:
+                break
+        made = next((attempt for attempt in tries if attempt.last is not None), None)
+        reasons = sorted({reason for attempt in tries for reason in attempt.reasons})
+        if not any(attempt.chosen for attempt in tries):
+            raise InjectionRefused("no helper could be inlined: " + "; ".join(reasons[:3]))
+        if made is None and any(attempt.enough for attempt in tries) and \
+                not any(attempt.flagged for attempt in tries):
+            raise InjectionRefused("even with every inlinable helper pasted in, the function is "
+                                   "not long, complex and blocky enough to read as deep "
+                                   "inlining" + (" (an easy case pastes helpers of one other "
+                                                 "file only)" if difficulty == "easy" else ""))
+        if made is None or made.last is None:
+            extra = " and some indirection (a chain or renamed parameters)" \
+                if difficulty != "easy" else ""
+            why = f" ({'; '.join(reasons[:2])})" if reasons else ""
+            most = max(len(attempt.chosen) for attempt in tries)
+            raise InjectionRefused(f"{difficulty} needs {_MIN_HELPERS[difficulty]} "
+                                   f"helper(s){extra} over {_MIN_FILES[difficulty]} files; "
+                                   f"{most} could be inlined{why}")
+        if not _flagged(context, path, qualname, made.last.text):
+            raise InjectionRefused("the function is no longer reported once its callees moved out")
+        return _edit(context, difficulty, qualname, path, made.chosen, made.last)
+
+
+def _batches(context: InjectionContext, plans: list[Plan], path: str,
+             difficulty: Difficulty) -> list[list[Plan]]:
+    """The plans to try together. At easy, the helpers of one other file (or of the caller's
+    own file, which moves to one new module) per batch, the richest first: an easy case spans
+    two files. Otherwise all of them."""
+    if difficulty != "easy":
+        return [plans]
+    by_file: dict[frozenset[str], list[Plan]] = {}
+    for plan in plans:
+        by_file.setdefault(frozenset(_files(context, [plan], path) - {path}), []).append(plan)
+    batches = [batch for key, batch in by_file.items() if len(key) <= 1]
+    return sorted(batches, key=lambda batch: -len(batch))
+
+
+@dataclass
+class _Try:
+    """Helpers pasted in one by one until the function reads as deep inlining at the
+    difficulty, over the files it asks for."""
+
+    context: InjectionContext
+    inliner: Inliner
+    spreader: Spreader
+    qualname: str
+    path: str
+    difficulty: Difficulty
+    rng: random.Random
+    plans: list[Plan]
+    chosen: list[Plan] = field(default_factory=list)
+    last: _Made | None = None
+    reasons: list[str] = field(default_factory=list)
+    enough: bool = False
+    flagged: bool = False
+
+    def run(self) -> _Made | None:
+        context, qualname, path, difficulty = self.context, self.qualname, self.path, \
+            self.difficulty
+        for plan in self.plans:
+            trial = [*self.chosen, plan]
             try:
-                rewritten = inliner.rewrite(qualname, sorted(trial, key=lambda p: p.site.line))
+                rewritten = self.inliner.rewrite(qualname, sorted(trial,
+                                                                  key=lambda p: p.site.line))
                 imports = imports_for(context, qualname, rewritten.needs)
             except InjectionRefused as error:
-                reasons.append(error.message)
+                self.reasons.append(error.message)
                 continue
-            chosen = trial
-            if not _enough(difficulty, chosen, rewritten.renamed):
+            if difficulty == "easy" and len(_elsewhere(context, path, rewritten)) > 1:
+                self.reasons.append("an easy case pastes code of one other file only")
                 continue
-            enough = True
+            self.chosen = trial
+            if not _enough(difficulty, self.chosen, rewritten.renamed):
+                continue
+            self.enough = True
             try:  # the function reads as deep inlining (moving callees out cannot change it)
                 if not _flagged(context, path, qualname, _alone(context, qualname,
                                                                 rewritten.function)):
                     continue
-                flagged = True
-                made = _spread(context, spreader, difficulty, qualname, path, rewritten)
-                text = with_imports(path, made.module, imports)
+                self.flagged = True
+                made = _spread(context, self.spreader, difficulty, qualname, path, rewritten,
+                               self.rng)
+                text = with_imports(context, qualname, path, made.module, imports)
             except InjectionRefused as error:
-                reasons.append(error.message)
+                self.reasons.append(error.message)
                 continue
-            last = _Made(text, made, rewritten.inlined, rewritten.function, rewritten.needs)
-            break
-        if not chosen:
-            raise InjectionRefused("no helper could be inlined: "
-                                   + "; ".join(sorted(set(reasons))[:3]))
-        if enough and not flagged:
-            raise InjectionRefused("even with every inlinable helper pasted in, the function is "
-                                   "not long, complex and blocky enough to read as deep "
-                                   "inlining")
-        if last is None:
-            extra = " and some indirection (a chain or renamed parameters)" \
-                if difficulty != "easy" else ""
-            why = f" ({'; '.join(sorted(set(reasons))[:2])})" if reasons else ""
-            raise InjectionRefused(f"{difficulty} needs {_MIN_HELPERS[difficulty]} "
-                                   f"helper(s){extra} over {_MIN_FILES[difficulty]} files; "
-                                   f"{len(chosen)} could be inlined{why}")
-        if not _flagged(context, path, qualname, last.text):
-            raise InjectionRefused("the function is no longer reported once its callees moved out")
-        return _edit(context, difficulty, qualname, path, chosen, last)
+            self.last = _Made(text, made, rewritten.inlined, rewritten.function,
+                              rewritten.needs)
+            return self.last
+        return None
 
 
 _SPREADERS: WeakKeyDictionary[InjectionContext, Spreader] = WeakKeyDictionary()
@@ -181,7 +231,7 @@ class _Made:
 
 
 def _spread(context: InjectionContext, spreader: Spreader, difficulty: Difficulty,
-            qualname: str, path: str, rewritten: Rewritten) -> Spread:
+            qualname: str, path: str, rewritten: Rewritten, rng: random.Random) -> Spread:
     """The helpers moved out of the caller's file until the smell spans the files the difficulty
     asks for (and, at hard, at least one into a mixin when nothing else reads module state)."""
     host = context.index.module_of[qualname]
@@ -210,7 +260,18 @@ def _spread(context: InjectionContext, spreader: Spreader, difficulty: Difficult
         raise InjectionRefused(f"the callees span {len(files)} file(s); {len(movable)} distinct "
                                f"one(s) of the caller's file can move, {missing} new module(s) "
                                "needed" + (f" ({'; '.join(refused[:2])})" if refused else ""))
-    return spreader.spread(rewritten.module, path, movable, missing)
+    return spreader.spread(rewritten.module, path, movable, missing, rng)
+
+
+def _elsewhere(context: InjectionContext, path: str, rewritten: Rewritten) -> set[str]:
+    """The files other than the caller's that the pasted code comes from or reads module state
+    of: the smell spans them (with the caller's file, or a new module when there are none)."""
+    found = {context.path_of(name) or path for name in rewritten.inlined}
+    for _, meant in rewritten.needs.values():
+        module = meant.rpartition(".")[0]
+        if _state(context, meant) and module in context.index.modules:
+            found.add(context.index.modules[module].path)
+    return found - {path}
 
 
 def _native_features(context: InjectionContext, qualname: str, path: str,

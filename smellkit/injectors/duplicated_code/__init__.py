@@ -57,6 +57,8 @@ from smellkit.injectors.cst.imports import add_imports, merged
 from smellkit.injectors.duplicated_code import copying
 from smellkit.injectors.duplicated_code import helper as helping
 from smellkit.injectors.duplicated_code import methods as _methods
+from smellkit.injectors.duplicated_code import names as naming
+from smellkit.injectors.duplicated_code.helper import without_unused
 from smellkit.injectors.duplicated_code.mixin import mixin_chain, mixin_hard
 from smellkit.models import Candidate, Difficulty, StructuralCheck
 
@@ -134,6 +136,9 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
             places = list(candidate.data.get("modules", ()))
             module_of = str
         rng.shuffle(places)
+        # places whose code the tests run first: the tests that run it then run the copy
+        places.sort(key=lambda place: not _exercised(context, helper.qualname, place,
+                                                     "classes" in candidate.data))
         if "classes" in candidate.data and difficulty != "easy" and \
                 len({module_of(place) for place in places}) < len(roles):
             mixed = mixin_hard(context, helper, sorted(places), rng) if difficulty == "hard" \
@@ -156,9 +161,9 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
                     changes.update(mixed[0])
                     made[role] = mixed[1][0]
                     continue
-                placed = (_methods.place_method(context, helper, place, role)
+                placed = (_methods.place_method(context, helper, place, role, rng)
                           if "classes" in candidate.data
-                          else _place(context, helper, place, role))
+                          else _place(context, helper, place, role, rng))
             except InjectionRefused as refusal:
                 refusals.append(refusal.message)
                 continue
@@ -183,6 +188,17 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
                                            if "classes" in candidate.data
                                            else "reached through a module-level table")
         return _edit(helper, changes, copies, made.get("wrapper"), note)
+
+
+def _exercised(context: InjectionContext, helper: str, place: str, heir: bool) -> bool:
+    """Whether the tests run code of this place (always, without a test map): a caller of
+    the helper in that module, or a member of that heir class."""
+    index = context.index
+    if heir:
+        return context.is_covered(place) or any(
+            context.is_covered(name) for name in index.children.get(place, {}).values())
+    return any(context.is_covered(name) for name in index.call_graph.predecessors(helper)
+               if index.scope_module(name) == place)
 
 
 def _edit(helper: helping.Helper, changes: dict[str, str | None], copies: list[str],
@@ -255,18 +271,13 @@ def _renamable_params(node: cst.FunctionDef, calls: list[cst.Call]) -> list[str]
 
 
 def _place(context: InjectionContext, helper: helping.Helper, module: str,
-           role: str) -> tuple[str, str]:
+           role: str, rng: random.Random) -> tuple[str, str]:
     """Module D's new text with a copy (or the wrapper) and its calls redirected, and the
     qualname of what was added. Role `table`: the renamed copy, then a module-level table
     holding it, and the calls look the copy up there."""
     index = context.index
     facts = index.modules[module]
-    source = context.source(facts.path)
-    base = helper.name.lstrip("_") or "helper"
-    name = next((option for option in (f"_{base}", f"_local_{base}")
-                 if option != helper.name and edit.name_free(source, option)), None)
-    if name is None:
-        raise InjectionRefused(f"no free name for a copy of `{helper.name}` in {facts.path}")
+    name = naming.copy_name(context, helper.name, helper.qualname, module, rng)
     names, modules = set(), set()
     for item in facts.imports:
         if item.scope != module or item.type_only or "." in item.bound:
@@ -302,20 +313,18 @@ def _place(context: InjectionContext, helper: helping.Helper, module: str,
         target = next(iter(sorted(names)), None) or f"{sorted(modules)[0]}.{helper.name}"
         added: cst.BaseStatement = copying.wrapper(tree, name, target)
     else:
-        mapping = {} if role == "copy" else copying.new_names(
+        mapping = {} if role == "copy" else naming.local_names(
             [*helper.locals_, *_renamable_params(helper.node, calls)],
-            context.module(helper.path).code_for_node(helper.node))
+            context.module(helper.path).code_for_node(helper.node),
+            context.vocabulary.near(module), rng)
         if tree.default_indent != context.module(helper.path).default_indent:
             raise InjectionRefused(f"{facts.path} and {helper.path} indent differently")
         added = copying.renamed_copy(helper.node, name, mapping)
     statements = [added]
     callee: str = name
     if role == "table":
-        table = next((option for option in ("_DISPATCH", f"_{base.upper()}_DISPATCH")
-                      if edit.name_free(source, option)), None)
-        if table is None:
-            raise InjectionRefused(f"no free name for a table of copies in {facts.path}")
-        key = f'"{base}"'
+        table = naming.table_name(context, helper.name, module, rng)
+        key = f'"{helper.name.strip("_") or helper.name}"'
         statements.append(edit.statement(tree, f"{table} = {{{key}: {name}}}"))
         callee = f"{table}[{key}]"
     replacements: dict[cst.CSTNode, cst.CSTNode] = {}
@@ -325,7 +334,7 @@ def _place(context: InjectionContext, helper: helping.Helper, module: str,
     result = edit.insert_top(redirected, position, statements)
     result = add_imports(result, tree, position, imports, module,
                                   facts.is_package)
-    return result.code, f"{module}.{name}"
+    return without_unused(context, module, tree, result).code, f"{module}.{name}"
 
 
 class _Redirect(cst.CSTTransformer):

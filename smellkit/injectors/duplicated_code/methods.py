@@ -9,6 +9,7 @@ code sits in), and every global it reads means the same object in S's module.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator
 
 import libcst as cst
@@ -21,6 +22,7 @@ from smellkit.injectors.cst import edit
 from smellkit.injectors.cst.imports import add_imports
 from smellkit.injectors.duplicated_code import copying
 from smellkit.injectors.duplicated_code import helper as helping
+from smellkit.injectors.duplicated_code.names import local_names
 from smellkit.models import Candidate
 
 
@@ -93,7 +95,7 @@ def _inherits(index: Index, cls: str, base: str, name: str) -> bool:
 
 
 def place_method(context: InjectionContext, helper: helping.Helper, cls: str,
-                 role: str) -> tuple[str, str]:
+                 role: str, rng: random.Random) -> tuple[str, str]:
     """S's module with the copy (or a delegating look-alike) at the end of S's body."""
     index = context.index
     module = index.module_of[cls]
@@ -119,12 +121,13 @@ def place_method(context: InjectionContext, helper: helping.Helper, cls: str,
                                     config=tree.config_for_parsing)
     else:
         imports = helping.bindings(context, helper, module, index.definitions[cls].start_line)
-        mapping = {} if role == "copy" else copying.new_names(
-            helper.locals_, context.module(helper.path).code_for_node(helper.node))
+        mapping = {} if role == "copy" else local_names(
+            helper.locals_, context.module(helper.path).code_for_node(helper.node),
+            context.vocabulary.near(module), rng)
         added = copying.renamed_copy(helper.node, helper.name, mapping)
     added = added.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
     body = node.body.with_changes(body=[*node.body.body, added])
     result = edit.replace(tree, {node: node.with_changes(body=body)})
     result = add_imports(result, tree, position, imports, module,
                                   facts.is_package)
-    return result.code, f"{cls}.{helper.name}"
+    return helping.without_unused(context, module, tree, result).code, f"{cls}.{helper.name}"
