@@ -449,3 +449,68 @@ def test_own_tests_pass_on_the_smelly_code(tmp_path: Path, name: str, version: s
     result = own_tests_pass(top, injection, tmp_path)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert " passed" in result.stdout
+
+
+# -- names and comments a person would write ------------------------------------------------------
+
+FINDER = '''\
+def find_item(items, key):
+    r"""Return the buffer's index of `key`, or -1 (\\d patterns allowed)."""
+    index = -1
+    for position, item in enumerate(items):
+        if item == key and index < 0:
+            index = position
+    return index
+'''
+
+USER = '''\
+from pkg.finder import find_item
+
+
+def locate(items, keys):
+    index = 0
+    found = []
+    for key in keys:
+        spot = find_item(items, key)
+        found.append((index, spot))
+        index += 1
+    return found
+'''
+
+
+def test_pasted_locals_are_renamed_with_words_of_their_function(tmp_path: Path) -> None:
+    """`index` of `find_item` collides with the caller's: it becomes `item_index` (the
+    callee's noun, not `index_2`); the comment before the paste is the docstring's first line,
+    every letter kept (an r-string's prefix and quotes parsed, not stripped)."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "finder.py").write_text(FINDER)
+    (tmp_path / "pkg" / "user.py").write_text(USER)
+    context = InjectionContext(load(tmp_path))
+    (site,) = SiteFinder(context).sites("pkg.user.locate")
+    rewritten = Inliner(context, comments=True).rewrite("pkg.user.locate", [Plan(site)])
+    text = rewritten.module.code
+    assert "item_index = -1" in text and "spot = item_index" in text
+    assert "# Return the buffer's index of `key`, or -1 (\\d patterns allowed)." in text
+    from smellkit.injectors.tells import added_tells
+
+    assert added_tells({"pkg/user.py": USER}, {"pkg/user.py": text}, context=[FINDER]) == [
+        "pkg/user.py:1:1: 'pkg.finder.find_item' imported but unused"]  # until with_imports
+    from smellkit.injectors.deep_inlining.imports import with_imports
+
+    final = with_imports(context, "pkg.user.locate", "pkg/user.py", rewritten.module, [])
+    assert "find_item" not in final
+    assert added_tells({"pkg/user.py": USER}, {"pkg/user.py": final}, context=[FINDER]) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,version", [("click", "8.1.7"), ("jinja2", "3.1.4")])
+def test_real_injections_read_as_human_code(name: str, version: str) -> None:
+    """On real code, over two seeds: no numbered name or module, no undefined name or unused
+    import, no helper name shared by cases of different targets; easy spans exactly two files
+    (the caller's and one more), medium three or more, hard four or more."""
+    from tests.injectors.support_tells import human_injections
+    from tests.support.pypi import sdist
+
+    made = human_injections(sdist(name, version) / "src", SMELL, tries=8)
+    assert made["easy"] and made["medium"], {key: len(value) for key, value in made.items()}

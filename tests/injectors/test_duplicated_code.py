@@ -489,3 +489,18 @@ def test_real_code(name: str, version: str) -> None:
     for difficulty in DIFFICULTIES:
         assert counts[difficulty]["injected"] >= MINIMUM[name, difficulty], counts
         assert counts[difficulty]["verified"] == counts[difficulty]["sampled"], counts
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,version", [("click", "8.1.7"), ("jinja2", "3.1.4")])
+def test_real_injections_read_as_human_code(name: str, version: str) -> None:
+    """On real code, over two seeds: no numbered name or module, no undefined name (a copy
+    imports what its annotations read) or unused import (the import its redirected calls no
+    longer need goes), no table or mixin name shared by cases of different helpers; every
+    difficulty spans the files it promises."""
+    from tests.injectors.support_tells import human_injections
+    from tests.support.pypi import sdist
+
+    made = human_injections(sdist(name, version) / "src", SMELL, tries=6)
+    assert all(made[difficulty] for difficulty in DIFFICULTIES), {
+        key: len(value) for key, value in made.items()}

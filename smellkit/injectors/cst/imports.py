@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 import libcst as cst
 
@@ -114,11 +115,56 @@ def merged(imports: list[str], ordered: bool = True) -> list[str]:
 
 
 def reads(module: cst.Module) -> set[str]:
-    """Names the module reads outside its top-level import lines (attribute and keyword names
-    aside), and every word of its strings (an `__all__` entry, a string annotation)."""
+    """Names the module reads, as pyflakes counts uses of an import: names outside import
+    statements (attribute and keyword names aside), and the words of string annotations and
+    of `__all__` entries."""
     found: set[str] = set()
+    stores: set[int] = set()  # names bound, not read: a parameter, a def, an assignment target
+
+    def store(target: cst.CSTNode | None) -> None:
+        if isinstance(target, cst.Name):
+            stores.add(id(target))
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                store(element.value)
+        elif isinstance(target, cst.StarredElement):
+            store(target.value)
 
     class Collect(cst.CSTVisitor):
+        def visit_Param(self, node: cst.Param) -> None:
+            store(node.name)
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            store(node.name)
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> None:
+            store(node.name)
+
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            store(node.target)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            if node.value is not None:
+                store(node.target)
+
+        def visit_For(self, node: cst.For) -> None:
+            store(node.target)
+
+        def visit_CompFor(self, node: cst.CompFor) -> None:
+            store(node.target)
+
+        def visit_AsName(self, node: cst.AsName) -> None:
+            store(node.name)
+
+        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+            store(node.target)
+
+        def visit_Import(self, node: cst.Import) -> bool:
+            return False
+
+        def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+            return False
+
         def visit_Attribute(self, node: cst.Attribute) -> bool:
             node.value.visit(self)
             return False
@@ -128,14 +174,30 @@ def reads(module: cst.Module) -> set[str]:
             return False
 
         def visit_Name(self, node: cst.Name) -> None:
-            found.add(node.value)
+            if id(node) not in stores:
+                found.add(node.value)
 
-        def visit_SimpleString(self, node: cst.SimpleString) -> None:
-            found.update(_IDENTIFIER.findall(node.value))
+        def visit_Annotation(self, node: cst.Annotation) -> None:
+            found.update(_words_of_strings(node))
+
+        def visit_Assign(self, node: cst.Assign) -> None:
+            if any(isinstance(target.target, cst.Name) and target.target.value == "__all__"
+                   for target in node.targets):
+                found.update(_words_of_strings(node.value))
 
     for statement in module.body:
-        if not is_import_line(statement):
-            statement.visit(Collect())
+        statement.visit(Collect())
+    return found
+
+
+def _words_of_strings(node: cst.CSTNode) -> set[str]:
+    found: set[str] = set()
+
+    class Collect(cst.CSTVisitor):
+        def visit_SimpleString(self, inner: cst.SimpleString) -> None:
+            found.update(_IDENTIFIER.findall(inner.value))
+
+    node.visit(Collect())
     return found
 
 
@@ -146,11 +208,41 @@ def bound_name(alias: cst.ImportAlias) -> str:
     return cst.Module([]).code_for_node(alias.name).split(".")[0]
 
 
+@lru_cache(maxsize=32)
+def _unused_imports(code: str) -> frozenset[str]:
+    """The imports pyflakes reports unused, as it names them (`.utils.echo`, `a as b`)."""
+    import ast
+
+    from pyflakes.checker import Checker
+    from pyflakes.messages import UnusedImport
+
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return frozenset()
+    return frozenset(str(message.message_args[0]) for message in Checker(tree).messages
+                     if isinstance(message, UnusedImport))
+
+
+def _flakes_name(small: cst.Import | cst.ImportFrom, alias: cst.ImportAlias) -> str:
+    """How pyflakes names the import of one alias."""
+    code = cst.Module([]).code_for_node
+    name = code(alias.name)
+    if isinstance(small, cst.ImportFrom):
+        source = "." * len(small.relative) + (code(small.module) if small.module else "")
+        name = f"{source}.{name}" if source and not source.endswith(".") else source + name
+    if alias.asname is not None:
+        name += f" as {code(alias.asname.name)}"
+    return name
+
+
 def drop_unused(original: cst.Module, new: cst.Module) -> tuple[cst.Module, list[str]]:
-    """`new` without the top-level imports that `original` read and `new` no longer does (an
-    edit that redirected or pasted away every use), and the names dropped. An import the
-    original left unused stays: it was the repository's own (a re-export, a side effect)."""
-    before, after = reads(original), reads(new)
+    """`new` without the top-level imports it leaves unused that `original` used (an edit that
+    redirected or pasted away every use), and the names dropped. An import the original left
+    unused stays: it was the repository's own (a re-export, a side effect)."""
+    unused = _unused_imports(new.code) - _unused_imports(original.code)
+    if not unused:
+        return new, []
     dropped: list[str] = []
     body: list[cst.BaseStatement] = []
     carried: list[cst.EmptyLine] = []  # the blank lines and comments of a dropped line
@@ -171,9 +263,8 @@ def drop_unused(original: cst.Module, new: cst.Module) -> tuple[cst.Module, list
                 continue
             kept = []
             for alias in small.names:
-                name = bound_name(alias)
-                if name in before and name not in after:
-                    dropped.append(name)
+                if _flakes_name(small, alias) in unused:
+                    dropped.append(bound_name(alias))
                 else:
                     kept.append(alias)
             if len(kept) == len(small.names):

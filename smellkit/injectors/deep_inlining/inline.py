@@ -116,6 +116,14 @@ def _rename(node: cst.CSTNode, mapping: dict[str, str]) -> cst.CSTNode:
     return node.visit(Rename(mapping)) if mapping else node  # type: ignore[return-value]
 
 
+def _callee_words(context: InjectionContext, module: str, callee: str) -> list[str]:
+    """Words for renamed locals of a pasted callee: its name's words, the first (mostly a verb:
+    `find` of `find_item`) last, then the words near it in its module."""
+    near = context.vocabulary.near(module, callee)
+    own = [word for word in near if word in words(callee.rpartition(".")[2])]
+    return list(dict.fromkeys([*own[1:], *own[:1], *near]))
+
+
 def fresh(name: str, taken: set[str], pool: Sequence[str]) -> str:
     """A new name for a pasted local that collides with one of the host, made of the local's
     own words and words near its function (`pool`, the callee's first): `index` pasted from
@@ -276,7 +284,7 @@ class Inliner:
                 needs[value.value] = (origin, self._meaning(origin, value.value))
         bound_here = own.bound | {name for name, _ in bindings}
         taken = host_names | own.used | set(renames.values()) | {name for name, _ in bindings}
-        pool = self.context.vocabulary.near(origin, callee)
+        pool = _callee_words(self.context, origin, callee)
         for name in sorted(bound_here):
             if name in host_names or name in renames.values():
                 renames[name] = fresh(name, taken, pool)
