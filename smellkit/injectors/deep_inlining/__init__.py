@@ -77,20 +77,24 @@ class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
         for qualname in sorted(context.index.definitions):
             definition = context.index.definitions[qualname]
             path = context.path_of(qualname)
-            if definition.kind not in ("function", "method") or path is None or \
-                    is_test_path(path) or qualname in flagged or (
-                        rule.skip_generated and is_generated(context.source(path).splitlines())):
+            if definition.kind not in ("function", "method") or path is None:
+                continue
+            why = _turned_away(context, path, qualname in flagged, rule.skip_generated)
+            if why is not None:
+                context.discard(why)
                 continue
             plans = _chains(finder, qualname, self.options.max_depth, frozenset({qualname}))
             if not plans:
+                context.discard("calls no helper of 5 lines or more that can be pasted in "
+                                "(single exit, no super(), not decorated or overridden)")
                 continue
             helpers = [plan.site.callee for plan in _flatten(plans)]
             sloc = finder.sloc(qualname) + sum(finder.sloc(name) for name in helpers)
             cc = finder.cc(qualname) + sum(finder.cc(name) - 1 for name in helpers)
-            if sloc < rule.min_sloc or cc < rule.min_cc:
-                continue
             location = context.location(qualname)
-            if location is None:
+            if sloc < rule.min_sloc or cc < rule.min_cc or location is None:
+                context.discard(f"with its helpers pasted in, under {rule.min_sloc} lines or "
+                                f"complexity {rule.min_cc}")
                 continue
             by_file: dict[str, list[str]] = {}
             for name in dict.fromkeys(helpers):
@@ -215,6 +219,18 @@ class _Try:
                               rewritten.needs)
             return self.last
         return None
+
+
+def _turned_away(context: InjectionContext, path: str, flagged: bool,
+                 skip_generated: bool) -> str | None:
+    """Why a function is no candidate before its calls are looked at, None when it may be."""
+    if is_test_path(path):
+        return "in a test file"
+    if flagged:
+        return "already reported as deep inlining"
+    if skip_generated and is_generated(context.source(path).splitlines()):
+        return "in a generated file"
+    return None
 
 
 _SPREADERS: WeakKeyDictionary[InjectionContext, Spreader] = WeakKeyDictionary()

@@ -51,6 +51,7 @@ from smellkit.checks.duplicated_code import clone_spans
 from smellkit.config import is_test_path
 from smellkit.detectors.duplicated_code import DuplicatedCode
 from smellkit.errors import InjectionRefused
+from smellkit.facts import Definition
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
 from smellkit.injectors.cst import edit
 from smellkit.injectors.cst.imports import add_imports, merged
@@ -63,7 +64,8 @@ from smellkit.injectors.duplicated_code.mixin import mixin_chain, mixin_hard
 from smellkit.models import Candidate, Difficulty, StructuralCheck
 
 MIN_CODE_LINES = helping.MIN_CODE_LINES
-MIN_CALLERS = 3
+MIN_CALLERS = 2
+"""One caller gets the copy, one keeps calling the original (which must not become dead)."""
 
 _PLAN: dict[Difficulty, tuple[str, ...]] = {
     "easy": ("copy",), "medium": ("copy", "renamed"), "hard": ("copy", "table", "wrapper"),
@@ -93,25 +95,28 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
                 continue
             for definition in facts.definitions:
                 qualname = definition.qualname
-                if (definition.kind != "function" or definition.parent != facts.module
-                        or definition.decorators or definition.is_stub
-                        or index.definitions.get(qualname) is not definition
-                        or definition.end_line - definition.start_line + 1 < MIN_CODE_LINES
-                        or qualname not in graph):
+                if definition.kind != "function" or definition.parent != facts.module or \
+                        index.definitions.get(qualname) is not definition:
+                    continue  # not a module-level function (methods are looked at below)
+                rule = _function_rule(context, definition, cloned.get(facts.path, ()))
+                if rule is not None:
+                    context.discard(rule)
                     continue
                 callers = [name for name in graph.predecessors(qualname) if name != qualname]
-                if len(callers) < MIN_CALLERS:
-                    continue
                 others = sorted({module for name in callers
                                  if (module := index.scope_module(name)) != facts.module
                                  and module in index.modules
                                  and not is_test_path(index.modules[module].path)})
-                if not others or any(
-                        start <= definition.end_line and end >= definition.start_line
-                        for start, end in cloned.get(facts.path, ())):
+                if len(callers) < MIN_CALLERS:
+                    context.discard(f"fewer than {MIN_CALLERS} callers")
+                    continue
+                if not others:
+                    context.discard("no caller in another module")
                     continue
                 location = context.location(qualname)
                 if location is None or not helping.copyable(context, qualname, sources):
+                    context.discard("its code cannot be copied as is (reads a rebound or "
+                                    "unknown name, super(), frames or globals)")
                     continue  # what its text says rules it out at every difficulty
                 yield Candidate(
                     smell=self.name, target=location,
@@ -188,6 +193,23 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
                                            if "classes" in candidate.data
                                            else "reached through a module-level table")
         return _edit(helper, changes, copies, made.get("wrapper"), note)
+
+
+def _function_rule(context: InjectionContext, definition: Definition,
+                   cloned: Iterable[tuple[int, int]]) -> str | None:
+    """The discovery rule that turns a module-level function away, None when none does."""
+    if definition.decorators:
+        return "decorated"
+    if definition.is_stub:
+        return "a stub"
+    if definition.end_line - definition.start_line + 1 < MIN_CODE_LINES:
+        return f"shorter than {MIN_CODE_LINES} lines"
+    if definition.qualname not in context.index.call_graph:
+        return "never called"
+    if any(start <= definition.end_line and end >= definition.start_line
+           for start, end in cloned):
+        return "already part of a group of duplicated code"
+    return None
 
 
 def _exercised(context: InjectionContext, helper: str, place: str, heir: bool) -> bool:

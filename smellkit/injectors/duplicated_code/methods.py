@@ -10,12 +10,13 @@ code sits in), and every global it reads means the same object in S's module.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import libcst as cst
 
 from smellkit.config import is_test_path
 from smellkit.errors import InjectionRefused
+from smellkit.facts import Definition
 from smellkit.graphs.index import Index
 from smellkit.injectors.base import InjectionContext
 from smellkit.injectors.cst import edit
@@ -44,25 +45,28 @@ def method_candidates(context: InjectionContext, smell: str,
                  if (other := index.module_of.get(item)) not in (None, module)
                  and index.definitions[item].parent == other
                  and not is_test_path(index.modules[other].path)]
-        if not heirs:
-            continue
         members = index.children.get(cls, {})
+        methods = [qualname for qualname in members.values()
+                   if index.definitions[qualname].kind == "method"]
+        if not heirs:
+            context.discard("a method no subclass in another module inherits", len(methods))
+            continue
         for name, qualname in sorted(members.items()):
             definition = index.definitions[qualname]
-            lines = definition.end_line - definition.start_line + 1
-            if (definition.kind != "method" or definition.is_stub
-                    or lines < helping.MIN_CODE_LINES
-                    or not set(definition.decorators) <= helping.PLAIN_DECORATORS
-                    or any(decorator.startswith(f"{name}.") for member in members.values()
-                           for decorator in index.definitions[member].decorators)
-                    or any(start <= definition.end_line and end >= definition.start_line
-                           for start, end in cloned.get(path, ()))):
+            if definition.kind != "method":
+                continue
+            rule = _method_rule(index, definition, members, cloned.get(path, ()))
+            if rule is None and not any(_inherits(index, item, cls, name) for item in heirs):
+                rule = "overridden (or reachable another way) in every subclass of another module"
+            if rule is not None:
+                context.discard(rule)
                 continue
             inheriting = sorted(item for item in heirs if _inherits(index, item, cls, name))
-            if not inheriting:
-                continue
+            lines = definition.end_line - definition.start_line + 1
             location = context.location(qualname)
             if location is None or not helping.copyable(context, qualname, sources):
+                context.discard("its code cannot be copied as is (reads a rebound or unknown "
+                                "name, super(), frames or globals)")
                 continue
             modules = sorted({index.module_of[item] for item in inheriting})
             yield Candidate(
@@ -72,6 +76,23 @@ def method_candidates(context: InjectionContext, smell: str,
                        "each can get its own copy",
                 files=(path, *(index.modules[item].path for item in modules)),
                 data={"classes": inheriting})
+
+
+def _method_rule(index: Index, definition: Definition, members: dict[str, str],
+                 cloned: Iterable[tuple[int, int]]) -> str | None:
+    """The discovery rule that turns a method away, None when none does."""
+    if definition.is_stub:
+        return "a stub"
+    if definition.end_line - definition.start_line + 1 < helping.MIN_CODE_LINES:
+        return f"shorter than {helping.MIN_CODE_LINES} lines"
+    if not set(definition.decorators) <= helping.PLAIN_DECORATORS or any(
+            decorator.startswith(f"{definition.name}.") for member in members.values()
+            for decorator in index.definitions[member].decorators):
+        return "decorated (other than property, staticmethod, classmethod)"
+    if any(start <= definition.end_line and end >= definition.start_line
+           for start, end in cloned):
+        return "already part of a group of duplicated code"
+    return None
 
 
 def _inherits(index: Index, cls: str, base: str, name: str) -> bool:
