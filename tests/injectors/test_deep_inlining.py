@@ -514,3 +514,13 @@ def test_real_injections_read_as_human_code(name: str, version: str) -> None:
 
     made = human_injections(sdist(name, version) / "src", SMELL, tries=8)
     assert made["easy"] and made["medium"], {key: len(value) for key, value in made.items()}
+
+
+def test_discovery_says_which_rule_turned_functions_away(small_repo: Path) -> None:
+    """`smellkit candidates --explain` counts: functions too small once their helpers are
+    pasted in, and functions that call nothing that can be pasted."""
+    context = InjectionContext(load(small_repo))
+    assert list(make_injector(SMELL, SMALL).candidates(context)) == []
+    assert context.discarded["with its helpers pasted in, under 40 lines or complexity 10"] >= 2
+    assert context.discarded["calls no helper of 5 lines or more that can be pasted in (single "
+                             "exit, no super(), not decorated or overridden)"] >= 1

@@ -504,3 +504,21 @@ def test_real_injections_read_as_human_code(name: str, version: str) -> None:
     made = human_injections(sdist(name, version) / "src", SMELL, tries=6)
     assert all(made[difficulty] for difficulty in DIFFICULTIES), {
         key: len(value) for key, value in made.items()}
+
+
+def test_discovery_says_which_rule_turned_definitions_away(tmp_path: Path) -> None:
+    """A helper called once, one too short, and a method no subclass of another module
+    inherits are each counted under their rule."""
+    root = three_callers(tmp_path)
+    extra = ("\n\ndef once(values):\n    kept = []\n    for value in values:\n"
+             "        if value not in kept:\n            kept.append(value)\n"
+             "    kept.sort()\n    return pick(kept, 3)\n\n\ndef tiny(values):\n"
+             "    return values\n\n\nclass Keeper:\n    def keep(self, values):\n"
+             "        return once(tiny(values))\n")
+    (root / "lib" / "core.py").write_text((root / "lib" / "core.py").read_text() + extra)
+    context = InjectionContext(load(root))
+    (candidate,) = make_injector(SMELL, SMALL).candidates(context)
+    assert candidate.target.qualname == "lib.core.pick"
+    assert context.discarded["fewer than 2 callers"] >= 1
+    assert context.discarded["shorter than 6 lines"] >= 1
+    assert context.discarded["a method no subclass in another module inherits"] >= 1
