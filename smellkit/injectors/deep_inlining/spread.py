@@ -37,7 +37,17 @@ from smellkit.injectors.deep_inlining.hints import hint_imports, hinted_names, t
 from smellkit.injectors.deep_inlining.imports import import_line
 from smellkit.injectors.deep_inlining.inline import names_of
 from smellkit.injectors.deep_inlining.scope import binds, free_names, import_time
-from smellkit.injectors.naming import MIN_WORD, Vocabulary, camel, pick, snake, usable, words
+from smellkit.injectors.naming import (
+    MIN_WORD,
+    Vocabulary,
+    camel,
+    meaningful,
+    overlaps,
+    pick,
+    snake,
+    usable,
+    words,
+)
 
 if TYPE_CHECKING:
     from smellkit.injectors.base import InjectionContext
@@ -312,8 +322,9 @@ class Spreader:
         vocabulary = self.context.vocabulary
         head = [word for word in words(_short(cls)) if len(word) >= MIN_WORD][-1:]
         methods = [name for name in group.callees if self.index.definitions[name].parent == cls]
-        own = [word for word in _own_words(methods) if word not in head]
-        near = [word for word in vocabulary.near(self.index.module_of[cls]) if word not in own]
+        own = [word for word in _own_words(methods) if not overlaps(word, head)]
+        near = [word for word in vocabulary.near(self.index.module_of[cls])
+                if word not in own and not overlaps(word, head)]
         options = [*vocabulary.combinations(head, own, rng, most=1),
                    *vocabulary.combinations(head, near, rng)]
         name = pick((camel(parts, private=True) for parts in options if parts != head),
@@ -579,7 +590,7 @@ def _short(qualname: str) -> str:
 def _own_words(qualnames: Sequence[str]) -> list[str]:
     """The words of the definitions' names, each once, in order."""
     return list(dict.fromkeys(word for name in qualnames for word in words(_short(name))
-                              if len(word) >= MIN_WORD))
+                              if meaningful(word)))
 
 
 def _word_lists(vocabulary: Vocabulary, host: str, callees: Sequence[str],
@@ -587,7 +598,7 @@ def _word_lists(vocabulary: Vocabulary, host: str, callees: Sequence[str],
     """Word lists for a new module holding `callees`: a callee's own name first, then its
     words alone or paired, then words near them in the host module."""
     found = [own for name in callees if 1 < len(own := [
-        word for word in words(_short(name)) if len(word) >= MIN_WORD]) <= 3]
+        word for word in words(_short(name)) if meaningful(word)]) <= 3]
     own = _own_words(callees)
     found.extend(vocabulary.combinations([], own, rng))
     found.extend(vocabulary.combinations([], vocabulary.near(host, *callees), rng))

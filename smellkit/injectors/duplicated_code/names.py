@@ -15,7 +15,16 @@ from collections.abc import Iterable, Sequence
 
 from smellkit.injectors.base import InjectionContext
 from smellkit.injectors.cst import edit
-from smellkit.injectors.naming import MIN_WORD, camel, is_numbered, pick, snake, usable, words
+from smellkit.injectors.naming import (
+    camel,
+    is_numbered,
+    meaningful,
+    overlaps,
+    pick,
+    snake,
+    usable,
+    words,
+)
 
 _COLLECTIONS = ("handlers", "helpers", "functions", "funcs", "callbacks", "hooks", "impls",
                 "formatters", "converters", "registry", "table", "lookup")
@@ -35,7 +44,7 @@ _SYNONYMS = {
 
 
 def _words(name: str) -> list[str]:
-    return [word for word in words(name) if len(word) >= MIN_WORD] or words(name)
+    return [word for word in words(name) if meaningful(word)] or words(name)
 
 
 def copy_name(context: InjectionContext, helper_name: str, qualname: str, module: str,
@@ -88,8 +97,11 @@ def mixin_names(context: InjectionContext, helper_name: str, heir: str,
     taken.add(stem)
     head = _words(heir.rpartition(".")[2])[-1:]
     classes = (camel(parts, private=True)
-               for parts in [*vocabulary.combinations(head, own, rng, most=1),
-                             *vocabulary.combinations(head, near, rng)] if parts != head)
+               for parts in [*vocabulary.combinations(
+                   head, [word for word in own if not overlaps(word, head)], rng, most=1),
+                   *vocabulary.combinations(
+                       head, [word for word in near if not overlaps(word, head)], rng)]
+               if parts != head)
     class_name = pick((item for item in classes if edit.name_free(source, item)), taken,
                       what=f"a mixin class for {heir}")
     taken.add(class_name)
