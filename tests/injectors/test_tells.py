@@ -97,3 +97,21 @@ def test_a_helper_name_reused_across_targets_is_a_tell() -> None:
     assert tell.startswith("_compat is added by 2 cases of 2 different targets")
     same_target = [cases[0], CaseNames("dead_code-easy-3", ("a.find_item",), frozenset(first))]
     assert reused_names(same_target) == []
+
+
+def test_scan_rebuilds_the_smelly_files_of_a_record() -> None:
+    """`scan` applies each record's smelly patch to a scratch copy of the files it touches:
+    a fixture injection reads as human code; the same record with a numbered copy does not."""
+    from smellkit.injectors.tells import injection_files, scan
+    from tests.injectors.support import FIXTURES, injected
+
+    root = FIXTURES / "duplicated_code" / "slugs" / "before"
+    injection = injected(root, "duplicated_code", "easy", "pages.text.slugify")
+    before, after = injection_files(root, injection)
+    assert set(before) == set(injection.files) and before != after
+    assert scan(root, [injection]) == {injection.id: [], "(across cases)": []}
+    (copy,) = [target.location.qualname.rpartition(".")[2] for target in injection.targets]
+    numbered = injection.model_copy(update={"smelly_patch": injection.smelly_patch.replace(
+        copy, f"{copy}_2")})
+    assert scan(root, [numbered])[injection.id] == [
+        f"{injection.files[0]}: new function name {copy}_2 ends in a counter"]
