@@ -524,3 +524,40 @@ def test_discovery_says_which_rule_turned_functions_away(small_repo: Path) -> No
     assert context.discarded["with its helpers pasted in, under 40 lines or complexity 10"] >= 2
     assert context.discarded["calls no helper of 5 lines or more that can be pasted in (single "
                              "exit, no super(), not decorated or overridden)"] >= 1
+
+
+def test_string_annotations_of_moved_code_are_imported_for_type_checkers(tmp_path: Path) -> None:
+    """A moved method annotated `ctx: "Context"` (a name the host imports only for type
+    checking, or defines itself) gets the host's import under the host's own guard."""
+    import libcst as cst
+
+    from smellkit.injectors.deep_inlining.hints import (
+        hint_imports,
+        hinted_names,
+        type_checking_guard,
+    )
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "core.py").write_text("class Context:\n    pass\n")
+    (tmp_path / "pkg" / "types.py").write_text(textwrap.dedent('''\
+        import typing as t
+
+        if t.TYPE_CHECKING:
+            from .core import Context
+
+
+        class Param:
+            def fail(self, message: str, ctx: t.Optional["Context"] = None) -> "t.NoReturn":
+                raise ValueError(message, ctx)
+    '''))
+    context = InjectionContext(load(tmp_path))
+    method = cst.parse_statement(
+        'def fail(self, message: str, ctx: t.Optional["Context"] = None) -> "t.NoReturn":\n'
+        '    raise ValueError(message, ctx)\n')
+    assert hinted_names([method]) == {"Context", "t"}
+    assert type_checking_guard(context, "pkg.types") == ("t.TYPE_CHECKING", "t")
+    assert hint_imports(context, "pkg.types", ["Context", "Param"], ".types") == [
+        "from .core import Context", "from .types import Param"]
+    with pytest.raises(InjectionRefused, match="does not bind"):
+        hint_imports(context, "pkg.types", ["Missing"], ".types")
