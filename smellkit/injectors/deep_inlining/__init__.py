@@ -3,8 +3,8 @@
 A candidate is a function the detector does not report whose statement-level calls go to
 functions of the repository (five source lines or more) that can be inlined safely, forming
 chains of depth 1 to 3, with enough code between them to make a long, complex function
-(`_deep_inlining_sites`). The injection replaces call statements by the callees' bodies
-(`_deep_inlining_inline`); the callees stay defined, so every other caller is untouched and the
+(`sites.py`). The injection replaces call statements by the callees' bodies
+(`inline.py`); the callees stay defined, so every other caller is untouched and the
 original is the refactoring: call them again.
 
 Difficulty follows SmellBench's rule on the files the smell spans: the caller's file and the
@@ -21,9 +21,12 @@ solver must look to undo it).
 
 Real code mostly calls functions of its own module (every jinja2 candidate; 16 of 22 in click),
 so when the callees span fewer files than the difficulty asks, the ones defined in the caller's
-file move to new sibling modules (`_deep_inlining_spread`): methods into mixins their class
-inherits first, functions imported back. A check that the function calls a moved callee again
-accepts either definition (`deep_inlining.calls_one_of`).
+file move to new sibling modules (`spread.py`): methods into mixins their class inherits first,
+functions imported back (when the host still reads them). Modules, mixins and renamed locals are
+named from the repository's words (`_usage_format.py`, `_UsageCommand`, `item_index`), never
+numbered. A check that the function calls a moved callee again accepts either definition
+(`deep_inlining.calls_one_of`). Easy pastes the helpers of one other file only (or of its own
+file, moved to one new module), so the smell spans exactly two files.
 """
 
 from __future__ import annotations

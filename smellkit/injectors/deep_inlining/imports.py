@@ -1,5 +1,5 @@
 """Imports the smelly host module needs: for the globals pasted code reads, and for the
-callees moved out of it (`_deep_inlining_spread`). Every line copies how the name was bound where
+callees moved out of it (`spread.py`). Every line copies how the name was bound where
 the code came from, and is refused when that binding is conditional, for type checking only, or
 module state that changes (an import would copy it)."""
 

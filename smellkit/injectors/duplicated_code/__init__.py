@@ -1,28 +1,33 @@
 """Duplicated code injector: callers in other modules get private copies of a shared helper.
 
 A candidate is a module-level helper `h` of module B, at least six lines of code, with at least
-three callers, some of them in other modules. The injection copies `h` into caller modules and
-points their calls at the copy, so the code that lived once now lives several times:
+two callers, some of them in other modules (one keeps calling `h`, so it never becomes dead).
+The injection copies `h` into caller modules and points their calls at the copy, so the code
+that lived once now lives several times:
 
-- easy (2 files): one verbatim copy (`_h`) in one caller module.
+- easy (2 files): one verbatim copy (`_h`, or the helper's words with one of the module's)
+  in one caller module.
 - medium (3 files): two copies in two caller modules, the second with its local variables (and
   the parameters its callers never name) renamed: a type-2 clone that exact-match search misses
   (verbatim when renaming would hide it from the detector's type-2 hash).
 - hard (4 files): the verbatim copy; the renamed copy, which its module's callers reach through
-  a module-level table (`_DISPATCH = {"h": _h}`, looked up at each call: module state a reader
-  must follow); and a third caller module whose calls go through a private wrapper of the same
-  name that only delegates to `h`: the red herring, a look-alike that is not a copy. A hard
-  case without such a table is refused.
+  a module-level table (`_H_HANDLERS = {"h": _h}`, named from the repository's words, looked
+  up at each call: module state a reader must follow); and a third caller module whose calls
+  go through a private wrapper of the same name that only delegates to `h`: the red herring, a
+  look-alike that is not a copy. A hard case without such a table is refused.
 
-Methods are candidates too (`_duplicated_code_methods.py`): subclasses in other modules get their
+Methods are candidates too (`methods.py`): subclasses in other modules get their
 own copy of a method they inherit unchanged.
 
-Methods at hard always involve a mixin (`_duplicated_code_mixin.py`): with heirs in three
+Methods at hard always involve a mixin (`mixin.py`): with heirs in three
 modules or more, the renamed copy lives on a new mixin module one heir inherits first, and the
 look-alike only passes the call on to `super()`. With heirs in two modules, the second copy goes
 into a new mixin module one heir inherits first; in one module, an heir gets the copy from a new
 mixin module (medium), through a second new mixin that only passes the call on (hard: the red
 herring).
+
+New names (copies, renamed locals, tables, mixin modules and classes) come from the words of the
+repository (`names.py`); an import the redirected calls leave unused is dropped.
 
 Behaviour is preserved: a copy reads the same objects as `h` (every global it reads is bound to
 the same import target or builtin in the caller module, before the copy), writes no globals, and
