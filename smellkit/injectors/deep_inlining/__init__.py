@@ -255,7 +255,7 @@ def _spread(context: InjectionContext, spreader: Spreader, difficulty: Difficult
     asks for (and, at hard, at least one into a mixin when nothing else reads module state)."""
     host = context.index.module_of[qualname]
     inlined = list(dict.fromkeys(rewritten.inlined))
-    files = {path, *(context.path_of(name) or path for name in inlined)}
+    files = {path, *_elsewhere(context, path, rewritten)}  # module state read counts too
     missing = _MIN_FILES[difficulty] - len(files)
     if difficulty == "hard" and not _native_features(context, qualname, path, inlined,
                                                      rewritten.needs):
