@@ -170,8 +170,8 @@ def test_difficulties_spread_over_more_files() -> None:
 
 
 def test_a_family_in_one_file_is_refused_not_given_new_modules(tmp_path: Path) -> None:
-    """When the interface and every implementer share one module the smell cannot span two
-    files; no module is made up to reach it."""
+    """When the interface, every implementer and every client share one module the smell
+    cannot span two files; no module is made up to reach it, and discovery says why."""
     root = tmp_path / "repo"
     (root / "store").mkdir(parents=True)
     (root / "store" / "__init__.py").write_text("")
@@ -179,13 +179,10 @@ def test_a_family_in_one_file_is_refused_not_given_new_modules(tmp_path: Path) -
         (STORAGE / "before" / "store" / name).read_text().replace("from store.base import "
                                                                   "Storage\n", "")
         for name in ("base.py", "disk.py", "memory.py", "remote.py")))
-    project = load(root)
-    (candidate,) = find_candidates(project, SMELL, options=SMALL)
-    for difficulty in DIFFICULTIES:
-        outcome = attempt(make_injector(SMELL, SMALL), InjectionContext(project), candidate,
-                          difficulty)
-        assert isinstance(outcome, InjectionRefused), outcome
-        assert "besides the interface's; the family has 0" in outcome.message
+    context = InjectionContext(load(root))
+    assert find_candidates(context.project, SMELL, options=SMALL, context=context) == []
+    assert context.discarded[
+        "the interface, its implementers and its clients share one module"] == 1
 
 
 def test_cached_remote_inherits_the_opt_outs_instead_of_getting_its_own() -> None:

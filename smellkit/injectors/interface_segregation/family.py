@@ -10,8 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+import libcst as cst
+import libcst.matchers as m
+
 from smellkit.config import is_test_path
+from smellkit.facts import Attr, Name, Seq
 from smellkit.injectors.base import InjectionContext
+from smellkit.injectors.interface_segregation.edit import find_function
 
 
 def spelled(index: Any) -> tuple[set[str], tuple[str, ...], tuple[str, ...]]:
@@ -72,3 +77,69 @@ def family_of(context: InjectionContext, interface: str) -> list[str]:
     return [cls for cls in index.descendants(interface)
             if not is_test_path(context.path_of(cls) or "") and not any(
                 base.split("[")[0].rpartition(".")[2] == "Protocol" for base in index.bases(cls))]
+
+
+def _dotted(expr: Any) -> str | None:
+    if isinstance(expr, Name):
+        return expr.id
+    if isinstance(expr, Attr):
+        base = _dotted(expr.base)
+        return f"{base}.{expr.attr}" if base else None
+    return None
+
+
+def clients(context: InjectionContext, interface: str) -> dict[str, list[str]]:
+    """Who is written against the interface outside its family, module by module (the tests
+    and the interface's own module left out): a function taking a parameter annotated with it,
+    a class holding an attribute annotated with it, a function that narrows a value to it with
+    `isinstance`. Each of them depends on every method the interface declares."""
+    index = context.index
+    home = context.path_of(interface)
+    family = {interface, *index.descendants(interface)}
+    found: set[str] = set()
+    for qualname, definition in index.definitions.items():
+        if definition.kind in ("function", "method", "nested_function") and any(
+                index.resolve_reference(definition.parent, dotted) == interface
+                for param in definition.params for dotted in param.annotation):
+            found.add(qualname)
+    for cls, info in index.classes.items():
+        if cls not in family and any(
+                index.resolve_reference(attribute.scope, dotted) == interface
+                for attribute in info.attributes for dotted in attribute.annotation):
+            found.add(cls)
+    for facts in index.modules.values():
+        for call in facts.calls:
+            if _dotted(call.func) != "isinstance" or len(call.args) != 2:
+                continue
+            kinds = call.args[1].items if isinstance(call.args[1], Seq) else (call.args[1],)
+            if any((name := _dotted(kind)) and index.resolve_reference(call.scope, name)
+                   == interface for kind in kinds) and call.scope in index.definitions:
+                found.add(call.scope)
+    by_path: dict[str, list[str]] = {}
+    for qualname in sorted(found):
+        path = context.path_of(qualname)
+        owner = index.class_of.get(qualname, qualname)
+        if path is None or path == home or is_test_path(path) or owner in family:
+            continue
+        by_path.setdefault(path, []).append(qualname)
+    return by_path
+
+
+def forwarded(context: InjectionContext, qualname: str) -> bool:
+    """A `__getattr__` that only hands the lookup to another object (`return getattr(self.form,
+    name)`): it answers a name only when that object has it."""
+    index = context.index
+    module = index.module_of.get(qualname)
+    path = context.path_of(qualname)
+    if module is None or path is None:
+        return False
+    node = find_function(context.module(path), qualname[len(module) + 1:].split("."))
+    if node is None or not isinstance(node.body, cst.IndentedBlock):
+        return False
+    body = [statement for statement in node.body.body
+            if not m.matches(statement, m.SimpleStatementLine(body=[m.Expr(m.SimpleString())]))]
+    params = node.params.params
+    return len(body) == 1 and len(params) == 2 and m.matches(body[0], m.SimpleStatementLine(
+        body=[m.Return(m.Call(func=m.Name("getattr"), args=[
+            m.Arg(m.Attribute(value=m.Name(params[0].name.value))),
+            m.Arg(m.Name(params[1].name.value))]))]))
