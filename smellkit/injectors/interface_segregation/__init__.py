@@ -45,6 +45,7 @@ from smellkit.injectors.interface_segregation.edit import (
     signature,
 )
 from smellkit.injectors.interface_segregation.family import (
+    abstract_decorator,
     bases,
     clients,
     family_of,
@@ -111,12 +112,14 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
                              for ancestor in index.mro(cls)} | set(order))
             attributes = {attribute.name for cls in family
                           for attribute in getattr(index.classes.get(cls), "attributes", ())}
+            abstract = abstract_decorator(context, qualname) if kind == "abc" else None
             donors: dict[str, list[str]] = {}
             for donor in implementers:
                 others = [cls for cls in family
                           if cls != donor and donor not in index.mro(cls)]
                 own = [name for name, child in sorted(index.children.get(donor, {}).items())
-                       if role_method(context, child, name, strings) and name not in attributes
+                       if role_method(context, child, name, strings, private=bool(abstract))
+                       and name not in attributes
                        and not any(name in index.children.get(cls, {}) for cls in others)]
                 if own:
                     donors[donor] = own[:MAX_HOISTED]
@@ -142,7 +145,8 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
                         + ", ".join(f"{donor.rpartition('.')[2]}.{{{', '.join(names)}}}"
                                     for donor, names in sorted(donors.items())[:3])),
                 data={"methods": methods, "implementers": implementers, "donors": donors,
-                      "family": family_of(context, qualname), "clients": users})
+                      "family": family_of(context, qualname), "clients": users,
+                      "abstract": abstract})
 
     def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
                rng: random.Random) -> Edit:
@@ -152,6 +156,7 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
         implementers: list[str] = candidate.data["implementers"]
         family: list[str] = candidate.data.get("family", implementers)
         users: dict[str, list[str]] = candidate.data.get("clients", {})
+        abstract: str | None = candidate.data.get("abstract")
         least = InterfaceSegregationOptions().min_methods
         singles = sorted(donors)
         rng.shuffle(singles)
@@ -180,7 +185,8 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
                                f"would refuse {share} or more of its methods")
                 continue
             try:
-                return _edit(context, interface, roles, plan, users, difficulty, rng)
+                return _edit(context, interface, roles, plan, users, abstract, difficulty,
+                             rng)
             except InjectionRefused as error:
                 reasons.append(error.message)
         raise InjectionRefused("; ".join(sorted(set(reasons))[:3]) or "no donor")
@@ -216,8 +222,8 @@ def _stub_plan(context: InjectionContext, interface: str, family: list[str],
 
 
 def _stubbers(context: InjectionContext, interface: str, plan: dict[str, list[str]],
-              users: dict[str, list[str]], difficulty: Difficulty,
-              rng: random.Random) -> tuple[list[str], list[str]]:
+              users: dict[str, list[str]], difficulty: Difficulty, rng: random.Random,
+              required: list[str]) -> tuple[list[str], list[str]]:
     """The implementers that opt out explicitly, and the clients the smell reaches besides: the
     interface's module and theirs span the files the difficulty asks for (easy: one module
     besides the interface's; medium two or more; hard three or more).
@@ -229,7 +235,9 @@ def _stubbers(context: InjectionContext, interface: str, plan: dict[str, list[st
     then more of the same modules, up to `MAX_STUBBERS`. When the implementers do not reach
     enough modules, clients written against the interface in other modules (a parameter or
     attribute annotated with it, an `isinstance` check) fill the span: they are forced to
-    depend on the methods folded in, which they never call."""
+    depend on the methods folded in, which they never call. The `required` implementers (those
+    an abstract declaration would leave abstract) opt out whatever the difficulty: refused when
+    they spread over more modules than an easy case spans."""
     index = context.index
     home = context.path_of(interface)
     by_path: dict[str, list[str]] = {}
@@ -240,7 +248,11 @@ def _stubbers(context: InjectionContext, interface: str, plan: dict[str, list[st
     wanted = {"easy": 1, "medium": 2, "hard": 3}[difficulty]
     paths = sorted(path for path in by_path if path != home)
     rng.shuffle(paths)
-    chosen: list[str] = []
+    chosen: list[str] = list(required)
+    spanned = {home, *(context.path_of(cls) for cls in chosen)}
+    if difficulty == "easy" and len(spanned) > 2:
+        raise InjectionRefused(f"the classes that must opt out of an abstract declaration span "
+                               f"{len(spanned)} modules; an easy case spans 2")
 
     def free(cls: str) -> bool:
         """Not below or above a class that opts out, nor below one of its own module that
@@ -250,12 +262,12 @@ def _stubbers(context: InjectionContext, interface: str, plan: dict[str, list[st
             not any(other in order for other in by_path[context.path_of(cls) or ""])
 
     for path in paths:
-        if len(chosen) == wanted:
+        if len(spanned) > wanted:
             break
-        options = [cls for cls in by_path[path] if free(cls)]
+        options = [cls for cls in by_path[path] if free(cls) and path not in spanned]
         if options:
             chosen.append(rng.choice(options))
-    spanned = {home, *(context.path_of(cls) for cls in chosen)}
+            spanned.add(path)
     outside = [path for path in sorted(users) if path not in spanned]
     rng.shuffle(outside)
     added = outside[:wanted + 1 - len(spanned)]
@@ -307,8 +319,12 @@ def _getattr_refusal(context: InjectionContext, classes: Iterable[str],
 
 
 def _edit(context: InjectionContext, interface: str, roles: dict[str, list[str]],
-          plan: dict[str, list[str]], users: dict[str, list[str]], difficulty: Difficulty,
-          rng: random.Random) -> Edit:
+          plan: dict[str, list[str]], users: dict[str, list[str]], abstract: str | None,
+          difficulty: Difficulty, rng: random.Random) -> Edit:
+    """The widened interface and the opt-outs. With `abstract` (the interface's spelling of
+    `abstractmethod`) the methods are declared abstract, as the interface declares its own
+    hooks, and every class that would be left abstract (the tops of the family's classes that
+    lack them) opts out explicitly, so all stay instantiable."""
     index = context.index
     refusal = _getattr_refusal(context, {ancestor for member in [interface, *plan]
                                          for ancestor in index.mro(member)}, roles)
@@ -325,6 +341,7 @@ def _edit(context: InjectionContext, interface: str, roles: dict[str, list[str]]
         return edits.setdefault(path, FileEdit()).classes.setdefault(parts, ClassEdit())
 
     signatures: dict[str, str] = {}
+    kinds: dict[str, str] = {}
     for donor, role in roles.items():
         donor_module = index.module_of[donor]
         donor_tree = context.module(context.path_of(donor) or "")
@@ -333,17 +350,20 @@ def _edit(context: InjectionContext, interface: str, roles: dict[str, list[str]]
             if node is None:
                 raise InjectionRefused(f"{donor}.{name} is not a plain method")
             # a static or class method is declared as one (`Loader.key(name)` stays valid)
-            kinds = "".join(f"@{decorator}\n"
-                            for decorator in index.definitions[f"{donor}.{name}"].decorators)
-            signatures[name] = f"{kinds}def {name}({signature(node.params)}):\n"
+            kinds[name] = "".join(
+                f"@{decorator}\n" for decorator in index.definitions[f"{donor}.{name}"].decorators)
+            signatures[name] = f"def {name}({signature(node.params)}):\n"
     methods = [name for role in roles.values() for name in role]
 
-    def declaration(name: str) -> str:
-        return f"{signatures[name]}    raise NotImplementedError\n"
+    def declaration(name: str, declared: bool = False) -> str:
+        marker = f"@{abstract}\n" if declared and abstract else ""
+        return f"{kinds[name]}{marker}{signatures[name]}    raise NotImplementedError\n"
 
-    class_edit(interface).methods.extend(declaration(name) for name in methods)
+    class_edit(interface).methods.extend(declaration(name, True) for name in methods)
     short = interface.rpartition(".")[2]
-    stubbers, reached = _stubbers(context, interface, plan, users, difficulty, rng)
+    tops = [cls for cls in sorted(plan) if abstract and not any(
+        ancestor in plan for ancestor in _below(context, cls, interface)[1:])]
+    stubbers, reached = _stubbers(context, interface, plan, users, difficulty, rng, tops)
     involved: list[str] = []
     for cls in stubbers:
         class_edit(cls).methods.extend(declaration(name) for name in plan[cls])

@@ -31,16 +31,18 @@ def spelled(index: Any) -> tuple[set[str], tuple[str, ...], tuple[str, ...]]:
 
 
 def role_method(context: InjectionContext, qualname: str, name: str,
-                 strings: tuple[set[str], tuple[str, ...], tuple[str, ...]]) -> bool:
-    """A public method with a real body, plain, static or a class method (no other
-    decorator), whose name is never spelled as a string (`getattr(obj, "name")`), nor built from
-    one (`getattr(obj, "visit_" + kind)`)."""
+                 strings: tuple[set[str], tuple[str, ...], tuple[str, ...]],
+                 private: bool = False) -> bool:
+    """A public method (or a private one, `private`, never a dunder) with a real body, plain,
+    static or a class method (no other decorator), whose name is never spelled as a string
+    (`getattr(obj, "name")`), nor built from one (`getattr(obj, "visit_" + kind)`)."""
     definition = context.index.definitions.get(qualname)
     whole, prefixes, suffixes = strings
     return (definition is not None and definition.kind == "method"
             and set(definition.decorators) <= {"staticmethod", "classmethod"}
             and len(definition.decorators) <= 1
-            and not name.startswith("_") and not definition.is_stub and name not in whole
+            and not name.startswith("__") and (private or not name.startswith("_"))
+            and not definition.is_stub and name not in whole
             and not name.startswith(prefixes) and not name.endswith(suffixes)
             and not definition.is_async)
 
@@ -91,8 +93,10 @@ def _dotted(expr: Any) -> str | None:
 def clients(context: InjectionContext, interface: str) -> dict[str, list[str]]:
     """Who is written against the interface outside its family, module by module (the tests
     and the interface's own module left out): a function taking a parameter annotated with it,
-    a class holding an attribute annotated with it, a function that narrows a value to it with
-    `isinstance`. Each of them depends on every method the interface declares."""
+    a class holding an attribute annotated with it, a function that checks a value against it
+    (`isinstance`, `issubclass`, or a helper of the repository given the interface, as
+    marshmallow's `is_instance_or_subclass(value, base.FieldABC)`). Each of them depends on
+    every method the interface declares."""
     index = context.index
     home = context.path_of(interface)
     family = {interface, *index.descendants(interface)}
@@ -109,11 +113,15 @@ def clients(context: InjectionContext, interface: str) -> dict[str, list[str]]:
             found.add(cls)
     for facts in index.modules.values():
         for call in facts.calls:
-            if _dotted(call.func) != "isinstance" or len(call.args) != 2:
+            callee = _dotted(call.func)
+            if callee is None or call.scope not in index.definitions or not (
+                    callee in ("isinstance", "issubclass")
+                    or index.resolve_reference(call.scope, callee) in index.definitions):
                 continue
-            kinds = call.args[1].items if isinstance(call.args[1], Seq) else (call.args[1],)
+            kinds = [item for arg in call.args[1:]
+                     for item in (arg.items if isinstance(arg, Seq) else (arg,))]
             if any((name := _dotted(kind)) and index.resolve_reference(call.scope, name)
-                   == interface for kind in kinds) and call.scope in index.definitions:
+                   == interface for kind in kinds):
                 found.add(call.scope)
     by_path: dict[str, list[str]] = {}
     for qualname in sorted(found):
@@ -143,3 +151,18 @@ def forwarded(context: InjectionContext, qualname: str) -> bool:
         body=[m.Return(m.Call(func=m.Name("getattr"), args=[
             m.Arg(m.Attribute(value=m.Name(params[0].name.value))),
             m.Arg(m.Name(params[1].name.value))]))]))
+
+
+def abstract_decorator(context: InjectionContext, interface: str) -> str | None:
+    """How the interface marks its abstract methods (`abstractmethod`, `abc.abstractmethod`),
+    when one of them is private (`_serialize`): its private hooks are part of what it asks of
+    implementers, so a role of private methods may be folded in as more of them."""
+    index = context.index
+    spelled_as = None
+    private = False
+    for name, child in sorted(index.children.get(interface, {}).items()):
+        for decorator in index.definitions[child].decorators:
+            if decorator.rpartition(".")[2] == "abstractmethod":
+                spelled_as = decorator
+                private = private or (name.startswith("_") and not name.startswith("__"))
+    return spelled_as if private else None
