@@ -12,17 +12,28 @@ method that only raises `NotImplementedError`. A handful of them: at most `MAX_H
 folded in, overridden by at most `MAX_STUBBERS[difficulty]` implementers (the others inherit the
 base's raise, which the detector counts as a stub too).
 
+An abstract base that declares private abstract hooks (marshmallow's `FieldABC._serialize`)
+takes a private role too, declared abstract as its hooks are; then every class it would leave
+abstract (the tops of the family below it, marshmallow's `Field`) opts out, so all stay
+instantiable.
+
 The implementers that refuse a third of the widened interface are counted first (the
 detector's rule needs two), and the widened interface must reach the detector's minimum size. A
 method whose name is spelled in a string anywhere, or starts or ends with a string that looks
 like a name prefix or suffix (`"visit_"`: a name built for `getattr`), is never chosen, so a
-lookup by name behaves as before; a family with a `__getattr__` is refused (the new methods would
-hide it).
+lookup by name behaves as before. A family with a `__getattr__` that answers any name is refused
+(the new methods would hide it); one that only forwards to another object (wtforms' `FormField`
+to its form) is not, unless another class of the repository has one of the names.
 
-The smell spans the interface's file and the files of the implementers that opt out: 2 files at
-easy (one implementer module), 3 or more at medium, 4 or more at hard (with the donors' real
-methods and the base's own methods as red herrings). A family that does not reach across enough
-modules is refused at that difficulty rather than given new modules to span.
+The smell spans the interface's file, the files of the implementers that opt out (one per
+module, the top of the module's part of the hierarchy: jinja2's `Optimizer` below
+`NodeTransformer`) and, when the implementers do not reach enough modules (click's commands
+all live in core.py), the files of clients written against the interface (an annotated
+parameter or attribute, an `isinstance`/`issubclass` check), which depend on the folded-in
+methods without calling them:
+2 files at easy, 3 or more at medium, 4 or more at hard (with the donors' real methods and the
+base's own methods as red herrings). A family that does not reach across enough modules is
+refused at that difficulty rather than given new modules to span.
 """
 
 from __future__ import annotations
