@@ -405,7 +405,8 @@ def test_discovery_counts_what_it_turns_away(tmp_path: Path) -> None:
     assert [candidate.target.qualname for candidate in found] == [TARGET]
     assert context.discarded == {
         "no implementer has public methods of its own (a role) to fold in": 1,
-        "fewer than 2 concrete implementers": 1}, context.discarded
+        "fewer than 2 concrete implementers": 1,
+        "a base whose public methods fewer than 2 subclasses override": 1}, context.discarded
 
 
 # -- real code ------------------------------------------------------------------------------------

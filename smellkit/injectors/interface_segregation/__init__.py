@@ -272,10 +272,17 @@ def _stubbers(context: InjectionContext, interface: str, plan: dict[str, list[st
         return not any(other in order or cls in index.mro(other) for other in chosen) and \
             not any(other in order for other in by_path[context.path_of(cls) or ""])
 
+    def public(cls: str) -> bool:
+        """Not a private helper class (wtforms' `SelectFieldBase._Option`): public classes
+        are the implementers a reader expects to opt out."""
+        module = index.module_of.get(cls, "")
+        return not any(part.startswith("_") for part in cls[len(module) + 1:].split("."))
+
     for path in paths:
         if len(spanned) > wanted:
             break
         options = [cls for cls in by_path[path] if free(cls) and path not in spanned]
+        options = [cls for cls in options if public(cls)] or options
         if options:
             chosen.append(rng.choice(options))
             spanned.add(path)
@@ -287,7 +294,7 @@ def _stubbers(context: InjectionContext, interface: str, plan: dict[str, list[st
             f"{difficulty} needs implementers that opt out or clients in {wanted} module(s) "
             f"besides the interface's; the family has {len(spanned) + len(added) - 1}")
     spare = [cls for path in sorted(path for path in spanned if path is not None)
-             for cls in by_path.get(path, []) if cls not in chosen]
+             for cls in by_path.get(path, []) if cls not in chosen and public(cls)]
     rng.shuffle(spare)
     for cls in spare:
         if len(chosen) >= MAX_STUBBERS[difficulty]:

@@ -62,6 +62,8 @@ def bases(context: InjectionContext, interfaces: set[str]) -> Iterable[tuple[str
         overriding = [cls for cls in descendants
                       if public & set(index.children.get(cls, {}))]
         if len(overriding) < 2:
+            if descendants:
+                context.discard("a base whose public methods fewer than 2 subclasses override")
             continue
         yield qualname, [cls for cls in descendants if not _abstract(index, cls)]
 
