@@ -1,8 +1,9 @@
 """A build backend with the real sandbox and hand-made injections into the calc fixture.
 
 Each cell of the fake smells holds injections whose fate is known in advance: harmless ones that
-validate, one that breaks a test, one that makes a test hang, one whose patch does not apply. The
-tests then check that the pipeline keeps, rejects and explains each as it should.
+validate, one that breaks a test, one that makes a test hang, one whose patch does not apply, one
+adding code no test runs. The tests then check that the pipeline keeps, rejects and explains each
+as it should.
 """
 
 from __future__ import annotations
@@ -48,7 +49,20 @@ def _injection(smell: str, difficulty: Difficulty, name: str, after: str,
 
 
 def harmless(smell: str, difficulty: Difficulty, name: str) -> Injection:
-    """Adds an unused helper after `name`: behaviour unchanged, so it validates."""
+    """Names the value `name` returns before returning it: behaviour unchanged, and the tests
+    of `name` run (and would notice breaking) the changed code, so it validates."""
+    marker = f"def {name}("
+    head, _, tail = ORIGINAL.partition(marker)
+    body, sep, rest = tail.partition("\n\n\n")
+    before, _, value = body.rpartition("    return ")
+    local = f"{smell}_{difficulty}"
+    body = f"{before}    {local} = {value.strip()}\n    return {local}" + ("" if sep else "\n")
+    return _injection(smell, difficulty, name, head + marker + body + sep + rest)
+
+
+def unguarded(smell: str, difficulty: Difficulty, name: str) -> Injection:
+    """Adds a helper after `name` that nothing calls: no test runs it, so the case's tests could
+    not notice it breaking and it is rejected at the adequacy check."""
     marker = f"def {name}("
     head, _, tail = ORIGINAL.partition(marker)
     body, sep, rest = tail.partition("\n\n\n")
@@ -76,7 +90,8 @@ def plan() -> dict[tuple[str, str], list[Injection]]:
     return {
         ("feature_envy", "easy"): [harmless("feature_envy", "easy", name)
                                    for name in ("add", "mul", "countdown")],
-        ("feature_envy", "medium"): [breaking(), harmless("feature_envy", "medium", "mul")],
+        ("feature_envy", "medium"): [breaking(), harmless("feature_envy", "medium", "mul"),
+                                     unguarded("feature_envy", "medium", "countdown")],
         ("dead_code", "easy"): [hanging(), harmless("dead_code", "easy", "add")],
         ("dead_code", "medium"): [not_applying()],
     }
@@ -107,15 +122,19 @@ def backend(*, interrupt_after: int | None = None, slow: float = 0.0) -> Backend
     real = default_backend()
     calls = [0]
 
-    def run_tests(*args: Any) -> Any:
-        calls[0] += 1
-        if interrupt_after is not None and calls[0] > interrupt_after:
-            raise KeyboardInterrupt
-        time.sleep(slow)
-        return real.run_tests(*args)
+    def counted(run: Any) -> Any:
+        def call(*args: Any) -> Any:
+            calls[0] += 1
+            if interrupt_after is not None and calls[0] > interrupt_after:
+                raise KeyboardInterrupt
+            time.sleep(slow)
+            return run(*args)
+        return call
 
     return dataclasses.replace(real, smells=lambda: list(SMELLS), find_candidates=_find,
-                               inject=_inject, run_tests=run_tests)
+                               inject=_inject, run_tests=counted(real.run_tests),
+                               run_covered=counted(real.run_covered),
+                               run_until_failure=counted(real.run_until_failure))
 
 
 def main() -> None:
