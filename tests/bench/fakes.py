@@ -70,6 +70,27 @@ def unguarded(smell: str, difficulty: Difficulty, name: str) -> Injection:
     return _injection(smell, difficulty, name, head + marker + body + helper + sep + rest)
 
 
+def copied() -> Injection:
+    """Copies `add`'s logic into a new module that `add` now calls, the case centred on `mul`:
+    the original's test map points at `mul`'s test, which runs none of the copy, so only tests
+    selected from the smelly version's own coverage can guard it."""
+    arith = "calc/_arith.py"
+    after = ORIGINAL.replace("    return a + b", "    from calc._arith import plus\n\n"
+                             "    return plus(a, b)")
+    copy = '"""Sums, kept apart."""\n\n\ndef plus(a: int, b: int) -> int:\n    return a + b\n'
+    plus = Location(path=arith, qualname="calc._arith.plus", kind="function", start_line=4,
+                    end_line=5)
+    return Injection(
+        id="duplicated_code-easy-mul", smell="duplicated_code", difficulty="easy", seed=0,
+        candidate=candidate("duplicated_code", "mul"),
+        smelly_patch=make_patch({OPS: ORIGINAL}, {OPS: after, arith: copy}),
+        ground_truth_patch=make_patch({OPS: after, arith: copy}, {OPS: ORIGINAL}),
+        targets=(Target(location=plus, level="method"),), locations=(plus,),
+        files=(arith, OPS), checks=(),
+        instructions={"open": "Improve the code.", "guided": "Remove the copy.",
+                      "targeted": "Remove the copy calc._arith.plus."})
+
+
 def breaking() -> Injection:
     return _injection("feature_envy", "medium", "add",
                       ORIGINAL.replace("return a + b", "return a - b"))
