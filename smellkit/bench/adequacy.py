@@ -265,7 +265,9 @@ def measure(code: SmellyCode, injection: Injection, lines: LineContexts,
     dead = declared_dead(injection)
     exempt_functions = [item for item in code.functions()
                         if item.stub or any(_inside(name, item.qualname) for name in dead)]
-    exempt = sorted({*dead, *(item.qualname for item in exempt_functions)})
+    # recorded: what is declared dead, and the stubs the patch adds or changes
+    exempt = sorted({*dead, *(item.qualname for item in exempt_functions if item.stub and any(
+        item.start <= line <= item.end for line in code.changed.get(item.path, ())))})
     runs: dict[tuple[str, int], set[str]] = {}  # (path, statement) -> tests; "" = outside tests
     for path, source in code.files.items():
         for line, contexts in lines.get(path, {}).items():
