@@ -308,7 +308,7 @@ def measure(code: SmellyCode, injection: Injection, lines: LineContexts,
         functions=tuple(FunctionSensitivity(qualname=function.qualname, path=function.path,
                                             line=function.start, tests=tests_of)
                         for function, tests_of in to_break),
-        sensitive=all(tests_of for _, tests_of in to_break))
+        sensitive=not to_break)  # known only once each function is broken and caught
     runners: dict[str, set[str]] = {}
     for function, tests_of in by_function.items():
         runners.setdefault(function.qualname, set()).update(tests_of)

@@ -248,9 +248,12 @@ class Validator:
 
     def _measure(self, code: SmellyCode, injection: Injection, copy: Path,
                  tests: tuple[str, ...], smelly: CoveredRun) -> TestAdequacy:
-        """Coverage read against the patch, then each changed function broken in turn with
-        only the tests that run it run again, stopping at the first that fails."""
+        """Coverage read against the patch; then, if the tests run enough of the code, each
+        changed function broken in turn with only the tests that run it run again, stopping at
+        the first that fails."""
         found = measure(code, injection, smelly.lines, tests)
+        if found.adequacy.problems(MIN_CHANGED_LINES_EXECUTED, breaks=False):
+            return found.adequacy  # no function broken: the coverage already falls short
         caught: dict[tuple[str, int], str] = {}
         for function, runners in found.to_break:
             target = copy / self.spec.source_path / function.path
