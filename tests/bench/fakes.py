@@ -49,15 +49,12 @@ def _injection(smell: str, difficulty: Difficulty, name: str, after: str,
 
 
 def harmless(smell: str, difficulty: Difficulty, name: str) -> Injection:
-    """Names the value `name` returns before returning it: behaviour unchanged, and the tests
-    of `name` run (and would notice breaking) the changed code, so it validates."""
-    marker = f"def {name}("
-    head, _, tail = ORIGINAL.partition(marker)
-    body, sep, rest = tail.partition("\n\n\n")
-    before, _, value = body.rpartition("    return ")
-    local = f"{smell}_{difficulty}"
-    body = f"{before}    {local} = {value.strip()}\n    return {local}" + ("" if sep else "\n")
-    return _injection(smell, difficulty, name, head + marker + body + sep + rest)
+    """Opens `name` with an assignment nothing reads: behaviour unchanged, and the tests of
+    `name` run (and would notice breaking) the changed code, so it validates."""
+    start = ORIGINAL.index(f"def {name}(")
+    body = ORIGINAL.index("\n", start) + 1
+    line = f"    {smell}_{difficulty} = {name!r}\n"
+    return _injection(smell, difficulty, name, ORIGINAL[:body] + line + ORIGINAL[body:])
 
 
 def unguarded(smell: str, difficulty: Difficulty, name: str) -> Injection:

@@ -57,7 +57,7 @@ def test_good_cases_are_exported_with_smellbench_fields(built: tuple[Path, Build
     assert "timings" not in first
     adequacy = first["test_adequacy"]
     assert adequacy["targets_executed"] == ["calc.ops.add"]
-    assert adequacy["changed_lines"] == adequacy["changed_lines_executed"] == 2
+    assert adequacy["changed_lines"] == adequacy["changed_lines_executed"] == 1
     assert adequacy["sensitive"] and adequacy["functions"] == [{
         "qualname": "calc.ops.add", "path": "calc/ops.py", "line": 4,
         "tests": ["tests/test_ops.py::test_add"], "caught_by": "tests/test_ops.py::test_add"}]
