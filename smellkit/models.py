@@ -247,7 +247,8 @@ class FunctionSensitivity(_Frozen):
 class TestAdequacy(_Frozen):
     """How well a case's selected tests exercise its smelly code, measured on the smelly version
     under coverage. Code the case declares dead (a dead_code case's targets and locations) and
-    stubs that only raise or pass are not expected to run and are left out (`exempt`)."""
+    stubs (bodies that only pass, return None or raise) are not expected to run and are left out
+    (`exempt`)."""
 
     __test__ = False  # a model, not a pytest test class
 

@@ -9,8 +9,8 @@ replaced by `raise RuntimeError(...)`) and only the tests that run it are run ag
 the first failure: a function whose breaking no test notices is unguarded.
 
 Code the case itself declares dead (a dead_code case's targets and locations) and stubs (bodies
-that only pass, return None or raise NotImplementedError) are not expected to run: they are
-recorded as exempt and left out of the rule.
+that only pass, return None or raise, such as the `raise NotImplementedError` an interface
+declares) are not expected to run: they are recorded as exempt and left out of the rule.
 """
 
 from __future__ import annotations
@@ -173,7 +173,8 @@ def _functions(tree: ast.Module, module: str, path: str,
                     body_start=(body[0].lineno, body[0].col_offset),
                     body_end=(body[-1].end_lineno or body[-1].lineno,
                               body[-1].end_col_offset or 0),
-                    stub=(child.lineno, child.col_offset) in stubs,
+                    stub=(child.lineno, child.col_offset) in stubs or (
+                        len(body) == 1 and isinstance(body[0], ast.Raise)),
                     generator=_yields(child), overload="overload" in decorators)
             elif not isinstance(child, ast.Lambda):
                 pending.append((child, prefix))

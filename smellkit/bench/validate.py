@@ -34,7 +34,7 @@ from smellkit.models import Case, Injection, Rejection, RejectionStage, TestAdeq
 from smellkit.sandbox.environment import Environment
 from smellkit.sandbox.runner import Runner
 from smellkit.sandbox.testmap import TestMap
-from smellkit.sandbox.testrun import CoveredRun, TestRun
+from smellkit.sandbox.testrun import CoveredRun, LineContexts, TestRun
 
 RunTests = Callable[[Environment, Path, RepoSpec, Sequence[str], Runner], TestRun]
 RunCovered = Callable[[Environment, Path, RepoSpec, Sequence[str], Runner], CoveredRun]
@@ -220,40 +220,43 @@ class Validator:
     def _adequacy(self, injection: Injection, copy: Path, tests: tuple[str, ...],
                   smelly: CoveredRun) -> tuple[tuple[str, ...], TestAdequacy] | str:
         """The tests and their adequacy, selected again once from the smelly version's own
-        coverage if the first selection falls short; or why the case must be rejected."""
+        coverage if the first selection falls short; or why the case must be rejected.
+        Functions are broken only once coverage shows the tests run enough of the code."""
         code = SmellyCode.read(copy / self.spec.source_path, injection)
-        adequacy = self._measure(code, injection, copy, tests, smelly)
-        problems = adequacy.problems(MIN_CHANGED_LINES_EXECUTED)
-        if not problems:
-            return tests, adequacy
-        wider = self._reselect(injection, code, copy, tests)
-        if not wider:
-            return "; ".join(problems)
-        original, _ = self.run_original(wider)
-        if not original.ok:
-            return (f"{'; '.join(problems)}; the tests selected again from the smelly version "
-                    f"do not pass on the original: "
-                    f"{describe_failure(original, 'original', self.spec.timeouts.test)}")
-        again = self.run_covered(self.env, copy, self.spec, wider, self.runner)
-        if not again.run.ok:
-            return (f"{'; '.join(problems)}; the tests selected again from the smelly version "
-                    f"do not pass on it: "
-                    f"{describe_failure(again.run, 'smelly', self.spec.timeouts.test)}")
-        adequacy = self._measure(code, injection, copy, wider, again)
-        problems = adequacy.problems(MIN_CHANGED_LINES_EXECUTED)
-        if problems:
-            return "even with tests selected again from the smelly version: " + \
-                "; ".join(problems)
-        return wider, adequacy.model_copy(update={"reselected": True})
-
-    def _measure(self, code: SmellyCode, injection: Injection, copy: Path,
-                 tests: tuple[str, ...], smelly: CoveredRun) -> TestAdequacy:
-        """Coverage read against the patch; then, if the tests run enough of the code, each
-        changed function broken in turn with only the tests that run it run again, stopping at
-        the first that fails."""
         found = measure(code, injection, smelly.lines, tests)
-        if found.adequacy.problems(MIN_CHANGED_LINES_EXECUTED, breaks=False):
-            return found.adequacy  # no function broken: the coverage already falls short
+        problems = found.adequacy.problems(MIN_CHANGED_LINES_EXECUTED, breaks=False)
+        if not problems:
+            adequacy = self._break_each(code, copy, found)
+            problems = adequacy.problems(MIN_CHANGED_LINES_EXECUTED)
+            if not problems:
+                return tests, adequacy
+        wider = self._reselect(injection, code, copy, tests, smelly)
+        if wider is None:
+            return "; ".join(problems)
+        again = "even with tests selected again from the smelly version: "
+        tests, estimate = wider
+        short = measure(code, injection, estimate, tests).adequacy.problems(
+            MIN_CHANGED_LINES_EXECUTED, breaks=False)
+        if short:
+            return again + "; ".join(short)
+        original, _ = self.run_original(tests)
+        if not original.ok:
+            return again + describe_failure(original, "original", self.spec.timeouts.test)
+        smelly = self.run_covered(self.env, copy, self.spec, tests, self.runner)
+        if not smelly.run.ok:
+            return again + describe_failure(smelly.run, "smelly", self.spec.timeouts.test)
+        found = measure(code, injection, smelly.lines, tests)
+        problems = found.adequacy.problems(MIN_CHANGED_LINES_EXECUTED, breaks=False)
+        if not problems:
+            adequacy = self._break_each(code, copy, found)
+            problems = adequacy.problems(MIN_CHANGED_LINES_EXECUTED)
+        if problems:
+            return again + "; ".join(problems)
+        return tests, adequacy.model_copy(update={"reselected": True})
+
+    def _break_each(self, code: SmellyCode, copy: Path, found: Measurement) -> TestAdequacy:
+        """Each changed function broken in turn, only the tests that run it run again (fastest
+        first), stopping at the first that fails; the record says which test caught it."""
         caught: dict[tuple[str, int], str] = {}
         for function, runners in found.to_break:
             target = copy / self.spec.source_path / function.path
@@ -274,25 +277,35 @@ class Validator:
             "functions": functions, "sensitive": all(item.sensitive for item in functions)})
 
     def _reselect(self, injection: Injection, code: SmellyCode, copy: Path,
-                  tests: tuple[str, ...]) -> tuple[str, ...]:
+                  tests: tuple[str, ...],
+                  smelly: CoveredRun) -> tuple[tuple[str, ...], LineContexts] | None:
         """The tests plus, for each changed function and target, up to `limit` tests that run
         it on the smelly version: found by running a pool (the original's tests of the code the
         patch touches first, then of the files it changes; at most `POOL_LIMIT`) under coverage.
-        Empty when that finds nothing new."""
+        Also the lines both runs ran, to estimate the new selection's coverage before running
+        it. None when the pool finds nothing new."""
         pool = [test for test in self._pool(injection) if test not in tests][:POOL_LIMIT]
         if not pool:
-            return ()
+            return None
         wide = self.run_covered(self.env, copy, self.spec, pool, self.runner)
-        found: Measurement = measure(code, injection, wide.lines, wide.run.passed)
+        found = measure(code, injection, wide.lines, wide.run.passed)
         names = [*(item.qualname for item in found.adequacy.functions),
                  *found.adequacy.live_targets()]
         chosen = set(tests)
         for name in dict.fromkeys(names):
-            runners = sorted(test for function, tests_of in found.runners.items()
-                             if function == name or function.startswith(f"{name}.")
-                             for test in tests_of)
-            chosen.update(self._spread(name, [sorted(set(runners))]))
-        return tuple(sorted(chosen)) if chosen != set(tests) else ()
+            runners = {test for function, tests_of in found.runners.items()
+                       if function == name or function.startswith(f"{name}.")
+                       for test in tests_of}
+            chosen.update(self._spread(name, [sorted(runners)]))
+        if chosen == set(tests):
+            return None
+        lines: LineContexts = {}
+        for run in (smelly, wide):
+            for path, by_line in run.lines.items():
+                merged = lines.setdefault(path, {})
+                for line, contexts in by_line.items():
+                    merged[line] = tuple(sorted({*merged.get(line, ()), *contexts}))
+        return tuple(sorted(chosen)), lines
 
     def _pool(self, injection: Injection) -> list[str]:
         """Healthy tests of the original likely to run the smelly code, most likely first."""

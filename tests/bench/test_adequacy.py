@@ -47,6 +47,10 @@ class Shape:
     def side(self):
         """The side."""
         return 2
+
+    @property
+    def radius(self):
+        raise AttributeError("a shape has no radius")
 '''
 
 
@@ -84,7 +88,7 @@ def test_changed_lines_are_executable_statements(smelly: Path) -> None:
     code = SmellyCode.read(smelly, _injection("feature_envy"))
     # `y = x` and `return y` of keep; _legacy's def and return; the class, the two defs and
     # their bodies (the docstring is no statement)
-    assert code.changed == {"pkg/mod.py": {5, 6, 9, 10, 13, 14, 15, 17, 19}}
+    assert code.changed == {"pkg/mod.py": {5, 6, 9, 10, 13, 14, 15, 17, 19, 21, 22, 23}}
 
 
 def test_targets_lines_and_functions_from_the_tests_that_ran(smelly: Path) -> None:
@@ -94,8 +98,9 @@ def test_targets_lines_and_functions_from_the_tests_that_ran(smelly: Path) -> No
         "feature_envy"), lines, ["t::a"])
     adequacy = found.adequacy
     assert adequacy.targets_executed == ("pkg.mod.keep",)
-    assert adequacy.exempt == ("pkg.mod.Shape.area",)  # a stub: it only raises
-    assert adequacy.changed_lines == 7  # the stub area (14, 15) left out
+    # stubs: they only raise (an interface's NotImplementedError, a hidden attribute)
+    assert adequacy.exempt == ("pkg.mod.Shape.area", "pkg.mod.Shape.radius")
+    assert adequacy.changed_lines == 7  # the stubs (14, 15 and 21 to 23) left out
     assert adequacy.lines_not_executed == ("pkg/mod.py:10", "pkg/mod.py:19")
     assert {item.qualname: item.tests for item in adequacy.functions} == {
         "pkg.mod.keep": ("t::a",), "pkg.mod._legacy": (), "pkg.mod.Shape.side": ()}
