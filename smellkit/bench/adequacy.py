@@ -261,7 +261,8 @@ class Measurement:
 def measure(code: SmellyCode, injection: Injection, lines: LineContexts,
             tests: Iterable[str]) -> Measurement:
     """Targets run, changed lines run and the tests running each changed function, from the
-    coverage of a run of `tests` (contexts of other tests are ignored)."""
+    coverage of a run of `tests` (contexts of other tests are ignored; code run outside any
+    test, while the tests were being loaded, counts as run for all of them)."""
     selected = set(tests)
     dead = declared_dead(injection)
     exempt_functions = [item for item in code.functions()
@@ -281,7 +282,10 @@ def measure(code: SmellyCode, injection: Injection, lines: LineContexts,
     for (path, line), ran in runs.items():
         owner = code.files[path].owner(line)
         if owner is not None:
-            by_function.setdefault(owner, set()).update(item for item in ran if item)
+            # run while test modules were loaded (a decorator, a registry filled at import):
+            # it serves every selected test, and breaking it breaks their collection
+            by_function.setdefault(owner, set()).update(selected if "" in ran else
+                                                        (item for item in ran if item))
     targets = tuple(dict.fromkeys(item.location.qualname for item in injection.targets))
     executed = tuple(name for name in targets if any(
         tests_of and _inside(name, function.qualname)

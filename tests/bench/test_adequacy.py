@@ -109,6 +109,16 @@ def test_targets_lines_and_functions_from_the_tests_that_ran(smelly: Path) -> No
     assert found.runners == {"pkg.mod.keep": {"t::a"}}  # t::other was not selected
 
 
+def test_a_function_run_while_tests_load_serves_every_selected_test(smelly: Path) -> None:
+    """`_legacy` runs only at collection (a registry filled at import): no test context, yet
+    breaking it breaks loading every selected test, so all of them are its tests."""
+    lines = {"pkg/mod.py": {5: ("t::a",), 6: ("t::a",), 10: ("",)}}
+    injection = _injection("feature_envy")
+    found = measure(SmellyCode.read(smelly, injection), injection, lines, ["t::b", "t::a"])
+    tests = {item.qualname: item.tests for item in found.adequacy.functions}
+    assert tests["pkg.mod._legacy"] == ("t::a", "t::b") and tests["pkg.mod.keep"] == ("t::a",)
+
+
 def test_code_a_dead_code_case_declares_dead_need_not_run(smelly: Path) -> None:
     injection = _injection("dead_code", dead=("pkg.mod._legacy",))
     lines = {"pkg/mod.py": {5: ("t::a",), 6: ("t::a",), 9: ("",), 13: ("",), 14: ("",),
