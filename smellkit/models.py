@@ -265,10 +265,88 @@ class InjectionFailure(_Frozen):
 # Benchmark building: validated cases, rejections and the build report.
 
 RejectionStage = Literal[
-    "spec", "repository", "inject", "select", "original", "apply", "smelly", "internal",
+    "spec", "repository", "inject", "select", "original", "apply", "smelly", "adequacy",
+    "internal",
 ]
-"""Where a case was lost. `inject`: the injector refused (or had no candidate); `internal`:
-smellkit itself crashed (an injector, candidate discovery or validation), a bug to report."""
+"""Where a case was lost. `inject`: the injector refused (or had no candidate); `adequacy`: the
+selected tests pass but do not run, or would not notice breaking, the smelly code (see
+`TestAdequacy`); `internal`: smellkit itself crashed (an injector, candidate discovery or
+validation), a bug to report."""
+
+
+class FunctionSensitivity(_Frozen):
+    """Whether the selected tests notice when one changed function of the smelly version stops
+    working: its body replaced by `raise RuntimeError(...)`, the tests that run it run again."""
+
+    qualname: str
+    path: str
+    """The file holding it, relative to the case's source path."""
+    line: int
+    """Where its definition starts in the smelly version (decorators included)."""
+    tests: tuple[str, ...] = ()
+    """The selected tests that run it (none: insensitive without a run)."""
+    caught_by: str | None = None
+    """The first selected test that failed on the broken function; None when none did."""
+
+    @property
+    def sensitive(self) -> bool:
+        return self.caught_by is not None
+
+
+class TestAdequacy(_Frozen):
+    """How well a case's selected tests exercise its smelly code, measured on the smelly version
+    under coverage. Code the case declares dead (a dead_code case's targets and locations) and
+    stubs (bodies that only pass, return None or raise) are not expected to run and are left out
+    (`exempt`)."""
+
+    __test__ = False  # a model, not a pytest test class
+
+    targets: tuple[str, ...] = ()
+    """The case's target qualnames in the smelly version."""
+    targets_executed: tuple[str, ...] = ()
+    """Those run by at least one selected test (a class or module: code inside it)."""
+    exempt: tuple[str, ...] = ()
+    """Definitions not expected to run: declared dead by the case, or stubs."""
+    changed_lines: int = 0
+    """Executable lines the smelly patch adds or changes, outside exempt definitions."""
+    changed_lines_executed: int = 0
+    """Those run while the selected tests ran (imports during collection count)."""
+    lines_not_executed: tuple[str, ...] = ()
+    """`path:line` of each changed line that did not run."""
+    functions: tuple[FunctionSensitivity, ...] = ()
+    """Each changed live function of the smelly version and whether its breaking was noticed."""
+    sensitive: bool = True
+    """Every function in `functions` was caught by a selected test."""
+    reselected: bool = False
+    """The tests were chosen again from the smelly version's own coverage (moved or copied
+    code the original's test map could not point at)."""
+
+    def live_targets(self) -> tuple[str, ...]:
+        return tuple(name for name in self.targets if name not in self.exempt)
+
+    def problems(self, min_lines: float, *, breaks: bool = True) -> list[str]:
+        """What keeps these tests from being adequate, one phrase each; empty when they are:
+        every live target run, at least `min_lines` of the changed lines run, and sensitive
+        (left out without `breaks`: what coverage alone says, before any function is broken)."""
+        found: list[str] = []
+        missed = [name for name in self.live_targets() if name not in self.targets_executed]
+        if missed:
+            found.append(f"no selected test runs the target(s) {', '.join(missed)}")
+        if self.changed_lines and self.changed_lines_executed < min_lines * self.changed_lines:
+            shown = ", ".join(self.lines_not_executed[:5])
+            more = " ..." if len(self.lines_not_executed) > 5 else ""
+            found.append(f"the selected tests run {self.changed_lines_executed} of the "
+                         f"{self.changed_lines} changed lines (fewer than {min_lines:.0%}; "
+                         f"not run: {shown}{more})")
+        unrun = [item.qualname for item in self.functions if not item.tests]
+        if unrun:
+            found.append(f"no selected test runs the changed function(s) {', '.join(unrun)}")
+        missed_breaks = [item.qualname for item in self.functions
+                         if item.tests and not item.sensitive]
+        if missed_breaks and breaks:
+            found.append("no selected test fails when this changed function is broken (body "
+                         f"replaced by `raise RuntimeError`): {', '.join(missed_breaks)}")
+        return found
 
 
 class Preexisting(_Frozen):
@@ -299,6 +377,9 @@ class Case(Injection):
     """The folder of the repository's tests (hidden from solvers, used for scoring)."""
     tests: tuple[str, ...]
     """The selected pytest node ids; they pass on both versions."""
+    test_adequacy: TestAdequacy | None = None
+    """How well `tests` run and guard the smelly code; None only in datasets built before it
+    was measured."""
     timings: dict[str, float] = Field(default_factory=dict)
     """Seconds per validation step; machine-dependent, so left out of exported datasets."""
     preexisting: Preexisting | None = None

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from smellkit.sandbox.environment import Environment
     from smellkit.sandbox.runner import Runner
     from smellkit.sandbox.testmap import TestMap
-    from smellkit.sandbox.testrun import TestRun
+    from smellkit.sandbox.testrun import CoveredRun, TestRun
 
 Options = Mapping[str, Any] | None
 
@@ -127,6 +127,20 @@ def _run_tests(env: Environment, root: Path, spec: RepoSpec, tests: Sequence[str
     return run_tests(env, root, spec, tests, runner)
 
 
+def _run_covered(env: Environment, root: Path, spec: RepoSpec, tests: Sequence[str],
+                 runner: Runner) -> CoveredRun:
+    from smellkit.sandbox.testrun import run_tests_covered
+
+    return run_tests_covered(env, root, spec, tests, runner)
+
+
+def _run_until_failure(env: Environment, root: Path, spec: RepoSpec, tests: Sequence[str],
+                       runner: Runner) -> TestRun:
+    from smellkit.sandbox.testrun import run_tests
+
+    return run_tests(env, root, spec, tests, runner, first_failure=True)
+
+
 def _apply_patch(root: Path, patch: str) -> None:
     from smellkit.injectors.patches import apply_patch
 
@@ -161,6 +175,12 @@ class Backend:
                      Injection | InjectionSkip | InjectionFailure] = _inject
     run_tests: Callable[[Environment, Path, RepoSpec, Sequence[str], Runner],
                         TestRun] = _run_tests
+    run_covered: Callable[[Environment, Path, RepoSpec, Sequence[str], Runner],
+                          CoveredRun] = _run_covered
+    """The tests under coverage, a context per test (how well they run the smelly code)."""
+    run_until_failure: Callable[[Environment, Path, RepoSpec, Sequence[str], Runner],
+                                TestRun] = _run_until_failure
+    """The tests, stopping at the first that fails (does any notice a broken function?)."""
     apply_patch: Callable[[Path, str], None] = _apply_patch
     copy_tree: Callable[[Path, Path], Path] = _copy_tree
 

@@ -280,7 +280,9 @@ def _build_repo(run: _Run, item: SpecInput, cache: Path, smells: Sequence[str],
     validator = Validator(spec=spec, env=env, checkout=checkout, test_map=test_map,
                           runner=chosen_runner, work_dir=run.out_dir / "work" / name,
                           seed=run.seed, limit=test_limit, run_tests=backend.run_tests,
-                          apply_patch=backend.apply_patch, copy_tree=backend.copy_tree)
+                          apply_patch=backend.apply_patch, copy_tree=backend.copy_tree,
+                          run_covered=backend.run_covered,
+                          run_until_failure=backend.run_until_failure)
     covered = covered_with_owners(test_map.covered())
     cells = []
     for smell, difficulty in cell_order(smells):
@@ -446,7 +448,7 @@ def _validate_cells(run: _Run, validator: Validator, cells: list[_Cell], *, jobs
                     want -= 1
                     total += 1
                     future = None
-                    if _known(run, injection) is None:
+                    if _known(run, validator, injection) is None:
                         future = pool.submit(_validate_one, run, validator, injection)
                         submitted.append(future)
                     else:
@@ -458,7 +460,7 @@ def _validate_cells(run: _Run, validator: Validator, cells: list[_Cell], *, jobs
                 return
             for cell, injection, future in batch:  # in batch order: deterministic
                 if future is None:
-                    outcome = _known(run, injection)
+                    outcome = _known(run, validator, injection)
                     assert outcome is not None
                 else:
                     outcome = future.result()
@@ -490,13 +492,13 @@ def _validate_one(run: _Run, validator: Validator, injection: Injection) -> Case
                             reason=f"{crash.reason} (in validation)",
                             traceback=crash.traceback)
     kind = "case" if isinstance(outcome, Case) else "rejection"
-    run.outcomes.append({"key": f"validate|{injection.id}", "kind": kind,
+    run.outcomes.append({"key": validator.outcome_key(injection), "kind": kind,
                          "record": outcome.model_dump(mode="json")})
     return outcome
 
 
-def _known(run: _Run, injection: Injection) -> Case | Rejection | None:
-    record = run.outcomes.get(f"validate|{injection.id}")
+def _known(run: _Run, validator: Validator, injection: Injection) -> Case | Rejection | None:
+    record = run.outcomes.get(validator.outcome_key(injection))
     if record is None:
         return None
     if record["kind"] == "case":

@@ -1,33 +1,52 @@
 """The validation loop: a case is kept only if its selected tests pass on the original code and on
-the smelly version; every other outcome becomes a `Rejection` that says why.
+the smelly version, and run and guard the smelly code (`adequacy`); every other outcome becomes a
+`Rejection` that says why.
 
 Runs on the original are shared between cases that select the same tests (one pristine copy per
 repository, run once per distinct selection); each smelly version gets its own copy, removed once
-its verdict is recorded.
+its verdict is recorded. The run on the smelly version is made under coverage, so the same run
+says whether the tests pass and what they run.
 """
 
 from __future__ import annotations
 
+import random
 import shutil
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from smellkit.bench.adequacy import (
+    MIN_CHANGED_LINES_EXECUTED,
+    Measurement,
+    SmellyCode,
+    SourceFile,
+    added_lines,
+    break_function,
+    measure,
+    module_of,
+)
 from smellkit.config import RepoSpec
 from smellkit.errors import SmellkitError
-from smellkit.models import Case, Injection, Rejection, RejectionStage
+from smellkit.models import Case, Injection, Rejection, RejectionStage, TestAdequacy
 from smellkit.sandbox.environment import Environment
 from smellkit.sandbox.runner import Runner
 from smellkit.sandbox.testmap import TestMap
-from smellkit.sandbox.testrun import TestRun
+from smellkit.sandbox.testrun import CoveredRun, LineContexts, TestRun
 
 RunTests = Callable[[Environment, Path, RepoSpec, Sequence[str], Runner], TestRun]
+RunCovered = Callable[[Environment, Path, RepoSpec, Sequence[str], Runner], CoveredRun]
 ApplyPatch = Callable[[Path, str], None]
 CopyTree = Callable[[Path, Path], Path]
 
 _LISTED = 5  # node ids named in a rejection reason
+POOL_LIMIT = 300
+"""Tests run under coverage on the smelly version when selecting again (moved or copied code)."""
+VALIDATION_FORMAT = 3
+"""Part of each validation outcome's key in the work log: a change in what validation checks
+makes a resumed build validate again instead of reusing verdicts of the old rules."""
 
 
 def describe_failure(run: TestRun, version: str, timeout: float) -> str:
@@ -66,6 +85,8 @@ class Validator:
     run_tests: RunTests
     apply_patch: ApplyPatch
     copy_tree: CopyTree
+    run_covered: RunCovered
+    run_until_failure: RunTests
     seed: int = 0
     limit: int = 10
     """Tests selected per qualname (SmellBench: at most 10 per method)."""
@@ -75,16 +96,45 @@ class Validator:
     _run_locks: dict[tuple[str, ...], threading.Lock] = field(default_factory=dict)
 
     def select(self, injection: Injection) -> tuple[str, ...]:
-        """Tests covering the candidate's target and every definition it involves (by name, so
-        definitions that keep their name in the smelly version count too)."""
+        """At most `limit` tests for the candidate's target and each definition it involves (by
+        name, so definitions that keep their name in the smelly version count too). A class or
+        module without tests of its own gets `limit` tests spread over the code inside it, not
+        every test of every member."""
         names = {injection.candidate.target.qualname,
                  *(item.location.qualname for item in injection.targets),
                  *(item.qualname for item in injection.locations)}
-        covered = self.test_map.by_qualname
-        for name in list(names):  # a class or module: the tests of the code inside it
-            if not self.test_map.tests_for(name):
-                names.update(item for item in covered if item.startswith(f"{name}."))
-        return self.test_map.select(sorted(names), limit=self.limit, seed=self.seed)
+        chosen: set[str] = set()
+        for name in sorted(names):
+            if self.test_map.tests_for(name):
+                chosen.update(self.test_map.select([name], limit=self.limit, seed=self.seed))
+            else:
+                members = sorted(item for item in self.test_map.by_qualname
+                                 if item.startswith(f"{name}."))
+                chosen.update(self._spread(name, [self.test_map.tests_for(item)
+                                                  for item in members]))
+        return tuple(sorted(chosen))
+
+    def _spread(self, name: str, groups: Iterable[Sequence[str]]) -> set[str]:
+        """Up to `limit` tests taken in turn from each group (each shuffled with the seed), so
+        they run as many of the groups as they can."""
+        rng = random.Random(f"{self.seed}:{name}")
+        queues = [rng.sample(list(group), len(group)) for group in groups if group]
+        chosen: set[str] = set()
+        while queues and len(chosen) < self.limit:
+            for queue in list(queues):
+                while queue and queue[0] in chosen:
+                    queue.pop(0)
+                if not queue:
+                    queues.remove(queue)
+                    continue
+                chosen.add(queue.pop(0))
+                if len(chosen) >= self.limit:
+                    break
+        return chosen
+
+    def outcome_key(self, injection: Injection) -> str:
+        """The work log's key for this injection's verdict under these validation rules."""
+        return f"validate|{injection.id}|{VALIDATION_FORMAT}:{self.limit}"
 
     def _original_copy(self) -> Path:
         with self._lock:
@@ -142,16 +192,135 @@ class Validator:
             timings["apply"] = time.perf_counter() - started
             started = time.perf_counter()
             try:
-                smelly = self.run_tests(self.env, copy, self.spec, tests, self.runner)
+                smelly = self.run_covered(self.env, copy, self.spec, tests, self.runner)
             except SmellkitError as error:
                 return reject("smelly", f"the tests could not run on the smelly version: "
                                         f"{error}")
             timings["smelly"] = time.perf_counter() - started
-            if not smelly.ok:
-                return reject("smelly", describe_failure(smelly, "smelly",
+            if not smelly.run.ok:
+                return reject("smelly", describe_failure(smelly.run, "smelly",
                                                          self.spec.timeouts.test))
+            started = time.perf_counter()
+            try:
+                verdict = self._adequacy(injection, copy, tests, smelly)
+            except SmellkitError as error:
+                verdict = f"the tests could not be run to measure adequacy: {error}"
+            finally:
+                timings["adequacy"] = time.perf_counter() - started
+            if isinstance(verdict, str):
+                return reject("adequacy", verdict)
+            tests, adequacy = verdict
         finally:
             shutil.rmtree(copy, ignore_errors=True)
         return Case(**dict(injection), repo=self.spec.name, revision=self.spec.revision,
                     source_path=self.spec.source_path, tests_path=self.spec.tests_path,
-                    tests=tests, timings={key: round(value, 3) for key, value in timings.items()})
+                    tests=tests, test_adequacy=adequacy,
+                    timings={key: round(value, 3) for key, value in timings.items()})
+
+    def _adequacy(self, injection: Injection, copy: Path, tests: tuple[str, ...],
+                  smelly: CoveredRun) -> tuple[tuple[str, ...], TestAdequacy] | str:
+        """The tests and their adequacy, selected again once from the smelly version's own
+        coverage if the first selection falls short; or why the case must be rejected.
+        Functions are broken only once coverage shows the tests run enough of the code."""
+        code = SmellyCode.read(copy / self.spec.source_path, injection)
+        found = measure(code, injection, smelly.lines, tests)
+        problems = found.adequacy.problems(MIN_CHANGED_LINES_EXECUTED, breaks=False)
+        if not problems:
+            adequacy = self._break_each(code, copy, found)
+            problems = adequacy.problems(MIN_CHANGED_LINES_EXECUTED)
+            if not problems:
+                return tests, adequacy
+        wider = self._reselect(injection, code, copy, tests, smelly)
+        if wider is None:
+            return "; ".join(problems)
+        again = "even with tests selected again from the smelly version: "
+        tests, estimate = wider
+        short = measure(code, injection, estimate, tests).adequacy.problems(
+            MIN_CHANGED_LINES_EXECUTED, breaks=False)
+        if short:
+            return again + "; ".join(short)
+        original, _ = self.run_original(tests)
+        if not original.ok:
+            return again + describe_failure(original, "original", self.spec.timeouts.test)
+        smelly = self.run_covered(self.env, copy, self.spec, tests, self.runner)
+        if not smelly.run.ok:
+            return again + describe_failure(smelly.run, "smelly", self.spec.timeouts.test)
+        found = measure(code, injection, smelly.lines, tests)
+        problems = found.adequacy.problems(MIN_CHANGED_LINES_EXECUTED, breaks=False)
+        if not problems:
+            adequacy = self._break_each(code, copy, found)
+            problems = adequacy.problems(MIN_CHANGED_LINES_EXECUTED)
+        if problems:
+            return again + "; ".join(problems)
+        return tests, adequacy.model_copy(update={"reselected": True})
+
+    def _break_each(self, code: SmellyCode, copy: Path, found: Measurement) -> TestAdequacy:
+        """Each changed function broken in turn, only the tests that run it run again (fastest
+        first), stopping at the first that fails; the record says which test caught it."""
+        caught: dict[tuple[str, int], str] = {}
+        for function, runners in found.to_break:
+            target = copy / self.spec.source_path / function.path
+            text = code.files[function.path].text
+            target.write_bytes(break_function(text, function).encode("utf-8"))
+            try:
+                ordered = sorted(runners, key=lambda test: self.test_map.durations.get(test, 0))
+                run = self.run_until_failure(self.env, copy, self.spec, ordered, self.runner)
+            finally:
+                target.write_bytes(text.encode("utf-8"))
+            noticed = [*run.failed, *run.hung, *run.errors]
+            if noticed or run.timed_out:
+                caught[(function.path, function.start)] = noticed[0] if noticed else ordered[0]
+        functions = tuple(item.model_copy(update={"caught_by": caught.get((item.path,
+                                                                            item.line))})
+                          for item in found.adequacy.functions)
+        return found.adequacy.model_copy(update={
+            "functions": functions, "sensitive": all(item.sensitive for item in functions)})
+
+    def _reselect(self, injection: Injection, code: SmellyCode, copy: Path,
+                  tests: tuple[str, ...],
+                  smelly: CoveredRun) -> tuple[tuple[str, ...], LineContexts] | None:
+        """The tests plus, for each changed function and target, up to `limit` tests that run
+        it on the smelly version: found by running a pool (the original's tests of the code the
+        patch touches first, then of the files it changes; at most `POOL_LIMIT`) under coverage.
+        Also the lines both runs ran, to estimate the new selection's coverage before running
+        it. None when the pool finds nothing new."""
+        pool = [test for test in self._pool(injection) if test not in tests][:POOL_LIMIT]
+        if not pool:
+            return None
+        wide = self.run_covered(self.env, copy, self.spec, pool, self.runner)
+        found = measure(code, injection, wide.lines, wide.run.passed)
+        names = [*(item.qualname for item in found.adequacy.functions),
+                 *found.adequacy.live_targets()]
+        chosen = set(tests)
+        for name in dict.fromkeys(names):
+            runners = {test for function, tests_of in found.runners.items()
+                       if function == name or function.startswith(f"{name}.")
+                       for test in tests_of}
+            chosen.update(self._spread(name, [sorted(runners)]))
+        if chosen == set(tests):
+            return None
+        lines: LineContexts = {}
+        for run in (smelly, wide):
+            for path, by_line in run.lines.items():
+                merged = lines.setdefault(path, {})
+                for line, contexts in by_line.items():
+                    merged[line] = tuple(sorted({*merged.get(line, ()), *contexts}))
+        return tuple(sorted(chosen)), lines
+
+    def _pool(self, injection: Injection) -> list[str]:
+        """Healthy tests of the original likely to run the smelly code, most likely first."""
+        rng = random.Random(f"{self.seed}:{injection.id}:pool")
+        source = self.checkout / self.spec.source_path
+        touched: set[str] = set()
+        for path, lines in added_lines(injection.ground_truth_patch).items():
+            original = SourceFile.read(source, path) if path.endswith(".py") else None
+            if original is not None:
+                touched.update(function.qualname for line in lines
+                               if (function := original.enclosing(line)) is not None)
+        modules = {module_of(path) for path in injection.files}
+        nearby = {test for name, tests_of in self.test_map.by_qualname.items()
+                  if any(name == module or name.startswith(f"{module}.") for module in modules)
+                  for test in tests_of}
+        first = sorted({test for name in touched for test in self.test_map.tests_for(name)})
+        rest = sorted(nearby.difference(first))
+        return [*rng.sample(first, len(first)), *rng.sample(rest, len(rest))]

@@ -39,6 +39,18 @@ def words(name: str) -> list[str]:
     return [part.lower() for part in _WORD.findall(name) if not part.isdigit()]
 
 
+def meaningful(word: str) -> bool:
+    """A word part that can carry a new name: long enough and not a filler (`self`, `get`,
+    `test`: a module named `test.py` would read as a test file)."""
+    return len(word) >= MIN_WORD and word not in _STOP
+
+
+def overlaps(word: str, others: Sequence[str]) -> bool:
+    """`word` repeats one of `others` or shares its stem (`parse` and `parser`): a name made
+    of both would stutter (`_ParserParse`)."""
+    return any(word.startswith(other) or other.startswith(word) for other in others)
+
+
 def snake(parts: Sequence[str], *, private: bool = False) -> str:
     name = "_".join(parts)
     return f"_{name}" if private else name

@@ -25,7 +25,15 @@ from smellkit.sandbox.checkout import copy_tree, tree_hash
 from smellkit.sandbox.environment import Environment, imported_from
 from smellkit.sandbox.errors import SandboxError
 from smellkit.sandbox.runner import LocalRunner, Runner
-from smellkit.sandbox.testrun import PLUGIN_ARGS, NodeOutcome, RunDir, read_outcomes, suite_argv
+from smellkit.sandbox.testrun import (
+    PLUGIN_ARGS,
+    NodeOutcome,
+    RunDir,
+    coverage_argv,
+    line_contexts,
+    read_outcomes,
+    suite_argv,
+)
 
 MAX_HANG_RETRIES = 5
 """Runs restarted after a test killed the whole run, each time without the tests that did."""
@@ -152,16 +160,6 @@ def _check_imports(spec: RepoSpec, env: Environment, tree: Path, runner: Runner)
                                "the package (e.g. 'src')")
 
 
-COVERAGERC = """\
-[run]
-data_file = {data_file}
-source = {source}
-omit = {run_dir}/*
-branch = false
-parallel = false
-"""
-
-
 def _until_done(spec: RepoSpec, env: Environment, tree: Path, variables: Mapping[str, str],
                 runner: Runner, deselect: list[str], *,
                 coverage: bool) -> tuple[dict[str, NodeOutcome], RunDir]:
@@ -173,16 +171,7 @@ def _until_done(spec: RepoSpec, env: Environment, tree: Path, variables: Mapping
     hung: dict[str, NodeOutcome] = {}
     for _attempt in range(MAX_HANG_RETRIES + 1):
         run_dir = RunDir(tree)
-        command = argv
-        if coverage:
-            rcfile = run_dir.path / "coveragerc"
-            rcfile.write_text(COVERAGERC.format(data_file=run_dir.path / "coverage.db",
-                                                source=tree / spec.source_path,
-                                                run_dir=run_dir.path))
-            runs_module = len(argv) >= 3 and argv[1] == "-m"
-            rest = argv[3:] if runs_module else argv[1:]
-            command = ["python", "-m", "coverage", "run", f"--rcfile={rcfile}", "-m", "pytest",
-                       *rest]
+        command = coverage_argv(argv, run_dir, tree / spec.source_path) if coverage else argv
         # a test module that fails to import drops its own tests, not the whole map
         result = runner.run([*command, *PLUGIN_ARGS, "-q", "--continue-on-collection-errors"],
                             cwd=tree,
@@ -211,8 +200,6 @@ def _coverage_run(spec: RepoSpec, env: Environment, tree: Path, variables: Mappi
                   runner: Runner) -> tuple[dict[str, NodeOutcome], dict[str, dict[int, list[str]]]]:
     """Outcomes of the coverage run, and per measured file (relative to the source root) the
     node ids that ran each line."""
-    from coverage import CoverageData
-
     outcomes, run_dir = _until_done(spec, env, tree, variables, runner,
                                     list(spec.exclude_tests), coverage=True)
     try:
@@ -220,20 +207,11 @@ def _coverage_run(spec: RepoSpec, env: Environment, tree: Path, variables: Mappi
         if not data_file.is_file():
             raise SandboxError("coverage wrote no data", path=spec.spec_path,
                                hint="is source-path the package the tests import?")
-        data = CoverageData(basename=str(data_file))
-        data.read()
-        source = (tree / spec.source_path).resolve()
-        lines: dict[str, dict[int, list[str]]] = {}
-        for measured in data.measured_files():
-            try:
-                relative = Path(measured).resolve().relative_to(source).as_posix()
-            except ValueError:
-                continue
-            by_line = data.contexts_by_lineno(measured)
-            lines[relative] = {line: [c for c in contexts if c] for line, contexts
-                               in by_line.items() if any(contexts)}
+        measured = line_contexts(data_file, tree / spec.source_path)
     finally:
         run_dir.remove()
+    lines = {path: {line: [c for c in contexts if c] for line, contexts in by_line.items()
+                    if any(contexts)} for path, by_line in measured.items()}
     return outcomes, lines
 
 

@@ -216,30 +216,113 @@ def _combine(records: list[dict[str, object]]) -> NodeOutcome:
 
 
 def run_tests(env: Environment, copy_root: Path, spec: RepoSpec, test_ids: Sequence[str],
-              runner: Runner | None = None, *, seed: int = 0) -> TestRun:
+              runner: Runner | None = None, *, seed: int = 0,
+              first_failure: bool = False) -> TestRun:
     """Run exactly `test_ids` on `copy_root`; a hang is cut off at `timeouts.per-test`, the whole
     run at `timeouts.test`, and reported as such rather than as a failure of the code.
 
     `seed` is the PYTHONHASHSEED, as when the test map was built, so a test that depends on set
-    order sees the same order it was found healthy with.
+    order sees the same order it was found healthy with. `first_failure` stops the run at the
+    first failing test (pytest's `-x`), for runs that only ask whether any test fails.
     """
+    run, _ = _run_selection(env, copy_root, spec, test_ids, runner, seed=seed,
+                            coverage=False, first_failure=first_failure)
+    return run
+
+
+LineContexts = dict[str, dict[int, tuple[str, ...]]]
+"""Per measured file (relative to the source root): line -> the coverage contexts that ran it
+(a test's node id; "" for code run outside any test, such as imports during collection)."""
+
+
+class CoveredRun(BaseModel):
+    """A run of given tests under coverage: their outcomes and which of them ran each line."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run: TestRun
+    lines: LineContexts = Field(default_factory=dict)
+
+
+def run_tests_covered(env: Environment, copy_root: Path, spec: RepoSpec,
+                      test_ids: Sequence[str], runner: Runner | None = None, *,
+                      seed: int = 0) -> CoveredRun:
+    """`run_tests` under coverage with a context per test, as the test map's run measures the
+    suite: outcomes plus the lines each test ran in the copy's source."""
+    run, lines = _run_selection(env, copy_root, spec, test_ids, runner, seed=seed,
+                                coverage=True, first_failure=False)
+    return CoveredRun(run=run, lines=lines or {})
+
+
+def _run_selection(env: Environment, copy_root: Path, spec: RepoSpec, test_ids: Sequence[str],
+                   runner: Runner | None, *, seed: int, coverage: bool,
+                   first_failure: bool) -> tuple[TestRun, LineContexts | None]:
     if not test_ids:
         raise SandboxError("no tests to run", path=copy_root,
                            hint="select tests from the test map first")
     runner = runner or LocalRunner()
     copy_root = Path(copy_root).resolve()
     run_dir = RunDir(copy_root)
+    lines: LineContexts | None = None
     try:
         command = [*selection_argv(spec, copy_root), *PLUGIN_ARGS, "-q", "--no-header",
-                   *test_ids]
+                   *(["-x"] if first_failure else []), *test_ids]
+        source = copy_root / spec.source_path
+        if coverage:
+            command = coverage_argv(command, run_dir, source)
         variables = run_dir.env({**env.env_for(copy_root), "PYTHONHASHSEED": str(seed)},
-                                per_test=spec.timeouts.per_test)
+                                per_test=spec.timeouts.per_test, contexts=coverage)
         result = runner.run(command, cwd=copy_root, env=variables, timeout=spec.timeouts.test,
                             mounts=env.mounts())
         outcomes, _ = read_outcomes(run_dir.results)
+        if coverage:
+            lines = line_contexts(run_dir.path / "coverage.db", source)
     finally:
         run_dir.remove()
-    return collect(test_ids, outcomes, result)
+    return collect(test_ids, outcomes, result), lines
+
+
+COVERAGERC = """\
+[run]
+data_file = {data_file}
+source = {source}
+omit = {run_dir}/*
+branch = false
+parallel = false
+"""
+
+
+def coverage_argv(argv: Sequence[str], run_dir: RunDir, source: Path) -> list[str]:
+    """A pytest command (`python -m pytest ...` or `pytest ...`) run under `coverage run`,
+    measuring `source`, its data and settings kept in `run_dir`."""
+    rcfile = run_dir.path / "coveragerc"
+    rcfile.write_text(COVERAGERC.format(data_file=run_dir.path / "coverage.db", source=source,
+                                        run_dir=run_dir.path))
+    argv = list(argv)
+    runs_module = len(argv) >= 3 and argv[1] == "-m"
+    rest = argv[3:] if runs_module else argv[1:]
+    return ["python", "-m", "coverage", "run", f"--rcfile={rcfile}", "-m", "pytest", *rest]
+
+
+def line_contexts(data_file: Path, source: Path) -> LineContexts:
+    """The lines coverage measured under `source`, by file relative to it; empty when the run
+    wrote no data (no test got far enough to import the measured code)."""
+    from coverage import CoverageData
+
+    if not data_file.is_file():
+        return {}
+    data = CoverageData(basename=str(data_file))
+    data.read()
+    root = source.resolve()
+    lines: LineContexts = {}
+    for measured in data.measured_files():
+        try:
+            relative = Path(measured).resolve().relative_to(root).as_posix()
+        except ValueError:
+            continue
+        by_line = data.contexts_by_lineno(measured)
+        lines[relative] = {line: tuple(contexts) for line, contexts in by_line.items()}
+    return lines
 
 
 def collect(test_ids: Sequence[str], outcomes: Mapping[str, NodeOutcome],

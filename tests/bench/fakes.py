@@ -1,8 +1,9 @@
 """A build backend with the real sandbox and hand-made injections into the calc fixture.
 
 Each cell of the fake smells holds injections whose fate is known in advance: harmless ones that
-validate, one that breaks a test, one that makes a test hang, one whose patch does not apply. The
-tests then check that the pipeline keeps, rejects and explains each as it should.
+validate, one that breaks a test, one that makes a test hang, one whose patch does not apply, one
+adding code no test runs. The tests then check that the pipeline keeps, rejects and explains each
+as it should.
 """
 
 from __future__ import annotations
@@ -56,12 +57,43 @@ def _injection(smell: str, difficulty: Difficulty, name: str, after: str,
 
 
 def harmless(smell: str, difficulty: Difficulty, name: str) -> Injection:
-    """Adds an unused helper after `name`: behaviour unchanged, so it validates."""
+    """Opens `name` with an assignment nothing reads: behaviour unchanged, and the tests of
+    `name` run (and would notice breaking) the changed code, so it validates."""
+    start = ORIGINAL.index(f"def {name}(")
+    body = ORIGINAL.index("\n", start) + 1
+    line = f"    {smell}_{difficulty} = {name!r}\n"
+    return _injection(smell, difficulty, name, ORIGINAL[:body] + line + ORIGINAL[body:])
+
+
+def unguarded(smell: str, difficulty: Difficulty, name: str) -> Injection:
+    """Adds a helper after `name` that nothing calls: no test runs it, so the case's tests could
+    not notice it breaking and it is rejected at the adequacy check."""
     marker = f"def {name}("
     head, _, tail = ORIGINAL.partition(marker)
     body, sep, rest = tail.partition("\n\n\n")
     helper = f"\n\n\ndef _{name}_{smell}_{difficulty}() -> str:\n    return {name!r}"
     return _injection(smell, difficulty, name, head + marker + body + helper + sep + rest)
+
+
+def copied() -> Injection:
+    """Copies `add`'s logic into a new module that `add` now calls, the case centred on `mul`:
+    the original's test map points at `mul`'s test, which runs none of the copy, so only tests
+    selected from the smelly version's own coverage can guard it."""
+    arith = "calc/_arith.py"
+    after = ORIGINAL.replace("    return a + b", "    from calc._arith import plus\n\n"
+                             "    return plus(a, b)")
+    copy = '"""Sums, kept apart."""\n\n\ndef plus(a: int, b: int) -> int:\n    return a + b\n'
+    plus = Location(path=arith, qualname="calc._arith.plus", kind="function", start_line=4,
+                    end_line=5)
+    return Injection(
+        id="duplicated_code-easy-mul", smell="duplicated_code", difficulty="easy", seed=0,
+        candidate=candidate("duplicated_code", "mul"),
+        smelly_patch=make_patch({OPS: ORIGINAL}, {OPS: after, arith: copy}),
+        ground_truth_patch=make_patch({OPS: after, arith: copy}, {OPS: ORIGINAL}),
+        targets=(Target(location=plus, level="method"),), locations=(plus,),
+        files=(arith, OPS), checks=(),
+        instructions={"open": "Improve the code.", "guided": "Remove the copy.",
+                      "targeted": "Remove the copy calc._arith.plus."})
 
 
 def breaking() -> Injection:
@@ -84,7 +116,8 @@ def plan() -> dict[tuple[str, str], list[Injection]]:
     return {
         ("feature_envy", "easy"): [harmless("feature_envy", "easy", name)
                                    for name in ("add", "mul", "countdown")],
-        ("feature_envy", "medium"): [breaking(), harmless("feature_envy", "medium", "mul")],
+        ("feature_envy", "medium"): [breaking(), harmless("feature_envy", "medium", "mul"),
+                                     unguarded("feature_envy", "medium", "countdown")],
         ("dead_code", "easy"): [hanging(), harmless("dead_code", "easy", "add")],
         ("dead_code", "medium"): [not_applying()],
     }
@@ -116,15 +149,19 @@ def backend(*, interrupt_after: int | None = None, slow: float = 0.0) -> Backend
     real = default_backend()
     calls = [0]
 
-    def run_tests(*args: Any) -> Any:
-        calls[0] += 1
-        if interrupt_after is not None and calls[0] > interrupt_after:
-            raise KeyboardInterrupt
-        time.sleep(slow)
-        return real.run_tests(*args)
+    def counted(run: Any) -> Any:
+        def call(*args: Any) -> Any:
+            calls[0] += 1
+            if interrupt_after is not None and calls[0] > interrupt_after:
+                raise KeyboardInterrupt
+            time.sleep(slow)
+            return run(*args)
+        return call
 
     return dataclasses.replace(real, smells=lambda: list(SMELLS), find_candidates=_find,
-                               inject=_inject, run_tests=run_tests)
+                               inject=_inject, run_tests=counted(real.run_tests),
+                               run_covered=counted(real.run_covered),
+                               run_until_failure=counted(real.run_until_failure))
 
 
 def main() -> None:

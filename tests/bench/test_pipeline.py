@@ -55,6 +55,12 @@ def test_good_cases_are_exported_with_smellbench_fields(built: tuple[Path, Build
     assert first["testsuites"] == ["tests/test_ops.py::test_add"]
     assert first["settings"] == ["guided", "open", "targeted"]
     assert "timings" not in first
+    adequacy = first["test_adequacy"]
+    assert adequacy["targets_executed"] == ["calc.ops.add"]
+    assert adequacy["changed_lines"] == adequacy["changed_lines_executed"] == 1
+    assert adequacy["sensitive"] and adequacy["functions"] == [{
+        "qualname": "calc.ops.add", "path": "calc/ops.py", "line": 4,
+        "tests": ["tests/test_ops.py::test_add"], "caught_by": "tests/test_ops.py::test_add"}]
     cases = load_dataset(out / "dataset.jsonl")
     assert [case.instance_id for case in cases] == ids
     assert report.cases == 4 and report.by_cell == {
@@ -91,7 +97,8 @@ def test_each_cell_validates_only_what_it_needs(built: tuple[Path, BuildReport])
     assert report.validated == 4
     validated = [row["key"] for row in read_jsonl(out / "work" / "outcomes.jsonl")
                  if row["kind"] == "case"]
-    assert "validate|feature_envy-easy-mul" not in validated
+    assert not any(key.startswith("validate|feature_envy-easy-mul|") for key in validated)
+    assert any(key.startswith("validate|feature_envy-easy-add|") for key in validated)
 
 
 def test_each_bad_case_has_a_clear_reason(built: tuple[Path, BuildReport]) -> None:
@@ -107,6 +114,11 @@ def test_each_bad_case_has_a_clear_reason(built: tuple[Path, BuildReport]) -> No
     assert patch["stage"] == "apply" and "does not apply" in str(patch["reason"])
     assert report.rejections_by_stage["smelly"] == 2
     assert report.rejections_by_stage["apply"] == 1
+    unguarded = rejections["feature_envy-medium-countdown"]
+    assert unguarded["stage"] == "adequacy"
+    reason = str(unguarded["reason"])
+    assert "calc.ops._countdown_feature_envy_medium" in reason and "calc/ops.py:" in reason
+    assert report.rejections_by_stage["adequacy"] == 1
 
 
 def test_broken_spec_and_failing_repository_are_reported_and_the_rest_goes_on(

@@ -1,17 +1,24 @@
-"""Test selection for a case and the sentences that explain a rejected one."""
+"""Test selection for a case, its adequacy (do the tests run and guard the smelly code?) and the
+sentences that explain a rejected one. The adequacy tests at the end run the calc fixture's real
+tests: a case whose tests miss its code is rejected, a copied-code case is selected again."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from smellkit.bench.backend import default_backend
 from smellkit.bench.pipeline import covered_with_owners
 from smellkit.bench.validate import Validator, describe_failure
 from smellkit.config import load_repo_spec
-from smellkit.models import Location, Target
+from smellkit.formats.smellbench import from_row, to_row
+from smellkit.models import Case, Location, Rejection, Target
 from smellkit.sandbox.testmap import TestMap
 from smellkit.sandbox.testrun import TestRun
 from tests.bench import fakes
+from tests.bench.conftest import bench_cache
 
 MAP = TestMap(tests=("t::a", "t::b", "t::c"), by_qualname={
     "calc.ops.add": ("t::a",), "calc.ops.Box.size": ("t::b",), "calc.ops.Box.grow": ("t::c",)})
@@ -25,7 +32,7 @@ def _validator() -> Validator:
     return Validator(spec=load_repo_spec(fakes.FIXTURES / "calc.toml"), env=None,  # type: ignore[arg-type]
                      checkout=Path("."), test_map=MAP, runner=None,  # type: ignore[arg-type]
                      work_dir=Path("."), run_tests=_unused, apply_patch=_unused,
-                     copy_tree=_unused)
+                     copy_tree=_unused, run_covered=_unused, run_until_failure=_unused)
 
 
 def test_owners_of_covered_code_count_as_covered() -> None:
@@ -48,6 +55,31 @@ def test_a_class_target_selects_the_tests_of_its_methods() -> None:
     assert _validator().select(injection) == ("t::b", "t::c")
 
 
+def _class_target(qualname: str) -> Any:
+    box = Location(path=fakes.OPS, qualname=qualname, kind="class", start_line=1, end_line=9)
+    base = fakes.harmless("god_class", "easy", "mul")
+    return base.model_copy(update={
+        "candidate": base.candidate.model_copy(update={"target": box}),
+        "targets": (Target(location=box, level="class"),), "locations": (box,)})
+
+
+def test_a_class_target_does_not_select_every_test_of_every_member() -> None:
+    """The over-selection seen on click (225 tests for one case): a class without tests of its
+    own gets at most `limit` tests, spread so that as many members as possible are run."""
+    by_qualname = {f"pkg.Big.m{number}": tuple(f"t::m{number}_{index}" for index in range(30))
+                   for number in range(20)}
+    wide = TestMap(tests=tuple(sorted(t for ts in by_qualname.values() for t in ts)),
+                   by_qualname=by_qualname)
+    validator = _validator()
+    validator.test_map = wide
+    chosen = validator.select(_class_target("pkg.Big"))
+    assert len(chosen) == 10
+    assert len({test.split("_")[0] for test in chosen}) == 10  # ten different members
+    assert validator.select(_class_target("pkg.Big")) == chosen  # seeded: the same each time
+    validator.limit = 3
+    assert len(validator.select(_class_target("pkg.Big"))) == 3
+
+
 def test_failure_sentences_name_the_version_and_the_tests() -> None:
     failed = TestRun(requested=("t::a", "t::b"), passed=("t::b",), failed=("t::a",),
                      messages={"t::a": "Traceback\nAssertionError: 5 != 6"})
@@ -58,3 +90,70 @@ def test_failure_sentences_name_the_version_and_the_tests() -> None:
     assert "hung on the original version: t::a" in describe_failure(hung, "original", 60)
     late = TestRun(requested=("t::a",), timed_out=True)
     assert "timed out on the smelly version after 60s" in describe_failure(late, "smelly", 60)
+
+
+@pytest.fixture(scope="module")
+def calc(tmp_path_factory: pytest.TempPathFactory) -> Validator:
+    """A validator of the calc fixture with the real sandbox (environment and test map cached)."""
+    backend = default_backend()
+    spec = load_repo_spec(fakes.FIXTURES / "calc.toml")
+    checkout = backend.fetch(spec, bench_cache())
+    env = backend.prepare(spec, checkout, bench_cache())
+    runner = backend.runner("local", spec, env, bench_cache())
+    return Validator(spec=spec, env=env, checkout=checkout,
+                     test_map=backend.test_map(spec, env, checkout, runner, 0), runner=runner,
+                     work_dir=tmp_path_factory.mktemp("validate"), run_tests=backend.run_tests,
+                     apply_patch=backend.apply_patch, copy_tree=backend.copy_tree,
+                     run_covered=backend.run_covered,
+                     run_until_failure=backend.run_until_failure)
+
+
+def test_tests_that_do_not_run_the_smelly_code_are_rejected(calc: Validator) -> None:
+    rejection = calc.validate(fakes.unguarded("feature_envy", "easy", "mul"))
+    assert isinstance(rejection, Rejection) and rejection.stage == "adequacy"
+    assert "no selected test runs the changed function(s) calc.ops._mul_feature_envy_easy" \
+        in rejection.reason
+    assert "run 1 of the 2 changed lines" in rejection.reason
+    assert "calc/ops.py:13" in rejection.reason  # the helper's `return`, never run
+    assert "adequacy" in rejection.timings
+
+
+def test_a_case_whose_tests_guard_its_code_records_why() -> None:
+    """The record's rule, on values: each shortfall named, none when all is run and caught."""
+    from smellkit.models import FunctionSensitivity, TestAdequacy
+
+    caught = FunctionSensitivity(qualname="m.f", path="m.py", line=3, tests=("t::a",),
+                                 caught_by="t::a")
+    good = TestAdequacy(targets=("m.f",), targets_executed=("m.f",), changed_lines=10,
+                        changed_lines_executed=9, functions=(caught,), sensitive=True)
+    assert good.problems(0.9) == []
+    missed = caught.model_copy(update={"caught_by": None})
+    bad = good.model_copy(update={"targets_executed": (), "changed_lines_executed": 8,
+                                  "lines_not_executed": ("m.py:4", "m.py:7"),
+                                  "functions": (missed,), "sensitive": False})
+    text = "; ".join(bad.problems(0.9))
+    assert "no selected test runs the target(s) m.f" in text
+    assert "run 8 of the 10 changed lines" in text and "m.py:4, m.py:7" in text
+    assert "no selected test fails when this changed function is broken" in text
+    dead = bad.model_copy(update={"exempt": ("m.f",), "changed_lines_executed": 9,
+                                  "functions": (), "sensitive": True})
+    assert dead.problems(0.9) == []  # a target the case declares dead need not run
+
+
+def test_copied_code_is_guarded_by_tests_selected_from_the_smelly_version(
+        calc: Validator) -> None:
+    """The case centres on `mul`, whose tests never run the copy of `add` in a new module: the
+    first selection falls short, the smelly version's coverage finds `add`'s test."""
+    injection = fakes.copied()
+    assert calc.select(injection) == ("tests/test_ops.py::test_mul",)
+    case = calc.validate(injection)
+    assert isinstance(case, Case), case
+    assert case.tests == ("tests/test_ops.py::test_add", "tests/test_ops.py::test_mul")
+    adequacy = case.test_adequacy
+    assert adequacy is not None and adequacy.reselected and adequacy.sensitive
+    assert adequacy.targets_executed == ("calc._arith.plus",)
+    assert adequacy.changed_lines == adequacy.changed_lines_executed == 4
+    assert {item.qualname: item.caught_by for item in adequacy.functions} == {
+        "calc.ops.add": "tests/test_ops.py::test_add",
+        "calc._arith.plus": "tests/test_ops.py::test_add"}
+    assert from_row(to_row(case)).test_adequacy == adequacy  # survives export and import

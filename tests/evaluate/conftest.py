@@ -81,13 +81,17 @@ def click_dataset() -> tuple[Path, BuildReport]:
     """click 8.1.7 cases built as tests/bench/test_click_build.py builds them (same spec, seed
     and options, same cached checkout, environment and test map), kept under the test-data
     cache so a rerun only resumes the build: its output folder and report. A file lock keeps
-    two test workers from resuming the same build at once."""
+    two test workers from resuming the same build at once. A change in what validation
+    checks (`VALIDATION_FORMAT`) builds into a new folder and validates every case again."""
     from smellkit.bench import build
+    from smellkit.bench.validate import VALIDATION_FORMAT
     from tests.support.pypi import data_dir
 
     folder = data_dir() / "evaluate"
     folder.mkdir(exist_ok=True)
-    dataset = folder / "click-build"
+    # one folder per validation format: a checkout of other code sharing the cache rewrites
+    # its own dataset, never the one this session reads
+    dataset = folder / f"click-build-{VALIDATION_FORMAT}"
     with open(folder / ".click-build.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         report = build(CLICK_SPEC, dataset, cache_dir=data_dir() / "sandbox",

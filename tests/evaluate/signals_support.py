@@ -32,7 +32,7 @@ ONE_PER_SMELL: dict[str, tuple[str, Difficulty]] = {
     "duplicated_code": ("engines", "hard"),
     "feature_envy": ("ledger", "hard"),
     "god_class": ("console", "hard"),
-    "interface_segregation": ("sinks", "hard"),
+    "interface_segregation": ("storage", "hard"),
     "shotgun_surgery": ("order_keys", "hard"),
 }
 """The fixture and difficulty each smell's end-to-end tests use (the hardest: most files)."""

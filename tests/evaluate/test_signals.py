@@ -150,15 +150,20 @@ def test_a_helper_restored_under_another_name_is_the_helper_a_check_names(
 
 
 def test_renaming_a_dead_function_does_not_pass_its_check(cases: Cases) -> None:
-    """A rename is followed both ways: `_legacy_main` renamed, still unused, is still dead."""
+    """A rename is followed both ways: the dead head of the chain renamed, still unused, is
+    still dead."""
     case = cases("dead_code")
     path = f"{SOURCE}/shop/cli.py"
+    record = case.case.case
+    assert record is not None
+    (head,) = [item.qualname for item in record.locations if item.path == "shop/cli.py"]
+    name = head.rpartition(".")[2]
     text = (case.smelly / path).read_text()
     patch, tree = edit(case, "dead-renamed", {
-        path: text.replace("def _legacy_main(", "def _legacy_entry(")})
+        path: text.replace(f"def {name}(", f"def {name}_entry(")})
     score = case.score("dead-renamed", patch, tree)
     assert score.checks_passed == 0, "the renamed head of the chain is not 'not defined'"
-    assert any("shop.cli._legacy_entry is defined but only unreachable or unused code" in item
+    assert any(f"{head}_entry is defined but only unreachable or unused code" in item
                for item in score.failed_checks), score.failed_checks
     assert score.residue is not None and score.residue >= 1
 

@@ -14,6 +14,7 @@ import random
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -176,11 +177,12 @@ def real_code(root: Path, smell: str, tries: int, verified: int) -> dict[str, di
     return counts
 
 
-def own_tests_pass(top: Path, injection: Injection,
-                   scratch: Path) -> subprocess.CompletedProcess[str]:
+def own_tests_pass(top: Path, injection: Injection, scratch: Path,
+                   arguments: Sequence[str] = ()) -> subprocess.CompletedProcess[str]:
     """The project's own test suite (an sdist's `tests/`) run on the smelly version: the
     injection must not change behaviour the project tests. Deprecation warnings are not errors
-    here: an older release's tests meet a newer pytest."""
+    here: an older release's tests meet a newer pytest. `arguments` go to pytest (`--ignore`
+    for tests whose optional dependency is missing)."""
     copy = scratch / "project"
     shutil.copytree(top, copy, ignore=shutil.ignore_patterns("__pycache__", ".complete"))
     apply_patch(copy / "src", injection.smelly_patch)
@@ -188,7 +190,7 @@ def own_tests_pass(top: Path, injection: Injection,
     environment.pop("PYTEST_XDIST_WORKER", None)
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-p", "no:xdist",
-         "-p", "no:randomly", "-W", "ignore::DeprecationWarning", "tests"], cwd=copy,
+         "-p", "no:randomly", "-W", "ignore::DeprecationWarning", *arguments, "tests"], cwd=copy,
         env=environment, capture_output=True, text=True, check=False)
 
 

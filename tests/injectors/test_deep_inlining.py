@@ -124,7 +124,7 @@ def test_new_modules_import_in_either_order(tmp_path: Path) -> None:
     copy = tmp_path / "smelly"
     shutil.copytree(LEDGER / "before", copy, ignore=shutil.ignore_patterns("__pycache__"))
     apply_patch(copy, injection.smelly_patch)
-    new = sorted(path for path in injection.files if "_steps" in path)
+    new = sorted(path for path in injection.files if not (LEDGER / "before" / path).exists())
     assert len(new) == 3
     for path in new:
         module = path[:-3].replace("/", ".")
@@ -234,7 +234,7 @@ def test_difficulties_differ() -> None:
     assert chain <= {location.qualname for location in medium.locations}
     assert len({location.qualname for location in hard.locations} - {TARGET}) >= 3
     assert hard.red_herrings
-    assert "from shop.pricing import TAX_RATES" in hard.smelly_patch  # module state
+    assert "TAX_RATES" in hard.smelly_patch.split("class OrderService")[0]  # module state
     assert "shop.pricing" in {location.qualname for location in hard.locations}
     assert all(location.qualname not in {item.qualname for item in hard.locations}
                for location in hard.red_herrings)
@@ -445,7 +445,119 @@ def test_own_tests_pass_on_the_smelly_code(tmp_path: Path, name: str, version: s
 
     top = sdist(name, version)
     injection = first_injection(top / "src", SMELL, difficulty)
-    assert any("_steps" in path for path in injection.files), injection.files
+    assert any(not (top / "src" / path).exists() for path in injection.files), injection.files
     result = own_tests_pass(top, injection, tmp_path)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert " passed" in result.stdout
+
+
+# -- names and comments a person would write ------------------------------------------------------
+
+FINDER = '''\
+def find_item(items, key):
+    r"""Return the buffer's index of `key`, or -1 (\\d patterns allowed)."""
+    index = -1
+    for position, item in enumerate(items):
+        if item == key and index < 0:
+            index = position
+    return index
+'''
+
+USER = '''\
+from pkg.finder import find_item
+
+
+def locate(items, keys):
+    index = 0
+    found = []
+    for key in keys:
+        spot = find_item(items, key)
+        found.append((index, spot))
+        index += 1
+    return found
+'''
+
+
+def test_pasted_locals_are_renamed_with_words_of_their_function(tmp_path: Path) -> None:
+    """`index` of `find_item` collides with the caller's: it becomes `item_index` (the
+    callee's noun, not `index_2`); the comment before the paste is the docstring's first line,
+    every letter kept (an r-string's prefix and quotes parsed, not stripped)."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "finder.py").write_text(FINDER)
+    (tmp_path / "pkg" / "user.py").write_text(USER)
+    context = InjectionContext(load(tmp_path))
+    (site,) = SiteFinder(context).sites("pkg.user.locate")
+    rewritten = Inliner(context, comments=True).rewrite("pkg.user.locate", [Plan(site)])
+    text = rewritten.module.code
+    assert "item_index = -1" in text and "spot = item_index" in text
+    assert "# Return the buffer's index of `key`, or -1 (\\d patterns allowed)." in text
+    from smellkit.injectors.tells import added_tells
+
+    assert added_tells({"pkg/user.py": USER}, {"pkg/user.py": text}, context=[FINDER]) == [
+        "pkg/user.py:1:1: 'pkg.finder.find_item' imported but unused"]  # until with_imports
+    from smellkit.injectors.deep_inlining.imports import with_imports
+
+    final = with_imports(context, "pkg.user.locate", "pkg/user.py", rewritten.module, [])
+    assert "find_item" not in final
+    assert added_tells({"pkg/user.py": USER}, {"pkg/user.py": final}, context=[FINDER]) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,version", [("click", "8.1.7"), ("jinja2", "3.1.4")])
+def test_real_injections_read_as_human_code(name: str, version: str) -> None:
+    """On real code, over two seeds: no numbered name or module, no undefined name or unused
+    import, no helper name shared by cases of different targets; easy spans exactly two files
+    (the caller's and one more), medium three or more, hard four or more."""
+    from tests.injectors.support_tells import human_injections
+    from tests.support.pypi import sdist
+
+    made = human_injections(sdist(name, version) / "src", SMELL, tries=8)
+    assert made["easy"] and made["medium"], {key: len(value) for key, value in made.items()}
+
+
+def test_discovery_says_which_rule_turned_functions_away(small_repo: Path) -> None:
+    """`smellkit candidates --explain` counts: functions too small once their helpers are
+    pasted in, and functions that call nothing that can be pasted."""
+    context = InjectionContext(load(small_repo))
+    assert list(make_injector(SMELL, SMALL).candidates(context)) == []
+    assert context.discarded["with its helpers pasted in, under 40 lines or complexity 10"] >= 2
+    assert context.discarded["calls no helper of 5 lines or more that can be pasted in (single "
+                             "exit, no super(), not decorated or overridden)"] >= 1
+
+
+def test_string_annotations_of_moved_code_are_imported_for_type_checkers(tmp_path: Path) -> None:
+    """A moved method annotated `ctx: "Context"` (a name the host imports only for type
+    checking, or defines itself) gets the host's import under the host's own guard."""
+    import libcst as cst
+
+    from smellkit.injectors.deep_inlining.hints import (
+        hint_imports,
+        hinted_names,
+        type_checking_guard,
+    )
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "core.py").write_text("class Context:\n    pass\n")
+    (tmp_path / "pkg" / "types.py").write_text(textwrap.dedent('''\
+        import typing as t
+
+        if t.TYPE_CHECKING:
+            from .core import Context
+
+
+        class Param:
+            def fail(self, message: str, ctx: t.Optional["Context"] = None) -> "t.NoReturn":
+                raise ValueError(message, ctx)
+    '''))
+    context = InjectionContext(load(tmp_path))
+    method = cst.parse_statement(
+        'def fail(self, message: str, ctx: t.Optional["Context"] = None) -> "t.NoReturn":\n'
+        '    raise ValueError(message, ctx)\n')
+    assert hinted_names([method]) == {"Context", "t"}
+    assert type_checking_guard(context, "pkg.types") == ("t.TYPE_CHECKING", "t")
+    assert hint_imports(context, "pkg.types", ["Context", "Param"], ".types") == [
+        "from .core import Context", "from .types import Param"]
+    with pytest.raises(InjectionRefused, match="does not bind"):
+        hint_imports(context, "pkg.types", ["Missing"], ".types")

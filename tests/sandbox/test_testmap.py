@@ -15,7 +15,7 @@ from smellkit.sandbox.environment import Environment
 from smellkit.sandbox.errors import SandboxError
 from smellkit.sandbox.runner import LocalRunner, RunResult
 from smellkit.sandbox.testmap import TestMap, build_test_map
-from smellkit.sandbox.testrun import run_tests
+from smellkit.sandbox.testrun import run_tests, run_tests_covered
 
 SHAPES = "tests/test_shapes.py"
 UTIL = "tests/test_util.py"
@@ -108,6 +108,23 @@ def test_selected_tests_pass_on_a_clean_copy_and_fail_on_a_changed_one(
     run = run_tests(tiny_env, smelly, tiny_spec, selected)
     assert not run.ok and set(run.failed) == set(selected)
     assert "assert 10 == 9" in run.messages[f"{SHAPES}::test_square_area"]
+
+
+def test_a_covered_run_says_which_test_ran_each_line_and_a_run_can_stop_early(
+        tiny_map: TestMap, tiny_spec: RepoSpec, tiny_env: Environment, tiny_checkout: Path,
+        tmp_path: Path) -> None:
+    selected = tiny_map.select(["tinypkg.shapes.Square.area"])
+    copy = copy_tree(tiny_checkout, tmp_path / "copy")
+    covered = run_tests_covered(tiny_env, copy, tiny_spec, selected)
+    assert covered.run.ok and not list(copy.glob(".smellkit-run-*"))
+    lines = covered.lines["tinypkg/shapes.py"]
+    assert set(lines[17]) == set(selected)  # `return self.side * self.side`: every test
+    assert lines[16] == ("",)  # the `def` ran while the tests were loaded, in no test
+    shapes = copy / "src" / "tinypkg" / "shapes.py"
+    shapes.write_text(shapes.read_text().replace("self.side * self.side", "0"))
+    stopped = run_tests(tiny_env, copy, tiny_spec, selected, first_failure=True)
+    assert len(stopped.failed) == 1 and not stopped.passed and stopped.errors
+    assert all("not run" in stopped.messages[test] for test in stopped.errors)
 
 
 def test_a_hanging_test_is_cut_off_and_reported(tiny_spec: RepoSpec, tiny_env: Environment,

@@ -1,13 +1,18 @@
 """Imports in modules being edited: where the opening import block ends, adding imports there,
-merging names into an existing `from` import. Every injector adds imports through these."""
+merging names into an existing `from` import, and dropping the imports an edit left unused.
+Every injector adds imports through these."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 import libcst as cst
 
 from smellkit.injectors.cst import edit
+
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
 
 def is_import_line(line: cst.CSTNode) -> bool:
@@ -107,3 +112,171 @@ def merged(imports: list[str], ordered: bool = True) -> list[str]:
             text = head + "(\n" + "".join(f"    {name},\n" for name in names) + ")"
         lines.append(text)
     return lines
+
+
+def reads(module: cst.Module) -> set[str]:
+    """Names the module reads, as pyflakes counts uses of an import: names outside import
+    statements (attribute and keyword names aside), and the words of string annotations and
+    of `__all__` entries."""
+    found: set[str] = set()
+    stores: set[int] = set()  # names bound, not read: a parameter, a def, an assignment target
+
+    def store(target: cst.CSTNode | None) -> None:
+        if isinstance(target, cst.Name):
+            stores.add(id(target))
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                store(element.value)
+        elif isinstance(target, cst.StarredElement):
+            store(target.value)
+
+    class Collect(cst.CSTVisitor):
+        def visit_Param(self, node: cst.Param) -> None:
+            store(node.name)
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            store(node.name)
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> None:
+            store(node.name)
+
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            store(node.target)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            if node.value is not None:
+                store(node.target)
+
+        def visit_For(self, node: cst.For) -> None:
+            store(node.target)
+
+        def visit_CompFor(self, node: cst.CompFor) -> None:
+            store(node.target)
+
+        def visit_AsName(self, node: cst.AsName) -> None:
+            store(node.name)
+
+        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+            store(node.target)
+
+        def visit_Import(self, node: cst.Import) -> bool:
+            return False
+
+        def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+            return False
+
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)
+            return False
+
+        def visit_Arg(self, node: cst.Arg) -> bool:
+            node.value.visit(self)
+            return False
+
+        def visit_Name(self, node: cst.Name) -> None:
+            if id(node) not in stores:
+                found.add(node.value)
+
+        def visit_Annotation(self, node: cst.Annotation) -> None:
+            found.update(_words_of_strings(node))
+
+        def visit_Assign(self, node: cst.Assign) -> None:
+            if any(isinstance(target.target, cst.Name) and target.target.value == "__all__"
+                   for target in node.targets):
+                found.update(_words_of_strings(node.value))
+
+    for statement in module.body:
+        statement.visit(Collect())
+    return found
+
+
+def _words_of_strings(node: cst.CSTNode) -> set[str]:
+    found: set[str] = set()
+
+    class Collect(cst.CSTVisitor):
+        def visit_SimpleString(self, inner: cst.SimpleString) -> None:
+            found.update(_IDENTIFIER.findall(inner.value))
+
+    node.visit(Collect())
+    return found
+
+
+def bound_name(alias: cst.ImportAlias) -> str:
+    """The name an import alias binds (`import a.b` binds `a`)."""
+    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+        return alias.asname.name.value
+    return cst.Module([]).code_for_node(alias.name).split(".")[0]
+
+
+@lru_cache(maxsize=32)
+def _unused_imports(code: str) -> frozenset[str]:
+    """The imports pyflakes reports unused, as it names them (`.utils.echo`, `a as b`)."""
+    import ast
+
+    from pyflakes.checker import Checker
+    from pyflakes.messages import UnusedImport
+
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return frozenset()
+    return frozenset(str(message.message_args[0]) for message in Checker(tree).messages
+                     if isinstance(message, UnusedImport))
+
+
+def _flakes_name(small: cst.Import | cst.ImportFrom, alias: cst.ImportAlias) -> str:
+    """How pyflakes names the import of one alias."""
+    code = cst.Module([]).code_for_node
+    name = code(alias.name)
+    if isinstance(small, cst.ImportFrom):
+        source = "." * len(small.relative) + (code(small.module) if small.module else "")
+        name = f"{source}.{name}" if source and not source.endswith(".") else source + name
+    if alias.asname is not None:
+        name += f" as {code(alias.asname.name)}"
+    return name
+
+
+def drop_unused(original: cst.Module, new: cst.Module) -> tuple[cst.Module, list[str]]:
+    """`new` without the top-level imports it leaves unused that `original` used (an edit that
+    redirected or pasted away every use), and the names dropped. An import the original left
+    unused stays: it was the repository's own (a re-export, a side effect)."""
+    unused = _unused_imports(new.code) - _unused_imports(original.code)
+    if not unused:
+        return new, []
+    dropped: list[str] = []
+    body: list[cst.BaseStatement] = []
+    carried: list[cst.EmptyLine] = []  # the blank lines and comments of a dropped line
+    for statement in new.body:
+        if carried:
+            statement = statement.with_changes(leading_lines=[*carried,
+                                                              *statement.leading_lines])
+            carried = []
+        if not is_import_line(statement):
+            body.append(statement)
+            continue
+        assert isinstance(statement, cst.SimpleStatementLine)
+        smalls: list[cst.BaseSmallStatement] = []
+        for small in statement.body:
+            assert isinstance(small, (cst.Import, cst.ImportFrom))
+            if isinstance(small.names, cst.ImportStar):
+                smalls.append(small)
+                continue
+            kept = []
+            for alias in small.names:
+                if _flakes_name(small, alias) in unused:
+                    dropped.append(bound_name(alias))
+                else:
+                    kept.append(alias)
+            if len(kept) == len(small.names):
+                smalls.append(small)
+            elif kept:
+                kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                smalls.append(small.with_changes(names=kept))
+        if smalls:
+            smalls[-1] = smalls[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+            body.append(statement.with_changes(body=smalls))
+        else:
+            carried = list(statement.leading_lines)
+    if not dropped:
+        return new, []
+    return new.with_changes(body=body), dropped

@@ -3,8 +3,8 @@
 A candidate is a function the detector does not report whose statement-level calls go to
 functions of the repository (five source lines or more) that can be inlined safely, forming
 chains of depth 1 to 3, with enough code between them to make a long, complex function
-(`_deep_inlining_sites`). The injection replaces call statements by the callees' bodies
-(`_deep_inlining_inline`); the callees stay defined, so every other caller is untouched and the
+(`sites.py`). The injection replaces call statements by the callees' bodies
+(`inline.py`); the callees stay defined, so every other caller is untouched and the
 original is the refactoring: call them again.
 
 Difficulty follows SmellBench's rule on the files the smell spans: the caller's file and the
@@ -21,9 +21,12 @@ solver must look to undo it).
 
 Real code mostly calls functions of its own module (every jinja2 candidate; 16 of 22 in click),
 so when the callees span fewer files than the difficulty asks, the ones defined in the caller's
-file move to new sibling modules (`_deep_inlining_spread`): methods into mixins their class
-inherits first, functions imported back. A check that the function calls a moved callee again
-accepts either definition (`deep_inlining.calls_one_of`).
+file move to new sibling modules (`spread.py`): methods into mixins their class inherits first,
+functions imported back (when the host still reads them). Modules, mixins and renamed locals are
+named from the repository's words (`_usage_format.py`, `_UsageCommand`, `item_index`), never
+numbered. A check that the function calls a moved callee again accepts either definition
+(`deep_inlining.calls_one_of`). Easy pastes the helpers of one other file only (or of its own
+file, moved to one new module), so the smell spans exactly two files.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from __future__ import annotations
 import ast
 import random
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from weakref import WeakKeyDictionary
 
@@ -77,20 +80,24 @@ class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
         for qualname in sorted(context.index.definitions):
             definition = context.index.definitions[qualname]
             path = context.path_of(qualname)
-            if definition.kind not in ("function", "method") or path is None or \
-                    is_test_path(path) or qualname in flagged or (
-                        rule.skip_generated and is_generated(context.source(path).splitlines())):
+            if definition.kind not in ("function", "method") or path is None:
+                continue
+            why = _turned_away(context, path, qualname in flagged, rule.skip_generated)
+            if why is not None:
+                context.discard(why)
                 continue
             plans = _chains(finder, qualname, self.options.max_depth, frozenset({qualname}))
             if not plans:
+                context.discard("calls no helper of 5 lines or more that can be pasted in "
+                                "(single exit, no super(), not decorated or overridden)")
                 continue
             helpers = [plan.site.callee for plan in _flatten(plans)]
             sloc = finder.sloc(qualname) + sum(finder.sloc(name) for name in helpers)
             cc = finder.cc(qualname) + sum(finder.cc(name) - 1 for name in helpers)
-            if sloc < rule.min_sloc or cc < rule.min_cc:
-                continue
             location = context.location(qualname)
-            if location is None:
+            if sloc < rule.min_sloc or cc < rule.min_cc or location is None:
+                context.discard(f"with its helpers pasted in, under {rule.min_sloc} lines or "
+                                f"complexity {rule.min_cc}")
                 continue
             by_file: dict[str, list[str]] = {}
             for name in dict.fromkeys(helpers):
@@ -120,51 +127,113 @@ class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
             plans.sort(key=lambda plan: (-_depth(plan), -len(_files(context, [plan], path))))
         inliner = Inliner(context, comments=difficulty == "easy")
         spreader = _SPREADERS.setdefault(context, Spreader(context))
-        chosen: list[Plan] = []
-        last: _Made | None = None
-        reasons: list[str] = []
-        enough = flagged = False
-        for plan in plans:
-            trial = [*chosen, plan]
+        tries = [_Try(context, inliner, spreader, qualname, path, difficulty, rng, batch)
+                 for batch in _batches(context, plans, path, difficulty)]
+        for attempt in tries:
+            if attempt.run() is not None:
+                break
+        made = next((attempt for attempt in tries if attempt.last is not None), None)
+        reasons = sorted({reason for attempt in tries for reason in attempt.reasons})
+        if not any(attempt.chosen for attempt in tries):
+            raise InjectionRefused("no helper could be inlined: " + "; ".join(reasons[:3]))
+        if made is None and any(attempt.enough for attempt in tries) and \
+                not any(attempt.flagged for attempt in tries):
+            raise InjectionRefused("even with every inlinable helper pasted in, the function is "
+                                   "not long, complex and blocky enough to read as deep "
+                                   "inlining" + (" (an easy case pastes helpers of one other "
+                                                 "file only)" if difficulty == "easy" else ""))
+        if made is None or made.last is None:
+            extra = " and some indirection (a chain or renamed parameters)" \
+                if difficulty != "easy" else ""
+            why = f" ({'; '.join(reasons[:2])})" if reasons else ""
+            most = max(len(attempt.chosen) for attempt in tries)
+            raise InjectionRefused(f"{difficulty} needs {_MIN_HELPERS[difficulty]} "
+                                   f"helper(s){extra} over {_MIN_FILES[difficulty]} files; "
+                                   f"{most} could be inlined{why}")
+        if not _flagged(context, path, qualname, made.last.text):
+            raise InjectionRefused("the function is no longer reported once its callees moved out")
+        return _edit(context, difficulty, qualname, path, made.chosen, made.last)
+
+
+def _batches(context: InjectionContext, plans: list[Plan], path: str,
+             difficulty: Difficulty) -> list[list[Plan]]:
+    """The plans to try together. At easy, the helpers of one other file (or of the caller's
+    own file, which moves to one new module) per batch, the richest first: an easy case spans
+    two files. Otherwise all of them."""
+    if difficulty != "easy":
+        return [plans]
+    by_file: dict[frozenset[str], list[Plan]] = {}
+    for plan in plans:
+        by_file.setdefault(frozenset(_files(context, [plan], path) - {path}), []).append(plan)
+    batches = [batch for key, batch in by_file.items() if len(key) <= 1]
+    return sorted(batches, key=lambda batch: -len(batch))
+
+
+@dataclass
+class _Try:
+    """Helpers pasted in one by one until the function reads as deep inlining at the
+    difficulty, over the files it asks for."""
+
+    context: InjectionContext
+    inliner: Inliner
+    spreader: Spreader
+    qualname: str
+    path: str
+    difficulty: Difficulty
+    rng: random.Random
+    plans: list[Plan]
+    chosen: list[Plan] = field(default_factory=list)
+    last: _Made | None = None
+    reasons: list[str] = field(default_factory=list)
+    enough: bool = False
+    flagged: bool = False
+
+    def run(self) -> _Made | None:
+        context, qualname, path, difficulty = self.context, self.qualname, self.path, \
+            self.difficulty
+        for plan in self.plans:
+            trial = [*self.chosen, plan]
             try:
-                rewritten = inliner.rewrite(qualname, sorted(trial, key=lambda p: p.site.line))
+                rewritten = self.inliner.rewrite(qualname, sorted(trial,
+                                                                  key=lambda p: p.site.line))
                 imports = imports_for(context, qualname, rewritten.needs)
             except InjectionRefused as error:
-                reasons.append(error.message)
+                self.reasons.append(error.message)
                 continue
-            chosen = trial
-            if not _enough(difficulty, chosen, rewritten.renamed):
+            if difficulty == "easy" and len(_elsewhere(context, path, rewritten)) > 1:
+                self.reasons.append("an easy case pastes code of one other file only")
                 continue
-            enough = True
+            self.chosen = trial
+            if not _enough(difficulty, self.chosen, rewritten.renamed):
+                continue
+            self.enough = True
             try:  # the function reads as deep inlining (moving callees out cannot change it)
                 if not _flagged(context, path, qualname, _alone(context, qualname,
                                                                 rewritten.function)):
                     continue
-                flagged = True
-                made = _spread(context, spreader, difficulty, qualname, path, rewritten)
-                text = with_imports(path, made.module, imports)
+                self.flagged = True
+                made = _spread(context, self.spreader, difficulty, qualname, path, rewritten,
+                               self.rng)
+                text = with_imports(context, qualname, path, made.module, imports)
             except InjectionRefused as error:
-                reasons.append(error.message)
+                self.reasons.append(error.message)
                 continue
-            last = _Made(text, made, rewritten.inlined, rewritten.function, rewritten.needs)
-            break
-        if not chosen:
-            raise InjectionRefused("no helper could be inlined: "
-                                   + "; ".join(sorted(set(reasons))[:3]))
-        if enough and not flagged:
-            raise InjectionRefused("even with every inlinable helper pasted in, the function is "
-                                   "not long, complex and blocky enough to read as deep "
-                                   "inlining")
-        if last is None:
-            extra = " and some indirection (a chain or renamed parameters)" \
-                if difficulty != "easy" else ""
-            why = f" ({'; '.join(sorted(set(reasons))[:2])})" if reasons else ""
-            raise InjectionRefused(f"{difficulty} needs {_MIN_HELPERS[difficulty]} "
-                                   f"helper(s){extra} over {_MIN_FILES[difficulty]} files; "
-                                   f"{len(chosen)} could be inlined{why}")
-        if not _flagged(context, path, qualname, last.text):
-            raise InjectionRefused("the function is no longer reported once its callees moved out")
-        return _edit(context, difficulty, qualname, path, chosen, last)
+            self.last = _Made(text, made, rewritten.inlined, rewritten.function,
+                              rewritten.needs)
+            return self.last
+        return None
+
+
+def _turned_away(context: InjectionContext, path: str, flagged: bool,
+                 skip_generated: bool) -> str | None:
+    """Why a function is no candidate before its calls are looked at, None when it may be."""
+    if is_test_path(path):
+        return "in a test file"
+    if flagged:
+        return "already reported as deep inlining"
+    if skip_generated and is_generated(context.source(path).splitlines()):
+        return "in a generated file"
+    return None
 
 
 _SPREADERS: WeakKeyDictionary[InjectionContext, Spreader] = WeakKeyDictionary()
@@ -181,12 +250,12 @@ class _Made:
 
 
 def _spread(context: InjectionContext, spreader: Spreader, difficulty: Difficulty,
-            qualname: str, path: str, rewritten: Rewritten) -> Spread:
+            qualname: str, path: str, rewritten: Rewritten, rng: random.Random) -> Spread:
     """The helpers moved out of the caller's file until the smell spans the files the difficulty
     asks for (and, at hard, at least one into a mixin when nothing else reads module state)."""
     host = context.index.module_of[qualname]
     inlined = list(dict.fromkeys(rewritten.inlined))
-    files = {path, *(context.path_of(name) or path for name in inlined)}
+    files = {path, *_elsewhere(context, path, rewritten)}  # module state read counts too
     missing = _MIN_FILES[difficulty] - len(files)
     if difficulty == "hard" and not _native_features(context, qualname, path, inlined,
                                                      rewritten.needs):
@@ -210,7 +279,18 @@ def _spread(context: InjectionContext, spreader: Spreader, difficulty: Difficult
         raise InjectionRefused(f"the callees span {len(files)} file(s); {len(movable)} distinct "
                                f"one(s) of the caller's file can move, {missing} new module(s) "
                                "needed" + (f" ({'; '.join(refused[:2])})" if refused else ""))
-    return spreader.spread(rewritten.module, path, movable, missing)
+    return spreader.spread(rewritten.module, path, movable, missing, rng)
+
+
+def _elsewhere(context: InjectionContext, path: str, rewritten: Rewritten) -> set[str]:
+    """The files other than the caller's that the pasted code comes from or reads module state
+    of: the smell spans them (with the caller's file, or a new module when there are none)."""
+    found = {context.path_of(name) or path for name in rewritten.inlined}
+    for _, meant in rewritten.needs.values():
+        module = meant.rpartition(".")[0]
+        if _state(context, meant) and module in context.index.modules:
+            found.add(context.index.modules[module].path)
+    return found - {path}
 
 
 def _native_features(context: InjectionContext, qualname: str, path: str,

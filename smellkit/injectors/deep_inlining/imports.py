@@ -1,5 +1,5 @@
 """Imports the smelly host module needs: for the globals pasted code reads, and for the
-callees moved out of it (`_deep_inlining_spread`). Every line copies how the name was bound where
+callees moved out of it (`spread.py`). Every line copies how the name was bound where
 the code came from, and is refused when that binding is conditional, for type checking only, or
 module state that changes (an import would copy it)."""
 
@@ -13,7 +13,7 @@ from weakref import WeakKeyDictionary
 import libcst as cst
 
 from smellkit.errors import InjectionRefused
-from smellkit.injectors.cst.imports import after_last_import
+from smellkit.injectors.cst.imports import add_imports, after_last_import, drop_unused
 from smellkit.injectors.deep_inlining.inline import meaning
 
 if TYPE_CHECKING:
@@ -42,17 +42,42 @@ def imports_for(context: InjectionContext, qualname: str,
     return list(dict.fromkeys(lines))
 
 
-def with_imports(path: str, module: cst.Module, imports: Sequence[str]) -> str:
-    """The new text of the host file, the imports added after its last top-level import."""
+def with_imports(context: InjectionContext, qualname: str, path: str, module: cst.Module,
+                 imports: Sequence[str]) -> str:
+    """The new text of the host file: the imports added to its `from` import of the same
+    module, or after its last top-level import; and the imports of the callees no longer called
+    in the file dropped, as a person pasting their bodies would (an unused import gives the
+    paste away)."""
+    host = context.index.module_of[qualname]
+    facts = context.index.modules[host]
     if imports:
         body = list(module.body)
         position = after_last_import(body)
         if position == 0:
             raise InjectionRefused(f"{path} has no top-level import to add {', '.join(imports)} "
                                    "after")
-        statements = [cst.parse_statement(line) for line in imports]
-        module = module.with_changes(body=[*body[:position], *statements, *body[position:]])
-    return module.code
+        pairs = [(_source(line), line) for line in imports]
+        module = add_imports(module, module, position, pairs, host, facts.is_package)
+    return _without_unused(context, host, path, module).code
+
+
+def _source(line: str) -> str:
+    """The module an import line imports from (`from a.b import c` -> a.b, `import a.b` -> a.b)."""
+    words = line.split()
+    return words[1]
+
+
+def _without_unused(context: InjectionContext, host: str, path: str,
+                    module: cst.Module) -> cst.Module:
+    """`module` without the top-level imports the original read and the new text no longer
+    does; refused when another module imports such a name from the host (a re-export)."""
+    module, dropped = drop_unused(context.module(path), module)
+    for name in dropped:
+        if any(item.target == f"{host}.{name}" for facts in context.index.modules.values()
+               for item in facts.imports):
+            raise InjectionRefused(f"{name} would be left unused in {path}, yet other modules "
+                                   "import it from there")
+    return module
 
 
 def unconditional(context: InjectionContext, module: str, name: str) -> bool:

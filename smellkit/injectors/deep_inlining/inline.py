@@ -21,6 +21,7 @@ from smellkit.errors import InjectionRefused
 from smellkit.facts import Name as NameExpr
 from smellkit.injectors.cst.rename import Rename
 from smellkit.injectors.deep_inlining.exits import exits
+from smellkit.injectors.naming import pick, snake, words
 
 if TYPE_CHECKING:
     from smellkit.injectors.base import InjectionContext
@@ -115,11 +116,23 @@ def _rename(node: cst.CSTNode, mapping: dict[str, str]) -> cst.CSTNode:
     return node.visit(Rename(mapping)) if mapping else node  # type: ignore[return-value]
 
 
-def fresh(name: str, taken: set[str]) -> str:
-    number = 2
-    while f"{name}_{number}" in taken:
-        number += 1
-    return f"{name}_{number}"
+def _callee_words(context: InjectionContext, module: str, callee: str) -> list[str]:
+    """Words for renamed locals of a pasted callee: its name's words, the first (mostly a verb:
+    `find` of `find_item`) last, then the words near it in its module."""
+    near = context.vocabulary.near(module, callee)
+    own = [word for word in near if word in words(callee.rpartition(".")[2])]
+    return list(dict.fromkeys([*own[1:], *own[:1], *near]))
+
+
+def fresh(name: str, taken: set[str], pool: Sequence[str]) -> str:
+    """A new name for a pasted local that collides with one of the host, made of the local's
+    own words and words near its function (`pool`, the callee's first): `index` pasted from
+    `find_item` becomes `item_index`, never `index_2`; refused when every such name is taken."""
+    head = words(name) or [name.strip("_")]
+    extra = [word for word in pool if word not in head]
+    options = [[word, *head] for word in extra] + [[*head, word] for word in extra]
+    return pick((snake(parts, private=name.startswith("_")) for parts in options), taken,
+                what=f"the pasted local {name}")
 
 
 # -- the inliner --------------------------------------------------------------------------------
@@ -271,9 +284,10 @@ class Inliner:
                 needs[value.value] = (origin, self._meaning(origin, value.value))
         bound_here = own.bound | {name for name, _ in bindings}
         taken = host_names | own.used | set(renames.values()) | {name for name, _ in bindings}
+        pool = _callee_words(self.context, origin, callee)
         for name in sorted(bound_here):
             if name in host_names or name in renames.values():
-                renames[name] = fresh(name, taken)
+                renames[name] = fresh(name, taken, pool)
                 taken.add(renames[name])
         if bindings or renames:
             self.renamed = True
@@ -424,8 +438,10 @@ def _describe(function: cst.FunctionDef) -> str:
         assert isinstance(body[0], cst.SimpleStatementLine)
         small = body[0].body[0]
         assert isinstance(small, cst.Expr)
-        text = cst.Module([]).code_for_node(small.value).strip("\"'rbuRBU \n")
-        first = text.strip().splitlines()[0].strip() if text.strip() else ""
+        assert isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString))
+        value = small.value.evaluated_value  # the string's value: prefixes and quotes parsed
+        text = value.decode(errors="replace") if isinstance(value, bytes) else value or ""
+        first = next((line.strip() for line in text.splitlines() if line.strip()), "")
         if first:
             return first
     return function.name.value.strip("_").replace("_", " ")

@@ -22,6 +22,7 @@ dict, enum or protocol, or names a method in its own body.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -29,18 +30,29 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from smellkit.errors import InjectionRefused
-from smellkit.facts import Name as NameExpr
-from smellkit.injectors.cst.imports import after_last_import
+from smellkit.graphs.builtin_names import BUILTIN_NAMES
+from smellkit.injectors.cst.imports import after_last_import, merged, reads
+from smellkit.injectors.deep_inlining.hints import hint_imports, hinted_names, type_checking_guard
 from smellkit.injectors.deep_inlining.imports import import_line
 from smellkit.injectors.deep_inlining.inline import names_of
+from smellkit.injectors.deep_inlining.movable import Movability
 from smellkit.injectors.deep_inlining.scope import binds, free_names, import_time
+from smellkit.injectors.naming import (
+    MIN_WORD,
+    Vocabulary,
+    camel,
+    meaningful,
+    overlaps,
+    pick,
+    snake,
+    usable,
+    words,
+)
 
 if TYPE_CHECKING:
-    from smellkit.injectors.base import InjectionContext
+    pass
 
 _Statement = cst.SimpleStatementLine | cst.BaseCompoundStatement
-_SPECIAL_BASES = frozenset({"NamedTuple", "TypedDict", "Enum", "IntEnum", "StrEnum", "Flag",
-                            "IntFlag", "Protocol"})
 
 
 @dataclass(frozen=True)
@@ -68,176 +80,38 @@ class Spread:
 
 @dataclass
 class _Group:
-    path: str
-    module: str
-    suffix: str
+    callees: list[str]
+    """What moves to this new module, in the order it was given."""
+    path: str = ""
+    module: str = ""
     functions: list[str] = field(default_factory=list)
     methods: dict[str, list[str]] = field(default_factory=dict)
     """Class qualname -> its moved methods."""
     mixins: dict[str, str] = field(default_factory=dict)
     """Class qualname -> the mixin's name."""
     imports: list[str] = field(default_factory=list)
+    hinted: list[str] = field(default_factory=list)
+    """Imports of names only string annotations read, under `guard`."""
+    guard: str = "TYPE_CHECKING"
     late: dict[str, list[str]] = field(default_factory=dict)
     """Module -> the names the moved code reads from it, defined by the host or moved to
     another new module (imported at the end)."""
 
 
-class Spreader:
-    """Moves callees of one host module into new sibling modules."""
-
-    def __init__(self, context: InjectionContext):
-        self.context = context
-        self.index = context.index
-        self._refusals: dict[str, str | None] = {}
-        self._bindings: dict[str, tuple[dict[str, list[int]], set[str]]] = {}
-
-    def require_movable(self, qualname: str, host: str) -> None:
-        """Refused when this callee cannot move out of `host` (its caller's module)."""
-        key = f"{host}|{qualname}"
-        if key not in self._refusals:  # the reason, or None: decided once per callee
-            try:
-                self._require_movable(qualname, host)
-                self._refusals[key] = None
-            except InjectionRefused as refusal:
-                self._refusals[key] = refusal.message
-        reason = self._refusals[key]
-        if reason is not None:
-            raise InjectionRefused(reason)
-
-    def _require_movable(self, qualname: str, host: str) -> None:
-        definition = self.index.definitions.get(qualname)
-        if definition is None or self.index.module_of.get(qualname) != host:
-            raise InjectionRefused("not defined in the caller's module")
-        if self.index.star_imports.get(host):
-            raise InjectionRefused(f"{host} has a star import")
-        owner = definition.parent
-        if definition.kind == "method":
-            cls = self.index.definitions.get(owner)
-            if cls is None or cls.parent != host:
-                raise InjectionRefused("a method of a nested class")
-            if cls.decorators:
-                raise InjectionRefused(f"{cls.name} is decorated")
-            info = self.index.classes.get(owner)
-            bases = [base.rpartition(".")[2] for base in (info.base_names if info else ())]
-            if _SPECIAL_BASES & set(bases):
-                raise InjectionRefused(f"{cls.name} is a named tuple, typed dict, enum or "
-                                       "protocol")
-            if info is not None and info.metaclass is not None:
-                raise InjectionRefused(f"{cls.name} has a metaclass, which may read its "
-                                       "namespace")
-        elif owner != host:
-            raise InjectionRefused("a nested function")
-        node = self._def(qualname)
-        if definition.kind == "method":
-            self._class_keeps_name(owner, definition.name)
-        early = free_names(node, definition_time=True)
-        for name in sorted(free_names(node)):
-            self._require_binding(host, name, name in early)
-
-    def _require_binding(self, host: str, name: str, early: bool) -> None:
-        """Refused when `name`, read by code moving out of `host`, cannot be bound the same way
-        in the new module; `early` when it is read where the function is defined (a default or
-        an annotation)."""
-        facts = self.index.modules[host]
-        if self.own(host, name):
-            if early:
-                raise InjectionRefused(f"reads {name} of {host} where it is defined")
-            if self._bound_once(host, name) is None:
-                raise InjectionRefused(f"{name} is bound more than once or conditionally in "
-                                       f"{host}")
-            return
-        if any(item.scope == host and item.bound == name for item in facts.imports):
-            import_line(self.context, host, name, host + "._new")
-            return
-        found = self.index.resolve_name(host, name)
-        if found is not None and found.startswith("<builtin>."):
-            return
-        raise InjectionRefused(f"cannot tell what {name} means in {host}")
-
-    def own(self, host: str, name: str) -> bool:
-        """`host` defines or assigns `name` itself (it is not imported or a builtin)."""
-        facts = self.index.modules[host]
-        return self.index.children.get(host, {}).get(name) is not None or any(
-            item.scope == host and item.target == NameExpr(name) for item in facts.assignments)
-
-    def _bound_once(self, host: str, name: str) -> int | None:
-        """The index of the one top-level statement of `host` binding `name` (a def, a class
-        or an assignment; never rebound, never declared global), None otherwise."""
-        if any(declared == name for _, declared in self.index.modules[host].globals_declared):
-            return None
-        if host not in self._bindings:  # once per module: its statements can be big classes
-            top: dict[str, list[int]] = {}
-            maybe: set[str] = set()
-            for number, statement in enumerate(self.context.module(
-                    self.index.modules[host].path).body):
-                for bound in binds(statement, top=True):
-                    top.setdefault(bound, []).append(number)
-                maybe |= binds(statement, top=False)
-            self._bindings[host] = (top, maybe)
-        top, maybe = self._bindings[host]
-        found = top.get(name, [])
-        return found[0] if len(found) == 1 and name not in maybe else None
-
-    def _def(self, qualname: str) -> cst.FunctionDef:
-        host = self.index.module_of[qualname]
-        module = self.context.module(self.context.path_of(qualname) or "")
-        parts = qualname[len(host) + 1:].split(".")
-        body: Sequence[cst.BaseStatement] = module.body
-        for position, part in enumerate(parts):
-            found = [item for item in body if isinstance(item, (cst.FunctionDef, cst.ClassDef))
-                     and item.name.value == part]
-            if len(found) != 1:
-                raise InjectionRefused(f"{part} is defined {len(found)} times where {qualname} is")
-            (item,) = found
-            if position == len(parts) - 1:
-                if not isinstance(item, cst.FunctionDef):
-                    raise InjectionRefused(f"{qualname} is not a function")
-                return item
-            if not isinstance(item.body, cst.IndentedBlock):
-                raise InjectionRefused(f"{qualname} is in a one-line class")
-            body = item.body.body
-        raise InjectionRefused(f"{qualname} not found")
-
-    def _class_keeps_name(self, cls: str, name: str) -> None:
-        """Refused when the class body names the method outside its own `def` (an alias, a
-        property built from it, a decorator): it would no longer be bound there."""
-        node = self._def_class(cls)
-        assert isinstance(node.body, cst.IndentedBlock)
-        others: list[cst.CSTNode] = []
-        for item in node.body.body:
-            if isinstance(item, cst.FunctionDef):
-                others.extend(item.decorators)
-                if item.name.value == name:
-                    continue
-                others.extend([item.params])
-            else:
-                others.append(item)
-        if name in names_of(others).used:
-            raise InjectionRefused(f"the body of {cls} names {name}")
-        if _super_reads(node, name):  # `super().name` in the class skips it to a base's:
-            raise InjectionRefused(f"{cls} reads super().{name}")  # the mixin would answer instead
-
-    def _def_class(self, cls: str) -> cst.ClassDef:
-        host = self.index.module_of[cls]
-        module = self.context.module(self.context.path_of(cls) or "")
-        name = cls[len(host) + 1:]
-        found = [item for item in module.body if isinstance(item, cst.ClassDef)
-                 and item.name.value == name]
-        if len(found) != 1 or not isinstance(found[0].body, cst.IndentedBlock):
-            raise InjectionRefused(f"class {cls} is not one plain top-level class")
-        return found[0]
-
-    # -- the move -------------------------------------------------------------------------------
+class Spreader(Movability):
+    """Moves callees of one host module into new sibling modules (what may move is decided by
+    `Movability`)."""
 
     def spread(self, host_module: cst.Module, path: str, callees: Sequence[str],
-               count: int) -> Spread:
-        """Move `callees` (movable, of the module at `path`) into `count` new modules, in turn
-        (so a chain's levels land in different files); `host_module` is the host's new tree."""
+               count: int, rng: random.Random) -> Spread:
+        """Move `callees` (movable, of the module at `path`) into `count` new modules, dealt
+        in turn from a seeded shuffle (so a chain's levels land in different files and cases
+        differ); `host_module` is the host's new tree."""
         if len(callees) < count or count < 1:
             raise InjectionRefused(f"{count} new module(s) need as many movable callees, "
                                    f"{len(callees)} given")
         host = self.index.module_of[callees[0]]
-        groups = self._groups(path, host, callees, count)
+        groups = self._groups(path, host, callees, count, rng)
         spread = Spread(host_module)
         future = [item for item in self.context.module(path).body
                   if isinstance(item, cst.SimpleStatementLine) and any(
@@ -257,33 +131,61 @@ class Spreader:
         spread.module = self._host(host_module, host, groups)
         return spread
 
-    def _groups(self, path: str, host: str, callees: Sequence[str], count: int) -> list[_Group]:
-        folder, _, name = path.rpartition("/")
-        stem = folder.rpartition("/")[2] if name == "__init__.py" else name[:-3]
+    def _groups(self, path: str, host: str, callees: Sequence[str], count: int,
+                rng: random.Random) -> list[_Group]:
+        """The new modules, each named from the words of what it holds (`_usage_format.py`
+        holding `format_usage`) in the repository's module style, and its mixins from the
+        words of their methods and class (`_UsageCommand`), never numbered."""
+        order = list(callees)
+        rng.shuffle(order)
+        groups = [_Group(order[start::count]) for start in range(count)]
+        folder = path.rpartition("/")[0]
         package = host if self.index.modules[host].is_package else host.rpartition(".")[0]
-        groups: list[_Group] = []
-        number = 0
-        while len(groups) < count:
-            number += 1
-            suffix = "" if number == 1 else f"_{number}"
-            new = f"{folder}/_{stem.strip('_')}_steps{suffix}.py".lstrip("/")
-            if (self.context.root / new).exists():
-                continue
-            module_name = new.rpartition("/")[2][:-3]
-            groups.append(_Group(new, f"{package}.{module_name}" if package else module_name,
-                                 suffix.strip("_")))
-        for position, callee in enumerate(callees):
-            self._place(groups[position % count], callee)
+        vocabulary = self.context.vocabulary
+        private = vocabulary.private_modules()
+        taken = {*vocabulary.module_stems, *self._host_names(host),
+                 *(_short(name) for name in callees)}
+        for group in groups:
+            stems = (snake(parts, private=private)
+                     for parts in _word_lists(vocabulary, host, group.callees, rng))
+            group.path = self.context.module_path(
+                folder, (stem for stem in stems if usable(stem, taken)))
+            stem = group.path.rpartition("/")[2][:-3]
+            taken.add(stem)
+            group.module = f"{package}.{stem}" if package else stem
+            for callee in group.callees:
+                self._place(group, callee, taken, rng)
         return groups
 
-    def _place(self, group: _Group, callee: str) -> None:
+    def _host_names(self, host: str) -> set[str]:
+        """Every name the host module binds at its top level or in its classes."""
+        names = set(self.index.children.get(host, {}))
+        for child in list(self.index.children.get(host, {}).values()):
+            names.update(self.index.children.get(child, {}))
+        names.update(item.bound for item in self.index.modules[host].imports)
+        return names
+
+    def _place(self, group: _Group, callee: str, taken: set[str], rng: random.Random) -> None:
         definition = self.index.definitions[callee]
-        if definition.kind == "method":
-            cls = definition.parent
-            group.methods.setdefault(cls, []).append(callee)
-            group.mixins.setdefault(cls, f"_{_short(cls).strip('_')}Steps{group.suffix}")
-        else:
+        if definition.kind != "method":
             group.functions.append(callee)
+            return
+        cls = definition.parent
+        group.methods.setdefault(cls, []).append(callee)
+        if cls in group.mixins:
+            return
+        vocabulary = self.context.vocabulary
+        head = [word for word in words(_short(cls)) if len(word) >= MIN_WORD][-1:]
+        methods = [name for name in group.callees if self.index.definitions[name].parent == cls]
+        own = [word for word in _own_words(methods) if not overlaps(word, head)]
+        near = [word for word in vocabulary.near(self.index.module_of[cls])
+                if word not in own and not overlaps(word, head)]
+        options = [*vocabulary.combinations(head, own, rng, most=1),
+                   *vocabulary.combinations(head, near, rng)]
+        name = pick((camel(parts, private=True) for parts in options if parts != head),
+                    taken, what=f"a mixin of {_short(cls)}")
+        taken.add(name)
+        group.mixins[cls] = name
 
     def _group_body(self, host: str, group: _Group,
                     moved: dict[str, _Group]) -> list[_Statement]:
@@ -309,6 +211,7 @@ class Spreader:
                     group.late.setdefault(host, []).append(free)
                 elif not (self.index.resolve_name(host, free) or "").startswith("<builtin>."):
                     group.imports.append(self._copied_import(host, free, group.module))
+        self._hints(host, group, names)
         body.extend(self._def(name).with_changes(leading_lines=[]) for name in group.functions)
         for cls, methods in group.methods.items():
             members: list[cst.BaseStatement] = [cst.parse_statement("__slots__ = ()\n")]
@@ -318,20 +221,45 @@ class Spreader:
                                      body=cst.IndentedBlock(body=members)))
         return body
 
+    def _hints(self, host: str, group: _Group, names: Sequence[str]) -> None:
+        """The imports of the names only string annotations of the moved code read, for an
+        `if TYPE_CHECKING:` block (and the import its guard reads)."""
+        bound = {_short(name) for name in group.functions} | set(group.mixins.values())
+        bound |= {name for names in group.late.values() for name in names}
+        for line in group.imports:
+            bound |= binds(cst.parse_statement(line + "\n"), top=True)
+        missing = hinted_names(self._def(name) for name in names) - bound
+        missing -= {_short(name) for name in names}
+        if not missing - BUILTIN_NAMES:
+            return
+        expression, reads = type_checking_guard(self.context, host)
+        if reads is None:
+            group.imports.append("from typing import TYPE_CHECKING")
+        elif reads not in bound:
+            group.imports.extend(hint_imports(self.context, host, [reads], "."))
+        group.guard = expression
+        group.hinted = hint_imports(self.context, host, missing,
+                                      self._relative(host, host))
+
     def _text(self, path: str, host: str, group: _Group,
               future: list[cst.SimpleStatementLine], body: list[_Statement]) -> str:
-        """The new module: docstring, imports, definitions, and last the names its code reads
+        """The new module: imports, definitions, and last the names its code reads
         from the host module or the other new modules. Imported last, they are bound whichever
         module is imported first: the host (it has defined them by the time it imports the new
         modules, which `_host` checks) or a new one (its definitions exist by the time the
         host imports them back)."""
         module = self.context.module(path)
-        names = [*(_short(name) for name in group.functions), *group.mixins.values()]
         header: list[_Statement] = [item.with_changes(leading_lines=[]) for item in future]
-        header.extend(cst.parse_statement(line + "\n") for line in sorted(
-            set(group.imports), key=lambda line: (line.startswith("from "), line)))
-        if header:
-            header[0] = header[0].with_changes(leading_lines=[cst.EmptyLine()])
+        imports = [cst.parse_statement(line + "\n") for line in sorted(
+            set(group.imports), key=lambda line: (line.startswith("from "), line))]
+        if imports and header:
+            imports[0] = imports[0].with_changes(leading_lines=[cst.EmptyLine()])
+        header.extend(imports)
+        if group.hinted:
+            indent = module.default_indent
+            block = cst.parse_statement(f"if {group.guard}:\n" + "".join(
+                f"{indent}{line}\n" for line in merged(group.hinted)))
+            header.append(block.with_changes(leading_lines=[cst.EmptyLine()]))
         spaced = [item.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
                   for item in body]
         late = [cst.parse_statement(f"from {self._relative(host, module)} import "
@@ -340,8 +268,11 @@ class Spreader:
         if late:
             late[0] = late[0].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
         spaced.extend(late)
-        docstring = cst.parse_statement(f'"""Shared steps: {", ".join(names)}."""\n')
-        return cst.Module(body=[docstring, *header, *spaced],
+        if header:
+            header[0] = header[0].with_changes(leading_lines=[])
+        elif spaced:
+            spaced[0] = spaced[0].with_changes(leading_lines=[])
+        return cst.Module(body=[*header, *spaced],
                           default_indent=module.default_indent,
                           default_newline=module.default_newline).code
 
@@ -366,27 +297,50 @@ class Spreader:
     def _relative(self, host: str, target: str) -> str:
         """How a sibling module of `host` names the module `target` in a `from` import."""
         package = host if self.index.modules[host].is_package else host.rpartition(".")[0]
-        if not package:
-            return target
+        if not package or not any(item.level for item in self.index.modules[host].imports):
+            return target  # the host imports its package absolutely: so do the new lines
         if target == package:
             return "."
         return "." + target[len(package) + 1:]
+
+    def _imported_back(self, host: str, name: str, still: set[str]) -> bool:
+        """Whether the host imports a moved function back: when it still reads it. A private
+        one it no longer reads is not (the import would be unused, a tell); a public one, or
+        one another module imports from the host, keeps the host's namespace, so it stays."""
+        if name in still:
+            return True
+        if not name.startswith("_") or any(
+                item.target == f"{host}.{name}" for facts in self.index.modules.values()
+                for item in facts.imports):
+            raise InjectionRefused(f"{name} is no longer used in {host} once pasted, yet others "
+                                   "may import it from there: importing it back would be "
+                                   "an unused import")
+        return False
 
     def _host(self, module: cst.Module, host: str, groups: Sequence[_Group]) -> cst.Module:
         """The host without the moved callees, its classes inheriting their mixins first, and
         the moved names imported back before the first definition that needs them."""
         functions = {_short(name) for group in groups for name in group.functions}
+        still = reads(module.with_changes(body=[
+            item for item in module.body
+            if not (isinstance(item, cst.FunctionDef) and item.name.value in functions)]))
         by_class: dict[str, tuple[set[str], list[str]]] = {}
         imports: list[str] = []
         for group in groups:
-            names = [_short(name) for name in group.functions]
+            names = [_short(name) for name in group.functions
+                     if self._imported_back(host, _short(name), still)]
             for cls, methods in group.methods.items():
                 removed, mixins = by_class.setdefault(_short(cls), (set(), []))
                 removed.update(_short(name) for name in methods)
                 mixins.append(group.mixins[cls])
                 names.append(group.mixins[cls])
-            imports.append(f"from {self._relative(host, group.module)} import "
-                           f"{', '.join(sorted(names))}")
+            if names:
+                imports.append(f"from {self._relative(host, group.module)} import "
+                               f"{', '.join(sorted(names))}")
+        if not imports:
+            return module.with_changes(body=[
+                item for item in module.body
+                if not (isinstance(item, cst.FunctionDef) and item.name.value in functions)])
         body: list[cst.BaseStatement] = []
         needed = len(module.body)  # the first statement that needs a moved name at import
         removed_before: list[int] = []  # moved functions, by their index in the original
@@ -427,20 +381,6 @@ def _imports(statement: cst.BaseStatement) -> bool:
     return isinstance(statement, cst.SimpleStatementLine) and any(
         isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body)
 
-
-def _super_reads(node: cst.CSTNode, name: str) -> bool:
-    found = False
-
-    class Visit(cst.CSTVisitor):
-        def visit_Attribute(self, attribute: cst.Attribute) -> None:
-            nonlocal found
-            value = attribute.value
-            if attribute.attr.value == name and isinstance(value, cst.Call) and \
-                    isinstance(value.func, cst.Name) and value.func.value == "super":
-                found = True
-
-    node.visit(Visit())
-    return found
 
 
 def _is_docstring(statement: cst.BaseStatement) -> bool:
@@ -486,3 +426,21 @@ def _without(node: cst.ClassDef, removed: set[str], mixins: list[str]) -> cst.Cl
 
 def _short(qualname: str) -> str:
     return qualname.rpartition(".")[2]
+
+
+def _own_words(qualnames: Sequence[str]) -> list[str]:
+    """The words of the definitions' names, each once, in order."""
+    return list(dict.fromkeys(word for name in qualnames for word in words(_short(name))
+                              if meaningful(word)))
+
+
+def _word_lists(vocabulary: Vocabulary, host: str, callees: Sequence[str],
+                rng: random.Random) -> list[list[str]]:
+    """Word lists for a new module holding `callees`: a callee's own name first, then its
+    words alone or paired, then words near them in the host module."""
+    found = [own for name in callees if 1 < len(own := [
+        word for word in words(_short(name)) if meaningful(word)]) <= 3]
+    own = _own_words(callees)
+    found.extend(vocabulary.combinations([], own, rng))
+    found.extend(vocabulary.combinations([], vocabulary.near(host, *callees), rng))
+    return found

@@ -1,28 +1,33 @@
 """Duplicated code injector: callers in other modules get private copies of a shared helper.
 
 A candidate is a module-level helper `h` of module B, at least six lines of code, with at least
-three callers, some of them in other modules. The injection copies `h` into caller modules and
-points their calls at the copy, so the code that lived once now lives several times:
+two callers, some of them in other modules (one keeps calling `h`, so it never becomes dead).
+The injection copies `h` into caller modules and points their calls at the copy, so the code
+that lived once now lives several times:
 
-- easy (2 files): one verbatim copy (`_h`) in one caller module.
+- easy (2 files): one verbatim copy (`_h`, or the helper's words with one of the module's)
+  in one caller module.
 - medium (3 files): two copies in two caller modules, the second with its local variables (and
   the parameters its callers never name) renamed: a type-2 clone that exact-match search misses
   (verbatim when renaming would hide it from the detector's type-2 hash).
 - hard (4 files): the verbatim copy; the renamed copy, which its module's callers reach through
-  a module-level table (`_DISPATCH = {"h": _h}`, looked up at each call: module state a reader
-  must follow); and a third caller module whose calls go through a private wrapper of the same
-  name that only delegates to `h`: the red herring, a look-alike that is not a copy. A hard
-  case without such a table is refused.
+  a module-level table (`_H_HANDLERS = {"h": _h}`, named from the repository's words, looked
+  up at each call: module state a reader must follow); and a third caller module whose calls
+  go through a private wrapper of the same name that only delegates to `h`: the red herring, a
+  look-alike that is not a copy. A hard case without such a table is refused.
 
-Methods are candidates too (`_duplicated_code_methods.py`): subclasses in other modules get their
+Methods are candidates too (`methods.py`): subclasses in other modules get their
 own copy of a method they inherit unchanged.
 
-Methods at hard always involve a mixin (`_duplicated_code_mixin.py`): with heirs in three
+Methods at hard always involve a mixin (`mixin.py`): with heirs in three
 modules or more, the renamed copy lives on a new mixin module one heir inherits first, and the
 look-alike only passes the call on to `super()`. With heirs in two modules, the second copy goes
 into a new mixin module one heir inherits first; in one module, an heir gets the copy from a new
 mixin module (medium), through a second new mixin that only passes the call on (hard: the red
 herring).
+
+New names (copies, renamed locals, tables, mixin modules and classes) come from the words of the
+repository (`names.py`); an import the redirected calls leave unused is dropped.
 
 Behaviour is preserved: a copy reads the same objects as `h` (every global it reads is bound to
 the same import target or builtin in the caller module, before the copy), writes no globals, and
@@ -51,17 +56,21 @@ from smellkit.checks.duplicated_code import clone_spans
 from smellkit.config import is_test_path
 from smellkit.detectors.duplicated_code import DuplicatedCode
 from smellkit.errors import InjectionRefused
+from smellkit.facts import Definition
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
 from smellkit.injectors.cst import edit
 from smellkit.injectors.cst.imports import add_imports, merged
 from smellkit.injectors.duplicated_code import copying
 from smellkit.injectors.duplicated_code import helper as helping
 from smellkit.injectors.duplicated_code import methods as _methods
+from smellkit.injectors.duplicated_code import names as naming
+from smellkit.injectors.duplicated_code.helper import without_unused
 from smellkit.injectors.duplicated_code.mixin import mixin_chain, mixin_hard
 from smellkit.models import Candidate, Difficulty, StructuralCheck
 
 MIN_CODE_LINES = helping.MIN_CODE_LINES
-MIN_CALLERS = 3
+MIN_CALLERS = 2
+"""One caller gets the copy, one keeps calling the original (which must not become dead)."""
 
 _PLAN: dict[Difficulty, tuple[str, ...]] = {
     "easy": ("copy",), "medium": ("copy", "renamed"), "hard": ("copy", "table", "wrapper"),
@@ -91,25 +100,28 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
                 continue
             for definition in facts.definitions:
                 qualname = definition.qualname
-                if (definition.kind != "function" or definition.parent != facts.module
-                        or definition.decorators or definition.is_stub
-                        or index.definitions.get(qualname) is not definition
-                        or definition.end_line - definition.start_line + 1 < MIN_CODE_LINES
-                        or qualname not in graph):
+                if definition.kind != "function" or definition.parent != facts.module or \
+                        index.definitions.get(qualname) is not definition:
+                    continue  # not a module-level function (methods are looked at below)
+                rule = _function_rule(context, definition, cloned.get(facts.path, ()))
+                if rule is not None:
+                    context.discard(rule)
                     continue
                 callers = [name for name in graph.predecessors(qualname) if name != qualname]
-                if len(callers) < MIN_CALLERS:
-                    continue
                 others = sorted({module for name in callers
                                  if (module := index.scope_module(name)) != facts.module
                                  and module in index.modules
                                  and not is_test_path(index.modules[module].path)})
-                if not others or any(
-                        start <= definition.end_line and end >= definition.start_line
-                        for start, end in cloned.get(facts.path, ())):
+                if len(callers) < MIN_CALLERS:
+                    context.discard(f"fewer than {MIN_CALLERS} callers")
+                    continue
+                if not others:
+                    context.discard("no caller in another module")
                     continue
                 location = context.location(qualname)
                 if location is None or not helping.copyable(context, qualname, sources):
+                    context.discard("its code cannot be copied as is (reads a rebound or "
+                                    "unknown name, super(), frames or globals)")
                     continue  # what its text says rules it out at every difficulty
                 yield Candidate(
                     smell=self.name, target=location,
@@ -134,6 +146,9 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
             places = list(candidate.data.get("modules", ()))
             module_of = str
         rng.shuffle(places)
+        # places whose code the tests run first: the tests that run it then run the copy
+        places.sort(key=lambda place: not _exercised(context, helper.qualname, place,
+                                                     "classes" in candidate.data))
         if "classes" in candidate.data and difficulty != "easy" and \
                 len({module_of(place) for place in places}) < len(roles):
             mixed = mixin_hard(context, helper, sorted(places), rng) if difficulty == "hard" \
@@ -156,9 +171,9 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
                     changes.update(mixed[0])
                     made[role] = mixed[1][0]
                     continue
-                placed = (_methods.place_method(context, helper, place, role)
+                placed = (_methods.place_method(context, helper, place, role, rng)
                           if "classes" in candidate.data
-                          else _place(context, helper, place, role))
+                          else _place(context, helper, place, role, rng))
             except InjectionRefused as refusal:
                 refusals.append(refusal.message)
                 continue
@@ -183,6 +198,34 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
                                            if "classes" in candidate.data
                                            else "reached through a module-level table")
         return _edit(helper, changes, copies, made.get("wrapper"), note)
+
+
+def _function_rule(context: InjectionContext, definition: Definition,
+                   cloned: Iterable[tuple[int, int]]) -> str | None:
+    """The discovery rule that turns a module-level function away, None when none does."""
+    if definition.decorators:
+        return "decorated"
+    if definition.is_stub:
+        return "a stub"
+    if definition.end_line - definition.start_line + 1 < MIN_CODE_LINES:
+        return f"shorter than {MIN_CODE_LINES} lines"
+    if definition.qualname not in context.index.call_graph:
+        return "never called"
+    if any(start <= definition.end_line and end >= definition.start_line
+           for start, end in cloned):
+        return "already part of a group of duplicated code"
+    return None
+
+
+def _exercised(context: InjectionContext, helper: str, place: str, heir: bool) -> bool:
+    """Whether the tests run code of this place (always, without a test map): a caller of
+    the helper in that module, or a member of that heir class."""
+    index = context.index
+    if heir:
+        return context.is_covered(place) or any(
+            context.is_covered(name) for name in index.children.get(place, {}).values())
+    return any(context.is_covered(name) for name in index.call_graph.predecessors(helper)
+               if index.scope_module(name) == place)
 
 
 def _edit(helper: helping.Helper, changes: dict[str, str | None], copies: list[str],
@@ -255,18 +298,13 @@ def _renamable_params(node: cst.FunctionDef, calls: list[cst.Call]) -> list[str]
 
 
 def _place(context: InjectionContext, helper: helping.Helper, module: str,
-           role: str) -> tuple[str, str]:
+           role: str, rng: random.Random) -> tuple[str, str]:
     """Module D's new text with a copy (or the wrapper) and its calls redirected, and the
     qualname of what was added. Role `table`: the renamed copy, then a module-level table
     holding it, and the calls look the copy up there."""
     index = context.index
     facts = index.modules[module]
-    source = context.source(facts.path)
-    base = helper.name.lstrip("_") or "helper"
-    name = next((option for option in (f"_{base}", f"_local_{base}")
-                 if option != helper.name and edit.name_free(source, option)), None)
-    if name is None:
-        raise InjectionRefused(f"no free name for a copy of `{helper.name}` in {facts.path}")
+    name = naming.copy_name(context, helper.name, helper.qualname, module, rng)
     names, modules = set(), set()
     for item in facts.imports:
         if item.scope != module or item.type_only or "." in item.bound:
@@ -302,20 +340,18 @@ def _place(context: InjectionContext, helper: helping.Helper, module: str,
         target = next(iter(sorted(names)), None) or f"{sorted(modules)[0]}.{helper.name}"
         added: cst.BaseStatement = copying.wrapper(tree, name, target)
     else:
-        mapping = {} if role == "copy" else copying.new_names(
+        mapping = {} if role == "copy" else naming.local_names(
             [*helper.locals_, *_renamable_params(helper.node, calls)],
-            context.module(helper.path).code_for_node(helper.node))
+            context.module(helper.path).code_for_node(helper.node),
+            context.vocabulary.near(module), rng)
         if tree.default_indent != context.module(helper.path).default_indent:
             raise InjectionRefused(f"{facts.path} and {helper.path} indent differently")
         added = copying.renamed_copy(helper.node, name, mapping)
     statements = [added]
     callee: str = name
     if role == "table":
-        table = next((option for option in ("_DISPATCH", f"_{base.upper()}_DISPATCH")
-                      if edit.name_free(source, option)), None)
-        if table is None:
-            raise InjectionRefused(f"no free name for a table of copies in {facts.path}")
-        key = f'"{base}"'
+        table = naming.table_name(context, helper.name, module, rng)
+        key = f'"{helper.name.strip("_") or helper.name}"'
         statements.append(edit.statement(tree, f"{table} = {{{key}: {name}}}"))
         callee = f"{table}[{key}]"
     replacements: dict[cst.CSTNode, cst.CSTNode] = {}
@@ -325,7 +361,7 @@ def _place(context: InjectionContext, helper: helping.Helper, module: str,
     result = edit.insert_top(redirected, position, statements)
     result = add_imports(result, tree, position, imports, module,
                                   facts.is_package)
-    return result.code, f"{module}.{name}"
+    return without_unused(context, module, tree, result).code, f"{module}.{name}"
 
 
 class _Redirect(cst.CSTTransformer):

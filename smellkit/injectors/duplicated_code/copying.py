@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import keyword
-import re
 import symtable
 from collections.abc import Iterator
 from typing import NamedTuple
@@ -27,17 +25,6 @@ from smellkit.injectors.cst.rename import Rename
 _RISKY = frozenset({"super", "__class__", "locals", "vars", "eval", "exec", "globals", "__name__",
                     "__file__", "__qualname__", "__module__", "__spec__", "__package__",
                     "__builtins__", "__dict__"})
-_SYNONYMS = {
-    "result": "outcome", "value": "item", "values": "items", "text": "string", "name": "label",
-    "names": "labels", "path": "location", "parts": "pieces", "items": "entries",
-    "data": "payload", "line": "row", "lines": "rows", "key": "field", "index": "position",
-    "args": "arguments", "kwargs": "options", "rv": "returned", "out": "output", "i": "n",
-    "title": "heading", "word": "token", "words": "tokens", "limit": "max_length",
-    "message": "msg", "file": "stream", "color": "colour", "char": "ch", "ctx": "context",
-    "filename": "file_name", "encoding": "charset", "mode": "file_mode", "errors": "on_error",
-    "node": "tree", "token": "tok", "option": "opt", "param": "parameter", "count": "total",
-    "width": "columns", "prefix": "lead", "rest": "remainder", "buf": "buffer",
-}
 
 
 def _tables(table: symtable.SymbolTable) -> Iterator[symtable.SymbolTable]:
@@ -87,20 +74,6 @@ def renamable_locals(table: symtable.SymbolTable) -> list[str]:
                   if symbol.is_local() and symbol.is_assigned() and not symbol.is_parameter()
                   and not symbol.is_imported() and not symbol.is_global()
                   and not symbol.is_namespace())
-
-
-def new_names(locals_: list[str], text: str) -> dict[str, str]:
-    """A fresh name for each local, unused anywhere in `text`."""
-    taken = set(re.findall(r"\w+", text))
-    mapping: dict[str, str] = {}
-    for name in locals_:
-        for option in (_SYNONYMS.get(name), f"new_{name.lstrip('_')}", f"{name}_copy"):
-            if option and option not in taken and not keyword.iskeyword(option) and \
-                    not hasattr(builtins, option):
-                mapping[name] = option
-                taken.add(option)
-                break
-    return mapping
 
 
 class Binding(NamedTuple):

@@ -9,18 +9,21 @@ code sits in), and every global it reads means the same object in S's module.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import random
+from collections.abc import Iterable, Iterator
 
 import libcst as cst
 
 from smellkit.config import is_test_path
 from smellkit.errors import InjectionRefused
+from smellkit.facts import Definition
 from smellkit.graphs.index import Index
 from smellkit.injectors.base import InjectionContext
 from smellkit.injectors.cst import edit
 from smellkit.injectors.cst.imports import add_imports
 from smellkit.injectors.duplicated_code import copying
 from smellkit.injectors.duplicated_code import helper as helping
+from smellkit.injectors.duplicated_code.names import local_names
 from smellkit.models import Candidate
 
 
@@ -42,25 +45,28 @@ def method_candidates(context: InjectionContext, smell: str,
                  if (other := index.module_of.get(item)) not in (None, module)
                  and index.definitions[item].parent == other
                  and not is_test_path(index.modules[other].path)]
-        if not heirs:
-            continue
         members = index.children.get(cls, {})
+        methods = [qualname for qualname in members.values()
+                   if index.definitions[qualname].kind == "method"]
+        if not heirs:
+            context.discard("a method no subclass in another module inherits", len(methods))
+            continue
         for name, qualname in sorted(members.items()):
             definition = index.definitions[qualname]
-            lines = definition.end_line - definition.start_line + 1
-            if (definition.kind != "method" or definition.is_stub
-                    or lines < helping.MIN_CODE_LINES
-                    or not set(definition.decorators) <= helping.PLAIN_DECORATORS
-                    or any(decorator.startswith(f"{name}.") for member in members.values()
-                           for decorator in index.definitions[member].decorators)
-                    or any(start <= definition.end_line and end >= definition.start_line
-                           for start, end in cloned.get(path, ()))):
+            if definition.kind != "method":
+                continue
+            rule = _method_rule(index, definition, members, cloned.get(path, ()))
+            if rule is None and not any(_inherits(index, item, cls, name) for item in heirs):
+                rule = "overridden (or reachable another way) in every subclass of another module"
+            if rule is not None:
+                context.discard(rule)
                 continue
             inheriting = sorted(item for item in heirs if _inherits(index, item, cls, name))
-            if not inheriting:
-                continue
+            lines = definition.end_line - definition.start_line + 1
             location = context.location(qualname)
             if location is None or not helping.copyable(context, qualname, sources):
+                context.discard("its code cannot be copied as is (reads a rebound or unknown "
+                                "name, super(), frames or globals)")
                 continue
             modules = sorted({index.module_of[item] for item in inheriting})
             yield Candidate(
@@ -70,6 +76,23 @@ def method_candidates(context: InjectionContext, smell: str,
                        "each can get its own copy",
                 files=(path, *(index.modules[item].path for item in modules)),
                 data={"classes": inheriting})
+
+
+def _method_rule(index: Index, definition: Definition, members: dict[str, str],
+                 cloned: Iterable[tuple[int, int]]) -> str | None:
+    """The discovery rule that turns a method away, None when none does."""
+    if definition.is_stub:
+        return "a stub"
+    if definition.end_line - definition.start_line + 1 < helping.MIN_CODE_LINES:
+        return f"shorter than {helping.MIN_CODE_LINES} lines"
+    if not set(definition.decorators) <= helping.PLAIN_DECORATORS or any(
+            decorator.startswith(f"{definition.name}.") for member in members.values()
+            for decorator in index.definitions[member].decorators):
+        return "decorated (other than property, staticmethod, classmethod)"
+    if any(start <= definition.end_line and end >= definition.start_line
+           for start, end in cloned):
+        return "already part of a group of duplicated code"
+    return None
 
 
 def _inherits(index: Index, cls: str, base: str, name: str) -> bool:
@@ -93,7 +116,7 @@ def _inherits(index: Index, cls: str, base: str, name: str) -> bool:
 
 
 def place_method(context: InjectionContext, helper: helping.Helper, cls: str,
-                 role: str) -> tuple[str, str]:
+                 role: str, rng: random.Random) -> tuple[str, str]:
     """S's module with the copy (or a delegating look-alike) at the end of S's body."""
     index = context.index
     module = index.module_of[cls]
@@ -119,12 +142,13 @@ def place_method(context: InjectionContext, helper: helping.Helper, cls: str,
                                     config=tree.config_for_parsing)
     else:
         imports = helping.bindings(context, helper, module, index.definitions[cls].start_line)
-        mapping = {} if role == "copy" else copying.new_names(
-            helper.locals_, context.module(helper.path).code_for_node(helper.node))
+        mapping = {} if role == "copy" else local_names(
+            helper.locals_, context.module(helper.path).code_for_node(helper.node),
+            context.vocabulary.near(module), rng)
         added = copying.renamed_copy(helper.node, helper.name, mapping)
     added = added.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
     body = node.body.with_changes(body=[*node.body.body, added])
     result = edit.replace(tree, {node: node.with_changes(body=body)})
     result = add_imports(result, tree, position, imports, module,
                                   facts.is_package)
-    return result.code, f"{cls}.{helper.name}"
+    return helping.without_unused(context, module, tree, result).code, f"{cls}.{helper.name}"

@@ -27,6 +27,7 @@ from smellkit.injectors.cst.imports import add_imports, merged
 from smellkit.injectors.duplicated_code import copying
 from smellkit.injectors.duplicated_code import helper as helping
 from smellkit.injectors.duplicated_code.methods import place_method
+from smellkit.injectors.duplicated_code.names import local_names, mixin_names
 
 Made = tuple[dict[str, str | None], list[str], str]
 """The changed files, the copies' qualnames, the red herring's qualname."""
@@ -57,8 +58,9 @@ def mixin_hard(context: InjectionContext, helper: helping.Helper, heirs: list[st
                 continue
             for heir in by_module[other]:
                 try:
-                    copied = place_method(context, helper, heir, "copy")
-                    changes, mixin = _with_mixin(context, helper, module, holder, herring)
+                    copied = place_method(context, helper, heir, "copy", rng)
+                    changes, mixin = _with_mixin(context, helper, module, holder, herring,
+                                                 rng)
                 except InjectionRefused as error:  # the last reason is reported
                     refusal = error
                     continue
@@ -79,28 +81,27 @@ class _Mixin(NamedTuple):
         return cst.Arg(value=cst.Name(self.class_name),
                        comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
 
-    def import_line(self, package: str) -> tuple[str, str]:
-        return (self.module, f"from .{self.stem} import {self.class_name}" if package
-                else f"from {self.stem} import {self.class_name}")
+    def import_line(self, package: str, relative: bool) -> tuple[str, str]:
+        """The heir's module imports it relatively when it imports its package so."""
+        return (self.module, f"from .{self.stem} import {self.class_name}"
+                if package and relative else f"from {self.module} import {self.class_name}")
 
 
-def _new_mixin(context: InjectionContext, helper: helping.Helper, module: str,
-               suffix: str) -> _Mixin:
-    """Names for a new mixin module beside `module`, free there; refused when there are none."""
+def _new_mixin(context: InjectionContext, helper: helping.Helper, heir: str,
+               taken: set[str], rng: random.Random) -> _Mixin:
+    """Names for a new mixin module beside `heir`'s module, made of the repository's words and
+    free there; refused when there are none."""
+    module = context.index.module_of[heir]
     facts = context.index.modules[module]
     if facts.is_package:
         raise InjectionRefused(f"{facts.path} is a package's `__init__`")
     if context.module(facts.path).default_indent != "    " or \
             context.module(helper.path).default_indent != "    ":
         raise InjectionRefused("only modules indented by four spaces get a mixin")
-    base = helper.name.strip("_") or "method"
-    class_name = "_" + "".join(part.title() for part in base.split("_")) + suffix.title()
-    path = context.free_path(facts.path.rpartition("/")[0], f"_{base.lower()}_{suffix}")
-    stem = path.rpartition("/")[2].removesuffix(".py")
+    stem, class_name = mixin_names(context, helper.name, heir, taken, rng)
+    folder = facts.path.rpartition("/")[0]
+    path = f"{folder}/{stem}.py" if folder else f"{stem}.py"
     package = module.rpartition(".")[0]
-    source = context.source(facts.path)
-    if not edit.name_free(source, class_name) or not edit.name_free(source, stem):
-        raise InjectionRefused(f"`{class_name}` or `{stem}` is already a name in {facts.path}")
     return _Mixin(path, f"{package}.{stem}" if package else stem, stem, class_name)
 
 
@@ -135,10 +136,11 @@ def mixin_chain(context: InjectionContext, helper: helping.Helper, heirs: list[s
             refusal = InjectionRefused(f"`{heir}` is not a plain top-level class")
             continue
         try:  # the last heir's reason is reported
-            passing = _new_mixin(context, helper, module, "delegate") if delegate else None
-            copying_mixin = _new_mixin(context, helper, module, "mixin")
+            taken: set[str] = set()
+            passing = _new_mixin(context, helper, heir, taken, rng) if delegate else None
+            copying_mixin = _new_mixin(context, helper, heir, taken, rng)
             text = _mixin_text(context, helper, module, copying_mixin.module,
-                               copying_mixin.class_name)
+                               copying_mixin.class_name, rng)
         except InjectionRefused as error:
             refusal = error
             continue
@@ -155,12 +157,18 @@ def mixin_chain(context: InjectionContext, helper: helping.Helper, heirs: list[s
         position = edit.top_index(tree, node.name.value)
         assert position is not None
         result = add_imports(result, tree, position, [
-            item.import_line(package) for item in (passing, copying_mixin) if item is not None],
+            item.import_line(package, _relative(context, module))
+            for item in (passing, copying_mixin) if item is not None],
             module)
         changes[facts.path] = result.code
         copy = f"{copying_mixin.module}.{copying_mixin.class_name}.{helper.name}"
         return changes, [copy], herring or ""
     raise refusal
+
+
+def _relative(context: InjectionContext, module: str) -> bool:
+    """Whether the module imports anything relatively (then a new sibling is imported so)."""
+    return any(item.level for item in context.index.modules[module].imports)
 
 
 def _class_text(class_name: str, members: list[cst.BaseStatement]) -> str:
@@ -173,13 +181,13 @@ def _class_text(class_name: str, members: list[cst.BaseStatement]) -> str:
 
 
 def _with_mixin(context: InjectionContext, helper: helping.Helper, module: str, holder: str,
-                herring: str) -> tuple[dict[str, str | None], str]:
+                herring: str, rng: random.Random) -> tuple[dict[str, str | None], str]:
     """The new mixin module, and `module` with `holder` inheriting it first and `herring`
     delegating; the mixin copy's qualname."""
     facts = context.index.modules[module]
-    names = _new_mixin(context, helper, module, "mixin")
+    names = _new_mixin(context, helper, holder, set(), rng)
     tree = context.module(facts.path)
-    text = _mixin_text(context, helper, module, names.module, names.class_name)
+    text = _mixin_text(context, helper, module, names.module, names.class_name, rng)
     nodes = {name: edit.find_definition(tree, [name.rpartition(".")[2]])
              for name in (holder, herring)}
     first, second = nodes[holder], nodes[herring]
@@ -194,13 +202,14 @@ def _with_mixin(context: InjectionContext, helper: helping.Helper, module: str, 
     position = edit.top_index(tree, holder.rpartition(".")[2])
     assert position is not None
     result = add_imports(result, tree, position,
-                                 [names.import_line(module.rpartition(".")[0])], module)
+                                 [names.import_line(module.rpartition(".")[0],
+                                                   _relative(context, module))], module)
     return ({facts.path: result.code, names.path: text},
             f"{names.module}.{names.class_name}.{helper.name}")
 
 
 def _mixin_text(context: InjectionContext, helper: helping.Helper, holder_module: str,
-                mixin_module: str, class_name: str) -> str:
+                mixin_module: str, class_name: str, rng: random.Random) -> str:
     """The new module: the imports the copy needs, then the mixin class with the copy."""
     imports: list[str] = []
     for name, meaning in sorted(helper.reads.items()):
@@ -211,8 +220,8 @@ def _mixin_text(context: InjectionContext, helper: helping.Helper, holder_module
             raise InjectionRefused(f"importing `{name}` into a mixin of {holder_module} could "
                                    "close an import cycle")
         imports.append(helping.relative(meaning.statement, meaning.source, mixin_module))
-    mapping = copying.new_names(
-        helper.locals_, context.module(helper.path).code_for_node(helper.node))
+    mapping = local_names(helper.locals_, context.module(helper.path).code_for_node(helper.node),
+                          context.vocabulary.near(holder_module), rng)
     head = "from __future__ import annotations\n\n" if helper.future else ""
     head += "".join(f"{line}\n" for line in merged(imports))
     skeleton = cst.parse_module(f"{head}\n\nclass {class_name}:\n    __slots__ = ()\n")

@@ -12,17 +12,28 @@ method that only raises `NotImplementedError`. A handful of them: at most `MAX_H
 folded in, overridden by at most `MAX_STUBBERS[difficulty]` implementers (the others inherit the
 base's raise, which the detector counts as a stub too).
 
+An abstract base that declares private abstract hooks (marshmallow's `FieldABC._serialize`)
+takes a private role too, declared abstract as its hooks are; then every class it would leave
+abstract (the tops of the family below it, marshmallow's `Field`) opts out, so all stay
+instantiable.
+
 The implementers that refuse a third of the widened interface are counted first (the
 detector's rule needs two), and the widened interface must reach the detector's minimum size. A
 method whose name is spelled in a string anywhere, or starts or ends with a string that looks
 like a name prefix or suffix (`"visit_"`: a name built for `getattr`), is never chosen, so a
-lookup by name behaves as before; a family with a `__getattr__` is refused (the new methods would
-hide it).
+lookup by name behaves as before. A family with a `__getattr__` that answers any name is refused
+(the new methods would hide it); one that only forwards to another object (wtforms' `FormField`
+to its form) is not, unless another class of the repository has one of the names.
 
-The smell spans the interface's file and the files of the implementers that opt out: 2 files at
-easy (one implementer module), 3 or more at medium, 4 or more at hard (with the donors' real
-methods and the base's own methods as red herrings). A family that does not reach across enough
-modules is refused at that difficulty rather than given new modules to span.
+The smell spans the interface's file, the files of the implementers that opt out (one per
+module, the top of the module's part of the hierarchy: jinja2's `Optimizer` below
+`NodeTransformer`) and, when the implementers do not reach enough modules (click's commands
+all live in core.py), the files of clients written against the interface (an annotated
+parameter or attribute, an `isinstance`/`issubclass` check), which depend on the folded-in
+methods without calling them:
+2 files at easy, 3 or more at medium, 4 or more at hard (with the donors' real methods and the
+base's own methods as red herrings). A family that does not reach across enough modules is
+refused at that difficulty rather than given new modules to span.
 """
 
 from __future__ import annotations
@@ -45,8 +56,11 @@ from smellkit.injectors.interface_segregation.edit import (
     signature,
 )
 from smellkit.injectors.interface_segregation.family import (
+    abstract_decorator,
     bases,
+    clients,
     family_of,
+    forwarded,
     role_method,
     spelled,
 )
@@ -85,47 +99,65 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
                          for qualname, implementers in bases(context, set(interfaces))})
         for qualname, (kind, methods, implementers) in sorted(families.items()):
             path = context.path_of(qualname)
-            if path is None or is_test_path(path) or qualname in found:
+            location = context.location(qualname)
+            if path is None or location is None or is_test_path(path):
+                context.discard("an interface in the tests")
+                continue
+            if qualname in found:
+                context.discard("already reported as an interface its implementers stub")
                 continue
             decorators = getattr(index.definitions.get(qualname), "decorators", ())
             if any(decorator.rpartition(".")[2] == "runtime_checkable"
                    for decorator in decorators):
-                continue  # isinstance() checks its methods: adding one changes behaviour
+                # isinstance() checks its methods: adding one changes behaviour
+                context.discard("a runtime-checkable protocol (isinstance checks its methods)")
+                continue
             order = index.mro(qualname)
             if any(base not in index.classes and base not in _NEUTRAL for base in order[1:]):
-                continue  # a base from outside may define anything
+                context.discard("a base from outside the repository (it may define anything)")
+                continue
             if len(implementers) < 2:
+                context.discard("fewer than 2 concrete implementers")
                 continue
             family = sorted({ancestor for cls in index.descendants(qualname)
                              for ancestor in index.mro(cls)} | set(order))
             attributes = {attribute.name for cls in family
                           for attribute in getattr(index.classes.get(cls), "attributes", ())}
+            abstract = abstract_decorator(context, qualname) if kind == "abc" else None
             donors: dict[str, list[str]] = {}
             for donor in implementers:
                 others = [cls for cls in family
                           if cls != donor and donor not in index.mro(cls)]
                 own = [name for name, child in sorted(index.children.get(donor, {}).items())
-                       if role_method(context, child, name, strings) and name not in attributes
+                       if role_method(context, child, name, strings, private=bool(abstract))
+                       and name not in attributes
                        and not any(name in index.children.get(cls, {}) for cls in others)]
                 if own:
                     donors[donor] = own[:MAX_HOISTED]
             if not donors:
+                context.discard("no implementer has public methods of its own (a role) to "
+                                "fold in")
                 continue
-            location = context.location(qualname)
-            if location is None:
+            users = clients(context, qualname)
+            files = sorted({path, *(context.path_of(cls) or path for cls in implementers),
+                            *users})
+            if len(files) < 2:
+                context.discard("the interface, its implementers and its clients share one "
+                                "module")
                 continue
-            files = sorted({path, *(context.path_of(cls) or path for cls in implementers)})
             what = ("a base its subclasses override" if kind == "base"
                     else f"an interface ({kind}, {len(methods)} method(s))")
+            reach = (f"; written against in {len(users)} other module(s)" if users else "")
             yield Candidate(
                 smell=self.name, target=location, files=tuple(files),
                 reason=(f"{qualname.rpartition('.')[2]} is {what} with {len(implementers)} "
-                        f"concrete implementers; {len(donors)} of them have public methods of "
-                        "their own (a role) that could be folded into it: "
+                        f"concrete implementers{reach}; {len(donors)} of them have public "
+                        "methods of their own (a role) that could be folded into it: "
                         + ", ".join(f"{donor.rpartition('.')[2]}.{{{', '.join(names)}}}"
                                     for donor, names in sorted(donors.items())[:3])),
                 data={"methods": methods, "implementers": implementers, "donors": donors,
-                      "family": family_of(context, qualname)})
+                      "family": family_of(context, qualname), "clients": users,
+                      "abstract": abstract})
 
     def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
                rng: random.Random) -> Edit:
@@ -134,6 +166,8 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
         donors: dict[str, list[str]] = candidate.data["donors"]
         implementers: list[str] = candidate.data["implementers"]
         family: list[str] = candidate.data.get("family", implementers)
+        users: dict[str, list[str]] = candidate.data.get("clients", {})
+        abstract: str | None = candidate.data.get("abstract")
         least = InterfaceSegregationOptions().min_methods
         singles = sorted(donors)
         rng.shuffle(singles)
@@ -156,14 +190,14 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
                 reasons.append(refusal.message)
                 continue
             share = -(-(size + len(methods)) // 3)  # a third of the widened interface
-            stubbing = [cls for cls in implementers
-                        if _stubs_reaching(context, cls, interface, methods, plan) >= share]
+            stubbing = [cls for cls in implementers if len(plan.get(cls, [])) >= share]
             if len(stubbing) < 2:
                 reasons.append(f"folding in {label}'s role, only {len(stubbing)} implementer(s) "
                                f"would refuse {share} or more of its methods")
                 continue
             try:
-                return _edit(context, interface, roles, plan, difficulty, rng)
+                return _edit(context, interface, roles, plan, users, abstract, difficulty,
+                             rng)
             except InjectionRefused as error:
                 reasons.append(error.message)
         raise InjectionRefused("; ".join(sorted(set(reasons))[:3]) or "no donor")
@@ -177,78 +211,143 @@ def _below(context: InjectionContext, cls: str, interface: str) -> list[str]:
 def _stub_plan(context: InjectionContext, interface: str, family: list[str],
                roles: dict[str, list[str]]) -> dict[str, list[str]]:
     """Which classes refuse which method: each class of the family that does not get the method
-    from a class below the interface (a real definition, or a refusal given to an ancestor)."""
+    from a real definition below the interface (it gets the interface's raise, or the refusal of
+    a class in between that opts out)."""
     index = context.index
     plan: dict[str, list[str]] = {}
     for cls in sorted(family, key=lambda name: (len(index.mro(name)), name)):
         below = _below(context, cls, interface)
-        info = index.classes.get(cls)
-        if info is None:
+        if cls not in index.classes:
             raise InjectionRefused(f"{cls} is not a class of the repository")
         for donor, methods in roles.items():
             if donor in below:
                 continue
             for name in methods:
-                if any(name in index.children.get(ancestor, {}) or name in plan.get(ancestor, [])
-                       for ancestor in below):
+                if any(name in index.children.get(ancestor, {}) for ancestor in below):
                     continue
-                if any(attribute.name == name for attribute in info.attributes):
+                if any(attribute.name == name for ancestor in below
+                       for attribute in getattr(index.classes.get(ancestor), "attributes", ())):
                     raise InjectionRefused(f"{cls} sets an attribute named {name}")
                 plan.setdefault(cls, []).append(name)
     return plan
 
 
-def _stubs_reaching(context: InjectionContext, cls: str, interface: str, methods: list[str],
-                    plan: dict[str, list[str]]) -> int:
-    """How many of the methods reach this implementer from a stub (its own or inherited), not
-    from a real definition in between."""
-    index = context.index
-    count = 0
-    for name in methods:
-        for ancestor in _below(context, cls, interface):
-            if name in plan.get(ancestor, []):
-                count += 1
-                break
-            if name in index.children.get(ancestor, {}):
-                break
-    return count
-
-
 def _stubbers(context: InjectionContext, interface: str, plan: dict[str, list[str]],
-              difficulty: Difficulty, rng: random.Random) -> list[str]:
-    """The implementers that opt out explicitly: a few classes of the plan, so that the interface
-    and their modules span the files the difficulty asks for (easy: one module besides the
-    interface's; medium two or more; hard three or more), in an order the seed varies."""
+              users: dict[str, list[str]], difficulty: Difficulty, rng: random.Random,
+              required: list[str]) -> tuple[list[str], list[str]]:
+    """The implementers that opt out explicitly, and the clients the smell reaches besides: the
+    interface's module and theirs span the files the difficulty asks for (easy: one module
+    besides the interface's; medium two or more; hard three or more).
+
+    Implementers come first, one per module in an order the seed varies, each the top of its
+    module's part of the hierarchy: a class deeper in it when its base lives in another module
+    (jinja2's `Optimizer` below `NodeTransformer`), never one below another that opts out (it
+    inherits the refusal);
+    then more of the same modules, up to `MAX_STUBBERS`. When the implementers do not reach
+    enough modules, clients written against the interface in other modules (a parameter or
+    attribute annotated with it, an `isinstance` check) fill the span: they are forced to
+    depend on the methods folded in, which they never call. The `required` implementers (those
+    an abstract declaration would leave abstract) opt out whatever the difficulty: refused when
+    they spread over more modules than an easy case spans."""
+    index = context.index
     home = context.path_of(interface)
     by_path: dict[str, list[str]] = {}
     for cls in sorted(plan):
         path = context.path_of(cls)
-        if path is not None and path != home:
+        if path is not None:
             by_path.setdefault(path, []).append(cls)
-    paths = sorted(by_path)
-    rng.shuffle(paths)
     wanted = {"easy": 1, "medium": 2, "hard": 3}[difficulty]
-    if len(paths) < wanted:
+    paths = sorted(path for path in by_path if path != home)
+    rng.shuffle(paths)
+    chosen: list[str] = list(required)
+    spanned = {home, *(context.path_of(cls) for cls in chosen)}
+    if difficulty == "easy" and len(spanned) > 2:
+        raise InjectionRefused(f"the classes that must opt out of an abstract declaration span "
+                               f"{len(spanned)} modules; an easy case spans 2")
+
+    def free(cls: str) -> bool:
+        """Not below or above a class that opts out, nor below one of its own module that
+        could (the refusal is written where the sub-hierarchy starts)."""
+        order = index.mro(cls)[1:]
+        return not any(other in order or cls in index.mro(other) for other in chosen) and \
+            not any(other in order for other in by_path[context.path_of(cls) or ""])
+
+    def public(cls: str) -> bool:
+        """Not a private helper class (wtforms' `SelectFieldBase._Option`): public classes
+        are the implementers a reader expects to opt out."""
+        module = index.module_of.get(cls, "")
+        return not any(part.startswith("_") for part in cls[len(module) + 1:].split("."))
+
+    for path in paths:
+        if len(spanned) > wanted:
+            break
+        options = [cls for cls in by_path[path] if free(cls) and path not in spanned]
+        options = [cls for cls in options if public(cls)] or options
+        if options:
+            chosen.append(rng.choice(options))
+            spanned.add(path)
+    outside = [path for path in sorted(users) if path not in spanned]
+    rng.shuffle(outside)
+    added = outside[:wanted + 1 - len(spanned)]
+    if len(spanned) + len(added) < wanted + 1:
         raise InjectionRefused(
-            f"{difficulty} needs implementers that opt out in {wanted} module(s) besides the "
-            f"interface's; the family has {len(paths)}")
-    most = MAX_STUBBERS[difficulty]
-    chosen: list[str] = []
-    for path in paths[:wanted]:  # one class per module first, then more of the same modules
-        chosen.append(rng.choice(by_path[path]))
-    spare = [cls for path in paths[:wanted] for cls in by_path[path] if cls not in chosen]
+            f"{difficulty} needs implementers that opt out or clients in {wanted} module(s) "
+            f"besides the interface's; the family has {len(spanned) + len(added) - 1}")
+    spare = [cls for path in sorted(path for path in spanned if path is not None)
+             for cls in by_path.get(path, []) if cls not in chosen and public(cls)]
     rng.shuffle(spare)
-    chosen.extend(spare[:max(0, most - len(chosen))])
-    return sorted(chosen)
+    for cls in spare:
+        if len(chosen) >= MAX_STUBBERS[difficulty]:
+            break
+        if free(cls):
+            chosen.append(cls)
+    if not chosen:
+        raise InjectionRefused("no implementer of the family can opt out")
+    reached = [rng.choice(users[path]) for path in sorted(added)]
+    return sorted(chosen), reached
+
+
+def _getattr_refusal(context: InjectionContext, classes: Iterable[str],
+                     roles: dict[str, list[str]]) -> str | None:
+    """Why a `__getattr__` of the family forbids declaring the roles' methods, if it does.
+
+    `__getattr__` runs only when the normal lookup fails, so a declared method hides it for that
+    name. One that answers any name (wtforms' `Flags` answers None) would change behaviour; one
+    that forwards to another object (`return getattr(self.form, name)`) answered these names only
+    if that object had them, which none of the repository's other classes do."""
+    index = context.index
+    lines = {cls for donor in roles for cls in [*index.mro(donor), *index.descendants(donor)]}
+    names = {name for role in roles.values() for name in role}
+    for cls in sorted(classes):
+        getter = index.children.get(cls, {}).get("__getattr__")
+        if getter is None:
+            continue
+        if not forwarded(context, getter):
+            return (f"{cls} answers missing attributes with __getattr__; declared methods "
+                    "would hide it")
+        for other, info in sorted(index.classes.items()):
+            if other in lines:
+                continue
+            clash = names & ({attribute.name for attribute in info.attributes}
+                             | set(index.children.get(other, {})))
+            if clash:
+                return (f"{cls} forwards missing attributes with __getattr__ and "
+                        f"{other} has {sorted(clash)[0]}: a declared method would hide it")
+    return None
 
 
 def _edit(context: InjectionContext, interface: str, roles: dict[str, list[str]],
-          plan: dict[str, list[str]], difficulty: Difficulty, rng: random.Random) -> Edit:
+          plan: dict[str, list[str]], users: dict[str, list[str]], abstract: str | None,
+          difficulty: Difficulty, rng: random.Random) -> Edit:
+    """The widened interface and the opt-outs. With `abstract` (the interface's spelling of
+    `abstractmethod`) the methods are declared abstract, as the interface declares its own
+    hooks, and every class that would be left abstract (the tops of the family's classes that
+    lack them) opts out explicitly, so all stay instantiable."""
     index = context.index
-    if any("__getattr__" in index.children.get(cls, {}) for cls in
-           {ancestor for member in [interface, *plan] for ancestor in index.mro(member)}):
-        raise InjectionRefused("a class of the family answers missing attributes with "
-                               "__getattr__; declared methods would hide it")
+    refusal = _getattr_refusal(context, {ancestor for member in [interface, *plan]
+                                         for ancestor in index.mro(member)}, roles)
+    if refusal is not None:
+        raise InjectionRefused(refusal)
     edits: dict[str, FileEdit] = {}
 
     def class_edit(qualname: str) -> ClassEdit:
@@ -260,6 +359,7 @@ def _edit(context: InjectionContext, interface: str, roles: dict[str, list[str]]
         return edits.setdefault(path, FileEdit()).classes.setdefault(parts, ClassEdit())
 
     signatures: dict[str, str] = {}
+    kinds: dict[str, str] = {}
     for donor, role in roles.items():
         donor_module = index.module_of[donor]
         donor_tree = context.module(context.path_of(donor) or "")
@@ -268,17 +368,20 @@ def _edit(context: InjectionContext, interface: str, roles: dict[str, list[str]]
             if node is None:
                 raise InjectionRefused(f"{donor}.{name} is not a plain method")
             # a static or class method is declared as one (`Loader.key(name)` stays valid)
-            kinds = "".join(f"@{decorator}\n"
-                            for decorator in index.definitions[f"{donor}.{name}"].decorators)
-            signatures[name] = f"{kinds}def {name}({signature(node.params)}):\n"
+            kinds[name] = "".join(
+                f"@{decorator}\n" for decorator in index.definitions[f"{donor}.{name}"].decorators)
+            signatures[name] = f"def {name}({signature(node.params)}):\n"
     methods = [name for role in roles.values() for name in role]
 
-    def declaration(name: str) -> str:
-        return f"{signatures[name]}    raise NotImplementedError\n"
+    def declaration(name: str, declared: bool = False) -> str:
+        marker = f"@{abstract}\n" if declared and abstract else ""
+        return f"{kinds[name]}{marker}{signatures[name]}    raise NotImplementedError\n"
 
-    class_edit(interface).methods.extend(declaration(name) for name in methods)
+    class_edit(interface).methods.extend(declaration(name, True) for name in methods)
     short = interface.rpartition(".")[2]
-    stubbers = _stubbers(context, interface, plan, difficulty, rng)
+    tops = [cls for cls in sorted(plan) if abstract and not any(
+        ancestor in plan for ancestor in _below(context, cls, interface)[1:])]
+    stubbers, reached = _stubbers(context, interface, plan, users, difficulty, rng, tops)
     involved: list[str] = []
     for cls in stubbers:
         class_edit(cls).methods.extend(declaration(name) for name in plan[cls])
@@ -307,7 +410,7 @@ def _edit(context: InjectionContext, interface: str, roles: dict[str, list[str]]
                         params={"classes": stubbed, "methods": methods}),
     )
     return Edit(changes=changes, targets=((interface, "class"),), checks=checks,
-                involved=tuple(dict.fromkeys([*stubbers, *involved])),
+                involved=tuple(dict.fromkeys([*stubbers, *involved, *reached])),
                 red_herrings=tuple(herrings),
                 summary=f"folded {', '.join(methods)} into {interface}; "
                         f"{', '.join(stubbers)} opt out of them")

@@ -10,8 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+import libcst as cst
+import libcst.matchers as m
+
 from smellkit.config import is_test_path
+from smellkit.facts import Attr, Name, Seq
 from smellkit.injectors.base import InjectionContext
+from smellkit.injectors.interface_segregation.edit import find_function
 
 
 def spelled(index: Any) -> tuple[set[str], tuple[str, ...], tuple[str, ...]]:
@@ -26,16 +31,18 @@ def spelled(index: Any) -> tuple[set[str], tuple[str, ...], tuple[str, ...]]:
 
 
 def role_method(context: InjectionContext, qualname: str, name: str,
-                 strings: tuple[set[str], tuple[str, ...], tuple[str, ...]]) -> bool:
-    """A public method with a real body, plain, static or a class method (no other
-    decorator), whose name is never spelled as a string (`getattr(obj, "name")`), nor built from
-    one (`getattr(obj, "visit_" + kind)`)."""
+                 strings: tuple[set[str], tuple[str, ...], tuple[str, ...]],
+                 private: bool = False) -> bool:
+    """A public method (or a private one, `private`, never a dunder) with a real body, plain,
+    static or a class method (no other decorator), whose name is never spelled as a string
+    (`getattr(obj, "name")`), nor built from one (`getattr(obj, "visit_" + kind)`)."""
     definition = context.index.definitions.get(qualname)
     whole, prefixes, suffixes = strings
     return (definition is not None and definition.kind == "method"
             and set(definition.decorators) <= {"staticmethod", "classmethod"}
             and len(definition.decorators) <= 1
-            and not name.startswith("_") and not definition.is_stub and name not in whole
+            and not name.startswith("__") and (private or not name.startswith("_"))
+            and not definition.is_stub and name not in whole
             and not name.startswith(prefixes) and not name.endswith(suffixes)
             and not definition.is_async)
 
@@ -55,6 +62,8 @@ def bases(context: InjectionContext, interfaces: set[str]) -> Iterable[tuple[str
         overriding = [cls for cls in descendants
                       if public & set(index.children.get(cls, {}))]
         if len(overriding) < 2:
+            if descendants:
+                context.discard("a base whose public methods fewer than 2 subclasses override")
             continue
         yield qualname, [cls for cls in descendants if not _abstract(index, cls)]
 
@@ -72,3 +81,90 @@ def family_of(context: InjectionContext, interface: str) -> list[str]:
     return [cls for cls in index.descendants(interface)
             if not is_test_path(context.path_of(cls) or "") and not any(
                 base.split("[")[0].rpartition(".")[2] == "Protocol" for base in index.bases(cls))]
+
+
+def _dotted(expr: Any) -> str | None:
+    if isinstance(expr, Name):
+        return expr.id
+    if isinstance(expr, Attr):
+        base = _dotted(expr.base)
+        return f"{base}.{expr.attr}" if base else None
+    return None
+
+
+def clients(context: InjectionContext, interface: str) -> dict[str, list[str]]:
+    """Who is written against the interface outside its family, module by module (the tests
+    and the interface's own module left out): a function taking a parameter annotated with it,
+    a class holding an attribute annotated with it, a function that checks a value against it
+    (`isinstance`, `issubclass`, or a helper of the repository given the interface, as
+    marshmallow's `is_instance_or_subclass(value, base.FieldABC)`). Each of them depends on
+    every method the interface declares."""
+    index = context.index
+    home = context.path_of(interface)
+    family = {interface, *index.descendants(interface)}
+    found: set[str] = set()
+    for qualname, definition in index.definitions.items():
+        if definition.kind in ("function", "method", "nested_function") and any(
+                index.resolve_reference(definition.parent, dotted) == interface
+                for param in definition.params for dotted in param.annotation):
+            found.add(qualname)
+    for cls, info in index.classes.items():
+        if cls not in family and any(
+                index.resolve_reference(attribute.scope, dotted) == interface
+                for attribute in info.attributes for dotted in attribute.annotation):
+            found.add(cls)
+    for facts in index.modules.values():
+        for call in facts.calls:
+            callee = _dotted(call.func)
+            if callee is None or call.scope not in index.definitions or not (
+                    callee in ("isinstance", "issubclass")
+                    or index.resolve_reference(call.scope, callee) in index.definitions):
+                continue
+            kinds = [item for arg in call.args[1:]
+                     for item in (arg.items if isinstance(arg, Seq) else (arg,))]
+            if any((name := _dotted(kind)) and index.resolve_reference(call.scope, name)
+                   == interface for kind in kinds):
+                found.add(call.scope)
+    by_path: dict[str, list[str]] = {}
+    for qualname in sorted(found):
+        path = context.path_of(qualname)
+        owner = index.class_of.get(qualname, qualname)
+        if path is None or path == home or is_test_path(path) or owner in family:
+            continue
+        by_path.setdefault(path, []).append(qualname)
+    return by_path
+
+
+def forwarded(context: InjectionContext, qualname: str) -> bool:
+    """A `__getattr__` that only hands the lookup to another object (`return getattr(self.form,
+    name)`): it answers a name only when that object has it."""
+    index = context.index
+    module = index.module_of.get(qualname)
+    path = context.path_of(qualname)
+    if module is None or path is None:
+        return False
+    node = find_function(context.module(path), qualname[len(module) + 1:].split("."))
+    if node is None or not isinstance(node.body, cst.IndentedBlock):
+        return False
+    body = [statement for statement in node.body.body
+            if not m.matches(statement, m.SimpleStatementLine(body=[m.Expr(m.SimpleString())]))]
+    params = node.params.params
+    return len(body) == 1 and len(params) == 2 and m.matches(body[0], m.SimpleStatementLine(
+        body=[m.Return(m.Call(func=m.Name("getattr"), args=[
+            m.Arg(m.Attribute(value=m.Name(params[0].name.value))),
+            m.Arg(m.Name(params[1].name.value))]))]))
+
+
+def abstract_decorator(context: InjectionContext, interface: str) -> str | None:
+    """How the interface marks its abstract methods (`abstractmethod`, `abc.abstractmethod`),
+    when one of them is private (`_serialize`): its private hooks are part of what it asks of
+    implementers, so a role of private methods may be folded in as more of them."""
+    index = context.index
+    spelled_as = None
+    private = False
+    for name, child in sorted(index.children.get(interface, {}).items()):
+        for decorator in index.definitions[child].decorators:
+            if decorator.rpartition(".")[2] == "abstractmethod":
+                spelled_as = decorator
+                private = private or (name.startswith("_") and not name.startswith("__"))
+    return spelled_as if private else None

@@ -1,0 +1,143 @@
+"""Names for what a duplication adds, made of the repository's words (`naming.py`): the copy,
+its renamed locals, the module-level table that reaches it, a mixin module and its class.
+
+A fixed template (`_local_x`, `_DISPATCH`, `_x_mixin.py`, `new_x`) repeats across every case and
+tells a reader the code was generated; words of the helper, its module and its callers read as a
+person's choice, and the seed picks among them so cases differ.
+"""
+
+from __future__ import annotations
+
+import keyword
+import random
+import re
+from collections.abc import Iterable, Sequence
+
+from smellkit.injectors.base import InjectionContext
+from smellkit.injectors.cst import edit
+from smellkit.injectors.naming import (
+    camel,
+    is_numbered,
+    meaningful,
+    overlaps,
+    pick,
+    snake,
+    usable,
+    words,
+)
+
+_COLLECTIONS = ("handlers", "helpers", "functions", "funcs", "callbacks", "hooks", "impls",
+                "formatters", "converters", "registry", "table", "lookup")
+"""Words a table of functions is named with, used only when the repository uses them too."""
+_SYNONYMS = {
+    "result": "outcome", "value": "item", "values": "items", "text": "string", "name": "label",
+    "names": "labels", "path": "location", "parts": "pieces", "items": "entries",
+    "data": "payload", "line": "row", "lines": "rows", "key": "field", "index": "position",
+    "args": "arguments", "kwargs": "options", "rv": "returned", "out": "output",
+    "title": "heading", "word": "token", "words": "tokens", "limit": "max_length",
+    "message": "msg", "file": "stream", "char": "ch", "ctx": "context",
+    "filename": "file_name", "encoding": "charset", "mode": "file_mode", "errors": "on_error",
+    "node": "tree", "token": "tok", "option": "opt", "param": "parameter", "count": "total",
+    "width": "columns", "prefix": "lead", "rest": "remainder", "buf": "buffer",
+}
+"""What a person renaming a local often writes instead (one choice among the vocabulary's)."""
+
+
+def _words(name: str) -> list[str]:
+    return [word for word in words(name) if meaningful(word)] or words(name)
+
+
+def copy_name(context: InjectionContext, helper_name: str, qualname: str, module: str,
+              rng: random.Random) -> str:
+    """A private function name for a copy of `helper_name` in `module`: `_helper` when free,
+    else the helper's words with one of the module's."""
+    source = context.source(context.index.modules[module].path)
+    head = _words(helper_name)
+    pool = context.vocabulary.near(module, qualname)
+    options = [snake(parts, private=True)
+               for parts in context.vocabulary.combinations(head, pool, rng)]
+    return pick((option for option in options
+                 if option != helper_name and edit.name_free(source, option)),
+                set(), what=f"a copy of {helper_name} in {module}")
+
+
+def table_name(context: InjectionContext, helper_name: str, module: str,
+               rng: random.Random) -> str:
+    """A private constant name for a module-level table of functions in `module`
+    (`_SPLIT_HANDLERS`): the helper's words and a collection word the repository uses."""
+    source = context.source(context.index.modules[module].path)
+    head = _words(helper_name)[-1:]
+    used = [word for word in _COLLECTIONS if context.vocabulary.counts.get(word)]
+    rng.shuffle(used)
+    options = [[*head, word] for word in used]
+    options.append([*head, "by", "name"])
+    options.extend(context.vocabulary.combinations(head, context.vocabulary.near(module), rng))
+    names = (snake(parts, private=True).upper() for parts in options if len(parts) > 1)
+    return pick((name for name in names if edit.name_free(source, name)), set(),
+                what=f"a table of functions in {module}")
+
+
+def mixin_names(context: InjectionContext, helper_name: str, heir: str,
+                taken: set[str], rng: random.Random) -> tuple[str, str]:
+    """A module stem and a class name for a new mixin beside `heir`'s module that gives it
+    `helper_name` (`_format_usage.py`, `_UsageCommand`), neither taken nor a name in that
+    module; both are added to `taken`."""
+    vocabulary = context.vocabulary
+    module = context.index.module_of[heir]
+    source = context.source(context.index.modules[module].path)
+    own = _words(helper_name)
+    near = [word for word in vocabulary.near(module, heir) if word not in own]
+    stems = (snake(parts, private=vocabulary.private_modules())
+             for parts in [*vocabulary.combinations(own, near, rng),
+                           *vocabulary.combinations([], near, rng)])
+    folder = context.index.modules[module].path.rpartition("/")[0]
+    stem = pick((item for item in stems if item not in vocabulary.module_stems
+                 and edit.name_free(source, item) and _free_file(context, folder, item)),
+                taken, what=f"a mixin module beside {module}")
+    taken.add(stem)
+    head = _words(heir.rpartition(".")[2])[-1:]
+    classes = (camel(parts, private=True)
+               for parts in [*vocabulary.combinations(
+                   head, [word for word in own if not overlaps(word, head)], rng, most=1),
+                   *vocabulary.combinations(
+                       head, [word for word in near if not overlaps(word, head)], rng)]
+               if parts != head)
+    class_name = pick((item for item in classes if edit.name_free(source, item)), taken,
+                      what=f"a mixin class for {heir}")
+    taken.add(class_name)
+    return stem, class_name
+
+
+def _free_file(context: InjectionContext, folder: str, stem: str) -> bool:
+    path = f"{folder}/{stem}" if folder else stem
+    return not (context.root / f"{path}.py").exists() and not (context.root / path).exists()
+
+
+def local_names(locals_: Sequence[str], text: str, pool: Sequence[str],
+                rng: random.Random) -> dict[str, str]:
+    """A new name for each local of a copy, unused anywhere in `text`: its words with one of
+    `pool` (the helper's and its module's words, the seed choosing among the first), or what a
+    person often writes instead (`result` -> `outcome`); a local with no free option keeps
+    its name."""
+    taken = set(re.findall(r"\w+", text))
+    mapping: dict[str, str] = {}
+    for name in locals_:
+        head = words(name) or [name.strip("_")]
+        extra = [word for word in pool if word not in head]
+        front = extra[:4]
+        rng.shuffle(front)
+        options: list[str] = [snake([word, *head], private=name.startswith("_"))
+                              for word in [*front, *extra[4:8]]]
+        synonym = _SYNONYMS.get(name)
+        if synonym is not None:
+            options.insert(rng.randrange(0, 2), synonym)
+        chosen = _first(options, taken)
+        if chosen is not None:
+            mapping[name] = chosen
+            taken.add(chosen)
+    return mapping
+
+
+def _first(options: Iterable[str], taken: set[str]) -> str | None:
+    return next((option for option in options if usable(option, taken)
+                 and not keyword.iskeyword(option) and not is_numbered(option)), None)
