@@ -184,12 +184,19 @@ def candidates(context: InjectionContext, flagged: frozenset[str],
         if sum(len(user.lines) for user in plan.users) < min_copies:
             context.discard("a type alias with too few annotations in other modules to write out")
             continue
-        location = context.analysis.line_location(plan.alias.qualname, plan.alias.path,
-                                                   plan.alias.line, "attribute")
+        # centred, as a constant's candidate is, on a definition of the module annotating
+        # most: a module-level name has no location of its own
+        main = max(plan.users, key=lambda user: (len(user.lines), user.path))
+        location = next((where for scope in main.scopes
+                         if (where := context.location(scope)) is not None), None)
+        if location is None:
+            context.discard("a type alias whose main user has no definition to point at")
+            continue
         found.append(spread_candidate(
             location, plan.alias.path, plan.users, "a type alias", "annotating in",
             "annotations", {"alias": plan.alias.qualname,
-                            "users": [user.module for user in plan.users]}))
+                            "users": [user.module for user in plan.users]},
+            plan.alias.qualname))
     return found
 
 

@@ -32,14 +32,16 @@ MIN_USERS: dict[Difficulty, int] = {"easy": 1, "medium": 2, "hard": 3}
 
 
 def spread_candidate(location: Location, home: str, users: Sequence[_User], what: str,
-                     used: str, uses: str, data: dict[str, Any]) -> Candidate:
-    """A candidate for one small responsibility (`what`, at `location` in file `home`) `used`
-    ("called from") `users`' modules; `uses` counts its uses ("calls")."""
+                     used: str, uses: str, data: dict[str, Any],
+                     name: str | None = None) -> Candidate:
+    """A candidate for one small responsibility (`what`, named `name`, by default the one at
+    `location`, in file `home`) `used` ("called from") `users`' modules; `uses` counts its uses
+    ("calls")."""
     count = sum(len(user.lines) for user in users)
     return Candidate(
         smell="shotgun_surgery", target=location,
         files=tuple(sorted({home, *(user.path for user in users)})),
-        reason=(f"{location.qualname} is one small responsibility ({what}) {used} "
+        reason=(f"{name or location.qualname} is one small responsibility ({what}) {used} "
                 f"{len(users)} other modules ({', '.join(user.path for user in users[:4])}), "
                 f"{count} {uses} in all"),
         data=data)
