@@ -716,22 +716,34 @@ def test_a_runtime_use_of_the_alias_is_refused(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_alias_on_marshmallow() -> None:
+def test_alias_on_marshmallow(tmp_path: Path) -> None:
     """marshmallow's `types.StrSequenceOrSet` (15 annotations in fields, schema and validate)
     makes every difficulty, hard spanning 4 files with `validate.And` (`types.Validator`) as
-    a red herring."""
-    root = Path("/work/corpus/marshmallow-3.23.1/src")
-    if not root.exists():
-        pytest.skip("marshmallow's source is not extracted here")
+    a red herring; marshmallow's own tests pass on the hard case."""
+    import importlib.util
+
+    from tests.injectors.support import own_tests_pass
+    from tests.support.pypi import sdist
+
+    top = sdist("marshmallow", "3.23.1")
+    hard = None
     for difficulty in DIFFICULTIES:
-        project, injection = _inject_alias_at(root, difficulty,
+        project, injection = _inject_alias_at(top / "src", difficulty,
                                               "marshmallow.types.StrSequenceOrSet")
         low, high = SPAN[difficulty]
         assert low <= len({*injection.files, "marshmallow/types.py"}) <= high
         if difficulty == "hard":
             assert "marshmallow.validate.And.__init__" in {
                 item.qualname for item in injection.red_herrings}
-        support.assert_round_trip(root, injection, project)
+            hard = injection
+        support.assert_round_trip(top / "src", injection, project)
+    assert hard is not None
+    if importlib.util.find_spec("simplejson") is None:
+        pytest.skip("marshmallow's tests need simplejson")
+    result = own_tests_pass(top, hard, tmp_path, [
+        "--deselect", "tests/test_version_attributes.py::test_version_attributes_deprecated"])
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert " passed" in result.stdout
 
 
 def _inject_alias_at(root: Path, difficulty: Difficulty, alias: str) -> tuple[Project, Injection]:
