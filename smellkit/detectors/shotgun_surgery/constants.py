@@ -7,7 +7,6 @@ from collections import defaultdict
 
 from smellkit.analysis.context import Context
 from smellkit.config import is_test_path
-from smellkit.detectors.shotgun_surgery.helpers import Source
 from smellkit.facts import Const, Name
 
 
@@ -35,7 +34,7 @@ def string_constants(context: Context) -> dict[str, list[tuple[str, str, int]]]:
     return found
 
 
-def imports_from(context: Source, module: str, source: str) -> bool:
+def imports_from(context: Context, module: str, source: str) -> bool:
     """Whether `module` imports `source` or anything from it."""
     index = context.index
     for item in index.modules[module].imports:
