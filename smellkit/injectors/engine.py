@@ -29,6 +29,7 @@ from smellkit.injectors.instructions import instructions
 from smellkit.injectors.patches import check_path, make_patch
 from smellkit.injectors.registry import injector_class, injectors
 from smellkit.injectors.sampling import stratified
+from smellkit.injectors.tells import added_tells
 from smellkit.injectors.verify import RoundTrip, verify
 from smellkit.models import (
     OUTSIDE_SOURCE,
@@ -298,6 +299,10 @@ def record(context: InjectionContext, injector: Injector[Any], candidate: Candid
     smell_files = sorted({*files, *(item.location.path for item in targets),
                           *(item.path for item in involved)})
     _check_span(difficulty, smell_files, files)
+    tells = added_tells(before, edit.changes, context=[
+        context.source(path) for path in smell_files if path not in before])
+    if tells:
+        raise InjectionRefused("the smelly code gives itself away: " + "; ".join(tells[:3]))
     smelly_patch = make_patch(before, edit.changes)
     digest = hashlib.blake2b(f"{injector.name}|{difficulty}|{seed}|{smelly_patch}".encode(),
                              digest_size=6).hexdigest()

@@ -17,6 +17,7 @@ adds: a warning the original already had, or a numbered name the repository alre
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import shutil
 import tempfile
@@ -47,22 +48,23 @@ class Flake:
     """As pyflakes prints it (`path:line:col: undefined name 're'`)."""
 
 
-def flakes(path: str, text: str) -> list[Flake]:
+@functools.lru_cache(maxsize=64)
+def flakes(path: str, text: str) -> tuple[Flake, ...]:
     """The pyflakes messages of `WARNINGS` kinds in one file (none when it does not parse: the
-    engine refuses such files anyway)."""
+    engine refuses such files anyway); kept for the originals every injection compares with."""
     from pyflakes.checker import Checker
 
     try:
         tree = ast.parse(text, filename=path)
     except (SyntaxError, ValueError):
-        return []
+        return ()
     found: list[Flake] = []
     for message in Checker(tree, filename=path).messages:
         kind = type(message).__name__
         if kind in WARNINGS:
             names = tuple(str(arg) for arg in message.message_args if not isinstance(arg, int))
             found.append(Flake(kind, names, str(message)))
-    return found
+    return tuple(found)
 
 
 def bound_names(text: str) -> dict[str, str]:
