@@ -26,7 +26,6 @@ base, hard inherits the mixin through an aggregate of `A`'s mixins in a third mo
 
 from __future__ import annotations
 
-import keyword
 import random
 from collections.abc import Iterable
 from typing import Any
@@ -38,11 +37,11 @@ from smellkit.analysis.access import is_dunder, is_test_code
 from smellkit.analysis.context import Context
 from smellkit.detectors.feature_envy import FeatureEnvy, FeatureEnvyOptions
 from smellkit.errors import InjectionRefused
-from smellkit.graphs.builtin_names import BUILTIN_NAMES
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
 from smellkit.injectors.cst import move
 from smellkit.injectors.cst.imports import insert_import
 from smellkit.injectors.feature_envy import sites
+from smellkit.injectors.naming import pick, words
 from smellkit.models import Candidate, Difficulty, StructuralCheck
 
 
@@ -72,9 +71,12 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
         for (callee, holder), found in sorted(by_callee.items()):
             attributes = {site.attribute for site in found}
             if len(attributes) != 1:
+                context.discard("called both through an attribute and through a name")
                 continue  # one form: all through one attribute or all by name
             (attribute,) = attributes
-            if self._ineligible(analysis, callee, holder, attribute) is not None:
+            why = self._ineligible(analysis, callee, holder, attribute)
+            if why is not None:
+                context.discard(why)
                 continue
             cls = index.class_of[callee]
             own = sites.own_data(analysis, callee)
@@ -128,15 +130,16 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
 
     def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
                rng: random.Random) -> Edit:
-        return _Injection(self, context, candidate, difficulty).run()
+        return _Injection(self, context, candidate, difficulty, rng).run()
 
 
 class _Injection:
     """One injection: the files it reads, the names it picks, the edit it returns."""
 
     def __init__(self, injector: FeatureEnvyInjector, context: InjectionContext,
-                 candidate: Candidate, difficulty: Difficulty):
+                 candidate: Candidate, difficulty: Difficulty, rng: random.Random):
         self.context = context
+        self.rng = rng
         self.index = index = context.index
         self.difficulty = difficulty
         data: dict[str, Any] = candidate.data
@@ -205,7 +208,7 @@ class _Injection:
             if self.attribute is not None:
                 replacement: cst.BaseExpression = _self_attribute(function, self.attribute)
             else:
-                replacement = cst.Name(_fresh(self.word, move.names_in(function)))
+                replacement = cst.Name(self._local_name(function))
             moved = move.move_method(
                 index, self.cls_module, cls_tree, function, self.holder_module,
                 replacement=replacement,
@@ -259,6 +262,37 @@ class _Injection:
             summary=f"{'moved' if self.moves else 'copied'} {self.method} to {target}; "
                     f"{len(self.sites)} call(s) in {self.holder} go there")
 
+    def _local_name(self, function: cst.FunctionDef) -> str:
+        """A name for the collaborator inside the moved method: the attribute's or the
+        receiver's word, else words of its class, none the method already uses."""
+        vocabulary = self.context.vocabulary
+        candidates = [self.word, *vocabulary.names(
+            self.cls_module, self.cls_name, head=words(self.cls_name)[-1:], rng=self.rng)]
+        return pick(candidates, move.names_in(function),
+                    what=f"the {self.cls_name} inside {self.method_name}")
+
+    def _module_stems(self, folder: str, stem: str) -> list[str]:
+        """File stems for new modules beside the holder's, from the repository's words near
+        the holder and the collaborator (`_template_symbols`), private when the repository
+        names its internal modules so."""
+        vocabulary = self.context.vocabulary
+        private = vocabulary.private_modules() or stem.startswith("_")
+        head = [part for part in words(stem) if len(part) >= 3][:1]
+        found = vocabulary.names(self.holder_module, self.word, self.cls_name, self.method_name,
+                                 head=head, rng=self.rng, private=private)
+        return [name for name in dict.fromkeys(found) if name.lstrip("_") != stem.lstrip("_")
+                and _join(folder, name) != self.holder_path][:60]
+
+    def _class_words(self) -> list[str]:
+        """Camel-case middles for the new classes' names (`_Template` + `Symbols` + `Mixin`):
+        the collaborator's word first, then words near it."""
+        vocabulary = self.context.vocabulary
+        head = [part for part in words(self.word) if len(part) >= 3]
+        found = vocabulary.names(self.holder_module, self.cls_name, self.method_name,
+                                 head=head, rng=self.rng, camel_case=True, most=1)
+        return [name for name in dict.fromkeys(found) if name.lower() not in
+                self.holder_name.lower()][:40]
+
     def _mixins(self, changes: dict[str, str | None], holder_tree: cst.Module,
                 holder_node: cst.ClassDef, cls_tree: cst.Module, function: cst.FunctionDef,
                 future: bool) -> tuple[cst.Module, str]:
@@ -271,12 +305,13 @@ class _Injection:
         folder = self.holder_path.rpartition("/")[0]
         stem = self.holder_path.rpartition("/")[2][:-3]
         word = self.word
-        mixin_path = context.free_path(folder, f"_{stem}_{word}")
+        bound = move.module_bindings(self.index, self.holder_module)
+        stems = self._module_stems(folder, stem)
+        mixin_path = context.module_path(folder, stems)
         mixin_module = _module_name(self.holder_module, self.holder_path, mixin_path)
-        mixin_name = f"_{self.holder_name}{_camel(word)}Mixin"
-        if mixin_name in move.module_bindings(self.index, self.holder_module):
-            raise InjectionRefused(f"{self.holder_module} already binds {mixin_name}")
-        alias = _fresh(word, move.names_in(function))
+        mixin_name = pick((f"_{self.holder_name}{name}Mixin" for name in self._class_words()),
+                          bound, what=f"the mixin of {self.holder_name}")
+        alias = self._local_name(function)
         self_name = function.params.params[0].name.value
         explicit = self.difficulty == "easy"
         preamble = [cst.parse_statement(f"{alias} = {self_name}.{self.attribute}")] \
@@ -293,10 +328,14 @@ class _Injection:
         imports = "".join(f"{statement}\n" for statement in moved.imports)
         declared = f'"{self.cls_name}"' if not future else self.cls_name
         declaration = f"    {self.attribute}: {declared}\n" if self.attribute else ""
+        base_name: str | None = None
         if self.layers >= 2:
-            base_path = context.free_path(folder, f"_{stem}_parts")
+            base_path = context.module_path(folder, (item for item in stems
+                                                     if _join(folder, item) != mixin_path))
             base_module = _module_name(self.holder_module, self.holder_path, base_path)
-            base_name = f"_{self.holder_name}Parts"
+            base_name = pick((f"_{self.holder_name}{name}" for name in self._class_words()
+                              if not mixin_name.endswith(f"{name}Mixin")),
+                             {mixin_name}, what=f"the base of {mixin_name}")
             # The base declares the collaborator's type when an attribute holds it; through a
             # name, it is the plain root of the mixin chain.
             typing_import = _type_checking_import(base_module, self.cls_module, self.cls_name) \
@@ -317,11 +356,14 @@ class _Injection:
             f"{chr(10) * 2 if imports or opening else chr(10)}{head}{body}{method_code}")
         inherited, inherited_module = mixin_name, mixin_module
         if self.layers >= 3:
-            inherited = f"_{self.holder_name}Bases"
-            bases_path = context.free_path(folder, f"_{stem}_bases")
+            used = {mixin_path, *changes}
+            bases_path = context.module_path(folder, (item for item in stems
+                                                      if _join(folder, item) not in used))
             inherited_module = _module_name(self.holder_module, self.holder_path, bases_path)
-            if inherited in move.module_bindings(self.index, self.holder_module):
-                raise InjectionRefused(f"{self.holder_module} already binds {inherited}")
+            inherited = pick((f"_{self.holder_name}{name}" for name in self._class_words()
+                              if not mixin_name.endswith(f"{name}Mixin")),
+                             {*bound, mixin_name, *([base_name] if base_name else [])},
+                             what=f"the aggregate base of {self.holder_name}")
             changes[bases_path] = (
                 f'"""The mixins of {self.holder_name}, in one base."""\n\n'
                 + move.relative_import(inherited_module, mixin_module, mixin_name)
@@ -364,15 +406,8 @@ def _module_name(module: str, path: str, new_path: str) -> str:
     return f"{package}.{stem}" if package else stem
 
 
-def _camel(word: str) -> str:
-    return "".join(part.capitalize() for part in word.split("_") if part)
-
-
-def _fresh(word: str, used: set[str]) -> str:
-    name = word
-    while name in used or keyword.iskeyword(name) or name in BUILTIN_NAMES:
-        name += "_"
-    return name
+def _join(folder: str, stem: str) -> str:
+    return f"{folder}/{stem}.py" if folder else f"{stem}.py"
 
 
 def _in_class(function: cst.FunctionDef) -> str:

@@ -88,15 +88,20 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
             by_holder.setdefault(item.holder, []).append(item)
         for holder, found in sorted(by_holder.items()):
             if holder in flagged:
+                context.discard("already reported as a god class")
                 continue  # already a god class: injecting would prove nothing
             names = {item.cls for item in found}
             if len(names) != len(found):
+                context.discard("holds one collaborator class twice")
                 continue  # one class held twice: it is not one responsibility
             wmc = _wmc(analysis, holder) + sum(_wmc(analysis, item.cls) for item in found)
             atfd = _atfd(analysis, holder, names)
             location = context.location(holder)
-            if location is None or wmc < self.options.wmc_at_least \
-                    or atfd <= self.options.atfd_above:
+            if location is None:
+                continue
+            if wmc < self.options.wmc_at_least or atfd <= self.options.atfd_above:
+                context.discard("with its collaborators still too small or self-contained for "
+                                "the detector")
                 continue
             files = tuple(dict.fromkeys([location.path, *(context.path_of(item.cls) or ""
                                                           for item in found)]))
@@ -119,15 +124,24 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
         per_module: dict[str, list[absorbing.Cluster]] = {}
         for holder in sorted(index.classes):
             module = index.module_of.get(holder)
-            if holder in flagged or module is None \
-                    or _fragile_function_holder(analysis, holder) is not None:
+            if module is None or holder in flagged:
+                continue  # counted with the collaborator holders
+            fragile = _fragile_function_holder(analysis, holder)
+            if fragile is not None:
+                context.discard(_fragility_rule(fragile))
+                continue
+            measures = absorbing.measure_holder(analysis, holder)
+            if measures.wmc < self.options.min_holder_wmc:
+                context.discard(f"a holder of WMC under {self.options.min_holder_wmc} "
+                                "(a record or a small class)")
                 continue
             if module not in per_module:
                 per_module[module] = absorbing.clusters(analysis, module, calls) \
                     if absorbing.eagerly_imported(analysis, module) else []
             pool = per_module[module]
-            measures = absorbing.measure_holder(analysis, holder)
-            if measures.wmc < self.options.min_holder_wmc:
+            if not pool:
+                context.discard("its module is imported lazily or its package has no movable "
+                                "functions elsewhere")
                 continue
             location = context.location(holder)
             if location is None:
@@ -137,6 +151,7 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
                 if chosen is not None:
                     break
             else:
+                context.discard("no functions of up to three other modules make it a god class")
                 continue
             functions = [item for cluster in chosen for item in cluster.functions]
             wmc, tcc, atfd = absorbing.predicted(measures, functions)
@@ -266,6 +281,16 @@ def _shortfall(context: InjectionContext, changes: dict[str, str | None],
         return None  # as `verify` asks
     measures = absorbing.measure_holder(analysis, holder)
     return max(1, GodClassInjectorOptions().atfd_above + 1 - len(measures.foreign))
+
+
+def _fragility_rule(why: str) -> str:
+    """The discovery rule behind a reason `_fragile_function_holder` gives (without the class
+    names, so that `--explain` counts alike reasons together)."""
+    if "metaclass" in why:
+        return "a class with a metaclass or a hook on names"
+    if why.startswith(("not a top-level", "decorated", "an enumeration")):
+        return why
+    return "a base from outside the repository whose members are unknown"
 
 
 def _collaborators(analysis: Context) -> Iterator[Collaborator]:
