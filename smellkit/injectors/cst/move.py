@@ -11,6 +11,8 @@ they came from, which then is already loaded) and refuses what cannot move as te
 
 from __future__ import annotations
 
+import keyword
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar, cast
@@ -27,6 +29,7 @@ from libcst.metadata import (
 
 from smellkit.errors import InjectionRefused
 from smellkit.facts import Name
+from smellkit.graphs.builtin_names import BUILTIN_NAMES
 from smellkit.graphs.index import Index
 from smellkit.injectors.cst.edit import subtree
 from smellkit.injectors.cst.imports import is_docstring
@@ -262,8 +265,13 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
     for name in sorted(builtins):
         if name in there:
             raise InjectionRefused(f"the builtin {name} is rebound in {destination}")
+    there_type_only = {item.bound for item in index.modules[destination].imports
+                       if item.type_only} if destination in index.modules else set()
     top: list[str] = []
     for name in sorted(def_globals):
+        if name in there_type_only:
+            raise InjectionRefused(f"{function.name.value} reads {name} when defined, which "
+                                   f"{destination} imports only for type checking")
         if name in there and there.get(name) == here.get(name):
             continue
         statement = _import_of(index, source, name)
@@ -283,6 +291,7 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
             needed.append(_import_of(index, source, name))
     rewritten = function.visit(_SelfReplacer(self_reads, replacement))
     assert isinstance(rewritten, cst.FunctionDef)
+    rewritten = _quoted_annotations(index, source, rewritten, destination, here, there)
     header: list[cst.BaseStatement] = [cst.parse_statement(item) for item in needed]
     header.extend(preamble)
     if header:
@@ -292,6 +301,58 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
         rewritten = rewritten.with_changes(body=rewritten.body.with_changes(
             body=[*body[:at], *header, *body[at:]]))
     return Moved(rewritten, tuple(top))
+
+
+_IDENTIFIER = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
+
+
+def _quoted_annotations(index: Index, source: str, function: cst.FunctionDef,
+                        destination: str | None, here: dict[str, str],
+                        there: dict[str, str]) -> cst.FunctionDef:
+    """The function with the names in its quoted annotations (`obj: "CoreOption"`) bound in
+    the destination: kept when it binds them alike, renamed to the destination's own name for
+    the same definition (`"Option"`), else refused, since an undefined name in an annotation
+    breaks type checkers and `typing.get_type_hints`."""
+    facts = index.modules.get(source)
+    targets = dict(here)
+    for item in facts.imports if facts else ():
+        if item.scope == source:
+            targets.setdefault(item.bound, item.target)
+    by_target = {target: name for name, target in sorted(there.items(), reverse=True)}
+
+    def rename(text: str) -> str:
+        def one(match: re.Match[str]) -> str:
+            name = match.group(0)
+            target = targets.get(name)
+            if name in BUILTIN_NAMES or keyword.iskeyword(name) or (
+                    name in there and (target is None or there[name] == target)):
+                return name
+            if target is not None and destination is not None and target in by_target:
+                return by_target[target]
+            raise InjectionRefused(f"{function.name.value} names {name} in a quoted "
+                                   f"annotation, which {destination or 'a new module'} "
+                                   "does not bind")
+        return _IDENTIFIER.sub(one, text)
+
+    class Quoted(cst.CSTTransformer):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return node is function  # nested functions keep their own annotations
+
+        def leave_Annotation(self, original_node: cst.Annotation,
+                             updated_node: cst.Annotation) -> cst.Annotation:
+            value = updated_node.annotation
+            if isinstance(value, cst.SimpleString) and value.prefix == "":
+                quote = value.quote
+                inner = value.value[len(quote):-len(quote)]
+                renamed = rename(inner)
+                if renamed != inner:
+                    return updated_node.with_changes(
+                        annotation=value.with_changes(value=f"{quote}{renamed}{quote}"))
+            return updated_node
+
+    result = function.visit(Quoted())
+    assert isinstance(result, cst.FunctionDef)
+    return result
 
 
 def names_in(node: cst.CSTNode) -> set[str]:
@@ -385,7 +446,8 @@ def top_level(index: Index, qualname: str) -> tuple[str, str] | None:
 
 
 SAFE_EXTERNAL_BASES = frozenset({
-    "object", "builtins.object", "typing.Generic", "abc.ABC", "typing_extensions.Generic",
+    "object", "builtins.object", "<builtin>.object", "typing.Generic", "abc.ABC",
+    "typing_extensions.Generic",
 })
 """Bases from outside the repository that define no method a moved one could collide with."""
 

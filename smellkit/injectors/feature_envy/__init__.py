@@ -27,7 +27,7 @@ base, hard inherits the mixin through an aggregate of `A`'s mixins in a third mo
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import libcst as cst
@@ -41,7 +41,7 @@ from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOp
 from smellkit.injectors.cst import move
 from smellkit.injectors.cst.imports import insert_import
 from smellkit.injectors.feature_envy import sites
-from smellkit.injectors.naming import pick, words
+from smellkit.injectors.naming import pick, snake, words
 from smellkit.models import Candidate, Difficulty, StructuralCheck
 
 
@@ -68,6 +68,7 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
         by_callee: dict[tuple[str, str], list[sites.Site]] = {}
         for site, callee in sites.call_sites(analysis):
             by_callee.setdefault((callee, site.holder), []).append(site)
+        yield from self._held_candidates(context)
         for (callee, holder), found in sorted(by_callee.items()):
             attributes = {site.attribute for site in found}
             if len(attributes) != 1:
@@ -104,6 +105,54 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
                       "scopes": scopes, "move": moves,
                       "sites": [[site.scope, site.line, site.col, site.receiver]
                                 for site in found]})
+
+    def _held_candidates(self, context: InjectionContext) -> Iterator[Candidate]:
+        """A method of a class `B` that reads its data, called only from `B`'s own methods,
+        while `B` holds an object of an unrelated class `A` (`self.<attr>`, set by its
+        constructor): `A` gets the method, taking the `B` as a parameter, and `B` calls it
+        as `self.<attr>.m(self, ...)`. The pattern of a class that hands its work to the
+        helper it owns, which then reads everything back from it."""
+        analysis = context.analysis
+        held = sites.held_objects(analysis)
+        by_callee: dict[str, list[sites.Site]] = {}
+        for site, callee in sites.self_calls(analysis):
+            if site.holder in held:
+                by_callee.setdefault(callee, []).append(site)
+        graph = analysis.call_graph
+        for callee, found in sorted(by_callee.items()):
+            cls = context.index.class_of[callee]
+            scopes = {site.scope for site in found}
+            if callee in graph and set(graph.predecessors(callee)) - scopes - {callee}:
+                context.discard("a method its own class calls, and code elsewhere too")
+                continue
+            for attribute, holder in sorted(held[cls].items()):
+                why = self._ineligible(analysis, callee, holder, None)
+                if why is not None:
+                    context.discard(why)
+                    continue
+                target = context.location(callee)
+                holder_path = context.path_of(holder)
+                if target is None or holder_path is None:
+                    continue
+                if holder_path == target.path:
+                    context.discard("the object it holds is of a class of the same module")
+                    continue
+                own = sites.own_data(analysis, callee)
+                moves = callee.rpartition(".")[2].startswith("_") \
+                    and sites.only_called_there(analysis, callee, scopes)
+                names = ", ".join(sorted(name.rpartition(".")[2] for name in own))
+                yield Candidate(
+                    smell=self.name, target=target, files=(target.path, holder_path),
+                    reason=(f"{callee} reads {len(own)} data attributes of its own class "
+                            f"({names}) and only {cls} calls it, which holds a {holder} in "
+                            f"self.{attribute}: that object can take the method and read the "
+                            f"data back through a parameter"
+                            + ("; it is private, so it moves" if moves else
+                               "; it is public, so the holder gets a copy")),
+                    data={"holder": holder, "attribute": None, "method": callee,
+                          "scopes": sorted(scopes), "move": moves, "via": attribute,
+                          "sites": [[site.scope, site.line, site.col, site.receiver]
+                                    for site in found]})
 
     def _ineligible(self, analysis: Context, callee: str, holder: str,
                     attribute: str | None) -> str | None:
@@ -145,13 +194,19 @@ class _Injection:
         data: dict[str, Any] = candidate.data
         self.holder: str = data["holder"]
         self.attribute: str | None = data["attribute"]
-        self.sites = [sites.Site(data["holder"], scope, line, col, data["attribute"], receiver)
+        caller = index.class_of[data["method"]] if data.get("via") else data["holder"]
+        self.sites = [sites.Site(caller, scope, line, col, data["attribute"], receiver)
                       for scope, line, col, receiver in data["sites"]]
-        receivers = sorted(site.receiver for site in self.sites if site.receiver)
-        self.word = (self.attribute or max(receivers, key=receivers.count)).strip("_") or "part"
+        self.via: str | None = data.get("via")
+        """The envied class calls the method itself, through the object it holds in
+        `self.<via>` (`_held_candidates`): the calls to rewrite are in the envied class."""
         self.method: str = data["method"]
         self.moves: bool = bool(data["move"])
         self.cls = index.class_of[self.method]
+        receivers = sorted(site.receiver for site in self.sites if site.receiver)
+        self.word = (self.attribute or (snake(words(self.cls.rpartition(".")[2])[-2:])
+                                        if self.via else max(receivers, key=receivers.count))
+                     ).strip("_") or "part"
         self.method_name = self.method.rpartition(".")[2]
         holder_place = move.top_level(index, self.holder)
         cls_place = move.top_level(index, self.cls)
@@ -195,14 +250,23 @@ class _Injection:
         self_param = function.params.params[0] if function.params.params else None
         if self_param is not None and self_param.annotation is not None:
             raise InjectionRefused(f"{self.method_name} annotates its self parameter")
-        holder_tree, count = sites.redirect_calls(holder_tree, holder_node, self.sites,
-                                                  self.new_name,
-                                                  self.context.wrapper(self.holder_path))
+        changes: dict[str, str | None] = {}
+        if self.via is None:
+            holder_tree, count = sites.redirect_calls(holder_tree, holder_node, self.sites,
+                                                      self.new_name,
+                                                      self.context.wrapper(self.holder_path))
+        else:  # `self.m(...)` in the envied class becomes `self.<via>.m(self, ...)`
+            if self.local:
+                raise InjectionRefused("the held object's class shares the envied module")
+            cls_tree, count = sites.redirect_calls(cls_tree, cls_node, self.sites,
+                                                   self.new_name,
+                                                   self.context.wrapper(self.cls_path),
+                                                   via=self.via)
+            changes[self.cls_path] = cls_tree.code
         if count != len(self.sites):
             raise InjectionRefused(f"found {count} of the {len(self.sites)} calls to rewrite")
         holder_node = move.find_class(holder_tree, self.holder_name)
         assert holder_node is not None
-        changes: dict[str, str | None] = {}
         cls_future = move.has_future_annotations(cls_tree)
         if not self.layers:
             if self.attribute is not None:
@@ -228,7 +292,10 @@ class _Injection:
                                                function, cls_future)
         if self.moves:
             # one module for both classes: the method leaves the holder's edited tree
-            cls_tree = holder_tree if self.local else self.context.module(self.cls_path)
+            if self.local:
+                cls_tree = holder_tree
+            elif self.via is None:
+                cls_tree = self.context.module(self.cls_path)
             cls_node = move.find_class(cls_tree, self.cls_name)
             assert cls_node is not None
             old = move.find_method(cls_node, self.method_name)
