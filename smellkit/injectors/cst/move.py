@@ -417,15 +417,19 @@ class _Replace(cst.CSTTransformer):
 
 
 def add_base(cls: cst.ClassDef, name: str) -> cst.ClassDef:
-    """The class with one more base, last among the bases (a trailing comma is kept)."""
+    """The class with one more base, last among the bases (a trailing comma is kept); an
+    explicit `object` base gives way to it (`object` before another base has no valid MRO)."""
     bases = list(cls.bases)
     new = cst.Arg(cst.Name(name))
+    for at, base in enumerate(bases):
+        if isinstance(base.value, cst.Name) and base.value.value == "object" \
+                and base.keyword is None:
+            bases[at] = base.with_changes(value=cst.Name(name))
+            return cls.with_changes(bases=bases)
     if bases and isinstance(bases[-1].comma, cst.Comma):
         new = new.with_changes(comma=bases[-1].comma)
         bases[-1] = bases[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
     return cls.with_changes(bases=[*bases, new])
-
-
 
 
 def relative_import(module: str, target: str, name: str) -> str:
