@@ -80,6 +80,31 @@ def annotation_nodes(function: cst.FunctionDef) -> set[int]:
     return found
 
 
+def _type_checking_names(module: cst.Module) -> set[str]:
+    """Names bound at the top level only under `if TYPE_CHECKING:` (imports and aliases such
+    as `SchemaType = type[Schema]`): absent when the code runs."""
+    found: set[str] = set()
+    for statement in module.body:
+        if isinstance(statement, cst.If) and "TYPE_CHECKING" in cst.Module(
+                body=[]).code_for_node(statement.test):
+            for node in subtree(statement.body):
+                if isinstance(node, (cst.AssignTarget, cst.AnnAssign)) \
+                        and isinstance(node.target, cst.Name):
+                    found.add(node.target.value)
+                elif isinstance(node, (cst.ClassDef, cst.FunctionDef)):
+                    found.add(node.name.value)
+    return found
+
+
+def _annotation_globals(function: cst.FunctionDef, bound: Mapping[str, str]) -> set[str]:
+    """Module-level names (of `bound`) that the function's annotations name directly (not as
+    the attribute part of a dotted name)."""
+    inside = annotation_nodes(function)
+    attributes = {id(node.attr) for node in subtree(function) if isinstance(node, cst.Attribute)}
+    return {node.value for node in subtree(function) if isinstance(node, cst.Name)
+            and id(node) in inside and id(node) not in attributes and node.value in bound}
+
+
 def definition_time_nodes(function: cst.FunctionDef) -> set[int]:
     """Nodes evaluated when the `def` runs: defaults and annotations of its own parameters."""
     found: set[int] = set()
@@ -262,6 +287,7 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
     there = module_bindings(index, destination) if destination else {}
     facts = index.modules.get(source)
     type_only = {item.bound for item in facts.imports if item.type_only} if facts else set()
+    type_only |= _type_checking_names(module)
     for name in sorted(builtins):
         if name in there:
             raise InjectionRefused(f"the builtin {name} is rebound in {destination}")
@@ -280,6 +306,17 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
             raise InjectionRefused(f"{function.name.value} reads {name} when defined, and "
                                    f"{destination or 'a new module'} does not bind it the same way")
         top.append(statement)
+    if postponed:  # never evaluated, yet type checkers and linters read them: bound alike
+        for name in sorted(_annotation_globals(function, here) - def_globals):
+            if name in there and there.get(name) == here.get(name):
+                continue
+            statement = _import_of(index, source, name)
+            if name in type_only or name in there or not _safe_at_top(
+                    index, statement, destination or importer):
+                raise InjectionRefused(f"{function.name.value} names {name} in an annotation, "
+                                       f"which {destination or 'a new module'} cannot import "
+                                       "the same way")
+            top.append(statement)
     needed = []
     for name in sorted(body_globals):
         if name in type_only:
@@ -335,20 +372,31 @@ def _quoted_annotations(index: Index, source: str, function: cst.FunctionDef,
         return _IDENTIFIER.sub(one, text)
 
     class Quoted(cst.CSTTransformer):
+        def __init__(self) -> None:
+            super().__init__()
+            self.depth = 0
+
         def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
             return node is function  # nested functions keep their own annotations
 
+        def visit_Annotation(self, node: cst.Annotation) -> bool:
+            self.depth += 1
+            return True
+
         def leave_Annotation(self, original_node: cst.Annotation,
                              updated_node: cst.Annotation) -> cst.Annotation:
-            value = updated_node.annotation
-            if isinstance(value, cst.SimpleString) and value.prefix == "":
-                quote = value.quote
-                inner = value.value[len(quote):-len(quote)]
-                renamed = rename(inner)
-                if renamed != inner:
-                    return updated_node.with_changes(
-                        annotation=value.with_changes(value=f"{quote}{renamed}{quote}"))
+            self.depth -= 1
             return updated_node
+
+        def leave_SimpleString(self, original_node: cst.SimpleString,
+                               updated_node: cst.SimpleString) -> cst.SimpleString:
+            if not self.depth or updated_node.prefix != "":
+                return updated_node
+            quote = updated_node.quote
+            inner = updated_node.value[len(quote):-len(quote)]
+            renamed = rename(inner)
+            return updated_node if renamed == inner else \
+                updated_node.with_changes(value=f"{quote}{renamed}{quote}")
 
     result = function.visit(Quoted())
     assert isinstance(result, cst.FunctionDef)

@@ -29,7 +29,7 @@ the absorbed modules) that stay where they are.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from pydantic import Field
 
@@ -84,7 +84,7 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
                                  flagged: set[str]) -> Iterator[Candidate]:
         analysis = context.analysis
         by_holder: dict[str, list[Collaborator]] = {}
-        for item in _collaborators(analysis):
+        for item in _collaborators(analysis, context.discard):
             by_holder.setdefault(item.holder, []).append(item)
         for holder, found in sorted(by_holder.items()):
             if holder in flagged:
@@ -138,7 +138,7 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
             if module not in per_module:
                 per_module[module] = absorbing.clusters(analysis, module, calls) \
                     if absorbing.eagerly_imported(analysis, module) else []
-            pool = per_module[module]
+            pool = absorbing.for_holder(analysis, per_module[module], holder)
             if not pool:
                 context.discard("its module is imported lazily or its package has no movable "
                                 "functions elsewhere")
@@ -207,7 +207,8 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
         analysis = context.analysis
         holder: str = candidate.data["holder"]
         module = context.index.module_of[holder]
-        pool = absorbing.clusters(analysis, module, absorbing.calls_by_module(analysis))
+        pool = absorbing.for_holder(analysis, absorbing.clusters(
+            analysis, module, absorbing.calls_by_module(analysis)), holder)
         measures = absorbing.measure_holder(analysis, holder)
         needed = _NEEDED[difficulty]
         excluded: dict[str, str] = {}
@@ -236,11 +237,12 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
             if difficulty == "hard" and not herrings:
                 raise InjectionRefused(f"no function that {module} calls, or of the absorbed "
                                        "modules, stays where it is (a red herring)")
-            if difficulty == "hard":
-                short = _shortfall(context, changes, holder)
-                if short is not None:  # choose again, asking for that much more foreign data
-                    limits = (limits[0], limits[1], limits[2] + short)
-                    continue
+            # The detector itself, on the smelly version, has the last word: data a method read
+            # through `self` is foreign only where the analysis types the instance it now takes.
+            short = _shortfall(context, changes, holder)
+            if short is not None:  # choose again, asking for that much more foreign data
+                limits = (limits[0], limits[1], limits[2] + short)
+                continue
             return self._function_edit(context, holder, difficulty, changes, absorbed, herrings)
         raise InjectionRefused("too many functions refused: "
                                f"{'; '.join(list(excluded.values())[:3])}")
@@ -253,7 +255,7 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
         modules = sorted({item.module for item in absorbed})
         return Edit(
             changes=changes, targets=((holder, "class"),), checks=checks,
-            involved=(*(f"{holder}.{item.name}" for item in absorbed),
+            involved=(*(f"{holder}.{item.absorbed_name}" for item in absorbed),
                       *(item.qualname for item in absorbed)),
             red_herrings=tuple(herrings) if difficulty != "easy" else (),
             summary=f"{holder} absorbed {len(absorbed)} functions of {', '.join(modules)} as "
@@ -293,7 +295,7 @@ def _fragility_rule(why: str) -> str:
     return "a base from outside the repository whose members are unknown"
 
 
-def _collaborators(analysis: Context) -> Iterator[Collaborator]:
+def _collaborators(analysis: Context, discard: Callable[[str], None]) -> Iterator[Collaborator]:
     """`self.<attr> = C(...)` in a method of a class, C a plain class that only that method
     creates or names."""
     index = analysis.index
@@ -315,13 +317,20 @@ def _collaborators(analysis: Context) -> Iterator[Collaborator]:
             cls = index.resolve_name(assignment.scope, func.id)
             if cls is None or cls not in index.classes or cls == holder:
                 continue
-            if is_test_code(analysis, holder) or not _plain(analysis, cls):
+            if is_test_code(analysis, holder):
+                discard("test code")
+                continue
+            if not _plain(analysis, cls):
+                discard("a collaborator with bases, subclasses, class attributes, decorators "
+                        "or dunders")
                 continue
             creators = {caller for name in (cls, f"{cls}.__init__") if name in graph
                         for caller in graph.predecessors(name)}
             if creators - {assignment.scope}:
+                discard("a collaborator that other code creates too")
                 continue
             if _named_elsewhere(analysis, cls, {facts.module, index.module_of[cls]}):
+                discard("a collaborator that other modules, __all__ or strings name")
                 continue
             yield Collaborator(holder, target.attr, cls, assignment.scope)
 
