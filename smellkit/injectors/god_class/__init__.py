@@ -244,8 +244,11 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
                 limits = (limits[0], limits[1], limits[2] + short)
                 continue
             return self._function_edit(context, holder, difficulty, changes, absorbed, herrings)
-        raise InjectionRefused("too many functions refused: "
-                               f"{'; '.join(list(excluded.values())[:3])}")
+        if excluded:
+            raise InjectionRefused("too many functions refused: "
+                                   f"{'; '.join(list(excluded.values())[:3])}")
+        raise InjectionRefused(f"the detector does not flag {holder} with any choice tried: the "
+                               "analysis types too little of the data the absorbed code uses")
 
     def _function_edit(self, context: InjectionContext, holder: str, difficulty: Difficulty,
                        changes: dict[str, str | None], absorbed: list[absorbing.Function],

@@ -142,6 +142,7 @@ def clusters(analysis: Context, module: str, calls: dict[str, dict[str, set[str]
     access = data_access(analysis)
     package = module.partition(".")[0]
     at_import = run_at_import(analysis)
+    partners = collaborators(analysis, module)
     by_module: dict[str, list[Function]] = defaultdict(list)
     for qualname, definition in index.definitions.items():
         owner = definition.parent if definition.kind == "method" else None
@@ -150,7 +151,8 @@ def clusters(analysis: Context, module: str, calls: dict[str, dict[str, set[str]
                 or source not in index.modules or source.partition(".")[0] != package \
                 or not _movable(analysis, qualname, at_import):
             continue
-        if owner is not None and not _movable_method(analysis, qualname, owner):
+        if owner is not None and (owner not in partners
+                                  or not _movable_method(analysis, qualname, owner)):
             continue
         entry = access.methods.get(qualname)
         uses = {(name, use.owner) for name, use in access.data_uses(entry).items()} \
@@ -251,6 +253,28 @@ def _movable(analysis: Context, qualname: str, at_import: set[str]) -> bool:
             or (definition.col != 0 and definition.kind == "function"):
         return False  # (a function defined under an `if` or `try` has a column too)
     return qualname not in at_import
+
+
+def collaborators(analysis: Context, module: str) -> set[str]:
+    """Classes of other modules whose instances `module` makes or whose methods it calls, and
+    the classes of the modules it imports directly or that import it: the work a class of
+    `module` could plausibly take over (a class of a module it has nothing to do with would
+    read as planted)."""
+    index = analysis.index
+    graph = index.import_graph
+    neighbours = {*graph.successors(module), *graph.predecessors(module)} \
+        if module in graph else set()
+    found = {cls for cls in index.classes if index.module_of.get(cls) in neighbours - {module}}
+    for caller, callee in analysis.call_graph.edges:
+        if index.scope_module(caller) != module:
+            continue
+        definition = index.definitions.get(callee)
+        if definition is None:
+            continue
+        cls = callee if definition.kind == "class" else index.class_of.get(callee)
+        if cls is not None and index.module_of.get(cls) != module:
+            found.add(cls)
+    return found
 
 
 def for_holder(analysis: Context, pool: list[Cluster], holder: str) -> list[Cluster]:
