@@ -48,6 +48,8 @@ def insert_import(module: cst.Module, statement: str) -> cst.Module:
         else:
             break
     new = cst.parse_statement(statement)
+    if at == 1 and is_docstring(body[0]):  # the first import: a blank line below the docstring
+        new = new.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
     return module.with_changes(body=[*body[:at], new, *body[at:]])
 
 

@@ -234,6 +234,18 @@ def module_bindings(index: Index, module: str) -> dict[str, str]:
     return bound
 
 
+def reexported(index: Index, module: str) -> set[str]:
+    """Names other modules import from `module`, or that it exports: its imports of them are
+    re-exports and stay even when its own code no longer reads them."""
+    found = set(index.modules[module].dunder_all or ()) if module in index.modules else set()
+    for facts in index.modules.values():
+        for item in facts.imports:
+            parent, _, name = item.target.rpartition(".")
+            if parent == module:
+                found.add(name)
+    return found
+
+
 def _import_of(index: Index, source: str, name: str) -> str:
     """A statement binding `name` as module `source` binds it at its top level: its own import
     repeated, or an import of the name from `source` itself (already loaded by then)."""

@@ -39,7 +39,7 @@ from smellkit.detectors.feature_envy import FeatureEnvy, FeatureEnvyOptions
 from smellkit.errors import InjectionRefused
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
 from smellkit.injectors.cst import move
-from smellkit.injectors.cst.imports import insert_import
+from smellkit.injectors.cst.imports import drop_unused_imports, insert_import
 from smellkit.injectors.feature_envy import sites
 from smellkit.injectors.naming import pick, snake, words
 from smellkit.models import Candidate, Difficulty, StructuralCheck
@@ -301,6 +301,8 @@ class _Injection:
             old = move.find_method(cls_node, self.method_name)
             assert old is not None
             cls_tree = move.replace_node(cls_tree, old, cst.RemoveFromParent())
+            cls_tree = drop_unused_imports(cls_tree, self.context.module(self.cls_path),
+                                           move.reexported(index, self.cls_module))
             if self.local:
                 holder_tree = cls_tree
             else:

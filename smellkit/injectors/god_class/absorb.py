@@ -424,7 +424,7 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster], *,
             absorbed.append(function)
         if shims:
             changes[path] = drop_unused_imports(tree.visit(_Shims(shims)), tree,
-                                                _imported_from(index, cluster.module)).code
+                                                move.reexported(index, cluster.module)).code
     if not methods:
         raise InjectionRefused("; ".join(refused.values()) or "nothing to absorb")
     holder_tree = move.replace_node(holder_tree, holder_node,
@@ -435,18 +435,6 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster], *,
         holder_tree = insert_import(holder_tree, line)
     changes[holder_path] = holder_tree.code
     return changes, absorbed, refused
-
-
-def _imported_from(index: Index, module: str) -> set[str]:
-    """Names other modules import from `module`, or that it exports: its imports of them are
-    re-exports and stay even when its own code no longer reads them."""
-    found = set(index.modules[module].dunder_all or ()) if module in index.modules else set()
-    for facts in index.modules.values():
-        for item in facts.imports:
-            parent, _, name = item.target.rpartition(".")
-            if parent == module:
-                found.add(name)
-    return found
 
 
 class _Shims(cst.CSTTransformer):
