@@ -20,6 +20,7 @@ from tests.injectors.support import (
     FIXTURES,
     assert_round_trip,
     attempt,
+    first_injection,
     injected,
     real_code_yield,
     same_behaviour,
@@ -220,3 +221,27 @@ def test_added_code_reads_as_the_repositorys_own(tmp_path: Path, case: str,
     injection = injected(root, SMELL, difficulty)
     assert tells(project, injection) == []
     assert added_lint(root, injection, tmp_path) == set()
+
+
+@pytest.mark.slow
+def test_new_repository(tmp_path: Path) -> None:
+    """python-dateutil, never seen by the injector: with default options there are candidates,
+    and at each difficulty the first injection spans the files its difficulty promises, passes
+    every round-trip property, names what it adds with the repository's words and lints
+    clean (an `object` base gives way to the mixin)."""
+    from smellkit.injectors.engine import find_candidates, verify
+    from tests.support.pypi import sdist
+
+    root = sdist("python-dateutil", "2.9.0.post0") / "src"
+    project = Project.load(root, jobs=1)
+    assert find_candidates(project, SMELL)
+    for difficulty in DIFFICULTIES:
+        injection = first_injection(root, SMELL, difficulty)
+        spanned = {*injection.files, *(item.location.path for item in injection.targets)}
+        assert len(spanned) >= {"easy": 2, "medium": 3, "hard": 4}[difficulty]
+        result = verify(root, injection, original=project)
+        assert result.ok, result
+        assert tells(project, injection) == []
+        scratch = tmp_path / difficulty
+        scratch.mkdir()
+        assert added_lint(root, injection, scratch) == set()

@@ -374,7 +374,8 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster], *,
     if holder_node is None:
         raise InjectionRefused(f"{holder} is not where the index puts it")
     holder_line = index.definitions[holder].start_line
-    registry = registering.choose(context.source(holder_path)) if registered else None
+    registry = registering.choose(context, holder, context.source(holder_path)) \
+        if registered else None
     changes: dict[str, str | None] = {}
     methods: list[cst.BaseStatement] = []
     imports: list[str] = []
