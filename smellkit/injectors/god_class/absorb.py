@@ -313,12 +313,14 @@ def own_data(analysis: Context, entry: MethodData) -> set[str]:
 
 def _method_name(analysis: Context, qualname: str) -> str:
     """`Token.flatten` -> `token_flatten`, `_Lexer._scan` -> `_lexer_scan`: the class's last
-    word joined to the method's name, private when either is."""
+    word joined to the method's name (unless the name has it), private when either is."""
     index = analysis.index
     definition = index.definitions[qualname]
     cls_name = definition.parent.rpartition(".")[2]
     word = (words(cls_name) or [cls_name.strip("_").lower()])[-1]
     private = definition.name.startswith("_") or cls_name.startswith("_")
+    if word in words(definition.name):  # `generate_csrf_token` says whose it is already
+        return snake([definition.name.strip("_")], private=private)
     return snake([word, definition.name.strip("_")], private=private)
 
 
@@ -420,7 +422,7 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster], *,
             methods.append(registering.decorate(method, registry) if registry else method)
             imports.extend(moved.imports)
             shims[id(node)] = _shim(node, cluster.module, holder_module, holder_name, registry,
-                                    name)
+                                    name, _holder_reference(index, cluster.module, holder, node))
             taken.add(name)
             absorbed.append(function)
         if shims:
@@ -546,11 +548,33 @@ def _check_bound_before(index: Index, module: str, function: cst.FunctionDef, li
                                f"in {module} only after the holder")
 
 
+def _holder_reference(index: Index, module: str, holder: str, function: cst.FunctionDef
+                      ) -> str | None:
+    """How `module` already names the holder when its code runs (`Token`, `sql.Token`), so a
+    thin function need not import it again; None when it does not (or only for type
+    checking, or a parameter of the function shadows the name)."""
+    facts = index.modules.get(module)
+    if facts is None:
+        return None
+    type_only = {item.bound for item in facts.imports if item.type_only}
+    shadowed = move.names_in(function.params)
+    holder_module, _, holder_name = holder.rpartition(".")
+    for name, target in sorted(move.module_bindings(index, module).items()):
+        if name in type_only or name in shadowed:
+            continue
+        if target == holder:
+            return name
+        if target == holder_module:
+            return f"{name}.{holder_name}"
+    return None
+
+
 def _shim(function: cst.FunctionDef, module: str, holder_module: str, holder_name: str,
-          registry: registering.Registry | None = None, name: str = "") -> cst.FunctionDef:
+          registry: registering.Registry | None = None, name: str = "",
+          reference: str | None = None) -> cst.FunctionDef:
     """The function with its body replaced by a call of the holder's static method (looked up
     in the registry when there is one), every argument passed on as received (its docstring
-    kept)."""
+    kept). `reference`: how the module already names the holder (no import then)."""
     params = function.params
     parts = [item.name.value for item in (*params.posonly_params, *params.params)]
     if isinstance(params.star_arg, cst.Param):
@@ -563,11 +587,13 @@ def _shim(function: cst.FunctionDef, module: str, holder_module: str, holder_nam
     first = body.body[0] if body.body else None
     docstring = [first] if first is not None and is_docstring(first) else []
     name = name or function.name.value
-    imported, callee = (holder_name, f"{holder_name}.{name}") if registry is None \
-        else (registry.table, f'{registry.table}["{name}"]')
+    imported, callee = (holder_name, f"{reference or holder_name}.{name}") \
+        if registry is None else (registry.table, f'{registry.table}["{name}"]')
+    importing = [] if registry is None and reference else [
+        cst.parse_statement(move.relative_import(module, holder_module, imported))]
     statements = [
         *docstring,
-        cst.parse_statement(move.relative_import(module, holder_module, imported)),
+        *importing,
         cst.parse_statement(f"return {callee}({', '.join(parts)})"),
     ]
     return function.with_changes(body=body.with_changes(body=statements))
