@@ -74,8 +74,9 @@ class Vocabulary:
         found = cls()
         stems: set[str] = set()
         for qualname, definition in index.definitions.items():
-            if definition.kind == "lambda":
-                continue
+            if definition.kind == "lambda" or (definition.name.startswith("__")
+                                               and definition.name.endswith("__")):
+                continue  # `__delitem__` is Python's word, not the repository's
             module = index.module_of.get(qualname, "")
             local = found.by_module.setdefault(module, Counter())
             for word in words(definition.name):

@@ -57,12 +57,13 @@ def tells(project: Project, injection: Injection) -> list[str]:
     """New names that end in a counter, or made of words the repository never uses."""
     vocabulary = Vocabulary.of(project.index)
     known = set(vocabulary.counts) | _CONVENTIONS
-    for facts in project.files:  # locals and parameters of moved code are the original's
+    existing: set[str] = set()  # locals and parameters of moved code are the original's
+    for facts in project.files:
         text = (project.root / facts.path).read_text(encoding="utf-8")
-        known.update(word for name in set(re.findall(r"[A-Za-z_]\w*", text))
-                     for word in words(name))
+        existing.update(re.findall(r"[A-Za-z_]\w*", text))
+    known.update(word for name in existing for word in words(name))
     found = []
-    for name in sorted(new_names(project, injection)):
+    for name in sorted(new_names(project, injection) - existing):
         if name.startswith("__") and name.endswith("__"):
             continue
         if is_numbered(name) or (name.endswith("_") and not name.startswith("__")):

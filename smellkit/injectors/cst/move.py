@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import keyword
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar, cast
 
@@ -234,10 +234,13 @@ def module_bindings(index: Index, module: str) -> dict[str, str]:
     return bound
 
 
-def reexported(index: Index, module: str) -> set[str]:
-    """Names other modules import from `module`, or that it exports: its imports of them are
-    re-exports and stay even when its own code no longer reads them."""
+def reexported(index: Index, module: str, sources: Iterable[str] = ()) -> set[str]:
+    """Names other modules import from `module`, that it exports, or that code reads as an
+    attribute (`utils.should_strip_ansi`, monkeypatched by a test helper) in `sources`: its
+    imports of them stay even when its own code no longer reads them."""
     found = set(index.modules[module].dunder_all or ()) if module in index.modules else set()
+    for text in sources:
+        found.update(re.findall(r"\.\s*([A-Za-z_]\w*)", text))
     for facts in index.modules.values():
         for item in facts.imports:
             parent, _, name = item.target.rpartition(".")

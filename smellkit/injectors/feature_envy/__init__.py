@@ -302,7 +302,9 @@ class _Injection:
             assert old is not None
             cls_tree = move.replace_node(cls_tree, old, cst.RemoveFromParent())
             cls_tree = drop_unused_imports(cls_tree, self.context.module(self.cls_path),
-                                           move.reexported(index, self.cls_module))
+                                           move.reexported(index, self.cls_module, (
+                                               self.context.source(item.path)
+                                               for item in self.context.project.files)))
             if self.local:
                 holder_tree = cls_tree
             else:

@@ -147,7 +147,7 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
             if location is None:
                 continue
             for needed in (1, 2, 3):
-                chosen = absorbing.select(measures, pool, needed, self._limits())
+                chosen = absorbing.choose(measures, pool, needed, self._limits())
                 if chosen is not None:
                     break
             else:
@@ -213,8 +213,8 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
         needed = _NEEDED[difficulty]
         excluded: dict[str, str] = {}
         limits = self._limits()
-        for _ in range(4):
-            chosen = absorbing.select(measures, pool, needed, limits, frozenset(excluded))
+        for _ in range(8):
+            chosen = absorbing.choose(measures, pool, needed, limits, frozenset(excluded))
             if chosen is None:
                 why = f" ({next(iter(excluded.values()))})" if excluded else ""
                 if limits != self._limits():

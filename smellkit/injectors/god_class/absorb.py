@@ -255,6 +255,22 @@ def _movable(analysis: Context, qualname: str, at_import: set[str]) -> bool:
     return qualname not in at_import
 
 
+def functions_only(pool: list[Cluster]) -> list[Cluster]:
+    """The pool without methods: module-level functions are the first choice (their thin
+    functions read as a module's API kept for compatibility); methods come in only where
+    functions cannot make the holder a god class."""
+    found = [Cluster(item.module, [f for f in item.functions if f.owner is None],
+                     item.called) for item in pool]
+    return [item for item in found if item.functions]
+
+
+def choose(holder: Holder, pool: list[Cluster], needed: int, limits: Limits,
+           excluded: frozenset[str] = frozenset()) -> list[Cluster] | None:
+    """`select` among the functions alone first, then with the methods too."""
+    return select(holder, functions_only(pool), needed, limits, excluded) \
+        or select(holder, pool, needed, limits, excluded)
+
+
 def collaborators(analysis: Context, module: str) -> set[str]:
     """Classes of other modules whose instances `module` makes or whose methods it calls, and
     the classes of the modules it imports directly or that import it: the work a class of
@@ -426,8 +442,10 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster], *,
             taken.add(name)
             absorbed.append(function)
         if shims:
-            changes[path] = drop_unused_imports(tree.visit(_Shims(shims)), tree,
-                                                move.reexported(index, cluster.module)).code
+            read = (context.source(item.path) for item in context.project.files)
+            changes[path] = drop_unused_imports(
+                tree.visit(_Shims(shims)), tree,
+                move.reexported(index, cluster.module, read)).code
     if not methods:
         raise InjectionRefused("; ".join(refused.values()) or "nothing to absorb")
     holder_tree = move.replace_node(holder_tree, holder_node,

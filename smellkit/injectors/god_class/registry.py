@@ -19,13 +19,15 @@ import libcst as cst
 
 from smellkit.errors import InjectionRefused
 from smellkit.injectors.cst import edit
+from smellkit.injectors.naming import words
 
 if TYPE_CHECKING:
     from smellkit.injectors.base import InjectionContext
 
-_KINDS = (("REGISTRY", "registered"), ("HANDLERS", "handler"), ("HOOKS", "hook"),
-          ("TABLE", "entered"))
-"""What module-level tables of functions are called, with the decorator that fills one."""
+_KINDS = (("REGISTRY", "register"), ("HANDLERS", "handler"), ("HOOKS", "hook"),
+          ("CALLBACKS", "callback"), ("TABLE", "entry"), ("REGISTRY", "registered"))
+"""What module-level tables of functions are called, with the decorator that fills one; those
+whose words the repository uses come first."""
 
 
 class Registry(NamedTuple):
@@ -47,6 +49,9 @@ def choose(context: InjectionContext, holder: str, source: str) -> Registry:
     rng = random.Random(holder)
     kinds = list(_KINDS)
     rng.shuffle(kinds)
+    known = context.vocabulary.counts
+    kinds.sort(key=lambda kind: -sum(word in known for word in words(
+        f"{kind[0]}_{kind[1]}".lower())))
     heads = context.vocabulary.names(module, name, rng=rng, most=1)
     for head in itertools.islice(dict.fromkeys(heads), 12):
         for table, decorator in kinds:
