@@ -235,12 +235,13 @@ def module_bindings(index: Index, module: str) -> dict[str, str]:
 
 
 def reexported(index: Index, module: str, sources: Iterable[str] = ()) -> set[str]:
-    """Names other modules import from `module`, that it exports, or that code reads as an
-    attribute (`utils.should_strip_ansi`, monkeypatched by a test helper) in `sources`: its
-    imports of them stay even when its own code no longer reads them."""
+    """Names other modules import from `module`, that it exports, or that code in `sources`
+    reads as an attribute of it (`utils.should_strip_ansi`, monkeypatched by a test helper):
+    its imports of them stay even when its own code no longer reads them."""
     found = set(index.modules[module].dunder_all or ()) if module in index.modules else set()
+    stem = re.escape(module.rpartition(".")[2])
     for text in sources:
-        found.update(re.findall(r"\.\s*([A-Za-z_]\w*)", text))
+        found.update(re.findall(rf"(?<![\w.]){stem}\.([A-Za-z_]\w*)", text))
     for facts in index.modules.values():
         for item in facts.imports:
             parent, _, name = item.target.rpartition(".")
@@ -285,16 +286,18 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
                 destination: str | None, *, replacement: cst.BaseExpression,
                 postponed: bool, preamble: Sequence[cst.BaseStatement] = (),
                 importer: str | None = None, wrapper: MetadataWrapper | None = None,
-                static: bool = False) -> Moved:
+                static: bool = False, patched: frozenset[str] = frozenset()) -> Moved:
     """`function` of module `source`, rewritten to run in another class of module `destination`
     (None: a new module with nothing bound yet, imported by module `importer`): every read of
     its `self` becomes `replacement`, and `preamble` statements open the body. Globals the body
     reads are imported at the top of the body; those read when the `def` runs are imported at
     the top of the destination (`Moved.imports`) when that cannot close an import cycle.
     `wrapper`: a kept metadata wrapper of `module`; `static`: `function` is a module-level
-    function that becomes a static method, and every global its body reads is read from its
-    module when it runs (as before: code that replaces a module's attribute, as test runners
-    do, still reaches it). Raises `InjectionRefused`."""
+    function that becomes a static method, and the globals its body reads that its module
+    defines, or that code replaces as attributes of its module (`patched`, as test helpers
+    do), are read from its module when it runs; what the module merely imports is imported
+    alike (so the module is not left with imports only the moved code used). Raises
+    `InjectionRefused`."""
     require_movable(function, static=static)
     self_reads, body_globals, def_globals, builtins = analyse(
         module, function, postponed=postponed, wrapper=wrapper, static=static)
@@ -337,7 +340,9 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
         if name in type_only:
             raise InjectionRefused(f"{function.name.value} reads {name}, imported only for type "
                                    "checking")
-        if static:  # read from the function's module when called, as its global was
+        if static and (name in patched or name in index.children.get(source, {})
+                       or name not in here or here[name] == f"{source}.{name}"):
+            # read from the function's module when called, as its global was
             needed.append(f"from {source} import {name}")
         elif name not in there or there.get(name) != here.get(name, f"{source}.{name}"):
             needed.append(_import_of(index, source, name))

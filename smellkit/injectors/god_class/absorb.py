@@ -408,6 +408,8 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster], *,
         postponed = move.has_future_annotations(tree) and move.has_future_annotations(
             holder_tree)
         shims: dict[int, cst.FunctionDef] = {}
+        patched = frozenset(move.reexported(index, cluster.module, (
+            context.source(item.path) for item in context.project.files)))
         for function in cluster.functions:
             name = function.absorbed_name
             node = _find_function(tree, function.name) if function.owner is None else \
@@ -422,7 +424,7 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster], *,
                 if function.owner is None:
                     moved = move.move_method(index, cluster.module, tree, node, holder_module,
                                              replacement=cst.Name("_"), postponed=postponed,
-                                             wrapper=wrapper, static=True)
+                                             wrapper=wrapper, static=True, patched=patched)
                     code = moved.function
                 else:
                     instance = _instance_name(context, function, node)
@@ -442,10 +444,9 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster], *,
             taken.add(name)
             absorbed.append(function)
         if shims:
-            read = (context.source(item.path) for item in context.project.files)
             changes[path] = drop_unused_imports(
                 tree.visit(_Shims(shims)), tree,
-                move.reexported(index, cluster.module, read)).code
+                patched).code
     if not methods:
         raise InjectionRefused("; ".join(refused.values()) or "nothing to absorb")
     holder_tree = move.replace_node(holder_tree, holder_node,
