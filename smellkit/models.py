@@ -154,6 +154,8 @@ class CandidateReport(_Frozen):
         rules = set(self.removed)
         if rules == {UNCOVERED}:
             head = "no candidate covered by the tests"
+        elif rules and rules <= {UNCOVERED, POORLY_COVERED}:
+            head = "no candidate the tests run well enough"
         elif len(rules) == 1 and next(iter(rules)).startswith(SHORT_FILE):
             head = "every candidate is in a file under min-file-lines"
         else:
@@ -165,6 +167,13 @@ class CandidateReport(_Frozen):
 
 UNCOVERED = "not covered by the tests"
 """The engine's rule name for candidates no test runs (when a test map is given)."""
+MIN_CHANGED_LINES_EXECUTED = 0.9
+"""The share of a case's live changed lines its selected tests must run (the adequacy rule);
+also the share of a candidate's own lines the test suite must run for discovery to keep it,
+since code injected from a poorly tested function cannot meet the adequacy rule."""
+POORLY_COVERED = f"less than {MIN_CHANGED_LINES_EXECUTED:.0%} of its lines run by the tests"
+"""The engine's rule name for candidates whose lines the test suite runs too little of (when
+the test map measured them)."""
 SHORT_FILE = "in a file shorter than"
 """The start of the engine's rule name for candidates in files under min-file-lines."""
 OUTSIDE_SOURCE = "outside the analysed library source"

@@ -25,8 +25,6 @@ from smellkit.facts import extract
 from smellkit.models import FunctionSensitivity, Injection, TestAdequacy
 from smellkit.sandbox.testrun import LineContexts
 
-MIN_CHANGED_LINES_EXECUTED = 0.9
-"""The share of a case's live changed lines its selected tests must run."""
 DECLARES_DEAD = frozenset({"dead_code"})
 """Smells whose targets and locations are code meant never to run."""
 MUTATION = 'raise RuntimeError("smellkit: this function was broken on purpose")'

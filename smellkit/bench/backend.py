@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from smellkit.sandbox.testrun import CoveredRun, TestRun
 
 Options = Mapping[str, Any] | None
+LineCoverage = Mapping[str, float] | None
+"""The share of each definition's statements the tests run (`TestMap.line_coverage`)."""
 
 
 def _smells() -> list[str]:
@@ -72,31 +74,35 @@ def _load_project(root: Path) -> Project:
     return Project.load(root)
 
 
-_CONTEXTS: dict[int, tuple[Project, frozenset[str], InjectionContext]] = {}
+_CONTEXTS: dict[int, InjectionContext] = {}
 _CONTEXTS_LOCK = threading.Lock()
 
 
-def _context(project: Project, covered: frozenset[str]) -> InjectionContext:
+def _context(project: Project, covered: frozenset[str],
+             line_coverage: LineCoverage) -> InjectionContext:
     """One injection context per project and coverage, shared by every smell and candidate:
     parsed files and analyses are reused (the engine guarantees the same results)."""
     from smellkit.injectors.base import InjectionContext
 
     with _CONTEXTS_LOCK:
         found = _CONTEXTS.get(id(project))
-        if found is None or found[0] is not project or found[1] != covered:
+        if found is None or found.project is not project or found.covered != covered or \
+                found.line_coverage != line_coverage:
             _CONTEXTS.clear()  # one repository at a time: let the previous one go
-            found = _CONTEXTS[id(project)] = (project, covered,
-                                              InjectionContext(project, covered=covered))
-        return found[2]
+            found = _CONTEXTS[id(project)] = InjectionContext(
+                project, covered=covered, line_coverage=line_coverage)
+        return found
 
 
-def _find_candidates(project: Project, smell: str, covered: frozenset[str], seed: int,
-                     options: Options, exclude: Sequence[str] | None,
+def _find_candidates(project: Project, smell: str, covered: frozenset[str],
+                     line_coverage: LineCoverage, seed: int, options: Options,
+                     exclude: Sequence[str] | None,
                      ) -> tuple[list[Candidate], CandidateReport]:
     from smellkit.injectors import engine
 
-    return engine.discover(project, smell, options=options, covered=covered, seed=seed,
-                           context=_context(project, covered), exclude=exclude)
+    return engine.discover(project, smell, options=options, covered=covered,
+                           line_coverage=line_coverage, seed=seed,
+                           context=_context(project, covered, line_coverage), exclude=exclude)
 
 
 def _findings(project: Project, smell: str) -> list[Finding]:
@@ -112,12 +118,13 @@ def _check_options(options: Mapping[str, Mapping[str, Any]], path: Path | None) 
 
 
 def _inject(project: Project, smell: str, difficulty: Difficulty, candidate: Candidate,
-            covered: frozenset[str], seed: int,
+            covered: frozenset[str], line_coverage: LineCoverage, seed: int,
             options: Options) -> Injection | InjectionSkip | InjectionFailure:
     from smellkit.injectors import engine
 
     return engine.inject(project, smell, difficulty, candidate=candidate, seed=seed,
-                         options=options, covered=covered, context=_context(project, covered))
+                         options=options, covered=covered, line_coverage=line_coverage,
+                         context=_context(project, covered, line_coverage))
 
 
 def _run_tests(env: Environment, root: Path, spec: RepoSpec, tests: Sequence[str],
@@ -168,11 +175,13 @@ class Backend:
     smell)."""
     check_options: Callable[[Mapping[str, Mapping[str, Any]], Path | None],
                             None] = _check_options
-    find_candidates: Callable[[Project, str, frozenset[str], int, Options,
+    find_candidates: Callable[[Project, str, frozenset[str], LineCoverage, int, Options,
                                Sequence[str] | None],
                               tuple[list[Candidate], CandidateReport]] = _find_candidates
-    inject: Callable[[Project, str, Difficulty, Candidate, frozenset[str], int, Options],
-                     Injection | InjectionSkip | InjectionFailure] = _inject
+    """Candidates of one smell: the covered qualnames and their line coverage (test map),
+    the seed, the injector's options, the exclusion globs."""
+    inject: Callable[[Project, str, Difficulty, Candidate, frozenset[str], LineCoverage, int,
+                      Options], Injection | InjectionSkip | InjectionFailure] = _inject
     run_tests: Callable[[Environment, Path, RepoSpec, Sequence[str], Runner],
                         TestRun] = _run_tests
     run_covered: Callable[[Environment, Path, RepoSpec, Sequence[str], Runner],

@@ -283,12 +283,12 @@ def _build_repo(run: _Run, item: SpecInput, cache: Path, smells: Sequence[str],
                           apply_patch=backend.apply_patch, copy_tree=backend.copy_tree,
                           run_covered=backend.run_covered,
                           run_until_failure=backend.run_until_failure)
-    covered = covered_with_owners(test_map.covered())
+    coverage = _Coverage(covered_with_owners(test_map.covered()), test_map.line_coverage())
     cells = []
     for smell, difficulty in cell_order(smells):
         if difficulty in difficulties:  # cell_order yields DIFFICULTIES only
             cells.append(_Cell(smell, difficulty, _injections(
-                run, spec, project, smell, difficulty, covered, smell_options.get(smell),
+                run, spec, project, smell, difficulty, coverage, smell_options.get(smell),
                 exclude)))
     _validate_cells(run, validator, cells, jobs=jobs, target=per_cell + spare,
                     max_tries=max_tries, project=project)
@@ -305,6 +305,16 @@ def covered_with_owners(covered: frozenset[str]) -> frozenset[str]:
         parts = qualname.split(".")
         found.update(".".join(parts[:end]) for end in range(1, len(parts)))
     return frozenset(found)
+
+
+@dataclass(frozen=True)
+class _Coverage:
+    """What the test map says about the original, as candidate discovery uses it."""
+
+    covered: frozenset[str]
+    """Qualnames some healthy test runs, their owners included (`covered_with_owners`)."""
+    lines: Mapping[str, float]
+    """The share of each definition's statements the healthy tests run."""
 
 
 def _digest(candidate: Candidate) -> str:
@@ -327,7 +337,7 @@ def _fresh_first(candidates: Sequence[Candidate], taken: _Taken) -> Iterator[Can
 
 
 def _injections(run: _Run, spec: RepoSpec, project: Any, smell: str, difficulty: Difficulty,
-                covered: frozenset[str], options: Mapping[str, Any] | None,
+                coverage: _Coverage, options: Mapping[str, Any] | None,
                 exclude: Sequence[str] | None) -> Iterator[Injection]:
     """Injections at the seeded candidates of one cell, made lazily and cached in the work log
     (so a resumed run does not redo them); refusals become `inject` rejections. A target used
@@ -338,8 +348,8 @@ def _injections(run: _Run, spec: RepoSpec, project: Any, smell: str, difficulty:
     try:
         cache_key = (spec.name, smell)
         if cache_key not in run.candidates:
-            found, report = backend.find_candidates(project, smell, covered, run.seed, options,
-                                                    exclude)
+            found, report = backend.find_candidates(project, smell, coverage.covered,
+                                                    coverage.lines, run.seed, options, exclude)
             run.candidates[cache_key] = found
             run.reports[cache_key] = report
             run.taken[cache_key] = _Taken()
@@ -375,8 +385,8 @@ def _injections(run: _Run, spec: RepoSpec, project: Any, smell: str, difficulty:
         else:
             started = time.perf_counter()
             try:
-                outcome = backend.inject(project, smell, difficulty, candidate, covered,
-                                         run.seed, options)
+                outcome = backend.inject(project, smell, difficulty, candidate,
+                                         coverage.covered, coverage.lines, run.seed, options)
             except Exception as error:  # the engine returns crashes as values; a backend may not
                 outcome = InjectionFailure.of(error, smell=smell, difficulty=difficulty,
                                               candidate=candidate)

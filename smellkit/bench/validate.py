@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from smellkit.bench.adequacy import (
-    MIN_CHANGED_LINES_EXECUTED,
     Measurement,
     SmellyCode,
     SourceFile,
@@ -30,7 +29,14 @@ from smellkit.bench.adequacy import (
 )
 from smellkit.config import RepoSpec
 from smellkit.errors import SmellkitError
-from smellkit.models import Case, Injection, Rejection, RejectionStage, TestAdequacy
+from smellkit.models import (
+    MIN_CHANGED_LINES_EXECUTED,
+    Case,
+    Injection,
+    Rejection,
+    RejectionStage,
+    TestAdequacy,
+)
 from smellkit.sandbox.environment import Environment
 from smellkit.sandbox.runner import Runner
 from smellkit.sandbox.testmap import TestMap

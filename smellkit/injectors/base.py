@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -27,6 +27,7 @@ from smellkit.errors import InjectionRefused
 from smellkit.injectors.naming import Vocabulary, is_numbered
 from smellkit.models import (
     DIFFICULTIES,
+    MIN_CHANGED_LINES_EXECUTED,
     Candidate,
     Difficulty,
     Location,
@@ -76,10 +77,14 @@ class Edit:
 class InjectionContext:
     """The original repository as an injector sees it: facts, graphs, source text, libcst trees."""
 
-    def __init__(self, project: Project, *, covered: frozenset[str] | None = None):
+    def __init__(self, project: Project, *, covered: frozenset[str] | None = None,
+                 line_coverage: Mapping[str, float] | None = None):
         self.project = project
         self.covered = covered
         """Qualnames covered by tests when a test map exists; None when there is none."""
+        self.line_coverage = line_coverage
+        """The share of each definition's statements the tests run (a class: its methods
+        together), from the test map; None when there is none."""
         self._sources: dict[str, str] = {}
         self._modules: dict[str, cst.Module] = {}
         self._wrappers: dict[str, MetadataWrapper] = {}
@@ -159,6 +164,16 @@ class InjectionContext:
 
     def is_covered(self, qualname: str) -> bool:
         return self.covered is None or qualname in self.covered
+
+    def well_covered(self, qualname: str) -> bool:
+        """Whether the tests run enough of the definition's lines for a case made from them to
+        meet the adequacy rule: code copied, moved or inlined from a function whose branches no
+        test takes leaves changed lines no selected test runs. True when no test map measured
+        lines, or the definition has no statements of its own."""
+        if self.line_coverage is None:
+            return True
+        share = self.line_coverage.get(qualname)
+        return share is None or share >= MIN_CHANGED_LINES_EXECUTED
 
     def free_path(self, folder: str, stem: str) -> str:
         """Deprecated: numbers its names (a tell); use `module_path` with vocabulary stems."""

@@ -33,6 +33,7 @@ from smellkit.injectors.tells import added_tells
 from smellkit.injectors.verify import RoundTrip, verify
 from smellkit.models import (
     OUTSIDE_SOURCE,
+    POORLY_COVERED,
     SHORT_FILE,
     SPANS,
     UNCOVERED,
@@ -108,33 +109,42 @@ def _outside(candidate: Candidate, patterns: Sequence[str]) -> bool:
 
 
 def _context(project: Project, covered: frozenset[str] | None,
+             line_coverage: Mapping[str, float] | None,
              context: InjectionContext | None) -> InjectionContext:
     """The caller's context (shared across calls, so parsed files and analyses are reused)."""
     if context is None:
-        return InjectionContext(project, covered=covered)
-    if context.project is not project or context.covered != covered:
+        return InjectionContext(project, covered=covered, line_coverage=line_coverage)
+    if context.project is not project or context.covered != covered or (
+            context.line_coverage is not line_coverage
+            and context.line_coverage != line_coverage):
         raise UsageError("the context was made for another project or coverage",
-                         hint="pass InjectionContext(project, covered=covered)")
+                         hint="pass InjectionContext(project, covered=covered, "
+                              "line_coverage=line_coverage)")
     return context
 
 
 def find_candidates(project: Project, smell: str, *, options: OptionsInput = None,
-                    covered: frozenset[str] | None = None, seed: int = 0,
+                    covered: frozenset[str] | None = None,
+                    line_coverage: Mapping[str, float] | None = None, seed: int = 0,
                     limit: int | None = None, context: InjectionContext | None = None,
                     exclude: Sequence[str] | None = None) -> list[Candidate]:
     """Eligible candidates for one smell, in a seeded order stratified over packages and files.
+    `covered` and `line_coverage` come from a test map (None: no coverage rule);
     `exclude`: globs of code never injected into (None: the layout's defaults)."""
-    return discover(project, smell, options=options, covered=covered, seed=seed, limit=limit,
-                    context=context, exclude=exclude)[0]
+    return discover(project, smell, options=options, covered=covered,
+                    line_coverage=line_coverage, seed=seed, limit=limit, context=context,
+                    exclude=exclude)[0]
 
 
 def discover(project: Project, smell: str, *, options: OptionsInput = None,
-             covered: frozenset[str] | None = None, seed: int = 0, limit: int | None = None,
-             context: InjectionContext | None = None, exclude: Sequence[str] | None = None,
+             covered: frozenset[str] | None = None,
+             line_coverage: Mapping[str, float] | None = None, seed: int = 0,
+             limit: int | None = None, context: InjectionContext | None = None,
+             exclude: Sequence[str] | None = None,
              ) -> tuple[list[Candidate], CandidateReport]:
     """`find_candidates`, with the report of which rule removed how many definitions."""
     injector = make_injector(smell, options)
-    context = _context(project, covered, context)
+    context = _context(project, covered, line_coverage, context)
     return _candidates(context, injector, seed, limit, library_exclusions(project, exclude))
 
 
@@ -142,7 +152,8 @@ def _candidates(context: InjectionContext, injector: Injector[Any], seed: int,
                 limit: int | None, exclude: Sequence[str],
                 ) -> tuple[list[Candidate], CandidateReport]:
     """The injector's candidates through the engine's rules, in order: outside the library
-    source, in a short file (SmellBench's coarse filter), not covered by the tests."""
+    source, in a short file (SmellBench's coarse filter), not covered by the tests, its lines
+    run too little by them (a case made from it would fail the adequacy rule)."""
     before = Counter(context.discarded)  # the context may be shared by several smells
     proposed = {item.model_dump_json(): item for item in injector.candidates(context)}
     discarded = Counter(context.discarded)
@@ -153,6 +164,7 @@ def _candidates(context: InjectionContext, injector: Injector[Any], seed: int,
         (short, lambda item: context.line_count(item.target.path)
          < injector.options.min_file_lines),
         (UNCOVERED, lambda item: not context.is_covered(item.target.qualname)),
+        (POORLY_COVERED, lambda item: not context.well_covered(item.target.qualname)),
     ]
     removed: Counter[str] = Counter()
     kept: list[Candidate] = []
@@ -172,7 +184,8 @@ def _candidates(context: InjectionContext, injector: Injector[Any], seed: int,
 
 def inject(project: Project, smell: str, difficulty: Difficulty, *,
            candidate: Candidate | None = None, seed: int = 0, options: OptionsInput = None,
-           covered: frozenset[str] | None = None, attempts: int = 50,
+           covered: frozenset[str] | None = None,
+           line_coverage: Mapping[str, float] | None = None, attempts: int = 50,
            context: InjectionContext | None = None, exclude: Sequence[str] | None = None,
            ) -> Injection | InjectionSkip | InjectionFailure:
     """Inject one smell: at `candidate`, or at the first sampled candidate that accepts.
@@ -185,7 +198,7 @@ def inject(project: Project, smell: str, difficulty: Difficulty, *,
     if difficulty not in injector.difficulties:
         return InjectionSkip(smell=smell, difficulty=difficulty, candidate=candidate,
                              reason=f"{smell} has no {difficulty} injection")
-    context = _context(project, covered, context)
+    context = _context(project, covered, line_coverage, context)
     try:
         pool, report = ([candidate], None) if candidate else _candidates(
             context, injector, seed, attempts, library_exclusions(project, exclude))

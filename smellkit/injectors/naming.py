@@ -86,8 +86,9 @@ class Vocabulary:
         found = cls()
         stems: set[str] = set()
         for qualname, definition in index.definitions.items():
-            if definition.kind == "lambda":
-                continue
+            if definition.kind == "lambda" or (definition.name.startswith("__")
+                                               and definition.name.endswith("__")):
+                continue  # `__delitem__` is Python's word, not the repository's
             module = index.module_of.get(qualname, "")
             local = found.by_module.setdefault(module, Counter())
             for word in words(definition.name):
@@ -137,6 +138,16 @@ class Vocabulary:
                 for second in choices[:8]:
                     if first != second:
                         yield [*head, first, second]
+
+    def names(self, module: str, *near: str, head: Sequence[str] = (), rng: random.Random,
+              camel_case: bool = False, private: bool = False, most: int = 2) -> Iterator[str]:
+        """Candidate new names, most natural first: `head` (word parts) alone, then with one
+        or two words used near `near` in `module` (`near`, `combinations`), in snake case or
+        camel case. Filter them with `pick`."""
+        pool = self.near(module, *near)
+        join = camel if camel_case else snake
+        for parts in self.combinations(head, pool, rng, most=most):
+            yield join(parts, private=private)
 
 
 def pick(candidates: Iterable[str], taken: Iterable[str] | set[str] | frozenset[str],

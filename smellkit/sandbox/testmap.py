@@ -2,9 +2,11 @@
 
 Each test gets its own coverage context (its pytest node id, set by `_plugin.py`); covered lines
 are mapped to the innermost enclosing function, method or class using smellkit's own facts, so
-test selection speaks the same qualified names as detectors and injectors. Only healthy tests are
-kept: a test that fails, errors, is skipped, hangs, or fails in just one of the two runs (flaky)
-is dropped with the reason, because a case validated by it would prove nothing.
+test selection speaks the same qualified names as detectors and injectors. The map also counts,
+per definition, how many of its own statements the healthy tests run: discovery skips code the
+suite runs only partly, since a case made from it cannot meet the adequacy rule. Only healthy
+tests are kept: a test that fails, errors, is skipped, hangs, or fails in just one of the two
+runs (flaky) is dropped with the reason, because a case validated by it would prove nothing.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import tempfile
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -35,10 +38,14 @@ from smellkit.sandbox.testrun import (
     suite_argv,
 )
 
+if TYPE_CHECKING:
+    from smellkit.facts import Definition, FileFacts
+
 MAX_HANG_RETRIES = 5
 """Runs restarted after a test killed the whole run, each time without the tests that did."""
 
-FORMAT = 1
+FORMAT = 2
+"""Bumped whenever the map gains or changes a field, so cached maps are rebuilt."""
 
 
 class TestMap(BaseModel):
@@ -57,6 +64,11 @@ class TestMap(BaseModel):
     aliases: dict[str, str] = Field(
         default_factory=dict, description="An inherited method's name in a subclass "
         "(`pkg.Command.main`) -> the covered definition it resolves to (`pkg.Base.main`).")
+    statements: dict[str, tuple[int, int]] = Field(
+        default_factory=dict, description="Qualname -> (statements the healthy tests run, "
+        "statements), as coverage counts them: a function's or method's own (its `def` line runs "
+        "with the enclosing scope, nested definitions count for themselves); a class's, the "
+        "statements of the functions inside it together.")
     durations: dict[str, float] = Field(default_factory=dict, description="Seconds, plain run.")
     seconds: float = Field(default=0.0, description="Time taken to build the map.")
 
@@ -80,6 +92,14 @@ class TestMap(BaseModel):
     def covered(self) -> frozenset[str]:
         """Qualnames run by at least one healthy test."""
         return frozenset(self.by_qualname)
+
+    def line_coverage(self) -> dict[str, float]:
+        """The share of each definition's statements the healthy tests run (`statements`),
+        inherited names (`aliases`) included; definitions without statements are left out."""
+        found = {name: run / total for name, (run, total) in self.statements.items() if total}
+        found.update({alias: found[target] for alias, target in self.aliases.items()
+                      if target in found and alias not in found})
+        return found
 
     def save(self, path: Path) -> None:
         """Written atomically, so a reader never sees half a map."""
@@ -247,9 +267,9 @@ def _assemble(spec: RepoSpec, checkout: Path, first: Mapping[str, NodeOutcome],
             dropped[nodeid] = "flaky: passed in the first run, " + _reason(two, "in the second")
         else:
             healthy.append(nodeid)
-    by_qualname, aliases = _qualnames(spec, checkout, lines, set(healthy))
+    by_qualname, aliases, statements = _qualnames(spec, checkout, lines, set(healthy))
     return TestMap(tests=tuple(healthy), dropped=dropped, by_qualname=by_qualname,
-                   aliases=aliases,
+                   aliases=aliases, statements=statements,
                    durations={nodeid: round(second[nodeid].seconds, 4) for nodeid in healthy})
 
 
@@ -262,30 +282,41 @@ def _reason(outcome: NodeOutcome, where: str) -> str:
     return f"{text}: {first_line[:300]}" if first_line else text
 
 
+def _owners(facts: FileFacts) -> dict[int, Definition]:
+    """Each line of the file's definitions -> the innermost function, method or class
+    holding it (lambdas belong to the function they are written in)."""
+    spans = sorted((d for d in facts.definitions if d.kind != "lambda"),
+                   key=lambda d: d.end_line - d.start_line, reverse=True)
+    owner: dict[int, Definition] = {}
+    for definition in spans:  # smaller spans paint over larger ones: innermost wins
+        for line in range(definition.start_line, definition.end_line + 1):
+            owner[line] = definition
+    return owner
+
+
 def _qualnames(spec: RepoSpec, checkout: Path, lines: Mapping[str, Mapping[int, list[str]]],
-               healthy: set[str]) -> tuple[dict[str, tuple[str, ...]], dict[str, str]]:
-    """Covered lines -> the innermost function, method or class defining them."""
+               healthy: set[str],
+               ) -> tuple[dict[str, tuple[str, ...]], dict[str, str], dict[str, tuple[int, int]]]:
+    """Covered lines -> the innermost function, method or class defining them; and the
+    statements each definition has and the healthy tests run (`_statement_counts`)."""
     from smellkit.project import Project
 
     project = Project.load(checkout / spec.source_path, use_cache=True)
     found: dict[str, set[str]] = {}
+    statements: dict[str, tuple[int, int]] = {}
     for facts in project.files:
-        measured = lines.get(facts.path)
-        if not measured:
-            continue
-        spans = sorted((d for d in facts.definitions if d.kind != "lambda"),
-                       key=lambda d: d.end_line - d.start_line, reverse=True)
-        owner: dict[int, str] = {}
-        for definition in spans:  # smaller spans paint over larger ones: innermost wins
-            for line in range(definition.start_line, definition.end_line + 1):
-                owner[line] = definition.qualname
+        measured = lines.get(facts.path) or {}
+        owner = _owners(facts)
         for line, contexts in measured.items():
-            qualname = owner.get(line)
-            if qualname is None:
+            definition = owner.get(line)
+            if definition is None:
                 continue
             tests = [nodeid for nodeid in contexts if nodeid in healthy]
             if tests:
-                found.setdefault(qualname, set()).update(tests)
+                found.setdefault(definition.qualname, set()).update(tests)
+        run = {line for line, contexts in measured.items()
+               if any(nodeid in healthy for nodeid in contexts)}
+        statements.update(_statement_counts(project.root / facts.path, facts, owner, run))
     by_qualname = {name: tuple(sorted(tests)) for name, tests in sorted(found.items())}
     index = project.index
     aliases: dict[str, str] = {}
@@ -296,4 +327,41 @@ def _qualnames(spec: RepoSpec, checkout: Path, lines: Mapping[str, Mapping[int, 
             target = index.lookup_method(cls, name)
             if target is not None and target in by_qualname and target != f"{cls}.{name}":
                 aliases[f"{cls}.{name}"] = target
-    return by_qualname, aliases
+    return by_qualname, aliases, dict(sorted(statements.items()))
+
+
+def _statement_counts(path: Path, facts: FileFacts, owner: Mapping[int, Definition],
+                      run: set[int]) -> dict[str, tuple[int, int]]:
+    """(statements run, statements) of each definition of one file, as coverage counts
+    statements (a multi-line statement is its first line). A `def` or `class` line runs when
+    the enclosing scope does (at import), so it counts for that scope, as decorators do; a class
+    gets the statements of the functions inside it, since its own body runs at import."""
+    from coverage.exceptions import NotPython
+    from coverage.parser import PythonParser
+
+    try:
+        parser = PythonParser(text=path.read_text(encoding="utf-8"))
+        parser.parse_source()
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError, NotPython):
+        return {}  # the facts were read from it, so this is a file changed since: no figures
+    executed = {parser.first_line(line) for line in run}
+    by_name = {item.qualname: item for item in facts.definitions}
+    counts: dict[str, list[int]] = {}
+    for statement in parser.statements:
+        definition = owner.get(statement)
+        if definition is not None and statement == definition.start_line and \
+                definition.start_line != definition.end_line:  # a one-line def is its body
+            definition = by_name.get(definition.parent)
+        if definition is None:
+            continue  # module level
+        tally = counts.setdefault(definition.qualname, [0, 0])
+        tally[0] += statement in executed
+        tally[1] += 1
+    functions = {name: tally for name, tally in counts.items()
+                 if by_name[name].kind != "class"}
+    for item in facts.definitions:
+        if item.kind == "class":
+            inside = [tally for name, tally in functions.items()
+                      if name.startswith(f"{item.qualname}.")]
+            counts[item.qualname] = [sum(t[0] for t in inside), sum(t[1] for t in inside)]
+    return {name: (run_count, total) for name, (run_count, total) in counts.items() if total}

@@ -123,8 +123,8 @@ def plan() -> dict[tuple[str, str], list[Injection]]:
     }
 
 
-def _find(project: Any, smell: str, covered: frozenset[str], seed: int, options: Any,
-          exclude: Any) -> tuple[list[Candidate], CandidateReport]:
+def _find(project: Any, smell: str, covered: frozenset[str], line_coverage: Any, seed: int,
+          options: Any, exclude: Any) -> tuple[list[Candidate], CandidateReport]:
     found: dict[str, Candidate] = {}
     for (cell_smell, _), items in plan().items():
         if cell_smell == smell:
@@ -135,7 +135,8 @@ def _find(project: Any, smell: str, covered: frozenset[str], seed: int, options:
 
 
 def _inject(project: Any, smell: str, difficulty: Difficulty, chosen: Candidate,
-            covered: frozenset[str], seed: int, options: Any) -> Injection | InjectionSkip:
+            covered: frozenset[str], line_coverage: Any, seed: int,
+            options: Any) -> Injection | InjectionSkip:
     for item in plan().get((smell, difficulty), []):
         if item.candidate.target.qualname == chosen.target.qualname:
             return item

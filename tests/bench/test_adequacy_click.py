@@ -17,11 +17,10 @@ import pytest
 
 from smellkit._internal.jsonl import read_jsonl
 from smellkit.bench import load_dataset
-from smellkit.bench.adequacy import MIN_CHANGED_LINES_EXECUTED
 from smellkit.config import load_spec_record
 from smellkit.injectors.patches import apply_patch
 from smellkit.injectors.registry import injectors
-from smellkit.models import BuildReport, Case
+from smellkit.models import MIN_CHANGED_LINES_EXECUTED, BuildReport, Case
 from smellkit.sandbox.checkout import copy_tree, fetch
 from smellkit.sandbox.environment import prepare
 from smellkit.sandbox.runner import LocalRunner

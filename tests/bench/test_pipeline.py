@@ -271,10 +271,11 @@ def test_injector_options_layer_spec_then_command_line(tmp_path: Path) -> None:
         asked.append(smell)
         return fake.findings(project, smell)
 
-    def find(project: Any, smell: str, covered: Any, seed: int, options: Any,
-             exclude: Any) -> Any:
+    def find(project: Any, smell: str, covered: Any, line_coverage: Any, seed: int,
+             options: Any, exclude: Any) -> Any:
         seen[smell] = (options, exclude)
-        return fake.find_candidates(project, smell, covered, seed, options, exclude)
+        return fake.find_candidates(project, smell, covered, line_coverage, seed, options,
+                                    exclude)
 
     options: dict[str, Any] = {"smells": ["feature_envy", "dead_code"], "per_cell": 1,
                                "spare": 0, "difficulties": ["easy"], "jobs": 1,
@@ -291,6 +292,33 @@ def test_injector_options_layer_spec_then_command_line(tmp_path: Path) -> None:
                     "dead_code": ({"min-file-lines": 4}, ())}
     with pytest.raises(ConfigError, match=r"injectors\.dead_code\.min-lines: Extra inputs"):
         build(spec, tmp_path / "c", options={"dead_code": {"min-lines": 4}}, **options)
+
+
+def test_the_test_maps_coverage_reaches_discovery_and_injection(tmp_path: Path) -> None:
+    """The covered qualnames (with their owners) and the share of each definition's lines the
+    suite runs go from the test map to candidate discovery and to every injection."""
+    import dataclasses
+
+    fake = fakes.backend()
+    seen: list[tuple[str, Any, Any]] = []
+
+    def find(project: Any, smell: str, covered: Any, line_coverage: Any, *rest: Any) -> Any:
+        seen.append(("find", covered, line_coverage))
+        return fake.find_candidates(project, smell, covered, line_coverage, *rest)
+
+    def inject(project: Any, smell: str, difficulty: Any, candidate: Any, covered: Any,
+               line_coverage: Any, *rest: Any) -> Any:
+        seen.append(("inject", covered, line_coverage))
+        return fake.inject(project, smell, difficulty, candidate, covered, line_coverage, *rest)
+
+    build(FIXTURES / "calc.toml", tmp_path, smells=["feature_envy"], difficulties=["easy"],
+          per_cell=1, spare=0, jobs=1, cache_dir=bench_cache(), harbor=False,
+          backend=dataclasses.replace(fake, find_candidates=find, inject=inject))
+    assert [step for step, _, _ in seen][:2] == ["find", "inject"]
+    lines = {"calc.ops.add": 1.0, "calc.ops.countdown": 1.0, "calc.ops.mul": 1.0}
+    for _, covered, line_coverage in seen:
+        assert {"calc.ops.add", "calc.ops", "calc"} <= covered
+        assert line_coverage == lines
 
 
 def test_a_bad_injector_table_names_the_spec_file_and_field(tmp_path: Path) -> None:

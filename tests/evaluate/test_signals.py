@@ -263,7 +263,8 @@ def test_edits_outside_the_case_count_as_outside(cases: Cases) -> None:
     patch, tree = edit(case, "stray", {
         f"{SOURCE}/bank/account.py": account.replace(marker, marker + "        # stray\n"),
         f"{SOURCE}/bank/ledger.py": (oracle / SOURCE / "bank/ledger.py").read_text(),
-        f"{SOURCE}/bank/_ledger_account.py": None, f"{SOURCE}/bank/_ledger_parts.py": None,
+        **{f"{SOURCE}/bank/{path.name}": None for path in (case.smelly / SOURCE / "bank").glob(
+            "*.py") if not (oracle / SOURCE / "bank" / path.name).exists()},  # the new modules
         f"{SOURCE}/bank/audit.py": "def audit(entries):\n    return len(entries)\n",
         "tools/release.py": "print('release')\n"})
     score = case.score("stray", patch, tree)

@@ -13,7 +13,7 @@ import pytest
 
 from smellkit._internal import plugins
 from smellkit.detectors.dead_code import DeadCode
-from smellkit.errors import ConfigError, InjectionRefused, PatchError
+from smellkit.errors import ConfigError, InjectionRefused, PatchError, UsageError
 from smellkit.injectors import registry
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
 from smellkit.injectors.engine import (
@@ -28,7 +28,9 @@ from smellkit.injectors.patches import apply_patch, make_patch
 from smellkit.injectors.sampling import stratified
 from smellkit.models import (
     OUTSIDE_SOURCE,
+    POORLY_COVERED,
     SHORT_FILE,
+    UNCOVERED,
     Candidate,
     Difficulty,
     Injection,
@@ -241,6 +243,38 @@ def test_coarse_filter_and_coverage_filter(tmp_path: Path, unused_copy: None) ->
         "the tests"
     with pytest.raises(ConfigError, match=r"injectors\.dead_code\.min-file-lines"):
         find_candidates(project, "dead_code", options={"min-file-lines": -1})
+
+
+def test_candidates_whose_lines_the_tests_run_too_little_are_removed_and_counted(
+        tmp_path: Path, unused_copy: None) -> None:
+    """A case copied from code whose branches no test takes cannot meet the adequacy rule, so
+    discovery drops targets run below 90% and says so; without line figures the rule is off."""
+    project = Project.load(repo(tmp_path, PACKAGE), use_cache=False)
+    covered = frozenset({"pkg.core.run", "pkg.core.step", "pkg.core.refuse_me"})
+    lines = {"pkg.core.run": 1.0, "pkg.core.step": 0.89, "pkg.core.refuse_me": 0.9}
+    found, report = discover(project, "dead_code", options=NO_FILTER, covered=covered,
+                             line_coverage=lines)
+    assert sorted(item.target.qualname for item in found) == ["pkg.core.refuse_me",
+                                                              "pkg.core.run"]
+    assert POORLY_COVERED == "less than 90% of its lines run by the tests"
+    assert report.removed == {POORLY_COVERED: 1} and report.eligible == 2
+    # not covered at all is counted as such, before the line rule; unknown lines are no reason
+    _, report = discover(project, "dead_code", options=NO_FILTER,
+                         covered=covered - {"pkg.core.run"},
+                         line_coverage={"pkg.core.run": 0.0, "pkg.core.step": 0.5})
+    assert report.removed == {UNCOVERED: 1, POORLY_COVERED: 1} and report.eligible == 1
+    skip = inject(project, "dead_code", "easy", options=NO_FILTER, covered=covered,
+                  line_coverage=dict.fromkeys(covered, 0.5))
+    assert isinstance(skip, InjectionSkip)
+    assert skip.reason == ("no candidate the tests run well enough: 3 found, 3 less than 90% of "
+                           "its lines run by the tests")
+    assert len(find_candidates(project, "dead_code", options=NO_FILTER, covered=covered)) == 3
+    context = InjectionContext(project, covered=covered, line_coverage=lines)
+    assert context.well_covered("pkg.core.run") and not context.well_covered("pkg.core.step")
+    assert context.well_covered("pkg.main")  # no statements measured: nothing to run
+    assert InjectionContext(project).well_covered("pkg.core.step")  # no test map
+    with pytest.raises(UsageError, match="another project or coverage"):
+        discover(project, "dead_code", options=NO_FILTER, covered=covered, context=context)
 
 
 def test_the_report_counts_every_rule_and_the_injectors_discards(

@@ -20,10 +20,12 @@ from tests.injectors.support import (
     FIXTURES,
     assert_round_trip,
     attempt,
+    first_injection,
     injected,
     real_code_yield,
     same_behaviour,
 )
+from tests.injectors.support_lint import added_lint, tells
 
 SMELL = "feature_envy"
 SHOP = FIXTURES / SMELL / "shop"
@@ -181,3 +183,65 @@ def test_declared_type_types_a_receiver_the_analysis_cannot_follow(tmp_path: Pat
     found = [(site.scope, site.receiver, callee)
              for site, callee in sites.call_sites(context.analysis)]
     assert found == [("pkg.user.Packer.visit_box", "box", "pkg.model.Box.volume")]
+
+
+HELD = FIXTURES / SMELL / "held"
+HELD_RUN = "from books.run import demo\nprint(demo())\n"
+
+
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_a_method_moves_to_the_object_its_class_holds(tmp_path: Path,
+                                                      difficulty: Difficulty) -> None:
+    """`Ledger._headroom` reads three fields of its ledger and only `Ledger.status` calls it,
+    while the ledger holds a `Columns` (`self.columns`, set by its constructor): the method goes
+    to `Columns` (or its mixins), takes the ledger, and `status` calls
+    `self.columns._headroom(self)`; its docstring and comment travel with it."""
+    root = HELD / "before"
+    injection = injected(root, SMELL, difficulty)
+    assert injection.candidate.data["via"] == "columns"
+    assert "self.columns._headroom(self)" in injection.smelly_patch
+    assert "+    def _headroom(self, ledger):" in injection.smelly_patch
+    assert "+        # the entries are signed: payments lower the balance" in injection.smelly_patch
+    assert "-    def _headroom(self):" in injection.smelly_patch  # private, one caller: moved
+    spanned = {injection.candidate.target.path, *injection.files}
+    assert len(spanned) == {"easy": 2, "medium": 3, "hard": 4}[difficulty]
+    assert_round_trip(root, injection)
+    same_behaviour(root, injection, tmp_path, HELD_RUN)
+
+
+@pytest.mark.parametrize("case", ["shop", "ledger", "studio", "held"])
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_added_code_reads_as_the_repositorys_own(tmp_path: Path, case: str,
+                                                 difficulty: Difficulty) -> None:
+    """New modules, classes and locals are named with the repository's words (never numbered,
+    padded with underscores, or `_parts`/`_bases` of a fixed list), and the added code
+    defines every name it uses and imports nothing it does not."""
+    root = FIXTURES / SMELL / case / "before"
+    project = Project.load(root, use_cache=False, jobs=1)
+    injection = injected(root, SMELL, difficulty)
+    assert tells(project, injection) == []
+    assert added_lint(root, injection, tmp_path) == set()
+
+
+@pytest.mark.slow
+def test_new_repository(tmp_path: Path) -> None:
+    """python-dateutil, never seen by the injector: with default options there are candidates,
+    and at each difficulty the first injection spans the files its difficulty promises, passes
+    every round-trip property, names what it adds with the repository's words and lints
+    clean (an `object` base gives way to the mixin)."""
+    from smellkit.injectors.engine import find_candidates, verify
+    from tests.support.pypi import sdist
+
+    root = sdist("python-dateutil", "2.9.0.post0") / "src"
+    project = Project.load(root, jobs=1)
+    assert find_candidates(project, SMELL)
+    for difficulty in DIFFICULTIES:
+        injection = first_injection(root, SMELL, difficulty)
+        spanned = {*injection.files, *(item.location.path for item in injection.targets)}
+        assert len(spanned) >= {"easy": 2, "medium": 3, "hard": 4}[difficulty]
+        result = verify(root, injection, original=project)
+        assert result.ok, result
+        assert tells(project, injection) == []
+        scratch = tmp_path / difficulty
+        scratch.mkdir()
+        assert added_lint(root, injection, scratch) == set()

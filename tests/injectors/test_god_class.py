@@ -7,6 +7,7 @@ injector's, in `test_fixtures.py` (SMELLKIT_REGENERATE=1 rewrites them).
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from tests.injectors.support import (
     real_code_counts,
     same_behaviour,
 )
+from tests.injectors.support_lint import added_lint, tells
 
 SMELL = "god_class"
 CONSOLE = FIXTURES / SMELL / "console"
@@ -117,7 +119,7 @@ def test_no_candidate_when_the_holder_is_a_god_class_already(tmp_path: Path) -> 
 
 
 MINIMUM = {"click": {"easy": 2, "medium": 3, "hard": 4},
-           "jinja2": {"easy": 3, "medium": 8, "hard": 7}}
+           "jinja2": {"easy": 3, "medium": 7, "hard": 7}}
 """Injections that must succeed among all candidates (7 on click, 8 on jinja2, files of 500
 lines or more), as measured. jinja2's easy ones are few: most of its holders use no data of other
 classes, and no one module's movable functions bring both the size and the foreign data the
@@ -151,8 +153,8 @@ def test_own_tests_pass_on_a_hard_injection(package: tuple[str, str], tmp_path: 
 
     top = sdist(*package)
     injection = first_injection(top / "src", SMELL, "hard")
-    assert "+def _registered(function):" in injection.smelly_patch
-    assert '_REGISTRY["' in injection.smelly_patch
+    assert re.search(r"\+def _\w+\(function\):", injection.smelly_patch)  # the registry
+    assert re.search(r'_[A-Z_]+\["\w+"\]', injection.smelly_patch)  # a lookup by name
     result = own_tests_pass(top, injection, tmp_path)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert " passed" in result.stdout
@@ -242,3 +244,37 @@ def test_functions_refused_when_unsafe(tmp_path: Path) -> None:
     _, _, refused = absorbing.absorb(context, "desk.planner.Planner", [dates])
     assert refused == {"desk.dates.week_of": "desk.planner.Planner already has a member named "
                                              "week_of"}
+
+
+NEW_REPOSITORIES = {("marshmallow", "3.23.1"): "src", ("wtforms", "3.2.1"): "src",
+                    ("sqlparse", "0.5.2"): ""}
+"""Libraries of a few thousand lines that the injector had never seen: their functions touch
+no data the analysis can type, so their holders take over methods of the classes around them."""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("package", sorted(NEW_REPOSITORIES))
+def test_new_repositories(package: tuple[str, str], tmp_path: Path) -> None:
+    """With default options there are candidates; at each difficulty the first injection spans
+    the files its difficulty promises, passes every round-trip property (the detector flags the
+    holder), names what it adds with the repository's words and lints clean."""
+    from smellkit.injectors.engine import find_candidates, verify
+    from tests.support.pypi import sdist
+
+    root = sdist(*package) / NEW_REPOSITORIES[package]
+    project = Project.load(root, jobs=1)
+    assert find_candidates(project, SMELL)
+    for difficulty in DIFFICULTIES:
+        try:
+            injection = first_injection(root, SMELL, difficulty)
+        except AssertionError:
+            assert difficulty == "easy", f"no {difficulty} injection"  # easy: one module only
+            continue
+        spanned = {*injection.files, *(item.location.path for item in injection.targets)}
+        assert len(spanned) >= {"easy": 2, "medium": 3, "hard": 4}[difficulty]
+        result = verify(root, injection, original=project)
+        assert result.ok, result
+        assert tells(project, injection) == []
+        scratch = tmp_path / difficulty
+        scratch.mkdir()
+        assert added_lint(root, injection, scratch) == set()

@@ -49,6 +49,10 @@ def test_click_map_select_and_run(tmp_path: Path,
     assert not any(nodeid.startswith("tests/test_termui.py") for nodeid in test_map.tests)
     assert "click.core.BaseCommand.main" in test_map.covered()
     assert test_map.aliases["click.core.Command.main"] == "click.core.BaseCommand.main"
+    shares = test_map.line_coverage()  # every definition measured: run fully, partly, or not
+    assert 0 < shares["click.core.Command.main"] == shares["click.core.BaseCommand.main"] <= 1
+    assert min(shares.values()) == 0 and max(shares.values()) == 1
+    assert any(0 < share < 0.9 for share in shares.values())
 
     selected = test_map.select(["click.core.Command.main"], limit=10, seed=0)
     assert len(selected) == 10 and selected == test_map.select(["click.core.Command.main"])
@@ -66,4 +70,6 @@ def test_click_map_select_and_run(tmp_path: Path,
         f"({SUBSET.count('.py')} files)",
         f"{'qualnames':>18}: {len(test_map.by_qualname)} covered, "
         f"{len(test_map.aliases)} inherited names",
+        f"{'lines run':>18}: {sum(share >= 0.9 for share in shares.values())} of "
+        f"{len(shares)} definitions at 90% or more",
     ])

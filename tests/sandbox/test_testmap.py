@@ -65,6 +65,24 @@ def test_covered_lines_map_to_the_innermost_definitions(tiny_map: TestMap) -> No
     assert tiny_map.aliases == {"tinypkg.shapes.Square.describe": "tinypkg.shapes.Shape.describe"}
 
 
+def test_statements_run_are_counted_per_definition(tiny_map: TestMap) -> None:
+    # scaled: its branch for no values never runs; the nested `def scale` line runs with scaled.
+    # Shape.area is overridden and never runs; a class counts its methods together; broken_sum
+    # ran only under a failing test, never_called not at all.
+    assert tiny_map.statements == {
+        "tinypkg.shapes.Shape": (1, 2), "tinypkg.shapes.Shape.area": (0, 1),
+        "tinypkg.shapes.Shape.describe": (1, 1), "tinypkg.shapes.Square": (2, 2),
+        "tinypkg.shapes.Square.__init__": (1, 1), "tinypkg.shapes.Square.area": (1, 1),
+        "tinypkg.shapes.never_called": (0, 1), "tinypkg.shapes.total_area": (1, 1),
+        "tinypkg.util.broken_sum": (0, 1), "tinypkg.util.scaled": (3, 4),
+        "tinypkg.util.scaled.scale": (1, 1),
+    }
+    shares = tiny_map.line_coverage()
+    assert shares["tinypkg.util.scaled"] == 0.75 and shares["tinypkg.shapes.Shape"] == 0.5
+    assert shares["tinypkg.shapes.Square.describe"] == 1.0  # inherited: its base's figure
+    assert "tinypkg.nowhere" not in shares
+
+
 def test_select_is_seeded_bounded_and_resolves_inherited_methods(tiny_map: TestMap) -> None:
     assert tiny_map.select(["tinypkg.shapes.Square.describe"]) == (f"{SHAPES}::test_describe",)
     assert tiny_map.select(["tinypkg.util.scaled.scale", "tinypkg.shapes.total_area"]) == (

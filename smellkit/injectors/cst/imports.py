@@ -5,7 +5,7 @@ Every injector adds imports through these."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 
 import libcst as cst
@@ -53,6 +53,8 @@ def insert_import(module: cst.Module, statement: str) -> cst.Module:
         else:
             break
     new = cst.parse_statement(statement)
+    if at == 1 and is_docstring(body[0]):  # the first import: a blank line below the docstring
+        new = new.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
     return module.with_changes(body=[*body[:at], new, *body[at:]])
 
 
@@ -280,3 +282,79 @@ def drop_unused(original: cst.Module, new: cst.Module) -> tuple[cst.Module, list
     if not dropped:
         return new, []
     return new.with_changes(body=body), dropped
+def _names_used(module: cst.Module) -> set[str]:
+    """Names the module reads outside its top-level import statements (the heads of dotted
+    names included; the words of quoted annotations and of assigned strings, as `__all__`,
+    too; docstrings and other strings not)."""
+    import re
+
+    found: set[str] = set()
+    for statement in module.body:
+        if is_import_line(statement) and "__all__" not in cst.Module(body=[statement]).code:
+            continue
+        for node in _walk(statement):
+            if isinstance(node, cst.Name):
+                found.add(node.value)
+            elif isinstance(node, (cst.Annotation, cst.Assign)):  # quoted types, `__all__`
+                found.update(word for item in _walk(node) if isinstance(item, cst.SimpleString)
+                             for word in re.findall(r"[A-Za-z_]\w*", item.value))
+    return found
+
+
+def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        yield item
+        stack.extend(item.children)
+
+
+def drop_unused_imports(module: cst.Module, before: cst.Module,
+                        keep: Iterable[str] = ()) -> cst.Module:
+    """The module without the top-level imports that an edit left unused: names `before` read
+    outside its imports and `module` no longer reads (so imports that were already unused, or
+    kept on purpose as re-exports, stay), except `keep` (names other modules import from it)."""
+    used_before = _names_used(before)
+    used = _names_used(module)
+    kept = set(keep)
+    gone = {name for name in used_before - used if name not in kept}
+    if not gone:
+        return module
+    body: list[cst.BaseStatement] = []
+    carried: list[cst.EmptyLine] = []  # blank lines and comments of a removed statement
+    for statement in module.body:
+        small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) \
+            and len(statement.body) == 1 else None
+        if not isinstance(small, (cst.Import, cst.ImportFrom)) \
+                or isinstance(small.names, cst.ImportStar):
+            body.append(_carry(statement, carried))
+            carried = []
+            continue
+        aliases = [alias for alias in small.names if _bound(alias) not in gone]
+        if len(aliases) == len(small.names):
+            body.append(_carry(statement, carried))
+            carried = []
+        elif aliases:
+            aliases[-1] = aliases[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            body.append(_carry(statement.with_changes(
+                body=[small.with_changes(names=aliases)]), carried))
+            carried = []
+        else:
+            assert isinstance(statement, cst.SimpleStatementLine)
+            carried = [*carried, *statement.leading_lines]
+    return module.with_changes(body=body)
+
+
+def _carry(statement: cst.BaseStatement, lines: list[cst.EmptyLine]) -> cst.BaseStatement:
+    if not lines or not isinstance(statement, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        return statement
+    return statement.with_changes(leading_lines=[*lines, *statement.leading_lines])
+
+
+def _bound(alias: cst.ImportAlias) -> str:
+    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+        return alias.asname.name.value
+    name = alias.name
+    while isinstance(name, cst.Attribute):
+        name = name.value  # type: ignore[assignment]
+    return name.value if isinstance(name, cst.Name) else ""

@@ -11,7 +11,9 @@ they came from, which then is already loaded) and refuses what cannot move as te
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import keyword
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar, cast
 
@@ -27,6 +29,7 @@ from libcst.metadata import (
 
 from smellkit.errors import InjectionRefused
 from smellkit.facts import Name
+from smellkit.graphs.builtin_names import BUILTIN_NAMES
 from smellkit.graphs.index import Index
 from smellkit.injectors.cst.edit import subtree
 from smellkit.injectors.cst.imports import is_docstring
@@ -75,6 +78,31 @@ def annotation_nodes(function: cst.FunctionDef) -> set[int]:
         if isinstance(node, cst.Annotation):
             found.update(id(item) for item in subtree(node))
     return found
+
+
+def _type_checking_names(module: cst.Module) -> set[str]:
+    """Names bound at the top level only under `if TYPE_CHECKING:` (imports and aliases such
+    as `SchemaType = type[Schema]`): absent when the code runs."""
+    found: set[str] = set()
+    for statement in module.body:
+        if isinstance(statement, cst.If) and "TYPE_CHECKING" in cst.Module(
+                body=[]).code_for_node(statement.test):
+            for node in subtree(statement.body):
+                if isinstance(node, (cst.AssignTarget, cst.AnnAssign)) \
+                        and isinstance(node.target, cst.Name):
+                    found.add(node.target.value)
+                elif isinstance(node, (cst.ClassDef, cst.FunctionDef)):
+                    found.add(node.name.value)
+    return found
+
+
+def _annotation_globals(function: cst.FunctionDef, bound: Mapping[str, str]) -> set[str]:
+    """Module-level names (of `bound`) that the function's annotations name directly (not as
+    the attribute part of a dotted name)."""
+    inside = annotation_nodes(function)
+    attributes = {id(node.attr) for node in subtree(function) if isinstance(node, cst.Attribute)}
+    return {node.value for node in subtree(function) if isinstance(node, cst.Name)
+            and id(node) in inside and id(node) not in attributes and node.value in bound}
 
 
 def definition_time_nodes(function: cst.FunctionDef) -> set[int]:
@@ -206,6 +234,22 @@ def module_bindings(index: Index, module: str) -> dict[str, str]:
     return bound
 
 
+def reexported(index: Index, module: str, sources: Iterable[str] = ()) -> set[str]:
+    """Names other modules import from `module`, that it exports, or that code in `sources`
+    reads as an attribute of it (`utils.should_strip_ansi`, monkeypatched by a test helper):
+    its imports of them stay even when its own code no longer reads them."""
+    found = set(index.modules[module].dunder_all or ()) if module in index.modules else set()
+    stem = re.escape(module.rpartition(".")[2])
+    for text in sources:
+        found.update(re.findall(rf"(?<![\w.]){stem}\.([A-Za-z_]\w*)", text))
+    for facts in index.modules.values():
+        for item in facts.imports:
+            parent, _, name = item.target.rpartition(".")
+            if parent == module:
+                found.add(name)
+    return found
+
+
 def _import_of(index: Index, source: str, name: str) -> str:
     """A statement binding `name` as module `source` binds it at its top level: its own import
     repeated, or an import of the name from `source` itself (already loaded by then)."""
@@ -242,16 +286,18 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
                 destination: str | None, *, replacement: cst.BaseExpression,
                 postponed: bool, preamble: Sequence[cst.BaseStatement] = (),
                 importer: str | None = None, wrapper: MetadataWrapper | None = None,
-                static: bool = False) -> Moved:
+                static: bool = False, patched: frozenset[str] = frozenset()) -> Moved:
     """`function` of module `source`, rewritten to run in another class of module `destination`
     (None: a new module with nothing bound yet, imported by module `importer`): every read of
     its `self` becomes `replacement`, and `preamble` statements open the body. Globals the body
     reads are imported at the top of the body; those read when the `def` runs are imported at
     the top of the destination (`Moved.imports`) when that cannot close an import cycle.
     `wrapper`: a kept metadata wrapper of `module`; `static`: `function` is a module-level
-    function that becomes a static method, and every global its body reads is read from its
-    module when it runs (as before: code that replaces a module's attribute, as test runners
-    do, still reaches it). Raises `InjectionRefused`."""
+    function that becomes a static method, and the globals its body reads that its module
+    defines, or that code replaces as attributes of its module (`patched`, as test helpers
+    do), are read from its module when it runs; what the module merely imports is imported
+    alike (so the module is not left with imports only the moved code used). Raises
+    `InjectionRefused`."""
     require_movable(function, static=static)
     self_reads, body_globals, def_globals, builtins = analyse(
         module, function, postponed=postponed, wrapper=wrapper, static=static)
@@ -259,11 +305,17 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
     there = module_bindings(index, destination) if destination else {}
     facts = index.modules.get(source)
     type_only = {item.bound for item in facts.imports if item.type_only} if facts else set()
+    type_only |= _type_checking_names(module)
     for name in sorted(builtins):
         if name in there:
             raise InjectionRefused(f"the builtin {name} is rebound in {destination}")
+    there_type_only = {item.bound for item in index.modules[destination].imports
+                       if item.type_only} if destination in index.modules else set()
     top: list[str] = []
     for name in sorted(def_globals):
+        if name in there_type_only:
+            raise InjectionRefused(f"{function.name.value} reads {name} when defined, which "
+                                   f"{destination} imports only for type checking")
         if name in there and there.get(name) == here.get(name):
             continue
         statement = _import_of(index, source, name)
@@ -272,17 +324,31 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
             raise InjectionRefused(f"{function.name.value} reads {name} when defined, and "
                                    f"{destination or 'a new module'} does not bind it the same way")
         top.append(statement)
+    if postponed:  # never evaluated, yet type checkers and linters read them: bound alike
+        for name in sorted(_annotation_globals(function, here) - def_globals):
+            if name in there and there.get(name) == here.get(name):
+                continue
+            statement = _import_of(index, source, name)
+            if name in type_only or name in there or not _safe_at_top(
+                    index, statement, destination or importer):
+                raise InjectionRefused(f"{function.name.value} names {name} in an annotation, "
+                                       f"which {destination or 'a new module'} cannot import "
+                                       "the same way")
+            top.append(statement)
     needed = []
     for name in sorted(body_globals):
         if name in type_only:
             raise InjectionRefused(f"{function.name.value} reads {name}, imported only for type "
                                    "checking")
-        if static:  # read from the function's module when called, as its global was
+        if static and (name in patched or name in index.children.get(source, {})
+                       or name not in here or here[name] == f"{source}.{name}"):
+            # read from the function's module when called, as its global was
             needed.append(f"from {source} import {name}")
         elif name not in there or there.get(name) != here.get(name, f"{source}.{name}"):
             needed.append(_import_of(index, source, name))
     rewritten = function.visit(_SelfReplacer(self_reads, replacement))
     assert isinstance(rewritten, cst.FunctionDef)
+    rewritten = _quoted_annotations(index, source, rewritten, destination, here, there)
     header: list[cst.BaseStatement] = [cst.parse_statement(item) for item in needed]
     header.extend(preamble)
     if header:
@@ -292,6 +358,69 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
         rewritten = rewritten.with_changes(body=rewritten.body.with_changes(
             body=[*body[:at], *header, *body[at:]]))
     return Moved(rewritten, tuple(top))
+
+
+_IDENTIFIER = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
+
+
+def _quoted_annotations(index: Index, source: str, function: cst.FunctionDef,
+                        destination: str | None, here: dict[str, str],
+                        there: dict[str, str]) -> cst.FunctionDef:
+    """The function with the names in its quoted annotations (`obj: "CoreOption"`) bound in
+    the destination: kept when it binds them alike, renamed to the destination's own name for
+    the same definition (`"Option"`), else refused, since an undefined name in an annotation
+    breaks type checkers and `typing.get_type_hints`."""
+    facts = index.modules.get(source)
+    targets = dict(here)
+    for item in facts.imports if facts else ():
+        if item.scope == source:
+            targets.setdefault(item.bound, item.target)
+    by_target = {target: name for name, target in sorted(there.items(), reverse=True)}
+
+    def rename(text: str) -> str:
+        def one(match: re.Match[str]) -> str:
+            name = match.group(0)
+            target = targets.get(name)
+            if name in BUILTIN_NAMES or keyword.iskeyword(name) or (
+                    name in there and (target is None or there[name] == target)):
+                return name
+            if target is not None and destination is not None and target in by_target:
+                return by_target[target]
+            raise InjectionRefused(f"{function.name.value} names {name} in a quoted "
+                                   f"annotation, which {destination or 'a new module'} "
+                                   "does not bind")
+        return _IDENTIFIER.sub(one, text)
+
+    class Quoted(cst.CSTTransformer):
+        def __init__(self) -> None:
+            super().__init__()
+            self.depth = 0
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return node is function  # nested functions keep their own annotations
+
+        def visit_Annotation(self, node: cst.Annotation) -> bool:
+            self.depth += 1
+            return True
+
+        def leave_Annotation(self, original_node: cst.Annotation,
+                             updated_node: cst.Annotation) -> cst.Annotation:
+            self.depth -= 1
+            return updated_node
+
+        def leave_SimpleString(self, original_node: cst.SimpleString,
+                               updated_node: cst.SimpleString) -> cst.SimpleString:
+            if not self.depth or updated_node.prefix != "":
+                return updated_node
+            quote = updated_node.quote
+            inner = updated_node.value[len(quote):-len(quote)]
+            renamed = rename(inner)
+            return updated_node if renamed == inner else \
+                updated_node.with_changes(value=f"{quote}{renamed}{quote}")
+
+    result = function.visit(Quoted())
+    assert isinstance(result, cst.FunctionDef)
+    return result
 
 
 def names_in(node: cst.CSTNode) -> set[str]:
@@ -356,15 +485,19 @@ class _Replace(cst.CSTTransformer):
 
 
 def add_base(cls: cst.ClassDef, name: str) -> cst.ClassDef:
-    """The class with one more base, last among the bases (a trailing comma is kept)."""
+    """The class with one more base, last among the bases (a trailing comma is kept); an
+    explicit `object` base gives way to it (`object` before another base has no valid MRO)."""
     bases = list(cls.bases)
     new = cst.Arg(cst.Name(name))
+    for at, base in enumerate(bases):
+        if isinstance(base.value, cst.Name) and base.value.value == "object" \
+                and base.keyword is None:
+            bases[at] = base.with_changes(value=cst.Name(name))
+            return cls.with_changes(bases=bases)
     if bases and isinstance(bases[-1].comma, cst.Comma):
         new = new.with_changes(comma=bases[-1].comma)
         bases[-1] = bases[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
     return cls.with_changes(bases=[*bases, new])
-
-
 
 
 def relative_import(module: str, target: str, name: str) -> str:
@@ -385,7 +518,8 @@ def top_level(index: Index, qualname: str) -> tuple[str, str] | None:
 
 
 SAFE_EXTERNAL_BASES = frozenset({
-    "object", "builtins.object", "typing.Generic", "abc.ABC", "typing_extensions.Generic",
+    "object", "builtins.object", "<builtin>.object", "typing.Generic", "abc.ABC",
+    "typing_extensions.Generic",
 })
 """Bases from outside the repository that define no method a moved one could collide with."""
 

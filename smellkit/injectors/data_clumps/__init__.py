@@ -9,9 +9,9 @@ files, the fields passed as keyword arguments and, where the code has one, a del
 now hands the loose fields on; hard 4+ files and red herrings (functions that still take the
 object whole and must be left alone).
 
-A second mode needs no parameter object (`_data_clumps_forward`): a module-level function whose
-3+ plain parameters are called from other modules gets forwarding wrappers there, so its group
-of parameters travels through the wrappers' signatures too.
+A function qualifies when one of its parameters holds instances of the class: by its annotation,
+or, where the code annotates nothing (as most libraries), because the points-to analysis sees
+every caller pass an instance of that class and nothing else.
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ from smellkit.detectors.data_clumps import DataClumps, DataClumpsOptions
 from smellkit.errors import InjectionRefused
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
 from smellkit.injectors.data_clumps.edit import FunctionPlan, SitePlan, explode_module
-from smellkit.injectors.data_clumps.forward import Forward, forwards, make_edit
 from smellkit.injectors.data_clumps.keep import keep_clumps, keep_takers
 from smellkit.injectors.data_clumps.plan import (
     Planner,
@@ -57,8 +56,6 @@ class DataClumpsInjectorOptions(InjectorOptions):
 
 
 _PLANNERS: weakref.WeakKeyDictionary[InjectionContext, Planner] = weakref.WeakKeyDictionary()
-_FORWARDS: weakref.WeakKeyDictionary[InjectionContext, dict[str, Forward]] = \
-    weakref.WeakKeyDictionary()
 _FLAGGED: weakref.WeakKeyDictionary[InjectionContext, frozenset[str]] = \
     weakref.WeakKeyDictionary()
 
@@ -67,13 +64,6 @@ def _planner(context: InjectionContext) -> Planner:
     if context not in _PLANNERS:
         _PLANNERS[context] = Planner(context)
     return _PLANNERS[context]
-
-
-def _forwards(context: InjectionContext) -> dict[str, Forward]:
-    if context not in _FORWARDS:
-        _FORWARDS[context] = {item.qualname: item for item in
-                              forwards(_planner(context), _already_flagged(context))}
-    return _FORWARDS[context]
 
 
 def _already_flagged(context: InjectionContext) -> frozenset[str]:
@@ -146,11 +136,25 @@ class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
         index = context.index
         for cls in sorted(index.classes):
             path = context.path_of(cls)
-            if path is None or is_test_path(path) or cls in _already_flagged(context):
+            if path is None:
+                continue
+            if is_test_path(path):
+                context.discard("test code")
+                continue
+            if cls in _already_flagged(context):
+                context.discard("already part of a reported data clump")
+                continue
+            if not _planner(context).annotated.get(cls):
+                context.discard("no function takes its instances as a parameter")
                 continue
             clumps = list(self._clumps(context, cls))
             keep = not clumps
-            for fields, usable in clumps or self._keep(context, cls):
+            found = clumps or list(self._keep(context, cls))
+            if not found:
+                context.discard(f"fewer than {self.options.min_functions} functions in two "
+                                f"modules read the same {self.options.min_fields}+ of its "
+                                "fields, every call of them known")
+            for fields, usable in found:
                 first = min(usable.values(), key=lambda item: (item.path,
                                                                item.definition.start_line))
                 location = context.location(first.qualname)
@@ -166,35 +170,11 @@ class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
                             f"({', '.join(fields)}), and every call of them is known"),
                     data={"class": cls, "fields": list(fields),
                           "functions": sorted(usable), **({"keep": True} if keep else {})})
-        yield from self._forward_candidates(context)
-
-    def _forward_candidates(self, context: InjectionContext) -> Iterator[Candidate]:
-        """Functions whose parameter group can be forwarded through new wrappers
-        (`_data_clumps_forward`)."""
-        for qualname, forward in sorted(_forwards(context).items()):
-            location = context.location(qualname)
-            if location is None or is_test_path(forward.path):
-                continue
-            callers = sorted(forward.sites)
-            yield Candidate(
-                smell=self.name, target=location, files=tuple(sorted({forward.path, *callers})),
-                reason=(f"{qualname} takes ({', '.join(forward.group)}) as plain parameters "
-                        f"with literal defaults and is called from {len(callers)} other "
-                        f"modules ({', '.join(callers)}) by plain calls that wrappers can "
-                        "forward exactly"),
-                data={"mode": "forward", "function": qualname,
-                      "fields": list(forward.group)})
 
     # -- injection ------------------------------------------------------------------------------
 
     def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
                rng: random.Random) -> Edit:
-        if candidate.data.get("mode") == "forward":
-            forward = _forwards(context).get(str(candidate.data.get("function", "")))
-            if forward is None:
-                raise InjectionRefused("the candidate's function no longer qualifies for "
-                                       "forwarding")
-            return make_edit(context, _planner(context), forward, difficulty, rng)
         cls = str(candidate.data.get("class", ""))
         fields = tuple(str(item) for item in candidate.data.get("fields", ()))
         if cls not in context.index.classes or not fields:

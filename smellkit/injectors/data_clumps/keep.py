@@ -61,13 +61,12 @@ def _keep_taker(planner: Planner, facts: FileFacts, definition: Definition,
         return None
     first = 1 if definition.kind == "method" and "staticmethod" not in \
         definition.decorators else 0
-    chosen = [param for param in definition.params[first:] if any(
-        index.resolve_reference(definition.qualname, text) == cls
-        for text in param.annotation)]
+    chosen = [param for param in definition.params[first:]
+              if planner.param_class(definition, param.name) == cls]
     if len(chosen) != 1:
         return None
     param = chosen[0]
-    if len(param.annotation) != 1 or param.default is not None or param.kind not in (
+    if len(param.annotation) > 1 or param.default is not None or param.kind not in (
             "positional", "positional_only", "keyword_only"):
         return None
     if definition.kind == "method" and planner.overridden(definition):
@@ -82,7 +81,12 @@ def _keep_taker(planner: Planner, facts: FileFacts, definition: Definition,
         return None
     annotated = re.search(rf"(?<![\w.]){re.escape(param.name)}\s*:\s*(['\"]?)([\w.]+)\1\s*[,)=]",
                           text)
-    if annotated is None or annotated.group(2).rpartition(".")[2] != cls.rpartition(".")[2]:
+    if not param.annotation and re.search(
+            rf"\b{re.escape(param.name)}\s+is\s+(not\s+)?None\b|\bif\s+(not\s+)?"
+            rf"{re.escape(param.name)}\b|\b{re.escape(param.name)}\s+(or|and)\b", text):
+        return None  # typed by its callers, yet it may be missing: the function checks
+    if param.annotation and (annotated is None or annotated.group(2).rpartition(".")[2]
+                             != cls.rpartition(".")[2]):
         return None  # `Optional[C]`, `C | None`: the object may be missing
     fields = class_fields(index, cls)
     reads: set[str] = set()

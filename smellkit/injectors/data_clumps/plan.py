@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from smellkit.config import DEFAULT_EXCLUDE_DIRS
-from smellkit.facts import Attr, CallSite, Definition, Expr, FileFacts, Name
+from smellkit.facts import Attr, CallSite, Definition, Expr, FileFacts, Name, Param
 from smellkit.graphs.index import Index
 from smellkit.injectors.base import InjectionContext
 from smellkit.project import is_environment
@@ -110,6 +110,16 @@ def outside_words(context: InjectionContext) -> Counter[str]:
     return cached
 
 
+_PLAIN_KINDS = ("positional", "positional_only", "keyword_only")
+
+
+def _own_params(definition: Definition) -> list[Param]:
+    """The parameters callers pass: without the instance or class of a method."""
+    params = list(definition.params)
+    bound = definition.kind == "method" and "staticmethod" not in definition.decorators
+    return params[1:] if bound else params
+
+
 def _simple(expr: Expr) -> bool:
     """A name or an attribute chain: evaluating it once per field is as good as once."""
     while isinstance(expr, Attr):
@@ -140,7 +150,12 @@ class Planner:
         self.calls_by_name: dict[str, list[tuple[str, CallSite]]] = defaultdict(list)
         self.writes: dict[str, set[str]] = defaultdict(set)
         self.annotated: dict[str, list[tuple[FileFacts, Definition]]] = defaultdict(list)
+        """class -> the functions with a parameter that holds its instances (by its annotation
+        or, unannotated, by what every caller passes)."""
+        self.typed: dict[tuple[str, str], str] = {}
+        """(function, parameter) -> the one class of the repository the parameter holds."""
         self._words: dict[str, Counter[str]] = {}
+        untyped: list[tuple[FileFacts, Definition, str]] = []
         for facts in self.index.modules.values():
             for call in facts.calls:
                 if call.implicit:
@@ -153,17 +168,55 @@ class Planner:
             for definition in facts.definitions:
                 if definition.kind not in ("function", "method"):
                     continue
-                named = {self.index.resolve_reference(definition.qualname, text)
-                         for param in definition.params for text in param.annotation}
-                for cls in named:
-                    if cls is not None and cls in self.index.classes:
-                        self.annotated[cls].append((facts, definition))
+                for param in _own_params(definition):
+                    cls = self._annotated_class(definition, param.annotation)
+                    if cls is not None:
+                        self.typed[definition.qualname, param.name] = cls
+                    elif not param.annotation and param.kind in _PLAIN_KINDS:
+                        untyped.append((facts, definition, param.name))
             for access in facts.accesses:
                 if access.write:
                     self.writes[access.attr].add(access.scope)
             for assignment in facts.assignments:
                 if isinstance(assignment.target, Attr):
                     self.writes[assignment.target.attr].add(assignment.scope)
+
+        self._type_by_callers(untyped)
+        for facts in self.index.modules.values():
+            for definition in facts.definitions:
+                classes = {self.typed[key] for param in definition.params
+                           if (key := (definition.qualname, param.name)) in self.typed}
+                for cls in sorted(classes):
+                    self.annotated[cls].append((facts, definition))
+
+    def _annotated_class(self, definition: Definition, annotation: tuple[str, ...]) -> str | None:
+        for text in annotation:
+            cls = self.index.resolve_reference(definition.qualname, text)
+            if cls is not None and cls in self.index.classes:
+                return cls
+        return None
+
+    def _type_by_callers(self, untyped: list[tuple[FileFacts, Definition, str]]) -> None:
+        """Unannotated parameters that the points-to analysis sees receive instances of one
+        class of the repository and nothing else (most libraries annotate little): a parameter
+        named `token` that every caller passes a `Token` is as good a parameter object as one
+        annotated so. A parameter that also receives an outside object, a class or a function
+        stays untyped."""
+        solver = self.index.calls.solver
+        if solver is None or not untyped:
+            return
+        values = solver.values_of([(definition.qualname, Name(name))
+                                   for _, definition, name in untyped])
+        for (_, definition, name), found in zip(untyped, values):
+            classes = {value[2:] for value in found if value.startswith("i:")}
+            if len(classes) == 1 and len(found) == 1:
+                (cls,) = classes
+                if cls in self.index.classes:
+                    self.typed[definition.qualname, name] = cls
+
+    def param_class(self, definition: Definition, name: str) -> str | None:
+        """The one class of the repository a parameter holds instances of, or None."""
+        return self.typed.get((definition.qualname, name))
 
     def words(self, path: str, name: str) -> int:
         """How often `name` occurs as a word in a file's code (f-strings included; comments,
@@ -223,9 +276,8 @@ class Planner:
         params = list(definition.params)
         first = 1 if definition.kind == "method" and "staticmethod" not in \
             definition.decorators else 0
-        chosen = [param for param in params[first:] if any(
-            index.resolve_reference(definition.qualname, text) == cls
-            for text in param.annotation)]
+        chosen = [param for param in params[first:]
+                  if self.param_class(definition, param.name) == cls]
         if len(chosen) != 1:
             return None
         param = chosen[0]

@@ -26,9 +26,8 @@ base, hard inherits the mixin through an aggregate of `A`'s mixins in a third mo
 
 from __future__ import annotations
 
-import keyword
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import libcst as cst
@@ -38,11 +37,11 @@ from smellkit.analysis.access import is_dunder, is_test_code
 from smellkit.analysis.context import Context
 from smellkit.detectors.feature_envy import FeatureEnvy, FeatureEnvyOptions
 from smellkit.errors import InjectionRefused
-from smellkit.graphs.builtin_names import BUILTIN_NAMES
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
 from smellkit.injectors.cst import move
-from smellkit.injectors.cst.imports import insert_import
+from smellkit.injectors.cst.imports import drop_unused_imports, insert_import
 from smellkit.injectors.feature_envy import sites
+from smellkit.injectors.naming import pick, snake, words
 from smellkit.models import Candidate, Difficulty, StructuralCheck
 
 
@@ -69,12 +68,16 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
         by_callee: dict[tuple[str, str], list[sites.Site]] = {}
         for site, callee in sites.call_sites(analysis):
             by_callee.setdefault((callee, site.holder), []).append(site)
+        yield from self._held_candidates(context)
         for (callee, holder), found in sorted(by_callee.items()):
             attributes = {site.attribute for site in found}
             if len(attributes) != 1:
+                context.discard("called both through an attribute and through a name")
                 continue  # one form: all through one attribute or all by name
             (attribute,) = attributes
-            if self._ineligible(analysis, callee, holder, attribute) is not None:
+            why = self._ineligible(analysis, callee, holder, attribute)
+            if why is not None:
+                context.discard(why)
                 continue
             cls = index.class_of[callee]
             own = sites.own_data(analysis, callee)
@@ -103,6 +106,54 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
                       "sites": [[site.scope, site.line, site.col, site.receiver]
                                 for site in found]})
 
+    def _held_candidates(self, context: InjectionContext) -> Iterator[Candidate]:
+        """A method of a class `B` that reads its data, called only from `B`'s own methods,
+        while `B` holds an object of an unrelated class `A` (`self.<attr>`, set by its
+        constructor): `A` gets the method, taking the `B` as a parameter, and `B` calls it
+        as `self.<attr>.m(self, ...)`. The pattern of a class that hands its work to the
+        helper it owns, which then reads everything back from it."""
+        analysis = context.analysis
+        held = sites.held_objects(analysis)
+        by_callee: dict[str, list[sites.Site]] = {}
+        for site, callee in sites.self_calls(analysis):
+            if site.holder in held:
+                by_callee.setdefault(callee, []).append(site)
+        graph = analysis.call_graph
+        for callee, found in sorted(by_callee.items()):
+            cls = context.index.class_of[callee]
+            scopes = {site.scope for site in found}
+            if callee in graph and set(graph.predecessors(callee)) - scopes - {callee}:
+                context.discard("a method its own class calls, and code elsewhere too")
+                continue
+            for attribute, holder in sorted(held[cls].items()):
+                why = self._ineligible(analysis, callee, holder, None)
+                if why is not None:
+                    context.discard(why)
+                    continue
+                target = context.location(callee)
+                holder_path = context.path_of(holder)
+                if target is None or holder_path is None:
+                    continue
+                if holder_path == target.path:
+                    context.discard("the object it holds is of a class of the same module")
+                    continue
+                own = sites.own_data(analysis, callee)
+                moves = callee.rpartition(".")[2].startswith("_") \
+                    and sites.only_called_there(analysis, callee, scopes)
+                names = ", ".join(sorted(name.rpartition(".")[2] for name in own))
+                yield Candidate(
+                    smell=self.name, target=target, files=(target.path, holder_path),
+                    reason=(f"{callee} reads {len(own)} data attributes of its own class "
+                            f"({names}) and only {cls} calls it, which holds a {holder} in "
+                            f"self.{attribute}: that object can take the method and read the "
+                            f"data back through a parameter"
+                            + ("; it is private, so it moves" if moves else
+                               "; it is public, so the holder gets a copy")),
+                    data={"holder": holder, "attribute": None, "method": callee,
+                          "scopes": sorted(scopes), "move": moves, "via": attribute,
+                          "sites": [[site.scope, site.line, site.col, site.receiver]
+                                    for site in found]})
+
     def _ineligible(self, analysis: Context, callee: str, holder: str,
                     attribute: str | None) -> str | None:
         index = analysis.index
@@ -128,27 +179,34 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
 
     def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
                rng: random.Random) -> Edit:
-        return _Injection(self, context, candidate, difficulty).run()
+        return _Injection(self, context, candidate, difficulty, rng).run()
 
 
 class _Injection:
     """One injection: the files it reads, the names it picks, the edit it returns."""
 
     def __init__(self, injector: FeatureEnvyInjector, context: InjectionContext,
-                 candidate: Candidate, difficulty: Difficulty):
+                 candidate: Candidate, difficulty: Difficulty, rng: random.Random):
         self.context = context
+        self.rng = rng
         self.index = index = context.index
         self.difficulty = difficulty
         data: dict[str, Any] = candidate.data
         self.holder: str = data["holder"]
         self.attribute: str | None = data["attribute"]
-        self.sites = [sites.Site(data["holder"], scope, line, col, data["attribute"], receiver)
+        caller = index.class_of[data["method"]] if data.get("via") else data["holder"]
+        self.sites = [sites.Site(caller, scope, line, col, data["attribute"], receiver)
                       for scope, line, col, receiver in data["sites"]]
-        receivers = sorted(site.receiver for site in self.sites if site.receiver)
-        self.word = (self.attribute or max(receivers, key=receivers.count)).strip("_") or "part"
+        self.via: str | None = data.get("via")
+        """The envied class calls the method itself, through the object it holds in
+        `self.<via>` (`_held_candidates`): the calls to rewrite are in the envied class."""
         self.method: str = data["method"]
         self.moves: bool = bool(data["move"])
         self.cls = index.class_of[self.method]
+        receivers = sorted(site.receiver for site in self.sites if site.receiver)
+        self.word = (self.attribute or (snake(words(self.cls.rpartition(".")[2])[-2:])
+                                        if self.via else max(receivers, key=receivers.count))
+                     ).strip("_") or "part"
         self.method_name = self.method.rpartition(".")[2]
         holder_place = move.top_level(index, self.holder)
         cls_place = move.top_level(index, self.cls)
@@ -192,20 +250,29 @@ class _Injection:
         self_param = function.params.params[0] if function.params.params else None
         if self_param is not None and self_param.annotation is not None:
             raise InjectionRefused(f"{self.method_name} annotates its self parameter")
-        holder_tree, count = sites.redirect_calls(holder_tree, holder_node, self.sites,
-                                                  self.new_name,
-                                                  self.context.wrapper(self.holder_path))
+        changes: dict[str, str | None] = {}
+        if self.via is None:
+            holder_tree, count = sites.redirect_calls(holder_tree, holder_node, self.sites,
+                                                      self.new_name,
+                                                      self.context.wrapper(self.holder_path))
+        else:  # `self.m(...)` in the envied class becomes `self.<via>.m(self, ...)`
+            if self.local:
+                raise InjectionRefused("the held object's class shares the envied module")
+            cls_tree, count = sites.redirect_calls(cls_tree, cls_node, self.sites,
+                                                   self.new_name,
+                                                   self.context.wrapper(self.cls_path),
+                                                   via=self.via)
+            changes[self.cls_path] = cls_tree.code
         if count != len(self.sites):
             raise InjectionRefused(f"found {count} of the {len(self.sites)} calls to rewrite")
         holder_node = move.find_class(holder_tree, self.holder_name)
         assert holder_node is not None
-        changes: dict[str, str | None] = {}
         cls_future = move.has_future_annotations(cls_tree)
         if not self.layers:
             if self.attribute is not None:
                 replacement: cst.BaseExpression = _self_attribute(function, self.attribute)
             else:
-                replacement = cst.Name(_fresh(self.word, move.names_in(function)))
+                replacement = cst.Name(self._local_name(function))
             moved = move.move_method(
                 index, self.cls_module, cls_tree, function, self.holder_module,
                 replacement=replacement,
@@ -225,12 +292,19 @@ class _Injection:
                                                function, cls_future)
         if self.moves:
             # one module for both classes: the method leaves the holder's edited tree
-            cls_tree = holder_tree if self.local else self.context.module(self.cls_path)
+            if self.local:
+                cls_tree = holder_tree
+            elif self.via is None:
+                cls_tree = self.context.module(self.cls_path)
             cls_node = move.find_class(cls_tree, self.cls_name)
             assert cls_node is not None
             old = move.find_method(cls_node, self.method_name)
             assert old is not None
             cls_tree = move.replace_node(cls_tree, old, cst.RemoveFromParent())
+            cls_tree = drop_unused_imports(cls_tree, self.context.module(self.cls_path),
+                                           move.reexported(index, self.cls_module, (
+                                               self.context.source(item.path)
+                                               for item in self.context.project.files)))
             if self.local:
                 holder_tree = cls_tree
             else:
@@ -259,6 +333,37 @@ class _Injection:
             summary=f"{'moved' if self.moves else 'copied'} {self.method} to {target}; "
                     f"{len(self.sites)} call(s) in {self.holder} go there")
 
+    def _local_name(self, function: cst.FunctionDef) -> str:
+        """A name for the collaborator inside the moved method: the attribute's or the
+        receiver's word, else words of its class, none the method already uses."""
+        vocabulary = self.context.vocabulary
+        candidates = [self.word, *vocabulary.names(
+            self.cls_module, self.cls_name, head=words(self.cls_name)[-1:], rng=self.rng)]
+        return pick(candidates, move.names_in(function),
+                    what=f"the {self.cls_name} inside {self.method_name}")
+
+    def _module_stems(self, folder: str, stem: str) -> list[str]:
+        """File stems for new modules beside the holder's, from the repository's words near
+        the holder and the collaborator (`_template_symbols`), private when the repository
+        names its internal modules so."""
+        vocabulary = self.context.vocabulary
+        private = vocabulary.private_modules() or stem.startswith("_")
+        head = [part for part in words(stem) if len(part) >= 3][:1]
+        found = vocabulary.names(self.holder_module, self.word, self.cls_name, self.method_name,
+                                 head=head, rng=self.rng, private=private)
+        return [name for name in dict.fromkeys(found) if name.lstrip("_") != stem.lstrip("_")
+                and _join(folder, name) != self.holder_path][:60]
+
+    def _class_words(self) -> list[str]:
+        """Camel-case middles for the new classes' names (`_Template` + `Symbols` + `Mixin`):
+        the collaborator's word first, then words near it."""
+        vocabulary = self.context.vocabulary
+        head = [part for part in words(self.word) if len(part) >= 3]
+        found = vocabulary.names(self.holder_module, self.cls_name, self.method_name,
+                                 head=head, rng=self.rng, camel_case=True, most=1)
+        return [name for name in dict.fromkeys(found) if name.lower() not in
+                self.holder_name.lower()][:40]
+
     def _mixins(self, changes: dict[str, str | None], holder_tree: cst.Module,
                 holder_node: cst.ClassDef, cls_tree: cst.Module, function: cst.FunctionDef,
                 future: bool) -> tuple[cst.Module, str]:
@@ -271,12 +376,13 @@ class _Injection:
         folder = self.holder_path.rpartition("/")[0]
         stem = self.holder_path.rpartition("/")[2][:-3]
         word = self.word
-        mixin_path = context.free_path(folder, f"_{stem}_{word}")
+        bound = move.module_bindings(self.index, self.holder_module)
+        stems = self._module_stems(folder, stem)
+        mixin_path = context.module_path(folder, stems)
         mixin_module = _module_name(self.holder_module, self.holder_path, mixin_path)
-        mixin_name = f"_{self.holder_name}{_camel(word)}Mixin"
-        if mixin_name in move.module_bindings(self.index, self.holder_module):
-            raise InjectionRefused(f"{self.holder_module} already binds {mixin_name}")
-        alias = _fresh(word, move.names_in(function))
+        mixin_name = pick((f"_{self.holder_name}{name}Mixin" for name in self._class_words()),
+                          bound, what=f"the mixin of {self.holder_name}")
+        alias = self._local_name(function)
         self_name = function.params.params[0].name.value
         explicit = self.difficulty == "easy"
         preamble = [cst.parse_statement(f"{alias} = {self_name}.{self.attribute}")] \
@@ -293,10 +399,14 @@ class _Injection:
         imports = "".join(f"{statement}\n" for statement in moved.imports)
         declared = f'"{self.cls_name}"' if not future else self.cls_name
         declaration = f"    {self.attribute}: {declared}\n" if self.attribute else ""
+        base_name: str | None = None
         if self.layers >= 2:
-            base_path = context.free_path(folder, f"_{stem}_parts")
+            base_path = context.module_path(folder, (item for item in stems
+                                                     if _join(folder, item) != mixin_path))
             base_module = _module_name(self.holder_module, self.holder_path, base_path)
-            base_name = f"_{self.holder_name}Parts"
+            base_name = pick((f"_{self.holder_name}{name}" for name in self._class_words()
+                              if not mixin_name.endswith(f"{name}Mixin")),
+                             {mixin_name}, what=f"the base of {mixin_name}")
             # The base declares the collaborator's type when an attribute holds it; through a
             # name, it is the plain root of the mixin chain.
             typing_import = _type_checking_import(base_module, self.cls_module, self.cls_name) \
@@ -317,11 +427,14 @@ class _Injection:
             f"{chr(10) * 2 if imports or opening else chr(10)}{head}{body}{method_code}")
         inherited, inherited_module = mixin_name, mixin_module
         if self.layers >= 3:
-            inherited = f"_{self.holder_name}Bases"
-            bases_path = context.free_path(folder, f"_{stem}_bases")
+            used = {mixin_path, *changes}
+            bases_path = context.module_path(folder, (item for item in stems
+                                                      if _join(folder, item) not in used))
             inherited_module = _module_name(self.holder_module, self.holder_path, bases_path)
-            if inherited in move.module_bindings(self.index, self.holder_module):
-                raise InjectionRefused(f"{self.holder_module} already binds {inherited}")
+            inherited = pick((f"_{self.holder_name}{name}" for name in self._class_words()
+                              if not mixin_name.endswith(f"{name}Mixin")),
+                             {*bound, mixin_name, *([base_name] if base_name else [])},
+                             what=f"the aggregate base of {self.holder_name}")
             changes[bases_path] = (
                 f'"""The mixins of {self.holder_name}, in one base."""\n\n'
                 + move.relative_import(inherited_module, mixin_module, mixin_name)
@@ -364,15 +477,8 @@ def _module_name(module: str, path: str, new_path: str) -> str:
     return f"{package}.{stem}" if package else stem
 
 
-def _camel(word: str) -> str:
-    return "".join(part.capitalize() for part in word.split("_") if part)
-
-
-def _fresh(word: str, used: set[str]) -> str:
-    name = word
-    while name in used or keyword.iskeyword(name) or name in BUILTIN_NAMES:
-        name += "_"
-    return name
+def _join(folder: str, stem: str) -> str:
+    return f"{folder}/{stem}.py" if folder else f"{stem}.py"
 
 
 def _in_class(function: cst.FunctionDef) -> str:

@@ -280,8 +280,9 @@ class _Redirect(cst.CSTTransformer):
     `self.<new name>`: with the receiver as first argument when it was a name."""
 
     def __init__(self, starts: dict[int, tuple[int, int]], positions: set[tuple[int, int]],
-                 new_name: str, pass_receiver: bool):
+                 new_name: str, pass_receiver: bool, via: str | None = None):
         super().__init__()
+        self.via = via
         self.starts = starts
         self.positions = positions
         self.new_name = new_name
@@ -308,7 +309,10 @@ class _Redirect(cst.CSTTransformer):
         if start not in self.positions or not isinstance(func, cst.Attribute):
             return updated_node
         self.count += 1
-        target = cst.Attribute(value=cst.Name(self.selves[-1]), attr=cst.Name(self.new_name))
+        owner: cst.BaseExpression = cst.Name(self.selves[-1])
+        if self.via is not None:
+            owner = cst.Attribute(value=owner, attr=cst.Name(self.via))
+        target = cst.Attribute(value=owner, attr=cst.Name(self.new_name))
         if not self.pass_receiver:
             return updated_node.with_changes(func=target)
         args = list(updated_node.args)
@@ -319,17 +323,19 @@ class _Redirect(cst.CSTTransformer):
 
 
 def redirect_calls(module: cst.Module, holder: cst.ClassDef, sites: list[Site],
-                   new_name: str, wrapper: MetadataWrapper | None = None
-                   ) -> tuple[cst.Module, int]:
+                   new_name: str, wrapper: MetadataWrapper | None = None,
+                   via: str | None = None) -> tuple[cst.Module, int]:
     """The module with the sites' calls (inside `holder`) redirected, and how many were.
-    `wrapper`: a kept metadata wrapper of `module`; only the holder class is visited."""
+    `wrapper`: a kept metadata wrapper of `module`; only the holder class is visited. `via`:
+    the calls go to the object in `self.<via>`, the instance passed first
+    (`self.m(x)` -> `self.<via>.<new name>(self, x)`)."""
     positions = {(site.line, site.col) for site in sites}
     wrapper = wrapper or MetadataWrapper(module, unsafe_skip_copy=True)
     where = wrapper.resolve(PositionProvider)  # computed once per file and context
     starts = {id(node): (place.start.line, place.start.column) for node, place in where.items()
               if isinstance(node, cst.Call)
               and (place.start.line, place.start.column) in positions}
-    redirect = _Redirect(starts, positions, new_name, sites[0].receiver is not None)
+    redirect = _Redirect(starts, positions, new_name, sites[0].receiver is not None, via)
     # Only the methods that hold the calls are visited (a big class costs a second or more).
     names = {site.scope[len(site.holder) + 1:].partition(".")[0] for site in sites}
     members = holder.body.body if isinstance(holder.body, cst.IndentedBlock) else ()
@@ -340,3 +346,63 @@ def redirect_calls(module: cst.Module, holder: cst.ClassDef, sites: list[Site],
     new_holder = holder.with_changes(body=holder.body.with_changes(body=new_members))
     body = [new_holder if statement is holder else statement for statement in module.body]
     return module.with_changes(body=body), redirect.count
+
+
+# -- the other direction: a class hands its own method's work to an object it holds -----------
+
+
+def held_objects(analysis: Context) -> dict[str, dict[str, str]]:
+    """class -> plain instance attribute its constructor sets -> the one class of the
+    repository (unrelated to it) whose instances the points-to analysis sees stored there.
+
+    Such an object is a collaborator the class owns (`self.opts = SchemaOpts(meta)`,
+    `self.stack = FilterStack()`): the natural wrong home of a method that works on the
+    owner's data, reached as `self.<attribute>.m(self, ...)`."""
+    index = analysis.index
+    queries: list[tuple[str, Expr]] = []
+    keys: list[tuple[str, str]] = []
+    for cls, info in sorted(index.classes.items()):
+        seen: set[str] = set()
+        for item in info.attributes:
+            definition = index.definitions.get(item.scope)
+            if item.kind != "instance" or item.name in seen or definition is None \
+                    or definition.name != "__init__" or not definition.params \
+                    or index.class_of.get(item.scope) != cls:
+                continue
+            seen.add(item.name)
+            if plain_attribute(analysis, cls, item.name):
+                queries.append((item.scope, Attr(Name(definition.params[0].name), item.name)))
+                keys.append((cls, item.name))
+    solver = index.calls.solver
+    if solver is None or not queries:
+        return {}
+    found: dict[str, dict[str, str]] = {}
+    for (cls, attribute), values in zip(keys, solver.values_of(queries)):
+        classes = {value[2:] for value in values if value.startswith("i:")}
+        if len(classes) != 1 or len(values) != 1:
+            continue  # nothing seen, several kinds of object, or objects from outside
+        (held,) = classes
+        if held in index.classes and held != cls and held not in index.mro(cls) \
+                and cls not in index.mro(held):
+            found.setdefault(cls, {})[attribute] = held
+    return found
+
+
+def self_calls(analysis: Context) -> Iterator[tuple[Site, str]]:
+    """`self.m(...)` written directly in a method of the class that defines `m` (not in its
+    constructor, which may run before the collaborator is set): each with the method `m`."""
+    index = analysis.index
+    for facts in index.modules.values():
+        for call in facts.calls:
+            func = call.func
+            cls = index.class_of.get(call.scope)
+            definition = index.definitions.get(call.scope)
+            if not isinstance(func, Attr) or not isinstance(func.base, Name) or cls is None \
+                    or definition is None or not definition.params or definition.decorators \
+                    or definition.name == "__init__" \
+                    or func.base.id != definition.params[0].name:
+                continue
+            callee = index.children.get(cls, {}).get(func.attr)
+            if callee is None or index.definitions[callee].kind != "method":
+                continue
+            yield Site(cls, call.scope, call.line, call.col, None, func.base.id), callee

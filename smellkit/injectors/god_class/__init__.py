@@ -29,7 +29,7 @@ the absorbed modules) that stay where they are.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from pydantic import Field
 
@@ -84,19 +84,24 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
                                  flagged: set[str]) -> Iterator[Candidate]:
         analysis = context.analysis
         by_holder: dict[str, list[Collaborator]] = {}
-        for item in _collaborators(analysis):
+        for item in _collaborators(analysis, context.discard):
             by_holder.setdefault(item.holder, []).append(item)
         for holder, found in sorted(by_holder.items()):
             if holder in flagged:
+                context.discard("already reported as a god class")
                 continue  # already a god class: injecting would prove nothing
             names = {item.cls for item in found}
             if len(names) != len(found):
+                context.discard("holds one collaborator class twice")
                 continue  # one class held twice: it is not one responsibility
             wmc = _wmc(analysis, holder) + sum(_wmc(analysis, item.cls) for item in found)
             atfd = _atfd(analysis, holder, names)
             location = context.location(holder)
-            if location is None or wmc < self.options.wmc_at_least \
-                    or atfd <= self.options.atfd_above:
+            if location is None:
+                continue
+            if wmc < self.options.wmc_at_least or atfd <= self.options.atfd_above:
+                context.discard("with its collaborators still too small or self-contained for "
+                                "the detector")
                 continue
             files = tuple(dict.fromkeys([location.path, *(context.path_of(item.cls) or ""
                                                           for item in found)]))
@@ -119,24 +124,34 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
         per_module: dict[str, list[absorbing.Cluster]] = {}
         for holder in sorted(index.classes):
             module = index.module_of.get(holder)
-            if holder in flagged or module is None \
-                    or _fragile_function_holder(analysis, holder) is not None:
+            if module is None or holder in flagged:
+                continue  # counted with the collaborator holders
+            fragile = _fragile_function_holder(analysis, holder)
+            if fragile is not None:
+                context.discard(_fragility_rule(fragile))
+                continue
+            measures = absorbing.measure_holder(analysis, holder)
+            if measures.wmc < self.options.min_holder_wmc:
+                context.discard(f"a holder of WMC under {self.options.min_holder_wmc} "
+                                "(a record or a small class)")
                 continue
             if module not in per_module:
                 per_module[module] = absorbing.clusters(analysis, module, calls) \
                     if absorbing.eagerly_imported(analysis, module) else []
-            pool = per_module[module]
-            measures = absorbing.measure_holder(analysis, holder)
-            if measures.wmc < self.options.min_holder_wmc:
+            pool = absorbing.for_holder(analysis, per_module[module], holder)
+            if not pool:
+                context.discard("its module is imported lazily or its package has no movable "
+                                "functions elsewhere")
                 continue
             location = context.location(holder)
             if location is None:
                 continue
             for needed in (1, 2, 3):
-                chosen = absorbing.select(measures, pool, needed, self._limits())
+                chosen = absorbing.choose(measures, pool, needed, self._limits())
                 if chosen is not None:
                     break
             else:
+                context.discard("no functions of up to three other modules make it a god class")
                 continue
             functions = [item for cluster in chosen for item in cluster.functions]
             wmc, tcc, atfd = absorbing.predicted(measures, functions)
@@ -192,13 +207,14 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
         analysis = context.analysis
         holder: str = candidate.data["holder"]
         module = context.index.module_of[holder]
-        pool = absorbing.clusters(analysis, module, absorbing.calls_by_module(analysis))
+        pool = absorbing.for_holder(analysis, absorbing.clusters(
+            analysis, module, absorbing.calls_by_module(analysis)), holder)
         measures = absorbing.measure_holder(analysis, holder)
         needed = _NEEDED[difficulty]
         excluded: dict[str, str] = {}
         limits = self._limits()
-        for _ in range(4):
-            chosen = absorbing.select(measures, pool, needed, limits, frozenset(excluded))
+        for _ in range(8):
+            chosen = absorbing.choose(measures, pool, needed, limits, frozenset(excluded))
             if chosen is None:
                 why = f" ({next(iter(excluded.values()))})" if excluded else ""
                 if limits != self._limits():
@@ -221,14 +237,18 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
             if difficulty == "hard" and not herrings:
                 raise InjectionRefused(f"no function that {module} calls, or of the absorbed "
                                        "modules, stays where it is (a red herring)")
-            if difficulty == "hard":
-                short = _shortfall(context, changes, holder)
-                if short is not None:  # choose again, asking for that much more foreign data
-                    limits = (limits[0], limits[1], limits[2] + short)
-                    continue
+            # The detector itself, on the smelly version, has the last word: data a method read
+            # through `self` is foreign only where the analysis types the instance it now takes.
+            short = _shortfall(context, changes, holder)
+            if short is not None:  # choose again, asking for that much more foreign data
+                limits = (limits[0], limits[1], limits[2] + short)
+                continue
             return self._function_edit(context, holder, difficulty, changes, absorbed, herrings)
-        raise InjectionRefused("too many functions refused: "
-                               f"{'; '.join(list(excluded.values())[:3])}")
+        if excluded:
+            raise InjectionRefused("too many functions refused: "
+                                   f"{'; '.join(list(excluded.values())[:3])}")
+        raise InjectionRefused(f"the detector does not flag {holder} with any choice tried: the "
+                               "analysis types too little of the data the absorbed code uses")
 
     def _function_edit(self, context: InjectionContext, holder: str, difficulty: Difficulty,
                        changes: dict[str, str | None], absorbed: list[absorbing.Function],
@@ -238,7 +258,7 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
         modules = sorted({item.module for item in absorbed})
         return Edit(
             changes=changes, targets=((holder, "class"),), checks=checks,
-            involved=(*(f"{holder}.{item.name}" for item in absorbed),
+            involved=(*(f"{holder}.{item.absorbed_name}" for item in absorbed),
                       *(item.qualname for item in absorbed)),
             red_herrings=tuple(herrings) if difficulty != "easy" else (),
             summary=f"{holder} absorbed {len(absorbed)} functions of {', '.join(modules)} as "
@@ -268,7 +288,17 @@ def _shortfall(context: InjectionContext, changes: dict[str, str | None],
     return max(1, GodClassInjectorOptions().atfd_above + 1 - len(measures.foreign))
 
 
-def _collaborators(analysis: Context) -> Iterator[Collaborator]:
+def _fragility_rule(why: str) -> str:
+    """The discovery rule behind a reason `_fragile_function_holder` gives (without the class
+    names, so that `--explain` counts alike reasons together)."""
+    if "metaclass" in why:
+        return "a class with a metaclass or a hook on names"
+    if why.startswith(("not a top-level", "decorated", "an enumeration")):
+        return why
+    return "a base from outside the repository whose members are unknown"
+
+
+def _collaborators(analysis: Context, discard: Callable[[str], None]) -> Iterator[Collaborator]:
     """`self.<attr> = C(...)` in a method of a class, C a plain class that only that method
     creates or names."""
     index = analysis.index
@@ -290,13 +320,20 @@ def _collaborators(analysis: Context) -> Iterator[Collaborator]:
             cls = index.resolve_name(assignment.scope, func.id)
             if cls is None or cls not in index.classes or cls == holder:
                 continue
-            if is_test_code(analysis, holder) or not _plain(analysis, cls):
+            if is_test_code(analysis, holder):
+                discard("test code")
+                continue
+            if not _plain(analysis, cls):
+                discard("a collaborator with bases, subclasses, class attributes, decorators "
+                        "or dunders")
                 continue
             creators = {caller for name in (cls, f"{cls}.__init__") if name in graph
                         for caller in graph.predecessors(name)}
             if creators - {assignment.scope}:
+                discard("a collaborator that other code creates too")
                 continue
             if _named_elsewhere(analysis, cls, {facts.module, index.module_of[cls]}):
+                discard("a collaborator that other modules, __all__ or strings name")
                 continue
             yield Collaborator(holder, target.attr, cls, assignment.scope)
 

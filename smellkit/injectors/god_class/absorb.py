@@ -16,6 +16,7 @@ it) already has; and whatever `_feature_envy_move` refuses to move as text.
 
 from __future__ import annotations
 
+import random
 from collections import defaultdict
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -23,7 +24,7 @@ from itertools import combinations
 import libcst as cst
 import networkx as nx
 
-from smellkit.analysis.access import data_access, is_dunder, is_test_code
+from smellkit.analysis.access import MethodData, data_access, is_dunder, is_property, is_test_code
 from smellkit.analysis.context import Context
 from smellkit.detectors.god_class import GodClass, GodClassOptions
 from smellkit.detectors.god_class.cohesion import Cohesion, is_visible
@@ -33,8 +34,9 @@ from smellkit.graphs.index import Index
 from smellkit.injectors.base import InjectionContext
 from smellkit.injectors.cst import move
 from smellkit.injectors.cst.edit import subtree
-from smellkit.injectors.cst.imports import insert_import, is_docstring
+from smellkit.injectors.cst.imports import drop_unused_imports, insert_import, is_docstring
 from smellkit.injectors.god_class import registry as registering
+from smellkit.injectors.naming import pick, snake, words
 
 
 @dataclass
@@ -58,6 +60,17 @@ class Function:
     cc: int
     uses: frozenset[tuple[str, str]]
     """(attribute, owning class) of the data of classes it uses."""
+    owner: str | None = None
+    """The class of a method (its own data, read through the instance it then takes as a
+    parameter, counts in `uses`); None for a module-level function."""
+    new_name: str = ""
+    """The static method's name in the holder (a method's is prefixed with its class's word,
+    `token_flatten`, since class methods share short names); the function's own name when
+    empty."""
+
+    @property
+    def absorbed_name(self) -> str:
+        return self.new_name or self.name
 
 
 @dataclass
@@ -95,7 +108,7 @@ def measure_holder(analysis: Context, cls: str) -> Holder:
 def predicted(holder: Holder, functions: list[Function]) -> tuple[int, float, int]:
     """(WMC, TCC, ATFD) of the holder once it has absorbed the functions: each is a method of
     its own complexity, linked to no attribute, its foreign data still foreign."""
-    visible = holder.visible + sum(1 for item in functions if is_visible(item.name))
+    visible = holder.visible + sum(1 for item in functions if is_visible(item.absorbed_name))
     pairs = visible * (visible - 1) // 2
     tcc = holder.connected / pairs if pairs else 1.0
     foreign = set(holder.foreign)
@@ -111,9 +124,12 @@ def calls_by_module(analysis: Context) -> dict[str, dict[str, set[str]]]:
     for caller, callee in analysis.call_graph.edges:
         definition = index.definitions.get(callee)
         module = index.scope_module(caller)
-        if definition is not None and definition.kind == "function" \
-                and definition.parent in index.modules and definition.parent != module:
-            found[module][definition.parent].add(callee)
+        if definition is None:
+            continue
+        source = definition.parent if definition.kind == "function" else \
+            index.module_of.get(definition.parent) if definition.kind == "method" else None
+        if source is not None and source in index.modules and source != module:
+            found[module][source].add(callee)
     return found
 
 
@@ -126,24 +142,34 @@ def clusters(analysis: Context, module: str, calls: dict[str, dict[str, set[str]
     access = data_access(analysis)
     package = module.partition(".")[0]
     at_import = run_at_import(analysis)
+    partners = collaborators(analysis, module)
     by_module: dict[str, list[Function]] = defaultdict(list)
     for qualname, definition in index.definitions.items():
-        source = definition.parent
-        if definition.kind != "function" or source == module or source not in index.modules \
-                or source.partition(".")[0] != package \
+        owner = definition.parent if definition.kind == "method" else None
+        source = definition.parent if owner is None else index.module_of.get(owner, "")
+        if definition.kind not in ("function", "method") or source == module \
+                or source not in index.modules or source.partition(".")[0] != package \
                 or not _movable(analysis, qualname, at_import):
             continue
+        if owner is not None and (owner not in partners
+                                  or not _movable_method(analysis, qualname, owner)):
+            continue
         entry = access.methods.get(qualname)
-        uses = access.data_uses(entry) if entry is not None else {}
+        uses = {(name, use.owner) for name, use in access.data_uses(entry).items()} \
+            if entry is not None else set()
+        if owner is not None and entry is not None:
+            uses.update((name, name.rpartition(".")[0]) for name in own_data(analysis, entry))
+            if not uses:
+                continue  # a method that uses no data brings the holder nothing foreign
         by_module[source].append(Function(
-            qualname, source, definition.name, _cc(analysis, qualname),
-            frozenset((name, use.owner) for name, use in uses.items())))
+            qualname, source, definition.name, _cc(analysis, qualname), frozenset(uses),
+            owner, _method_name(analysis, qualname) if owner else ""))
     called = calls.get(module, {})
     found = [Cluster(source, sorted(functions, key=lambda item: (
         index.definitions[item.qualname].start_line)),
         frozenset(called.get(source, set())) & {item.qualname for item in functions})
         for source, functions in by_module.items()]
-    found.sort(key=lambda item: (-len(item.called), -sum(is_visible(f.name) for f in
+    found.sort(key=lambda item: (-len(item.called), -sum(is_visible(f.absorbed_name) for f in
                                                          item.functions), item.module))
     return found
 
@@ -174,7 +200,7 @@ def select(holder: Holder, pool: list[Cluster], needed: int, limits: Limits,
     usable = [item for item in usable if item.functions]
     for combination in combinations(usable, needed):
         chosen = {item.module: [f for f in item.functions if f.qualname in item.called]
-                  or [max(item.functions, key=lambda f: (is_visible(f.name), f.cc))]
+                  or [max(item.functions, key=lambda f: (is_visible(f.absorbed_name), f.cc))]
                   for item in combination}
         rest = [f for item in combination for f in item.functions
                 if f not in chosen[item.module]]
@@ -223,9 +249,95 @@ def _movable(analysis: Context, qualname: str, at_import: set[str]) -> bool:
     imported (`at_import`)."""
     definition = analysis.index.definitions[qualname]
     if definition.decorators or definition.is_async or is_test_code(analysis, qualname) \
-            or definition.is_stub or is_dunder(definition.name) or definition.col != 0:
+            or definition.is_stub or is_dunder(definition.name) \
+            or (definition.col != 0 and definition.kind == "function"):
         return False  # (a function defined under an `if` or `try` has a column too)
     return qualname not in at_import
+
+
+def functions_only(pool: list[Cluster]) -> list[Cluster]:
+    """The pool without methods: module-level functions are the first choice (their thin
+    functions read as a module's API kept for compatibility); methods come in only where
+    functions cannot make the holder a god class."""
+    found = [Cluster(item.module, [f for f in item.functions if f.owner is None],
+                     item.called) for item in pool]
+    return [item for item in found if item.functions]
+
+
+def choose(holder: Holder, pool: list[Cluster], needed: int, limits: Limits,
+           excluded: frozenset[str] = frozenset()) -> list[Cluster] | None:
+    """`select` among the functions alone first, then with the methods too."""
+    return select(holder, functions_only(pool), needed, limits, excluded) \
+        or select(holder, pool, needed, limits, excluded)
+
+
+def collaborators(analysis: Context, module: str) -> set[str]:
+    """Classes of other modules whose instances `module` makes or whose methods it calls, and
+    the classes of the modules it imports directly or that import it: the work a class of
+    `module` could plausibly take over (a class of a module it has nothing to do with would
+    read as planted)."""
+    index = analysis.index
+    graph = index.import_graph
+    neighbours = {*graph.successors(module), *graph.predecessors(module)} \
+        if module in graph else set()
+    found = {cls for cls in index.classes if index.module_of.get(cls) in neighbours - {module}}
+    for caller, callee in analysis.call_graph.edges:
+        if index.scope_module(caller) != module:
+            continue
+        definition = index.definitions.get(callee)
+        if definition is None:
+            continue
+        cls = callee if definition.kind == "class" else index.class_of.get(callee)
+        if cls is not None and index.module_of.get(cls) != module:
+            found.add(cls)
+    return found
+
+
+def for_holder(analysis: Context, pool: list[Cluster], holder: str) -> list[Cluster]:
+    """The pool without the methods of the holder's own lineage (ancestors and descendants):
+    their data is not foreign to it, and their code is already its own."""
+    index = analysis.index
+    related = {*index.mro(holder), *index.descendants(holder)}
+    found = [Cluster(item.module, [f for f in item.functions if f.owner not in related],
+                     item.called) for item in pool]
+    return [item for item in found if item.functions]
+
+
+def _movable_method(analysis: Context, qualname: str, owner: str) -> bool:
+    """A method of a top-level class with a plain `self`, not a dunder: its code can run as a
+    static method of the holder, taking the instance, while the class keeps a thin method of
+    the same signature (so overrides and callers see no change)."""
+    index = analysis.index
+    definition = index.definitions[qualname]
+    cls = index.definitions.get(owner)
+    if cls is None or cls.parent not in index.modules or cls.decorators or cls.col != 0:
+        return False
+    if data_access(analysis).is_enum(owner):
+        return False
+    params = definition.params
+    return bool(params) and params[0].kind == "positional" and not params[0].annotation
+
+
+def own_data(analysis: Context, entry: MethodData) -> set[str]:
+    """Data of its own class a method reads through its instance (methods it calls left out:
+    that is collaboration): once the code takes the instance as a parameter, foreign data."""
+    index = analysis.index
+    return {name for name in entry.through_self
+            if (found := index.definitions.get(name)) is None or found.kind != "method"
+            or is_property(found)}
+
+
+def _method_name(analysis: Context, qualname: str) -> str:
+    """`Token.flatten` -> `token_flatten`, `_Lexer._scan` -> `_lexer_scan`: the class's last
+    word joined to the method's name (unless the name has it), private when either is."""
+    index = analysis.index
+    definition = index.definitions[qualname]
+    cls_name = definition.parent.rpartition(".")[2]
+    word = (words(cls_name) or [cls_name.strip("_").lower()])[-1]
+    private = definition.name.startswith("_") or cls_name.startswith("_")
+    if word in words(definition.name):  # `generate_csrf_token` says whose it is already
+        return snake([definition.name.strip("_")], private=private)
+    return snake([word, definition.name.strip("_")], private=private)
 
 
 def run_at_import(analysis: Context) -> set[str]:
@@ -280,7 +392,8 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster], *,
     if holder_node is None:
         raise InjectionRefused(f"{holder} is not where the index puts it")
     holder_line = index.definitions[holder].start_line
-    registry = registering.choose(context.source(holder_path)) if registered else None
+    registry = registering.choose(context, holder, context.source(holder_path)) \
+        if registered else None
     changes: dict[str, str | None] = {}
     methods: list[cst.BaseStatement] = []
     imports: list[str] = []
@@ -295,31 +408,45 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster], *,
         postponed = move.has_future_annotations(tree) and move.has_future_annotations(
             holder_tree)
         shims: dict[int, cst.FunctionDef] = {}
+        patched = frozenset(move.reexported(index, cluster.module, (
+            context.source(item.path) for item in context.project.files)))
         for function in cluster.functions:
-            node = _find_function(tree, function.name)
+            name = function.absorbed_name
+            node = _find_function(tree, function.name) if function.owner is None else \
+                _find_method(tree, function)
             try:
                 if node is None:
                     raise InjectionRefused(f"{function.qualname} is not where the index puts it")
-                if function.name in taken:
-                    raise InjectionRefused(f"{holder} already has a member named {function.name}")
+                if name in taken:
+                    raise InjectionRefused(f"{holder} already has a member named {name}")
                 _check_function(node, holder_name, taken, registry)
                 _check_bound_before(index, holder_module, node, holder_line, postponed)
-                moved = move.move_method(index, cluster.module, tree, node, holder_module,
-                                         replacement=cst.Name("_"), postponed=postponed,
-                                         wrapper=wrapper, static=True)
+                if function.owner is None:
+                    moved = move.move_method(index, cluster.module, tree, node, holder_module,
+                                             replacement=cst.Name("_"), postponed=postponed,
+                                             wrapper=wrapper, static=True, patched=patched)
+                    code = moved.function
+                else:
+                    instance = _instance_name(context, function, node)
+                    moved = move.move_method(index, cluster.module, tree, node, holder_module,
+                                             replacement=cst.Name(instance),
+                                             postponed=postponed, wrapper=wrapper)
+                    code = _renamed_first(moved.function, instance)
             except InjectionRefused as refusal:
                 refused[function.qualname] = str(refusal)
                 continue
-            method = move.as_method_of_class(moved.function, function.name).with_changes(
+            method = move.as_method_of_class(code, name).with_changes(
                 decorators=[cst.Decorator(cst.Name("staticmethod"))])
             methods.append(registering.decorate(method, registry) if registry else method)
             imports.extend(moved.imports)
-            shims[id(node)] = _shim(node, cluster.module, holder_module, holder_name, registry)
-            taken.add(function.name)
+            shims[id(node)] = _shim(node, cluster.module, holder_module, holder_name, registry,
+                                    name, _holder_reference(index, cluster.module, holder, node))
+            taken.add(name)
             absorbed.append(function)
         if shims:
-            body = [shims.get(id(statement), statement) for statement in tree.body]
-            changes[path] = tree.with_changes(body=body).code
+            changes[path] = drop_unused_imports(
+                tree.visit(_Shims(shims)), tree,
+                patched).code
     if not methods:
         raise InjectionRefused("; ".join(refused.values()) or "nothing to absorb")
     holder_tree = move.replace_node(holder_tree, holder_node,
@@ -330,6 +457,47 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster], *,
         holder_tree = insert_import(holder_tree, line)
     changes[holder_path] = holder_tree.code
     return changes, absorbed, refused
+
+
+class _Shims(cst.CSTTransformer):
+    """Puts each thin function or method in the place of the definition it stands for."""
+
+    def __init__(self, shims: dict[int, cst.FunctionDef]):
+        super().__init__()
+        self.shims = shims
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef,
+                          updated_node: cst.FunctionDef) -> cst.FunctionDef:
+        return self.shims.get(id(original_node), updated_node)
+
+
+def _find_method(module: cst.Module, function: Function) -> cst.FunctionDef | None:
+    assert function.owner is not None
+    cls = move.find_class(module, function.owner.rpartition(".")[2])
+    return move.find_method(cls, function.name) if cls is not None else None
+
+
+def _instance_name(context: InjectionContext, function: Function,
+                   node: cst.FunctionDef) -> str:
+    """What the absorbed method calls the instance it now takes: its class's words
+    (`token`, `filter_stack`), none the method already uses."""
+    assert function.owner is not None
+    cls_name = function.owner.rpartition(".")[2]
+    parts = [part for part in words(cls_name) if len(part) >= 3] or ["item"]
+    candidates = [snake(parts[-1:]), snake(parts[-2:]), snake(parts),
+                  *context.vocabulary.names(function.module, cls_name, head=parts[-1:],
+                                            rng=random.Random(function.qualname))]
+    return pick(candidates, move.names_in(node), what=f"the {cls_name} in {function.name}")
+
+
+def _renamed_first(function: cst.FunctionDef, name: str) -> cst.FunctionDef:
+    """The function with its first parameter (the instance) renamed."""
+    first, *rest = function.params.params
+    return function.with_changes(params=function.params.with_changes(
+        params=[first.with_changes(name=cst.Name(name)), *rest]))
 
 
 def _find_function(module: cst.Module, name: str) -> cst.FunctionDef | None:
@@ -399,11 +567,33 @@ def _check_bound_before(index: Index, module: str, function: cst.FunctionDef, li
                                f"in {module} only after the holder")
 
 
+def _holder_reference(index: Index, module: str, holder: str, function: cst.FunctionDef
+                      ) -> str | None:
+    """How `module` already names the holder when its code runs (`Token`, `sql.Token`), so a
+    thin function need not import it again; None when it does not (or only for type
+    checking, or a parameter of the function shadows the name)."""
+    facts = index.modules.get(module)
+    if facts is None:
+        return None
+    type_only = {item.bound for item in facts.imports if item.type_only}
+    shadowed = move.names_in(function.params)
+    holder_module, _, holder_name = holder.rpartition(".")
+    for name, target in sorted(move.module_bindings(index, module).items()):
+        if name in type_only or name in shadowed:
+            continue
+        if target == holder:
+            return name
+        if target == holder_module:
+            return f"{name}.{holder_name}"
+    return None
+
+
 def _shim(function: cst.FunctionDef, module: str, holder_module: str, holder_name: str,
-          registry: registering.Registry | None = None) -> cst.FunctionDef:
+          registry: registering.Registry | None = None, name: str = "",
+          reference: str | None = None) -> cst.FunctionDef:
     """The function with its body replaced by a call of the holder's static method (looked up
     in the registry when there is one), every argument passed on as received (its docstring
-    kept)."""
+    kept). `reference`: how the module already names the holder (no import then)."""
     params = function.params
     parts = [item.name.value for item in (*params.posonly_params, *params.params)]
     if isinstance(params.star_arg, cst.Param):
@@ -415,12 +605,14 @@ def _shim(function: cst.FunctionDef, module: str, holder_module: str, holder_nam
     assert isinstance(body, cst.IndentedBlock)
     first = body.body[0] if body.body else None
     docstring = [first] if first is not None and is_docstring(first) else []
-    name = function.name.value
-    imported, callee = (holder_name, f"{holder_name}.{name}") if registry is None \
-        else (registry.table, f'{registry.table}["{name}"]')
+    name = name or function.name.value
+    imported, callee = (holder_name, f"{reference or holder_name}.{name}") \
+        if registry is None else (registry.table, f'{registry.table}["{name}"]')
+    importing = [] if registry is None and reference else [
+        cst.parse_statement(move.relative_import(module, holder_module, imported))]
     statements = [
         *docstring,
-        cst.parse_statement(move.relative_import(module, holder_module, imported)),
+        *importing,
         cst.parse_statement(f"return {callee}({', '.join(parts)})"),
     ]
     return function.with_changes(body=body.with_changes(body=statements))

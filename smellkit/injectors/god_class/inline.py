@@ -151,7 +151,8 @@ def inline(context: InjectionContext, holder: str, collaborators: list[Collabora
     holder_module, holder_name = place
     _require_sturdy_holder(context, holder)
     trees: dict[str, cst.Module] = {holder_path: context.module(holder_path)}
-    registry = registering.choose(context.source(holder_path)) if registered else None
+    registry = registering.choose(context, holder, context.source(holder_path)) \
+        if registered else None
     taken = move.members(index, holder)
     added: list[str] = []
     for item in collaborators:

@@ -11,15 +11,23 @@ to see through module state, a decorator and a lookup by string to find where th
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import itertools
+import random
+from typing import TYPE_CHECKING, NamedTuple
 
 import libcst as cst
 
 from smellkit.errors import InjectionRefused
 from smellkit.injectors.cst import edit
+from smellkit.injectors.naming import words
 
-_CHOICES = (("_REGISTRY", "_registered"), ("_HANDLERS", "_handler"),
-            ("_ABSORBED", "_absorbed"))
+if TYPE_CHECKING:
+    from smellkit.injectors.base import InjectionContext
+
+_KINDS = (("REGISTRY", "register"), ("HANDLERS", "handler"), ("HOOKS", "hook"),
+          ("CALLBACKS", "callback"), ("TABLE", "entry"), ("REGISTRY", "registered"))
+"""What module-level tables of functions are called, with the decorator that fills one; those
+whose words the repository uses come first."""
 
 
 class Registry(NamedTuple):
@@ -33,12 +41,24 @@ class Registry(NamedTuple):
         return cst.parse_expression(f'{self.table}["{name}"]')
 
 
-def choose(source: str) -> Registry:
-    """Two names the holder's module does not use anywhere (code, comments or strings).
-    Raises `InjectionRefused`."""
-    for table, decorator in _CHOICES:
-        if edit.name_free(source, table) and edit.name_free(source, decorator):
-            return Registry(table, decorator)
+def choose(context: InjectionContext, holder: str, source: str) -> Registry:
+    """A table and a decorator named after what the holder's module is about
+    (`_TOKEN_HANDLERS`, `_token_handler`), from the repository's words, that the module uses
+    nowhere (code, comments or strings). Raises `InjectionRefused`."""
+    module, _, name = holder.rpartition(".")
+    rng = random.Random(holder)
+    kinds = list(_KINDS)
+    rng.shuffle(kinds)
+    known = context.vocabulary.counts
+    kinds.sort(key=lambda kind: -sum(word in known for word in words(
+        f"{kind[0]}_{kind[1]}".lower())))
+    heads = context.vocabulary.names(module, name, rng=rng, most=1)
+    for head in itertools.islice(dict.fromkeys(heads), 12):
+        for table, decorator in kinds:
+            registry = Registry(f"_{head.upper()}_{table}", f"_{head}_{decorator}")
+            if edit.name_free(source, registry.table) and \
+                    edit.name_free(source, registry.decorator):
+                return registry
     raise InjectionRefused("the holder's module already uses every registry name tried")
 
 
