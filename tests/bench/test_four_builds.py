@@ -19,8 +19,11 @@ from pathlib import Path
 import pytest
 
 from smellkit.bench import build, load_dataset
+from smellkit.config import load_repo_spec
 from smellkit.injectors.registry import injectors
-from smellkit.models import DIFFICULTIES, BuildReport, Case
+from smellkit.injectors.tells import scan
+from smellkit.models import DIFFICULTIES, MIN_CHANGED_LINES_EXECUTED, BuildReport, Case
+from smellkit.sandbox.checkout import fetch
 from tests.support.pypi import data_dir
 
 pytestmark = pytest.mark.slow
@@ -77,3 +80,26 @@ def test_every_smell_reaches_every_difficulty_on_three_repositories(
         complete = [repo for repo in REPOS
                     if all((repo, smell, level) in cells for level in DIFFICULTIES)]
         assert len(complete) >= 3, (smell, complete)
+
+
+def test_every_case_has_tests_that_run_and_guard_its_smelly_code(
+        four: tuple[list[Case], BuildReport]) -> None:
+    cases, _ = four
+    assert cases
+    for case in cases:
+        assert case.test_adequacy is not None, case.instance_id
+        assert not case.test_adequacy.problems(MIN_CHANGED_LINES_EXECUTED), \
+            (case.instance_id, case.test_adequacy.problems(MIN_CHANGED_LINES_EXECUTED))
+        assert case.test_adequacy.sensitive, case.instance_id
+
+
+def test_the_smelly_code_has_no_tells(four: tuple[list[Case], BuildReport]) -> None:
+    """No numbered names, no undefined names or unused imports the original lacks, and no
+    helper, class or module name reused verbatim by cases of different targets."""
+    cases, _ = four
+    for repo in REPOS:
+        spec = load_repo_spec(SPECS[REPOS.index(repo)])
+        root = fetch(spec, data_dir() / "sandbox") / spec.source_path
+        found = {key: tells for key, tells in
+                 scan(root, [case for case in cases if case.repo == repo]).items() if tells}
+        assert not found, (repo, found)

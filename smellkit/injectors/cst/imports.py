@@ -7,10 +7,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from smellkit.errors import InjectionRefused
 from smellkit.injectors.cst import edit
+
+if TYPE_CHECKING:
+    from smellkit.injectors.base import InjectionContext
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
@@ -250,6 +255,9 @@ def drop_unused(original: cst.Module, new: cst.Module) -> tuple[cst.Module, list
     carried: list[cst.EmptyLine] = []  # the blank lines and comments of a dropped line
     for statement in new.body:
         if carried:
+            if any(line.comment is None for line in statement.leading_lines):
+                # the next statement brings its own blank lines: two runs would stack up
+                carried = [line for line in carried if line.comment is not None]
             statement = statement.with_changes(leading_lines=[*carried,
                                                               *statement.leading_lines])
             carried = []
@@ -358,3 +366,18 @@ def _bound(alias: cst.ImportAlias) -> str:
     while isinstance(name, cst.Attribute):
         name = name.value  # type: ignore[assignment]
     return name.value if isinstance(name, cst.Name) else ""
+
+
+def without_unused(context: InjectionContext, module: str, original: cst.Module,
+                   new: cst.Module) -> cst.Module:
+    """`new` (module `module`) without the top-level imports the edit left unused (calls
+    redirected, code pasted or moved away); refused when another module imports such a name from
+    this one (a re-export the repository relies on)."""
+    result, dropped = drop_unused(original, new)
+    for name in dropped:
+        if any(item.target == f"{module}.{name}" for facts in context.index.modules.values()
+               for item in facts.imports):
+            raise InjectionRefused(f"`{name}` would be left unused in "
+                                   f"{context.index.modules[module].path}, yet other modules "
+                                   "import it from there")
+    return result

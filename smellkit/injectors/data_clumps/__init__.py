@@ -28,6 +28,7 @@ from smellkit.config import is_test_path
 from smellkit.detectors.data_clumps import DataClumps, DataClumpsOptions
 from smellkit.errors import InjectionRefused
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
+from smellkit.injectors.cst.imports import without_unused
 from smellkit.injectors.data_clumps.edit import FunctionPlan, SitePlan, explode_module
 from smellkit.injectors.data_clumps.keep import keep_clumps, keep_takers
 from smellkit.injectors.data_clumps.plan import (
@@ -331,7 +332,10 @@ class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
                                   sites[path], expected[path])
             if text is None:
                 raise InjectionRefused(f"not every planned change could be made in {path}")
-            changes[path] = text
+            import libcst as cst
+
+            changes[path] = without_unused(context, module, context.module(path),
+                                           cst.parse_module(text)).code
         return changes
 
 

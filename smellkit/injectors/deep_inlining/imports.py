@@ -13,7 +13,7 @@ from weakref import WeakKeyDictionary
 import libcst as cst
 
 from smellkit.errors import InjectionRefused
-from smellkit.injectors.cst.imports import add_imports, after_last_import, drop_unused
+from smellkit.injectors.cst.imports import add_imports, after_last_import, without_unused
 from smellkit.injectors.deep_inlining.inline import meaning
 
 if TYPE_CHECKING:
@@ -58,26 +58,13 @@ def with_imports(context: InjectionContext, qualname: str, path: str, module: cs
                                    "after")
         pairs = [(_source(line), line) for line in imports]
         module = add_imports(module, module, position, pairs, host, facts.is_package)
-    return _without_unused(context, host, path, module).code
+    return without_unused(context, host, context.module(path), module).code
 
 
 def _source(line: str) -> str:
     """The module an import line imports from (`from a.b import c` -> a.b, `import a.b` -> a.b)."""
     words = line.split()
     return words[1]
-
-
-def _without_unused(context: InjectionContext, host: str, path: str,
-                    module: cst.Module) -> cst.Module:
-    """`module` without the top-level imports the original read and the new text no longer
-    does; refused when another module imports such a name from the host (a re-export)."""
-    module, dropped = drop_unused(context.module(path), module)
-    for name in dropped:
-        if any(item.target == f"{host}.{name}" for facts in context.index.modules.values()
-               for item in facts.imports):
-            raise InjectionRefused(f"{name} would be left unused in {path}, yet other modules "
-                                   "import it from there")
-    return module
 
 
 def unconditional(context: InjectionContext, module: str, name: str) -> bool:

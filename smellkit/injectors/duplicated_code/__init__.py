@@ -59,12 +59,11 @@ from smellkit.errors import InjectionRefused
 from smellkit.facts import Definition
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
 from smellkit.injectors.cst import edit
-from smellkit.injectors.cst.imports import add_imports, merged
+from smellkit.injectors.cst.imports import add_imports, merged, without_unused
 from smellkit.injectors.duplicated_code import copying
 from smellkit.injectors.duplicated_code import helper as helping
 from smellkit.injectors.duplicated_code import methods as _methods
 from smellkit.injectors.duplicated_code import names as naming
-from smellkit.injectors.duplicated_code.helper import without_unused
 from smellkit.injectors.duplicated_code.mixin import mixin_chain, mixin_hard
 from smellkit.models import Candidate, Difficulty, StructuralCheck
 

@@ -15,7 +15,6 @@ from smellkit.detectors.duplicated_code import DuplicatedCodeOptions
 from smellkit.errors import InjectionRefused
 from smellkit.injectors.base import InjectionContext
 from smellkit.injectors.cst import edit
-from smellkit.injectors.cst.imports import drop_unused
 from smellkit.injectors.duplicated_code import copying
 
 MIN_CODE_LINES: int = DuplicatedCodeOptions.default("min_lines")
@@ -222,17 +221,3 @@ def relative(statement: str, source: str, module: str) -> str:
     if package and package == module.rpartition(".")[0] and statement.startswith(prefix):
         return f"from .{last} import " + statement[len(prefix):]
     return statement
-
-
-def without_unused(context: InjectionContext, module: str, original: cst.Module,
-                   new: cst.Module) -> cst.Module:
-    """`new` without the imports its redirected calls left unused (a copy replaced every use of
-    the imported helper); refused when another module imports such a name from this one."""
-    result, dropped = drop_unused(original, new)
-    for name in dropped:
-        if any(item.target == f"{module}.{name}" for facts in context.index.modules.values()
-               for item in facts.imports):
-            raise InjectionRefused(f"`{name}` would be left unused in "
-                                   f"{context.index.modules[module].path}, yet other modules "
-                                   "import it from there")
-    return result

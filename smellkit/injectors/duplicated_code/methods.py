@@ -20,7 +20,7 @@ from smellkit.facts import Definition
 from smellkit.graphs.index import Index
 from smellkit.injectors.base import InjectionContext
 from smellkit.injectors.cst import edit
-from smellkit.injectors.cst.imports import add_imports
+from smellkit.injectors.cst.imports import add_imports, without_unused
 from smellkit.injectors.duplicated_code import copying
 from smellkit.injectors.duplicated_code import helper as helping
 from smellkit.injectors.duplicated_code.names import local_names
@@ -151,4 +151,4 @@ def place_method(context: InjectionContext, helper: helping.Helper, cls: str,
     result = edit.replace(tree, {node: node.with_changes(body=body)})
     result = add_imports(result, tree, position, imports, module,
                                   facts.is_package)
-    return helping.without_unused(context, module, tree, result).code, f"{cls}.{helper.name}"
+    return without_unused(context, module, tree, result).code, f"{cls}.{helper.name}"
