@@ -65,7 +65,8 @@ class Plan:
     """`bound` is how the user spells the alias: `StrSequenceOrSet` or `types.StrSequenceOrSet`."""
     removable: frozenset[str]
     """Paths of users whose import of the spelling's first name goes once the alias is written
-    out (nothing else there uses it, and no other code may import it from there)."""
+    out (nothing else there uses it, and no other code may import it from there; a module
+    whose import must stay but would be left unused is no user)."""
     home_uses: tuple[str, ...]
     """Scopes of the alias's own module that name it: red herrings, left alone."""
 
@@ -128,7 +129,10 @@ def plans(context: InjectionContext, flagged: frozenset[str], *,
             lines = tuple(line for line, _ in uses)
             users.append(User(facts.module, facts.path, spelling, lines,
                               tuple(sorted({scopes.at(line) for line in lines})), False))
-            if _unused_after(context, facts, tree, spelling, len(uses)):
+            unused = _unused_after(facts, tree, spelling, len(uses))
+            if unused and must_keep(context, facts, spelling.partition(".")[0]):
+                continue  # its import must stay, and would be left unused
+            if unused:
                 removable.add(facts.path)
         if not users:
             if explain:
@@ -143,10 +147,9 @@ def plans(context: InjectionContext, flagged: frozenset[str], *,
     return found
 
 
-def _unused_after(context: InjectionContext, facts: FileFacts, tree: ast.Module, spelling: str,
-                 uses: int) -> bool:
-    """Whether the name the spelling starts with is read only by the alias's references (so its
-    import goes with them) and may go."""
+def _unused_after(facts: FileFacts, tree: ast.Module, spelling: str, uses: int) -> bool:
+    """Whether the imported name the spelling starts with is read only by the alias's
+    references, so its import is unused once they are written out."""
     head = spelling.partition(".")[0]
     if not any(item.scope == facts.module and item.bound == head for item in facts.imports):
         return False
@@ -154,7 +157,7 @@ def _unused_after(context: InjectionContext, facts: FileFacts, tree: ast.Module,
     quoted = sum(len(re.findall(rf"(?<![.\w]){re.escape(head)}\b", node.value))
                  for annotation, _ in annotated(tree) for node in ast.walk(annotation)
                  if isinstance(node, ast.Constant) and isinstance(node.value, str))
-    return reads + quoted <= uses and not must_keep(context, facts, head)
+    return reads + quoted <= uses
 
 
 def _lookalikes(context: InjectionContext, alias: Alias, users: Sequence[User]) -> set[str]:

@@ -45,6 +45,7 @@ from smellkit.injectors.shotgun_surgery.users import (
     collect_users,
     importing_user,
     needed_imports,
+    refuse_unused,
 )
 from smellkit.models import Candidate, Difficulty, StructuralCheck
 
@@ -324,6 +325,7 @@ def inject(context: InjectionContext, candidate: Candidate, difficulty: Difficul
     rng.shuffle(users)
 
     def rewrite(user: User) -> Inlined:
+        refuse_unused(user, plan.keep, context.index.modules[user.module])
         adds = needed_imports(context, marker.qualname, marker.module, marker.free, user)
         imports = context.index.modules[user.module].imports
         others = {item.bound for item in imports if item.is_from

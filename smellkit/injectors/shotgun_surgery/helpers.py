@@ -37,6 +37,7 @@ from smellkit.injectors.shotgun_surgery.users import (
     collect_users,
     importing_user,
     needed_imports,
+    refuse_unused,
     word_lines,
 )
 from smellkit.models import Candidate, Difficulty, StructuralCheck
@@ -211,6 +212,7 @@ def inject(context: InjectionContext, candidate: Candidate, difficulty: Difficul
     users.sort(key=lambda user: set(user.scopes) <= flagged)  # pointable ones first
 
     def rewrite(user: User) -> Inlined:
+        refuse_unused(user, plan.keep, context.index.modules[user.module])
         adds = _adds(context, helper, user)
         if helper.method:
             return inline_method(context.source(user.path), user.bound, set(user.lines), body,

@@ -116,14 +116,25 @@ def importing_user(context: InjectionContext, facts: FileFacts, module: str,
 
 def must_keep(context: InjectionContext, facts: FileFacts, name: str) -> bool:
     """Whether a name the module imports must stay bound there, used or not: it is
-    re-exported, star-imported, spelled in a string, or possibly imported from there by tests or
-    examples."""
+    re-exported, star-imported, spelled in a string of the module (jinja2's `runtime.exported`
+    lists what compiled templates import from there), or possibly imported from there by tests
+    or examples."""
     outside = outside_words(context)
-    return name in spelled(context) or name in (facts.dunder_all or ()) or any(
+    return any(value == name for value, _ in facts.string_constants) or \
+        name in (facts.dunder_all or ()) or any(
         item.target == f"{facts.module}.{name}" for other in context.index.modules.values()
         for item in other.imports) or any(
         facts.module in targets for targets in context.index.star_imports.values()) or bool(
         outside[name] and outside[facts.module.rpartition(".")[2]])
+
+
+def refuse_unused(user: User, keep: frozenset[str], facts: FileFacts) -> None:
+    """Refuse a module whose import of the name must stay (`must_keep`) when the rewrite leaves
+    it unused: an unused import gives the smelly code away (`__all__` counts as a use)."""
+    if user.path in keep and user.bound not in (facts.dunder_all or ()):
+        raise InjectionRefused(f"the import of {user.bound} must stay in {user.path} (named in "
+                               "a string there, re-exported or imported from there) and would "
+                               "be left unused")
 
 
 def needed_imports(context: InjectionContext, qualname: str, module: str,
