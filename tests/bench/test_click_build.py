@@ -55,16 +55,19 @@ def first(tmp_path_factory: pytest.TempPathFactory,
     return out, report
 
 
-def test_click_yields_twenty_cases_over_all_smells(first: tuple[Path, BuildReport]) -> None:
+def test_click_yields_cases_of_most_smells(first: tuple[Path, BuildReport]) -> None:
+    """Since cases must have adequate tests and no tells, click yields 16 cases of 5 smells
+    (it gave 42 of all 8 before): data_clumps, deep_inlining and duplicated_code find no click
+    case that passes both rules yet. The floor below is what the build does today."""
     out, report = first
     assert not report.repo_errors
     cases = load_dataset(out / "dataset.jsonl")
-    assert len(cases) >= 20, report.by_cell
-    for smell in SMELLS:
-        assert len(report.by_cell.get(smell, {})) >= 2, (smell, report.by_cell)
+    assert len(cases) >= 12, report.by_cell
+    assert len(report.by_cell) >= 5, report.by_cell
     for case in cases:
         assert case.repo == "click" and case.revision == "pypi:click==8.1.7"
         assert len(case.tests) > 0 and case.llm_tokens == 0
+        assert case.test_adequacy is not None and case.test_adequacy.sensitive
         assert (out / "harbor" / case.instance_id / "task.toml").is_file()
 
 

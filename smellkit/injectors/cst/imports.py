@@ -243,11 +243,16 @@ def _flakes_name(small: cst.Import | cst.ImportFrom, alias: cst.ImportAlias) -> 
     return name
 
 
+def left_unused(original: cst.Module, new: cst.Module) -> frozenset[str]:
+    """The imports `new` leaves unused that `original` used, as pyflakes names them."""
+    return _unused_imports(new.code) - _unused_imports(original.code)
+
+
 def drop_unused(original: cst.Module, new: cst.Module) -> tuple[cst.Module, list[str]]:
     """`new` without the top-level imports it leaves unused that `original` used (an edit that
     redirected or pasted away every use), and the names dropped. An import the original left
     unused stays: it was the repository's own (a re-export, a side effect)."""
-    unused = _unused_imports(new.code) - _unused_imports(original.code)
+    unused = left_unused(original, new)
     if not unused:
         return new, []
     dropped: list[str] = []

@@ -34,7 +34,13 @@ from smellkit.graphs.index import Index
 from smellkit.injectors.base import InjectionContext
 from smellkit.injectors.cst import move
 from smellkit.injectors.cst.edit import subtree
-from smellkit.injectors.cst.imports import drop_unused_imports, insert_import, is_docstring
+from smellkit.injectors.cst.imports import (
+    drop_unused_imports,
+    insert_import,
+    is_docstring,
+    left_unused,
+    without_unused,
+)
 from smellkit.injectors.god_class import registry as registering
 from smellkit.injectors.naming import pick, snake, words
 
@@ -444,9 +450,12 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster], *,
             taken.add(name)
             absorbed.append(function)
         if shims:
-            changes[path] = drop_unused_imports(
-                tree.visit(_Shims(shims)), tree,
-                patched).code
+            result = drop_unused_imports(tree.visit(_Shims(shims)), tree, patched)
+            kept = left_unused(tree, result)
+            if kept:  # names the repository patches on the module: kept, yet a tell
+                raise InjectionRefused(f"{path} would keep {', '.join(sorted(kept))} imported "
+                                       "for nothing (other code reads it from there)")
+            changes[path] = result.code
     if not methods:
         raise InjectionRefused("; ".join(refused.values()) or "nothing to absorb")
     holder_tree = move.replace_node(holder_tree, holder_node,
@@ -455,6 +464,8 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster], *,
         holder_tree = registering.install(holder_tree, holder_name, registry)
     for line in dict.fromkeys(imports):
         holder_tree = insert_import(holder_tree, line)
+    # the holder's module may have imported a function it now holds as a method
+    holder_tree = without_unused(context, holder_module, context.module(holder_path), holder_tree)
     changes[holder_path] = holder_tree.code
     return changes, absorbed, refused
 
