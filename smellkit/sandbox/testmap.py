@@ -339,6 +339,8 @@ def _statement_counts(path: Path, facts: FileFacts, owner: Mapping[int, Definiti
     from coverage.exceptions import NotPython
     from coverage.parser import PythonParser
 
+    if not facts.definitions:
+        return {}  # an empty `__init__.py`, a module of constants: nothing to count
     try:
         parser = PythonParser(text=path.read_text(encoding="utf-8"))
         parser.parse_source()

@@ -35,7 +35,7 @@ def scored(click_dataset: tuple[Path, BuildReport], tmp_path_factory: pytest.Tem
 
 def test_the_oracle_is_perfect_on_every_case(scored: dict[tuple[str, str], Score]) -> None:
     oracle = {key[0]: row for key, row in scored.items() if key[1] == "oracle"}
-    assert len(oracle) >= 20
+    assert len(oracle) >= 10
     for instance_id, row in oracle.items():
         assert row.applied and row.apply_status == "applied", (instance_id, row.apply_reason)
         assert row.tpr == 1.0, (instance_id, row.errors)
@@ -49,7 +49,7 @@ def test_the_oracle_is_perfect_on_every_case(scored: dict[tuple[str, str], Score
 
 def test_noop_is_resolved_on_no_case(scored: dict[tuple[str, str], Score]) -> None:
     noop = [row for (_, model), row in scored.items() if model == "noop"]
-    assert len(noop) >= 20
+    assert len(noop) >= 10
     for row in noop:
         assert row.apply_status == "empty" and row.tpr == 1.0
         assert row.la == 0.0, (row.instance_id, row.touched)

@@ -227,3 +227,16 @@ def test_a_test_module_that_fails_to_import_drops_only_its_own_tests(
     assert f"{SHAPES}::test_describe" in result.tests
     assert not any("test_broken_import" in test for test in result.tests)
     assert any("test_broken_import" in test for test in result.dropped), result.dropped
+
+
+def test_an_empty_module_has_no_statement_counts(tmp_path: Path) -> None:
+    # marshmallow's and WTForms' empty `__init__.py` files once stopped the whole map
+    import ast
+
+    from smellkit.facts import extract
+    from smellkit.sandbox.testmap import _statement_counts
+
+    empty = tmp_path / "__init__.py"
+    empty.write_text("")
+    facts = extract(ast.parse(""), "", "__init__.py", "pkg", True)
+    assert _statement_counts(empty, facts, {}, set()) == {}
