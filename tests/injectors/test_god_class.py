@@ -122,11 +122,12 @@ MINIMUM = {"click": {"easy": 2, "medium": 3, "hard": 3},
            "jinja2": {"easy": 2, "medium": 7, "hard": 7}}
 """Injections that must succeed among all candidates (7 on click, 8 on jinja2, files of 500
 lines or more), as measured (one fewer on click hard and jinja2 easy since an absorption that
-leaves an import its module keeps for others, unused there, is refused as a tell). jinja2's easy ones are few: most of its holders use no data of other
-classes, and no one module's movable functions bring both the size and the foreign data the
-detector asks for (WMC >= 47 and ATFD > 5). At hard, `Environment` is refused: behind the
-registry its absorbed functions' parameters lose the types their callers gave them, and with
-them the foreign data the detector needs."""
+leaves an import its module keeps for others, unused there, is refused as a tell). jinja2's
+easy ones are few: most of its holders use no data of other classes, and no one module's
+movable functions bring both the size and the foreign data the detector asks for (WMC >= 47
+and ATFD > 5). At hard, `Environment` is refused: behind the registry its absorbed functions'
+parameters lose the types their callers gave them, and with them the foreign data the detector
+needs."""
 
 
 @pytest.mark.slow
