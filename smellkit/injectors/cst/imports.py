@@ -5,7 +5,7 @@ Every injector adds imports through these."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -255,10 +255,18 @@ def drop_unused(original: cst.Module, new: cst.Module) -> tuple[cst.Module, list
     unused = left_unused(original, new)
     if not unused:
         return new, []
+    return _drop_aliases(new, lambda small, alias: _flakes_name(small, alias) in unused)
+
+
+def _drop_aliases(module: cst.Module,
+                  doomed: Callable[[cst.Import | cst.ImportFrom, cst.ImportAlias], bool],
+                  ) -> tuple[cst.Module, list[str]]:
+    """`module` without the top-level import aliases `doomed` picks (a statement left empty
+    goes, its comments carried to the next one), and the names they bound."""
     dropped: list[str] = []
     body: list[cst.BaseStatement] = []
     carried: list[cst.EmptyLine] = []  # the blank lines and comments of a dropped line
-    for statement in new.body:
+    for statement in module.body:
         if carried:
             if any(line.comment is None for line in statement.leading_lines):
                 # the next statement brings its own blank lines: two runs would stack up
@@ -278,7 +286,7 @@ def drop_unused(original: cst.Module, new: cst.Module) -> tuple[cst.Module, list
                 continue
             kept = []
             for alias in small.names:
-                if _flakes_name(small, alias) in unused:
+                if doomed(small, alias):
                     dropped.append(bound_name(alias))
                 else:
                     kept.append(alias)
@@ -293,8 +301,10 @@ def drop_unused(original: cst.Module, new: cst.Module) -> tuple[cst.Module, list
         else:
             carried = list(statement.leading_lines)
     if not dropped:
-        return new, []
-    return new.with_changes(body=body), dropped
+        return module, []
+    return module.with_changes(body=body), dropped
+
+
 def _names_used(module: cst.Module) -> set[str]:
     """Names the module reads outside its top-level import statements (the heads of dotted
     names included; the words of quoted annotations and of assigned strings, as `__all__`,
@@ -333,44 +343,7 @@ def drop_unused_imports(module: cst.Module, before: cst.Module,
     gone = {name for name in used_before - used if name not in kept}
     if not gone:
         return module
-    body: list[cst.BaseStatement] = []
-    carried: list[cst.EmptyLine] = []  # blank lines and comments of a removed statement
-    for statement in module.body:
-        small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) \
-            and len(statement.body) == 1 else None
-        if not isinstance(small, (cst.Import, cst.ImportFrom)) \
-                or isinstance(small.names, cst.ImportStar):
-            body.append(_carry(statement, carried))
-            carried = []
-            continue
-        aliases = [alias for alias in small.names if _bound(alias) not in gone]
-        if len(aliases) == len(small.names):
-            body.append(_carry(statement, carried))
-            carried = []
-        elif aliases:
-            aliases[-1] = aliases[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-            body.append(_carry(statement.with_changes(
-                body=[small.with_changes(names=aliases)]), carried))
-            carried = []
-        else:
-            assert isinstance(statement, cst.SimpleStatementLine)
-            carried = [*carried, *statement.leading_lines]
-    return module.with_changes(body=body)
-
-
-def _carry(statement: cst.BaseStatement, lines: list[cst.EmptyLine]) -> cst.BaseStatement:
-    if not lines or not isinstance(statement, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
-        return statement
-    return statement.with_changes(leading_lines=[*lines, *statement.leading_lines])
-
-
-def _bound(alias: cst.ImportAlias) -> str:
-    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-        return alias.asname.name.value
-    name = alias.name
-    while isinstance(name, cst.Attribute):
-        name = name.value  # type: ignore[assignment]
-    return name.value if isinstance(name, cst.Name) else ""
+    return _drop_aliases(module, lambda small, alias: bound_name(alias) in gone)[0]
 
 
 def without_unused(context: InjectionContext, module: str, original: cst.Module,
