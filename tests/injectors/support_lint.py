@@ -5,38 +5,19 @@ names that end in a counter or use words the repository does not."""
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 from smellkit.injectors.naming import Vocabulary, is_numbered, words
-from smellkit.injectors.patches import apply_patch, patched_paths
+from smellkit.injectors.patches import patched_paths
+from smellkit.injectors.tells import added_tells, injection_files
 from smellkit.models import Injection
 from smellkit.project import Project
 
-_RULES = "F401,F811,F821,F841"
-_PLACE = re.compile(r"^.*?:\d+:\d+: ")
 
-
-def _lint(root: Path, paths: list[str]) -> set[str]:
-    files = [str(root / path) for path in paths if (root / path).is_file()]
-    if not files:
-        return set()
-    found = subprocess.run(
-        [sys.executable, "-m", "ruff", "check", "--isolated", "--no-cache", "--select", _RULES,
-         "--output-format", "concise", *files], capture_output=True, text=True).stdout
-    return {_PLACE.sub("", line.replace(str(root) + "/", "")) for line in found.splitlines()
-            if re.match(r"^.*?:\d+:\d+: F", line)}
-
-
-def added_lint(root: Path, injection: Injection, scratch: Path) -> set[str]:
-    """Lint errors of the changed files that the original files do not have."""
-    copy = scratch / "linted"
-    shutil.copytree(root, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    apply_patch(copy, injection.smelly_patch)
-    paths = [path for path in patched_paths(injection.smelly_patch) if path.endswith(".py")]
-    return _lint(copy, paths) - _lint(root, paths)
+def added_lint(root: Path, injection: Injection) -> set[str]:
+    """Lint errors of the changed files that the original files do not have (the engine's own
+    tells check, run again on the record)."""
+    return set(added_tells(*injection_files(root, injection)))
 
 
 _NEW_NAME = re.compile(r"^\+\s*(?:def|class)\s+(\w+)|^\+\s*(\w+)\s*=", re.MULTILINE)

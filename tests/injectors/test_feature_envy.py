@@ -211,8 +211,7 @@ def test_a_method_moves_to_the_object_its_class_holds(tmp_path: Path,
 
 @pytest.mark.parametrize("case", ["shop", "ledger", "studio", "held"])
 @pytest.mark.parametrize("difficulty", DIFFICULTIES)
-def test_added_code_reads_as_the_repositorys_own(tmp_path: Path, case: str,
-                                                 difficulty: Difficulty) -> None:
+def test_added_code_reads_as_the_repositorys_own(case: str, difficulty: Difficulty) -> None:
     """New modules, classes and locals are named with the repository's words (never numbered,
     padded with underscores, or `_parts`/`_bases` of a fixed list), and the added code
     defines every name it uses and imports nothing it does not."""
@@ -220,11 +219,11 @@ def test_added_code_reads_as_the_repositorys_own(tmp_path: Path, case: str,
     project = Project.load(root, use_cache=False, jobs=1)
     injection = injected(root, SMELL, difficulty)
     assert tells(project, injection) == []
-    assert added_lint(root, injection, tmp_path) == set()
+    assert added_lint(root, injection) == set()
 
 
 @pytest.mark.slow
-def test_new_repository(tmp_path: Path) -> None:
+def test_new_repository() -> None:
     """python-dateutil, never seen by the injector: with default options there are candidates,
     and at each difficulty the first injection spans the files its difficulty promises, passes
     every round-trip property, names what it adds with the repository's words and lints
@@ -242,6 +241,4 @@ def test_new_repository(tmp_path: Path) -> None:
         result = verify(root, injection, original=project)
         assert result.ok, result
         assert tells(project, injection) == []
-        scratch = tmp_path / difficulty
-        scratch.mkdir()
-        assert added_lint(root, injection, scratch) == set()
+        assert added_lint(root, injection) == set()
