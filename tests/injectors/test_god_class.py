@@ -16,7 +16,7 @@ import pytest
 from smellkit.errors import InjectionRefused
 from smellkit.injectors.base import InjectionContext
 from smellkit.injectors.engine import make_injector
-from smellkit.injectors.god_class import GodClassInjector
+from smellkit.injectors.god_class import GodClassInjector, planning
 from smellkit.injectors.god_class import absorb as absorbing
 from smellkit.models import DIFFICULTIES, Difficulty
 from smellkit.project import Project
@@ -206,15 +206,15 @@ def test_functions_round_trip(tmp_path: Path, difficulty: Difficulty) -> None:
 
 
 def _desk_clusters(tmp_path: Path, path: str, old: str, new: str
-                   ) -> tuple[InjectionContext, list[absorbing.Cluster]]:
+                   ) -> tuple[InjectionContext, list[planning.Cluster]]:
     copy = tmp_path / "repo"
     shutil.copytree(DESK / "before", copy)
     target = copy / path
     target.write_text(target.read_text().replace(old, new, 1))
     context = InjectionContext(Project.load(copy))
     analysis = context.analysis
-    return context, absorbing.clusters(analysis, "desk.planner",
-                                       absorbing.calls_by_module(analysis))
+    return context, planning.clusters(analysis, "desk.planner",
+                                       planning.calls_by_module(analysis))
 
 
 def test_functions_called_on_import_or_decorated_stay(tmp_path: Path) -> None:

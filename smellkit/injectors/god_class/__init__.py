@@ -42,6 +42,7 @@ from smellkit.facts import Attr, CallOf, Name
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
 from smellkit.injectors.cst import move
 from smellkit.injectors.god_class import absorb as absorbing
+from smellkit.injectors.god_class import planning
 from smellkit.injectors.god_class.inline import Collaborator, inline
 from smellkit.models import Candidate, Difficulty, StructuralCheck
 
@@ -120,8 +121,8 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
         would make god classes."""
         analysis = context.analysis
         index = context.index
-        calls = absorbing.calls_by_module(analysis)
-        per_module: dict[str, list[absorbing.Cluster]] = {}
+        calls = planning.calls_by_module(analysis)
+        per_module: dict[str, list[planning.Cluster]] = {}
         for holder in sorted(index.classes):
             module = index.module_of.get(holder)
             if module is None or holder in flagged:
@@ -130,15 +131,15 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
             if fragile is not None:
                 context.discard(_fragility_rule(fragile))
                 continue
-            measures = absorbing.measure_holder(analysis, holder)
+            measures = planning.measure_holder(analysis, holder)
             if measures.wmc < self.options.min_holder_wmc:
                 context.discard(f"a holder of WMC under {self.options.min_holder_wmc} "
                                 "(a record or a small class)")
                 continue
             if module not in per_module:
-                per_module[module] = absorbing.clusters(analysis, module, calls) \
-                    if absorbing.eagerly_imported(analysis, module) else []
-            pool = absorbing.for_holder(analysis, per_module[module], holder)
+                per_module[module] = planning.clusters(analysis, module, calls) \
+                    if planning.eagerly_imported(analysis, module) else []
+            pool = planning.for_holder(analysis, per_module[module], holder)
             if not pool:
                 context.discard("its module is imported lazily or its package has no movable "
                                 "functions elsewhere")
@@ -147,14 +148,14 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
             if location is None:
                 continue
             for needed in (1, 2, 3):
-                chosen = absorbing.choose(measures, pool, needed, self._limits())
+                chosen = planning.choose(measures, pool, needed, self._limits())
                 if chosen is not None:
                     break
             else:
                 context.discard("no functions of up to three other modules make it a god class")
                 continue
             functions = [item for cluster in chosen for item in cluster.functions]
-            wmc, tcc, atfd = absorbing.predicted(measures, functions)
+            wmc, tcc, atfd = planning.predicted(measures, functions)
             names = ", ".join(item.name for item in functions[:4])
             yield Candidate(
                 smell=self.name, target=location,
@@ -166,7 +167,7 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
                         f"{measures.wmc}, ATFD {len(measures.foreign)}"),
                 data={"kind": "functions", "holder": holder, "modules": needed})
 
-    def _limits(self) -> absorbing.Limits:
+    def _limits(self) -> planning.Limits:
         return self.options.wmc_at_least, self.options.tcc_below, self.options.atfd_above
 
     def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
@@ -207,14 +208,14 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
         analysis = context.analysis
         holder: str = candidate.data["holder"]
         module = context.index.module_of[holder]
-        pool = absorbing.for_holder(analysis, absorbing.clusters(
-            analysis, module, absorbing.calls_by_module(analysis)), holder)
-        measures = absorbing.measure_holder(analysis, holder)
+        pool = planning.for_holder(analysis, planning.clusters(
+            analysis, module, planning.calls_by_module(analysis)), holder)
+        measures = planning.measure_holder(analysis, holder)
         needed = _NEEDED[difficulty]
         excluded: dict[str, str] = {}
         limits = self._limits()
         for _ in range(8):
-            chosen = absorbing.choose(measures, pool, needed, limits, frozenset(excluded))
+            chosen = planning.choose(measures, pool, needed, limits, frozenset(excluded))
             if chosen is None:
                 why = f" ({next(iter(excluded.values()))})" if excluded else ""
                 if limits != self._limits():
@@ -251,7 +252,7 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
                                "analysis types too little of the data the absorbed code uses")
 
     def _function_edit(self, context: InjectionContext, holder: str, difficulty: Difficulty,
-                       changes: dict[str, str | None], absorbed: list[absorbing.Function],
+                       changes: dict[str, str | None], absorbed: list[planning.Function],
                        herrings: list[str]) -> Edit:
         checks = _checks(context, holder,
                          "the functions it absorbed live in modules of their own")
@@ -284,7 +285,7 @@ def _shortfall(context: InjectionContext, changes: dict[str, str | None],
     location = analysis.location(holder)
     if location is not None and residue(analysis, "god_class", [location]):
         return None  # as `verify` asks
-    measures = absorbing.measure_holder(analysis, holder)
+    measures = planning.measure_holder(analysis, holder)
     return max(1, GodClassInjectorOptions().atfd_above + 1 - len(measures.foreign))
 
 

@@ -1,0 +1,350 @@
+"""Which clusters of module-level functions a holder class absorbs (the god class injector's
+second form): the holder's measures, the clusters of functions its module calls in other modules,
+and the choice of clusters that makes the detector flag the holder. `absorb.py` makes the edit.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from itertools import combinations
+
+import networkx as nx
+
+from smellkit.analysis.access import MethodData, data_access, is_dunder, is_property, is_test_code
+from smellkit.analysis.context import Context
+from smellkit.detectors.god_class import GodClass, GodClassOptions
+from smellkit.detectors.god_class.cohesion import Cohesion, is_visible
+from smellkit.injectors.naming import snake, words
+
+
+@dataclass
+class Holder:
+    """A class's god class measures now (WMC, connected and visible TCC pairs, foreign data)."""
+
+    cls: str
+    wmc: int
+    connected: int
+    visible: int
+    foreign: set[str]
+    lineage: set[str]
+    """The class and its ancestors: data of theirs is not foreign."""
+
+
+@dataclass(frozen=True)
+class Function:
+    qualname: str
+    module: str
+    name: str
+    cc: int
+    uses: frozenset[tuple[str, str]]
+    """(attribute, owning class) of the data of classes it uses."""
+    owner: str | None = None
+    """The class of a method (its own data, read through the instance it then takes as a
+    parameter, counts in `uses`); None for a module-level function."""
+    new_name: str = ""
+    """The static method's name in the holder (a method's is prefixed with its class's word,
+    `token_flatten`, since class methods share short names); the function's own name when
+    empty."""
+
+    @property
+    def absorbed_name(self) -> str:
+        return self.new_name or self.name
+
+
+@dataclass
+class Cluster:
+    """The movable functions of one module (its responsibility), those the holder's module
+    calls marked."""
+
+    module: str
+    functions: list[Function] = field(default_factory=list)
+    called: frozenset[str] = frozenset()
+
+
+def measure_holder(analysis: Context, cls: str) -> Holder:
+    """The holder's measures as the detector takes them."""
+    index = analysis.index
+    access = data_access(analysis)
+    detector = GodClass(GodClassOptions())
+    methods = sorted(qualname for qualname in index.children.get(cls, {}).values()
+                     if index.definitions[qualname].kind == "method")
+    accessors = {qualname for qualname in methods
+                 if detector.is_accessor(index.definitions[qualname])}
+    model = Cohesion(index.definitions, access, cls, methods, accessors)
+    visible = [qualname for qualname in model.members
+               if is_visible(index.definitions[qualname].name)]
+    reach = {qualname: model.reach(qualname) for qualname in visible}
+    connected = sum(1 for position, first in enumerate(visible)
+                    for second in visible[position + 1:]
+                    if not reach[first].isdisjoint(reach[second]))
+    foreign = {attribute for qualname in methods
+               for attribute in access.data_uses(model.data[qualname])}
+    wmc = sum(_cc(analysis, qualname) for qualname in methods if qualname not in accessors)
+    return Holder(cls, wmc, connected, len(visible), foreign, set(index.mro(cls)))
+
+
+def predicted(holder: Holder, functions: list[Function]) -> tuple[int, float, int]:
+    """(WMC, TCC, ATFD) of the holder once it has absorbed the functions: each is a method of
+    its own complexity, linked to no attribute, its foreign data still foreign."""
+    visible = holder.visible + sum(1 for item in functions if is_visible(item.absorbed_name))
+    pairs = visible * (visible - 1) // 2
+    tcc = holder.connected / pairs if pairs else 1.0
+    foreign = set(holder.foreign)
+    foreign.update(attribute for item in functions for attribute, owner in item.uses
+                   if owner not in holder.lineage)
+    return holder.wmc + sum(item.cc for item in functions), tcc, len(foreign)
+
+
+def calls_by_module(analysis: Context) -> dict[str, dict[str, set[str]]]:
+    """module -> other module -> its top-level functions the first one calls."""
+    index = analysis.index
+    found: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for caller, callee in analysis.call_graph.edges:
+        definition = index.definitions.get(callee)
+        module = index.scope_module(caller)
+        if definition is None:
+            continue
+        source = definition.parent if definition.kind == "function" else \
+            index.module_of.get(definition.parent) if definition.kind == "method" else None
+        if source is not None and source in index.modules and source != module:
+            found[module][source].add(callee)
+    return found
+
+
+def clusters(analysis: Context, module: str, calls: dict[str, dict[str, set[str]]]
+             ) -> list[Cluster]:
+    """The modules of the same package with functions that can move, as clusters: first those
+    whose functions `module` calls (most calls first), then the others (most public functions
+    first)."""
+    index = analysis.index
+    access = data_access(analysis)
+    package = module.partition(".")[0]
+    at_import = run_at_import(analysis)
+    partners = collaborators(analysis, module)
+    by_module: dict[str, list[Function]] = defaultdict(list)
+    for qualname, definition in index.definitions.items():
+        owner = definition.parent if definition.kind == "method" else None
+        source = definition.parent if owner is None else index.module_of.get(owner, "")
+        if definition.kind not in ("function", "method") or source == module \
+                or source not in index.modules or source.partition(".")[0] != package \
+                or not _movable(analysis, qualname, at_import):
+            continue
+        if owner is not None and (owner not in partners
+                                  or not _movable_method(analysis, qualname, owner)):
+            continue
+        entry = access.methods.get(qualname)
+        uses = {(name, use.owner) for name, use in access.data_uses(entry).items()} \
+            if entry is not None else set()
+        if owner is not None and entry is not None:
+            uses.update((name, name.rpartition(".")[0]) for name in own_data(analysis, entry))
+            if not uses:
+                continue  # a method that uses no data brings the holder nothing foreign
+        by_module[source].append(Function(
+            qualname, source, definition.name, _cc(analysis, qualname), frozenset(uses),
+            owner, _method_name(analysis, qualname) if owner else ""))
+    called = calls.get(module, {})
+    found = [Cluster(source, sorted(functions, key=lambda item: (
+        index.definitions[item.qualname].start_line)),
+        frozenset(called.get(source, set())) & {item.qualname for item in functions})
+        for source, functions in by_module.items()]
+    found.sort(key=lambda item: (-len(item.called), -sum(is_visible(f.absorbed_name) for f in
+                                                         item.functions), item.module))
+    return found
+
+
+MAX_FUNCTIONS = 16
+"""At most this many functions absorbed in one injection (a case a solver can review)."""
+
+
+Limits = tuple[int, float, int]
+"""The detector's thresholds: WMC at least, TCC below, ATFD above."""
+
+
+def flags(holder: Holder, functions: list[Function], limits: Limits) -> bool:
+    """The holder would be a god class with these functions absorbed."""
+    wmc, tcc, atfd = predicted(holder, functions)
+    return wmc >= limits[0] and tcc < limits[1] and atfd > limits[2]
+
+
+def select(holder: Holder, pool: list[Cluster], needed: int, limits: Limits,
+           excluded: frozenset[str] = frozenset(), tried: int = 8) -> list[Cluster] | None:
+    """`needed` clusters of the pool (among the first `tried`; one cluster is sought in the
+    whole pool, which costs one try per module), each cut to the functions that make the holder
+    a god class: the ones the holder's module calls first, then greedily those that bring it
+    closest (public ones lower TCC, complex ones raise WMC, data users ATFD); None when no
+    combination does within `MAX_FUNCTIONS`."""
+    usable = [Cluster(item.module, [f for f in item.functions if f.qualname not in excluded],
+                      item.called) for item in (pool if needed == 1 else pool[:tried])]
+    usable = [item for item in usable if item.functions]
+    for combination in combinations(usable, needed):
+        chosen = {item.module: [f for f in item.functions if f.qualname in item.called]
+                  or [max(item.functions, key=lambda f: (is_visible(f.absorbed_name), f.cc))]
+                  for item in combination}
+        rest = [f for item in combination for f in item.functions
+                if f not in chosen[item.module]]
+        while not flags(holder, _all(chosen), limits) and rest \
+                and len(_all(chosen)) < MAX_FUNCTIONS:
+            best = max(rest, key=lambda f: _gain(holder, _all(chosen), f, limits))
+            rest.remove(best)
+            chosen[best.module].append(best)
+        picked = _all(chosen)
+        if flags(holder, picked, limits) and len(picked) <= MAX_FUNCTIONS:
+            order = {f.qualname: position for position, f in enumerate(
+                f for item in combination for f in item.functions)}
+            return [Cluster(item.module, sorted(chosen[item.module],
+                                                key=lambda f: order[f.qualname]), item.called)
+                    for item in combination]
+    return None
+
+
+def _all(chosen: dict[str, list[Function]]) -> list[Function]:
+    return [f for functions in chosen.values() for f in functions]
+
+
+def _gain(holder: Holder, chosen: list[Function], candidate: Function,
+          limits: Limits) -> tuple[float, int, str]:
+    """How much closer to the thresholds one more function brings the holder (a hundredth of
+    TCC weighs as one unit of WMC, a foreign attribute as five), ties broken by name."""
+    wmc, tcc, atfd = predicted(holder, chosen)
+    after_wmc, after_tcc, after_atfd = predicted(holder, [*chosen, candidate])
+    score = 0.0
+    if tcc >= limits[1]:
+        score += (tcc - after_tcc) * 100
+    if wmc < limits[0]:
+        score += min(after_wmc, limits[0]) - wmc
+    if atfd <= limits[2]:
+        score += (min(after_atfd, limits[2] + 1) - atfd) * 5
+    return score, candidate.cc, candidate.qualname
+
+
+def _cc(analysis: Context, qualname: str) -> int:
+    measure = analysis.index.definitions[qualname].measure
+    return measure.cc if measure is not None else 1
+
+
+def _movable(analysis: Context, qualname: str, at_import: set[str]) -> bool:
+    """A plain function at the top level of a module that nothing runs while modules are being
+    imported (`at_import`)."""
+    definition = analysis.index.definitions[qualname]
+    if definition.decorators or definition.is_async or is_test_code(analysis, qualname) \
+            or definition.is_stub or is_dunder(definition.name) \
+            or (definition.col != 0 and definition.kind == "function"):
+        return False  # (a function defined under an `if` or `try` has a column too)
+    return qualname not in at_import
+
+
+def functions_only(pool: list[Cluster]) -> list[Cluster]:
+    """The pool without methods: module-level functions are the first choice (their thin
+    functions read as a module's API kept for compatibility); methods come in only where
+    functions cannot make the holder a god class."""
+    found = [Cluster(item.module, [f for f in item.functions if f.owner is None],
+                     item.called) for item in pool]
+    return [item for item in found if item.functions]
+
+
+def choose(holder: Holder, pool: list[Cluster], needed: int, limits: Limits,
+           excluded: frozenset[str] = frozenset()) -> list[Cluster] | None:
+    """`select` among the functions alone first, then with the methods too."""
+    return select(holder, functions_only(pool), needed, limits, excluded) \
+        or select(holder, pool, needed, limits, excluded)
+
+
+def collaborators(analysis: Context, module: str) -> set[str]:
+    """Classes of other modules whose instances `module` makes or whose methods it calls, and
+    the classes of the modules it imports directly or that import it: the work a class of
+    `module` could plausibly take over (a class of a module it has nothing to do with would
+    read as planted)."""
+    index = analysis.index
+    graph = index.import_graph
+    neighbours = {*graph.successors(module), *graph.predecessors(module)} \
+        if module in graph else set()
+    found = {cls for cls in index.classes if index.module_of.get(cls) in neighbours - {module}}
+    for caller, callee in analysis.call_graph.edges:
+        if index.scope_module(caller) != module:
+            continue
+        definition = index.definitions.get(callee)
+        if definition is None:
+            continue
+        cls = callee if definition.kind == "class" else index.class_of.get(callee)
+        if cls is not None and index.module_of.get(cls) != module:
+            found.add(cls)
+    return found
+
+
+def for_holder(analysis: Context, pool: list[Cluster], holder: str) -> list[Cluster]:
+    """The pool without the methods of the holder's own lineage (ancestors and descendants):
+    their data is not foreign to it, and their code is already its own."""
+    index = analysis.index
+    related = {*index.mro(holder), *index.descendants(holder)}
+    found = [Cluster(item.module, [f for f in item.functions if f.owner not in related],
+                     item.called) for item in pool]
+    return [item for item in found if item.functions]
+
+
+def _movable_method(analysis: Context, qualname: str, owner: str) -> bool:
+    """A method of a top-level class with a plain `self`, not a dunder: its code can run as a
+    static method of the holder, taking the instance, while the class keeps a thin method of
+    the same signature (so overrides and callers see no change)."""
+    index = analysis.index
+    definition = index.definitions[qualname]
+    cls = index.definitions.get(owner)
+    if cls is None or cls.parent not in index.modules or cls.decorators or cls.col != 0:
+        return False
+    if data_access(analysis).is_enum(owner):
+        return False
+    params = definition.params
+    return bool(params) and params[0].kind == "positional" and not params[0].annotation
+
+
+def own_data(analysis: Context, entry: MethodData) -> set[str]:
+    """Data of its own class a method reads through its instance (methods it calls left out:
+    that is collaboration): once the code takes the instance as a parameter, foreign data."""
+    index = analysis.index
+    return {name for name in entry.through_self
+            if (found := index.definitions.get(name)) is None or found.kind != "method"
+            or is_property(found)}
+
+
+def _method_name(analysis: Context, qualname: str) -> str:
+    """`Token.flatten` -> `token_flatten`, `_Lexer._scan` -> `_lexer_scan`: the class's last
+    word joined to the method's name (unless the name has it), private when either is."""
+    index = analysis.index
+    definition = index.definitions[qualname]
+    cls_name = definition.parent.rpartition(".")[2]
+    word = (words(cls_name) or [cls_name.strip("_").lower()])[-1]
+    private = definition.name.startswith("_") or cls_name.startswith("_")
+    if word in words(definition.name):  # `generate_csrf_token` says whose it is already
+        return snake([definition.name.strip("_")], private=private)
+    return snake([word, definition.name.strip("_")], private=private)
+
+
+def run_at_import(analysis: Context) -> set[str]:
+    """Definitions that module or class bodies call, directly or not: they may run while the
+    package is being imported, before the holder's module is there to import."""
+    index = analysis.index
+    graph = analysis.call_graph
+    found: set[str] = set()
+    stack = [node for node in graph if node in index.modules
+             or (node in index.definitions and index.definitions[node].kind == "class")]
+    while stack:
+        for callee in graph.successors(stack.pop()):
+            if callee not in found:
+                found.add(callee)
+                stack.append(callee)
+    return found
+
+
+def eagerly_imported(analysis: Context, module: str) -> bool:
+    """The package's top module imports `module` when it is imported (eagerly, not lazily), so a
+    function that imports it when called finds it loaded."""
+    index = analysis.index
+    top = module.partition(".")[0]
+    graph = index.import_graph
+    if top == module or top not in graph or module not in graph:
+        return False
+    eager = nx.subgraph_view(graph, filter_edge=lambda a, b: bool(graph.edges[a, b]["eager"]))
+    return bool(nx.has_path(eager, top, module))
+
+
+# -- the codemod --------------------------------------------------------------------------------
