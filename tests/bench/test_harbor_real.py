@@ -112,6 +112,10 @@ def test_oracle_and_nop_under_real_harbor(
         assert result["exception_info"] is None, result["exception_info"]
         assert result["task_name"] == f"smellkit/{task.name}"
         assert result["agent_info"]["name"] == agent
+        # oracle and nop use no model: Harbor records the usage fields, all null
+        assert set(result["agent_result"]) >= {"n_input_tokens", "n_cache_tokens",
+                                               "n_output_tokens", "cost_usd"}
+        assert result["agent_result"]["n_input_tokens"] is None
         rewards = result["verifier_result"]["rewards"]
         written = json.loads((trial / "verifier" / "reward.json").read_text())
         assert rewards == written and list(written)[0] == "reward"
@@ -143,6 +147,9 @@ def test_oracle_and_nop_under_real_harbor(
     assert set(rows) == set(AGENTS)
     assert rows["oracle"]["resolved"] and rows["oracle"]["error_category"] == "resolved"
     assert rows["nop"]["error_category"] == "no_patch"
+    for agent, row in rows.items():  # the run's facts, as far as Harbor recorded them
+        assert row["agent"] == agent and row["exit_reason"] is None and row["usage"] == {}
+        assert row["duration_s"] is not None and row["duration_s"] >= 0
     assert not (scores / "input_errors.jsonl").read_text().strip()
 
     terminal_report("One click task under Harbor 0.26 (docker environment)", [

@@ -112,4 +112,8 @@ def test_harbor_predictions_are_scored(calc_dataset: Path, tmp_path: Path) -> No
     (row,) = read_jsonl(tmp_path / "out" / "scores.jsonl")
     assert report.scored == 1 and row["model"] == "claude-code:anthropic/claude-sonnet-4-5"
     assert row["error_category"] == "broke_tests" and row["tests_passed"] == 0
+    # the run's facts reach the report's rows
+    assert row["agent"] == "claude-code" and row["duration_s"] == 90.0
+    assert row["usage"] == {"input_tokens": 1200, "output_tokens": 300, "cost_usd": 0.02}
+    assert row["exit_reason"] is None
     assert report.missing == {"claude-code:anthropic/claude-sonnet-4-5": 3}
