@@ -118,7 +118,7 @@ def test_oracle_and_nop_under_real_harbor(
         assert result["agent_result"]["n_input_tokens"] is None
         rewards = result["verifier_result"]["rewards"]
         written = json.loads((trial / "verifier" / "reward.json").read_text())
-        assert rewards == written and list(written)[0] == "reward"
+        assert rewards == written and next(iter(written)) == "reward"
         results[agent] = (trial, rewards)
 
     oracle_trial, oracle = results["oracle"]
