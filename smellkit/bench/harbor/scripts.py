@@ -8,7 +8,8 @@ test.sh, in order (each step's reason in the script's comments):
    checked. Not killed: Harbor's docker environment keeps its container alive with
    `sh -c "sleep infinity"`, whose `sleep` is one of these processes, and killing it ends the
    container with the verifier in it; a frozen process does nothing until a SIGCONT only the
-   verifier or Harbor could send;
+   verifier or Harbor could send. The listing is repeated until every such process is stopped
+   (one forked meanwhile, or resumed by a tracer, is stopped in the next round);
 2. delete every reward and output file in /logs/verifier: the agent could write there during
    its phase, and no file from before this run may be read as its result;
 3. `integrity.sh`: the scorer against the manifest that arrived with /tests, the environment
@@ -88,14 +89,22 @@ if [[ -z $ROOT && -f {BUILD_RECORD}.sha256 ]]; then
         keep+="$parent "
         pid=$parent
     done
-    victims=()
-    for entry in /proc/[0-9]*; do
-        entry=${{entry#/proc/}}
-        [[ $keep == *" $entry "* ]] || victims+=("$entry")
-    done
-    if (( ${{#victims[@]}} )); then
+    # Again until none is left running: a process may fork between the listing and its stop,
+    # and a tracer may resume a traced process before it is stopped itself.
+    for round in 1 2 3 4 5 6 7 8; do
+        victims=()
+        for entry in /proc/[0-9]*; do
+            entry=${{entry#/proc/}}
+            [[ $keep == *" $entry "* ]] && continue
+            state=
+            while read -r key value; do
+                if [[ $key == State: ]]; then state=$value; break; fi
+            done 2>/dev/null < "/proc/$entry/status"
+            [[ -z $state || $state == [TtZX]* ]] || victims+=("$entry")
+        done
+        (( ${{#victims[@]}} )) || break
         kill -STOP "${{victims[@]}}" 2>/dev/null
-    fi
+    done
 fi
 
 # 2. Nothing written before this run is a result: the agent can write to /logs/verifier.
