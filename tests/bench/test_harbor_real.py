@@ -54,6 +54,7 @@ def harbor() -> tuple[Path, dict[str, str]]:
     venv = harbor_venv()
     env = docker_env(venv)
     env["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"  # Harbor's LiteLLM: no fetch of a price list
+    env["HARBOR_TELEMETRY"] = "0"  # Harbor 0.26 reports usage to PostHog unless told not to
     TIMES["Harbor's virtualenv and Compose v2 (made or found)"] = time.perf_counter() - started
     return venv, env
 
@@ -75,6 +76,19 @@ def _run_harbor(venv: Path, env: dict[str, str], tasks: Path, jobs: Path, agent:
 def _trial(job: Path) -> tuple[Path, dict[str, Any]]:
     (trial,) = [path.parent for path in job.glob("*/result.json")]
     return trial, json.loads((trial / "result.json").read_text())
+
+
+def _phases(result: dict[str, Any]) -> str:
+    """The trial's phases and their seconds, as Harbor timed them."""
+    from datetime import datetime
+
+    times = []
+    for phase in ("environment_setup", "agent_setup", "agent_execution", "verifier"):
+        span = result.get(phase) or {}
+        seconds = (datetime.fromisoformat(span["finished_at"])
+                   - datetime.fromisoformat(span["started_at"])).total_seconds()
+        times.append(f"{phase} {seconds:.1f}s")
+    return ", ".join(times)
 
 
 def _assert_restores_the_original(one: ClickOne, patch: str, scratch: Path) -> None:
@@ -107,6 +121,7 @@ def test_oracle_and_nop_under_real_harbor(
 
     jobs = tmp_path / "jobs"
     results = {}
+    phases: dict[str, str] = {}
     for agent in AGENTS:
         trial, result = _trial(_run_harbor(venv, env, tasks, jobs, agent))
         assert result["exception_info"] is None, result["exception_info"]
@@ -120,6 +135,7 @@ def test_oracle_and_nop_under_real_harbor(
         written = json.loads((trial / "verifier" / "reward.json").read_text())
         assert rewards == written and next(iter(written)) == "reward"
         results[agent] = (trial, rewards)
+        phases[agent] = _phases(result)
 
     oracle_trial, oracle = results["oracle"]
     nop_trial, nop = results["nop"]
@@ -154,5 +170,5 @@ def test_oracle_and_nop_under_real_harbor(
 
     terminal_report("One click task under Harbor 0.26 (docker environment)", [
         *(f"{name}: {seconds:.1f}s" for name, seconds in TIMES.items()),
-        *(f"{agent}: reward {rewards['reward']}; {verdicts[agent]}"
+        *(f"{agent}: reward {rewards['reward']}; {verdicts[agent]}; {phases[agent]}"
           for agent, (_, rewards) in results.items())])
