@@ -12,7 +12,9 @@ provides it from PyPI.
 The oracle agent runs the task's solution/solve.sh: its reward must be 1.0, and its
 prediction.patch must turn the smelly code back into the original exactly (the export's solution
 is the ground truth). The nop agent changes nothing: reward 0.0, `no_patch`. The times of each
-step are printed at the end of the session.
+step are printed at the end of the session. A second test runs the task as exported by default
+(no network): it runs where Docker Hub is reachable, and is refused here, a refusal `smellkit
+evaluate --harbor-jobs` must report.
 """
 
 from __future__ import annotations
@@ -59,18 +61,20 @@ def harbor() -> tuple[Path, dict[str, str]]:
     return venv, env
 
 
-def _run_harbor(venv: Path, env: dict[str, str], tasks: Path, jobs: Path, agent: str) -> Path:
-    """`harbor run` of every task in `tasks` with `agent`; its job folder."""
-    log = jobs.parent / f"harbor-{agent}.log"
+def _run_harbor(venv: Path, env: dict[str, str], tasks: Path, jobs: Path, agent: str, *,
+                check: bool = True) -> tuple[Path, int, str]:
+    """`harbor run` of every task in `tasks` with `agent`: its job folder, exit code, output."""
+    log = jobs.parent / f"harbor-{jobs.name}-{agent}.log"
     started = time.perf_counter()
     with open(log, "w") as output:
         done = subprocess.run(
             [str(venv / "bin" / "harbor"), "run", "-p", str(tasks), "-a", agent, "-e", "docker",
              "-n", "1", "-o", str(jobs), "--job-name", agent, "--yes"],
             stdout=output, stderr=subprocess.STDOUT, env=env, timeout=1800)
-    TIMES[f"harbor run -a {agent}"] = time.perf_counter() - started
-    assert done.returncode == 0, log.read_text()[-3000:]
-    return jobs / agent
+    TIMES[f"harbor run -a {agent} ({jobs.name})"] = time.perf_counter() - started
+    text = log.read_text()
+    assert done.returncode == 0 or not check, text[-3000:]
+    return jobs / agent, done.returncode, text
 
 
 def _trial(job: Path) -> tuple[Path, dict[str, Any]]:
@@ -123,7 +127,7 @@ def test_oracle_and_nop_under_real_harbor(
     results = {}
     phases: dict[str, str] = {}
     for agent in AGENTS:
-        trial, result = _trial(_run_harbor(venv, env, tasks, jobs, agent))
+        trial, result = _trial(_run_harbor(venv, env, tasks, jobs, agent)[0])
         assert result["exception_info"] is None, result["exception_info"]
         assert result["task_name"] == f"smellkit/{task.name}"
         assert result["agent_info"]["name"] == agent
@@ -172,3 +176,33 @@ def test_oracle_and_nop_under_real_harbor(
         *(f"{name}: {seconds:.1f}s" for name, seconds in TIMES.items()),
         *(f"{agent}: reward {rewards['reward']}; {verdicts[agent]}; {phases[agent]}"
           for agent, (_, rewards) in results.items())])
+
+
+def test_a_closed_task_runs_or_is_refused_and_the_refusal_is_reported(
+        harbor: tuple[Path, dict[str, str]], tmp_path: Path) -> None:
+    """The task as exported by default (no network for the agent and the verifier). Harbor's
+    docker environment enforces that with images from Docker Hub: where it can reach them the
+    oracle scores 1.0; where it cannot, Harbor refuses the task before running it, and
+    `smellkit evaluate --harbor-jobs` lists the trial it never started."""
+    from smellkit.bench.harbor import HarborExport, HarborOptions
+    from smellkit.evaluate.inputs import predictions_from_harbor_jobs
+    from tests.support.pypi import data_dir
+
+    venv, env = harbor
+    one = click_one(TIMES)
+    exporter = HarborExport(HarborOptions(base_image=one.base_image), data_dir() / "harbor")
+    tasks = tmp_path / "out" / "harbor"
+    exporter.write_task(one.case, one.spec, one.checkout, tasks)
+    job, code, output = _run_harbor(venv, env, tasks, tmp_path / "closed", "oracle", check=False)
+    read = predictions_from_harbor_jobs(tmp_path / "closed")
+    if code == 0:  # Docker Hub reachable: the network sidecar was built
+        (prediction,) = read.predictions
+        assert prediction.patch.strip() and not read.errors
+        _, result = _trial(job)
+        assert result["verifier_result"]["rewards"]["reward"] == 1.0
+        return
+    flat = "".join(output.replace("│", " ").split())  # Harbor's boxed, wrapped traceback
+    assert "network_mode='no-network'isnotsupported" in flat, output
+    assert not read.predictions
+    (error,) = read.errors
+    assert "never started" in str(error) and one.case.instance_id in str(error)
