@@ -242,3 +242,18 @@ def test_new_repository() -> None:
         assert result.ok, result
         assert tells(project, injection) == []
         assert added_lint(root, injection) == set()
+
+
+def test_discovery_counts_methods_no_other_class_reaches(tmp_path: Path) -> None:
+    """Without a call through a held or passed instance there is nothing to move: discovery
+    says so for each method instead of "no definition of the kind this smell needs"."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "shapes.py").write_text(
+        "class Box:\n    def __init__(self, w, h, d):\n        self.w, self.h, self.d = w, h, d\n"
+        "\n    def volume(self):\n        return self.w * self.h * self.d\n"
+        "\n    def area(self):\n        return 2 * (self.w * self.h + self.h * self.d)\n")
+    context = InjectionContext(Project.load(tmp_path, use_cache=False, jobs=1))
+    assert not list(make_injector(SMELL, {"min-file-lines": 0}).candidates(context))
+    assert context.discarded == {"a method no other class calls on an instance it holds or is "
+                                 "passed (self.<attr>.m(), or a typed name)": 2}

@@ -68,7 +68,16 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
         by_callee: dict[tuple[str, str], list[sites.Site]] = {}
         for site, callee in sites.call_sites(analysis):
             by_callee.setdefault((callee, site.holder), []).append(site)
-        yield from self._held_candidates(context)
+        reached = {callee for callee, _ in by_callee}
+        for candidate in self._held_candidates(context):
+            reached.add(candidate.target.qualname)
+            yield candidate
+        unreached = sum(1 for name, definition in index.definitions.items()
+                        if definition.kind == "method" and name not in reached
+                        and not is_dunder(definition.name) and not is_test_code(analysis, name))
+        if unreached:  # counted, so that "no candidate" says why
+            context.discard("a method no other class calls on an instance it holds or is "
+                            "passed (self.<attr>.m(), or a typed name)", unreached)
         for (callee, holder), found in sorted(by_callee.items()):
             attributes = {site.attribute for site in found}
             if len(attributes) != 1:
