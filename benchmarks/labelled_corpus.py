@@ -83,13 +83,17 @@ class Sampling(BaseModel):
 
 
 def sample_size(population: int) -> int:
-    """Judged findings of a stratum: all of up to 2, else 2, and 3 from 10 on."""
-    return min(population, 2 if population < 10 else 3)
+    """Judged findings of a stratum: all of up to 2, else 2, 3 from 10 on and 5 from 30 on.
+    (`random.sample` draws its first picks alike for 3 and 5 from more than 21 findings, so the
+    top tier only added findings to the strata sampled with 3 before.)"""
+    if population < 10:
+        return min(population, 2)
+    return 3 if population < 30 else 5
 
 
-SAMPLING_RULE = ("per library, smell and severity: all findings of up to 2, else 2, and 3 from "
-                 "a stratum of 10 or more; drawn with random.Random(f'{seed}|{stratum}') from "
-                 "the stratum's findings sorted by key")
+SAMPLING_RULE = ("per library, smell and severity: all findings of up to 2, else 2, 3 from "
+                 "a stratum of 10 or more and 5 from 30 or more; drawn with "
+                 "random.Random(f'{seed}|{stratum}') from the stratum's findings sorted by key")
 
 
 def label_file(library: str, version: str) -> Path:
