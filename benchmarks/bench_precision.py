@@ -7,7 +7,9 @@ the table shows the findings, how many are labelled and unlabelled, the verdicts
 precisions: true / (true + false) with debatable left out, and the strict one that counts
 debatable as false.
 Both are weighted by the sampling (a labelled finding stands for population / judged findings of
-its library, smell and severity stratum); `raw` is the unweighted share of the labelled findings.
+its library, smell and severity stratum), with a 90% stratified bootstrap interval beside the
+first (a few labels per stratum: read the interval before the point); `raw` is the unweighted
+share of the labelled findings.
 The issue's targets: precision >= 0.8 per smell at warning and above, >= 0.6 over all findings.
 
 Drift shows in three numbers: labels whose finding is gone (stale), findings in a stratum that was
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Mapping
@@ -71,12 +74,34 @@ class Tally:
     raw: Counter[str] = field(default_factory=Counter)
     weighted: dict[str, float] = field(default_factory=lambda: defaultdict(float))
     covered: int = 0  # findings in strata that have at least one matching label
+    strata: dict[str, tuple[int, list[str]]] = field(default_factory=dict)
+    """Per stratum: its findings now, and the verdicts of its labelled ones."""
 
     def precision(self, strict: bool = False, weighted: bool = True) -> float | None:
         counts: Mapping[str, float] = self.weighted if weighted else self.raw
         true, false = counts.get("true", 0), counts.get("false", 0)
         judged = true + false + (counts.get("debatable", 0) if strict else 0)
         return true / judged if judged else None
+
+    def interval(self, reps: int = 1000, level: float = 0.9) -> tuple[float, float] | None:
+        """A stratified bootstrap interval of the weighted precision (debatable left out): each
+        stratum's verdicts drawn again with replacement, `reps` times, with a fixed seed."""
+        rng = random.Random(SEED)
+        estimates: list[float] = []
+        for _ in range(reps):
+            true = false = 0.0
+            for population, verdicts in self.strata.values():
+                weight = population / len(verdicts)
+                drawn = rng.choices(verdicts, k=len(verdicts))
+                true += weight * drawn.count("true")
+                false += weight * drawn.count("false")
+            if true + false:
+                estimates.append(true / (true + false))
+        if not estimates:
+            return None
+        estimates.sort()
+        tail = (1 - level) / 2 * (len(estimates) - 1)
+        return estimates[round(tail)], estimates[round(len(estimates) - 1 - tail)]
 
 
 @dataclass
@@ -133,6 +158,7 @@ def tally(joins: list[LibraryJoin]) -> dict[tuple[str, str], Tally]:
                 entry.labelled += 1
                 entry.raw[label.label] += 1
                 entry.weighted[label.label] += weight
+                entry.strata.setdefault(name, (join.population[name], []))[1].append(label.label)
     return tallies
 
 
@@ -149,12 +175,14 @@ def _target(value: float | None, floor: float, findings: int) -> str:
 
 
 def _row(smell: str, band: str, entry: Tally, cover: str, target: str) -> str:
+    interval = entry.interval()
+    spread = "-" if interval is None else f"{interval[0]:.2f}-{interval[1]:.2f}"
     precisions = (entry.precision(), entry.precision(strict=True),
                   entry.precision(weighted=False))
     return (f"{smell:22} {band:9} {entry.findings:5} {entry.labelled:4} "
             f"{entry.raw['true']:4} {entry.raw['false']:5} {entry.raw['debatable']:4} "
-            f"{entry.findings - entry.labelled:5} "
-            + " ".join(f"{_number(value):>{width}}" for value, width in zip(precisions, (5, 6, 5)))
+            f"{entry.findings - entry.labelled:5} {_number(precisions[0]):>5} {spread:>9} "
+            + " ".join(f"{_number(value):>{width}}" for value, width in zip(precisions[1:], (6, 5)))
             + f" {cover:>6}  {target}")
 
 
@@ -163,14 +191,16 @@ def _figures(entry: Tally) -> dict[str, object]:
             "unlabelled": entry.findings - entry.labelled, "true": entry.raw["true"],
             "false": entry.raw["false"], "debatable": entry.raw["debatable"],
             "precision": entry.precision(), "precision_strict": entry.precision(strict=True),
-            "precision_raw": entry.precision(weighted=False)}
+            "precision_raw": entry.precision(weighted=False),
+            "precision_interval_90": entry.interval()}
 
 
 def print_precision(tallies: dict[tuple[str, str], Tally]) -> dict[str, object]:
     smells = sorted({smell for smell, _ in tallies})
     print("Precision on the labelled corpus (weighted by the sampling; raw = unweighted)")
     header = (f"{'smell':22} {'band':9} {'find':>5} {'lab':>4} {'true':>4} {'false':>5} "
-              f"{'deb':>4} {'unlab':>5} {'prec':>5} {'strict':>6} {'raw':>5} {'cover':>6}  target")
+              f"{'deb':>4} {'unlab':>5} {'prec':>5} {'90% int':>9} {'strict':>6} {'raw':>5} "
+              f"{'cover':>6}  target")
     print(header)
     print("-" * len(header))
     report: dict[str, object] = {}
@@ -192,6 +222,7 @@ def print_precision(tallies: dict[tuple[str, str], Tally]) -> dict[str, object]:
         totals.raw.update(whole.raw)
         for verdict, weight in whole.weighted.items():
             totals.weighted[verdict] += weight
+        totals.strata.update(whole.strata)
     print("-" * len(header))
     target = f">= {TARGET_ALL}: {_target(totals.precision(), TARGET_ALL, totals.findings)}"
     print(_row("every smell", "all", totals, "", target))

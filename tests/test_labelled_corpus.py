@@ -144,6 +144,9 @@ def test_precision_is_weighted_by_the_stratum_each_label_stands_for() -> None:
     assert tallies["dead_code", "all"].precision() == pytest.approx(5 / 12)
     assert tallies["dead_code", "all"].precision(weighted=False) == pytest.approx(1 / 3)
     assert tallies["dead_code", "warning+"].findings == 2
+    assert tallies["dead_code", "warning+"].interval() == (0.0, 0.0)
+    low, high = tallies["dead_code", "all"].interval() or (-1, -1)
+    assert 0 <= low < 5 / 12 < high <= 1
 
 
 # -- the labels still match a real scan -----------------------------------------------------------
