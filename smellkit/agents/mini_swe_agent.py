@@ -94,7 +94,7 @@ class MiniSweAgent(Adapter):
         cost = stats.get("instance_cost")
         known = isinstance(cost, (int, float)) and not isinstance(cost, bool)
         usage = Usage(input_tokens=inputs, output_tokens=outputs, cached_input_tokens=cached,
-                      cost_usd=float(cost) if known else None,  # type: ignore[arg-type]
+                      cost_usd=float(cost) if known else None,
                       cost_source="agent" if known else None,
                       turns=number(stats.get("api_calls")), tool_calls=_actions(messages))
         status = str(info.get("exit_status") or "")

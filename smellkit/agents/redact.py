@@ -20,9 +20,15 @@ class Redactor:
     """Replaces known secret values in text and files."""
 
     def __init__(self, secrets: Mapping[str, str]):
-        pairs = sorted(((value, name) for name, value in secrets.items()
-                        if value and len(value) >= MIN_SECRET), key=lambda item: -len(item[0]))
-        self._pairs = pairs
+        names: dict[str, str] = {}
+        for name, value in secrets.items():
+            if value and len(value) >= MIN_SECRET:
+                names.setdefault(value, name)
+        self._names = names
+        # one pass, longest value first: a replacement is never searched again
+        self._pattern = re.compile("|".join(re.escape(value) for value in
+                                            sorted(names, key=len, reverse=True))) \
+            if names else None
 
     @classmethod
     def for_environment(cls, env: Mapping[str, str], key_vars: tuple[str, ...]) -> Redactor:
@@ -31,13 +37,13 @@ class Redactor:
                     if name in key_vars or SECRET_NAME.search(name)})
 
     def __bool__(self) -> bool:
-        return bool(self._pairs)
+        return self._pattern is not None
 
     def text(self, text: str) -> str:
-        for value, name in self._pairs:
-            if value in text:
-                text = text.replace(value, f"[REDACTED:{name}]")
-        return text
+        if self._pattern is None:
+            return text
+        return self._pattern.sub(lambda match: f"[REDACTED:{self._names[match.group(0)]}]",
+                                 text)
 
     def write(self, path: Path, text: str) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -194,11 +194,11 @@ def run_agents(dataset: Path | str, predictions: Path | str, *, agent: str,
         check_template(config.command)
     elif config.command:
         raise UsageError("--command is for the command agent", hint="add --agent command")
-    if config.key_var or adapter.key_var:
-        key_value(adapter, config, dict(os.environ) if source_env is None else source_env)
     model_name = name or f"{adapter.name}/{config.model or 'default'}/{setting}"
     table = load_prices(prices)
     agent_runner, local = make_agent_runner(runner, image)
+    if config.key_var or adapter.key_var:
+        key_value(adapter, config, dict(os.environ) if source_env is None else source_env)
     out = Path(predictions).resolve()
     logs = logs_folder(out)
     data = read_dataset(dataset)

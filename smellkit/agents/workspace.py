@@ -151,12 +151,15 @@ def capture_patch(workspace: Workspace) -> str:
     """The diff from the initial commit to the workspace as it is now, with new, deleted,
     renamed and binary files; text that is not UTF-8 is kept with replacement characters."""
     env = git_env(workspace.root)
-    options = {"git_dir": workspace.base_git, "work_tree": workspace.workspace,
-               "cwd": workspace.workspace}
-    _git(["add", "-A", "--", "."], env, **options)  # type: ignore[arg-type]
-    output = _git(["diff", "--cached", "--binary", "-M", "--no-color", "--no-ext-diff",
-                   "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/",
-                   workspace.base_commit, "--"], env, **options)  # type: ignore[arg-type]
+
+    def git(args: list[str]) -> bytes:
+        return _git(args, env, cwd=workspace.workspace, git_dir=workspace.base_git,
+                    work_tree=workspace.workspace)
+
+    git(["add", "-A", "--", "."])
+    output = git(["diff", "--cached", "--binary", "-M", "--no-color", "--no-ext-diff",
+                  "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/", workspace.base_commit,
+                  "--"])
     return output.decode("utf-8", errors="replace")
 
 

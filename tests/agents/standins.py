@@ -5,7 +5,8 @@ checks the flags the adapter must pass, edits the workspace the same way (modifi
 deletes and renames a file, and leaves scratch files the patch must not hold), and prints the
 real tool's output format with fixed usage numbers (`EXPECTED_USAGE`). `STANDIN_MODE` (passed
 with `--env`) makes it misbehave: `timeout`, `crash`, `malformed`, `tamper`, `escape`,
-`secret`, `budget`.
+`secret`, `budget`, or `gentle` (only appends a comment to
+`STANDIN_FILE`).
 """
 
 from __future__ import annotations
@@ -113,12 +114,13 @@ if mode == "timeout":
     time.sleep(120)
 
 ws = pathlib.Path.cwd()
-ops = ws / "src" / "calc" / "ops.py"
+ops = ws / os.environ.get("STANDIN_FILE", "src/calc/ops.py")
 ops.write_text(ops.read_text() + "\n\n# refactored by the stand-in\n")
-(ws / "src" / "calc" / "helpers.py").write_text(
-    f"# task: {prompt.splitlines()[0][:40]}\n# env: {json.dumps(checks, sort_keys=True)}\n")
-(ws / "pyproject.toml").unlink()
-(ws / "src" / "calc" / "__init__.py").rename(ws / "src" / "calc" / "package.py")
+if mode != "gentle":  # gentle: the one harmless change above
+    (ws / "src" / "calc" / "helpers.py").write_text(
+        f"# task: {prompt.splitlines()[0][:40]}\n# env: {json.dumps(checks, sort_keys=True)}\n")
+    (ws / "pyproject.toml").unlink()
+    (ws / "src" / "calc" / "__init__.py").rename(ws / "src" / "calc" / "package.py")
 (ws / ".aider.chat.history.md").write_text("scratch\n")
 (ws / "src" / "calc" / "__pycache__").mkdir(exist_ok=True)
 (ws / "src" / "calc" / "__pycache__" / "ops.cpython-312.pyc").write_bytes(b"\x00\x01")
