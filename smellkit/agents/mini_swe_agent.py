@@ -92,10 +92,10 @@ class MiniSweAgent(Adapter):
         assert isinstance(messages, list)
         inputs, outputs, cached = _tokens(messages)
         cost = stats.get("instance_cost")
-        known = isinstance(cost, (int, float)) and not isinstance(cost, bool)
+        cost_usd = float(cost) if isinstance(cost, (int, float)) and \
+            not isinstance(cost, bool) else None
         usage = Usage(input_tokens=inputs, output_tokens=outputs, cached_input_tokens=cached,
-                      cost_usd=float(cost) if known else None,
-                      cost_source="agent" if known else None,
+                      cost_usd=cost_usd, cost_source="agent" if cost_usd is not None else None,
                       turns=number(stats.get("api_calls")), tool_calls=_actions(messages))
         status = str(info.get("exit_status") or "")
         if status == "Submitted":
