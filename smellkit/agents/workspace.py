@@ -135,12 +135,16 @@ def prepare_workspace(repository: Repository, case: EvalCase, root: Path) -> Wor
            "GIT_AUTHOR_DATE": FIXED_DATE, "GIT_COMMITTER_DATE": FIXED_DATE}
     work = layout.workspace
     _git(["init", "--quiet", "--initial-branch=main", str(work)], env)
-    _git(["config", "user.name", AUTHOR[0]], env, cwd=work)
-    _git(["config", "user.email", AUTHOR[1]], env, cwd=work)
+    with open(work / ".git" / "config", "a", encoding="utf-8") as config:
+        config.write(f"[user]\n\tname = {AUTHOR[0]}\n\temail = {AUTHOR[1]}\n")  # commits work
     _git(["add", "-A"], env, cwd=work)
     _git(["commit", "--quiet", "--no-verify", "--allow-empty", "-m", INITIAL_MESSAGE], env,
          cwd=work)
     commit = _git(["rev-parse", "HEAD"], env, cwd=work).decode().strip()
+    # one pack instead of a loose object per file in up to 256 folders: the two copies of
+    # the repository are then cheap to make and to remove
+    _git(["repack", "-a", "-d", "-q"], env, cwd=work)
+    _git(["prune-packed", "-q"], env, cwd=work)
     shutil.copytree(work / ".git", layout.base_git, symlinks=True)
     (layout.base_git / "info").mkdir(exist_ok=True)
     (layout.base_git / "info" / "exclude").write_text("\n".join(SCRATCH_PATTERNS) + "\n")
