@@ -134,6 +134,8 @@ class Adapter(ABC):
     executable: ClassVar[str]
     key_var: ClassVar[str | None] = None
     """The variable the agent reads its API key from, by default."""
+    key_aliases: ClassVar[tuple[str, ...]] = ()
+    """Other variables the key is also given as (the agent prefers them, where it has one)."""
     base_url_var: ClassVar[str | None] = None
     """The variable that carries `--base-url` to the agent (when it reads one)."""
     stdout_is_trajectory: ClassVar[bool] = False

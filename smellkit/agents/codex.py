@@ -5,7 +5,8 @@ PROMPT`, stdin empty. JSONL events: `thread.started`, `turn.started`, `turn.comp
 `usage` (`input_tokens`, `cached_input_tokens`, `output_tokens`; the cached ones are part of
 the input, as in OpenAI's API), `turn.failed` (`error.message`), `item.started|updated|completed`
 (items `agent_message`, `command_execution`, `file_change`, `mcp_tool_call`, ...), `error`.
-There is no cost: the price table supplies it.
+There is no cost: the price table supplies it. The key is given as `OPENAI_API_KEY` and as
+`CODEX_API_KEY` (which `codex exec` prefers over a login stored in CODEX_HOME).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ class Codex(Adapter):
     name = "codex"
     executable = "codex"
     key_var = "OPENAI_API_KEY"
+    key_aliases = ("CODEX_API_KEY",)
     base_url_var = "OPENAI_BASE_URL"
     stdout_is_trajectory = True
 

@@ -85,6 +85,8 @@ def agent_environment(adapter: Adapter, context: RunContext, invocation_env: dic
     key_var = config.key_var or adapter.key_var
     if key_var:
         env[key_var] = key_value(adapter, config, source)
+        if not config.key_var:
+            env.update({alias: env[key_var] for alias in adapter.key_aliases})
     env.update(adapter.environment(context))
     env.update(invocation_env)
     env.update(config.env)

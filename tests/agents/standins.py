@@ -72,6 +72,9 @@ elif TOOL == "codex":
         fail("not exec")
     need("--json", "--dangerously-bypass-approvals-and-sandbox", "--skip-git-repo-check", "--")
     prompt = args[args.index("--") + 1]
+    if not os.environ.get("CODEX_API_KEY") or \
+            os.environ.get("CODEX_API_KEY") != os.environ.get("OPENAI_API_KEY"):
+        fail("the key is not in CODEX_API_KEY too")
 elif TOOL == "qwen":
     need("--yolo")
     if after("--output-format") != "stream-json" or after("--auth-type") != "openai":
