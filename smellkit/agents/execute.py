@@ -151,14 +151,14 @@ def run_agent(adapter: Adapter, config: AgentConfig, workspace: Workspace, instr
         parsed = Parsed(problems=(f"reading the output failed: {type(error).__name__}: "
                                   f"{error}",))
     problems = list(parsed.problems)
+    escaped = outside_writes(workspace, before)
+    if escaped:
+        problems.append(f"the agent wrote outside its workspace: {', '.join(escaped[:10])}")
     try:
         patch = capture_patch(workspace)
     except (SmellkitError, OSError) as error:
         patch = ""
         problems.append(f"the patch could not be taken (the workspace is broken): {error}")
-    escaped = outside_writes(workspace, before)
-    if escaped:
-        problems.append(f"the agent wrote outside its workspace: {', '.join(escaped[:10])}")
     reason = exit_reason(parsed, result.returncode, result.timed_out)
     error_text = parsed.error
     if reason == "timeout":

@@ -4,9 +4,10 @@ Per case and run, under a work folder:
 
 ```
 <case>/
-  base.git/          a copy of the workspace's repository, out of the agent's reach: the patch
-                     is computed with it, so whatever the agent does to .git (commits, resets,
-                     excludes, hooks) changes nothing about what is recorded
+  base.git/          a copy of the workspace's repository, out of the agent's reach (in a
+                     container; its configuration and excludes are rewritten before use in any
+                     case): the patch is computed with it, so whatever the agent does to .git
+                     (commits, resets, excludes, hooks) changes nothing about what is recorded
   sandbox/           all the agent sees (the Docker runner mounts only this folder)
     workspace/       the smelly repository at the case's revision, tests folder removed,
                      committed as the only commit of a fresh git repository
@@ -146,15 +147,24 @@ def prepare_workspace(repository: Repository, case: EvalCase, root: Path) -> Wor
     _git(["repack", "-a", "-d", "-q"], env, cwd=work)
     _git(["prune-packed", "-q"], env, cwd=work)
     shutil.copytree(work / ".git", layout.base_git, symlinks=True)
-    (layout.base_git / "info").mkdir(exist_ok=True)
-    (layout.base_git / "info" / "exclude").write_text("\n".join(SCRATCH_PATTERNS) + "\n")
+    _own_settings(layout.base_git)
     return Workspace.layout(root, commit, removed)
+
+
+def _own_settings(base_git: Path) -> None:
+    """base.git's configuration and excludes as smellkit writes them: rewritten before the
+    patch is taken, so an agent that reached them (local runner) cannot hide its changes."""
+    (base_git / "config").write_text("[core]\n\trepositoryformatversion = 0\n"
+                                      "\tfilemode = true\n\tbare = false\n")
+    (base_git / "info").mkdir(exist_ok=True)
+    (base_git / "info" / "exclude").write_text("\n".join(SCRATCH_PATTERNS) + "\n")
 
 
 def capture_patch(workspace: Workspace) -> str:
     """The diff from the initial commit to the workspace as it is now, with new, deleted,
     renamed and binary files; text that is not UTF-8 is kept with replacement characters."""
     env = git_env(workspace.root)
+    _own_settings(workspace.base_git)
 
     def git(args: list[str]) -> bytes:
         return _git(args, env, cwd=workspace.workspace, git_dir=workspace.base_git,
@@ -179,8 +189,10 @@ def _listing(folder: Path) -> dict[str, tuple[int, int]]:
 
 
 def snapshot(workspace: Workspace) -> dict[str, tuple[int, int]]:
-    """What lies around the workspace (not inside its own folders), to compare after the run."""
-    found: dict[str, tuple[int, int]] = {}
+    """What lies around the workspace (not inside its own folders) and base.git, to compare
+    after the run (before the patch is taken, which writes base.git's index)."""
+    found: dict[str, tuple[int, int]] = {
+        f"base.git/{name}": value for name, value in _listing(workspace.base_git).items()}
     for level, folder in (("sandbox", workspace.sandbox), ("case", workspace.root)):
         for entry in sorted(folder.iterdir()) if folder.is_dir() else ():
             if entry.name in EXPECTED[level]:

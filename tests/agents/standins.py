@@ -138,6 +138,8 @@ if mode == "tamper":
 if mode == "escape":
     (ws / ".." / "escaped.txt").write_text("out\n")
     (ws / ".." / ".." / "escaped-too.txt").write_text("out\n")
+    with open(ws / ".." / ".." / "base.git" / "info" / "exclude", "a") as exclude:
+        exclude.write("src/\n")  # tries to hide its changes from the patch
 if mode == "secret":
     key = os.environ.get(os.environ["STANDIN_KEY_VAR"], "")
     print(f"the key is {key}", file=sys.stderr)

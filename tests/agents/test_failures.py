@@ -87,8 +87,10 @@ def test_the_hidden_tests_are_not_in_the_workspace(calc_dataset: Path, tmp_path:
 
 def test_writes_outside_the_workspace_are_reported(calc_dataset: Path, tmp_path: Path) -> None:
     report, row = run_standin(calc_dataset, tmp_path, "claude-code", mode="escape")
-    assert row["outside_writes"] == ["escaped-too.txt", "sandbox/escaped.txt"]
+    assert row["outside_writes"] == ["base.git/info/exclude", "escaped-too.txt",
+                                     "sandbox/escaped.txt"]
     assert "escaped" not in row["model_patch"]
+    assert "+++ b/src/calc/ops.py" in row["model_patch"]  # not hidden by the edited excludes
     assert report.outside_writes == 1
     assert not (tmp_path / "escaped.txt").exists()  # the run's folders are removed after
 
