@@ -141,7 +141,7 @@ def prepare_workspace(repository: Repository, case: EvalCase, root: Path) -> Wor
     _git(["add", "-A"], env, cwd=work)
     _git(["commit", "--quiet", "--no-verify", "--allow-empty", "-m", INITIAL_MESSAGE], env,
          cwd=work)
-    commit = _git(["rev-parse", "HEAD"], env, cwd=work).decode().strip()
+    commit = (work / ".git" / "refs" / "heads" / "main").read_text().strip()
     # one pack instead of a loose object per file in up to 256 folders: the two copies of
     # the repository are then cheap to make and to remove
     _git(["repack", "-a", "-d", "-q"], env, cwd=work)
