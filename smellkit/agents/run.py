@@ -225,6 +225,7 @@ def run_agents(dataset: Path | str, predictions: Path | str, *, agent: str,
         description = f"{adapter.name}: running"
         notify(description, 0, len(pending))
         counter_lock = threading.Lock()
+        interrupted = False
 
         def one(case: EvalCase) -> None:
             nonlocal done
@@ -246,10 +247,16 @@ def run_agents(dataset: Path | str, predictions: Path | str, *, agent: str,
                 for case in pending:
                     one(case)
             else:
-                with ThreadPoolExecutor(max_workers=jobs) as pool:
+                pool = ThreadPoolExecutor(max_workers=jobs)
+                try:
                     list(pool.map(one, pending))
+                except BaseException:  # Ctrl-C: start no other case; running ones finish
+                    interrupted = True  # and write their rows: their workspaces must stay
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    raise
+                pool.shutdown()
         finally:
-            if not keep_workspaces and work_dir is None:
+            if not keep_workspaces and work_dir is None and not interrupted:
                 shutil.rmtree(work, ignore_errors=True)
         mine = [row for row in rows if row.get("instance_id") in
                 {case.instance_id for case in chosen}]

@@ -124,6 +124,7 @@ if mode != "gentle":  # gentle: the one harmless change above
         f"# task: {prompt.splitlines()[0][:40]}\n# env: {json.dumps(checks, sort_keys=True)}\n")
     (ws / "pyproject.toml").unlink()
     (ws / "src" / "calc" / "__init__.py").rename(ws / "src" / "calc" / "package.py")
+    (ws / "src" / "calc" / "table.bin").write_bytes(bytes(range(256)) * 4)
 (ws / ".aider.chat.history.md").write_text("scratch\n")
 (ws / "src" / "calc" / "__pycache__").mkdir(exist_ok=True)
 (ws / "src" / "calc" / "__pycache__" / "ops.cpython-312.pyc").write_bytes(b"\x00\x01")

@@ -44,7 +44,9 @@ def test_adapter_records_patch_and_usage(agent: str, calc_dataset: Path,
     changes = {(change.old_path, change.new_path) for change in parse_patch(row["model_patch"])}
     assert changes == {("src/calc/ops.py", "src/calc/ops.py"),
                        (None, "src/calc/helpers.py"), ("pyproject.toml", None),
-                       ("src/calc/__init__.py", "src/calc/package.py")}
+                       ("src/calc/__init__.py", "src/calc/package.py"),
+                       (None, "src/calc/table.bin")}
+    assert "GIT binary patch" in row["model_patch"]
     assert "rename from src/calc/__init__.py" in row["model_patch"]
     assert ".aider" not in row["model_patch"] and "__pycache__" not in row["model_patch"]
     # the patch turns the smelly repository into what the stand-in left
@@ -55,6 +57,7 @@ def test_adapter_records_patch_and_usage(agent: str, calc_dataset: Path,
     assert (tree / "src/calc/ops.py").read_text() == \
         original_ops + "\n\n# refactored by the stand-in\n"
     assert not (tree / "pyproject.toml").exists() and (tree / "src/calc/package.py").exists()
+    assert (tree / "src/calc/table.bin").read_bytes() == bytes(range(256)) * 4
     helpers = (tree / "src/calc/helpers.py").read_text().splitlines()
     instruction = first_case(calc_dataset)["instructions"]["guided"]
     assert helpers[0] == f"# task: {instruction.splitlines()[0][:40]}"

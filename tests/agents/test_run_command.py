@@ -69,6 +69,35 @@ def test_run_reports_bad_options(calc_dataset: Path, tmp_path: Path,
     assert not (tmp_path / "p.jsonl").exists()
 
 
+def test_a_killed_run_loses_no_finished_row(calc_dataset: Path, tmp_path: Path) -> None:
+    """SIGKILL after the first row; the rerun runs only the other cases."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    preds = tmp_path / "preds.jsonl"
+    argv = [sys.executable, "-m", "smellkit", "run", str(calc_dataset), "--agent", "command",
+            "--command", "sleep 1 && echo '# x' >> src/calc/ops.py", "--setting", "open",
+            "-o", str(preds), "--no-progress"]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    process = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 300
+    while not (preds.exists() and preds.read_text().count("\n") >= 1):
+        assert process.poll() is None and time.monotonic() < deadline, "no row was written"
+        time.sleep(0.05)
+    process.kill()
+    process.wait()
+    first = preds.read_text().splitlines()
+    assert 1 <= len(first) < 4
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    rows = preds.read_text().splitlines()
+    assert len(rows) == 4 and rows[:len(first)] == first
+    assert len({json.loads(row)["instance_id"] for row in rows}) == 4
+
+
 @pytest.mark.slow
 def test_click_run_evaluate_and_html_report(click_dataset: tuple[Path, object],
                                             tmp_path: Path,
