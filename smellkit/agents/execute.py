@@ -14,6 +14,7 @@ through the `Redactor` first.
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import time
@@ -173,14 +174,18 @@ def run_agent(adapter: Adapter, config: AgentConfig, workspace: Workspace, instr
         error=redactor.text(error_text) if error_text else None,
         problems=[redactor.text(item) for item in problems], outside_writes=escaped,
         command=redactor.text(command))
-    _write_logs(adapter, context, logs, redactor, stdout, stderr, record)
+    _write_logs(adapter, context, logs, redactor, stdout, stderr, record,
+                {"base_commit": workspace.base_commit, "removed": list(workspace.removed)})
     return record
 
 
 def _write_logs(adapter: Adapter, context: RunContext, logs: Path, redactor: Redactor,
-                stdout: str, stderr: str, record: RunRecord) -> None:
-    """stdout, stderr, the trajectory, the patch and the run's record, all redacted."""
+                stdout: str, stderr: str, record: RunRecord, extra: dict[str, Any]) -> None:
+    """stdout, stderr, the trajectory, the patch and the run's record (`run.json`: the
+    command, how it ended, the hidden paths removed), all redacted."""
     logs.mkdir(parents=True, exist_ok=True)
+    redactor.write(logs / "run.json", json.dumps(
+        {"command": record.command, **record_fields(record), **extra}, indent=2) + "\n")
     redactor.write(logs / ("trajectory.jsonl" if adapter.stdout_is_trajectory else STDOUT),
                    stdout)
     redactor.write(logs / STDERR, stderr)

@@ -67,6 +67,9 @@ def test_adapter_records_patch_and_usage(agent: str, calc_dataset: Path,
     logs = tmp_path / row["logs"]
     assert (logs / "patch.diff").read_text() == row["model_patch"]
     assert (logs / "instruction.md").read_text() == instruction
+    record = json.loads((logs / "run.json").read_text())
+    assert record["exit_reason"] == "finished" and record["removed"] == ["tests"]
+    assert record["command"].startswith("cd ") and len(record["base_commit"]) == 40
     assert report.exit_reasons == {"finished": 1} and report.ran == 1
 
 
