@@ -149,6 +149,11 @@ class Adapter(ABC):
     def parse(self, output: AgentOutput) -> Parsed:
         """Usage and outcome from the agent's own output; never raises on bad output."""
 
+    def prepare_home(self, context: RunContext) -> None:
+        """Write what the agent needs in its scratch HOME before it starts (settings that keep
+        it from asking questions); nothing by default."""
+        return None
+
     def trajectory(self, context: RunContext) -> list[Path]:
         """Files or folders (outside the workspace) holding the agent's trajectory."""
         return []

@@ -134,6 +134,7 @@ def run_agent(adapter: Adapter, config: AgentConfig, workspace: Workspace, instr
     context = RunContext(workspace=workspace.workspace, io=workspace.io, home=workspace.home,
                          instruction=instruction, instruction_file=instruction_file,
                          config=config)
+    adapter.prepare_home(context)
     invocation = adapter.invocation(context)
     env, redactor = agent_environment(adapter, context, invocation.env, workspace, local=local,
                                       source=source_env)

@@ -5,7 +5,10 @@ confirmation), exits when the agent submits. Usage is read from the trajectory i
 `info.model_stats` (`instance_cost`, `api_calls`), `info.exit_status` (`Submitted`, or
 `LimitsExceeded` when its cost or call limit stopped it, or an error's name), and per message
 `extra.response.usage` (the model API's token counts, when kept) and `extra.actions` (the
-commands it ran). `MSWEA_CONFIGURED` skips its first-run set-up questions.
+commands it ran). `MSWEA_CONFIGURED` (also written to its global config file in the scratch
+HOME) skips its first-run set-up questions; `MSWEA_COST_TRACKING=ignore_errors` keeps a model
+without a price in its table from stopping the run, and such a run's cost of 0 after model
+calls is recorded as unknown (the price table may then supply it).
 """
 
 from __future__ import annotations
@@ -74,7 +77,13 @@ class MiniSweAgent(Adapter):
         return Invocation(
             [self.executable, "-t", context.instruction, "-y", "--exit-immediately", "-o",
              str(context.io / TRAJECTORY), *model, *context.config.flags],
-            env={"MSWEA_CONFIGURED": "true"})
+            env={"MSWEA_CONFIGURED": "true", "MSWEA_COST_TRACKING": "ignore_errors",
+                 "MSWEA_SILENT_STARTUP": "true"})
+
+    def prepare_home(self, context: RunContext) -> None:
+        config = context.home / ".config" / "mini-swe-agent" / ".env"
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text("MSWEA_CONFIGURED=true\n")
 
     def trajectory(self, context: RunContext) -> list[Path]:
         return [context.io / TRAJECTORY]
@@ -92,11 +101,12 @@ class MiniSweAgent(Adapter):
         assert isinstance(messages, list)
         inputs, outputs, cached = _tokens(messages)
         cost = stats.get("instance_cost")
+        calls = number(stats.get("api_calls"))
         cost_usd = float(cost) if isinstance(cost, (int, float)) and \
-            not isinstance(cost, bool) else None
+            not isinstance(cost, bool) and (cost > 0 or not calls) else None
         usage = Usage(input_tokens=inputs, output_tokens=outputs, cached_input_tokens=cached,
                       cost_usd=cost_usd, cost_source="agent" if cost_usd is not None else None,
-                      turns=number(stats.get("api_calls")), tool_calls=_actions(messages))
+                      turns=calls, tool_calls=_actions(messages))
         status = str(info.get("exit_status") or "")
         if status == "Submitted":
             return Parsed(usage=usage, finished=True)

@@ -93,6 +93,9 @@ elif TOOL == "aider":
 elif TOOL == "mini":
     need("-y", "--exit-immediately")
     prompt = after("-t")
+    config = pathlib.Path(os.environ["HOME"]) / ".config" / "mini-swe-agent" / ".env"
+    if os.environ.get("MSWEA_CONFIGURED") != "true" or not config.is_file():
+        fail("mini-swe-agent would ask its set-up questions")
 else:  # command: instruction_file workspace usage_file
     prompt = pathlib.Path(args[0]).read_text()
     if pathlib.Path(args[1]).resolve() != pathlib.Path.cwd().resolve():

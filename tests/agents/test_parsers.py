@@ -75,6 +75,15 @@ def test_mini_other_exit_status_is_a_crash(tmp_path: Path) -> None:
     assert exit_reason(parsed, 0, False) == "crash" and parsed.error == "exit status 'FormatError'"
 
 
+def test_mini_cost_of_zero_after_calls_is_unknown(tmp_path: Path) -> None:
+    output = _output(tmp_path, "")
+    (output.context.io / "mini.traj.json").write_text(json.dumps(
+        {"info": {"exit_status": "Submitted",
+                  "model_stats": {"api_calls": 3, "instance_cost": 0.0}}}))
+    parsed = get_adapter("mini-swe-agent").parse(output)
+    assert parsed.finished and parsed.usage.cost_usd is None and parsed.usage.turns == 3
+
+
 def test_qwen_alias_and_names() -> None:
     assert get_adapter("qwen-code").name == "qwen-coder"
     assert get_adapter("mini").name == "mini-swe-agent"
