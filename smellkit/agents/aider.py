@@ -1,9 +1,10 @@
 """Aider (`aider`, PyPI `aider-chat`) with one message.
 
 `aider --message PROMPT --yes-always --no-auto-commits --model M`, plus `--no-gitignore` (aider
-otherwise adds `.aider*` to the repository's .gitignore, a change of the patch), no update check,
-plain output, and its chat history written outside the workspace (the run's trajectory).
-Aider commits by default; the patch is taken against the initial commit anyway.
+otherwise adds `.aider*` to the repository's .gitignore, a change of the patch), no update check
+and no analytics (`--yes-always` would otherwise accept its first-run opt-in), plain output,
+and its chat history written outside the workspace (the run's trajectory). Aider commits by
+default; the patch is taken against the initial commit anyway.
 
 It has no machine-readable output: after each model call it prints `Tokens: 4.2k sent, 1.1k cache
 write, 3.0k cache hit, 512 received. Cost: $0.01 message, $0.05 session.` Token counts are
@@ -39,7 +40,8 @@ class Aider(Adapter):
         model = ["--model", context.config.model] if context.config.model else []
         return Invocation(
             [self.executable, "--message", context.instruction, "--yes-always",
-             "--no-auto-commits", "--no-gitignore", "--no-check-update", "--no-pretty",
+             "--no-auto-commits", "--no-gitignore", "--no-check-update",
+             "--analytics-disable", "--no-pretty",
              "--no-stream", "--chat-history-file", str(context.io / HISTORY),
              "--input-history-file", str(context.io / "aider.input.history"), *model,
              *context.config.flags])

@@ -88,7 +88,7 @@ elif TOOL == "openhands":
     if not os.environ.get("LLM_MODEL"):
         fail("LLM_MODEL not set")
 elif TOOL == "aider":
-    need("--yes-always", "--no-auto-commits", "--no-gitignore")
+    need("--yes-always", "--no-auto-commits", "--no-gitignore", "--analytics-disable")
     prompt = after("--message")
 elif TOOL == "mini":
     need("-y", "--exit-immediately")
