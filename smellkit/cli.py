@@ -558,3 +558,95 @@ def _write_score_reports(out_dir: Path, console: Any) -> None:
         console.print(f"no summaries or report.html: {error}")
         return
     console.print(f"summaries and plots: {paths.summary_md}, {paths.report_html}")
+
+
+def _assignments(values: tuple[str, ...], option: str) -> dict[str, str]:
+    """NAME=VALUE pairs, or NAME alone for the value of NAME in this environment."""
+    import os
+
+    found: dict[str, str] = {}
+    for item in values:
+        name, sep, value = item.partition("=")
+        if not name or not name.replace("_", "").isalnum():
+            raise UsageError(f"{option} {item!r}: expected NAME or NAME=VALUE")
+        if not sep:
+            if name not in os.environ:
+                raise UsageError(f"{option} {name}: {name} is not set here",
+                                 hint=f"give its value: {option} {name}=VALUE")
+            value = os.environ[name]
+        found[name] = value
+    return found
+
+
+@main.command("run")
+@click.argument("dataset", type=click.Path(path_type=Path))
+@click.option("--agent", "-a", required=True, metavar="NAME",
+              help="claude-code, codex, qwen-coder (qwen-code), openhands, aider, "
+                   "mini-swe-agent or command.")
+@click.option("--model", "-m", default="", help="The model the agent uses.")
+@click.option("--setting", required=True, type=click.Choice(["open", "guided", "targeted"]),
+              help="Which of the case's instructions the agent gets.")
+@click.option("--out", "-o", "predictions", type=click.Path(path_type=Path), required=True,
+              help="The predictions file (JSONL); logs go to PREDICTIONS.logs/ beside it.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Agents run at once.")
+@click.option("--timeout", type=click.FloatRange(min=1), default=1800, show_default=True,
+              help="Seconds each run may take; then its process group is killed.")
+@click.option("--limit", type=click.IntRange(min=0), default=None,
+              help="Only the first N cases (after --instance).")
+@click.option("--instance", "instances", multiple=True, metavar="ID",
+              help="Only this instance id; repeatable.")
+@click.option("--runner", type=click.Choice(["local", "docker"]), default="local",
+              show_default=True, help="Where the agent runs.")
+@click.option("--image", default=None, help="The Docker image holding the agent's CLI.")
+@click.option("--base-url", default=None, help="The model API's base URL.")
+@click.option("--key-var", default=None, metavar="NAME[=FROM]",
+              help="The variable the agent reads its key from (default: the adapter's), "
+                   "and the variable here holding it.")
+@click.option("--agent-arg", "agent_args", multiple=True, metavar="ARG",
+              help="An extra argument for the agent's command line; repeatable.")
+@click.option("--env", "env_vars", multiple=True, metavar="NAME[=VALUE]",
+              help="Another variable for the agent (NAME alone: its value here); repeatable.")
+@click.option("--command", "command", default=None,
+              help="The command agent's shell command, with {instruction_file}, "
+                   "{workspace}, {model} and {usage_file}.")
+@click.option("--name", default=None,
+              help="model_name_or_path of the predictions (default AGENT/MODEL/SETTING).")
+@click.option("--prices", type=click.Path(path_type=Path), default=None,
+              help="A price table (JSON or TOML), for agents that report no cost.")
+@click.option("--spec", "specs", multiple=True, type=click.Path(path_type=Path),
+              metavar="FILE", help="A repo spec, instead of the one the build recorded.")
+@click.option("--cache-dir", type=click.Path(path_type=Path), default=None,
+              help="Checkouts (default: the build's cache).")
+@click.option("--work-dir", type=click.Path(path_type=Path), default=None,
+              help="Where workspaces are made (default: a temporary folder).")
+@click.option("--keep-workspaces", is_flag=True, help="Leave the workspaces for inspection.")
+@click.option("--no-progress", is_flag=True, help="No progress bars.")
+def run_command(dataset: Path, agent: str, model: str, setting: str, predictions: Path,
+                jobs: int, timeout: float, limit: int | None, instances: tuple[str, ...],
+                runner: str, image: str | None, base_url: str | None, key_var: str | None,
+                agent_args: tuple[str, ...], env_vars: tuple[str, ...], command: str | None,
+                name: str | None, prices: Path | None, specs: tuple[Path, ...],
+                cache_dir: Path | None, work_dir: Path | None, keep_workspaces: bool,
+                no_progress: bool) -> None:
+    """Run a coding agent on every case of DATASET; one prediction per case, resumable."""
+    from smellkit.agents import AgentConfig, run_agents
+    from smellkit.report.runs import run_summary_table
+
+    try:
+        key, _, key_from = (key_var or "").partition("=")
+        config = AgentConfig(model=model, base_url=base_url, key_var=key or None,
+                             key_from=key_from or None, flags=agent_args,
+                             env=_assignments(env_vars, "--env"), command=command)
+        with build_progress(enabled=not no_progress) as progress:
+            report = run_agents(dataset, predictions, agent=agent, config=config,
+                                setting=setting, name=name, jobs=jobs, timeout=timeout,
+                                limit=limit, instances=instances, runner=runner, image=image,
+                                specs=specs, cache_dir=cache_dir, work_dir=work_dir,
+                                keep_workspaces=keep_workspaces, prices=prices,
+                                progress=progress)
+    except SmellkitError as error:
+        _fail(error)
+        return
+    stderr_console().print(run_summary_table(report))
+    sys.exit(report.exit_code)
