@@ -1,0 +1,1 @@
+"""The LLM judge (filled below)."""
