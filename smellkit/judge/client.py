@@ -34,6 +34,7 @@ MODES: tuple[Mode, ...] = ("json_schema", "json_object", "prompt")
 BASE_URL_ENV = ("SMELLKIT_JUDGE_BASE_URL", "OPENAI_BASE_URL")
 API_KEY_ENV = ("SMELLKIT_JUDGE_API_KEY", "OPENAI_API_KEY")
 MODEL_ENV = "SMELLKIT_JUDGE_MODEL"
+CUT_OFF = "the reply was cut off at the token limit; keep each justification to one sentence"
 REPAIR = ("Your reply is not a valid answer: {problem}. Answer again with only the JSON object "
           "in the shape asked for, every score a number from 0 to 10.")
 
@@ -165,14 +166,18 @@ class JudgeClient:
                 return Outcome(value, entry["text"], usage, digest, cached=True)
         usage = Usage()
         try:
-            text = self._complete(messages, model, sample, schema, schema_name, usage)
+            text, cut = self._complete(messages, model, sample, schema, schema_name, usage)
             try:
+                if cut:
+                    raise ReplyError(CUT_OFF)
                 value = validate(text)
             except ReplyError as problem:
                 usage.repairs += 1
                 repair = [*messages, {"role": "assistant", "content": text},
                           {"role": "user", "content": REPAIR.format(problem=problem)}]
-                text = self._complete(repair, model, sample, schema, schema_name, usage)
+                text, cut = self._complete(repair, model, sample, schema, schema_name, usage)
+                if cut:
+                    raise ReplyError(CUT_OFF) from None
                 value = validate(text)
         finally:
             self._count(usage)
@@ -218,7 +223,9 @@ class JudgeClient:
                 max_tokens=self.options.max_tokens, **extra)
 
     def _complete(self, messages: list[dict[str, str]], model: str, sample: int,
-                  schema: dict[str, Any] | None, schema_name: str, usage: Usage) -> str:
+                  schema: dict[str, Any] | None, schema_name: str, usage: Usage
+                  ) -> tuple[str, bool]:
+        """The reply's text, and whether it was cut off at the token limit."""
         openai = self._openai
         attempt = 0
         while True:
@@ -257,10 +264,7 @@ class JudgeClient:
             self._usage(response, model, usage)
             choice = response.choices[0] if response.choices else None
             text = (choice.message.content or "") if choice is not None else ""
-            if choice is not None and choice.finish_reason == "length":
-                # cut off: validation will fail and the repair request says so
-                text += "\n[reply cut off at the token limit]"
-            return text
+            return text, choice is not None and choice.finish_reason == "length"
 
     def _delay(self, error: Exception, attempt: int) -> float:
         response = getattr(error, "response", None)
