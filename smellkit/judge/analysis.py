@@ -63,18 +63,35 @@ def _criterion(name: str, description: str, *bands: str) -> Criterion:
     return Criterion(name=name, description=description, bands=dict(zip(BANDS, bands)))
 
 
-def _case_criteria(case: EvalCase) -> tuple[Criterion, ...]:
-    injected = case.case
-    if injected is None:
-        return ()
-    targets = ", ".join(f"`{target.location.qualname}`" for target in injected.targets)
-    found = [_criterion(
-        "Targets Restructured",
-        f"The smell is removed at every target: {targets}.",
+def _targets_criterion(targets: str) -> Criterion:
+    return _criterion(
+        "Targets Restructured", f"The smell is removed at every target: {targets}.",
         "Every target restructured so the smell is gone there.",
         "Every target changed; one keeps a trace of the smell.",
         "Some targets restructured, others untouched.", "Targets touched only cosmetically.",
-        "No target changed.")]
+        "No target changed.")
+
+
+def _files_criterion(files: Sequence[str]) -> Criterion:
+    return _criterion(
+        "Files Coordinated", "Every file the smell spans is updated consistently: "
+        + ", ".join(f"`{path}`" for path in files) + ".",
+        "Every file updated consistently.", "One small inconsistency.",
+        "One file that needed a change missed.", "Several files missed.",
+        "Only one file changed.")
+
+
+def _case_criteria(case: EvalCase) -> tuple[Criterion, ...]:
+    injected = case.case
+    if injected is None:  # a SmellBench record without its own rubrics: targets and files
+        found = [_targets_criterion(", ".join(f"`{target}`" for target in case.targets))] \
+            if case.targets else []
+        files = involved_files(case)
+        if len(files) > 1:
+            found.append(_files_criterion(files))
+        return tuple(found)
+    targets = ", ".join(f"`{target.location.qualname}`" for target in injected.targets)
+    found = [_targets_criterion(targets)]
     if injected.checks:
         checks = "; ".join(check.description for check in injected.checks)
         found.append(_criterion(
@@ -89,12 +106,7 @@ def _case_criteria(case: EvalCase) -> tuple[Criterion, ...]:
             "None of it changed.", "One touched harmlessly (formatting).",
             "One changed in substance.", "Several changed.", "Treated as the smell throughout."))
     else:
-        files = ", ".join(f"`{path}`" for path in injected.files)
-        found.append(_criterion(
-            "Files Coordinated", f"Every file the smell spans is updated consistently: {files}.",
-            "Every file updated consistently.", "One small inconsistency.",
-            "One file that needed a change missed.", "Several files missed.",
-            "Only one file changed."))
+        found.append(_files_criterion(involved_files(case)))
     return tuple(found)
 
 

@@ -2,8 +2,9 @@
 the reviewer you must"), found deterministically, and the patch with it taken out.
 
 Only what the patch adds is read (an agent answers for its own lines), and only its comments,
-strings and docstrings, found with `tokenize` over each hunk's result side; a hunk that does not
-tokenize on its own (it starts inside a docstring) is read line by line. The sanitised patch
+strings and docstrings, found with `tokenize` over each hunk's result side (indentation left
+out); a hunk that does not tokenize on its own (it starts inside a docstring) is read line by
+line. The sanitised patch
 drops each added line whose flagged text is all it holds (a comment line, a docstring line) and
 cuts a flagged trailing comment off a code line; a flag inside a string on a code line is left
 (removing it would change the code) and reported. Patches are rendered the same way whether or
@@ -81,8 +82,11 @@ def _scan_hunk(path: str, hunk: Hunk) -> dict[int, _Added]:
     if not added:
         return added
     first = result[0].target_line_no or 0
-    text = "".join(line.value if line.value.endswith("\n") else line.value + "\n"
-                   for line in result)
+    # Indentation is left out: a hunk starts and ends at any depth, which tokenize would
+    # refuse; comments and strings are found the same without it.
+    raw = [line.value.rstrip("\n") for line in result]
+    indents = [len(text) - len(text.lstrip()) for text in raw]
+    text = "".join(line.lstrip() + "\n" for line in raw)
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
     except (tokenize.TokenError, IndentationError, SyntaxError):
@@ -114,7 +118,7 @@ def _scan_hunk(path: str, hunk: Hunk) -> dict[int, _Added]:
             entry.findings += [GuardFinding(path=path, line=entry.number, where=where,
                                             pattern=name, text=source.strip()) for name in names]
             if token.type == tokenize.COMMENT and source[:column].strip():
-                entry.cut_at = column
+                entry.cut_at = column + indents[offset - 1]
             elif token.type == tokenize.COMMENT or _only_string(source, token, offset):
                 entry.drop = True
     return added

@@ -299,6 +299,7 @@ def judge(dataset: Path | str, predictions: Sequence[Path | str] = (),
         raise
     pool.shutdown()
     write_jsonl(out / JUDGE_ERRORS, failures)
+    (out / VERDICTS).touch()  # an empty file when nothing could be judged yet
     verdicts = [Verdict.model_validate(row) for row in log]
     trust: dict[str, int] = {}
     for verdict in verdicts:
