@@ -26,6 +26,7 @@ from smellkit.judge.crosscheck import crosscheck
 from smellkit.judge.evidence import Evidence
 from smellkit.judge.foreign import ForeignVerdict, read_foreign
 from smellkit.judge.rubric import VERSION
+from smellkit.judge.summary import write_summary
 from smellkit.judge.verdict import VERDICTS, Verdict
 
 CROSSCHECK_ERRORS = "crosscheck_errors.jsonl"
@@ -105,6 +106,7 @@ def crosscheck_verdicts(dataset: Path | str, scores_dir: Path | str, verdicts: P
     write_jsonl(out / CROSSCHECK_ERRORS, errors)
     if Path(scores_dir).resolve() != out.resolve():
         write_atomic(out / SCORES_FILE, (Path(scores_dir) / SCORES_FILE).read_text())
+    write_summary(out, found, rows)
     trust: dict[str, int] = {}
     sources: dict[str, int] = {}
     for verdict in found:

@@ -13,7 +13,8 @@ samples on the guarded patch when the guard found text aimed at the judge, the c
 (`crosscheck`). Each verdict is appended to `verdicts.jsonl` (kill-safe) as soon as it is made;
 a rerun judges only the (instance, model, judge model) triples without one. A triple whose
 samples all failed (the server refused, every reply invalid) gets no row: it is listed in
-`judge_errors.jsonl` and judged again by the next run. `judge_run.json` says what the run did.
+`judge_errors.jsonl` and judged again by the next run. `judge_run.json` says what the run did;
+`judge_summary.json`/`.md` summarise every verdict of the folder (`summary`).
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ from smellkit.judge.guard import Guarded, guard
 from smellkit.judge.prompt import Prompt, build_prompt
 from smellkit.judge.reply import Combined, Parsed, ReplyError, combine, parse_reply
 from smellkit.judge.rubric import GENERAL, VERSION
+from smellkit.judge.summary import write_summary
 from smellkit.judge.verdict import VERDICTS, Verdict, verdict_key
 
 Progress = Callable[[str, int, "int | None"], None]
@@ -301,6 +303,7 @@ def judge(dataset: Path | str, predictions: Sequence[Path | str] = (),
     write_jsonl(out / JUDGE_ERRORS, failures)
     (out / VERDICTS).touch()  # an empty file when nothing could be judged yet
     verdicts = [Verdict.model_validate(row) for row in log]
+    write_summary(out, verdicts, rows)
     trust: dict[str, int] = {}
     for verdict in verdicts:
         trust[verdict.trust] = trust.get(verdict.trust, 0) + 1

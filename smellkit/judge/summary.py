@@ -58,7 +58,8 @@ def _mean(values: list[float]) -> float | None:
 
 
 def summarise(verdicts: Sequence[Verdict], scores: Sequence[Score] = (), *,
-              seed: int = 0) -> JudgeSummary:
+              seed: int = 0, statistics_: bool = True) -> JudgeSummary:
+    """The groups, and (unless `statistics_` is False) the agreement statistics."""
     groups: dict[tuple[str, str], list[Verdict]] = {}
     for verdict in verdicts:
         groups.setdefault((verdict.judge_model, verdict.model), []).append(verdict)
@@ -84,6 +85,8 @@ def summarise(verdicts: Sequence[Verdict], scores: Sequence[Score] = (), *,
             trust=trust, contradictions=majors,
             agreement=_mean([v.agreement for v in members if v.agreement is not None]),
             flagged=sum(1 for v in members if v.guard), usage=usage))
+    if not statistics_:
+        return JudgeSummary(groups=tuple(made))
     return JudgeSummary(
         groups=tuple(made), between_judges=tuple(between_judges(verdicts, seed=seed)),
         between_judges_adjusted=tuple(between_judges(verdicts, use="adjusted", seed=seed)),
