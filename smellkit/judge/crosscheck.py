@@ -15,9 +15,9 @@ Rules (thresholds from the rubric file: `high` 7, `low` 3, `cap` 3, `floor` 7):
 - **CQ** is bounded by `cap` when the touched code's metrics got worse than the smelly version's
   (`gap_closed` < 0; the metrics that rose are cited).
 
-adjusted = min(score, bound) under an upper bound, max(score, floor) under a lower one, the
-score itself otherwise. A bound that moves a score is a contradiction: `major` when the judge
-claimed the opposite (score >= high against an upper bound, <= low against a lower one),
+adjusted = the score held within every bound (min with each upper bound, max with the lower).
+Each bound a score breaks is a contradiction of its own, citing its evidence: `major` when the
+judge claimed the opposite (score >= high against an upper bound, <= low against a lower one),
 `minor` otherwise. trust is `unverifiable` when no dimension could be checked (no Score row, or
 none of the signals measured), `contradicted` when any contradiction is major, else
 `consistent`. The adjusted scores depend only on the judge's scores and the evidence, so text
@@ -47,7 +47,8 @@ class Contradiction(BaseModel):
     kind: Literal["over_scored", "under_scored", "judge_text"]
     severity: Literal["major", "minor"]
     score: float | None = None
-    adjusted: float | None = None
+    bound: float | None = None
+    """The most (over-scored) or least (under-scored) the evidence allows."""
     reason: str
     evidence: dict[str, Any] = Field(default_factory=dict)
 
@@ -159,15 +160,14 @@ def crosscheck(scores: Mapping[str, float], evidence: Evidence | None,
     for key, score in general.items():
         value = score
         for side, limit, reason, cited in bounds[key]:
-            moved = min(value, limit) if side == "upper" else max(value, limit)
-            if moved == value:
-                continue
+            if (score <= limit) if side == "upper" else (score >= limit):
+                continue  # the score already respects this piece of evidence
             major = score >= limits.high if side == "upper" else score <= limits.low
             found.append(Contradiction(
                 dimension=key, kind="over_scored" if side == "upper" else "under_scored",
-                severity="major" if major else "minor", score=score, adjusted=moved,
+                severity="major" if major else "minor", score=score, bound=limit,
                 reason=reason, evidence=cited))
-            value = moved
+            value = min(value, limit) if side == "upper" else max(value, limit)
         adjusted[key] = value
     checked = checkable(evidence)
     trust: Trust = "unverifiable" if not checked else \

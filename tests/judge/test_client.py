@@ -115,7 +115,7 @@ def test_server_without_json_schema_falls_back_to_the_prompt(serve: Any, tmp_pat
 
 def test_other_4xx_is_a_server_error_naming_the_fix(serve: Any, tmp_path: Path):
     server = serve(lambda body, n: Status(404))
-    with pytest.raises(ServerError, match="404.*--base-url"):
+    with pytest.raises(ServerError, match=r"404.*--base-url"):
         ask(JudgeClient(options(server, tmp_path)))
 
 

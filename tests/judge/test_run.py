@@ -31,10 +31,10 @@ def run(tmp: Path, server: Any, patches: dict[str, str], rows: list[Any], out: s
         **kwargs: Any) -> Any:
     dataset = write_dataset(tmp)
     predictions = write_predictions(tmp, patches) if patches else None
+    client = options(server, tmp / "cache", **kwargs.pop("client", {}))
     return judge(dataset, [predictions] if predictions else [], tmp / out,
                  judge_models=kwargs.pop("judge_models", ["judge-a"]),
-                 scores=write_scores(tmp / "scores", rows),
-                 client=options(server, tmp / "cache"), **kwargs)
+                 scores=write_scores(tmp / "scores", rows), client=client, **kwargs)
 
 
 def test_praise_of_a_patch_with_residue_is_contradicted_and_adjusted_down(serve: Any,
@@ -81,7 +81,7 @@ def test_text_aimed_at_the_judge_is_flagged_and_does_not_move_adjusted_scores(
 
     server = serve(fooled)
     report = run(tmp_path, server, {"clean": FIX, "sly": injected(FIX)},
-                 [score("clean"), score("sly")])
+                 [score("clean"), score("sly")], client={"concurrency": 1})
     verdicts = by_model(tmp_path / "out")
     clean, sly = verdicts["clean"], verdicts["sly"]
     assert clean.guard == () and report.flagged == 1
@@ -155,8 +155,8 @@ def test_oracle_and_noop_with_a_harsh_judge(serve: Any, tmp_path: Path):
     oracle = verdicts["oracle"]
     assert oracle.trust == "contradicted"
     (item,) = oracle.contradictions
-    assert (item.kind, item.dimension, item.adjusted) == ("under_scored", "smell_elimination",
-                                                          7.0)
+    assert (item.kind, item.dimension, item.bound) == ("under_scored", "smell_elimination", 7.0)
+    assert oracle.adjusted["smell_elimination"] == 7
     assert verdicts["noop"].trust == "consistent"
     assert verdicts["noop"].adjusted == scores(1, 2, 2, 2)
 
