@@ -27,15 +27,17 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(text, re.I)) for name, text in (
         ("ignore_instructions", r"\b(ignore|disregard|forget|override)\b[^.\n]{0,40}\b(rubric|"
                                 r"instructions?|previous|above|guidelines|criteria|prompt)\b"),
-        ("asks_for_score", r"\b(give|assign|award|rate|score|grade|mark)\b[^.\n]{0,30}"
-                           r"(\b10\b|\bten\b|full marks|perfect|maximum|highest|top score)"),
+        ("asks_for_score", r"\b(give|assign|award|rate|score|grade|mark)\s+(this|it|me|us|"
+                           r"the (patch|change|refactoring|code|diff|solution|submission|fix))"
+                           r"\b[^.\n]{0,20}(\b10\b|\bten\b|full marks|perfect|maximum|highest|"
+                           r"top)"),
         ("score_claim", r"\b(score|rating|grade|smell_elimination|code_quality)\s*[:=]\s*"
                         r"(10|9|ten)\b"),
         ("addresses_evaluator", r"\b(as|dear|attention|note to|to) (the |a |an |any )?(ai |llm "
                                 r")?(reviewer|evaluator|grader|judge|assessor)s?\b"),
         ("instructs_evaluator", r"\b(reviewers?|evaluators?|graders?|judges?|language models?|"
-                                r"llms?)\b[^.\n]{0,40}\b(must|should|shall|will|need to|has to|"
-                                r"are required to)\b"),
+                                r"llms?)\b,?\s+(you\s+)?(must|should|shall|need to|have to|"
+                                r"are required to|are instructed to)\b"),
         ("claims_verdict", r"\b(this|the) (patch|refactoring|change|code|diff|solution|fix) "
                            r"(is|has been) (perfect|flawless|complete(ly correct)?|verified|"
                            r"approved|fully correct)\b"),
@@ -104,13 +106,17 @@ def _scan_hunk(path: str, hunk: Hunk) -> dict[int, _Added]:
     for token in tokens:
         if token.type not in (tokenize.COMMENT, tokenize.STRING):
             continue
-        names = _matches(token.string)
-        if not names:
+        if not _matches(token.string):
             continue
         (row, column), (end_row, _) = token.start, token.end
+        # each line of a long string for itself; all of them when the text spans lines
+        own = {offset: _matches(part) for offset, part in
+               enumerate(token.string.split("\n"), start=row)}
+        spanning = not any(own.values())
         for offset in range(row, end_row + 1):
             found = added.get(first + offset - 1)
-            if found is None:
+            names = _matches(token.string) if spanning else own.get(offset, [])
+            if found is None or not names:
                 continue
             entry = found
             source = lines[offset - 1]
