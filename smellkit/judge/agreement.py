@@ -3,7 +3,7 @@
 - Between two judge models, per general dimension, over the predictions both judged: Cohen's
   kappa with quadratic weights (scikit-learn; scores rounded half up to the 11 integer labels
   0-10, so a 7.5 median counts as 8) and Spearman's rho (scipy), each with a percentile bootstrap
-  interval over the paired predictions (`scipy.stats.bootstrap`, `paired=True`, seeded).
+  interval over the paired predictions (seeded).
 - Each dimension against its deterministic counterpart, a 0/1 signal of the Score row: SE
   against `eliminated` (no residue and every structural check passes), CC against `covered`
   (every involved definition touched, `loc_recall` = 1, and no red herring touched), SS against
@@ -12,6 +12,10 @@
   (scikit-learn) and the point-biserial correlation with its p-value (scipy), with a bootstrap
   interval of the AUC. Both classes must occur; otherwise the statistics are None and `note`
   says why.
+
+Point estimates come from scikit-learn and scipy; the bootstrap computes each statistic on all
+resamples at once by its closed form (`_kappa_rows`, `_spearman_rows`, `_auc_rows`; the tests
+hold them equal to the libraries' values), since a library call per resample takes seconds.
 """
 
 from __future__ import annotations
@@ -102,33 +106,69 @@ def _finite(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def _bootstrap(samples: tuple[Any, ...], statistic: Callable[..., float | None], seed: int,
-               key: str) -> tuple[float, float] | None:
+def _kappa_rows(a: Any, b: Any) -> Any:
+    """Quadratic-weighted kappa of each row pair of two (resamples x n) label matrices, by
+    its closed form 1 - mean((a - b)^2) / (var a + var b + (mean a - mean b)^2) (population
+    variances; the weights' scale cancels), NaN where undefined. Equal to scikit-learn's
+    `cohen_kappa_score(weights="quadratic")`, which takes one pair at a time."""
+    numpy, _, _ = _libraries()
+    disagreement = ((a - b) ** 2).mean(axis=1)
+    chance = a.var(axis=1) + b.var(axis=1) + (a.mean(axis=1) - b.mean(axis=1)) ** 2
+    with numpy.errstate(divide="ignore", invalid="ignore"):
+        return numpy.where(chance > 0, 1 - disagreement / numpy.where(chance > 0, chance, 1),
+                           numpy.nan)
+
+
+def _pearson_rows(x: Any, y: Any) -> Any:
+    numpy, _, _ = _libraries()
+    x = x - x.mean(axis=1, keepdims=True)
+    y = y - y.mean(axis=1, keepdims=True)
+    norm = numpy.sqrt((x ** 2).sum(axis=1) * (y ** 2).sum(axis=1))
+    with numpy.errstate(divide="ignore", invalid="ignore"):
+        return numpy.where(norm > 0, (x * y).sum(axis=1) / numpy.where(norm > 0, norm, 1),
+                           numpy.nan)
+
+
+def _spearman_rows(a: Any, b: Any) -> Any:
+    _, stats, _ = _libraries()
+    return _pearson_rows(stats.rankdata(a, axis=1), stats.rankdata(b, axis=1))
+
+
+def _auc_rows(labels: Any, values: Any) -> Any:
+    """ROC AUC of each row (Mann-Whitney U over the average ranks), NaN without both classes."""
     numpy, stats, _ = _libraries()
-    if len(samples[0]) < 3:
+    ranks = stats.rankdata(values, axis=1)
+    positives = labels.sum(axis=1)
+    negatives = labels.shape[1] - positives
+    u = (ranks * labels).sum(axis=1) - positives * (positives + 1) / 2
+    with numpy.errstate(divide="ignore", invalid="ignore"):
+        return numpy.where(positives * negatives > 0,
+                           u / numpy.where(positives * negatives > 0, positives * negatives, 1),
+                           numpy.nan)
+
+
+def _bootstrap(samples: tuple[Sequence[float], Sequence[float]],
+               statistic: Callable[[Any, Any], Any], seed: int,
+               key: str) -> tuple[float, float] | None:
+    """The percentile bootstrap interval of a paired statistic: the pairs resampled together,
+    `N_RESAMPLES` times, from a generator seeded by `seed` and `key`. Resamples where the
+    statistic is undefined (all one label) are left out; with fewer than half of them defined,
+    or fewer than 3 pairs, there is no interval. (scipy's `bootstrap` turns the whole interval
+    NaN on one undefined resample, which small rating sets always have.)"""
+    numpy, _, _ = _libraries()
+    size = len(samples[0])
+    if size < 3:
         return None
     rng = numpy.random.default_rng([seed, zlib.crc32(key.encode())])
-
-    def guarded(*arrays: Any) -> float:
-        try:
-            value = statistic(*arrays)
-        except ValueError:
-            return math.nan
-        return math.nan if value is None else float(value)
-
-    import inspect
-    import warnings
-
-    keyword = "rng" if "rng" in inspect.signature(stats.bootstrap).parameters else \
-        "random_state"  # scipy 1.15 renamed it
-    with warnings.catch_warnings():  # resamples where a statistic is undefined warn
-        warnings.simplefilter("ignore")
-        result = stats.bootstrap(samples, guarded, paired=True, vectorized=False,
-                                 n_resamples=N_RESAMPLES, confidence_level=CONFIDENCE,
-                                 method="percentile", **{keyword: rng})
-    low, high = result.confidence_interval.low, result.confidence_interval.high
-    if not (math.isfinite(low) and math.isfinite(high)):
+    rows = rng.integers(0, size, (N_RESAMPLES, size))
+    a = numpy.asarray(samples[0], dtype=float)[rows]
+    b = numpy.asarray(samples[1], dtype=float)[rows]
+    values = statistic(a, b)
+    values = values[numpy.isfinite(values)]
+    if len(values) < N_RESAMPLES / 2:
         return None
+    alpha = (1 - CONFIDENCE) / 2
+    low, high = numpy.quantile(values, [alpha, 1 - alpha])
     return float(low), float(high)
 
 
@@ -162,10 +202,11 @@ def between_judges(verdicts: Iterable[Verdict], *, use: str = "scores",
             note = "" if len(pairs) > 2 else "fewer than 3 predictions judged by both"
             found.append(JudgePairAgreement(
                 judge_a=judge_a, judge_b=judge_b, dimension=dimension, scores=use, n=len(pairs),
-                kappa=kappa, kappa_ci=_bootstrap((a, b), quadratic_kappa, seed, key + "k")
-                if kappa is not None else None,
+                kappa=kappa, kappa_ci=_bootstrap(
+                    ([rounded(x) for x in a], [rounded(y) for y in b]), _kappa_rows, seed,
+                    key + "k") if kappa is not None else None,
                 spearman=rho, spearman_p=p_value,
-                spearman_ci=_bootstrap((a, b), lambda x, y: _spearman(x, y)[0], seed, key + "s")
+                spearman_ci=_bootstrap((a, b), _spearman_rows, seed, key + "s")
                 if rho is not None else None, note=note))
     return found
 
@@ -223,9 +264,7 @@ def against_evidence(verdicts: Iterable[Verdict], scores: Iterable[Score], *,
                 if len(set(x)) > 1:
                     result = stats.pointbiserialr(y, x)
                     biserial, p_value = _finite(result.statistic), _finite(result.pvalue)
-                ci = _bootstrap((y, x), lambda labels, values: metrics.roc_auc_score(
-                    labels, values) if 0 < sum(labels) < len(labels) else math.nan, seed,
-                    f"{judge_model}|{dimension}")
+                ci = _bootstrap((y, x), _auc_rows, seed, f"{judge_model}|{dimension}")
             found.append(EvidenceAgreement(
                 judge_model=judge_model, dimension=dimension, signal=name, n=len(points),
                 positives=positives, auc=auc, auc_ci=ci, point_biserial=biserial,
