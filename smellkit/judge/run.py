@@ -120,7 +120,13 @@ class Judging:
         description = smell_description(case.smell)
         if self.analysis == "model":
             assert self.analysis_model is not None
-            made = model_analysis(case, description, self.client, self.analysis_model)
+            try:
+                made = model_analysis(case, description, self.client, self.analysis_model)
+            except ReplyError as error:
+                raise JudgeError(f"{case.instance_id}: the smell analysis of "
+                                 f"{self.analysis_model} is invalid after the repair request: "
+                                 f"{error}", hint="try another --analysis-model, or "
+                                                  "--analysis case") from error
         else:
             made = case_analysis(case, description)
         with self._lock:
@@ -281,11 +287,13 @@ def judge(dataset: Path | str, predictions: Sequence[Path | str] = (),
             log.append(verdict.model_dump(mode="json"))
             with lock:
                 judged += 1
-        except SmellkitError as error:
+        except Exception as error:  # one triple's failure, never the run's
+            known = isinstance(error, SmellkitError)
             with lock:
                 failures.append({"instance_id": case.instance_id, "model": prediction.model,
-                                 "judge_model": model, "message": str(error),
-                                 "exit_code": error.exit_code})
+                                 "judge_model": model, "message": str(error) if known else
+                                 f"judging failed: {type(error).__name__}: {error}",
+                                 "exit_code": error.exit_code if known else 1})
         finally:
             with lock:
                 done += 1
