@@ -288,12 +288,12 @@ def judge(dataset: Path | str, predictions: Sequence[Path | str] = (),
             with lock:
                 judged += 1
         except Exception as error:  # one triple's failure, never the run's
-            known = isinstance(error, SmellkitError)
+            problem = error if isinstance(error, SmellkitError) else SmellkitError(
+                f"judging failed: {type(error).__name__}: {error}")
             with lock:
                 failures.append({"instance_id": case.instance_id, "model": prediction.model,
-                                 "judge_model": model, "message": str(error) if known else
-                                 f"judging failed: {type(error).__name__}: {error}",
-                                 "exit_code": error.exit_code if known else 1})
+                                 "judge_model": model, "message": str(problem),
+                                 "exit_code": problem.exit_code})
         finally:
             with lock:
                 done += 1
