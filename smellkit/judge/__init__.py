@@ -4,12 +4,14 @@
 OpenAI-compatible server (the `judge` extra) and writes `OUT/verdicts.jsonl`;
 `crosscheck_verdicts(DATASET, SCORES_DIR, VERDICTS, OUT)` holds verdicts of any other judge to
 the same evidence without calling a model; `smellkit.judge.crosscheck.crosscheck(scores,
-Evidence.from_score(row))` does it for one verdict; `between_judges` and `against_evidence` are the agreement statistics;
-`read_verdicts(OUT)` reads a verdicts folder back. Modules, one concern each: `client` (the
-server), `cache` (replies on disk), `rubric` and `data/` (the versioned rubric and prompts),
-`analysis` (the smell analysis), `prompt`, `reply` (validating replies, combining samples),
-`guard` (text aimed at the judge), `evidence` and `crosscheck`, `foreign` and `external` (other
-judges' verdicts), `agreement`, `summary`, `verdict` (the row), `run` (`smellkit judge`).
+Evidence.from_score(row))` does it for one verdict; `between_judges` and `against_evidence`
+are the agreement statistics; `read_verdicts(OUT)` reads a verdicts folder back.
+
+Modules, one concern each: `client` (the server), `cache` (replies on disk), `rubric` and
+`data/` (the versioned rubric and prompts), `analysis` (the smell analysis), `prompt`, `reply`
+(validating replies, combining samples), `guard` (text aimed at the judge), `evidence` and
+`crosscheck`, `foreign` and `external` (other judges' verdicts), `agreement`, `summary`,
+`verdict` (the row), `run` (`smellkit judge`).
 
 Public names are imported on first use: `import smellkit.judge` needs none of the extra.
 """
