@@ -19,11 +19,13 @@ samples all failed (the server refused, every reply invalid) gets no row: it is 
 
 from __future__ import annotations
 
+import fcntl
 import shutil
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -261,13 +263,42 @@ def judge(dataset: Path | str, predictions: Sequence[Path | str] = (),
         raise UsageError(f"unknown baseline {unknown[0]!r}", hint=f"one of {', '.join(BASELINES)}")
     if analysis == "model" and not analysis_model:
         analysis_model = judge_models[0]
-    notify = progress or (lambda description, done, total: None)
     out = Path(out_dir).resolve()
+    with _exclusive(out):
+        return _judge(dataset, predictions, out, judge_models, baselines, scores, samples,
+                      client, analysis, analysis_model, evaluate_options, progress, started)
+
+
+@contextmanager
+def _exclusive(out: Path) -> Iterator[None]:
+    """One judge run per output folder: two would ask for and write the same verdicts."""
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / ".judge.lock", "w") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as error:
+            raise UsageError("another smellkit judge is writing to this folder", path=out,
+                             hint="wait for it to end, or give another -o") from error
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _judge(dataset: Path | str, predictions: Sequence[Path | str], out: Path,
+           judge_models: Sequence[str], baselines: Sequence[str], scores: Path | str | None,
+           samples: int, client: ClientOptions | JudgeClient | None, analysis: AnalysisKind,
+           analysis_model: str | None, evaluate_options: dict[str, Any] | None,
+           progress: Progress | None, started: float) -> JudgeReport:
+    notify = progress or (lambda description, done, total: None)
     rows, scores_from = _scores(dataset, predictions, out, baselines, scores,
                                 evaluate_options or {}, progress)
     data = read_dataset(dataset)
     read = gather_predictions(data, predictions, baselines=baselines)
-    pairs = match(read, data).pairs
+    matched = match(read, data)
+    pairs = matched.pairs
+    inputs = [{"kind": "input", **error.model_dump(mode="json")}
+              for error in (*read.errors, *matched.errors)]
     by_key = {(row.instance_id, row.model): row for row in rows}
     log = JsonlLog(out / VERDICTS, key=verdict_key)
     owned = client if isinstance(client, JudgeClient) else JudgeClient(client)
@@ -308,7 +339,7 @@ def judge(dataset: Path | str, predictions: Sequence[Path | str] = (),
         pool.shutdown(wait=False, cancel_futures=True)
         raise
     pool.shutdown()
-    write_jsonl(out / JUDGE_ERRORS, failures)
+    write_jsonl(out / JUDGE_ERRORS, [*inputs, *failures])
     (out / VERDICTS).touch()  # an empty file when nothing could be judged yet
     verdicts = [Verdict.model_validate(row) for row in log]
     write_summary(out, verdicts, rows)

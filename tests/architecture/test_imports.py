@@ -25,9 +25,10 @@ LAYERS: dict[str, int] = {
     "detectors": 7,
     "checks": 8, "formats": 8, "scanning": 8, "sandbox": 8,
     "injectors": 9,
-    "bench": 10, "evaluate": 10, "judge": 10, "agents": 10,
-    "report": 11,
-    "cli": 12, "__main__": 13,
+    "bench": 10, "evaluate": 10, "agents": 10,
+    "judge": 11,  # judges scored predictions: reads evaluate's Score rows and inputs
+    "report": 12,
+    "cli": 13, "__main__": 14,
 }
 """Each top-level part of smellkit and its rank: a module imports only parts of lower or equal
 rank (equal: only its own part), so the core never reaches the layers above it."""

@@ -13,6 +13,7 @@ import pytest
 from smellkit.evaluate.score import Score, categorise
 from smellkit.judge.cache import ReplyCache
 from smellkit.judge.client import ClientOptions
+from tests.evaluate.conftest import click_dataset  # noqa: F401  (the slow test's dataset)
 from tests.judge.server import Script, ScriptedServer
 
 INSTANCE = "shop-feature_envy-1"
