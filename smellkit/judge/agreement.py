@@ -36,6 +36,8 @@ from smellkit.judge.verdict import Verdict
 
 N_RESAMPLES = 2000
 CONFIDENCE = 0.95
+CELLS = 2_000_000
+"""The most resampled values held at once (resamples x pairs) while bootstrapping."""
 LABELS = list(range(11))
 
 
@@ -160,10 +162,14 @@ def _bootstrap(samples: tuple[Sequence[float], Sequence[float]],
     if size < 3:
         return None
     rng = numpy.random.default_rng([seed, zlib.crc32(key.encode())])
-    rows = rng.integers(0, size, (N_RESAMPLES, size))
-    a = numpy.asarray(samples[0], dtype=float)[rows]
-    b = numpy.asarray(samples[1], dtype=float)[rows]
-    values = statistic(a, b)
+    first = numpy.asarray(samples[0], dtype=float)
+    second = numpy.asarray(samples[1], dtype=float)
+    chunk = max(1, min(N_RESAMPLES, CELLS // size))  # bounded memory on large sets
+    found = []
+    for start in range(0, N_RESAMPLES, chunk):
+        rows = rng.integers(0, size, (min(chunk, N_RESAMPLES - start), size))
+        found.append(statistic(first[rows], second[rows]))
+    values = numpy.concatenate(found)
     values = values[numpy.isfinite(values)]
     if len(values) < N_RESAMPLES / 2:
         return None
