@@ -7,6 +7,7 @@ template (`data/prompt-<v>.md`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,6 +43,16 @@ def _general() -> str:
     return "\n\n".join(blocks)
 
 
+_TAGS = re.compile(r"<(/?)(candidate_diff|smelly_code)>", re.I)
+
+
+def _data(text: str) -> str:
+    """`text` with the data delimiters defused, so a submission cannot close its own data
+    block early (`</candidate_diff>` becomes `<-/candidate_diff>`)."""
+    return _TAGS.sub(lambda match: "<" + ("-/" if match.group(1) else "-") + match.group(2)
+                     + ">", text)
+
+
 def build_prompt(*, smell: str, description: str, difficulty: str, analysis: SmellAnalysis,
                  diff: str, code: str) -> Prompt:
     """The messages for one candidate. `diff` is the guarded, normalised patch."""
@@ -52,7 +63,8 @@ def build_prompt(*, smell: str, description: str, difficulty: str, analysis: Sme
                         case={item.key: item.name for item in case})
     values = {
         "smell": smell, "description": description, "analysis": analysis.text,
-        "diff": diff.rstrip("\n") or "(empty: the candidate changed nothing)", "code": code,
+        "diff": _data(diff.rstrip("\n")) or "(empty: the candidate changed nothing)",
+        "code": _data(code),
         "general": _general(), "specific": _criteria(specific), "case_criteria": _criteria(case),
         "difficulty": spec.difficulty.get(difficulty, "(not recorded)"),
         "shape": expected.shape()}

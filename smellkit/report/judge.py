@@ -10,7 +10,7 @@ from smellkit._internal.jsonl import read_jsonl
 from smellkit.judge.external import CROSSCHECK_ERRORS, CrosscheckReport
 from smellkit.judge.rubric import GENERAL, SHORT
 from smellkit.judge.run import JUDGE_ERRORS, JudgeReport
-from smellkit.judge.summary import JudgeSummary, summarise
+from smellkit.judge.summary import SUMMARY_JSON, JudgeSummary, summarise
 from smellkit.judge.verdict import VERDICTS, Verdict
 
 LISTED = 8
@@ -54,6 +54,20 @@ def _problems(out: Path, name: str, console: Any) -> None:
             console.print(f"  {where}: {row.get('message', '')}")
 
 
+def print_agreement(out: Path, console: Any) -> None:
+    """Between judge models, when there are several: kappa and rho per dimension (from
+    judge_summary.json, which the run wrote)."""
+    path = out / SUMMARY_JSON
+    if not path.is_file():
+        return
+    summary = JudgeSummary.model_validate_json(path.read_text(encoding="utf-8"))
+    for item in summary.between_judges:
+        kappa = "-" if item.kappa is None else f"{item.kappa:.2f}"
+        rho = "-" if item.spearman is None else f"{item.spearman:.2f}"
+        console.print(f"{item.judge_a} vs {item.judge_b}, {SHORT[item.dimension]}: "
+                      f"weighted kappa {kappa}, Spearman {rho} (n={item.n})")
+
+
 def print_judging(report: JudgeReport, console: Any) -> None:
     out = Path(report.out_dir)
     usage = report.usage
@@ -64,6 +78,7 @@ def print_judging(report: JudgeReport, console: Any) -> None:
     console.print(f"{usage.requests} requests ({usage.retries} retries, {usage.repairs} "
                   f"repairs), {usage.cached} replies from the cache, {usage.prompt_tokens} + "
                   f"{usage.completion_tokens} tokens, {cost}")
+    print_agreement(out, console)
     _problems(out, JUDGE_ERRORS, console)
 
 
@@ -71,4 +86,5 @@ def print_crosscheck(report: CrosscheckReport, console: Any) -> None:
     out = Path(report.out_dir)
     console.print(judge_table(summarise(_verdicts(out), statistics_=False),
                               f"smellkit crosscheck ({report.checked} of {report.read} verdicts)"))
+    print_agreement(out, console)
     _problems(out, CROSSCHECK_ERRORS, console)

@@ -15,6 +15,7 @@ from smellkit.judge.run import read_verdicts
 from tests.judge.conftest import (
     FIX,
     INSTANCE,
+    record,
     score,
     write_dataset,
     write_predictions,
@@ -144,3 +145,48 @@ def test_crosscheck_asks_for_the_model_when_the_file_cannot_say(tmp_path: Path):
                     "--model", "b")
     assert result.exit_code == 0
     assert read_verdicts(tmp_path / "out")[0].model == "b"
+
+
+def test_two_judge_models_print_their_agreement(serve: Any, tmp_path: Path):
+    se = {"c0": 9, "c1": 5, "c2": 2, "c3": 7}
+
+    def script(body: dict[str, Any], n: int) -> Reply:
+        text = "\n".join(message["content"] for message in body["messages"])
+        case = next(key for key in se if f"`shop/order.py::Order.label{key}`" in text)
+        value = se[case] if body["model"] == "judge-a" else min(10, se[case] + 1)
+        return Reply(verdict_json(body, scores(value, 8, 8, 8)))
+
+    records = [record(f"c{i}", smell_function=["shop/order.py", "Order", f"labelc{i}"])
+               for i in range(4)]
+    dataset = write_dataset(tmp_path, records)
+    server = serve(script)
+    lines = [json.dumps({"instance_id": f"c{i}", "model_name_or_path": "fixer",
+                         "model_patch": FIX}) + "\n" for i in range(4)]
+    (tmp_path / "preds.jsonl").write_text("".join(lines))
+    scored = write_scores(tmp_path / "scores", [score("fixer", instance_id=f"c{i}")
+                                                 for i in range(4)])
+    result = invoke("judge", dataset, tmp_path / "preds.jsonl", "--model", "judge-a",
+                    "--model", "judge-b", "--base-url", server.url, "--samples", "1",
+                    "--scores", scored, "--judge-cache", tmp_path / "cache", "-o",
+                    tmp_path / "out", "--no-progress", env={"OPENAI_API_KEY": "k"})
+    assert result.exit_code == 0, result.output
+    assert "judge-a vs judge-b, SE: weighted kappa" in result.output
+    summary = json.loads((tmp_path / "out" / "judge_summary.json").read_text())
+    se_pair = next(item for item in summary["between_judges"]
+                   if item["dimension"] == "smell_elimination")
+    assert se_pair["n"] == 4 and se_pair["spearman"] == pytest.approx(1.0)
+    assert 0 < se_pair["kappa"] < 1
+
+
+def test_one_judge_run_per_folder(tmp_path: Path):
+    import fcntl
+
+    from smellkit.errors import UsageError
+    from smellkit.judge.run import judge
+
+    out = tmp_path / "out"
+    out.mkdir()
+    with open(out / ".judge.lock", "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(UsageError, match="another smellkit judge"):
+            judge(write_dataset(tmp_path), [], out, judge_models=["m"], baselines=["noop"])
