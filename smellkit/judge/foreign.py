@@ -81,6 +81,17 @@ def _smellbench(record: dict[str, Any]) -> bool:
                                            for key in GENERAL)
 
 
+def _entries(group: Any) -> list[tuple[str, Any]]:
+    """A group of criteria as (name, value): a dict by name, or a list of objects that carry
+    their `name` (or `key`)."""
+    if isinstance(group, dict):
+        return [(str(name), value) for name, value in group.items()]
+    if isinstance(group, list):
+        return [(str(item.get("name") or item.get("key")), item) for item in group
+                if isinstance(item, dict) and (item.get("name") or item.get("key"))]
+    return []
+
+
 def _record(record: dict[str, Any], line: int | None, judge_model: str | None
             ) -> ForeignVerdict | str:
     instance_id = record.get("instance_id")
@@ -100,7 +111,7 @@ def _record(record: dict[str, Any], line: int | None, judge_model: str | None
             scores[key], notes[key] = number, _text(top.get(key))
         for prefix, group in ((SPECIFIC, record.get(SPECIFIC)),
                               (CASE, record.get("custom_rubrics"))):
-            for name, value in (group.items() if isinstance(group, dict) else ()):
+            for name, value in _entries(group):
                 number = _number(value)
                 if number is not None:
                     scores[f"{prefix}.{criterion_key(name)}"] = number

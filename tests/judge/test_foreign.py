@@ -56,3 +56,11 @@ def test_a_file_in_no_known_format_is_an_error(tmp_path: Path):
     path.write_text("this is\nnot json\n")
     with pytest.raises(VerdictFormatError, match="JSONL or CSV"):
         read_foreign(path)
+
+
+def test_criteria_given_as_lists(tmp_path: Path):
+    path = tmp_path / "result.json"
+    path.write_text(json.dumps({**SMELLBENCH_VERDICT, "custom_rubrics": [
+        {"name": "Label Logic Moved", "score": 6, "justification": "partly"}]}))
+    ((verdict,), _) = read_foreign(path)
+    assert verdict.scores["case.label_logic_moved"] == 6
