@@ -456,6 +456,12 @@ def _apply_copy(root: Path, destination: Path, patch: str) -> None:
               help="The Harbor environment's network while it is set up and between phases: "
                    "the agent's, or public (installed agents download themselves, but a process "
                    "the agent leaves could then fetch the original code before scoring).")
+@click.option("--network", type=click.Choice(["closed", "public"]), default="closed",
+              show_default=True,
+              help="public: every phase of the Harbor tasks has an open network, for Harbor "
+                   "environments that cannot enforce a network policy (Harbor's docker "
+                   "environment needs images from Docker Hub for it); the agent could then "
+                   "download the original code.")
 @click.option("--no-progress", is_flag=True, help="No progress bars.")
 def build_command(specs: tuple[Path, ...], out_dir: Path, seed: int, jobs: int, per_cell: int,
                   runner: str | None, smells: tuple[str, ...], difficulties: tuple[str, ...],
@@ -463,15 +469,16 @@ def build_command(specs: tuple[Path, ...], out_dir: Path, seed: int, jobs: int, 
                   injector_options: tuple[str, ...], exclude_from_injection: tuple[str, ...],
                   inject_anywhere: bool, no_harbor: bool, base_image: str | None,
                   base_python: str | None, allow_hosts: tuple[str, ...], setup_network: str,
-                  no_progress: bool) -> None:
+                  network: str, no_progress: bool) -> None:
     """Build a refactoring benchmark from repo SPECS (resumable: run again to continue)."""
     from smellkit.bench import build
     from smellkit.bench.harbor import HarborOptions
 
-    options = HarborOptions(base_image=base_image, base_python=base_python,
-                            allow_hosts=allow_hosts,
-                            setup_network="public" if setup_network == "public" else "agent")
     try:
+        options = HarborOptions(base_image=base_image, base_python=base_python,
+                                allow_hosts=allow_hosts,
+                                setup_network="public" if setup_network == "public" else "agent",
+                                network="public" if network == "public" else "closed")
         by_smell = parse_injector_options(injector_options)
         exclude = _exclusion(exclude_from_injection, inject_anywhere)
         with build_progress(enabled=not no_progress) as progress:

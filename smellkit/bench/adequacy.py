@@ -89,6 +89,11 @@ class Function:
         return range(self.body_start[0], self.end + 1)
 
 
+NEVER_RUN = r"^\s*if\s+(?:\w+\.)?TYPE_CHECKING\s*:"
+"""Blocks no test can run, left out of the changed lines as coverage's users exclude them: the
+imports type checkers read (a moved function's annotations need them in its new module)."""
+
+
 @dataclass
 class SourceFile:
     """One file of the smelly version: its executable lines and its functions."""
@@ -108,7 +113,7 @@ class SourceFile:
         try:
             text = (root / path).read_bytes().decode("utf-8")  # line endings kept as they are
             tree = ast.parse(text)
-            parser = PythonParser(text=text)
+            parser = PythonParser(text=text, exclude=NEVER_RUN)
             parser.parse_source()
         except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
             return None

@@ -11,6 +11,7 @@ only on the spec, the seed and the options, never on timing or on where a previo
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import shutil
@@ -317,8 +318,25 @@ class _Coverage:
     """The share of each definition's statements the healthy tests run."""
 
 
-def _digest(candidate: Candidate) -> str:
-    return hashlib.blake2b(candidate.model_dump_json().encode(), digest_size=6).hexdigest()
+def _digest(candidate: Candidate, options: Mapping[str, Any] | None) -> str:
+    """The candidate, the injector options and the code that injects: an injection logged by
+    other options or an older smellkit is made again on resume, never reused."""
+    digest = hashlib.blake2b(candidate.model_dump_json().encode(), digest_size=6)
+    digest.update(json.dumps(options or {}, sort_keys=True, default=str).encode())
+    digest.update(_source_digest().encode())
+    return digest.hexdigest()
+
+
+@functools.cache
+def _source_digest() -> str:
+    """smellkit's own source (injectors, the analyses and detectors they consult, the models):
+    any change to it may change what an injection produces."""
+    root = Path(__file__).resolve().parents[1]
+    digest = hashlib.blake2b(digest_size=8)
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 def _fresh_first(candidates: Sequence[Candidate], taken: _Taken) -> Iterator[Candidate]:
@@ -376,7 +394,7 @@ def _injections(run: _Run, spec: RepoSpec, project: Any, smell: str, difficulty:
         return
     seen: set[str] = set()
     for candidate in _fresh_first(candidates, taken):
-        key = f"inject|{spec.name}|{smell}|{difficulty}|{run.seed}|{_digest(candidate)}"
+        key = f"inject|{spec.name}|{smell}|{difficulty}|{run.seed}|{_digest(candidate, options)}"
         cached = run.outcomes.get(key)
         outcome: Injection | InjectionSkip | InjectionFailure | None = None
         if cached is not None:

@@ -50,7 +50,7 @@ CopyTree = Callable[[Path, Path], Path]
 _LISTED = 5  # node ids named in a rejection reason
 POOL_LIMIT = 300
 """Tests run under coverage on the smelly version when selecting again (moved or copied code)."""
-VALIDATION_FORMAT = 3
+VALIDATION_FORMAT = 4
 """Part of each validation outcome's key in the work log: a change in what validation checks
 makes a resumed build validate again instead of reusing verdicts of the old rules."""
 

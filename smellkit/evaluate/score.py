@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -43,6 +43,17 @@ class Score(BaseModel):
     repo: str = ""
     setting: str = ""
     """The instruction setting the agent was given (`open`, `guided`, `targeted`), if known."""
+
+    # -- the run that made the prediction, when its source records it -------------------------
+    agent: str | None = None
+    exit_reason: str | None = None
+    """How the agent's run ended (`smellkit run`'s `finished`, `timeout`, ...; a Harbor trial's
+    exception type)."""
+    usage: dict[str, Any] = Field(default_factory=dict)
+    """What the run cost, as its source reports it: `input_tokens`, `cached_input_tokens`,
+    `output_tokens`, `cost_usd`, ..."""
+    duration_s: float | None = None
+    """The agent's wall-clock time."""
 
     # -- applying ---------------------------------------------------------------------------
     applied: bool = False

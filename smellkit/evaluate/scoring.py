@@ -38,7 +38,9 @@ class ScoreOptions:
 def new_score(prepared: PreparedCase, prediction: Prediction) -> Score:
     case = prepared.case
     return Score(instance_id=case.instance_id, model=prediction.model, smell=case.smell,
-                 difficulty=case.difficulty, repo=case.repo, setting=prediction.setting or "")
+                 difficulty=case.difficulty, repo=case.repo, setting=prediction.setting or "",
+                 agent=prediction.agent, exit_reason=prediction.exit_reason,
+                 usage=dict(prediction.usage), duration_s=prediction.duration_s)
 
 
 def score_prediction(prepared: PreparedCase, prediction: Prediction, signals: Signals | None,

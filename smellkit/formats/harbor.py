@@ -72,9 +72,12 @@ def check_reward(values: Mapping[str, object]) -> dict[str, float | int]:
 
 
 def write_reward(path: Path | str, values: Mapping[str, object]) -> None:
-    """Write reward.json after `check_reward`; written beside and renamed, so a reader never
-    sees half a file."""
-    text = json.dumps(check_reward(values), indent=2, sort_keys=True, allow_nan=False) + "\n"
+    """Write reward.json after `check_reward`, `reward` first and the other keys sorted: Harbor
+    shows the first key of the first metric in its progress bar (alphabetical order put
+    `applied` there). Written beside and renamed, so a reader never sees half a file."""
+    checked = check_reward(values)
+    ordered = {"reward": checked.pop("reward"), **dict(sorted(checked.items()))}
+    text = json.dumps(ordered, indent=2, allow_nan=False) + "\n"
     target = Path(path)
     scratch = target.with_name(f".{target.name}.tmp")
     scratch.write_text(text, encoding="utf-8")

@@ -25,14 +25,34 @@ def _checks(row: Score) -> float | None:
     return None if not row.checks_total else (row.checks_passed or 0) / row.checks_total
 
 
+def _total(rows: Sequence[Score], key: str) -> float | None:
+    """The sum of a usage figure over the rows that report it (None: none does)."""
+    known = [row.usage[key] for row in rows if isinstance(row.usage.get(key), (int, float))]
+    return sum(known) if known else None
+
+
+def _usage(rows: Sequence[Score]) -> tuple[str, str]:
+    """Tokens in/out and cost of a model's runs, summed over the rows that report them."""
+    tokens = [_total(rows, key) for key in ("input_tokens", "output_tokens")]
+    cost = _total(rows, "cost_usd")
+    return ("/".join("-" if value is None else f"{value:,.0f}" for value in tokens),
+            "-" if cost is None else f"{cost:.2f}")
+
+
 def scores_table(rows: Sequence[Score], *, title: str = "smellkit evaluate") -> Any:
     """Per model: cases scored, resolved, mean TPR, LA, residue, share of checks passing, and
-    how many rows fall in each error category (a dash where nothing was measured)."""
+    how many rows fall in each error category (a dash where nothing was measured); when the
+    predictions' source recorded usage (`smellkit run`, Harbor), the tokens in/out and the
+    cost in US dollars summed over the rows that report them."""
     from rich.table import Table
 
     table = Table(title=f"{title}: {len(rows)} predictions scored")
     for name in ("model", "cases", "resolved", "TPR", "LA", "residue", "checks"):
         table.add_column(name, justify="left" if name == "model" else "right")
+    usage = any(row.usage for row in rows)
+    if usage:
+        table.add_column("tokens in/out", justify="right")
+        table.add_column("cost $", justify="right")
     table.add_column("why not resolved", overflow="fold")
     models = dict.fromkeys(row.model for row in rows)
     for model in models:
@@ -44,7 +64,8 @@ def scores_table(rows: Sequence[Score], *, title: str = "smellkit evaluate") -> 
         table.add_row(model, str(len(mine)), f"{resolved} ({resolved / len(mine):.0%})",
                       _mean(row.tpr for row in mine), _mean(row.la for row in mine),
                       _mean((row.residue for row in mine), 1),
-                      _mean(_checks(row) for row in mine), categories or "-")
+                      _mean(_checks(row) for row in mine),
+                      *(_usage(mine) if usage else ()), categories or "-")
     errored = sum(1 for row in rows if row.errors)
     if errored:
         table.caption = f"{errored} rows carry errors (the `errors` field of scores.jsonl)"

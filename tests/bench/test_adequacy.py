@@ -91,6 +91,19 @@ def test_changed_lines_are_executable_statements(smelly: Path) -> None:
     assert code.changed == {"pkg/mod.py": {5, 6, 9, 10, 13, 14, 15, 17, 19, 21, 22, 23}}
 
 
+def test_imports_for_type_checkers_are_no_changed_lines(tmp_path: Path) -> None:
+    """An `if TYPE_CHECKING:` block never runs (a moved function's annotations need it in its
+    new module): its lines are left out, as coverage's users exclude them."""
+    text = ("import typing as t\n\nif t.TYPE_CHECKING:\n    import typing_extensions as te\n\n"
+            "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    import os\n\n\n"
+            "def keep(x):\n    return x\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "mod.py").write_text(text)
+    injection = _injection("deep_inlining").model_copy(update={
+        "smelly_patch": make_patch({"pkg/mod.py": ""}, {"pkg/mod.py": text})})
+    assert SmellyCode.read(tmp_path, injection).changed == {"pkg/mod.py": {1, 6, 12, 13}}
+
+
 def test_targets_lines_and_functions_from_the_tests_that_ran(smelly: Path) -> None:
     lines = {"pkg/mod.py": {4: ("",), 5: ("t::a",), 6: ("t::a", "t::other"), 9: ("",),
                             13: ("",), 14: ("",), 17: ("",)}}

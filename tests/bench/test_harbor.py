@@ -25,6 +25,7 @@ from smellkit.bench.harbor import (
 )
 from smellkit.bench.harbor._unpack_wheels import unpack
 from smellkit.config import RepoSpec, load_repo_spec, tomllib
+from smellkit.errors import UsageError
 from smellkit.evaluate.score import ERROR_CATEGORIES, MetricDelta, Score
 from smellkit.evaluate.verifier import failure_values, read_case, reward_values
 from smellkit.formats.harbor import ERROR_CODES, RewardError, check_reward, write_reward
@@ -106,6 +107,23 @@ def test_the_agents_network_is_the_allowlist_given_at_export(tmp_path: Path) -> 
     assert config["agent"]["network_mode"] == "no-network"
     text = (task / "instruction.md").read_text()
     assert "`api.anthropic.com`, `api.openai.com`" in text and "package index" in text
+
+
+def test_a_public_network_opens_every_phase_and_the_instruction_says_so(tmp_path: Path) -> None:
+    """`--network public`, for Harbor environments that cannot enforce a policy (Harbor's docker
+    environment without Docker Hub refuses `no-network`)."""
+    task = _export(tmp_path, network="public")
+    config = tomllib.loads((task / "task.toml").read_text())
+    for table in ("agent", "environment", "verifier"):
+        assert config[table]["network_mode"] == "public", table
+        assert "allowed_hosts" not in config[table]
+    assert config["metadata"]["network"] == "public"
+    text = (task / "instruction.md").read_text()
+    assert "the network is open" in text and "network is closed" not in text
+    closed = _export(tmp_path / "closed")
+    assert tomllib.loads((closed / "task.toml").read_text())["metadata"]["network"] == "closed"
+    with pytest.raises(UsageError, match="--allow-host"):
+        HarborOptions(network="public", allow_hosts=("api.example.com",))
 
 
 def test_the_instruction_tells_the_truth_about_the_environment(tmp_path: Path) -> None:
@@ -273,7 +291,10 @@ def test_reward_values_never_hold_null_or_bool(tmp_path: Path) -> None:
         assert all(type(value) in (int, float) for value in values.values()), values
         assert "la" in values if score.la is not None else "la" not in values
         write_reward(tmp_path / "reward.json", values)
-        assert json.loads((tmp_path / "reward.json").read_text()) == values
+        written = json.loads((tmp_path / "reward.json").read_text())
+        assert written == values
+        # `reward` first: Harbor's progress bar shows the first key
+        assert list(written) == ["reward", *sorted(key for key in written if key != "reward")]
     assert reward_values(unmeasured)["reward"] == 0.0
     assert reward_values(unmeasured)["error_category"] == ERROR_CODES["tampered"]
     resolved = reward_values(measured)

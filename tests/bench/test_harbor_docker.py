@@ -2,14 +2,17 @@
 them (no Harbor, no registry: the base image is built from Debian packages like the Docker
 runner's, and the task image from the exported environment/ on top of it).
 
-For each agent a container of the task image is started with no network; the agent phase is
+For each agent a container of the task image is started with no network and kept alive the way
+Harbor's docker environment does (`sh -c "sleep infinity"`, whose sleep test.sh must not end:
+that ends the container); the agent phase is
 played with `docker exec` (the oracle runs /solution/solve.sh, as Harbor uploads solution/ for
 it; the noop does nothing; the tamperer applies the solution, adds a conftest.py forcing every
 test to pass and writes a reward.json of 1.0 into /logs/verifier; three more apply the solution
 and edit a file of the installed scorer, add a .pth file to the project's environment, or undo
 their work and leave a process writing a reward of 1.0 in a loop); then tests/ is copied to
 /tests and /tests/test.sh runs. The three prediction.patch files are finally re-scored with
-`smellkit evaluate --harbor-jobs`, which must agree.
+`smellkit evaluate --harbor-jobs`, which must agree. tests/bench/test_harbor_real.py runs the
+oracle and nop agents under Harbor itself.
 """
 
 from __future__ import annotations
@@ -26,13 +29,11 @@ from typing import Any
 import pytest
 
 from smellkit._internal.jsonl import read_jsonl
-from smellkit.config import load_repo_spec
 from smellkit.formats.harbor import ERROR_CODES
+from tests.bench.click_one import click_one
 
 pytestmark = [pytest.mark.slow, pytest.mark.docker]
 
-ROOT = Path(__file__).parents[2]
-SPEC = ROOT / "examples" / "specs" / "click.toml"
 FORCE_PASS = '''\
 import pytest
 
@@ -74,33 +75,16 @@ def client() -> Any:
 @pytest.fixture(scope="module")
 def exported(client: Any, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
     """(the build's output folder, the exported task, the task image's tag)."""
-    from smellkit.bench import build
     from smellkit.bench.harbor import HarborExport, HarborOptions
-    from smellkit.sandbox.checkout import fetch
-    from smellkit.sandbox.image import HARBOR_PACKAGES, build_python_image, keyed_tag
     from tests.support.pypi import data_dir
 
+    one = click_one(TIMES)
     started = time.perf_counter()
-    base = keyed_tag("smellkit-harbor-base", HARBOR_PACKAGES, ())
-    build_python_image(base, packages=HARBOR_PACKAGES, pip_packages=())
-    TIMES["base image (built or found)"] = time.perf_counter() - started
-
-    started = time.perf_counter()
-    out = data_dir() / "harbor" / "click-one"
-    report = build(SPEC, out, cache_dir=data_dir() / "sandbox", smells=["feature_envy"],
-                   difficulties=["easy"], per_cell=1, spare=0, jobs=2, harbor=False)
-    assert report.cases == 1 and not report.repo_errors, report
-    TIMES["one-case click build (resumed when cached)"] = time.perf_counter() - started
-
-    started = time.perf_counter()
-    from smellkit.bench import load_dataset
-
-    (case,) = load_dataset(out / "dataset.jsonl")
-    spec = load_repo_spec(SPEC)
-    checkout = fetch(spec, data_dir() / "sandbox")
-    exporter = HarborExport(HarborOptions(base_image=base, allow_hosts=("api.example.com",)),
+    exporter = HarborExport(HarborOptions(base_image=one.base_image,
+                                          allow_hosts=("api.example.com",)),
                             data_dir() / "harbor")
-    task = exporter.write_task(case, spec, checkout, tmp_path_factory.mktemp("harbor"))
+    task = exporter.write_task(one.case, one.spec, one.checkout,
+                               tmp_path_factory.mktemp("harbor"))
     TIMES["export (wheels cached after the first run)"] = time.perf_counter() - started
     config = (task / "task.toml").read_text()
     assert "system_pinned = true" in config and 'allowed_hosts = ["api.example.com"]' in config
@@ -112,12 +96,14 @@ def exported(client: Any, tmp_path_factory: pytest.TempPathFactory) -> tuple[Pat
     except Exception:  # docker.errors.ImageNotFound: build it (pip reaches PyPI for click's own
         client.images.build(path=str(task / "environment"), tag=tag, rm=True, forcerm=True)
     TIMES["task image (built or found)"] = time.perf_counter() - started
-    return out, task, tag
+    return one.out, task, tag
 
 
 def _play(client: Any, task: Path, tag: str, agent: str) -> tuple[dict[str, Any], str, str]:
     """One trial: start, agent phase, /tests copied in, test.sh; reward, verdict, patch."""
-    container = client.containers.run(tag, ["sleep", "infinity"], detach=True,
+    # kept alive as Harbor's docker environment does (`sh -c "sleep infinity"`: the sleep is a
+    # child of the container's first process, and ending it ends the container)
+    container = client.containers.run(tag, ["sh", "-c", "sleep infinity"], detach=True,
                                       network_mode="none")
     try:
         def run(command: str) -> str:

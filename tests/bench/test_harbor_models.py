@@ -1,25 +1,23 @@
 """Harbor task directories checked by the `harbor` package from PyPI, not by a copy of its schema.
 
-harbor needs Python >= 3.12, so it is installed into its own virtualenv (cached under the test-data
-folder) with the newest interpreter found; without one, or without PyPI, the test is skipped and
-says why. The check loads each task with `harbor.models.task.task.Task` (its `TaskConfig` and
-path/test-script validation) and also rejects any task.toml key harbor's models do not know
-(pydantic would silently ignore a misspelt one).
+harbor needs Python >= 3.12, so it is installed into its own virtualenv (`tests.support.harbor`:
+cached under the test-data folder, the pinned version, the newest interpreter found); without
+one, or without PyPI, the test is skipped and says why. The check loads each task with
+`harbor.models.task.task.Task` (its `TaskConfig` and path/test-script validation) and also
+rejects any task.toml key harbor's models do not know (pydantic would silently ignore a
+misspelt one). tests/bench/test_harbor_real.py runs a task under `harbor run`.
 """
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from smellkit.bench.harbor import HarborExport, HarborOptions
-from smellkit.config import RepoSpec, find_python, load_repo_spec
-from smellkit.errors import ConfigError
+from smellkit.config import RepoSpec, load_repo_spec
 from smellkit.models import Case
 from tests.bench import fakes
 
@@ -68,32 +66,9 @@ print(json.dumps(results))
 
 def _harbor_python() -> Path:
     """The interpreter of a virtualenv with harbor installed, or a skip saying why not."""
-    from tests.support.pypi import data_dir
+    from tests.support.harbor import harbor_venv
 
-    python = None
-    for version in ("3.13", "3.12"):
-        try:
-            python = find_python(version)
-            break
-        except ConfigError:
-            continue
-    pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
-    for found in sorted(pyenv.glob("3.1[2-9]*/bin/python3"), reverse=True):
-        if python is None and subprocess.run([found, "-c", ""]).returncode == 0:
-            python = str(found)  # installed by pyenv but not on PATH
-    if python is None:
-        pytest.skip("harbor needs Python >= 3.12 and neither python3.12 nor python3.13 runs here")
-    venv = data_dir() / f"harbor-venv-{Path(python).resolve().parent.parent.name}"
-    with open(data_dir() / ".harbor-venv.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (venv / ".complete").exists():
-            subprocess.run([python, "-m", "venv", "--clear", str(venv)], check=True)
-            install = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install",
-                                      "--quiet", "harbor"], capture_output=True, text=True)
-            if install.returncode != 0:
-                pytest.skip(f"cannot install harbor from PyPI: {install.stderr[-500:]}")
-            (venv / ".complete").touch()
-    return venv / "bin" / "python"
+    return harbor_venv() / "bin" / "python"
 
 
 def _case(spec: RepoSpec, smell: str = "god_class") -> Case:

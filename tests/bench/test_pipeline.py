@@ -365,3 +365,28 @@ def test_the_exclusion_a_build_uses() -> None:
     assert _exclusion(flat, None) is None
     chosen = flat.model_copy(update={"exclude_from_injection": ("scripts",)})
     assert _exclusion(chosen, None) == ("scripts",) and _exclusion(chosen, ()) == ()
+
+
+def test_a_resumed_build_injects_again_when_the_injector_options_change(tmp_path: Path) -> None:
+    """The work log keys an injection by its candidate, the injector options and smellkit's
+    source: a rerun with the same options reuses it, one with other options makes it again."""
+    import dataclasses
+
+    fake = fakes.backend()
+    made: list[Any] = []
+
+    def inject(*args: Any) -> Any:
+        made.append(args[3].target.qualname)
+        return fake.inject(*args)
+
+    options: dict[str, Any] = {"smells": ["feature_envy"], "per_cell": 1, "spare": 0,
+                               "difficulties": ["easy"], "jobs": 1, "cache_dir": bench_cache(),
+                               "harbor": False,
+                               "backend": dataclasses.replace(fake, inject=inject)}
+    build(FIXTURES / "calc.toml", tmp_path, **options)
+    first = len(made)
+    assert first >= 1
+    build(FIXTURES / "calc.toml", tmp_path, **options)
+    assert len(made) == first  # reused from the work log
+    build(FIXTURES / "calc.toml", tmp_path, min_file_lines=0, **options)
+    assert len(made) == 2 * first  # other options: injected again

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import random
 
-from smellkit.bench.sample import sample
+from smellkit.bench.sample import footprint, sample, twins
+from smellkit.injectors.patches import make_patch
 from smellkit.models import Case
 from tests.bench import fakes
 
@@ -67,3 +68,27 @@ def test_a_target_is_used_once_per_smell_while_others_remain() -> None:
         "calc.ops.add", "calc.ops.countdown", "calc.ops.mul"]
     only_add = [case for case in pool if case.candidate.target.qualname == "calc.ops.add"]
     assert len(sample(only_add, 1, seed=0)) == 3  # too few targets: reused rather than empty
+
+
+def _edit(case: Case, functions: list[str], holder: str) -> Case:
+    """The case with a smelly patch that moves `functions` of pkg/util.py into `holder`."""
+    before = "".join(f"def {name}(x):\n    return x + {len(name)}\n\n\n" for name in functions)
+    after = "".join(f"def {name}(x):\n    return {holder}.{name}(x)\n\n\n" for name in functions)
+    return case.model_copy(update={"smelly_patch": make_patch({"pkg/util.py": before},
+                                                              {"pkg/util.py": after})})
+
+
+def test_a_twin_edit_at_another_target_comes_after_every_other_case() -> None:
+    """Two holders absorbing the same functions are one edit twice: the cell takes the twin
+    only when nothing else is left."""
+    same = ["parse", "render", "escape", "quote"]
+    first = _edit(_case("god_class", "medium", 0, "pkg/a.py", target="add"), same, "A")
+    twin = _edit(_case("god_class", "medium", 1, "pkg/b.py", target="mul"), same, "B")
+    other = _edit(_case("god_class", "medium", 2, "pkg/c.py", target="countdown"),
+                  ["split", "join", "strip", "fold"], "C")
+    assert twins(footprint(first), footprint(twin))
+    assert not twins(footprint(first), footprint(other))
+    for seed in range(6):
+        chosen = {case.id for case in sample([first, twin, other], 2, seed=seed)}
+        assert other.id in chosen and len(chosen & {first.id, twin.id}) == 1
+    assert len(sample([first, twin], 2, seed=0)) == 2  # nothing else: the twin too

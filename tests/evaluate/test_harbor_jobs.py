@@ -1,5 +1,7 @@
 """Predictions from a Harbor jobs folder (the layout and JSON of harbor 0.26: a job's own
-config.json/result.json beside one folder per trial), and scoring them end to end."""
+config.json/lock.json/result.json beside one folder per trial, each with its lock.json,
+config.json and result.json), and scoring them end to end. tests/bench/test_harbor_real.py reads
+a job real Harbor wrote."""
 
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ def _trial(job: Path, name: str, task: str, patch: str | None, *, agent: str = "
            result: dict[str, Any] | None = None) -> Path:
     trial = job / name
     (trial / "verifier").mkdir(parents=True)
+    _lock(trial, task, agent)
     (trial / "config.json").write_text(json.dumps({
         "task": {"path": f"/data/harbor/{task}", "git_url": None, "name": None},
         "trial_name": name, "agent": {"name": agent, "model_name": model}}))
@@ -40,6 +43,15 @@ def _trial(job: Path, name: str, task: str, patch: str | None, *, agent: str = "
     if patch is not None:
         (trial / "verifier" / "prediction.patch").write_text(patch)
     return trial
+
+
+def _lock(trial: Path, task: str, agent: str) -> None:
+    """The lock.json Harbor writes when it plans a trial, before it runs it."""
+    trial.mkdir(parents=True, exist_ok=True)
+    (trial / "lock.json").write_text(json.dumps({
+        "schema_version": 2, "task": {"name": task, "type": "local",
+                                      "path": f"/data/harbor/{task}"},
+        "agent": {"name": agent, "kwargs": {}}}))
 
 
 def _job(root: Path) -> Path:
@@ -64,12 +76,24 @@ def test_each_trial_is_a_prediction_named_by_task_agent_and_model(tmp_path: Path
     assert set(found) == {(ADD, "claude-code:anthropic/claude-sonnet-4-5"), (MUL, "oracle")}
     first = found[ADD, "claude-code:anthropic/claude-sonnet-4-5"]
     assert first.agent == "claude-code" and first.duration_s == 90.0
-    assert first.usage == {"n_input_tokens": 1200, "n_output_tokens": 300, "cost_usd": 0.02}
+    assert first.usage == {"input_tokens": 1200, "output_tokens": 300, "cost_usd": 0.02}
     assert first.source.path.endswith(f"{ADD}__aaa/verifier/prediction.patch")
     messages = sorted(str(error) for error in read.errors)
     assert len(messages) == 2
     assert "duplicate prediction" in messages[0] and f"{ADD}__aaa" in messages[0]
     assert "no verifier/prediction.patch" in messages[1] and "AgentTimeoutError" in messages[1]
+
+
+def test_a_trial_harbor_never_started_is_an_error_not_a_silence(tmp_path: Path) -> None:
+    """Harbor writes a trial's lock.json when it plans it; a job that stops first (Harbor's
+    docker environment refusing a `no-network` task, say) leaves only that."""
+    job = _job(tmp_path)
+    _lock(job / f"{ADD}__eee", ADD, "oracle")
+    _trial(job, f"{MUL}__ccc", MUL, "", agent="oracle", model=None)
+    read = predictions_from_harbor_jobs(tmp_path / "jobs")
+    assert [item.instance_id for item in read.predictions] == [MUL]
+    (error,) = read.errors
+    assert "never started" in str(error) and ADD in str(error) and "job.log" in str(error)
 
 
 def test_a_folder_without_trials_is_refused(tmp_path: Path) -> None:
@@ -88,4 +112,8 @@ def test_harbor_predictions_are_scored(calc_dataset: Path, tmp_path: Path) -> No
     (row,) = read_jsonl(tmp_path / "out" / "scores.jsonl")
     assert report.scored == 1 and row["model"] == "claude-code:anthropic/claude-sonnet-4-5"
     assert row["error_category"] == "broke_tests" and row["tests_passed"] == 0
+    # the run's facts reach the report's rows
+    assert row["agent"] == "claude-code" and row["duration_s"] == 90.0
+    assert row["usage"] == {"input_tokens": 1200, "output_tokens": 300, "cost_usd": 0.02}
+    assert row["exit_reason"] is None
     assert report.missing == {"claude-code:anthropic/claude-sonnet-4-5": 3}

@@ -22,7 +22,7 @@ from smellkit.injectors.deep_inlining.inline import Inliner, Plan
 from smellkit.injectors.deep_inlining.sites import SiteFinder
 from smellkit.injectors.deep_inlining.spread import Spreader
 from smellkit.injectors.engine import find_candidates, make_injector
-from smellkit.models import DIFFICULTIES, Difficulty
+from smellkit.models import DIFFICULTIES, POORLY_COVERED, Difficulty
 from tests.injectors.support import (
     FIXTURES,
     SMALL,
@@ -341,6 +341,18 @@ def test_sites_and_refusals(small_repo: Path) -> None:
     assert set(_sites(small_repo, "pkg.caller.pick")) == {"first_even"}  # `return f()` only
     assert _sites(small_repo, "pkg.caller.pick_and_keep") == {}  # returns inside a loop
     assert _sites(small_repo, "pkg.caller.Reporter.report") == {}
+
+
+def test_a_callee_the_tests_barely_run_is_not_pasted(small_repo: Path) -> None:
+    """Its pasted copy would be changed lines that no selected test runs (the adequacy rule)."""
+    project = load(small_repo)
+    measured = InjectionContext(project, covered=None,
+                                line_coverage={"pkg.helpers.classify": 0.5})
+    assert SiteFinder(measured).refusal("pkg.helpers.classify") == (
+        f"{POORLY_COVERED}: its pasted copy would hold lines no selected test runs")
+    assert not SiteFinder(measured).sites("pkg.caller.run")
+    tested = InjectionContext(project, covered=None, line_coverage={"pkg.helpers.classify": 0.95})
+    assert SiteFinder(tested).refusal("pkg.helpers.classify") is None
 
 
 def test_global_read_by_pasted_code_must_not_be_a_local_of_the_caller(small_repo: Path) -> None:

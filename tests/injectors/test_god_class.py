@@ -230,6 +230,18 @@ def test_functions_called_on_import_or_decorated_stay(tmp_path: Path) -> None:
             for f in item.functions] == ["shorten", "title_case"]
 
 
+def test_functions_the_tests_barely_run_stay(tmp_path: Path) -> None:
+    """A moved body is changed code that the case's tests must run: functions whose lines the
+    tests mostly skip are no part of a cluster."""
+    context, _ = _desk_clusters(tmp_path, "desk/dates.py", "", "")
+    shares = {"desk.dates.week_of": 0.4, "desk.dates.parse_day": 1.0}
+    found = planning.clusters(context.analysis, "desk.planner",
+                              planning.calls_by_module(context.analysis),
+                              lambda name: shares.get(name, 1.0) >= 0.9)
+    assert [f.name for item in found if item.module == "desk.dates"
+            for f in item.functions] == ["parse_day", "is_weekend", "day_name"]
+
+
 def test_functions_refused_when_unsafe(tmp_path: Path) -> None:
     context, found = _desk_clusters(tmp_path, "desk/dates.py",
                                     "    return day >= 0 and (day % 7 == 5 or day % 7 == 6)\n",

@@ -56,8 +56,16 @@ def test_before_after(difficulty: Difficulty) -> None:
                                                  for target in injection.targets}
 
 
+def test_medium_and_hard_rewrite_different_numbers_of_modules() -> None:
+    """Medium rewrites two modules, hard three: with four users, hard is never medium's twin."""
+    for seed in range(4):
+        medium = support.inject_case(SMELL, CASE, "medium", seed=seed)[1]
+        hard = support.inject_case(SMELL, CASE, "hard", seed=seed)[1]
+        assert (len(medium.files), len(hard.files)) == (2, 3)
+
+
 def test_a_shadowing_local_is_left_alone(tmp_path: Path) -> None:
-    _, injection = support.inject_case(SMELL, CASE, "medium")
+    _, injection = support.inject_case(SMELL, CASE, "medium", seed=12)  # draws STATUS_KEY, audit.py
     assert "orders/audit.py" in injection.files
     smelly = support.smelly_copy(support.case_dir(SMELL, CASE) / "before", injection, tmp_path)
     text = (smelly / "orders/audit.py").read_text(encoding="utf-8")

@@ -5,7 +5,9 @@ Layout (Harbor 0.26's task format):
     task.toml          network: the agent's allowlist (`--allow-host`, plus the model API host
                        Harbor adds; none by default) while it works and while the environment
                        is set up (`--setup-network public` opens setup), none while the
-                       verifier runs; [metadata] says whether the base image is pinned
+                       verifier runs (`--network public`: every phase open, for Harbor
+                       environments that cannot enforce a policy); [metadata] says
+                       whether the base image is pinned, and the network
     instruction.md     the case's instruction, then the truth about the environment and scoring
     environment/       Dockerfile (see `image`), smelly.patch, unpack_sdist.py or repo/,
                        original.sha256 + no_original.py (the build fails if the original code

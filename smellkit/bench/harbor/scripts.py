@@ -3,8 +3,13 @@ agent's `instruction.md`.
 
 test.sh, in order (each step's reason in the script's comments):
 
-1. stop every process the agent left running (only inside the task image), before anything
-   else, so none can write a reward or change a file after it is checked;
+1. freeze (SIGSTOP, never kill) every process the agent left running (only inside the task
+   image), before anything else, so none can write a reward or change a file after it is
+   checked. Not killed: Harbor's docker environment keeps its container alive with
+   `sh -c "sleep infinity"`, whose `sleep` is one of these processes, and killing it ends the
+   container with the verifier in it; a frozen process does nothing until a SIGCONT only the
+   verifier or Harbor could send. The listing is repeated until every such process is stopped
+   (one forked meanwhile, or resumed by a tracer, is stopped in the next round);
 2. delete every reward and output file in /logs/verifier: the agent could write there during
    its phase, and no file from before this run may be read as its result;
 3. `integrity.sh`: the scorer against the manifest that arrived with /tests, the environment
@@ -70,7 +75,8 @@ LOGS=${{LOGS_DIR:-/logs}}/verifier
 mkdir -p "$LOGS"
 
 # 1. Whatever the agent left running could change /app, /tests or the results while they are
-#    made, or write a reward after this script.
+#    made, or write a reward after this script: frozen, not killed (the container's keep-alive
+#    process is among them, and the container ends with it).
 #    Only inside the task image (its build record exists): never on a machine trying this out.
 if [[ -z $ROOT && -f {BUILD_RECORD}.sha256 ]]; then
     keep=" 1 $$ $BASHPID "
@@ -83,15 +89,22 @@ if [[ -z $ROOT && -f {BUILD_RECORD}.sha256 ]]; then
         keep+="$parent "
         pid=$parent
     done
-    victims=()
-    for entry in /proc/[0-9]*; do
-        entry=${{entry#/proc/}}
-        [[ $keep == *" $entry "* ]] || victims+=("$entry")
-    done
-    if (( ${{#victims[@]}} )); then
+    # Again until none is left running: a process may fork between the listing and its stop,
+    # and a tracer may resume a traced process before it is stopped itself.
+    for round in 1 2 3 4 5 6 7 8; do
+        victims=()
+        for entry in /proc/[0-9]*; do
+            entry=${{entry#/proc/}}
+            [[ $keep == *" $entry "* ]] && continue
+            state=
+            while read -r key value; do
+                if [[ $key == State: ]]; then state=$value; break; fi
+            done 2>/dev/null < "/proc/$entry/status"
+            [[ -z $state || $state == [TtZX]* ]] || victims+=("$entry")
+        done
+        (( ${{#victims[@]}} )) || break
         kill -STOP "${{victims[@]}}" 2>/dev/null
-        kill -KILL "${{victims[@]}}" 2>/dev/null
-    fi
+    done
 fi
 
 # 2. Nothing written before this run is a result: the agent can write to /logs/verifier.
@@ -150,16 +163,21 @@ def solve_script(spec: RepoSpec) -> str:
     )
 
 
-def _hosts(allow_hosts: Sequence[str]) -> str:
-    if not allow_hosts:
-        return "the network is closed, except for the model's API that runs you"
-    return ("the network is closed, except for the model's API that runs you and "
-            + ", ".join(f"`{host}`" for host in allow_hosts))
+def _network(allow_hosts: Sequence[str], public: bool) -> str:
+    if public:
+        return ("the network is open. Work from the code you are given: fetching this "
+                "project's code from elsewhere (its package index release, its repository) "
+                "defeats the benchmark")
+    hosts = "" if not allow_hosts else " and " + ", ".join(f"`{host}`" for host in allow_hosts)
+    return (f"the network is closed, except for the model's API that runs you{hosts}; the "
+            "package index and code hosting sites are not reachable")
 
 
-def instruction(case: Case, text: str, *, allow_hosts: Sequence[str] = ()) -> str:
+def instruction(case: Case, text: str, *, allow_hosts: Sequence[str] = (),
+                public: bool = False) -> str:
     """The agent's instruction: the case's wording for its setting, then the truth about the
-    environment and how the result is scored."""
+    environment (its network: `public`, or closed but for `allow_hosts`) and how the result is
+    scored."""
     count = len(case.tests)
     tests = f"{count} test{'s' if count != 1 else ''}"
     return f"""\
@@ -183,6 +201,6 @@ def instruction(case: Case, text: str, *, allow_hosts: Sequence[str] = ()) -> st
 - Changes to test machinery count as tampering and score 0: anything under `tests/`,
   `conftest.py`, pytest settings (`pytest.ini`, `[tool.pytest...]` in `pyproject.toml`,
   `setup.cfg`, `tox.ini`), `sitecustomize.py`, `usercustomize.py` and `*.pth` files.
-- Network: {_hosts(allow_hosts)}; the package index and code hosting sites are not reachable.
+- Network: {_network(allow_hosts, public)}.
 - Processes you leave running are stopped before scoring.
 """

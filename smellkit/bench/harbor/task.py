@@ -36,6 +36,7 @@ from smellkit.bench.harbor.image import (
 from smellkit.bench.harbor.pin import BasePin, inspect_base
 from smellkit.bench.harbor.scripts import instruction, solve_script, test_script
 from smellkit.config import RepoSpec
+from smellkit.errors import UsageError
 from smellkit.formats.smellbench import to_row, to_smellbench
 from smellkit.injectors.patches import apply_patch, patched_paths
 from smellkit.models import Case, InstructionSetting
@@ -81,6 +82,17 @@ class HarborOptions:
     pin_base: bool = True
     """Pin the base image's interpreter and tools at export when Docker and the image are
     here (see `pin`)."""
+    network: Literal["closed", "public"] = "closed"
+    """`closed`: the policies above. `public`: every phase's network is open (`--network
+    public`), for Harbor environments that cannot enforce a policy. Harbor 0.26's docker
+    environment enforces `no-network` and allowlists with a sidecar it builds from Docker Hub
+    images, and refuses such a task when it cannot. The agent can then download the original
+    code; say so when reporting results."""
+
+    def __post_init__(self) -> None:
+        if self.network == "public" and self.allow_hosts:
+            raise UsageError("an allowlist (--allow-host) means nothing with --network public: "
+                             "every host is reachable", hint="give one or the other")
 
 
 def toml_value(value: Any) -> str:
@@ -111,15 +123,19 @@ def toml_text(tables: dict[str, Any]) -> str:
 
 def task_config(case: Case, spec: RepoSpec, *, allow_hosts: Sequence[str] = (),
                 setup_network: str = "agent", base_image: str | None = None,
-                system_pinned: bool = False, export_key: str = "") -> dict[str, Any]:
+                system_pinned: bool = False, export_key: str = "",
+                network: str = "closed") -> dict[str, Any]:
     """The task.toml tables (Harbor 0.26's `TaskConfig`). Network: the agent's is `no-network`
     (Harbor still opens the model API host it knows) or the allowlist; the verifier's is
     `no-network`; the environment's baseline (setup, and between phases) is the agent's policy,
-    or `public` with `setup_network="public"`."""
+    or `public` with `setup_network="public"`. With `network="public"` every phase is public."""
     policy: dict[str, Any] = {"network_mode": "no-network"}
     if allow_hosts:
         policy = {"network_mode": "allowlist", "allowed_hosts": list(allow_hosts)}
+    if network == "public":
+        policy = {"network_mode": "public"}
     baseline = {"network_mode": "public"} if setup_network == "public" else dict(policy)
+    verifier = "public" if network == "public" else "no-network"
     return {
         "schema_version": "1.4",
         "source": "smellkit",
@@ -144,10 +160,11 @@ def task_config(case: Case, spec: RepoSpec, *, allow_hosts: Sequence[str] = (),
             "scorer": f"smellkit {__version__}",
             "base_image": base_image or default_base(spec),
             "system_pinned": system_pinned,
+            "network": network,
             "smellkit_export": export_key,
         },
         "verifier": {"timeout_sec": float(spec.timeouts.test + 600),
-                     "network_mode": "no-network"},
+                     "network_mode": verifier},
         "agent": {"timeout_sec": 3600.0, **policy},
         "environment": {"build_timeout_sec": float(spec.timeouts.install + 900), "cpus": 1,
                         "memory_mb": 4096, "workdir": APP, **baseline},
@@ -289,7 +306,7 @@ class HarborExport:
         key = hashlib.sha256(json.dumps([
             EXPORT_FORMAT, to_row(case), spec.model_dump(mode="json"), image, python,
             list(self.options.allow_hosts), self.options.setting, self.options.setup_network,
-            bundle.key, pin.record,
+            self.options.network, bundle.key, pin.record,
         ], sort_keys=True, default=str).encode()).hexdigest()[:16]
         final = harbor_dir / case.instance_id
         if _export_key(final) == key:
@@ -311,11 +328,12 @@ class HarborExport:
         config = task_config(case, spec, allow_hosts=options.allow_hosts,
                              setup_network=options.setup_network,
                              base_image=options.base_image, system_pinned=pin.pinned,
-                             export_key=key)
+                             export_key=key, network=options.network)
         (task / "task.toml").write_text(toml_text(config), encoding="utf-8")
         text = case.instructions.get(options.setting) or case.instructions.get("open", "")
         (task / "instruction.md").write_text(
-            instruction(case, text, allow_hosts=options.allow_hosts), encoding="utf-8")
+            instruction(case, text, allow_hosts=options.allow_hosts,
+                        public=options.network == "public"), encoding="utf-8")
         self._environment(task / "environment", case, spec, checkout, image, pin, bundle)
         self._tests(task / "tests", case, spec, checkout, pin, bundle)
         solution = task / "solution"

@@ -4,14 +4,18 @@ and the built-in baselines. Each source is read on its own (its bad records are 
 then one (instance, model) given by two sources is a duplicate like any other: the first source
 in that order wins.
 
-Harbor writes `jobs/<job>/<trial>/{config.json, result.json, agent/, verifier/}`; the verifier of
-a smellkit task saves the agent's diff against the code it was given as
-`verifier/prediction.patch`. A trial is a folder whose `config.json` is a trial config (it has
-`task` and `trial_name`). Its instance id is the task's name without the `smellkit/` (or other)
-organisation prefix (`result.json` `task_name`, else the task folder's name in `config.json`);
-its model is `<agent>:<model>` (the `--model` given to Harbor, else the one the agent reported;
-the agent's name alone when there is none). Repeated attempts of one task by one agent and model
-(`harbor run -k 3`) are duplicates: the first trial, in name order, is scored, the others
+Harbor (0.26, checked against its real output) writes `jobs/<job>/{config.json, lock.json,
+result.json, job.log}` and one folder per trial, `<trial>/{lock.json, config.json, result.json,
+trial.log, agent/, verifier/, artifacts/}`; the verifier of a smellkit task saves the agent's
+diff against the code it was given as `verifier/prediction.patch`. A trial is a folder whose
+`config.json` is a trial config (it has `task` and `trial_name`). A trial Harbor planned but
+never started (it stopped first, e.g. refusing the environment) has only `lock.json` (with a
+`task`): it is reported as an error, never skipped silently. The instance id is the task's name
+without the `smellkit/` (or other) organisation prefix (`result.json` `task_name`, else the task
+folder's name in `config.json`); the model is `<agent>:<model>` (the `--model` given to Harbor,
+else the one the agent reported; the agent's name alone when there is none). Usage is Harbor's
+`agent_result` in smellkit's names (`USAGE`). Repeated attempts of one task by one agent and
+model (`harbor run -k 3`) are duplicates: the first trial, in name order, is scored, the others
 reported.
 """
 
@@ -39,6 +43,9 @@ from smellkit.evaluate.inputs.predictions import (
 from smellkit.evaluate.patches.guard import protected_paths
 
 PATCH = Path("verifier") / "prediction.patch"
+USAGE = {"n_input_tokens": "input_tokens", "n_cache_tokens": "cached_input_tokens",
+         "n_output_tokens": "output_tokens", "cost_usd": "cost_usd"}
+"""Harbor's `AgentContext` fields and the names `smellkit run` records the same facts under."""
 
 
 def _json(path: Path) -> dict[str, Any] | None:
@@ -53,10 +60,19 @@ def _is_trial(config: dict[str, Any] | None) -> bool:
     return config is not None and isinstance(config.get("task"), dict) and "trial_name" in config
 
 
+def _never_started(folder: Path) -> bool:
+    """A trial's lock.json without its config.json: planned, never run."""
+    lock = _json(folder / "lock.json")
+    return (lock is not None and isinstance(lock.get("task"), dict)
+            and not (folder / "config.json").exists())
+
+
 def trial_folders(root: Path) -> list[Path]:
-    """Every trial folder under `root` (a jobs folder, one job, or one trial), in name order."""
+    """Every trial folder under `root` (a jobs folder, one job, or one trial), in name order:
+    those Harbor ran and those it planned but never started."""
     found = {path.parent for path in root.rglob("config.json")
              if _is_trial(_json(path))}
+    found |= {path.parent for path in root.rglob("lock.json") if _never_started(path.parent)}
     return sorted(found)
 
 
@@ -102,8 +118,7 @@ def _seconds(result: dict[str, Any] | None) -> float | None:
 
 def _usage(result: dict[str, Any] | None) -> dict[str, Any]:
     context = _get(result, "agent_result")
-    keys = ("n_input_tokens", "n_cache_tokens", "n_output_tokens", "cost_usd")
-    return {key: context[key] for key in keys
+    return {name: context[key] for key, name in USAGE.items()
             if isinstance(context, dict) and context.get(key) is not None}
 
 
@@ -114,6 +129,11 @@ def _trial(trial: Path) -> Prediction | list[PredictionError]:
     def error(field: str | None, message: str) -> list[PredictionError]:
         return [PredictionError(path=str(trial), field=field, message=message)]
 
+    if _never_started(trial):
+        task = _get(_json(trial / "lock.json"), "task", "name") or trial.name
+        return error(None, f"Harbor never started this trial of {task!r} (only lock.json: it "
+                           f"stopped before; see {trial.parent / 'job.log'} and harbor run's "
+                           "output)")
     instance_id = _instance_id(config, result)
     if instance_id is None:
         return error("task_name", "neither result.json nor config.json names the task")

@@ -8,7 +8,7 @@ Columns, in this order:
 
 - every field of `Score` but `metrics`, under its own name: numbers measured as None are NaN
   (`tests_passed`, `residue`, ... become float columns), `equivalent` is a nullable boolean
-  (pandas' `boolean`), `touched`, `failed_checks` and `errors` hold tuples;
+  (pandas' `boolean`), `touched`, `failed_checks` and `errors` hold tuples, `usage` dicts;
 - `checks_pass`: checks_passed / checks_total, NaN when the case has no structural checks;
 - `metric.<name>.<original|smelly|result>`: each of `metrics` flattened (`metric.cc.result`),
   float, NaN where the row has no such metric; sorted by name;
@@ -44,7 +44,8 @@ VERSIONS = ("original", "smelly", "result")
 _NULLABLE_NUMBERS = ("tests_passed", "tests_total", "tpr", "full_suite_passed", "full_suite_total",
                      "la", "loc_precision", "loc_recall", "red_herrings_touched", "residue",
                      "checks_passed", "checks_total", "gt_precision", "gt_recall", "gt_f1",
-                     "gap_closed", "files_changed", "files_outside", "lines_outside")
+                     "gap_closed", "files_changed", "files_outside", "lines_outside",
+                     "duration_s")
 
 
 class ReportExtraMissing(EvaluateError):

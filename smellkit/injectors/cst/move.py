@@ -11,8 +11,11 @@ they came from, which then is already loaded) and refuses what cannot move as te
 
 from __future__ import annotations
 
+import functools
+import importlib
 import keyword
 import re
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar, cast
@@ -529,9 +532,33 @@ def unsafe_base(index: Index, cls: str) -> str | None:
     for ancestor in index.mro(cls):
         if ancestor in index.classes:
             for base in index.bases(ancestor):
-                if base not in index.classes and base not in SAFE_EXTERNAL_BASES:
+                if base not in index.classes and base not in SAFE_EXTERNAL_BASES \
+                        and standard_members(base) is None:
                     return base
     return None
+
+
+_SIDE_EFFECTS_ON_IMPORT = frozenset({"antigravity", "this", "idlelib", "tkinter", "turtle",
+                                     "turtledemo", "__main__"})
+
+
+@functools.cache
+def standard_members(base: str) -> frozenset[str] | None:
+    """The names a class of the builtins or the standard library answers (`dir`), read from
+    this interpreter; None for any other base. Another Python's version of the class may differ
+    by a rare new member, so a moved name is checked against these and the repository's own."""
+    module, _, name = base.rpartition(".")
+    if module == "<builtin>":
+        module = "builtins"
+    top = module.partition(".")[0]
+    if not name or top in _SIDE_EFFECTS_ON_IMPORT or \
+            (top != "builtins" and top not in sys.stdlib_module_names):
+        return None
+    try:
+        found = getattr(importlib.import_module(module), name)
+    except Exception:  # an absent or platform-only module: unknown, as any outside base
+        return None
+    return frozenset(dir(found)) if isinstance(found, type) else None
 
 
 def members(index: Index, cls: str) -> set[str]:
@@ -539,6 +566,8 @@ def members(index: Index, cls: str) -> set[str]:
     found: set[str] = set()
     for related in [*index.mro(cls), *index.descendants(cls)]:
         found.update(index.children.get(related, {}))
+        for base in index.bases(related):
+            found.update(standard_members(base) or ())
         info = index.classes.get(related)
         if info is not None:
             found.update(attribute.name for attribute in info.attributes)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from smellkit.facts import Definition
+from smellkit.models import POORLY_COVERED
 
 if TYPE_CHECKING:
     from smellkit.injectors.base import InjectionContext
@@ -94,6 +95,8 @@ class SiteFinder:
             return "async"
         if self.sloc(qualname) < MIN_CALLEE_LINES:
             return f"fewer than {MIN_CALLEE_LINES} source lines"
+        if not self.context.well_covered(qualname):
+            return f"{POORLY_COVERED}: its pasted copy would hold lines no selected test runs"
         node = self.node(qualname)
         if node is None:
             return "definition not found in its file"

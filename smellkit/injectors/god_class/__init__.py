@@ -137,12 +137,13 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
                                 "(a record or a small class)")
                 continue
             if module not in per_module:
-                per_module[module] = planning.clusters(analysis, module, calls) \
+                per_module[module] = planning.clusters(analysis, module, calls,
+                                                         context.well_covered) \
                     if planning.eagerly_imported(analysis, module) else []
             pool = planning.for_holder(analysis, per_module[module], holder)
             if not pool:
                 context.discard("its module is imported lazily or its package has no movable "
-                                "functions elsewhere")
+                                "well-tested functions elsewhere")
                 continue
             location = context.location(holder)
             if location is None:
@@ -209,7 +210,7 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
         holder: str = candidate.data["holder"]
         module = context.index.module_of[holder]
         pool = planning.for_holder(analysis, planning.clusters(
-            analysis, module, planning.calls_by_module(analysis)), holder)
+            analysis, module, planning.calls_by_module(analysis), context.well_covered), holder)
         measures = planning.measure_holder(analysis, holder)
         needed = _NEEDED[difficulty]
         excluded: dict[str, str] = {}

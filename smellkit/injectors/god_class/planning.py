@@ -6,6 +6,7 @@ and the choice of clusters that makes the detector flag the holder. `absorb.py` 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -112,11 +113,12 @@ def calls_by_module(analysis: Context) -> dict[str, dict[str, set[str]]]:
     return found
 
 
-def clusters(analysis: Context, module: str, calls: dict[str, dict[str, set[str]]]
-             ) -> list[Cluster]:
+def clusters(analysis: Context, module: str, calls: dict[str, dict[str, set[str]]],
+             well_covered: Callable[[str], bool] | None = None) -> list[Cluster]:
     """The modules of the same package with functions that can move, as clusters: first those
     whose functions `module` calls (most calls first), then the others (most public functions
-    first)."""
+    first). Only functions whose lines the tests run (`well_covered`, when given) move: a moved
+    body is changed code the case's tests must run."""
     index = analysis.index
     access = data_access(analysis)
     package = module.partition(".")[0]
@@ -128,7 +130,8 @@ def clusters(analysis: Context, module: str, calls: dict[str, dict[str, set[str]
         source = definition.parent if owner is None else index.module_of.get(owner, "")
         if definition.kind not in ("function", "method") or source == module \
                 or source not in index.modules or source.partition(".")[0] != package \
-                or not _movable(analysis, qualname, at_import):
+                or not _movable(analysis, qualname, at_import) \
+                or (well_covered is not None and not well_covered(qualname)):
             continue
         if owner is not None and (owner not in partners
                                   or not _movable_method(analysis, qualname, owner)):

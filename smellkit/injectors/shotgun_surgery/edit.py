@@ -28,7 +28,7 @@ from smellkit.injectors.base import Edit
 from smellkit.models import Candidate, Difficulty, Location, StructuralCheck, TargetLevel
 
 MIN_USERS: dict[Difficulty, int] = {"easy": 1, "medium": 2, "hard": 3}
-"""Modules whose uses are rewritten, by difficulty (medium takes every module that accepts)."""
+"""Modules whose uses are rewritten, by difficulty (more when they hold too few copies)."""
 
 
 def spread_candidate(location: Location, home: str, users: Sequence[_User], what: str,
@@ -104,8 +104,8 @@ def choose_users(users: Sequence[UserT], difficulty: Difficulty, min_copies: int
     chosen: list[UserT] = []
     refused: list[str] = []
     for user in users:
-        if len(chosen) == wanted and difficulty != "medium":
-            break
+        if len(chosen) >= wanted and sum(len(item.lines) for item in chosen) >= min_copies:
+            break  # hard spreads further than medium, never the same modules as medium's all
         try:
             result = rewrite(user)
         except InjectionRefused as refusal:
