@@ -649,4 +649,134 @@ def run_command(dataset: Path, agent: str, model: str, setting: str, predictions
         _fail(error)
         return
     stderr_console().print(run_summary_table(report))
+
+
+@main.command("judge")
+@click.argument("dataset", type=click.Path(path_type=Path))
+@click.argument("predictions", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--out", "-o", "out_dir", type=click.Path(path_type=Path), required=True,
+              help="Output folder: verdicts.jsonl, judge_summary.json/.md, judge_run.json, "
+                   "and the scores and their reports with the judge's columns.")
+@click.option("--model", "judge_models", multiple=True, metavar="MODEL",
+              help="A judge model; repeatable (each judges every prediction). Default: "
+                   "$SMELLKIT_JUDGE_MODEL.")
+@click.option("--base-url", default=None, metavar="URL",
+              help="An OpenAI-compatible server (default: $SMELLKIT_JUDGE_BASE_URL, else "
+                   "$OPENAI_BASE_URL, else OpenAI's).")
+@click.option("--api-key-env", default=None, metavar="NAME",
+              help="The environment variable holding the key (default: "
+                   "SMELLKIT_JUDGE_API_KEY, else OPENAI_API_KEY).")
+@click.option("--samples", type=click.IntRange(min=1), default=3, show_default=True,
+              help="Samples per verdict (the median of each score is kept).")
+@click.option("--baseline", "baselines", multiple=True, type=click.Choice(["oracle", "noop"]),
+              help="Judge a baseline too: the ground truth (oracle) or no change (noop).")
+@click.option("--scores", "scores_dir", type=click.Path(path_type=Path), default=None,
+              help="Read Score rows from this `smellkit evaluate` folder instead of scoring.")
+@click.option("--analysis", type=click.Choice(["case", "model"]), default="case",
+              show_default=True, help="The smell analysis: from the case record, or written "
+                                      "by a model (SmellBench's pre-step).")
+@click.option("--analysis-model", default=None, metavar="MODEL",
+              help="The model that writes the analysis (default: the first --model).")
+@click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True,
+              help="Requests in flight at once.")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=120.0, show_default=True,
+              help="Seconds before a request is cut off and retried.")
+@click.option("--retries", type=click.IntRange(min=0), default=4, show_default=True,
+              help="Retries after 429, 5xx, a lost connection or a time-out.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Sample i is asked with seed SEED + i (and temperature 0).")
+@click.option("--max-tokens", type=click.IntRange(min=64), default=2048, show_default=True)
+@click.option("--structured", type=click.Choice(["auto", "json_schema", "json_object",
+                                                  "prompt"]), default="auto", show_default=True,
+              help="How to ask for JSON (auto: a JSON schema, falling back when refused).")
+@click.option("--price", "prices", multiple=True, metavar="MODEL=IN,OUT",
+              help="USD per million prompt and completion tokens of MODEL; repeatable.")
+@click.option("--judge-cache", type=click.Path(path_type=Path), default=None,
+              help="The replies' cache (default: $SMELLKIT_CACHE_DIR/judge, else "
+                   "~/.cache/smellkit/judge).")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the replies' cache.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Predictions scored at once (when this run scores).")
+@click.option("--runner", type=click.Choice(["local", "docker"]), default=None,
+              help="Where the scoring's tests run (default: the spec's runner, else local).")
+@click.option("--no-progress", is_flag=True, help="No progress bars.")
+def judge_command(dataset: Path, predictions: tuple[Path, ...], out_dir: Path,
+                  judge_models: tuple[str, ...], base_url: str | None, api_key_env: str | None,
+                  samples: int, baselines: tuple[str, ...], scores_dir: Path | None,
+                  analysis: str, analysis_model: str | None, concurrency: int, timeout: float,
+                  retries: int, seed: int, max_tokens: int, structured: str,
+                  prices: tuple[str, ...], judge_cache: Path | None, no_cache: bool, jobs: int,
+                  runner: str | None, no_progress: bool) -> None:
+    """Judge PREDICTIONS of DATASET with an LLM and cross-check every verdict against the
+    scores (resumable: run again to judge what is missing)."""
+    import os
+
+    from smellkit.judge.cache import ReplyCache
+    from smellkit.judge.client import MODEL_ENV, ClientOptions, parse_price
+    from smellkit.judge.run import judge
+
+    try:
+        models = judge_models or tuple(filter(None, [os.environ.get(MODEL_ENV)]))
+        key = None
+        if api_key_env is not None:
+            key = os.environ.get(api_key_env)
+            if not key:
+                raise UsageError(f"${api_key_env} is not set", hint="export it, or leave out "
+                                 "--api-key-env for SMELLKIT_JUDGE_API_KEY / OPENAI_API_KEY")
+        options = ClientOptions(
+            base_url=base_url, api_key=key, timeout=timeout, retries=retries,
+            concurrency=concurrency, seed=seed, max_tokens=max_tokens,
+            structured=structured,  # type: ignore[arg-type]
+            prices=dict(parse_price(text) for text in prices),
+            cache=ReplyCache(judge_cache, enabled=not no_cache))
+        with build_progress(enabled=not no_progress) as progress:
+            report = judge(dataset, list(predictions), out_dir, judge_models=models,
+                           baselines=baselines, scores=scores_dir, samples=samples,
+                           client=options, analysis=analysis,  # type: ignore[arg-type]
+                           analysis_model=analysis_model,
+                           evaluate_options={"jobs": jobs, "runner": runner},
+                           progress=progress)
+    except SmellkitError as error:
+        _fail(error)
+        return
+    from smellkit.report.judge import print_judging
+
+    console = stderr_console()
+    print_judging(report, console)
+    _write_score_reports(out_dir, console)
+    sys.exit(report.exit_code)
+
+
+@main.command("crosscheck")
+@click.argument("dataset", type=click.Path(path_type=Path))
+@click.argument("scores_dir", type=click.Path(path_type=Path))
+@click.argument("verdicts", type=click.Path(path_type=Path))
+@click.option("--out", "-o", "out_dir", type=click.Path(path_type=Path), required=True,
+              help="Output folder: verdicts.jsonl (cross-checked), crosscheck_errors.jsonl, "
+                   "judge_summary.json/.md, and the score reports with the judge's columns.")
+@click.option("--model", default=None, metavar="NAME",
+              help="The predictions' model the verdicts judged, when the file does not say.")
+@click.option("--judge-model", default=None, metavar="NAME",
+              help="The judge's name, when the file does not say.")
+@click.option("--predictions", "predictions", multiple=True, type=click.Path(path_type=Path),
+              help="The judged predictions: the cross-check then also knows which involved "
+                   "files each patch left untouched; repeatable.")
+def crosscheck_command(dataset: Path, scores_dir: Path, verdicts: Path, out_dir: Path,
+                       model: str | None, judge_model: str | None,
+                       predictions: tuple[Path, ...]) -> None:
+    """Cross-check VERDICTS of any judge (SmellBench's judge_rubric.py output, JSONL or CSV)
+    against SCORES_DIR (a `smellkit evaluate` folder) of the predictions of DATASET."""
+    from smellkit.judge.external import crosscheck_verdicts
+
+    try:
+        report = crosscheck_verdicts(dataset, scores_dir, verdicts, out_dir, model=model,
+                                     judge_model=judge_model, predictions=predictions)
+    except SmellkitError as error:
+        _fail(error)
+        return
+    from smellkit.report.judge import print_crosscheck
+
+    console = stderr_console()
+    print_crosscheck(report, console)
+    _write_score_reports(out_dir, console)
     sys.exit(report.exit_code)

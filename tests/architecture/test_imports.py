@@ -25,8 +25,9 @@ LAYERS: dict[str, int] = {
     "detectors": 7,
     "checks": 8, "formats": 8, "scanning": 8, "sandbox": 8,
     "injectors": 9,
-    "bench": 10, "evaluate": 10, "judge": 10,
+    "bench": 10, "evaluate": 10,
     "agents": 11,  # a run prepares each case's smelly tree as scoring does (evaluate.workspace)
+    "judge": 11,  # judges scored predictions: reads evaluate's Score rows and inputs
     "report": 12,
     "cli": 13, "__main__": 14,
 }

@@ -68,7 +68,8 @@ def test_groups_cover_every_level(summary: Summary) -> None:
     assert cell is not None and cell.rows == 3
 
 
-@pytest.mark.parametrize("signal", list(SIGNALS))
+@pytest.mark.parametrize("signal", [name for name in SIGNALS  # the judge's: tests/judge
+                                    if not name.startswith(("judge_", "adjusted_"))])
 def test_means_and_counts_are_exact(rows: list[Score], summary: Summary, signal: str) -> None:
     checked = 0
     for model in MODELS:

@@ -42,6 +42,11 @@ CSV_COLUMNS = ("model", "smell", "difficulty", "setting", "signal", "n", "mean",
 HEADLINE = ("resolved", "tpr", "la", "loc_recall", "residue", "checks_pass", "gt_f1",
             "gap_closed", "files_changed")
 """The signals in the Markdown and HTML tables (every signal is in the JSON and CSV)."""
+JUDGE_HEADLINE = ("judge_smell_elimination", "adjusted_smell_elimination",
+                  "judge_cross_file_coordination", "adjusted_cross_file_coordination",
+                  "judge_structural_soundness", "adjusted_structural_soundness",
+                  "judge_code_quality", "adjusted_code_quality", "judge_contradicted")
+"""The judge's signals in the Markdown and HTML tables, when a verdicts.jsonl is beside."""
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 """The page may load nothing: no script, no font, no image but inline data."""
 
@@ -150,6 +155,16 @@ def summary_tables(summary: Summary) -> list[Table]:
                                                     for name in ERROR_CATEGORIES))
               for model, counts in summary.errors.items()),
         "Predictions per category: the first check a prediction fails, in this order."))
+    judged = [group for group in summary.level() if group.stat(JUDGE_HEADLINE[0]) is not None]
+    if judged:
+        tables.append(Table(
+            "LLM judge", ("model", "n", *JUDGE_HEADLINE),
+            tuple((group.model, str(group.rows), *(_cell(group, signal)
+                                                    for signal in JUDGE_HEADLINE))
+                  for group in judged),
+            "Mean judge score and mean adjusted score (after the cross-check against the "
+            "evidence) per dimension, over the judged predictions; judge_contradicted is the "
+            "share of verdicts the evidence contradicts. Details: judge_summary.md."))
     tables.extend(_comparison_table(summary, comparison) for comparison in summary.comparisons)
     tables.append(Table("Signals", ("signal", "mean of"),
                         tuple((name, text) for name, text in SIGNALS.items())))

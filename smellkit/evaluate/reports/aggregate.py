@@ -76,6 +76,16 @@ SIGNALS: dict[str, str] = {
     "files_outside": "files changed outside those the case involves",
     "lines_outside": "changed lines outside the definitions the case involves",
     "equivalent": "share equivalent under differential testing (where it ran)",
+    "judge_smell_elimination": "LLM judge: smell elimination, 0-10 (where judged)",
+    "judge_cross_file_coordination": "LLM judge: cross-file coordination, 0-10",
+    "judge_structural_soundness": "LLM judge: structural soundness, 0-10",
+    "judge_code_quality": "LLM judge: code quality, 0-10",
+    "adjusted_smell_elimination": "LLM judge's smell elimination after the cross-check",
+    "adjusted_cross_file_coordination": "LLM judge's cross-file coordination after the "
+                                        "cross-check",
+    "adjusted_structural_soundness": "LLM judge's structural soundness after the cross-check",
+    "adjusted_code_quality": "LLM judge's code quality after the cross-check",
+    "judge_contradicted": "share of judge verdicts the evidence contradicts",
 }
 """Every numeric signal summarised, in table order, with what its mean means."""
 BINARY = frozenset({"resolved", "applied", "la", "equivalent"})

@@ -11,7 +11,9 @@ Columns, in this order:
   (pandas' `boolean`), `touched`, `failed_checks` and `errors` hold tuples, `usage` dicts;
 - `checks_pass`: checks_passed / checks_total, NaN when the case has no structural checks;
 - `metric.<name>.<original|smelly|result>`: each of `metrics` flattened (`metric.cc.result`),
-  float, NaN where the row has no such metric; sorted by name.
+  float, NaN where the row has no such metric; sorted by name;
+- with a `verdicts.jsonl` beside `scores.jsonl` (`load` only), the judge's columns
+  `JUDGE_COLUMNS` (see `judge_columns`).
 """
 
 from __future__ import annotations
@@ -31,6 +33,13 @@ if TYPE_CHECKING:
 
 INSTALL_HINT = "install smellkit[report] for summaries and plots"
 SCORES_FILE = "scores.jsonl"
+VERDICTS_FILE = "verdicts.jsonl"
+"""The judge's verdicts (`smellkit judge`, `smellkit crosscheck`), when they sit beside."""
+JUDGE_DIMENSIONS = ("smell_elimination", "cross_file_coordination", "structural_soundness",
+                    "code_quality")
+JUDGE_COLUMNS = (*(f"judge_{name}" for name in JUDGE_DIMENSIONS),
+                 *(f"adjusted_{name}" for name in JUDGE_DIMENSIONS),
+                 "judge_overall", "judge_agreement", "judge_contradicted")
 VERSIONS = ("original", "smelly", "result")
 _NULLABLE_NUMBERS = ("tests_passed", "tests_total", "tpr", "full_suite_passed", "full_suite_total",
                      "la", "loc_precision", "loc_recall", "red_herrings_touched", "residue",
@@ -113,7 +122,42 @@ def read_scores(directory: Path | str) -> list[Score]:
     return scores
 
 
+def judge_columns(table: pd.DataFrame, verdicts: Iterable[dict[str, Any]]) -> pd.DataFrame:
+    """`table` with the judge's columns from `verdicts.jsonl` rows (read as plain JSON: the
+    judge's package sits beside this one): `judge_<dimension>` and `adjusted_<dimension>` for the
+    four general dimensions, `judge_overall`, `judge_agreement` and `judge_contradicted` (1 when
+    the verdict's trust is `contradicted`, 0 when `consistent`, NaN when `unverifiable`); the
+    mean over the judge models that judged the prediction, NaN where none did."""
+    pandas = require("pandas")
+    sums: dict[tuple[str, str], dict[str, list[float]]] = {}
+    for row in verdicts:
+        key = (str(row.get("instance_id")), str(row.get("model")))
+        values = sums.setdefault(key, {})
+        scores, adjusted = row.get("scores") or {}, row.get("adjusted") or {}
+        for dimension in JUDGE_DIMENSIONS:
+            for prefix, source in (("judge", scores), ("adjusted", adjusted)):
+                if isinstance(source.get(dimension), int | float):
+                    values.setdefault(f"{prefix}_{dimension}", []).append(source[dimension])
+        for name, value in (("judge_overall", row.get("overall")),
+                            ("judge_agreement", row.get("agreement")),
+                            ("judge_contradicted", {"contradicted": 1.0, "consistent": 0.0}.get(
+                                str(row.get("trust"))))):
+            if isinstance(value, int | float):
+                values.setdefault(name, []).append(float(value))
+    keys = list(zip(table["instance_id"].astype(str), table["model"].astype(str)))
+    for name in JUDGE_COLUMNS:
+        table[name] = pandas.Series(
+            [sum(found) / len(found) if (found := sums.get(key, {}).get(name)) else None
+             for key in keys], index=table.index, dtype="float64")
+    return table
+
+
 def load(directory: Path | str) -> pd.DataFrame:
-    """`DIR/scores.jsonl` as the documented DataFrame (see the module docstring)."""
+    """`DIR/scores.jsonl` as the documented DataFrame (see the module docstring); with the
+    judge's columns (`judge_columns`) when `DIR/verdicts.jsonl` is there."""
     require("pandas")
-    return frame(read_scores(directory))
+    table = frame(read_scores(directory))
+    verdicts = Path(directory) / VERDICTS_FILE
+    if verdicts.is_file():
+        table = judge_columns(table, read_jsonl(verdicts))
+    return table
