@@ -8,6 +8,7 @@ re-exported here, where the rest of the package reads them.
 from __future__ import annotations
 
 import ast
+import re
 
 from smellkit.facts._extractor import Extractor
 from smellkit.facts.blocks import function_blocks
@@ -73,6 +74,17 @@ __all__ = [
     "resolve_relative",
 ]
 
+_TYPE_COMMENT = re.compile(r"#\s*type:\s*(?!ignore\b)([^#\n]+)")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def type_comment_names(source: str) -> set[str]:
+    """Names read by `# type:` comments (`x = None  # type: Optional[_ExcInfo]`): the parse
+    leaves them out, yet they are annotations that keep a type alias alive."""
+    return {name for match in _TYPE_COMMENT.finditer(source)
+            for name in _IDENTIFIER.findall(match.group(1))}
+
+
 def extract(tree: ast.Module, source: str, path: str, module: str, is_package: bool, *,
             detailed: bool = True) -> FileFacts:
     """Every fact of one parsed module; without `detailed`, only those the graphs and metrics
@@ -82,6 +94,8 @@ def extract(tree: ast.Module, source: str, path: str, module: str, is_package: b
     extractor = Extractor(module, is_package, measures)
     extractor.visit_all(tree.body)
     if detailed:
+        if "type:" in source:
+            extractor.reads.names.update(type_comment_names(source))
         live = liveness(tree, module, extractor.reads)
         fingerprints = fingerprint_module(tree, source, module)
         shapes = function_blocks(tree, module)
