@@ -31,8 +31,6 @@ _CALLED_IN_TEXT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 _PREFIX = re.compile(r"(_*[A-Za-z][A-Za-z0-9_]*_)(?:%|\{|$)")
 _ENTRY_POINT = re.compile(r"""^\s*([\w.-]+)\s*=\s*([\w.]+)\s*:\s*([\w.]+)""", re.M)
 _SETUP_PY_ENTRY = re.compile(r"""["']\s*[\w.-]+\s*=\s*([\w.]+)\s*:\s*([\w.]+)""")
-_RUNS_CODE = frozenset({"exec", "eval", "compile"})
-_CODE_MARK = re.compile(r"[(.=:\n]")
 _MAX_TEST_BYTES = 2_000_000
 _STRING_NAMES: dict[str, tuple[str, ...]] = {}
 
@@ -57,20 +55,6 @@ def dispatch_prefix(value: str) -> str | None:
     if match is None or len(match.group(1).lstrip("_")) < 3 or match.group(1).endswith("__"):
         return None  # too short to tell, or a dunder (`"__init__"`), which names nothing built
     return match.group(1)
-
-
-def compiled_names(facts: FileFacts) -> set[str]:
-    """Identifiers inside the code-like strings of a module that runs code from strings (reads
-    the builtin `exec`, `eval` or `compile`): generated code (attrs' `__init__` and `__repr__`
-    templates) calls and reads names no other code mentions. Strings without a code mark (`(`,
-    `.`, `=`, `:`, a line break) are prose or keys and are left out."""
-    if not _RUNS_CODE.intersection(facts.liveness.names):
-        return set()
-    found: set[str] = set()
-    for value, _ in facts.string_constants:
-        if _CODE_MARK.search(value):
-            found.update(IDENTIFIER.findall(value))
-    return found
 
 
 def module_level_names(facts: FileFacts) -> set[str]:
@@ -312,7 +296,6 @@ def _build(context: Context, scan_tests: bool, read_docs: bool) -> Usage:
         else:
             usage.prod.update(names)
             usage.prod.update(attributes)
-            usage.prod.update(compiled_names(facts))
             for value, line in exact:
                 usage.strings.setdefault(value, []).append((facts.path, line))
             names.update(value for value, _ in exact)

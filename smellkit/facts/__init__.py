@@ -85,6 +85,28 @@ def type_comment_names(source: str) -> set[str]:
             for name in _IDENTIFIER.findall(match.group(1))}
 
 
+_RUNS_CODE = frozenset({"exec", "eval", "compile"})
+_CODE_MARK = re.compile(r"[(.=:\n]")
+
+
+def compiled_names(tree: ast.Module) -> set[str]:
+    """Identifiers in the code-like strings of a module that runs code from strings (it reads
+    the builtin `exec`, `eval` or `compile`): generated code (attrs' `__hash__` and `__repr__`
+    templates) reads names no other code mentions. Docstrings, and strings without a code mark
+    (`(`, `.`, `=`, `:`, a line break), are prose or keys and are left out."""
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef,
+                                       ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr)
+                  and isinstance(node.body[0].value, ast.Constant)}
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Constant) and isinstance(node.value, str)
+                and id(node) not in docstrings and _CODE_MARK.search(node.value)):
+            found.update(_IDENTIFIER.findall(node.value))
+    return found
+
+
 def extract(tree: ast.Module, source: str, path: str, module: str, is_package: bool, *,
             detailed: bool = True) -> FileFacts:
     """Every fact of one parsed module; without `detailed`, only those the graphs and metrics
@@ -96,6 +118,8 @@ def extract(tree: ast.Module, source: str, path: str, module: str, is_package: b
     if detailed:
         if "type:" in source:
             extractor.reads.names.update(type_comment_names(source))
+        if not _RUNS_CODE.isdisjoint(extractor.reads.names):
+            extractor.reads.names.update(compiled_names(tree))
         live = liveness(tree, module, extractor.reads)
         fingerprints = fingerprint_module(tree, source, module)
         shapes = function_blocks(tree, module)

@@ -472,7 +472,8 @@ class ShotgunSurgery(Detector[ShotgunSurgeryOptions]):
         named = string_constants(context, interned=True)
         for value, found in sorted(self._literal_sites(context).items()):
             modules = {module for module, _ in found}
-            holders = sorted(qualname for qualname, _, _ in named.get(value, ()))
+            holders = sorted(qualname for qualname, _, _ in named.get(value, ())
+                             if not qualname.rpartition(".")[2].startswith("__"))
             if (not holders and not options.unnamed_literals) or (value in skip or len(modules) < options.min_literal_files
                     or len(found) < options.min_literal_occurrences):
                 continue
