@@ -147,6 +147,9 @@ def test_pyproject_options_change_the_result() -> None:
     assert flagged(project) == ["pkg.core._really_dead"]
     defaults = {"ignore-names": [], "imports": True, "min-confidence": 0.0}
     assert sorted(flagged(project, **defaults)) == [
+        "pkg.core._legacy_export", "pkg.core._really_dead", "pkg.core.os"]
+    # a library's unused public API is reported only when asked for
+    assert sorted(flagged(project, **defaults, **{"public-api": True})) == [
         "pkg.core._legacy_export", "pkg.core._really_dead", "pkg.core.os",
         "pkg.core.public_unused"]
 
