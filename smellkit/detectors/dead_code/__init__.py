@@ -8,7 +8,11 @@ outside the code:
 - names Python or a framework calls: dunders, `setUp`/`tearDown`, `test_*` and `Test*` in tests,
   `pytest_*`, `visit_*`/`leave_*`/`depart_*`, enum hooks (`_missing_`, ...), IPython `_repr_*_`;
 - names built at run time: a definition starting with a prefix some string ends in
-  (`getattr(self, f"parse_{kind}")`), or spelled by a string constant (`getattr(obj, "name")`);
+  (`getattr(self, f"parse_{kind}")`, `"_process_" + name`, `"_handle_{}".format(x)`), spelled
+  by a string constant (`getattr(obj, "name")`), named in code strings of a module that runs
+  `exec`/`eval`/`compile`, or in a `# type:` comment;
+- configuration: the variables of a Sphinx `conf.py` (in a docs folder, or setting Sphinx's
+  own variables), which Sphinx reads from the module's namespace;
 - registration: decorators other than a short list of plain wrappers (`@app.route`,
   `@pytest.fixture`, `@x.setter`, `@overload`, `@abstractmethod`, `@register(...)`), classes whose
   base defines `__init_subclass__` or a metaclass;
@@ -19,7 +23,9 @@ outside the code:
 
 Confidence says how sure the verdict is: underscore-private and nested definitions nobody can see
 from outside are high; public names of a library package (its users may call them) are low, as are
-definitions only tests use. Unreachable statements (after `return`/`raise`/`continue`/`break`, after
+definitions only tests use. The unused public API of a library is not reported unless `public-api`
+is set: on the labelled corpus (benchmarks/bench_precision.py) most of it is API outside users
+call. Unreachable statements (after `return`/`raise`/`continue`/`break`, after
 a `while True` without `break`, after an `if`/`try`/`match` whose branches all exit) and branches of
 constant conditions (`if 0:`, `while False:`) come from a worker-side pass
 (`smellkit.facts.reachability`).

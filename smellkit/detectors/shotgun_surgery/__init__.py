@@ -3,7 +3,9 @@
 Three forms, each reported at the one place a change starts, with every place it reaches in
 `related` (one location per line):
 
-- **callers** (Lanza and Marinescu, "Object-Oriented Metrics in Practice", 2006): a function or
+- **callers** (off unless `callers` is set: many callers of one definition is usually the cure,
+  a stable utility, not scattered knowledge; Lanza and Marinescu, "Object-Oriented Metrics in
+  Practice", 2006): a function or
   method called by more than `max-changing-methods` distinct functions (CM, changing methods) in
   more than `max-changing-classes` distinct classes (CC, changing classes: a module-level caller
   counts as its module; the callee's own class does not count). Left out as stable by nature: tiny
@@ -14,12 +16,18 @@ Three forms, each reported at the one place a change starts, with every place it
   format strings, forward-reference annotations and names of the repository's own definitions,
   dunders, and common vocabulary (encodings, file modes, platforms, dtype names) are ignored. A
   constant defined once and imported by name is the cure: its single literal is never reported.
+  Only a value some named constant of the repository holds is reported (the knowledge has a
+  name, the copies bypass it); without one a repeated literal is mostly protocol or library
+  vocabulary (`'Content-Length'`, `'store_true'`), reported only with `unnamed-literals`.
 - **registry keys**: the same string key used on the same module-level or class-level mapping
   (`REGISTRY["csv"]`, `self.handlers["csv"]`, `registry.get("csv")`) in at least
   `min-registry-files` modules. A key reported this way is not reported again as a literal.
 - **bypassed constants**: a module-level string constant (`RETRY_KEY = "retry_limit"`, bound
   once) whose value other modules spell out as a literal at least `min-constant-copies` times:
   the constant was meant to be the one place to change, and the copies will not follow it. A
+  constant made by `intern("...")`/`sys.intern("...")` counts. A literal passed as the attribute
+  name of `getattr`/`hasattr`/`setattr`/`delattr` is not a copy, unless code passes the constant
+  itself as an attribute name (`getattr(meta, "exclude")` is a Meta option, not `EXCLUDE`). A
   copy counts in a module that imports from the constant's module, or anywhere when the value is
   more than one plain lowercase word (`"param"` elsewhere may mean something else). Reported at
   the first copy; not reported again as a literal.
@@ -64,6 +72,7 @@ from smellkit.detectors.shotgun_surgery.helpers import (
 )
 from smellkit.detectors.shotgun_surgery.markers import MARKER_EXAMPLES, marker_findings
 from smellkit.models import Finding, Location
+
 
 def _names(qualnames: list[str]) -> str:
     return ", ".join(f"`{name}`" for name in qualnames[:3]) + (
@@ -474,7 +483,8 @@ class ShotgunSurgery(Detector[ShotgunSurgeryOptions]):
             modules = {module for module, _ in found}
             holders = sorted(qualname for qualname, _, _ in named.get(value, ())
                              if not qualname.rpartition(".")[2].startswith("__"))
-            if (not holders and not options.unnamed_literals) or (value in skip or len(modules) < options.min_literal_files
+            if ((not holders and not options.unnamed_literals) or value in skip
+                    or len(modules) < options.min_literal_files
                     or len(found) < options.min_literal_occurrences):
                 continue
             places: list[Location] = []
