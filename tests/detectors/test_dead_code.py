@@ -443,3 +443,20 @@ def test_an_import_marked_noqa_is_not_reported(tmp_path: Path) -> None:
     unused = sorted(finding.location.qualname.rpartition(".")[2] for finding in found
                     if finding.evidence.get("kind") == "import")
     assert unused == ["re", "sys"]
+
+
+def test_sphinx_conf_outside_a_docs_folder_is_known_by_its_settings(tmp_path: Path) -> None:
+    settings = "project = 'app'\nextensions = ['sphinx.ext.autodoc']\n_unused = 1\n"
+    assert flagged(load(write(tmp_path / "a", {"conf.py": settings}))) == []
+    # a conf.py that sets none of Sphinx's variables is ordinary code
+    assert flagged(load(write(tmp_path / "b", {"conf.py": "_unused = 1\n"}))) == ["conf._unused"]
+
+
+def test_type_comment_and_private_dispatch_prefix_keep_names_used(tmp_path: Path) -> None:
+    project = load(write(tmp_path, {"app.py": (
+        "from typing import List, Tuple\n\n_Pair = Tuple[int, int]\n\n\n"
+        "class Walker:\n    def __init__(self):\n        self.seen = []  # type: List[_Pair]\n\n"
+        "    def walk(self, kind):\n        return getattr(self, '_visit_' + kind)()\n\n"
+        "    def _visit_leaf(self):\n        return self.seen\n\n\n"
+        "print(Walker().walk('leaf'))\n")}))
+    assert flagged(project) == []
