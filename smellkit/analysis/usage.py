@@ -28,7 +28,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SPACE = re.compile(r"\s")
 _CALLED_IN_TEXT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
-_PREFIX = re.compile(r"([A-Za-z][A-Za-z0-9_]*_)(?:%|\{|$)")
+_PREFIX = re.compile(r"(_*[A-Za-z][A-Za-z0-9_]*_)(?:%|\{|$)")
 _ENTRY_POINT = re.compile(r"""^\s*([\w.-]+)\s*=\s*([\w.]+)\s*:\s*([\w.]+)""", re.M)
 _SETUP_PY_ENTRY = re.compile(r"""["']\s*[\w.-]+\s*=\s*([\w.]+)\s*:\s*([\w.]+)""")
 _MAX_TEST_BYTES = 2_000_000
@@ -49,10 +49,11 @@ def string_names(value: str) -> Iterator[str]:
 
 
 def dispatch_prefix(value: str) -> str | None:
-    """`"visit_"`, `"parse_%s"`, `f"do_{x}"`'s literal part: names built at run time from it."""
+    """`"visit_"`, `"parse_%s"`, `"_process_{cls}"`, `f"do_{x}"`'s literal part: names built at
+    run time from it (`getattr(self, "_handle_" + name)`)."""
     match = _PREFIX.fullmatch(value) or _PREFIX.match(value)
-    if match is None or len(match.group(1)) < 3:
-        return None
+    if match is None or len(match.group(1).lstrip("_")) < 3 or match.group(1).endswith("__"):
+        return None  # too short to tell, or a dunder (`"__init__"`), which names nothing built
     return match.group(1)
 
 

@@ -147,6 +147,9 @@ def test_pyproject_options_change_the_result() -> None:
     assert flagged(project) == ["pkg.core._really_dead"]
     defaults = {"ignore-names": [], "imports": True, "min-confidence": 0.0}
     assert sorted(flagged(project, **defaults)) == [
+        "pkg.core._legacy_export", "pkg.core._really_dead", "pkg.core.os"]
+    # a library's unused public API is reported only when asked for
+    assert sorted(flagged(project, **defaults, **{"public-api": True})) == [
         "pkg.core._legacy_export", "pkg.core._really_dead", "pkg.core.os",
         "pkg.core.public_unused"]
 
@@ -395,7 +398,9 @@ def test_real_code_review_against_vulture() -> None:
     theirs: set[str] = set()
     for name, version in (("click", "8.1.7"), ("jinja2", "3.1.4")):
         folder = sdist(name, version) / "src"
-        findings = run_detectors(Project.load(folder), [SMELL])
+        # the review covers the unused public API too (vulture reports it), off by default
+        findings = run_detectors(Project.load(folder), [SMELL],
+                                 options={SMELL: {"public-api": True}})
         ours.update(finding.location.qualname for finding in findings)
         assert abs(len(findings) - COUNTS[name]) <= max(2, COUNTS[name] // 4), name
         theirs.update(vulture_report(folder))
@@ -438,3 +443,20 @@ def test_an_import_marked_noqa_is_not_reported(tmp_path: Path) -> None:
     unused = sorted(finding.location.qualname.rpartition(".")[2] for finding in found
                     if finding.evidence.get("kind") == "import")
     assert unused == ["re", "sys"]
+
+
+def test_sphinx_conf_outside_a_docs_folder_is_known_by_its_settings(tmp_path: Path) -> None:
+    settings = "project = 'app'\nextensions = ['sphinx.ext.autodoc']\n_unused = 1\n"
+    assert flagged(load(write(tmp_path / "a", {"conf.py": settings}))) == []
+    # a conf.py that sets none of Sphinx's variables is ordinary code
+    assert flagged(load(write(tmp_path / "b", {"conf.py": "_unused = 1\n"}))) == ["conf._unused"]
+
+
+def test_type_comment_and_private_dispatch_prefix_keep_names_used(tmp_path: Path) -> None:
+    project = load(write(tmp_path, {"app.py": (
+        "from typing import List, Tuple\n\n_Pair = Tuple[int, int]\n\n\n"
+        "class Walker:\n    def __init__(self):\n        self.seen = []  # type: List[_Pair]\n\n"
+        "    def walk(self, kind):\n        return getattr(self, '_visit_' + kind)()\n\n"
+        "    def _visit_leaf(self):\n        return self.seen\n\n\n"
+        "print(Walker().walk('leaf'))\n")}))
+    assert flagged(project) == []

@@ -8,7 +8,11 @@ outside the code:
 - names Python or a framework calls: dunders, `setUp`/`tearDown`, `test_*` and `Test*` in tests,
   `pytest_*`, `visit_*`/`leave_*`/`depart_*`, enum hooks (`_missing_`, ...), IPython `_repr_*_`;
 - names built at run time: a definition starting with a prefix some string ends in
-  (`getattr(self, f"parse_{kind}")`), or spelled by a string constant (`getattr(obj, "name")`);
+  (`getattr(self, f"parse_{kind}")`, `"_process_" + name`, `"_handle_{}".format(x)`), spelled
+  by a string constant (`getattr(obj, "name")`), named in code strings of a module that runs
+  `exec`/`eval`/`compile`, or in a `# type:` comment;
+- configuration: the variables of a Sphinx `conf.py` (in a docs folder, or setting Sphinx's
+  own variables), which Sphinx reads from the module's namespace;
 - registration: decorators other than a short list of plain wrappers (`@app.route`,
   `@pytest.fixture`, `@x.setter`, `@overload`, `@abstractmethod`, `@register(...)`), classes whose
   base defines `__init_subclass__` or a metaclass;
@@ -19,7 +23,9 @@ outside the code:
 
 Confidence says how sure the verdict is: underscore-private and nested definitions nobody can see
 from outside are high; public names of a library package (its users may call them) are low, as are
-definitions only tests use. Unreachable statements (after `return`/`raise`/`continue`/`break`, after
+definitions only tests use. The unused public API of a library is not reported unless `public-api`
+is set: on the labelled corpus (benchmarks/bench_precision.py) most of it is API outside users
+call. Unreachable statements (after `return`/`raise`/`continue`/`break`, after
 a `while True` without `break`, after an `if`/`try`/`match` whose branches all exit) and branches of
 constant conditions (`if 0:`, `while False:`) come from a worker-side pass
 (`smellkit.facts.reachability`).
@@ -57,6 +63,11 @@ _REASONS = {
     "false": "under a condition that is always false", "true": "in the `else` of a condition "
     "that is always true",
 }
+_PUBLIC_NAME = "public name of a library module: outside users may use it"
+_PUBLIC_METHOD = "public method of a public class: outside users may call it"
+_PUBLIC_ATTRIBUTE = "public attribute of a public class: users may read it"
+PUBLIC_API_REASONS = frozenset({_PUBLIC_NAME, _PUBLIC_METHOD, _PUBLIC_ATTRIBUTE})
+"""The reasons of a finding about a library's public API, left out unless `public-api` is on."""
 
 
 class DeadCodeOptions(DetectorOptions):
@@ -66,6 +77,10 @@ class DeadCodeOptions(DetectorOptions):
     test_only_confidence: float = Field(
         default=0.3, ge=0.0, le=1.0, description="Highest confidence given to a definition only "
         "tests use.")
+    public_api: bool = Field(
+        default=False, description="Report public names of a library package that nothing in the "
+        "repository uses (at `public-api-confidence`). Off by default: on the labelled corpus "
+        "most are API that outside users call (benchmarks/bench_precision.py).")
     min_confidence: float = Field(
         default=0.2, ge=0.0, le=1.0, description="Findings below this confidence are not reported.")
     large_lines: int = Field(
@@ -183,6 +198,9 @@ class DeadCode(Detector[DeadCodeOptions]):
             if options.unreachable:
                 found.extend(self._unreachable(context, facts))
             for finding in found:
+                if not options.public_api and PUBLIC_API_REASONS.intersection(
+                        finding.evidence.get("confidence_reasons", ())):
+                    continue
                 if finding.confidence >= options.min_confidence and not any(
                         fnmatch.fnmatchcase(finding.location.qualname.rpartition(".")[2],
                                             pattern) for pattern in options.ignore_names):
@@ -278,7 +296,7 @@ class DeadCode(Detector[DeadCodeOptions]):
             if facts.dunder_all is not None:
                 reasons.append("public name left out of the module's __all__")
                 return max(0.6, self.options.public_api_confidence)
-            reasons.append("public name of a library module: outside users may use it")
+            reasons.append(_PUBLIC_NAME)
             return self.options.public_api_confidence
         reasons.append("public name in a private module or an application")
         return 0.7
@@ -293,7 +311,7 @@ class DeadCode(Detector[DeadCodeOptions]):
                 is_test_path(facts.path):
             reasons.append("public method of a private class or module")
             return 0.6
-        reasons.append("public method of a public class: outside users may call it")
+        reasons.append(_PUBLIC_METHOD)
         return self.options.public_api_confidence
 
     def _definition_finding(self, context: Context, facts: FileFacts, definition: Definition,
@@ -356,7 +374,7 @@ class DeadCode(Detector[DeadCodeOptions]):
                 elif (library and not info.qualname.rpartition(".")[2].startswith("_")
                       and not _private_module(facts.module)):
                     confidence = self.options.public_api_confidence
-                    reasons.append("public attribute of a public class: users may read it")
+                    reasons.append(_PUBLIC_ATTRIBUTE)
                 else:
                     confidence = 0.6
                     reasons.append("public attribute of a private class or module")
@@ -382,6 +400,8 @@ class DeadCode(Detector[DeadCodeOptions]):
 
     def _variables(self, context: Context, facts: FileFacts, usage: Usage,
                    library: bool) -> Iterator[Finding]:
+        if sphinx_conf(facts):
+            return  # Sphinx reads the module's namespace: every variable is configuration
         index = context.index
         module = facts.module
         defined = index.children.get(module, {})
@@ -481,6 +501,23 @@ class DeadCode(Detector[DeadCodeOptions]):
                         f"{_REASONS.get(span.reason, span.reason)}.",
                 evidence={"rule": "constant condition" if constant else "unreachable statement",
                           "kind": "unreachable", "reason": span.reason, "lines": lines})
+
+
+_DOCS_FOLDERS = frozenset({"doc", "docs", "documentation", "sphinx"})
+_SPHINX_SETTINGS = frozenset({"extensions", "html_theme", "project", "master_doc",
+                              "root_doc", "templates_path", "html_static_path"})
+
+
+def sphinx_conf(facts: FileFacts) -> bool:
+    """A Sphinx `conf.py`: in a documentation folder, or setting Sphinx's own variables."""
+    parts = facts.path.split("/")
+    if parts[-1] != "conf.py":
+        return False
+    if _DOCS_FOLDERS.intersection(part.lower() for part in parts[:-1]):
+        return True
+    assigned = {item.target.id for item in facts.assignments
+                if item.scope == facts.module and isinstance(item.target, Name)}
+    return len(assigned & _SPHINX_SETTINGS) >= 2
 
 
 def _documented(name: str, cls: str | None, usage: Usage) -> bool:

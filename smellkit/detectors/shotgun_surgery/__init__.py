@@ -3,7 +3,9 @@
 Three forms, each reported at the one place a change starts, with every place it reaches in
 `related` (one location per line):
 
-- **callers** (Lanza and Marinescu, "Object-Oriented Metrics in Practice", 2006): a function or
+- **callers** (off unless `callers` is set: many callers of one definition is usually the cure,
+  a stable utility, not scattered knowledge; Lanza and Marinescu, "Object-Oriented Metrics in
+  Practice", 2006): a function or
   method called by more than `max-changing-methods` distinct functions (CM, changing methods) in
   more than `max-changing-classes` distinct classes (CC, changing classes: a module-level caller
   counts as its module; the callee's own class does not count). Left out as stable by nature: tiny
@@ -14,12 +16,18 @@ Three forms, each reported at the one place a change starts, with every place it
   format strings, forward-reference annotations and names of the repository's own definitions,
   dunders, and common vocabulary (encodings, file modes, platforms, dtype names) are ignored. A
   constant defined once and imported by name is the cure: its single literal is never reported.
+  Only a value some named constant of the repository holds is reported (the knowledge has a
+  name, the copies bypass it); without one a repeated literal is mostly protocol or library
+  vocabulary (`'Content-Length'`, `'store_true'`), reported only with `unnamed-literals`.
 - **registry keys**: the same string key used on the same module-level or class-level mapping
   (`REGISTRY["csv"]`, `self.handlers["csv"]`, `registry.get("csv")`) in at least
   `min-registry-files` modules. A key reported this way is not reported again as a literal.
 - **bypassed constants**: a module-level string constant (`RETRY_KEY = "retry_limit"`, bound
   once) whose value other modules spell out as a literal at least `min-constant-copies` times:
   the constant was meant to be the one place to change, and the copies will not follow it. A
+  constant made by `intern("...")`/`sys.intern("...")` counts. A literal passed as the attribute
+  name of `getattr`/`hasattr`/`setattr`/`delattr` is not a copy, unless code passes the constant
+  itself as an attribute name (`getattr(meta, "exclude")` is a Meta option, not `EXCLUDE`). A
   copy counts in a module that imports from the constant's module, or anywhere when the value is
   more than one plain lowercase word (`"param"` elsewhere may mean something else). Reported at
   the first copy; not reported again as a literal.
@@ -50,7 +58,12 @@ from smellkit.analysis.smells import Smell
 from smellkit.config import is_test_path
 from smellkit.detectors.base import Detector, DetectorOptions, Example
 from smellkit.detectors.shotgun_surgery.aliases import ALIAS_EXAMPLES, alias_findings
-from smellkit.detectors.shotgun_surgery.constants import imports_from, string_constants
+from smellkit.detectors.shotgun_surgery.constants import (
+    attribute_name_constants,
+    attribute_name_lines,
+    imports_from,
+    string_constants,
+)
 from smellkit.detectors.shotgun_surgery.helpers import (
     HELPER_EXAMPLES,
     helper_copies,
@@ -60,10 +73,21 @@ from smellkit.detectors.shotgun_surgery.helpers import (
 from smellkit.detectors.shotgun_surgery.markers import MARKER_EXAMPLES, marker_findings
 from smellkit.models import Finding, Location
 
+
+def _names(qualnames: list[str]) -> str:
+    return ", ".join(f"`{name}`" for name in qualnames[:3]) + (
+        f" and {len(qualnames) - 3} more" if len(qualnames) > 3 else "")
+
+
 _LOGGING = re.compile(r"_?(get_?logger|getLogger|logger|log)", re.I)
 
 
 class ShotgunSurgeryOptions(DetectorOptions):
+    callers: bool = Field(
+        default=False, description="Report functions with many callers in many classes (the "
+        "Lanza-Marinescu form). Off by default: many callers of one definition is usually the "
+        "cure for scattered knowledge (a stable utility), and on the labelled corpus none of "
+        "these findings was right.")
     max_changing_methods: int = Field(
         default=7, ge=0, description="CM threshold (Lanza-Marinescu's short memory cap): a "
         "function called by more distinct functions than this may be shotgun surgery.")
@@ -89,6 +113,10 @@ class ShotgunSurgeryOptions(DetectorOptions):
         default=6, ge=2, description="... and at least this many times in all.")
     min_literal_length: int = Field(
         default=4, ge=1, description="Shorter literals are ignored.")
+    unnamed_literals: bool = Field(
+        default=False, description="Also report repeated literals no named constant of the "
+        "repository holds. Off by default: without a constant they are mostly protocol or "
+        "library vocabulary (`'Content-Length'`, `'store_true'`), not the project's knowledge.")
     plain_words: bool = Field(
         default=False, description="Also report literals that are one plain lowercase word "
         "(`context`, `root`): those often mean different things in different modules.")
@@ -137,8 +165,11 @@ class ShotgunSurgery(Detector[ShotgunSurgeryOptions]):
     _ambiguity: dict[str, set[tuple[int, str]]]
     examples = (
         Example(
-            "a function called from nine functions in six classes of three files",
-            {"pkg/__init__.py": "",
+            "a function called from nine functions in six classes of three files (with the "
+            "callers form turned on)",
+            {"pyproject.toml": ("[project]\nname = 'pkg'\nversion = '1'\n\n"
+                                "[tool.smellkit.detectors.shotgun_surgery]\ncallers = true\n"),
+             "pkg/__init__.py": "",
              "pkg/money.py": ("def _symbol(currency):\n"
                               "    return {'EUR': 'E', 'USD': '$'}.get(currency, currency)\n\n\n"
                               "def format_price(amount, currency):\n"
@@ -150,12 +181,29 @@ class ShotgunSurgery(Detector[ShotgunSurgeryOptions]):
                 for n in range(3)}},
             ("pkg.money.format_price",)),
         Example(
-            "the same option key spelled out in four modules",
+            "the same option key spelled out in four modules, though two modules name it",
             {"pkg/__init__.py": "",
+             **{f"pkg/m{n}.py": (f"RETRY = 'retry_limit'\n\n\ndef read{n}(options):\n"
+                                 f"    return options['retry_limit'], options['retry_limit']\n")
+                for n in range(2)},
              **{f"pkg/m{n}.py": (f"def read{n}(options):\n"
                                  f"    return options['retry_limit'], options['retry_limit']\n")
-                for n in range(4)}},
-            ("pkg.m0.read0",)),
+                for n in range(2, 4)}},
+            ("pkg.m0",)),
+        Example(
+            "a protocol header written in four modules, with no constant for it anywhere",
+            {"pkg/__init__.py": "",
+             "pkg/read.py": ("def body(stream, headers):\n"
+                             "    return stream.read(int(headers['Content-Length']))\n"),
+             "pkg/write.py": ("def send(sock, data):\n"
+                              "    sock.send({'Content-Length': str(len(data))})\n"
+                              "    sock.send(data)\n"),
+             "pkg/proxy.py": ("def forward(headers, out):\n"
+                              "    out['Content-Length'] = headers['Content-Length']\n"
+                              "    del headers['Content-Length']\n"),
+             "pkg/check.py": ("def empty(headers):\n"
+                              "    return headers.get('Content-Length', '0') == '0'\n")},
+            ()),
         Example(
             "a tiny stable helper called everywhere is not shotgun surgery",
             {"pkg/__init__.py": "",
@@ -193,7 +241,8 @@ class ShotgunSurgery(Detector[ShotgunSurgeryOptions]):
     )
 
     def detect(self, context: Context) -> Iterable[Finding]:
-        yield from self._callers(context)
+        if self.options.callers:
+            yield from self._callers(context)
         keys: set[str] = set()
         if self.options.registries:
             for finding in self._registries(context):
@@ -429,9 +478,13 @@ class ShotgunSurgery(Detector[ShotgunSurgeryOptions]):
     def _literals(self, context: Context, skip: set[str]) -> Iterator[Finding]:
         options = self.options
         scopes: dict[str, Scopes] = {}
+        named = string_constants(context, interned=True)
         for value, found in sorted(self._literal_sites(context).items()):
             modules = {module for module, _ in found}
-            if (value in skip or len(modules) < options.min_literal_files
+            holders = sorted(qualname for qualname, _, _ in named.get(value, ())
+                             if not qualname.rpartition(".")[2].startswith("__"))
+            if ((not holders and not options.unnamed_literals) or value in skip
+                    or len(modules) < options.min_literal_files
                     or len(found) < options.min_literal_occurrences):
                 continue
             places: list[Location] = []
@@ -447,12 +500,13 @@ class ShotgunSurgery(Detector[ShotgunSurgeryOptions]):
                 smell=self.name, location=places[0], severity=severity_of(ratio / 2),
                 confidence=0.5 if len(modules) < 2 * options.min_literal_files else 0.6,
                 message=(f"The literal {value!r} is written {len(found)} times in "
-                         f"{len(modules)} modules: renaming it means editing every copy "
-                         "(define it once as a constant or an enum)."),
+                         f"{len(modules)} modules: renaming it means editing every copy ("
+                         + (f"{_names(holders)} already name it: use that)." if holders else
+                            "define it once as a constant or an enum).")),
                 evidence={"rule": f"literal in >= {options.min_literal_files} modules and >= "
                                   f"{options.min_literal_occurrences} places",
                           "form": "literal", "key": value, "occurrences": len(found),
-                          "files": len(modules)},
+                          "files": len(modules), "constants": holders},
                 related=tuple(places[1:]))
 
     # -- bypassed constants -----------------------------------------------------------------
@@ -460,12 +514,18 @@ class ShotgunSurgery(Detector[ShotgunSurgeryOptions]):
     def _constants(self, context: Context, skip: set[str]) -> Iterator[Finding]:
         index = context.index
         options = self.options
-        defined = {value: owners[0] for value, owners in string_constants(context).items()
+        defined = {value: owners[0] for value, owners in string_constants(
+                       context, interned=True).items()
                    if len(owners) == 1 and value not in skip and not self.ignored_value(value)}
+        attribute_constants = attribute_name_constants(context)
         sites: dict[str, list[tuple[str, int, str]]] = defaultdict(list)
         for facts in index.modules.values():
-            for value, line in facts.string_constants if not is_test_path(facts.path) else ():
-                if value in defined and facts.module != defined[value][1]:
+            if is_test_path(facts.path):
+                continue
+            attribute_lines = attribute_name_lines(facts)
+            for value, line in facts.string_constants:
+                if value in defined and facts.module != defined[value][1] and (
+                        line not in attribute_lines or defined[value][0] in attribute_constants):
                     sites[value].append((facts.path, line, facts.module))
         for value, (constant, module, line) in sorted(defined.items()):
             plain = value.isalpha() and value.islower()
