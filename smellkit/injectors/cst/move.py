@@ -45,6 +45,9 @@ class Moved:
     function: cst.FunctionDef
     imports: tuple[str, ...]
     """Import statements the destination module needs at its top (names read by the `def`)."""
+    type_checking: tuple[str, ...] = ()
+    """Imports of names read only by postponed annotations that the destination cannot import
+    at its top without an import cycle: for an `if TYPE_CHECKING:` block (`hoist` only)."""
 
 
 def find_class(module: cst.Module, name: str) -> cst.ClassDef | None:
@@ -289,7 +292,8 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
                 destination: str | None, *, replacement: cst.BaseExpression,
                 postponed: bool, preamble: Sequence[cst.BaseStatement] = (),
                 importer: str | None = None, wrapper: MetadataWrapper | None = None,
-                static: bool = False, patched: frozenset[str] = frozenset()) -> Moved:
+                static: bool = False, patched: frozenset[str] = frozenset(),
+                hoist: bool = False) -> Moved:
     """`function` of module `source`, rewritten to run in another class of module `destination`
     (None: a new module with nothing bound yet, imported by module `importer`): every read of
     its `self` becomes `replacement`, and `preamble` statements open the body. Globals the body
@@ -299,8 +303,11 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
     function that becomes a static method, and the globals its body reads that its module
     defines, or that code replaces as attributes of its module (`patched`, as test helpers
     do), are read from its module when it runs; what the module merely imports is imported
-    alike (so the module is not left with imports only the moved code used). Raises
-    `InjectionRefused`."""
+    alike (so the module is not left with imports only the moved code used). `hoist`: the
+    globals the body reads are imported at the top of the destination too, as a module-level
+    function's are, except where that import could close an import cycle: those stay at the
+    top of the body (read when called, once every module is loaded), and names only postponed
+    annotations read go to `Moved.type_checking`. Raises `InjectionRefused`."""
     require_movable(function, static=static)
     self_reads, body_globals, def_globals, builtins = analyse(
         module, function, postponed=postponed, wrapper=wrapper, static=static)
@@ -327,11 +334,16 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
             raise InjectionRefused(f"{function.name.value} reads {name} when defined, and "
                                    f"{destination or 'a new module'} does not bind it the same way")
         top.append(statement)
+    checking: list[str] = []
     if postponed:  # never evaluated, yet type checkers and linters read them: bound alike
         for name in sorted(_annotation_globals(function, here) - def_globals):
             if name in there and there.get(name) == here.get(name):
                 continue
             statement = _import_of(index, source, name)
+            if hoist and name not in there and not _safe_at_top(
+                    index, statement, destination or importer):
+                checking.append(statement)
+                continue
             if name in type_only or name in there or not _safe_at_top(
                     index, statement, destination or importer):
                 raise InjectionRefused(f"{function.name.value} names {name} in an annotation, "
@@ -343,6 +355,18 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
         if name in type_only:
             raise InjectionRefused(f"{function.name.value} reads {name}, imported only for type "
                                    "checking")
+        if hoist:
+            if name in there and there.get(name) == here.get(name):
+                continue
+            statement = _import_of(index, source, name)
+            if name in there:
+                raise InjectionRefused(f"{function.name.value} reads {name}, which "
+                                       f"{destination} binds otherwise")
+            if _safe_at_top(index, statement, destination or importer):
+                top.append(statement)
+            else:
+                needed.append(statement)
+            continue
         if static and (name in patched or name in index.children.get(source, {})
                        or name not in here or here[name] == f"{source}.{name}"):
             # read from the function's module when called, as its global was
@@ -360,7 +384,7 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
         assert isinstance(rewritten.body, cst.IndentedBlock)
         rewritten = rewritten.with_changes(body=rewritten.body.with_changes(
             body=[*body[:at], *header, *body[at:]]))
-    return Moved(rewritten, tuple(top))
+    return Moved(rewritten, tuple(dict.fromkeys(top)), tuple(dict.fromkeys(checking)))
 
 
 _IDENTIFIER = re.compile(r"(?<![\w.])[A-Za-z_]\w*")

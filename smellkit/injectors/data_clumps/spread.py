@@ -1,0 +1,264 @@
+"""The edit of the fields mode: readers' bodies become functions of new modules of the package.
+
+The difficulty decides how far the group spreads (SmellBench's file spans): easy moves bodies
+out of one module into one new module beside it, where the group already has a signature in the
+source module (a constructor) so that three signatures in two modules carry it; medium spreads
+over three or more files (two new modules, or readers of two modules); hard over four or more,
+and leaves one reader of the same fields as it is (a red herring).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+import libcst as cst
+
+from smellkit.errors import InjectionRefused
+from smellkit.injectors.base import InjectionContext
+from smellkit.injectors.cst import move
+from smellkit.injectors.cst.edit import replace
+from smellkit.injectors.cst.imports import insert_import, is_docstring, merged, without_unused
+from smellkit.injectors.data_clumps.fields import Extracted, Group, Reader, extract
+from smellkit.injectors.naming import meaningful, overlaps, pick, words
+from smellkit.models import SPANS, Difficulty
+
+_MAX_LAYOUTS = 400
+_LINE = 99
+
+
+@dataclass(frozen=True)
+class Spread:
+    """The made edit: changed files, the new functions (qualnames) and the methods they serve."""
+
+    changes: dict[str, str | None]
+    functions: tuple[str, ...]
+    methods: tuple[str, ...]
+    modules: tuple[str, ...]
+
+
+def layout(group: Group, difficulty: Difficulty,
+           rng: random.Random) -> tuple[list[Reader], int]:
+    """(the readers to move, how many new modules take them): enough signatures in enough
+    modules for the detector, spanning the difficulty's files; easy and medium move the fewest,
+    hard the most while one reader stays."""
+    readers = list(group.readers)
+    rng.shuffle(readers)
+    holder_paths = {holder.path for holder in group.holders}
+    holder_modules = {holder.module for holder in group.holders}
+    least, most = SPANS[difficulty]
+    sizes = list(range(1, len(readers) + (0 if difficulty == "hard" else 1)))
+    tried = 0
+    for size in reversed(sizes) if difficulty == "hard" else sizes:
+        for chosen in combinations(readers, size):
+            tried += 1
+            if tried > _MAX_LAYOUTS:
+                break
+            sources = {reader.path for reader in chosen}
+            for count in range(1, min(size, 3) + 1):
+                files = len(sources | holder_paths) + count
+                if size + len(group.holders) < 3 or count + len(holder_modules) < 2:
+                    continue
+                if files < least or (most is not None and files > most):
+                    continue
+                return sorted(chosen, key=lambda item: (item.path, item.line)), count
+    hint = " while one reader stays" if difficulty == "hard" else ""
+    raise InjectionRefused(f"no choice of the {len(readers)} methods reading "
+                           f"({', '.join(group.fields)}) spans "
+                           f"{'exactly' if most == least else 'at least'} {least} files with 3 "
+                           f"signatures in 2 modules{hint}")
+
+
+def chunks(items: Sequence[Reader], count: int) -> list[list[Reader]]:
+    """`items` (in order) cut into `count` runs as even as possible."""
+    size, extra = divmod(len(items), count)
+    found: list[list[Reader]] = []
+    at = 0
+    for number in range(count):
+        step = size + (1 if number < extra else 0)
+        found.append(list(items[at:at + step]))
+        at += step
+    return found
+
+
+def spread(context: InjectionContext, group: Group, moved: list[Reader], count: int,
+           rng: random.Random) -> Spread:
+    """Move each chosen reader's body into a function of one of `count` new modules."""
+    index = context.index
+    changes: dict[str, str | None] = {}
+    trees: dict[str, cst.Module] = {}
+    replacements: dict[str, dict[cst.CSTNode, cst.CSTNode]] = {}
+    new_imports: dict[str, list[str]] = {}
+    functions: list[str] = []
+    taken_paths: set[str] = set()
+    for part in chunks(moved, count):
+        first = part[0]
+        folder = first.path.rpartition("/")[0]
+        facts = index.modules[first.module]
+        package = first.module if facts.is_package else first.module.rpartition(".")[0]
+        bound = set(move.module_bindings(index, package)) if package in index.modules else set()
+        stems = [stem for stem in _module_stems(context, first, rng)
+                 if stem not in bound and _join(folder, stem) not in taken_paths]
+        path = context.module_path(folder, stems)
+        taken_paths.add(path)
+        stem = path.rpartition("/")[2][:-3]
+        module = f"{package}.{stem}" if package else stem
+        extracted = [(reader, extract(context, reader.path, reader.module,
+                                      index.definitions[reader.qualname], reader.fields))
+                     for reader in part]
+        names: list[str] = []
+        for reader, item in extracted:
+            avoid = {*move.module_bindings(index, reader.module), *names, *group.fields,
+                     *move.names_in(item.function), *(re.findall(r"\w+", " ".join(item.imports)))}
+            name = pick(_function_names(context, reader, rng), avoid,
+                        what=f"the function holding the body of {reader.qualname}")
+            names.append(name)
+            functions.append(f"{module}.{name}")
+            tree = context.module(reader.path)
+            trees[reader.path] = tree
+            replacements.setdefault(reader.path, {})[item.method] = _delegating(
+                tree, item, name, reader.fields)
+            new_imports.setdefault(reader.path, []).append(
+                _import_into(context, reader.module, module, name))
+        changes[path] = _new_module(context, module, group, extracted, names)
+    for path, tree in trees.items():
+        module_name = _module_of(context, path)
+        new = replace(tree, replacements[path])
+        for statement in merged(new_imports[path]):
+            new = insert_import(new, statement)
+        changes[path] = without_unused(context, module_name, tree, new).code
+    return Spread(changes, tuple(functions), tuple(reader.qualname for reader in moved),
+                  tuple(sorted({item.rpartition(".")[0] for item in functions})))
+
+
+def _module_of(context: InjectionContext, path: str) -> str:
+    for module, facts in context.index.modules.items():
+        if facts.path == path:
+            return module
+    raise InjectionRefused(f"{path} is not a module of the repository")
+
+
+def _join(folder: str, stem: str) -> str:
+    return f"{folder}/{stem}.py" if folder else f"{stem}.py"
+
+
+def _module_stems(context: InjectionContext, reader: Reader, rng: random.Random) -> list[str]:
+    """New module names from the words near the reader's class (`length_checks`), private
+    when the repository names its internal modules so."""
+    vocabulary = context.vocabulary
+    stem = reader.path.rpartition("/")[2][:-3]
+    private = vocabulary.private_modules() or stem.startswith("_")
+    cls_name = reader.cls.rpartition(".")[2]
+    head = [word for word in words(cls_name) if meaningful(word)][:1]
+    found = vocabulary.names(reader.module, cls_name, stem, head=head, rng=rng, private=private)
+    return [name for name in dict.fromkeys(found) if name.lstrip("_") != stem.lstrip("_")][:60]
+
+
+def _function_names(context: InjectionContext, reader: Reader,
+                    rng: random.Random) -> list[str]:
+    """Names for the function: the method's words with its class's (`describe_endpoint`), or
+    the class's words for a special method (`__call__` of `Length`), then with words used near
+    them."""
+    method = reader.qualname.rpartition(".")[2]
+    cls_name = reader.cls.rpartition(".")[2]
+    own = [word for word in words(method.strip("_")) if meaningful(word)] \
+        if not method.startswith("__") else []
+    noun = [word for word in words(cls_name) if meaningful(word)][-1:]
+    head = [*own, *(word for word in noun if not overlaps(word, own))]
+    found = context.vocabulary.names(reader.module, method, cls_name, head=head, rng=rng)
+    return [name for name in dict.fromkeys(found)
+            if not name.startswith("test") and name != method][:80]
+
+
+def _call_text(self_name: str, fields: Sequence[str], function: cst.FunctionDef) -> list[str]:
+    """The arguments of the delegating call: the fields, then the method's own parameters."""
+    params = function.params
+    args = [f"{self_name}.{field}" for field in fields]
+    args.extend(param.name.value for param in params.params[1:])
+    if isinstance(params.star_arg, cst.Param):
+        args.append(f"*{params.star_arg.name.value}")
+    args.extend(f"{param.name.value}={param.name.value}" for param in params.kwonly_params)
+    if params.star_kwarg is not None:
+        args.append(f"**{params.star_kwarg.name.value}")
+    return args
+
+
+def _delegating(tree: cst.Module, item: Extracted, name: str,
+                fields: Sequence[str]) -> cst.FunctionDef:
+    """The method with its body replaced by `return name(self.a, self.b, ..., own args)`, its
+    docstring kept."""
+    method = item.method
+    assert isinstance(method.body, cst.IndentedBlock)
+    self_name = method.params.params[0].name.value
+    args = _call_text(self_name, fields, method)
+    indent = tree.default_indent
+    text = f"return {name}({', '.join(args)})"
+    if len(indent * 2) + len(text) > _LINE:
+        inner = f",\n{indent * 3}".join(args)
+        text = f"return {name}(\n{indent * 3}{inner},\n{indent * 2})"
+    statement = cst.parse_statement(text, config=tree.config_for_parsing)
+    body = list(method.body.body)
+    kept = [body[0]] if body and is_docstring(body[0]) else []
+    return method.with_changes(body=method.body.with_changes(body=[*kept, statement]))
+
+
+def _import_into(context: InjectionContext, importer: str, module: str, name: str) -> str:
+    """The import of the new function in the module it came from, relative when that module
+    imports its siblings relatively."""
+    facts = context.index.modules[importer]
+    if _uses_relative(context, importer):
+        return move.relative_import(importer, module, name) if not facts.is_package \
+            else f"from .{module.rpartition('.')[2]} import {name}"
+    return f"from {module} import {name}"
+
+
+def _uses_relative(context: InjectionContext, module: str) -> bool:
+    """Whether a module imports from its own package relatively (`from .x import y`)."""
+    path = context.index.modules[module].path
+    return re.search(r"^\s*from \.", context.source(path), re.MULTILINE) is not None
+
+
+def _new_module(context: InjectionContext, module: str, group: Group,
+                extracted: list[tuple[Reader, Extracted]], names: list[str]) -> str:
+    classes = list(dict.fromkeys(reader.cls.rpartition(".")[2] for reader, _ in extracted))
+    listed = ", ".join(group.fields[:-1]) + f" and {group.fields[-1]}"
+    who = " and ".join(classes)
+    lines = [f'"""What {who} work out from {"its" if len(classes) == 1 else "their"} '
+             f'{listed}."""\n']
+    if any(item.future for _, item in extracted):
+        lines.append("from __future__ import annotations\n")
+    relative = _uses_relative(context, extracted[0][0].module)
+    imports = [_relative(module, statement) if relative else statement
+               for _, item in extracted for statement in item.imports]
+    external = sorted({item for item in imports if not item.startswith("from .")})
+    local = sorted({item for item in imports if item.startswith("from .")})
+    checking = sorted({_relative(module, statement) if relative else statement
+                       for _, item in extracted for statement in item.type_checking})
+    if checking:
+        external = sorted({*external, "import typing"})
+    grouped = [*merged(external), *merged(local)]
+    if grouped:
+        lines.append("\n".join(grouped) + "\n")
+    if checking:
+        lines.append("if typing.TYPE_CHECKING:\n" + "".join(
+            f"    {statement}\n" for statement in merged(checking)))
+    text = "\n".join(lines)
+    for (_, item), name in zip(extracted, names):
+        function = item.function.with_changes(name=cst.Name(name))
+        text += "\n\n" + cst.Module(body=[function]).code
+    return text
+
+
+def _relative(module: str, statement: str) -> str:
+    """`from pkg.sibling import x` as `from .sibling import x` for a module of package `pkg`."""
+    package = module.rpartition(".")[0]
+    match = re.match(r"from ([\w.]+) import (.+)$", statement)
+    if not package or match is None:
+        return statement
+    source, names = match.groups()
+    if source.startswith(f"{package}.") and "." not in source[len(package) + 1:]:
+        return f"from .{source[len(package) + 1:]} import {names}"
+    return statement
