@@ -44,7 +44,7 @@ from smellkit.injectors.base import InjectionContext
 from smellkit.injectors.cst import move
 from smellkit.injectors.cst.edit import subtree
 from smellkit.injectors.data_clumps.plan import CONSTRUCTORS, Planner, class_fields
-from smellkit.injectors.naming import meaningful, pick, words
+from smellkit.injectors.naming import meaningful, overlaps, pick, snake, words
 
 PROTOCOL = CONSTRUCTORS | frozenset({
     "__init_subclass__", "__set_name__", "__getattr__", "__getattribute__", "__setattr__",
@@ -394,11 +394,14 @@ def _renamed_locals(context: InjectionContext, definition: Definition, method: c
     taken = {*move.names_in(method), *fields, *outside}
     renamed: dict[str, str] = {}
     rng = random.Random(definition.qualname)
+    noun = [word for word in words(definition.parent.rpartition(".")[2]) if meaningful(word)]
     for field in clashing:
-        found = context.vocabulary.names(definition.parent, field, name,
-                                         head=[word for word in words(field) if meaningful(word)]
-                                         or [field], rng=rng, most=1)
-        renamed[field] = pick((item for item in found if item != field), taken,
+        own = [word for word in words(field) if meaningful(word)] or [field]
+        first = [snake([*noun[-1:], *own])] if noun and not overlaps(noun[-1], own) else []
+        found = context.vocabulary.names(
+            definition.qualname.rpartition(".")[0].rpartition(".")[0], definition.parent, name,
+            head=[word for word in words(field) if meaningful(word)] or [field], rng=rng, most=1)
+        renamed[field] = pick((item for item in [*first, *found] if item != field), taken,
                               what=f"the local {field} of {name}")
         taken.add(renamed[field])
     return renamed

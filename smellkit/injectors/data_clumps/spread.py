@@ -21,9 +21,15 @@ from smellkit.errors import InjectionRefused
 from smellkit.injectors.base import InjectionContext
 from smellkit.injectors.cst import move
 from smellkit.injectors.cst.edit import replace
-from smellkit.injectors.cst.imports import insert_import, is_docstring, merged, without_unused
+from smellkit.injectors.cst.imports import (
+    insert_import,
+    is_docstring,
+    is_import_line,
+    merged,
+    without_unused,
+)
 from smellkit.injectors.data_clumps.fields import Extracted, Group, Reader, extract
-from smellkit.injectors.naming import meaningful, overlaps, pick, words
+from smellkit.injectors.naming import meaningful, overlaps, pick, snake, words
 from smellkit.models import SPANS, Difficulty
 
 _MAX_LAYOUTS = 400
@@ -128,10 +134,33 @@ def spread(context: InjectionContext, group: Group, moved: list[Reader], count: 
         module_name = _module_of(context, path)
         new = replace(tree, replacements[path])
         for statement in merged(new_imports[path]):
-            new = insert_import(new, statement)
+            new = _insert_import(new, statement)
         changes[path] = without_unused(context, module_name, tree, new).code
     return Spread(changes, tuple(functions), tuple(reader.qualname for reader in moved),
                   tuple(sorted({item.rpartition(".")[0] for item in functions})))
+
+
+def _insert_import(tree: cst.Module, statement: str) -> cst.Module:
+    """`insert_import`, set apart by a blank line from imports of other top-level packages
+    (the standard library's above the repository's own, as isort groups them)."""
+    new = insert_import(tree, statement)
+    top = _top_package(statement)
+    for before, after in zip(new.body, new.body[1:]):
+        if isinstance(after, cst.SimpleStatementLine) and \
+                cst.Module(body=[]).code_for_node(after).strip() == statement:
+            code = cst.Module(body=[]).code_for_node(before).strip()
+            if is_import_line(before) and _top_package(code) != top and \
+                    not after.leading_lines:
+                return replace(new, {after: after.with_changes(
+                    leading_lines=[cst.EmptyLine(indent=False)])})
+            break
+    return new
+
+
+def _top_package(statement: str) -> str:
+    """The top-level package an import names (`.` for a relative one)."""
+    match = re.match(r"(?:from|import)\s+(\.|[\w]+)", statement)
+    return match.group(1) if match else ""
 
 
 def _module_of(context: InjectionContext, path: str) -> str:
@@ -146,29 +175,47 @@ def _join(folder: str, stem: str) -> str:
 
 
 def _module_stems(context: InjectionContext, reader: Reader, rng: random.Random) -> list[str]:
-    """New module names from the words near the reader's class (`length_checks`), private
-    when the repository names its internal modules so."""
+    """New module names: the class's word with the source module's (`length_validators`
+    beside `validators.py`), then with other words near them; private when the repository
+    names its internal modules so."""
     vocabulary = context.vocabulary
     stem = reader.path.rpartition("/")[2][:-3]
     private = vocabulary.private_modules() or stem.startswith("_")
     cls_name = reader.cls.rpartition(".")[2]
     head = [word for word in words(cls_name) if meaningful(word)][:1]
+    tail = [word for word in words(stem) if meaningful(word) and not overlaps(word, head)][-1:]
+    first = [snake([*head, *tail], private=private)] if head and tail else []
     found = vocabulary.names(reader.module, cls_name, stem, head=head, rng=rng, private=private)
-    return [name for name in dict.fromkeys(found) if name.lstrip("_") != stem.lstrip("_")][:60]
+    return [name for name in dict.fromkeys([*first, *found])
+            if name.lstrip("_") != stem.lstrip("_")][:60]
+
+
+SPECIAL_VERBS = {"__call__": ("validate", "check", "apply", "run", "process", "handle"),
+                 "__repr__": ("repr", "describe", "format"), "__str__": ("format", "render",
+                                                                          "describe")}
+"""Verbs for the function that takes over a special method, the one the repository uses most
+first (`__call__` of a validator `Length` becomes `validate_length` where the code validates)."""
 
 
 def _function_names(context: InjectionContext, reader: Reader,
                     rng: random.Random) -> list[str]:
-    """Names for the function: the method's words with its class's (`describe_endpoint`), or
-    the class's words for a special method (`__call__` of `Length`), then with words used near
-    them."""
+    """Names for the function: the method's words around its class's noun (`format_length_error`
+    for `Length._format_error`, `describe_endpoint` for `Endpoint.describe`), a special method
+    named by a verb the repository uses with the noun (`validate_length`), then with words
+    used near them."""
     method = reader.qualname.rpartition(".")[2]
     cls_name = reader.cls.rpartition(".")[2]
-    own = [word for word in words(method.strip("_")) if meaningful(word)] \
-        if not method.startswith("__") else []
+    vocabulary = context.vocabulary
     noun = [word for word in words(cls_name) if meaningful(word)][-1:]
-    head = [*own, *(word for word in noun if not overlaps(word, own))]
-    found = context.vocabulary.names(reader.module, method, cls_name, head=head, rng=rng)
+    if method.startswith("__"):
+        verbs = sorted(SPECIAL_VERBS.get(method, (method.strip("_"),)),
+                       key=lambda word: -vocabulary.counts[word])
+        own = verbs[:1]
+    else:
+        own = [word for word in words(method) if meaningful(word) or word in ("to", "as")]
+    noun = [word for word in noun if not overlaps(word, own)]
+    head = [*own, *noun] if len(own) < 2 else [*own[:-1], *noun, *own[-1:]]
+    found = vocabulary.names(reader.module, method, cls_name, head=head, rng=rng)
     return [name for name in dict.fromkeys(found)
             if not name.startswith("test") and name != method][:80]
 
@@ -226,7 +273,8 @@ def _new_module(context: InjectionContext, module: str, group: Group,
     classes = list(dict.fromkeys(reader.cls.rpartition(".")[2] for reader, _ in extracted))
     listed = ", ".join(group.fields[:-1]) + f" and {group.fields[-1]}"
     who = " and ".join(classes)
-    lines = [f'"""What {who} work out from {"its" if len(classes) == 1 else "their"} '
+    one = len(classes) == 1
+    lines = [f'"""What {who} {"works" if one else "work"} out from {"its" if one else "their"} '
              f'{listed}."""\n']
     if any(item.future for _, item in extracted):
         lines.append("from __future__ import annotations\n")
