@@ -57,20 +57,25 @@ def layout(group: Group, difficulty: Difficulty,
     holder_modules = {holder.module for holder in group.holders}
     least, most = SPANS[difficulty]
     sizes = list(range(1, len(readers) + (0 if difficulty == "hard" else 1)))
+    if difficulty == "hard":
+        sizes.reverse()
+    elif difficulty == "medium":  # more than one body moved where the group allows it
+        sizes = [*sizes[1:], *sizes[:1]]
     tried = 0
-    for size in reversed(sizes) if difficulty == "hard" else sizes:
+    for size in sizes:
         for chosen in combinations(readers, size):
             tried += 1
             if tried > _MAX_LAYOUTS:
                 break
             sources = {reader.path for reader in chosen}
-            for count in range(1, min(size, 3) + 1):
+            classes = len({reader.cls for reader in chosen})
+            for count in range(1, min(classes, 3) + 1):  # a class's methods stay together
                 files = len(sources | holder_paths) + count
                 if size + len(group.holders) < 3 or count + len(holder_modules) < 2:
                     continue
                 if files < least or (most is not None and files > most):
                     continue
-                return sorted(chosen, key=lambda item: (item.path, item.line)), count
+                return sorted(chosen, key=lambda item: (item.path, item.cls, item.line)), count
     hint = " while one reader stays" if difficulty == "hard" else ""
     raise InjectionRefused(f"no choice of the {len(readers)} methods reading "
                            f"({', '.join(group.fields)}) spans "
@@ -79,9 +84,25 @@ def layout(group: Group, difficulty: Difficulty,
 
 
 def chunks(items: Sequence[Reader], count: int) -> list[list[Reader]]:
-    """`items` (in order) cut into `count` runs as even as possible."""
+    """`items` (in order) cut into `count` runs, a class's methods kept in one run where there
+    are enough classes, else runs as even as possible."""
+    classes: list[list[Reader]] = []
+    for item in items:
+        if classes and classes[-1][0].cls == item.cls:
+            classes[-1].append(item)
+        else:
+            classes.append([item])
+    if len(classes) >= count:
+        size, extra = divmod(len(classes), count)
+        found: list[list[Reader]] = []
+        at = 0
+        for number in range(count):
+            step = size + (1 if number < extra else 0)
+            found.append([reader for group in classes[at:at + step] for reader in group])
+            at += step
+        return found
     size, extra = divmod(len(items), count)
-    found: list[list[Reader]] = []
+    found = []
     at = 0
     for number in range(count):
         step = size + (1 if number < extra else 0)
