@@ -582,3 +582,88 @@ def test_real_code_survey(name: str, version: str) -> None:
     print(result.row(name))
     assert not result.failures, result.failures
     assert result.row(name).partition(": ")[2] == MEASURED[name]
+
+
+WTFORMS_PROBE = """\
+from wtforms.validators import Length, NumberRange, ValidationError
+
+
+class Field:
+    def __init__(self, data):
+        self.data = data
+
+    def gettext(self, text):
+        return text
+
+    def ngettext(self, one, many, count):
+        return one if count == 1 else many
+
+
+for check in (Length(2, 5), Length(min=3), Length(max=2), Length(4, 4), Length(1, 3, "short"),
+              NumberRange(1, 5), NumberRange(min=2), NumberRange(max=1), NumberRange(1, 2, "x")):
+    for data in ("abc", "a", "abcdefg", 3, 0, 9, None, float("nan")):
+        try:
+            print(check(None, Field(data)))
+        except (ValidationError, TypeError) as error:
+            print(type(error).__name__, error)
+"""
+
+MARSHMALLOW_PROBE = """\
+from marshmallow import validate
+from marshmallow.exceptions import ValidationError
+
+for check in (validate.Length(2, 5), validate.Length(equal=3), validate.Length(max=1),
+              validate.Range(1, 5), validate.Range(min=2, min_inclusive=False),
+              validate.Range(max=3, error="{input} > {max}"), validate.OneOf([1, 2], ["a", "b"])):
+    print(repr(check))
+    for data in ("abc", "a", "abcdefg", 1, 2, 9):
+        try:
+            print(check(data))
+        except (ValidationError, TypeError) as error:
+            print(type(error).__name__, getattr(error, "messages", error))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,version,probe", [("wtforms", "3.2.1", WTFORMS_PROBE),
+                                                ("marshmallow", "3.23.1", MARSHMALLOW_PROBE)])
+def test_fields_mode_on_real_code(tmp_path: Path, name: str, version: str, probe: str) -> None:
+    """The validators of both libraries read (min, max, message/error) from self alone: their
+    bodies move out, the round trip holds, the span holds, and the validators behave alike."""
+    from tests.support.pypi import sdist
+
+    root = sdist(name, version) / "src"
+    project = support.load(root)
+    found = [item for item in find_candidates(project, SMELL, options=support.NO_FILTER)
+             if item.data.get("mode") == "fields"]
+    assert found, "no candidate of the fields mode"
+    made: dict[str, Injection] = {}
+    for difficulty in DIFFICULTIES:
+        for candidate in found:
+            result = inject(project, SMELL, difficulty, candidate=candidate,
+                            options=support.NO_FILTER)
+            if isinstance(result, Injection):
+                made[difficulty] = result
+                break
+    assert "easy" in made and "medium" in made, sorted(made)
+    for difficulty, injection in made.items():
+        spanned = {*injection.files, *(item.path for item in injection.locations)}
+        low, high = SPAN[difficulty]
+        assert low <= len(spanned) <= high, (difficulty, spanned)
+        assert not any(re.search(r"_\d+\b|\d\.py", line) for line in
+                       injection.smelly_patch.splitlines() if line.startswith("+++ "))
+        support.assert_round_trip(root, injection, project)
+        copy = support.smelly_copy(root, injection, tmp_path / difficulty)
+        assert _probe(copy, probe) == _probe(root, probe)
+
+
+def _probe(root: Path, script: str) -> str:
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True,
+                            text=True, timeout=60, check=True,
+                            env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin",
+                                 "PYTHONDONTWRITEBYTECODE": "1"})
+    assert result.stdout.strip()
+    return result.stdout
