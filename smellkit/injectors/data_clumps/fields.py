@@ -43,6 +43,7 @@ from smellkit.facts import Definition, FileFacts
 from smellkit.injectors.base import InjectionContext
 from smellkit.injectors.cst import move
 from smellkit.injectors.cst.edit import subtree
+from smellkit.injectors.cst.imports import is_docstring
 from smellkit.injectors.data_clumps.plan import CONSTRUCTORS, Planner, class_fields
 from smellkit.injectors.naming import meaningful, overlaps, pick, snake, words
 
@@ -293,8 +294,7 @@ def extract(context: InjectionContext, path: str, module: str, definition: Defin
     new = new.visit(_FieldReads(self_name, set(fields)))
     assert isinstance(new, cst.FunctionDef)
     body = list(new.body.body)
-    from smellkit.injectors.cst.imports import is_docstring
-
+    deferred = len(body) - len(method.body.body)  # imports read when called (`cst.move`)
     if body and is_docstring(body[0]):
         if len(body) == 1:
             raise InjectionRefused(f"{name} has nothing but a docstring")
@@ -303,6 +303,11 @@ def extract(context: InjectionContext, path: str, module: str, definition: Defin
         if isinstance(opening, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
             body[0] = opening.with_changes(leading_lines=[
                 line for line in opening.leading_lines if line.comment is not None])
+    if 0 < deferred < len(body):  # a blank line between those imports and the code
+        after = body[deferred]
+        if isinstance(after, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) and \
+                not after.leading_lines:
+            body[deferred] = after.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
     params = new.params
     own = list(params.params[1:])
     added = [cst.Param(cst.Name(field), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(

@@ -214,8 +214,9 @@ def _module_stems(context: InjectionContext, reader: Reader, rng: random.Random)
 SPECIAL_VERBS = {"__call__": ("validate", "check", "apply", "run", "process", "handle"),
                  "__repr__": ("repr", "describe", "format"), "__str__": ("format", "render",
                                                                           "describe")}
-"""Verbs for the function that takes over a special method, the one the repository uses most
-first (`__call__` of a validator `Length` becomes `validate_length` where the code validates)."""
+"""Verbs for the function that takes over a special method: first the one the module's name
+starts alike (`validate` in `validators.py`), else the one the repository uses most (`__call__`
+of `Length` becomes `validate_length`)."""
 
 
 def _function_names(context: InjectionContext, reader: Reader,
@@ -229,8 +230,9 @@ def _function_names(context: InjectionContext, reader: Reader,
     vocabulary = context.vocabulary
     noun = [word for word in words(cls_name) if meaningful(word)][-1:]
     if method.startswith("__"):
+        stem = reader.module.rpartition(".")[2].strip("_")
         verbs = sorted(SPECIAL_VERBS.get(method, (method.strip("_"),)),
-                       key=lambda word: -vocabulary.counts[word])
+                       key=lambda word: (word[:5] != stem[:5], -vocabulary.counts[word]))
         own = verbs[:1]
     else:
         own = [word for word in words(method) if meaningful(word) or word in ("to", "as")]
@@ -292,7 +294,9 @@ def _uses_relative(context: InjectionContext, module: str) -> bool:
 def _new_module(context: InjectionContext, module: str, group: Group,
                 extracted: list[tuple[Reader, Extracted]], names: list[str]) -> str:
     classes = list(dict.fromkeys(reader.cls.rpartition(".")[2] for reader, _ in extracted))
-    listed = ", ".join(group.fields[:-1]) + f" and {group.fields[-1]}"
+    carried = list(dict.fromkeys([*group.fields, *(field for reader, _ in extracted
+                                                     for field in reader.fields)]))
+    listed = ", ".join(carried[:-1]) + f" and {carried[-1]}"
     who = " and ".join(classes)
     one = len(classes) == 1
     lines = [f'"""What {who} {"works" if one else "work"} out from {"its" if one else "their"} '
