@@ -52,8 +52,12 @@ PROTOCOL = CONSTRUCTORS | frozenset({
     "__delattr__", "__del__", "__class_getitem__", "__getstate__", "__setstate__",
     "__reduce__", "__reduce_ex__", "__copy__", "__deepcopy__"})
 """Methods whose body runs while the object is built or copied: fields may be missing."""
-KEPT_DECORATORS = frozenset({"property", "cached_property", "functools.cached_property"})
-"""Decorators that stay on the method and see the same function signature."""
+KEPT_DECORATORS = frozenset({
+    "property", "cached_property", "functools.cached_property", "cache", "functools.cache",
+    "lru_cache", "functools.lru_cache", "contextmanager", "contextlib.contextmanager"})
+"""Decorators that stay on the method and wrap it alike when its body delegates (a generator
+method's call still returns the generator). Others may register the code object (jinja2's
+`internalcode` hides its frames from tracebacks) or inspect it: refused."""
 _MAX_FIELDS = 12
 
 
@@ -136,7 +140,8 @@ def _reader(context: InjectionContext, planner: Planner, facts: FileFacts,
                 "object is built"), None
     if context.path_of(cls) != facts.path or move.top_level(index, cls) is None:
         return "a method of a nested class", None
-    if not context.well_covered(definition.qualname):
+    if not context.is_covered(definition.qualname) or \
+            not context.well_covered(definition.qualname):
         return "a method the tests run too little of", None
     order = [item.name for item in index.classes[cls].attributes]
     fields = tuple(sorted(reads, key=lambda item: (order.index(item) if item in order
