@@ -173,9 +173,11 @@ def stable_fields(context: InjectionContext, planner: Planner, cls: str) -> set[
     for name in class_fields(index, cls) | _class_values(context, cls):
         if name.startswith("_") or len(name) < 2:
             continue
-        member = index.member(cls, name)
-        if member is not None and index.definitions[member].kind != "class":
-            continue
+        members = [index.member(cls, name), *(index.children.get(sub, {}).get(name)
+                                              for sub in index.descendants(cls))]
+        if any(member is not None and member in index.definitions
+               and index.definitions[member].kind != "class" for member in members):
+            continue  # a method or property here or in a subclass
         if not {scope.rpartition(".")[2] for scope in planner.writes.get(name, ())} \
                 <= CONSTRUCTORS:
             continue

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 import re
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -33,7 +34,6 @@ from smellkit.injectors.naming import meaningful, overlaps, pick, snake, words
 from smellkit.models import SPANS, Difficulty
 
 _MAX_LAYOUTS = 400
-_LINE = 99
 
 
 @dataclass(frozen=True)
@@ -147,10 +147,11 @@ def spread(context: InjectionContext, group: Group, moved: list[Reader], count: 
             tree = context.module(reader.path)
             trees[reader.path] = tree
             replacements.setdefault(reader.path, {})[item.method] = _delegating(
-                tree, item, name, reader.fields)
+                tree, item, name, reader.fields, line_limit(context.source(reader.path)))
             new_imports.setdefault(reader.path, []).append(
                 _import_into(context, reader.module, module, name))
-        changes[path] = _new_module(context, module, group, extracted, names)
+        changes[path] = _new_module(context, module, group, extracted, names,
+                                    line_limit(context.source(first.path)))
     for path, tree in trees.items():
         module_name = _module_of(context, path)
         new = replace(tree, replacements[path])
@@ -256,23 +257,73 @@ def _call_text(self_name: str, fields: Sequence[str], function: cst.FunctionDef)
     return args
 
 
-def _delegating(tree: cst.Module, item: Extracted, name: str,
-                fields: Sequence[str]) -> cst.FunctionDef:
-    """The method with its body replaced by `return name(self.a, self.b, ..., own args)`, its
-    docstring kept."""
+def line_limit(source: str) -> int:
+    """The longest line the module's code allows itself (79 at least): new lines stay within."""
+    return max([79, *(len(line) for line in source.splitlines()
+                      if not line.lstrip().startswith("#"))])
+
+
+def returns_value(function: cst.FunctionDef) -> bool:
+    """Whether the function's own body returns a value or yields (nested scopes aside): its
+    delegating call must then hand the result back."""
+    stack: list[cst.CSTNode] = [function.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.Yield, cst.Await)) or (
+                isinstance(node, cst.Return) and node.value is not None):
+            return True
+        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            continue
+        stack.extend(node.children)
+    return False
+
+
+def _delegating(tree: cst.Module, item: Extracted, name: str, fields: Sequence[str],
+                limit: int) -> cst.FunctionDef:
+    """The method with its body replaced by `return name(self.a, self.b, ..., own args)` (a
+    plain call where the body returns nothing), its docstring kept."""
     method = item.method
     assert isinstance(method.body, cst.IndentedBlock)
     self_name = method.params.params[0].name.value
     args = _call_text(self_name, fields, method)
     indent = tree.default_indent
-    text = f"return {name}({', '.join(args)})"
-    if len(indent * 2) + len(text) > _LINE:
-        inner = f",\n{indent * 3}".join(args)
-        text = f"return {name}(\n{indent * 3}{inner},\n{indent * 2})"
+    keyword = "return " if returns_value(method) else ""
+    text = f"{keyword}{name}({', '.join(args)})"
+    if len(indent * 2) + len(text) > limit:  # continuation lines are relative to the block
+        inner = f"{indent}{', '.join(args)}"
+        if len(indent * 3) + len(inner) > limit:
+            inner = "".join(f"{indent}{arg},\n" for arg in args).rstrip("\n")
+        text = f"{keyword}{name}(\n{inner}\n)"
     statement = cst.parse_statement(text, config=tree.config_for_parsing)
     body = list(method.body.body)
     kept = [body[0]] if body and is_docstring(body[0]) else []
     return method.with_changes(body=method.body.with_changes(body=[*kept, statement]))
+
+
+def wrapped_signature(function: cst.FunctionDef, limit: int) -> cst.FunctionDef:
+    """The function with its parameters on a line of their own, or one per line, when its
+    `def` line is longer than `limit` (as black lays them out); plain parameters only."""
+    empty = cst.Module(body=[])
+    code = empty.code_for_node(function.with_changes(body=cst.IndentedBlock(
+        body=[cst.SimpleStatementLine([cst.Pass()])]), leading_lines=()))
+    header = code.splitlines()[0]
+    params = function.params
+    if len(header) <= limit or params.posonly_params or params.kwonly_params or \
+            params.star_arg is not cst.MaybeSentinel.DEFAULT or params.star_kwarg is not None \
+            or not header.endswith(":"):
+        return function
+    texts = [empty.code_for_node(item.with_changes(
+        comma=cst.MaybeSentinel.DEFAULT, whitespace_after_param=cst.SimpleWhitespace(""),
+        star="")) for item in params.params]
+    returns = f" -> {empty.code_for_node(function.returns.annotation)}" \
+        if function.returns is not None else ""
+    inner = f"    {', '.join(texts)}"
+    if len(inner) > limit:
+        inner = ",\n".join(f"    {text}" for text in texts) + ","
+    parsed = cst.parse_statement(f"def {function.name.value}(\n{inner}\n){returns}:\n    pass\n")
+    assert isinstance(parsed, cst.FunctionDef)
+    return function.with_changes(params=parsed.params,
+                                 whitespace_before_params=parsed.whitespace_before_params)
 
 
 def _import_into(context: InjectionContext, importer: str, module: str, name: str) -> str:
@@ -292,15 +343,16 @@ def _uses_relative(context: InjectionContext, module: str) -> bool:
 
 
 def _new_module(context: InjectionContext, module: str, group: Group,
-                extracted: list[tuple[Reader, Extracted]], names: list[str]) -> str:
+                extracted: list[tuple[Reader, Extracted]], names: list[str], limit: int) -> str:
     classes = list(dict.fromkeys(reader.cls.rpartition(".")[2] for reader, _ in extracted))
     carried = list(dict.fromkeys([*group.fields, *(field for reader, _ in extracted
                                                      for field in reader.fields)]))
     listed = ", ".join(carried[:-1]) + f" and {carried[-1]}"
     who = " and ".join(classes)
     one = len(classes) == 1
-    lines = [f'"""What {who} {"works" if one else "work"} out from {"its" if one else "their"} '
-             f'{listed}."""\n']
+    opening = (f'"""What {who} {"works" if one else "work"} out from {"its" if one else "their"} '
+               f'{listed}."""')
+    lines = ["\n".join(textwrap.wrap(opening, limit)) + "\n"]
     if any(item.future for _, item in extracted):
         lines.append("from __future__ import annotations\n")
     relative = _uses_relative(context, extracted[0][0].module)
@@ -320,7 +372,7 @@ def _new_module(context: InjectionContext, module: str, group: Group,
             f"    {statement}\n" for statement in merged(checking)))
     text = "\n".join(lines)
     for (_, item), name in zip(extracted, names):
-        function = item.function.with_changes(name=cst.Name(name))
+        function = wrapped_signature(item.function.with_changes(name=cst.Name(name)), limit)
         text += "\n\n" + cst.Module(body=[function]).code
     return text
 
