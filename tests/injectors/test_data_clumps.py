@@ -562,6 +562,62 @@ def test_fields_set_only_sometimes_are_refused(tmp_path: Path) -> None:
     assert "kit.rules.Rule.text" not in _fields_readers(_write(tmp_path, files))
 
 
+CACHE_FILES = {
+    "store/__init__.py": "",
+    "store/cache.py": """\
+        class Entry:
+            def __init__(self, key):
+                self.key = key
+                self.value = None
+
+
+        class RemoteCache:
+            def __init__(self, client, prefix, timeout):
+                self.client = client
+                self.prefix = prefix
+                self.timeout = timeout
+
+            def dump(self, entry: Entry) -> None:
+                key = self.prefix + entry.key
+                self.client[key] = (entry.value, self.timeout)
+
+            def load(self, entry: Entry) -> bool:
+                found = self.client.get(self.prefix + entry.key, (None, self.timeout))
+                entry.value = found[0]
+                return entry.value is not None
+        """,
+    "store/__main__.py": """\
+        from store.cache import Entry, RemoteCache
+
+        cache = RemoteCache({}, "p:", 30)
+        entry = Entry("a")
+        entry.value = 5
+        print(cache.dump(entry), cache.load(Entry("a")), cache.load(Entry("b")), cache.client)
+        """,
+}
+"""Annotations read when the `def` runs name `Entry`, which the new module cannot import at its
+top (its source imports it); `dump` returns nothing and stores into the dictionary its client
+field holds (a mutation of the field's object, not of the field)."""
+
+
+def test_fields_quotes_annotations_and_calls_without_return(tmp_path: Path) -> None:
+    root = _write(tmp_path / "repo", CACHE_FILES)
+    project = support.load(root)
+    injection = inject(project, SMELL, "easy", options=support.NO_FILTER)
+    assert isinstance(injection, Injection), injection
+    added = [line[1:] for line in injection.smelly_patch.splitlines() if line.startswith("+")]
+    assert "if typing.TYPE_CHECKING:" in added
+    assert "    from store.cache import Entry" in added
+    assert any(re.search(r"def \w+\(client, prefix, timeout, entry: \"Entry\"\) -> None:",
+                         line) for line in added)
+    calls = [line.strip() for line in added if "self.client, self.prefix, self.timeout" in line]
+    assert len(calls) == 2
+    assert sum(call.startswith("return ") for call in calls) == 1  # `load` returns a value
+    support.assert_round_trip(root, injection, project)
+    smelly = support.smelly_copy(root, injection, tmp_path)
+    assert support.run_main(smelly, "store") == support.run_main(root, "store")
+
+
 # -- real code ------------------------------------------------------------------------------------
 
 MEASURED = {"click": "0 candidates (0 without the 500-line filter); made/verified: easy 0/0  "

@@ -341,9 +341,9 @@ def _require_field_reads(method: cst.FunctionDef, self_name: str, self_reads: se
             nested.update(id(item) for item in subtree(node))
         elif isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del,
                                cst.For, cst.CompFor)):
-            targets.update(id(item) for item in subtree(node.target))
+            targets.update(_bound(node.target))
         elif isinstance(node, cst.WithItem) and node.asname is not None:
-            targets.update(id(item) for item in subtree(node.asname))
+            targets.update(_bound(node.asname.name))
         elif isinstance(node, cst.Call):
             called.add(id(node.func))
     field_reads: set[int] = set()
@@ -366,6 +366,16 @@ def _require_field_reads(method: cst.FunctionDef, self_name: str, self_reads: se
         if node.value == self_name and (id(node) not in field_reads or id(node) not in
                                         self_reads):
             raise InjectionRefused(f"{name} uses {self_name} otherwise than reading its fields")
+
+
+def _bound(target: cst.BaseExpression) -> set[int]:
+    """The nodes a target binds: itself, or the elements of a tuple or list target (not what
+    `x.y = ...` or `x[k] = ...` mutates inside the object `x` holds)."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return {found for element in target.elements for found in _bound(element.value)}
+    if isinstance(target, cst.StarredElement):
+        return _bound(target.value)
+    return {id(target)}
 
 
 def _plain_names(node: cst.CSTNode) -> Iterator[cst.Name]:
