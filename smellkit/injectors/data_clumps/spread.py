@@ -61,21 +61,23 @@ def layout(group: Group, difficulty: Difficulty,
         sizes.reverse()
     elif difficulty == "medium":  # more than one body moved where the group allows it
         sizes = [*sizes[1:], *sizes[:1]]
-    tried = 0
-    for size in sizes:
-        for chosen in combinations(readers, size):
-            tried += 1
-            if tried > _MAX_LAYOUTS:
-                break
-            sources = {reader.path for reader in chosen}
-            classes = len({reader.cls for reader in chosen})
-            for count in range(1, min(classes, 3) + 1):  # a class's methods stay together
-                files = len(sources | holder_paths) + count
-                if size + len(group.holders) < 3 or count + len(holder_modules) < 2:
-                    continue
-                if files < least or (most is not None and files > most):
-                    continue
-                return sorted(chosen, key=lambda item: (item.path, item.cls, item.line)), count
+    for split in (False, True):  # a class's methods kept in one module where possible
+        tried = 0
+        for size in sizes:
+            for chosen in combinations(readers, size):
+                tried += 1
+                if tried > _MAX_LAYOUTS:
+                    break
+                sources = {reader.path for reader in chosen}
+                classes = len({reader.cls for reader in chosen})
+                for count in range(1, min(size if split else classes, 3) + 1):
+                    files = len(sources | holder_paths) + count
+                    if size + len(group.holders) < 3 or count + len(holder_modules) < 2:
+                        continue
+                    if files < least or (most is not None and files > most):
+                        continue
+                    return sorted(chosen, key=lambda item: (item.path, item.cls,
+                                                            item.line)), count
     hint = " while one reader stays" if difficulty == "hard" else ""
     raise InjectionRefused(f"no choice of the {len(readers)} methods reading "
                            f"({', '.join(group.fields)}) spans "
@@ -121,13 +123,15 @@ def spread(context: InjectionContext, group: Group, moved: list[Reader], count: 
     new_imports: dict[str, list[str]] = {}
     functions: list[str] = []
     taken_paths: set[str] = set()
-    for part in chunks(moved, count):
+    parts = chunks(moved, count)
+    for part in parts:
         first = part[0]
+        split = sum(first.cls in {reader.cls for reader in other} for other in parts) > 1
         folder = first.path.rpartition("/")[0]
         facts = index.modules[first.module]
         package = first.module if facts.is_package else first.module.rpartition(".")[0]
         bound = set(move.module_bindings(index, package)) if package in index.modules else set()
-        stems = [stem for stem in _module_stems(context, first, rng)
+        stems = [stem for stem in _module_stems(context, first, rng, split=split)
                  if stem not in bound and _join(folder, stem) not in taken_paths]
         path = context.module_path(folder, stems)
         taken_paths.add(path)
@@ -155,7 +159,7 @@ def spread(context: InjectionContext, group: Group, moved: list[Reader], count: 
     for path, tree in trees.items():
         module_name = _module_of(context, path)
         new = replace(tree, replacements[path])
-        for statement in merged(new_imports[path]):
+        for statement in merged(sorted(new_imports[path])):
             new = _insert_import(new, statement)
         changes[path] = without_unused(context, module_name, tree, new).code
     return Spread(changes, tuple(functions), tuple(reader.qualname for reader in moved),
@@ -196,16 +200,20 @@ def _join(folder: str, stem: str) -> str:
     return f"{folder}/{stem}.py" if folder else f"{stem}.py"
 
 
-def _module_stems(context: InjectionContext, reader: Reader, rng: random.Random) -> list[str]:
+def _module_stems(context: InjectionContext, reader: Reader, rng: random.Random, *,
+                  split: bool = False) -> list[str]:
     """New module names: the class's word with the source module's (`length_validators`
-    beside `validators.py`), then with other words near them; private when the repository
+    beside `validators.py`), or with the method's where the class's methods go to several
+    modules (`span_steps`), then with other words near them; private when the repository
     names its internal modules so."""
     vocabulary = context.vocabulary
     stem = reader.path.rpartition("/")[2][:-3]
     private = vocabulary.private_modules() or stem.startswith("_")
     cls_name = reader.cls.rpartition(".")[2]
     head = [word for word in words(cls_name) if meaningful(word)][:1]
-    tail = [word for word in words(stem) if meaningful(word) and not overlaps(word, head)][-1:]
+    method = reader.qualname.rpartition(".")[2]
+    source = method if split and not method.startswith("__") else stem
+    tail = [word for word in words(source) if meaningful(word) and not overlaps(word, head)][-1:]
     first = [snake([*head, *tail], private=private)] if head and tail else []
     found = vocabulary.names(reader.module, cls_name, stem, head=head, rng=rng, private=private)
     return [name for name in dict.fromkeys([*first, *found])
