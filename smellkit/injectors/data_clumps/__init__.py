@@ -182,8 +182,10 @@ class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
         options = self.options
         found = readers(context, _planner(context), min_fields=options.min_fields)
         flagged = _already_flagged(context)
+        grouped: set[str] = set()
         for group in groups(context, found, min_fields=options.min_fields,
                             max_fields=options.max_fields):
+            grouped.update(reader.qualname for reader in group.readers)
             if any(holder.qualname in flagged for holder in group.holders):
                 context.discard("fields whose signatures already form a reported data clump")
                 continue
@@ -206,6 +208,10 @@ class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
                 data={"mode": "fields", "fields": list(group.fields),
                       "readers": [reader.qualname for reader in group.readers],
                       "holders": [holder.qualname for holder in group.holders]})
+        alone = len(found.keys() - grouped)
+        if alone:
+            context.discard("a method reading 3+ fields that no other method or signature "
+                            "shares enough of (3 signatures needed)", alone)
 
     # -- injection ------------------------------------------------------------------------------
 

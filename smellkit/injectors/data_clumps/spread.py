@@ -155,7 +155,7 @@ def spread(context: InjectionContext, group: Group, moved: list[Reader], count: 
             new_imports.setdefault(reader.path, []).append(
                 _import_into(context, reader.module, module, name))
         changes[path] = _new_module(context, module, group, extracted, names,
-                                    line_limit(context.source(first.path)))
+                                    line_limit(context.source(first.path)), rng)
     for path, tree in trees.items():
         module_name = _module_of(context, path)
         new = replace(tree, replacements[path])
@@ -351,15 +351,19 @@ def _uses_relative(context: InjectionContext, module: str) -> bool:
 
 
 def _new_module(context: InjectionContext, module: str, group: Group,
-                extracted: list[tuple[Reader, Extracted]], names: list[str], limit: int) -> str:
+                extracted: list[tuple[Reader, Extracted]], names: list[str], limit: int,
+                rng: random.Random) -> str:
     classes = list(dict.fromkeys(reader.cls.rpartition(".")[2] for reader, _ in extracted))
     carried = list(dict.fromkeys([*group.fields, *(field for reader, _ in extracted
                                                      for field in reader.fields)]))
     listed = ", ".join(carried[:-1]) + f" and {carried[-1]}"
     who = " and ".join(classes)
     one = len(classes) == 1
-    opening = (f'"""What {who} {"works" if one else "work"} out from {"its" if one else "their"} '
-               f'{listed}."""')
+    its = "its" if one else "their"
+    opening = '"""' + rng.choice((
+        f"What {who} {'works' if one else 'work'} out from {its} {listed}.",
+        f"The parts of {who} that need only {its} {listed}.",
+        f"Helpers for {who}, given {its} {listed}.")) + '"""'
     lines = ["\n".join(textwrap.wrap(opening, limit)) + "\n"]
     if any(item.future for _, item in extracted):
         lines.append("from __future__ import annotations\n")
