@@ -517,6 +517,10 @@ FIELDS_VARIANTS = {
             async def text(self):
                 return f"{self.label}: {self.low}-{self.high}"
         """),
+    "keyword arguments that may name a field": ("text", """\
+            def text(self, **options):
+                return f"{self.label}: {self.low}-{self.high}" + str(options)
+        """),
     "a builtin named like a field": ("text", """\
             def text(self):
                 return f"{self.label}: {self.low}-{self.high}" + str(low(1))

@@ -12,6 +12,12 @@ object whole and must be left alone).
 A function qualifies when one of its parameters holds instances of the class: by its annotation,
 or, where the code annotates nothing (as most libraries), because the points-to analysis sees
 every caller pass an instance of that class and nothing else.
+
+Two more modes find clumps where no function takes a parameter object (most libraries): fields
+passed beside the object to functions that still need it (`keep.py`), and fields passed one by
+one to module-level functions that take over the bodies of methods reading them from `self`
+alone (`fields.py`, `spread.py`). Candidates of every mode are offered; `data["mode"]` says
+which (`object`, `beside`, `fields`).
 """
 
 from __future__ import annotations
@@ -86,7 +92,8 @@ class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
 
     smell = DataClumps.smell
     description = ("A parameter object inlined back into its 3-4 fields in the signatures and "
-                   "call sites of the functions it is passed to.")
+                   "call sites of the functions it is passed to, or methods' bodies moved into "
+                   "functions that take the fields they read one by one.")
     Options = DataClumpsInjectorOptions
 
     # -- candidates -----------------------------------------------------------------------------

@@ -284,6 +284,9 @@ def extract(context: InjectionContext, path: str, module: str, definition: Defin
     method = move.find_method(node, name) if node is not None else None
     if method is None or not isinstance(method.body, cst.IndentedBlock):
         raise InjectionRefused(f"{definition.qualname} is not a method written on its own lines")
+    if method.params.star_kwarg is not None:  # `m(low=1)` would become a second `low`
+        raise InjectionRefused(f"{name} takes **{method.params.star_kwarg.name.value}, which "
+                               "may hold a keyword named like a field")
     function = method.with_changes(decorators=())
     future = move.has_future_annotations(tree)
     wrapper = context.wrapper(path)
