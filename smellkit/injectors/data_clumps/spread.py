@@ -214,10 +214,14 @@ def _module_stems(context: InjectionContext, reader: Reader, rng: random.Random,
     method = reader.qualname.rpartition(".")[2]
     source = method if split and not method.startswith("__") else stem
     tail = [word for word in words(source) if meaningful(word) and not overlaps(word, head)][-1:]
-    first = [snake([*head, *tail], private=private)] if head and tail else []
+    natural = [snake([*head, *tail], private=private)] if head and tail else []
+    whole = [word for word in words(cls_name) if meaningful(word)]
+    if len(whole) > 1 or not natural:
+        natural.append(snake(whole, private=private))
+    rng.shuffle(natural)  # two cases at one class need not share the module's name
     found = vocabulary.names(reader.module, cls_name, stem, head=head, rng=rng, private=private)
-    return [name for name in dict.fromkeys([*first, *found])
-            if name.lstrip("_") != stem.lstrip("_")][:60]
+    return [name for name in dict.fromkeys([*natural, *found])
+            if name.lstrip("_") and name.lstrip("_") != stem.lstrip("_")][:60]
 
 
 SPECIAL_VERBS = {"__call__": ("validate", "check", "apply", "run", "process", "handle"),
@@ -231,24 +235,33 @@ of `Length` becomes `validate_length`)."""
 def _function_names(context: InjectionContext, reader: Reader,
                     rng: random.Random) -> list[str]:
     """Names for the function: the method's words around its class's noun (`format_length_error`
-    for `Length._format_error`, `describe_endpoint` for `Endpoint.describe`), a special method
-    named by a verb the repository uses with the noun (`validate_length`), then with words
-    used near them."""
+    for `Length._format_error`, `describe_endpoint` for `Endpoint.describe`) or its own words
+    alone, a special method named by a verb the repository uses with the noun
+    (`validate_length`, `check_length`), in an order the seed shuffles; then with words used
+    near them."""
     method = reader.qualname.rpartition(".")[2]
     cls_name = reader.cls.rpartition(".")[2]
     vocabulary = context.vocabulary
-    noun = [word for word in words(cls_name) if meaningful(word)][-1:]
+    nouns = [word for word in words(cls_name) if meaningful(word)][-1:]
+    natural: list[str] = []
     if method.startswith("__"):
         stem = reader.module.rpartition(".")[2].strip("_")
         verbs = sorted(SPECIAL_VERBS.get(method, (method.strip("_"),)),
                        key=lambda word: (word[:5] != stem[:5], -vocabulary.counts[word]))
         own = verbs[:1]
+        natural.extend(snake([verb, *(word for word in nouns if not overlaps(word, [verb]))])
+                       for verb in verbs[:2] if vocabulary.counts[verb] or verb == verbs[0])
     else:
         own = [word for word in words(method) if meaningful(word) or word in ("to", "as")]
-    noun = [word for word in noun if not overlaps(word, own)]
+    noun = [word for word in nouns if not overlaps(word, own)]
     head = [*own, *noun] if len(own) < 2 else [*own[:-1], *noun, *own[-1:]]
+    natural.insert(0, snake(head))
+    if len(own) >= 2:
+        natural.append(snake(own))  # `format_error` beside `format_length_error`
+    natural = list(dict.fromkeys(natural))
+    rng.shuffle(natural)  # two cases at one method need not share the function's name
     found = vocabulary.names(reader.module, method, cls_name, head=head, rng=rng)
-    return [name for name in dict.fromkeys(found)
+    return [name for name in dict.fromkeys([*natural, *found])
             if not name.startswith("test") and name != method][:80]
 
 
