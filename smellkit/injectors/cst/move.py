@@ -45,6 +45,9 @@ class Moved:
     function: cst.FunctionDef
     imports: tuple[str, ...]
     """Import statements the destination module needs at its top (names read by the `def`)."""
+    type_checking: tuple[str, ...] = ()
+    """Imports of names read only by postponed annotations that the destination cannot import
+    at its top without an import cycle: for an `if TYPE_CHECKING:` block (`hoist` only)."""
 
 
 def find_class(module: cst.Module, name: str) -> cst.ClassDef | None:
@@ -289,7 +292,8 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
                 destination: str | None, *, replacement: cst.BaseExpression,
                 postponed: bool, preamble: Sequence[cst.BaseStatement] = (),
                 importer: str | None = None, wrapper: MetadataWrapper | None = None,
-                static: bool = False, patched: frozenset[str] = frozenset()) -> Moved:
+                static: bool = False, patched: frozenset[str] = frozenset(),
+                hoist: bool = False) -> Moved:
     """`function` of module `source`, rewritten to run in another class of module `destination`
     (None: a new module with nothing bound yet, imported by module `importer`): every read of
     its `self` becomes `replacement`, and `preamble` statements open the body. Globals the body
@@ -299,8 +303,11 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
     function that becomes a static method, and the globals its body reads that its module
     defines, or that code replaces as attributes of its module (`patched`, as test helpers
     do), are read from its module when it runs; what the module merely imports is imported
-    alike (so the module is not left with imports only the moved code used). Raises
-    `InjectionRefused`."""
+    alike (so the module is not left with imports only the moved code used). `hoist`: the
+    globals the body reads are imported at the top of the destination too, as a module-level
+    function's are, except where that import could close an import cycle: those stay at the
+    top of the body (read when called, once every module is loaded), and names only postponed
+    annotations read go to `Moved.type_checking`. Raises `InjectionRefused`."""
     require_movable(function, static=static)
     self_reads, body_globals, def_globals, builtins = analyse(
         module, function, postponed=postponed, wrapper=wrapper, static=static)
@@ -315,6 +322,10 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
     there_type_only = {item.bound for item in index.modules[destination].imports
                        if item.type_only} if destination in index.modules else set()
     top: list[str] = []
+    checking: list[str] = []
+    quoted: set[str] = set()
+    in_annotations = _annotation_globals(function, here)
+    in_defaults = _default_names(function)
     for name in sorted(def_globals):
         if name in there_type_only:
             raise InjectionRefused(f"{function.name.value} reads {name} when defined, which "
@@ -322,6 +333,12 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
         if name in there and there.get(name) == here.get(name):
             continue
         statement = _import_of(index, source, name)
+        if hoist and name in in_annotations and name not in in_defaults \
+                and name not in there and name not in type_only \
+                and not _safe_at_top(index, statement, destination or importer):
+            checking.append(statement)  # the annotation is quoted: read by type checkers only
+            quoted.add(name)
+            continue
         if name in type_only or name in there or not _safe_at_top(
                 index, statement, destination or importer):
             raise InjectionRefused(f"{function.name.value} reads {name} when defined, and "
@@ -332,6 +349,10 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
             if name in there and there.get(name) == here.get(name):
                 continue
             statement = _import_of(index, source, name)
+            if hoist and name not in there and not _safe_at_top(
+                    index, statement, destination or importer):
+                checking.append(statement)
+                continue
             if name in type_only or name in there or not _safe_at_top(
                     index, statement, destination or importer):
                 raise InjectionRefused(f"{function.name.value} names {name} in an annotation, "
@@ -343,6 +364,18 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
         if name in type_only:
             raise InjectionRefused(f"{function.name.value} reads {name}, imported only for type "
                                    "checking")
+        if hoist:
+            if name in there and there.get(name) == here.get(name):
+                continue
+            statement = _import_of(index, source, name)
+            if name in there:
+                raise InjectionRefused(f"{function.name.value} reads {name}, which "
+                                       f"{destination} binds otherwise")
+            if _safe_at_top(index, statement, destination or importer):
+                top.append(statement)
+            else:
+                needed.append(statement)
+            continue
         if static and (name in patched or name in index.children.get(source, {})
                        or name not in here or here[name] == f"{source}.{name}"):
             # read from the function's module when called, as its global was
@@ -352,6 +385,8 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
     rewritten = function.visit(_SelfReplacer(self_reads, replacement))
     assert isinstance(rewritten, cst.FunctionDef)
     rewritten = _quoted_annotations(index, source, rewritten, destination, here, there)
+    if quoted:
+        rewritten = _quote_annotations(rewritten, quoted)
     header: list[cst.BaseStatement] = [cst.parse_statement(item) for item in needed]
     header.extend(preamble)
     if header:
@@ -360,7 +395,51 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
         assert isinstance(rewritten.body, cst.IndentedBlock)
         rewritten = rewritten.with_changes(body=rewritten.body.with_changes(
             body=[*body[:at], *header, *body[at:]]))
-    return Moved(rewritten, tuple(top))
+    return Moved(rewritten, tuple(dict.fromkeys(top)), tuple(dict.fromkeys(checking)))
+
+
+def _default_names(function: cst.FunctionDef) -> set[str]:
+    """Names the defaults of the function's own parameters read."""
+    params = function.params
+    return {node.value for param in [*params.posonly_params, *params.params,
+                                     *params.kwonly_params] if param.default is not None
+            for node in subtree(param.default) if isinstance(node, cst.Name)}
+
+
+def _quote_annotations(function: cst.FunctionDef, names: set[str]) -> cst.FunctionDef:
+    """The function with its own annotations that name any of `names` written as strings
+    (`bucket: "Bucket"`), so that the names are read by type checkers only."""
+    empty = cst.Module(body=[])
+
+    def quote(annotation: cst.Annotation | None) -> cst.Annotation | None:
+        if annotation is None or not any(isinstance(node, cst.Name) and node.value in names
+                                         for node in subtree(annotation)):
+            return annotation
+        text = empty.code_for_node(annotation.annotation)
+        quote_mark = "'" if '"' in text else '"'
+        if quote_mark in text or "\n" in text:
+            raise InjectionRefused(f"{function.name.value} has an annotation that cannot be "
+                                   "quoted")
+        return annotation.with_changes(annotation=cst.SimpleString(
+            f"{quote_mark}{text}{quote_mark}"))
+
+    params = function.params
+
+    def quoted(items: Sequence[cst.Param]) -> list[cst.Param]:
+        return [item.with_changes(annotation=quote(item.annotation)) for item in items]
+
+    star_arg = params.star_arg
+    if isinstance(star_arg, cst.Param):
+        star_arg = star_arg.with_changes(annotation=quote(star_arg.annotation))
+    star_kwarg = params.star_kwarg
+    if star_kwarg is not None:
+        star_kwarg = star_kwarg.with_changes(annotation=quote(star_kwarg.annotation))
+    return function.with_changes(
+        params=params.with_changes(posonly_params=quoted(params.posonly_params),
+                                   params=quoted(params.params),
+                                   kwonly_params=quoted(params.kwonly_params),
+                                   star_arg=star_arg, star_kwarg=star_kwarg),
+        returns=quote(function.returns))
 
 
 _IDENTIFIER = re.compile(r"(?<![\w.])[A-Za-z_]\w*")

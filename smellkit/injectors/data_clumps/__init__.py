@@ -12,6 +12,12 @@ object whole and must be left alone).
 A function qualifies when one of its parameters holds instances of the class: by its annotation,
 or, where the code annotates nothing (as most libraries), because the points-to analysis sees
 every caller pass an instance of that class and nothing else.
+
+Two more modes find clumps where no function takes a parameter object (most libraries): fields
+passed beside the object to functions that still need it (`keep.py`), and fields passed one by
+one to module-level functions that take over the bodies of methods reading them from `self`
+alone (`fields.py`, `spread.py`). Candidates of every mode are offered; `data["mode"]` says
+which (`object`, `beside`, `fields`).
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from smellkit.errors import InjectionRefused
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
 from smellkit.injectors.cst.imports import without_unused
 from smellkit.injectors.data_clumps.edit import FunctionPlan, SitePlan, explode_module
+from smellkit.injectors.data_clumps.fields import groups, readers
 from smellkit.injectors.data_clumps.keep import keep_clumps, keep_takers
 from smellkit.injectors.data_clumps.plan import (
     Planner,
@@ -38,6 +45,7 @@ from smellkit.injectors.data_clumps.plan import (
     closure,
     files_of,
 )
+from smellkit.injectors.data_clumps.spread import layout, spread
 from smellkit.models import Candidate, Difficulty, StructuralCheck, TargetLevel
 
 SMELL = DataClumps.smell.name
@@ -84,7 +92,8 @@ class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
 
     smell = DataClumps.smell
     description = ("A parameter object inlined back into its 3-4 fields in the signatures and "
-                   "call sites of the functions it is passed to.")
+                   "call sites of the functions it is passed to, or methods' bodies moved into "
+                   "functions that take the fields they read one by one.")
     Options = DataClumpsInjectorOptions
 
     # -- candidates -----------------------------------------------------------------------------
@@ -169,13 +178,54 @@ class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
                             f"{len(modules)} modules that "
                             f"{'read' if keep else 'only read'} its fields "
                             f"({', '.join(fields)}), and every call of them is known"),
-                    data={"class": cls, "fields": list(fields),
-                          "functions": sorted(usable), **({"keep": True} if keep else {})})
+                    data={"mode": "beside" if keep else "object", "class": cls,
+                          "fields": list(fields), "functions": sorted(usable),
+                          **({"keep": True} if keep else {})})
+        yield from self._field_candidates(context)
+
+    def _field_candidates(self, context: InjectionContext) -> Iterator[Candidate]:
+        """Groups of fields that methods of one or more classes read from `self` alone, with
+        the signatures already taking them (`fields.py`)."""
+        options = self.options
+        found = readers(context, _planner(context), min_fields=options.min_fields)
+        flagged = _already_flagged(context)
+        grouped: set[str] = set()
+        for group in groups(context, found, min_fields=options.min_fields,
+                            max_fields=options.max_fields):
+            grouped.update(reader.qualname for reader in group.readers)
+            if any(holder.qualname in flagged for holder in group.holders):
+                context.discard("fields whose signatures already form a reported data clump")
+                continue
+            first = group.readers[0]
+            location = context.location(first.qualname)
+            if location is None:
+                continue
+            names = ", ".join(group.fields)
+            methods = ", ".join(".".join(reader.qualname.split(".")[-2:])
+                                for reader in group.readers)
+            held = (f"; {len(group.holders)} signatures take them already "
+                    f"({', '.join(holder.qualname for holder in group.holders[:3])})"
+                    if group.holders else "")
+            yield Candidate(
+                smell=self.name, target=location,
+                files=tuple(sorted({reader.path for reader in group.readers}
+                                   | {holder.path for holder in group.holders})),
+                reason=(f"{len(group.readers)} methods use self only to read ({names}): "
+                        f"{methods}{held}"),
+                data={"mode": "fields", "fields": list(group.fields),
+                      "readers": [reader.qualname for reader in group.readers],
+                      "holders": [holder.qualname for holder in group.holders]})
+        alone = len(found.keys() - grouped)
+        if alone:
+            context.discard("a method reading 3+ fields that no other method or signature "
+                            "shares enough of (3 signatures needed)", alone)
 
     # -- injection ------------------------------------------------------------------------------
 
     def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
                rng: random.Random) -> Edit:
+        if candidate.data.get("mode") == "fields":
+            return self._inject_fields(context, candidate, difficulty, rng)
         cls = str(candidate.data.get("class", ""))
         fields = tuple(str(item) for item in candidate.data.get("fields", ()))
         if cls not in context.index.classes or not fields:
@@ -217,6 +267,43 @@ class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
                     involved=(cls, *callers), red_herrings=tuple(herrings[:5]),
                     summary=(f"inlined {cls} into ({names}) in {len(chosen)} functions "
                              f"({difficulty}; renamed in {', '.join(renamed) or 'none'})"))
+
+    def _inject_fields(self, context: InjectionContext, candidate: Candidate,
+                       difficulty: Difficulty, rng: random.Random) -> Edit:
+        """Move readers' bodies into functions that take the fields one by one."""
+        fields = tuple(str(item) for item in candidate.data.get("fields", ()))
+        options = self.options
+        found = readers(context, _planner(context), min_fields=options.min_fields)
+        group = next((item for item in groups(context, found, min_fields=options.min_fields,
+                                              max_fields=options.max_fields)
+                      if item.fields == fields), None)
+        if group is None:
+            raise InjectionRefused(f"no methods read the fields ({', '.join(fields)}) any more")
+        moved, count = layout(group, difficulty, rng)
+        herrings = [reader.qualname for reader in group.readers if reader not in moved]
+        made = spread(context, group, moved, count, rng)
+        holders = [holder.qualname for holder in group.holders if not holder.is_class]
+        names = ", ".join(fields)
+        functions = list(made.functions)
+        checks = (
+            StructuralCheck(
+                kind="data_clumps.not_together",
+                description=(f"the parameters ({names}) no longer travel together through "
+                             f"{', '.join(name.rpartition('.')[2] for name in functions)}"),
+                params={"names": list(fields), "functions": [*functions, *holders],
+                        "max_holders": len(holders)}),
+            StructuralCheck(
+                kind="no_finding",
+                description=f"no data clump is reported at {', '.join(functions)}",
+                params={"smell": SMELL, "qualnames": functions}),
+        )
+        return Edit(
+            changes=made.changes, targets=tuple((name, "method") for name in functions),
+            checks=checks,
+            involved=(*made.methods, *(holder.qualname for holder in group.holders)),
+            red_herrings=tuple(herrings[:5]) if difficulty == "hard" else (),
+            summary=(f"moved the bodies of {', '.join(made.methods)} into "
+                     f"{', '.join(functions)}, which take ({names}) one by one ({difficulty})"))
 
     def _plans(self, context: InjectionContext, cls: str, usable: dict[str, Taker],
                chosen: set[str], fields: tuple[str, ...], holds: bool, difficulty: Difficulty,

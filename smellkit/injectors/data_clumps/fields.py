@@ -1,0 +1,512 @@
+"""Data-clump injection of the third kind: a method's fields passed one by one to a function.
+
+Many classes hold a group of settings that their methods read (`Length` and `NumberRange`
+validators both keep `min`, `max` and `message`). The smelly version moves the body of such a
+method into a module-level function of a new module of the package, which takes the fields as
+parameters (after them, the method's own): the method keeps its signature and becomes
+`return check_range(self.min, self.max, self.message, form, field)`. Once the group travels
+through three signatures in two modules (the moved functions, and existing signatures that
+already take it, such as the constructors `__init__(self, min, max, message)`), it is a data
+clump. The ground truth is the original (the inverse of Preserve Whole Object and of Move
+Function).
+
+Why it is sound: each field is read once when the method is called instead of when the body
+reaches the read, which is the same value when nothing can assign the field in between and the
+field is always there. So a field qualifies when it is set only in constructors, anywhere in the
+repository (by attribute name, whatever the receiver), is never a method or property, and is
+always set: a class attribute with a value, an assignment at the top level of the constructor's
+body (through `super().__init__` calls), or a dataclass field. A method qualifies when it uses
+`self` for nothing but reading such fields (no method call, write, `self` passed on or closed
+over, `super()`, `__class__`), names no field otherwise (a local or builtin `min` would be
+shadowed by the parameter), and every global it reads can be imported by the new module: at its
+top, or, where that would close an import cycle (a name the source module defines, such as the
+exception a validator raises), at the top of the function's body, read when it is called; names
+only postponed annotations read are imported for type checking (`cst.move`).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import weakref
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+import libcst as cst
+
+from smellkit.config import is_test_path
+from smellkit.detectors.data_clumps import DataClumps, DataClumpsOptions, Holder
+from smellkit.errors import InjectionRefused
+from smellkit.facts import Definition, FileFacts
+from smellkit.injectors.base import InjectionContext
+from smellkit.injectors.cst import move
+from smellkit.injectors.cst.edit import subtree
+from smellkit.injectors.cst.imports import is_docstring
+from smellkit.injectors.data_clumps.plan import CONSTRUCTORS, Planner, class_fields
+from smellkit.injectors.naming import meaningful, overlaps, pick, snake, words
+
+PROTOCOL = CONSTRUCTORS | frozenset({
+    "__init_subclass__", "__set_name__", "__getattr__", "__getattribute__", "__setattr__",
+    "__delattr__", "__del__", "__class_getitem__", "__getstate__", "__setstate__",
+    "__reduce__", "__reduce_ex__", "__copy__", "__deepcopy__"})
+"""Methods whose body runs while the object is built or copied: fields may be missing."""
+KEPT_DECORATORS = frozenset({
+    "property", "cached_property", "functools.cached_property", "cache", "functools.cache",
+    "lru_cache", "functools.lru_cache", "contextmanager", "contextlib.contextmanager"})
+"""Decorators that stay on the method and wrap it alike when its body delegates (a generator
+method's call still returns the generator). Others may register the code object (jinja2's
+`internalcode` hides its frames from tracebacks) or inspect it: refused."""
+_MAX_FIELDS = 12
+
+
+@dataclass(frozen=True)
+class Reader:
+    """A method that uses `self` only to read `fields` (in the class's order)."""
+
+    qualname: str
+    cls: str
+    path: str
+    module: str
+    line: int
+    fields: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Group:
+    """Fields that several readers read, and the existing signatures that take them already."""
+
+    fields: tuple[str, ...]
+    readers: tuple[Reader, ...]
+    holders: tuple[Holder, ...]
+    """Existing signatures (one per override key) with every field as a parameter."""
+
+
+_READERS: weakref.WeakKeyDictionary[InjectionContext, dict[str, Reader]] = \
+    weakref.WeakKeyDictionary()
+_HOLDERS: weakref.WeakKeyDictionary[InjectionContext, list[Holder]] = \
+    weakref.WeakKeyDictionary()
+
+
+def readers(context: InjectionContext, planner: Planner, *, min_fields: int) -> dict[str, Reader]:
+    """Every method whose body can move out with its fields as parameters (cached), counting
+    the definitions turned away by rule."""
+    if context not in _READERS:
+        found: dict[str, Reader] = {}
+        for facts in sorted(context.index.modules.values(), key=lambda item: item.path):
+            for definition in facts.definitions:
+                if definition.kind != "method" or definition.parent not in context.index.classes:
+                    continue
+                rule, reader = _reader(context, planner, facts, definition, min_fields)
+                if rule:
+                    context.discard(rule)
+                elif reader is not None:
+                    found[reader.qualname] = reader
+        _READERS[context] = found
+    return _READERS[context]
+
+
+def _reader(context: InjectionContext, planner: Planner, facts: FileFacts,
+            definition: Definition, min_fields: int) -> tuple[str, Reader | None]:
+    """(the rule that turns the method away or "", the reader)."""
+    index = context.index
+    cls = definition.parent
+    if is_test_path(facts.path):
+        return "test code", None
+    if definition.name in PROTOCOL or definition.is_stub:
+        return "", None  # not a candidate at all: no discard count
+    if not definition.params or definition.params[0].kind != "positional" or \
+            {"staticmethod", "classmethod"} & set(definition.decorators):
+        return "", None
+    self_name = definition.params[0].name
+    own = [access for access in facts.accesses if access.scope == definition.qualname
+           and access.own]
+    reads = {access.attr for access in own}
+    if len(reads) < min_fields:
+        return "", None  # reads too few fields to carry a clump: most methods
+    if definition.is_async:
+        return "a coroutine reading its fields (a call cannot stand for its body)", None
+    if not set(definition.decorators) <= KEPT_DECORATORS:
+        return "a decorated method reading its fields", None
+    if any(access.write or access.called for access in own):
+        return "a method that writes through self or calls its methods", None
+    text = planner.span(facts.path, definition)
+    if len(re.findall(rf"\b{re.escape(self_name)}\b", text)) != len(own) + 1:
+        return "a method that uses self otherwise than reading its fields", None
+    stable = stable_fields(context, planner, cls)
+    if not reads <= stable:
+        return ("a method reading attributes of self that are not fields set once when the "
+                "object is built"), None
+    if context.path_of(cls) != facts.path or move.top_level(index, cls) is None:
+        return "a method of a nested class", None
+    if not context.is_covered(definition.qualname) or \
+            not context.well_covered(definition.qualname):
+        return "a method the tests run too little of", None
+    order = [item.name for item in index.classes[cls].attributes]
+    fields = tuple(sorted(reads, key=lambda item: (order.index(item) if item in order
+                                                   else len(order), item)))
+    try:
+        extract(context, facts.path, facts.module, definition, fields)
+    except InjectionRefused as refusal:
+        return _rule_of(refusal.message), None
+    return "", Reader(definition.qualname, cls, facts.path, facts.module,
+                      definition.start_line, fields)
+
+
+def _rule_of(message: str) -> str:
+    """A refusal's message as a discard rule (without the method's name)."""
+    if "import cycle" in message:
+        return "a method whose body reads a global the new module cannot import without a cycle"
+    if "names a field" in message:
+        return "a method that also binds or reads a field's name (a parameter would shadow it)"
+    return "a method whose body cannot move to a module-level function"
+
+
+def stable_fields(context: InjectionContext, planner: Planner, cls: str) -> set[str]:
+    """Public fields of the class (2+ letters) that are always set and never reassigned after
+    construction, and are no method or property."""
+    index = context.index
+    if any("__getattribute__" in index.children.get(item, {}) for item in index.mro(cls)):
+        return set()
+    found: set[str] = set()
+    for name in class_fields(index, cls) | _class_values(context, cls):
+        if name.startswith("_") or len(name) < 2:
+            continue
+        members = [index.member(cls, name), *(index.children.get(sub, {}).get(name)
+                                              for sub in index.descendants(cls))]
+        if any(member is not None and member in index.definitions
+               and index.definitions[member].kind != "class" for member in members):
+            continue  # a method or property here or in a subclass
+        if not {scope.rpartition(".")[2] for scope in planner.writes.get(name, ())} \
+                <= CONSTRUCTORS:
+            continue
+        if all(_always_set(context, klass, name) for klass in [cls, *index.descendants(cls)]):
+            found.add(name)
+    return found
+
+
+def _class_values(context: InjectionContext, cls: str) -> set[str]:
+    info = context.index.classes[cls]
+    return {item.name for item in info.attributes if item.kind == "class"
+            and item.value is not None}
+
+
+def _always_set(context: InjectionContext, cls: str, name: str) -> bool:
+    """The attribute exists on every instance of `cls`: a class attribute with a value (or an
+    annotated one of a class without a constructor: a dataclass field), or assigned at the top
+    level of the constructor that runs, following `super().__init__` calls."""
+    index = context.index
+    mro = [item for item in index.mro(cls) if item in index.classes]
+    for klass in mro:
+        for item in index.classes[klass].attributes:
+            if item.name == name and item.kind == "class" and item.value is not None:
+                return True
+    constructors = [klass for klass in mro if "__init__" in index.children.get(klass, {})]
+    if not constructors:
+        return any(item.name == name and item.kind == "class" and item.annotation
+                   for klass in mro for item in index.classes[klass].attributes)
+    for klass in constructors:
+        sets, chains = _constructor_sets(context, klass, name)
+        if sets:
+            return True
+        if not chains:
+            return False
+    return False
+
+
+def _constructor_sets(context: InjectionContext, cls: str, name: str) -> tuple[bool, bool]:
+    """(the class's `__init__` assigns `self.<name>` at the top level of its body, it calls
+    `super().__init__` there)."""
+    path = context.path_of(cls)
+    top = move.top_level(context.index, cls)
+    if path is None or top is None:
+        return False, False
+    node = move.find_class(context.module(path), top[1])
+    method = move.find_method(node, "__init__") if node is not None else None
+    if method is None or not isinstance(method.body, cst.IndentedBlock) or \
+            not method.params.params:
+        return False, False
+    self_name = method.params.params[0].name.value
+    sets = chains = False
+    for statement in method.body.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            targets: list[cst.BaseExpression] = []
+            if isinstance(small, cst.Assign):
+                for target in small.targets:
+                    if isinstance(target.target, (cst.Tuple, cst.List)):
+                        targets.extend(element.value for element in target.target.elements)
+                    else:
+                        targets.append(target.target)
+            elif isinstance(small, cst.AnnAssign) and small.value is not None:
+                targets.append(small.target)
+            sets = sets or any(
+                isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                and target.value.value == self_name and target.attr.value == name
+                for target in targets)
+            if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+                func = small.value.func
+                chains = chains or (
+                    isinstance(func, cst.Attribute) and func.attr.value == "__init__"
+                    and isinstance(func.value, cst.Call) and isinstance(func.value.func, cst.Name)
+                    and func.value.func.value == "super")
+    return sets, chains
+
+
+# -- the moved function -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Extracted:
+    """A method's body as a module-level function of a new module, and what it needs."""
+
+    method: cst.FunctionDef
+    """The method's node in the original tree."""
+    function: cst.FunctionDef
+    """The new function (named by the caller), its fields first among its parameters."""
+    imports: tuple[str, ...]
+    """Statements the new module needs at its top."""
+    type_checking: tuple[str, ...]
+    """Imports for its `if TYPE_CHECKING:` block (names only postponed annotations read)."""
+    future: bool
+    """The source module postpones annotations (the new module must too)."""
+
+
+def extract(context: InjectionContext, path: str, module: str, definition: Definition,
+            fields: Sequence[str]) -> Extracted:
+    """The method's body as a function taking `fields` and then the method's own parameters;
+    refused when the body uses `self` otherwise or cannot move (`cst.move`)."""
+    tree = context.module(path)
+    cls, _, name = definition.qualname[len(module) + 1:].rpartition(".")
+    node = move.find_class(tree, cls)
+    method = move.find_method(node, name) if node is not None else None
+    if method is None or not isinstance(method.body, cst.IndentedBlock):
+        raise InjectionRefused(f"{definition.qualname} is not a method written on its own lines")
+    if method.params.star_kwarg is not None:  # `m(low=1)` would become a second `low`
+        raise InjectionRefused(f"{name} takes **{method.params.star_kwarg.name.value}, which "
+                               "may hold a keyword named like a field")
+    function = method.with_changes(decorators=())
+    future = move.has_future_annotations(tree)
+    wrapper = context.wrapper(path)
+    self_reads, body_globals, def_globals, builtins = move.analyse(
+        tree, function, postponed=future, wrapper=wrapper)
+    self_name = method.params.params[0].name.value
+    _require_field_reads(method, self_name, self_reads, fields)
+    renamed = _renamed_locals(context, definition, method, fields,
+                              body_globals | def_globals | builtins)
+    moved = move.move_method(context.index, module, tree, function, None,
+                             replacement=cst.Name(self_name), postponed=future,
+                             importer=module, wrapper=wrapper, hoist=True)
+    new = moved.function.visit(_Rename(renamed))
+    assert isinstance(new, cst.FunctionDef)
+    new = new.visit(_FieldReads(self_name, set(fields)))
+    assert isinstance(new, cst.FunctionDef)
+    body = list(new.body.body)
+    deferred = len(body) - len(method.body.body)  # imports read when called (`cst.move`)
+    if body and is_docstring(body[0]):
+        if len(body) == 1:
+            raise InjectionRefused(f"{name} has nothing but a docstring")
+        body = body[1:]
+        opening = body[0]
+        if isinstance(opening, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            body[0] = opening.with_changes(leading_lines=[
+                line for line in opening.leading_lines if line.comment is not None])
+    if 0 < deferred < len(body):  # a blank line between those imports and the code
+        after = body[deferred]
+        if isinstance(after, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) and \
+                not after.leading_lines:
+            body[deferred] = after.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
+    params = new.params
+    own = list(params.params[1:])
+    added = [cst.Param(cst.Name(field), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(
+        " "))) for field in fields]
+    if not own and params.star_arg is cst.MaybeSentinel.DEFAULT and not params.kwonly_params \
+            and params.star_kwarg is None:
+        added[-1] = added[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    new = new.with_changes(
+        params=params.with_changes(params=[*added, *own]),
+        body=new.body.with_changes(body=body), leading_lines=(), decorators=())
+    return Extracted(method, new, moved.imports, moved.type_checking, future)
+
+
+def _require_field_reads(method: cst.FunctionDef, self_name: str, self_reads: set[int],
+                         fields: Sequence[str]) -> None:
+    """Every `self` in the body reads one of the fields (no call, write, deletion, nested
+    function or lambda around it), and no other name in the method is one of the fields."""
+    name = method.name.value
+    nested: set[int] = set()
+    targets: set[int] = set()
+    called: set[int] = set()
+    for node in subtree(method.body):
+        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            nested.update(id(item) for item in subtree(node))
+        elif isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del,
+                               cst.For, cst.CompFor)):
+            targets.update(_bound(node.target))
+        elif isinstance(node, cst.WithItem) and node.asname is not None:
+            targets.update(_bound(node.asname.name))
+        elif isinstance(node, cst.Call):
+            called.add(id(node.func))
+    field_reads: set[int] = set()
+    skip: set[int] = set()
+    for node in subtree(method.body):
+        if isinstance(node, cst.Attribute):
+            skip.add(id(node.attr))
+            if isinstance(node.value, cst.Name) and node.value.value == self_name:
+                if node.attr.value not in fields or id(node) in called or id(node) in targets:
+                    raise InjectionRefused(f"{name} uses {self_name}.{node.attr.value} otherwise "
+                                           "than reading a field")
+                if id(node) in nested:
+                    raise InjectionRefused(f"{name} reads {self_name} in a nested function")
+                field_reads.add(id(node.value))
+        elif isinstance(node, cst.Arg) and node.keyword is not None:
+            skip.add(id(node.keyword))
+    for node in subtree(method.body):
+        if not isinstance(node, cst.Name) or id(node) in skip:
+            continue
+        if node.value == self_name and (id(node) not in field_reads or id(node) not in
+                                        self_reads):
+            raise InjectionRefused(f"{name} uses {self_name} otherwise than reading its fields")
+
+
+def _bound(target: cst.BaseExpression) -> set[int]:
+    """The nodes a target binds: itself, or the elements of a tuple or list target (not what
+    `x.y = ...` or `x[k] = ...` mutates inside the object `x` holds)."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return {found for element in target.elements for found in _bound(element.value)}
+    if isinstance(target, cst.StarredElement):
+        return _bound(target.value)
+    return {id(target)}
+
+
+def _plain_names(node: cst.CSTNode) -> Iterator[cst.Name]:
+    """The names of variables in a node (not attribute names, nor keywords of arguments)."""
+    skip: set[int] = set()
+    for item in subtree(node):
+        if isinstance(item, cst.Attribute):
+            skip.add(id(item.attr))
+        elif isinstance(item, cst.Arg) and item.keyword is not None:
+            skip.add(id(item.keyword))
+        elif isinstance(item, cst.Name) and id(item) not in skip:
+            yield item
+
+
+def _renamed_locals(context: InjectionContext, definition: Definition, method: cst.FunctionDef,
+                    fields: Sequence[str], outside: set[str]) -> dict[str, str]:
+    """New names for the method's locals that are named like a field (`message =
+    self.message or ...`): the field's parameter would otherwise be the local. A parameter, a
+    global or builtin (`max(...)`) named like a field is refused: it cannot be renamed."""
+    name = method.name.value
+    params = method.params
+    for param in [*params.posonly_params, *params.params, *params.kwonly_params,
+                  *(item for item in (params.star_arg, params.star_kwarg)
+                    if isinstance(item, cst.Param))]:
+        if param.name.value in fields:
+            raise InjectionRefused(f"{name} names a field, {param.name.value}, as a parameter")
+    clashing = sorted({node.value for node in _plain_names(method.body)} & set(fields))
+    if not clashing:
+        return {}
+    for field in clashing:
+        if field in outside:
+            raise InjectionRefused(f"{name} names a field, {field}, as a global or builtin")
+    if any(isinstance(node, (cst.Import, cst.ImportFrom)) or (
+            isinstance(node, cst.Name) and node.value in ("locals", "vars", "eval", "exec"))
+           for node in subtree(method.body)):
+        raise InjectionRefused(f"{name} names a field, {clashing[0]}, as a variable it cannot "
+                               "rename (it imports or reads its locals dynamically)")
+    taken = {*move.names_in(method), *fields, *outside}
+    renamed: dict[str, str] = {}
+    rng = random.Random(definition.qualname)
+    noun = [word for word in words(definition.parent.rpartition(".")[2]) if meaningful(word)]
+    for field in clashing:
+        own = [word for word in words(field) if meaningful(word)] or [field]
+        first = [snake([*noun[-1:], *own])] if noun and not overlaps(noun[-1], own) else []
+        found = context.vocabulary.names(
+            definition.qualname.rpartition(".")[0].rpartition(".")[0], definition.parent, name,
+            head=[word for word in words(field) if meaningful(word)] or [field], rng=rng, most=1)
+        renamed[field] = pick((item for item in [*first, *found] if item != field), taken,
+                              what=f"the local {field} of {name}")
+        taken.add(renamed[field])
+    return renamed
+
+
+class _Rename(cst.CSTTransformer):
+    """Rename variables (every use, attribute names and argument keywords aside)."""
+
+    def __init__(self, renamed: dict[str, str]):
+        super().__init__()
+        self.renamed = renamed
+        self.skip: set[int] = set()
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        self.skip.add(id(node.attr))
+        return True
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        if node.keyword is not None:
+            self.skip.add(id(node.keyword))
+        return True
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
+        if id(original_node) in self.skip or original_node.value not in self.renamed:
+            return updated_node
+        return updated_node.with_changes(value=self.renamed[original_node.value])
+
+
+class _FieldReads(cst.CSTTransformer):
+    """`self.field` becomes `field`."""
+
+    def __init__(self, self_name: str, fields: set[str]):
+        super().__init__()
+        self.self_name = self_name
+        self.fields = fields
+
+    def leave_Attribute(self, original_node: cst.Attribute,
+                        updated_node: cst.Attribute) -> cst.BaseExpression:
+        value = updated_node.value
+        if isinstance(value, cst.Name) and value.value == self.self_name and \
+                updated_node.attr.value in self.fields:
+            return cst.Name(updated_node.attr.value, lpar=updated_node.lpar,
+                            rpar=updated_node.rpar)
+        return updated_node
+
+
+# -- groups -------------------------------------------------------------------------------------
+
+
+def existing_holders(context: InjectionContext) -> list[Holder]:
+    """The detector's holders of the original (signatures and field sets), cached."""
+    if context not in _HOLDERS:
+        _HOLDERS[context] = DataClumps(DataClumpsOptions()).holders(context.index)
+    return _HOLDERS[context]
+
+
+def groups(context: InjectionContext, found: dict[str, Reader], *, min_fields: int,
+           max_fields: int) -> Iterator[Group]:
+    """Field groups (closed: every field all their readers share) read by readers, with the
+    existing signatures that take them, where readers and holders make 3 signatures."""
+    counts: dict[tuple[str, ...], list[Reader]] = defaultdict(list)
+    for reader in found.values():
+        for triple in combinations(sorted(reader.fields[:_MAX_FIELDS]), min_fields):
+            counts[triple].append(reader)
+    holders = existing_holders(context)
+    seen: set[frozenset[str]] = set()
+    for _, sharing in sorted(counts.items()):
+        common = frozenset.intersection(*(frozenset(item.fields) for item in sharing))
+        if common in seen or len(common) > max_fields:
+            continue
+        seen.add(common)
+        moved = {reader.qualname for reader in sharing}
+        keys: dict[str, Holder] = {}
+        for holder in holders:
+            if common <= set(holder.names) and holder.qualname not in moved:
+                keys.setdefault(holder.key, holder)
+        if len(sharing) + len(keys) < 3:
+            continue
+        first = sharing[0]
+        order = list(first.fields)
+        yield Group(tuple(sorted(common, key=order.index)),
+                    tuple(sorted(sharing, key=lambda item: (item.path, item.line))),
+                    tuple(keys.values()))

@@ -1,0 +1,414 @@
+"""The edit of the fields mode: readers' bodies become functions of new modules of the package.
+
+The difficulty decides how far the group spreads (SmellBench's file spans): easy moves bodies
+out of one module into one new module beside it, where the group already has a signature in the
+source module (a constructor) so that three signatures in two modules carry it; medium spreads
+over three or more files (two new modules, or readers of two modules); hard over four or more,
+and leaves one reader of the same fields as it is (a red herring).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+import libcst as cst
+
+from smellkit.errors import InjectionRefused
+from smellkit.injectors.base import InjectionContext
+from smellkit.injectors.cst import move
+from smellkit.injectors.cst.edit import replace
+from smellkit.injectors.cst.imports import (
+    insert_import,
+    is_docstring,
+    is_import_line,
+    merged,
+    without_unused,
+)
+from smellkit.injectors.data_clumps.fields import Extracted, Group, Reader, extract
+from smellkit.injectors.naming import meaningful, overlaps, pick, snake, words
+from smellkit.models import SPANS, Difficulty
+
+_MAX_LAYOUTS = 400
+
+
+@dataclass(frozen=True)
+class Spread:
+    """The made edit: changed files, the new functions (qualnames) and the methods they serve."""
+
+    changes: dict[str, str | None]
+    functions: tuple[str, ...]
+    methods: tuple[str, ...]
+    modules: tuple[str, ...]
+
+
+def layout(group: Group, difficulty: Difficulty,
+           rng: random.Random) -> tuple[list[Reader], int]:
+    """(the readers to move, how many new modules take them): enough signatures in enough
+    modules for the detector, spanning the difficulty's files; easy and medium move the fewest,
+    hard the most while one reader stays."""
+    readers = list(group.readers)
+    rng.shuffle(readers)
+    holder_paths = {holder.path for holder in group.holders}
+    holder_modules = {holder.module for holder in group.holders}
+    least, most = SPANS[difficulty]
+    sizes = list(range(1, len(readers) + (0 if difficulty == "hard" else 1)))
+    if difficulty == "hard":
+        sizes.reverse()
+    elif difficulty == "medium":  # more than one body moved where the group allows it
+        sizes = [*sizes[1:], *sizes[:1]]
+    for split in (False, True):  # a class's methods kept in one module where possible
+        tried = 0
+        for size in sizes:
+            for chosen in combinations(readers, size):
+                tried += 1
+                if tried > _MAX_LAYOUTS:
+                    break
+                sources = {reader.path for reader in chosen}
+                classes = len({reader.cls for reader in chosen})
+                for count in range(1, min(size if split else classes, 3) + 1):
+                    files = len(sources | holder_paths) + count
+                    if size + len(group.holders) < 3 or count + len(holder_modules) < 2:
+                        continue
+                    if files < least or (most is not None and files > most):
+                        continue
+                    return sorted(chosen, key=lambda item: (item.path, item.cls,
+                                                            item.line)), count
+    hint = " while one reader stays" if difficulty == "hard" else ""
+    raise InjectionRefused(f"no choice of the {len(readers)} methods reading "
+                           f"({', '.join(group.fields)}) spans "
+                           f"{'exactly' if most == least else 'at least'} {least} files with 3 "
+                           f"signatures in 2 modules{hint}")
+
+
+def chunks(items: Sequence[Reader], count: int) -> list[list[Reader]]:
+    """`items` (in order) cut into `count` runs, a class's methods kept in one run where there
+    are enough classes, else runs as even as possible."""
+    classes: list[list[Reader]] = []
+    for item in items:
+        if classes and classes[-1][0].cls == item.cls:
+            classes[-1].append(item)
+        else:
+            classes.append([item])
+    if len(classes) >= count:
+        size, extra = divmod(len(classes), count)
+        found: list[list[Reader]] = []
+        at = 0
+        for number in range(count):
+            step = size + (1 if number < extra else 0)
+            found.append([reader for group in classes[at:at + step] for reader in group])
+            at += step
+        return found
+    size, extra = divmod(len(items), count)
+    found = []
+    at = 0
+    for number in range(count):
+        step = size + (1 if number < extra else 0)
+        found.append(list(items[at:at + step]))
+        at += step
+    return found
+
+
+def spread(context: InjectionContext, group: Group, moved: list[Reader], count: int,
+           rng: random.Random) -> Spread:
+    """Move each chosen reader's body into a function of one of `count` new modules."""
+    index = context.index
+    changes: dict[str, str | None] = {}
+    trees: dict[str, cst.Module] = {}
+    replacements: dict[str, dict[cst.CSTNode, cst.CSTNode]] = {}
+    new_imports: dict[str, list[str]] = {}
+    functions: list[str] = []
+    taken_paths: set[str] = set()
+    parts = chunks(moved, count)
+    for part in parts:
+        first = part[0]
+        split = sum(first.cls in {reader.cls for reader in other} for other in parts) > 1
+        folder = first.path.rpartition("/")[0]
+        facts = index.modules[first.module]
+        package = first.module if facts.is_package else first.module.rpartition(".")[0]
+        bound = set(move.module_bindings(index, package)) if package in index.modules else set()
+        stems = [stem for stem in _module_stems(context, first, rng, split=split)
+                 if stem not in bound and _join(folder, stem) not in taken_paths]
+        path = context.module_path(folder, stems)
+        taken_paths.add(path)
+        stem = path.rpartition("/")[2][:-3]
+        module = f"{package}.{stem}" if package else stem
+        extracted = [(reader, extract(context, reader.path, reader.module,
+                                      index.definitions[reader.qualname], reader.fields))
+                     for reader in part]
+        names: list[str] = []
+        for reader, item in extracted:
+            avoid = {*move.module_bindings(index, reader.module), *names, *group.fields,
+                     *move.names_in(item.function), *(re.findall(r"\w+", " ".join(item.imports)))}
+            name = pick(_function_names(context, reader, rng), avoid,
+                        what=f"the function holding the body of {reader.qualname}")
+            names.append(name)
+            functions.append(f"{module}.{name}")
+            tree = context.module(reader.path)
+            trees[reader.path] = tree
+            replacements.setdefault(reader.path, {})[item.method] = _delegating(
+                tree, item, name, reader.fields, line_limit(context.source(reader.path)))
+            new_imports.setdefault(reader.path, []).append(
+                _import_into(context, reader.module, module, name))
+        changes[path] = _new_module(context, module, group, extracted, names,
+                                    line_limit(context.source(first.path)), rng)
+    for path, tree in trees.items():
+        module_name = _module_of(context, path)
+        new = replace(tree, replacements[path])
+        for statement in merged(sorted(new_imports[path])):
+            new = _insert_import(new, statement)
+        changes[path] = without_unused(context, module_name, tree, new).code
+    return Spread(changes, tuple(functions), tuple(reader.qualname for reader in moved),
+                  tuple(sorted({item.rpartition(".")[0] for item in functions})))
+
+
+def _insert_import(tree: cst.Module, statement: str) -> cst.Module:
+    """`insert_import`, set apart by a blank line from imports of other top-level packages
+    (the standard library's above the repository's own, as isort groups them)."""
+    new = insert_import(tree, statement)
+    top = _top_package(statement)
+    for before, after in zip(new.body, new.body[1:]):
+        if isinstance(after, cst.SimpleStatementLine) and \
+                cst.Module(body=[]).code_for_node(after).strip() == statement:
+            code = cst.Module(body=[]).code_for_node(before).strip()
+            if is_import_line(before) and _top_package(code) != top and \
+                    not after.leading_lines:
+                return replace(new, {after: after.with_changes(
+                    leading_lines=[cst.EmptyLine(indent=False)])})
+            break
+    return new
+
+
+def _top_package(statement: str) -> str:
+    """The top-level package an import names (`.` for a relative one)."""
+    match = re.match(r"(?:from|import)\s+(\.|[\w]+)", statement)
+    return match.group(1) if match else ""
+
+
+def _module_of(context: InjectionContext, path: str) -> str:
+    for module, facts in context.index.modules.items():
+        if facts.path == path:
+            return module
+    raise InjectionRefused(f"{path} is not a module of the repository")
+
+
+def _join(folder: str, stem: str) -> str:
+    return f"{folder}/{stem}.py" if folder else f"{stem}.py"
+
+
+def _module_stems(context: InjectionContext, reader: Reader, rng: random.Random, *,
+                  split: bool = False) -> list[str]:
+    """New module names: the class's word with the source module's (`length_validators`
+    beside `validators.py`), or with the method's where the class's methods go to several
+    modules (`span_steps`), then with other words near them; private when the repository
+    names its internal modules so."""
+    vocabulary = context.vocabulary
+    stem = reader.path.rpartition("/")[2][:-3]
+    private = vocabulary.private_modules() or stem.startswith("_")
+    cls_name = reader.cls.rpartition(".")[2]
+    head = [word for word in words(cls_name) if meaningful(word)][:1]
+    method = reader.qualname.rpartition(".")[2]
+    source = method if split and not method.startswith("__") else stem
+    tail = [word for word in words(source) if meaningful(word) and not overlaps(word, head)][-1:]
+    natural = [snake([*head, *tail], private=private)] if head and tail else []
+    whole = [word for word in words(cls_name) if meaningful(word)]
+    if len(whole) > 1 or not natural:
+        natural.append(snake(whole, private=private))
+    rng.shuffle(natural)  # two cases at one class need not share the module's name
+    found = vocabulary.names(reader.module, cls_name, stem, head=head, rng=rng, private=private)
+    return [name for name in dict.fromkeys([*natural, *found])
+            if name.lstrip("_") and name.lstrip("_") != stem.lstrip("_")][:60]
+
+
+SPECIAL_VERBS = {"__call__": ("validate", "check", "apply", "run", "process", "handle"),
+                 "__repr__": ("repr", "describe", "format"), "__str__": ("format", "render",
+                                                                          "describe")}
+"""Verbs for the function that takes over a special method: first the one the module's name
+starts alike (`validate` in `validators.py`), else the one the repository uses most (`__call__`
+of `Length` becomes `validate_length`)."""
+
+
+def _function_names(context: InjectionContext, reader: Reader,
+                    rng: random.Random) -> list[str]:
+    """Names for the function: the method's words around its class's noun (`format_length_error`
+    for `Length._format_error`, `describe_endpoint` for `Endpoint.describe`) or its own words
+    alone, a special method named by a verb the repository uses with the noun
+    (`validate_length`, `check_length`), in an order the seed shuffles; then with words used
+    near them."""
+    method = reader.qualname.rpartition(".")[2]
+    cls_name = reader.cls.rpartition(".")[2]
+    vocabulary = context.vocabulary
+    nouns = [word for word in words(cls_name) if meaningful(word)][-1:]
+    natural: list[str] = []
+    if method.startswith("__"):
+        stem = reader.module.rpartition(".")[2].strip("_")
+        verbs = sorted(SPECIAL_VERBS.get(method, (method.strip("_"),)),
+                       key=lambda word: (word[:5] != stem[:5], -vocabulary.counts[word]))
+        own = verbs[:1]
+        natural.extend(snake([verb, *(word for word in nouns if not overlaps(word, [verb]))])
+                       for verb in verbs[:2] if vocabulary.counts[verb] or verb == verbs[0])
+    else:
+        own = [word for word in words(method) if meaningful(word) or word in ("to", "as")]
+    noun = [word for word in nouns if not overlaps(word, own)]
+    head = [*own, *noun] if len(own) < 2 else [*own[:-1], *noun, *own[-1:]]
+    natural.insert(0, snake(head))
+    if len(own) >= 2:
+        natural.append(snake(own))  # `format_error` beside `format_length_error`
+    natural = list(dict.fromkeys(natural))
+    rng.shuffle(natural)  # two cases at one method need not share the function's name
+    found = vocabulary.names(reader.module, method, cls_name, head=head, rng=rng)
+    return [name for name in dict.fromkeys([*natural, *found])
+            if not name.startswith("test") and name != method][:80]
+
+
+def _call_text(self_name: str, fields: Sequence[str], function: cst.FunctionDef) -> list[str]:
+    """The arguments of the delegating call: the fields, then the method's own parameters."""
+    params = function.params
+    args = [f"{self_name}.{field}" for field in fields]
+    args.extend(param.name.value for param in params.params[1:])
+    if isinstance(params.star_arg, cst.Param):
+        args.append(f"*{params.star_arg.name.value}")
+    args.extend(f"{param.name.value}={param.name.value}" for param in params.kwonly_params)
+    if params.star_kwarg is not None:
+        args.append(f"**{params.star_kwarg.name.value}")
+    return args
+
+
+def line_limit(source: str) -> int:
+    """The longest line the module's code allows itself (79 at least): new lines stay within."""
+    return max([79, *(len(line) for line in source.splitlines()
+                      if not line.lstrip().startswith("#"))])
+
+
+def returns_value(function: cst.FunctionDef) -> bool:
+    """Whether the function's own body returns a value or yields (nested scopes aside): its
+    delegating call must then hand the result back."""
+    stack: list[cst.CSTNode] = [function.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.Yield, cst.Await)) or (
+                isinstance(node, cst.Return) and node.value is not None):
+            return True
+        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            continue
+        stack.extend(node.children)
+    return False
+
+
+def _delegating(tree: cst.Module, item: Extracted, name: str, fields: Sequence[str],
+                limit: int) -> cst.FunctionDef:
+    """The method with its body replaced by `return name(self.a, self.b, ..., own args)` (a
+    plain call where the body returns nothing), its docstring kept."""
+    method = item.method
+    assert isinstance(method.body, cst.IndentedBlock)
+    self_name = method.params.params[0].name.value
+    args = _call_text(self_name, fields, method)
+    indent = tree.default_indent
+    keyword = "return " if returns_value(method) else ""
+    text = f"{keyword}{name}({', '.join(args)})"
+    if len(indent * 2) + len(text) > limit:  # continuation lines are relative to the block
+        inner = f"{indent}{', '.join(args)}"
+        if len(indent * 3) + len(inner) > limit:
+            inner = "".join(f"{indent}{arg},\n" for arg in args).rstrip("\n")
+        text = f"{keyword}{name}(\n{inner}\n)"
+    statement = cst.parse_statement(text, config=tree.config_for_parsing)
+    body = list(method.body.body)
+    kept = [body[0]] if body and is_docstring(body[0]) else []
+    return method.with_changes(body=method.body.with_changes(body=[*kept, statement]))
+
+
+def wrapped_signature(function: cst.FunctionDef, limit: int) -> cst.FunctionDef:
+    """The function with its parameters on a line of their own, or one per line, when its
+    `def` line is longer than `limit` (as black lays them out); plain parameters only."""
+    empty = cst.Module(body=[])
+    code = empty.code_for_node(function.with_changes(body=cst.IndentedBlock(
+        body=[cst.SimpleStatementLine([cst.Pass()])]), leading_lines=()))
+    header = code.splitlines()[0]
+    params = function.params
+    if len(header) <= limit or params.posonly_params or params.kwonly_params or \
+            params.star_arg is not cst.MaybeSentinel.DEFAULT or params.star_kwarg is not None \
+            or not header.endswith(":"):
+        return function
+    texts = [empty.code_for_node(item.with_changes(
+        comma=cst.MaybeSentinel.DEFAULT, whitespace_after_param=cst.SimpleWhitespace(""),
+        star="")) for item in params.params]
+    returns = f" -> {empty.code_for_node(function.returns.annotation)}" \
+        if function.returns is not None else ""
+    inner = f"    {', '.join(texts)}"
+    if len(inner) > limit:
+        inner = ",\n".join(f"    {text}" for text in texts) + ","
+    parsed = cst.parse_statement(f"def {function.name.value}(\n{inner}\n){returns}:\n    pass\n")
+    assert isinstance(parsed, cst.FunctionDef)
+    return function.with_changes(params=parsed.params,
+                                 whitespace_before_params=parsed.whitespace_before_params)
+
+
+def _import_into(context: InjectionContext, importer: str, module: str, name: str) -> str:
+    """The import of the new function in the module it came from, relative when that module
+    imports its siblings relatively."""
+    facts = context.index.modules[importer]
+    if _uses_relative(context, importer):
+        return move.relative_import(importer, module, name) if not facts.is_package \
+            else f"from .{module.rpartition('.')[2]} import {name}"
+    return f"from {module} import {name}"
+
+
+def _uses_relative(context: InjectionContext, module: str) -> bool:
+    """Whether a module imports from its own package relatively (`from .x import y`)."""
+    path = context.index.modules[module].path
+    return re.search(r"^\s*from \.", context.source(path), re.MULTILINE) is not None
+
+
+def _new_module(context: InjectionContext, module: str, group: Group,
+                extracted: list[tuple[Reader, Extracted]], names: list[str], limit: int,
+                rng: random.Random) -> str:
+    classes = list(dict.fromkeys(reader.cls.rpartition(".")[2] for reader, _ in extracted))
+    carried = list(dict.fromkeys([*group.fields, *(field for reader, _ in extracted
+                                                     for field in reader.fields)]))
+    listed = ", ".join(carried[:-1]) + f" and {carried[-1]}"
+    who = " and ".join(classes)
+    one = len(classes) == 1
+    its = "its" if one else "their"
+    opening = '"""' + rng.choice((
+        f"What {who} {'works' if one else 'work'} out from {its} {listed}.",
+        f"The parts of {who} that need only {its} {listed}.",
+        f"Helpers for {who}, given {its} {listed}.")) + '"""'
+    lines = ["\n".join(textwrap.wrap(opening, limit)) + "\n"]
+    if any(item.future for _, item in extracted):
+        lines.append("from __future__ import annotations\n")
+    relative = _uses_relative(context, extracted[0][0].module)
+    imports = [_relative(module, statement) if relative else statement
+               for _, item in extracted for statement in item.imports]
+    external = sorted({item for item in imports if not item.startswith("from .")})
+    local = sorted({item for item in imports if item.startswith("from .")})
+    checking = sorted({_relative(module, statement) if relative else statement
+                       for _, item in extracted for statement in item.type_checking})
+    if checking:
+        external = sorted({*external, "import typing"})
+    grouped = [*merged(external), *merged(local)]
+    if grouped:
+        lines.append("\n".join(grouped) + "\n")
+    if checking:
+        lines.append("if typing.TYPE_CHECKING:\n" + "".join(
+            f"    {statement}\n" for statement in merged(checking)))
+    text = "\n".join(lines)
+    for (_, item), name in zip(extracted, names):
+        function = wrapped_signature(item.function.with_changes(name=cst.Name(name)), limit)
+        text += "\n\n" + cst.Module(body=[function]).code
+    return text
+
+
+def _relative(module: str, statement: str) -> str:
+    """`from pkg.sibling import x` as `from .sibling import x` for a module of package `pkg`."""
+    package = module.rpartition(".")[0]
+    match = re.match(r"from ([\w.]+) import (.+)$", statement)
+    if not package or match is None:
+        return statement
+    source, names = match.groups()
+    if source.startswith(f"{package}.") and "." not in source[len(package) + 1:]:
+        return f"from .{source[len(package) + 1:]} import {names}"
+    return statement
