@@ -22,6 +22,7 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from smellkit.config import RepoSpec
 from smellkit.evaluate.equivalence.entries import EntryPoint, Selection, select
@@ -59,7 +60,7 @@ class EquivalenceOptions:
     """Entry points whose calls the recording watches for."""
     recorded: int = 20
     """Distinct recorded inputs kept per entry point."""
-    per_call: float = 5.0
+    per_call: float = 2.0
     """Seconds one call may take before it counts as hung."""
     case_budget: float = 240.0
     """Seconds for a prediction's whole check, the recording run included."""
@@ -91,13 +92,16 @@ def _inconclusive(reason: str, started: float, **fields: object) -> Equivalence:
 
 
 def changed_functions(analysis: CaseAnalysis, result: Side, patch: str) -> list[str]:
-    """The smelly version's names whose lines the patch changed or deleted."""
+    """The smelly version's names the patch touched: lines changed or deleted, and lines added
+    inside a definition the smelly version has too (an insertion deletes nothing)."""
     changes = parse_patch(patch) if patch.strip() else ()
     inside = [item for item in (relative_change(change, analysis.prefix) for change in changes)
               if item is not None]
     lines = touched_names(changed_files(inside, analysis.smelly.root, result.root,
                                         analysis.smelly, result), analysis.smelly, result)
-    return sorted(lines.old)
+    known = analysis.smelly.project.index.definitions
+    return sorted({*lines.old, *(name for name in lines.new
+                                 if name in known or name in analysis.smelly.modules)})
 
 
 def _first_lines(side: Side, entries: Iterable[str]) -> dict[str, int]:
@@ -150,15 +154,20 @@ def check(analysis: CaseAnalysis, result: Project, patch: str, versions: Version
                        seed=versions.seed, limit=options.recorded, tools=tools)
     calls = _calls(selection.entry_points, recording, options.max_entry_points)
     limits = Limits(per_call=options.per_call, memory=options.memory, seed=versions.seed)
-    outcomes = []
+    outcomes: list[list[dict[str, Any]]] = []
     for run, (side, tree) in enumerate((("smelly", versions.smelly_tree),
                                         ("smelly", versions.smelly_tree),
                                         ("result", versions.result_tree))):
         share = max(0.0, deadline - time.monotonic()) / (3 - run)
-        outcomes.append(run_calls(calls, side, tree, versions.env, recording.paths, scratch,
-                                  limits, time.monotonic() + share,
-                                  isolate_network=options.isolate_network, tools=tools)
-                        if calls else [])
+        # a call that hung on the first run is not waited for again on the second: a hang is
+        # taken as repeatable (on the result it is run, since it may not hang there)
+        todo = [index for index, call in enumerate(calls)
+                if run != 1 or outcomes[0][index].get("status") != "timeout"]
+        done = run_calls([calls[index] for index in todo], side, tree, versions.env,
+                         recording.paths, scratch, limits, time.monotonic() + share,
+                         isolate_network=options.isolate_network, tools=tools) if todo else []
+        found = dict(zip(todo, done))
+        outcomes.append([found.get(index) or outcomes[0][index] for index in range(len(calls))])
     names = {item.name: item.result_name for item in selection.entry_points}
     verdict = decide_all(calls, outcomes, selection, recording, names, options)
     return verdict.model_copy(update={"seconds": round(time.perf_counter() - started, 3)})

@@ -26,8 +26,6 @@ from typing import Any
 from smellkit.sandbox.environment import Environment
 from smellkit.sandbox.runner import LocalRunner
 
-STARTUP = 10.0
-"""Seconds a worker is given to start and import the code, besides its calls' limits."""
 NETWORK_PREFIX = ("unshare", "-rn")
 
 
@@ -46,10 +44,12 @@ class Call:
 
 @dataclass(frozen=True)
 class Limits:
-    per_call: float = 5.0
+    per_call: float = 2.0
     memory: int = 2 << 30
     """Bytes of address space per worker (RLIMIT_AS); 0: no limit."""
     seed: int = 0
+    startup: float = 10.0
+    """Seconds a worker is given to start and import the code, besides its calls' limits."""
 
 
 @functools.cache
@@ -104,7 +104,7 @@ def run_calls(calls: Sequence[Call], side: str, tree: Path, env: Environment,
         argv = [str(env.python), str(script), str(request)]
         if isolate_network:
             argv = [*NETWORK_PREFIX, *argv]
-        timeout = min(left, STARTUP + limits.per_call * 1.5 * (len(calls) - start))
+        timeout = min(left, limits.startup + limits.per_call * 1.5 * (len(calls) - start))
         run = LocalRunner().run(argv, cwd=cwd, env=variables, timeout=timeout)
         outcomes.update(_read(results))
         done = [index for index in outcomes if index >= start]

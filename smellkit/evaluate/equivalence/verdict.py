@@ -50,6 +50,8 @@ class Equivalence(BaseModel):
     """Why inconclusive; for a verdict, a one-line account."""
     entry_points: int = 0
     """Entry points compared on at least one input."""
+    compared: tuple[str, ...] = ()
+    """Their qualified names (the smelly version's), nearest to the change first."""
     inputs: int = 0
     """Calls compared (on deterministic entry points)."""
     inputs_by_source: dict[str, int] = Field(default_factory=dict)
@@ -88,7 +90,7 @@ def decide(calls: Sequence[Call], first: Sequence[Mapping[str, Any]],
                 difference(dict(one), dict(two), messages=messages) is not None:
             unstable.add(call.entry)
     skipped = dict(not_comparable)
-    compared: set[str] = set()
+    compared: dict[str, None] = {}
     by_source: dict[str, int] = {}
     unusable = 0
     found: list[tuple[int, int, Call, Mapping[str, Any], Mapping[str, Any], str]] = []
@@ -102,13 +104,13 @@ def decide(calls: Sequence[Call], first: Sequence[Mapping[str, Any]],
         if old.get("status") in UNUSABLE or new.get("status") in UNUSABLE:
             unusable += 1
             continue
-        compared.add(call.entry)
+        compared.setdefault(call.entry)
         by_source[call.source] = by_source.get(call.source, 0) + 1
         what = difference(dict(old), dict(new), messages=messages)
         if what is not None:
             found.append((size(old), position, call, old, new, what))
     inputs = sum(by_source.values())
-    common = {"entry_points": len(compared), "inputs": inputs, "inputs_by_source": by_source,
+    common = {"entry_points": len(compared), "compared": tuple(compared), "inputs": inputs, "inputs_by_source": by_source,
               "not_comparable": skipped, "nondeterministic": tuple(sorted(unstable)),
               "unusable_inputs": unusable}
     if found:
