@@ -36,15 +36,15 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from equivalence_mutants import KINDS, Mutant, mutate  # noqa: E402
+from equivalence_mutants import KINDS, Mutant, mutate
 
-from smellkit.bench import build  # noqa: E402
-from smellkit.config import load_spec_record  # noqa: E402
-from smellkit.evaluate.equivalence import EquivalenceOptions  # noqa: E402
-from smellkit.evaluate.scorer import SCORES, evaluate  # noqa: E402
-from smellkit.injectors.patches import apply_patch, make_patch  # noqa: E402
-from smellkit.project import Project  # noqa: E402
-from smellkit.sandbox.checkout import fetch  # noqa: E402
+from smellkit.bench import build
+from smellkit.config import load_spec_record
+from smellkit.evaluate.equivalence import EquivalenceOptions
+from smellkit.evaluate.scorer import SCORES, evaluate
+from smellkit.injectors.patches import apply_patch, make_patch
+from smellkit.project import Project
+from smellkit.sandbox.checkout import fetch
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "examples" / "specs" / "click.toml"

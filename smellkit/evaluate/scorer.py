@@ -137,8 +137,8 @@ def evaluate(dataset: Path | str, predictions: Sequence[Path | str] = (),
     checkouts and environments are (default: the cache the build recorded, else
     `DATASET_DIR/cache`). `tests=False` runs no test (static signals only); `signals` replaces
     the signals module. `equivalence` turns differential testing on (it needs the tests'
-    environment: `tests` must be on). Raises SmellkitError only when the inputs as a whole are unusable (no
-    dataset, an unreadable `--spec`, bad arguments).
+    environment: `tests` must be on). Raises SmellkitError only when the inputs as a whole are
+    unusable (no dataset, an unreadable `--spec`, bad arguments).
     """
     started = time.perf_counter()
     if jobs < 1:

@@ -199,8 +199,9 @@ def decide_all(calls: Sequence[Call], outcomes: Sequence[Sequence[Mapping[str, o
     if uncalled:
         skipped[f"{uncalled[0]} and {len(uncalled) - 1} more"] = \
             "other functions of the changed modules that the selected tests do not call"
-    return decide(calls, *outcomes, skipped, result_names=names, messages=options.messages,
-                  empty_reason=empty)
+    first, second, result = outcomes
+    return decide(calls, first, second, result, skipped, result_names=names,
+                  messages=options.messages, empty_reason=empty)
 
 
 def _calls(entries: Sequence[EntryPoint], recording: Recording, limit: int) -> list[Call]:

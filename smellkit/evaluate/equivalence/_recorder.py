@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import importlib
 import json
 import os
 import pickle
@@ -40,9 +41,7 @@ def _pickler(tools: str | None) -> Any:
     if tools:
         sys.path.append(tools)
         try:
-            import cloudpickle
-
-            return cloudpickle.dumps
+            return importlib.import_module("cloudpickle").dumps
         except ImportError:
             pass
     return pickle.dumps
@@ -153,7 +152,7 @@ class Recorder:
             monitoring.free_tool_id(monitoring.PROFILER_ID)
         else:
             sys.setprofile(None)
-            threading.setprofile(None)  # type: ignore[arg-type]
+            threading.setprofile(None)
         added = [path for path in sys.path if path not in self.start_path and path]
         self.out.write(json.dumps({"paths": [os.path.abspath(path) for path in added]}) + "\n")
         self.out.write(json.dumps({"dropped": self.dropped}) + "\n")

@@ -81,7 +81,7 @@ def install_guard(scratch: str) -> None:
         if not active[0]:
             return
         if event == "open":
-            path, mode, flags = (args + (None, None, None))[:3]
+            path, mode, flags = (*args, None, None, None)[:3]
             writes = (isinstance(mode, str) and any(ch in mode for ch in "wax+")) or \
                 (isinstance(flags, int) and flags & _WRITE_FLAGS)
             if writes and not _inside(path, scratch):
@@ -103,7 +103,7 @@ def set_limits(memory: int) -> None:
         if value <= 0:
             continue
         try:
-            soft, hard = resource.getrlimit(limit)
+            _, hard = resource.getrlimit(limit)
             wanted = value if hard == resource.RLIM_INFINITY else min(value, hard)
             resource.setrlimit(limit, (wanted, hard))
         except (ValueError, OSError):

@@ -108,11 +108,12 @@ def decide(calls: Sequence[Call], first: Sequence[Mapping[str, Any]],
         by_source[call.source] = by_source.get(call.source, 0) + 1
         what = difference(dict(old), dict(new), messages=messages)
         if what is not None:
-            found.append((size(old), position, call, old, new, what))
+            found.append((size(dict(old)), position, call, old, new, what))
     inputs = sum(by_source.values())
-    common = {"entry_points": len(compared), "compared": tuple(compared), "inputs": inputs, "inputs_by_source": by_source,
-              "not_comparable": skipped, "nondeterministic": tuple(sorted(unstable)),
-              "unusable_inputs": unusable}
+    common: dict[str, Any] = {
+        "entry_points": len(compared), "compared": tuple(compared), "inputs": inputs,
+        "inputs_by_source": by_source, "not_comparable": skipped,
+        "nondeterministic": tuple(sorted(unstable)), "unusable_inputs": unusable}
     if found:
         _, _, call, old, new, what = min(found, key=lambda item: item[:2])
         renamed = result_names.get(call.entry, call.entry)

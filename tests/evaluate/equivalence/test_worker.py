@@ -195,7 +195,7 @@ def test_a_spent_budget_leaves_calls_not_run(package: tuple[Path, Environment],
 
 @pytest.mark.skipif(network_isolation() is not None, reason="no network namespace here")
 def test_the_worker_has_no_network(package: tuple[Path, Environment], tmp_path: Path) -> None:
-    tree, env = package
+    tree, _ = package
     (tree / "src" / "pkg" / "net.py").write_text(
         "import socket\n\ndef interfaces():\n    return sorted(name for _, name in "
         "socket.if_nameindex())\n")
