@@ -4,8 +4,8 @@ For every click case (the dataset the scoring tests build, `tests/evaluate/conft
 oracle (the ground-truth patch) is scored with `--equivalence` first: it must never be
 `not_equivalent`, and should be `equivalent` on at least 80% of the cases. Then, for each mutant
 kind of `equivalence_mutants.KINDS`, one mutant of the ground-truth result: the kind applied to
-the first function the oracle's check compared (nearest to the change first) that it fits, the
-site drawn with `--seed`. Every mutant is scored as a prediction (the selected tests and the
+the first function it fits among those the ground truth touched, then those the oracle's check
+compared (nearest to the change first), the site drawn with `--seed`. Every mutant is scored as a prediction (the selected tests and the
 equivalence check), and the table gives, per kind, how many mutants the selected tests catch
 (some test fails), equivalence catches (`not_equivalent`), either catches, and neither.
 
@@ -36,7 +36,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from equivalence_mutants import KINDS, Mutant, mutate
+import libcst as cst
+from equivalence_mutants import KINDS, Mutant, functions, mutate
 
 from smellkit.bench import build
 from smellkit.config import load_spec_record
@@ -83,14 +84,17 @@ def _mutants(case: dict[str, Any], compared: list[str], checkout: Path, work: Pa
     index = original.index
     ground_truth_files = {path for path in _patched(case["ground_truth_patch"])}
     found: dict[str, tuple[Mutant, str]] = {}
+    parsed: dict[str, tuple[cst.Module, dict[str, cst.FunctionDef]]] = {}
     for kind in KINDS:
         for name in compared:
             module = index.module_of.get(name)
             if module is None or module not in index.modules:
                 continue
             path = index.modules[module].path
-            text = (checkout / source / path).read_text()
-            mutant = mutate(text, name[len(module) + 1:], kind, seed)
+            if path not in parsed:
+                tree = cst.parse_module((checkout / source / path).read_text())
+                parsed[path] = (tree, functions(tree))
+            mutant = mutate(*parsed[path], name[len(module) + 1:], kind, seed)
             if mutant is None:
                 continue
             files = ground_truth_files | {path}
@@ -143,7 +147,10 @@ def main() -> None:
     predictions = []
     made: dict[tuple[str, str], Mutant] = {}
     for instance_id, case in cases.items():
-        compared = list(oracle[instance_id]["equivalence_detail"].get("compared", ()))
+        row = oracle[instance_id]
+        # the functions the ground truth wrote first (where an agent's slip would be), then
+        # the entry points the oracle's check compared
+        compared = [*row["touched"], *row["equivalence_detail"].get("compared", ())]
         for kind, (mutant, patch) in _mutants(case, compared, checkout, work, args.seed).items():
             made[(instance_id, kind)] = mutant
             predictions.append({"instance_id": instance_id, "model_name_or_path": f"mutant-{kind}",

@@ -9,7 +9,7 @@ not apply to it.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import libcst as cst
@@ -106,13 +106,12 @@ def _name(node: cst.BaseExpression) -> str:
     return ""
 
 
-class _Find(cst.CSTVisitor):
-    """The function of a qualified name (classes and functions by name, nested)."""
+class _Functions(cst.CSTVisitor):
+    """Every function of a module by qualified name (classes and functions, nested)."""
 
-    def __init__(self, qualname: str):
-        self.parts = qualname.split(".")
+    def __init__(self) -> None:
         self.stack: list[str] = []
-        self.found: cst.FunctionDef | None = None
+        self.found: dict[str, cst.FunctionDef] = {}
 
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         self.stack.append(node.name.value)
@@ -123,12 +122,17 @@ class _Find(cst.CSTVisitor):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         self.stack.append(node.name.value)
-        if self.stack == self.parts and self.found is None:
-            self.found = node
+        self.found.setdefault(".".join(self.stack), node)
         return True
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.stack.pop()
+
+
+def functions(module: cst.Module) -> dict[str, cst.FunctionDef]:
+    finder = _Functions()
+    module.visit(finder)
+    return finder.found
 
 
 def _argument_mutation(module: cst.Module, function: cst.FunctionDef) -> cst.Module | None:
@@ -152,13 +156,11 @@ def _argument_mutation(module: cst.Module, function: cst.FunctionDef) -> cst.Mod
     return module.deep_replace(function, changed)  # type: ignore[return-value]
 
 
-def mutate(source: str, qualname: str, kind: str, seed: int) -> Mutant | None:
-    """One mutant of the function `qualname` (relative to its module) of `source`, or None
-    when the kind has no site there."""
-    module = cst.parse_module(source)
-    finder = _Find(qualname)
-    module.visit(finder)
-    function = finder.found
+def mutate(module: cst.Module, found: dict[str, cst.FunctionDef], qualname: str, kind: str,
+           seed: int) -> Mutant | None:
+    """One mutant of the function `qualname` (relative to its module) of `module` (whose
+    `functions` are `found`), or None when the kind has no site there."""
+    function = found.get(qualname)
     if function is None:
         return None
     if kind == "argument_mutation":
@@ -173,15 +175,6 @@ def mutate(source: str, qualname: str, kind: str, seed: int) -> Mutant | None:
     target = random.Random(f"{seed}:{qualname}:{kind}").choice(sites.found)
     described = module.code_for_node(target).strip().splitlines()[0][:80]
     mutated = module.visit(_Change(kind, target))
-    if mutated.code == source:
+    if mutated.code == module.code:
         return None
     return Mutant(kind, qualname, f"{kind} at `{described}`", mutated.code)
-
-
-def first_mutant(source: str, candidates: Sequence[str], kind: str, seed: int) -> Mutant | None:
-    """The mutant of the first candidate function the kind applies to."""
-    for qualname in candidates:
-        mutant = mutate(source, qualname, kind, seed)
-        if mutant is not None:
-            return mutant
-    return None

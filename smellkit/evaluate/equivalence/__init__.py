@@ -26,7 +26,14 @@ from typing import Any
 
 from smellkit.config import RepoSpec
 from smellkit.evaluate.equivalence.entries import EntryPoint, Selection, select
-from smellkit.evaluate.equivalence.execution import Call, Limits, network_isolation, run_calls
+from smellkit.evaluate.equivalence.execution import (
+    Call,
+    Limits,
+    Version,
+    network_isolation,
+    run_calls,
+)
+from smellkit.evaluate.equivalence.generation import Generation, generate
 from smellkit.evaluate.equivalence.recording import Recording, record
 from smellkit.evaluate.equivalence.tools import tools_folder
 from smellkit.evaluate.equivalence.verdict import (
@@ -60,14 +67,21 @@ class EquivalenceOptions:
     """Entry points whose calls the recording watches for."""
     recorded: int = 20
     """Distinct recorded inputs kept per entry point."""
+    generated: int = 10
+    """Inputs drawn per entry point from annotations and recorded types (Hypothesis)."""
+    mutated: int = 10
+    """Recorded inputs with one argument redrawn, per entry point."""
+    generation_budget: float = 30.0
+    """Seconds for drawing the generated and mutated inputs of a prediction."""
     per_call: float = 2.0
     """Seconds one call may take before it counts as hung."""
     case_budget: float = 240.0
     """Seconds for a prediction's whole check, the recording run included."""
     memory: int = 2 << 30
     """Address space of a worker process, in bytes (RLIMIT_AS)."""
-    messages: bool = False
-    """Compare exception messages too (off: refactorings may reword them)."""
+    messages: bool = True
+    """Compare exception messages too (a refactoring keeps them; off for predictions that may
+    reword them)."""
     isolate_network: bool = True
     """Refuse to run calls (inconclusive) where no network namespace can be made."""
 
@@ -148,12 +162,24 @@ def check(analysis: CaseAnalysis, result: Project, patch: str, versions: Version
                              "exists in both versions" if selection.not_comparable else
                              "the patch changes no function", started,
                              not_comparable=selection.not_comparable)
-    tools, _ = tools_folder(scratch)
+    tools, missing = tools_folder()
     recording = record(selection.entry_points, versions.smelly_tree, versions.spec,
                        versions.env, versions.runner, versions.tests, scratch,
                        seed=versions.seed, limit=options.recorded, tools=tools)
-    calls = _calls(selection.entry_points, recording, options.max_entry_points)
     limits = Limits(per_call=options.per_call, memory=options.memory, seed=versions.seed)
+
+    def version(tree: Path) -> Version:
+        return Version(tree=tree, env=versions.env, scratch=scratch, limits=limits,
+                       extra_paths=recording.paths, isolate_network=options.isolate_network,
+                       tools=tools)
+
+    smelly = version(versions.smelly_tree)
+    drawn = Generation(problems={"": "hypothesis is not installed (the equivalence extra)"}) \
+        if "hypothesis" in missing else generate(
+            _drawable(selection.entry_points, recording, options), recording.inputs, smelly,
+            min(options.generation_budget, max(0.0, deadline - time.monotonic()) / 4),
+            generated=options.generated, mutated=options.mutated)
+    calls = _calls(selection.entry_points, recording, drawn, options.max_entry_points)
     outcomes: list[list[dict[str, Any]]] = []
     for run, (side, tree) in enumerate((("smelly", versions.smelly_tree),
                                         ("smelly", versions.smelly_tree),
@@ -163,9 +189,11 @@ def check(analysis: CaseAnalysis, result: Project, patch: str, versions: Version
         # taken as repeatable (on the result it is run, since it may not hang there)
         todo = [index for index, call in enumerate(calls)
                 if run != 1 or outcomes[0][index].get("status") != "timeout"]
-        done = run_calls([calls[index] for index in todo], side, tree, versions.env,
-                         recording.paths, scratch, limits, time.monotonic() + share,
-                         isolate_network=options.isolate_network, tools=tools) if todo else []
+        hung = [position for position, index in enumerate(todo)
+                if outcomes[0][index].get("status") in ("timeout", "crashed")] \
+            if run == 2 else None
+        done = run_calls([calls[index] for index in todo], side, version(tree),
+                         time.monotonic() + share, may_hang=hung) if todo else []
         found = dict(zip(todo, done))
         outcomes.append([found.get(index) or outcomes[0][index] for index in range(len(calls))])
     names = {item.name: item.result_name for item in selection.entry_points}
@@ -204,10 +232,26 @@ def decide_all(calls: Sequence[Call], outcomes: Sequence[Sequence[Mapping[str, o
                   messages=options.messages, empty_reason=empty)
 
 
-def _calls(entries: Sequence[EntryPoint], recording: Recording, limit: int) -> list[Call]:
-    """The recorded calls of the first `limit` entry points (nearest first) that have some."""
-    chosen = [item for item in entries if recording.inputs.get(item.name)][:limit]
+def _drawable(entries: Sequence[EntryPoint], recording: Recording,
+              options: EquivalenceOptions) -> list[EntryPoint]:
+    """The entry points inputs are drawn for: those with recorded inputs that will be compared,
+    and those near the change the tests never called (their annotations may be enough)."""
+    recorded = [item for item in entries if recording.inputs.get(item.name)]
+    near = [item for item in entries
+            if not recording.inputs.get(item.name) and item.distance <= options.depth]
+    return [*recorded[:options.max_entry_points], *near]
+
+
+def _calls(entries: Sequence[EntryPoint], recording: Recording, drawn: Generation,
+           limit: int) -> list[Call]:
+    """The calls of the first `limit` entry points (nearest first) that have inputs: the
+    recorded ones, then the generated and the mutated ones."""
+    def inputs(item: EntryPoint) -> list[tuple[str, bytes]]:
+        return [*(("recorded", payload) for payload in recording.inputs.get(item.name, ())),
+                *drawn.inputs.get(item.name, ())]
+
+    chosen = [item for item in entries if inputs(item)][:limit]
     return [Call(entry=item.name, smelly=(item.module, item.qualname),
                  result=(item.result_module, item.result_qualname), payload=payload,
-                 source="recorded")
-            for item in chosen for payload in recording.inputs[item.name]]
+                 source=source)
+            for item in chosen for source, payload in inputs(item)]

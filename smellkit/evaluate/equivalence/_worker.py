@@ -5,7 +5,8 @@ only the stdlib and the code under test), never imported by smellkit.
 `python _worker.py REQUEST.json`. The request names the version's source roots (put first on
 `sys.path`), the inputs file (a pickle of `[entry id, module, qualname, payload]` rows, payload
 itself the pickled `(args, kwargs)` of one call), where results go, the first call to make, the
-seed, the per-call time limit and the memory limit.
+seed, the per-call time limit and the memory limit; and, optionally, `may_hang`: the calls that
+hung on the other version, so a hang elsewhere ends the run (one difference is enough).
 
 Containment, in this process: the memory, file-size and core limits (`resource.setrlimit`); an
 audit hook that refuses writes outside the scratch folder (the cwd), process spawning, signals to
@@ -324,6 +325,8 @@ def main(request_path: str) -> int:
     install_guard(os.getcwd())
     signal.signal(signal.SIGALRM, _alarm)
     seed, limit = int(request["seed"]), float(request["per_call"])
+    may_hang = request.get("may_hang")
+    may_hang = set(may_hang) if isinstance(may_hang, list) else None
     targets: dict[tuple[str, str], Any] = {}
     for index in range(int(request["start"]), len(rows)):
         _, module, qualname, payload = rows[index]
@@ -336,8 +339,13 @@ def main(request_path: str) -> int:
             outcome = {"status": "missing", "error": type_name(type(error)),
                        "message": _text(str(error))}
         outcome["index"] = index
+        stop = may_hang is not None and outcome["status"] == "timeout" and index not in may_hang
+        if stop:  # a hang the other version did not have: the verdict is known, stop waiting
+            outcome["stop"] = True
         results.write(json.dumps(outcome, default=str) + "\n")
         results.flush()
+        if stop:
+            break
     results.close()
     return 0
 

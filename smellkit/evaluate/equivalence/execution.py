@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from smellkit.sandbox.environment import Environment
-from smellkit.sandbox.runner import LocalRunner
+from smellkit.sandbox.runner import LocalRunner, RunResult
 
 NETWORK_PREFIX = ("unshare", "-rn")
 
@@ -65,58 +65,100 @@ def network_isolation() -> str | None:
     return None
 
 
-def run_calls(calls: Sequence[Call], side: str, tree: Path, env: Environment,
-              extra_paths: Sequence[str], scratch: Path, limits: Limits, deadline: float,
-              *, isolate_network: bool = True, tools: Path | None = None
-              ) -> list[dict[str, Any]]:
-    """Each call's outcome on one version (`side`: smelly or result) of the code in `tree`."""
-    work = scratch / "worker"
-    work.mkdir(parents=True, exist_ok=True)
-    inputs = work / f"{side}.inputs"
+SCRIPTS = {"_worker.py": "smellkit_equivalence_worker.py",
+           "_generator.py": "smellkit_equivalence_generator.py"}
+"""The scripts run in the case's interpreter, by the names they import each other with."""
+
+
+@dataclass(frozen=True)
+class Version:
+    """One version of the code and how its worker processes run."""
+
+    tree: Path
+    env: Environment
+    scratch: Path
+    limits: Limits
+    extra_paths: tuple[str, ...] = ()
+    """Folders (relative to `tree`) put after the source folder on `sys.path`: the test
+    modules the recording found, whose objects inputs may refer to."""
+    isolate_network: bool = True
+    tools: Path | None = None
+
+    @property
+    def work(self) -> Path:
+        return self.scratch / "worker"
+
+    def launch(self, script: str, name: str, request: Mapping[str, Any],
+               timeout: float) -> RunResult:
+        """Run `script` (a key of SCRIPTS) on this version with `request` (plus the paths,
+        tools, seed and limits every script reads), in an empty scratch cwd."""
+        self.work.mkdir(parents=True, exist_ok=True)
+        for source, target in SCRIPTS.items():
+            if not (self.work / target).exists():
+                shutil.copyfile(Path(__file__).with_name(source), self.work / target)
+        cwd = self.scratch / "cwd"
+        shutil.rmtree(cwd, ignore_errors=True)
+        cwd.mkdir(parents=True)
+        source_root = (self.tree / self.env.source_path).resolve()
+        paths = [str(source_root), *(str((self.tree / path).resolve())
+                                     for path in self.extra_paths)]
+        limits = self.limits
+        file = self.work / f"{name}.request.json"
+        file.write_text(json.dumps({
+            "paths": paths, "tools": str(self.tools) if self.tools is not None else None,
+            "seed": limits.seed, "per_call": limits.per_call, "memory": limits.memory,
+            **request}))
+        variables = {**self.env.env, "PYTHONPATH": ":".join(paths),
+                     "PYTHONHASHSEED": str(limits.seed), "HOME": str(cwd), "TMPDIR": str(cwd),
+                     "PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8"}
+        argv = [str(self.env.python), str(self.work / SCRIPTS[script]), str(file)]
+        if self.isolate_network:
+            argv = [*NETWORK_PREFIX, *argv]
+        try:
+            return LocalRunner().run(argv, cwd=cwd, env=variables, timeout=timeout)
+        finally:
+            shutil.rmtree(cwd, ignore_errors=True)
+
+
+def run_calls(calls: Sequence[Call], side: str, version: Version, deadline: float, *,
+              may_hang: Sequence[int] | None = None) -> list[dict[str, Any]]:
+    """Each call's outcome on one version (`side`: smelly or result) of the code. With
+    `may_hang` (the calls that hung on the other version), a call that hangs and is not among
+    them ends the run: that difference decides the verdict, and the calls after it are
+    `not_run` rather than waited for."""
+    version.work.mkdir(parents=True, exist_ok=True)
+    inputs = version.work / f"{side}.inputs"
     names = [call.smelly if side == "smelly" else call.result for call in calls]
     with open(inputs, "wb") as handle:
         pickle.dump([[call.entry, *name, call.payload] for call, name in zip(calls, names)],
                     handle)
-    script = work / "smellkit_equivalence_worker.py"
-    if not script.exists():
-        shutil.copyfile(Path(__file__).with_name("_worker.py"), script)
-    results = work / f"{side}.results.jsonl"
+    results = version.work / f"{side}.results.jsonl"
     results.unlink(missing_ok=True)
-    cwd = scratch / "cwd"
-    source = (tree / env.source_path).resolve()
-    paths = [str(source), *(str((tree / path).resolve()) for path in extra_paths)]
     outcomes: dict[int, dict[str, Any]] = {}
     start = 0
     while start < len(calls):
         left = deadline - time.monotonic()
         if left <= 0:
             break
-        shutil.rmtree(cwd, ignore_errors=True)
-        cwd.mkdir(parents=True)
-        request = work / f"{side}.request.json"
-        request.write_text(json.dumps({
-            "paths": paths, "inputs": str(inputs), "results": str(results), "start": start,
-            "seed": limits.seed, "per_call": limits.per_call, "memory": limits.memory,
-            "tools": str(tools) if tools is not None else None}))
-        variables = {**env.env, "PYTHONPATH": ":".join(paths), "PYTHONHASHSEED": str(limits.seed),
-                     "HOME": str(cwd), "TMPDIR": str(cwd), "PYTHONDONTWRITEBYTECODE": "1",
-                     "PYTHONIOENCODING": "utf-8"}
-        argv = [str(env.python), str(script), str(request)]
-        if isolate_network:
-            argv = [*NETWORK_PREFIX, *argv]
-        timeout = min(left, limits.startup + limits.per_call * 1.5 * (len(calls) - start))
-        run = LocalRunner().run(argv, cwd=cwd, env=variables, timeout=timeout)
+        timeout = min(left, version.limits.startup +
+                      version.limits.per_call * 1.5 * (len(calls) - start))
+        run = version.launch("_worker.py", side, {
+            "inputs": str(inputs), "results": str(results), "start": start,
+            "may_hang": list(may_hang) if may_hang is not None else None}, timeout)
         outcomes.update(_read(results))
         done = [index for index in outcomes if index >= start]
         following = max(done) + 1 if done else start
-        if following >= len(calls):
+        if following >= len(calls) or (done and outcomes[max(done)].get("stop")):
+            break
+        if may_hang is not None and following not in may_hang:
+            outcomes[following] = {"status": "timeout" if run.timed_out else "crashed",
+                                   "index": following, "message": run.describe(5)[-500:]}
             break
         # the worker ended before its last call: the next one killed it or hung past the limit
         status = "timeout" if run.timed_out else "crashed"
         outcomes[following] = {"status": status, "index": following,
                                "message": run.describe(5)[-500:]}
         start = following + 1
-    shutil.rmtree(cwd, ignore_errors=True)
     return [outcomes.get(index, {"status": "not_run", "index": index})
             for index in range(len(calls))]
 

@@ -1,6 +1,6 @@
 """`smellkit evaluate --equivalence` end to end on the calc dataset (real environment, recording
 run and workers, the real signals): the oracle is equivalent; predictions the selected tests pass
-but that print, raise another exception or mutate an argument are not equivalent, with their
+but that print or take another branch on drawn inputs are not equivalent, with their
 counterexample; and the option's edges (no tests, a folder scored without it)."""
 
 from __future__ import annotations
@@ -47,8 +47,11 @@ def test_oracle_is_equivalent_and_behaviour_changes_the_tests_miss_are_not(
               "prints")
         + _line(ADD, edit(smelly, "    return a + b", "    return b + a"), "commutes")
         + _line(ADD, edit(smelly, "def add(a: int, b: int) -> int:",
-                          "def add(a: int, b: int) -> int:\n    if a == 2 and b == 3:\n"
-                          "        return 5\n"), "shortcut"))
+                          "def add(a: int, b: int) -> int:\n    if a == 7:\n"
+                          "        return 0\n"), "shortcut")
+        + _line(ADD, edit(smelly, "def add(a: int, b: int) -> int:",
+                          "def add(a: int, b: int) -> int:\n    if a < 0:\n"
+                          "        return 0\n"), "negative"))
     report = evaluate(calc_dataset, [preds], tmp_path / "out", baselines=("oracle",),
                       equivalence=OPTIONS)
     assert report.exit_code == 0
@@ -69,11 +72,17 @@ def test_oracle_is_equivalent_and_behaviour_changes_the_tests_miss_are_not(
     assert example["input"] == "[[2, 3], {}]"
     assert example["result"]["printed"] == "adding\n" and "printed" not in example["smelly"]
     assert rows[ADD, "commutes"].equivalence == "equivalent"
-    # what no recorded input reaches cannot be seen: equivalent on the inputs the tests make
+    # the tests call add(2, 3) only: a branch for negative numbers is reached by the inputs
+    # drawn from the annotations (edge values first), one for a == 7 by none of them
+    negative = rows[ADD, "negative"]
+    assert negative.equivalence == "not_equivalent" and negative.tpr == 1.0
+    assert negative.equivalence_detail is not None
+    assert negative.equivalence_detail["counterexample"]["source"] in ("generated", "mutated")
     shortcut = rows[ADD, "shortcut"]
     assert shortcut.equivalence == "equivalent"
-    assert shortcut.equivalence_detail is not None and \
-        shortcut.equivalence_detail["inputs_by_source"] == {"recorded": 1}
+    assert shortcut.equivalence_detail is not None
+    drawn = shortcut.equivalence_detail["inputs_by_source"]
+    assert drawn["recorded"] == 1 and drawn["generated"] > 0 and drawn["mutated"] > 0
 
 
 def test_equivalence_needs_the_tests_environment(calc_dataset: Path, tmp_path: Path) -> None:

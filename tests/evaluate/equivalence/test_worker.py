@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from smellkit.evaluate.equivalence.execution import Call, Limits, network_isolation, run_calls
+from smellkit.evaluate.equivalence.execution import Call, Limits, Version, network_isolation, run_calls
 from smellkit.sandbox.environment import Environment
 
 MODULE = '''
@@ -96,9 +96,10 @@ def _call(name: str, *args: Any, **kwargs: Any) -> Call:
 def _run(package: tuple[Path, Environment], tmp_path: Path, calls: list[Call],
          per_call: float = 1.0, budget: float = 60.0) -> list[dict[str, Any]]:
     tree, env = package
-    limits = Limits(per_call=per_call, startup=3.0)
-    return run_calls(calls, "smelly", tree, env, (), tmp_path / "scratch", limits,
-                     time.monotonic() + budget, isolate_network=network_isolation() is None)
+    version = Version(tree=tree, env=env, scratch=tmp_path / "scratch",
+                      limits=Limits(per_call=per_call, startup=3.0),
+                      isolate_network=network_isolation() is None)
+    return run_calls(calls, "smelly", version, time.monotonic() + budget)
 
 
 def test_outcomes_hold_value_mutation_and_output(package: tuple[Path, Environment],
@@ -201,3 +202,17 @@ def test_the_worker_has_no_network(package: tuple[Path, Environment], tmp_path: 
         "socket.if_nameindex())\n")
     (outcome,) = _run(package, tmp_path, [_call("pkg.net:interfaces")])
     assert outcome["value"] == ["list", [["str", "lo"]]]
+
+
+def test_a_hang_the_other_version_did_not_have_ends_the_run(
+        package: tuple[Path, Environment], tmp_path: Path) -> None:
+    tree, env = package
+    version = Version(tree=tree, env=env, scratch=tmp_path / "scratch",
+                      limits=Limits(per_call=0.5, startup=3.0),
+                      isolate_network=network_isolation() is None)
+    calls = [_call("pkg.mod:spin"), _call("pkg.mod:spin"), _call("pkg.mod:add", 1, 1)]
+    expected, new, after = run_calls(calls, "result", version, time.monotonic() + 60,
+                                     may_hang=[0])
+    assert expected["status"] == "timeout" and "stop" not in expected
+    assert new["status"] == "timeout" and new["stop"]
+    assert after["status"] == "not_run"
