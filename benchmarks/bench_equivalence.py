@@ -1,13 +1,14 @@
 """The equivalence check against seeded mutants of the ground truth, on the click dataset.
 
-For every click case (the dataset the scoring tests build, `tests/evaluate/conftest.py`), the
-oracle (the ground-truth patch) is scored with `--equivalence` first: it must never be
-`not_equivalent`, and should be `equivalent` on at least 80% of the cases. Then, for each mutant
-kind of `equivalence_mutants.KINDS`, one mutant of the ground-truth result: the kind applied to
-the first function it fits among those the ground truth touched, then those the oracle's check
-compared (nearest to the change first), the site drawn with `--seed`. Every mutant is scored as a prediction (the selected tests and the
-equivalence check), and the table gives, per kind, how many mutants the selected tests catch
-(some test fails), equivalence catches (`not_equivalent`), either catches, and neither.
+For every click case (the dataset the scoring tests build, `tests/evaluate/conftest.py`), the oracle
+(the ground-truth patch) is scored with `--equivalence` first: it must never be `not_equivalent`,
+and should be `equivalent` on at least 80% of the cases. Then, for each mutant kind of
+`equivalence_mutants.KINDS`, one mutant of the ground-truth result: the kind applied to the first
+function it fits among those the ground truth touched, then those the oracle's check compared
+(nearest to the change first), the site drawn with `--seed`. Every mutant is scored as a prediction
+(the selected tests and the equivalence check), and the table gives, per kind, how many mutants the
+selected tests catch (some test fails), equivalence catches (`not_equivalent`), either catches, and
+neither.
 
 Which mutants change behaviour cannot be decided; the study's denominator for "equivalence
 catches at least 90% of the mutants that are not behaviour-preserving" is the mutants some check

@@ -1,6 +1,6 @@
 """A pytest plugin that records the arguments of chosen functions while a case's tests run on the
 smelly code. Copied into the copy's source folder and loaded with `-p`; it imports only the stdlib
-and pytest, and is never imported by smellkit.
+(pytest calls its hooks by name), and is never imported by smellkit.
 
 Each call of a wanted function is seen when it starts (`sys.monitoring` PY_START on 3.12+, which
 turns itself off for every other code object; `sys.setprofile` before) and its arguments,
@@ -28,8 +28,6 @@ import pickle
 import sys
 import threading
 from typing import Any
-
-import pytest
 
 _CO_VARARGS, _CO_VARKEYWORDS = 0x04, 0x08
 _SETTINGS_FILE = os.environ.get("SMELLKIT_RECORD")
@@ -162,7 +160,7 @@ class Recorder:
 _recorder: Recorder | None = None
 
 
-def pytest_configure(config: pytest.Config) -> None:
+def pytest_configure(config: Any) -> None:
     global _recorder
     if _SETTINGS_FILE and _recorder is None:
         with open(_SETTINGS_FILE, encoding="utf-8") as handle:
@@ -170,14 +168,12 @@ def pytest_configure(config: pytest.Config) -> None:
         _recorder.start()
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_protocol(item: pytest.Item, nextitem: Any) -> Any:
+def pytest_runtest_logstart(nodeid: str, location: Any) -> None:
     if _recorder is not None:
-        _recorder.test = item.nodeid
-    yield
+        _recorder.test = nodeid
 
 
-def pytest_unconfigure(config: pytest.Config) -> None:
+def pytest_unconfigure(config: Any) -> None:
     global _recorder
     if _recorder is not None:
         _recorder.stop()

@@ -14,7 +14,13 @@ from typing import Any
 
 import pytest
 
-from smellkit.evaluate.equivalence.execution import Call, Limits, Version, network_isolation, run_calls
+from smellkit.evaluate.equivalence.execution import (
+    Call,
+    Limits,
+    Version,
+    network_isolation,
+    run_calls,
+)
 from smellkit.sandbox.environment import Environment
 
 MODULE = '''
