@@ -61,6 +61,8 @@ def score_prediction(prepared: PreparedCase, prediction: Prediction, signals: Si
         score.errors = (*score.errors, f"scoring failed: {type(error).__name__}: {error}")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+    if options.equivalence is not None and score.equivalence is None:
+        _not_checked(score)
     score.seconds = round(time.perf_counter() - started, 3)
     return categorise(score)
 
@@ -88,6 +90,20 @@ def _score(prepared: PreparedCase, prediction: Prediction, signals: Signals | No
     if options.equivalence is not None:
         _equivalence(prepared, root, result, prediction, options.equivalence, scratch, score)
     return score
+
+
+def _not_checked(score: Score) -> None:
+    """Every row of a run with equivalence has a verdict (a rerun tells rows scored without it
+    by its absence): inconclusive, with why the check did not run."""
+    if not score.applied:
+        reason = f"the patch was not run ({score.apply_status or 'not applied'})"
+    else:
+        reason = "the check did not run: " + ("; ".join(score.errors) or "no analysis")
+    from smellkit.evaluate.equivalence import Equivalence
+
+    score.equivalence = "inconclusive"
+    score.equivalence_detail = Equivalence(verdict="inconclusive",
+                                           reason=reason[:500]).model_dump(mode="json")
 
 
 def _equivalence(prepared: PreparedCase, root: Path, result: Project, prediction: Prediction,

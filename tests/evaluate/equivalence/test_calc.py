@@ -115,3 +115,19 @@ def test_the_cli_option(calc_dataset: Path, tmp_path: Path) -> None:
                                         "-o", str(tmp_path / "other"),
                                         "--equivalence-budget", "60"])
     assert refused.exit_code != 0 and "needs --equivalence" in refused.output
+
+
+def test_a_patch_that_does_not_apply_gets_a_verdict_and_the_folder_resumes(
+        calc_dataset: Path, tmp_path: Path) -> None:
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text(_line(ADD, "diff --git a/src/calc/ops.py b/src/calc/ops.py\n"
+                                "--- a/src/calc/ops.py\n+++ b/src/calc/ops.py\n"
+                                "@@ -1,1 +1,1 @@\n-no such line\n+x\n", "broken"))
+    out = tmp_path / "out"
+    evaluate(calc_dataset, [preds], out, equivalence=OPTIONS)
+    (row,) = _rows(out).values()
+    assert row.apply_status == "apply_failed" and row.equivalence == "inconclusive"
+    assert row.equivalence_detail is not None
+    assert row.equivalence_detail["reason"] == "the patch was not run (apply_failed)"
+    again = evaluate(calc_dataset, [preds], out, equivalence=OPTIONS)  # resumes, no refusal
+    assert again.reused == 1 and again.scored == 0
