@@ -16,8 +16,8 @@ caught (a lower bound on the behaviour-changing ones), and the mutants neither c
 printed with their site so they can be read. Time per case is the equivalence check's own time
 (`equivalence_detail.seconds`), median and maximum.
 
-    python benchmarks/bench_equivalence.py [--data DIR] [--seed 0] [--jobs 2]
-        [--keep tests/evaluate/fixtures/equivalence]
+    python benchmarks/bench_equivalence.py [--data DIR] [--seed 0] [--jobs 2] [--cases N]
+        [--work DIR] [--keep tests/evaluate/fixtures/equivalence]
 
 `--keep DIR` writes the mutants that every selected test misses and equivalence catches as
 `<instance>-<kind>.json` predictions (the regression tests read them).
@@ -125,6 +125,9 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--budget", type=float, default=EquivalenceOptions().case_budget)
     parser.add_argument("--keep", type=Path, default=None)
+    parser.add_argument("--cases", type=int, default=None,
+                        help="mutate only the first N cases (a rerun with the same --work "
+                             "reuses every row already scored)")
     parser.add_argument("--work", type=Path, default=None)
     args = parser.parse_args()
     options = EquivalenceOptions(case_budget=args.budget)
@@ -147,7 +150,7 @@ def main() -> None:
     checkout = _checkout(dataset)
     predictions = []
     made: dict[tuple[str, str], Mutant] = {}
-    for instance_id, case in cases.items():
+    for instance_id, case in list(cases.items())[:args.cases]:
         row = oracle[instance_id]
         # the functions the ground truth wrote first (where an agent's slip would be), then
         # the entry points the oracle's check compared
@@ -159,8 +162,11 @@ def main() -> None:
     (work / "mutants.jsonl").write_text("".join(json.dumps(item) + "\n" for item in predictions))
     evaluate(dataset, [work / "mutants.jsonl"], work / "mutants", jobs=args.jobs,
              equivalence=options)
-    rows = _rows(work / "mutants" / SCORES)
-    print(f"\n{len(rows)} mutants of {len(cases)} cases (seed {args.seed})")
+    asked = {(item["instance_id"], item["model_name_or_path"]) for item in predictions}
+    rows = [row for row in _rows(work / "mutants" / SCORES)
+            if (row["instance_id"], row["model"]) in asked]
+    print(f"\n{len(rows)} mutants of {len(set(row['instance_id'] for row in rows))} cases "
+          f"(seed {args.seed})")
     print(f"{'kind':20} {'mutants':>8} {'tests':>6} {'equiv':>6} {'either':>7} {'neither':>8} "
           f"{'eq/either':>10}")
     totals = [0, 0, 0, 0]

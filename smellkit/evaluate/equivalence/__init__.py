@@ -8,12 +8,15 @@ One prediction at a time (`check`):
    compatible signature; the others are reported as not comparable.
 2. `recording`: the case's selected tests run on a copy of the smelly code, recording the
    (pickled, so deep-copied) arguments of every call of an entry point, receivers included.
-3. `execution`: the recorded calls made on the smelly version twice and on the result once, each
-   version in its own worker process of the case's environment (`_worker.py`), each call on a
-   fresh unpickled copy of its input, contained (time, memory, file writes, processes,
-   network).
-4. `verdict`: `comparison` of each call's outcomes (return value, exception type, arguments'
-   state afterwards, printed output); nondeterministic entry points are left out.
+3. `generation`: more inputs drawn with Hypothesis in a worker of the smelly version
+   (`_generator.py`): generated from annotations and recorded types, and mutated recordings.
+4. `execution`: the calls made on the smelly version twice and on the result once, each version
+   in its own worker process of the case's environment (`_worker.py`), each call on a fresh
+   unpickled copy of its input, contained (time, memory, file writes, processes, network).
+5. `verdict`: `comparison` of each call's outcomes (return value, exception type and message,
+   arguments' state afterwards, printed output); nondeterministic entry points are left out.
+
+`tools` lends cloudpickle and Hypothesis to the case's interpreter without installing them.
 """
 
 from __future__ import annotations
