@@ -519,21 +519,28 @@ def build_command(specs: tuple[Path, ...], out_dir: Path, seed: int, jobs: int, 
 @click.option("--no-tests", is_flag=True,
               help="Run no tests: static signals only (for measuring their speed).")
 @click.option("--no-progress", is_flag=True, help="No progress bars.")
+@click.option("--equivalence", is_flag=True,
+              help="Also test each result against the smelly code by differential testing "
+                   "(recorded inputs of the functions the patch could change).")
+@click.option("--equivalence-budget", type=click.FloatRange(min=1), default=None,
+              help="Seconds of differential testing per prediction (default 240).")
 def evaluate_command(dataset: Path, predictions: tuple[Path, ...], out_dir: Path,
                      baselines: tuple[str, ...], repos: Path | None, harbor_jobs: Path | None,
                      jobs: int, runner: str | None, full_suite: bool, specs: tuple[Path, ...],
-                     cache_dir: Path | None, no_tests: bool, no_progress: bool) -> None:
+                     cache_dir: Path | None, no_tests: bool, no_progress: bool,
+                     equivalence: bool, equivalence_budget: float | None) -> None:
     """Score PREDICTIONS (SWE-bench JSONL/JSON, mini-swe-agent preds.json) on DATASET (a
     build's output folder or dataset file); resumable: run again to score what is missing."""
     from smellkit.evaluate.scorer import evaluate
 
     try:
+        options = _equivalence_options(equivalence, equivalence_budget)
         with build_progress(enabled=not no_progress) as progress:
             report = evaluate(dataset, list(predictions), out_dir, baselines=baselines,
                               repos=repos, harbor_jobs=harbor_jobs, jobs=jobs,
                               runner=runner,  # type: ignore[arg-type]
                               full_suite=full_suite, tests=not no_tests, specs=specs,
-                              cache_dir=cache_dir, progress=progress)
+                              cache_dir=cache_dir, progress=progress, equivalence=options)
     except SmellkitError as error:
         _fail(error)
         return
@@ -544,6 +551,17 @@ def evaluate_command(dataset: Path, predictions: tuple[Path, ...], out_dir: Path
     if (out_dir / "scores.jsonl").is_file():
         _write_score_reports(out_dir, console)
     sys.exit(report.exit_code)
+
+
+def _equivalence_options(enabled: bool, budget: float | None) -> Any:
+    """The equivalence options `--equivalence` and `--equivalence-budget` ask for (None: off)."""
+    if not enabled:
+        if budget is not None:
+            raise UsageError("--equivalence-budget needs --equivalence")
+        return None
+    from smellkit.evaluate.equivalence import EquivalenceOptions
+
+    return EquivalenceOptions() if budget is None else EquivalenceOptions(case_budget=budget)
 
 
 def _write_score_reports(out_dir: Path, console: Any) -> None:

@@ -121,6 +121,12 @@ class Score(BaseModel):
 
     # -- equivalence (filled when differential testing runs) --------------------------------
     equivalent: bool | None = None
+    """True for an `equivalent` verdict, False for `not_equivalent`, None otherwise."""
+    equivalence: Literal["equivalent", "not_equivalent", "inconclusive"] | None = None
+    """The differential-testing verdict (`smellkit evaluate --equivalence`), None when not run."""
+    equivalence_detail: dict[str, Any] | None = None
+    """`smellkit.evaluate.equivalence.Equivalence` as a dict: entry points and inputs compared,
+    what could not be compared and why, the counterexample, the reason of an inconclusive."""
 
     # -- verdict ----------------------------------------------------------------------------
     error_category: ErrorCategory = "no_patch"

@@ -26,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -48,6 +48,9 @@ from smellkit.evaluate.workspace import (
     revision_problem,
 )
 from smellkit.sandbox.runners import RunnerName
+
+if TYPE_CHECKING:
+    from smellkit.evaluate.equivalence import EquivalenceOptions
 
 Progress = Callable[[str, int, "int | None"], None]
 """Called as `progress(description, done, total)` (the build's callback, `StageBars`)."""
@@ -125,15 +128,17 @@ def evaluate(dataset: Path | str, predictions: Sequence[Path | str] = (),
              jobs: int = 2, runner: RunnerName | None = None, full_suite: bool = False,
              tests: bool = True, specs: Sequence[Path | str] = (),
              cache_dir: Path | str | None = None, signals: Signals | None = None,
-             progress: Progress | None = None) -> EvaluateReport:
+             progress: Progress | None = None,
+             equivalence: EquivalenceOptions | None = None) -> EvaluateReport:
     """Score the predictions (files, `repos`, `harbor_jobs`, `baselines`) of `dataset` (a
     build's output folder or a dataset file) into `out_dir`; returns the run's report.
 
     `specs` are repo spec files replacing those the build recorded; `cache_dir` is where
     checkouts and environments are (default: the cache the build recorded, else
     `DATASET_DIR/cache`). `tests=False` runs no test (static signals only); `signals` replaces
-    the signals module. Raises SmellkitError only when the inputs as a whole are unusable (no
-    dataset, an unreadable `--spec`, bad arguments).
+    the signals module. `equivalence` turns differential testing on (it needs the tests'
+    environment: `tests` must be on). Raises SmellkitError only when the inputs as a whole are
+    unusable (no dataset, an unreadable `--spec`, bad arguments).
     """
     started = time.perf_counter()
     if jobs < 1:
@@ -144,6 +149,8 @@ def evaluate(dataset: Path | str, predictions: Sequence[Path | str] = (),
     unknown = [kind for kind in baselines if kind not in BASELINES]
     if unknown:
         raise UsageError(f"unknown baseline {unknown[0]!r}", hint=f"one of {', '.join(BASELINES)}")
+    if equivalence is not None and not tests:
+        raise UsageError("--equivalence runs the code: it cannot be combined with --no-tests")
     if not Path(dataset).exists():
         raise UsageError("no such dataset", path=dataset, hint="give the output folder of "
                          "`smellkit build`, which holds dataset.jsonl, or a dataset file")
@@ -168,13 +175,16 @@ def evaluate(dataset: Path | str, predictions: Sequence[Path | str] = (),
         run.write_errors()
         scores = JsonlLog(out / SCORES, key=row_key)
         order = {case.instance_id: number for number, case in enumerate(data.cases)}
+        if equivalence is not None:
+            _refuse_rows_without_equivalence(scores, out)
         pending = sorted((pair for pair in matched.pairs
                           if pair_key(pair[0].instance_id, pair[0].model) not in scores),
                          key=lambda pair: order[pair[1].instance_id])
         chosen = signals if signals is not None else load_signals()
         run.store.signals = chosen
         run.score(run.scorable(pending), scores, jobs,
-                  ScoreOptions(tests=tests, full_suite=full_suite, scratch=out / "work"),
+                  ScoreOptions(tests=tests, full_suite=full_suite, scratch=out / "work",
+                               equivalence=equivalence),
                   chosen)
         shutil.rmtree(out / "work", ignore_errors=True)
         run.write_errors()
@@ -191,6 +201,14 @@ def evaluate(dataset: Path | str, predictions: Sequence[Path | str] = (),
             exit_code=codes[0] if codes else 0)
         write_atomic(out / RUN, report.model_dump_json(indent=2) + "\n")
         return report
+
+
+def _refuse_rows_without_equivalence(scores: JsonlLog, out: Path) -> None:
+    """A rerun reuses finished rows: rows scored without equivalence would stay without it."""
+    if any(row.get("equivalence") is None for row in scores):
+        raise UsageError("the rows already in this folder were scored without --equivalence, "
+                         "and a rerun keeps finished rows", path=out / SCORES,
+                         hint="give another -o folder to score with --equivalence")
 
 
 @dataclass

@@ -15,12 +15,17 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from smellkit.evaluate.inputs.predictions import Prediction
 from smellkit.evaluate.patches.apply import ApplyOutcome, apply_prediction
 from smellkit.evaluate.score import Score, categorise
 from smellkit.evaluate.workspace import PreparedCase, Signals, load_project
+from smellkit.project import Project
 from smellkit.sandbox.testrun import TestRun, run_tests
+
+if TYPE_CHECKING:
+    from smellkit.evaluate.equivalence import EquivalenceOptions
 
 
 @dataclass(frozen=True)
@@ -33,6 +38,9 @@ class ScoreOptions:
     """Also run every test that passes on the original code."""
     scratch: Path | None = None
     """Where result copies are made (one folder per prediction, removed afterwards)."""
+    equivalence: EquivalenceOptions | None = None
+    """Differential testing against the smelly code (`smellkit.evaluate.equivalence`); off when
+    None."""
 
 
 def new_score(prepared: PreparedCase, prediction: Prediction) -> Score:
@@ -55,6 +63,8 @@ def score_prediction(prepared: PreparedCase, prediction: Prediction, signals: Si
         score.errors = (*score.errors, f"scoring failed: {type(error).__name__}: {error}")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+    if options.equivalence is not None and score.equivalence is None:
+        _not_checked(score)
     score.seconds = round(time.perf_counter() - started, 3)
     return categorise(score)
 
@@ -77,8 +87,59 @@ def _score(prepared: PreparedCase, prediction: Prediction, signals: Signals | No
         load_project(root / case.source_path, prepared.repository.facts)
     assert result is not None  # analysis is only made from a loaded smelly Project
     # A copy: a signal that crashes halfway leaves no half-measured row to be categorised.
-    return signals.measure(prepared.analysis, result, prediction.patch,
-                           score.model_copy(deep=True))
+    score = signals.measure(prepared.analysis, result, prediction.patch,
+                            score.model_copy(deep=True))
+    if options.equivalence is not None:
+        _equivalence(prepared, root, result, prediction, options.equivalence, scratch, score)
+    return score
+
+
+def _not_checked(score: Score) -> None:
+    """Every row of a run with equivalence has a verdict (a rerun tells rows scored without it
+    by its absence): inconclusive, with why the check did not run."""
+    if not score.applied:
+        reason = f"the patch was not run ({score.apply_status or 'not applied'})"
+    else:
+        reason = "the check did not run: " + ("; ".join(score.errors) or "no analysis")
+    from smellkit.evaluate.equivalence import Equivalence
+
+    score.equivalence = "inconclusive"
+    score.equivalence_detail = Equivalence(verdict="inconclusive",
+                                           reason=reason[:500]).model_dump(mode="json")
+
+
+def _equivalence(prepared: PreparedCase, root: Path, result: Project, prediction: Prediction,
+                 options: EquivalenceOptions, scratch: Path, score: Score) -> None:
+    """Differential testing of the result against the smelly code; a check that cannot be made
+    is an inconclusive verdict with its reason, never a crash of the row. Imported here: the
+    check needs the signals module, which scoring without it does not."""
+    from smellkit.evaluate.equivalence import Equivalence, Versions, check
+    from smellkit.evaluate.signals import CaseAnalysis
+
+    repository = prepared.repository
+    if not isinstance(prepared.analysis, CaseAnalysis):
+        verdict = Equivalence(verdict="inconclusive", reason="the smelly code's analysis is "
+                              "missing (see errors)")
+    elif repository.env is None or repository.runner is None:
+        verdict = Equivalence(verdict="inconclusive", reason="equivalence needs the "
+                              "repository's environment: score with tests on")
+    else:
+        versions = Versions(smelly_tree=prepared.smelly_tree, result_tree=root,
+                            spec=repository.spec, env=repository.env, runner=repository.runner,
+                            tests=prepared.case.tests, seed=_seed(prepared))
+        work = scratch / "equivalence"
+        work.mkdir(exist_ok=True)
+        try:
+            verdict = check(prepared.analysis, result, prediction.patch, versions, work, options)
+        except Exception as error:
+            verdict = Equivalence(verdict="inconclusive",
+                                  reason=f"the check failed: {type(error).__name__}: {error}")
+            score.errors = (*score.errors, f"equivalence: {type(error).__name__}: {error}")
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    score.equivalence = verdict.verdict
+    score.equivalent = {"equivalent": True, "not_equivalent": False}.get(verdict.verdict)
+    score.equivalence_detail = verdict.model_dump(mode="json")
 
 
 def _record_apply(score: Score, outcome: ApplyOutcome) -> None:

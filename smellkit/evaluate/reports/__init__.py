@@ -25,6 +25,7 @@ from typing import NamedTuple
 from smellkit._internal.jsonl import write_atomic
 from smellkit.evaluate.reports.aggregate import (
     ALL,
+    EQUIVALENCE_VERDICTS,
     SIGNALS,
     Comparison,
     Group,
@@ -165,6 +166,15 @@ def summary_tables(summary: Summary) -> list[Table]:
             "Mean judge score and mean adjusted score (after the cross-check against the "
             "evidence) per dimension, over the judged predictions; judge_contradicted is the "
             "share of verdicts the evidence contradicts. Details: judge_summary.md."))
+    if summary.equivalence:
+        names = (*EQUIVALENCE_VERDICTS, "not_run")
+        tables.append(Table(
+            "Equivalence verdicts", ("model", "smell", "difficulty", *names),
+            tuple((item.model, item.smell, item.difficulty,
+                   *(str(item.counts.get(name, 0)) for name in names))
+                  for item in summary.equivalence),
+            "Differential testing against the smelly code, per model, smell and difficulty "
+            f"(`{ALL}`: all); not_run: scored without --equivalence."))
     tables.extend(_comparison_table(summary, comparison) for comparison in summary.comparisons)
     tables.append(Table("Signals", ("signal", "mean of"),
                         tuple((name, text) for name, text in SIGNALS.items())))

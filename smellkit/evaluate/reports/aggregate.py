@@ -154,6 +154,23 @@ class Comparison(BaseModel):
     stats: tuple[PairedStat, ...]
 
 
+EQUIVALENCE_VERDICTS = ("equivalent", "not_equivalent", "inconclusive")
+EQUIVALENCE_LEVELS: tuple[tuple[str, ...], ...] = (("model",), ("model", "smell"),
+                                                   ("model", "difficulty"))
+
+
+class VerdictCount(BaseModel):
+    """How many predictions of one model (x smell, or x difficulty) got each equivalence
+    verdict, and how many were scored without the check (`not_run`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    model: str
+    smell: str = ALL
+    difficulty: str = ALL
+    counts: dict[str, int]
+
+
 class Summary(BaseModel):
     """Everything `summary.json` holds: how it was computed, the groups, errors, comparisons."""
 
@@ -175,6 +192,9 @@ class Summary(BaseModel):
     errors: dict[str, dict[str, int]]
     """Per model: predictions in each error category (every category listed, in check order)."""
     comparisons: tuple[Comparison, ...]
+    equivalence: tuple[VerdictCount, ...] = ()
+    """Equivalence verdicts per model, per model x smell and per model x difficulty; empty
+    when no prediction was checked (`smellkit evaluate --equivalence`)."""
 
     def group(self, model: str, smell: str = ALL, difficulty: str = ALL,
               setting: str = ALL) -> Group | None:
@@ -312,7 +332,7 @@ def summarise(data: pd.DataFrame | Iterable[Score], *,
         rows=len(table), models=models, smells=_names(table, "smell"),
         difficulties=_names(table, "difficulty"), settings=_names(table, "setting"),
         seed=seed, n_resamples=n_resamples, confidence_level=confidence, signals=dict(SIGNALS),
-        groups=tuple(groups), errors=error_counts(table),
+        groups=tuple(groups), errors=error_counts(table), equivalence=verdict_counts(table),
         comparisons=tuple(_compare(table, values, a, b, seed, n_resamples, confidence)
                           for a, b in pairs))
 
@@ -325,6 +345,29 @@ def error_counts(data: pd.DataFrame | Iterable[Score]) -> dict[str, dict[str, in
         per_model = counts.setdefault(model, dict.fromkeys(ERROR_CATEGORIES, 0))
         per_model[category] = per_model.get(category, 0) + 1
     return {model: counts[model] for model in sorted(counts)}
+
+
+def verdict_counts(data: pd.DataFrame | Iterable[Score]) -> tuple[VerdictCount, ...]:
+    """The equivalence verdicts counted per model, model x smell and model x difficulty."""
+    table = as_table(data)
+    if "equivalence" not in table.columns or table["equivalence"].isna().all():
+        return ()
+    keys = table[list(DIMENSIONS)].astype(str).to_numpy()
+    verdicts = [value if isinstance(value, str) else "not_run" for value in table["equivalence"]]
+    found: list[VerdictCount] = []
+    for level in EQUIVALENCE_LEVELS:
+        counts: dict[tuple[str, ...], dict[str, int]] = {}
+        for names, verdict in zip(keys, verdicts):
+            key = tuple(name if dimension in level else ALL
+                        for dimension, name in zip(DIMENSIONS[:3], names[:3]))
+            per_key = counts.setdefault(key, dict.fromkeys((*EQUIVALENCE_VERDICTS, "not_run"),
+                                                           0))
+            per_key[verdict] = per_key.get(verdict, 0) + 1
+        for key in sorted(counts, key=lambda key: [_sort_key(dimension, value) for
+                                                    dimension, value in zip(DIMENSIONS, key)]):
+            found.append(VerdictCount(model=key[0], smell=key[1], difficulty=key[2],
+                                      counts=counts[key]))
+    return tuple(found)
 
 
 def _pair_rows(table: pd.DataFrame, a: str, b: str) -> tuple[list[int], list[int]]:

@@ -197,8 +197,8 @@ def measure(analysis: CaseAnalysis, result: Project, patch: str, score: Score) -
                        lambda: parse_patch(patch) if patch.strip() else ())
     lines = None
     if changes is not None:
-        inside = [item for item in (_relative(change, analysis.prefix) for change in changes)
-                  if item is not None]
+        inside = [item for item in (relative_change(change, analysis.prefix)
+                                    for change in changes) if item is not None]
         lines = _attempt(errors, "localization", lambda: touched(changed_files(
             inside, analysis.smelly.root, side.root, analysis.smelly, side),
             analysis.smelly, side))
@@ -218,13 +218,13 @@ def measure(analysis: CaseAnalysis, result: Project, patch: str, score: Score) -
     score.files_involved = analysis.involvement.files_involved
     if changes is not None and lines is not None:
         outside = [change for change in changes
-                   if _relative(change, analysis.prefix) is None]
+                   if relative_change(change, analysis.prefix) is None]
         _scope(analysis, changes, outside, side, lines, score, errors)
     score.errors = (*score.errors, *errors)
     return score
 
 
-def _relative(change: FileChange, prefix: str) -> FileChange | None:
+def relative_change(change: FileChange, prefix: str) -> FileChange | None:
     """The change with paths relative to the source folder; None when it is outside it."""
     if not all(path.startswith(prefix) for path in change.paths):
         return None
@@ -262,7 +262,8 @@ def _named(checks: tuple[StructuralCheck, ...]) -> set[str]:
     return found
 
 
-def _renames(analysis: CaseAnalysis, side: Side, names: Iterable[str]) -> dict[str, str]:
+def renamed_definitions(analysis: CaseAnalysis, side: Side,
+                        names: Iterable[str]) -> dict[str, str]:
     """Definitions of the smelly version (or the original's that it lacks) among `names` that
     the result no longer has -> the definition the result added in their place, matched by
     shape (`recovery.match`, one to one)."""
@@ -302,7 +303,7 @@ def _smell(analysis: CaseAnalysis, side: Side, context: Context, score: Score,
     """Residue and structural checks on the result, following renamed definitions."""
     checks = analysis.case.case.checks if analysis.case.case is not None else None
     locations = [item.qualname for item in analysis.involvement.locations]
-    renames = _attempt(errors, "renames", lambda: _renames(
+    renames = _attempt(errors, "renames", lambda: renamed_definitions(
         analysis, side, [*locations, *_named(checks or ())])) or {}
 
     def left() -> int:

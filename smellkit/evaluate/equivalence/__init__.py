@@ -1,0 +1,260 @@
+"""Functional equivalence by differential testing: does the prediction's result behave as the
+smelly code did, on every function the prediction could have changed?
+
+One prediction at a time (`check`):
+
+1. `entries`: the smelly functions and methods the patch changed and their callers, each paired
+   with the result's function of the same name (or the one the rename matching found), with a
+   compatible signature; the others are reported as not comparable.
+2. `recording`: the case's selected tests run on a copy of the smelly code, recording the
+   (pickled, so deep-copied) arguments of every call of an entry point, receivers included.
+3. `generation`: more inputs drawn with Hypothesis in a worker of the smelly version
+   (`_generator.py`): generated from annotations and recorded types, and mutated recordings.
+4. `execution`: the calls made on the smelly version twice and on the result once, each version
+   in its own worker process of the case's environment (`_worker.py`), each call on a fresh
+   unpickled copy of its input, contained (time, memory, file writes, processes, network).
+5. `verdict`: `comparison` of each call's outcomes (return value, exception type and message,
+   arguments' state afterwards, printed output); nondeterministic entry points are left out.
+
+`tools` lends cloudpickle and Hypothesis to the case's interpreter without installing them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from smellkit.config import RepoSpec
+from smellkit.evaluate.equivalence.entries import EntryPoint, Selection, select
+from smellkit.evaluate.equivalence.execution import (
+    Call,
+    Limits,
+    Version,
+    network_isolation,
+    run_calls,
+)
+from smellkit.evaluate.equivalence.generation import Generation, generate
+from smellkit.evaluate.equivalence.recording import Recording, record
+from smellkit.evaluate.equivalence.tools import tools_folder
+from smellkit.evaluate.equivalence.verdict import (
+    VERDICTS,
+    Counterexample,
+    Equivalence,
+    Verdict,
+    decide,
+)
+from smellkit.evaluate.patches.parse import parse_patch
+from smellkit.evaluate.signals import CaseAnalysis, relative_change, renamed_definitions
+from smellkit.evaluate.signals.localize import Side, changed_files, decorated_start, split_lines
+from smellkit.evaluate.signals.localize import touched as touched_names
+from smellkit.project import Project
+from smellkit.sandbox.environment import Environment
+from smellkit.sandbox.runner import Runner
+
+__all__ = ["VERDICTS", "Counterexample", "Equivalence", "EquivalenceOptions", "Verdict",
+           "check"]
+
+
+@dataclass(frozen=True)
+class EquivalenceOptions:
+    """How hard to look; the defaults keep a click case under a minute on one core."""
+
+    depth: int = 2
+    """Callers of changed functions followed this many calls up the call graph."""
+    max_entry_points: int = 40
+    """Entry points compared (those with inputs, nearest to the change first)."""
+    max_recorded_entry_points: int = 150
+    """Entry points whose calls the recording watches for."""
+    recorded: int = 20
+    """Distinct recorded inputs kept per entry point."""
+    generated: int = 10
+    """Inputs drawn per entry point from annotations and recorded types (Hypothesis)."""
+    mutated: int = 10
+    """Recorded inputs with one argument redrawn, per entry point."""
+    generation_budget: float = 30.0
+    """Seconds for drawing the generated and mutated inputs of a prediction."""
+    per_call: float = 2.0
+    """Seconds one call may take before it counts as hung."""
+    case_budget: float = 240.0
+    """Seconds for a prediction's whole check, the recording run included."""
+    memory: int = 2 << 30
+    """Address space of a worker process, in bytes (RLIMIT_AS)."""
+    messages: bool = True
+    """Compare exception messages too (a refactoring keeps them; off for predictions that may
+    reword them)."""
+    isolate_network: bool = True
+    """Refuse to run calls (inconclusive) where no network namespace can be made."""
+
+
+@dataclass(frozen=True)
+class Versions:
+    """The two trees and what runs them."""
+
+    smelly_tree: Path
+    result_tree: Path
+    spec: RepoSpec
+    env: Environment
+    runner: Runner
+    tests: tuple[str, ...]
+    seed: int = 0
+
+
+def _inconclusive(reason: str, started: float, **fields: object) -> Equivalence:
+    return Equivalence(verdict="inconclusive", reason=reason,
+                       seconds=round(time.perf_counter() - started, 3),
+                       **fields)  # type: ignore[arg-type]
+
+
+def changed_functions(analysis: CaseAnalysis, result: Side, patch: str) -> list[str]:
+    """The smelly version's names the patch touched: lines changed or deleted, and lines added
+    inside a definition the smelly version has too (an insertion deletes nothing)."""
+    changes = parse_patch(patch) if patch.strip() else ()
+    inside = [item for item in (relative_change(change, analysis.prefix) for change in changes)
+              if item is not None]
+    lines = touched_names(changed_files(inside, analysis.smelly.root, result.root,
+                                        analysis.smelly, result), analysis.smelly, result)
+    known = analysis.smelly.project.index.definitions
+    return sorted({*lines.old, *(name for name in lines.new
+                                 if name in known or name in analysis.smelly.modules)})
+
+
+def _first_lines(side: Side, entries: Iterable[str]) -> dict[str, int]:
+    """Where each definition's code starts (its first decorator), for interpreters without
+    `co_qualname` to recognise it."""
+    found = {}
+    index = side.project.index
+    for name in entries:
+        definition = index.definitions.get(name)
+        path = side.path_of(index.module_of.get(name, ""))
+        if definition is not None and path is not None:
+            found[name] = decorated_start(definition, split_lines(side.text(path) or ""))
+    return found
+
+
+def entry_points(analysis: CaseAnalysis, result: Project, patch: str,
+                 options: EquivalenceOptions) -> Selection:
+    side = Side(result)
+    changed = changed_functions(analysis, side, patch)
+    selection = select(changed, analysis.smelly, side,
+                       lambda names: renamed_definitions(analysis, side, names),
+                       depth=options.depth, limit=options.max_recorded_entry_points)
+    lines = _first_lines(analysis.smelly, (item.name for item in selection.entry_points))
+    return Selection(tuple(replace(item, first_line=lines.get(item.name, item.first_line))
+                           for item in selection.entry_points), selection.not_comparable)
+
+
+def check(analysis: CaseAnalysis, result: Project, patch: str, versions: Versions,
+          scratch: Path, options: EquivalenceOptions | None = None) -> Equivalence:
+    """The equivalence verdict of one prediction (`patch` made `result` out of the smelly
+    code); never raises for the prediction's sake."""
+    options = options or EquivalenceOptions()
+    started = time.perf_counter()
+    deadline = time.monotonic() + options.case_budget
+    if options.isolate_network:
+        problem = network_isolation()
+        if problem is not None:
+            return _inconclusive(f"calls cannot be cut off from the network here ({problem}); "
+                                 "run where user namespaces are allowed, or turn "
+                                 "isolate_network off knowingly", started)
+    selection = entry_points(analysis, result, patch, options)
+    if not selection.entry_points:
+        return _inconclusive("no entry point to compare: the patch changes no function that "
+                             "exists in both versions" if selection.not_comparable else
+                             "the patch changes no function", started,
+                             not_comparable=selection.not_comparable)
+    tools, missing = tools_folder()
+    recording = record(selection.entry_points, versions.smelly_tree, versions.spec,
+                       versions.env, versions.runner, versions.tests, scratch,
+                       seed=versions.seed, limit=options.recorded, tools=tools)
+    limits = Limits(per_call=options.per_call, memory=options.memory, seed=versions.seed)
+
+    def version(tree: Path) -> Version:
+        return Version(tree=tree, env=versions.env, scratch=scratch, limits=limits,
+                       extra_paths=recording.paths, isolate_network=options.isolate_network,
+                       tools=tools)
+
+    smelly = version(versions.smelly_tree)
+    drawn = Generation(problems={"": "hypothesis is not installed (the equivalence extra)"}) \
+        if "hypothesis" in missing else generate(
+            _drawable(selection.entry_points, recording, options), recording.inputs, smelly,
+            min(options.generation_budget, max(0.0, deadline - time.monotonic()) / 4),
+            generated=options.generated, mutated=options.mutated)
+    calls = _calls(selection.entry_points, recording, drawn, options.max_entry_points)
+    outcomes: list[list[dict[str, Any]]] = []
+    for run, (side, tree) in enumerate((("smelly", versions.smelly_tree),
+                                        ("smelly", versions.smelly_tree),
+                                        ("result", versions.result_tree))):
+        share = max(0.0, deadline - time.monotonic()) / (3 - run)
+        # a call that hung on the first run is not waited for again on the second: a hang is
+        # taken as repeatable (on the result it is run, since it may not hang there)
+        todo = [index for index, call in enumerate(calls)
+                if run != 1 or outcomes[0][index].get("status") != "timeout"]
+        hung = [position for position, index in enumerate(todo)
+                if outcomes[0][index].get("status") in ("timeout", "crashed")] \
+            if run == 2 else None
+        done = run_calls([calls[index] for index in todo], side, version(tree),
+                         time.monotonic() + share, may_hang=hung) if todo else []
+        found = dict(zip(todo, done))
+        outcomes.append([found.get(index) or outcomes[0][index] for index in range(len(calls))])
+    names = {item.name: item.result_name for item in selection.entry_points}
+    verdict = decide_all(calls, outcomes, selection, recording, names, options)
+    return verdict.model_copy(update={"seconds": round(time.perf_counter() - started, 3)})
+
+
+def decide_all(calls: Sequence[Call], outcomes: Sequence[Sequence[Mapping[str, object]]],
+               selection: Selection, recording: Recording, names: Mapping[str, str],
+               options: EquivalenceOptions) -> Equivalence:
+    empty = ""
+    if not calls:
+        empty = recording.problem or "the selected tests never called an entry point with " \
+                                     "arguments that pickle"
+    skipped = dict(selection.not_comparable)
+    uncalled = []
+    used = {call.entry for call in calls}
+    for item in selection.entry_points:
+        if item.name in used:
+            continue
+        dropped = recording.dropped.get(item.name, 0)
+        if item.name in recording.inputs:
+            skipped[item.name] = f"over the limit of {options.max_entry_points} entry points " \
+                                 "compared"
+        elif dropped:
+            skipped[item.name] = f"no recorded input: the {dropped} calls seen did not pickle"
+        elif item.distance <= options.depth:
+            skipped[item.name] = "no recorded input: the selected tests do not call it"
+        else:
+            uncalled.append(item.name)
+    if uncalled:
+        skipped[f"{uncalled[0]} and {len(uncalled) - 1} more"] = \
+            "other functions of the changed modules that the selected tests do not call"
+    first, second, result = outcomes
+    return decide(calls, first, second, result, skipped, result_names=names,
+                  messages=options.messages, empty_reason=empty)
+
+
+def _drawable(entries: Sequence[EntryPoint], recording: Recording,
+              options: EquivalenceOptions) -> list[EntryPoint]:
+    """The entry points inputs are drawn for: those with recorded inputs that will be compared,
+    and those near the change the tests never called (their annotations may be enough)."""
+    recorded = [item for item in entries if recording.inputs.get(item.name)]
+    near = [item for item in entries
+            if not recording.inputs.get(item.name) and item.distance <= options.depth]
+    return [*recorded[:options.max_entry_points], *near]
+
+
+def _calls(entries: Sequence[EntryPoint], recording: Recording, drawn: Generation,
+           limit: int) -> list[Call]:
+    """The calls of the first `limit` entry points (nearest first) that have inputs: the
+    recorded ones, then the generated and the mutated ones."""
+    def inputs(item: EntryPoint) -> list[tuple[str, bytes]]:
+        return [*(("recorded", payload) for payload in recording.inputs.get(item.name, ())),
+                *drawn.inputs.get(item.name, ())]
+
+    chosen = [item for item in entries if inputs(item)][:limit]
+    return [Call(entry=item.name, smelly=(item.module, item.qualname),
+                 result=(item.result_module, item.result_qualname), payload=payload,
+                 source=source)
+            for item in chosen for source, payload in inputs(item)]

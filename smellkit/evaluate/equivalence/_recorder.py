@@ -1,0 +1,180 @@
+"""A pytest plugin that records the arguments of chosen functions while a case's tests run on the
+smelly code. Copied into the copy's source folder and loaded with `-p`; it imports only the stdlib
+(pytest calls its hooks by name), and is never imported by smellkit.
+
+Each call of a wanted function is seen when it starts (`sys.monitoring` PY_START on 3.12+, which
+turns itself off for every other code object; `sys.setprofile` before) and its arguments,
+receivers of methods and classes of classmethods included, are pickled there and then: the
+pickle is the deep copy of the input as the function received it, before its body changed it.
+What does not pickle is counted and dropped. A function's records are capped (`limit` distinct
+inputs, `max_bytes` each); identical inputs are kept once.
+
+Controlled by SMELLKIT_RECORD (a JSON file: `entries` [{id, module, qualname, name, lines}],
+`limit`, `max_bytes`, `out`, `tools`: a folder with cloudpickle, which pickles local functions
+and classes by value). Records are appended to `out` as JSON lines as they are taken
+(`{"id", "payload" (base64), "test"}`), so a run killed halfway keeps what it saw; a last line
+`{"paths": [...]}` gives the `sys.path` entries the tests added (to unpickle objects of test
+modules), and one `{"dropped": {id: count}}` the inputs that did not pickle.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import importlib
+import json
+import os
+import pickle
+import sys
+import threading
+from typing import Any
+
+_CO_VARARGS, _CO_VARKEYWORDS = 0x04, 0x08
+_SETTINGS_FILE = os.environ.get("SMELLKIT_RECORD")
+
+
+def _pickler(tools: str | None) -> Any:
+    """cloudpickle's `dumps` from the tools folder (appended to sys.path, never shadowing the
+    project's own packages) when there is one, else plain pickle's."""
+    if tools:
+        sys.path.append(tools)
+        try:
+            return importlib.import_module("cloudpickle").dumps
+        except ImportError:
+            pass
+    return pickle.dumps
+
+
+class Recorder:
+    def __init__(self, settings: dict[str, Any]):
+        self.dumps = _pickler(settings.get("tools"))
+        self.limit = int(settings.get("limit", 20))
+        self.max_bytes = int(settings.get("max_bytes", 1 << 20))
+        self.by_name: dict[tuple[str, str], dict[str, Any]] = {}
+        self.by_line: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for entry in settings["entries"]:
+            self.by_name[(entry["module"], entry["qualname"])] = entry
+            self.by_line.setdefault((entry["module"], entry["name"]), []).append(entry)
+        self.codes: dict[Any, dict[str, Any] | None] = {}
+        self.seen: dict[str, set[str]] = {}
+        self.dropped: dict[str, int] = {}
+        self.test = ""
+        self.busy = False
+        self.out = open(settings["out"], "a", encoding="utf-8")  # noqa: SIM115 - kept open
+        self.start_path = list(sys.path)
+
+    def entry_of(self, code: Any, module: str) -> dict[str, Any] | None:
+        if code in self.codes:
+            return self.codes[code]
+        qualname = getattr(code, "co_qualname", None)
+        if qualname is not None:
+            entry = self.by_name.get((module, qualname))
+        else:  # before 3.11: the name and the first line (decorators included) identify it
+            entry = next((item for item in self.by_line.get((module, code.co_name), ())
+                          if item["lines"][0] <= code.co_firstlineno <= item["lines"][1]), None)
+        self.codes[code] = entry
+        return entry
+
+    def capture(self, frame: Any, entry: dict[str, Any]) -> None:
+        ident = entry["id"]
+        seen = self.seen.setdefault(ident, set())
+        if len(seen) >= self.limit:
+            return
+        code = frame.f_code
+        names = code.co_varnames
+        count = code.co_argcount
+        kwonly = code.co_kwonlyargcount
+        values = frame.f_locals
+        args = [values[name] for name in names[:count]]
+        kwargs = {name: values[name] for name in names[count:count + kwonly]}
+        position = count + kwonly
+        if code.co_flags & _CO_VARARGS:
+            args.extend(values[names[position]])
+            position += 1
+        if code.co_flags & _CO_VARKEYWORDS:
+            kwargs.update(values[names[position]])
+        try:
+            payload = self.dumps((tuple(args), kwargs), protocol=4)
+        except Exception:
+            self.dropped[ident] = self.dropped.get(ident, 0) + 1
+            return
+        digest = hashlib.blake2b(payload, digest_size=12).hexdigest()
+        if digest in seen or len(payload) > self.max_bytes:
+            return
+        seen.add(digest)
+        self.out.write(json.dumps({"id": ident, "test": self.test,
+                                   "payload": base64.b64encode(payload).decode()}) + "\n")
+        self.out.flush()
+
+    def on_start(self, frame: Any) -> bool:
+        """Capture if the frame's code is wanted; False when it never will be."""
+        entry = self.entry_of(frame.f_code, frame.f_globals.get("__name__", ""))
+        if entry is None:
+            return False
+        if not self.busy:  # pickling runs code too; never record inside a capture
+            self.busy = True
+            try:
+                self.capture(frame, entry)
+            except Exception:
+                self.dropped[entry["id"]] = self.dropped.get(entry["id"], 0) + 1
+            finally:
+                self.busy = False
+        return True
+
+    def start(self) -> None:
+        monitoring = getattr(sys, "monitoring", None)
+        if monitoring is not None:
+            tool = monitoring.PROFILER_ID
+            monitoring.use_tool_id(tool, "smellkit-record")
+            disable = monitoring.DISABLE
+
+            def started(code: Any, offset: int) -> Any:
+                frame = sys._getframe(1)
+                return None if self.on_start(frame) else disable
+
+            monitoring.register_callback(tool, monitoring.events.PY_START, started)
+            monitoring.set_events(tool, monitoring.events.PY_START)
+            return
+
+        def profile(frame: Any, event: str, arg: Any) -> None:
+            if event == "call":
+                self.on_start(frame)
+
+        sys.setprofile(profile)
+        threading.setprofile(profile)
+
+    def stop(self) -> None:
+        monitoring = getattr(sys, "monitoring", None)
+        if monitoring is not None:
+            monitoring.set_events(monitoring.PROFILER_ID, 0)
+            monitoring.free_tool_id(monitoring.PROFILER_ID)
+        else:
+            sys.setprofile(None)
+            threading.setprofile(None)
+        added = [path for path in sys.path if path not in self.start_path and path]
+        self.out.write(json.dumps({"paths": [os.path.abspath(path) for path in added]}) + "\n")
+        self.out.write(json.dumps({"dropped": self.dropped}) + "\n")
+        self.out.close()
+
+
+_recorder: Recorder | None = None
+
+
+def pytest_configure(config: Any) -> None:
+    global _recorder
+    if _SETTINGS_FILE and _recorder is None:
+        with open(_SETTINGS_FILE, encoding="utf-8") as handle:
+            _recorder = Recorder(json.load(handle))
+        _recorder.start()
+
+
+def pytest_runtest_logstart(nodeid: str, location: Any) -> None:
+    if _recorder is not None:
+        _recorder.test = nodeid
+
+
+def pytest_unconfigure(config: Any) -> None:
+    global _recorder
+    if _recorder is not None:
+        _recorder.stop()
+        _recorder = None

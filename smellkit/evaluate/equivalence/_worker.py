@@ -1,0 +1,356 @@
+"""The worker: calls entry points of one version of the code on pickled inputs and writes what
+each call did, one JSON line per call. Run as a script by the case's own interpreter (it imports
+only the stdlib and the code under test), never imported by smellkit.
+
+`python _worker.py REQUEST.json`. The request names the version's source roots (put first on
+`sys.path`), the inputs file (a pickle of `[entry id, module, qualname, payload]` rows, payload
+itself the pickled `(args, kwargs)` of one call), where results go, the first call to make, the
+seed, the per-call time limit and the memory limit; and, optionally, `may_hang`: the calls that
+hung on the other version, so a hang elsewhere ends the run (one difference is enough).
+
+Containment, in this process: the memory, file-size and core limits (`resource.setrlimit`); an
+audit hook that refuses writes outside the scratch folder (the cwd), process spawning, signals to
+other processes and socket connections, each refusal raised in the call as PermissionError; a
+per-call alarm; `SystemExit` and every other exception caught as the call's outcome. Around it the
+parent runs this process in a new network namespace and session, kills it at the case's time
+budget, and resumes at the next call when it dies. The hook is a guard against code that does
+these things by accident, not a security boundary: the namespace, the limits and the kill are.
+
+Outcomes are compared by the parent as canonical JSON trees (`canonical`): values by structure,
+the type named at every node, NaN equal to NaN, objects by their class and attributes.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+import pickle
+import random
+import re
+import resource
+import signal
+import sys
+import time
+import types
+from typing import Any
+
+MAX_DEPTH = 12
+MAX_ITEMS = 200
+MAX_TEXT = 2000
+GENERATOR_ITEMS = 1000
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+_PATH_EVENTS = {
+    "os.remove": 0, "os.rename": 0, "os.rmdir": 0, "os.mkdir": 0, "os.chmod": 0,
+    "os.chown": 0, "os.symlink": 1, "os.link": 1, "os.truncate": 0, "os.utime": 0,
+    "shutil.rmtree": 0, "shutil.move": 1, "shutil.copyfile": 1, "shutil.copytree": 1,
+}
+"""Audit events that change the file system -> the position of the path they change."""
+_FORBIDDEN = ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn",
+              "os.fork", "os.forkpty", "pty.spawn", "os.kill", "os.killpg", "signal.pthread_kill",
+              "socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg",
+              "socket.getaddrinfo", "socket.gethostbyname", "os.startfile")
+
+
+class CallTimeout(BaseException):
+    """Raised in the call by the alarm: BaseException so `except Exception` cannot swallow it."""
+
+
+class Refused(PermissionError):
+    """What the audit hook raises: the call tried something the worker does not allow."""
+
+
+def _inside(path: object, scratch: str) -> bool:
+    if isinstance(path, int):
+        return True  # an open descriptor: it was allowed when it was opened
+    try:
+        text = os.fsdecode(path)  # type: ignore[arg-type]
+    except TypeError:
+        return False
+    full = os.path.realpath(os.path.join(scratch, text))
+    return full == scratch or full.startswith(scratch + os.sep)
+
+
+def install_guard(scratch: str) -> None:
+    """The audit hook (see the module docstring); active for the rest of the process."""
+    scratch = os.path.realpath(scratch)
+    active = [True]
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if not active[0]:
+            return
+        if event == "open":
+            path, mode, flags = (*args, None, None, None)[:3]
+            writes = (isinstance(mode, str) and any(ch in mode for ch in "wax+")) or \
+                (isinstance(flags, int) and flags & _WRITE_FLAGS)
+            if writes and not _inside(path, scratch):
+                raise Refused(f"writing {path!r} outside the scratch folder is not allowed")
+        elif event in _PATH_EVENTS:
+            position = _PATH_EVENTS[event]
+            if len(args) > position and not _inside(args[position], scratch):
+                raise Refused(f"{event} on {args[position]!r} outside the scratch folder is "
+                              "not allowed")
+        elif event.startswith(_FORBIDDEN):
+            raise Refused(f"{event} is not allowed while checking equivalence")
+
+    sys.addaudithook(hook)
+
+
+def set_limits(memory: int) -> None:
+    for limit, value in ((resource.RLIMIT_AS, memory), (resource.RLIMIT_FSIZE, 64 << 20),
+                         (resource.RLIMIT_CORE, 0)):
+        if value <= 0:
+            continue
+        try:
+            _, hard = resource.getrlimit(limit)
+            wanted = value if hard == resource.RLIM_INFINITY else min(value, hard)
+            resource.setrlimit(limit, (wanted, hard))
+        except (ValueError, OSError):
+            pass
+
+
+# -- canonical values ---------------------------------------------------------------------------
+
+def type_name(kind: type) -> str:
+    module = getattr(kind, "__module__", "") or ""
+    name = getattr(kind, "__qualname__", getattr(kind, "__name__", "?"))
+    return name if module == "builtins" else f"{module}.{name}"
+
+
+def _text(value: str) -> str:
+    return value if len(value) <= MAX_TEXT else value[:MAX_TEXT] + f"...<{len(value)} chars>"
+
+
+def _float(value: float) -> Any:
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return repr(value)
+
+
+def _sort_key(item: Any) -> str:
+    return json.dumps(item, sort_keys=True, default=str)
+
+
+def canonical(value: Any, depth: int = 0, seen: dict[int, int] | None = None) -> Any:
+    """A JSON tree equal for two values exactly when they are structurally equal: each node is
+    `[type name, content]`. Containers recurse (dicts and sets order-free, as `==` is);
+    floats keep NaN equal to NaN; functions, classes and modules are their qualified names;
+    numpy arrays are dtype, shape and items, pandas objects their `to_dict()`; other objects
+    are their class and their attributes (`__dict__` and `__slots__`), recursively; an object
+    met again on the path is a back-reference; what has no readable state is its repr with
+    addresses removed."""
+    seen = {} if seen is None else seen
+    kind = type(value)
+    name = type_name(kind)
+    if value is None or isinstance(value, (bool, str)):
+        return [name, _text(value) if isinstance(value, str) else value]
+    if isinstance(value, int):
+        return [name, value if abs(value) < 2 ** 53 else str(value)]
+    if isinstance(value, float):
+        return [name, _float(value)]
+    if isinstance(value, complex):
+        return [name, [_float(value.real), _float(value.imag)]]
+    if isinstance(value, (bytes, bytearray)):
+        return [name, _text(bytes(value[:MAX_TEXT]).hex())]
+    if depth > MAX_DEPTH:
+        return [name, "<too deep>"]
+    if id(value) in seen:
+        return ["<cycle>", depth - seen[id(value)]]
+    if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, types.MethodType,
+                          type, types.ModuleType)):
+        owner = getattr(value, "__self__", None)
+        qualified = getattr(value, "__qualname__", getattr(value, "__name__", "?"))
+        module = getattr(value, "__module__", None) or ""
+        return [name, f"{module}.{qualified}" if module else qualified] + (
+            [canonical(owner, depth + 1, seen)]
+            if isinstance(value, types.MethodType) else [])
+    seen[id(value)] = depth
+    try:
+        return [name, _content(value, depth, seen)]
+    finally:
+        del seen[id(value)]
+
+
+def _content(value: Any, depth: int, seen: dict[int, int]) -> Any:
+    def inner(item: Any) -> Any:
+        return canonical(item, depth + 1, seen)
+
+    if isinstance(value, (list, tuple)):
+        return [inner(item) for item in value[:MAX_ITEMS]] + (
+            [f"<{len(value)} items>"] if len(value) > MAX_ITEMS else [])
+    if isinstance(value, dict):
+        pairs = [[inner(key), inner(item)] for key, item in list(value.items())[:MAX_ITEMS]]
+        return sorted(pairs, key=_sort_key)
+    if isinstance(value, (set, frozenset)):
+        return sorted((inner(item) for item in list(value)[:MAX_ITEMS]), key=_sort_key)
+    if isinstance(value, BaseException):
+        return [inner(value.args), _attributes(value, depth, seen)]
+    if isinstance(value, (io.StringIO,)):
+        return _text(value.getvalue())
+    module = type(value).__module__ or ""
+    if module.startswith("numpy") and hasattr(value, "tolist") and hasattr(value, "dtype"):
+        return [str(value.dtype), list(getattr(value, "shape", ())), inner(value.tolist())]
+    if module.startswith("pandas") and hasattr(value, "to_dict"):
+        try:
+            return inner(value.to_dict())
+        except Exception:  # a pandas object without a dict form
+            pass
+    if isinstance(value, types.GeneratorType) or type(value).__name__ == "generator":
+        return "<generator>"
+    state = _attributes(value, depth, seen)
+    if state is not None:
+        return state
+    try:
+        return _text(_ADDRESS.sub("", repr(value)))
+    except Exception as error:  # a repr that raises
+        return f"<repr raised {type(error).__name__}>"
+
+
+def _attributes(value: Any, depth: int, seen: dict[int, int]) -> Any:
+    names: dict[str, Any] = {}
+    state = getattr(value, "__dict__", None)
+    if isinstance(state, dict):
+        names.update(state)
+    for kind in type(value).__mro__:
+        for slot in getattr(kind, "__slots__", ()) if isinstance(
+                getattr(kind, "__slots__", ()), (tuple, list)) else ():
+            if slot not in ("__dict__", "__weakref__") and hasattr(value, slot):
+                names.setdefault(slot, getattr(value, slot))
+    if not names and state is None:
+        return None
+    return sorted([[key, canonical(item, depth + 1, seen)] for key, item in names.items()
+                   if isinstance(key, str)], key=_sort_key)
+
+
+# -- calls --------------------------------------------------------------------------------------
+
+def resolve(module: str, qualname: str) -> Any:
+    """The function to call: the module's attribute path, a descriptor unwrapped to its
+    function (staticmethod, classmethod, property getter), a decorated function to the function
+    the recording saw (`__wrapped__`)."""
+    target: Any = __import__(module, fromlist=["_"])
+    parts = qualname.split(".")
+    for index, part in enumerate(parts):
+        holder = target
+        found = vars(holder).get(part) if isinstance(holder, type) else None
+        target = found if found is not None else getattr(holder, part)
+        if index < len(parts) - 1 and not isinstance(target, type):
+            raise LookupError(f"{'.'.join(parts[:index + 1])} is not a class")
+    if isinstance(target, (staticmethod, classmethod)):
+        target = target.__func__
+    elif isinstance(target, property):
+        target = target.fget
+    name = parts[-1]
+    while getattr(getattr(target, "__code__", None), "co_name", name) != name and \
+            hasattr(target, "__wrapped__"):
+        target = target.__wrapped__
+    if not callable(target):
+        raise LookupError(f"{module}.{qualname} is not callable")
+    return target
+
+
+def _drain(value: Any) -> Any:
+    """A generator's items (up to GENERATOR_ITEMS): what it yields is its behaviour."""
+    if isinstance(value, types.GeneratorType):
+        items = []
+        for item in value:
+            items.append(item)
+            if len(items) >= GENERATOR_ITEMS:
+                break
+        return ("<generated>", items)
+    return value
+
+
+def _alarm(signum: int, frame: Any) -> None:
+    raise CallTimeout()
+
+
+def call(target: Any, payload: bytes, seed: int, limit: float) -> dict[str, Any]:
+    """One call on a fresh copy of its input (unpickled anew), with what it printed."""
+    try:
+        args, kwargs = pickle.loads(payload)
+    except Exception as error:
+        return {"status": "input_error", "error": type_name(type(error)),
+                "message": _text(str(error))}
+    try:
+        described = canonical([list(args), kwargs])
+    except BaseException as error:  # state that cannot be read
+        described = f"<unreadable: {type(error).__name__}>"
+    random.seed(seed)
+    printed = io.StringIO()
+    stdout, stderr = sys.stdout, sys.stderr
+    sys.stdout = sys.stderr = printed
+    started = time.perf_counter()
+    outcome: dict[str, Any]
+    signal.setitimer(signal.ITIMER_REAL, limit)
+    try:
+        value = _drain(target(*args, **kwargs))
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        outcome = {"status": "returned", "value": canonical(value)}
+    except CallTimeout:
+        outcome = {"status": "timeout"}
+    except BaseException as error:  # SystemExit and KeyboardInterrupt are outcomes too
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        message = str(error.code) if isinstance(error, SystemExit) else str(error)
+        outcome = {"status": "raised", "error": type_name(type(error)),
+                   "message": _text(_ADDRESS.sub("", message))}
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        sys.stdout, sys.stderr = stdout, stderr
+    outcome["seconds"] = round(time.perf_counter() - started, 4)
+    try:
+        outcome["args"] = canonical([list(args), kwargs])
+    except BaseException as error:  # an argument whose state cannot be read
+        outcome["args"] = f"<unreadable: {type(error).__name__}>"
+    outcome["printed"] = _text(printed.getvalue())
+    outcome["input"] = described
+    return outcome
+
+
+def main(request_path: str) -> int:
+    with open(request_path, encoding="utf-8") as handle:
+        request = json.load(handle)
+    for path in reversed(request["paths"]):
+        sys.path.insert(0, path)
+    if request.get("tools"):
+        sys.path.append(request["tools"])  # cloudpickle, to read what it pickled
+    results = open(request["results"], "a", encoding="utf-8")  # noqa: SIM115 - kept open
+    with open(request["inputs"], "rb") as handle:
+        rows = pickle.load(handle)
+    set_limits(int(request.get("memory", 0)))
+    install_guard(os.getcwd())
+    signal.signal(signal.SIGALRM, _alarm)
+    seed, limit = int(request["seed"]), float(request["per_call"])
+    may_hang = request.get("may_hang")
+    may_hang = set(may_hang) if isinstance(may_hang, list) else None
+    targets: dict[tuple[str, str], Any] = {}
+    for index in range(int(request["start"]), len(rows)):
+        _, module, qualname, payload = rows[index]
+        key = (module, qualname)
+        try:
+            if key not in targets:
+                targets[key] = resolve(module, qualname)
+            outcome = call(targets[key], payload, seed, limit)
+        except BaseException as error:  # the entry point cannot be imported or found
+            outcome = {"status": "missing", "error": type_name(type(error)),
+                       "message": _text(str(error))}
+        outcome["index"] = index
+        stop = may_hang is not None and outcome["status"] == "timeout" and index not in may_hang
+        if stop:  # a hang the other version did not have: the verdict is known, stop waiting
+            outcome["stop"] = True
+        results.write(json.dumps(outcome, default=str) + "\n")
+        results.flush()
+        if stop:
+            break
+    results.close()
+    return 0
+
+
+if __name__ == "__main__":
+    code = main(sys.argv[1])
+    sys.stdout.flush()
+    os._exit(code)  # threads or atexit handlers the code under test left must not keep it alive

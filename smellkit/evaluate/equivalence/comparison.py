@@ -1,0 +1,79 @@
+"""Comparing two outcomes of one call (as the worker wrote them).
+
+Compared, in this order: how the call ended (returned, raised, timed out, crashed), the
+exception's type (its message only when asked: refactorings reword messages), the return value,
+the state of the arguments after the call (receivers included: in-place mutation is behaviour),
+and what was printed. Values are the worker's canonical trees (`_worker.canonical`): structural,
+typed, NaN equal to NaN; an object without readable state (no `__dict__`, no `__slots__`) is
+compared by its repr with memory addresses removed, which is the documented fallback for objects
+whose `__eq__` cannot be called across two processes.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+UNUSABLE = frozenset({"input_error", "not_run"})
+"""Outcomes that say nothing about the code: the input did not load, or the call never ran."""
+ENDINGS = ("returned", "raised", "timeout", "crashed", "missing")
+
+
+def difference(first: dict[str, Any], second: dict[str, Any], *,
+               messages: bool = False) -> str | None:
+    """What differs between two outcomes of the same call, in a phrase; None when nothing does."""
+    status = first.get("status"), second.get("status")
+    if status[0] != status[1]:
+        return f"one {_ending(first)}, the other {_ending(second)}"
+    if status[0] in ("raised", "missing"):
+        if first.get("error") != second.get("error"):
+            return f"raised {first.get('error')} vs {second.get('error')}"
+        if messages and first.get("message") != second.get("message"):
+            return "the exception messages differ"
+    if status[0] == "returned" and first.get("value") != second.get("value"):
+        return "the return values differ"
+    if status[0] in ("returned", "raised") and first.get("args") != second.get("args"):
+        return "the arguments' state after the call differs (mutation)"
+    if status[0] in ("returned", "raised") and first.get("printed", "") != \
+            second.get("printed", ""):
+        return "the printed output differs"
+    return None
+
+
+def _ending(outcome: dict[str, Any]) -> str:
+    status = outcome.get("status")
+    if status == "raised":
+        return f"raised {outcome.get('error')}"
+    if status == "missing":
+        return f"could not load the entry point ({outcome.get('error')})"
+    return {"returned": "returned", "timeout": "hung past the time limit",
+            "crashed": "killed the worker"}.get(str(status), str(status))
+
+
+def size(outcome: dict[str, Any]) -> int:
+    """How big the call's input is (to prefer the smallest counterexample)."""
+    return len(json.dumps(outcome.get("input", ""), default=str))
+
+
+def render(value: Any, limit: int = 600) -> str:
+    """A canonical tree as short readable text: `type(value)` nodes, nested."""
+    text = _render(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _render(value: Any) -> str:
+    if not (isinstance(value, list) and len(value) >= 2 and isinstance(value[0], str)):
+        return json.dumps(value, default=str) if not isinstance(value, str) else value
+    kind, content = value[0], value[1]
+    if kind in ("NoneType", "bool", "int", "float", "str", "complex"):
+        return repr(content) if kind in ("str",) else str(content)
+    if kind in ("list", "tuple", "set", "frozenset") and isinstance(content, list):
+        inner = ", ".join(_render(item) for item in content)
+        return {"list": f"[{inner}]", "tuple": f"({inner})"}.get(kind, f"{kind}({{{inner}}})")
+    if kind == "dict" and isinstance(content, list):
+        return "{" + ", ".join(f"{_render(key)}: {_render(item)}"
+                               for key, item in content) + "}"
+    if isinstance(content, list) and all(isinstance(item, list) and len(item) == 2 and
+                                         isinstance(item[0], str) for item in content):
+        return f"{kind}(" + ", ".join(f"{key}={_render(item)}" for key, item in content) + ")"
+    return f"{kind}({_render(content) if not isinstance(content, str) else content})"

@@ -1,0 +1,65 @@
+"""Generated and mutated inputs: drawn with Hypothesis by `_generator.py` in a worker of the
+smelly version, from the entry points' annotations and the recorded values (see that script).
+Seeded and derandomized, so the same case draws the same inputs on every run."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import pickle
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from smellkit.evaluate.equivalence.entries import EntryPoint
+from smellkit.evaluate.equivalence.execution import Version
+
+
+@dataclass
+class Generation:
+    inputs: dict[str, list[tuple[str, bytes]]] = field(default_factory=dict)
+    """Entry point -> (source: generated or mutated, pickled `(args, kwargs)`)."""
+    problems: dict[str, str] = field(default_factory=dict)
+    """Entry point (or "" for all) -> why nothing was drawn for it."""
+
+
+def generate(entries: Sequence[EntryPoint], recorded: Mapping[str, Sequence[bytes]],
+             smelly: Version, timeout: float, *, generated: int = 20,
+             mutated: int = 20) -> Generation:
+    """Up to `generated` new and `mutated` varied inputs per entry point, within `timeout`."""
+    found = Generation()
+    if not entries or timeout <= 0 or not (generated or mutated):
+        return found
+    smelly.work.mkdir(parents=True, exist_ok=True)
+    inputs = smelly.work / "generation.inputs"
+    with open(inputs, "wb") as handle:
+        pickle.dump({item.name: list(recorded.get(item.name, ())) for item in entries}, handle)
+    results = smelly.work / "generation.jsonl"
+    results.unlink(missing_ok=True)
+    run = smelly.launch("_generator.py", "generation", {
+        "inputs": str(inputs), "results": str(results), "generated": generated,
+        "mutated": mutated, "entries": [{"id": item.name, "module": item.module,
+                                         "qualname": item.qualname} for item in entries]},
+        timeout)
+    try:
+        lines = results.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        lines = []
+    for line in lines:
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if "payload" in item:
+            try:
+                payload = base64.b64decode(item["payload"])
+            except (binascii.Error, TypeError):
+                continue
+            found.inputs.setdefault(item["id"], []).append((str(item["source"]), payload))
+        elif "problem" in item:
+            found.problems[str(item.get("id", ""))] = str(item["problem"])
+    if run.timed_out:
+        found.problems.setdefault("", f"drawing inputs was cut off after {timeout:.0f}s")
+    elif not run.ok and not lines:
+        found.problems.setdefault("", f"the generator failed: {run.describe(5)[-300:]}")
+    return found

@@ -1,0 +1,138 @@
+"""The verdict of one prediction from the outcomes of its calls.
+
+- An entry point whose two runs on the smelly version disagree on some input is
+  nondeterministic and left out (its differences say nothing about the prediction).
+- A deterministic entry point whose result outcome differs from the smelly outcome on some
+  usable input makes the prediction `not_equivalent`; the counterexample kept is the smallest
+  such input (by the size of its canonical form), nearest entry points first on ties.
+- Otherwise, `equivalent` when at least one input was compared, else `inconclusive` with why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from smellkit.evaluate.equivalence.comparison import UNUSABLE, difference, render, size
+from smellkit.evaluate.equivalence.execution import Call
+
+Verdict = Literal["equivalent", "not_equivalent", "inconclusive"]
+VERDICTS: tuple[Verdict, ...] = ("equivalent", "not_equivalent", "inconclusive")
+
+
+class Counterexample(BaseModel):
+    """One input on which the two versions behave differently."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    entry_point: str
+    """The smelly version's qualified name (the result's, when renamed: `result_entry_point`)."""
+    result_entry_point: str = ""
+    source: str = ""
+    """Where the input came from: recorded, generated or mutated."""
+    input: str
+    """The call's arguments, `[positional, keyword]`, as readable text."""
+    difference: str
+    smelly: dict[str, Any] = Field(default_factory=dict)
+    result: dict[str, Any] = Field(default_factory=dict)
+    """Each side's outcome: status, return value or exception, arguments after, printed."""
+
+
+class Equivalence(BaseModel):
+    """Differential testing of one prediction against the smelly code."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    verdict: Verdict
+    reason: str = ""
+    """Why inconclusive; for a verdict, a one-line account."""
+    entry_points: int = 0
+    """Entry points compared on at least one input."""
+    compared: tuple[str, ...] = ()
+    """Their qualified names (the smelly version's), nearest to the change first."""
+    inputs: int = 0
+    """Calls compared (on deterministic entry points)."""
+    inputs_by_source: dict[str, int] = Field(default_factory=dict)
+    not_comparable: dict[str, str] = Field(default_factory=dict)
+    """Entry points that could not be compared -> why."""
+    nondeterministic: tuple[str, ...] = ()
+    unusable_inputs: int = 0
+    """Inputs that did not load in one version (a class the result no longer has) or never ran
+    (budget spent)."""
+    counterexample: Counterexample | None = None
+    seconds: float = 0.0
+
+
+def _outcome_view(outcome: Mapping[str, Any]) -> dict[str, Any]:
+    view: dict[str, Any] = {"status": outcome.get("status")}
+    if outcome.get("status") == "returned":
+        view["value"] = render(outcome.get("value"))
+    if outcome.get("error"):
+        view["error"] = outcome.get("error")
+        view["message"] = str(outcome.get("message", ""))[:300]
+    if "args" in outcome:
+        view["args_after"] = render(outcome.get("args"))
+    if outcome.get("printed"):
+        view["printed"] = str(outcome["printed"])[:300]
+    return view
+
+
+def decide(calls: Sequence[Call], first: Sequence[Mapping[str, Any]],
+           second: Sequence[Mapping[str, Any]], result: Sequence[Mapping[str, Any]],
+           not_comparable: Mapping[str, str], *, result_names: Mapping[str, str],
+           messages: bool = False, empty_reason: str = "") -> Equivalence:
+    """The verdict from each call's outcome on the smelly version (twice) and on the result."""
+    unstable: set[str] = set()
+    for call, one, two in zip(calls, first, second):
+        if one.get("status") not in UNUSABLE and two.get("status") not in UNUSABLE and \
+                difference(dict(one), dict(two), messages=messages) is not None:
+            unstable.add(call.entry)
+    skipped = dict(not_comparable)
+    compared: dict[str, None] = {}
+    by_source: dict[str, int] = {}
+    unusable = 0
+    found: list[tuple[int, int, Call, Mapping[str, Any], Mapping[str, Any], str]] = []
+    for position, (call, old, new) in enumerate(zip(calls, first, result)):
+        if call.entry in unstable:
+            continue
+        if old.get("status") == "missing":
+            skipped.setdefault(call.entry, f"cannot be loaded in the smelly version: "
+                                           f"{old.get('error')}: {old.get('message', '')}"[:300])
+            continue
+        if old.get("status") in UNUSABLE or new.get("status") in UNUSABLE:
+            unusable += 1
+            continue
+        compared.setdefault(call.entry)
+        by_source[call.source] = by_source.get(call.source, 0) + 1
+        what = difference(dict(old), dict(new), messages=messages)
+        if what is not None:
+            found.append((size(dict(old)), position, call, old, new, what))
+    inputs = sum(by_source.values())
+    common: dict[str, Any] = {
+        "entry_points": len(compared), "compared": tuple(compared), "inputs": inputs,
+        "inputs_by_source": by_source, "not_comparable": skipped,
+        "nondeterministic": tuple(sorted(unstable)), "unusable_inputs": unusable}
+    if found:
+        _, _, call, old, new, what = min(found, key=lambda item: item[:2])
+        renamed = result_names.get(call.entry, call.entry)
+        example = Counterexample(
+            entry_point=call.entry, result_entry_point=renamed if renamed != call.entry else "",
+            source=call.source, input=render(old.get("input"), 1000), difference=what,
+            smelly=_outcome_view(old), result=_outcome_view(new))
+        return Equivalence(verdict="not_equivalent", counterexample=example,
+                           reason=f"{call.entry}: {what} ({len(found)} of {inputs} inputs "
+                                  "differ)", **common)
+    if inputs:
+        return Equivalence(verdict="equivalent", reason=f"{inputs} inputs on {len(compared)} "
+                                                        "entry points behave the same", **common)
+    if unstable and not compared:
+        reason = "every entry point with inputs is nondeterministic"
+    elif empty_reason:
+        reason = empty_reason
+    elif unusable:
+        reason = f"none of the {unusable} inputs could be used on both versions"
+    else:
+        reason = "no input reached a comparable entry point"
+    return Equivalence(verdict="inconclusive", reason=reason, **common)

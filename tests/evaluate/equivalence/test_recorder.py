@@ -1,0 +1,110 @@
+"""The recorder on every interpreter found here: `sys.setprofile` before Python 3.12,
+`sys.monitoring` from 3.12 on. Arguments are pickled as each call starts (so a mutation by the
+body is not seen), receivers included, duplicates and unpicklable inputs counted."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from smellkit.evaluate.equivalence.recording import read_records
+
+PYENV = Path.home() / ".pyenv" / "versions"
+INTERPRETERS = sorted({sys.executable, *(str(path) for path in PYENV.glob("3.1[0-9]*/bin/python")
+                                           if path.is_file())})
+
+MODULE = '''
+import threading
+
+def grow(items, step=1, *more, **named):
+    items.append(step)
+    return len(items)
+
+class Counter:
+    def __init__(self, start):
+        self.value = start
+
+    def bump(self, by):
+        self.value += by
+        return self.value
+
+    @staticmethod
+    def twice(x):
+        return 2 * x
+
+def takes_lambda(function):
+    return function(1)
+'''
+
+SCRIPT = '''
+import importlib.util, json, sys
+sys.path.insert(0, sys.argv[1])
+spec = importlib.util.spec_from_file_location("recorder", sys.argv[2])
+recorder = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(recorder)
+settings = json.load(open(sys.argv[3]))
+active = recorder.Recorder(settings)
+active.start()
+import pkg.mod as mod
+items = []
+mod.grow(items, 5, 6, 7, key="v")
+mod.grow(items, 5, 6, 7, key="v")  # the same input again (items differ: recorded anew)
+counter = mod.Counter(1)
+counter.bump(2)
+counter.bump(2)
+mod.Counter.twice(4)
+mod.takes_lambda(lambda value: value)
+active.stop()
+'''
+
+
+@pytest.mark.parametrize("python", INTERPRETERS)
+def test_calls_are_recorded_as_they_start(python: str, tmp_path: Path) -> None:
+    version = subprocess.run([python, "-c", "import sys; print(sys.version_info >= (3, 10))"],
+                             capture_output=True, text=True)
+    if version.stdout.strip() != "True":
+        pytest.skip(f"{python} is older than 3.10")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "mod.py").write_text(textwrap.dedent(MODULE))
+    out = tmp_path / "records.jsonl"
+    lines = textwrap.dedent(MODULE).splitlines()
+
+    def span(name: str) -> list[int]:
+        line = next(number for number, text in enumerate(lines, 1)
+                    if text.strip().startswith(f"def {name}("))
+        return [line - 1 if lines[line - 2].strip().startswith("@") else line, line]
+
+    entries = [{"id": f"pkg.mod.{name}", "module": "pkg.mod", "qualname": name,
+                "name": name.rpartition(".")[2], "lines": span(name.rpartition(".")[2])}
+               for name in ("grow", "Counter.__init__", "Counter.bump", "Counter.twice",
+                            "takes_lambda")]
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps({"entries": entries, "out": str(out), "limit": 20}))
+    recorder = Path(__file__).parents[3] / "smellkit" / "evaluate" / "equivalence" / \
+        "_recorder.py"
+    done = subprocess.run([python, "-c", SCRIPT, str(tmp_path), str(recorder), str(settings)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    recording = read_records(out, tmp_path)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        grows = [pickle.loads(item) for item in recording.inputs["pkg.mod.grow"]]
+        bumps = [pickle.loads(item) for item in recording.inputs["pkg.mod.Counter.bump"]]
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in ("pkg.mod", "pkg"):
+            sys.modules.pop(name, None)
+    # the first call saw an empty list (the body appended after the capture)
+    assert grows == [(([], 5, 6, 7), {"key": "v"}), (([5], 5, 6, 7), {"key": "v"})]
+    assert [(vars(receiver), args) for (receiver, *args), _ in bumps] == \
+        [({"value": 1}, [2]), ({"value": 3}, [2])]
+    assert len(recording.inputs["pkg.mod.Counter.__init__"]) == 1
+    assert len(recording.inputs["pkg.mod.Counter.twice"]) == 1
+    assert recording.dropped == {"pkg.mod.takes_lambda": 1}  # plain pickle: no lambdas

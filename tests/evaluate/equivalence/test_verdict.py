@@ -1,0 +1,112 @@
+"""Canonical values, the comparison of two outcomes and the verdict, on hand-made outcomes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from smellkit.evaluate.equivalence._worker import canonical
+from smellkit.evaluate.equivalence.comparison import difference, render
+from smellkit.evaluate.equivalence.execution import Call
+from smellkit.evaluate.equivalence.verdict import decide
+
+
+class Point:
+    def __init__(self, x: float, y: float):
+        self.x, self.y = x, y
+
+
+class Slotted:
+    __slots__ = ("a",)
+
+    def __init__(self, a: int):
+        self.a = a
+
+
+def test_canonical_values_are_equal_exactly_when_the_values_are_structurally_equal() -> None:
+    nan = float("nan")
+    assert canonical([nan, {"a": 1, "b": 2}]) == canonical([nan, {"b": 2, "a": 1}])
+    assert canonical({3, 1, 2}) == canonical({1, 2, 3})
+    assert canonical(Point(1, 2)) == canonical(Point(1, 2))
+    assert canonical(Point(1, 2)) != canonical(Point(1, 3))
+    assert canonical(Slotted(1)) != canonical(Slotted(2))
+    assert canonical(1) != canonical(1.0) != canonical(True)
+    assert canonical((1, 2)) != canonical([1, 2])
+    assert canonical(object()) == canonical(object())  # no state: repr without the address
+    looped: list[Any] = [1]
+    looped.append(looped)
+    assert canonical(looped) == ["list", [["int", 1], ["<cycle>", 1]]]
+    assert canonical(len) == ["builtin_function_or_method", "builtins.len"]
+
+
+def _outcome(**fields: Any) -> dict[str, Any]:
+    return {"status": "returned", "value": ["int", 1], "args": ["list", []], "printed": "",
+            "input": ["list", []], **fields}
+
+
+def test_difference_names_what_differs() -> None:
+    base = _outcome()
+    assert difference(base, _outcome()) is None
+    assert difference(base, _outcome(value=["int", 2])) == "the return values differ"
+    assert "mutation" in (difference(base, _outcome(args=["list", [["int", 1]]])) or "")
+    assert difference(base, _outcome(printed="hi\n")) == "the printed output differs"
+    raised = _outcome(status="raised", error="ValueError", message="bad")
+    assert difference(base, raised) == "one returned, the other raised ValueError"
+    assert difference(raised, {**raised, "error": "TypeError"}) == \
+        "raised ValueError vs TypeError"
+    assert difference(raised, {**raised, "message": "worse"}) is None
+    assert difference(raised, {**raised, "message": "worse"}, messages=True) == \
+        "the exception messages differ"
+    assert difference(base, {"status": "timeout"}) == \
+        "one returned, the other hung past the time limit"
+    assert difference({"status": "timeout"}, {"status": "timeout"}) is None
+
+
+def _calls(*entries: str) -> list[Call]:
+    return [Call(entry=entry, smelly=("m", entry), result=("m", entry), payload=b"",
+                 source="recorded") for entry in entries]
+
+
+def test_nondeterministic_entry_points_are_left_out() -> None:
+    calls = _calls("m.f", "m.g")
+    first = [_outcome(value=["int", 1]), _outcome()]
+    second = [_outcome(value=["int", 2]), _outcome()]
+    result = [_outcome(value=["int", 3]), _outcome()]
+    verdict = decide(calls, first, second, result, {}, result_names={})
+    assert verdict.verdict == "equivalent" and verdict.nondeterministic == ("m.f",)
+    assert verdict.entry_points == 1 and verdict.inputs == 1 and verdict.compared == ("m.g",)
+
+
+def test_the_smallest_counterexample_is_kept() -> None:
+    calls = _calls("m.f", "m.f", "m.g")
+    smelly = [_outcome(input=["list", ["long" * 20]]), _outcome(input=["list", ["x"]]),
+              _outcome()]
+    result = [_outcome(value=["int", 9], input=smelly[0]["input"]),
+              _outcome(value=["int", 9], input=smelly[1]["input"]), _outcome()]
+    verdict = decide(calls, smelly, smelly, result, {"m.h": "removed"},
+                     result_names={"m.f": "m.f2"})
+    assert verdict.verdict == "not_equivalent"
+    example = verdict.counterexample
+    assert example is not None and example.entry_point == "m.f"
+    assert example.result_entry_point == "m.f2" and example.input == "[x]"
+    assert example.smelly["value"] == "1" and example.result["value"] == "9"
+    assert verdict.not_comparable == {"m.h": "removed"}
+    assert "2 of 3 inputs differ" in verdict.reason
+
+
+def test_inconclusive_says_why() -> None:
+    calls = _calls("m.f")
+    unstable = decide(calls, [_outcome(value=["int", 1])], [_outcome(value=["int", 2])],
+                      [_outcome()], {}, result_names={})
+    assert unstable.verdict == "inconclusive" and "nondeterministic" in unstable.reason
+    unusable = decide(calls, [_outcome()], [_outcome()], [{"status": "input_error"}], {},
+                      result_names={})
+    assert unusable.verdict == "inconclusive" and unusable.unusable_inputs == 1
+    empty = decide([], [], [], [], {"m.f": "signature changed"}, result_names={},
+                   empty_reason="no input was recorded")
+    assert empty.verdict == "inconclusive" and empty.reason == "no input was recorded"
+    assert empty.not_comparable == {"m.f": "signature changed"}
+
+
+def test_render_reads_like_python() -> None:
+    assert render(canonical({"a": [1, 2.5, None]})) == "{'a': [1, 2.5, None]}"
+    assert render(canonical(Point(1, 2))).endswith("Point(x=1, y=2)")
