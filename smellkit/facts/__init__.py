@@ -35,6 +35,7 @@ from smellkit.facts.types import (
     Iter,
     Name,
     Param,
+    Protocol,
     Return,
     Seq,
     Sub,
@@ -63,6 +64,7 @@ __all__ = [
     "Iter",
     "Name",
     "Param",
+    "Protocol",
     "Return",
     "Seq",
     "Sub",
@@ -96,4 +98,5 @@ def extract(tree: ast.Module, source: str, path: str, module: str, is_package: b
         dunder_all=tuple(extractor.dunder_all) if extractor.dunder_all is not None else None,
         measure=module_measure, string_constants=tuple(extractor.strings),
         liveness=live, fingerprints=fingerprints, shapes=shapes, detailed=detailed,
+        protocol_calls=tuple(extractor.protocol_calls),
     )

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from smellkit.graphs.pointsto import Solver
     from smellkit.project import FactCache, Survey
 
-_FORMAT = 3
+_FORMAT = 4
 
 
 class GraphHeader(NamedTuple):
@@ -70,7 +70,8 @@ def _graph_inputs(facts: FileFacts) -> tuple[Any, ...]:
             tuple(info._replace(attributes=tuple(attribute._replace(line=0)
                                                  for attribute in info.attributes))
                   for info in facts.classes),
-            tuple(call._replace(line=0) for call in facts.calls), facts.returns,
+            tuple(call._replace(line=0) for call in facts.calls),
+            tuple(call._replace(line=0) for call in facts.protocol_calls), facts.returns,
             tuple(access._replace(line=0) for access in facts.accesses),
             tuple(item._replace(line=0) for item in facts.imports), facts.globals_declared)
 
@@ -166,7 +167,7 @@ def reuse(index: Index, header: GraphHeader, cache: FactCache) -> bool:
     data = cache.get_blob(header.graphs)
     if data is None:
         return False
-    sites = [site for facts in index.modules.values() for site in facts.calls]
+    sites = calls.call_sites(index)[0]
     accesses = [access for facts in index.modules.values() for access in facts.accesses]
     try:
         targets, resolved = pickle.loads(data)
