@@ -187,13 +187,24 @@ class Extractor(ast.NodeVisitor):
                     name, line, "class", annotation, value, current.qualname))
             return
         if kind is ast.Tuple or kind is ast.List:
-            for position, element in enumerate(target.elts):  # type: ignore[attr-defined]
+            elements = target.elts  # type: ignore[attr-defined]
+            starred = next((position for position, element in enumerate(elements)
+                            if isinstance(element, ast.Starred)), None)
+            for position, element in enumerate(elements):
+                # after `*rest`, elements count from the end: `a, *b, c = ...` binds c to [-1]
+                index = position if starred is None or position < starred \
+                    else position - len(elements)
                 if isinstance(element, ast.Starred):
-                    self.bind(element.value, Iter(value), line)
-                elif isinstance(value, Seq) and position < len(value.items):
-                    self.bind(element, value.items[position], line)
+                    tail = len(elements) - position - 1
+                    if isinstance(value, Seq) and len(value.items) >= position + tail:
+                        rest: Expr = Seq(value.items[position:len(value.items) - tail])
+                    else:
+                        rest = Seq((Iter(value),))
+                    self.bind(element.value, rest, line)
+                elif isinstance(value, Seq) and -len(value.items) <= index < len(value.items):
+                    self.bind(element, value.items[index], line)
                 else:
-                    self.bind(element, Sub(value, position), line)
+                    self.bind(element, Sub(value, index), line)
             return
         scope = self.code_scope()
         if isinstance(target, ast.Attribute):

@@ -566,14 +566,17 @@ class Values(Propagation):
         node = self.memo.get(key)
         if node is not None:
             return node
-        owners = [owner for owner in self._descendants(cls)
-                  if name in self.local_names.get(owner, ()) and owner in self.index.classes]
+        classes = self.index.classes
+        owners = [owner for owner in self._descendants(cls) if owner in classes]
         if not owners:
             node = self.memo[key] = self.empty
             return node
         node = self.memo[key] = self._new()
         for owner in owners:
-            self._edge(self._proxy(self._var(owner, name), transform), node)
+            if name in self.local_names.get(owner, ()):
+                self._edge(self._proxy(self._var(owner, name), transform), node)
+            if transform == INSTANCE_BIND:  # stored on the subclass's instances
+                self._edge(self._field(owner, name), node)
         return node
 
     def _elements(self, cls: str) -> int:

@@ -71,8 +71,9 @@ _DUNDER_BUILTINS = {BUILTIN_PREFIX + name: dunders for name, dunders in (
     ("float", ("__float__",)), ("round", ("__round__",)), ("bytes", ("__bytes__",)))}
 """Builtins that call a special method of their first argument (the next ones when the class
 does not define the first)."""
-_CALLBACK_BUILTINS = {BUILTIN_PREFIX + "map": 0, BUILTIN_PREFIX + "filter": 0}
-"""Builtins that call their argument at that position."""
+_CALLBACK_BUILTINS = frozenset({BUILTIN_PREFIX + "map", BUILTIN_PREFIX + "filter"})
+"""Builtins that call the function among their arguments."""
+_MAP = BUILTIN_PREFIX + "map"
 _KEY_BUILTINS = frozenset(BUILTIN_PREFIX + name for name in ("sorted", "min", "max"))
 """Builtins that call their `key=` argument."""
 
@@ -145,11 +146,9 @@ class Solver(Values):
         elif kind == "e":
             if self.sites[call].implicit:  # an outside decorator: no edge, as for builtins
                 self.outside.add(call)
-            elif value != "e:" + _SUPER:
+            else:
                 self._target(call, value[2:])
                 self._builtin_calls_back(call, value[2:])
-            else:
-                self.targets.setdefault(call, set())
         elif kind == "i":
             method = self._method(value[2:], "__call__")
             if method is not None:
@@ -194,6 +193,10 @@ class Solver(Values):
             elif value == "e:" + _TYPE and len(site.args) == 1:
                 self._edge(self._proxy(self.node_of(site.namespace or site.scope, site.args[0]),
                                        CLASSES), result)
+            elif value == "e:" + _MAP:  # iterating gives what the function returns
+                for argument in site.args:
+                    self._rule(self.node_of(site.namespace or site.scope, argument),
+                               self._on_mapped, None, result)
             elif value == "e:" + _NEXT and site.args:
                 self._edge(self.node_of(site.namespace or site.scope, Iter(site.args[0])),
                            result)
@@ -263,10 +266,9 @@ class Solver(Values):
         if dunders is not None and site.args:
             self._rule(self.node_of(namespace, site.args[0]), self._on_dunder_argument,
                        (call, dunders), None)
-        position = _CALLBACK_BUILTINS.get(name)
-        if position is not None and len(site.args) > position:
-            self._rule(self.node_of(namespace, site.args[position]), self._on_callback, call,
-                       None)
+        if name in _CALLBACK_BUILTINS:  # any argument that is a function: as PyCG does
+            for argument in site.args:
+                self._rule(self.node_of(namespace, argument), self._on_callback, call, None)
         if name in _KEY_BUILTINS:
             for keyword, argument in site.kwargs:
                 if keyword == "key":
@@ -282,6 +284,10 @@ class Solver(Values):
             if method is not None:
                 self._target(call, method)
                 return
+
+    def _on_mapped(self, unused: None, result: int, value: str) -> None:
+        if value[0] == "f" or value[0] == "b":
+            self._edge(self._returned(value[2:]), result)
 
     def _on_iter_argument(self, unused: None, result: int, value: str) -> None:
         if value[0] == "i":
