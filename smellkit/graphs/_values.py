@@ -61,6 +61,8 @@ class Values(Propagation):
         self.sites: list[CallSite] = []
         self.offset: dict[str, int] = {}
         self.protocol_offset: dict[str, int] = {}
+        self.property_methods: frozenset[str] = frozenset()
+        self.property_names: frozenset[str] = frozenset()
         self.assigned: dict[tuple[str, str], list[tuple[str, Expr, tuple[str, ...]]]] = {}
         self.local_names: dict[str, set[str]] = {}
         self.attr_stores: dict[str, list[tuple[str, Expr, Expr, tuple[str, ...]]]] = {}
@@ -107,6 +109,8 @@ class Values(Propagation):
     def _collect(self) -> None:
         index = self.index
         self.sites, self.offset, self.protocol_offset = call_sites(index)
+        self.property_methods = property_methods(index)
+        self.property_names = frozenset(name.rpartition(".")[2] for name in self.property_methods)
         for facts in index.modules.values():
             self.declared.update(facts.globals_declared)
         for scope, names in index.scope_imports.items():
@@ -208,17 +212,11 @@ class Values(Propagation):
         if type(expr) is Name:
             node = self._name(scope, expr.id)
         elif type(expr) is Attr:
-            base = self.node_of(scope, expr.base)
-            named = self._names_outside(scope, expr.base)
-            key = (base, expr.attr, named)
-            found = self.attr_nodes.get(key)
-            if found is None:  # `np.nan` in a thousand functions: one node
-                node = self.attr_nodes[key] = self._new()
-                self._rule(base, self._on_load_named if named else self._on_load, expr.attr, node)
-            else:
-                node = found
-            if type(expr.base) is Name and scope in self.index.class_of:
-                node = self._with_overrides(scope, expr.base.id, expr.attr, node)
+            node = self.attribute_node(scope, expr)
+            if expr.attr in self.property_names:  # reading a property gives what it returns
+                getter = node
+                node = self._new()
+                self._rule(getter, self._on_property_value, None, node)
         elif isinstance(expr, CallOf):
             node = self._result(self.offset[self.index.scope_module(scope)] + expr.index)
         elif isinstance(expr, Protocol):
@@ -249,6 +247,25 @@ class Values(Propagation):
             node = self.empty
         memo[expr] = node
         return node
+
+    def attribute_node(self, scope: str, expr: Attr) -> int:
+        """The node of the attribute `expr` as stored: a property is its getter here."""
+        base = self.node_of(scope, expr.base)
+        named = self._names_outside(scope, expr.base)
+        key = (base, expr.attr, named)
+        node = self.attr_nodes.get(key)
+        if node is None:  # `np.nan` in a thousand functions: one node
+            node = self.attr_nodes[key] = self._new()
+            self._rule(base, self._on_load_named if named else self._on_load, expr.attr, node)
+        if type(expr.base) is Name and scope in self.index.class_of:
+            node = self._with_overrides(scope, expr.base.id, expr.attr, node)
+        return node
+
+    def _on_property_value(self, unused: None, result: int, value: str) -> None:
+        if value[0] == "b" and value[2:] in self.property_methods:
+            self._edge(self._returned(value[2:]), result)
+        else:
+            self._add(result, {value})
 
     def binding(self, scope: str, name: str) -> str | None:
         """The scope (function, class or module) where a name used in `scope` is bound."""

@@ -44,7 +44,6 @@ from smellkit.graphs._values import (
     POSITIONAL,
     Values,
     call_sites,
-    property_methods,
 )
 from smellkit.graphs.builtin_names import BUILTIN_PREFIX
 
@@ -63,6 +62,7 @@ _SUPER = BUILTIN_PREFIX + "super"
 _TYPE = BUILTIN_PREFIX + "type"
 _NEXT = BUILTIN_PREFIX + "next"
 _ITER = BUILTIN_PREFIX + "iter"
+_ENTER = frozenset({"__enter__", "__aenter__"})
 _DUNDER_BUILTINS = {BUILTIN_PREFIX + name: dunders for name, dunders in (
     ("len", ("__len__",)), ("str", ("__str__", "__repr__")), ("repr", ("__repr__",)),
     ("iter", ("__iter__",)), ("next", ("__next__",)), ("hash", ("__hash__",)),
@@ -89,7 +89,6 @@ class Solver(Values):
         self.outside: set[int] = set()
         self.results: dict[int, int] = {}
         super().__init__(index)
-        self.property_methods = property_methods(index)
         self.method_names = frozenset(qualname.rpartition(".")[2] for qualname in index.class_of)
 
     # -- rules -------------------------------------------------------------------------------
@@ -99,14 +98,32 @@ class Solver(Values):
         node = self.results.get(call)
         if node is None:
             site = self.sites[call]
+            func = site.func
+            if type(func) is Attr and func.attr in _ENTER and site.protocol == "dunder":
+                node = self.results[call] = self._new()
+                self._rule(self.node_of(site.namespace or site.scope, func.base), self._on_entered,
+                           call, node)
+                return node
             if not self._needed(site):  # no class defines the special method: from outside
                 node = self.results[call] = self._const(OPAQUE)
                 return node
             node = self.results[call] = self._new()
-            self._rule(self.node_of(site.namespace or site.scope, site.func),
+            self._rule(self.node_of(site.namespace or site.scope, func),
                        self._on_protocol_result if site.protocol else self._on_result,
                        call, node)
         return node
+
+    def _on_entered(self, call: int, result: int, value: str) -> None:
+        """`with m as v`: what `m.__enter__()` returns, or `m` itself when the repository does
+        not define its `__enter__` (a `contextmanager` function's value is what it yields)."""
+        if value[0] == "i":
+            func = self.sites[call].func
+            assert isinstance(func, Attr)
+            method = self._method(value[2:], func.attr)
+            if method is not None:
+                self._returned_at(call, method, 1, result)
+                return
+        self._add(result, {value})
 
     def _needed(self, site: CallSite) -> bool:
         """Whether an implicit call may reach code of the repository at all."""
@@ -493,6 +510,10 @@ class Solver(Values):
             if not site.protocol:
                 self._rule(self.node_of(site.namespace or site.scope, site.func), self._on_call,
                            call, None)
+            elif site.protocol in ("read", "write"):  # the getter or setter, not its value
+                assert isinstance(site.func, Attr)
+                self._rule(self.attribute_node(site.scope, site.func), self._on_protocol, call,
+                           None)
             elif site.protocol != "instance" and self._needed(site):
                 self._rule(self.node_of(site.namespace or site.scope, site.func),
                            self._on_protocol, call, None)
