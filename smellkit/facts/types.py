@@ -220,3 +220,6 @@ class FileFacts(NamedTuple):
     protocol_calls: tuple[CallSite, ...] = ()
     """The calls Python makes implicitly: operators, comparisons, subscripts, `with`, `for`,
     `raise Error`, `except Error as e` (see `CallSite.protocol`)."""
+    straight_lines: tuple[int, ...] = ()
+    """Lines of the module's top-level statements that run unconditionally, in order (not in an
+    `if`, loop, `try` or `with`; decorator lines included): where module code is a sequence."""

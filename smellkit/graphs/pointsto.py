@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 from smellkit._internal.collector import paused_gc
 from smellkit.facts import UNKNOWN, Attr, CallSite, Const, Expr, Iter, Name, Seq, Sub
 from smellkit.graphs._propagation import MAX_STEPS
+from smellkit.graphs._sequence import Sequence
 from smellkit.graphs._values import (
     CLASSES,
     INSTANCES,
@@ -88,6 +89,7 @@ class Solver(Values):
         self.targets: dict[int, set[str]] = {}
         self.outside: set[int] = set()
         self.results: dict[int, int] = {}
+        self.sequence = Sequence(index)
         super().__init__(index)
         self.method_names = frozenset(qualname.rpartition(".")[2] for qualname in index.class_of)
 
@@ -108,10 +110,23 @@ class Solver(Values):
                 node = self.results[call] = self._const(OPAQUE)
                 return node
             node = self.results[call] = self._new()
-            self._rule(self.node_of(site.namespace or site.scope, func),
+            self._rule(self._callee(call),
                        self._on_protocol_result if site.protocol else self._on_result,
                        call, node)
         return node
+
+    def _callee(self, call: int) -> int:
+        """The node of what call `call` calls; at the top level of a module, the last of several
+        assignments when it surely decides the value (`smellkit.graphs._sequence`)."""
+        site = self.sites[call]
+        func = site.func
+        scope = site.scope
+        if (type(func) is Name or type(func) is Sub) and not site.protocol \
+                and scope in self.index.modules and site.namespace in ("", scope):
+            value = self.sequence.last_write(scope, func, site.line)
+            if value is not None:
+                return self.node_of(scope, value)
+        return self.node_of(site.namespace or scope, func)
 
     def _on_entered(self, call: int, result: int, value: str) -> None:
         """`with m as v`: what `m.__enter__()` returns, or `m` itself when the repository does
@@ -508,15 +523,13 @@ class Solver(Values):
     def solve(self) -> None:
         for call, site in enumerate(self.sites):
             if not site.protocol:
-                self._rule(self.node_of(site.namespace or site.scope, site.func), self._on_call,
-                           call, None)
+                self._rule(self._callee(call), self._on_call, call, None)
             elif site.protocol in ("read", "write"):  # the getter or setter, not its value
                 assert isinstance(site.func, Attr)
                 self._rule(self.attribute_node(site.scope, site.func), self._on_protocol, call,
                            None)
             elif site.protocol != "instance" and self._needed(site):
-                self._rule(self.node_of(site.namespace or site.scope, site.func),
-                           self._on_protocol, call, None)
+                self._rule(self._callee(call), self._on_protocol, call, None)
         self.run()
 
     def release_unknown_decorators(self) -> None:
@@ -544,5 +557,4 @@ class Solver(Values):
         return [self.pts[node] for node in nodes]
 
     def callee_values(self, call: int) -> set[str]:
-        site = self.sites[call]
-        return self.pts[self.node_of(site.namespace or site.scope, site.func)]
+        return self.pts[self._callee(call)]

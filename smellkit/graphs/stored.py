@@ -73,7 +73,21 @@ def _graph_inputs(facts: FileFacts) -> tuple[Any, ...]:
             tuple(call._replace(line=0) for call in facts.calls),
             tuple(call._replace(line=0) for call in facts.protocol_calls), facts.returns,
             tuple(access._replace(line=0) for access in facts.accesses),
-            tuple(item._replace(line=0) for item in facts.imports), facts.globals_declared)
+            tuple(item._replace(line=0) for item in facts.imports), facts.globals_declared,
+            _module_order(facts))
+
+
+def _module_order(facts: FileFacts) -> tuple[tuple[int, int, bool], ...]:
+    """The order of the module's top-level assignments, calls and unconditional statements,
+    without their lines: the solver reads which comes first at module level."""
+    events = sorted(
+        [(item.line, 0, number) for number, item in enumerate(facts.assignments)
+         if item.scope == facts.module]
+        + [(call.line, 1, number) for number, call in enumerate(facts.calls)
+           if call.scope == facts.module]
+        + [(line, 2, number) for number, line in enumerate(facts.straight_lines)])
+    return tuple((kind, number, index > 0 and line == events[index - 1][0])
+                 for index, (line, kind, number) in enumerate(events))
 
 
 def _assignments(facts: FileFacts) -> list[Assignment]:
