@@ -5,7 +5,7 @@ modules, classes and instances, and containers, each a node made on demand
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from smellkit.facts import (
@@ -15,6 +15,7 @@ from smellkit.facts import (
     CallOf,
     CallSite,
     Const,
+    Definition,
     DefRef,
     DictLit,
     Expr,
@@ -39,6 +40,7 @@ _CONTAINER_METHODS = {"update": "u", "extend": "x", "get": "g", "pop": "g", "set
 """Methods of containers whose values the solver follows: `u` update (from a mapping and
 keywords), `x` extend (from an iterable), `g` get (returns an element), `v` values (returns the
 container's elements), `w` items (returns pairs of a key and an element)."""
+ENTER = frozenset({"__enter__", "__aenter__"})
 _PROPERTY_DECORATORS = frozenset({"property", "cached_property", "functools.cached_property"})
 _BUILTIN_NAMES = frozenset(dir(__import__("builtins")))
 POSITIONAL = ("positional_only", "positional")
@@ -60,7 +62,7 @@ class Values(Propagation):
         self.index = index
         self.sites: list[CallSite] = []
         self.offset: dict[str, int] = {}
-        self.protocol_offset: dict[str, int] = {}
+        self.protocol_numbers: dict[str, list[int | None]] = {}
         self.property_methods: frozenset[str] = frozenset()
         self.property_names: frozenset[str] = frozenset()
         self.assigned: dict[tuple[str, str], list[tuple[str, Expr, tuple[str, ...]]]] = {}
@@ -108,7 +110,7 @@ class Values(Propagation):
 
     def _collect(self) -> None:
         index = self.index
-        self.sites, self.offset, self.protocol_offset = call_sites(index)
+        self.sites, self.offset, self.protocol_numbers = call_sites(index)
         self.property_methods = property_methods(index)
         self.property_names = frozenset(name.rpartition(".")[2] for name in self.property_methods)
         for facts in index.modules.values():
@@ -220,8 +222,8 @@ class Values(Propagation):
         elif isinstance(expr, CallOf):
             node = self._result(self.offset[self.index.scope_module(scope)] + expr.index)
         elif isinstance(expr, Protocol):
-            node = self._result(self.protocol_offset[self.index.scope_module(scope)]
-                                + expr.index)
+            number = self.protocol_numbers[self.index.scope_module(scope)][expr.index]
+            node = self._const(OPAQUE) if number is None else self._result(number)
         elif isinstance(expr, DefRef):
             definition = self.index.definitions.get(expr.qualname)
             node = self.empty if definition is None else self._const(
@@ -710,27 +712,49 @@ class Values(Propagation):
 
 
 
-def call_sites(index: Index) -> tuple[list[CallSite], dict[str, int], dict[str, int]]:
+def call_sites(index: Index) -> tuple[list[CallSite], dict[str, int], dict[str, list[int | None]]]:
     """Every call site the solver resolves, in its order (the numbers stored resolutions use):
-    the written calls of each module, the implicit ones of each module, then a read or write of
-    each property or descriptor attribute; with where each module's written and implicit calls
-    start."""
+    the written calls of each module, the implicit ones of each module that may reach code of
+    the repository (a special method some class of it defines), then a read or write of each
+    property or descriptor attribute; with where each module's written calls start, and the
+    number of each implicit call of a module (None: it cannot reach the repository's code)."""
     sites: list[CallSite] = []
     offset: dict[str, int] = {}
-    protocol_offset: dict[str, int] = {}
+    protocol_numbers: dict[str, list[int | None]] = {}
     for module, facts in index.modules.items():
         offset[module] = len(sites)
         sites.extend(facts.calls)
+    methods = defined_methods(index.definitions.values())
     for module, facts in index.modules.items():
-        protocol_offset[module] = len(sites)
-        sites.extend(facts.protocol_calls)
+        numbers: list[int | None] = []
+        for site in facts.protocol_calls:
+            if reaches_code(site, methods):
+                numbers.append(len(sites))
+                sites.append(site)
+            else:
+                numbers.append(None)
+        protocol_numbers[module] = numbers
     names = attribute_call_names(index)
     if names:
         for facts in index.modules.values():
             sites.extend(CallSite(access.scope, Attr(access.receiver, access.attr), (), (),
                                   access.line, 0, True, "", "write" if access.write else "read")
                          for access in facts.accesses if access.attr in names)
-    return sites, offset, protocol_offset
+    return sites, offset, protocol_numbers
+
+
+def defined_methods(definitions: Iterable[Definition]) -> frozenset[str]:
+    """Names of the methods the classes define."""
+    return frozenset(definition.name for definition in definitions
+                     if definition.kind == "method")
+
+
+def reaches_code(site: CallSite, methods: frozenset[str]) -> bool:
+    """Whether an implicit call may run code of the repository: a special method is called only
+    when some class defines it (`with` is always followed: its target is the manager itself when
+    no class defines `__enter__`)."""
+    name = getattr(site.func, "attr", None)
+    return site.protocol != "dunder" or name in methods or name in ENTER
 
 
 def property_methods(index: Index) -> frozenset[str]:

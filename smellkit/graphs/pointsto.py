@@ -40,18 +40,21 @@ from smellkit.graphs._propagation import MAX_STEPS
 from smellkit.graphs._sequence import Sequence
 from smellkit.graphs._values import (
     CLASSES,
+    ENTER,
     INSTANCES,
     OPAQUE,
     POSITIONAL,
     Values,
     call_sites,
+    defined_methods,
+    reaches_code,
 )
 from smellkit.graphs.builtin_names import BUILTIN_PREFIX
 
 if TYPE_CHECKING:
     from smellkit.graphs.index import Index
 
-__all__ = ["MAX_STEPS", "OPAQUE", "Solver", "call_sites"]
+__all__ = ["MAX_STEPS", "OPAQUE", "Solver", "call_sites", "defined_methods", "reaches_code"]
 
 _PASS_THROUGH = {BUILTIN_PREFIX + "staticmethod": 0, BUILTIN_PREFIX + "classmethod": 0,
                  "typing.cast": 1, "typing_extensions.cast": 1}
@@ -63,7 +66,6 @@ _SUPER = BUILTIN_PREFIX + "super"
 _TYPE = BUILTIN_PREFIX + "type"
 _NEXT = BUILTIN_PREFIX + "next"
 _ITER = BUILTIN_PREFIX + "iter"
-_ENTER = frozenset({"__enter__", "__aenter__"})
 _DUNDER_BUILTINS = {BUILTIN_PREFIX + name: dunders for name, dunders in (
     ("len", ("__len__",)), ("str", ("__str__", "__repr__")), ("repr", ("__repr__",)),
     ("iter", ("__iter__",)), ("next", ("__next__",)), ("hash", ("__hash__",)),
@@ -91,7 +93,7 @@ class Solver(Values):
         self.results: dict[int, int] = {}
         self.sequence = Sequence(index)
         super().__init__(index)
-        self.method_names = frozenset(qualname.rpartition(".")[2] for qualname in index.class_of)
+        self.method_names = defined_methods(index.definitions.values())
 
     # -- rules -------------------------------------------------------------------------------
 
@@ -101,7 +103,7 @@ class Solver(Values):
         if node is None:
             site = self.sites[call]
             func = site.func
-            if type(func) is Attr and func.attr in _ENTER and site.protocol == "dunder":
+            if type(func) is Attr and func.attr in ENTER and site.protocol == "dunder":
                 node = self.results[call] = self._new()
                 self._rule(self.node_of(site.namespace or site.scope, func.base), self._on_entered,
                            call, node)
@@ -142,7 +144,7 @@ class Solver(Values):
 
     def _needed(self, site: CallSite) -> bool:
         """Whether an implicit call may reach code of the repository at all."""
-        return site.protocol != "dunder" or site.func.attr in self.method_names  # type: ignore[union-attr]
+        return reaches_code(site, self.method_names)
 
     def _method(self, cls: str, name: str) -> str | None:
         key = (cls, name)
