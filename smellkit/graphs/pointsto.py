@@ -38,16 +38,13 @@ from smellkit._internal.collector import paused_gc
 from smellkit.facts import UNKNOWN, Attr, CallSite, Const, Expr, Iter, Name, Seq, Sub
 from smellkit.graphs._propagation import MAX_STEPS
 from smellkit.graphs._sequence import Sequence
+from smellkit.graphs._sites import ENTER, call_sites, defined_methods, reaches_code
 from smellkit.graphs._values import (
     CLASSES,
-    ENTER,
     INSTANCES,
     OPAQUE,
     POSITIONAL,
     Values,
-    call_sites,
-    defined_methods,
-    reaches_code,
 )
 from smellkit.graphs.builtin_names import BUILTIN_PREFIX
 
