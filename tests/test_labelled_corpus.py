@@ -157,8 +157,11 @@ def test_labels_still_find_their_findings(pypi_sdist: Callable[[str, str], Path]
     library, version = "marshmallow", dict(LIBRARIES)["marshmallow"]
     pypi_sdist(library, version)
     join = join_library(library, version, read_sampling())
-    labels = len(join.matched) + len(join.stale)
-    assert len(join.stale) <= MAX_STALE_SHARE * labels, (
-        f"{len(join.stale)} of {labels} {library} labels match no finding any more "
-        f"({[label.key for label in join.stale]}): review them with "
+    # A finding labelled false that is gone is a false positive fixed; a true (or debatable)
+    # one that is gone is a finding lost, or a label whose key no longer fits: those must not rot.
+    kept = [label for label in join.stale if label.label != "false"]
+    labels = len(join.matched) + len(kept)
+    assert len(kept) <= MAX_STALE_SHARE * labels, (
+        f"{len(kept)} of {labels} {library} labels not judged false match no finding any more "
+        f"({[label.key for label in kept]}): review them with "
         f"`python benchmarks/bench_precision.py --library {library}`")

@@ -130,5 +130,7 @@ def test_breaking_a_function_the_smelly_patch_adds_fails_a_selected_test(
             assert not run.ok, (f"{case.instance_id}: breaking {name} ({path}:{line}) fails "
                                 f"none of its {len(case.tests)} selected tests")
             checked += 1
-    if smell in ("deep_inlining", "duplicated_code", "god_class", "feature_envy"):
+    # deep inlining pastes bodies in place and moves helpers only to spread over files, which
+    # click's cases may not need; the other three always add the functions they move or copy
+    if smell in ("duplicated_code", "god_class", "feature_envy"):
         assert checked, f"no {smell} case moved or copied a function"

@@ -462,9 +462,10 @@ def test_click_tests_pass_when_echo_is_reached_through_a_table(tmp_path: Path) -
     assert " passed" in result.stdout
 
 
-HARD = {"click": {"modules": 2, "classes": 0}, "jinja2": {"modules": 0, "classes": 49}}
+HARD = {"click": {"modules": 2, "classes": 0}, "jinja2": {"modules": 0, "classes": 47}}
 """Hard injections made on each package, by kind of candidate (all of them carry a table or a
-mixin)."""
+mixin). jinja2 had 49 until the injector refused copies that name what their new module does
+not bind (two nativetypes methods annotated with type-checking imports)."""
 
 
 @pytest.mark.slow

@@ -118,11 +118,13 @@ def test_no_candidate_when_the_holder_is_a_god_class_already(tmp_path: Path) -> 
     assert list(make_injector(SMELL, {"min-file-lines": 0}).candidates(context)) == []
 
 
-MINIMUM = {"click": {"easy": 2, "medium": 3, "hard": 3},
+MINIMUM = {"click": {"easy": 2, "medium": 2, "hard": 2},
            "jinja2": {"easy": 2, "medium": 7, "hard": 7}}
 """Injections that must succeed among all candidates (7 on click, 8 on jinja2, files of 500
 lines or more), as measured (one fewer on click hard and jinja2 easy since an absorption that
-leaves an import its module keeps for others, unused there, is refused as a tell). jinja2's
+leaves an import its module keeps for others, unused there, is refused as a tell; click's medium
+and hard lost one more on 2026-11-27, when the call graph learned implicit calls and the test
+map's line coverage began to keep poorly tested functions out of the absorbed ones). jinja2's
 easy ones are few: most of its holders use no data of other classes, and no one module's
 movable functions bring both the size and the foreign data the detector asks for (WMC >= 47
 and ATFD > 5). At hard, `Environment` is refused: behind the registry its absorbed functions'

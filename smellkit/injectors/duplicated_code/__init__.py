@@ -65,6 +65,7 @@ from smellkit.injectors.duplicated_code import helper as helping
 from smellkit.injectors.duplicated_code import methods as _methods
 from smellkit.injectors.duplicated_code import names as naming
 from smellkit.injectors.duplicated_code.mixin import mixin_chain, mixin_hard
+from smellkit.injectors.tells import added_tells
 from smellkit.models import Candidate, Difficulty, StructuralCheck
 
 MIN_CODE_LINES = helping.MIN_CODE_LINES
@@ -135,6 +136,16 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
 
     def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
                rng: random.Random) -> Edit:
+        edit = self._copies(context, candidate, difficulty, rng)
+        before = {path: context.source(path) if (context.root / path).is_file() else None
+                  for path in edit.changes}
+        tells = added_tells(before, edit.changes, context=[context.source(candidate.target.path)])
+        if tells:  # a copy naming what its new module does not bind (a type-checking import)
+            raise InjectionRefused("a copy would give itself away: " + "; ".join(tells[:2]))
+        return edit
+
+    def _copies(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
+                rng: random.Random) -> Edit:
         helper = helping.helper(context, candidate.target.qualname)
         roles = _PLAN[difficulty]
         index = context.index
