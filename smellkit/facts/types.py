@@ -14,7 +14,7 @@ from smellkit.facts.fingerprints import Fingerprints
 from smellkit.facts.reachability import Liveness
 from smellkit.metrics.complexity import CodeMeasure
 
-FACTS_SCHEMA = 17
+FACTS_SCHEMA = 18
 """Bump whenever a fact type changes shape: cached facts of another schema are never read."""
 
 # --------------------------------------------------------------------------------------------
