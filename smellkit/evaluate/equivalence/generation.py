@@ -4,15 +4,13 @@ Seeded and derandomized, so the same case draws the same inputs on every run."""
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 import pickle
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from smellkit.evaluate.equivalence.entries import EntryPoint
 from smellkit.evaluate.equivalence.execution import Version
+from smellkit.evaluate.equivalence.recording import worker_lines
 
 
 @dataclass
@@ -41,20 +39,9 @@ def generate(entries: Sequence[EntryPoint], recorded: Mapping[str, Sequence[byte
         "mutated": mutated, "entries": [{"id": item.name, "module": item.module,
                                          "qualname": item.qualname} for item in entries]},
         timeout)
-    try:
-        lines = results.read_text(encoding="utf-8").splitlines()
-    except OSError:
-        lines = []
-    for line in lines:
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if "payload" in item:
-            try:
-                payload = base64.b64decode(item["payload"])
-            except (binascii.Error, TypeError):
-                continue
+    lines = worker_lines(results)
+    for item, payload in lines:
+        if payload is not None:
             found.inputs.setdefault(item["id"], []).append((str(item["source"]), payload))
         elif "problem" in item:
             found.problems[str(item.get("id", ""))] = str(item["problem"])

@@ -12,6 +12,7 @@ import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from smellkit.config import RepoSpec
 from smellkit.evaluate.equivalence.entries import EntryPoint
@@ -84,25 +85,31 @@ def record(entries: Sequence[EntryPoint], smelly_tree: Path, spec: RepoSpec, env
         shutil.rmtree(copy, ignore_errors=True)
 
 
-def read_records(out: Path, root: Path) -> Recording:
-    """The recorder's lines; a line cut short by a kill is skipped."""
-    recording = Recording()
+def worker_lines(path: Path) -> list[tuple[dict[str, Any], bytes | None]]:
+    """The JSON lines a worker wrote, each with its decoded `payload` (None when it has none);
+    a line cut short by a kill, or a payload that does not decode, is skipped."""
     try:
-        lines = out.read_text(encoding="utf-8").splitlines()
+        lines = path.read_text(encoding="utf-8").splitlines()
     except OSError:
-        return recording
-    base = root.resolve()
-    paths: list[str] = []
+        return []
+    found: list[tuple[dict[str, Any], bytes | None]] = []
     for line in lines:
         try:
             item = json.loads(line)
-        except json.JSONDecodeError:
+            payload = base64.b64decode(item["payload"]) if "payload" in item else None
+        except (json.JSONDecodeError, binascii.Error, TypeError):
             continue
-        if "payload" in item:
-            try:
-                payload = base64.b64decode(item["payload"])
-            except (binascii.Error, TypeError):
-                continue
+        found.append((item, payload))
+    return found
+
+
+def read_records(out: Path, root: Path) -> Recording:
+    """The recorder's lines (`worker_lines`)."""
+    recording = Recording()
+    base = root.resolve()
+    paths: list[str] = []
+    for item, payload in worker_lines(out):
+        if payload is not None:
             recording.inputs.setdefault(item["id"], []).append(payload)
             recording.tests.setdefault(item["id"], []).append(str(item.get("test", "")))
         elif "paths" in item:
