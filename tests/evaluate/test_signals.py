@@ -251,6 +251,21 @@ def test_a_crashing_detector_leaves_the_other_signals(cases: Cases,
     assert (score.la, score.checks_passed, score.gap_closed, score.gt_recall) == (1.0, 2, 1.0, 1.0)
 
 
+def test_a_crashing_check_says_why_among_the_failed_checks(
+        cases: Cases, monkeypatch: pytest.MonkeyPatch) -> None:
+    case = cases("feature_envy")
+
+    def crash(*args: object, **kwargs: object) -> None:
+        raise KeyError("smell")
+
+    monkeypatch.setattr(signals, "_check", crash)
+    score = case.score("crash", case.oracle_patch)
+    assert score.checks_total == 2 and score.checks_passed == 0
+    assert all(item.endswith("the check crashed (KeyError: 'smell')")
+               for item in score.failed_checks), score.failed_checks
+    assert any(item.startswith("check ") for item in score.errors), score.errors
+
+
 def test_edits_outside_the_case_count_as_outside(cases: Cases) -> None:
     """The oracle plus a red herring edited and a new file, in and outside the source folder."""
     case = cases("feature_envy")

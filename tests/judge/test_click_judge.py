@@ -39,7 +39,8 @@ def test_oracle_and_noop_on_click(click_dataset: tuple[Path, BuildReport], serve
     noop = [verdict for verdict in verdicts if verdict.model == "noop"]
     assert len(oracle) == len(noop) == built.cases
     for verdict in oracle:
-        assert verdict.trust == "consistent", (verdict.instance_id, verdict.contradictions)
+        assert verdict.trust == "consistent", "\n".join(
+            [verdict.instance_id, *(repr(item) for item in verdict.contradictions)])
         assert verdict.adjusted == scores(8, 8, 8, 8)
     for verdict in noop:
         assert verdict.trust == "contradicted", verdict.instance_id

@@ -321,7 +321,8 @@ def _smell(analysis: CaseAnalysis, side: Side, context: Context, score: Score,
         followed = _renamed(check, renames)
         outcome = _attempt(errors, f"check {check.kind}", partial(_check, context, followed))
         if outcome is None or not outcome.passed:
-            detail = outcome.detail if outcome is not None else "the check crashed"
+            detail = outcome.detail if outcome is not None else \
+                f"the check crashed ({errors[-1].partition(': ')[2]})"
             failed.append(f"{check.description}: {detail}" if detail else check.description)
     score.checks_total = len(checks)
     score.checks_passed = len(checks) - len(failed)
