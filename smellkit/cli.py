@@ -18,6 +18,7 @@ from smellkit.report.progress import (
     build_summary_table,
     scan_progress,
     stderr_console,
+    wide_console,
 )
 
 if TYPE_CHECKING:
@@ -347,9 +348,7 @@ def candidates(load: LoadOptions, smell: str, seed: int, min_file_lines: int | N
     for item in found:
         target = item.target
         table.add_row(target.qualname, f"{target.path}:{target.start_line}", item.reason)
-    from rich.console import Console
-
-    Console().print(table)
+    wide_console().print(table)
 
 
 @main.command()

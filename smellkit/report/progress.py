@@ -17,10 +17,23 @@ SCAN_PROGRESS_THRESHOLD = 200
 """Files; below this a bar of a scan only flickers."""
 
 
-def stderr_console() -> Any:
+PIPED_WIDTH = 200
+"""Columns of a table written to a pipe or file: rich's 80 would cut names and paths short."""
+
+
+def wide_console(*, stderr: bool = False) -> Any:
+    """A rich console on stdout or stderr, as wide as the terminal, or `PIPED_WIDTH` when the
+    output is piped (a table then keeps its full cells instead of folding them to 80 columns)."""
     from rich.console import Console
 
-    return Console(stderr=True)
+    found = Console(stderr=stderr)
+    if not found.is_terminal:
+        found = Console(stderr=stderr, width=PIPED_WIDTH)
+    return found
+
+
+def stderr_console() -> Any:
+    return wide_console(stderr=True)
 
 
 @contextmanager

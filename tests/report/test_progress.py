@@ -7,7 +7,12 @@ import io
 from rich.console import Console
 
 from smellkit.models import BuildReport
-from smellkit.report.progress import build_progress, build_summary_table
+from smellkit.report.progress import (
+    PIPED_WIDTH,
+    build_progress,
+    build_summary_table,
+    stderr_console,
+)
 
 
 def _report() -> BuildReport:
@@ -54,3 +59,21 @@ def test_summary_table_counts_internal_errors_apart() -> None:
     text = " ".join(console.file.getvalue().split())  # type: ignore[attr-defined]
     assert "3 rejected, 1 internal error," in text
     assert "1 internal error: smellkit crashed, a bug to report" in text
+
+
+
+def test_a_table_piped_to_a_file_keeps_its_long_cells() -> None:
+    """Off a terminal rich would fold every table to 80 columns, cutting qualified names."""
+    from rich.table import Table
+
+    console = stderr_console()
+    assert not console.is_terminal and console.width == PIPED_WIDTH
+    names = ["package.module.SomeClass.a_rather_long_method_name_of_sixty_chars",
+             "package/module/with/a/deep/path/to/some_file_of_the_repository.py:1234"]
+    table = Table()
+    for column in ("target", "where"):
+        table.add_column(column, overflow="fold")
+    table.add_row(*names)
+    with console.capture() as captured:
+        console.print(table)
+    assert all(name in captured.get() for name in names)
