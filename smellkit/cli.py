@@ -71,6 +71,17 @@ def project_options(function: Callable[..., Any]) -> Callable[..., Any]:
 @click.version_option(__version__, prog_name="smellkit")
 def main() -> None:
     """Code smells, structural metrics and refactoring benchmarks for Python repositories."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _terminated)
+
+
+def _terminated(signum: int, frame: object) -> None:
+    """SIGTERM (a batch system's stop, `kill`) unwinds like Ctrl-C: agents' and tests' process
+    groups are killed by the code waiting on them, and the rows already written stay."""
+    raise KeyboardInterrupt
 
 
 @main.command()

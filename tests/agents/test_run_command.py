@@ -98,6 +98,48 @@ def test_a_killed_run_loses_no_finished_row(calc_dataset: Path, tmp_path: Path) 
     assert len({json.loads(row)["instance_id"] for row in rows}) == 4
 
 
+def test_sigterm_stops_the_agent_and_keeps_the_finished_rows(calc_dataset: Path,
+                                                             tmp_path: Path) -> None:
+    """A stop from a batch system: the running agent's process group dies with smellkit."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    preds, pids = tmp_path / "preds.jsonl", tmp_path / "pids"
+    agent = (f"if [ -s {pids} ]; then sleep 300 & echo $! >> {pids}; wait; fi; "
+             f"echo started >> {pids}; echo '# x' >> src/calc/ops.py")
+    argv = [sys.executable, "-m", "smellkit", "run", str(calc_dataset), "--agent", "command",
+            "--command", agent, "--setting", "open", "-o", str(preds), "--no-progress"]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    process = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 300
+    while not (pids.exists() and len(pids.read_text().split()) >= 2):
+        assert process.poll() is None and time.monotonic() < deadline, "the agent never slept"
+        time.sleep(0.05)
+    sleeper = int(pids.read_text().split()[1])
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=60) != 0
+    deadline = time.monotonic() + 10
+    while _alive(sleeper):
+        assert time.monotonic() < deadline, "the agent's process outlived smellkit"
+        time.sleep(0.05)
+    rows = preds.read_text().splitlines()
+    assert len(rows) == 1 and json.loads(rows[0])["exit_reason"] == "finished"
+
+
+def _alive(pid: int) -> bool:
+    import os
+
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return not Path(f"/proc/{pid}/stat").read_text().split(") ")[1].startswith("Z")
+
+
 @pytest.mark.slow
 def test_click_run_evaluate_and_html_report(click_dataset: tuple[Path, object],
                                             tmp_path: Path,
