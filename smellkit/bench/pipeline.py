@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from smellkit._internal.jsonl import JsonlLog, write_atomic, write_jsonl
 from smellkit.bench import backend as backends
@@ -45,6 +45,9 @@ from smellkit.models import (
     Rejection,
 )
 from smellkit.sandbox.runners import RunnerName
+
+if TYPE_CHECKING:
+    from smellkit.graphs.index import Index
 
 Progress = Callable[[str, int, "int | None"], None]
 """Called as `progress(description, done, total)`; total None while a stage has no count."""
@@ -284,7 +287,8 @@ def _build_repo(run: _Run, item: SpecInput, cache: Path, smells: Sequence[str],
                           apply_patch=backend.apply_patch, copy_tree=backend.copy_tree,
                           run_covered=backend.run_covered,
                           run_until_failure=backend.run_until_failure)
-    coverage = _Coverage(covered_with_owners(test_map.covered()), test_map.line_coverage())
+    coverage = _Coverage(covered_with_owners(test_map.covered(), project.index),
+                         test_map.line_coverage())
     cells = []
     for smell, difficulty in cell_order(smells):
         if difficulty in difficulties:  # cell_order yields DIFFICULTIES only
@@ -297,15 +301,25 @@ def _build_repo(run: _Run, item: SpecInput, cache: Path, smells: Sequence[str],
         run.cases.extend(cell.cases)
 
 
-def covered_with_owners(covered: frozenset[str]) -> frozenset[str]:
+def covered_with_owners(covered: frozenset[str], index: Index | None = None) -> frozenset[str]:
     """The test map covers functions and methods; a class (or module) counts as covered when
     code inside it is, so class-level candidates (god_class, interface_segregation) survive
-    the engine's coverage filter."""
+    the engine's coverage filter. With the index, a class also counts when one of its
+    subclasses does: an abstract interface runs no code of its own, its implementers do."""
     found = set(covered)
     for qualname in covered:
-        parts = qualname.split(".")
-        found.update(".".join(parts[:end]) for end in range(1, len(parts)))
+        found.update(_owners(qualname))
+    if index is not None:
+        for cls in index.classes:
+            if cls not in found and any(item in found for item in index.descendants(cls)):
+                found.add(cls)
+                found.update(_owners(cls))
     return frozenset(found)
+
+
+def _owners(qualname: str) -> list[str]:
+    parts = qualname.split(".")
+    return [".".join(parts[:end]) for end in range(1, len(parts))]
 
 
 @dataclass(frozen=True)

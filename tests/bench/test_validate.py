@@ -41,6 +41,28 @@ def test_owners_of_covered_code_count_as_covered() -> None:
     assert "calc.ops.Other" not in found
 
 
+def test_an_interface_counts_as_covered_when_an_implementer_is(tmp_path: Path) -> None:
+    """An abstract base runs no code of its own: the tests of its implementers are its tests
+    (interface_segregation targets such bases)."""
+    from smellkit.project import Project
+
+    package = tmp_path / "shapes"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "base.py").write_text(
+        "class Shape:\n    def area(self):\n        raise NotImplementedError\n\n\n"
+        "class Unused:\n    pass\n")
+    (package / "square.py").write_text(
+        "from shapes.base import Shape\n\n\nclass Square(Shape):\n"
+        "    def area(self):\n        return 4\n")
+    index = Project.load(tmp_path, use_cache=False, jobs=1).index
+    covered = frozenset({"shapes.square.Square.area"})
+    assert "shapes.base.Shape" not in covered_with_owners(covered)
+    found = covered_with_owners(covered, index)
+    assert {"shapes.base.Shape", "shapes.base", "shapes.square.Square"} <= found
+    assert "shapes.base.Unused" not in found and "shapes.base.Shape.area" not in found
+
+
 def test_a_function_target_selects_its_tests() -> None:
     assert _validator().select(fakes.harmless("dead_code", "easy", "add")) == ("t::a",)
 
