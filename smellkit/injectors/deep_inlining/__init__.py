@@ -123,8 +123,14 @@ class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
             raise InjectionRefused(f"{qualname} is not defined")
         plans = [_trim(_load(item), _DEPTH[difficulty]) for item in candidate.data["sites"]]
         rng.shuffle(plans)
-        if difficulty != "easy":  # deeper chains and other files first: more indirection
-            plans.sort(key=lambda plan: (-_depth(plan), -len(_files(context, [plan], path))))
+        # the helpers with the fewest branches first: a selected test that runs the call runs
+        # all of their pasted lines; at medium and hard a chain first (indirection), and
+        # helpers of other files (more of the span without moving code)
+        if difficulty == "easy":
+            plans.sort(key=lambda plan: _branches(context, plan))
+        else:
+            plans.sort(key=lambda plan: (-min(_depth(plan), 2), _branches(context, plan),
+                                         -len(_files(context, [plan], path))))
         inliner = Inliner(context, comments=difficulty == "easy")
         spreader = _SPREADERS.setdefault(context, Spreader(context))
         tries = [_Try(context, inliner, spreader, qualname, path, difficulty, rng, batch)
@@ -273,13 +279,15 @@ def _spread(context: InjectionContext, spreader: Spreader, difficulty: Difficult
             refused.append(f"{name.rpartition('.')[2]}: {refusal.message}")
             continue
         movable.append(name)
-    if difficulty == "hard":  # methods first: a mixin is what makes it hard
-        movable.sort(key=lambda name: context.index.definitions[name].kind != "method")
+    # the fewest branches first: a moved definition is new code every line of which the
+    # selected tests must run; at hard, methods first: a mixin is what makes it hard
+    movable.sort(key=lambda name: (difficulty == "hard" and context.index.definitions[
+        name].kind != "method", _cc(context, name)))
     if len(movable) < missing:
         raise InjectionRefused(f"the callees span {len(files)} file(s); {len(movable)} distinct "
                                f"one(s) of the caller's file can move, {missing} new module(s) "
                                "needed" + (f" ({'; '.join(refused[:2])})" if refused else ""))
-    return spreader.spread(rewritten.module, path, movable, missing, rng)
+    return spreader.spread(rewritten.module, path, movable[:missing], missing, rng)
 
 
 def _elsewhere(context: InjectionContext, path: str, rewritten: Rewritten) -> set[str]:
@@ -385,6 +393,16 @@ def _dump(plan: Plan) -> dict[str, Any]:
 def _load(data: dict[str, Any]) -> Plan:
     return Plan(Site(data["caller"], data["callee"], int(data["line"]), data["form"],
                      bool(data["method"])), [_load(inner) for inner in data.get("inner", [])])
+
+
+def _cc(context: InjectionContext, qualname: str) -> int:
+    measure = getattr(context.index.definitions.get(qualname), "measure", None)
+    return measure.cc if measure is not None else 1
+
+
+def _branches(context: InjectionContext, plan: Plan) -> int:
+    """The branches the plan's pasted bodies add (their cyclomatic complexity beyond 1)."""
+    return sum(_cc(context, item.site.callee) - 1 for item in _flatten([plan]))
 
 
 def _files(context: InjectionContext, plans: Sequence[Plan], path: str) -> set[str]:

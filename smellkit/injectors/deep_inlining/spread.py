@@ -196,7 +196,7 @@ class Spreader(Movability):
         names = [*group.functions, *(name for methods in group.methods.values()
                                      for name in methods)]
         for name in names:
-            node = self._def(name)
+            node = self.moved_def(name)
             early = free_names(node, definition_time=True)
             for free in sorted(free_names(node)):
                 try:
@@ -212,10 +212,11 @@ class Spreader(Movability):
                 elif not (self.index.resolve_name(host, free) or "").startswith("<builtin>."):
                     group.imports.append(self._copied_import(host, free, group.module))
         self._hints(host, group, names)
-        body.extend(self._def(name).with_changes(leading_lines=[]) for name in group.functions)
+        body.extend(self.moved_def(name).with_changes(leading_lines=[])
+                    for name in group.functions)
         for cls, methods in group.methods.items():
             members: list[cst.BaseStatement] = [cst.parse_statement("__slots__ = ()\n")]
-            members.extend(self._def(name).with_changes(leading_lines=[
+            members.extend(self.moved_def(name).with_changes(leading_lines=[
                 cst.EmptyLine(indent=False)]) for name in methods)
             body.append(cst.ClassDef(name=cst.Name(group.mixins[cls]),
                                      body=cst.IndentedBlock(body=members)))
@@ -228,7 +229,7 @@ class Spreader(Movability):
         bound |= {name for names in group.late.values() for name in names}
         for line in group.imports:
             bound |= binds(cst.parse_statement(line + "\n"), top=True)
-        missing = hinted_names(self._def(name) for name in names) - bound
+        missing = hinted_names(self.moved_def(name) for name in names) - bound
         missing -= {_short(name) for name in names}
         if not missing - BUILTIN_NAMES:
             return
@@ -251,7 +252,8 @@ class Spreader(Movability):
         module = self.context.module(path)
         header: list[_Statement] = [item.with_changes(leading_lines=[]) for item in future]
         imports = [cst.parse_statement(line + "\n") for line in sorted(
-            set(group.imports), key=lambda line: (line.startswith("from "), line))]
+            set(group.imports), key=lambda line: (line.startswith("from ."),
+                                                  line.startswith("from "), line))]
         if imports and header:
             imports[0] = imports[0].with_changes(leading_lines=[cst.EmptyLine()])
         header.extend(imports)
