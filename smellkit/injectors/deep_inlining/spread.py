@@ -23,6 +23,7 @@ dict, enum or protocol, or names a method in its own body.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -234,7 +235,11 @@ class Spreader(Movability):
         if not missing - BUILTIN_NAMES:
             return
         expression, reads = type_checking_guard(self.context, host)
-        if reads is None:
+        typing = next((found.group(1) or "typing" for line in group.imports
+                       if (found := re.fullmatch(r"import typing(?: as (\w+))?", line))), None)
+        if reads is None and typing is not None:  # the module's own `import typing as t`
+            expression, reads = f"{typing}.TYPE_CHECKING", typing
+        elif reads is None:
             group.imports.append("from typing import TYPE_CHECKING")
         elif reads not in bound:
             group.imports.extend(hint_imports(self.context, host, [reads], "."))
