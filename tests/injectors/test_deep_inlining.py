@@ -103,6 +103,8 @@ for entry in [
         print(book.post(entry))
     except (KeyError, ValueError) as error:
         print(type(error).__name__, error)
+print(book.preview({"account": "Bank Account", "amount": 2, "currency": "GBP"}))
+print(book.reverse(1), book.balances)
 print(book.balances, book.journal, book.limits, book.notes)
 print([cls.__name__ for cls in Ledger.__mro__][:1], hasattr(Ledger, "_validate"))
 """

@@ -273,6 +273,10 @@ def _spread(context: InjectionContext, spreader: Spreader, difficulty: Difficult
     for name in inlined:
         if context.path_of(name) != path:
             continue
+        if not _still_called(context, qualname, inlined, name):
+            refused.append(f"{name.rpartition('.')[2]}: only the function calls it; moved, it "
+                           "would be new code nothing runs")
+            continue
         try:
             spreader.require_movable(name, host)
         except InjectionRefused as refusal:
@@ -288,6 +292,23 @@ def _spread(context: InjectionContext, spreader: Spreader, difficulty: Difficult
                                f"one(s) of the caller's file can move, {missing} new module(s) "
                                "needed" + (f" ({'; '.join(refused[:2])})" if refused else ""))
     return spreader.spread(rewritten.module, path, movable[:missing], missing, rng)
+
+
+def _still_called(context: InjectionContext, qualname: str, inlined: Sequence[str], name: str,
+                  seen: frozenset[str] = frozenset()) -> bool:
+    """Whether code other than the function (and the pasted helpers only it reached) still
+    calls `name` once its body is pasted in: a helper nothing calls any more, moved to a new
+    module, is new code no test runs."""
+    graph = context.index.call_graph
+    if name not in graph:
+        return False
+    for caller in graph.predecessors(name):
+        if caller == qualname or caller in seen or caller == name:
+            continue
+        if caller not in inlined or _still_called(context, qualname, inlined, caller,
+                                                   seen | {name}):
+            return True
+    return False
 
 
 def _elsewhere(context: InjectionContext, path: str, rewritten: Rewritten) -> set[str]:
