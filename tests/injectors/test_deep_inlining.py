@@ -659,3 +659,43 @@ def test_the_helpers_with_fewest_branches_move_and_no_more_than_the_span_needs()
         stayed = [_cc(context, item.qualname) for item in injection.locations[1:]
                   if item.path == "ledger/book.py"]
         assert moved and max(moved) <= min(stayed, default=max(moved)), (moved, stayed)
+
+
+def test_a_helper_nothing_else_calls_is_never_moved(tmp_path: Path) -> None:
+    """Pasted into its only caller, a helper is called by nothing: moved to a new module it
+    would be new code no test runs (and the case fails the adequacy rule), so it stays. A
+    helper still reached from elsewhere (directly, or through a pasted helper another function
+    still calls) may move."""
+    from smellkit.injectors.deep_inlining import _still_called
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "steps.py").write_text(textwrap.dedent('''
+        def only(value):
+            return inner(value) + 1
+
+
+        def inner(value):
+            return value * 2
+
+
+        def shared(value):
+            return deep(value) - 1
+
+
+        def deep(value):
+            return value + 3
+
+
+        def main(value):
+            return only(value) + shared(value)
+
+
+        def other(value):
+            return shared(value)
+    '''))
+    context = InjectionContext(load(tmp_path))
+    pasted = ["pkg.steps.only", "pkg.steps.inner", "pkg.steps.shared", "pkg.steps.deep"]
+    alive = {name: _still_called(context, "pkg.steps.main", pasted, name) for name in pasted}
+    assert alive == {"pkg.steps.only": False, "pkg.steps.inner": False,
+                     "pkg.steps.shared": True, "pkg.steps.deep": True}
