@@ -620,7 +620,7 @@ def test_annotations_naming_the_old_module_become_forward_references(tmp_path: P
     context = InjectionContext(load(tmp_path))
     spreader = Spreader(context)
     spreader.require_movable("pkg.parse.Parser.consume", "pkg.parse")
-    with pytest.raises(InjectionRefused, match="reads State of pkg.parse where it is defined"):
+    with pytest.raises(InjectionRefused, match=r"reads State of pkg\.parse where it is defined"):
         spreader.require_movable("pkg.parse.Parser.limited", "pkg.parse")
     spread = spreader.spread(context.module("pkg/parse.py"), "pkg/parse.py",
                              ["pkg.parse.Parser.consume"], 1, random.Random(0))

@@ -303,7 +303,7 @@ def _still_called(context: InjectionContext, qualname: str, inlined: Sequence[st
     if name not in graph:
         return False
     for caller in graph.predecessors(name):
-        if caller == qualname or caller in seen or caller == name:
+        if caller in (qualname, name) or caller in seen:
             continue
         if caller not in inlined or _still_called(context, qualname, inlined, caller,
                                                    seen | {name}):
