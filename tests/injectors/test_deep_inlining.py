@@ -529,7 +529,8 @@ def test_real_injections_read_as_human_code(name: str, version: str) -> None:
     from tests.injectors.support_tells import human_injections
     from tests.support.pypi import sdist
 
-    made = human_injections(sdist(name, version) / "src", SMELL, tries=8)
+    tries = {"click": 24, "jinja2": 8}[name]  # click's one medium candidate comes late
+    made = human_injections(sdist(name, version) / "src", SMELL, tries=tries)
     assert made["easy"] and made["medium"], {key: len(value) for key, value in made.items()}
 
 

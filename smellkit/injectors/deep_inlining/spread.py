@@ -183,6 +183,9 @@ class Spreader(Movability):
                 if word not in own and not overlaps(word, head)]
         options = [*vocabulary.combinations(head, own, rng, most=1),
                    *vocabulary.combinations(head, near, rng)]
+        front = [parts for parts in options[:10] if parts != head]
+        rng.shuffle(front)  # two cases moving one method name their mixins apart
+        options = [*front, *options[10:]]
         name = pick((camel(parts, private=True) for parts in options if parts != head),
                     taken, what=f"a mixin of {_short(cls)}")
         taken.add(name)
@@ -448,6 +451,10 @@ def _word_lists(vocabulary: Vocabulary, host: str, callees: Sequence[str],
     found = [own for name in callees if 1 < len(own := [
         word for word in words(_short(name)) if meaningful(word)]) <= 3]
     own = _own_words(callees)
+    found.extend(parts for parts in vocabulary.combinations([], own, rng) if len(parts) > 1)
+    front = found[:8]  # the callee's words in an order the seed and the case vary: two cases
+    rng.shuffle(front)  # moving one helper name its module apart
+    found[:8] = front
     found.extend(vocabulary.combinations([], own, rng))
     found.extend(vocabulary.combinations([], vocabulary.near(host, *callees), rng))
     return found
