@@ -103,8 +103,11 @@ for entry in [
         print(book.post(entry))
     except (KeyError, ValueError) as error:
         print(type(error).__name__, error)
-print(book.preview({"account": "Bank Account", "amount": 2, "currency": "GBP"}))
-print(book.reverse(1), book.balances)
+from ledger.audit import AuditedLedger
+audited = AuditedLedger(["Cash"])
+print(audited.preview({"account": "Cash", "amount": 2, "currency": "GBP"}))
+audited.post({"account": "Cash", "amount": 3, "currency": "EUR"})
+print(audited.reverse(1), audited.balances)
 print(book.balances, book.journal, book.limits, book.notes)
 print([cls.__name__ for cls in Ledger.__mro__][:1], hasattr(Ledger, "_validate"))
 """
