@@ -166,12 +166,16 @@ def test_helpers_restored_under_other_names_are_recovered(tmp_path: Path) -> Non
     built = build("deep_inlining", "ledger", "hard", tmp_path)
     assert built.analysis.missing, "the smelly version lacks the helpers"
     files: dict[str, str | None] = {}
+    moved = {name.rpartition(".")[2] for name in built.analysis.missing}
+    renames = [(old, new) for old, new in (
+        ("_validate", "_check_entry"), ("_normalise", "_clean"),
+        ("_convert", "_to_home_currency"), ("_record", "_book"),
+        ("_check_account", "_known_account")) if old in moved]  # the helpers the case moved
+    assert renames, moved
     for path in built.case.case.files if built.case.case else ():
         original = built.original / SOURCE / path
         text = original.read_text() if original.exists() else None
-        for old, new in (("_validate", "_check_entry"), ("_normalise", "_clean"),
-                         ("_convert", "_to_home_currency"), ("_record", "_book"),
-                         ("_check_account", "_known_account"), ("entry", "item")):
+        for old, new in (*renames, ("entry", "item")):
             text = text.replace(old, new) if text is not None else None
         files[f"{SOURCE}/{path}"] = text
     patch, tree = edit(built, "renamed", files)

@@ -123,8 +123,14 @@ class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
             raise InjectionRefused(f"{qualname} is not defined")
         plans = [_trim(_load(item), _DEPTH[difficulty]) for item in candidate.data["sites"]]
         rng.shuffle(plans)
-        if difficulty != "easy":  # deeper chains and other files first: more indirection
-            plans.sort(key=lambda plan: (-_depth(plan), -len(_files(context, [plan], path))))
+        # the helpers with the fewest branches first: a selected test that runs the call runs
+        # all of their pasted lines; at medium and hard a chain first (indirection), and
+        # helpers of other files (more of the span without moving code)
+        if difficulty == "easy":
+            plans.sort(key=lambda plan: _branches(context, plan))
+        else:
+            plans.sort(key=lambda plan: (-min(_depth(plan), 2), _branches(context, plan),
+                                         -len(_files(context, [plan], path))))
         inliner = Inliner(context, comments=difficulty == "easy")
         spreader = _SPREADERS.setdefault(context, Spreader(context))
         tries = [_Try(context, inliner, spreader, qualname, path, difficulty, rng, batch)
@@ -267,19 +273,42 @@ def _spread(context: InjectionContext, spreader: Spreader, difficulty: Difficult
     for name in inlined:
         if context.path_of(name) != path:
             continue
+        if not _still_called(context, qualname, inlined, name):
+            refused.append(f"{name.rpartition('.')[2]}: only the function calls it; moved, it "
+                           "would be new code nothing runs")
+            continue
         try:
             spreader.require_movable(name, host)
         except InjectionRefused as refusal:
             refused.append(f"{name.rpartition('.')[2]}: {refusal.message}")
             continue
         movable.append(name)
-    if difficulty == "hard":  # methods first: a mixin is what makes it hard
-        movable.sort(key=lambda name: context.index.definitions[name].kind != "method")
+    # the fewest branches first: a moved definition is new code every line of which the
+    # selected tests must run; at hard, methods first: a mixin is what makes it hard
+    movable.sort(key=lambda name: (difficulty == "hard" and context.index.definitions[
+        name].kind != "method", _cc(context, name)))
     if len(movable) < missing:
         raise InjectionRefused(f"the callees span {len(files)} file(s); {len(movable)} distinct "
                                f"one(s) of the caller's file can move, {missing} new module(s) "
                                "needed" + (f" ({'; '.join(refused[:2])})" if refused else ""))
-    return spreader.spread(rewritten.module, path, movable, missing, rng)
+    return spreader.spread(rewritten.module, path, movable[:missing], missing, rng)
+
+
+def _still_called(context: InjectionContext, qualname: str, inlined: Sequence[str], name: str,
+                  seen: frozenset[str] = frozenset()) -> bool:
+    """Whether code other than the function (and the pasted helpers only it reached) still
+    calls `name` once its body is pasted in: a helper nothing calls any more, moved to a new
+    module, is new code no test runs."""
+    graph = context.index.call_graph
+    if name not in graph:
+        return False
+    for caller in graph.predecessors(name):
+        if caller in (qualname, name) or caller in seen:
+            continue
+        if caller not in inlined or _still_called(context, qualname, inlined, caller,
+                                                   seen | {name}):
+            return True
+    return False
 
 
 def _elsewhere(context: InjectionContext, path: str, rewritten: Rewritten) -> set[str]:
@@ -385,6 +414,16 @@ def _dump(plan: Plan) -> dict[str, Any]:
 def _load(data: dict[str, Any]) -> Plan:
     return Plan(Site(data["caller"], data["callee"], int(data["line"]), data["form"],
                      bool(data["method"])), [_load(inner) for inner in data.get("inner", [])])
+
+
+def _cc(context: InjectionContext, qualname: str) -> int:
+    measure = getattr(context.index.definitions.get(qualname), "measure", None)
+    return measure.cc if measure is not None else 1
+
+
+def _branches(context: InjectionContext, plan: Plan) -> int:
+    """The branches the plan's pasted bodies add (their cyclomatic complexity beyond 1)."""
+    return sum(_cc(context, item.site.callee) - 1 for item in _flatten([plan]))
 
 
 def _files(context: InjectionContext, plans: Sequence[Plan], path: str) -> set[str]:

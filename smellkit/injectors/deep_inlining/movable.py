@@ -68,7 +68,7 @@ class Movability:
                                        "namespace")
         elif owner != host:
             raise InjectionRefused("a nested function")
-        node = self._def(qualname)
+        node = self.moved_def(qualname)
         if definition.kind == "method":
             self._class_keeps_name(owner, definition.name)
         early = free_names(node, definition_time=True)
@@ -119,6 +119,16 @@ class Movability:
         found = top.get(name, [])
         return found[0] if len(found) == 1 and name not in maybe else None
 
+    def moved_def(self, qualname: str) -> cst.FunctionDef:
+        """The definition as it is written in its new module: an annotation that reads a name
+        its old module defines (`state: ParsingState`) becomes a forward reference
+        (`state: "ParsingState"`), bound for type checkers only (`hints.py`); evaluated where
+        the function is defined, it would need the old module, which imports the new one."""
+        node = self._def(qualname)
+        host = self.index.module_of[qualname]
+        own = {name for name in free_names(node, definition_time=True) if self.own(host, name)}
+        return quoted_annotations(node, own) if own else node
+
     def _def(self, qualname: str) -> cst.FunctionDef:
         host = self.index.module_of[qualname]
         module = self.context.module(self.context.path_of(qualname) or "")
@@ -167,6 +177,28 @@ class Movability:
         if len(found) != 1 or not isinstance(found[0].body, cst.IndentedBlock):
             raise InjectionRefused(f"class {cls} is not one plain top-level class")
         return found[0]
+
+
+def quoted_annotations(node: cst.FunctionDef, names: set[str]) -> cst.FunctionDef:
+    """The function with every parameter and return annotation that reads one of `names`
+    written as a string (left as it is when its text already holds a quote); defaults are
+    not touched."""
+
+    class Quote(cst.CSTTransformer):
+        def leave_Annotation(self, original: cst.Annotation,
+                             updated: cst.Annotation) -> cst.Annotation:
+            if not names & names_of([updated.annotation]).used:
+                return updated
+            text = cst.Module([]).code_for_node(updated.annotation)
+            if '"' in text or "'" in text or "\n" in text:
+                return updated
+            return updated.with_changes(annotation=cst.SimpleString(f'"{text}"'))
+
+    params = node.params.visit(Quote())
+    returns = node.returns.visit(Quote()) if node.returns else None
+    assert isinstance(params, cst.Parameters)
+    assert returns is None or isinstance(returns, cst.Annotation)
+    return node.with_changes(params=params, returns=returns)
 
 
 def _super_reads(node: cst.CSTNode, name: str) -> bool:

@@ -23,6 +23,7 @@ dict, enum or protocol, or names a method in its own body.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -182,6 +183,9 @@ class Spreader(Movability):
                 if word not in own and not overlaps(word, head)]
         options = [*vocabulary.combinations(head, own, rng, most=1),
                    *vocabulary.combinations(head, near, rng)]
+        front = [parts for parts in options[:10] if parts != head]
+        rng.shuffle(front)  # two cases moving one method name their mixins apart
+        options = [*front, *options[10:]]
         name = pick((camel(parts, private=True) for parts in options if parts != head),
                     taken, what=f"a mixin of {_short(cls)}")
         taken.add(name)
@@ -196,7 +200,7 @@ class Spreader(Movability):
         names = [*group.functions, *(name for methods in group.methods.values()
                                      for name in methods)]
         for name in names:
-            node = self._def(name)
+            node = self.moved_def(name)
             early = free_names(node, definition_time=True)
             for free in sorted(free_names(node)):
                 try:
@@ -212,10 +216,11 @@ class Spreader(Movability):
                 elif not (self.index.resolve_name(host, free) or "").startswith("<builtin>."):
                     group.imports.append(self._copied_import(host, free, group.module))
         self._hints(host, group, names)
-        body.extend(self._def(name).with_changes(leading_lines=[]) for name in group.functions)
+        body.extend(self.moved_def(name).with_changes(leading_lines=[])
+                    for name in group.functions)
         for cls, methods in group.methods.items():
             members: list[cst.BaseStatement] = [cst.parse_statement("__slots__ = ()\n")]
-            members.extend(self._def(name).with_changes(leading_lines=[
+            members.extend(self.moved_def(name).with_changes(leading_lines=[
                 cst.EmptyLine(indent=False)]) for name in methods)
             body.append(cst.ClassDef(name=cst.Name(group.mixins[cls]),
                                      body=cst.IndentedBlock(body=members)))
@@ -228,12 +233,16 @@ class Spreader(Movability):
         bound |= {name for names in group.late.values() for name in names}
         for line in group.imports:
             bound |= binds(cst.parse_statement(line + "\n"), top=True)
-        missing = hinted_names(self._def(name) for name in names) - bound
+        missing = hinted_names(self.moved_def(name) for name in names) - bound
         missing -= {_short(name) for name in names}
         if not missing - BUILTIN_NAMES:
             return
         expression, reads = type_checking_guard(self.context, host)
-        if reads is None:
+        typing = next((found.group(1) or "typing" for line in group.imports
+                       if (found := re.fullmatch(r"import typing(?: as (\w+))?", line))), None)
+        if reads is None and typing is not None:  # the module's own `import typing as t`
+            expression, reads = f"{typing}.TYPE_CHECKING", typing
+        elif reads is None:
             group.imports.append("from typing import TYPE_CHECKING")
         elif reads not in bound:
             group.imports.extend(hint_imports(self.context, host, [reads], "."))
@@ -251,7 +260,8 @@ class Spreader(Movability):
         module = self.context.module(path)
         header: list[_Statement] = [item.with_changes(leading_lines=[]) for item in future]
         imports = [cst.parse_statement(line + "\n") for line in sorted(
-            set(group.imports), key=lambda line: (line.startswith("from "), line))]
+            set(group.imports), key=lambda line: (line.startswith("from ."),
+                                                  line.startswith("from "), line))]
         if imports and header:
             imports[0] = imports[0].with_changes(leading_lines=[cst.EmptyLine()])
         header.extend(imports)
@@ -441,6 +451,10 @@ def _word_lists(vocabulary: Vocabulary, host: str, callees: Sequence[str],
     found = [own for name in callees if 1 < len(own := [
         word for word in words(_short(name)) if meaningful(word)]) <= 3]
     own = _own_words(callees)
+    found.extend(parts for parts in vocabulary.combinations([], own, rng) if len(parts) > 1)
+    front = found[:8]  # the callee's words in an order the seed and the case vary: two cases
+    rng.shuffle(front)  # moving one helper name its module apart
+    found[:8] = front
     found.extend(vocabulary.combinations([], own, rng))
     found.extend(vocabulary.combinations([], vocabulary.near(host, *callees), rng))
     return found
