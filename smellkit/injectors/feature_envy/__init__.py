@@ -27,7 +27,7 @@ base, hard inherits the mixin through an aggregate of `A`'s mixins in a third mo
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import libcst as cst
@@ -39,6 +39,7 @@ from smellkit.detectors.feature_envy import FeatureEnvy, FeatureEnvyOptions
 from smellkit.errors import InjectionRefused
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
 from smellkit.injectors.cst import move
+from smellkit.injectors.cst.edit import subtree
 from smellkit.injectors.cst.imports import drop_unused_imports, insert_import
 from smellkit.injectors.feature_envy import sites
 from smellkit.injectors.naming import pick, snake, words
@@ -70,6 +71,9 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
             by_callee.setdefault((callee, site.holder), []).append(site)
         reached = {callee for callee, _ in by_callee}
         for candidate in self._held_candidates(context):
+            reached.add(candidate.target.qualname)
+            yield candidate
+        for candidate in self._passed_candidates(context):
             reached.add(candidate.target.qualname)
             yield candidate
         unreached = sum(1 for name, definition in index.definitions.items()
@@ -163,6 +167,68 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
                           "sites": [[site.scope, site.line, site.col, site.receiver]
                                     for site in found]})
 
+    def _passed_candidates(self, context: InjectionContext) -> Iterator[Candidate]:
+        """A method of a class `B` that reads its data, called only from `B`'s own methods, each
+        call passing it the same kind of object of an unrelated class `A` for one parameter
+        (`self._invoke_field_validators(error_store=error_store, ...)`): `A` gets the method,
+        taking the `B` in that parameter's place, and the calls become
+        `error_store._invoke_field_validators(self, ...)`. A class that lends its work to the
+        collaborator it passes around, which then reads everything back from it."""
+        analysis = context.analysis
+        index = context.index
+        by_callee: dict[str, list[sites.Passed]] = {}
+        for passed, callee in sites.passed_objects(analysis):
+            by_callee.setdefault(callee, []).append(passed)
+        graph = analysis.call_graph
+        for callee, found in sorted(by_callee.items()):
+            scopes = {item.site.scope for item in found}
+            if callee in graph and set(graph.predecessors(callee)) - scopes - {callee}:
+                context.discard("a method its own class calls, and code elsewhere too")
+                continue
+            calls = {(item.site.line, item.site.col) for item in found}
+            every = {(site.line, site.col) for site, name in sites.self_calls(analysis)
+                     if name == callee}
+            if every != calls or len(found) != len(calls):
+                context.discard("a method some of whose calls pass no collaborator")
+                continue
+            params = {item.param for item in found}
+            kinds = {cls for item in found for cls in item.classes}
+            if len(params) != 1 or len(kinds) != 1:
+                context.discard("a method passed different collaborators")
+                continue
+            (param,), (holder,) = params, kinds
+            if not sites.holds_data(analysis, holder):
+                context.discard("the passed object holds no data of its own (a sentinel)")
+                continue
+            why = self._ineligible(analysis, callee, holder, None)
+            if why is not None:
+                context.discard(why)
+                continue
+            target = context.location(callee)
+            holder_path = context.path_of(holder)
+            if target is None or holder_path is None:
+                continue
+            if holder_path == target.path:
+                context.discard("the object it is passed is of a class of the same module")
+                continue
+            cls = index.class_of[callee]
+            own = sites.own_data(analysis, callee)
+            moves = callee.rpartition(".")[2].startswith("_") \
+                and sites.only_called_there(analysis, callee, scopes)
+            names = ", ".join(sorted(name.rpartition(".")[2] for name in own))
+            yield Candidate(
+                smell=self.name, target=target, files=(target.path, holder_path),
+                reason=(f"{callee} reads {len(own)} data attributes of its own class "
+                        f"({names}) and only {cls} calls it, passing it a {holder} as "
+                        f"`{param}`: that object can take the method and read the data back "
+                        "through a parameter"
+                        + ("; it is private, so it moves" if moves else
+                           "; it is public, so the holder gets a copy")),
+                data={"holder": holder, "attribute": None, "method": callee,
+                      "scopes": sorted(scopes), "move": moves, "argument": param,
+                      "sites": [[item.site.scope, item.site.line, item.site.col,
+                                 item.receiver] for item in found]})
+
     def _ineligible(self, analysis: Context, callee: str, holder: str,
                     attribute: str | None) -> str | None:
         index = analysis.index
@@ -203,7 +269,11 @@ class _Injection:
         data: dict[str, Any] = candidate.data
         self.holder: str = data["holder"]
         self.attribute: str | None = data["attribute"]
-        caller = index.class_of[data["method"]] if data.get("via") else data["holder"]
+        self.argument: str | None = data.get("argument")
+        """The envied class calls the method itself, passing it the holder's instance for
+        this parameter (`_passed_candidates`): that argument becomes the receiver."""
+        lends = bool(data.get("via") or self.argument)
+        caller = index.class_of[data["method"]] if lends else data["holder"]
         self.sites = [sites.Site(caller, scope, line, col, data["attribute"], receiver)
                       for scope, line, col, receiver in data["sites"]]
         self.via: str | None = data.get("via")
@@ -214,7 +284,7 @@ class _Injection:
         self.cls = index.class_of[self.method]
         receivers = sorted(site.receiver for site in self.sites if site.receiver)
         self.word = (self.attribute or (snake(words(self.cls.rpartition(".")[2])[-2:])
-                                        if self.via else max(receivers, key=receivers.count))
+                                        if lends else max(receivers, key=receivers.count))
                      ).strip("_") or "part"
         self.method_name = self.method.rpartition(".")[2]
         holder_place = move.top_level(index, self.holder)
@@ -259,18 +329,21 @@ class _Injection:
         self_param = function.params.params[0] if function.params.params else None
         if self_param is not None and self_param.annotation is not None:
             raise InjectionRefused(f"{self.method_name} annotates its self parameter")
+        if self.argument is not None:  # the parameter goes: nothing needs its annotation
+            function = _unannotated(function, self.argument)
         changes: dict[str, str | None] = {}
-        if self.via is None:
+        if self.via is None and self.argument is None:
             holder_tree, count = sites.redirect_calls(holder_tree, holder_node, self.sites,
                                                       self.new_name,
                                                       self.context.wrapper(self.holder_path))
-        else:  # `self.m(...)` in the envied class becomes `self.<via>.m(self, ...)`
+        else:  # `self.m(...)` in the envied class becomes `self.<via>.m(self, ...)`, or
+            # `self.m(x, ...)` becomes `x.m(self, ...)`
             if self.local:
                 raise InjectionRefused("the held object's class shares the envied module")
             cls_tree, count = sites.redirect_calls(cls_tree, cls_node, self.sites,
                                                    self.new_name,
                                                    self.context.wrapper(self.cls_path),
-                                                   via=self.via)
+                                                   via=self.via, argument=self._argument())
             changes[self.cls_path] = cls_tree.code
         if count != len(self.sites):
             raise InjectionRefused(f"found {count} of the {len(self.sites)} calls to rewrite")
@@ -290,10 +363,12 @@ class _Injection:
             new_function = moved.function
             if isinstance(replacement, cst.Name):
                 new_function = _with_receiver(new_function, replacement.value)
+            if self.argument is not None:
+                new_function = _argument_as_self(new_function, self.argument)
             new_holder = move.append_to_class(holder_node, [
                 move.as_method_of_class(new_function, self.new_name)])
             holder_tree = move.replace_node(holder_tree, holder_node, new_holder)
-            for statement in moved.imports:
+            for statement in _still_read(moved.imports, new_function):
                 holder_tree = insert_import(holder_tree, statement)
             target = f"{self.holder}.{self.new_name}"
         else:
@@ -303,7 +378,7 @@ class _Injection:
             # one module for both classes: the method leaves the holder's edited tree
             if self.local:
                 cls_tree = holder_tree
-            elif self.via is None:
+            elif self.via is None and self.argument is None:
                 cls_tree = self.context.module(self.cls_path)
             cls_node = move.find_class(cls_tree, self.cls_name)
             assert cls_node is not None
@@ -341,6 +416,17 @@ class _Injection:
             red_herrings=tuple(herrings) if self.difficulty != "easy" else (),
             summary=f"{'moved' if self.moves else 'copied'} {self.method} to {target}; "
                     f"{len(self.sites)} call(s) in {self.holder} go there")
+
+    def _argument(self) -> tuple[str, int | None] | None:
+        """The parameter whose argument becomes the receiver, with its position among the
+        method's positional parameters (None: keyword-only)."""
+        if self.argument is None:
+            return None
+        params = self.index.definitions[self.method].params[1:]
+        positional = [param.name for param in params
+                      if param.kind in ("positional_only", "positional")]
+        return self.argument, (positional.index(self.argument)
+                               if self.argument in positional else None)
 
     def _local_name(self, function: cst.FunctionDef) -> str:
         """A name for the collaborator inside the moved method: the attribute's or the
@@ -403,9 +489,12 @@ class _Injection:
             replacement=replacement, postponed=future, importer=self.holder_module,
             preamble=preamble, wrapper=context.wrapper(self.cls_path))
         new_function = moved.function if self.attribute else _with_receiver(moved.function, alias)
+        if self.argument is not None:
+            new_function = _argument_as_self(new_function, self.argument)
         method_code = _in_class(move.as_method_of_class(new_function, self.new_name))
         opening = "from __future__ import annotations\n\n" if future else ""
-        imports = "".join(f"{statement}\n" for statement in moved.imports)
+        imports = "".join(f"{statement}\n" for statement in
+                          _still_read(moved.imports, new_function))
         declared = f'"{self.cls_name}"' if not future else self.cls_name
         declaration = f"    {self.attribute}: {declared}\n" if self.attribute else ""
         base_name: str | None = None
@@ -433,7 +522,7 @@ class _Injection:
             body = "    __slots__ = ()\n" + (f"\n{declaration}" if declaration else "")
         changes[mixin_path] = (
             f'"""Behaviour of {self.holder_name} around its {word}."""\n\n{opening}{imports}'
-            f"{chr(10) * 2 if imports or opening else chr(10)}{head}{body}{method_code}")
+            f"{chr(10) * 2 if imports else chr(10)}{head}{body}{method_code}")
         inherited, inherited_module = mixin_name, mixin_module
         if self.layers >= 3:
             used = {mixin_path, *changes}
@@ -473,6 +562,114 @@ def _with_receiver(function: cst.FunctionDef, name: str) -> cst.FunctionDef:
                                                or params.kwonly_params or params.star_kwarg):
         new = new.with_changes(comma=first.comma)
     return function.with_changes(params=params.with_changes(params=[first, new, *rest]))
+
+
+def _argument_as_self(function: cst.FunctionDef, param: str) -> cst.FunctionDef:
+    """The method without its parameter `param`, every read of which reads the method's first
+    parameter instead: the object it was passed is now the one it belongs to."""
+    if param in _rebound(function.body):
+        raise InjectionRefused(f"{function.name.value} rebinds its parameter {param}")
+    params = function.params
+    own = params.params[0].name.value
+
+    def without(items: Sequence[cst.Param]) -> list[cst.Param]:
+        kept = [item for item in items if item.name.value != param]
+        if kept and len(kept) < len(items) and items[-1].name.value == param:
+            kept[-1] = kept[-1].with_changes(comma=items[-1].comma)  # the layout of the last
+        return kept
+
+    kwonly = without(params.kwonly_params)
+    star = params.star_arg
+    if isinstance(star, cst.ParamStar) and not kwonly:
+        star = cst.MaybeSentinel.DEFAULT
+    positional = without(params.params)
+    if star == cst.MaybeSentinel.DEFAULT and not kwonly and params.star_kwarg is None \
+            and positional:
+        positional[-1] = positional[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    new_params = params.with_changes(params=positional, kwonly_params=kwonly, star_arg=star,
+                                     posonly_params=without(params.posonly_params))
+    body = function.body.visit(_Rename(param, own))
+    assert isinstance(body, cst.BaseSuite)
+    return function.with_changes(params=new_params, body=body)
+
+
+def _unannotated(function: cst.FunctionDef, param: str) -> cst.FunctionDef:
+    """The method with parameter `param` unannotated (every other node kept as it is, so the
+    analyses of its module still apply)."""
+    params = function.params
+
+    def plain(items: Sequence[cst.Param]) -> list[cst.Param]:
+        return [item.with_changes(annotation=None) if item.name.value == param else item
+                for item in items]
+
+    return function.with_changes(params=params.with_changes(
+        params=plain(params.params), kwonly_params=plain(params.kwonly_params),
+        posonly_params=plain(params.posonly_params)))
+
+
+class _Rename(cst.CSTTransformer):
+    """Every read of a name becomes a read of another (not attribute names or keywords)."""
+
+    def __init__(self, old: str, new: str):
+        super().__init__()
+        self.old, self.new = old, new
+        self.skip: set[int] = set()
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        self.skip.add(id(node.attr))
+        return True
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        if node.keyword is not None:
+            self.skip.add(id(node.keyword))
+        return True
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
+        if original_node.value == self.old and id(original_node) not in self.skip:
+            return updated_node.with_changes(value=self.new)
+        return updated_node
+
+
+def _rebound(node: cst.CSTNode) -> set[str]:
+    """Names bound anywhere inside `node` (assigned, looped over, imported, parameters of
+    nested functions, declared global or nonlocal)."""
+    found: set[str] = set()
+    targets: list[cst.CSTNode] = []
+    for item in subtree(node):
+        if isinstance(item, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.NamedExpr)):
+            targets.append(item.target)
+        elif isinstance(item, (cst.For, cst.CompFor)):
+            targets.append(item.target)
+        elif isinstance(item, cst.AsName):
+            targets.append(item.name)
+        elif isinstance(item, (cst.Param, cst.FunctionDef, cst.ClassDef)):
+            found.add(item.name.value)
+        elif isinstance(item, cst.NameItem):
+            found.add(item.name.value)
+    for target in targets:
+        found.update(part.value for part in subtree(target) if isinstance(part, cst.Name)
+                     and not _attribute_part(target, part))
+    return found
+
+
+def _attribute_part(target: cst.CSTNode, name: cst.Name) -> bool:
+    """Whether `name` is read inside `target` rather than bound (`self.x = ...`, `a[i] = ...`)."""
+    return any(isinstance(node, (cst.Attribute, cst.Subscript)) and any(
+        part is name for part in subtree(node)) for node in subtree(target))
+
+
+def _still_read(statements: Iterable[str], function: cst.FunctionDef) -> list[str]:
+    """The import statements whose names the function still reads (the annotation of a
+    parameter it lost needs none)."""
+    names = move.names_in(function)
+    kept = []
+    for statement in statements:
+        last = statement.rpartition(" ")[2]
+        bound = last if statement.startswith("from ") or " as " in statement \
+            else last.partition(".")[0]
+        if bound in names:
+            kept.append(statement)
+    return kept
 
 
 def _self_attribute(function: cst.FunctionDef, attribute: str) -> cst.Attribute:

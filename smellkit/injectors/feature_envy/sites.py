@@ -21,7 +21,7 @@ visitor method called by name).
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
@@ -29,7 +29,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from smellkit.analysis.access import data_access, is_dunder, is_property
 from smellkit.analysis.context import Context
-from smellkit.facts import Attr, Expr, Name
+from smellkit.facts import Attr, Expr, Iter, Name, Param
 from smellkit.graphs.index import Index
 
 
@@ -280,9 +280,11 @@ class _Redirect(cst.CSTTransformer):
     `self.<new name>`: with the receiver as first argument when it was a name."""
 
     def __init__(self, starts: dict[int, tuple[int, int]], positions: set[tuple[int, int]],
-                 new_name: str, pass_receiver: bool, via: str | None = None):
+                 new_name: str, pass_receiver: bool, via: str | None = None,
+                 argument: tuple[str, int | None] | None = None):
         super().__init__()
         self.via = via
+        self.argument = argument
         self.starts = starts
         self.positions = positions
         self.new_name = new_name
@@ -309,6 +311,8 @@ class _Redirect(cst.CSTTransformer):
         if start not in self.positions or not isinstance(func, cst.Attribute):
             return updated_node
         self.count += 1
+        if self.argument is not None:
+            return self._lent(updated_node, self.selves[-1], *self.argument)
         owner: cst.BaseExpression = cst.Name(self.selves[-1])
         if self.via is not None:
             owner = cst.Attribute(value=owner, attr=cst.Name(self.via))
@@ -322,20 +326,49 @@ class _Redirect(cst.CSTTransformer):
         return updated_node.with_changes(func=target, args=[first, *args])
 
 
+    def _lent(self, call: cst.Call, own: str, param: str, position: int | None) -> cst.Call:
+        """`self.m(a, x, b)` -> `x.<new name>(self, a, b)`, `x` the argument for `param` (at
+        `position` among the positional arguments, or passed by keyword)."""
+        args = list(call.args)
+        at = next((number for number, arg in enumerate(args)
+                   if arg.keyword is not None and arg.keyword.value == param), None)
+        if at is None and position is not None:
+            plain = [number for number, arg in enumerate(args) if arg.keyword is None]
+            at = plain[position] if position < len(plain) else None
+        if at is None:  # found by discovery: the call changed under us
+            self.count -= 1
+            return call
+        removed = args.pop(at)
+        if args and at == len(args):
+            args[-1] = args[-1].with_changes(comma=removed.comma)
+        first = cst.Arg(value=cst.Name(own))
+        if args:
+            first = first.with_changes(comma=removed.comma if isinstance(
+                removed.comma, cst.Comma) and at < len(args) else cst.Comma(
+                whitespace_after=cst.SimpleWhitespace(" ")))
+        return call.with_changes(func=cst.Attribute(value=removed.value,
+                                                    attr=cst.Name(self.new_name)),
+                                 args=[first, *args])
+
+
 def redirect_calls(module: cst.Module, holder: cst.ClassDef, sites: list[Site],
                    new_name: str, wrapper: MetadataWrapper | None = None,
-                   via: str | None = None) -> tuple[cst.Module, int]:
+                   via: str | None = None, argument: tuple[str, int | None] | None = None
+                   ) -> tuple[cst.Module, int]:
     """The module with the sites' calls (inside `holder`) redirected, and how many were.
     `wrapper`: a kept metadata wrapper of `module`; only the holder class is visited. `via`:
     the calls go to the object in `self.<via>`, the instance passed first
-    (`self.m(x)` -> `self.<via>.<new name>(self, x)`)."""
+    (`self.m(x)` -> `self.<via>.<new name>(self, x)`). `argument`: the calls go to the object
+    passed for that parameter (at that positional index, or by keyword), the instance passed
+    first in its place (`self.m(x)` -> `x.<new name>(self)`)."""
     positions = {(site.line, site.col) for site in sites}
     wrapper = wrapper or MetadataWrapper(module, unsafe_skip_copy=True)
     where = wrapper.resolve(PositionProvider)  # computed once per file and context
     starts = {id(node): (place.start.line, place.start.column) for node, place in where.items()
               if isinstance(node, cst.Call)
               and (place.start.line, place.start.column) in positions}
-    redirect = _Redirect(starts, positions, new_name, sites[0].receiver is not None, via)
+    redirect = _Redirect(starts, positions, new_name, sites[0].receiver is not None, via,
+                         argument)
     # Only the methods that hold the calls are visited (a big class costs a second or more).
     names = {site.scope[len(site.holder) + 1:].partition(".")[0] for site in sites}
     members = holder.body.body if isinstance(holder.body, cst.IndentedBlock) else ()
@@ -406,3 +439,87 @@ def self_calls(analysis: Context) -> Iterator[tuple[Site, str]]:
             if callee is None or index.definitions[callee].kind != "method":
                 continue
             yield Site(cls, call.scope, call.line, call.col, None, func.base.id), callee
+
+
+# -- a class hands its own method the object it should belong to, as an argument --------------
+
+
+@dataclass(frozen=True)
+class Passed:
+    """`self.m(..., x, ...)` in a method of the class defining `m`, where the argument `x` is
+    always an instance of one class of the repository, bound to the parameter `param` of `m`."""
+
+    site: Site
+    param: str
+    receiver: str
+    classes: frozenset[str]
+
+
+def passed_objects(analysis: Context) -> Iterator[tuple[Passed, str]]:
+    """Every `self.m(...)` call in a method of `m`'s class (its constructor aside) that passes
+    a name of the calling method to a named parameter of `m`, with the one repository class
+    (unrelated to `m`'s) whose instances the points-to analysis sees in that name; each with
+    the method `m`. Such an object is a collaborator the class lends its work to: the natural
+    wrong home of a method that reads the lender's data (`error_store` passed to
+    `Schema._invoke_field_validators`)."""
+    index = analysis.index
+    queries: list[tuple[str, Expr]] = []
+    found: list[tuple[Site, str, str, str]] = []
+    for facts in index.modules.values():
+        for call in facts.calls:
+            func = call.func
+            cls = index.class_of.get(call.scope)
+            definition = index.definitions.get(call.scope)
+            if not isinstance(func, Attr) or not isinstance(func.base, Name) or cls is None \
+                    or definition is None or not definition.params or definition.decorators \
+                    or definition.name == "__init__" \
+                    or func.base.id != definition.params[0].name:
+                continue
+            callee = index.children.get(cls, {}).get(func.attr)
+            target = index.definitions.get(callee) if callee is not None else None
+            if callee is None or target is None or target.kind != "method" \
+                    or len(target.params) < 2:
+                continue
+            self_name = definition.params[0].name
+            named = _bound_arguments(target.params[1:], call.args, call.kwargs)
+            for param, value in named.items():
+                if isinstance(value, Name) and value.id != self_name:
+                    site = Site(cls, call.scope, call.line, call.col, None, value.id)
+                    queries.append((call.scope, value))
+                    found.append((site, callee, param, value.id))
+    solver = index.calls.solver
+    if solver is None or not queries:
+        return
+    for (site, callee, param, receiver), values in zip(found, solver.values_of(queries)):
+        classes = {value[2:] for value in values if value.startswith("i:")}
+        if len(classes) != 1 or len(values) != 1:
+            continue  # nothing seen, several kinds of object, None, or objects from outside
+        (passed,) = classes
+        cls = site.holder
+        if passed in index.classes and passed != cls and passed not in index.mro(cls) \
+                and cls not in index.mro(passed):
+            yield Passed(site, param, receiver, frozenset(classes)), callee
+
+
+def _bound_arguments(params: Sequence[Param], args: Sequence[Expr],
+                     kwargs: Sequence[tuple[str | None, Expr]]) -> dict[str, Expr]:
+    """The arguments of a call bound to the (non-self) parameters they fill, by name; empty
+    when `*args` or `**kwargs` hide which is which."""
+    if any(isinstance(arg, Iter) for arg in args) or any(key is None for key, _ in kwargs):
+        return {}
+    positional = [param for param in params if param.kind in ("positional_only", "positional")]
+    if len(args) > len(positional):
+        return {}
+    bound = {param.name: arg for param, arg in zip(positional, args)}
+    for key, value in kwargs:
+        if key is not None:
+            bound[key] = value
+    return bound
+
+
+def holds_data(analysis: Context, cls: str) -> bool:
+    """Whether instances of the class (or of its bases) carry attributes of their own: a
+    collaborator with state, not a sentinel or a marker."""
+    index = analysis.index
+    return any(item.kind == "instance" for base in index.mro(cls)
+               if (info := index.classes.get(base)) is not None for item in info.attributes)
