@@ -365,6 +365,8 @@ class _Injection:
                 new_function = _with_receiver(new_function, replacement.value)
             if self.argument is not None:
                 new_function = _argument_as_self(new_function, self.argument)
+            if self.via is not None and isinstance(replacement, cst.Name):
+                new_function = _through_self(new_function, replacement.value, self.via)
             new_holder = move.append_to_class(holder_node, [
                 move.as_method_of_class(new_function, self.new_name)])
             holder_tree = move.replace_node(holder_tree, holder_node, new_holder)
@@ -491,6 +493,8 @@ class _Injection:
         new_function = moved.function if self.attribute else _with_receiver(moved.function, alias)
         if self.argument is not None:
             new_function = _argument_as_self(new_function, self.argument)
+        if self.via is not None:
+            new_function = _through_self(new_function, alias, self.via)
         method_code = _in_class(move.as_method_of_class(new_function, self.new_name))
         opening = "from __future__ import annotations\n\n" if future else ""
         imports = "".join(f"{statement}\n" for statement in
@@ -591,6 +595,34 @@ def _argument_as_self(function: cst.FunctionDef, param: str) -> cst.FunctionDef:
     body = function.body.visit(_Rename(param, own))
     assert isinstance(body, cst.BaseSuite)
     return function.with_changes(params=new_params, body=body)
+
+
+def _through_self(function: cst.FunctionDef, alias: str, via: str) -> cst.FunctionDef:
+    """The moved method reading `<alias>.<via>` (the object it now belongs to, reached back
+    through the instance it was given) as its own first parameter, unless the method assigns
+    that attribute."""
+    def held(node: cst.CSTNode) -> bool:
+        return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) \
+            and node.value.value == alias and node.attr.value == via
+
+    for node in subtree(function.body):
+        targets: list[cst.CSTNode] = \
+            [node.target] if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign))\
+            else [item.item for item in node.target.elements] \
+            if isinstance(node, cst.Del) and isinstance(node.target, cst.Tuple) else \
+            [node.target] if isinstance(node, cst.Del) else []
+        if any(held(part) for target in targets for part in subtree(target)):
+            return function
+    own = function.params.params[0].name.value
+
+    class Replace(cst.CSTTransformer):
+        def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute
+                            ) -> cst.BaseExpression:
+            return cst.Name(own) if held(original_node) else updated_node
+
+    body = function.body.visit(Replace())
+    assert isinstance(body, cst.BaseSuite)
+    return function.with_changes(body=body)
 
 
 def _unannotated(function: cst.FunctionDef, param: str) -> cst.FunctionDef:

@@ -21,6 +21,7 @@ visitor method called by name).
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -229,14 +230,13 @@ def look_alikes(analysis: Context, cls: str, method: str, holder: str,
     the envied class's methods but use more of their own class than of its data (clients).
     `exclude`: names that cannot be herrings (the methods the smell involves)."""
     index = analysis.index
-    needed = min(len(own_data(analysis, method)), 3)
-    found = []
-    for name, qualname in sorted(index.children.get(cls, {}).items()):
-        definition = index.definitions[qualname]
-        if qualname == method or definition.kind != "method" or is_dunder(name):
-            continue
-        if len(own_data(analysis, qualname)) >= needed:
-            found.append(qualname)
+
+    def at_home(needed: int) -> list[str]:
+        return [qualname for name, qualname in sorted(index.children.get(cls, {}).items())
+                if qualname != method and index.definitions[qualname].kind == "method"
+                and not is_dunder(name) and len(own_data(analysis, qualname)) >= needed]
+
+    found = at_home(min(len(own_data(analysis, method)), 3))
     facts = analysis.file_of(holder)
     if not found and attribute is not None and facts is not None:
         users = {access.scope for access in facts.accesses
@@ -248,6 +248,8 @@ def look_alikes(analysis: Context, cls: str, method: str, holder: str,
     found = [name for name in found if name not in exclude]
     if not found:
         found = [name for name in _clients(analysis, cls, method) if name not in exclude]
+    if not found:  # methods reading two of its fields are at home too
+        found = [name for name in at_home(2) if name not in exclude]
     return found[:2]
 
 
@@ -390,10 +392,14 @@ def held_objects(analysis: Context) -> dict[str, dict[str, str]]:
 
     Such an object is a collaborator the class owns (`self.opts = SchemaOpts(meta)`,
     `self.stack = FilterStack()`): the natural wrong home of a method that works on the
-    owner's data, reached as `self.<attribute>.m(self, ...)`."""
+    owner's data, reached as `self.<attribute>.m(self, ...)`. Where no value flows in that the
+    analysis sees (the object comes from the class's users), the constructor's own check says
+    what it is: the attribute set from a parameter it asserts to be an instance of one class
+    (`assert isinstance(unbound_field, UnboundField)`; `_asserted`)."""
     index = analysis.index
     queries: list[tuple[str, Expr]] = []
     keys: list[tuple[str, str]] = []
+    asserted: dict[tuple[str, str], str | None] = {}
     for cls, info in sorted(index.classes.items()):
         seen: set[str] = set()
         for item in info.attributes:
@@ -403,6 +409,8 @@ def held_objects(analysis: Context) -> dict[str, dict[str, str]]:
                     or index.class_of.get(item.scope) != cls:
                 continue
             seen.add(item.name)
+            if isinstance(item.value, Name):
+                asserted[(cls, item.name)] = _asserted(analysis, item.scope, item.value.id)
             if plain_attribute(analysis, cls, item.name):
                 queries.append((item.scope, Attr(Name(definition.params[0].name), item.name)))
                 keys.append((cls, item.name))
@@ -412,13 +420,34 @@ def held_objects(analysis: Context) -> dict[str, dict[str, str]]:
     found: dict[str, dict[str, str]] = {}
     for (cls, attribute), values in zip(keys, solver.values_of(queries)):
         classes = {value[2:] for value in values if value.startswith("i:")}
-        if len(classes) != 1 or len(values) != 1:
+        checked = asserted.get((cls, attribute))
+        if not values and checked is not None:
+            classes = {checked}  # (an instance of a subclass runs the same inherited code)
+        elif len(classes) != 1 or len(values) != 1:
             continue  # nothing seen, several kinds of object, or objects from outside
         (held,) = classes
         if held in index.classes and held != cls and held not in index.mro(cls) \
                 and cls not in index.mro(held):
             found.setdefault(cls, {})[attribute] = held
     return found
+
+
+def _asserted(analysis: Context, scope: str, name: str) -> str | None:
+    """The one class of the repository that a constructor asserts its parameter `name` is an
+    instance of (`assert isinstance(name, C)` in its body), the parameter never rebound."""
+    index = analysis.index
+    definition = index.definitions.get(scope)
+    facts = analysis.file_of(scope)
+    if definition is None or facts is None \
+            or name not in {param.name for param in definition.params} \
+            or any(item.scope == scope and item.target == Name(name) for item in facts.assignments):
+        return None
+    text = "\n".join(analysis.lines(facts.path)[definition.start_line - 1:definition.end_line])
+    found = {match.group(1) for match in re.finditer(
+        rf"\bassert\s+isinstance\(\s*{re.escape(name)}\s*,\s*([A-Za-z_][\w.]*)\s*\)", text)}
+    if len(found) != 1:
+        return None
+    return _one_class(index, scope, tuple(found))
 
 
 def self_calls(analysis: Context) -> Iterator[tuple[Site, str]]:
