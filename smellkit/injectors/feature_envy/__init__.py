@@ -40,7 +40,7 @@ from smellkit.errors import InjectionRefused
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
 from smellkit.injectors.cst import move
 from smellkit.injectors.cst.edit import subtree
-from smellkit.injectors.cst.imports import drop_unused_imports, insert_import
+from smellkit.injectors.cst.imports import drop_unused_imports, insert_import, is_import_line
 from smellkit.injectors.feature_envy import sites
 from smellkit.injectors.naming import pick, snake, words
 from smellkit.models import Candidate, Difficulty, StructuralCheck
@@ -138,7 +138,8 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
             if callee in graph and set(graph.predecessors(callee)) - scopes - {callee}:
                 context.discard("a method its own class calls, and code elsewhere too")
                 continue
-            for attribute, holder in sorted(held[cls].items()):
+            for attribute, kept in sorted(held[cls].items()):
+                holder = kept.cls
                 why = self._ineligible(analysis, callee, holder, None)
                 if why is not None:
                     context.discard(why)
@@ -164,6 +165,7 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
                                "; it is public, so the holder gets a copy")),
                     data={"holder": holder, "attribute": None, "method": callee,
                           "scopes": sorted(scopes), "move": moves, "via": attribute,
+                          "asserted": kept.asserted,
                           "sites": [[site.scope, site.line, site.col, site.receiver]
                                     for site in found]})
 
@@ -279,6 +281,9 @@ class _Injection:
         self.via: str | None = data.get("via")
         """The envied class calls the method itself, through the object it holds in
         `self.<via>` (`_held_candidates`): the calls to rewrite are in the envied class."""
+        self.declared = bool(data.get("asserted"))
+        """The holder's class is known only from the constructor's assertion: the moved
+        method declares the type of the instance it is given, or no analysis would know it."""
         self.method: str = data["method"]
         self.moves: bool = bool(data["move"])
         self.cls = index.class_of[self.method]
@@ -367,6 +372,9 @@ class _Injection:
                 new_function = _argument_as_self(new_function, self.argument)
             if self.via is not None and isinstance(replacement, cst.Name):
                 new_function = _through_self(new_function, replacement.value, self.via)
+                if self.declared:
+                    new_function = _annotated(new_function, replacement.value, self.cls_name)
+                    holder_tree = self._declare(holder_tree)
             new_holder = move.append_to_class(holder_node, [
                 move.as_method_of_class(new_function, self.new_name)])
             holder_tree = move.replace_node(holder_tree, holder_node, new_holder)
@@ -429,6 +437,29 @@ class _Injection:
                       if param.kind in ("positional_only", "positional")]
         return self.argument, (positional.index(self.argument)
                                if self.argument in positional else None)
+
+    def _declare(self, tree: cst.Module) -> cst.Module:
+        """The holder's module importing the envied class for type checkers (the moved method's
+        annotation names it), unless it binds it already."""
+        bound = move.module_bindings(self.index, self.holder_module)
+        if bound.get(self.cls_name) == self.cls:
+            return tree
+        typing_names = [name for name, target in sorted(bound.items()) if target == "typing"]
+        if bound.get("TYPE_CHECKING") == "typing.TYPE_CHECKING":
+            guard = "TYPE_CHECKING"
+        elif typing_names:
+            guard = f"{typing_names[0]}.TYPE_CHECKING"
+        else:
+            if "typing" in bound:
+                raise InjectionRefused(f"{self.holder_module} binds typing to something else")
+            tree, guard = insert_import(tree, "import typing"), "typing.TYPE_CHECKING"
+        statement = move.relative_import(self.holder_module, self.cls_module, self.cls_name)
+        block = cst.parse_statement(f"if {guard}:\n    {statement}\n")
+        body = list(tree.body)
+        at = max((number + 1 for number, item in enumerate(body) if is_import_line(item)),
+                 default=0)
+        block = block.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
+        return tree.with_changes(body=[*body[:at], block, *body[at:]])
 
     def _local_name(self, function: cst.FunctionDef) -> str:
         """A name for the collaborator inside the moved method: the attribute's or the
@@ -495,12 +526,16 @@ class _Injection:
             new_function = _argument_as_self(new_function, self.argument)
         if self.via is not None:
             new_function = _through_self(new_function, alias, self.via)
+        if self.declared:
+            new_function = _annotated(new_function, alias, self.cls_name)
         method_code = _in_class(move.as_method_of_class(new_function, self.new_name))
         opening = "from __future__ import annotations\n\n" if future else ""
         imports = "".join(f"{statement}\n" for statement in
                           _still_read(moved.imports, new_function))
         declared = f'"{self.cls_name}"' if not future else self.cls_name
         declaration = f"    {self.attribute}: {declared}\n" if self.attribute else ""
+        checking = _type_checking_import(mixin_module, self.cls_module, self.cls_name) \
+            if (self.attribute and self.layers < 2) or self.declared else ""
         base_name: str | None = None
         if self.layers >= 2:
             base_path = context.module_path(folder, (item for item in stems
@@ -520,10 +555,9 @@ class _Injection:
             imports += move.relative_import(mixin_module, base_module, base_name) + "\n"
             head, body = f"class {mixin_name}({base_name}):\n", "    __slots__ = ()\n"
         else:
-            if self.attribute:
-                imports += _type_checking_import(mixin_module, self.cls_module, self.cls_name)
             head = f"class {mixin_name}:\n"
             body = "    __slots__ = ()\n" + (f"\n{declaration}" if declaration else "")
+        imports += checking
         changes[mixin_path] = (
             f'"""Behaviour of {self.holder_name} around its {word}."""\n\n{opening}{imports}'
             f"{chr(10) * 2 if imports else chr(10)}{head}{body}{method_code}")
@@ -623,6 +657,15 @@ def _through_self(function: cst.FunctionDef, alias: str, via: str) -> cst.Functi
     body = function.body.visit(Replace())
     assert isinstance(body, cst.BaseSuite)
     return function.with_changes(body=body)
+
+
+def _annotated(function: cst.FunctionDef, param: str, cls_name: str) -> cst.FunctionDef:
+    """The method with its parameter `param` annotated with the class's name, quoted (the
+    class is imported for type checkers only)."""
+    params = function.params
+    return function.with_changes(params=params.with_changes(params=[
+        item.with_changes(annotation=cst.Annotation(cst.SimpleString(f'"{cls_name}"')))
+        if item.name.value == param else item for item in params.params]))
 
 
 def _unannotated(function: cst.FunctionDef, param: str) -> cst.FunctionDef:

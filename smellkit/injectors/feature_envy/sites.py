@@ -386,7 +386,16 @@ def redirect_calls(module: cst.Module, holder: cst.ClassDef, sites: list[Site],
 # -- the other direction: a class hands its own method's work to an object it holds -----------
 
 
-def held_objects(analysis: Context) -> dict[str, dict[str, str]]:
+@dataclass(frozen=True)
+class Held:
+    cls: str
+    """The class of the object held."""
+    asserted: bool
+    """Known from the constructor's assertion only: the analysis sees no value stored there,
+    so code that receives the holder from that object needs its type declared."""
+
+
+def held_objects(analysis: Context) -> dict[str, dict[str, Held]]:
     """class -> plain instance attribute its constructor sets -> the one class of the
     repository (unrelated to it) whose instances the points-to analysis sees stored there.
 
@@ -417,7 +426,7 @@ def held_objects(analysis: Context) -> dict[str, dict[str, str]]:
     solver = index.calls.solver
     if solver is None or not queries:
         return {}
-    found: dict[str, dict[str, str]] = {}
+    found: dict[str, dict[str, Held]] = {}
     for (cls, attribute), values in zip(keys, solver.values_of(queries)):
         classes = {value[2:] for value in values if value.startswith("i:")}
         checked = asserted.get((cls, attribute))
@@ -428,7 +437,7 @@ def held_objects(analysis: Context) -> dict[str, dict[str, str]]:
         (held,) = classes
         if held in index.classes and held != cls and held not in index.mro(cls) \
                 and cls not in index.mro(held):
-            found.setdefault(cls, {})[attribute] = held
+            found.setdefault(cls, {})[attribute] = Held(held, not values)
     return found
 
 
