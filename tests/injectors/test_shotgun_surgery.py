@@ -818,3 +818,50 @@ def test_an_import_that_must_stay_refuses_the_module_with_the_reason(tmp_path: P
                      options=support.NO_FILTER)
     assert isinstance(outcome, InjectionSkip), outcome
     assert "the import of pass_context must stay in pkg/one.py" in outcome.reason
+
+
+def test_calls_the_tests_cannot_run_stay_calls(tmp_path: Path) -> None:
+    """A call under a platform test (`elif WIN:`) or in a definition no test runs stays a call
+    of the helper (its import stays for it): a copy there would be changed code no selected
+    test runs."""
+    from smellkit.injectors.base import InjectionContext
+    from smellkit.injectors.shotgun_surgery import helpers
+    from smellkit.injectors.shotgun_surgery.inline import inline_helper
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "_compat.py").write_text(
+        "import sys\n\nWIN = sys.platform == 'win32'\n\n\n"
+        "def plain(text):\n    return text.strip().lower()\n")
+    source = textwrap.dedent("""\
+        from pkg._compat import WIN, plain
+
+
+        def show(text, raw):
+            if raw:
+                return plain(text)
+            elif WIN:
+                return plain(text)
+            return text
+
+
+        def page(text):
+            return plain(text)
+        """)
+    (tmp_path / "pkg" / "out.py").write_text(source)
+    project = Project.load(tmp_path, use_cache=False, jobs=1)
+    covered = frozenset({"pkg.out.show", "pkg._compat.plain"})
+    context = InjectionContext(project, covered=covered)
+    (plan,) = [item for item in helpers.plans(context, frozenset())
+               if item.helper.qualname == "pkg._compat.plain"]
+    (user,) = plan.users
+    assert user.lines == (6, 8, 13)
+    assert helpers.untested_lines(context, user) == {8, 13}
+    body = helpers._body(context, plan.helper)
+    assert body is not None
+    result = inline_helper(source, "plain", body, plan.helper.params, plan.helper.free, [], True,
+                           leave=frozenset({8, 13}))
+    assert result.lines == (6,)
+    assert "from pkg._compat import WIN, plain" in result.text
+    assert "return text.strip().lower()\n    elif WIN:\n        return plain(text)" in result.text
+    assert "def page(text):\n    return plain(text)" in result.text
