@@ -123,6 +123,9 @@ class InlineCalls(cst.CSTTransformer):
         self.statement = statement
         self.adds = adds
         self.replaced = 0
+        self.beside: cst.SimpleStatementLine | None = None
+        """A line of its own for the added names, after the helper's import when that
+        imports the helper alone (the module imports one name a line)."""
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         if original_node not in self.calls:
@@ -153,6 +156,11 @@ class InlineCalls(cst.CSTTransformer):
                 names.append(alias)
                 continue
             added = sorted(self.adds)
+            if self.keep and added and len(old_names) == 1:
+                self.beside = cst.SimpleStatementLine([cst.ImportFrom(
+                    module=original_node.module, relative=original_node.relative,
+                    names=[cst.ImportAlias(name=cst.Name(name)) for name in added])])
+                return updated_node
             if self.keep:  # the helper's own name stays importable from here
                 names.append(alias.with_changes(comma=cst.Comma(
                     whitespace_after=cst.SimpleWhitespace(" "))) if added else alias)
@@ -166,6 +174,16 @@ class InlineCalls(cst.CSTTransformer):
         if old_names[-1] is self.alias and self.alias is not None:
             names[-1] = last_alias(names[-1], self.alias, updated_node)
         return updated_node.with_changes(names=names)
+
+
+    def leave_SimpleStatementLine(self, original_node: cst.SimpleStatementLine,
+                                  updated_node: cst.SimpleStatementLine
+                                  ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
+        if self.beside is None or not any(small is self.statement
+                                          for small in original_node.body):
+            return updated_node
+        beside, self.beside = self.beside, None
+        return cst.FlattenSentinel([updated_node, beside])
 
 
 class _Calls(cst.CSTVisitor):
