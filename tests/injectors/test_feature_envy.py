@@ -268,8 +268,8 @@ def test_a_sentinel_or_a_rebound_parameter_is_no_collaborator(tmp_path: Path) ->
     root = tmp_path / "repo"
     shutil.copytree(LENT / "before", root)
     tally = root / "survey" / "tally.py"
-    tally.write_text(tally.read_text().replace("    def __init__(self):\n        self.problems = {}\n",
-                                               "    problems = {}\n"))
+    tally.write_text(tally.read_text().replace(
+        "    def __init__(self):\n        self.problems = {}\n", "    problems = {}\n"))
     context = InjectionContext(Project.load(root, use_cache=False, jobs=1))
     assert not list(make_injector(SMELL, {"min-file-lines": 0}).candidates(context))
     assert context.discarded["the passed object holds no data of its own (a sentinel)"] == 1

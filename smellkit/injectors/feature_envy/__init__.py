@@ -640,12 +640,8 @@ def _through_self(function: cst.FunctionDef, alias: str, via: str) -> cst.Functi
             and node.value.value == alias and node.attr.value == via
 
     for node in subtree(function.body):
-        targets: list[cst.CSTNode] = \
-            [node.target] if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign))\
-            else [item.item for item in node.target.elements] \
-            if isinstance(node, cst.Del) and isinstance(node.target, cst.Tuple) else \
-            [node.target] if isinstance(node, cst.Del) else []
-        if any(held(part) for target in targets for part in subtree(target)):
+        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del)) \
+                and any(held(part) for part in subtree(node.target)):
             return function
     own = function.params.params[0].name.value
 
@@ -711,15 +707,12 @@ def _rebound(node: cst.CSTNode) -> set[str]:
     found: set[str] = set()
     targets: list[cst.CSTNode] = []
     for item in subtree(node):
-        if isinstance(item, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.NamedExpr)):
-            targets.append(item.target)
-        elif isinstance(item, (cst.For, cst.CompFor)):
+        if isinstance(item, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.NamedExpr,
+                             cst.For, cst.CompFor)):
             targets.append(item.target)
         elif isinstance(item, cst.AsName):
             targets.append(item.name)
-        elif isinstance(item, (cst.Param, cst.FunctionDef, cst.ClassDef)):
-            found.add(item.name.value)
-        elif isinstance(item, cst.NameItem):
+        elif isinstance(item, (cst.Param, cst.FunctionDef, cst.ClassDef, cst.NameItem)):
             found.add(item.name.value)
     for target in targets:
         found.update(part.value for part in subtree(target) if isinstance(part, cst.Name)

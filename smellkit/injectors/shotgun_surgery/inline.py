@@ -178,7 +178,8 @@ class InlineCalls(cst.CSTTransformer):
 
     def leave_SimpleStatementLine(self, original_node: cst.SimpleStatementLine,
                                   updated_node: cst.SimpleStatementLine
-                                  ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
+                                  ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement] \
+            | cst.RemovalSentinel:
         if self.beside is None or not any(small is self.statement
                                           for small in original_node.body):
             return updated_node
