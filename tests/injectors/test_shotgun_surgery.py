@@ -865,3 +865,33 @@ def test_calls_the_tests_cannot_run_stay_calls(tmp_path: Path) -> None:
     assert "from pkg._compat import WIN, plain" in result.text
     assert "return text.strip().lower()\n    elif WIN:\n        return plain(text)" in result.text
     assert "def page(text):\n    return plain(text)" in result.text
+
+
+@pytest.mark.slow
+def test_click_hard_leaves_the_calls_its_tests_cannot_run() -> None:
+    """click's `strip_ansi` is called from three modules; where no test runs the pagers
+    (`_tempfilepager`, `_nullpager`) and under `elif WIN:` in `echo` the calls stay, so the hard
+    case spans the helper's module and its three callers with copies the tests run, the calls
+    left behind among its red herrings."""
+    from smellkit.injectors.engine import inject, verify
+    from tests.support.pypi import sdist
+
+    root = sdist("click", "8.1.7") / "src"
+    project = Project.load(root, jobs=1)
+    covered = frozenset(name for name in project.index.definitions
+                        if name not in {"click._termui_impl._tempfilepager",
+                                        "click._termui_impl._nullpager"})
+    (candidate,) = [item for item in find_candidates(project, SMELL, options=support.NO_FILTER)
+                    if item.target.qualname == "click._compat.strip_ansi"]
+    outcome = inject(project, SMELL, "hard", candidate=candidate, options=support.NO_FILTER,
+                     covered=covered)
+    assert isinstance(outcome, Injection), outcome
+    assert sorted(outcome.files) == ["click/_termui_impl.py", "click/termui.py", "click/utils.py"]
+    patch = outcome.smelly_patch
+    assert patch.count('+                text = _ansi_re.sub("", text)') == 1  # _pipepager only
+    assert '+            out = _ansi_re.sub("", out)' in patch  # echo, outside `elif WIN:`
+    assert "+from ._compat import _ansi_re\n" in patch  # a line of its own, as click imports
+    herrings = {item.qualname for item in outcome.red_herrings}
+    assert {"click._termui_impl._nullpager", "click._termui_impl._tempfilepager",
+            "click.utils.echo"} <= herrings
+    assert verify(root, outcome, original=project).ok
