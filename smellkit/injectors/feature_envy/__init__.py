@@ -13,6 +13,13 @@ method is API).
 Either way `A`'s calls go to the new method, so the same code runs on the same objects: `self.x`
 in the body becomes `self.<attr>.x`, or `x.x` with the receiver passed as a new first parameter.
 
+The other direction, where `B` itself calls its method (`_held_candidates`,
+`_passed_candidates`): `B` holds an `A` (`self.<attr>`, typed by what its constructor stores, or
+by the constructor's `assert isinstance(param, A)`) and calls `self.<attr>.m(self, ...)`, or `B`
+passes `m` an `A` for one parameter (`self.m(store, ...)`) and calls `store.m(self, ...)`; the
+method, in `A`, reads `B`'s data through its new parameter, and the object it belongs to as
+`self`.
+
 Difficulties (SmellBench's): easy puts the method in `A` itself (two files); medium puts it in a
 new mixin module that `A` inherits from, reaching the collaborator through a renamed local alias
 or parameter (three files); hard adds a second new module with the mixins' base (which declares
