@@ -209,7 +209,84 @@ def test_a_method_moves_to_the_object_its_class_holds(tmp_path: Path,
     same_behaviour(root, injection, tmp_path, HELD_RUN)
 
 
-@pytest.mark.parametrize("case", ["shop", "ledger", "studio", "held"])
+LENT = FIXTURES / SMELL / "lent"
+ASSERTED = FIXTURES / SMELL / "asserted"
+RUN = "from {}.run import demo\nprint(demo())\n"
+ASSERTED_RUN = ("from shelf.blueprint import Blueprint\nfrom shelf.rack import Rack\n"
+                "rack = Rack(Blueprint('box', 3), 'north', 4)\nrack.fill(['a', 'b'])\n"
+                "print(rack.describe(), rack.items)\n")
+
+
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_a_method_moves_to_the_collaborator_its_class_passes_it(tmp_path: Path,
+                                                               difficulty: Difficulty) -> None:
+    """`Questionnaire._check_answers(tally, answers)` reads three fields of the questionnaire
+    and only `check` calls it, passing the `Tally` it made: the method goes to `Tally` (or its
+    mixins), the tally is its `self` and the questionnaire its new parameter, and `check`
+    calls `tally._check_answers(self, answers)`; its docstring and comment travel with it."""
+    root = LENT / "before"
+    injection = injected(root, SMELL, difficulty)
+    assert injection.candidate.data["argument"] == "tally"
+    assert "+        tally._check_answers(self, answers)" in injection.smelly_patch
+    assert "+    def _check_answers(self, questionnaire, answers):" in injection.smelly_patch
+    assert "+                self.note(name, \"required\")" in injection.smelly_patch
+    assert "+            # the limit counts characters, not words" in injection.smelly_patch
+    assert "-    def _check_answers(self, tally, answers):" in injection.smelly_patch
+    spanned = {injection.candidate.target.path, *injection.files}
+    assert len(spanned) == {"easy": 2, "medium": 3, "hard": 4}[difficulty]
+    assert (len(injection.red_herrings) > 0) == (difficulty != "easy")
+    assert_round_trip(root, injection)
+    same_behaviour(root, injection, tmp_path, RUN.format("survey"))
+
+
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_an_asserted_type_names_the_object_a_class_holds(tmp_path: Path,
+                                                         difficulty: Difficulty) -> None:
+    """`Rack.blueprint` comes from the rack's users (no value the analysis can follow), but the
+    constructor asserts it is a `Blueprint`: `Rack._add_item` moves there, what it read
+    back through the rack (`rack.blueprint.build`) is its own `self.build`, and it declares
+    the type of the rack it is given (for type checkers only), so that the detector sees
+    the envy."""
+    root = ASSERTED / "before"
+    injection = injected(root, SMELL, difficulty)
+    assert injection.candidate.data["via"] == "blueprint"
+    assert "+            self.blueprint._add_item(self, label)" in injection.smelly_patch
+    assert "item = self.build(f\"{rack.name}" in injection.smelly_patch
+    assert "rack.blueprint" not in injection.smelly_patch
+    assert 'def _add_item(self, rack: "Rack", label):' in injection.smelly_patch
+    spanned = {injection.candidate.target.path, *injection.files}
+    assert len(spanned) == {"easy": 2, "medium": 3, "hard": 4}[difficulty]
+    assert_round_trip(root, injection)
+    same_behaviour(root, injection, tmp_path, ASSERTED_RUN)
+
+
+def test_a_sentinel_or_a_rebound_parameter_is_no_collaborator(tmp_path: Path) -> None:
+    """An argument that is a marker object (no data of its own) is no home for the method,
+    and a method that rebinds the parameter it would lose cannot read it as `self`."""
+    import shutil
+
+    root = tmp_path / "repo"
+    shutil.copytree(LENT / "before", root)
+    tally = root / "survey" / "tally.py"
+    tally.write_text(tally.read_text().replace(
+        "    def __init__(self):\n        self.problems = {}\n", "    problems = {}\n"))
+    context = InjectionContext(Project.load(root, use_cache=False, jobs=1))
+    assert not list(make_injector(SMELL, {"min-file-lines": 0}).candidates(context))
+    assert context.discarded["the passed object holds no data of its own (a sentinel)"] == 1
+    shutil.rmtree(root)
+    shutil.copytree(LENT / "before", root)
+    questionnaire = root / "survey" / "questionnaire.py"
+    questionnaire.write_text(questionnaire.read_text().replace(
+        "        for name in self.questions:\n",
+        "        tally = tally or Tally()\n        for name in self.questions:\n"))
+    context = InjectionContext(Project.load(root, use_cache=False, jobs=1))
+    injector = make_injector(SMELL, {"min-file-lines": 0})
+    (candidate,) = injector.candidates(context)
+    refusal = attempt(injector, context, candidate, "easy")
+    assert "rebinds its parameter tally" in str(refusal)
+
+
+@pytest.mark.parametrize("case", ["shop", "ledger", "studio", "held", "lent", "asserted"])
 @pytest.mark.parametrize("difficulty", DIFFICULTIES)
 def test_added_code_reads_as_the_repositorys_own(case: str, difficulty: Difficulty) -> None:
     """New modules, classes and locals are named with the repository's words (never numbered,
@@ -257,3 +334,28 @@ def test_discovery_counts_methods_no_other_class_reaches(tmp_path: Path) -> None
     assert not list(make_injector(SMELL, {"min-file-lines": 0}).candidates(context))
     assert context.discarded == {"a method no other class calls on an instance it holds or is "
                                  "passed (self.<attr>.m(), or a typed name)": 2}
+
+
+@pytest.mark.slow
+def test_wtforms_lends_its_list_entries_to_the_unbound_field() -> None:
+    """WTForms has no method another class calls through an attribute or a typed name; its one
+    candidate is `FieldList._add_entry`, which reads eight fields of the list and whose list
+    holds an `UnboundField` (asserted by the constructor). At each difficulty the injection
+    spans the files its difficulty promises, verifies (the detector finds the envy), names what
+    it adds with the repository's words and lints clean."""
+    from smellkit.injectors.engine import find_candidates, verify
+    from tests.support.pypi import sdist
+
+    root = sdist("wtforms", "3.2.1") / "src"
+    project = Project.load(root, jobs=1)
+    found = find_candidates(project, SMELL, options={"min-file-lines": 0})
+    assert [item.target.qualname for item in found] == ["wtforms.fields.list.FieldList._add_entry"]
+    for difficulty in DIFFICULTIES:
+        injection = first_injection(root, SMELL, difficulty)
+        spanned = {*injection.files, *(item.location.path for item in injection.targets)}
+        assert len(spanned) == {"easy": 2, "medium": 3, "hard": 4}[difficulty]
+        assert "self.unbound_field._add_entry(self, formdata)" in injection.smelly_patch
+        result = verify(root, injection, original=project)
+        assert result.ok, result
+        assert tells(project, injection) == []
+        assert added_lint(root, injection) == set()

@@ -292,3 +292,21 @@ def test_new_repositories(package: tuple[str, str]) -> None:
         assert result.ok, result
         assert tells(project, injection) == []
         assert added_lint(root, injection) == set()
+
+
+def test_no_member_takes_a_name_the_holder_looks_up_as_a_hook(tmp_path: Path) -> None:
+    """A base that looks up `check_<name>` members by a computed name (as a form looks up
+    `validate_<field>`) would call an absorbed `check_total` as a hook: the prefixes of the
+    holder's lineage are known, an unrelated class has none."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "base.py").write_text(
+        "class Base:\n    def run(self, name):\n"
+        "        hook = getattr(self.__class__, f\"check_{name}\", None)\n"
+        "        return hook(self) if hook else None\n")
+    (tmp_path / "pkg" / "holder.py").write_text(
+        "from pkg.base import Base\n\n\nclass Holder(Base):\n    pass\n\n\n"
+        "class Other:\n    pass\n")
+    context = InjectionContext(Project.load(tmp_path, use_cache=False, jobs=1))
+    assert absorbing.looked_up_prefixes(context, "pkg.holder.Holder") == {"check_"}
+    assert absorbing.looked_up_prefixes(context, "pkg.holder.Other") == frozenset()

@@ -818,3 +818,80 @@ def test_an_import_that_must_stay_refuses_the_module_with_the_reason(tmp_path: P
                      options=support.NO_FILTER)
     assert isinstance(outcome, InjectionSkip), outcome
     assert "the import of pass_context must stay in pkg/one.py" in outcome.reason
+
+
+def test_calls_the_tests_cannot_run_stay_calls(tmp_path: Path) -> None:
+    """A call under a platform test (`elif WIN:`) or in a definition no test runs stays a call
+    of the helper (its import stays for it): a copy there would be changed code no selected
+    test runs."""
+    from smellkit.injectors.base import InjectionContext
+    from smellkit.injectors.shotgun_surgery import helpers
+    from smellkit.injectors.shotgun_surgery.inline import inline_helper
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "_compat.py").write_text(
+        "import sys\n\nWIN = sys.platform == 'win32'\n\n\n"
+        "def plain(text):\n    return text.strip().lower()\n")
+    source = textwrap.dedent("""\
+        from pkg._compat import WIN, plain
+
+
+        def show(text, raw):
+            if raw:
+                return plain(text)
+            elif WIN:
+                return plain(text)
+            return text
+
+
+        def page(text):
+            return plain(text)
+        """)
+    (tmp_path / "pkg" / "out.py").write_text(source)
+    project = Project.load(tmp_path, use_cache=False, jobs=1)
+    covered = frozenset({"pkg.out.show", "pkg._compat.plain"})
+    context = InjectionContext(project, covered=covered)
+    (plan,) = [item for item in helpers.plans(context, frozenset())
+               if item.helper.qualname == "pkg._compat.plain"]
+    (user,) = plan.users
+    assert user.lines == (6, 8, 13)
+    assert helpers.untested_lines(context, user) == {8, 13}
+    body = helpers._body(context, plan.helper)
+    assert body is not None
+    result = inline_helper(source, "plain", body, plan.helper.params, plan.helper.free, [], True,
+                           leave=frozenset({8, 13}))
+    assert result.lines == (6,)
+    assert "from pkg._compat import WIN, plain" in result.text
+    assert "return text.strip().lower()\n    elif WIN:\n        return plain(text)" in result.text
+    assert "def page(text):\n    return plain(text)" in result.text
+
+
+@pytest.mark.slow
+def test_click_hard_leaves_the_calls_its_tests_cannot_run() -> None:
+    """click's `strip_ansi` is called from three modules; where no test runs the pagers
+    (`_tempfilepager`, `_nullpager`) and under `elif WIN:` in `echo` the calls stay, so the hard
+    case spans the helper's module and its three callers with copies the tests run, the calls
+    left behind among its red herrings."""
+    from smellkit.injectors.engine import inject, verify
+    from tests.support.pypi import sdist
+
+    root = sdist("click", "8.1.7") / "src"
+    project = Project.load(root, jobs=1)
+    covered = frozenset(name for name in project.index.definitions
+                        if name not in {"click._termui_impl._tempfilepager",
+                                        "click._termui_impl._nullpager"})
+    (candidate,) = [item for item in find_candidates(project, SMELL, options=support.NO_FILTER)
+                    if item.target.qualname == "click._compat.strip_ansi"]
+    outcome = inject(project, SMELL, "hard", candidate=candidate, options=support.NO_FILTER,
+                     covered=covered)
+    assert isinstance(outcome, Injection), outcome
+    assert sorted(outcome.files) == ["click/_termui_impl.py", "click/termui.py", "click/utils.py"]
+    patch = outcome.smelly_patch
+    assert patch.count('+                text = _ansi_re.sub("", text)') == 1  # _pipepager only
+    assert '+            out = _ansi_re.sub("", out)' in patch  # echo, outside `elif WIN:`
+    assert "+from ._compat import _ansi_re\n" in patch  # a line of its own, as click imports
+    herrings = {item.qualname for item in outcome.red_herrings}
+    assert {"click._termui_impl._nullpager", "click._termui_impl._tempfilepager",
+            "click.utils.echo"} <= herrings
+    assert verify(root, outcome, original=project).ok

@@ -293,7 +293,8 @@ def _drop_aliases(module: cst.Module,
             if len(kept) == len(small.names):
                 smalls.append(small)
             elif kept:
-                kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                # the last name ends as the old last did: a trailing comma before `)` stays
+                kept[-1] = kept[-1].with_changes(comma=small.names[-1].comma)
                 smalls.append(small.with_changes(names=kept))
         if smalls:
             smalls[-1] = smalls[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)

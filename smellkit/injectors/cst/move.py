@@ -451,7 +451,8 @@ def _quoted_annotations(index: Index, source: str, function: cst.FunctionDef,
     """The function with the names in its quoted annotations (`obj: "CoreOption"`) bound in
     the destination: kept when it binds them alike, renamed to the destination's own name for
     the same definition (`"Option"`), else refused, since an undefined name in an annotation
-    breaks type checkers and `typing.get_type_hints`."""
+    breaks type checkers and `typing.get_type_hints`. Nested functions' quoted annotations
+    too: linters read them alike."""
     facts = index.modules.get(source)
     targets = dict(here)
     for item in facts.imports if facts else ():
@@ -477,9 +478,6 @@ def _quoted_annotations(index: Index, source: str, function: cst.FunctionDef,
         def __init__(self) -> None:
             super().__init__()
             self.depth = 0
-
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return node is function  # nested functions keep their own annotations
 
         def visit_Annotation(self, node: cst.Annotation) -> bool:
             self.depth += 1

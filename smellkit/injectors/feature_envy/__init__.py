@@ -13,6 +13,13 @@ method is API).
 Either way `A`'s calls go to the new method, so the same code runs on the same objects: `self.x`
 in the body becomes `self.<attr>.x`, or `x.x` with the receiver passed as a new first parameter.
 
+The other direction, where `B` itself calls its method (`_held_candidates`,
+`_passed_candidates`): `B` holds an `A` (`self.<attr>`, typed by what its constructor stores, or
+by the constructor's `assert isinstance(param, A)`) and calls `self.<attr>.m(self, ...)`, or `B`
+passes `m` an `A` for one parameter (`self.m(store, ...)`) and calls `store.m(self, ...)`; the
+method, in `A`, reads `B`'s data through its new parameter, and the object it belongs to as
+`self`.
+
 Difficulties (SmellBench's): easy puts the method in `A` itself (two files); medium puts it in a
 new mixin module that `A` inherits from, reaching the collaborator through a renamed local alias
 or parameter (three files); hard adds a second new module with the mixins' base (which declares
@@ -27,7 +34,7 @@ base, hard inherits the mixin through an aggregate of `A`'s mixins in a third mo
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import libcst as cst
@@ -39,7 +46,8 @@ from smellkit.detectors.feature_envy import FeatureEnvy, FeatureEnvyOptions
 from smellkit.errors import InjectionRefused
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
 from smellkit.injectors.cst import move
-from smellkit.injectors.cst.imports import drop_unused_imports, insert_import
+from smellkit.injectors.cst.edit import subtree
+from smellkit.injectors.cst.imports import drop_unused_imports, insert_import, is_import_line
 from smellkit.injectors.feature_envy import sites
 from smellkit.injectors.naming import pick, snake, words
 from smellkit.models import Candidate, Difficulty, StructuralCheck
@@ -70,6 +78,9 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
             by_callee.setdefault((callee, site.holder), []).append(site)
         reached = {callee for callee, _ in by_callee}
         for candidate in self._held_candidates(context):
+            reached.add(candidate.target.qualname)
+            yield candidate
+        for candidate in self._passed_candidates(context):
             reached.add(candidate.target.qualname)
             yield candidate
         unreached = sum(1 for name, definition in index.definitions.items()
@@ -134,7 +145,8 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
             if callee in graph and set(graph.predecessors(callee)) - scopes - {callee}:
                 context.discard("a method its own class calls, and code elsewhere too")
                 continue
-            for attribute, holder in sorted(held[cls].items()):
+            for attribute, kept in sorted(held[cls].items()):
+                holder = kept.cls
                 why = self._ineligible(analysis, callee, holder, None)
                 if why is not None:
                     context.discard(why)
@@ -160,8 +172,71 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
                                "; it is public, so the holder gets a copy")),
                     data={"holder": holder, "attribute": None, "method": callee,
                           "scopes": sorted(scopes), "move": moves, "via": attribute,
+                          "asserted": kept.asserted,
                           "sites": [[site.scope, site.line, site.col, site.receiver]
                                     for site in found]})
+
+    def _passed_candidates(self, context: InjectionContext) -> Iterator[Candidate]:
+        """A method of a class `B` that reads its data, called only from `B`'s own methods, each
+        call passing it the same kind of object of an unrelated class `A` for one parameter
+        (`self._invoke_field_validators(error_store=error_store, ...)`): `A` gets the method,
+        taking the `B` in that parameter's place, and the calls become
+        `error_store._invoke_field_validators(self, ...)`. A class that lends its work to the
+        collaborator it passes around, which then reads everything back from it."""
+        analysis = context.analysis
+        index = context.index
+        by_callee: dict[str, list[sites.Passed]] = {}
+        for passed, callee in sites.passed_objects(analysis):
+            by_callee.setdefault(callee, []).append(passed)
+        graph = analysis.call_graph
+        for callee, found in sorted(by_callee.items()):
+            scopes = {item.site.scope for item in found}
+            if callee in graph and set(graph.predecessors(callee)) - scopes - {callee}:
+                context.discard("a method its own class calls, and code elsewhere too")
+                continue
+            calls = {(item.site.line, item.site.col) for item in found}
+            every = {(site.line, site.col) for site, name in sites.self_calls(analysis)
+                     if name == callee}
+            if every != calls or len(found) != len(calls):
+                context.discard("a method some of whose calls pass no collaborator")
+                continue
+            params = {item.param for item in found}
+            kinds = {cls for item in found for cls in item.classes}
+            if len(params) != 1 or len(kinds) != 1:
+                context.discard("a method passed different collaborators")
+                continue
+            (param,), (holder,) = params, kinds
+            if not sites.holds_data(analysis, holder):
+                context.discard("the passed object holds no data of its own (a sentinel)")
+                continue
+            why = self._ineligible(analysis, callee, holder, None)
+            if why is not None:
+                context.discard(why)
+                continue
+            target = context.location(callee)
+            holder_path = context.path_of(holder)
+            if target is None or holder_path is None:
+                continue
+            if holder_path == target.path:
+                context.discard("the object it is passed is of a class of the same module")
+                continue
+            cls = index.class_of[callee]
+            own = sites.own_data(analysis, callee)
+            moves = callee.rpartition(".")[2].startswith("_") \
+                and sites.only_called_there(analysis, callee, scopes)
+            names = ", ".join(sorted(name.rpartition(".")[2] for name in own))
+            yield Candidate(
+                smell=self.name, target=target, files=(target.path, holder_path),
+                reason=(f"{callee} reads {len(own)} data attributes of its own class "
+                        f"({names}) and only {cls} calls it, passing it a {holder} as "
+                        f"`{param}`: that object can take the method and read the data back "
+                        "through a parameter"
+                        + ("; it is private, so it moves" if moves else
+                           "; it is public, so the holder gets a copy")),
+                data={"holder": holder, "attribute": None, "method": callee,
+                      "scopes": sorted(scopes), "move": moves, "argument": param,
+                      "sites": [[item.site.scope, item.site.line, item.site.col,
+                                 item.receiver] for item in found]})
 
     def _ineligible(self, analysis: Context, callee: str, holder: str,
                     attribute: str | None) -> str | None:
@@ -203,18 +278,25 @@ class _Injection:
         data: dict[str, Any] = candidate.data
         self.holder: str = data["holder"]
         self.attribute: str | None = data["attribute"]
-        caller = index.class_of[data["method"]] if data.get("via") else data["holder"]
+        self.argument: str | None = data.get("argument")
+        """The envied class calls the method itself, passing it the holder's instance for
+        this parameter (`_passed_candidates`): that argument becomes the receiver."""
+        lends = bool(data.get("via") or self.argument)
+        caller = index.class_of[data["method"]] if lends else data["holder"]
         self.sites = [sites.Site(caller, scope, line, col, data["attribute"], receiver)
                       for scope, line, col, receiver in data["sites"]]
         self.via: str | None = data.get("via")
         """The envied class calls the method itself, through the object it holds in
         `self.<via>` (`_held_candidates`): the calls to rewrite are in the envied class."""
+        self.declared = bool(data.get("asserted"))
+        """The holder's class is known only from the constructor's assertion: the moved
+        method declares the type of the instance it is given, or no analysis would know it."""
         self.method: str = data["method"]
         self.moves: bool = bool(data["move"])
         self.cls = index.class_of[self.method]
         receivers = sorted(site.receiver for site in self.sites if site.receiver)
         self.word = (self.attribute or (snake(words(self.cls.rpartition(".")[2])[-2:])
-                                        if self.via else max(receivers, key=receivers.count))
+                                        if lends else max(receivers, key=receivers.count))
                      ).strip("_") or "part"
         self.method_name = self.method.rpartition(".")[2]
         holder_place = move.top_level(index, self.holder)
@@ -259,18 +341,21 @@ class _Injection:
         self_param = function.params.params[0] if function.params.params else None
         if self_param is not None and self_param.annotation is not None:
             raise InjectionRefused(f"{self.method_name} annotates its self parameter")
+        if self.argument is not None:  # the parameter goes: nothing needs its annotation
+            function = _unannotated(function, self.argument)
         changes: dict[str, str | None] = {}
-        if self.via is None:
+        if self.via is None and self.argument is None:
             holder_tree, count = sites.redirect_calls(holder_tree, holder_node, self.sites,
                                                       self.new_name,
                                                       self.context.wrapper(self.holder_path))
-        else:  # `self.m(...)` in the envied class becomes `self.<via>.m(self, ...)`
+        else:  # `self.m(...)` in the envied class becomes `self.<via>.m(self, ...)`, or
+            # `self.m(x, ...)` becomes `x.m(self, ...)`
             if self.local:
                 raise InjectionRefused("the held object's class shares the envied module")
             cls_tree, count = sites.redirect_calls(cls_tree, cls_node, self.sites,
                                                    self.new_name,
                                                    self.context.wrapper(self.cls_path),
-                                                   via=self.via)
+                                                   via=self.via, argument=self._argument())
             changes[self.cls_path] = cls_tree.code
         if count != len(self.sites):
             raise InjectionRefused(f"found {count} of the {len(self.sites)} calls to rewrite")
@@ -290,10 +375,17 @@ class _Injection:
             new_function = moved.function
             if isinstance(replacement, cst.Name):
                 new_function = _with_receiver(new_function, replacement.value)
+            if self.argument is not None:
+                new_function = _argument_as_self(new_function, self.argument)
+            if self.via is not None and isinstance(replacement, cst.Name):
+                new_function = _through_self(new_function, replacement.value, self.via)
+                if self.declared:
+                    new_function = _annotated(new_function, replacement.value, self.cls_name)
+                    holder_tree = self._declare(holder_tree)
             new_holder = move.append_to_class(holder_node, [
                 move.as_method_of_class(new_function, self.new_name)])
             holder_tree = move.replace_node(holder_tree, holder_node, new_holder)
-            for statement in moved.imports:
+            for statement in _still_read(moved.imports, new_function):
                 holder_tree = insert_import(holder_tree, statement)
             target = f"{self.holder}.{self.new_name}"
         else:
@@ -303,7 +395,7 @@ class _Injection:
             # one module for both classes: the method leaves the holder's edited tree
             if self.local:
                 cls_tree = holder_tree
-            elif self.via is None:
+            elif self.via is None and self.argument is None:
                 cls_tree = self.context.module(self.cls_path)
             cls_node = move.find_class(cls_tree, self.cls_name)
             assert cls_node is not None
@@ -341,6 +433,40 @@ class _Injection:
             red_herrings=tuple(herrings) if self.difficulty != "easy" else (),
             summary=f"{'moved' if self.moves else 'copied'} {self.method} to {target}; "
                     f"{len(self.sites)} call(s) in {self.holder} go there")
+
+    def _argument(self) -> tuple[str, int | None] | None:
+        """The parameter whose argument becomes the receiver, with its position among the
+        method's positional parameters (None: keyword-only)."""
+        if self.argument is None:
+            return None
+        params = self.index.definitions[self.method].params[1:]
+        positional = [param.name for param in params
+                      if param.kind in ("positional_only", "positional")]
+        return self.argument, (positional.index(self.argument)
+                               if self.argument in positional else None)
+
+    def _declare(self, tree: cst.Module) -> cst.Module:
+        """The holder's module importing the envied class for type checkers (the moved method's
+        annotation names it), unless it binds it already."""
+        bound = move.module_bindings(self.index, self.holder_module)
+        if bound.get(self.cls_name) == self.cls:
+            return tree
+        typing_names = [name for name, target in sorted(bound.items()) if target == "typing"]
+        if bound.get("TYPE_CHECKING") == "typing.TYPE_CHECKING":
+            guard = "TYPE_CHECKING"
+        elif typing_names:
+            guard = f"{typing_names[0]}.TYPE_CHECKING"
+        else:
+            if "typing" in bound:
+                raise InjectionRefused(f"{self.holder_module} binds typing to something else")
+            tree, guard = insert_import(tree, "import typing"), "typing.TYPE_CHECKING"
+        statement = move.relative_import(self.holder_module, self.cls_module, self.cls_name)
+        block = cst.parse_statement(f"if {guard}:\n    {statement}\n")
+        body = list(tree.body)
+        at = max((number + 1 for number, item in enumerate(body) if is_import_line(item)),
+                 default=0)
+        block = block.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
+        return tree.with_changes(body=[*body[:at], block, *body[at:]])
 
     def _local_name(self, function: cst.FunctionDef) -> str:
         """A name for the collaborator inside the moved method: the attribute's or the
@@ -403,11 +529,20 @@ class _Injection:
             replacement=replacement, postponed=future, importer=self.holder_module,
             preamble=preamble, wrapper=context.wrapper(self.cls_path))
         new_function = moved.function if self.attribute else _with_receiver(moved.function, alias)
+        if self.argument is not None:
+            new_function = _argument_as_self(new_function, self.argument)
+        if self.via is not None:
+            new_function = _through_self(new_function, alias, self.via)
+        if self.declared:
+            new_function = _annotated(new_function, alias, self.cls_name)
         method_code = _in_class(move.as_method_of_class(new_function, self.new_name))
         opening = "from __future__ import annotations\n\n" if future else ""
-        imports = "".join(f"{statement}\n" for statement in moved.imports)
+        imports = "".join(f"{statement}\n" for statement in
+                          _still_read(moved.imports, new_function))
         declared = f'"{self.cls_name}"' if not future else self.cls_name
         declaration = f"    {self.attribute}: {declared}\n" if self.attribute else ""
+        checking = _type_checking_import(mixin_module, self.cls_module, self.cls_name) \
+            if (self.attribute and self.layers < 2) or self.declared else ""
         base_name: str | None = None
         if self.layers >= 2:
             base_path = context.module_path(folder, (item for item in stems
@@ -427,13 +562,12 @@ class _Injection:
             imports += move.relative_import(mixin_module, base_module, base_name) + "\n"
             head, body = f"class {mixin_name}({base_name}):\n", "    __slots__ = ()\n"
         else:
-            if self.attribute:
-                imports += _type_checking_import(mixin_module, self.cls_module, self.cls_name)
             head = f"class {mixin_name}:\n"
             body = "    __slots__ = ()\n" + (f"\n{declaration}" if declaration else "")
+        imports += checking
         changes[mixin_path] = (
             f'"""Behaviour of {self.holder_name} around its {word}."""\n\n{opening}{imports}'
-            f"{chr(10) * 2 if imports or opening else chr(10)}{head}{body}{method_code}")
+            f"{chr(10) * 2 if imports else chr(10)}{head}{body}{method_code}")
         inherited, inherited_module = mixin_name, mixin_module
         if self.layers >= 3:
             used = {mixin_path, *changes}
@@ -473,6 +607,144 @@ def _with_receiver(function: cst.FunctionDef, name: str) -> cst.FunctionDef:
                                                or params.kwonly_params or params.star_kwarg):
         new = new.with_changes(comma=first.comma)
     return function.with_changes(params=params.with_changes(params=[first, new, *rest]))
+
+
+def _argument_as_self(function: cst.FunctionDef, param: str) -> cst.FunctionDef:
+    """The method without its parameter `param`, every read of which reads the method's first
+    parameter instead: the object it was passed is now the one it belongs to."""
+    if param in _rebound(function.body):
+        raise InjectionRefused(f"{function.name.value} rebinds its parameter {param}")
+    params = function.params
+    own = params.params[0].name.value
+
+    def without(items: Sequence[cst.Param]) -> list[cst.Param]:
+        kept = [item for item in items if item.name.value != param]
+        if kept and len(kept) < len(items) and items[-1].name.value == param:
+            kept[-1] = kept[-1].with_changes(comma=items[-1].comma)  # the layout of the last
+        return kept
+
+    kwonly = without(params.kwonly_params)
+    star = params.star_arg
+    if isinstance(star, cst.ParamStar) and not kwonly:
+        star = cst.MaybeSentinel.DEFAULT
+    positional = without(params.params)
+    if star == cst.MaybeSentinel.DEFAULT and not kwonly and params.star_kwarg is None \
+            and positional:
+        positional[-1] = positional[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    new_params = params.with_changes(params=positional, kwonly_params=kwonly, star_arg=star,
+                                     posonly_params=without(params.posonly_params))
+    body = function.body.visit(_Rename(param, own))
+    assert isinstance(body, cst.BaseSuite)
+    return function.with_changes(params=new_params, body=body)
+
+
+def _through_self(function: cst.FunctionDef, alias: str, via: str) -> cst.FunctionDef:
+    """The moved method reading `<alias>.<via>` (the object it now belongs to, reached back
+    through the instance it was given) as its own first parameter, unless the method assigns
+    that attribute."""
+    def held(node: cst.CSTNode) -> bool:
+        return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) \
+            and node.value.value == alias and node.attr.value == via
+
+    for node in subtree(function.body):
+        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del)) \
+                and any(held(part) for part in subtree(node.target)):
+            return function
+    own = function.params.params[0].name.value
+
+    class Replace(cst.CSTTransformer):
+        def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute
+                            ) -> cst.BaseExpression:
+            return cst.Name(own) if held(original_node) else updated_node
+
+    body = function.body.visit(Replace())
+    assert isinstance(body, cst.BaseSuite)
+    return function.with_changes(body=body)
+
+
+def _annotated(function: cst.FunctionDef, param: str, cls_name: str) -> cst.FunctionDef:
+    """The method with its parameter `param` annotated with the class's name, quoted (the
+    class is imported for type checkers only)."""
+    params = function.params
+    return function.with_changes(params=params.with_changes(params=[
+        item.with_changes(annotation=cst.Annotation(cst.SimpleString(f'"{cls_name}"')))
+        if item.name.value == param else item for item in params.params]))
+
+
+def _unannotated(function: cst.FunctionDef, param: str) -> cst.FunctionDef:
+    """The method with parameter `param` unannotated (every other node kept as it is, so the
+    analyses of its module still apply)."""
+    params = function.params
+
+    def plain(items: Sequence[cst.Param]) -> list[cst.Param]:
+        return [item.with_changes(annotation=None) if item.name.value == param else item
+                for item in items]
+
+    return function.with_changes(params=params.with_changes(
+        params=plain(params.params), kwonly_params=plain(params.kwonly_params),
+        posonly_params=plain(params.posonly_params)))
+
+
+class _Rename(cst.CSTTransformer):
+    """Every read of a name becomes a read of another (not attribute names or keywords)."""
+
+    def __init__(self, old: str, new: str):
+        super().__init__()
+        self.old, self.new = old, new
+        self.skip: set[int] = set()
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        self.skip.add(id(node.attr))
+        return True
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        if node.keyword is not None:
+            self.skip.add(id(node.keyword))
+        return True
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
+        if original_node.value == self.old and id(original_node) not in self.skip:
+            return updated_node.with_changes(value=self.new)
+        return updated_node
+
+
+def _rebound(node: cst.CSTNode) -> set[str]:
+    """Names bound anywhere inside `node` (assigned, looped over, imported, parameters of
+    nested functions, declared global or nonlocal)."""
+    found: set[str] = set()
+    targets: list[cst.CSTNode] = []
+    for item in subtree(node):
+        if isinstance(item, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.NamedExpr,
+                             cst.For, cst.CompFor)):
+            targets.append(item.target)
+        elif isinstance(item, cst.AsName):
+            targets.append(item.name)
+        elif isinstance(item, (cst.Param, cst.FunctionDef, cst.ClassDef, cst.NameItem)):
+            found.add(item.name.value)
+    for target in targets:
+        found.update(part.value for part in subtree(target) if isinstance(part, cst.Name)
+                     and not _attribute_part(target, part))
+    return found
+
+
+def _attribute_part(target: cst.CSTNode, name: cst.Name) -> bool:
+    """Whether `name` is read inside `target` rather than bound (`self.x = ...`, `a[i] = ...`)."""
+    return any(isinstance(node, (cst.Attribute, cst.Subscript)) and any(
+        part is name for part in subtree(node)) for node in subtree(target))
+
+
+def _still_read(statements: Iterable[str], function: cst.FunctionDef) -> list[str]:
+    """The import statements whose names the function still reads (the annotation of a
+    parameter it lost needs none)."""
+    names = move.names_in(function)
+    kept = []
+    for statement in statements:
+        last = statement.rpartition(" ")[2]
+        bound = last if statement.startswith("from ") or " as " in statement \
+            else last.partition(".")[0]
+        if bound in names:
+            kept.append(statement)
+    return kept
 
 
 def _self_attribute(function: cst.FunctionDef, attribute: str) -> cst.Attribute:

@@ -21,7 +21,8 @@ visitor method called by name).
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
+import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
@@ -29,7 +30,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from smellkit.analysis.access import data_access, is_dunder, is_property
 from smellkit.analysis.context import Context
-from smellkit.facts import Attr, Expr, Name
+from smellkit.facts import Attr, Expr, Iter, Name, Param
 from smellkit.graphs.index import Index
 
 
@@ -229,14 +230,13 @@ def look_alikes(analysis: Context, cls: str, method: str, holder: str,
     the envied class's methods but use more of their own class than of its data (clients).
     `exclude`: names that cannot be herrings (the methods the smell involves)."""
     index = analysis.index
-    needed = min(len(own_data(analysis, method)), 3)
-    found = []
-    for name, qualname in sorted(index.children.get(cls, {}).items()):
-        definition = index.definitions[qualname]
-        if qualname == method or definition.kind != "method" or is_dunder(name):
-            continue
-        if len(own_data(analysis, qualname)) >= needed:
-            found.append(qualname)
+
+    def at_home(needed: int) -> list[str]:
+        return [qualname for name, qualname in sorted(index.children.get(cls, {}).items())
+                if qualname != method and index.definitions[qualname].kind == "method"
+                and not is_dunder(name) and len(own_data(analysis, qualname)) >= needed]
+
+    found = at_home(min(len(own_data(analysis, method)), 3))
     facts = analysis.file_of(holder)
     if not found and attribute is not None and facts is not None:
         users = {access.scope for access in facts.accesses
@@ -248,6 +248,8 @@ def look_alikes(analysis: Context, cls: str, method: str, holder: str,
     found = [name for name in found if name not in exclude]
     if not found:
         found = [name for name in _clients(analysis, cls, method) if name not in exclude]
+    if not found:  # methods reading two of its fields are at home too
+        found = [name for name in at_home(2) if name not in exclude]
     return found[:2]
 
 
@@ -280,9 +282,11 @@ class _Redirect(cst.CSTTransformer):
     `self.<new name>`: with the receiver as first argument when it was a name."""
 
     def __init__(self, starts: dict[int, tuple[int, int]], positions: set[tuple[int, int]],
-                 new_name: str, pass_receiver: bool, via: str | None = None):
+                 new_name: str, pass_receiver: bool, via: str | None = None,
+                 argument: tuple[str, int | None] | None = None):
         super().__init__()
         self.via = via
+        self.argument = argument
         self.starts = starts
         self.positions = positions
         self.new_name = new_name
@@ -309,6 +313,8 @@ class _Redirect(cst.CSTTransformer):
         if start not in self.positions or not isinstance(func, cst.Attribute):
             return updated_node
         self.count += 1
+        if self.argument is not None:
+            return self._lent(updated_node, self.selves[-1], *self.argument)
         owner: cst.BaseExpression = cst.Name(self.selves[-1])
         if self.via is not None:
             owner = cst.Attribute(value=owner, attr=cst.Name(self.via))
@@ -322,20 +328,49 @@ class _Redirect(cst.CSTTransformer):
         return updated_node.with_changes(func=target, args=[first, *args])
 
 
+    def _lent(self, call: cst.Call, own: str, param: str, position: int | None) -> cst.Call:
+        """`self.m(a, x, b)` -> `x.<new name>(self, a, b)`, `x` the argument for `param` (at
+        `position` among the positional arguments, or passed by keyword)."""
+        args = list(call.args)
+        at = next((number for number, arg in enumerate(args)
+                   if arg.keyword is not None and arg.keyword.value == param), None)
+        if at is None and position is not None:
+            plain = [number for number, arg in enumerate(args) if arg.keyword is None]
+            at = plain[position] if position < len(plain) else None
+        if at is None:  # found by discovery: the call changed under us
+            self.count -= 1
+            return call
+        removed = args.pop(at)
+        if args and at == len(args):
+            args[-1] = args[-1].with_changes(comma=removed.comma)
+        first = cst.Arg(value=cst.Name(own))
+        if args:
+            first = first.with_changes(comma=removed.comma if isinstance(
+                removed.comma, cst.Comma) and at < len(args) else cst.Comma(
+                whitespace_after=cst.SimpleWhitespace(" ")))
+        return call.with_changes(func=cst.Attribute(value=removed.value,
+                                                    attr=cst.Name(self.new_name)),
+                                 args=[first, *args])
+
+
 def redirect_calls(module: cst.Module, holder: cst.ClassDef, sites: list[Site],
                    new_name: str, wrapper: MetadataWrapper | None = None,
-                   via: str | None = None) -> tuple[cst.Module, int]:
+                   via: str | None = None, argument: tuple[str, int | None] | None = None
+                   ) -> tuple[cst.Module, int]:
     """The module with the sites' calls (inside `holder`) redirected, and how many were.
     `wrapper`: a kept metadata wrapper of `module`; only the holder class is visited. `via`:
     the calls go to the object in `self.<via>`, the instance passed first
-    (`self.m(x)` -> `self.<via>.<new name>(self, x)`)."""
+    (`self.m(x)` -> `self.<via>.<new name>(self, x)`). `argument`: the calls go to the object
+    passed for that parameter (at that positional index, or by keyword), the instance passed
+    first in its place (`self.m(x)` -> `x.<new name>(self)`)."""
     positions = {(site.line, site.col) for site in sites}
     wrapper = wrapper or MetadataWrapper(module, unsafe_skip_copy=True)
     where = wrapper.resolve(PositionProvider)  # computed once per file and context
     starts = {id(node): (place.start.line, place.start.column) for node, place in where.items()
               if isinstance(node, cst.Call)
               and (place.start.line, place.start.column) in positions}
-    redirect = _Redirect(starts, positions, new_name, sites[0].receiver is not None, via)
+    redirect = _Redirect(starts, positions, new_name, sites[0].receiver is not None, via,
+                         argument)
     # Only the methods that hold the calls are visited (a big class costs a second or more).
     names = {site.scope[len(site.holder) + 1:].partition(".")[0] for site in sites}
     members = holder.body.body if isinstance(holder.body, cst.IndentedBlock) else ()
@@ -351,16 +386,29 @@ def redirect_calls(module: cst.Module, holder: cst.ClassDef, sites: list[Site],
 # -- the other direction: a class hands its own method's work to an object it holds -----------
 
 
-def held_objects(analysis: Context) -> dict[str, dict[str, str]]:
+@dataclass(frozen=True)
+class Held:
+    cls: str
+    """The class of the object held."""
+    asserted: bool
+    """Known from the constructor's assertion only: the analysis sees no value stored there,
+    so code that receives the holder from that object needs its type declared."""
+
+
+def held_objects(analysis: Context) -> dict[str, dict[str, Held]]:
     """class -> plain instance attribute its constructor sets -> the one class of the
     repository (unrelated to it) whose instances the points-to analysis sees stored there.
 
     Such an object is a collaborator the class owns (`self.opts = SchemaOpts(meta)`,
     `self.stack = FilterStack()`): the natural wrong home of a method that works on the
-    owner's data, reached as `self.<attribute>.m(self, ...)`."""
+    owner's data, reached as `self.<attribute>.m(self, ...)`. Where no value flows in that the
+    analysis sees (the object comes from the class's users), the constructor's own check says
+    what it is: the attribute set from a parameter it asserts to be an instance of one class
+    (`assert isinstance(unbound_field, UnboundField)`; `_asserted`)."""
     index = analysis.index
     queries: list[tuple[str, Expr]] = []
     keys: list[tuple[str, str]] = []
+    asserted: dict[tuple[str, str], str | None] = {}
     for cls, info in sorted(index.classes.items()):
         seen: set[str] = set()
         for item in info.attributes:
@@ -370,22 +418,45 @@ def held_objects(analysis: Context) -> dict[str, dict[str, str]]:
                     or index.class_of.get(item.scope) != cls:
                 continue
             seen.add(item.name)
+            if isinstance(item.value, Name):
+                asserted[(cls, item.name)] = _asserted(analysis, item.scope, item.value.id)
             if plain_attribute(analysis, cls, item.name):
                 queries.append((item.scope, Attr(Name(definition.params[0].name), item.name)))
                 keys.append((cls, item.name))
     solver = index.calls.solver
     if solver is None or not queries:
         return {}
-    found: dict[str, dict[str, str]] = {}
+    found: dict[str, dict[str, Held]] = {}
     for (cls, attribute), values in zip(keys, solver.values_of(queries)):
         classes = {value[2:] for value in values if value.startswith("i:")}
-        if len(classes) != 1 or len(values) != 1:
+        checked = asserted.get((cls, attribute))
+        if not values and checked is not None:
+            classes = {checked}  # (an instance of a subclass runs the same inherited code)
+        elif len(classes) != 1 or len(values) != 1:
             continue  # nothing seen, several kinds of object, or objects from outside
         (held,) = classes
         if held in index.classes and held != cls and held not in index.mro(cls) \
                 and cls not in index.mro(held):
-            found.setdefault(cls, {})[attribute] = held
+            found.setdefault(cls, {})[attribute] = Held(held, not values)
     return found
+
+
+def _asserted(analysis: Context, scope: str, name: str) -> str | None:
+    """The one class of the repository that a constructor asserts its parameter `name` is an
+    instance of (`assert isinstance(name, C)` in its body), the parameter never rebound."""
+    index = analysis.index
+    definition = index.definitions.get(scope)
+    facts = analysis.file_of(scope)
+    if definition is None or facts is None \
+            or name not in {param.name for param in definition.params} \
+            or any(item.scope == scope and item.target == Name(name) for item in facts.assignments):
+        return None
+    text = "\n".join(analysis.lines(facts.path)[definition.start_line - 1:definition.end_line])
+    found = {match.group(1) for match in re.finditer(
+        rf"\bassert\s+isinstance\(\s*{re.escape(name)}\s*,\s*([A-Za-z_][\w.]*)\s*\)", text)}
+    if len(found) != 1:
+        return None
+    return _one_class(index, scope, tuple(found))
 
 
 def self_calls(analysis: Context) -> Iterator[tuple[Site, str]]:
@@ -406,3 +477,87 @@ def self_calls(analysis: Context) -> Iterator[tuple[Site, str]]:
             if callee is None or index.definitions[callee].kind != "method":
                 continue
             yield Site(cls, call.scope, call.line, call.col, None, func.base.id), callee
+
+
+# -- a class hands its own method the object it should belong to, as an argument --------------
+
+
+@dataclass(frozen=True)
+class Passed:
+    """`self.m(..., x, ...)` in a method of the class defining `m`, where the argument `x` is
+    always an instance of one class of the repository, bound to the parameter `param` of `m`."""
+
+    site: Site
+    param: str
+    receiver: str
+    classes: frozenset[str]
+
+
+def passed_objects(analysis: Context) -> Iterator[tuple[Passed, str]]:
+    """Every `self.m(...)` call in a method of `m`'s class (its constructor aside) that passes
+    a name of the calling method to a named parameter of `m`, with the one repository class
+    (unrelated to `m`'s) whose instances the points-to analysis sees in that name; each with
+    the method `m`. Such an object is a collaborator the class lends its work to: the natural
+    wrong home of a method that reads the lender's data (`error_store` passed to
+    `Schema._invoke_field_validators`)."""
+    index = analysis.index
+    queries: list[tuple[str, Expr]] = []
+    found: list[tuple[Site, str, str, str]] = []
+    for facts in index.modules.values():
+        for call in facts.calls:
+            func = call.func
+            cls = index.class_of.get(call.scope)
+            definition = index.definitions.get(call.scope)
+            if not isinstance(func, Attr) or not isinstance(func.base, Name) or cls is None \
+                    or definition is None or not definition.params or definition.decorators \
+                    or definition.name == "__init__" \
+                    or func.base.id != definition.params[0].name:
+                continue
+            callee = index.children.get(cls, {}).get(func.attr)
+            target = index.definitions.get(callee) if callee is not None else None
+            if callee is None or target is None or target.kind != "method" \
+                    or len(target.params) < 2:
+                continue
+            self_name = definition.params[0].name
+            named = _bound_arguments(target.params[1:], call.args, call.kwargs)
+            for param, value in named.items():
+                if isinstance(value, Name) and value.id != self_name:
+                    site = Site(cls, call.scope, call.line, call.col, None, value.id)
+                    queries.append((call.scope, value))
+                    found.append((site, callee, param, value.id))
+    solver = index.calls.solver
+    if solver is None or not queries:
+        return
+    for (site, callee, param, receiver), values in zip(found, solver.values_of(queries)):
+        classes = {value[2:] for value in values if value.startswith("i:")}
+        if len(classes) != 1 or len(values) != 1:
+            continue  # nothing seen, several kinds of object, None, or objects from outside
+        (passed,) = classes
+        cls = site.holder
+        if passed in index.classes and passed != cls and passed not in index.mro(cls) \
+                and cls not in index.mro(passed):
+            yield Passed(site, param, receiver, frozenset(classes)), callee
+
+
+def _bound_arguments(params: Sequence[Param], args: Sequence[Expr],
+                     kwargs: Sequence[tuple[str | None, Expr]]) -> dict[str, Expr]:
+    """The arguments of a call bound to the (non-self) parameters they fill, by name; empty
+    when `*args` or `**kwargs` hide which is which."""
+    if any(isinstance(arg, Iter) for arg in args) or any(key is None for key, _ in kwargs):
+        return {}
+    positional = [param for param in params if param.kind in ("positional_only", "positional")]
+    if len(args) > len(positional):
+        return {}
+    bound = {param.name: arg for param, arg in zip(positional, args)}
+    for key, value in kwargs:
+        if key is not None:
+            bound[key] = value
+    return bound
+
+
+def holds_data(analysis: Context, cls: str) -> bool:
+    """Whether instances of the class (or of its bases) carry attributes of their own: a
+    collaborator with state, not a sentinel or a marker."""
+    index = analysis.index
+    return any(item.kind == "instance" for base in index.mro(cls)
+               if (info := index.classes.get(base)) is not None for item in info.attributes)

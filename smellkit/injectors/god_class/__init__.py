@@ -215,7 +215,8 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
         needed = _NEEDED[difficulty]
         excluded: dict[str, str] = {}
         limits = self._limits()
-        for _ in range(8):
+        rounds = 0
+        while rounds < 8 and len(excluded) < 48:  # refusals cost no analysis: more tries
             chosen = planning.choose(measures, pool, needed, limits, frozenset(excluded))
             if chosen is None:
                 why = f" ({next(iter(excluded.values()))})" if excluded else ""
@@ -227,8 +228,10 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
             changes, absorbed, refused = absorbing.absorb(
                 context, holder, chosen, registered=difficulty == "hard")
             if refused:  # choose again without them
+                rounds += not set(refused) - set(excluded)
                 excluded.update(refused)
                 continue
+            rounds += 1
             moved = {item.qualname for item in absorbed}
             calls = sorted(name for cluster in pool for name in cluster.called
                            if name not in moved)

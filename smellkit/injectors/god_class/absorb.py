@@ -17,6 +17,7 @@ it) already has; and whatever `_feature_envy_move` refuses to move as text.
 from __future__ import annotations
 
 import random
+import re
 
 import libcst as cst
 
@@ -54,6 +55,7 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster], *,
     if "staticmethod" in move.module_bindings(index, holder_module):
         raise InjectionRefused(f"{holder_module} rebinds staticmethod")
     taken = set(move.members(index, holder))
+    looked_up = looked_up_prefixes(context, holder)
     holder_tree = context.module(holder_path)
     holder_node = move.find_class(holder_tree, holder_name)
     if holder_node is None:
@@ -86,6 +88,11 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster], *,
                     raise InjectionRefused(f"{function.qualname} is not where the index puts it")
                 if name in taken:
                     raise InjectionRefused(f"{holder} already has a member named {name}")
+                hooked = next((prefix for prefix in looked_up if name.startswith(prefix)), None)
+                if hooked is not None:  # `getattr(self, f"validate_{name}")` would find it
+                    raise InjectionRefused(f"the repository looks up members named "
+                                           f"{hooked}<name> by name, so {name} would become a "
+                                           "hook")
                 _check_function(node, holder_name, taken, registry)
                 _check_bound_before(index, holder_module, node, holder_line, postponed)
                 if function.owner is None:
@@ -184,6 +191,18 @@ FRAME_NAMES = frozenset({
     "tb_frame", "tb_next", "extract_stack", "format_stack", "print_stack", "walk_stack",
 })
 """Names through which code looks at its callers' frames (a thin function adds a frame)."""
+
+
+_LOOKUP = re.compile(r"""\b(?:getattr|hasattr)\(\s*[^,()]+,\s*f["']([A-Za-z_][A-Za-z0-9_]*)\{""")
+
+
+def looked_up_prefixes(context: InjectionContext, holder: str) -> frozenset[str]:
+    """Prefixes of member names that the modules of the holder and its bases look up by a
+    computed name (`getattr(self.__class__, f"validate_{name}")`): a member so named becomes
+    a hook the class calls (an inline validator), so none is added under such a name."""
+    paths = {path for cls in context.index.mro(holder) if (path := context.path_of(cls))}
+    return frozenset(match.group(1) for path in sorted(paths)
+                     for match in _LOOKUP.finditer(context.source(path)))
 
 
 def _check_function(function: cst.FunctionDef, holder_name: str, taken: set[str],

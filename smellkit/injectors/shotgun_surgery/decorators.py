@@ -216,7 +216,7 @@ class _Unwrap(InlineCalls):
             updated_node: cst.SimpleStatementLine) -> cst.BaseStatement | \
             cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
         if original_node not in self.marks:
-            return updated_node
+            return super().leave_SimpleStatementLine(original_node, updated_node)
         return cst.FlattenSentinel(self.marks[original_node][1])
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef,

@@ -10,6 +10,7 @@ is left as it is. The codemod and why it is sound: `inline`.
 
 from __future__ import annotations
 
+import ast
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -88,6 +89,41 @@ def plans(context: InjectionContext, flagged: frozenset[str], *,
                              if line != helper.line}))
         found.append(Plan(helper, users, keep, home))
     return found
+
+
+_PLATFORM_NAMES = frozenset({"WIN", "WINDOWS", "IS_WIN", "IS_WINDOWS", "CYGWIN", "MACOS",
+                             "IS_MACOS", "DARWIN", "PY2", "PYPY", "JYTHON"})
+
+
+def untested_lines(context: InjectionContext, user: User) -> frozenset[int]:
+    """Lines of the user's calls that the tests cannot be expected to run, left as calls: those
+    in definitions no test runs, and those under a test of the platform or interpreter
+    (`elif WIN:`, `if sys.platform == "win32":`), whose branches do not all run on one
+    machine. A copy there would be changed code that no selected test runs."""
+    facts = context.index.modules[user.module]
+    scopes = Scopes(facts)
+    leave = {line for line in user.lines if (scope := scopes.at(line))
+             in context.index.definitions and not context.is_covered(scope)}
+    try:
+        tree = ast.parse(context.source(user.path))
+    except SyntaxError:
+        return frozenset(leave)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.If, ast.IfExp)) and _platform_test(node.test):
+            end = node.end_lineno or node.lineno
+            leave.update(line for line in user.lines if node.lineno <= line <= end)
+    return frozenset(leave)
+
+
+def _platform_test(test: ast.expr) -> bool:
+    for node in ast.walk(test):
+        if isinstance(node, ast.Name) and node.id in _PLATFORM_NAMES:
+            return True
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and (
+                (node.value.id, node.attr) in {("sys", "platform"), ("os", "name"),
+                                               ("platform", "system")}):
+            return True
+    return False
 
 
 def _overridden(context: InjectionContext, qualname: str) -> bool:
@@ -218,12 +254,15 @@ def inject(context: InjectionContext, candidate: Candidate, difficulty: Difficul
             return inline_method(context.source(user.path), user.bound, set(user.lines), body,
                                  helper.params, helper.free, ordered)
         return inline_helper(context.source(user.path), user.bound, body, helper.params,
-                             helper.free, adds, ordered, keep=user.path in plan.keep)
+                             helper.free, adds, ordered, keep=user.path in plan.keep,
+                             leave=untested_lines(context, user))
 
     picked = choose_users(users, difficulty, min_copies, rewrite, "calling")
     edits, chosen = picked
+    left = {Scopes(context.index.modules[user.module]).at(line) for user in chosen
+            for line in user.lines if line not in edits[user.path].lines}
     herrings = sorted({scope for user in plan.users if user not in chosen
-                       for scope in user.scopes} | set(plan.home_uses))
+                       for scope in user.scopes} | set(plan.home_uses) | left)
     if difficulty == "hard" and not herrings:
         raise InjectionRefused("hard needs a red herring: a call of the helper left as it is")
     copies = sum(len(edit.lines) for edit in edits.values())

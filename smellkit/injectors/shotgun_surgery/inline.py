@@ -123,6 +123,9 @@ class InlineCalls(cst.CSTTransformer):
         self.statement = statement
         self.adds = adds
         self.replaced = 0
+        self.beside: cst.SimpleStatementLine | None = None
+        """A line of its own for the added names, after the helper's import when that
+        imports the helper alone (the module imports one name a line)."""
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         if original_node not in self.calls:
@@ -153,6 +156,11 @@ class InlineCalls(cst.CSTTransformer):
                 names.append(alias)
                 continue
             added = sorted(self.adds)
+            if self.keep and added and len(old_names) == 1:
+                self.beside = cst.SimpleStatementLine([cst.ImportFrom(
+                    module=original_node.module, relative=original_node.relative,
+                    names=[cst.ImportAlias(name=cst.Name(name)) for name in added])])
+                return updated_node
             if self.keep:  # the helper's own name stays importable from here
                 names.append(alias.with_changes(comma=cst.Comma(
                     whitespace_after=cst.SimpleWhitespace(" "))) if added else alias)
@@ -166,6 +174,17 @@ class InlineCalls(cst.CSTTransformer):
         if old_names[-1] is self.alias and self.alias is not None:
             names[-1] = last_alias(names[-1], self.alias, updated_node)
         return updated_node.with_changes(names=names)
+
+
+    def leave_SimpleStatementLine(self, original_node: cst.SimpleStatementLine,
+                                  updated_node: cst.SimpleStatementLine
+                                  ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement] \
+            | cst.RemovalSentinel:
+        if self.beside is None or not any(small is self.statement
+                                          for small in original_node.body):
+            return updated_node
+        beside, self.beside = self.beside, None
+        return cst.FlattenSentinel([updated_node, beside])
 
 
 class _Calls(cst.CSTVisitor):
@@ -206,11 +225,12 @@ class _Calls(cst.CSTVisitor):
 
 def inline_helper(source: str, bound: str, body: cst.BaseExpression, params: Sequence[str],
                   free: Sequence[str], adds: Sequence[str], ordered: bool, *,
-                  keep: bool = False) -> Inlined:
+                  keep: bool = False, leave: frozenset[int] = frozenset()) -> Inlined:
     """Replace every call of the helper imported as `bound` by its expression `body`; `adds`
     are the names to import in its place (beside it with `keep`: other code may import the
-    helper from this module), `ordered` whether `safe_order` holds. Refused with the reason
-    when the module cannot be rewritten."""
+    helper from this module), `ordered` whether `safe_order` holds. The calls on the lines
+    `leave` stay calls (the import stays for them). Refused with the reason when the module
+    cannot be rewritten."""
     module, scopes, positions = analysed(source)
     found = imported(module, scopes, bound)
     if any(name in found.scope.assignments for name in adds):
@@ -219,11 +239,15 @@ def inline_helper(source: str, bound: str, body: cst.BaseExpression, params: Seq
     module.visit(visitor)
     calls: set[cst.Call] = set()
     lines: list[int] = []
+    left = 0
     for access in found.assignment.references:
         node = access.node
         call = visitor.by_func.get(node)
         if call is None or access.is_annotation or access.is_type_hint:
             raise InjectionRefused(f"{bound} is used other than by calling it")
+        if positions[call].start.line in leave:
+            left += 1
+            continue
         if call in visitor.in_fstring:
             raise InjectionRefused(f"{bound} is called inside an f-string")
         if len(call.args) != len(params) or any(arg.keyword is not None or arg.star
@@ -247,8 +271,10 @@ def inline_helper(source: str, bound: str, body: cst.BaseExpression, params: Seq
         calls.add(call)
         lines.append(positions[call].start.line)
     if not calls:
-        raise InjectionRefused(f"{bound} is imported but never called")
-    transformer = InlineCalls(calls, params, body, found.alias, found.statement, adds, keep)
+        raise InjectionRefused(f"every call of {bound} is in code the tests do not run" if left
+                               else f"{bound} is imported but never called")
+    transformer = InlineCalls(calls, params, body, found.alias, found.statement, adds,
+                              keep or left > 0)
     transformer.free_slots = visitor.free_slots
     result = module.visit(transformer)
     if transformer.replaced != len(calls):
