@@ -78,6 +78,16 @@ def _floor(dataset: Path, work: Path, repeat: int) -> dict[str, list[float]]:
     }
 
 
+def _thousand_rows_reports() -> None:
+    """summary.json/.csv/.md and report.html of a full run: 3 models x 8 smells x 3
+    difficulties x 2 settings x 7 cases of synthetic rows."""
+    from smellkit.evaluate.reports import write_reports
+    from tests.evaluate.synthetic_scores import synthetic_scores
+
+    with tempfile.TemporaryDirectory(prefix="bench-reports-") as scratch:
+        write_reports(Path(scratch), synthetic_scores(cases=7))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path,
@@ -112,6 +122,8 @@ def main() -> None:
     for name, samples in floor.items():
         print(f"{'floor: ' + name if 'no fact' not in name else 'peer: ' + name:42} "
               f"{_median_ms(samples)}")
+    reports = _timed(_thousand_rows_reports, 3)
+    print(f"{'reports of 1008 score rows (summaries, html)':42} {_median_ms(reports)}")
     count = len(everything)
     print(f"\nwall time for {count} predictions: {one:.1f}s with 1 thread, {two:.1f}s with 2 "
           f"({one / max(two, 1e-9):.2f}x)")

@@ -6,7 +6,6 @@ from __future__ import annotations
 import csv
 import json
 import re
-import time
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -190,9 +189,11 @@ def test_one_model_and_one_row_still_make_every_file(tmp_path: Path) -> None:
     assert "against" not in paths.summary_md.read_text()
 
 
-def test_a_thousand_rows_take_seconds(tmp_path: Path) -> None:
+def test_a_thousand_rows_make_every_file(tmp_path: Path) -> None:
+    """Reports of a full benchmark run (their time is printed by benchmarks/bench_evaluate.py)."""
     rows = synthetic_scores(cases=7)  # 3 models x 8 smells x 3 difficulties x 2 settings x 7
     assert len(rows) == 1008
-    started = time.perf_counter()
-    write_reports(tmp_path, rows)
-    assert time.perf_counter() - started < 20  # about 2 s on a laptop; generous for busy CI
+    paths = write_reports(tmp_path, rows)
+    assert [tag for tag, _ in _page(paths.report_html).tags].count("svg") == PLOTS
+    summary = json.loads(paths.summary_json.read_text())
+    assert summary and all(path.stat().st_size for path in paths)
