@@ -64,7 +64,7 @@ from smellkit.injectors.duplicated_code import copying
 from smellkit.injectors.duplicated_code import helper as helping
 from smellkit.injectors.duplicated_code import methods as _methods
 from smellkit.injectors.duplicated_code import names as naming
-from smellkit.injectors.duplicated_code.mixin import mixin_chain, mixin_hard
+from smellkit.injectors.duplicated_code.mixin import mixin_chain, mixin_hard, mixin_local
 from smellkit.injectors.tells import added_tells
 from smellkit.models import Candidate, Difficulty, StructuralCheck
 
@@ -157,8 +157,12 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
             module_of = str
         rng.shuffle(places)
         # places whose code the tests run first: the tests that run it then run the copy
-        places.sort(key=lambda place: not _exercised(context, helper.qualname, place,
+        places.sort(key=lambda place: _exercise_rank(context, helper.qualname, place,
                                                      "classes" in candidate.data))
+        if candidate.data.get("local"):
+            local, heirs = mixin_local(context, helper, places, 1 if difficulty == "easy" else 2,
+                                       rng, delegate=difficulty == "hard")
+            return _edit(helper, *local, heirs=heirs)
         if "classes" in candidate.data and difficulty != "easy" and \
                 len({module_of(place) for place in places}) < len(roles):
             mixed = mixin_hard(context, helper, sorted(places), rng) if difficulty == "hard" \
@@ -207,7 +211,9 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
             note = f"; {made['table']} " + ("inherited from a new mixin"
                                            if "classes" in candidate.data
                                            else "reached through a module-level table")
-        return _edit(helper, changes, copies, made.get("wrapper"), note)
+        heirs = [name.rpartition(".")[0] for name in copies
+                 if "classes" in candidate.data and name.rpartition(".")[0] in index.classes]
+        return _edit(helper, changes, copies, made.get("wrapper"), note, heirs)
 
 
 def _function_rule(context: InjectionContext, definition: Definition,
@@ -227,6 +233,14 @@ def _function_rule(context: InjectionContext, definition: Definition,
     return None
 
 
+def _exercise_rank(context: InjectionContext, helper: str, place: str,
+                   heir: bool) -> tuple[bool, float]:
+    """Sorts the places the tests run most first: run at all, then (an heir) the share of its
+    own code they run."""
+    share = context.line_coverage.get(place, 0.0) if heir and context.line_coverage else 0.0
+    return not _exercised(context, helper, place, heir), -share
+
+
 def _exercised(context: InjectionContext, helper: str, place: str, heir: bool) -> bool:
     """Whether the tests run code of this place (always, without a test map): a caller of
     the helper in that module, or a member of that heir class."""
@@ -239,7 +253,9 @@ def _exercised(context: InjectionContext, helper: str, place: str, heir: bool) -
 
 
 def _edit(helper: helping.Helper, changes: dict[str, str | None], copies: list[str],
-          herring: str | None, note: str = "") -> Edit:
+          herring: str | None, note: str = "", heirs: Iterable[str] = ()) -> Edit:
+    """The edit; `heirs`, the classes that inherit a copy, are involved (the tests that run
+    their code are the ones likely to run the copy)."""
     checks = tuple(
         StructuralCheck(kind="duplicated_code.not_cloned",
                         description=f"`{name}` is not part of a group of duplicated code "
@@ -248,7 +264,7 @@ def _edit(helper: helping.Helper, changes: dict[str, str | None], copies: list[s
         for name in (helper.qualname, *copies))
     return Edit(
         changes=changes, targets=tuple((name, "method") for name in copies),
-        checks=checks, involved=(helper.qualname,),
+        checks=checks, involved=(helper.qualname, *heirs),
         red_herrings=(herring,) if herring else (),
         summary=f"copies of `{helper.qualname}`: {', '.join(copies)}" + note
                 + (f"; delegating look-alike {herring}" if herring else ""))

@@ -48,8 +48,13 @@ def method_candidates(context: InjectionContext, smell: str,
         members = index.children.get(cls, {})
         methods = [qualname for qualname in members.values()
                    if index.definitions[qualname].kind == "method"]
+        local = not heirs
+        if local:  # subclasses beside it get their copies from new mixin modules
+            heirs = [item for item in index.descendants(cls)
+                     if index.module_of.get(item) == module
+                     and index.definitions[item].parent == module]
         if not heirs:
-            context.discard("a method no subclass in another module inherits", len(methods))
+            context.discard("a method no subclass inherits", len(methods))
             continue
         for name, qualname in sorted(members.items()):
             definition = index.definitions[qualname]
@@ -68,14 +73,18 @@ def method_candidates(context: InjectionContext, smell: str,
                 context.discard("its code cannot be copied as is (reads a rebound or unknown "
                                 "name, super(), frames or globals)")
                 continue
+            if local and not any(context.is_covered(item) for item in inheriting):
+                context.discard("no subclass beside it that inherits it is run by the tests")
+                continue
             modules = sorted({index.module_of[item] for item in inheriting})
+            where = f"beside it in {path}" if local else f"in {len(modules)} other module(s)"
             yield Candidate(
                 smell=smell, target=location,
                 reason=f"`{qualname}` ({lines} lines) is inherited unchanged by "
-                       f"{len(inheriting)} subclass(es) in {len(modules)} other module(s): "
-                       "each can get its own copy",
-                files=(path, *(index.modules[item].path for item in modules)),
-                data={"classes": inheriting})
+                       f"{len(inheriting)} subclass(es) {where}: each can get its own copy"
+                       + (" from a new mixin module" if local else ""),
+                files=(path, *(index.modules[item].path for item in modules if item != module)),
+                data={"classes": inheriting, **({"local": True} if local else {})})
 
 
 def _method_rule(index: Index, definition: Definition, members: dict[str, str],

@@ -15,7 +15,9 @@ the copy reads, and is refused when one of those imports could lead back to the 
 
 from __future__ import annotations
 
+import ast
 import random
+import textwrap
 from typing import NamedTuple
 
 import libcst as cst
@@ -166,6 +168,60 @@ def mixin_chain(context: InjectionContext, helper: helping.Helper, heirs: list[s
     raise refusal
 
 
+def mixin_local(context: InjectionContext, helper: helping.Helper, heirs: list[str],
+                copies: int, rng: random.Random, *, delegate: bool) -> tuple[Made, list[str]]:
+    """Heirs in the method's own module: `copies` unrelated heirs (in the order given) each list
+    first a new mixin module holding a copy (the first verbatim, the next with renamed locals);
+    with `delegate`, the first heir also lists before it a mixin whose method only passes the
+    call on (the red herring). Also returns the heirs that list a new mixin."""
+    index = context.index
+    module = index.module_of[helper.qualname]
+    facts = index.modules[module]
+    tree = context.module(facts.path)
+    chosen: list[tuple[str, cst.ClassDef, int]] = []
+    for heir in heirs:
+        node = edit.find_definition(tree, [heir.rpartition(".")[2]])
+        position = edit.top_index(tree, heir.rpartition(".")[2])
+        related = any(heir in index.mro(other) or other in index.mro(heir)
+                      for other, _, _ in chosen)  # one copy would hide the other's
+        if isinstance(node, cst.ClassDef) and node.bases and position is not None and \
+                index.module_of.get(heir) == module and not related:
+            chosen.append((heir, node, position))
+        if len(chosen) == copies:
+            break
+    if len(chosen) < copies:
+        raise InjectionRefused(f"`{helper.qualname}` has fewer than {copies} plain top-level "
+                               f"heirs in {facts.path} to take a mixin")
+    package = module.rpartition(".")[0]
+    relative = _relative(context, module)
+    taken: set[str] = set()
+    changes: dict[str, str | None] = {}
+    made: list[str] = []
+    imports: list[tuple[str, str]] = []
+    replacements: dict[cst.CSTNode, cst.CSTNode] = {}
+    herring = ""
+    for number, (heir, node, _) in enumerate(chosen):
+        bases: list[cst.Arg] = []
+        if delegate and number == 0:
+            passing = _new_mixin(context, helper, heir, taken, rng)
+            changes[passing.path] = _class_text(
+                passing.class_name, [_delegate(helper, tree.config_for_parsing)])
+            bases.append(passing.base())
+            imports.append(passing.import_line(package, relative))
+            herring = f"{passing.module}.{passing.class_name}.{helper.name}"
+        holder = _new_mixin(context, helper, heir, taken, rng)
+        changes[holder.path] = _mixin_text(context, helper, module, holder.module,
+                                           holder.class_name, rng, renamed=number > 0)
+        bases.append(holder.base())
+        imports.append(holder.import_line(package, relative))
+        replacements[node] = node.with_changes(bases=[*bases, *node.bases])
+        made.append(f"{holder.module}.{holder.class_name}.{helper.name}")
+    result = edit.replace(tree, replacements)
+    first = min(position for _, _, position in chosen)
+    changes[facts.path] = add_imports(result, tree, first, imports, module).code
+    return (changes, made, herring), [heir for heir, _, _ in chosen]
+
+
 def _relative(context: InjectionContext, module: str) -> bool:
     """Whether the module imports anything relatively (then a new sibling is imported so)."""
     return any(item.level for item in context.index.modules[module].imports)
@@ -209,21 +265,41 @@ def _with_mixin(context: InjectionContext, helper: helping.Helper, module: str, 
 
 
 def _mixin_text(context: InjectionContext, helper: helping.Helper, holder_module: str,
-                mixin_module: str, class_name: str, rng: random.Random) -> str:
-    """The new module: the imports the copy needs, then the mixin class with the copy."""
+                mixin_module: str, class_name: str, rng: random.Random, *,
+                renamed: bool = True) -> str:
+    """The new module: the imports the copy needs, then the mixin class with the copy (its
+    locals renamed, or verbatim). A name only its annotations read that the mixin could not
+    import without a cycle (`ctx: Context` of the heir's module) is imported for type checking,
+    annotations postponed: what a person writes in such a module, and calls behave the same."""
     imports: list[str] = []
+    typing_only: list[str] = []
     for name, meaning in sorted(helper.reads.items()):
         if meaning.statement is None or meaning.source is None:
             continue  # a builtin: nothing in the new module shadows it
+        line = helping.relative(meaning.statement, meaning.source, mixin_module)
         if meaning.source == holder_module or \
                 holder_module in helping.eager_reach(context, meaning.source):
-            raise InjectionRefused(f"importing `{name}` into a mixin of {holder_module} could "
-                                   "close an import cycle")
-        imports.append(helping.relative(meaning.statement, meaning.source, mixin_module))
+            if name not in helper.annotation_only or "TYPE_CHECKING" in helper.reads:
+                raise InjectionRefused(f"importing `{name}` into a mixin of {holder_module} "
+                                       "could close an import cycle")
+            typing_only.append(line)
+            continue
+        imports.append(line)
+    facts = context.index.modules[helper.module]
+    for name in sorted(_quoted_annotation_names(context, helper) - set(helper.reads)):
+        meaning = copying.binding(context.index, facts, name)
+        if meaning is None or meaning.statement is None or meaning.source is None:
+            raise InjectionRefused(f"`{name}`, named in a quoted annotation, cannot be bound in a "
+                                   f"mixin of {holder_module}")
+        typing_only.append(helping.relative(meaning.statement, meaning.source, mixin_module))
     mapping = local_names(helper.locals_, context.module(helper.path).code_for_node(helper.node),
-                          context.vocabulary.near(holder_module), rng)
-    head = "from __future__ import annotations\n\n" if helper.future else ""
+                          context.vocabulary.near(holder_module), rng) if renamed else {}
+    head = "from __future__ import annotations\n\n" if helper.future or typing_only else ""
+    if typing_only:
+        imports.insert(0, "from typing import TYPE_CHECKING")
     head += "".join(f"{line}\n" for line in merged(imports))
+    if typing_only:
+        head += "\nif TYPE_CHECKING:\n" + "".join(f"    {line}\n" for line in merged(typing_only))
     skeleton = cst.parse_module(f"{head}\n\nclass {class_name}:\n    __slots__ = ()\n")
     cls = skeleton.body[-1]
     assert isinstance(cls, cst.ClassDef) and isinstance(cls.body, cst.IndentedBlock)
@@ -231,3 +307,27 @@ def _mixin_text(context: InjectionContext, helper: helping.Helper, holder_module
         leading_lines=[cst.EmptyLine(indent=False)])
     body = cls.body.with_changes(body=[*cls.body.body, copy])
     return edit.replace(skeleton, {cls: cls.with_changes(body=body)}).code
+
+
+def _quoted_annotation_names(context: InjectionContext, helper: helping.Helper) -> set[str]:
+    """Names the copy's quoted annotations read (`t.List["Parameter"]`): a checker resolves them
+    in the new module too, so it must bind them (for type checking)."""
+    text = textwrap.dedent(context.module(helper.path).code_for_node(helper.node))
+    function = ast.parse(text).body[0]
+    assert isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+    arguments = function.args
+    annotations = [function.returns, *(item.annotation for item in (
+        *arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg,
+        arguments.kwarg) if item is not None)]
+    annotations.extend(node.annotation for node in ast.walk(function)
+                       if isinstance(node, ast.AnnAssign))
+    found: set[str] = set()
+    for annotation in annotations:
+        for node in ast.walk(annotation) if annotation is not None else ():
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                try:
+                    quoted = ast.parse(node.value.strip(), mode="eval")
+                except SyntaxError:
+                    continue
+                found.update(item.id for item in ast.walk(quoted) if isinstance(item, ast.Name))
+    return found
