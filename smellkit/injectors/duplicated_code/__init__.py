@@ -234,11 +234,14 @@ def _function_rule(context: InjectionContext, definition: Definition,
 
 
 def _exercise_rank(context: InjectionContext, helper: str, place: str,
-                   heir: bool) -> tuple[bool, float]:
-    """Sorts the places the tests run most first: run at all, then (an heir) the share of its
-    own code they run."""
-    share = context.line_coverage.get(place, 0.0) if heir and context.line_coverage else 0.0
-    return not _exercised(context, helper, place, heir), -share
+                   heir: bool) -> tuple[bool, int, float]:
+    """Sorts the places the tests run most first: run at all, then (an heir) the most
+    subclasses (instances of each run the copy it gets), then the share of its own code run."""
+    if not heir:
+        return not _exercised(context, helper, place, heir), 0, 0.0
+    share = context.line_coverage.get(place, 0.0) if context.line_coverage else 0.0
+    return (not _exercised(context, helper, place, heir),
+            -len(context.index.descendants(place)), -share)
 
 
 def _exercised(context: InjectionContext, helper: str, place: str, heir: bool) -> bool:

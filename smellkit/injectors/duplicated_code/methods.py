@@ -27,6 +27,11 @@ from smellkit.injectors.duplicated_code.names import local_names
 from smellkit.models import Candidate
 
 
+MAX_METHODS_PER_CLASS = 3
+"""Copies of more methods of one class would all go to the same few subclasses: when the tests
+do not run one there, they seldom run the others, and cases would repeat one another."""
+
+
 def method_candidates(context: InjectionContext, smell: str,
                       cloned: dict[str, list[tuple[int, int]]],
                       sources: helping.Sources | None = None) -> Iterator[Candidate]:
@@ -56,6 +61,7 @@ def method_candidates(context: InjectionContext, smell: str,
         if not heirs:
             context.discard("a method no subclass inherits", len(methods))
             continue
+        found: list[Candidate] = []
         for name, qualname in sorted(members.items()):
             definition = index.definitions[qualname]
             if definition.kind != "method":
@@ -78,13 +84,20 @@ def method_candidates(context: InjectionContext, smell: str,
                 continue
             modules = sorted({index.module_of[item] for item in inheriting})
             where = f"beside it in {path}" if local else f"in {len(modules)} other module(s)"
-            yield Candidate(
+            found.append(Candidate(
                 smell=smell, target=location,
                 reason=f"`{qualname}` ({lines} lines) is inherited unchanged by "
                        f"{len(inheriting)} subclass(es) {where}: each can get its own copy"
                        + (" from a new mixin module" if local else ""),
                 files=(path, *(index.modules[item].path for item in modules if item != module)),
-                data={"classes": inheriting, **({"local": True} if local else {})})
+                data={"classes": inheriting, **({"local": True} if local else {})}))
+        found.sort(key=lambda item: (item.target.end_line - item.target.start_line,
+                                     item.target.qualname))
+        if len(found) > MAX_METHODS_PER_CLASS:
+            context.discard(f"a method of a class with more than {MAX_METHODS_PER_CLASS} "
+                            "candidates (the shortest kept: the others' copies would land in "
+                            "the same subclasses)", len(found) - MAX_METHODS_PER_CLASS)
+        yield from found[:MAX_METHODS_PER_CLASS]
 
 
 def _method_rule(index: Index, definition: Definition, members: dict[str, str],

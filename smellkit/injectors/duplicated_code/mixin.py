@@ -108,16 +108,19 @@ def _new_mixin(context: InjectionContext, helper: helping.Helper, heir: str,
 
 
 def _delegate(helper: helping.Helper, config: cst.PartialParserConfig) -> cst.BaseStatement:
-    """`def m(self, *args, **kwargs): return super().m(*args, **kwargs)`: the look-alike."""
+    """`def m(self, *args, **kwargs): return super().m(*args, **kwargs)`: the look-alike (for
+    a property, one that returns `super().m`)."""
     params = helper.node.params.params
-    if helper.decorator is not None or helper.node.asynchronous is not None or \
-            not params or params[0].name.value != "self":
+    if helper.node.asynchronous is not None or not params or params[0].name.value != "self" \
+            or helper.decorator not in (None, "property"):
         raise InjectionRefused(f"`{helper.qualname}` is not a plain method a look-alike can "
                                "delegate to")
-    return cst.parse_statement(
-        f"def {helper.name}(self, *args, **kwargs):\n"
-        f"    return super().{helper.name}(*args, **kwargs)\n",
-        config=config).with_changes(leading_lines=[cst.EmptyLine(indent=False)])
+    text = (f"@property\ndef {helper.name}(self):\n    return super().{helper.name}\n"
+            if helper.decorator == "property" else
+            f"def {helper.name}(self, *args, **kwargs):\n"
+            f"    return super().{helper.name}(*args, **kwargs)\n")
+    return cst.parse_statement(text, config=config).with_changes(
+        leading_lines=[cst.EmptyLine(indent=False)])
 
 
 def mixin_chain(context: InjectionContext, helper: helping.Helper, heirs: list[str],
@@ -287,16 +290,25 @@ def _mixin_text(context: InjectionContext, helper: helping.Helper, holder_module
         imports.append(line)
     facts = context.index.modules[helper.module]
     for name in sorted(_quoted_annotation_names(context, helper) - set(helper.reads)):
-        meaning = copying.binding(context.index, facts, name)
-        if meaning is None or meaning.statement is None or meaning.source is None:
+        bound = copying.binding(context.index, facts, name)
+        if bound is not None and bound.statement is not None and bound.source is not None:
+            typing_only.append(helping.relative(bound.statement, bound.source, mixin_module))
+            continue
+        typed = [item for item in facts.imports if item.scope == facts.module
+                 and item.bound == name and item.type_only and item.is_from]
+        if len(typed) != 1:
             raise InjectionRefused(f"`{name}`, named in a quoted annotation, cannot be bound in a "
                                    f"mixin of {holder_module}")
-        typing_only.append(helping.relative(meaning.statement, meaning.source, mixin_module))
+        source, _, attribute = typed[0].target.rpartition(".")
+        alias = "" if attribute == name else f" as {name}"
+        typing_only.append(helping.relative(f"from {source} import {attribute}{alias}", source,
+                                            mixin_module))
     mapping = local_names(helper.locals_, context.module(helper.path).code_for_node(helper.node),
                           context.vocabulary.near(holder_module), rng) if renamed else {}
     head = "from __future__ import annotations\n\n" if helper.future or typing_only else ""
     if typing_only:
-        imports.insert(0, "from typing import TYPE_CHECKING")
+        head += "from typing import TYPE_CHECKING\n\n" if imports else \
+            "from typing import TYPE_CHECKING\n"
     head += "".join(f"{line}\n" for line in merged(imports))
     if typing_only:
         head += "\nif TYPE_CHECKING:\n" + "".join(f"    {line}\n" for line in merged(typing_only))

@@ -92,6 +92,7 @@ def mixin_names(context: InjectionContext, helper_name: str, heir: str,
                            *vocabulary.combinations([], near, rng)])
     folder = context.index.modules[module].path.rpartition("/")[0]
     stem = pick((item for item in stems if item not in vocabulary.module_stems
+                 and item.strip("_") != snake(own)  # `init.py` says nothing
                  and edit.name_free(source, item) and _free_file(context, folder, item)),
                 taken, what=f"a mixin module beside {module}")
     taken.add(stem)
