@@ -26,7 +26,6 @@ from smellkit.injectors.duplicated_code import helper as helping
 from smellkit.injectors.duplicated_code.names import local_names
 from smellkit.models import Candidate
 
-
 MAX_METHODS_PER_CLASS = 3
 """Copies of more methods of one class would all go to the same few subclasses: when the tests
 do not run one there, they seldom run the others, and cases would repeat one another."""
@@ -91,12 +90,14 @@ def method_candidates(context: InjectionContext, smell: str,
                        + (" from a new mixin module" if local else ""),
                 files=(path, *(index.modules[item].path for item in modules if item != module)),
                 data={"classes": inheriting, **({"local": True} if local else {})}))
-        found.sort(key=lambda item: (item.target.end_line - item.target.start_line,
-                                     item.target.qualname))
+        found.sort(key=lambda item: (-len(set(index.call_graph.predecessors(
+            item.target.qualname))) if item.target.qualname in index.call_graph else 0,
+            item.target.end_line - item.target.start_line, item.target.qualname))
         if len(found) > MAX_METHODS_PER_CLASS:
             context.discard(f"a method of a class with more than {MAX_METHODS_PER_CLASS} "
-                            "candidates (the shortest kept: the others' copies would land in "
-                            "the same subclasses)", len(found) - MAX_METHODS_PER_CLASS)
+                            "candidates (those called from most places kept, then the "
+                            "shortest: the others' copies would land in the same subclasses)",
+                            len(found) - MAX_METHODS_PER_CLASS)
         yield from found[:MAX_METHODS_PER_CLASS]
 
 
