@@ -491,12 +491,12 @@ def test_at_most_three_methods_of_one_class_are_candidates(tmp_path: Path) -> No
 
 # -- real code -------------------------------------------------------------------------------
 
-MINIMUM = {("click", "easy"): 3, ("click", "medium"): 3, ("click", "hard"): 1,
-           ("jinja2", "easy"): 45, ("jinja2", "medium"): 45, ("jinja2", "hard"): 45}
-"""Injections that must succeed (4, 4, 2 of 6 and 51, 50, 49 of 51 when measured). jinja2's
-medium and hard cases are all mixins: no helper or inherited method of it reaches three other
-modules, and 37 of its candidates are methods of `CodeGenerator`, whose one heir takes its copy
-from a mixin (and, hard, through a delegating one)."""
+MINIMUM = {("click", "easy"): 17, ("click", "medium"): 9, ("click", "hard"): 7,
+           ("jinja2", "easy"): 12, ("jinja2", "medium"): 6, ("jinja2", "hard"): 5}
+"""Injections that must succeed (19, 11, 9 of 23 and 14, 8, 7 of 18 when measured). Methods
+whose subclasses all live beside them give click most of its candidates; jinja2's medium and
+hard cases are mostly mixins (no helper or inherited method of it reaches three other modules),
+and at most three methods of `CodeGenerator` are candidates, not its 37 visitors."""
 
 
 @pytest.mark.slow
@@ -507,7 +507,7 @@ def test_jinja2_tests_pass_through_a_chain_of_mixins(tmp_path: Path) -> None:
     from tests.support.pypi import sdist
 
     top = sdist("jinja2", "3.1.4")
-    injection = injected(top / "src", SMELL, "hard", "jinja2.compiler.CodeGenerator.visit_Template")
+    injection = injected(top / "src", SMELL, "hard", "jinja2.compiler.CodeGenerator.visit_Const")
     (target,) = injection.targets
     new = [path for path in injection.files if not (top / "src" / path).exists()]
     assert len(new) == 2 and target.location.path in new  # the copy's mixin and the delegate's
@@ -543,10 +543,11 @@ def test_click_tests_pass_when_echo_is_reached_through_a_table(tmp_path: Path) -
     assert " passed" in result.stdout
 
 
-HARD = {"click": {"modules": 2, "classes": 0}, "jinja2": {"modules": 0, "classes": 47}}
+HARD = {"click": {"modules": 2, "classes": 7}, "jinja2": {"modules": 0, "classes": 7}}
 """Hard injections made on each package, by kind of candidate (all of them carry a table or a
-mixin). jinja2 had 49 until the injector refused copies that name what their new module does
-not bind (two nativetypes methods annotated with type-checking imports)."""
+mixin). Methods whose subclasses all live beside them are candidates too (click's commands,
+parameters and shell completions); at most three methods of a class are, which brought
+jinja2's 47 (nearly all `CodeGenerator` visitors copied into the same two heirs) down to 7."""
 
 
 @pytest.mark.slow
