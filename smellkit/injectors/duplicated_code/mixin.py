@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import random
+import re
 import textwrap
 from typing import NamedTuple
 
@@ -306,12 +307,23 @@ def _mixin_text(context: InjectionContext, helper: helping.Helper, holder_module
     mapping = local_names(helper.locals_, context.module(helper.path).code_for_node(helper.node),
                           context.vocabulary.near(holder_module), rng) if renamed else {}
     head = "from __future__ import annotations\n\n" if helper.future or typing_only else ""
+    # plain imports, then absolute, then relative ones, as modules are usually laid out
+    imports.sort(key=lambda line: (line.startswith("from ."), line.startswith("from "), line))
+    guard = "TYPE_CHECKING"
     if typing_only:
-        head += "from typing import TYPE_CHECKING\n\n" if imports else \
-            "from typing import TYPE_CHECKING\n"
-    head += "".join(f"{line}\n" for line in merged(imports))
+        typing = next((match for line in imports
+                       if (match := re.fullmatch(r"import typing(?: as (\w+))?", line))), None)
+        if typing is not None:  # `import typing as t`: the guard is `t.TYPE_CHECKING`
+            guard = f"{typing[1] or 'typing'}.TYPE_CHECKING"
+        else:
+            head += "from typing import TYPE_CHECKING\n\n" if imports else \
+                "from typing import TYPE_CHECKING\n"
+    lines = merged(imports)
+    head += "".join(("\n" if number and line.startswith("from .") and
+                     not lines[number - 1].startswith("from .") else "") + f"{line}\n"
+                    for number, line in enumerate(lines))
     if typing_only:
-        head += "\nif TYPE_CHECKING:\n" + "".join(f"    {line}\n" for line in merged(typing_only))
+        head += f"\nif {guard}:\n" + "".join(f"    {line}\n" for line in merged(typing_only))
     skeleton = cst.parse_module(f"{head}\n\nclass {class_name}:\n    __slots__ = ()\n")
     cls = skeleton.body[-1]
     assert isinstance(cls, cst.ClassDef) and isinstance(cls.body, cst.IndentedBlock)
