@@ -17,7 +17,13 @@ that lived once now lives several times:
   look-alike that is not a copy. A hard case without such a table is refused.
 
 Methods are candidates too (`methods.py`): subclasses in other modules get their
-own copy of a method they inherit unchanged.
+own copy of a method they inherit unchanged. A method whose subclasses all live in its own
+module gives each copy to a new mixin module that one of them lists first (`mixin_local`): easy
+one verbatim copy, medium a second one with renamed locals for an unrelated heir, hard also a
+mixin listed before the first whose method only passes the call on. At most three methods of a
+class are candidates (the others' copies would land in the same subclasses), and copies go first
+to the places the tests run: callers they cover, heirs with the most subclasses; the heirs are
+involved in the case, so the tests selected for it are those that run their code.
 
 Methods at hard always involve a mixin (`mixin.py`): with heirs in three
 modules or more, the renamed copy lives on a new mixin module one heir inherits first, and the

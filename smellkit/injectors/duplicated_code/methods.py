@@ -35,7 +35,8 @@ def method_candidates(context: InjectionContext, smell: str,
                       cloned: dict[str, list[tuple[int, int]]],
                       sources: helping.Sources | None = None) -> Iterator[Candidate]:
     """Methods of at least six lines of code inherited unchanged by subclasses in other
-    modules, whose text allows a copy (`helping.examine`)."""
+    modules (or, when there are none, by subclasses in their own module, which get copies
+    from new mixin modules), whose text allows a copy (`helping.examine`)."""
     sources = sources or helping.Sources(context)
     index = context.index
     for cls in sorted(index.classes):
@@ -67,7 +68,8 @@ def method_candidates(context: InjectionContext, smell: str,
                 continue
             rule = _method_rule(index, definition, members, cloned.get(path, ()))
             if rule is None and not any(_inherits(index, item, cls, name) for item in heirs):
-                rule = "overridden (or reachable another way) in every subclass of another module"
+                rule = ("overridden (or reachable another way) in every subclass that could "
+                        "take a copy")
             if rule is not None:
                 context.discard(rule)
                 continue
