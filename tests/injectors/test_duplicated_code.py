@@ -450,6 +450,32 @@ def test_heirs_beside_their_base_get_copies_from_new_mixin_modules(
     same_behaviour(root, injection, tmp_path, FIGURE_PROBES)
 
 
+def test_no_mixin_for_a_class_patched_after_its_definition(tmp_path: Path) -> None:
+    """jinja2 deletes its undefined types' `__slots__` once they are built: a mixin's own
+    `__slots__` would then show through, so a class whose attributes a module-level statement
+    sets or deletes (or that inherits from one) takes no mixin."""
+    folder = tmp_path / "figures"
+    shutil.copytree(FIGURES / "before", folder)
+    path = folder / "figures" / "shapes.py"
+    path.write_text(path.read_text(encoding="utf-8") + "\n\ndel Square.kind\n",
+                    encoding="utf-8")
+    project = load(folder)
+    (candidate,) = find_candidates(project, SMELL, options=SMALL)
+    injector = make_injector(SMELL, SMALL)
+    context = InjectionContext(project)
+    for difficulty in DIFFICULTIES:
+        edit = attempt(injector, context, candidate, difficulty)
+        assert isinstance(edit, Edit)
+        assert "class Square(Figure):" in (edit.changes["figures/shapes.py"] or "")
+    path.write_text(path.read_text(encoding="utf-8").replace("del Square.kind",
+                                                             "Figure.kind = 'shape'"),
+                    encoding="utf-8")
+    project = load(folder)
+    (candidate,) = find_candidates(project, SMELL, options=SMALL)
+    refusal = attempt(injector, InjectionContext(project), candidate, "easy")
+    assert isinstance(refusal, InjectionRefused) and "patches" in refusal.message
+
+
 def test_a_property_gets_a_delegating_property_as_its_look_alike(tmp_path: Path) -> None:
     folder = tmp_path / "figures"
     shutil.copytree(FIGURES / "before", folder)

@@ -138,7 +138,7 @@ def mixin_chain(context: InjectionContext, helper: helping.Helper, heirs: list[s
         tree = context.module(facts.path)
         node = edit.find_definition(tree, [heir.rpartition(".")[2]])
         if not isinstance(node, cst.ClassDef) or not node.bases or \
-                edit.top_index(tree, node.name.value) is None:
+                edit.top_index(tree, node.name.value) is None or _patched(context, heir):
             refusal = InjectionRefused(f"`{heir}` is not a plain top-level class")
             continue
         try:  # the last heir's reason is reported
@@ -188,14 +188,16 @@ def mixin_local(context: InjectionContext, helper: helping.Helper, heirs: list[s
         position = edit.top_index(tree, heir.rpartition(".")[2])
         related = any(heir in index.mro(other) or other in index.mro(heir)
                       for other, _, _ in chosen)  # one copy would hide the other's
+        related = related or _patched(context, heir)
         if isinstance(node, cst.ClassDef) and node.bases and position is not None and \
                 index.module_of.get(heir) == module and not related:
             chosen.append((heir, node, position))
         if len(chosen) == copies:
             break
     if len(chosen) < copies:
-        raise InjectionRefused(f"`{helper.qualname}` has fewer than {copies} plain top-level "
-                               f"heirs in {facts.path} to take a mixin")
+        raise InjectionRefused(f"`{helper.qualname}` has fewer than {copies} unrelated plain "
+                               f"top-level heirs in {facts.path} to take a mixin (that no "
+                               "module-level statement patches)")
     package = module.rpartition(".")[0]
     relative = _relative(context, module)
     taken: set[str] = set()
@@ -224,6 +226,28 @@ def mixin_local(context: InjectionContext, helper: helping.Helper, heirs: list[s
     first = min(position for _, _, position in chosen)
     changes[facts.path] = add_imports(result, tree, first, imports, module).code
     return (changes, made, herring), [heir for heir, _, _ in chosen]
+
+
+def _patched(context: InjectionContext, heir: str) -> bool:
+    """Whether a module-level statement sets or deletes an attribute of the heir or of a class
+    it inherits from (jinja2 deletes its undefined types' `__slots__` once they are built): the
+    mixin's own `__slots__` and members would show through."""
+    index = context.index
+    for cls in index.mro(heir):
+        module = index.module_of.get(cls)
+        if module is None or cls not in index.classes:
+            continue
+        name = cls.rpartition(".")[2]
+        for statement in context.module(index.modules[module].path).body:
+            if isinstance(statement, (cst.ClassDef, cst.FunctionDef)):
+                continue
+            for node in edit.subtree(statement):
+                if isinstance(node, (cst.Del, cst.AssignTarget, cst.AugAssign)):
+                    for item in edit.subtree(node.target):
+                        if isinstance(item, cst.Attribute) and \
+                                isinstance(item.value, cst.Name) and item.value.value == name:
+                            return True
+    return False
 
 
 def _relative(context: InjectionContext, module: str) -> bool:
