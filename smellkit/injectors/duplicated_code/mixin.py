@@ -101,7 +101,8 @@ def _new_mixin(context: InjectionContext, helper: helping.Helper, heir: str,
     if context.module(facts.path).default_indent != "    " or \
             context.module(helper.path).default_indent != "    ":
         raise InjectionRefused("only modules indented by four spaces get a mixin")
-    stem, class_name = mixin_names(context, helper.name, heir, taken, rng)
+    stem, class_name = mixin_names(context, helper.name, heir, taken, rng,
+                                   owner=helper.qualname.rpartition(".")[0].rpartition(".")[2])
     folder = facts.path.rpartition("/")[0]
     path = f"{folder}/{stem}.py" if folder else f"{stem}.py"
     package = module.rpartition(".")[0]
