@@ -408,14 +408,121 @@ def test_a_class_hook_that_reads_subclass_bodies_blocks_copies(tmp_path: Path) -
     assert find_candidates(load(folder), SMELL, options=SMALL) == []
 
 
+FIGURES = FIXTURES / SMELL / "figures"
+FIGURE_PROBES = [f"figures.shapes:{cls}(12.5).describe(Style({unit!r}, {precise}))"
+                 for cls in ("Circle", "Square", "Triangle")
+                 for unit, precise in (("mm", True), ("cm", False))]
+
+
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_heirs_beside_their_base_get_copies_from_new_mixin_modules(
+        tmp_path: Path, difficulty: Difficulty) -> None:
+    """A method whose subclasses all live in its own module: each copy goes to a new mixin
+    module that one heir lists first (easy one verbatim; medium a second one, its locals
+    renamed, for an unrelated heir; hard also a delegating mixin before the first), so the
+    case spans 2, 3 and 4 files; the mixin imports what the copy reads, and the class its
+    annotation names only for type checking (importing it would close a cycle)."""
+    root = FIGURES / "before"
+    (candidate,) = find_candidates(load(root), SMELL, options=SMALL)
+    assert candidate.data.get("local") and "beside it" in candidate.reason
+    injection = injected(root, SMELL, difficulty, "figures.shapes.Figure.describe")
+    files = smelly_files(root, injection, tmp_path)
+    spanned = {*injection.files, *(item.path for item in injection.locations)}
+    assert len(spanned) == {"easy": 2, "medium": 3, "hard": 4}[difficulty]
+    new = {path: text for path, text in files.items() if not (root / path).exists()}
+    assert len(new) == {"easy": 1, "medium": 2, "hard": 3}[difficulty]
+    assert not any(is_numbered(path) for path in new)
+    copies = [item.location for item in injection.targets]
+    assert len(copies) == {"easy": 1, "medium": 2, "hard": 2}[difficulty]
+    texts = [files[item.path] or "" for item in copies]
+    assert all("if TYPE_CHECKING:\n    from .shapes import Style" in text for text in texts)
+    assert " words = [self.kind" in texts[0]  # the first copy is verbatim
+    if difficulty != "easy":
+        assert " words = [self.kind" not in texts[1]  # the second has renamed locals
+    heirs = [item.qualname for item in injection.locations if item.qualname.count(".") == 2]
+    assert len(heirs) == len(copies) and "figures.shapes.Figure" not in heirs
+    herrings = [item.qualname for item in injection.red_herrings]
+    assert len(herrings) == (difficulty == "hard")
+    if herrings:
+        assert "return super().describe(*args, **kwargs)" in (files[
+            injection.red_herrings[0].path] or "")
+    assert_round_trip(root, injection)
+    same_behaviour(root, injection, tmp_path, FIGURE_PROBES)
+
+
+def test_no_mixin_for_a_class_patched_after_its_definition(tmp_path: Path) -> None:
+    """jinja2 deletes its undefined types' `__slots__` once they are built: a mixin's own
+    `__slots__` would then show through, so a class whose attributes a module-level statement
+    sets or deletes (or that inherits from one) takes no mixin."""
+    folder = tmp_path / "figures"
+    shutil.copytree(FIGURES / "before", folder)
+    path = folder / "figures" / "shapes.py"
+    path.write_text(path.read_text(encoding="utf-8") + "\n\ndel Square.kind\n",
+                    encoding="utf-8")
+    project = load(folder)
+    (candidate,) = find_candidates(project, SMELL, options=SMALL)
+    injector = make_injector(SMELL, SMALL)
+    context = InjectionContext(project)
+    for difficulty in DIFFICULTIES:
+        edit = attempt(injector, context, candidate, difficulty)
+        assert isinstance(edit, Edit)
+        assert "class Square(Figure):" in (edit.changes["figures/shapes.py"] or "")
+    path.write_text(path.read_text(encoding="utf-8").replace("del Square.kind",
+                                                             "Figure.kind = 'shape'"),
+                    encoding="utf-8")
+    project = load(folder)
+    (candidate,) = find_candidates(project, SMELL, options=SMALL)
+    refusal = attempt(injector, InjectionContext(project), candidate, "easy")
+    assert isinstance(refusal, InjectionRefused) and "patches" in refusal.message
+
+
+def test_a_property_gets_a_delegating_property_as_its_look_alike(tmp_path: Path) -> None:
+    folder = tmp_path / "figures"
+    shutil.copytree(FIGURES / "before", folder)
+    path = folder / "figures" / "shapes.py"
+    path.write_text(path.read_text(encoding="utf-8").replace(
+        "    def describe(self, style: Style) -> str:",
+        "    @property\n    def label(self) -> str:\n        words = [self.kind]\n"
+        "        if self.size > 10:\n            words.append('large')\n"
+        "        words.append(str(self.size))\n        words.append(str(self.area()))\n"
+        "        return ' '.join(words)\n\n"
+        "    def describe(self, style: Style) -> str:"), encoding="utf-8")
+    injection = injected(folder, SMELL, "hard", "figures.shapes.Figure.label")
+    (herring,) = injection.red_herrings
+    files = smelly_files(folder, injection, tmp_path)
+    assert "@property\n    def label(self):\n        return super().label" in (
+        files[herring.path] or "")
+    same_behaviour(folder, injection, tmp_path, [
+        f"figures.shapes:{cls}(12.5).label" for cls in ("Circle", "Square", "Triangle")])
+
+
+def test_at_most_three_methods_of_one_class_are_candidates(tmp_path: Path) -> None:
+    """Copies of a fourth method would go to the same subclasses: the shortest three stay."""
+    folder = tmp_path / "figures"
+    shutil.copytree(FIGURES / "before", folder)
+    path = folder / "figures" / "shapes.py"
+    body = "".join(f"        words.append(str(self.size + {step}))\n" for step in range(6))
+    extra = "".join(f"\n    def tell_{number}(self) -> str:\n        words = [self.kind]\n"
+                    + body * (number + 1) + "        return ' '.join(words)\n"
+                    for number in range(4))
+    text = path.read_text(encoding="utf-8").replace('\n\nclass Circle', extra + '\n\nclass Circle')
+    path.write_text(text, encoding="utf-8")
+    context = InjectionContext(load(folder))
+    found = list(make_injector(SMELL, SMALL).candidates(context))
+    assert sorted(item.target.qualname.rpartition(".")[2] for item in found) == [
+        "describe", "tell_0", "tell_1"]
+    assert sum(count for rule, count in context.discarded.items()
+               if "more than 3 candidates" in rule) == 2
+
+
 # -- real code -------------------------------------------------------------------------------
 
-MINIMUM = {("click", "easy"): 3, ("click", "medium"): 3, ("click", "hard"): 1,
-           ("jinja2", "easy"): 45, ("jinja2", "medium"): 45, ("jinja2", "hard"): 45}
-"""Injections that must succeed (4, 4, 2 of 6 and 51, 50, 49 of 51 when measured). jinja2's
-medium and hard cases are all mixins: no helper or inherited method of it reaches three other
-modules, and 37 of its candidates are methods of `CodeGenerator`, whose one heir takes its copy
-from a mixin (and, hard, through a delegating one)."""
+MINIMUM = {("click", "easy"): 17, ("click", "medium"): 9, ("click", "hard"): 7,
+           ("jinja2", "easy"): 12, ("jinja2", "medium"): 6, ("jinja2", "hard"): 5}
+"""Injections that must succeed (19, 11, 9 of 23 and 14, 8, 7 of 18 when measured). Methods
+whose subclasses all live beside them give click most of its candidates; jinja2's medium and
+hard cases are mostly mixins (no helper or inherited method of it reaches three other modules),
+and at most three methods of `CodeGenerator` are candidates, not its 37 visitors."""
 
 
 @pytest.mark.slow
@@ -426,7 +533,7 @@ def test_jinja2_tests_pass_through_a_chain_of_mixins(tmp_path: Path) -> None:
     from tests.support.pypi import sdist
 
     top = sdist("jinja2", "3.1.4")
-    injection = injected(top / "src", SMELL, "hard", "jinja2.compiler.CodeGenerator.visit_Template")
+    injection = injected(top / "src", SMELL, "hard", "jinja2.compiler.CodeGenerator.write")
     (target,) = injection.targets
     new = [path for path in injection.files if not (top / "src" / path).exists()]
     assert len(new) == 2 and target.location.path in new  # the copy's mixin and the delegate's
@@ -462,10 +569,11 @@ def test_click_tests_pass_when_echo_is_reached_through_a_table(tmp_path: Path) -
     assert " passed" in result.stdout
 
 
-HARD = {"click": {"modules": 2, "classes": 0}, "jinja2": {"modules": 0, "classes": 47}}
+HARD = {"click": {"modules": 2, "classes": 7}, "jinja2": {"modules": 0, "classes": 7}}
 """Hard injections made on each package, by kind of candidate (all of them carry a table or a
-mixin). jinja2 had 49 until the injector refused copies that name what their new module does
-not bind (two nativetypes methods annotated with type-checking imports)."""
+mixin). Methods whose subclasses all live beside them are candidates too (click's commands,
+parameters and shell completions); at most three methods of a class are, which brought
+jinja2's 47 (nearly all `CodeGenerator` visitors copied into the same two heirs) down to 7."""
 
 
 @pytest.mark.slow
@@ -529,4 +637,4 @@ def test_discovery_says_which_rule_turned_definitions_away(tmp_path: Path) -> No
     assert candidate.target.qualname == "lib.core.pick"
     assert context.discarded["fewer than 2 callers"] >= 1
     assert context.discarded["shorter than 6 lines"] >= 1
-    assert context.discarded["a method no subclass in another module inherits"] >= 1
+    assert context.discarded["a method no subclass inherits"] >= 1

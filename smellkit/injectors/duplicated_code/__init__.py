@@ -17,7 +17,13 @@ that lived once now lives several times:
   look-alike that is not a copy. A hard case without such a table is refused.
 
 Methods are candidates too (`methods.py`): subclasses in other modules get their
-own copy of a method they inherit unchanged.
+own copy of a method they inherit unchanged. A method whose subclasses all live in its own
+module gives each copy to a new mixin module that one of them lists first (`mixin_local`): easy
+one verbatim copy, medium a second one with renamed locals for an unrelated heir, hard also a
+mixin listed before the first whose method only passes the call on. At most three methods of a
+class are candidates (the others' copies would land in the same subclasses), and copies go first
+to the places the tests run: callers they cover, heirs with the most subclasses; the heirs are
+involved in the case, so the tests selected for it are those that run their code.
 
 Methods at hard always involve a mixin (`mixin.py`): with heirs in three
 modules or more, the renamed copy lives on a new mixin module one heir inherits first, and the
@@ -64,7 +70,7 @@ from smellkit.injectors.duplicated_code import copying
 from smellkit.injectors.duplicated_code import helper as helping
 from smellkit.injectors.duplicated_code import methods as _methods
 from smellkit.injectors.duplicated_code import names as naming
-from smellkit.injectors.duplicated_code.mixin import mixin_chain, mixin_hard
+from smellkit.injectors.duplicated_code.mixin import mixin_chain, mixin_hard, mixin_local
 from smellkit.injectors.tells import added_tells
 from smellkit.models import Candidate, Difficulty, StructuralCheck
 
@@ -157,8 +163,12 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
             module_of = str
         rng.shuffle(places)
         # places whose code the tests run first: the tests that run it then run the copy
-        places.sort(key=lambda place: not _exercised(context, helper.qualname, place,
+        places.sort(key=lambda place: _exercise_rank(context, helper.qualname, place,
                                                      "classes" in candidate.data))
+        if candidate.data.get("local"):
+            local, heirs = mixin_local(context, helper, places, 1 if difficulty == "easy" else 2,
+                                       rng, delegate=difficulty == "hard")
+            return _edit(helper, *local, heirs=heirs)
         if "classes" in candidate.data and difficulty != "easy" and \
                 len({module_of(place) for place in places}) < len(roles):
             mixed = mixin_hard(context, helper, sorted(places), rng) if difficulty == "hard" \
@@ -207,7 +217,9 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
             note = f"; {made['table']} " + ("inherited from a new mixin"
                                            if "classes" in candidate.data
                                            else "reached through a module-level table")
-        return _edit(helper, changes, copies, made.get("wrapper"), note)
+        heirs = [name.rpartition(".")[0] for name in copies
+                 if "classes" in candidate.data and name.rpartition(".")[0] in index.classes]
+        return _edit(helper, changes, copies, made.get("wrapper"), note, heirs)
 
 
 def _function_rule(context: InjectionContext, definition: Definition,
@@ -227,6 +239,17 @@ def _function_rule(context: InjectionContext, definition: Definition,
     return None
 
 
+def _exercise_rank(context: InjectionContext, helper: str, place: str,
+                   heir: bool) -> tuple[bool, int, float]:
+    """Sorts the places the tests run most first: run at all, then (an heir) the most
+    subclasses (instances of each run the copy it gets), then the share of its own code run."""
+    if not heir:
+        return not _exercised(context, helper, place, heir), 0, 0.0
+    share = context.line_coverage.get(place, 0.0) if context.line_coverage else 0.0
+    return (not _exercised(context, helper, place, heir),
+            -len(context.index.descendants(place)), -share)
+
+
 def _exercised(context: InjectionContext, helper: str, place: str, heir: bool) -> bool:
     """Whether the tests run code of this place (always, without a test map): a caller of
     the helper in that module, or a member of that heir class."""
@@ -239,7 +262,9 @@ def _exercised(context: InjectionContext, helper: str, place: str, heir: bool) -
 
 
 def _edit(helper: helping.Helper, changes: dict[str, str | None], copies: list[str],
-          herring: str | None, note: str = "") -> Edit:
+          herring: str | None, note: str = "", heirs: Iterable[str] = ()) -> Edit:
+    """The edit; `heirs`, the classes that inherit a copy, are involved (the tests that run
+    their code are the ones likely to run the copy)."""
     checks = tuple(
         StructuralCheck(kind="duplicated_code.not_cloned",
                         description=f"`{name}` is not part of a group of duplicated code "
@@ -248,7 +273,7 @@ def _edit(helper: helping.Helper, changes: dict[str, str | None], copies: list[s
         for name in (helper.qualname, *copies))
     return Edit(
         changes=changes, targets=tuple((name, "method") for name in copies),
-        checks=checks, involved=(helper.qualname,),
+        checks=checks, involved=(helper.qualname, *heirs),
         red_herrings=(herring,) if herring else (),
         summary=f"copies of `{helper.qualname}`: {', '.join(copies)}" + note
                 + (f"; delegating look-alike {herring}" if herring else ""))

@@ -26,12 +26,17 @@ from smellkit.injectors.duplicated_code import helper as helping
 from smellkit.injectors.duplicated_code.names import local_names
 from smellkit.models import Candidate
 
+MAX_METHODS_PER_CLASS = 3
+"""Copies of more methods of one class would all go to the same few subclasses: when the tests
+do not run one there, they seldom run the others, and cases would repeat one another."""
+
 
 def method_candidates(context: InjectionContext, smell: str,
                       cloned: dict[str, list[tuple[int, int]]],
                       sources: helping.Sources | None = None) -> Iterator[Candidate]:
     """Methods of at least six lines of code inherited unchanged by subclasses in other
-    modules, whose text allows a copy (`helping.examine`)."""
+    modules (or, when there are none, by subclasses in their own module, which get copies
+    from new mixin modules), whose text allows a copy (`helping.examine`)."""
     sources = sources or helping.Sources(context)
     index = context.index
     for cls in sorted(index.classes):
@@ -48,16 +53,23 @@ def method_candidates(context: InjectionContext, smell: str,
         members = index.children.get(cls, {})
         methods = [qualname for qualname in members.values()
                    if index.definitions[qualname].kind == "method"]
+        local = not heirs
+        if local:  # subclasses beside it get their copies from new mixin modules
+            heirs = [item for item in index.descendants(cls)
+                     if index.module_of.get(item) == module
+                     and index.definitions[item].parent == module]
         if not heirs:
-            context.discard("a method no subclass in another module inherits", len(methods))
+            context.discard("a method no subclass inherits", len(methods))
             continue
+        found: list[Candidate] = []
         for name, qualname in sorted(members.items()):
             definition = index.definitions[qualname]
             if definition.kind != "method":
                 continue
             rule = _method_rule(index, definition, members, cloned.get(path, ()))
             if rule is None and not any(_inherits(index, item, cls, name) for item in heirs):
-                rule = "overridden (or reachable another way) in every subclass of another module"
+                rule = ("overridden (or reachable another way) in every subclass that could "
+                        "take a copy")
             if rule is not None:
                 context.discard(rule)
                 continue
@@ -68,14 +80,27 @@ def method_candidates(context: InjectionContext, smell: str,
                 context.discard("its code cannot be copied as is (reads a rebound or unknown "
                                 "name, super(), frames or globals)")
                 continue
+            if local and not any(context.is_covered(item) for item in inheriting):
+                context.discard("no subclass beside it that inherits it is run by the tests")
+                continue
             modules = sorted({index.module_of[item] for item in inheriting})
-            yield Candidate(
+            where = f"beside it in {path}" if local else f"in {len(modules)} other module(s)"
+            found.append(Candidate(
                 smell=smell, target=location,
                 reason=f"`{qualname}` ({lines} lines) is inherited unchanged by "
-                       f"{len(inheriting)} subclass(es) in {len(modules)} other module(s): "
-                       "each can get its own copy",
-                files=(path, *(index.modules[item].path for item in modules)),
-                data={"classes": inheriting})
+                       f"{len(inheriting)} subclass(es) {where}: each can get its own copy"
+                       + (" from a new mixin module" if local else ""),
+                files=(path, *(index.modules[item].path for item in modules if item != module)),
+                data={"classes": inheriting, **({"local": True} if local else {})}))
+        found.sort(key=lambda item: (-len(set(index.call_graph.predecessors(
+            item.target.qualname))) if item.target.qualname in index.call_graph else 0,
+            item.target.end_line - item.target.start_line, item.target.qualname))
+        if len(found) > MAX_METHODS_PER_CLASS:
+            context.discard(f"a method of a class with more than {MAX_METHODS_PER_CLASS} "
+                            "candidates (those called from most places kept, then the "
+                            "shortest: the others' copies would land in the same subclasses)",
+                            len(found) - MAX_METHODS_PER_CLASS)
+        yield from found[:MAX_METHODS_PER_CLASS]
 
 
 def _method_rule(index: Index, definition: Definition, members: dict[str, str],

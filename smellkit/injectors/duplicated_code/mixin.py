@@ -15,7 +15,10 @@ the copy reads, and is refused when one of those imports could lead back to the 
 
 from __future__ import annotations
 
+import ast
 import random
+import re
+import textwrap
 from typing import NamedTuple
 
 import libcst as cst
@@ -98,7 +101,8 @@ def _new_mixin(context: InjectionContext, helper: helping.Helper, heir: str,
     if context.module(facts.path).default_indent != "    " or \
             context.module(helper.path).default_indent != "    ":
         raise InjectionRefused("only modules indented by four spaces get a mixin")
-    stem, class_name = mixin_names(context, helper.name, heir, taken, rng)
+    stem, class_name = mixin_names(context, helper.name, heir, taken, rng,
+                                   owner=helper.qualname.rpartition(".")[0].rpartition(".")[2])
     folder = facts.path.rpartition("/")[0]
     path = f"{folder}/{stem}.py" if folder else f"{stem}.py"
     package = module.rpartition(".")[0]
@@ -106,16 +110,19 @@ def _new_mixin(context: InjectionContext, helper: helping.Helper, heir: str,
 
 
 def _delegate(helper: helping.Helper, config: cst.PartialParserConfig) -> cst.BaseStatement:
-    """`def m(self, *args, **kwargs): return super().m(*args, **kwargs)`: the look-alike."""
+    """`def m(self, *args, **kwargs): return super().m(*args, **kwargs)`: the look-alike (for
+    a property, one that returns `super().m`)."""
     params = helper.node.params.params
-    if helper.decorator is not None or helper.node.asynchronous is not None or \
-            not params or params[0].name.value != "self":
+    if helper.node.asynchronous is not None or not params or params[0].name.value != "self" \
+            or helper.decorator not in (None, "property"):
         raise InjectionRefused(f"`{helper.qualname}` is not a plain method a look-alike can "
                                "delegate to")
-    return cst.parse_statement(
-        f"def {helper.name}(self, *args, **kwargs):\n"
-        f"    return super().{helper.name}(*args, **kwargs)\n",
-        config=config).with_changes(leading_lines=[cst.EmptyLine(indent=False)])
+    text = (f"@property\ndef {helper.name}(self):\n    return super().{helper.name}\n"
+            if helper.decorator == "property" else
+            f"def {helper.name}(self, *args, **kwargs):\n"
+            f"    return super().{helper.name}(*args, **kwargs)\n")
+    return cst.parse_statement(text, config=config).with_changes(
+        leading_lines=[cst.EmptyLine(indent=False)])
 
 
 def mixin_chain(context: InjectionContext, helper: helping.Helper, heirs: list[str],
@@ -132,7 +139,7 @@ def mixin_chain(context: InjectionContext, helper: helping.Helper, heirs: list[s
         tree = context.module(facts.path)
         node = edit.find_definition(tree, [heir.rpartition(".")[2]])
         if not isinstance(node, cst.ClassDef) or not node.bases or \
-                edit.top_index(tree, node.name.value) is None:
+                edit.top_index(tree, node.name.value) is None or _patched(context, heir):
             refusal = InjectionRefused(f"`{heir}` is not a plain top-level class")
             continue
         try:  # the last heir's reason is reported
@@ -164,6 +171,84 @@ def mixin_chain(context: InjectionContext, helper: helping.Helper, heirs: list[s
         copy = f"{copying_mixin.module}.{copying_mixin.class_name}.{helper.name}"
         return changes, [copy], herring or ""
     raise refusal
+
+
+def mixin_local(context: InjectionContext, helper: helping.Helper, heirs: list[str],
+                copies: int, rng: random.Random, *, delegate: bool) -> tuple[Made, list[str]]:
+    """Heirs in the method's own module: `copies` unrelated heirs (in the order given) each list
+    first a new mixin module holding a copy (the first verbatim, the next with renamed locals);
+    with `delegate`, the first heir also lists before it a mixin whose method only passes the
+    call on (the red herring). Also returns the heirs that list a new mixin."""
+    index = context.index
+    module = index.module_of[helper.qualname]
+    facts = index.modules[module]
+    tree = context.module(facts.path)
+    chosen: list[tuple[str, cst.ClassDef, int]] = []
+    for heir in heirs:
+        node = edit.find_definition(tree, [heir.rpartition(".")[2]])
+        position = edit.top_index(tree, heir.rpartition(".")[2])
+        related = any(heir in index.mro(other) or other in index.mro(heir)
+                      for other, _, _ in chosen)  # one copy would hide the other's
+        related = related or _patched(context, heir)
+        if isinstance(node, cst.ClassDef) and node.bases and position is not None and \
+                index.module_of.get(heir) == module and not related:
+            chosen.append((heir, node, position))
+        if len(chosen) == copies:
+            break
+    if len(chosen) < copies:
+        raise InjectionRefused(f"`{helper.qualname}` has fewer than {copies} unrelated plain "
+                               f"top-level heirs in {facts.path} to take a mixin (that no "
+                               "module-level statement patches)")
+    package = module.rpartition(".")[0]
+    relative = _relative(context, module)
+    taken: set[str] = set()
+    changes: dict[str, str | None] = {}
+    made: list[str] = []
+    imports: list[tuple[str, str]] = []
+    replacements: dict[cst.CSTNode, cst.CSTNode] = {}
+    herring = ""
+    for number, (heir, node, _) in enumerate(chosen):
+        bases: list[cst.Arg] = []
+        if delegate and number == 0:
+            passing = _new_mixin(context, helper, heir, taken, rng)
+            changes[passing.path] = _class_text(
+                passing.class_name, [_delegate(helper, tree.config_for_parsing)])
+            bases.append(passing.base())
+            imports.append(passing.import_line(package, relative))
+            herring = f"{passing.module}.{passing.class_name}.{helper.name}"
+        holder = _new_mixin(context, helper, heir, taken, rng)
+        changes[holder.path] = _mixin_text(context, helper, module, holder.module,
+                                           holder.class_name, rng, renamed=number > 0)
+        bases.append(holder.base())
+        imports.append(holder.import_line(package, relative))
+        replacements[node] = node.with_changes(bases=[*bases, *node.bases])
+        made.append(f"{holder.module}.{holder.class_name}.{helper.name}")
+    result = edit.replace(tree, replacements)
+    first = min(position for _, _, position in chosen)
+    changes[facts.path] = add_imports(result, tree, first, imports, module).code
+    return (changes, made, herring), [heir for heir, _, _ in chosen]
+
+
+def _patched(context: InjectionContext, heir: str) -> bool:
+    """Whether a module-level statement sets or deletes an attribute of the heir or of a class
+    it inherits from (jinja2 deletes its undefined types' `__slots__` once they are built): the
+    mixin's own `__slots__` and members would show through."""
+    index = context.index
+    for cls in index.mro(heir):
+        module = index.module_of.get(cls)
+        if module is None or cls not in index.classes:
+            continue
+        name = cls.rpartition(".")[2]
+        for statement in context.module(index.modules[module].path).body:
+            if isinstance(statement, (cst.ClassDef, cst.FunctionDef)):
+                continue
+            for node in edit.subtree(statement):
+                if isinstance(node, (cst.Del, cst.AssignTarget, cst.AugAssign)):
+                    for item in edit.subtree(node.target):
+                        if isinstance(item, cst.Attribute) and \
+                                isinstance(item.value, cst.Name) and item.value.value == name:
+                            return True
+    return False
 
 
 def _relative(context: InjectionContext, module: str) -> bool:
@@ -209,21 +294,61 @@ def _with_mixin(context: InjectionContext, helper: helping.Helper, module: str, 
 
 
 def _mixin_text(context: InjectionContext, helper: helping.Helper, holder_module: str,
-                mixin_module: str, class_name: str, rng: random.Random) -> str:
-    """The new module: the imports the copy needs, then the mixin class with the copy."""
+                mixin_module: str, class_name: str, rng: random.Random, *,
+                renamed: bool = True) -> str:
+    """The new module: the imports the copy needs, then the mixin class with the copy (its
+    locals renamed, or verbatim). A name only its annotations read that the mixin could not
+    import without a cycle (`ctx: Context` of the heir's module) is imported for type checking,
+    annotations postponed: what a person writes in such a module, and calls behave the same."""
     imports: list[str] = []
+    typing_only: list[str] = []
     for name, meaning in sorted(helper.reads.items()):
         if meaning.statement is None or meaning.source is None:
             continue  # a builtin: nothing in the new module shadows it
+        line = helping.relative(meaning.statement, meaning.source, mixin_module)
         if meaning.source == holder_module or \
                 holder_module in helping.eager_reach(context, meaning.source):
-            raise InjectionRefused(f"importing `{name}` into a mixin of {holder_module} could "
-                                   "close an import cycle")
-        imports.append(helping.relative(meaning.statement, meaning.source, mixin_module))
+            if name not in helper.annotation_only or "TYPE_CHECKING" in helper.reads:
+                raise InjectionRefused(f"importing `{name}` into a mixin of {holder_module} "
+                                       "could close an import cycle")
+            typing_only.append(line)
+            continue
+        imports.append(line)
+    facts = context.index.modules[helper.module]
+    for name in sorted(_quoted_annotation_names(context, helper) - set(helper.reads)):
+        bound = copying.binding(context.index, facts, name)
+        if bound is not None and bound.statement is not None and bound.source is not None:
+            typing_only.append(helping.relative(bound.statement, bound.source, mixin_module))
+            continue
+        typed = [item for item in facts.imports if item.scope == facts.module
+                 and item.bound == name and item.type_only and item.is_from]
+        if len(typed) != 1:
+            raise InjectionRefused(f"`{name}`, named in a quoted annotation, cannot be bound in a "
+                                   f"mixin of {holder_module}")
+        source, _, attribute = typed[0].target.rpartition(".")
+        alias = "" if attribute == name else f" as {name}"
+        typing_only.append(helping.relative(f"from {source} import {attribute}{alias}", source,
+                                            mixin_module))
     mapping = local_names(helper.locals_, context.module(helper.path).code_for_node(helper.node),
-                          context.vocabulary.near(holder_module), rng)
-    head = "from __future__ import annotations\n\n" if helper.future else ""
-    head += "".join(f"{line}\n" for line in merged(imports))
+                          context.vocabulary.near(holder_module), rng) if renamed else {}
+    head = "from __future__ import annotations\n\n" if helper.future or typing_only else ""
+    # plain imports, then absolute, then relative ones, as modules are usually laid out
+    imports.sort(key=lambda line: (line.startswith("from ."), line.startswith("from "), line))
+    guard = "TYPE_CHECKING"
+    if typing_only:
+        typing = next((match for line in imports
+                       if (match := re.fullmatch(r"import typing(?: as (\w+))?", line))), None)
+        if typing is not None:  # `import typing as t`: the guard is `t.TYPE_CHECKING`
+            guard = f"{typing[1] or 'typing'}.TYPE_CHECKING"
+        else:
+            head += "from typing import TYPE_CHECKING\n\n" if imports else \
+                "from typing import TYPE_CHECKING\n"
+    lines = merged(imports)
+    head += "".join(("\n" if number and line.startswith("from .") and
+                     not lines[number - 1].startswith("from .") else "") + f"{line}\n"
+                    for number, line in enumerate(lines))
+    if typing_only:
+        head += f"\nif {guard}:\n" + "".join(f"    {line}\n" for line in merged(typing_only))
     skeleton = cst.parse_module(f"{head}\n\nclass {class_name}:\n    __slots__ = ()\n")
     cls = skeleton.body[-1]
     assert isinstance(cls, cst.ClassDef) and isinstance(cls.body, cst.IndentedBlock)
@@ -231,3 +356,27 @@ def _mixin_text(context: InjectionContext, helper: helping.Helper, holder_module
         leading_lines=[cst.EmptyLine(indent=False)])
     body = cls.body.with_changes(body=[*cls.body.body, copy])
     return edit.replace(skeleton, {cls: cls.with_changes(body=body)}).code
+
+
+def _quoted_annotation_names(context: InjectionContext, helper: helping.Helper) -> set[str]:
+    """Names the copy's quoted annotations read (`t.List["Parameter"]`): a checker resolves them
+    in the new module too, so it must bind them (for type checking)."""
+    text = textwrap.dedent(context.module(helper.path).code_for_node(helper.node))
+    function = ast.parse(text).body[0]
+    assert isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+    arguments = function.args
+    annotations = [function.returns, *(item.annotation for item in (
+        *arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg,
+        arguments.kwarg) if item is not None)]
+    annotations.extend(node.annotation for node in ast.walk(function)
+                       if isinstance(node, ast.AnnAssign))
+    found: set[str] = set()
+    for annotation in annotations:
+        for node in ast.walk(annotation) if annotation is not None else ():
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                try:
+                    quoted = ast.parse(node.value.strip(), mode="eval")
+                except SyntaxError:
+                    continue
+                found.update(item.id for item in ast.walk(quoted) if isinstance(item, ast.Name))
+    return found

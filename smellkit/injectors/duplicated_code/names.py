@@ -78,10 +78,12 @@ def table_name(context: InjectionContext, helper_name: str, module: str,
 
 
 def mixin_names(context: InjectionContext, helper_name: str, heir: str,
-                taken: set[str], rng: random.Random) -> tuple[str, str]:
+                taken: set[str], rng: random.Random, owner: str = "") -> tuple[str, str]:
     """A module stem and a class name for a new mixin beside `heir`'s module that gives it
     `helper_name` (`_format_usage.py`, `_UsageCommand`), neither taken nor a name in that
-    module; both are added to `taken`."""
+    module; both are added to `taken`. A word of the method's `owner` class joins the class
+    name where it adds one (`_TimeFieldDeserialize`): copies of `Field.deserialize` and of
+    `DateTime._deserialize` for the same heir would otherwise share a name."""
     vocabulary = context.vocabulary
     module = context.index.module_of[heir]
     source = context.source(context.index.modules[module].path)
@@ -92,16 +94,19 @@ def mixin_names(context: InjectionContext, helper_name: str, heir: str,
                            *vocabulary.combinations([], near, rng)])
     folder = context.index.modules[module].path.rpartition("/")[0]
     stem = pick((item for item in stems if item not in vocabulary.module_stems
+                 and item.strip("_") != snake(own)  # `init.py` says nothing
                  and edit.name_free(source, item) and _free_file(context, folder, item)),
                 taken, what=f"a mixin module beside {module}")
     taken.add(stem)
     head = _words(heir.rpartition(".")[2])[-1:]
+    extra = [word for word in _words(owner) if not overlaps(word, head) and word not in own][-1:]
+    front = [*head, *extra]  # the owner's word in every option, when it adds one
     classes = (camel(parts, private=True)
                for parts in [*vocabulary.combinations(
-                   head, [word for word in own if not overlaps(word, head)], rng, most=1),
+                   front, [word for word in own if not overlaps(word, front)], rng, most=1),
                    *vocabulary.combinations(
-                       head, [word for word in near if not overlaps(word, head)], rng)]
-               if parts != head)
+                       front, [word for word in near if not overlaps(word, front)], rng)]
+               if parts != front)
     class_name = pick((item for item in classes if edit.name_free(source, item)), taken,
                       what=f"a mixin class for {heir}")
     taken.add(class_name)
