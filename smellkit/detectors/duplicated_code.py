@@ -33,7 +33,7 @@ What is not a clone here:
   signature around a one-line body is one line of code. Also anything lighter than the anchor
   window (a few trivial statements), whatever its length.
 - A renamed pair (type 2, two copies) shorter than `min-lines-renamed` (8) made of fewer than
-  `min-statements-renamed` (4) statements: one error raise, `__repr__` or deprecation shim over
+  `min-statements-renamed` (3) statements: one error raise, `__repr__` or deprecation shim over
   six lines shares a shape, not logic (on the labelled corpus nearly all such pairs were judged
   false, the longer or denser ones true).
 - Boilerplate: copies whose every statement is a one-line definition (a `def` line and a one-line
@@ -96,7 +96,7 @@ class DuplicatedCodeOptions(DetectorOptions):
         "error raises, two `__repr__`s) share a shape, not logic. Identical copies and groups "
         "of three or more need only `min-lines`.")
     min_statements_renamed: int = Field(
-        default=4, ge=1, description="See `min-lines-renamed`; statements of the copy's own "
+        default=3, ge=1, description="See `min-lines-renamed`; statements of the copy's own "
         "block (a loop with its body is one).")
     exact_only: bool = Field(
         default=False, description="Report only clones of type 1 (identical up to layout and "
