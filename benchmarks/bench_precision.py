@@ -133,12 +133,12 @@ def join_library(library: str, version: str, sampling: Sampling) -> LibraryJoin:
         stratum_name(library, finding.smell, finding.severity) for finding in findings)
     labelled_keys = matched_keys
     whole = {name for name, stratum in sampling.strata.items()
-             if name.startswith(f"{library}|") and stratum.sampled == stratum.population}
+             if name.startswith(f"{library}|") and stratum.whole}
     new = [key for key, finding in by_key.items() if key not in labelled_keys
            and stratum_name(library, finding.smell, finding.severity) in whole]
-    resized = {name: (stratum.population, population.get(name, 0))
+    resized = {name: (stratum.size, population.get(name, 0))
                for name, stratum in sampling.strata.items()
-               if name.startswith(f"{library}|") and stratum.population != population.get(name, 0)}
+               if name.startswith(f"{library}|") and stratum.size != population.get(name, 0)}
     return LibraryJoin(library, len(findings), matched, stale, new, resized, dict(population))
 
 
@@ -314,7 +314,8 @@ def draft(spec: str) -> None:
     sampling = read_sampling() if SAMPLING_FILE.exists() else Sampling(
         seed=SEED, rule=SAMPLING_RULE, strata={})
     merged = Sampling(seed=sampling.seed, rule=sampling.rule, strata={**sampling.strata, **strata})
-    SAMPLING_FILE.write_text(merged.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    SAMPLING_FILE.write_text(merged.model_dump_json(indent=2, exclude_defaults=True) + "\n",
+                             encoding="utf-8")
     print(f"{len(chosen)} findings to judge written to {target}: set each row's label "
           f"(true / false / debatable) and reason, then add the library to LIBRARIES")
 
