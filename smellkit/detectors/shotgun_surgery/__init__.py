@@ -84,6 +84,18 @@ def _names(qualnames: list[str]) -> str:
 _LOGGING = re.compile(r"_?(get_?logger|getLogger|logger|log)", re.I)
 
 
+def places_text(finding: Finding) -> str:
+    """Every place of a finding (its location, then the related ones), by file: `a.py:3, 9;
+    b.py:12`, so the message names each place the knowledge is written."""
+    lines: dict[str, list[int]] = {}
+    for location in (finding.location, *finding.related):
+        found = lines.setdefault(location.path, [])
+        if location.start_line not in found:
+            found.append(location.start_line)
+    return "; ".join(f"{path}:{', '.join(str(line) for line in sorted(found))}"
+                     for path, found in lines.items())
+
+
 def names_a_choice(constant: str) -> bool:
     """`DEFAULT_INTERPRETED_ROLE`, `ENCODING_DEFAULT`: the constant says which value is chosen."""
     return "DEFAULT" in constant.rpartition(".")[2].upper().split("_")
@@ -248,6 +260,11 @@ class ShotgunSurgery(Detector[ShotgunSurgeryOptions]):
     )
 
     def detect(self, context: Context) -> Iterable[Finding]:
+        for finding in self._findings(context):
+            yield finding.model_copy(update={
+                "message": f"{finding.message} Places: {places_text(finding)}."})
+
+    def _findings(self, context: Context) -> Iterator[Finding]:
         if self.options.callers:
             yield from self._callers(context)
         keys: set[str] = set()
