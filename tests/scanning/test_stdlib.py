@@ -21,7 +21,7 @@ import smellkit
 def test_the_standard_library_scans_with_its_tests(tmp_path: Path) -> None:
     stdlib = Path(sysconfig.get_paths()["stdlib"])
     result = smellkit.scan(stdlib, include_tests=True, exclude=("site-packages",), jobs=2,
-                           use_cache=False, progress=False)
+                           use_cache=False)
     summary = result.summary
     assert summary.files > 1500
     assert any(finding.location.path.startswith("test/") for finding in result.findings)
