@@ -12,7 +12,8 @@ first (a few labels per stratum: read the interval before the point); `raw` is t
 share of the labelled findings.
 The issue's targets: precision >= 0.8 per smell at warning and above, >= 0.6 over all findings.
 
-Drift shows in three numbers: labels whose finding is gone (stale), findings in a stratum that was
+Drift shows in three numbers: labels whose finding is gone (stale; also when another finding now
+has its key at another line), findings in a stratum that was
 labelled whole but that have no label (new), and strata whose size changed since sampling.
 
 The fixture recall comes from the same run: per smell, the functional fixtures that expect
@@ -122,18 +123,22 @@ def join_library(library: str, version: str, sampling: Sampling) -> LibraryJoin:
     findings = scan_library(library, version)
     by_key = dict(zip(keys_of(findings), findings))
     labels = read_labels(label_file(library, version))
-    matched = [(label, by_key[label.key]) for label in labels if label.key in by_key]
-    stale = [label for label in labels if label.key not in by_key]
+    # the corpus is fixed, so a label's finding keeps its line; another line under its key is
+    # another finding that took over its `#n` number: the label is stale, not moved
+    matched = [(label, by_key[label.key]) for label in labels if label.key in by_key
+               and by_key[label.key].location.start_line == label.start_line]
+    matched_keys = {label.key for label, _ in matched}
+    stale = [label for label in labels if label.key not in matched_keys]
     population: Counter[str] = Counter(
         stratum_name(library, finding.smell, finding.severity) for finding in findings)
-    labelled_keys = {label.key for label in labels}
+    labelled_keys = matched_keys
     whole = {name for name, stratum in sampling.strata.items()
-             if name.startswith(f"{library}|") and stratum.sampled == stratum.population}
+             if name.startswith(f"{library}|") and stratum.whole}
     new = [key for key, finding in by_key.items() if key not in labelled_keys
            and stratum_name(library, finding.smell, finding.severity) in whole]
-    resized = {name: (stratum.population, population.get(name, 0))
+    resized = {name: (stratum.size, population.get(name, 0))
                for name, stratum in sampling.strata.items()
-               if name.startswith(f"{library}|") and stratum.population != population.get(name, 0)}
+               if name.startswith(f"{library}|") and stratum.size != population.get(name, 0)}
     return LibraryJoin(library, len(findings), matched, stale, new, resized, dict(population))
 
 
@@ -309,7 +314,8 @@ def draft(spec: str) -> None:
     sampling = read_sampling() if SAMPLING_FILE.exists() else Sampling(
         seed=SEED, rule=SAMPLING_RULE, strata={})
     merged = Sampling(seed=sampling.seed, rule=sampling.rule, strata={**sampling.strata, **strata})
-    SAMPLING_FILE.write_text(merged.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    SAMPLING_FILE.write_text(merged.model_dump_json(indent=2, exclude_defaults=True) + "\n",
+                             encoding="utf-8")
     print(f"{len(chosen)} findings to judge written to {target}: set each row's label "
           f"(true / false / debatable) and reason, then add the library to LIBRARIES")
 

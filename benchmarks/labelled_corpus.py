@@ -2,7 +2,9 @@
 
 Labels live in `benchmarks/labels/<library>-<version>.jsonl`, one judged finding a line; which
 findings were judged is recorded in `benchmarks/labels/sampling.json` (seeded, stratified by
-library, smell and severity), so precision can be weighted back to every finding of a stratum.
+library, smell and severity), so precision can be weighted back to every finding of a stratum. A
+stratum whose findings changed after a detector was fixed may be judged again whole: its `census`
+is its size then and `added` the labels written then (the findings it had not judged yet).
 
 A label names its finding by a stable key: smell, path, qualname and what tells two findings at
 one place apart (dead code's kind, the clump's parameters, the other copies of a clone, the
@@ -70,6 +72,19 @@ class Stratum(BaseModel):
 
     population: int = Field(ge=0)
     sampled: int = Field(ge=0)
+    census: int | None = Field(default=None, ge=0)
+    """Set when the stratum was later judged whole: how many findings it held then."""
+    added: int = Field(default=0, ge=0)
+    """Labels written at that census beyond the sample (findings new since, or left unjudged)."""
+
+    @property
+    def size(self) -> int:
+        """Its findings when last judged: at the census if any, else at the sampling."""
+        return self.population if self.census is None else self.census
+
+    @property
+    def whole(self) -> bool:
+        return self.census is not None or self.sampled == self.population
 
 
 class Sampling(BaseModel):

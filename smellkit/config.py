@@ -128,7 +128,33 @@ def load_config(project_root: Path) -> ProjectConfig:
     table = data.get("tool", {}).get("smellkit", {})
     if not isinstance(table, dict):
         raise ConfigError("must be a table", path=pyproject, field="tool.smellkit")
-    return parse_config(table, source=pyproject)
+    return with_vulture(parse_config(table, source=pyproject), data.get("tool", {}).get("vulture"),
+                        pyproject)
+
+
+def with_vulture(config: ProjectConfig, vulture: object, source: Path | str) -> ProjectConfig:
+    """The configuration with `[tool.vulture]`'s `ignore_names` and `ignore_decorators` added to
+    dead code's `ignore-names` and `ignore-decorators`: a project that already told vulture which
+    names are used on purpose need not say it twice."""
+    if not isinstance(vulture, dict):
+        return config
+    extra: dict[str, list[str]] = {}
+    for key in ("ignore_names", "ignore_decorators"):
+        values = vulture.get(key)
+        if values is None:
+            continue
+        if not isinstance(values, list) or not all(isinstance(value, str) for value in values):
+            raise ConfigError("must be a list of strings", path=source, field=f"tool.vulture.{key}")
+        extra[key.replace("_", "-")] = [value.lstrip("@") for value in values]
+    if not extra:
+        return config
+    detectors = dict(config.detectors)
+    dead_code = dict(detectors.get("dead_code", {}))
+    for key, values in extra.items():
+        own = list(dead_code.pop(key, None) or dead_code.pop(key.replace("-", "_"), None) or [])
+        dead_code[key] = [*own, *(value for value in values if value not in own)]
+    detectors["dead_code"] = dead_code
+    return config.model_copy(update={"detectors": detectors})
 
 
 def parse_config(table: dict[str, Any], source: Path | str = "<config>") -> ProjectConfig:

@@ -32,7 +32,14 @@ What is not a data clump here:
   a class hierarchy. Typed overloads count once, by their implementation.
 - Protocol signatures: dunder methods other than constructors (`__exit__(exc_type, exc, tb)`), and
   nested functions, which are mostly callbacks whose signature the caller fixes
-  (`callback(ctx, param, value)`).
+  (`callback(ctx, param, value)`). So are functions that no code calls by name but that are handed
+  over as values (`callback=read_config`, `{YEARLY: info.ydayset}`): they are left out. Methods
+  handed over or named by a string (dispatch through `getattr(self, name)`), with the methods of
+  their class hierarchy that have the same parameters, count as one occurrence. And the
+  `(typ, value, tb)` triple of `sys.exc_info()` is not reported under any of its usual names.
+- A second group at the same signature: a clump that starts where a reported one starts and shares
+  two or more names with it is listed in that finding's `overlapping` evidence, not reported on
+  its own (one finding per signature).
 - Tests: pytest test functions and fixtures take their parameters by name from pytest.
 - Names of one character: `(x, y, z)` or `(a, b, c)` says nothing about the domain, and most such
   triples are generic arithmetic; set `min-name-length = 1` to count them (a `Point` clump).
@@ -41,7 +48,7 @@ What is not a data clump here:
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import combinations
 from math import comb
 from typing import NamedTuple
@@ -51,7 +58,7 @@ from pydantic import Field
 from smellkit.analysis.context import Context
 from smellkit.analysis.smells import Smell
 from smellkit.detectors.base import Detector, DetectorOptions, Example
-from smellkit.facts import Definition, Expr
+from smellkit.facts import Alts, Attr, Definition, DefRef, DictLit, Expr, Name, Seq
 from smellkit.graphs.index import Index
 from smellkit.models import Finding, Location, Severity
 
@@ -70,6 +77,18 @@ GENERIC_ANNOTATIONS = frozenset({
     "list", "dict", "tuple", "set", "type",
 })
 """Annotations that say too little for two renamed parameters to be taken for one."""
+
+EXC_INFO_ROLES = (
+    frozenset({"typ", "type", "etype", "exc_type", "exctype", "exc_typ", "error_type"}),
+    frozenset({"value", "val", "exc", "evalue", "exc_value", "exc_val", "error", "exception"}),
+    frozenset({"tb", "traceback", "exc_tb", "exc_traceback", "trace"}),
+)
+"""The names Python code gives the three parts of `sys.exc_info()`."""
+
+PARTIAL_TARGETS = frozenset({"functools.partial", "functools.partialmethod"})
+"""Callables that call their first argument later with the signature it has."""
+PARTIAL_NAME = "partial"
+PARTIAL = frozenset({PARTIAL_NAME, "method:partial", "method:partialmethod"})
 
 _PARAMETER_KINDS = frozenset({"positional_only", "positional", "keyword_only"})
 _MAX_NAMES = 40
@@ -142,6 +161,10 @@ class Clump(NamedTuple):
     names: frozenset[str]
     holders: tuple[int, ...]  # indexes into the holder list, one per key (exact names)
     renamed: tuple[tuple[int, tuple[str, ...]], ...] = ()  # (holder, its names in clump order)
+    overlapping: tuple[Clump, ...] = ()  # smaller clumps folded in: same first holder, 2+ names
+
+    def first(self) -> int:
+        return min([*self.holders, *(number for number, _ in self.renamed)])
 
 
 class DataClumps(Detector[DataClumpsOptions]):
@@ -163,7 +186,7 @@ class DataClumps(Detector[DataClumpsOptions]):
     Options = DataClumpsOptions
 
     def detect(self, context: Context) -> Iterable[Finding]:
-        table = _Table(self.holders(context.index))
+        table = _Table(self.holders(context.index, _uses(context.index)))
         for clump in self.clumps(table):
             finding = self._finding(context, table, clump)
             if finding is not None:
@@ -171,10 +194,14 @@ class DataClumps(Detector[DataClumpsOptions]):
 
     # -- holders -------------------------------------------------------------------------------
 
-    def holders(self, index: Index) -> list[Holder]:
-        """Every signature and field set with at least `min-group-size` names, in a stable order."""
+    def holders(self, index: Index, uses: Uses | None = None) -> list[Holder]:
+        """Every signature and field set with at least `min-group-size` names, in a stable order;
+        with `uses`, functions only handed over as values are left out (their callers fix their
+        signature)."""
         options = self.options
         found: list[Holder] = []
+        methods: dict[tuple[str, frozenset[str]], list[int]] = defaultdict(list)
+        dispatched: set[tuple[str, frozenset[str]]] = set()
         for facts in sorted(index.modules.values(), key=lambda item: item.path):
             chosen: dict[str, Definition] = {}
             for definition in facts.definitions:
@@ -183,9 +210,18 @@ class DataClumps(Detector[DataClumpsOptions]):
                     if current is None or not _is_overload(definition):
                         chosen[definition.qualname] = definition  # overloads: the implementation
             for definition in chosen.values():
+                handed_over = uses is not None and uses.handed_over(definition)
+                if handed_over and definition.kind != "method":
+                    continue  # a callback: its caller fixes the signature
                 holder = self._signature(index, facts.module, facts.path, definition)
-                if holder is not None:
-                    found.append(holder)
+                if holder is None:
+                    continue
+                if definition.kind == "method":
+                    family = (_hierarchy_root(index, definition.parent), frozenset(holder.names))
+                    methods[family].append(len(found))
+                    if handed_over:
+                        dispatched.add(family)
+                found.append(holder)
             if options.include_fields:
                 for info in facts.classes:
                     if "__init__" in index.children.get(info.qualname, {}):
@@ -199,6 +235,10 @@ class DataClumps(Detector[DataClumpsOptions]):
                         found.append(Holder(
                             info.qualname, info.qualname, facts.module, facts.path,
                             declared.start_line, *_columns(names), is_class=True))
+        for family in dispatched:  # dispatched by name, with their same-signature siblings
+            for number in methods[family]:
+                found[number] = found[number]._replace(
+                    key=f"{family[0]}.<dispatched({', '.join(sorted(family[1]))})>")
         found.sort(key=lambda holder: (holder.path, holder.line, holder.qualname))
         return found
 
@@ -270,8 +310,10 @@ class DataClumps(Detector[DataClumpsOptions]):
             if covered and sum(holders[number].key not in covered for number in clump.holders) \
                     < options.min_occurrences:
                 continue  # folded into a bigger clump
+            if _is_exc_info(clump.names):
+                continue
             reported.append(clump)
-        return reported
+        return _fold_overlapping(reported)
 
     def _enough(self, holders: Sequence[Holder], clump: Clump) -> bool:
         options = self.options
@@ -346,8 +388,12 @@ class DataClumps(Detector[DataClumpsOptions]):
         renamed_note = f" ({len(renamed)} of them renamed)" if renamed else ""
         holders_word = "signatures and classes" if any(
             holders[number].is_class for number in occurrences) else "signatures"
+        overlapping = [self._overlap(table, other) for other in clump.overlapping]
+        overlap_note = "; overlapping it here: " + ", ".join(
+            f"({', '.join(item['parameters'])}) in {item['occurrences']}"  # type: ignore[arg-type]
+            for item in overlapping) if overlapping else ""
         message = (f"Parameters ({names}) travel together through {count} {holders_word} in "
-                   f"{len(modules)} modules{renamed_note}: {where}{holder_note}")
+                   f"{len(modules)} modules{renamed_note}: {where}{holder_note}{overlap_note}")
         return Finding(
             smell=self.name, location=locations[0], severity=severity,
             confidence=round(max(0.1, min(1.0, confidence)), 2), message=message,
@@ -363,8 +409,18 @@ class DataClumps(Detector[DataClumpsOptions]):
                             for number, names_there in clump.renamed},
                 "classes_with_these_fields": classes,
                 "often_with": also,
+                "overlapping": overlapping,
             },
             related=tuple(locations[1:]))
+
+    def _overlap(self, table: _Table, clump: Clump) -> dict[str, object]:
+        """A clump folded into another found at the same signature: its names and holders."""
+        holders = table.holders
+        reference = holders[clump.first()]
+        occurrences = sorted([*clump.holders, *(number for number, _ in clump.renamed)])
+        return {"parameters": [name for name in reference.names if name in clump.names],
+                "occurrences": len(occurrences),
+                "holders": [holders[number].qualname for number in occurrences]}
 
     def _extensions(self, table: _Table, clump: Clump) -> dict[str, int]:
         """Further names that at least `min-occurrences` of the clump's holders also take."""
@@ -374,6 +430,79 @@ class DataClumps(Detector[DataClumpsOptions]):
                 counts[name] += 1
         return {name: counts[name] for name in sorted(counts, key=lambda n: (-counts[n], n))
                 if counts[name] >= self.options.min_occurrences}
+
+
+class Uses(NamedTuple):
+    """How the project refers to functions and methods: by qualname, or `method:m` for `obj.m`."""
+
+    called: frozenset[str]
+    mentioned: frozenset[str]  # read as a value (or, for methods, named by a string)
+
+    def handed_over(self, definition: Definition) -> bool:
+        """Whether the function is never called by name but handed over as a value."""
+        if definition.name in CONSTRUCTORS:
+            return False
+        by_name = f"method:{definition.name}"
+        if definition.qualname in self.called or by_name in self.called:
+            return False
+        return definition.qualname in self.mentioned or (
+            definition.kind == "method" and by_name in self.mentioned)
+
+
+def _uses(index: Index) -> Uses:
+    """Functions and methods that no code calls by name but that are handed over as values
+    (`callback=read_config`, `{YEARLY: info.ydayset}`) or, for methods, named by a string
+    (dispatch through `getattr(self, name)`): the code that calls them fixes their signature.
+
+    Functions are named by qualname (bare names resolved where they are read); methods by their
+    name alone, as `obj.method` is read, with a `method:` prefix."""
+    called: set[str] = set()
+    mentioned: set[str] = set()
+    stored: set[str] = set()
+    for facts in index.modules.values():
+        for call in facts.calls:
+            if call.implicit:
+                continue
+            callees = set(_references(index, call.scope, call.func))
+            called.update(callees)
+            if callees & PARTIAL and call.args:  # partial(f, ...) calls f later as it is
+                called.update(_references(index, call.scope, call.args[0]))
+            for argument in (*call.args, *(value for _, value in call.kwargs)):
+                mentioned.update(_references(index, call.scope, argument))
+        for assignment in facts.assignments:
+            if isinstance(assignment.target, Name) and isinstance(assignment.value,
+                                                                  (Name, DefRef)):
+                continue  # a `def`, or an alias (`ib = attrib`) called under its new name
+            mentioned.update(_references(index, assignment.scope, assignment.value))
+        for returned in facts.returns:
+            mentioned.update(_references(index, returned.scope, returned.value))
+        mentioned.update(f"method:{access.attr}" for access in facts.accesses
+                         if not access.called and not access.write)
+        stored.update(f"method:{access.attr}" for access in facts.accesses if access.write)
+        exported = set(facts.dunder_all or ())
+        mentioned.update(f"method:{value}" for value, _ in facts.string_constants
+                         if value.isidentifier() and value not in exported)
+    # `obj.validate` read where some object stores a `validate` of its own is not the method
+    return Uses(frozenset(called), frozenset(mentioned - stored))
+
+
+def _references(index: Index, scope: str, expr: Expr) -> Iterator[str]:
+    """What a value expression names: the qualnames of bare names, `method:m` for `obj.m`,
+    through displays and alternatives; `partial` for a call of `functools.partial`."""
+    if isinstance(expr, Name):
+        target = index.resolve_name(scope, expr.id)
+        if target is not None:
+            yield PARTIAL_NAME if target in PARTIAL_TARGETS else target
+    elif isinstance(expr, Attr):
+        yield f"method:{expr.attr}"
+    elif isinstance(expr, DefRef):
+        yield expr.qualname
+    elif isinstance(expr, (Alts, Seq)):
+        for item in expr.options if isinstance(expr, Alts) else expr.items:
+            yield from _references(index, scope, item)
+    elif isinstance(expr, DictLit):
+        for _, value in expr.items:
+            yield from _references(index, scope, value)
 
 
 def _columns(items: Sequence[tuple[str, tuple[str, ...], Expr | None]]) -> \
@@ -408,6 +537,32 @@ def _override_key(index: Index, definition: Definition) -> str:
     if root == cls and external:
         return f"{'|'.join(sorted(external))}.{'<init>' if name in CONSTRUCTORS else name}"
     return f"{root}.{'<init>' if name in CONSTRUCTORS else name}"
+
+
+def _fold_overlapping(clumps: Sequence[Clump]) -> list[Clump]:
+    """One finding per signature: a clump that starts at the holder of an earlier one and shares
+    two or more names with it is listed in that one's evidence, not reported on its own."""
+    kept: list[Clump] = []
+    for clump in clumps:
+        for number, earlier in enumerate(kept):
+            if earlier.first() == clump.first() and len(earlier.names & clump.names) >= 2:
+                kept[number] = earlier._replace(overlapping=(*earlier.overlapping, clump))
+                break
+        else:
+            kept.append(clump)
+    return kept
+
+
+def _is_exc_info(names: frozenset[str]) -> bool:
+    """`(typ, value, tb)`: Python's exception triple, whose shape `sys.exc_info()`, `__exit__`
+    and logging hooks fix; no object of the project's own would carry it."""
+    return len(names) == 3 and all(names & role for role in EXC_INFO_ROLES)
+
+
+def _hierarchy_root(index: Index, cls: str) -> str:
+    """The topmost class of the repository that `cls` derives from (`cls` itself if none)."""
+    return next((ancestor for ancestor in reversed(index.mro(cls)) if ancestor in index.classes),
+                cls)
 
 
 def _informative(annotation: tuple[str, ...]) -> bool:

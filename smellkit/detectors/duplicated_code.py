@@ -25,12 +25,24 @@ What is not a clone here:
 
 - Imports, docstrings, typing overloads, `...` stubs, `if TYPE_CHECKING:` blocks: declarations.
 - Data tables, constants and annotations outside functions: they match only when equal, not when
-  they have the same shape (two tables of settings are not a copy).
+  they have the same shape (two tables of settings are not a copy); equal tables of literals are
+  data, not logic, and are not reported either (below).
 - Repetitions: a run of several statements with fewer than three different forms (eight asserts
   of one shape), here and inside a body.
 - Anything with fewer than `min-lines` lines of code (default 6): a five-line `__exit__`
   signature around a one-line body is one line of code. Also anything lighter than the anchor
   window (a few trivial statements), whatever its length.
+- A renamed pair (type 2, two copies) shorter than `min-lines-renamed` (8) made of fewer than
+  `min-statements-renamed` (3) statements: one error raise, `__repr__` or deprecation shim over
+  six lines shares a shape, not logic (on the labelled corpus nearly all such pairs were judged
+  false, the longer or denser ones true).
+- Boilerplate: copies whose every statement is a one-line definition (a `def` line and a one-line
+  body: visitor stubs, one-line wrappers and accessors), an alias (`depart_note =
+  depart_admonition`) or a table of literals; and copies whose every statement is a call of one
+  and the same function (blocks of `add_argument` calls).
+- Copies that each lie in an installable project of their own (a folder below the root with a
+  `setup.py`, `setup.cfg` or `pyproject.toml`, such as the examples of a library): each project
+  must stand alone.
 
 Known limits: type 2 compares punctuation and structure inside expressions, so it does not tell
 `a and b` from `a or b` or `x in y` from `x not in y`; see `facts.fingerprints` for the others.
@@ -43,6 +55,7 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from itertools import pairwise
+from pathlib import PurePosixPath
 from typing import NamedTuple
 
 from pydantic import Field
@@ -50,7 +63,17 @@ from pydantic import Field
 from smellkit.analysis.context import Context
 from smellkit.analysis.smells import Smell
 from smellkit.detectors.base import Detector, DetectorOptions, Example
-from smellkit.facts import FileFacts
+from smellkit.facts import (
+    Attr,
+    CallSite,
+    Const,
+    Definition,
+    DictLit,
+    Expr,
+    FileFacts,
+    Name,
+    Seq,
+)
 from smellkit.facts.fingerprints import MIN_LINES, STATEMENT_WEIGHT, WINDOW_WEIGHT, size_of
 from smellkit.models import Finding, Location, Severity
 
@@ -66,6 +89,15 @@ class DuplicatedCodeOptions(DetectorOptions):
     min_occurrences: int = Field(
         default=2, ge=2, description="Report a clone group only when the code occurs at least "
         "this many times.")
+    min_lines_renamed: int = Field(
+        default=8, ge=MIN_LINES, description="A renamed copy (type 2) that occurs only twice "
+        "and has fewer lines of code than this is reported only when it holds at least "
+        "`min-statements-renamed` statements: one or two statements spread over six lines (two "
+        "error raises, two `__repr__`s) share a shape, not logic. Identical copies and groups "
+        "of three or more need only `min-lines`.")
+    min_statements_renamed: int = Field(
+        default=3, ge=1, description="See `min-lines-renamed`; statements of the copy's own "
+        "block (a loop with its body is one).")
     exact_only: bool = Field(
         default=False, description="Report only clones of type 1 (identical up to layout and "
         "comments), not renamed copies (type 2).")
@@ -214,8 +246,15 @@ class DuplicatedCode(Detector[DuplicatedCodeOptions]):
         options = self.options
         candidates = []
         hidden: dict[int, dict[int, int]] = {}
+        kinds = _StatementKinds(context, files)
+        projects = _projects(context, files)
         for group in groups:
             if len(group.runs) < options.min_occurrences:
+                continue
+            if len({projects[run.file] for run in group.runs}) == len(group.runs) > 1 and \
+                    len(set(projects.values())) > 1:
+                continue  # each copy in a project of its own (examples with their setup.py)
+            if kinds.boilerplate(group.runs[0], group.length):
                 continue
             spans = [self._span(files, run, group.length) for run in group.runs]
             if min(end - start for start, end in spans) + 1 < options.min_lines:
@@ -233,6 +272,9 @@ class DuplicatedCode(Detector[DuplicatedCodeOptions]):
             clone_type = 1 if len(exact) == 1 else 2
             if options.exact_only and clone_type != 1:
                 continue
+            if clone_type == 2 and len(group.runs) < 3 and lines < options.min_lines_renamed \
+                    and group.length < options.min_statements_renamed:
+                continue  # a short renamed pair of a few long statements: a shared shape
             order = sorted(range(len(group.runs)),
                            key=lambda i: (files[group.runs[i].file].facts.path, spans[i][0]))
             candidates.append((lines, group, spans, clone_type, order))
@@ -316,6 +358,107 @@ class DuplicatedCode(Detector[DuplicatedCodeOptions]):
                           for location in locations],
             },
             related=tuple(others))
+
+
+class _StatementKinds:
+    """What the statements of a clone are, where that decides whether it is worth reporting."""
+
+    def __init__(self, context: Context, files: Sequence[_File]):
+        self.context = context
+        self.files = files
+        self._definitions: dict[int, dict[tuple[str, int], Definition]] = {}
+        self._data: dict[int, set[int]] = {}
+        self._calls: dict[int, dict[int, CallSite]] = {}
+
+    def boilerplate(self, run: _Run, length: int) -> bool:
+        """Whether the copy only repeats a shape, not logic: every statement a one-line
+        definition (stubs, one-line wrappers and accessors: a `def` line and a one-line body),
+        an alias or a table of literals; or every statement a call of one and the same function
+        (a block of `add_argument` calls)."""
+        indexes = range(run.start, run.start + length)
+        if all(self._one_line_definition(run, index) or self._data_table(run.file, index)
+               for index in indexes):
+            return True
+        callees = {self._callee(run.file, index) for index in indexes}
+        return len(callees) == 1 and None not in callees
+
+    def _callee(self, file: int, index: int) -> str | None:
+        """The name of the function an expression statement calls (`parser.add_argument`)."""
+        item = self.files[file]
+        if file not in self._calls:
+            first: dict[int, CallSite] = {}
+            for site in item.facts.calls:
+                if not site.implicit and (site.line not in first
+                                          or site.col < first[site.line].col):
+                    first[site.line] = site
+            self._calls[file] = first
+        line = item.spans[2 * index]
+        call = self._calls[file].get(line)
+        lines = self.context.lines(item.facts.path)
+        if call is None or not 0 < line <= len(lines):
+            return None
+        text = lines[line - 1]
+        if len(text) - len(text.lstrip()) != call.col:
+            return None  # the call is part of the statement (`x = f()`), not all of it
+        if isinstance(call.func, Attr):
+            return call.func.attr
+        return call.func.id if isinstance(call.func, Name) else None
+
+    def _one_line_definition(self, run: _Run, index: int) -> bool:
+        item = self.files[run.file]
+        if run.file not in self._definitions:
+            self._definitions[run.file] = {
+                (definition.parent, definition.end_line): definition
+                for definition in item.facts.definitions
+                if definition.kind in ("function", "method", "nested_function")}
+        first, last = item.spans[2 * index], item.spans[2 * index + 1]
+        definition = self._definitions[run.file].get((run.scope, last))
+        if definition is None or not first <= definition.start_line <= last:
+            return False
+        hidden = item.hidden().get(index, 0)
+        return last - first + 1 - hidden <= 2
+
+    def _data_table(self, file: int, index: int) -> bool:
+        item = self.files[file]
+        if file not in self._data:
+            self._data[file] = {assignment.line for assignment in item.facts.assignments
+                                if (isinstance(assignment.value, (DictLit, Seq))
+                                    and _literal(assignment.value))
+                                or (isinstance(assignment.target, Name)
+                                    and isinstance(assignment.value, (Name, Attr)))}
+        return item.spans[2 * index] in self._data[file]
+
+
+def _literal(value: Expr) -> bool:
+    """A constant, or a display holding only constants and displays."""
+    if isinstance(value, Const):
+        return True
+    if isinstance(value, Seq):
+        return all(_literal(item) for item in value.items)
+    if isinstance(value, DictLit):
+        return all(_literal(item) for _, item in value.items)
+    return False
+
+
+def _projects(context: Context, files: Sequence[_File]) -> dict[int, str]:
+    """Per file, the folder of the installable project it belongs to: the nearest folder with a
+    `setup.py`, `setup.cfg` or `pyproject.toml` below the scanned root, else the root ("")."""
+    root = context.project.root
+    marked: dict[str, bool] = {}
+
+    def is_project(folder: str) -> bool:
+        if folder not in marked:
+            marked[folder] = root.is_dir() and any(
+                (root / folder / name).is_file()
+                for name in ("setup.py", "setup.cfg", "pyproject.toml"))
+        return marked[folder]
+
+    found: dict[int, str] = {}
+    for number, item in enumerate(files):
+        parts = PurePosixPath(item.facts.path).parts[:-1]
+        found[number] = next((folder for folder in (
+            "/".join(parts[:end]) for end in range(len(parts), 0, -1)) if is_project(folder)), "")
+    return found
 
 
 def _separate(runs: list[_Run], length: int) -> list[_Run]:

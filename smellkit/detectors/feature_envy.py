@@ -20,6 +20,15 @@ What counts (the attribute graph, receivers typed by the call graph's points-to 
   class's behaviour cannot move without it.
 - Calls of another object's methods are collaboration, not data: a method that only forwards calls
   is a delegation, not envy.
+- Static methods are functions kept in a class, with no data of their own: like module-level
+  functions they are reported only with `include-functions`. Class methods that call `cls(...)`
+  are alternate constructors: converting another object into their class is their place.
+- Attributes that two classes provide under the same names, read through one receiver that may be
+  either (`node.args` of a `Call` or a `Filter`), leave no single class to move to: not reported.
+- An adapter is not envious: when at least half of the envied attributes go straight into the
+  arguments of calls of another interface (not a builtin, not the repository's own code:
+  `curl.setopt(pycurl.URL, request.url)`), the method translates the object for that
+  interface, which the envied class must not know about.
 - Dunder methods and implementations of an abstract method of a base class are skipped by
   default: Python or the class hierarchy fixes where they live, they cannot move to the envied
   class alone. So is test code, which inspects the objects it tests.
@@ -42,6 +51,8 @@ from smellkit.analysis.access import DataAccess, MethodData, data_access, is_dun
 from smellkit.analysis.context import Context
 from smellkit.analysis.smells import Smell
 from smellkit.detectors.base import Detector, DetectorOptions, Example
+from smellkit.facts import Attr, Name
+from smellkit.graphs.builtin_names import BUILTIN_PREFIX
 from smellkit.models import Finding, Location, Severity
 
 
@@ -110,8 +121,11 @@ class FeatureEnvy(Detector[FeatureEnvyOptions]):
             definition = index.definitions.get(qualname)
             if definition is None:
                 continue
-            if entry.cls is None and not options.include_functions:
-                continue
+            if (entry.cls is None or "staticmethod" in definition.decorators) \
+                    and not options.include_functions:
+                continue  # a static method is a function kept in a class: no data of its own
+            if "classmethod" in definition.decorators and _builds_own_class(context, qualname):
+                continue  # an alternate constructor converts another object into its class
             if options.ignore_dunder_methods and is_dunder(definition.name):
                 continue
             if options.ignore_tests and is_test_code(context, qualname):
@@ -141,11 +155,16 @@ class FeatureEnvy(Detector[FeatureEnvyOptions]):
         ranked = sorted(by_class, key=lambda cls: (-len(by_class[cls]), -counts[cls], cls))
         envied = ranked[0]
         envied_attributes = len(by_class[envied])
+        if len(ranked) > 1 and set(by_class[ranked[1]]) == set(by_class[envied]):
+            return None  # one duck-typed receiver of either class: no single class to move to
         share = envied_attributes / atfd
         if (laa >= options.laa_below or fdp > options.fdp_at_most
                 or envied_attributes < options.min_envied_attributes
                 or share < options.envied_share_at_least or envied_attributes <= local):
             return None
+        handed = _handed_over(context, entry.qualname, set(by_class[envied]))
+        if len(handed) * 2 >= envied_attributes:
+            return None  # an adapter: it hands the data to another interface, not computing
         location = context.location(entry.qualname)
         envied_location = context.location(envied)
         if location is None:
@@ -192,6 +211,40 @@ def _implements_hook(context: Context, entry: MethodData) -> bool:
     name = entry.qualname.rpartition(".")[2]
     overridden = index.lookup_method(entry.cls, name, after=entry.cls)
     return overridden is not None and index.definitions[overridden].is_stub
+
+
+def _builds_own_class(context: Context, qualname: str) -> bool:
+    """A class method that calls `cls(...)`: an alternate constructor."""
+    facts = context.file_of(qualname)
+    definition = context.index.definitions.get(qualname)
+    if facts is None or definition is None or not definition.params:
+        return False
+    first = definition.params[0].name
+    return any(call.scope == qualname and isinstance(call.func, Name) and call.func.id == first
+               for call in facts.calls)
+
+
+def _handed_over(context: Context, qualname: str, attributes: set[str]) -> set[str]:
+    """The attributes among `attributes` that the method reads straight into the arguments of a
+    call of another interface (not a builtin, not a class or function of the repository):
+    options translated for another library (`curl.setopt(pycurl.URL, request.url)`), not data
+    computed with. (Dict displays are not counted: the envy the injector builds is one.)"""
+    facts = context.file_of(qualname)
+    if facts is None:
+        return set()
+    index = context.index
+    found: set[str] = set()
+    for call in facts.calls:
+        if call.scope != qualname or call.implicit:
+            continue
+        if isinstance(call.func, Name):
+            target = index.resolve_name(qualname, call.func.id)
+            if target is None or target.startswith(BUILTIN_PREFIX) or target in index.definitions:
+                continue
+        for value in (*call.args, *(value for _, value in call.kwargs)):
+            if isinstance(value, Attr) and value.attr in attributes:
+                found.add(value.attr)
+    return found
 
 
 def _display(context: Context, qualname: str) -> str:

@@ -1,4 +1,5 @@
-"""A Markdown report, for pull-request comments and notebooks."""
+"""A Markdown report, for pull-request comments and notebooks: a section per smell, long lists
+folded."""
 
 from __future__ import annotations
 
@@ -21,6 +22,32 @@ def with_hedge(finding: Finding) -> str:
            f"{'; '.join(str(reason) for reason in reasons)})"
 
 
+SHOWN = 10
+"""Findings of a smell shown before the rest is folded into a `<details>` block."""
+_HEADER = ["| where | severity | confidence | message |", "| --- | --- | ---: | --- |"]
+_RANK = {"error": 0, "warning": 1, "info": 2}
+
+
+def _row(finding: Finding) -> str:
+    location = finding.location
+    return (f"| `{location.path}:{location.start_line}` `{location.qualname}` | "
+            f"{finding.severity} | {finding.confidence:.2f} | {_cell(with_hedge(finding))} |")
+
+
+def _smell_section(smell: str, findings: list[Finding]) -> list[str]:
+    """One smell's findings, the most severe first; beyond `SHOWN`, folded (GitHub and most
+    Markdown viewers render `<details>` as a collapsed block)."""
+    ranked = sorted(findings, key=lambda finding: (_RANK[finding.severity], -finding.confidence,
+                                                   finding.location.path,
+                                                   finding.location.start_line))
+    lines = [f"## {smell}", "", *_HEADER, *(_row(finding) for finding in ranked[:SHOWN]), ""]
+    rest = ranked[SHOWN:]
+    if rest:
+        lines += ["<details>", f"<summary>{len(rest)} more {smell} findings</summary>", "",
+                  *_HEADER, *(_row(finding) for finding in rest), "", "</details>", ""]
+    return lines
+
+
 def to_markdown(result: ScanResult) -> str:
     summary = result.summary
     lines = [f"# smellkit report: `{summary.root}`", "",
@@ -30,15 +57,12 @@ def to_markdown(result: ScanResult) -> str:
     if result.findings:
         counts = Counter(finding.smell for finding in result.findings)
         lines += ["| smell | findings |", "| --- | ---: |"]
-        lines += [f"| {smell} | {count} |" for smell, count in sorted(counts.items())]
-        lines += ["", "| smell | where | severity | confidence | message |",
-                  "| --- | --- | --- | ---: | --- |"]
-        for finding in result.findings:
-            location = finding.location
-            lines.append(f"| {finding.smell} | `{location.path}:{location.start_line}` "
-                         f"`{location.qualname}` | {finding.severity} | "
-                         f"{finding.confidence:.2f} | {_cell(with_hedge(finding))} |")
+        lines += [f"| [{smell}](#{smell.replace('_', '-')}) | {count} |"
+                  for smell, count in sorted(counts.items())]
         lines.append("")
+        for smell in sorted(counts):
+            lines += _smell_section(smell, [finding for finding in result.findings
+                                            if finding.smell == smell])
     if result.import_cycles:
         lines += ["## Import cycles", ""]
         lines += [f"- {' → '.join((*cycle, cycle[0]))}" for cycle in result.import_cycles]

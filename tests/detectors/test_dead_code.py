@@ -169,6 +169,23 @@ def test_ignore_decorators_option(tmp_path: Path) -> None:
     assert flagged(project, **{"ignore-decorators": ["plain"]}) == []
 
 
+def test_vulture_configuration_is_honoured(tmp_path: Path) -> None:
+    files = {"app.py": "def plain(f):\n    return f\n\n\n@plain\ndef _handler():\n"
+                       "    return 1\n\n\ndef _hook_save():\n    return 2\n\n\n"
+                       "def _really_dead():\n    return 3\n\n\nprint(plain)\n"}
+    project = load(write(tmp_path / "plain", files))
+    assert flagged(project) == ["app._handler", "app._hook_save", "app._really_dead"]
+    files["pyproject.toml"] = ("[tool.vulture]\nignore_names = [\"_hook_*\"]\n"
+                               "ignore_decorators = [\"@plain\"]\n"
+                               "[tool.smellkit.detectors.dead_code]\nignore-names = [\"_x\"]\n")
+    project = load(write(tmp_path / "vulture", files))
+    assert flagged(project) == ["app._really_dead"]
+    assert project.config.detectors["dead_code"]["ignore-names"] == ["_x", "_hook_*"]
+    bad = write(tmp_path / "bad", {**files, "pyproject.toml": "[tool.vulture]\nignore_names = 3\n"})
+    with pytest.raises(ConfigError, match=r"tool\.vulture\.ignore_names"):
+        load(bad)
+
+
 # -- real code, compared with vulture -------------------------------------------------------------
 
 REVIEW: list[tuple[str, str, str]] = [

@@ -110,8 +110,6 @@ REVIEW: list[tuple[str, str, str]] = [
      "three functions building a console stream, differing in reader/writer and handle"),
     ("click.core.Group.command", "tp",
      "Group.group repeats the argument juggling of Group.command line for line"),
-    ("click.core.Option.add_to_parser", "tp",
-     "two parser.add_option calls with five identical keywords and one differing"),
     ("click.decorators.argument", "tp",
      "option() is argument() with Option for Argument: a textbook copy"),
     ("click.decorators.version_option", "tp",
@@ -121,12 +119,12 @@ REVIEW: list[tuple[str, str, str]] = [
      " strings"),
     ("click.testing.CliRunner.isolation", "tp",
      "the restore-one-variable block is written out twice, exactly"),
+    ("click.types.Path.convert", "tp",
+     "file/directory and permission checks of one shape (the six self.fail(...) calls alone,"
+     " calls of one function, are no longer reported)"),
     ("click.types.Choice.convert", "tp",
      "the choice/format error message block is repeated in DateTime.convert; two normalising"
      " blocks inside Choice.convert"),
-    ("click.types.Path.convert", "tp",
-     "six self.fail(...) calls built the same way; file/directory and permission checks of"
-     " one shape"),
     ("click.core.Option.to_info_dict", "fp",
      "same shape (super, update with six keywords, return) but every keyword differs:"
      " nothing to extract"),
@@ -140,22 +138,13 @@ REVIEW: list[tuple[str, str, str]] = [
     ("jinja2.compiler.CodeGenerator.pull_dependencies", "fp",
      "writeline/indent/writeline/outdent around two unrelated raise statements: an idiom of"
      " the code generator, nothing to share"),
-    ("jinja2.ext.InternationalizationExtension.parse", "fp",
-     "`in` against `not in`: type 2 does not see keyword operators, so two checks with"
-     " opposite conditions look alike"),
-    ("jinja2.compiler.CodeGenerator._make_finalize", "tp",
-     "the pass_arg lookup dict is repeated in _filter_test_common"),
     ("jinja2.environment.Template.render_async", "tp",
      "NativeTemplate.render_async copies it (type 2); generate_async repeats its first six"
      " lines exactly"),
     ("jinja2.environment.Template._get_default_module", "tp",
      "the async variant differs only by await and the _async method names"),
-    ("jinja2.environment.Template.__repr__", "tp",
-     "TemplateModule.__repr__ is the same with __name__ for name"),
     ("jinja2.filters.sync_do_groupby", "tp", "the case-insensitive tail is copied into"
      " do_groupby"),
-    ("jinja2.filters", "tp", "select/reject/selectattr/rejectattr: four pairs of a sync"
-     " filter and its async variant, the same wrappers each time"),
     ("jinja2.lexer.compile_rules", "tp",
      "the line-statement and line-comment rules are appended by the same block"),
     ("jinja2.idtracking.Symbols.find_load", "tp", "find_ref is the same lookup on refs"),
@@ -174,10 +163,22 @@ FIXED: list[tuple[str, str]] = [
     ("jinja2.tests.test_boolean", "one line of code under a docstring"),
     ("jinja2.nodes.Include", "class-level field declarations of two node classes"),
     ("jinja2.nodes.For", "class-level field declarations"),
+    # given up when the detector was calibrated on the labelled corpus (benchmarks/labels):
+    ("click.core.Option.add_to_parser", "two parser.add_option calls: a block of calls of one"
+     " function is declaration, not logic (judged true here before)"),
+    ("jinja2.compiler.CodeGenerator._make_finalize", "one statement (the pass_arg lookup dict)"
+     " over seven lines, renamed: short renamed pairs of one or two statements were true for 0"
+     " of 8 in the corpus; this one was judged true here, a known loss"),
+    ("jinja2.environment.Template.__repr__", "two six-line __repr__ of one statement, renamed"
+     " (judged true here, false in the corpus)"),
+    ("jinja2.ext.InternationalizationExtension.parse", "`in` against `not in`, a known false"
+     " positive, now under min-lines-renamed"),
+    ("jinja2.filters", "sync/async filter pairs: one-line wrappers (judged true here before)"),
 ]
-"""(qualname, reason): false positives of earlier versions that must not come back."""
+"""(qualname, reason): findings of earlier versions that must not come back: false positives, and
+true ones given up by the calibration on the labelled corpus (said so)."""
 
-COUNTS = {"click": 15, "jinja2": 17}
+COUNTS = {"click": 12, "jinja2": 13}
 """Findings per project when the review was made; a large drift means: review again."""
 
 

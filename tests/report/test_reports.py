@@ -56,9 +56,29 @@ def test_sarif_validates_against_the_official_schema(tmp_path: Path) -> None:
 
 def test_markdown_escapes_cells_and_lists_everything(tmp_path: Path) -> None:
     text = to_markdown(sample_result(tmp_path))
-    assert "| god_class | 1 |" in text
+    assert "| [god_class](#god-class) | 1 |" in text
+    assert "## god_class" in text
     assert "Big does too much \\| really" in text
     assert "`pkg/bad.py:2` (syntax-error)" in text
+
+
+def test_markdown_groups_findings_per_smell_and_folds_long_lists(tmp_path: Path) -> None:
+    from smellkit.report.markdown import SHOWN
+
+    many = tuple(Finding(smell="dead_code", location=THERE.model_copy(update={
+        "start_line": number}), severity="error" if number == SHOWN + 5 else "info",
+        confidence=0.5, message=f"unused {number}") for number in range(1, SHOWN + 6))
+    one = Finding(smell="god_class", location=THERE, severity="warning", confidence=0.8,
+                  message="too big")
+    text = to_markdown(sample_result(tmp_path).model_copy(update={"findings": (*many, one)}))
+    dead, god = text.index("## dead_code"), text.index("## god_class")
+    assert dead < god
+    section = text[dead:god]
+    assert section.index(f"unused {SHOWN + 5}") < section.index("unused 1 ")  # errors first
+    folded = section[section.index("<details>"):section.index("</details>")]
+    assert "<summary>5 more dead_code findings</summary>" in folded
+    assert folded.count("| `") == 5
+    assert "<details>" not in text[god:]
 
 
 REPO = {

@@ -30,6 +30,10 @@ What is not a god class:
 - A class whose size is many tiny properties: property getters and setters of at most
   `accessor-max-cc` and three statements are accessors; they count in neither WMC, NOM nor TCC.
 - Test classes (skipped by default): a test class groups independent tests.
+- A class whose foreign data is one read typed as many classes: `widget.style` where `widget` may
+  be an object of any of eight classes with a `style` counts once in ATFD, not eight times (the
+  points-to analysis gives every class the value may have; which one's data it is, nobody knows);
+  the finding lists such reads as `ambiguous_reads`.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from pydantic import Field
 from smellkit._internal.collector import paused_gc
 from smellkit.analysis.access import (
     DataAccess,
+    Use,
     data_access,
     is_property,
     is_test_code,
@@ -159,14 +164,15 @@ class GodClass(Detector[GodClassOptions]):
         tcc = model.tcc()
         if tcc is None or tcc >= options.tcc_below:
             return None
-        foreign: set[str] = set()
-        owners: dict[str, int] = defaultdict(int)
+        uses: dict[str, Use] = {}
         for qualname in methods:
             for attribute, use in access.data_uses(model.data[qualname]).items():
-                if attribute not in foreign:
-                    foreign.add(attribute)
-                    owners[use.owner] += 1
-        atfd = len(foreign)
+                if attribute in uses:
+                    uses[attribute].sites.update(use.sites)
+                else:
+                    uses[attribute] = Use(use.owner, use.name, sites=set(use.sites))
+        owners: dict[str, int] = defaultdict(int)
+        atfd, ambiguous = _foreign_data(uses, owners)
         if atfd <= options.atfd_above:
             return None
         clusters, shared, unattached = model.clusters(options.hub_share)
@@ -199,6 +205,7 @@ class GodClass(Detector[GodClassOptions]):
                 "triggers": triggers,
                 "wmc": size["wmc"], "nom": size["nom"], "noa": size["noa"],
                 "tcc": round(tcc, 3), "atfd": atfd,
+                "ambiguous_reads": ambiguous,
                 "accessors": sorted(index.definitions[q].name for q in accessors),
                 "foreign_classes": {owner: owners[owner] for owner in ranked},
                 "clusters": clusters,
@@ -220,8 +227,10 @@ class GodClass(Detector[GodClassOptions]):
     def _message(name: str, size: dict[str, int], triggers: list[str], tcc: float, atfd: int,
                  providers: int, clusters: list[Cluster]) -> str:
         large = " and ".join(f"{trigger} {size[trigger.lower()]}" for trigger in triggers)
-        text = (f"{name} is large ({large}), incohesive (TCC {tcc:.2f}) and uses {atfd} "
-                f"attributes of {providers} other class{'es' if providers > 1 else ''}")
+        of = f"{providers} other class{'es' if providers != 1 else ''}" if providers \
+            else "other classes"
+        text = f"{name} is large ({large}), incohesive (TCC {tcc:.2f}) and uses {atfd} " \
+               f"attributes of {of}"
         if len(clusters) >= 2:
             groups = "; ".join(", ".join(cluster["methods"][:3])
                                + (", ..." if len(cluster["methods"]) > 3 else "")
@@ -230,6 +239,24 @@ class GodClass(Detector[GodClassOptions]):
             text += f"; its methods fall into {len(clusters)} groups that share no attribute " \
                     f"({groups}{more})"
         return text
+
+
+def _foreign_data(uses: dict[str, Use], owners: dict[str, int]) -> tuple[int, list[str]]:
+    """ATFD: the foreign attributes the class uses, counting once an attribute read whose receiver
+    may be an object of any of several classes (`x.style` at the same lines, typed as each class
+    that has a `style`): which class's data it is, nobody knows. Adds each resolved attribute to
+    its owner's count in `owners`; returns ATFD and the ambiguous reads (`name` of each group)."""
+    groups: dict[tuple[str, frozenset[tuple[str, int]]], list[Use]] = defaultdict(list)
+    for use in uses.values():
+        groups[use.name, frozenset(use.sites)].append(use)
+    ambiguous: list[str] = []
+    for (name, _), members in sorted(groups.items(), key=lambda item: item[0][0]):
+        if len(members) > 1 and members[0].sites:
+            ambiguous.append(f"{name} ({len(members)} classes)")
+        else:
+            for use in members:
+                owners[use.owner] += 1
+    return len(groups), ambiguous
 
 
 def _cc(definition: Definition) -> int:

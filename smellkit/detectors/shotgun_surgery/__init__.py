@@ -29,8 +29,10 @@ Three forms, each reported at the one place a change starts, with every place it
   name of `getattr`/`hasattr`/`setattr`/`delattr` is not a copy, unless code passes the constant
   itself as an attribute name (`getattr(meta, "exclude")` is a Meta option, not `EXCLUDE`). A
   copy counts in a module that imports from the constant's module, or anywhere when the value is
-  more than one plain lowercase word (`"param"` elsewhere may mean something else). Reported at
-  the first copy; not reported again as a literal.
+  more than one plain lowercase word (`"param"` elsewhere may mean something else). A constant
+  named as a default (`DEFAULT_ROLE = "title-reference"`) names a choice, not the value: the
+  value written elsewhere is the thing chosen, no copy of the choice. Reported at the first copy;
+  not reported again as a literal.
 - **bypassed helpers**: a module-level function whose body is one distinctive expression
   (`return len(strip_ansi(x))`) that other modules write out again at least `min-helper-copies`
   times, its names meaning the same there: a change of the rule misses the copies
@@ -80,6 +82,23 @@ def _names(qualnames: list[str]) -> str:
 
 
 _LOGGING = re.compile(r"_?(get_?logger|getLogger|logger|log)", re.I)
+
+
+def places_text(finding: Finding) -> str:
+    """Every place of a finding (its location, then the related ones), by file: `a.py:3, 9;
+    b.py:12`, so the message names each place the knowledge is written."""
+    lines: dict[str, list[int]] = {}
+    for location in (finding.location, *finding.related):
+        found = lines.setdefault(location.path, [])
+        if location.start_line not in found:
+            found.append(location.start_line)
+    return "; ".join(f"{path}:{', '.join(str(line) for line in sorted(found))}"
+                     for path, found in lines.items())
+
+
+def names_a_choice(constant: str) -> bool:
+    """`DEFAULT_INTERPRETED_ROLE`, `ENCODING_DEFAULT`: the constant says which value is chosen."""
+    return "DEFAULT" in constant.rpartition(".")[2].upper().split("_")
 
 
 class ShotgunSurgeryOptions(DetectorOptions):
@@ -241,6 +260,11 @@ class ShotgunSurgery(Detector[ShotgunSurgeryOptions]):
     )
 
     def detect(self, context: Context) -> Iterable[Finding]:
+        for finding in self._findings(context):
+            yield finding.model_copy(update={
+                "message": f"{finding.message} Places: {places_text(finding)}."})
+
+    def _findings(self, context: Context) -> Iterator[Finding]:
         if self.options.callers:
             yield from self._callers(context)
         keys: set[str] = set()
@@ -482,7 +506,8 @@ class ShotgunSurgery(Detector[ShotgunSurgeryOptions]):
         for value, found in sorted(self._literal_sites(context).items()):
             modules = {module for module, _ in found}
             holders = sorted(qualname for qualname, _, _ in named.get(value, ())
-                             if not qualname.rpartition(".")[2].startswith("__"))
+                             if not qualname.rpartition(".")[2].startswith("__")
+                             and not names_a_choice(qualname))
             if ((not holders and not options.unnamed_literals) or value in skip
                     or len(modules) < options.min_literal_files
                     or len(found) < options.min_literal_occurrences):
@@ -516,7 +541,8 @@ class ShotgunSurgery(Detector[ShotgunSurgeryOptions]):
         options = self.options
         defined = {value: owners[0] for value, owners in string_constants(
                        context, interned=True).items()
-                   if len(owners) == 1 and value not in skip and not self.ignored_value(value)}
+                   if len(owners) == 1 and value not in skip and not self.ignored_value(value)
+                   and not names_a_choice(owners[0][0])}
         attribute_constants = attribute_name_constants(context)
         sites: dict[str, list[tuple[str, int, str]]] = defaultdict(list)
         for facts in index.modules.values():

@@ -10,7 +10,9 @@ expression with each parameter standing for any expression (the same one whereve
 occurs), every other name meaning the same thing as in the helper's module. Only helpers whose
 expression is distinctive count: it makes at least two calls, or one call of something other than
 a builtin that does more than hand the parameters on (`Markup(value)` is just a call of
-`Markup`), and it has at least `MIN_NODES` syntax nodes.
+`Markup`), not only calls of builtins and of the builtin types' methods on its parameters
+(`sorted(self.keys())` is an idiom of the language; a module constant in it is knowledge), and it
+has at least `MIN_NODES` syntax nodes.
 
 The source of the modules that could hold a copy (they call every function the expression calls)
 is parsed with `ast` once per run. The search needs no call graph: on big code a forked child
@@ -38,6 +40,10 @@ from smellkit.models import Finding, Location, Severity
 if TYPE_CHECKING:
     from smellkit.graphs.index import Index
 
+BUILTIN_METHODS = frozenset(
+    name for kind in (dict, list, str, bytes, set, frozenset, tuple, int, float)
+    for name in dir(kind) if not name.startswith("_"))
+"""Methods of the builtin types: a helper built only from these and builtins is an idiom."""
 MIN_NODES = 4
 MAX_NODES = 40
 _REFUSED = (ast.Lambda, ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom, ast.ListComp,
@@ -142,6 +148,9 @@ def _helper(context: Source, facts: FileFacts, qualname: str) -> Helper | None:
         return None  # no call, an unused parameter, or recursion
     if len(calls) < 2 and (all(name in BUILTIN_NAMES for name in calls) or _forwards(expr, params)):
         return None  # `str(value)`, `Markup(value)`: a call of someone else's function
+    if all(name in BUILTIN_NAMES or name in BUILTIN_METHODS for name in calls) and \
+            names - set(params) <= BUILTIN_NAMES:
+        return None  # `sorted(self.keys())`: an idiom of the language, nobody's knowledge
     if method and any(isinstance(node, ast.Attribute) and node.attr.startswith("__")
                       for node in nodes):
         return None  # name-mangled or dunder attributes mean something else elsewhere
