@@ -269,6 +269,36 @@ def _alarm(signum: int, frame: Any) -> None:
     raise CallTimeout()
 
 
+def _timed(target: Any, args: Any, kwargs: Any, limit: float) -> dict[str, Any]:
+    """The call's ending under the alarm. The alarm's signal is handled between bytecodes, so
+    after a long step in C (a huge string built) it can surface anywhere, even in an `except`
+    clause that was handling what the call raised: the outer handler takes it wherever it
+    lands, and the outcome is a timeout."""
+    try:
+        signal.setitimer(signal.ITIMER_REAL, limit)
+        try:
+            value: Any = _drain(target(*args, **kwargs))
+            ending: dict[str, Any] = {"status": "returned"}
+        except CallTimeout:
+            raise
+        except BaseException as error:  # SystemExit and KeyboardInterrupt are outcomes too
+            message = str(error.code) if isinstance(error, SystemExit) else str(error)
+            value = None
+            ending = {"status": "raised", "error": type_name(type(error)),
+                      "message": _text(_ADDRESS.sub("", message))}
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    except CallTimeout:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        return {"status": "timeout"}
+    if ending["status"] == "returned":
+        try:
+            ending["value"] = canonical(value)
+        except BaseException as error:  # state that cannot be read
+            ending["value"] = f"<unreadable: {type(error).__name__}>"
+    return ending
+
+
 def call(target: Any, payload: bytes, seed: int, limit: float) -> dict[str, Any]:
     """One call on a fresh copy of its input (unpickled anew), with what it printed."""
     try:
@@ -286,20 +316,9 @@ def call(target: Any, payload: bytes, seed: int, limit: float) -> dict[str, Any]
     sys.stdout = sys.stderr = printed
     started = time.perf_counter()
     outcome: dict[str, Any]
-    signal.setitimer(signal.ITIMER_REAL, limit)
     try:
-        value = _drain(target(*args, **kwargs))
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        outcome = {"status": "returned", "value": canonical(value)}
-    except CallTimeout:
-        outcome = {"status": "timeout"}
-    except BaseException as error:  # SystemExit and KeyboardInterrupt are outcomes too
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        message = str(error.code) if isinstance(error, SystemExit) else str(error)
-        outcome = {"status": "raised", "error": type_name(type(error)),
-                   "message": _text(_ADDRESS.sub("", message))}
+        outcome = _timed(target, args, kwargs, limit)
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
         sys.stdout, sys.stderr = stdout, stderr
     outcome["seconds"] = round(time.perf_counter() - started, 4)
     try:

@@ -24,7 +24,7 @@ from smellkit.evaluate.equivalence.execution import (
 from smellkit.sandbox.environment import Environment
 
 MODULE = '''
-import os, signal, socket, subprocess, sys, time
+import itertools, os, signal, socket, subprocess, sys, time
 
 def add(a, b):
     return a + b
@@ -67,6 +67,9 @@ def connect():
 
 def die():
     os._exit(7)
+
+def raise_slowly(size):
+    return sum(itertools.chain(itertools.repeat(1, size), ["not a number"]))
 
 def nan():
     return [float("nan"), {"b": 1, "a": {2, 1}}]
@@ -144,6 +147,17 @@ def test_a_busy_loop_times_out_and_the_next_call_runs(package: tuple[Path, Envir
                                                       tmp_path: Path) -> None:
     hung, after = _run(package, tmp_path, [_call("pkg.mod:spin"), _call("pkg.mod:add", 1, 1)],
                        per_call=0.5)
+    assert hung["status"] == "timeout"
+    assert after["status"] == "returned" and after["value"] == ["int", 2]
+
+
+def test_an_alarm_that_lands_after_a_slow_step_in_c_is_a_timeout(
+        package: tuple[Path, Environment], tmp_path: Path) -> None:
+    """A step in C that outlasts the limit and then raises: the alarm's handler runs in the
+    worker's own handling of that exception. Still the call's timeout, not a failure to load
+    the entry point."""
+    hung, after = _run(package, tmp_path, [_call("pkg.mod:raise_slowly", 10 ** 8),
+                                           _call("pkg.mod:add", 1, 1)], per_call=0.2)
     assert hung["status"] == "timeout"
     assert after["status"] == "returned" and after["value"] == ["int", 2]
 
