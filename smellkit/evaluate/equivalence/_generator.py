@@ -12,7 +12,10 @@ database):
   (`st.from_type` for builtins, `st.builds` for classes whose constructor is annotated, else the
   recorded values themselves); the receiver of a method and the class of a classmethod are
   always drawn from the recorded ones.
-- mutated: a recorded input with one argument replaced by a value drawn as above.
+- mutated: a recorded input with one argument replaced, keyword arguments included
+  (`**options` values too): first by a neighbour of its value (one more, one less, the other
+  truth value, the empty string...: where boundaries sit), then by a value drawn as above, or
+  from its recorded type.
 
 Each is written as one JSON line {"id", "source", "payload" (base64 of the pickled `(args,
 kwargs)`)}; inputs equal to a recorded one are left out. Drawing a value may run the project's
@@ -101,9 +104,10 @@ def _annotated_constructor(kind: type) -> bool:
 
 
 def strategies(drawer: Drawer, target: Any, recorded: list[tuple[tuple[Any, ...], dict[str, Any]]]
-               ) -> list[Any] | None:
-    """Per positional parameter (in order), its strategy; None when some parameter has neither
-    an annotation nor a recorded value."""
+               ) -> list[tuple[str, Any, bool]] | None:
+    """Per positional parameter (in order): its name, its strategy (None when it has neither an
+    annotation nor a recorded value) and whether it has a default; None when the signature
+    cannot be read. A recorded value counts whether it was passed by position or by name."""
     try:
         parameters = [item for item in inspect.signature(target).parameters.values()
                       if item.kind in (inspect.Parameter.POSITIONAL_ONLY,
@@ -114,9 +118,11 @@ def strategies(drawer: Drawer, target: Any, recorded: list[tuple[tuple[Any, ...]
         hints = typing.get_type_hints(target)
     except Exception:  # an annotation that does not evaluate
         hints = {}
-    found: list[Any] = []
+    found: list[tuple[str, Any, bool]] = []
     for position, item in enumerate(parameters):
-        values = [args[position] for args, _ in recorded if position < len(args)]
+        values = [args[position] if position < len(args) else kwargs[item.name]
+                  for args, kwargs in recorded
+                  if position < len(args) or item.name in kwargs]
         receiver = position == 0 and item.name in ("self", "cls")
         if receiver or item.name not in hints:
             strategy = drawer.of_values(values) if values else None
@@ -126,12 +132,22 @@ def strategies(drawer: Drawer, target: Any, recorded: list[tuple[tuple[Any, ...]
                 ).map(pickle.loads) if any(_pickles(value) for value in values) else None
         else:
             strategy = drawer.of_type(hints[item.name])
-        if strategy is None:
-            if item.default is not inspect.Parameter.empty:
-                break  # the rest keep their defaults
-            return None
-        found.append(strategy)
+        found.append((item.name, strategy, item.default is not inspect.Parameter.empty))
     return found
+
+
+def generated_parts(parameters: list[tuple[str, Any, bool]]) -> list[Any] | None:
+    """The strategies of the positional parameters a generated call passes: every one up to
+    the first that has no strategy but a default (it and the rest keep their defaults); None
+    when a parameter without a default has no strategy."""
+    parts = []
+    for _, strategy, has_default in parameters:
+        if strategy is None:
+            if has_default:
+                break
+            return None
+        parts.append(strategy)
+    return parts
 
 
 def draw(hypothesis: Any, strategy: Any, count: int, seed: int) -> list[Any]:
@@ -151,15 +167,84 @@ def draw(hypothesis: Any, strategy: Any, count: int, seed: int) -> list[Any]:
     return found[:count]
 
 
-def mutations(st: Any, parts: list[Any],
+def mutations(drawer: Drawer, parameters: list[tuple[str, Any, bool]],
               recorded: list[tuple[tuple[Any, ...], dict[str, Any]]]) -> Any:
-    """A recorded input with the argument at a drawn position redrawn."""
-    def vary(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        return st.integers(0, len(parts) - 1).flatmap(
-            lambda position: parts[position].map(
-                lambda value: ((*args[:position], value, *args[position + 1:]), kwargs)))
+    """A recorded input with one of its arguments redrawn: a positional one from its
+    parameter's strategy, a keyword one from its parameter's or else from its recorded value's
+    type (so `**options` values vary too); None when no argument can be redrawn."""
+    st = drawer.st
+    by_name = {name: strategy for name, strategy, _ in parameters}
 
-    return st.sampled_from(range(len(recorded))).flatmap(lambda index: vary(*recorded[index]))
+    def slots(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[tuple[Any, Any]]:
+        found: list[tuple[Any, Any]] = [
+            (position, parameters[position][1]) for position in range(len(args))
+            if position < len(parameters) and parameters[position][1] is not None]
+        for name, value in kwargs.items():
+            strategy = by_name.get(name) or drawer.of_values([value])
+            if strategy is not None:
+                found.append((name, strategy))
+        return found
+
+    def replaced(args: tuple[Any, ...], kwargs: dict[str, Any], slot: Any, value: Any) -> Any:
+        if isinstance(slot, int):
+            return (*args[:slot], value, *args[slot + 1:]), kwargs
+        return args, {**kwargs, slot: value}
+
+    choices = [(index, found) for index, (args, kwargs) in enumerate(recorded)
+               if (found := slots(args, kwargs))]
+    if not choices:
+        return None
+
+    def vary(index: int, found: list[tuple[Any, Any]]) -> Any:
+        args, kwargs = recorded[index]
+        return st.sampled_from(found).flatmap(
+            lambda slot: slot[1].map(lambda value: replaced(args, kwargs, slot[0], value)))
+
+    return st.sampled_from(choices).flatmap(lambda choice: vary(*choice))
+
+
+def neighbours(value: Any) -> list[Any]:
+    """The values next to a recorded one, where a boundary is most likely to sit: one more and
+    one less, zero and minus one for numbers; the other truth value; the empty string and the
+    string one character shorter; the empty container."""
+    if isinstance(value, bool):
+        return [not value]
+    if isinstance(value, int):
+        found: list[Any] = [value + 1, value - 1, 0, -1, 1, -value]
+    elif isinstance(value, float):
+        found = [value + 1.0, value - 1.0, 0.0, -value, float("nan")]
+    elif isinstance(value, str):
+        found = ["", value[:-1], value + value[-1:]]
+    elif isinstance(value, (list, tuple, dict, set, frozenset)):
+        found = [type(value)()]
+    else:
+        return []
+    return [item for index, item in enumerate(found)
+            if item != value and item not in found[:index] and
+            not (isinstance(item, float) and item != item and value != value)]
+
+
+def swept(parameters: list[tuple[str, Any, bool]],
+          recorded: list[tuple[tuple[Any, ...], dict[str, Any]]], count: int
+          ) -> list[tuple[tuple[Any, ...], dict[str, Any]]]:
+    """Up to `count` recorded inputs with one argument (positional or keyword, the receiver
+    kept) set to a neighbour of its value (`neighbours`): the first neighbour of every argument
+    of every input, then the second, and so on."""
+    receiver = bool(parameters) and parameters[0][0] in ("self", "cls")
+    sites = []
+    for args, kwargs in recorded:
+        for slot in [*range(1 if receiver else 0, len(args)), *kwargs]:
+            value = args[slot] if isinstance(slot, int) else kwargs[slot]
+            sites.append((args, kwargs, slot, neighbours(value)))
+    found: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
+    for rank in range(max((len(items) for *_, items in sites), default=0)):
+        for args, kwargs, slot, items in sites:
+            if rank >= len(items) or len(found) >= count:
+                continue
+            value = items[rank]
+            found.append(((*args[:slot], value, *args[slot + 1:]), kwargs)
+                         if isinstance(slot, int) else (args, {**kwargs, slot: value}))
+    return found
 
 
 def main(request_path: str) -> int:
@@ -189,12 +274,14 @@ def main(request_path: str) -> int:
         try:
             target = worker.resolve(entry["module"], entry["qualname"])
             recorded = [pickle.loads(item) for item in recorded_payloads.get(ident, ())]
-            parts = strategies(drawer, target, recorded)
+            parameters = strategies(drawer, target, recorded)
+            varied = mutations(drawer, parameters or [], recorded) if recorded else None
         except BaseException as error:  # the entry point cannot be loaded or inspected
             results.write(json.dumps({"id": ident, "problem": f"{type(error).__name__}: "
                                                               f"{error}"[:300]}) + "\n")
             continue
-        if parts is None:
+        parts = generated_parts(parameters) if parameters is not None else None
+        if parts is None and varied is None and not recorded:
             results.write(json.dumps({"id": ident, "problem": "a parameter has neither an "
                                       "annotation nor a recorded value"}) + "\n")
             continue
@@ -203,9 +290,12 @@ def main(request_path: str) -> int:
         if parts:
             drawn += [("generated", tuple(values), {}) for values in draw(
                 hypothesis, st.tuples(*parts), int(request["generated"]), seed)]
-        if recorded and parts:
+        if recorded:
+            drawn += [("mutated", args, kwargs) for args, kwargs in swept(
+                parameters or [], recorded, int(request["mutated"]))]
+        if varied is not None:
             drawn += [("mutated", args, kwargs) for args, kwargs in draw(
-                hypothesis, mutations(st, parts, recorded), int(request["mutated"]), seed)]
+                hypothesis, varied, int(request["mutated"]), seed)]
         for source, args, kwargs in drawn:
             try:
                 payload = dumps((tuple(args), dict(kwargs)), protocol=4)

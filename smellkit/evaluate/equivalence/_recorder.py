@@ -6,6 +6,8 @@ Each call of a wanted function is seen when it starts (`sys.monitoring` PY_START
 turns itself off for every other code object; `sys.setprofile` before) and its arguments,
 receivers of methods and classes of classmethods included, are pickled there and then: the
 pickle is the deep copy of the input as the function received it, before its body changed it.
+A parameter that still holds its default object is left out of the input, so a replay runs each
+version's own default (a dropped or changed default shows).
 What does not pickle is counted and dropped. A function's records are capped (`limit` distinct
 inputs, `max_bytes` each); identical inputs are kept once.
 
@@ -56,6 +58,7 @@ class Recorder:
             self.by_name[(entry["module"], entry["qualname"])] = entry
             self.by_line.setdefault((entry["module"], entry["name"]), []).append(entry)
         self.codes: dict[Any, dict[str, Any] | None] = {}
+        self.defaults: dict[Any, tuple[tuple[Any, ...], dict[str, Any]] | None] = {}
         self.seen: dict[str, set[str]] = {}
         self.dropped: dict[str, int] = {}
         self.test = ""
@@ -80,19 +83,7 @@ class Recorder:
         seen = self.seen.setdefault(ident, set())
         if len(seen) >= self.limit:
             return
-        code = frame.f_code
-        names = code.co_varnames
-        count = code.co_argcount
-        kwonly = code.co_kwonlyargcount
-        values = frame.f_locals
-        args = [values[name] for name in names[:count]]
-        kwargs = {name: values[name] for name in names[count:count + kwonly]}
-        position = count + kwonly
-        if code.co_flags & _CO_VARARGS:
-            args.extend(values[names[position]])
-            position += 1
-        if code.co_flags & _CO_VARKEYWORDS:
-            kwargs.update(values[names[position]])
+        args, kwargs = self.arguments(frame, entry)
         try:
             payload = self.dumps((tuple(args), kwargs), protocol=4)
         except Exception:
@@ -105,6 +96,72 @@ class Recorder:
         self.out.write(json.dumps({"id": ident, "test": self.test,
                                    "payload": base64.b64encode(payload).decode()}) + "\n")
         self.out.flush()
+
+    def defaults_of(self, code: Any, entry: dict[str, Any]) -> tuple[tuple[Any, ...],
+                                                                     dict[str, Any]] | None:
+        """The positional and keyword-only defaults of the function running `code` (found by
+        the entry's module and qualname, decorators and descriptors unwrapped); None when it
+        cannot be found."""
+        if code in self.defaults:
+            return self.defaults[code]
+        found = None
+        try:
+            target: Any = sys.modules[entry["module"]]
+            for part in entry["qualname"].split("."):
+                holder = target
+                target = vars(holder).get(part) if isinstance(holder, type) else None
+                if target is None:
+                    target = getattr(holder, part)
+            target = getattr(target, "__func__", None) or getattr(target, "fget", None) or \
+                target
+            while getattr(target, "__code__", None) is not code and \
+                    hasattr(target, "__wrapped__"):
+                target = target.__wrapped__
+            if getattr(target, "__code__", None) is code:
+                found = (tuple(target.__defaults__ or ()), dict(target.__kwdefaults__ or {}))
+        except Exception:  # a module or class not importable by that name
+            found = None
+        self.defaults[code] = found
+        return found
+
+    def arguments(self, frame: Any, entry: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+        """The call's arguments as the caller gave them: a parameter still holding its default
+        (the very object) is left out, so a replay runs each version's own default (a changed
+        default is a changed behaviour); the parameters after one left out are passed by
+        keyword."""
+        code = frame.f_code
+        names = code.co_varnames
+        count = code.co_argcount
+        kwonly = code.co_kwonlyargcount
+        values = frame.f_locals
+        positional = [values[name] for name in names[:count]]
+        position = count + kwonly
+        extra: list[Any] = []
+        if code.co_flags & _CO_VARARGS:
+            extra = list(values[names[position]])
+            position += 1
+        found = self.defaults_of(code, entry)
+        defaults, kwdefaults = found if found is not None else ((), {})
+        first_default = count - len(defaults)
+
+        def defaulted(index: int) -> bool:
+            return index >= first_default and \
+                positional[index] is defaults[index - first_default]
+
+        # positional: up to the last parameter that needs its place (no default, positional
+        # only and not defaulted, or followed by *args)
+        last = count - 1 if extra else max(
+            (index for index in range(count) if index < first_default or
+             (index < code.co_posonlyargcount and not defaulted(index))), default=-1)
+        args = positional[:last + 1] + extra
+        kwargs = {names[index]: positional[index] for index in range(last + 1, count)
+                  if not defaulted(index)}
+        for name in names[count:count + kwonly]:
+            if name not in kwdefaults or values[name] is not kwdefaults[name]:
+                kwargs[name] = values[name]
+        if code.co_flags & _CO_VARKEYWORDS:
+            kwargs.update(values[names[position]])
+        return args, kwargs
 
     def on_start(self, frame: Any) -> bool:
         """Capture if the frame's code is wanted; False when it never will be."""

@@ -40,6 +40,9 @@ class Counter:
 
 def takes_lambda(function):
     return function(1)
+
+def scale(x, factor=2, /, power=1, *, offset=0):
+    return x * factor ** power + offset
 '''
 
 SCRIPT = '''
@@ -60,6 +63,10 @@ counter.bump(2)
 counter.bump(2)
 mod.Counter.twice(4)
 mod.takes_lambda(lambda value: value)
+mod.scale(1)
+mod.scale(1, 3)
+mod.scale(1, power=5)
+mod.scale(1, 2, 1, offset=4)  # explicit defaults: the same objects, left out as defaults are
 active.stop()
 '''
 
@@ -84,7 +91,7 @@ def test_calls_are_recorded_as_they_start(python: str, tmp_path: Path) -> None:
     entries = [{"id": f"pkg.mod.{name}", "module": "pkg.mod", "qualname": name,
                 "name": name.rpartition(".")[2], "lines": span(name.rpartition(".")[2])}
                for name in ("grow", "Counter.__init__", "Counter.bump", "Counter.twice",
-                            "takes_lambda")]
+                            "takes_lambda", "scale")]
     settings = tmp_path / "settings.json"
     settings.write_text(json.dumps({"entries": entries, "out": str(out), "limit": 20}))
     recorder = Path(__file__).parents[3] / "smellkit" / "evaluate" / "equivalence" / \
@@ -97,6 +104,7 @@ def test_calls_are_recorded_as_they_start(python: str, tmp_path: Path) -> None:
     try:
         grows = [pickle.loads(item) for item in recording.inputs["pkg.mod.grow"]]
         bumps = [pickle.loads(item) for item in recording.inputs["pkg.mod.Counter.bump"]]
+        scales = [pickle.loads(item) for item in recording.inputs["pkg.mod.scale"]]
     finally:
         sys.path.remove(str(tmp_path))
         for name in ("pkg.mod", "pkg"):
@@ -105,6 +113,9 @@ def test_calls_are_recorded_as_they_start(python: str, tmp_path: Path) -> None:
     assert grows == [(([], 5, 6, 7), {"key": "v"}), (([5], 5, 6, 7), {"key": "v"})]
     assert [(vars(receiver), args) for (receiver, *args), _ in bumps] == \
         [({"value": 1}, [2]), ({"value": 3}, [2])]
+    # what still holds its default is left out (a replay runs each version's own default);
+    # a positional-only parameter keeps its place, the others after a gap go by keyword
+    assert scales == [((1,), {}), ((1, 3), {}), ((1,), {"power": 5}), ((1,), {"offset": 4})]
     assert len(recording.inputs["pkg.mod.Counter.__init__"]) == 1
     assert len(recording.inputs["pkg.mod.Counter.twice"]) == 1
     assert recording.dropped == {"pkg.mod.takes_lambda": 1}  # plain pickle: no lambdas
