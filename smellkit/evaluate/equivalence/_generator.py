@@ -12,10 +12,11 @@ database):
   (`st.from_type` for builtins, `st.builds` for classes whose constructor is annotated, else the
   recorded values themselves); the receiver of a method and the class of a classmethod are
   always drawn from the recorded ones.
-- mutated: a recorded input with one argument replaced, keyword arguments included
-  (`**options` values too): first by a neighbour of its value (one more, one less, the other
-  truth value, the empty string...: where boundaries sit), then by a value drawn as above, or
-  from its recorded type.
+- mutated: first, up to `swept` recorded inputs with one value set to a neighbour of itself
+  (one more, one less, the other truth value, the empty string...: where boundaries sit): an
+  argument, keyword ones included, or an attribute of an object argument, the receiver's
+  too; then up to `mutated` recorded inputs with one argument (keyword ones and `**options`
+  values included) redrawn as above, or from its recorded type.
 
 Each is written as one JSON line {"id", "source", "payload" (base64 of the pickled `(args,
 kwargs)`)}; inputs equal to a recorded one are left out. Drawing a value may run the project's
@@ -32,11 +33,14 @@ import json
 import os
 import pickle
 import sys
+import types
 import typing
 from typing import Any
 
 import smellkit_equivalence_worker as worker  # type: ignore[import-not-found]
 
+MAX_ATTRIBUTES = 60
+"""Attributes of one object argument whose neighbours are tried."""
 EDGES: dict[type, tuple[Any, ...]] = {
     int: (0, 1, -1, 2 ** 31, -(2 ** 63)), float: (0.0, -0.0, 1.5, float("inf"), float("nan")),
     str: ("", " ", "a", "é\u0000\n"), bytes: (b"", b"\x00"), bool: (True, False),
@@ -224,26 +228,54 @@ def neighbours(value: Any) -> list[Any]:
             not (isinstance(item, float) and item != item and value != value)]
 
 
-def swept(parameters: list[tuple[str, Any, bool]],
-          recorded: list[tuple[tuple[Any, ...], dict[str, Any]]], count: int
+def _has_state(value: Any) -> bool:
+    return isinstance(getattr(value, "__dict__", None), dict) and not isinstance(
+        value, (type, types.ModuleType, types.FunctionType, types.MethodType))
+
+
+def swept(parameters: list[tuple[str, Any, bool]], payloads: list[bytes], count: int
           ) -> list[tuple[tuple[Any, ...], dict[str, Any]]]:
-    """Up to `count` recorded inputs with one argument (positional or keyword, the receiver
-    kept) set to a neighbour of its value (`neighbours`): the first neighbour of every argument
-    of every input, then the second, and so on."""
+    """Up to `count` recorded inputs (`payloads`) with one value set to a neighbour of itself
+    (`neighbours`): an argument (positional or keyword; not the receiver), or an attribute of an
+    argument that is an object (the receiver's too: its state is input as much as the
+    arguments). Each value is changed on a fresh copy of the input. Every place gets its first
+    neighbour (on each input in turn) before any gets its second."""
     receiver = bool(parameters) and parameters[0][0] in ("self", "cls")
-    sites = []
-    for args, kwargs in recorded:
-        for slot in [*range(1 if receiver else 0, len(args)), *kwargs]:
-            value = args[slot] if isinstance(slot, int) else kwargs[slot]
-            sites.append((args, kwargs, slot, neighbours(value)))
+    places: dict[tuple[Any, ...], list[tuple[int, list[Any]]]] = {}
+    for index, payload in enumerate(payloads):
+        args, kwargs = pickle.loads(payload)
+        named = [*((slot, args[slot]) for slot in range(len(args))), *kwargs.items()]
+        for slot, value in named:
+            if not (receiver and slot == 0):
+                places.setdefault((slot,), []).append((index, neighbours(value)))
+            if _has_state(value):
+                for name, attribute in list(vars(value).items())[:MAX_ATTRIBUTES]:
+                    places.setdefault((slot, name), []).append((index, neighbours(attribute)))
     found: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
-    for rank in range(max((len(items) for *_, items in sites), default=0)):
-        for args, kwargs, slot, items in sites:
-            if rank >= len(items) or len(found) >= count:
+    rounds = max((len(sites) * len(items) for sites in places.values() for _, items in sites),
+                 default=0)
+    for turn in range(rounds):
+        for place, sites in places.items():
+            if len(found) >= count:
+                return found
+            index, items = sites[turn % len(sites)]
+            rank = turn // len(sites)
+            if rank >= len(items):
                 continue
-            value = items[rank]
-            found.append(((*args[:slot], value, *args[slot + 1:]), kwargs)
-                         if isinstance(slot, int) else (args, {**kwargs, slot: value}))
+            args, kwargs = pickle.loads(payloads[index])
+            holder = args[place[0]] if isinstance(place[0], int) else kwargs[place[0]]
+            if len(place) == 1:
+                holder = items[rank]
+            else:
+                try:
+                    setattr(holder, place[1], items[rank])
+                except Exception:  # a read-only attribute
+                    continue
+            if isinstance(place[0], int):
+                args = (*args[:place[0]], holder, *args[place[0] + 1:])
+            else:
+                kwargs = {**kwargs, place[0]: holder}
+            found.append((args, kwargs))
     return found
 
 
@@ -292,7 +324,7 @@ def main(request_path: str) -> int:
                 hypothesis, st.tuples(*parts), int(request["generated"]), seed)]
         if recorded:
             drawn += [("mutated", args, kwargs) for args, kwargs in swept(
-                parameters or [], recorded, int(request["mutated"]))]
+                parameters or [], list(recorded_payloads[ident]), int(request["swept"]))]
         if varied is not None:
             drawn += [("mutated", args, kwargs) for args, kwargs in draw(
                 hypothesis, varied, int(request["mutated"]), seed)]

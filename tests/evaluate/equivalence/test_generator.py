@@ -3,10 +3,12 @@ varied argument by argument, keyword arguments and `**options` included."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +29,14 @@ def add(a: int, b: int = 1) -> int:
 
 def untyped(thing):
     return thing
+
+class Box:
+    def __init__(self, size, shown):
+        self.size = size
+        self.shown = shown
+
+    def render(self, width):
+        return "#" * min(self.size, width) if self.shown else ""
 '''
 
 
@@ -58,11 +68,32 @@ def _inputs(found: dict[str, list[tuple[str, bytes]]], name: str, source: str
             if kind == source]
 
 
+@contextlib.contextmanager
+def _importable(version: Version) -> Iterator[None]:
+    """The package importable here, to pickle and unpickle its objects."""
+    sys.path.insert(0, str(version.tree / "src"))
+    try:
+        yield
+    finally:
+        sys.path.remove(str(version.tree / "src"))
+        for name in ("pkg.mod", "pkg"):
+            sys.modules.pop(name, None)
+
+
+def _boxed(version: Version, size: int, shown: bool, width: int) -> bytes:
+    """A recorded `Box(size, shown).render(width)`."""
+    with _importable(version):
+        from pkg.mod import Box  # type: ignore[import-not-found]
+
+        return pickle.dumps(((Box(size, shown), width), {}))
+
+
 def test_keyword_arguments_of_recordings_are_varied_by_their_type(version: Version) -> None:
     recorded = {"pkg.mod.configure": [pickle.dumps((("name",), {"nargs": 2, "flag": True}))],
-                "pkg.mod.untyped": [pickle.dumps(((["a"],), {}))]}
-    drawn = generate([_entry("configure"), _entry("add"), _entry("untyped")], recorded,
-                     version, 120, generated=10, mutated=20)
+                "pkg.mod.untyped": [pickle.dumps(((["a"],), {}))],
+                "pkg.mod.Box.render": [_boxed(version, 3, False, 10)]}
+    drawn = generate([_entry("configure"), _entry("add"), _entry("untyped"),
+                      _entry("Box.render")], recorded, version, 120, generated=10, mutated=20)
     assert not drawn.problems, drawn.problems
     varied = _inputs(drawn.inputs, "configure", "mutated")
     assert varied and all(args == ("name",) or kwargs == {"nargs": 2, "flag": True}
@@ -75,6 +106,12 @@ def test_keyword_arguments_of_recordings_are_varied_by_their_type(version: Versi
     untyped = {repr(args) for source in ("generated", "mutated")
                for args, _ in _inputs(drawn.inputs, "untyped", source)}
     assert "([],)" in untyped and "(['a'],)" not in untyped  # what was recorded is not redrawn
+    # the receiver's attributes are inputs too: each set to its neighbours, the width as well
+    with _importable(version):
+        boxes = [(vars(box), width) for (box, width), _ in _inputs(drawn.inputs, "Box.render",
+                                                                    "mutated")]
+    assert ({"size": 3, "shown": True}, 10) in boxes
+    assert ({"size": 4, "shown": False}, 10) in boxes and ({"size": 3, "shown": False}, 9) in boxes
     # nothing recorded: annotations alone; the defaulted parameter is drawn too
     generated = _inputs(drawn.inputs, "add", "generated")
     assert generated and all(isinstance(value, int) for args, _ in generated for value in args)
