@@ -8,7 +8,9 @@ receivers of methods and classes of classmethods included, are pickled there and
 pickle is the deep copy of the input as the function received it, before its body changed it.
 A parameter that still holds its default object is left out of the input, so a replay runs each
 version's own default (a dropped or changed default shows).
-What does not pickle is counted and dropped. A function's records are capped (`limit` distinct
+Open streams, generators and locks, which no pickler takes, are pickled as stand-ins (an
+in-memory stream holding what was left to read, an empty iterator, a new lock: `_stand_in`).
+What still does not pickle is counted and dropped. A function's records are capped (`limit` distinct
 inputs, `max_bytes` each); identical inputs are kept once.
 
 Controlled by SMELLKIT_RECORD (a JSON file: `entries` [{id, module, qualname, name, lines}],
@@ -21,30 +23,78 @@ modules), and one `{"dropped": {id: count}}` the inputs that did not pickle.
 
 from __future__ import annotations
 
+import _thread
 import base64
+import contextlib
 import hashlib
 import importlib
+import io
 import json
 import os
 import pickle
 import sys
 import threading
+import types
 from typing import Any
 
 _CO_VARARGS, _CO_VARKEYWORDS = 0x04, 0x08
 _SETTINGS_FILE = os.environ.get("SMELLKIT_RECORD")
 
 
+def _stand_in(value: Any) -> Any:
+    """How to pickle a value no pickler takes but objects under test commonly hold (None for
+    the others): an open stream as an in-memory one of its kind (holding what was left to read
+    when it could be read without moving it), a generator as an empty iterator, a lock as a
+    new lock. Both versions get the same stand-in, so a replay stays a fair comparison; it is
+    an approximation of the input, which the tests' stream or generator was."""
+    if isinstance(value, types.GeneratorType):
+        return iter, ([],)
+    for kind, make in _LOCKS:
+        if isinstance(value, kind):
+            return make, ()
+    if not isinstance(value, io.IOBase) or isinstance(value, (io.StringIO, io.BytesIO)):
+        return None
+    text = isinstance(value, io.TextIOBase)
+    left: Any = "" if text else b""
+    try:
+        if value.readable() and value.seekable():
+            where = value.tell()
+            left = value.read()
+            value.seek(where)
+    except Exception:  # closed, or not readable after all
+        left = "" if text else b""
+    return (io.StringIO if text else io.BytesIO), (left,)
+
+
+_LOCKS = ((type(threading.Lock()), _thread.allocate_lock),
+          (type(threading.RLock()), threading.RLock))
+"""Lock types and what makes a new one (by names that pickle on every version)."""
+
+
 def _pickler(tools: str | None) -> Any:
-    """cloudpickle's `dumps` from the tools folder (appended to sys.path, never shadowing the
-    project's own packages) when there is one, else plain pickle's."""
+    """A `dumps` that pickles with cloudpickle from the tools folder (appended to sys.path,
+    never shadowing the project's own packages) when there is one, else with plain pickle;
+    either way with the stand-ins of `_stand_in`."""
+    base: Any = pickle.Pickler
     if tools:
         sys.path.append(tools)
-        try:
-            return importlib.import_module("cloudpickle").dumps
-        except ImportError:
-            pass
-    return pickle.dumps
+        with contextlib.suppress(ImportError):
+            base = importlib.import_module("cloudpickle").Pickler
+
+    class Pickler(base):  # type: ignore[misc]
+        def reducer_override(self, value: Any) -> Any:
+            stand_in = _stand_in(value)
+            if stand_in is not None:
+                return stand_in
+            parent = getattr(super(), "reducer_override", None)
+            return parent(value) if parent is not None else NotImplemented
+
+    def dumps(value: Any, protocol: int = 4) -> bytes:
+        buffer = io.BytesIO()
+        Pickler(buffer, protocol=protocol).dump(value)
+        return buffer.getvalue()
+
+    return dumps
 
 
 class Recorder:

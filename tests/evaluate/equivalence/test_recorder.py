@@ -41,6 +41,15 @@ class Counter:
 def takes_lambda(function):
     return function(1)
 
+class Bar:
+    def __init__(self, out):
+        self.out = out
+        self.items = (number for number in range(3))
+        self.lock = threading.Lock()
+
+    def draw(self, text):
+        self.out.write(text)
+
 def scale(x, factor=2, /, power=1, *, offset=0):
     return x * factor ** power + offset
 '''
@@ -63,6 +72,9 @@ counter.bump(2)
 counter.bump(2)
 mod.Counter.twice(4)
 mod.takes_lambda(lambda value: value)
+import io
+mod.Bar(sys.stdout).draw("x")
+mod.Bar(io.TextIOWrapper(io.BytesIO(b"left to read"))).draw("y")
 mod.scale(1)
 mod.scale(1, 3)
 mod.scale(1, power=5)
@@ -91,7 +103,7 @@ def test_calls_are_recorded_as_they_start(python: str, tmp_path: Path) -> None:
     entries = [{"id": f"pkg.mod.{name}", "module": "pkg.mod", "qualname": name,
                 "name": name.rpartition(".")[2], "lines": span(name.rpartition(".")[2])}
                for name in ("grow", "Counter.__init__", "Counter.bump", "Counter.twice",
-                            "takes_lambda", "scale")]
+                            "takes_lambda", "scale", "Bar.draw")]
     settings = tmp_path / "settings.json"
     settings.write_text(json.dumps({"entries": entries, "out": str(out), "limit": 20}))
     recorder = Path(__file__).parents[3] / "smellkit" / "evaluate" / "equivalence" / \
@@ -105,6 +117,7 @@ def test_calls_are_recorded_as_they_start(python: str, tmp_path: Path) -> None:
         grows = [pickle.loads(item) for item in recording.inputs["pkg.mod.grow"]]
         bumps = [pickle.loads(item) for item in recording.inputs["pkg.mod.Counter.bump"]]
         scales = [pickle.loads(item) for item in recording.inputs["pkg.mod.scale"]]
+        bars = [pickle.loads(item) for item in recording.inputs["pkg.mod.Bar.draw"]]
     finally:
         sys.path.remove(str(tmp_path))
         for name in ("pkg.mod", "pkg"):
@@ -116,6 +129,11 @@ def test_calls_are_recorded_as_they_start(python: str, tmp_path: Path) -> None:
     # what still holds its default is left out (a replay runs each version's own default);
     # a positional-only parameter keeps its place, the others after a gap go by keyword
     assert scales == [((1,), {}), ((1, 3), {}), ((1,), {"power": 5}), ((1,), {"offset": 4})]
+    # streams, generators and locks no pickler takes are kept as stand-ins
+    assert [(bar.out.getvalue(), list(bar.items), text) for (bar, text), _ in bars] == \
+        [("", [], "x"), ("left to read", [], "y")]
+    assert all(bar.lock.acquire(blocking=False) for (bar, _), _ in bars)
+    assert "pkg.mod.Bar.draw" not in recording.dropped
     assert len(recording.inputs["pkg.mod.Counter.__init__"]) == 1
     assert len(recording.inputs["pkg.mod.Counter.twice"]) == 1
     assert recording.dropped == {"pkg.mod.takes_lambda": 1}  # plain pickle: no lambdas
