@@ -175,7 +175,8 @@ def mutations(drawer: Drawer, parameters: list[tuple[str, Any, bool]],
               recorded: list[tuple[tuple[Any, ...], dict[str, Any]]]) -> Any:
     """A recorded input with one of its arguments redrawn: a positional one from its
     parameter's strategy, a keyword one from its parameter's or else from its recorded value's
-    type (so `**options` values vary too); None when no argument can be redrawn."""
+    type (so `**options` values vary too), as `(args, kwargs, index of the recorded input)`;
+    None when no argument can be redrawn."""
     st = drawer.st
     by_name = {name: strategy for name, strategy, _ in parameters}
 
@@ -202,7 +203,8 @@ def mutations(drawer: Drawer, parameters: list[tuple[str, Any, bool]],
     def vary(index: int, found: list[tuple[Any, Any]]) -> Any:
         args, kwargs = recorded[index]
         return st.sampled_from(found).flatmap(
-            lambda slot: slot[1].map(lambda value: replaced(args, kwargs, slot[0], value)))
+            lambda slot: slot[1].map(
+                lambda value: (*replaced(args, kwargs, slot[0], value), index)))
 
     return st.sampled_from(choices).flatmap(lambda choice: vary(*choice))
 
@@ -234,16 +236,17 @@ def _has_state(value: Any) -> bool:
 
 
 def swept(parameters: list[tuple[str, Any, bool]], payloads: list[bytes], count: int
-          ) -> list[tuple[tuple[Any, ...], dict[str, Any]]]:
+          ) -> list[tuple[Any, ...]]:
     """Up to `count` recorded inputs (`payloads`) with one value set to a neighbour of itself
     (`neighbours`): an argument (positional or keyword; not the receiver), or an attribute of an
     argument that is an object (the receiver's too: its state is input as much as the
-    arguments). Each value is changed on a fresh copy of the input. Every place gets its first
-    neighbour (on each input in turn) before any gets its second."""
+    arguments). Each value is changed on a fresh copy of the input, which keeps its recorded
+    global state. Every place gets its first neighbour (on each input in turn) before any gets
+    its second."""
     receiver = bool(parameters) and parameters[0][0] in ("self", "cls")
     places: dict[tuple[Any, ...], list[tuple[int, list[Any]]]] = {}
     for index, payload in enumerate(payloads):
-        args, kwargs = pickle.loads(payload)
+        args, kwargs, *_ = pickle.loads(payload)
         named = [*((slot, args[slot]) for slot in range(len(args))), *kwargs.items()]
         for slot, value in named:
             if not (receiver and slot == 0):
@@ -251,7 +254,7 @@ def swept(parameters: list[tuple[str, Any, bool]], payloads: list[bytes], count:
             if _has_state(value):
                 for name, attribute in list(vars(value).items())[:MAX_ATTRIBUTES]:
                     places.setdefault((slot, name), []).append((index, neighbours(attribute)))
-    found: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
+    found: list[tuple[Any, ...]] = []
     rounds = max((len(sites) * len(items) for sites in places.values() for _, items in sites),
                  default=0)
     for turn in range(rounds):
@@ -262,7 +265,7 @@ def swept(parameters: list[tuple[str, Any, bool]], payloads: list[bytes], count:
             rank = turn // len(sites)
             if rank >= len(items):
                 continue
-            args, kwargs = pickle.loads(payloads[index])
+            args, kwargs, *state = pickle.loads(payloads[index])
             holder = args[place[0]] if isinstance(place[0], int) else kwargs[place[0]]
             if len(place) == 1:
                 holder = items[rank]
@@ -275,7 +278,7 @@ def swept(parameters: list[tuple[str, Any, bool]], payloads: list[bytes], count:
                 args = (*args[:place[0]], holder, *args[place[0] + 1:])
             else:
                 kwargs = {**kwargs, place[0]: holder}
-            found.append((args, kwargs))
+            found.append((args, kwargs, *state))
     return found
 
 
@@ -305,7 +308,9 @@ def main(request_path: str) -> int:
         ident = entry["id"]
         try:
             target = worker.resolve(entry["module"], entry["qualname"])
-            recorded = [pickle.loads(item) for item in recorded_payloads.get(ident, ())]
+            loaded = [pickle.loads(item) for item in recorded_payloads.get(ident, ())]
+            recorded = [(args, kwargs) for args, kwargs, *_ in loaded]
+            states = [state[0] if state else None for _, _, *state in loaded]
             parameters = strategies(drawer, target, recorded)
             varied = mutations(drawer, parameters or [], recorded) if recorded else None
         except BaseException as error:  # the entry point cannot be loaded or inspected
@@ -318,19 +323,20 @@ def main(request_path: str) -> int:
                                       "annotation nor a recorded value"}) + "\n")
             continue
         known = {bytes(item) for item in recorded_payloads.get(ident, ())}
-        drawn: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
+        drawn: list[tuple[str, tuple[Any, ...]]] = []
         if parts:
-            drawn += [("generated", tuple(values), {}) for values in draw(
+            drawn += [("generated", (tuple(values), {})) for values in draw(
                 hypothesis, st.tuples(*parts), int(request["generated"]), seed)]
         if recorded:
-            drawn += [("mutated", args, kwargs) for args, kwargs in swept(
+            drawn += [("mutated", item) for item in swept(
                 parameters or [], list(recorded_payloads[ident]), int(request["swept"]))]
         if varied is not None:
-            drawn += [("mutated", args, kwargs) for args, kwargs in draw(
-                hypothesis, varied, int(request["mutated"]), seed)]
-        for source, args, kwargs in drawn:
+            drawn += [("mutated", (args, kwargs, *([states[index]] if states[index] else [])))
+                      for args, kwargs, index in draw(
+                          hypothesis, varied, int(request["mutated"]), seed)]
+        for source, (args, kwargs, *state) in drawn:
             try:
-                payload = dumps((tuple(args), dict(kwargs)), protocol=4)
+                payload = dumps((tuple(args), dict(kwargs), *state), protocol=4)
             except Exception:
                 continue
             if payload in known:

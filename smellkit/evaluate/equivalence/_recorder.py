@@ -6,6 +6,9 @@ Each call of a wanted function is seen when it starts (`sys.monitoring` PY_START
 turns itself off for every other code object; `sys.setprofile` before) and its arguments,
 receivers of methods and classes of classmethods included, are pickled there and then: the
 pickle is the deep copy of the input as the function received it, before its body changed it.
+With it goes the global state the tests changed (`Recorder.state`: environment variables,
+what is left on a replaced stdin, the entry's module's reassigned globals), as a third item
+of the pickled tuple, which the worker sets around the replayed call.
 A parameter that still holds its default object is left out of the input, so a replay runs each
 version's own default (a dropped or changed default shows).
 Open streams, generators and locks, which no pickler takes, are pickled as stand-ins (an
@@ -39,6 +42,8 @@ from typing import Any
 
 _CO_VARARGS, _CO_VARKEYWORDS = 0x04, 0x08
 _SETTINGS_FILE = os.environ.get("SMELLKIT_RECORD")
+_RUNNER_VARIABLES = frozenset({"PYTEST_CURRENT_TEST"})
+"""Environment variables the test runner itself changes per test: not the code's input."""
 
 
 def _stand_in(value: Any) -> Any:
@@ -115,6 +120,14 @@ class Recorder:
         self.busy = False
         self.out = open(settings["out"], "a", encoding="utf-8")  # noqa: SIM115 - kept open
         self.start_path = list(sys.path)
+        self.environ = dict(os.environ)
+        self.stdin = sys.stdin
+        self.originals: dict[str, dict[str, Any]] = {}
+        for module in dict.fromkeys(entry["module"] for entry in settings["entries"]):
+            try:
+                self.originals[module] = dict(vars(importlib.import_module(module)))
+            except BaseException:  # a module that needs what the tests set up first
+                continue
 
     def entry_of(self, code: Any, module: str) -> dict[str, Any] | None:
         if code in self.codes:
@@ -134,8 +147,13 @@ class Recorder:
         if len(seen) >= self.limit:
             return
         args, kwargs = self.arguments(frame, entry)
+        state = self.state(entry)
         try:
-            payload = self.dumps((tuple(args), kwargs), protocol=4)
+            payload = self.dumps((tuple(args), kwargs, state), protocol=4) if state else None
+        except Exception:  # the state does not pickle: the call without it
+            payload = None
+        try:
+            payload = payload or self.dumps((tuple(args), kwargs), protocol=4)
         except Exception:
             self.dropped[ident] = self.dropped.get(ident, 0) + 1
             return
@@ -212,6 +230,31 @@ class Recorder:
         if code.co_flags & _CO_VARKEYWORDS:
             kwargs.update(values[names[position]])
         return args, kwargs
+
+    def state(self, entry: dict[str, Any]) -> dict[str, Any] | None:
+        """The global state the call runs in, where the tests changed it: environment
+        variables set or removed since the run began, what is left to read on a replaced
+        `sys.stdin`, and the entry's module's globals reassigned since its import (a prompt
+        function a test runner swapped in, with the input it reads)."""
+        found: dict[str, Any] = {}
+        changed = {key: value for key, value in os.environ.items()
+                   if self.environ.get(key) != value and key not in _RUNNER_VARIABLES}
+        removed = [key for key in self.environ if key not in os.environ]
+        if changed or removed:
+            found["environ"] = (changed, removed)
+        if sys.stdin is not self.stdin and sys.stdin is not None:
+            stand_in = _stand_in(sys.stdin)
+            if stand_in is not None:
+                found["stdin"] = stand_in[1][0]
+        module = sys.modules.get(entry["module"])
+        originals = self.originals.get(entry["module"])
+        if module is not None and originals is not None:
+            swapped = {name: value for name, value in vars(module).items()
+                       if name in originals and originals[name] is not value and
+                       not name.startswith("__")}
+            if swapped:
+                found["globals"] = {entry["module"]: swapped}
+        return found or None
 
     def on_start(self, frame: Any) -> bool:
         """Capture if the frame's code is wanted; False when it never will be."""

@@ -302,10 +302,66 @@ def _timed(target: Any, args: Any, kwargs: Any, limit: float) -> dict[str, Any]:
 def call(target: Any, payload: bytes, seed: int, limit: float) -> dict[str, Any]:
     """One call on a fresh copy of its input (unpickled anew), with what it printed."""
     try:
-        args, kwargs = pickle.loads(payload)
+        args, kwargs, *rest = pickle.loads(payload)
     except Exception as error:
         return {"status": "input_error", "error": type_name(type(error)),
                 "message": _text(str(error))}
+    try:
+        restore = set_state(rest[0] if rest else None)
+    except Exception as error:  # a module of the state that does not import here
+        return {"status": "input_error", "error": type_name(type(error)),
+                "message": _text(f"the recorded global state cannot be set: {error}")}
+    try:
+        return _call(target, args, kwargs, seed, limit)
+    finally:
+        restore()
+
+
+def set_state(state: dict[str, Any] | None) -> Any:
+    """Set the global state a recorded call ran in (environment variables, stdin, module
+    globals: see the recorder's `Recorder.state`); returns what puts it back."""
+    undo: list[Any] = []
+    if state:
+        if "environ" in state:
+            changed, removed = state["environ"]
+            saved = dict(os.environ)
+            os.environ.update(changed)
+            for key in removed:
+                os.environ.pop(key, None)
+
+            def environ_back(saved: dict[str, str] = saved) -> None:
+                os.environ.clear()
+                os.environ.update(saved)
+
+            undo.append(environ_back)
+        if "stdin" in state:
+            left = state["stdin"]
+            stdin = sys.stdin
+            sys.stdin = io.TextIOWrapper(io.BytesIO(
+                left.encode("utf-8") if isinstance(left, str) else left), encoding="utf-8")
+            undo.append(lambda: setattr(sys, "stdin", stdin))
+        for module_name, values in state.get("globals", {}).items():
+            module = __import__(module_name, fromlist=["_"])
+            before = dict(vars(module))
+            for name, value in values.items():
+                setattr(module, name, value)
+
+            def globals_back(module: Any = module, before: dict[str, Any] = before,
+                             names: tuple[str, ...] = tuple(values)) -> None:
+                for name in names:
+                    if name in before:
+                        setattr(module, name, before[name])
+
+            undo.append(globals_back)
+
+    def restore() -> None:
+        for step in reversed(undo):
+            step()
+
+    return restore
+
+
+def _call(target: Any, args: Any, kwargs: Any, seed: int, limit: float) -> dict[str, Any]:
     try:
         described = canonical([list(args), kwargs])
     except BaseException as error:  # state that cannot be read

@@ -9,6 +9,7 @@ import pickle
 import sys
 import textwrap
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +71,12 @@ def die():
 
 def raise_slowly(size):
     return sum(itertools.chain(itertools.repeat(1, size), ["not a number"]))
+
+reader = None
+
+def ask(question):
+    answer = reader() if reader is not None else sys.stdin.readline()
+    return question, os.environ.get("MODE"), answer
 
 def nan():
     return [float("nan"), {"b": 1, "a": {2, 1}}]
@@ -160,6 +167,20 @@ def test_an_alarm_that_lands_after_a_slow_step_in_c_is_a_timeout(
                                            _call("pkg.mod:add", 1, 1)], per_call=0.2)
     assert hung["status"] == "timeout"
     assert after["status"] == "returned" and after["value"] == ["int", 2]
+
+
+def test_the_recorded_global_state_is_set_around_its_call_only(
+        package: tuple[Path, Environment], tmp_path: Path) -> None:
+    state = {"environ": ({"MODE": "loud"}, []), "stdin": "no\n"}
+    swapped = {"globals": {"pkg.mod": {"reader": input}}, "stdin": "typed\n"}
+    calls = [_call("pkg.mod:ask", "q"), _call("pkg.mod:ask", "q"), _call("pkg.mod:ask", "q")]
+    calls[0] = replace(calls[0], payload=pickle.dumps((("q",), {}, state)))
+    calls[1] = replace(calls[1], payload=pickle.dumps((("q",), {}, swapped)))
+    with_state, with_global, plain = _run(package, tmp_path, calls)
+    assert with_state["value"] == ["tuple", [["str", "q"], ["str", "loud"], ["str", "no\n"]]]
+    assert with_global["value"] == ["tuple", [["str", "q"], ["NoneType", None],
+                                              ["str", "typed"]]]
+    assert plain["value"] == ["tuple", [["str", "q"], ["NoneType", None], ["str", ""]]]
 
 
 def test_a_hang_deaf_to_the_alarm_is_killed_and_the_rest_resumes(
