@@ -74,7 +74,7 @@ class EquivalenceOptions:
     """Inputs drawn per entry point from annotations and recorded types (Hypothesis)."""
     mutated: int = 10
     """Recorded inputs with one argument redrawn, per entry point."""
-    swept: int = 30
+    swept: int = 10
     """Recorded inputs with one value (an argument, or an attribute of an object argument or
     of the receiver) set to a neighbour of itself, per entry point."""
     generation_budget: float = 30.0

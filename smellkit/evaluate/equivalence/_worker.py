@@ -396,6 +396,9 @@ def main(request_path: str) -> int:
     results = open(request["results"], "a", encoding="utf-8")  # noqa: SIM115 - kept open
     with open(request["inputs"], "rb") as handle:
         rows = pickle.load(handle)
+    # the worker's own command line (its request file differs per version) is not the code's
+    # input: code that reads sys.argv (a CLI's main without args) sees the same on both sides
+    sys.argv = sys.argv[:1]
     set_limits(int(request.get("memory", 0)))
     install_guard(os.getcwd())
     signal.signal(signal.SIGALRM, _alarm)

@@ -23,7 +23,7 @@ class Generation:
 
 def generate(entries: Sequence[EntryPoint], recorded: Mapping[str, Sequence[bytes]],
              smelly: Version, timeout: float, *, generated: int = 20,
-             mutated: int = 20, swept: int = 30) -> Generation:
+             mutated: int = 20, swept: int = 10) -> Generation:
     """Up to `generated` new, `swept` recorded ones with a value set to its neighbour and
     `mutated` redrawn inputs per entry point, within `timeout`."""
     found = Generation()

@@ -74,6 +74,9 @@ def raise_slowly(size):
 
 reader = None
 
+def command_line():
+    return sys.argv[1:]
+
 def ask(question):
     answer = reader() if reader is not None else sys.stdin.readline()
     return question, os.environ.get("MODE"), answer
@@ -181,6 +184,13 @@ def test_the_recorded_global_state_is_set_around_its_call_only(
     assert with_global["value"] == ["tuple", [["str", "q"], ["NoneType", None],
                                               ["str", "typed"]]]
     assert plain["value"] == ["tuple", [["str", "q"], ["NoneType", None], ["str", ""]]]
+
+
+def test_the_worker_s_own_command_line_is_not_an_input(package: tuple[Path, Environment],
+                                                       tmp_path: Path) -> None:
+    """Its request file differs per version: a CLI's main reading sys.argv must not see it."""
+    (outcome,) = _run(package, tmp_path, [_call("pkg.mod:command_line")])
+    assert outcome["value"] == ["list", []]
 
 
 def test_a_hang_deaf_to_the_alarm_is_killed_and_the_rest_resumes(
