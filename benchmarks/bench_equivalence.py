@@ -17,7 +17,7 @@ printed with their site so they can be read. Time per case is the equivalence ch
 (`equivalence_detail.seconds`), median and maximum.
 
     python benchmarks/bench_equivalence.py [--data DIR] [--seed 0] [--jobs 2] [--cases N]
-        [--work DIR] [--keep tests/evaluate/fixtures/equivalence]
+        [--skip N] [--work DIR] [--keep tests/evaluate/fixtures/equivalence]
 
 `--keep DIR` writes the mutants that every selected test misses and equivalence catches as
 `<instance>-<kind>.json` predictions (the regression tests read them).
@@ -128,6 +128,9 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=None,
                         help="mutate only the first N cases (a rerun with the same --work "
                              "reuses every row already scored)")
+    parser.add_argument("--skip", type=int, default=0,
+                        help="leave the first N cases out (with --cases: a slice of the "
+                             "dataset, to split the study between runs)")
     parser.add_argument("--work", type=Path, default=None)
     args = parser.parse_args()
     options = EquivalenceOptions(case_budget=args.budget)
@@ -150,7 +153,8 @@ def main() -> None:
     checkout = _checkout(dataset)
     predictions = []
     made: dict[tuple[str, str], Mutant] = {}
-    for instance_id, case in list(cases.items())[:args.cases]:
+    chosen = list(cases.items())[args.skip:]
+    for instance_id, case in chosen[:args.cases]:
         row = oracle[instance_id]
         # the functions the ground truth wrote first (where an agent's slip would be), then
         # the entry points the oracle's check compared

@@ -74,6 +74,9 @@ class EquivalenceOptions:
     """Inputs drawn per entry point from annotations and recorded types (Hypothesis)."""
     mutated: int = 10
     """Recorded inputs with one argument redrawn, per entry point."""
+    swept: int = 10
+    """Recorded inputs with one value (an argument, or an attribute of an object argument or
+    of the receiver) set to a neighbour of itself, per entry point."""
     generation_budget: float = 30.0
     """Seconds for drawing the generated and mutated inputs of a prediction."""
     per_call: float = 2.0
@@ -181,7 +184,7 @@ def check(analysis: CaseAnalysis, result: Project, patch: str, versions: Version
         if "hypothesis" in missing else generate(
             _drawable(selection.entry_points, recording, options), recording.inputs, smelly,
             min(options.generation_budget, max(0.0, deadline - time.monotonic()) / 4),
-            generated=options.generated, mutated=options.mutated)
+            generated=options.generated, mutated=options.mutated, swept=options.swept)
     calls = _calls(selection.entry_points, recording, drawn, options.max_entry_points)
     outcomes: list[list[dict[str, Any]]] = []
     for run, (side, tree) in enumerate((("smelly", versions.smelly_tree),
@@ -232,7 +235,7 @@ def decide_all(calls: Sequence[Call], outcomes: Sequence[Sequence[Mapping[str, o
             "other functions of the changed modules that the selected tests do not call"
     first, second, result = outcomes
     return decide(calls, first, second, result, skipped, result_names=names,
-                  messages=options.messages, empty_reason=empty)
+                  messages=options.messages, empty_reason=empty, per_call=options.per_call)
 
 
 def _drawable(entries: Sequence[EntryPoint], recording: Recording,

@@ -12,7 +12,11 @@ database):
   (`st.from_type` for builtins, `st.builds` for classes whose constructor is annotated, else the
   recorded values themselves); the receiver of a method and the class of a classmethod are
   always drawn from the recorded ones.
-- mutated: a recorded input with one argument replaced by a value drawn as above.
+- mutated: first, up to `swept` recorded inputs with one value set to a neighbour of itself
+  (one more, one less, the other truth value, the empty string...: where boundaries sit): an
+  argument, keyword ones included, or an attribute of an object argument, the receiver's
+  too; then up to `mutated` recorded inputs with one argument (keyword ones and `**options`
+  values included) redrawn as above, or from its recorded type.
 
 Each is written as one JSON line {"id", "source", "payload" (base64 of the pickled `(args,
 kwargs)`)}; inputs equal to a recorded one are left out. Drawing a value may run the project's
@@ -29,11 +33,14 @@ import json
 import os
 import pickle
 import sys
+import types
 import typing
 from typing import Any
 
 import smellkit_equivalence_worker as worker  # type: ignore[import-not-found]
 
+MAX_ATTRIBUTES = 60
+"""Attributes of one object argument whose neighbours are tried."""
 EDGES: dict[type, tuple[Any, ...]] = {
     int: (0, 1, -1, 2 ** 31, -(2 ** 63)), float: (0.0, -0.0, 1.5, float("inf"), float("nan")),
     str: ("", " ", "a", "é\u0000\n"), bytes: (b"", b"\x00"), bool: (True, False),
@@ -101,9 +108,10 @@ def _annotated_constructor(kind: type) -> bool:
 
 
 def strategies(drawer: Drawer, target: Any, recorded: list[tuple[tuple[Any, ...], dict[str, Any]]]
-               ) -> list[Any] | None:
-    """Per positional parameter (in order), its strategy; None when some parameter has neither
-    an annotation nor a recorded value."""
+               ) -> list[tuple[str, Any, bool]] | None:
+    """Per positional parameter (in order): its name, its strategy (None when it has neither an
+    annotation nor a recorded value) and whether it has a default; None when the signature
+    cannot be read. A recorded value counts whether it was passed by position or by name."""
     try:
         parameters = [item for item in inspect.signature(target).parameters.values()
                       if item.kind in (inspect.Parameter.POSITIONAL_ONLY,
@@ -114,9 +122,11 @@ def strategies(drawer: Drawer, target: Any, recorded: list[tuple[tuple[Any, ...]
         hints = typing.get_type_hints(target)
     except Exception:  # an annotation that does not evaluate
         hints = {}
-    found: list[Any] = []
+    found: list[tuple[str, Any, bool]] = []
     for position, item in enumerate(parameters):
-        values = [args[position] for args, _ in recorded if position < len(args)]
+        values = [args[position] if position < len(args) else kwargs[item.name]
+                  for args, kwargs in recorded
+                  if position < len(args) or item.name in kwargs]
         receiver = position == 0 and item.name in ("self", "cls")
         if receiver or item.name not in hints:
             strategy = drawer.of_values(values) if values else None
@@ -126,12 +136,22 @@ def strategies(drawer: Drawer, target: Any, recorded: list[tuple[tuple[Any, ...]
                 ).map(pickle.loads) if any(_pickles(value) for value in values) else None
         else:
             strategy = drawer.of_type(hints[item.name])
-        if strategy is None:
-            if item.default is not inspect.Parameter.empty:
-                break  # the rest keep their defaults
-            return None
-        found.append(strategy)
+        found.append((item.name, strategy, item.default is not inspect.Parameter.empty))
     return found
+
+
+def generated_parts(parameters: list[tuple[str, Any, bool]]) -> list[Any] | None:
+    """The strategies of the positional parameters a generated call passes: every one up to
+    the first that has no strategy but a default (it and the rest keep their defaults); None
+    when a parameter without a default has no strategy."""
+    parts = []
+    for _, strategy, has_default in parameters:
+        if strategy is None:
+            if has_default:
+                break
+            return None
+        parts.append(strategy)
+    return parts
 
 
 def draw(hypothesis: Any, strategy: Any, count: int, seed: int) -> list[Any]:
@@ -151,15 +171,115 @@ def draw(hypothesis: Any, strategy: Any, count: int, seed: int) -> list[Any]:
     return found[:count]
 
 
-def mutations(st: Any, parts: list[Any],
+def mutations(drawer: Drawer, parameters: list[tuple[str, Any, bool]],
               recorded: list[tuple[tuple[Any, ...], dict[str, Any]]]) -> Any:
-    """A recorded input with the argument at a drawn position redrawn."""
-    def vary(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        return st.integers(0, len(parts) - 1).flatmap(
-            lambda position: parts[position].map(
-                lambda value: ((*args[:position], value, *args[position + 1:]), kwargs)))
+    """A recorded input with one of its arguments redrawn: a positional one from its
+    parameter's strategy, a keyword one from its parameter's or else from its recorded value's
+    type (so `**options` values vary too), as `(args, kwargs, index of the recorded input)`;
+    None when no argument can be redrawn."""
+    st = drawer.st
+    by_name = {name: strategy for name, strategy, _ in parameters}
 
-    return st.sampled_from(range(len(recorded))).flatmap(lambda index: vary(*recorded[index]))
+    def slots(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[tuple[Any, Any]]:
+        found: list[tuple[Any, Any]] = [
+            (position, parameters[position][1]) for position in range(len(args))
+            if position < len(parameters) and parameters[position][1] is not None]
+        for name, value in kwargs.items():
+            strategy = by_name.get(name) or drawer.of_values([value])
+            if strategy is not None:
+                found.append((name, strategy))
+        return found
+
+    def replaced(args: tuple[Any, ...], kwargs: dict[str, Any], slot: Any, value: Any) -> Any:
+        if isinstance(slot, int):
+            return (*args[:slot], value, *args[slot + 1:]), kwargs
+        return args, {**kwargs, slot: value}
+
+    choices = [(index, found) for index, (args, kwargs) in enumerate(recorded)
+               if (found := slots(args, kwargs))]
+    if not choices:
+        return None
+
+    def vary(index: int, found: list[tuple[Any, Any]]) -> Any:
+        args, kwargs = recorded[index]
+        return st.sampled_from(found).flatmap(
+            lambda slot: slot[1].map(
+                lambda value: (*replaced(args, kwargs, slot[0], value), index)))
+
+    return st.sampled_from(choices).flatmap(lambda choice: vary(*choice))
+
+
+def neighbours(value: Any) -> list[Any]:
+    """The values next to a recorded one, where a boundary is most likely to sit: one more and
+    one less, zero and minus one for numbers; the other truth value; the empty string and the
+    string one character shorter; the empty container."""
+    if isinstance(value, bool):
+        return [not value]
+    if isinstance(value, int):
+        found: list[Any] = [value + 1, value - 1, 0, -1, 1, -value]
+    elif isinstance(value, float):
+        found = [value + 1.0, value - 1.0, 0.0, -value, float("nan")]
+    elif isinstance(value, str):
+        found = ["", value[:-1], value + value[-1:]]
+    elif isinstance(value, (list, tuple, dict, set, frozenset)):
+        found = [type(value)()]
+    else:
+        return []
+    return [item for index, item in enumerate(found)
+            if item != value and item not in found[:index] and
+            not (isinstance(item, float) and item != item and value != value)]
+
+
+def _has_state(value: Any) -> bool:
+    return isinstance(getattr(value, "__dict__", None), dict) and not isinstance(
+        value, (type, types.ModuleType, types.FunctionType, types.MethodType))
+
+
+def swept(parameters: list[tuple[str, Any, bool]], payloads: list[bytes], count: int
+          ) -> list[tuple[Any, ...]]:
+    """Up to `count` recorded inputs (`payloads`) with one value set to a neighbour of itself
+    (`neighbours`): an argument (positional or keyword; not the receiver), or an attribute of an
+    argument that is an object (the receiver's too: its state is input as much as the
+    arguments). Each value is changed on a fresh copy of the input, which keeps its recorded
+    global state. Every place gets its first neighbour (on each input in turn) before any gets
+    its second."""
+    receiver = bool(parameters) and parameters[0][0] in ("self", "cls")
+    places: dict[tuple[Any, ...], list[tuple[int, list[Any]]]] = {}
+    for index, payload in enumerate(payloads):
+        args, kwargs, *_ = pickle.loads(payload)
+        named = [*((slot, args[slot]) for slot in range(len(args))), *kwargs.items()]
+        for slot, value in named:
+            if not (receiver and slot == 0):
+                places.setdefault((slot,), []).append((index, neighbours(value)))
+            if _has_state(value):
+                for name, attribute in list(vars(value).items())[:MAX_ATTRIBUTES]:
+                    places.setdefault((slot, name), []).append((index, neighbours(attribute)))
+    found: list[tuple[Any, ...]] = []
+    rounds = max((len(sites) * len(items) for sites in places.values() for _, items in sites),
+                 default=0)
+    for turn in range(rounds):
+        for place, sites in places.items():
+            if len(found) >= count:
+                return found
+            index, items = sites[turn % len(sites)]
+            rank = turn // len(sites)
+            if rank >= len(items):
+                continue
+            args, kwargs, *state = pickle.loads(payloads[index])
+            holder = args[place[0]] if isinstance(place[0], int) else kwargs[place[0]]
+            if len(place) == 1:
+                holder = items[rank]
+            else:
+                try:
+                    setattr(holder, place[1], items[rank])
+                except Exception:  # a read-only attribute
+                    continue
+            if isinstance(place[0], int):
+                args = (*args[:place[0]], holder, *args[place[0] + 1:])
+            else:
+                kwargs = {**kwargs, place[0]: holder}
+            found.append((args, kwargs, *state))
+    return found
 
 
 def main(request_path: str) -> int:
@@ -188,27 +308,35 @@ def main(request_path: str) -> int:
         ident = entry["id"]
         try:
             target = worker.resolve(entry["module"], entry["qualname"])
-            recorded = [pickle.loads(item) for item in recorded_payloads.get(ident, ())]
-            parts = strategies(drawer, target, recorded)
+            loaded = [pickle.loads(item) for item in recorded_payloads.get(ident, ())]
+            recorded = [(args, kwargs) for args, kwargs, *_ in loaded]
+            states = [state[0] if state else None for _, _, *state in loaded]
+            parameters = strategies(drawer, target, recorded)
+            varied = mutations(drawer, parameters or [], recorded) if recorded else None
         except BaseException as error:  # the entry point cannot be loaded or inspected
             results.write(json.dumps({"id": ident, "problem": f"{type(error).__name__}: "
                                                               f"{error}"[:300]}) + "\n")
             continue
-        if parts is None:
+        parts = generated_parts(parameters) if parameters is not None else None
+        if parts is None and varied is None and not recorded:
             results.write(json.dumps({"id": ident, "problem": "a parameter has neither an "
                                       "annotation nor a recorded value"}) + "\n")
             continue
         known = {bytes(item) for item in recorded_payloads.get(ident, ())}
-        drawn: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
+        drawn: list[tuple[str, tuple[Any, ...]]] = []
         if parts:
-            drawn += [("generated", tuple(values), {}) for values in draw(
+            drawn += [("generated", (tuple(values), {})) for values in draw(
                 hypothesis, st.tuples(*parts), int(request["generated"]), seed)]
-        if recorded and parts:
-            drawn += [("mutated", args, kwargs) for args, kwargs in draw(
-                hypothesis, mutations(st, parts, recorded), int(request["mutated"]), seed)]
-        for source, args, kwargs in drawn:
+        if recorded:
+            drawn += [("mutated", item) for item in swept(
+                parameters or [], list(recorded_payloads[ident]), int(request["swept"]))]
+        if varied is not None:
+            drawn += [("mutated", (args, kwargs, *([states[index]] if states[index] else [])))
+                      for args, kwargs, index in draw(
+                          hypothesis, varied, int(request["mutated"]), seed)]
+        for source, (args, kwargs, *state) in drawn:
             try:
-                payload = dumps((tuple(args), dict(kwargs)), protocol=4)
+                payload = dumps((tuple(args), dict(kwargs), *state), protocol=4)
             except Exception:
                 continue
             if payload in known:

@@ -6,7 +6,14 @@ Each call of a wanted function is seen when it starts (`sys.monitoring` PY_START
 turns itself off for every other code object; `sys.setprofile` before) and its arguments,
 receivers of methods and classes of classmethods included, are pickled there and then: the
 pickle is the deep copy of the input as the function received it, before its body changed it.
-What does not pickle is counted and dropped. A function's records are capped (`limit` distinct
+With it goes the global state the tests changed (`Recorder.state`: environment variables,
+what is left on a replaced stdin, the entry's module's reassigned globals), as a third item
+of the pickled tuple, which the worker sets around the replayed call.
+A parameter that still holds its default object is left out of the input, so a replay runs each
+version's own default (a dropped or changed default shows).
+Open streams, generators and locks, which no pickler takes, are pickled as stand-ins (an
+in-memory stream holding what was left to read, an empty iterator, a new lock: `_stand_in`).
+What still does not pickle is counted and dropped. A function's records are capped (`limit` distinct
 inputs, `max_bytes` each); identical inputs are kept once.
 
 Controlled by SMELLKIT_RECORD (a JSON file: `entries` [{id, module, qualname, name, lines}],
@@ -19,30 +26,80 @@ modules), and one `{"dropped": {id: count}}` the inputs that did not pickle.
 
 from __future__ import annotations
 
+import _thread
 import base64
+import contextlib
 import hashlib
 import importlib
+import io
 import json
 import os
 import pickle
 import sys
 import threading
+import types
 from typing import Any
 
 _CO_VARARGS, _CO_VARKEYWORDS = 0x04, 0x08
 _SETTINGS_FILE = os.environ.get("SMELLKIT_RECORD")
+_RUNNER_VARIABLES = frozenset({"PYTEST_CURRENT_TEST"})
+"""Environment variables the test runner itself changes per test: not the code's input."""
+
+
+def _stand_in(value: Any) -> Any:
+    """How to pickle a value no pickler takes but objects under test commonly hold (None for
+    the others): an open stream as an in-memory one of its kind (holding what was left to read
+    when it could be read without moving it), a generator as an empty iterator, a lock as a
+    new lock. Both versions get the same stand-in, so a replay stays a fair comparison; it is
+    an approximation of the input, which the tests' stream or generator was."""
+    if isinstance(value, types.GeneratorType):
+        return iter, ([],)
+    for kind, make in _LOCKS:
+        if isinstance(value, kind):
+            return make, ()
+    if not isinstance(value, io.IOBase) or isinstance(value, (io.StringIO, io.BytesIO)):
+        return None
+    text = isinstance(value, io.TextIOBase)
+    left: Any = "" if text else b""
+    try:
+        if value.readable() and value.seekable():
+            where = value.tell()
+            left = value.read()
+            value.seek(where)
+    except Exception:  # closed, or not readable after all
+        left = "" if text else b""
+    return (io.StringIO if text else io.BytesIO), (left,)
+
+
+_LOCKS = ((type(threading.Lock()), _thread.allocate_lock),
+          (type(threading.RLock()), threading.RLock))
+"""Lock types and what makes a new one (by names that pickle on every version)."""
 
 
 def _pickler(tools: str | None) -> Any:
-    """cloudpickle's `dumps` from the tools folder (appended to sys.path, never shadowing the
-    project's own packages) when there is one, else plain pickle's."""
+    """A `dumps` that pickles with cloudpickle from the tools folder (appended to sys.path,
+    never shadowing the project's own packages) when there is one, else with plain pickle;
+    either way with the stand-ins of `_stand_in`."""
+    base: Any = pickle.Pickler
     if tools:
         sys.path.append(tools)
-        try:
-            return importlib.import_module("cloudpickle").dumps
-        except ImportError:
-            pass
-    return pickle.dumps
+        with contextlib.suppress(ImportError):
+            base = importlib.import_module("cloudpickle").Pickler
+
+    class Pickler(base):  # type: ignore[misc]
+        def reducer_override(self, value: Any) -> Any:
+            stand_in = _stand_in(value)
+            if stand_in is not None:
+                return stand_in
+            parent = getattr(super(), "reducer_override", None)
+            return parent(value) if parent is not None else NotImplemented
+
+    def dumps(value: Any, protocol: int = 4) -> bytes:
+        buffer = io.BytesIO()
+        Pickler(buffer, protocol=protocol).dump(value)
+        return buffer.getvalue()
+
+    return dumps
 
 
 class Recorder:
@@ -56,12 +113,21 @@ class Recorder:
             self.by_name[(entry["module"], entry["qualname"])] = entry
             self.by_line.setdefault((entry["module"], entry["name"]), []).append(entry)
         self.codes: dict[Any, dict[str, Any] | None] = {}
+        self.defaults: dict[Any, tuple[tuple[Any, ...], dict[str, Any]] | None] = {}
         self.seen: dict[str, set[str]] = {}
         self.dropped: dict[str, int] = {}
         self.test = ""
         self.busy = False
         self.out = open(settings["out"], "a", encoding="utf-8")  # noqa: SIM115 - kept open
         self.start_path = list(sys.path)
+        self.environ = dict(os.environ)
+        self.stdin = sys.stdin
+        self.originals: dict[str, dict[str, Any]] = {}
+        for module in dict.fromkeys(entry["module"] for entry in settings["entries"]):
+            try:
+                self.originals[module] = dict(vars(importlib.import_module(module)))
+            except BaseException:  # a module that needs what the tests set up first
+                continue
 
     def entry_of(self, code: Any, module: str) -> dict[str, Any] | None:
         if code in self.codes:
@@ -80,21 +146,14 @@ class Recorder:
         seen = self.seen.setdefault(ident, set())
         if len(seen) >= self.limit:
             return
-        code = frame.f_code
-        names = code.co_varnames
-        count = code.co_argcount
-        kwonly = code.co_kwonlyargcount
-        values = frame.f_locals
-        args = [values[name] for name in names[:count]]
-        kwargs = {name: values[name] for name in names[count:count + kwonly]}
-        position = count + kwonly
-        if code.co_flags & _CO_VARARGS:
-            args.extend(values[names[position]])
-            position += 1
-        if code.co_flags & _CO_VARKEYWORDS:
-            kwargs.update(values[names[position]])
+        args, kwargs = self.arguments(frame, entry)
+        state = self.state(entry)
         try:
-            payload = self.dumps((tuple(args), kwargs), protocol=4)
+            payload = self.dumps((tuple(args), kwargs, state), protocol=4) if state else None
+        except Exception:  # the state does not pickle: the call without it
+            payload = None
+        try:
+            payload = payload or self.dumps((tuple(args), kwargs), protocol=4)
         except Exception:
             self.dropped[ident] = self.dropped.get(ident, 0) + 1
             return
@@ -105,6 +164,97 @@ class Recorder:
         self.out.write(json.dumps({"id": ident, "test": self.test,
                                    "payload": base64.b64encode(payload).decode()}) + "\n")
         self.out.flush()
+
+    def defaults_of(self, code: Any, entry: dict[str, Any]) -> tuple[tuple[Any, ...],
+                                                                     dict[str, Any]] | None:
+        """The positional and keyword-only defaults of the function running `code` (found by
+        the entry's module and qualname, decorators and descriptors unwrapped); None when it
+        cannot be found."""
+        if code in self.defaults:
+            return self.defaults[code]
+        found = None
+        try:
+            target: Any = sys.modules[entry["module"]]
+            for part in entry["qualname"].split("."):
+                holder = target
+                target = vars(holder).get(part) if isinstance(holder, type) else None
+                if target is None:
+                    target = getattr(holder, part)
+            target = getattr(target, "__func__", None) or getattr(target, "fget", None) or \
+                target
+            while getattr(target, "__code__", None) is not code and \
+                    hasattr(target, "__wrapped__"):
+                target = target.__wrapped__
+            if getattr(target, "__code__", None) is code:
+                found = (tuple(target.__defaults__ or ()), dict(target.__kwdefaults__ or {}))
+        except Exception:  # a module or class not importable by that name
+            found = None
+        self.defaults[code] = found
+        return found
+
+    def arguments(self, frame: Any, entry: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+        """The call's arguments as the caller gave them: a parameter still holding its default
+        (the very object) is left out, so a replay runs each version's own default (a changed
+        default is a changed behaviour); the parameters after one left out are passed by
+        keyword."""
+        code = frame.f_code
+        names = code.co_varnames
+        count = code.co_argcount
+        kwonly = code.co_kwonlyargcount
+        values = frame.f_locals
+        positional = [values[name] for name in names[:count]]
+        position = count + kwonly
+        extra: list[Any] = []
+        if code.co_flags & _CO_VARARGS:
+            extra = list(values[names[position]])
+            position += 1
+        found = self.defaults_of(code, entry)
+        defaults, kwdefaults = found if found is not None else ((), {})
+        first_default = count - len(defaults)
+
+        def defaulted(index: int) -> bool:
+            return index >= first_default and \
+                positional[index] is defaults[index - first_default]
+
+        # positional: up to the last parameter that needs its place (no default, positional
+        # only and not defaulted, or followed by *args)
+        last = count - 1 if extra else max(
+            (index for index in range(count) if index < first_default or
+             (index < code.co_posonlyargcount and not defaulted(index))), default=-1)
+        args = positional[:last + 1] + extra
+        kwargs = {names[index]: positional[index] for index in range(last + 1, count)
+                  if not defaulted(index)}
+        for name in names[count:count + kwonly]:
+            if name not in kwdefaults or values[name] is not kwdefaults[name]:
+                kwargs[name] = values[name]
+        if code.co_flags & _CO_VARKEYWORDS:
+            kwargs.update(values[names[position]])
+        return args, kwargs
+
+    def state(self, entry: dict[str, Any]) -> dict[str, Any] | None:
+        """The global state the call runs in, where the tests changed it: environment
+        variables set or removed since the run began, what is left to read on a replaced
+        `sys.stdin`, and the entry's module's globals reassigned since its import (a prompt
+        function a test runner swapped in, with the input it reads)."""
+        found: dict[str, Any] = {}
+        changed = {key: value for key, value in os.environ.items()
+                   if self.environ.get(key) != value and key not in _RUNNER_VARIABLES}
+        removed = [key for key in self.environ if key not in os.environ]
+        if changed or removed:
+            found["environ"] = (changed, removed)
+        if sys.stdin is not self.stdin and sys.stdin is not None:
+            stand_in = _stand_in(sys.stdin)
+            if stand_in is not None:
+                found["stdin"] = stand_in[1][0]
+        module = sys.modules.get(entry["module"])
+        originals = self.originals.get(entry["module"])
+        if module is not None and originals is not None:
+            swapped = {name: value for name, value in vars(module).items()
+                       if name in originals and originals[name] is not value and
+                       not name.startswith("__")}
+            if swapped:
+                found["globals"] = {entry["module"]: swapped}
+        return found or None
 
     def on_start(self, frame: Any) -> bool:
         """Capture if the frame's code is wanted; False when it never will be."""

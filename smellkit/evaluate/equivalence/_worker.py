@@ -269,13 +269,99 @@ def _alarm(signum: int, frame: Any) -> None:
     raise CallTimeout()
 
 
+def _timed(target: Any, args: Any, kwargs: Any, limit: float) -> dict[str, Any]:
+    """The call's ending under the alarm. The alarm's signal is handled between bytecodes, so
+    after a long step in C (a huge string built) it can surface anywhere, even in an `except`
+    clause that was handling what the call raised: the outer handler takes it wherever it
+    lands, and the outcome is a timeout."""
+    try:
+        signal.setitimer(signal.ITIMER_REAL, limit)
+        try:
+            value: Any = _drain(target(*args, **kwargs))
+            ending: dict[str, Any] = {"status": "returned"}
+        except CallTimeout:
+            raise
+        except BaseException as error:  # SystemExit and KeyboardInterrupt are outcomes too
+            message = str(error.code) if isinstance(error, SystemExit) else str(error)
+            value = None
+            ending = {"status": "raised", "error": type_name(type(error)),
+                      "message": _text(_ADDRESS.sub("", message))}
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    except CallTimeout:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        return {"status": "timeout"}
+    if ending["status"] == "returned":
+        try:
+            ending["value"] = canonical(value)
+        except BaseException as error:  # state that cannot be read
+            ending["value"] = f"<unreadable: {type(error).__name__}>"
+    return ending
+
+
 def call(target: Any, payload: bytes, seed: int, limit: float) -> dict[str, Any]:
     """One call on a fresh copy of its input (unpickled anew), with what it printed."""
     try:
-        args, kwargs = pickle.loads(payload)
+        args, kwargs, *rest = pickle.loads(payload)
     except Exception as error:
         return {"status": "input_error", "error": type_name(type(error)),
                 "message": _text(str(error))}
+    try:
+        restore = set_state(rest[0] if rest else None)
+    except Exception as error:  # a module of the state that does not import here
+        return {"status": "input_error", "error": type_name(type(error)),
+                "message": _text(f"the recorded global state cannot be set: {error}")}
+    try:
+        return _call(target, args, kwargs, seed, limit)
+    finally:
+        restore()
+
+
+def set_state(state: dict[str, Any] | None) -> Any:
+    """Set the global state a recorded call ran in (environment variables, stdin, module
+    globals: see the recorder's `Recorder.state`); returns what puts it back."""
+    undo: list[Any] = []
+    if state:
+        if "environ" in state:
+            changed, removed = state["environ"]
+            saved = dict(os.environ)
+            os.environ.update(changed)
+            for key in removed:
+                os.environ.pop(key, None)
+
+            def environ_back(saved: dict[str, str] = saved) -> None:
+                os.environ.clear()
+                os.environ.update(saved)
+
+            undo.append(environ_back)
+        if "stdin" in state:
+            left = state["stdin"]
+            stdin = sys.stdin
+            sys.stdin = io.TextIOWrapper(io.BytesIO(
+                left.encode("utf-8") if isinstance(left, str) else left), encoding="utf-8")
+            undo.append(lambda: setattr(sys, "stdin", stdin))
+        for module_name, values in state.get("globals", {}).items():
+            module = __import__(module_name, fromlist=["_"])
+            before = dict(vars(module))
+            for name, value in values.items():
+                setattr(module, name, value)
+
+            def globals_back(module: Any = module, before: dict[str, Any] = before,
+                             names: tuple[str, ...] = tuple(values)) -> None:
+                for name in names:
+                    if name in before:
+                        setattr(module, name, before[name])
+
+            undo.append(globals_back)
+
+    def restore() -> None:
+        for step in reversed(undo):
+            step()
+
+    return restore
+
+
+def _call(target: Any, args: Any, kwargs: Any, seed: int, limit: float) -> dict[str, Any]:
     try:
         described = canonical([list(args), kwargs])
     except BaseException as error:  # state that cannot be read
@@ -286,20 +372,9 @@ def call(target: Any, payload: bytes, seed: int, limit: float) -> dict[str, Any]
     sys.stdout = sys.stderr = printed
     started = time.perf_counter()
     outcome: dict[str, Any]
-    signal.setitimer(signal.ITIMER_REAL, limit)
     try:
-        value = _drain(target(*args, **kwargs))
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        outcome = {"status": "returned", "value": canonical(value)}
-    except CallTimeout:
-        outcome = {"status": "timeout"}
-    except BaseException as error:  # SystemExit and KeyboardInterrupt are outcomes too
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        message = str(error.code) if isinstance(error, SystemExit) else str(error)
-        outcome = {"status": "raised", "error": type_name(type(error)),
-                   "message": _text(_ADDRESS.sub("", message))}
+        outcome = _timed(target, args, kwargs, limit)
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
         sys.stdout, sys.stderr = stdout, stderr
     outcome["seconds"] = round(time.perf_counter() - started, 4)
     try:
@@ -321,6 +396,9 @@ def main(request_path: str) -> int:
     results = open(request["results"], "a", encoding="utf-8")  # noqa: SIM115 - kept open
     with open(request["inputs"], "rb") as handle:
         rows = pickle.load(handle)
+    # the worker's own command line (its request file differs per version) is not the code's
+    # input: code that reads sys.argv (a CLI's main without args) sees the same on both sides
+    sys.argv = sys.argv[:1]
     set_limits(int(request.get("memory", 0)))
     install_guard(os.getcwd())
     signal.signal(signal.SIGALRM, _alarm)

@@ -40,6 +40,19 @@ def difference(first: dict[str, Any], second: dict[str, Any], *,
     return None
 
 
+def too_close_to_call(first: dict[str, Any], second: dict[str, Any], per_call: float) -> bool:
+    """Whether one outcome is a timeout and the other ended only after half the time limit:
+    on a loaded machine the same code may fall on either side of the limit, so that pair says
+    nothing about behaviour (a hang the other version does not have ends well inside it)."""
+    statuses = first.get("status"), second.get("status")
+    if statuses.count("timeout") != 1:
+        return False
+    other = second if statuses[0] == "timeout" else first
+    seconds = other.get("seconds")
+    return other.get("status") in ("returned", "raised") and \
+        isinstance(seconds, (int, float)) and seconds > per_call / 2
+
+
 def _ending(outcome: dict[str, Any]) -> str:
     status = outcome.get("status")
     if status == "raised":

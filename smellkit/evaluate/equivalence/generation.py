@@ -23,10 +23,11 @@ class Generation:
 
 def generate(entries: Sequence[EntryPoint], recorded: Mapping[str, Sequence[bytes]],
              smelly: Version, timeout: float, *, generated: int = 20,
-             mutated: int = 20) -> Generation:
-    """Up to `generated` new and `mutated` varied inputs per entry point, within `timeout`."""
+             mutated: int = 20, swept: int = 10) -> Generation:
+    """Up to `generated` new, `swept` recorded ones with a value set to its neighbour and
+    `mutated` redrawn inputs per entry point, within `timeout`."""
     found = Generation()
-    if not entries or timeout <= 0 or not (generated or mutated):
+    if not entries or timeout <= 0 or not (generated or mutated or swept):
         return found
     smelly.work.mkdir(parents=True, exist_ok=True)
     inputs = smelly.work / "generation.inputs"
@@ -36,7 +37,7 @@ def generate(entries: Sequence[EntryPoint], recorded: Mapping[str, Sequence[byte
     results.unlink(missing_ok=True)
     run = smelly.launch("_generator.py", "generation", {
         "inputs": str(inputs), "results": str(results), "generated": generated,
-        "mutated": mutated, "entries": [{"id": item.name, "module": item.module,
+        "mutated": mutated, "swept": swept, "entries": [{"id": item.name, "module": item.module,
                                          "qualname": item.qualname} for item in entries]},
         timeout)
     lines = worker_lines(results)

@@ -2,6 +2,8 @@
 
 - An entry point whose two runs on the smelly version disagree on some input is
   nondeterministic and left out (its differences say nothing about the prediction).
+- A call that timed out on one side and ended after half the limit on the other is unusable
+  (`comparison.too_close_to_call`), as one whose input did not load.
 - A deterministic entry point whose result outcome differs from the smelly outcome on some
   usable input makes the prediction `not_equivalent`; the counterexample kept is the smallest
   such input (by the size of its canonical form), nearest entry points first on ties.
@@ -15,7 +17,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from smellkit.evaluate.equivalence.comparison import UNUSABLE, difference, render, size
+from smellkit.evaluate.equivalence.comparison import (
+    UNUSABLE,
+    difference,
+    render,
+    size,
+    too_close_to_call,
+)
 from smellkit.evaluate.equivalence.execution import Call
 
 Verdict = Literal["equivalent", "not_equivalent", "inconclusive"]
@@ -82,8 +90,10 @@ def _outcome_view(outcome: Mapping[str, Any]) -> dict[str, Any]:
 def decide(calls: Sequence[Call], first: Sequence[Mapping[str, Any]],
            second: Sequence[Mapping[str, Any]], result: Sequence[Mapping[str, Any]],
            not_comparable: Mapping[str, str], *, result_names: Mapping[str, str],
-           messages: bool = False, empty_reason: str = "") -> Equivalence:
-    """The verdict from each call's outcome on the smelly version (twice) and on the result."""
+           messages: bool = False, empty_reason: str = "", per_call: float = 2.0
+           ) -> Equivalence:
+    """The verdict from each call's outcome on the smelly version (twice) and on the result;
+    `per_call` is the time limit the calls ran under."""
     unstable: set[str] = set()
     for call, one, two in zip(calls, first, second):
         if one.get("status") not in UNUSABLE and two.get("status") not in UNUSABLE and \
@@ -101,7 +111,8 @@ def decide(calls: Sequence[Call], first: Sequence[Mapping[str, Any]],
             skipped.setdefault(call.entry, f"cannot be loaded in the smelly version: "
                                            f"{old.get('error')}: {old.get('message', '')}"[:300])
             continue
-        if old.get("status") in UNUSABLE or new.get("status") in UNUSABLE:
+        if old.get("status") in UNUSABLE or new.get("status") in UNUSABLE or \
+                too_close_to_call(dict(old), dict(new), per_call):
             unusable += 1
             continue
         compared.setdefault(call.entry)

@@ -20,7 +20,15 @@ INTERPRETERS = sorted({sys.executable, *(str(path) for path in PYENV.glob("3.1[0
                                            if path.is_file())})
 
 MODULE = '''
-import threading
+import os, sys, threading
+
+def default_reader():
+    return sys.stdin.readline()
+
+reader = default_reader
+
+def ask(question):
+    return question, os.environ.get("MODE"), reader()
 
 def grow(items, step=1, *more, **named):
     items.append(step)
@@ -40,10 +48,22 @@ class Counter:
 
 def takes_lambda(function):
     return function(1)
+
+class Bar:
+    def __init__(self, out):
+        self.out = out
+        self.items = (number for number in range(3))
+        self.lock = threading.Lock()
+
+    def draw(self, text):
+        self.out.write(text)
+
+def scale(x, factor=2, /, power=1, *, offset=0):
+    return x * factor ** power + offset
 '''
 
 SCRIPT = '''
-import importlib.util, json, sys
+import importlib.util, json, os, sys
 sys.path.insert(0, sys.argv[1])
 spec = importlib.util.spec_from_file_location("recorder", sys.argv[2])
 recorder = importlib.util.module_from_spec(spec)
@@ -60,6 +80,22 @@ counter.bump(2)
 counter.bump(2)
 mod.Counter.twice(4)
 mod.takes_lambda(lambda value: value)
+import io
+mod.Bar(sys.stdout).draw("x")
+mod.Bar(io.TextIOWrapper(io.BytesIO(b"left to read"))).draw("y")
+os.environ["MODE"] = "loud"
+stdin = sys.stdin
+sys.stdin = io.TextIOWrapper(io.BytesIO(b"yes\\nno\\n"))
+sys.stdin.readline()
+mod.reader = input
+mod.ask("q")
+mod.reader = mod.default_reader
+del os.environ["MODE"]
+sys.stdin = stdin
+mod.scale(1)
+mod.scale(1, 3)
+mod.scale(1, power=5)
+mod.scale(1, 2, 1, offset=4)  # explicit defaults: the same objects, left out as defaults are
 active.stop()
 '''
 
@@ -84,7 +120,7 @@ def test_calls_are_recorded_as_they_start(python: str, tmp_path: Path) -> None:
     entries = [{"id": f"pkg.mod.{name}", "module": "pkg.mod", "qualname": name,
                 "name": name.rpartition(".")[2], "lines": span(name.rpartition(".")[2])}
                for name in ("grow", "Counter.__init__", "Counter.bump", "Counter.twice",
-                            "takes_lambda")]
+                            "takes_lambda", "scale", "Bar.draw", "ask")]
     settings = tmp_path / "settings.json"
     settings.write_text(json.dumps({"entries": entries, "out": str(out), "limit": 20}))
     recorder = Path(__file__).parents[3] / "smellkit" / "evaluate" / "equivalence" / \
@@ -97,6 +133,9 @@ def test_calls_are_recorded_as_they_start(python: str, tmp_path: Path) -> None:
     try:
         grows = [pickle.loads(item) for item in recording.inputs["pkg.mod.grow"]]
         bumps = [pickle.loads(item) for item in recording.inputs["pkg.mod.Counter.bump"]]
+        scales = [pickle.loads(item) for item in recording.inputs["pkg.mod.scale"]]
+        bars = [pickle.loads(item) for item in recording.inputs["pkg.mod.Bar.draw"]]
+        asks = [pickle.loads(item) for item in recording.inputs["pkg.mod.ask"]]
     finally:
         sys.path.remove(str(tmp_path))
         for name in ("pkg.mod", "pkg"):
@@ -105,6 +144,18 @@ def test_calls_are_recorded_as_they_start(python: str, tmp_path: Path) -> None:
     assert grows == [(([], 5, 6, 7), {"key": "v"}), (([5], 5, 6, 7), {"key": "v"})]
     assert [(vars(receiver), args) for (receiver, *args), _ in bumps] == \
         [({"value": 1}, [2]), ({"value": 3}, [2])]
+    # what still holds its default is left out (a replay runs each version's own default);
+    # a positional-only parameter keeps its place, the others after a gap go by keyword
+    assert scales == [((1,), {}), ((1, 3), {}), ((1,), {"power": 5}), ((1,), {"offset": 4})]
+    # the global state the script changed goes with the input: the environment variable it
+    # set, what was left on the stdin it swapped in, the module global it reassigned
+    assert asks == [(("q",), {}, {"environ": ({"MODE": "loud"}, []), "stdin": "no\n",
+                                  "globals": {"pkg.mod": {"reader": input}}})]
+    # streams, generators and locks no pickler takes are kept as stand-ins
+    assert [(bar.out.getvalue(), list(bar.items), text) for (bar, text), _ in bars] == \
+        [("", [], "x"), ("left to read", [], "y")]
+    assert all(bar.lock.acquire(blocking=False) for (bar, _), _ in bars)
+    assert "pkg.mod.Bar.draw" not in recording.dropped
     assert len(recording.inputs["pkg.mod.Counter.__init__"]) == 1
     assert len(recording.inputs["pkg.mod.Counter.twice"]) == 1
     assert recording.dropped == {"pkg.mod.takes_lambda": 1}  # plain pickle: no lambdas

@@ -93,6 +93,20 @@ def test_the_smallest_counterexample_is_kept() -> None:
     assert "2 of 3 inputs differ" in verdict.reason
 
 
+def test_a_timeout_against_a_slow_ending_is_unusable() -> None:
+    """Near the limit, load decides which side of it a call falls on: not a difference; a hang
+    against a quick ending still is."""
+    calls = _calls("m.f", "m.g")
+    smelly = [{**_outcome(), "seconds": 1.5}, {**_outcome(), "seconds": 0.01}]
+    result = [{"status": "timeout"}, {"status": "timeout"}]
+    verdict = decide(calls, smelly, smelly, result, {}, result_names={}, per_call=2.0)
+    assert verdict.verdict == "not_equivalent" and verdict.unusable_inputs == 1
+    assert verdict.counterexample is not None and verdict.counterexample.entry_point == "m.g"
+    slow = decide(calls[:1], smelly[:1], smelly[:1], result[:1], {}, result_names={},
+                  per_call=2.0)
+    assert slow.verdict == "inconclusive" and slow.unusable_inputs == 1
+
+
 def test_inconclusive_says_why() -> None:
     calls = _calls("m.f")
     unstable = decide(calls, [_outcome(value=["int", 1])], [_outcome(value=["int", 2])],

@@ -9,6 +9,7 @@ import pickle
 import sys
 import textwrap
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from smellkit.evaluate.equivalence.execution import (
 from smellkit.sandbox.environment import Environment
 
 MODULE = '''
-import os, signal, socket, subprocess, sys, time
+import itertools, os, signal, socket, subprocess, sys, time
 
 def add(a, b):
     return a + b
@@ -67,6 +68,18 @@ def connect():
 
 def die():
     os._exit(7)
+
+def raise_slowly(size):
+    return sum(itertools.chain(itertools.repeat(1, size), ["not a number"]))
+
+reader = None
+
+def command_line():
+    return sys.argv[1:]
+
+def ask(question):
+    answer = reader() if reader is not None else sys.stdin.readline()
+    return question, os.environ.get("MODE"), answer
 
 def nan():
     return [float("nan"), {"b": 1, "a": {2, 1}}]
@@ -146,6 +159,38 @@ def test_a_busy_loop_times_out_and_the_next_call_runs(package: tuple[Path, Envir
                        per_call=0.5)
     assert hung["status"] == "timeout"
     assert after["status"] == "returned" and after["value"] == ["int", 2]
+
+
+def test_an_alarm_that_lands_after_a_slow_step_in_c_is_a_timeout(
+        package: tuple[Path, Environment], tmp_path: Path) -> None:
+    """A step in C that outlasts the limit and then raises: the alarm's handler runs in the
+    worker's own handling of that exception. Still the call's timeout, not a failure to load
+    the entry point."""
+    hung, after = _run(package, tmp_path, [_call("pkg.mod:raise_slowly", 10 ** 8),
+                                           _call("pkg.mod:add", 1, 1)], per_call=0.2)
+    assert hung["status"] == "timeout"
+    assert after["status"] == "returned" and after["value"] == ["int", 2]
+
+
+def test_the_recorded_global_state_is_set_around_its_call_only(
+        package: tuple[Path, Environment], tmp_path: Path) -> None:
+    state = {"environ": ({"MODE": "loud"}, []), "stdin": "no\n"}
+    swapped = {"globals": {"pkg.mod": {"reader": input}}, "stdin": "typed\n"}
+    calls = [_call("pkg.mod:ask", "q"), _call("pkg.mod:ask", "q"), _call("pkg.mod:ask", "q")]
+    calls[0] = replace(calls[0], payload=pickle.dumps((("q",), {}, state)))
+    calls[1] = replace(calls[1], payload=pickle.dumps((("q",), {}, swapped)))
+    with_state, with_global, plain = _run(package, tmp_path, calls)
+    assert with_state["value"] == ["tuple", [["str", "q"], ["str", "loud"], ["str", "no\n"]]]
+    assert with_global["value"] == ["tuple", [["str", "q"], ["NoneType", None],
+                                              ["str", "typed"]]]
+    assert plain["value"] == ["tuple", [["str", "q"], ["NoneType", None], ["str", ""]]]
+
+
+def test_the_worker_s_own_command_line_is_not_an_input(package: tuple[Path, Environment],
+                                                       tmp_path: Path) -> None:
+    """Its request file differs per version: a CLI's main reading sys.argv must not see it."""
+    (outcome,) = _run(package, tmp_path, [_call("pkg.mod:command_line")])
+    assert outcome["value"] == ["list", []]
 
 
 def test_a_hang_deaf_to_the_alarm_is_killed_and_the_rest_resumes(

@@ -1,0 +1,117 @@
+"""The generator process on a small package: inputs drawn from annotations, and recorded inputs
+varied argument by argument, keyword arguments and `**options` included."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from smellkit.evaluate.equivalence.entries import EntryPoint
+from smellkit.evaluate.equivalence.execution import Limits, Version, network_isolation
+from smellkit.evaluate.equivalence.generation import generate
+from smellkit.evaluate.equivalence.tools import tools_folder
+from smellkit.sandbox.environment import Environment
+
+MODULE = '''
+def configure(name, required=None, **options):
+    return name, required, options
+
+def add(a: int, b: int = 1) -> int:
+    return a + b
+
+def untyped(thing):
+    return thing
+
+class Box:
+    def __init__(self, size, shown):
+        self.size = size
+        self.shown = shown
+
+    def render(self, width):
+        return "#" * min(self.size, width) if self.shown else ""
+'''
+
+
+def _entry(qualname: str) -> EntryPoint:
+    return EntryPoint(name=f"pkg.mod.{qualname}", module="pkg.mod", qualname=qualname,
+                      result_module="pkg.mod", result_qualname=qualname, distance=0,
+                      first_line=1, def_line=1)
+
+
+@pytest.fixture
+def version(tmp_path: Path) -> Version:
+    tree = tmp_path / "tree"
+    (tree / "src" / "pkg").mkdir(parents=True)
+    (tree / "src" / "pkg" / "__init__.py").write_text("")
+    (tree / "src" / "pkg" / "mod.py").write_text(textwrap.dedent(MODULE))
+    env = Environment(root=tmp_path, python=Path(sys.executable),
+                      env={"PATH": os.environ["PATH"]}, source_path="src")
+    tools, missing = tools_folder()
+    if "hypothesis" in missing:
+        pytest.skip("hypothesis is not installed")
+    return Version(tree=tree, env=env, scratch=tmp_path / "scratch",
+                   limits=Limits(startup=30.0), isolate_network=network_isolation() is None,
+                   tools=tools)
+
+
+def _inputs(found: dict[str, list[tuple[str, bytes]]], name: str, source: str
+            ) -> list[tuple[tuple[Any, ...], dict[str, Any]]]:
+    return [pickle.loads(payload) for kind, payload in found.get(f"pkg.mod.{name}", ())
+            if kind == source]
+
+
+@contextlib.contextmanager
+def _importable(version: Version) -> Iterator[None]:
+    """The package importable here, to pickle and unpickle its objects."""
+    sys.path.insert(0, str(version.tree / "src"))
+    try:
+        yield
+    finally:
+        sys.path.remove(str(version.tree / "src"))
+        for name in ("pkg.mod", "pkg"):
+            sys.modules.pop(name, None)
+
+
+def _boxed(version: Version, size: int, shown: bool, width: int) -> bytes:
+    """A recorded `Box(size, shown).render(width)`."""
+    with _importable(version):
+        from pkg.mod import Box  # type: ignore[import-not-found]
+
+        return pickle.dumps(((Box(size, shown), width), {}))
+
+
+def test_keyword_arguments_of_recordings_are_varied_by_their_type(version: Version) -> None:
+    recorded = {"pkg.mod.configure": [pickle.dumps((("name",), {"nargs": 2, "flag": True}))],
+                "pkg.mod.untyped": [pickle.dumps(((["a"],), {}))],
+                "pkg.mod.Box.render": [_boxed(version, 3, False, 10)]}
+    drawn = generate([_entry("configure"), _entry("add"), _entry("untyped"),
+                      _entry("Box.render")], recorded, version, 120, generated=10, mutated=20)
+    assert not drawn.problems, drawn.problems
+    varied = _inputs(drawn.inputs, "configure", "mutated")
+    assert varied and all(args == ("name",) or kwargs == {"nargs": 2, "flag": True}
+                          for args, kwargs in varied)
+    # keyword values are set to their neighbours first, then redrawn from their types
+    assert {1, 3, 0, -1} <= {kwargs["nargs"] for _, kwargs in varied}
+    assert {kwargs["flag"] for _, kwargs in varied} == {True, False}
+    assert {args[0] for args, _ in varied} >= {"", "nam", "namee"}
+    assert len({kwargs["nargs"] for _, kwargs in varied} - {2, 1, 3, 0, -1, -2}) > 1
+    untyped = {repr(args) for source in ("generated", "mutated")
+               for args, _ in _inputs(drawn.inputs, "untyped", source)}
+    assert "([],)" in untyped and "(['a'],)" not in untyped  # what was recorded is not redrawn
+    # the receiver's attributes are inputs too: each set to its neighbours, the width as well
+    with _importable(version):
+        boxes = [(vars(box), width) for (box, width), _ in _inputs(drawn.inputs, "Box.render",
+                                                                    "mutated")]
+    assert ({"size": 3, "shown": True}, 10) in boxes
+    assert ({"size": 4, "shown": False}, 10) in boxes and ({"size": 3, "shown": False}, 9) in boxes
+    # nothing recorded: annotations alone; the defaulted parameter is drawn too
+    generated = _inputs(drawn.inputs, "add", "generated")
+    assert generated and all(isinstance(value, int) for args, _ in generated for value in args)
