@@ -831,8 +831,8 @@ def test_calls_the_tests_cannot_run_stay_calls(tmp_path: Path) -> None:
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "__init__.py").write_text("")
     (tmp_path / "pkg" / "_compat.py").write_text(
-        "import sys\n\nWIN = sys.platform == 'win32'\n\n\n"
-        "def plain(text):\n    return text.strip().lower()\n")
+        "import sys\n\nWIN = sys.platform == 'win32'\nWIDTH = 78\n\n\n"
+        "def plain(text):\n    return text.strip()[:WIDTH]\n")
     source = textwrap.dedent("""\
         from pkg._compat import WIN, plain
 
@@ -863,7 +863,7 @@ def test_calls_the_tests_cannot_run_stay_calls(tmp_path: Path) -> None:
                            leave=frozenset({8, 13}))
     assert result.lines == (6,)
     assert "from pkg._compat import WIN, plain" in result.text
-    assert "return text.strip().lower()\n    elif WIN:\n        return plain(text)" in result.text
+    assert "return text.strip()[:WIDTH]\n    elif WIN:\n        return plain(text)" in result.text
     assert "def page(text):\n    return plain(text)" in result.text
 
 
