@@ -54,11 +54,12 @@ OPTIONS = {"per_cell": 2, "spare": 1, "jobs": 2, "seed": 0}  # tests/evaluate/co
 
 
 def _dataset(data: Path) -> Path:
-    """The click dataset of the scoring tests (built once under the test-data cache)."""
-    from smellkit.bench.validate import VALIDATION_FORMAT
+    """The click dataset of the scoring tests (built once under the test-data cache, keyed by
+    smellkit's code)."""
+    from tests.support.builds import cached_build
 
-    dataset = data / "evaluate" / f"click-build-{VALIDATION_FORMAT}"
-    build(SPEC, dataset, cache_dir=data / "sandbox", **OPTIONS)  # type: ignore[arg-type]
+    with cached_build("evaluate", "click-build", [SPEC], data) as dataset:
+        build(SPEC, dataset, cache_dir=data / "sandbox", **OPTIONS)  # type: ignore[arg-type]
     return dataset
 
 

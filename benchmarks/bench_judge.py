@@ -29,15 +29,21 @@ from smellkit.judge.guard import guard
 from smellkit.judge.prompt import build_prompt
 from smellkit.judge.run import smell_description
 
-DEFAULT = Path.home() / ".cache" / "smellkit-test-data" / "evaluate" / "click-build-3"
+DEFAULT = next(iter(sorted((Path.home() / ".cache" / "smellkit-test-data" / "evaluate").glob(
+    "click-build-*"), key=lambda path: path.stat().st_mtime, reverse=True)), None)
+"""The click dataset the scoring tests built last (tests/evaluate/conftest.py)."""
 VERDICTS = 10_000
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT)
+    parser.add_argument("--data", type=Path, default=DEFAULT,
+                        help="a build's output folder (default: the tests' click dataset)")
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
+    if args.data is None:
+        parser.error("no click dataset under ~/.cache/smellkit-test-data/evaluate: run "
+                     "`pytest tests/evaluate/test_click_scores.py` first, or pass --data")
     data = read_dataset(args.data)
     times = []
     judged = {"smell_elimination": 8.0, "cross_file_coordination": 8.0,

@@ -10,7 +10,6 @@ scorer only has to call them once per case and once per prediction and keep thei
 
 from __future__ import annotations
 
-import fcntl
 import shutil
 import threading
 from pathlib import Path
@@ -80,20 +79,13 @@ CLICK_OPTIONS = {"per_cell": 2, "spare": 1, "jobs": 2, "seed": 0}  # tests/bench
 def click_dataset() -> tuple[Path, BuildReport]:
     """click 8.1.7 cases built as tests/bench/test_click_build.py builds them (same spec, seed
     and options, same cached checkout, environment and test map), kept under the test-data
-    cache so a rerun only resumes the build: its output folder and report. A file lock keeps
-    two test workers from resuming the same build at once. A change in what validation
-    checks (`VALIDATION_FORMAT`) builds into a new folder and validates every case again."""
+    cache so a rerun only resumes the build: its output folder and report. The folder is keyed
+    by smellkit's code (`tests.support.builds`): the cases are the ones this code makes."""
     from smellkit.bench import build
-    from smellkit.bench.validate import VALIDATION_FORMAT
+    from tests.support.builds import cached_build
     from tests.support.pypi import data_dir
 
-    folder = data_dir() / "evaluate"
-    folder.mkdir(exist_ok=True)
-    # one folder per validation format: a checkout of other code sharing the cache rewrites
-    # its own dataset, never the one this session reads
-    dataset = folder / f"click-build-{VALIDATION_FORMAT}"
-    with open(folder / ".click-build.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with cached_build("evaluate", "click-build", [CLICK_SPEC]) as dataset:
         report = build(CLICK_SPEC, dataset, cache_dir=data_dir() / "sandbox",
                        **CLICK_OPTIONS)  # type: ignore[arg-type]
     assert report.cases >= 10 and not report.repo_errors, report
