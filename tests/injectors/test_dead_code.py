@@ -221,6 +221,17 @@ def test_scripts_and_main_blocks_are_never_candidates(tmp_path: Path) -> None:
     assert context.discarded['under `if __name__ == "__main__":`'] == 1
 
 
+def test_a_package_keeping_its_code_in_its_init_is_the_library(tmp_path: Path) -> None:
+    """cachetools keeps most of its code in `cachetools/__init__.py`: that module is the
+    library, not a loose script."""
+    init = "from app.util import parse\n\n\ndef load(text):\n    return parse(text)\n"
+    root = write(tmp_path, {**BASE, "app/__init__.py": init})
+    context = InjectionContext(load(root))
+    found = {item.target.qualname for item in make_injector(SMELL, SMALL).candidates(context)}
+    assert "app.load" in found
+    assert context.discarded["not in a package (a script or example)"] == 0
+
+
 def test_new_definitions_never_go_after_a_main_block() -> None:
     import libcst as cst
 

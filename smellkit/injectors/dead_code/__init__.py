@@ -341,12 +341,16 @@ def _module_function(context: InjectionContext, qualname: str, caller_module: st
 
 
 def _in_package(context: InjectionContext, module: str) -> bool:
-    """A module of a package (its folder holds an `__init__.py`), not `__main__`: scripts,
-    examples and loose modules beside the package are not the library."""
+    """A package's `__init__` or a module of a package (its folder holds an `__init__.py`),
+    not `__main__`: scripts, examples and loose modules beside the package are not the library
+    (a library may keep most of its code in its `__init__.py`, as cachetools does)."""
     index = context.index
+    if module.rpartition(".")[2] == "__main__":
+        return False
+    if module in index.modules and index.modules[module].is_package:
+        return True
     parent = module.rpartition(".")[0]
-    return bool(parent) and parent in index.modules and index.modules[parent].is_package \
-        and module.rpartition(".")[2] != "__main__"
+    return bool(parent) and parent in index.modules and index.modules[parent].is_package
 
 
 def _reference(context: InjectionContext, a_module: str, g: str) -> _Reference | None:
