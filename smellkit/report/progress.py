@@ -106,8 +106,12 @@ def scan_progress(enabled: bool = True) -> Iterator[ScanBar | None]:
 
 def build_summary_table(report: BuildReport) -> Any:
     """Cases exported per smell and difficulty, the distinct targets and files they use,
-    rejections by stage, and repository errors."""
+    rejections by stage, and below the table, in full width, the repository errors (a failed
+    install or test map says what to fix in several lines: a caption would squeeze them to
+    the table's width)."""
+    from rich.console import Group
     from rich.table import Table
+    from rich.text import Text
 
     errors = f"{report.internal_errors} internal error" + (
         "s" if report.internal_errors != 1 else "")
@@ -134,6 +138,6 @@ def build_summary_table(report: BuildReport) -> Any:
         table.caption = (table.caption or "") + (
             f"\n{errors}: smellkit crashed, a bug to report "
             "(stage `internal` in rejections.jsonl, with tracebacks)")
-    for name, error in report.repo_errors.items():
-        table.caption = (table.caption or "") + f"\n{name}: {error}"
-    return table
+    if not report.repo_errors:
+        return table
+    return Group(table, *(Text(f"{name}: {error}") for name, error in report.repo_errors.items()))
