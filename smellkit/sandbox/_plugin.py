@@ -38,7 +38,7 @@ class TestTimeout(BaseException):
 
 
 def _write(record: dict[str, Any]) -> None:
-    if _handle is not None:
+    if _handle is not None and not _handle.closed:
         _handle.write(json.dumps(record) + "\n")
         _handle.flush()
         os.fsync(_handle.fileno())
@@ -123,3 +123,10 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     if report.nodeid in _timed_out:
         record["timeout"] = True
     _write(record)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Close the results file when pytest ends (also after an internal error): a suite that
+    turns warnings into errors must not see smellkit's file left open."""
+    if _handle is not None and not _handle.closed:
+        _handle.close()
