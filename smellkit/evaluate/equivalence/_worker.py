@@ -119,6 +119,18 @@ def type_name(kind: type) -> str:
     return name if module == "builtins" else f"{module}.{name}"
 
 
+_ROOTS: list[str] = []
+"""This version's source roots, longest first: what is printed names them in its paths."""
+
+
+def _placeless(text: str) -> str:
+    """`text` with this version's source roots written as `<source>`: a warning names the
+    file it comes from, and each version lives in a folder of its own."""
+    for root in _ROOTS:
+        text = text.replace(root, "<source>")
+    return text
+
+
 def _text(value: str) -> str:
     return value if len(value) <= MAX_TEXT else value[:MAX_TEXT] + f"...<{len(value)} chars>"
 
@@ -381,7 +393,7 @@ def _call(target: Any, args: Any, kwargs: Any, seed: int, limit: float) -> dict[
         outcome["args"] = canonical([list(args), kwargs])
     except BaseException as error:  # an argument whose state cannot be read
         outcome["args"] = f"<unreadable: {type(error).__name__}>"
-    outcome["printed"] = _text(printed.getvalue())
+    outcome["printed"] = _text(_placeless(printed.getvalue()))
     outcome["input"] = described
     return outcome
 
@@ -391,6 +403,8 @@ def main(request_path: str) -> int:
         request = json.load(handle)
     for path in reversed(request["paths"]):
         sys.path.insert(0, path)
+    _ROOTS[:] = sorted({str(path).rstrip("/") for path in request["paths"]}, key=len,
+                       reverse=True)
     if request.get("tools"):
         sys.path.append(request["tools"])  # cloudpickle, to read what it pickled
     results = open(request["results"], "a", encoding="utf-8")  # noqa: SIM115 - kept open

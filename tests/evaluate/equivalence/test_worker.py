@@ -84,6 +84,9 @@ def ask(question):
 def nan():
     return [float("nan"), {"b": 1, "a": {2, 1}}]
 
+def where():
+    print("printed by", __file__)
+
 class Box:
     def __init__(self, value):
         self.value = value
@@ -133,6 +136,13 @@ def test_outcomes_hold_value_mutation_and_output(package: tuple[Path, Environmen
     assert shouted["input"] == ["list", [["list", [["list", [["str", "a"]]]]], ["dict", []]]]
     assert wrong["status"] == "raised" and wrong["error"] == "TypeError"
     assert nan["value"][1][0] == ["float", "nan"]
+
+
+def test_what_is_printed_names_no_version_s_folder(package: tuple[Path, Environment],
+                                                   tmp_path: Path) -> None:
+    """A warning names the file it comes from; each version lives in a folder of its own."""
+    (printed,) = _run(package, tmp_path, [_call("pkg.mod:where")])
+    assert printed["printed"] == "printed by <source>/pkg/mod.py\n"
 
 
 def test_methods_are_called_with_their_recorded_receiver(package: tuple[Path, Environment],
