@@ -238,11 +238,13 @@ def _has_state(value: Any) -> bool:
 def swept(parameters: list[tuple[str, Any, bool]], payloads: list[bytes], count: int
           ) -> list[tuple[Any, ...]]:
     """Up to `count` recorded inputs (`payloads`) with one value set to a neighbour of itself
-    (`neighbours`): an argument (positional or keyword; not the receiver), or an attribute of an
-    argument that is an object (the receiver's too: its state is input as much as the
-    arguments). Each value is changed on a fresh copy of the input, which keeps its recorded
-    global state. Every place gets its first neighbour (on each input in turn) before any gets
-    its second."""
+    (`neighbours`): an argument (positional or keyword; not the receiver), or a public
+    attribute of an argument that is an object (the receiver's too: its state is input as much
+    as the arguments). Private attributes are left as recorded: their values keep invariants
+    the class's own code sets up, and a state no caller can make (python-dateutil's
+    `rrule._timeset` emptied) made the smelly code hang where the original returned. Each
+    value is changed on a fresh copy of the input, which keeps its recorded global state.
+    Every place gets its first neighbour (on each input in turn) before any gets its second."""
     receiver = bool(parameters) and parameters[0][0] in ("self", "cls")
     places: dict[tuple[Any, ...], list[tuple[int, list[Any]]]] = {}
     for index, payload in enumerate(payloads):
@@ -252,7 +254,9 @@ def swept(parameters: list[tuple[str, Any, bool]], payloads: list[bytes], count:
             if not (receiver and slot == 0):
                 places.setdefault((slot,), []).append((index, neighbours(value)))
             if _has_state(value):
-                for name, attribute in list(vars(value).items())[:MAX_ATTRIBUTES]:
+                public = [(name, attribute) for name, attribute in vars(value).items()
+                          if not name.startswith("_")]
+                for name, attribute in public[:MAX_ATTRIBUTES]:
                     places.setdefault((slot, name), []).append((index, neighbours(attribute)))
     found: list[tuple[Any, ...]] = []
     rounds = max((len(sites) * len(items) for sites in places.values() for _, items in sites),
