@@ -50,7 +50,7 @@ from smellkit.injectors.cst.edit import subtree
 from smellkit.injectors.cst.imports import drop_unused_imports, insert_import, is_import_line
 from smellkit.injectors.feature_envy import sites
 from smellkit.injectors.naming import pick, snake, words
-from smellkit.models import Candidate, Difficulty, StructuralCheck
+from smellkit.models import Candidate, Difficulty, Location, StructuralCheck
 
 
 class FeatureEnvyInjectorOptions(InjectorOptions):
@@ -147,17 +147,10 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
                 continue
             for attribute, kept in sorted(held[cls].items()):
                 holder = kept.cls
-                why = self._ineligible(analysis, callee, holder, None)
-                if why is not None:
-                    context.discard(why)
+                placed = self._placed(context, callee, holder, "holds")
+                if placed is None:
                     continue
-                target = context.location(callee)
-                holder_path = context.path_of(holder)
-                if target is None or holder_path is None:
-                    continue
-                if holder_path == target.path:
-                    context.discard("the object it holds is of a class of the same module")
-                    continue
+                target, holder_path = placed
                 own = sites.own_data(analysis, callee)
                 moves = callee.rpartition(".")[2].startswith("_") \
                     and sites.only_called_there(analysis, callee, scopes)
@@ -209,17 +202,10 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
             if not sites.holds_data(analysis, holder):
                 context.discard("the passed object holds no data of its own (a sentinel)")
                 continue
-            why = self._ineligible(analysis, callee, holder, None)
-            if why is not None:
-                context.discard(why)
+            placed = self._placed(context, callee, holder, "is passed")
+            if placed is None:
                 continue
-            target = context.location(callee)
-            holder_path = context.path_of(holder)
-            if target is None or holder_path is None:
-                continue
-            if holder_path == target.path:
-                context.discard("the object it is passed is of a class of the same module")
-                continue
+            target, holder_path = placed
             cls = index.class_of[callee]
             own = sites.own_data(analysis, callee)
             moves = callee.rpartition(".")[2].startswith("_") \
@@ -237,6 +223,23 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
                       "scopes": sorted(scopes), "move": moves, "argument": param,
                       "sites": [[item.site.scope, item.site.line, item.site.col,
                                  item.receiver] for item in found]})
+
+    def _placed(self, context: InjectionContext, callee: str, holder: str,
+                how: str) -> tuple[Location, str] | None:
+        """The method's location and the holder's file, when the method may go to the object
+        it `how` ("holds", "is passed"); None, the reason discarded, when it may not."""
+        why = self._ineligible(context.analysis, callee, holder, None)
+        if why is not None:
+            context.discard(why)
+            return None
+        target = context.location(callee)
+        holder_path = context.path_of(holder)
+        if target is None or holder_path is None:
+            return None
+        if holder_path == target.path:
+            context.discard(f"the object it {how} is of a class of the same module")
+            return None
+        return target, holder_path
 
     def _ineligible(self, analysis: Context, callee: str, holder: str,
                     attribute: str | None) -> str | None:

@@ -30,7 +30,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from smellkit.analysis.access import data_access, is_dunder, is_property
 from smellkit.analysis.context import Context
-from smellkit.facts import Attr, Expr, Iter, Name, Param
+from smellkit.facts import Attr, CallSite, Expr, Iter, Name, Param
 from smellkit.graphs.index import Index
 
 
@@ -462,7 +462,13 @@ def _asserted(analysis: Context, scope: str, name: str) -> str | None:
 def self_calls(analysis: Context) -> Iterator[tuple[Site, str]]:
     """`self.m(...)` written directly in a method of the class that defines `m` (not in its
     constructor, which may run before the collaborator is set): each with the method `m`."""
-    index = analysis.index
+    for call, cls, self_name, callee in _own_method_calls(analysis.index):
+        yield Site(cls, call.scope, call.line, call.col, None, self_name), callee
+
+
+def _own_method_calls(index: Index) -> Iterator[tuple[CallSite, str, str, str]]:
+    """`self.m(...)` calls written in an undecorated method (its constructor aside) of a class
+    that defines the method `m`: each call with its class, the name of `self` and `m`."""
     for facts in index.modules.values():
         for call in facts.calls:
             func = call.func
@@ -474,9 +480,8 @@ def self_calls(analysis: Context) -> Iterator[tuple[Site, str]]:
                     or func.base.id != definition.params[0].name:
                 continue
             callee = index.children.get(cls, {}).get(func.attr)
-            if callee is None or index.definitions[callee].kind != "method":
-                continue
-            yield Site(cls, call.scope, call.line, call.col, None, func.base.id), callee
+            if callee is not None and index.definitions[callee].kind == "method":
+                yield call, cls, func.base.id, callee
 
 
 # -- a class hands its own method the object it should belong to, as an argument --------------
@@ -503,28 +508,16 @@ def passed_objects(analysis: Context) -> Iterator[tuple[Passed, str]]:
     index = analysis.index
     queries: list[tuple[str, Expr]] = []
     found: list[tuple[Site, str, str, str]] = []
-    for facts in index.modules.values():
-        for call in facts.calls:
-            func = call.func
-            cls = index.class_of.get(call.scope)
-            definition = index.definitions.get(call.scope)
-            if not isinstance(func, Attr) or not isinstance(func.base, Name) or cls is None \
-                    or definition is None or not definition.params or definition.decorators \
-                    or definition.name == "__init__" \
-                    or func.base.id != definition.params[0].name:
-                continue
-            callee = index.children.get(cls, {}).get(func.attr)
-            target = index.definitions.get(callee) if callee is not None else None
-            if callee is None or target is None or target.kind != "method" \
-                    or len(target.params) < 2:
-                continue
-            self_name = definition.params[0].name
-            named = _bound_arguments(target.params[1:], call.args, call.kwargs)
-            for param, value in named.items():
-                if isinstance(value, Name) and value.id != self_name:
-                    site = Site(cls, call.scope, call.line, call.col, None, value.id)
-                    queries.append((call.scope, value))
-                    found.append((site, callee, param, value.id))
+    for call, cls, self_name, callee in _own_method_calls(index):
+        target = index.definitions[callee]
+        if len(target.params) < 2:
+            continue
+        named = _bound_arguments(target.params[1:], call.args, call.kwargs)
+        for param, value in named.items():
+            if isinstance(value, Name) and value.id != self_name:
+                site = Site(cls, call.scope, call.line, call.col, None, value.id)
+                queries.append((call.scope, value))
+                found.append((site, callee, param, value.id))
     solver = index.calls.solver
     if solver is None or not queries:
         return
