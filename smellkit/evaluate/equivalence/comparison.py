@@ -41,10 +41,14 @@ def difference(first: dict[str, Any], second: dict[str, Any], *,
 
 
 def too_close_to_call(first: dict[str, Any], second: dict[str, Any], per_call: float) -> bool:
-    """Whether one outcome is a timeout and the other ended only after half the time limit:
-    on a loaded machine the same code may fall on either side of the limit, so that pair says
-    nothing about behaviour (a hang the other version does not have ends well inside it)."""
+    """Whether one outcome is a timeout and the other ended only after half the time limit, or
+    was killed with its worker: on a loaded machine the same code may fall on either side of
+    the limit, and a call deaf to the alarm is killed at the worker's deadline instead, so that
+    pair says nothing about behaviour (a hang the other version does not have ends well inside
+    it)."""
     statuses = first.get("status"), second.get("status")
+    if set(statuses) == {"crashed", "timeout"}:
+        return True
     if statuses.count("timeout") != 1:
         return False
     other = second if statuses[0] == "timeout" else first

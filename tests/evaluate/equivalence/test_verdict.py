@@ -107,6 +107,15 @@ def test_a_timeout_against_a_slow_ending_is_unusable() -> None:
     assert slow.verdict == "inconclusive" and slow.unusable_inputs == 1
 
 
+def test_a_timeout_against_a_killed_worker_is_unusable() -> None:
+    """Neither call ended: one was cut by the alarm, the other (deaf to it) with its worker."""
+    calls = _calls("m.f")
+    smelly = [{"status": "crashed"}]
+    verdict = decide(calls, smelly, smelly, [{"status": "timeout"}], {}, result_names={},
+                     per_call=2.0)
+    assert verdict.verdict == "inconclusive" and verdict.unusable_inputs == 1
+
+
 def test_inconclusive_says_why() -> None:
     calls = _calls("m.f")
     unstable = decide(calls, [_outcome(value=["int", 1])], [_outcome(value=["int", 2])],
