@@ -44,6 +44,7 @@ from smellkit.injectors.base import InjectionContext
 from smellkit.injectors.cst import move
 from smellkit.injectors.cst.edit import subtree
 from smellkit.injectors.cst.imports import is_docstring
+from smellkit.injectors.cst.rename import Rename
 from smellkit.injectors.data_clumps.plan import CONSTRUCTORS, Planner, class_fields
 from smellkit.injectors.naming import meaningful, overlaps, pick, snake, words
 
@@ -299,7 +300,7 @@ def extract(context: InjectionContext, path: str, module: str, definition: Defin
     moved = move.move_method(context.index, module, tree, function, None,
                              replacement=cst.Name(self_name), postponed=future,
                              importer=module, wrapper=wrapper, hoist=True)
-    new = moved.function.visit(_Rename(renamed))
+    new = moved.function.visit(Rename(renamed))
     assert isinstance(new, cst.FunctionDef)
     new = new.visit(_FieldReads(self_name, set(fields)))
     assert isinstance(new, cst.FunctionDef)
@@ -430,29 +431,6 @@ def _renamed_locals(context: InjectionContext, definition: Definition, method: c
                               what=f"the local {field} of {name}")
         taken.add(renamed[field])
     return renamed
-
-
-class _Rename(cst.CSTTransformer):
-    """Rename variables (every use, attribute names and argument keywords aside)."""
-
-    def __init__(self, renamed: dict[str, str]):
-        super().__init__()
-        self.renamed = renamed
-        self.skip: set[int] = set()
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        self.skip.add(id(node.attr))
-        return True
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        if node.keyword is not None:
-            self.skip.add(id(node.keyword))
-        return True
-
-    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
-        if id(original_node) in self.skip or original_node.value not in self.renamed:
-            return updated_node
-        return updated_node.with_changes(value=self.renamed[original_node.value])
 
 
 class _FieldReads(cst.CSTTransformer):

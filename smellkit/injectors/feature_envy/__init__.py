@@ -48,6 +48,7 @@ from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOp
 from smellkit.injectors.cst import move
 from smellkit.injectors.cst.edit import subtree
 from smellkit.injectors.cst.imports import drop_unused_imports, insert_import, is_import_line
+from smellkit.injectors.cst.rename import Rename
 from smellkit.injectors.feature_envy import sites
 from smellkit.injectors.naming import pick, snake, words
 from smellkit.models import Candidate, Difficulty, Location, StructuralCheck
@@ -151,10 +152,7 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
                 if placed is None:
                     continue
                 target, holder_path = placed
-                own = sites.own_data(analysis, callee)
-                moves = callee.rpartition(".")[2].startswith("_") \
-                    and sites.only_called_there(analysis, callee, scopes)
-                names = ", ".join(sorted(name.rpartition(".")[2] for name in own))
+                own, names, moves = _own_data(analysis, callee, scopes)
                 yield Candidate(
                     smell=self.name, target=target, files=(target.path, holder_path),
                     reason=(f"{callee} reads {len(own)} data attributes of its own class "
@@ -207,10 +205,7 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
                 continue
             target, holder_path = placed
             cls = index.class_of[callee]
-            own = sites.own_data(analysis, callee)
-            moves = callee.rpartition(".")[2].startswith("_") \
-                and sites.only_called_there(analysis, callee, scopes)
-            names = ", ".join(sorted(name.rpartition(".")[2] for name in own))
+            own, names, moves = _own_data(analysis, callee, scopes)
             yield Candidate(
                 smell=self.name, target=target, files=(target.path, holder_path),
                 reason=(f"{callee} reads {len(own)} data attributes of its own class "
@@ -636,7 +631,7 @@ def _argument_as_self(function: cst.FunctionDef, param: str) -> cst.FunctionDef:
         positional[-1] = positional[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
     new_params = params.with_changes(params=positional, kwonly_params=kwonly, star_arg=star,
                                      posonly_params=without(params.posonly_params))
-    body = function.body.visit(_Rename(param, own))
+    body = function.body.visit(Rename({param: own}))
     assert isinstance(body, cst.BaseSuite)
     return function.with_changes(params=new_params, body=body)
 
@@ -686,29 +681,6 @@ def _unannotated(function: cst.FunctionDef, param: str) -> cst.FunctionDef:
     return function.with_changes(params=params.with_changes(
         params=plain(params.params), kwonly_params=plain(params.kwonly_params),
         posonly_params=plain(params.posonly_params)))
-
-
-class _Rename(cst.CSTTransformer):
-    """Every read of a name becomes a read of another (not attribute names or keywords)."""
-
-    def __init__(self, old: str, new: str):
-        super().__init__()
-        self.old, self.new = old, new
-        self.skip: set[int] = set()
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        self.skip.add(id(node.attr))
-        return True
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        if node.keyword is not None:
-            self.skip.add(id(node.keyword))
-        return True
-
-    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
-        if original_node.value == self.old and id(original_node) not in self.skip:
-            return updated_node.with_changes(value=self.new)
-        return updated_node
 
 
 def _rebound(node: cst.CSTNode) -> set[str]:
@@ -775,3 +747,14 @@ def _in_class(function: cst.FunctionDef) -> str:
 
 def _short(qualname: str) -> str:
     return ".".join(qualname.split(".")[-2:])
+
+
+def _own_data(analysis: Context, callee: str,
+              scopes: set[str]) -> tuple[frozenset[str], str, bool]:
+    """What a held or passed candidate's reason says of the method: the data attributes of its
+    own class it reads, their short names, and whether it moves (private, and called only from
+    `scopes`) rather than leaving a copy."""
+    own = frozenset(sites.own_data(analysis, callee))
+    moves = callee.rpartition(".")[2].startswith("_") \
+        and sites.only_called_there(analysis, callee, scopes)
+    return own, ", ".join(sorted(name.rpartition(".")[2] for name in own)), moves

@@ -31,6 +31,7 @@ from smellkit.detectors.shotgun_surgery import ShotgunSurgery
 from smellkit.detectors.shotgun_surgery.markers import Marker, copies, markers
 from smellkit.errors import InjectionRefused
 from smellkit.injectors.base import Edit, InjectionContext
+from smellkit.injectors.cst.rename import Rename
 from smellkit.injectors.shotgun_surgery.edit import (
     Inlined,
     analysed,
@@ -119,41 +120,11 @@ def _statements(context: InjectionContext, marker: Marker) -> list[cst.SimpleSta
     return None
 
 
-class _Rename(cst.CSTTransformer):
-    """The decorator's parameter replaced by the name of the definition it marks (attribute
-    names and keywords that happen to be spelled alike are left alone)."""
-
-    def __init__(self, param: str, name: str):
-        super().__init__()
-        self.param, self.name = param, name
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        return False
-
-    def leave_Attribute(self, original_node: cst.Attribute,
-                        updated_node: cst.Attribute) -> cst.BaseExpression:
-        value = original_node.value.visit(self)
-        assert isinstance(value, cst.BaseExpression)
-        return updated_node.with_changes(value=value)
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        return False
-
-    def leave_Arg(self, original_node: cst.Arg, updated_node: cst.Arg) -> cst.Arg:
-        value = original_node.value.visit(self)
-        assert isinstance(value, cst.BaseExpression)
-        return updated_node.with_changes(value=value)
-
-    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
-        return updated_node.with_changes(value=self.name) \
-            if original_node.value == self.param else updated_node
-
-
 def _renamed(statements: Sequence[cst.SimpleStatementLine], param: str,
              name: str) -> list[cst.BaseStatement]:
     found: list[cst.BaseStatement] = []
     for line in statements:
-        renamed = line.visit(_Rename(param, name))
+        renamed = line.visit(Rename({param: name}))
         assert isinstance(renamed, cst.SimpleStatementLine)
         found.append(renamed)
     return found
