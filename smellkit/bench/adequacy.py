@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from smellkit._internal import pyast
 from smellkit.facts import extract
 from smellkit.models import FunctionSensitivity, Injection, TestAdequacy
 from smellkit.sandbox.testrun import LineContexts
@@ -112,7 +113,7 @@ class SourceFile:
 
         try:
             text = (root / path).read_bytes().decode("utf-8")  # line endings kept as they are
-            tree = ast.parse(text)
+            tree = pyast.parse(text)
             parser = PythonParser(text=text, exclude=NEVER_RUN)
             parser.parse_source()
         except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
@@ -205,7 +206,7 @@ def break_function(text: str, function: Function) -> str:
     tail = lines[last - 1].encode()[end_col:].decode()
     body = MUTATION + ("; yield" if function.generator else "")
     broken = "".join(lines[:first - 1]) + head + body + tail + "".join(lines[last:])
-    ast.parse(broken)  # a SyntaxError here is a bug in this function, never in the case
+    pyast.parse(broken)  # a SyntaxError here is a bug in this function, never in the case
     return broken
 
 

@@ -14,6 +14,7 @@ import ast
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from smellkit._internal import pyast
 from smellkit.analysis.context import Context
 from smellkit.analysis.usage import module_level_names
 from smellkit.checks import check_kind
@@ -82,7 +83,7 @@ class _Uses:
             try:
                 text = (root / facts.path if not root.is_file() else Path(root)).read_text(
                     encoding="utf-8")
-                self.trees[facts.path] = ast.parse(text)
+                self.trees[facts.path] = pyast.parse(text)
             except (OSError, SyntaxError, ValueError):
                 self.trees[facts.path] = None
         return self.trees[facts.path]

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import ast
 
+from smellkit._internal import pyast
+
 
 def dotted(node: ast.AST) -> str | None:
     """`a.b.c` for a chain of names and attributes, else None."""
@@ -34,7 +36,7 @@ def annotation_names(node: ast.AST | None) -> tuple[str, ...]:
                 found.append(name)
         elif isinstance(item, ast.Constant) and isinstance(item.value, str):
             try:
-                stack.append(ast.parse(item.value, mode="eval").body)
+                stack.append(pyast.parse(item.value, mode="eval").body)
             except SyntaxError:
                 continue
         elif isinstance(item, ast.Subscript):

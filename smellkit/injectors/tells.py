@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from smellkit._internal import pyast
 from smellkit.injectors.naming import is_numbered
 from smellkit.injectors.patches import apply_patch, patched_paths
 from smellkit.models import Injection
@@ -55,7 +56,7 @@ def flakes(path: str, text: str) -> tuple[Flake, ...]:
     from pyflakes.checker import Checker
 
     try:
-        tree = ast.parse(text, filename=path)
+        tree = pyast.parse(text, filename=path)
     except (SyntaxError, ValueError):
         return ()
     found: list[Flake] = []
@@ -71,7 +72,7 @@ def bound_names(text: str) -> dict[str, str]:
     """Every name a module binds -> what it is (`function`, `class`, `parameter`, `variable`,
     `attribute`, `import`), for the numbered-name check."""
     try:
-        tree = ast.parse(text)
+        tree = pyast.parse(text)
     except (SyntaxError, ValueError):
         return {}
     found: dict[str, str] = {}
@@ -95,7 +96,7 @@ def defined_names(text: str) -> set[str]:
     """Names a module defines for others to use: its functions, classes, methods and
     module-level variables (not locals, which may well repeat across cases)."""
     try:
-        tree = ast.parse(text)
+        tree = pyast.parse(text)
     except (SyntaxError, ValueError):
         return set()
     found: set[str] = set()

@@ -7,7 +7,6 @@ bytes go over the pipe and into the cache.
 
 from __future__ import annotations
 
-import ast
 import multiprocessing
 import pickle
 import re
@@ -17,6 +16,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+from smellkit._internal import pyast
 from smellkit._internal.collector import paused_gc
 from smellkit.facts import FileFacts, extract
 from smellkit.models import Diagnostic
@@ -64,7 +64,7 @@ def parse_file(source_file: SourceFile, data: bytes, max_bytes: int, *,
         return FileProblem(path, data[: data.index(b"\0")].count(b"\n") + 1, "null-bytes",
                            "file contains NUL bytes (binary or corrupt); skipped")
     try:
-        tree = ast.parse(data, filename=path)
+        tree = pyast.parse(data, filename=path)
         source = _decode(data)
     except SyntaxError as error:
         message = error.msg

@@ -22,6 +22,7 @@ outside the code:
   `dir()`) or may have (anything else) a member of that name.
 
 Confidence says how sure the verdict is: underscore-private and nested definitions nobody can see
+from smellkit._internal import pyast
 from outside are high; public names of a library package (its users may call them) are low, as are
 definitions only tests use. The unused public API of a library is not reported unless `public-api`
 is set: on the labelled corpus (benchmarks/bench_precision.py) most of it is API outside users
@@ -174,7 +175,7 @@ class DeadCode(Detector[DeadCodeOptions]):
                              "class _Case(unittest.TestCase):\n    def setUp(self):\n"
                              "        self.x = 1\n\n    def test_x(self):\n"
                              "        assert self.x\n\n\n"
-                             "def main():\n    _Names().visit(ast.parse('a'))\n"
+                             "def main():\n    _Names().visit(pyast.parse('a'))\n"
                              "    return REGISTRY, _Case\n")},
             ()),
     )

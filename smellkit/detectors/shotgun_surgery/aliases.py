@@ -30,6 +30,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from smellkit._internal import pyast
 from smellkit.analysis.context import Context
 from smellkit.analysis.keys import Scopes
 from smellkit.config import is_test_path
@@ -143,7 +144,7 @@ def normalise(node: ast.expr, names: Names, *, strict: bool = False) -> Norm | N
             return ("const", repr(item.value))
         if isinstance(item, ast.Constant) and isinstance(item.value, str) and not strict:
             try:
-                parsed = ast.parse(item.value.strip(), mode="eval").body
+                parsed = pyast.parse(item.value.strip(), mode="eval").body
             except SyntaxError:
                 return ("other", ast.dump(item))
             return walk(parsed)
@@ -262,7 +263,7 @@ def _bindings(tree: ast.Module) -> Iterator[tuple[str, ast.expr, int, bool, bool
 
 def parse(source: Source, path: str) -> ast.Module | None:
     try:
-        return ast.parse("\n".join(source.lines(path)))
+        return pyast.parse("\n".join(source.lines(path)))
     except SyntaxError:
         return None
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from smellkit._internal import pyast
 from smellkit.analysis.context import Context, read_lines
 from smellkit.analysis.keys import Scopes
 from smellkit.config import is_test_path
@@ -113,7 +114,7 @@ def function_body(context: Source, facts: FileFacts, qualname: str) -> list[ast.
     definition = context.index.definitions[qualname]
     text = "\n".join(context.lines(facts.path)[definition.start_line - 1:definition.end_line])
     try:
-        tree = ast.parse(textwrap.dedent(text))
+        tree = pyast.parse(textwrap.dedent(text))
     except SyntaxError:
         return None
     if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
@@ -213,7 +214,7 @@ class Copies:
         the slowest part of a scan of a large repository)."""
         if path not in self.nodes:
             try:
-                tree = ast.parse("\n".join(self.context.lines(path)))
+                tree = pyast.parse("\n".join(self.context.lines(path)))
             except SyntaxError:
                 self.nodes[path] = None
                 return None

@@ -18,6 +18,7 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from smellkit._internal import pyast
 from smellkit.analysis.context import Context
 from smellkit.analysis.keys import Scopes
 from smellkit.config import is_test_path
@@ -141,7 +142,7 @@ def copies(context: Context, marker: Marker) -> list[tuple[str, int, str]]:
                 not _shows(facts, marker):
             continue
         try:
-            tree = ast.parse("\n".join(context.lines(facts.path)))
+            tree = pyast.parse("\n".join(context.lines(facts.path)))
         except SyntaxError:
             continue
         scopes = Scopes(facts)

@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
+from smellkit._internal import pyast
 from smellkit.facts import Definition
 
 THRESHOLD = 0.7
@@ -97,7 +98,7 @@ def shapes(text: str, definitions: Iterable[Definition]) -> dict[str, Shape]:
     if not wanted:
         return {}
     found: dict[str, Shape] = {}
-    for node in ast.walk(ast.parse(text)):
+    for node in ast.walk(pyast.parse(text)):
         if isinstance(node, (*_FUNCTIONS, ast.ClassDef)):
             definition = wanted.get((node.lineno, node.col_offset))
             if definition is not None and definition.qualname not in found:

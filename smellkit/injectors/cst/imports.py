@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from smellkit._internal import pyast
 from smellkit.errors import InjectionRefused
 from smellkit.injectors.cst import edit
 
@@ -218,13 +219,12 @@ def bound_name(alias: cst.ImportAlias) -> str:
 @lru_cache(maxsize=32)
 def _unused_imports(code: str) -> frozenset[str]:
     """The imports pyflakes reports unused, as it names them (`.utils.echo`, `a as b`)."""
-    import ast
 
     from pyflakes.checker import Checker
     from pyflakes.messages import UnusedImport
 
     try:
-        tree = ast.parse(code)
+        tree = pyast.parse(code)
     except (SyntaxError, ValueError):
         return frozenset()
     return frozenset(str(message.message_args[0]) for message in Checker(tree).messages

@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 
 import libcst as cst
 
+from smellkit._internal import pyast
 from smellkit.analysis.context import Context
 from smellkit.facts import Attr
 from smellkit.injectors.base import InjectionContext
@@ -67,7 +68,7 @@ def _snake_names(options: Iterator[list[str]], private: bool) -> Iterator[str]:
 def main_guard_lines(source: str) -> list[tuple[int, int]]:
     """The line spans of the module's top-level `if __name__ == "__main__":` blocks."""
     try:
-        tree = ast.parse(source)
+        tree = pyast.parse(source)
     except SyntaxError:
         return []
     return [(node.lineno, node.end_lineno or node.lineno) for node in tree.body

@@ -31,7 +31,6 @@ file, moved to one new module), so the smell spans exactly two files.
 
 from __future__ import annotations
 
-import ast
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -41,6 +40,7 @@ from weakref import WeakKeyDictionary
 import libcst as cst
 from pydantic import Field
 
+from smellkit._internal import pyast
 from smellkit.config import is_test_path
 from smellkit.detectors.deep_inlining import DeepInlining, DeepInliningOptions, is_generated
 from smellkit.errors import InjectionRefused
@@ -456,7 +456,7 @@ def _flagged(context: InjectionContext, path: str, qualname: str, text: str) -> 
     """Whether the detector's rule reports the function in the new text of its file."""
     facts = context.index.modules[context.index.module_of[qualname]]
     try:
-        tree = ast.parse(text)
+        tree = pyast.parse(text)
     except SyntaxError:
         return False
     new = extract(tree, text, path, facts.module, facts.is_package)

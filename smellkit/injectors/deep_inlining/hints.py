@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from smellkit._internal import pyast
 from smellkit.errors import InjectionRefused
 from smellkit.graphs.builtin_names import BUILTIN_NAMES
 
@@ -34,7 +35,7 @@ def hinted_names(nodes: Iterable[cst.CSTNode]) -> set[str]:
                 if not isinstance(value, str):
                     continue
                 try:
-                    tree = ast.parse(value.strip(), mode="eval")
+                    tree = pyast.parse(value.strip(), mode="eval")
                 except SyntaxError:
                     continue
                 found.update(item.id for item in ast.walk(tree) if isinstance(item, ast.Name))

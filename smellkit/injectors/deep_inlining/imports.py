@@ -12,6 +12,7 @@ from weakref import WeakKeyDictionary
 
 import libcst as cst
 
+from smellkit._internal import pyast
 from smellkit.errors import InjectionRefused
 from smellkit.injectors.cst.imports import add_imports, after_last_import, without_unused
 from smellkit.injectors.deep_inlining.inline import meaning
@@ -82,7 +83,7 @@ _TOP_LEVEL: WeakKeyDictionary[InjectionContext, dict[str, frozenset[str]]] = \
 
 def _top_level(text: str) -> frozenset[str]:
     found: set[str] = set()
-    for statement in ast.parse(text).body:
+    for statement in pyast.parse(text).body:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             found.add(statement.name)
         elif isinstance(statement, ast.Import):

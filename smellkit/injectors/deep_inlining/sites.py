@@ -15,6 +15,7 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from smellkit._internal import pyast
 from smellkit.facts import Definition
 from smellkit.models import POORLY_COVERED
 
@@ -58,7 +59,7 @@ class SiteFinder:
             return None
         if path not in self._trees:
             try:
-                self._trees[path] = ast.parse(self.context.source(path))
+                self._trees[path] = pyast.parse(self.context.source(path))
             except (SyntaxError, ValueError, OSError):
                 self._trees[path] = ast.Module(body=[], type_ignores=[])
         for node in ast.walk(self._trees[path]):

@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 import libcst as cst
 
+from smellkit._internal import pyast
 from smellkit.detectors.duplicated_code import DuplicatedCodeOptions
 from smellkit.errors import InjectionRefused
 from smellkit.injectors.base import InjectionContext
@@ -60,7 +61,7 @@ class Sources:
                 table: symtable.SymbolTable | None = symtable.symtable(source, path, "exec")
             except (SyntaxError, ValueError):
                 table = None
-            self.parsed[path] = (ast.parse(source), table)
+            self.parsed[path] = (pyast.parse(source), table)
         return self.parsed[path]
 
 

@@ -23,6 +23,7 @@ from typing import NamedTuple
 
 import libcst as cst
 
+from smellkit._internal import pyast
 from smellkit.errors import InjectionRefused
 from smellkit.injectors.base import InjectionContext
 from smellkit.injectors.cst import edit
@@ -362,7 +363,7 @@ def _quoted_annotation_names(context: InjectionContext, helper: helping.Helper) 
     """Names the copy's quoted annotations read (`t.List["Parameter"]`): a checker resolves them
     in the new module too, so it must bind them (for type checking)."""
     text = textwrap.dedent(context.module(helper.path).code_for_node(helper.node))
-    function = ast.parse(text).body[0]
+    function = pyast.parse(text).body[0]
     assert isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
     arguments = function.args
     annotations = [function.returns, *(item.annotation for item in (
@@ -375,7 +376,7 @@ def _quoted_annotation_names(context: InjectionContext, helper: helping.Helper) 
         for node in ast.walk(annotation) if annotation is not None else ():
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 try:
-                    quoted = ast.parse(node.value.strip(), mode="eval")
+                    quoted = pyast.parse(node.value.strip(), mode="eval")
                 except SyntaxError:
                     continue
                 found.update(item.id for item in ast.walk(quoted) if isinstance(item, ast.Name))

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from smellkit._internal import pyast
 from smellkit.analysis.keys import Scopes
 from smellkit.config import is_test_path
 from smellkit.detectors.shotgun_surgery.aliases import (
@@ -82,7 +83,7 @@ def _references(names: Names, tree: ast.Module,
             inside.add(id(node))
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 try:
-                    parsed = ast.parse(node.value.strip(), mode="eval")
+                    parsed = pyast.parse(node.value.strip(), mode="eval")
                 except SyntaxError:
                     continue
                 found.extend((node.lineno, ast.unparse(item)) for item in ast.walk(parsed)
@@ -282,7 +283,7 @@ class _Spelling:
                 if dotted is None:
                     raise InjectionRefused(f"{ast.unparse(node)} does not resolve in "
                                            f"{spelling.alias.module}")
-                return ast.parse(spelling.spell(node, dotted), mode="eval").body
+                return pyast.parse(spelling.spell(node, dotted), mode="eval").body
 
             def visit_Name(self, node: ast.Name) -> ast.AST:
                 return self._chain(node)
@@ -291,7 +292,7 @@ class _Spelling:
                 return self._chain(node)
 
         value = self.alias.value
-        copy = Respell().visit(ast.parse(ast.unparse(value), mode="eval")).body
+        copy = Respell().visit(pyast.parse(ast.unparse(value), mode="eval")).body
         members = None
         if isinstance(value, ast.Subscript) and isinstance(copy, ast.Subscript) and \
                 isinstance(copy.slice, ast.Tuple) and \

@@ -18,6 +18,7 @@ from functools import partial
 
 import libcst as cst
 
+from smellkit._internal import pyast
 from smellkit.analysis.keys import Scopes
 from smellkit.config import is_test_path
 from smellkit.detectors.shotgun_surgery import ShotgunSurgery
@@ -105,7 +106,7 @@ def untested_lines(context: InjectionContext, user: User) -> frozenset[int]:
     leave = {line for line in user.lines if (scope := scopes.at(line))
              in context.index.definitions and not context.is_covered(scope)}
     try:
-        tree = ast.parse(context.source(user.path))
+        tree = pyast.parse(context.source(user.path))
     except SyntaxError:
         return frozenset(leave)
     for node in ast.walk(tree):

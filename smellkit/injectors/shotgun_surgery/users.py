@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from smellkit._internal import pyast
 from smellkit.analysis.context import Context
 from smellkit.analysis.keys import Scopes
 from smellkit.config import is_test_path
@@ -57,7 +58,7 @@ def uses_outside_import(source: str, name: str, line: int) -> list[int]:
 def _import_ends(source: str) -> dict[int, int]:
     """The last line of each import statement, by its first line."""
     try:
-        tree = ast.parse(source)
+        tree = pyast.parse(source)
     except SyntaxError:
         return {}
     return {node.lineno: node.end_lineno or node.lineno for node in ast.walk(tree)
