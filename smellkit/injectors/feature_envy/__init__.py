@@ -34,7 +34,7 @@ base, hard inherits the mixin through an aggregate of `A`'s mixins in a third mo
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import libcst as cst
@@ -46,10 +46,8 @@ from smellkit.detectors.feature_envy import FeatureEnvy, FeatureEnvyOptions
 from smellkit.errors import InjectionRefused
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
 from smellkit.injectors.cst import move
-from smellkit.injectors.cst.edit import subtree
 from smellkit.injectors.cst.imports import drop_unused_imports, insert_import, is_import_line
-from smellkit.injectors.cst.rename import Rename
-from smellkit.injectors.feature_envy import sites
+from smellkit.injectors.feature_envy import rewrite, sites
 from smellkit.injectors.naming import pick, snake, words
 from smellkit.models import Candidate, Difficulty, Location, StructuralCheck
 
@@ -340,7 +338,7 @@ class _Injection:
         if self_param is not None and self_param.annotation is not None:
             raise InjectionRefused(f"{self.method_name} annotates its self parameter")
         if self.argument is not None:  # the parameter goes: nothing needs its annotation
-            function = _unannotated(function, self.argument)
+            function = rewrite.unannotated(function, self.argument)
         changes: dict[str, str | None] = {}
         if self.via is None and self.argument is None:
             holder_tree, count = sites.redirect_calls(holder_tree, holder_node, self.sites,
@@ -362,7 +360,7 @@ class _Injection:
         cls_future = move.has_future_annotations(cls_tree)
         if not self.layers:
             if self.attribute is not None:
-                replacement: cst.BaseExpression = _self_attribute(function, self.attribute)
+                replacement: cst.BaseExpression = rewrite.self_attribute(function, self.attribute)
             else:
                 replacement = cst.Name(self._local_name(function))
             moved = move.move_method(
@@ -372,18 +370,18 @@ class _Injection:
                 wrapper=self.context.wrapper(self.cls_path))
             new_function = moved.function
             if isinstance(replacement, cst.Name):
-                new_function = _with_receiver(new_function, replacement.value)
+                new_function = rewrite.with_receiver(new_function, replacement.value)
             if self.argument is not None:
-                new_function = _argument_as_self(new_function, self.argument)
+                new_function = rewrite.argument_as_self(new_function, self.argument)
             if self.via is not None and isinstance(replacement, cst.Name):
-                new_function = _through_self(new_function, replacement.value, self.via)
+                new_function = rewrite.through_self(new_function, replacement.value, self.via)
                 if self.declared:
-                    new_function = _annotated(new_function, replacement.value, self.cls_name)
+                    new_function = rewrite.annotated(new_function, replacement.value, self.cls_name)
                     holder_tree = self._declare(holder_tree)
             new_holder = move.append_to_class(holder_node, [
                 move.as_method_of_class(new_function, self.new_name)])
             holder_tree = move.replace_node(holder_tree, holder_node, new_holder)
-            for statement in _still_read(moved.imports, new_function):
+            for statement in rewrite.still_read(moved.imports, new_function):
                 holder_tree = insert_import(holder_tree, statement)
             target = f"{self.holder}.{self.new_name}"
         else:
@@ -520,23 +518,24 @@ class _Injection:
         explicit = self.difficulty == "easy"
         preamble = [cst.parse_statement(f"{alias} = {self_name}.{self.attribute}")] \
             if self.attribute and not explicit else []
-        replacement: cst.BaseExpression = _self_attribute(function, self.attribute) \
+        replacement: cst.BaseExpression = rewrite.self_attribute(function, self.attribute) \
             if self.attribute and explicit else cst.Name(alias)
         moved = move.move_method(
             self.index, self.cls_module, cls_tree, function, None,
             replacement=replacement, postponed=future, importer=self.holder_module,
             preamble=preamble, wrapper=context.wrapper(self.cls_path))
-        new_function = moved.function if self.attribute else _with_receiver(moved.function, alias)
+        new_function = moved.function if self.attribute \
+            else rewrite.with_receiver(moved.function, alias)
         if self.argument is not None:
-            new_function = _argument_as_self(new_function, self.argument)
+            new_function = rewrite.argument_as_self(new_function, self.argument)
         if self.via is not None:
-            new_function = _through_self(new_function, alias, self.via)
+            new_function = rewrite.through_self(new_function, alias, self.via)
         if self.declared:
-            new_function = _annotated(new_function, alias, self.cls_name)
-        method_code = _in_class(move.as_method_of_class(new_function, self.new_name))
+            new_function = rewrite.annotated(new_function, alias, self.cls_name)
+        method_code = rewrite.in_class(move.as_method_of_class(new_function, self.new_name))
         opening = "from __future__ import annotations\n\n" if future else ""
         imports = "".join(f"{statement}\n" for statement in
-                          _still_read(moved.imports, new_function))
+                          rewrite.still_read(moved.imports, new_function))
         declared = f'"{self.cls_name}"' if not future else self.cls_name
         declaration = f"    {self.attribute}: {declared}\n" if self.attribute else ""
         checking = _type_checking_import(mixin_module, self.cls_module, self.cls_name) \
@@ -592,141 +591,6 @@ def _type_checking_import(module: str, target_module: str, name: str) -> str:
     return f"import typing\n\nif typing.TYPE_CHECKING:\n    {statement}\n"
 
 
-# -- rewriting helpers --------------------------------------------------------------------------
-
-
-def _with_receiver(function: cst.FunctionDef, name: str) -> cst.FunctionDef:
-    """The method with a new second parameter `name` (the object it used to be a method of),
-    laid out as the first one is (same line or a line of its own)."""
-    params = function.params
-    first, *rest = params.params
-    new = cst.Param(cst.Name(name))
-    if isinstance(first.comma, cst.Comma) and (rest or params.star_arg != cst.MaybeSentinel.DEFAULT
-                                               or params.kwonly_params or params.star_kwarg):
-        new = new.with_changes(comma=first.comma)
-    return function.with_changes(params=params.with_changes(params=[first, new, *rest]))
-
-
-def _argument_as_self(function: cst.FunctionDef, param: str) -> cst.FunctionDef:
-    """The method without its parameter `param`, every read of which reads the method's first
-    parameter instead: the object it was passed is now the one it belongs to."""
-    if param in _rebound(function.body):
-        raise InjectionRefused(f"{function.name.value} rebinds its parameter {param}")
-    params = function.params
-    own = params.params[0].name.value
-
-    def without(items: Sequence[cst.Param]) -> list[cst.Param]:
-        kept = [item for item in items if item.name.value != param]
-        if kept and len(kept) < len(items) and items[-1].name.value == param:
-            kept[-1] = kept[-1].with_changes(comma=items[-1].comma)  # the layout of the last
-        return kept
-
-    kwonly = without(params.kwonly_params)
-    star = params.star_arg
-    if isinstance(star, cst.ParamStar) and not kwonly:
-        star = cst.MaybeSentinel.DEFAULT
-    positional = without(params.params)
-    if star == cst.MaybeSentinel.DEFAULT and not kwonly and params.star_kwarg is None \
-            and positional:
-        positional[-1] = positional[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-    new_params = params.with_changes(params=positional, kwonly_params=kwonly, star_arg=star,
-                                     posonly_params=without(params.posonly_params))
-    body = function.body.visit(Rename({param: own}))
-    assert isinstance(body, cst.BaseSuite)
-    return function.with_changes(params=new_params, body=body)
-
-
-def _through_self(function: cst.FunctionDef, alias: str, via: str) -> cst.FunctionDef:
-    """The moved method reading `<alias>.<via>` (the object it now belongs to, reached back
-    through the instance it was given) as its own first parameter, unless the method assigns
-    that attribute."""
-    def held(node: cst.CSTNode) -> bool:
-        return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) \
-            and node.value.value == alias and node.attr.value == via
-
-    for node in subtree(function.body):
-        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del)) \
-                and any(held(part) for part in subtree(node.target)):
-            return function
-    own = function.params.params[0].name.value
-
-    class Replace(cst.CSTTransformer):
-        def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute
-                            ) -> cst.BaseExpression:
-            return cst.Name(own) if held(original_node) else updated_node
-
-    body = function.body.visit(Replace())
-    assert isinstance(body, cst.BaseSuite)
-    return function.with_changes(body=body)
-
-
-def _annotated(function: cst.FunctionDef, param: str, cls_name: str) -> cst.FunctionDef:
-    """The method with its parameter `param` annotated with the class's name, quoted (the
-    class is imported for type checkers only)."""
-    params = function.params
-    return function.with_changes(params=params.with_changes(params=[
-        item.with_changes(annotation=cst.Annotation(cst.SimpleString(f'"{cls_name}"')))
-        if item.name.value == param else item for item in params.params]))
-
-
-def _unannotated(function: cst.FunctionDef, param: str) -> cst.FunctionDef:
-    """The method with parameter `param` unannotated (every other node kept as it is, so the
-    analyses of its module still apply)."""
-    params = function.params
-
-    def plain(items: Sequence[cst.Param]) -> list[cst.Param]:
-        return [item.with_changes(annotation=None) if item.name.value == param else item
-                for item in items]
-
-    return function.with_changes(params=params.with_changes(
-        params=plain(params.params), kwonly_params=plain(params.kwonly_params),
-        posonly_params=plain(params.posonly_params)))
-
-
-def _rebound(node: cst.CSTNode) -> set[str]:
-    """Names bound anywhere inside `node` (assigned, looped over, imported, parameters of
-    nested functions, declared global or nonlocal)."""
-    found: set[str] = set()
-    targets: list[cst.CSTNode] = []
-    for item in subtree(node):
-        if isinstance(item, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.NamedExpr,
-                             cst.For, cst.CompFor)):
-            targets.append(item.target)
-        elif isinstance(item, cst.AsName):
-            targets.append(item.name)
-        elif isinstance(item, (cst.Param, cst.FunctionDef, cst.ClassDef, cst.NameItem)):
-            found.add(item.name.value)
-    for target in targets:
-        found.update(part.value for part in subtree(target) if isinstance(part, cst.Name)
-                     and not _attribute_part(target, part))
-    return found
-
-
-def _attribute_part(target: cst.CSTNode, name: cst.Name) -> bool:
-    """Whether `name` is read inside `target` rather than bound (`self.x = ...`, `a[i] = ...`)."""
-    return any(isinstance(node, (cst.Attribute, cst.Subscript)) and any(
-        part is name for part in subtree(node)) for node in subtree(target))
-
-
-def _still_read(statements: Iterable[str], function: cst.FunctionDef) -> list[str]:
-    """The import statements whose names the function still reads (the annotation of a
-    parameter it lost needs none)."""
-    names = move.names_in(function)
-    kept = []
-    for statement in statements:
-        last = statement.rpartition(" ")[2]
-        bound = last if statement.startswith("from ") or " as " in statement \
-            else last.partition(".")[0]
-        if bound in names:
-            kept.append(statement)
-    return kept
-
-
-def _self_attribute(function: cst.FunctionDef, attribute: str) -> cst.Attribute:
-    return cst.Attribute(value=cst.Name(function.params.params[0].name.value),
-                         attr=cst.Name(attribute))
-
-
 def _module_name(module: str, path: str, new_path: str) -> str:
     package = module if path.endswith("__init__.py") else module.rpartition(".")[0]
     stem = new_path.rpartition("/")[2][:-3]
@@ -735,14 +599,6 @@ def _module_name(module: str, path: str, new_path: str) -> str:
 
 def _join(folder: str, stem: str) -> str:
     return f"{folder}/{stem}.py" if folder else f"{stem}.py"
-
-
-def _in_class(function: cst.FunctionDef) -> str:
-    """The method's code one level in, as libcst indents a class body: the lines of a
-    multi-line string (a docstring) stay as they are, so its value does not change."""
-    code = cst.Module(body=[cst.ClassDef(name=cst.Name("_"),
-                                         body=cst.IndentedBlock(body=[function]))]).code
-    return code.partition("\n")[2]
 
 
 def _short(qualname: str) -> str:
