@@ -50,7 +50,7 @@ CopyTree = Callable[[Path, Path], Path]
 _LISTED = 5  # node ids named in a rejection reason
 POOL_LIMIT = 300
 """Tests run under coverage on the smelly version when selecting again (moved or copied code)."""
-VALIDATION_FORMAT = 4
+VALIDATION_FORMAT = 5
 """Part of each validation outcome's key in the work log: a change in what validation checks
 makes a resumed build validate again instead of reusing verdicts of the old rules."""
 
@@ -102,13 +102,18 @@ class Validator:
     _run_locks: dict[tuple[str, ...], threading.Lock] = field(default_factory=dict)
 
     def select(self, injection: Injection) -> tuple[str, ...]:
-        """At most `limit` tests for the candidate's target and each definition it involves (by
-        name, so definitions that keep their name in the smelly version count too). A class or
-        module without tests of its own gets `limit` tests spread over the code inside it, not
-        every test of every member."""
+        """At most `limit` tests for the candidate's target, each definition it involves (by
+        name, so definitions that keep their name in the smelly version count too) and each red
+        herring (the code an agent must leave alone: a test has to notice when it does not). A
+        class or a changed module without tests of its own gets `limit` tests spread over the
+        code inside it, not every test of every member; a module the case does not change (where
+        a helper it repeats lives) gets none: its tests would run unrelated code."""
+        changed = set(injection.files)
         names = {injection.candidate.target.qualname,
                  *(item.location.qualname for item in injection.targets),
-                 *(item.qualname for item in injection.locations)}
+                 *(item.qualname for item in injection.locations
+                   if item.kind != "module" or item.path in changed),
+                 *(item.qualname for item in injection.red_herrings)}
         chosen: set[str] = set()
         for name in sorted(names):
             if self.test_map.tests_for(name):

@@ -306,7 +306,8 @@ def record(context: InjectionContext, injector: Injector[Any], candidate: Candid
             raise InjectionRefused(f"target {qualname} is not defined in the smelly version")
         targets.append(Target(location=location, level=level))
     involved = [item for name in edit.involved if (item := locate(name)) is not None]
-    herrings = [item for name in edit.red_herrings if (item := locate(name)) is not None]
+    herrings = list(dict.fromkeys(item for name in edit.red_herrings
+                                  if (item := locate(name)) is not None))
     files = tuple(sorted(path for path in edit.changes if before[path] != edit.changes[path]))
     # the files the smell spans (a helper left in place counts), not only the ones edited
     smell_files = sorted({*files, *(item.location.path for item in targets),

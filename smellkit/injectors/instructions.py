@@ -18,7 +18,7 @@ from smellkit.models import InstructionSetting, Target
 _OPENINGS = (
     "This repository contains {phrase}.",
     "A code review of this repository found {phrase}.",
-    "Reviewers flagged {phrase} in this codebase.",
+    "Reviewers of this codebase flagged {phrase}.",
 )
 """Each reads whatever the phrase's number: no "There is" before a phrase that may be plural."""
 _ASKS = (

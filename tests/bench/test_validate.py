@@ -102,6 +102,28 @@ def test_a_class_target_does_not_select_every_test_of_every_member() -> None:
     assert len(validator.select(_class_target("pkg.Big"))) == 3
 
 
+def test_red_herrings_are_guarded_by_their_own_tests() -> None:
+    """An agent that wrongly deletes a red herring must fail a selected test."""
+    base = fakes.harmless("dead_code", "easy", "add")
+    grow = Location(path=fakes.OPS, qualname="calc.ops.Box.grow", kind="method", start_line=5,
+                    end_line=6)
+    injection = base.model_copy(update={"red_herrings": (grow,)})
+    assert _validator().select(injection) == ("t::a", "t::c")
+
+
+def test_a_module_the_case_does_not_change_selects_nothing() -> None:
+    """A module location kept for the span (where a repeated helper lives) would spread tests
+    over unrelated code; the same module, changed, is spread over as a class is."""
+    base = fakes.harmless("deep_inlining", "easy", "add")
+    module = Location(path="calc/box.py", qualname="calc.ops", kind="module", start_line=1,
+                      end_line=20)
+    unchanged = base.model_copy(update={"locations": (*base.locations, module),
+                                        "files": ("calc/elsewhere.py",)})
+    assert _validator().select(unchanged) == ("t::a",)
+    changed = unchanged.model_copy(update={"files": ("calc/box.py",)})
+    assert _validator().select(changed) == ("t::a", "t::b", "t::c")
+
+
 def test_failure_sentences_name_the_version_and_the_tests() -> None:
     failed = TestRun(requested=("t::a", "t::b"), passed=("t::b",), failed=("t::a",),
                      messages={"t::a": "Traceback\nAssertionError: 5 != 6"})

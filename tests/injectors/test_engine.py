@@ -74,6 +74,7 @@ class UnusedCopy(Injector[InjectorOptions]):
         module_name = candidate.target.qualname.rpartition(".")[0]
         return Edit(changes={candidate.target.path: module.with_changes(body=body).code},
                     targets=((f"{module_name}.{copy}", "method"),), involved=("pkg.main",),
+                    red_herrings=("pkg.core.step", "pkg.core.step"),  # named twice: kept once
                     checks=(StructuralCheck(kind="not_defined", description=f"{copy} is gone",
                                             params={"qualname": f"{module_name}.{copy}"}),))
 
@@ -127,6 +128,7 @@ def test_inject_makes_a_record_that_verifies(tmp_path: Path, unused_copy: None) 
     assert "pkg/core.py" in injection.instructions["guided"]
     assert "pkg/__init__.py" in injection.instructions["guided"]  # the involved entry point
     assert target.location.qualname in injection.instructions["targeted"]
+    assert [item.qualname for item in injection.red_herrings] == ["pkg.core.step"]
     result = verify(root, injection, original=project)
     assert result.ok, result
     assert (root / "pkg/core.py").read_text() == textwrap.dedent(PACKAGE["pkg/core.py"])
