@@ -21,8 +21,8 @@ body (through `super().__init__` calls), or a dataclass field. A method qualifie
 overrides (`Range.__call__` calling `self._format_error(...)`): those move with it, and its moved
 body calls the functions that took theirs over, handing on their fields, so the group travels
 down a chain of signatures as real clumps do (`validate_range(min, max, error, ...)` calling
-`format_range_error(min, max, error, ...)`). It also names no field otherwise (a local or builtin `min` would be
-shadowed by the parameter), and every global it reads can be imported by the new module: at its
+`format_range_error(min, max, error, ...)`). It also names no field otherwise (a local or
+builtin `min` would be shadowed by the parameter), and every global it reads can be imported by the new module: at its
 top, or, where that would close an import cycle (a name the source module defines, such as the
 exception a validator raises), at the top of the function's body, read when it is called; names
 only postponed annotations read are imported for type checking (`cst.move`).
