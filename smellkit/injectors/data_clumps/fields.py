@@ -16,16 +16,17 @@ field is always there. So a field qualifies when it is set only in constructors,
 repository (by attribute name, whatever the receiver), is never a method or property, and is
 always set: a class attribute with a value, an assignment at the top level of the constructor's
 body (through `super().__init__` calls), or a dataclass field. A method qualifies when it uses
-`self` for nothing but reading such fields (no write, `self` passed on or closed over, `super()`,
-`__class__`) and calling methods of its own class that qualify themselves and no subclass
-overrides (`Range.__call__` calling `self._format_error(...)`): those move with it, and its moved
-body calls the functions that took theirs over, handing on their fields, so the group travels
-down a chain of signatures as real clumps do (`validate_range(min, max, error, ...)` calling
-`format_range_error(min, max, error, ...)`). It also names no field otherwise (a local or
-builtin `min` would be shadowed by the parameter), and every global it reads can be imported by the new module: at its
-top, or, where that would close an import cycle (a name the source module defines, such as the
-exception a validator raises), at the top of the function's body, read when it is called; names
-only postponed annotations read are imported for type checking (`cst.move`).
+`self` for nothing but reading such fields (no write, `self` passed on or closed over,
+`super()`, `__class__`) and calling methods of its own class that qualify themselves and no
+subclass overrides (`Range.__call__` calling `self._format_error(...)`): those move with it, and
+its moved body calls the functions that took theirs over, handing on their fields, so the group
+travels down a chain of signatures as real clumps do (`validate_range(min, max, error, ...)`
+calling `format_range_error(min, max, error, ...)`). It also names no field otherwise (a local
+or builtin `min` would be shadowed by the parameter), and every global it reads can be imported
+by the new module: at its top, or, where that would close an import cycle (a name the source
+module defines, such as the exception a validator raises), at the top of the function's body,
+read when it is called; names only postponed annotations read are imported for type checking
+(`cst.move`).
 """
 
 from __future__ import annotations
