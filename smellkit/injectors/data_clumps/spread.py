@@ -123,8 +123,12 @@ def chunks(items: Sequence[Reader], count: int) -> list[list[Reader]]:
 
 def spread(context: InjectionContext, group: Group, moved: list[Reader], count: int,
            rng: random.Random) -> Spread:
-    """Move each chosen reader's body into a function of one of `count` new modules."""
+    """Move each chosen reader's body into a function of one of `count` new modules; the
+    group's fields lead every new signature, in the group's order, the reader's others after
+    them (a group that travels shows as one)."""
     index = context.index
+    moved = [dataclasses.replace(reader, fields=(*group.fields, *(
+        field for field in reader.fields if field not in group.fields))) for reader in moved]
     changes: dict[str, str | None] = {}
     trees: dict[str, cst.Module] = {}
     replacements: dict[str, dict[cst.CSTNode, cst.CSTNode]] = {}
@@ -493,6 +497,8 @@ def _new_module(context: InjectionContext, module: str, group: Group,
     carried = list(dict.fromkeys([*group.fields, *(field for reader, _ in extracted
                                                      for field in reader.fields)]))
     listed = ", ".join(carried[:-1]) + f" and {carried[-1]}"
+    if len(carried) > len(group.fields) + 1:  # a list that long says less than the group
+        listed = f"{', '.join(group.fields)} and other fields"
     who = " and ".join(classes)
     one = len(classes) == 1
     its = "its" if one else "their"
