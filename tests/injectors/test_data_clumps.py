@@ -743,6 +743,24 @@ def test_a_helper_called_elsewhere_stays_a_method(tmp_path: Path) -> None:
         assert "def _message(" in text.partition("class Size")[0], text
 
 
+def test_a_decorated_helper_keeps_its_caller(tmp_path: Path) -> None:
+    """A cached helper is a reader of its own (its decorator stays on the method), but a call
+    of its bare body would skip the cache: its caller stays a method."""
+    files = dict(GAUGE_FILES)
+    files["gauge/bounds.py"] = "import functools\n\n\n" + textwrap.dedent(
+        files["gauge/bounds.py"]).replace(
+        "class Range:\n    def __init__(self, low, high, error=None):\n        self.low = low\n"
+        "        self.high = high\n        self.error = error\n\n    def _message",
+        "class Range:\n    def __init__(self, low, high, error=None):\n        self.low = low\n"
+        "        self.high = high\n        self.error = error\n\n"
+        "    @functools.lru_cache(maxsize=None)\n    def _message", 1)
+    assert "lru_cache" in files["gauge/bounds.py"]
+    readers = _fields_readers(_write(tmp_path, files))
+    assert "gauge.bounds.Range._message" in readers
+    assert "gauge.bounds.Range.__call__" not in readers
+    assert "gauge.bounds.Size.__call__" in readers
+
+
 def test_a_helper_overridden_below_keeps_its_caller(tmp_path: Path) -> None:
     """`self._message(...)` in a class whose subclass overrides `_message` may reach another
     body: the caller stays a method (no reader)."""

@@ -136,8 +136,8 @@ CALLS_METHODS = "a method that writes through self or calls its methods"
 def helper_calls(context: InjectionContext, facts: FileFacts, definition: Definition,
                  plain: dict[str, Reader]) -> dict[str, Reader] | None:
     """The readers a method calls on `self` (by method name), when it writes nothing through
-    `self` and every method it calls there is a reader of its own class that no subclass
-    overrides (the call then always reaches that body); else None."""
+    `self` and every method it calls there is an undecorated reader of its own class that no
+    subclass overrides (the call then always runs that body, and nothing else); else None."""
     index = context.index
     cls = definition.parent
     own = [access for access in facts.accesses if access.scope == definition.qualname
@@ -150,9 +150,10 @@ def helper_calls(context: InjectionContext, facts: FileFacts, definition: Defini
             continue
         qualname = f"{cls}.{access.attr}"
         reader = plain.get(qualname)
-        if reader is None or index.member(cls, access.attr) != qualname or any(
+        if reader is None or index.definitions[qualname].decorators or \
+                index.member(cls, access.attr) != qualname or any(
                 access.attr in index.children.get(sub, {}) for sub in index.descendants(cls)):
-            return None
+            return None  # a property, cached or context-managing helper is no plain call
         found[access.attr] = reader
     return found or None
 
