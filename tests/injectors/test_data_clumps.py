@@ -622,6 +622,162 @@ def test_fields_quotes_annotations_and_calls_without_return(tmp_path: Path) -> N
     assert support.run_main(smelly, "store") == support.run_main(root, "store")
 
 
+GAUGE_FILES = {
+    "gauge/__init__.py": "",
+    "gauge/bounds.py": """\
+        class OutOfBounds(ValueError):
+            \"\"\"A value outside its bounds.\"\"\"
+
+
+        class Range:
+            def __init__(self, low, high, error=None):
+                self.low = low
+                self.high = high
+                self.error = error
+
+            def _message(self, value):
+                return (self.error or "{value} not in {low}..{high}").format(
+                    value=value, low=self.low, high=self.high)
+
+            def __call__(self, value):
+                if not self.low <= value <= self.high:
+                    raise OutOfBounds(self._message(value))
+                return value
+
+
+        class Size:
+            def __init__(self, low, high, error=None):
+                self.low = low
+                self.high = high
+                self.error = error
+
+            def _message(self, value):
+                return (self.error or "size {value} not in {low}..{high}").format(
+                    value=len(value), low=self.low, high=self.high)
+
+            def __call__(self, value):
+                if not self.low <= len(value) <= self.high:
+                    raise OutOfBounds(self._message(value))
+                return len(value)
+        """,
+    "gauge/__main__.py": """\
+        from gauge.bounds import OutOfBounds, Range, Size
+
+        for check, value in ((Range(1, 3), 2), (Range(1, 3), 5), (Range(0, 1, "{value}!"), 4),
+                             (Size(1, 2), "ab"), (Size(1, 2), "abcd"), (Size(2, 2, "no"), "")):
+            try:
+                print(check(value))
+            except OutOfBounds as error:
+                print("error", error)
+        """,
+}
+"""Two validators whose `__call__` reads (low, high) and calls `_message`, which reads (low,
+high, error): four methods carry the clump only if a body may call another one's on `self`."""
+
+
+def test_fields_thread_through_the_helpers_they_call(tmp_path: Path) -> None:
+    """A hard case spreads the bodies over three new modules (four files with the validators'):
+    the moved `__call__` hands its fields on to the function that took `_message`'s body, a
+    chain of signatures carrying (low, high, error); the private method whose only caller moved
+    goes; the code stays pyflakes-clean and behaves alike."""
+    from smellkit.injectors.patches import patched_paths
+    from smellkit.injectors.tells import added_tells
+
+    root = _write(tmp_path / "repo", GAUGE_FILES)
+    project = support.load(root)
+    (candidate,) = [item for item in find_candidates(project, SMELL, options=support.NO_FILTER)
+                    if item.data.get("mode") == "fields"]
+    assert candidate.data["fields"] == ["low", "high", "error"]
+    assert {"gauge.bounds.Range.__call__", "gauge.bounds.Size.__call__"} <= set(
+        candidate.data["readers"])
+    assert "(or call those that do)" in candidate.reason
+    injection = inject(project, SMELL, "hard", candidate=candidate, options=support.NO_FILTER)
+    assert isinstance(injection, Injection), injection
+    spanned = {*injection.files, *(item.path for item in injection.locations)}
+    assert len(spanned) >= 4, spanned
+    smelly = support.smelly_copy(root, injection, tmp_path)
+    files = {path: (smelly / path).read_text(encoding="utf-8")
+             for path in patched_paths(injection.smelly_patch)}
+    new = {path: text for path, text in files.items() if path != "gauge/bounds.py"}
+    assert len(new) == 3 and all("self" not in text for text in new.values())
+    message_functions = {match.group(1) for text in new.values() for match in re.finditer(
+        r"def (\w+)\(low, high, error, value\):\n    return \(error or", text)}
+    chained = [text for text in new.values() if "raise OutOfBounds(" in text]
+    assert len(message_functions) == 2 and len(chained) == 1, new
+    assert any(  # the moved __call__ calls the moved _message, handing on the fields
+        re.search(rf"def \w+\(low, high, error, value\):\n.*raise OutOfBounds\({name}\(low, "
+                  r"high, error, value\)\)", chained[0], re.DOTALL)
+        for name in message_functions), chained
+    # the moved `_message` only the moved `__call__` called goes; the other one delegates
+    assert files["gauge/bounds.py"].count("def _message(") == 1
+    assert not added_tells({path: None if path in new else (root / path).read_text()
+                            for path in files}, dict(files))
+    herrings = {item.qualname for item in injection.red_herrings}
+    assert len(herrings) == 1 and not herrings & {target.location.qualname
+                                                 for target in injection.targets}
+    support.assert_round_trip(root, injection, project)
+    assert support.run_main(smelly, "gauge") == support.run_main(root, "gauge")
+
+
+def test_a_helper_called_elsewhere_stays_a_method(tmp_path: Path) -> None:
+    """A moved helper that code outside the moved bodies still calls keeps its method (now
+    delegating)."""
+    files = dict(GAUGE_FILES)
+    files["gauge/report.py"] = """\
+        from gauge.bounds import Range
+
+
+        def explain(check: Range, value):
+            return check._message(value)
+        """
+    root = _write(tmp_path / "repo", files)
+    project = support.load(root)
+    (candidate,) = [item for item in find_candidates(project, SMELL, options=support.NO_FILTER)
+                    if item.data.get("mode") == "fields"]
+    for seed in range(4):
+        injection = inject(project, SMELL, "hard", candidate=candidate, seed=seed,
+                           options=support.NO_FILTER)
+        assert isinstance(injection, Injection), injection
+        smelly = support.smelly_copy(root, injection, tmp_path / str(seed))
+        text = (smelly / "gauge/bounds.py").read_text()
+        assert "def _message(" in text.partition("class Size")[0], text
+
+
+def test_a_decorated_helper_keeps_its_caller(tmp_path: Path) -> None:
+    """A cached helper is a reader of its own (its decorator stays on the method), but a call
+    of its bare body would skip the cache: its caller stays a method."""
+    files = dict(GAUGE_FILES)
+    files["gauge/bounds.py"] = "import functools\n\n\n" + textwrap.dedent(
+        files["gauge/bounds.py"]).replace(
+        "class Range:\n    def __init__(self, low, high, error=None):\n        self.low = low\n"
+        "        self.high = high\n        self.error = error\n\n    def _message",
+        "class Range:\n    def __init__(self, low, high, error=None):\n        self.low = low\n"
+        "        self.high = high\n        self.error = error\n\n"
+        "    @functools.lru_cache(maxsize=None)\n    def _message", 1)
+    assert "lru_cache" in files["gauge/bounds.py"]
+    readers = _fields_readers(_write(tmp_path, files))
+    assert "gauge.bounds.Range._message" in readers
+    assert "gauge.bounds.Range.__call__" not in readers
+    assert "gauge.bounds.Size.__call__" in readers
+
+
+def test_a_helper_overridden_below_keeps_its_caller(tmp_path: Path) -> None:
+    """`self._message(...)` in a class whose subclass overrides `_message` may reach another
+    body: the caller stays a method (no reader)."""
+    files = dict(GAUGE_FILES)
+    files["gauge/loud.py"] = """\
+        from gauge.bounds import Range
+
+
+        class LoudRange(Range):
+            def _message(self, value):
+                return "LOUD"
+        """
+    readers = _fields_readers(_write(tmp_path, files))
+    assert "gauge.bounds.Range.__call__" not in readers
+    assert "gauge.bounds.Size.__call__" in readers
+
+
 # -- real code ------------------------------------------------------------------------------------
 
 MEASURED = {"click": "0 candidates (0 without the 500-line filter); made/verified: easy 0/0  "
@@ -690,7 +846,10 @@ for check in (validate.Length(2, 5), validate.Length(equal=3), validate.Length(m
                                                 ("marshmallow", "3.23.1", MARSHMALLOW_PROBE)])
 def test_fields_mode_on_real_code(tmp_path: Path, name: str, version: str, probe: str) -> None:
     """The validators of both libraries read (min, max, message/error) from self alone: their
-    bodies move out, the round trip holds, the span holds, and the validators behave alike."""
+    bodies move out, the round trip holds, the span holds, and the validators behave alike.
+    marshmallow's `__call__` methods call `_format_error`, which read the same fields: with
+    them, four readers make a hard case over four files, a moved `__call__` handing the fields
+    on to a moved `_format_error`."""
     from tests.support.pypi import sdist
 
     root = sdist(name, version) / "src"
@@ -707,6 +866,12 @@ def test_fields_mode_on_real_code(tmp_path: Path, name: str, version: str, probe
                 made[difficulty] = result
                 break
     assert "easy" in made and "medium" in made, sorted(made)
+    if name == "marshmallow":  # four readers of (min, max, error), two of them calling the others
+        hard = made.get("hard")
+        assert hard is not None, "no hard case on marshmallow"
+        added = "\n".join(line[1:] for line in hard.smelly_patch.splitlines()
+                          if line.startswith("+"))
+        assert re.search(r"raise ValidationError\(\w+\(min, max, error, ", added), added
     for difficulty, injection in made.items():
         spanned = {*injection.files, *(item.path for item in injection.locations)}
         low, high = SPAN[difficulty]

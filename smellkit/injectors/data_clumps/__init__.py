@@ -206,11 +206,13 @@ class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
             held = (f"; {len(group.holders)} signatures take them already "
                     f"({', '.join(holder.qualname for holder in group.holders[:3])})"
                     if group.holders else "")
+            calling = (" (or call those that do)" if any(reader.calls for reader in group.readers)
+                       else "")
             yield Candidate(
                 smell=self.name, target=location,
                 files=tuple(sorted({reader.path for reader in group.readers}
                                    | {holder.path for holder in group.holders})),
-                reason=(f"{len(group.readers)} methods use self only to read ({names}): "
+                reason=(f"{len(group.readers)} methods use self only to read ({names}){calling}: "
                         f"{methods}{held}"),
                 data={"mode": "fields", "fields": list(group.fields),
                       "readers": [reader.qualname for reader in group.readers],

@@ -16,12 +16,17 @@ field is always there. So a field qualifies when it is set only in constructors,
 repository (by attribute name, whatever the receiver), is never a method or property, and is
 always set: a class attribute with a value, an assignment at the top level of the constructor's
 body (through `super().__init__` calls), or a dataclass field. A method qualifies when it uses
-`self` for nothing but reading such fields (no method call, write, `self` passed on or closed
-over, `super()`, `__class__`), names no field otherwise (a local or builtin `min` would be
-shadowed by the parameter), and every global it reads can be imported by the new module: at its
-top, or, where that would close an import cycle (a name the source module defines, such as the
-exception a validator raises), at the top of the function's body, read when it is called; names
-only postponed annotations read are imported for type checking (`cst.move`).
+`self` for nothing but reading such fields (no write, `self` passed on or closed over,
+`super()`, `__class__`) and calling methods of its own class that qualify themselves and no
+subclass overrides (`Range.__call__` calling `self._format_error(...)`): those move with it, and
+its moved body calls the functions that took theirs over, handing on their fields, so the group
+travels down a chain of signatures as real clumps do (`validate_range(min, max, error, ...)`
+calling `format_range_error(min, max, error, ...)`). It also names no field otherwise (a local
+or builtin `min` would be shadowed by the parameter), and every global it reads can be imported
+by the new module: at its top, or, where that would close an import cycle (a name the source
+module defines, such as the exception a validator raises), at the top of the function's body,
+read when it is called; names only postponed annotations read are imported for type checking
+(`cst.move`).
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ import random
 import re
 import weakref
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -72,6 +77,10 @@ class Reader:
     module: str
     line: int
     fields: tuple[str, ...]
+    """Its own field reads and those of the methods it calls, in the class's order."""
+    calls: tuple[str, ...] = ()
+    """Readers of its class it calls on `self` (qualnames): they move with it, and the moved
+    body calls the functions that took theirs over, handing them their fields."""
 
 
 @dataclass(frozen=True)
@@ -92,25 +101,68 @@ _HOLDERS: weakref.WeakKeyDictionary[InjectionContext, list[Holder]] = \
 
 def readers(context: InjectionContext, planner: Planner, *, min_fields: int) -> dict[str, Reader]:
     """Every method whose body can move out with its fields as parameters (cached), counting
-    the definitions turned away by rule."""
+    the definitions turned away by rule. A method that also calls other such methods of its
+    class on `self` qualifies too, the fields they read joining its own (`helper_calls`)."""
     if context not in _READERS:
         found: dict[str, Reader] = {}
+        calling: list[tuple[FileFacts, Definition]] = []
         for facts in sorted(context.index.modules.values(), key=lambda item: item.path):
             for definition in facts.definitions:
                 if definition.kind != "method" or definition.parent not in context.index.classes:
                     continue
                 rule, reader = _reader(context, planner, facts, definition, min_fields)
-                if rule:
+                if rule == CALLS_METHODS:
+                    calling.append((facts, definition))
+                elif rule:
                     context.discard(rule)
                 elif reader is not None:
                     found[reader.qualname] = reader
+        plain = dict(found)
+        for facts, definition in calling:
+            callees = helper_calls(context, facts, definition, plain)
+            rule, reader = _reader(context, planner, facts, definition, min_fields,
+                                   callees=callees) if callees else (CALLS_METHODS, None)
+            if rule:
+                context.discard(rule)
+            elif reader is not None:
+                found[reader.qualname] = reader
         _READERS[context] = found
     return _READERS[context]
 
 
+CALLS_METHODS = "a method that writes through self or calls its methods"
+
+
+def helper_calls(context: InjectionContext, facts: FileFacts, definition: Definition,
+                 plain: dict[str, Reader]) -> dict[str, Reader] | None:
+    """The readers a method calls on `self` (by method name), when it writes nothing through
+    `self` and every method it calls there is an undecorated reader of its own class that no
+    subclass overrides (the call then always runs that body, and nothing else); else None."""
+    index = context.index
+    cls = definition.parent
+    own = [access for access in facts.accesses if access.scope == definition.qualname
+           and access.own]
+    if any(access.write for access in own):
+        return None
+    found: dict[str, Reader] = {}
+    for access in own:
+        if not access.called:
+            continue
+        qualname = f"{cls}.{access.attr}"
+        reader = plain.get(qualname)
+        if reader is None or index.definitions[qualname].decorators or \
+                index.member(cls, access.attr) != qualname or any(
+                access.attr in index.children.get(sub, {}) for sub in index.descendants(cls)):
+            return None  # a property, cached or context-managing helper is no plain call
+        found[access.attr] = reader
+    return found or None
+
+
 def _reader(context: InjectionContext, planner: Planner, facts: FileFacts,
-            definition: Definition, min_fields: int) -> tuple[str, Reader | None]:
-    """(the rule that turns the method away or "", the reader)."""
+            definition: Definition, min_fields: int, *,
+            callees: dict[str, Reader] | None = None) -> tuple[str, Reader | None]:
+    """(the rule that turns the method away or "", the reader); `callees`: the readers it may
+    call on `self`, by method name."""
     index = context.index
     cls = definition.parent
     if is_test_path(facts.path):
@@ -123,15 +175,17 @@ def _reader(context: InjectionContext, planner: Planner, facts: FileFacts,
     self_name = definition.params[0].name
     own = [access for access in facts.accesses if access.scope == definition.qualname
            and access.own]
-    reads = {access.attr for access in own}
+    callees = callees or {}
+    reads = {access.attr for access in own if access.attr not in callees}
+    reads.update(field for callee in callees.values() for field in callee.fields)
     if len(reads) < min_fields:
         return "", None  # reads too few fields to carry a clump: most methods
     if definition.is_async:
         return "a coroutine reading its fields (a call cannot stand for its body)", None
     if not set(definition.decorators) <= KEPT_DECORATORS:
         return "a decorated method reading its fields", None
-    if any(access.write or access.called for access in own):
-        return "a method that writes through self or calls its methods", None
+    if any(access.write or (access.called and access.attr not in callees) for access in own):
+        return CALLS_METHODS, None
     text = planner.span(facts.path, definition)
     if len(re.findall(rf"\b{re.escape(self_name)}\b", text)) != len(own) + 1:
         return "a method that uses self otherwise than reading its fields", None
@@ -148,11 +202,13 @@ def _reader(context: InjectionContext, planner: Planner, facts: FileFacts,
     fields = tuple(sorted(reads, key=lambda item: (order.index(item) if item in order
                                                    else len(order), item)))
     try:
-        extract(context, facts.path, facts.module, definition, fields)
+        extract(context, facts.path, facts.module, definition, fields, helpers={
+            name: (name, callee.fields) for name, callee in callees.items()})
     except InjectionRefused as refusal:
         return _rule_of(refusal.message), None
     return "", Reader(definition.qualname, cls, facts.path, facts.module,
-                      definition.start_line, fields)
+                      definition.start_line, fields,
+                      tuple(sorted(callee.qualname for callee in callees.values())))
 
 
 def _rule_of(message: str) -> str:
@@ -276,9 +332,13 @@ class Extracted:
 
 
 def extract(context: InjectionContext, path: str, module: str, definition: Definition,
-            fields: Sequence[str]) -> Extracted:
+            fields: Sequence[str],
+            helpers: Mapping[str, tuple[str, Sequence[str]]] | None = None) -> Extracted:
     """The method's body as a function taking `fields` and then the method's own parameters;
-    refused when the body uses `self` otherwise or cannot move (`cst.move`)."""
+    refused when the body uses `self` otherwise or cannot move (`cst.move`). `helpers`: the
+    methods it calls on `self` whose bodies move too, each as (the function now holding it, its
+    fields): `self.m(x)` becomes `function(field, ..., x)`."""
+    helpers = helpers or {}
     tree = context.module(path)
     cls, _, name = definition.qualname[len(module) + 1:].rpartition(".")
     node = move.find_class(tree, cls)
@@ -294,7 +354,7 @@ def extract(context: InjectionContext, path: str, module: str, definition: Defin
     self_reads, body_globals, def_globals, builtins = move.analyse(
         tree, function, postponed=future, wrapper=wrapper)
     self_name = method.params.params[0].name.value
-    _require_field_reads(method, self_name, self_reads, fields)
+    _require_field_reads(method, self_name, self_reads, fields, set(helpers))
     renamed = _renamed_locals(context, definition, method, fields,
                               body_globals | def_globals | builtins)
     moved = move.move_method(context.index, module, tree, function, None,
@@ -304,6 +364,9 @@ def extract(context: InjectionContext, path: str, module: str, definition: Defin
     assert isinstance(new, cst.FunctionDef)
     new = new.visit(_FieldReads(self_name, set(fields)))
     assert isinstance(new, cst.FunctionDef)
+    if helpers:
+        new = new.visit(_HelperCalls(self_name, helpers))
+        assert isinstance(new, cst.FunctionDef)
     body = list(new.body.body)
     deferred = len(body) - len(method.body.body)  # imports read when called (`cst.move`)
     if body and is_docstring(body[0]):
@@ -333,9 +396,11 @@ def extract(context: InjectionContext, path: str, module: str, definition: Defin
 
 
 def _require_field_reads(method: cst.FunctionDef, self_name: str, self_reads: set[int],
-                         fields: Sequence[str]) -> None:
-    """Every `self` in the body reads one of the fields (no call, write, deletion, nested
-    function or lambda around it), and no other name in the method is one of the fields."""
+                         fields: Sequence[str],
+                         helpers: frozenset[str] | set[str] = frozenset()) -> None:
+    """Every `self` in the body reads one of the fields or calls one of `helpers` (no other
+    call, write, deletion, nested function or lambda around it), and no other name in the
+    method is one of the fields."""
     name = method.name.value
     nested: set[int] = set()
     targets: set[int] = set()
@@ -356,7 +421,9 @@ def _require_field_reads(method: cst.FunctionDef, self_name: str, self_reads: se
         if isinstance(node, cst.Attribute):
             skip.add(id(node.attr))
             if isinstance(node.value, cst.Name) and node.value.value == self_name:
-                if node.attr.value not in fields or id(node) in called or id(node) in targets:
+                helper = node.attr.value in helpers and id(node) in called
+                if not helper and (node.attr.value not in fields or id(node) in called
+                                   or id(node) in targets):
                     raise InjectionRefused(f"{name} uses {self_name}.{node.attr.value} otherwise "
                                            "than reading a field")
                 if id(node) in nested:
@@ -433,6 +500,25 @@ def _renamed_locals(context: InjectionContext, definition: Definition, method: c
     return renamed
 
 
+class _HelperCalls(cst.CSTTransformer):
+    """`self.m(x)` becomes `function(field, ..., x)` for each moved helper `m`."""
+
+    def __init__(self, self_name: str, helpers: Mapping[str, tuple[str, Sequence[str]]]):
+        super().__init__()
+        self.self_name = self_name
+        self.helpers = helpers
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
+        func = updated_node.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and \
+                func.value.value == self.self_name and func.attr.value in self.helpers:
+            name, fields = self.helpers[func.attr.value]
+            added = [cst.Arg(cst.Name(field)) for field in fields]
+            return updated_node.with_changes(func=cst.Name(name),
+                                             args=[*added, *updated_node.args])
+        return updated_node
+
+
 class _FieldReads(cst.CSTTransformer):
     """`self.field` becomes `field`."""
 
@@ -454,6 +540,18 @@ class _FieldReads(cst.CSTTransformer):
 # -- groups -------------------------------------------------------------------------------------
 
 
+def closed(readers: Sequence[Reader]) -> list[Reader]:
+    """The readers whose helpers are all among them (a body that calls a helper moves only
+    with the helper's)."""
+    kept = list(readers)
+    while True:
+        names = {reader.qualname for reader in kept}
+        left = [reader for reader in kept if set(reader.calls) <= names]
+        if len(left) == len(kept):
+            return kept
+        kept = left
+
+
 def existing_holders(context: InjectionContext) -> list[Holder]:
     """The detector's holders of the original (signatures and field sets), cached."""
     if context not in _HOLDERS:
@@ -472,6 +570,9 @@ def groups(context: InjectionContext, found: dict[str, Reader], *, min_fields: i
     holders = existing_holders(context)
     seen: set[frozenset[str]] = set()
     for _, sharing in sorted(counts.items()):
+        sharing = closed(sharing)
+        if not sharing:
+            continue
         common = frozenset.intersection(*(frozenset(item.fields) for item in sharing))
         if common in seen or len(common) > max_fields:
             continue

@@ -4,11 +4,14 @@ The difficulty decides how far the group spreads (SmellBench's file spans): easy
 out of one module into one new module beside it, where the group already has a signature in the
 source module (a constructor) so that three signatures in two modules carry it; medium spreads
 over three or more files (two new modules, or readers of two modules); hard over four or more,
-and leaves one reader of the same fields as it is (a red herring).
+and leaves one reader of the same fields as it is (a red herring). A body that calls another
+moved one (`fields.py`) moves with it, possibly to another new module, which it then imports;
+a private method that only moved bodies called goes (`unused_after_move`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
 import textwrap
@@ -19,6 +22,7 @@ from itertools import combinations
 import libcst as cst
 
 from smellkit.errors import InjectionRefused
+from smellkit.facts import Attr, Name
 from smellkit.injectors.base import InjectionContext
 from smellkit.injectors.cst import move
 from smellkit.injectors.cst.edit import replace
@@ -30,6 +34,7 @@ from smellkit.injectors.cst.imports import (
     without_unused,
 )
 from smellkit.injectors.data_clumps.fields import Extracted, Group, Reader, extract
+from smellkit.injectors.data_clumps.plan import outside_words
 from smellkit.injectors.naming import meaningful, overlaps, pick, snake, words
 from smellkit.models import SPANS, Difficulty
 
@@ -68,6 +73,9 @@ def layout(group: Group, difficulty: Difficulty,
                 tried += 1
                 if tried > _MAX_LAYOUTS:
                     break
+                names = {reader.qualname for reader in chosen}
+                if any(not set(reader.calls) <= names for reader in chosen):
+                    continue  # a body that calls a helper moves only with the helper's
                 sources = {reader.path for reader in chosen}
                 classes = len({reader.cls for reader in chosen})
                 for count in range(1, min(size if split else classes, 3) + 1):
@@ -115,15 +123,22 @@ def chunks(items: Sequence[Reader], count: int) -> list[list[Reader]]:
 
 def spread(context: InjectionContext, group: Group, moved: list[Reader], count: int,
            rng: random.Random) -> Spread:
-    """Move each chosen reader's body into a function of one of `count` new modules."""
+    """Move each chosen reader's body into a function of one of `count` new modules; the
+    group's fields lead every new signature, in the group's order, the reader's others after
+    them (a group that travels shows as one)."""
     index = context.index
+    moved = [dataclasses.replace(reader, fields=(*group.fields, *(
+        field for field in reader.fields if field not in group.fields))) for reader in moved]
     changes: dict[str, str | None] = {}
     trees: dict[str, cst.Module] = {}
     replacements: dict[str, dict[cst.CSTNode, cst.CSTNode]] = {}
     new_imports: dict[str, list[str]] = {}
     functions: list[str] = []
     taken_paths: set[str] = set()
+    removed: dict[str, set[cst.FunctionDef]] = {}
     parts = chunks(moved, count)
+    module_of: dict[str, str] = {}
+    paths: list[tuple[str, str]] = []
     for part in parts:
         first = part[0]
         split = sum(first.cls in {reader.cls for reader in other} for other in parts) > 1
@@ -137,21 +152,43 @@ def spread(context: InjectionContext, group: Group, moved: list[Reader], count: 
         taken_paths.add(path)
         stem = path.rpartition("/")[2][:-3]
         module = f"{package}.{stem}" if package else stem
-        extracted = [(reader, extract(context, reader.path, reader.module,
-                                      index.definitions[reader.qualname], reader.fields))
-                     for reader in part]
-        names: list[str] = []
-        for reader, item in extracted:
-            avoid = {*move.module_bindings(index, reader.module), *names, *group.fields,
-                     *move.names_in(item.function), *(re.findall(r"\w+", " ".join(item.imports)))}
-            name = pick(_function_names(context, reader, rng), avoid,
-                        what=f"the function holding the body of {reader.qualname}")
-            names.append(name)
+        paths.append((path, module))
+        module_of.update((reader.qualname, module) for reader in part)
+    # helpers first: a body that calls one is written with the name of its function
+    named: dict[str, tuple[str, Extracted]] = {}
+    taken = {word for reader in moved for word in re.findall(
+        r"\w+", _span(context, reader))}
+    for reader in _helpers_first(moved):
+        helpers = {qualname.rpartition(".")[2]: (named[qualname][0], _fields_of(moved, qualname))
+                   for qualname in reader.calls}
+        item = extract(context, reader.path, reader.module, index.definitions[reader.qualname],
+                       reader.fields, helpers=helpers)
+        imports = [f"from {module_of[qualname]} import {named[qualname][0]}"
+                   for qualname in reader.calls
+                   if module_of[qualname] != module_of[reader.qualname]]
+        if imports:
+            item = dataclasses.replace(item, imports=(*item.imports, *imports))
+        avoid = {*move.module_bindings(index, reader.module), *group.fields, *taken,
+                 *(name for name, _ in named.values()), *move.names_in(item.function),
+                 *(re.findall(r"\w+", " ".join(item.imports)))}
+        name = pick(_function_names(context, reader, rng), avoid,
+                    what=f"the function holding the body of {reader.qualname}")
+        named[reader.qualname] = (name, item)
+    dropped = unused_after_move(context, moved)
+    for part, (path, module) in zip(parts, paths):
+        first = part[0]
+        extracted = [(reader, named[reader.qualname][1]) for reader in part]
+        names = [named[reader.qualname][0] for reader in part]
+        for (reader, item), name in zip(extracted, names):
             functions.append(f"{module}.{name}")
             tree = context.module(reader.path)
             trees[reader.path] = tree
-            replacements.setdefault(reader.path, {})[item.method] = _delegating(
-                tree, item, name, reader.fields, line_limit(context.source(reader.path)))
+            replacements.setdefault(reader.path, {})[item.method] = item.method \
+                if reader.qualname in dropped else _delegating(
+                    tree, item, name, reader.fields, line_limit(context.source(reader.path)))
+            if reader.qualname in dropped:
+                removed.setdefault(reader.path, set()).add(item.method)
+                continue
             new_imports.setdefault(reader.path, []).append(
                 _import_into(context, reader.module, module, name))
         changes[path] = _new_module(context, module, group, extracted, names,
@@ -159,6 +196,8 @@ def spread(context: InjectionContext, group: Group, moved: list[Reader], count: 
     for path, tree in trees.items():
         module_name = _module_of(context, path)
         new = replace(tree, replacements[path])
+        if removed.get(path):
+            new = new.visit(_Drop({id(node) for node in removed[path]}))
         for statement in merged(sorted(new_imports[path])):
             new = _insert_import(new, statement)
         changes[path] = without_unused(context, module_name, tree, new).code
@@ -166,10 +205,98 @@ def spread(context: InjectionContext, group: Group, moved: list[Reader], count: 
                   tuple(sorted({item.rpartition(".")[0] for item in functions})))
 
 
+def unused_after_move(context: InjectionContext, moved: Sequence[Reader]) -> set[str]:
+    """Private methods whose body moves and that only moved bodies called: the functions that
+    took those bodies over call the new function instead, so the method would be left unused
+    (and untested); it goes, as it would in a hand-made move. Any other call that may reach it,
+    a read of it as a value or by a string, or a mention in tests or examples keeps it."""
+    index = context.index
+    graph = context.analysis.call_graph
+    callers = {reader.qualname for reader in moved}
+    helpers = {qualname for reader in moved for qualname in reader.calls}
+    found: set[str] = set()
+    for qualname in sorted(helpers & callers):
+        name = qualname.rpartition(".")[2]
+        if not name.startswith("_") or name.startswith("__") or outside_words(context)[name]:
+            continue
+        kept = False
+        for facts in index.modules.values():
+            if any(access.attr == name and not access.called for access in facts.accesses) or \
+                    any(value == name for value, _ in facts.string_constants):
+                kept = True
+                break
+            for call in facts.calls:
+                func = call.func
+                if not (isinstance(func, Attr) and func.attr == name) and \
+                        not (isinstance(func, Name) and func.id == name):
+                    continue
+                if call.scope in callers and any(
+                        qualname in reader.calls for reader in moved
+                        if reader.qualname == call.scope):
+                    continue
+                reached = {callee for callee, data in graph.succ[call.scope].items()
+                           if call.line in data.get("lines", ())
+                           and callee.rpartition(".")[2] == name} \
+                    if graph.has_node(call.scope) else set()
+                if not reached or qualname in reached:
+                    kept = True
+                    break
+            if kept:
+                break
+        if not kept:
+            found.add(qualname)
+    return found
+
+
+class _Drop(cst.CSTTransformer):
+    """Remove the methods given by node identity."""
+
+    def __init__(self, nodes: set[int]):
+        super().__init__()
+        self.nodes = nodes
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
+                          ) -> cst.FunctionDef | cst.RemovalSentinel:
+        return cst.RemovalSentinel.REMOVE if id(original_node) in self.nodes else updated_node
+
+
+def _helpers_first(readers: Sequence[Reader]) -> list[Reader]:
+    """The readers ordered so that each comes after the helpers it calls."""
+    ordered: list[Reader] = []
+    left = list(readers)
+    while left:
+        done = {reader.qualname for reader in ordered}
+        ready = [reader for reader in left if set(reader.calls) <= done]
+        if not ready:
+            raise InjectionRefused("the moved methods call each other in a cycle")
+        ordered.extend(ready)
+        left = [reader for reader in left if reader not in ready]
+    return ordered
+
+
+def _fields_of(readers: Sequence[Reader], qualname: str) -> tuple[str, ...]:
+    return next(reader.fields for reader in readers if reader.qualname == qualname)
+
+
+def _span(context: InjectionContext, reader: Reader) -> str:
+    definition = context.index.definitions[reader.qualname]
+    lines = context.source(reader.path).splitlines()
+    return "\n".join(lines[definition.start_line - 1:definition.end_line])
+
+
 def _insert_import(tree: cst.Module, statement: str) -> cst.Module:
     """`insert_import`, set apart by a blank line from imports of other top-level packages
     (the standard library's above the repository's own, as isort groups them)."""
     new = insert_import(tree, statement)
+    for inserted, after in zip(new.body, new.body[1:]):
+        if isinstance(inserted, cst.SimpleStatementLine) and \
+                cst.Module(body=[]).code_for_node(inserted).strip() == statement:
+            if not is_import_line(after) and not after.leading_lines and \
+                    isinstance(after, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+                blank = 2 if isinstance(after, (cst.ClassDef, cst.FunctionDef)) else 1
+                new = replace(new, {after: after.with_changes(
+                    leading_lines=[cst.EmptyLine(indent=False)] * blank)})
+            break
     top = _top_package(statement)
     for before, after in zip(new.body, new.body[1:]):
         if isinstance(after, cst.SimpleStatementLine) and \
@@ -370,6 +497,8 @@ def _new_module(context: InjectionContext, module: str, group: Group,
     carried = list(dict.fromkeys([*group.fields, *(field for reader, _ in extracted
                                                      for field in reader.fields)]))
     listed = ", ".join(carried[:-1]) + f" and {carried[-1]}"
+    if len(carried) > len(group.fields) + 1:  # a list that long says less than the group
+        listed = f"{', '.join(group.fields)} and other fields"
     who = " and ".join(classes)
     one = len(classes) == 1
     its = "its" if one else "their"
@@ -389,9 +518,11 @@ def _new_module(context: InjectionContext, module: str, group: Group,
                        for _, item in extracted for statement in item.type_checking})
     if checking:
         external = sorted({*external, "import typing"})
-    grouped = [*merged(external), *merged(local)]
-    if grouped:
-        lines.append("\n".join(grouped) + "\n")
+    own = module.partition(".")[0]
+    sections = [merged([item for item in external if _top_package(item) != own]),
+                [*merged([item for item in external if _top_package(item) == own]),
+                 *merged(local)]]
+    lines.extend("\n".join(section) + "\n" for section in sections if section)
     if checking:
         lines.append("if typing.TYPE_CHECKING:\n" + "".join(
             f"    {statement}\n" for statement in merged(checking)))
