@@ -382,7 +382,11 @@ def test_a_private_role_is_folded_in_as_the_interfaces_abstract_hooks(tmp_path: 
     assert candidate.data["abstract"] == "abstractmethod"
     assert candidate.data["donors"] == {"coding.text.TextCodec": ["_fold", "_trim"]}
     injection = injected(root, SMELL, "easy", "coding.base.Codec")
-    assert "+    @abstractmethod\n+    def _fold(self, text):" in injection.smelly_patch
+    # declared as the interface declares its hooks (a `pass` body); opted out of by raising
+    assert "+    @abstractmethod\n+    def _fold(self, text):\n+        pass\n" in \
+        injection.smelly_patch
+    assert "+    def _fold(self, text):\n+        raise NotImplementedError\n" in \
+        injection.smelly_patch
     assert injection.files == ("coding/base.py", "coding/core.py")
     assert injection.smelly_patch.count("+    def _trim(self, text):") == 2  # Codec, BaseCodec
     assert_round_trip(root, injection)
@@ -462,8 +466,12 @@ def test_real_code(tmp_path: Path, name: str, version: str) -> None:
             len(spanned) >= {"medium": 3, "hard": 4}[difficulty], spanned
         added = [line[1:].strip() for line in injection.smelly_patch.splitlines()
                  if line.startswith("+") and not line.startswith("+++") and line[1:].strip()]
-        assert all(line.startswith(("def ", "@")) or line == "raise NotImplementedError"
+        assert all(line.startswith(("def ", "@"))
+                   or line in ("raise NotImplementedError", "pass", "...")
                    for line in added), added
+        # an opt-out refuses; only a declaration in the style of the interface's own may pass
+        assert added.count("pass") + added.count("...") <= sum(
+            line.endswith("abstractmethod") for line in added)
         assert not any(is_numbered(line[4:].partition("(")[0]) for line in added
                        if line.startswith("def "))
         for path, text in smelly_files(root, injection, tmp_path / difficulty).items():

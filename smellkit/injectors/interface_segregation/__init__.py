@@ -41,6 +41,8 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable
 
+import libcst as cst
+
 from smellkit.config import is_test_path
 from smellkit.detectors.interface_segregation import (
     InterfaceSegregation,
@@ -336,6 +338,30 @@ def _getattr_refusal(context: InjectionContext, classes: Iterable[str],
     return None
 
 
+def _abstract_body(context: InjectionContext, interface: str) -> str:
+    """The body the interface gives its abstract methods (`pass`, `...`), so the ones folded in
+    read as its own; `raise NotImplementedError` when they differ or say more (a docstring)."""
+    index = context.index
+    module = index.module_of.get(interface)
+    tree = context.module(context.path_of(interface) or "")
+    if module is None:
+        return "raise NotImplementedError"
+    bodies: set[str] = set()
+    for name, child in index.children.get(interface, {}).items():
+        if not any(decorator.rpartition(".")[2] == "abstractmethod"
+                   for decorator in index.definitions[child].decorators):
+            continue
+        node = find_function(tree, [*interface[len(module) + 1:].split("."), name])
+        body = node.body if node is not None else None
+        if isinstance(body, cst.IndentedBlock) and len(body.body) == 1:
+            bodies.add(tree.code_for_node(body.body[0]).strip())
+        else:
+            bodies.add("")
+    if len(bodies) == 1 and bodies <= {"pass", "..."}:
+        return bodies.pop()
+    return "raise NotImplementedError"
+
+
 def _edit(context: InjectionContext, interface: str, roles: dict[str, list[str]],
           plan: dict[str, list[str]], users: dict[str, list[str]], abstract: str | None,
           difficulty: Difficulty, rng: random.Random) -> Edit:
@@ -372,10 +398,12 @@ def _edit(context: InjectionContext, interface: str, roles: dict[str, list[str]]
                 f"@{decorator}\n" for decorator in index.definitions[f"{donor}.{name}"].decorators)
             signatures[name] = f"def {name}({signature(node.params)}):\n"
     methods = [name for role in roles.values() for name in role]
+    hook_body = _abstract_body(context, interface) if abstract else "raise NotImplementedError"
 
     def declaration(name: str, declared: bool = False) -> str:
-        marker = f"@{abstract}\n" if declared and abstract else ""
-        return f"{kinds[name]}{marker}{signatures[name]}    raise NotImplementedError\n"
+        if declared and abstract:
+            return f"{kinds[name]}@{abstract}\n{signatures[name]}    {hook_body}\n"
+        return f"{kinds[name]}{signatures[name]}    raise NotImplementedError\n"
 
     class_edit(interface).methods.extend(declaration(name, True) for name in methods)
     short = interface.rpartition(".")[2]
