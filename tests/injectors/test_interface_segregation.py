@@ -413,6 +413,38 @@ def test_discovery_counts_what_it_turns_away(tmp_path: Path) -> None:
         "a base whose public methods fewer than 2 subclasses override": 1}, context.discarded
 
 
+def test_the_file_rule_reads_where_the_opt_outs_are_written(tmp_path: Path) -> None:
+    """SmellBench's 500-line rule keeps a family whose interface sits in a short module when
+    one of its implementers' modules is long (jinja2's NodeVisitor: a 92-line visitor.py, the
+    code generator's 2000-line compiler.py): the opt-outs are written there. A family whose
+    modules are all short is still removed, and the clients' modules (written against the
+    interface, never edited) do not count."""
+    from smellkit.injectors.engine import discover
+
+    root = _copy(tmp_path)
+    found, report = discover(load(root), SMELL)
+    assert found == [] and report.removed == {"in a file shorter than 500 lines": 1}
+    with open(root / "store" / "memory.py", "a") as handle:
+        handle.writelines(f"\n\ndef helper_for_{word}():\n    return {word!r}\n"
+                          for word in ("alpha", "beta", "gamma", "delta", "kappa") * 30)
+    (candidate,) = find_candidates(load(root), SMELL)
+    assert candidate.target.qualname == TARGET and candidate.target.path == "store/base.py"
+    assert "store/memory.py" in candidate.data["written"]
+
+
+def test_the_interfaces_own_lines_need_not_run(tmp_path: Path) -> None:
+    """The edit adds only stubs, which no test runs: an interface whose declarations (raising
+    methods) keep its own line coverage low is no worse a candidate for it."""
+    from smellkit.injectors.engine import discover
+
+    root = _copy(tmp_path)
+    project = load(root)
+    covered = frozenset({TARGET, "store.disk.DiskStorage"})
+    found, report = discover(project, SMELL, options=SMALL, covered=covered,
+                             line_coverage={TARGET: 0.0})
+    assert [item.target.qualname for item in found] == [TARGET] and not report.removed
+
+
 # -- real code ------------------------------------------------------------------------------------
 
 REAL = {("click", "8.1.7"): ("easy",), ("jinja2", "3.1.4"): DIFFICULTIES,

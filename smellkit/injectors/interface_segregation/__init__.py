@@ -88,6 +88,13 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
     description = ("An interface widened with methods only one implementer supports: the others "
                    "are forced to stub them (raise NotImplementedError).")
     Options = InterfaceSegregationInjectorOptions
+    edits_only_stubs = True  # declarations and opt-outs that only raise (or pass)
+
+    def sized_paths(self, candidate: Candidate) -> tuple[str, ...]:
+        """The interface's file and its implementers': the opt-outs are written there, so a
+        family whose base sits in a short module (jinja2's 92-line visitor.py) and whose
+        implementers in long ones qualifies."""
+        return tuple(candidate.data.get("written", (candidate.target.path,)))
 
     def candidates(self, context: InjectionContext) -> Iterable[Candidate]:
         index = context.index
@@ -141,8 +148,8 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
                                 "fold in")
                 continue
             users = clients(context, qualname)
-            files = sorted({path, *(context.path_of(cls) or path for cls in implementers),
-                            *users})
+            written = sorted({path, *(context.path_of(cls) or path for cls in implementers)})
+            files = sorted({*written, *users})
             if len(files) < 2:
                 context.discard("the interface, its implementers and its clients share one "
                                 "module")
@@ -159,7 +166,7 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
                                     for donor, names in sorted(donors.items())[:3])),
                 data={"methods": methods, "implementers": implementers, "donors": donors,
                       "family": family_of(context, qualname), "clients": users,
-                      "abstract": abstract})
+                      "abstract": abstract, "written": written})
 
     def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
                rng: random.Random) -> Edit:
