@@ -10,7 +10,8 @@ the first failure: a function whose breaking no test notices is unguarded.
 
 Code the case itself declares dead (a dead_code case's targets and locations) and stubs (bodies
 that only pass, return None or raise, such as the `raise NotImplementedError` an interface
-declares) are not expected to run: they are recorded as exempt and left out of the rule.
+declares) are not expected to run: they are recorded as exempt and left out of the rule, and so
+is a target made of stubs alone (a pure interface, whose implementers' code runs, never its own).
 """
 
 from __future__ import annotations
@@ -271,9 +272,11 @@ def measure(code: SmellyCode, injection: Injection, lines: LineContexts,
     dead = declared_dead(injection)
     exempt_functions = [item for item in code.functions()
                         if item.stub or any(_inside(name, item.qualname) for name in dead)]
-    # recorded: what is declared dead, and the stubs the patch adds or changes
+    # recorded: what is declared dead, the stubs the patch adds or changes, and the targets
+    # made of stubs alone (a pure interface: its implementers' code runs, never its own)
     exempt = sorted({*dead, *(item.qualname for item in exempt_functions if item.stub and any(
-        item.start <= line <= item.end for line in code.changed.get(item.path, ())))})
+        item.start <= line <= item.end for line in code.changed.get(item.path, ()))),
+        *_only_stubs(code, (item.location.qualname for item in injection.targets))})
     runs: dict[tuple[str, int], set[str]] = {}  # (path, statement) -> tests; "" = outside tests
     for path, source in code.files.items():
         for line, contexts in lines.get(path, {}).items():
@@ -323,6 +326,17 @@ def measure(code: SmellyCode, injection: Injection, lines: LineContexts,
         runners.setdefault(function.qualname, set()).update(tests_of)
     return Measurement(adequacy, [(function, tests_of) for function, tests_of in to_break
                                   if tests_of], runners)
+
+
+def _only_stubs(code: SmellyCode, targets: Iterable[str]) -> set[str]:
+    """The targets (classes) whose every function is a stub: no test can run them."""
+    found = set()
+    for name in targets:
+        inside = [item for item in code.functions() if _inside(name, item.qualname)
+                  and item.qualname != name]
+        if inside and all(item.stub for item in inside):
+            found.add(name)
+    return found
 
 
 def _in_dead_location(injection: Injection, dead: set[str], path: str, line: int) -> bool:

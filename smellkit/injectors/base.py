@@ -206,8 +206,19 @@ class Injector(ABC, Generic[OptionsT]):
         super().__init_subclass__(**kwargs)
         adopt_smell(cls)
 
+    edits_only_stubs: ClassVar[bool] = False
+    """Its edits add nothing but stubs (declarations that only raise or pass), which no test is
+    expected to run: discovery then does not ask the tests to run most of the target's lines
+    (that rule guards code copied, moved or inlined from poorly tested functions)."""
+
     def __init__(self, options: OptionsT):
         self.options = options
+
+    def sized_paths(self, candidate: Candidate) -> tuple[str, ...]:
+        """The files SmellBench's short-file rule (`min-file-lines`) reads for this candidate:
+        where its edit is written. The target's file by default; an injector whose edit lands
+        in other files too names them (a candidate is kept when one of them is long enough)."""
+        return (candidate.target.path,)
 
     @abstractmethod
     def candidates(self, context: InjectionContext) -> Iterable[Candidate]:

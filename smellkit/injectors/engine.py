@@ -161,10 +161,11 @@ def _candidates(context: InjectionContext, injector: Injector[Any], seed: int,
     short = f"{SHORT_FILE} {injector.options.min_file_lines} lines"
     rules: list[tuple[str, Callable[[Candidate], bool]]] = [
         (OUTSIDE_SOURCE, lambda item: _outside(item, exclude)),
-        (short, lambda item: context.line_count(item.target.path)
-         < injector.options.min_file_lines),
+        (short, lambda item: all(context.line_count(path) < injector.options.min_file_lines
+                                 for path in injector.sized_paths(item))),
         (UNCOVERED, lambda item: not context.is_covered(item.target.qualname)),
-        (POORLY_COVERED, lambda item: not context.well_covered(item.target.qualname)),
+        (POORLY_COVERED, lambda item: not injector.edits_only_stubs
+         and not context.well_covered(item.target.qualname)),
     ]
     removed: Counter[str] = Counter()
     kept: list[Candidate] = []

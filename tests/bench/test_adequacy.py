@@ -122,6 +122,37 @@ def test_targets_lines_and_functions_from_the_tests_that_ran(smelly: Path) -> No
     assert found.runners == {"pkg.mod.keep": {"t::a"}}  # t::other was not selected
 
 
+def test_a_target_made_of_stubs_alone_need_not_run(tmp_path: Path) -> None:
+    """A pure interface (marshmallow's FieldABC: abstract methods whose bodies only pass) runs
+    no code of its own, whatever the tests do: it is exempt, as its stubs are."""
+    text = ("from abc import ABC, abstractmethod\n\n\nclass Port(ABC):\n    @abstractmethod\n"
+            "    def read(self):\n        pass\n\n    @abstractmethod\n"
+            "    def write(self, data):\n        pass\n\n\nclass Pipe(Port):\n"
+            "    def read(self):\n        return 1\n\n    def write(self, data):\n"
+            "        raise NotImplementedError\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "mod.py").write_text(text)
+    port = Location(path="pkg/mod.py", qualname="pkg.mod.Port", kind="class", start_line=4,
+                    end_line=11)
+    pipe = port.model_copy(update={"qualname": "pkg.mod.Pipe", "start_line": 14,
+                                   "end_line": 19})
+    injection = _injection("interface_segregation").model_copy(update={
+        "smelly_patch": make_patch({"pkg/mod.py": ""}, {"pkg/mod.py": text}),
+        "targets": (Target(location=port, level="class"),)})
+    code = SmellyCode.read(tmp_path, injection)
+    imported = {line: ("",) for line in (1, 4, 5, 6, 9, 10, 14, 15, 18)}  # run at import
+    lines = {"pkg/mod.py": {**imported, 16: ("t::a",)}}
+    adequacy = measure(code, injection, lines, ["t::a"]).adequacy
+    assert "pkg.mod.Port" in adequacy.exempt and adequacy.targets_executed == ()
+    assert adequacy.problems(0.9, breaks=False) == []
+    # a target with code of its own must still run
+    injection = injection.model_copy(update={"targets": (Target(location=pipe, level="class"),)})
+    adequacy = measure(code, injection, {"pkg/mod.py": imported}, ["t::a"]).adequacy
+    assert "pkg.mod.Pipe" not in adequacy.exempt
+    assert adequacy.problems(0.9, breaks=False)[0] == \
+        "no selected test runs the target(s) pkg.mod.Pipe"
+
+
 def test_a_function_run_while_tests_load_serves_every_selected_test(smelly: Path) -> None:
     """`_legacy` runs only at collection (a registry filled at import): no test context, yet
     breaking it breaks loading every selected test, so all of them are its tests."""

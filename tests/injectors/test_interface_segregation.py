@@ -382,7 +382,11 @@ def test_a_private_role_is_folded_in_as_the_interfaces_abstract_hooks(tmp_path: 
     assert candidate.data["abstract"] == "abstractmethod"
     assert candidate.data["donors"] == {"coding.text.TextCodec": ["_fold", "_trim"]}
     injection = injected(root, SMELL, "easy", "coding.base.Codec")
-    assert "+    @abstractmethod\n+    def _fold(self, text):" in injection.smelly_patch
+    # declared as the interface declares its hooks (a `pass` body); opted out of by raising
+    assert "+    @abstractmethod\n+    def _fold(self, text):\n+        pass\n" in \
+        injection.smelly_patch
+    assert "+    def _fold(self, text):\n+        raise NotImplementedError\n" in \
+        injection.smelly_patch
     assert injection.files == ("coding/base.py", "coding/core.py")
     assert injection.smelly_patch.count("+    def _trim(self, text):") == 2  # Codec, BaseCodec
     assert_round_trip(root, injection)
@@ -407,6 +411,38 @@ def test_discovery_counts_what_it_turns_away(tmp_path: Path) -> None:
         "no implementer has public methods of its own (a role) to fold in": 1,
         "fewer than 2 concrete implementers": 1,
         "a base whose public methods fewer than 2 subclasses override": 1}, context.discarded
+
+
+def test_the_file_rule_reads_where_the_opt_outs_are_written(tmp_path: Path) -> None:
+    """SmellBench's 500-line rule keeps a family whose interface sits in a short module when
+    one of its implementers' modules is long (jinja2's NodeVisitor: a 92-line visitor.py, the
+    code generator's 2000-line compiler.py): the opt-outs are written there. A family whose
+    modules are all short is still removed, and the clients' modules (written against the
+    interface, never edited) do not count."""
+    from smellkit.injectors.engine import discover
+
+    root = _copy(tmp_path)
+    found, report = discover(load(root), SMELL)
+    assert found == [] and report.removed == {"in a file shorter than 500 lines": 1}
+    with open(root / "store" / "memory.py", "a") as handle:
+        handle.writelines(f"\n\ndef helper_for_{word}():\n    return {word!r}\n"
+                          for word in ("alpha", "beta", "gamma", "delta", "kappa") * 30)
+    (candidate,) = find_candidates(load(root), SMELL)
+    assert candidate.target.qualname == TARGET and candidate.target.path == "store/base.py"
+    assert "store/memory.py" in candidate.data["written"]
+
+
+def test_the_interfaces_own_lines_need_not_run(tmp_path: Path) -> None:
+    """The edit adds only stubs, which no test runs: an interface whose declarations (raising
+    methods) keep its own line coverage low is no worse a candidate for it."""
+    from smellkit.injectors.engine import discover
+
+    root = _copy(tmp_path)
+    project = load(root)
+    covered = frozenset({TARGET, "store.disk.DiskStorage"})
+    found, report = discover(project, SMELL, options=SMALL, covered=covered,
+                             line_coverage={TARGET: 0.0})
+    assert [item.target.qualname for item in found] == [TARGET] and not report.removed
 
 
 # -- real code ------------------------------------------------------------------------------------
@@ -462,8 +498,12 @@ def test_real_code(tmp_path: Path, name: str, version: str) -> None:
             len(spanned) >= {"medium": 3, "hard": 4}[difficulty], spanned
         added = [line[1:].strip() for line in injection.smelly_patch.splitlines()
                  if line.startswith("+") and not line.startswith("+++") and line[1:].strip()]
-        assert all(line.startswith(("def ", "@")) or line == "raise NotImplementedError"
+        assert all(line.startswith(("def ", "@"))
+                   or line in ("raise NotImplementedError", "pass", "...")
                    for line in added), added
+        # an opt-out refuses; only a declaration in the style of the interface's own may pass
+        assert added.count("pass") + added.count("...") <= sum(
+            line.endswith("abstractmethod") for line in added)
         assert not any(is_numbered(line[4:].partition("(")[0]) for line in added
                        if line.startswith("def "))
         for path, text in smelly_files(root, injection, tmp_path / difficulty).items():

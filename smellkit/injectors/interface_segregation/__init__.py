@@ -41,6 +41,8 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable
 
+import libcst as cst
+
 from smellkit.config import is_test_path
 from smellkit.detectors.interface_segregation import (
     InterfaceSegregation,
@@ -86,6 +88,13 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
     description = ("An interface widened with methods only one implementer supports: the others "
                    "are forced to stub them (raise NotImplementedError).")
     Options = InterfaceSegregationInjectorOptions
+    edits_only_stubs = True  # declarations and opt-outs that only raise (or pass)
+
+    def sized_paths(self, candidate: Candidate) -> tuple[str, ...]:
+        """The interface's file and its implementers': the opt-outs are written there, so a
+        family whose base sits in a short module (jinja2's 92-line visitor.py) and whose
+        implementers in long ones qualifies."""
+        return tuple(candidate.data.get("written", (candidate.target.path,)))
 
     def candidates(self, context: InjectionContext) -> Iterable[Candidate]:
         index = context.index
@@ -139,8 +148,8 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
                                 "fold in")
                 continue
             users = clients(context, qualname)
-            files = sorted({path, *(context.path_of(cls) or path for cls in implementers),
-                            *users})
+            written = sorted({path, *(context.path_of(cls) or path for cls in implementers)})
+            files = sorted({*written, *users})
             if len(files) < 2:
                 context.discard("the interface, its implementers and its clients share one "
                                 "module")
@@ -157,7 +166,7 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
                                     for donor, names in sorted(donors.items())[:3])),
                 data={"methods": methods, "implementers": implementers, "donors": donors,
                       "family": family_of(context, qualname), "clients": users,
-                      "abstract": abstract})
+                      "abstract": abstract, "written": written})
 
     def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
                rng: random.Random) -> Edit:
@@ -336,6 +345,30 @@ def _getattr_refusal(context: InjectionContext, classes: Iterable[str],
     return None
 
 
+def _abstract_body(context: InjectionContext, interface: str) -> str:
+    """The body the interface gives its abstract methods (`pass`, `...`), so the ones folded in
+    read as its own; `raise NotImplementedError` when they differ or say more (a docstring)."""
+    index = context.index
+    module = index.module_of.get(interface)
+    tree = context.module(context.path_of(interface) or "")
+    if module is None:
+        return "raise NotImplementedError"
+    bodies: set[str] = set()
+    for name, child in index.children.get(interface, {}).items():
+        if not any(decorator.rpartition(".")[2] == "abstractmethod"
+                   for decorator in index.definitions[child].decorators):
+            continue
+        node = find_function(tree, [*interface[len(module) + 1:].split("."), name])
+        body = node.body if node is not None else None
+        if isinstance(body, cst.IndentedBlock) and len(body.body) == 1:
+            bodies.add(tree.code_for_node(body.body[0]).strip())
+        else:
+            bodies.add("")
+    if len(bodies) == 1 and bodies <= {"pass", "..."}:
+        return bodies.pop()
+    return "raise NotImplementedError"
+
+
 def _edit(context: InjectionContext, interface: str, roles: dict[str, list[str]],
           plan: dict[str, list[str]], users: dict[str, list[str]], abstract: str | None,
           difficulty: Difficulty, rng: random.Random) -> Edit:
@@ -372,10 +405,12 @@ def _edit(context: InjectionContext, interface: str, roles: dict[str, list[str]]
                 f"@{decorator}\n" for decorator in index.definitions[f"{donor}.{name}"].decorators)
             signatures[name] = f"def {name}({signature(node.params)}):\n"
     methods = [name for role in roles.values() for name in role]
+    hook_body = _abstract_body(context, interface) if abstract else "raise NotImplementedError"
 
     def declaration(name: str, declared: bool = False) -> str:
-        marker = f"@{abstract}\n" if declared and abstract else ""
-        return f"{kinds[name]}{marker}{signatures[name]}    raise NotImplementedError\n"
+        if declared and abstract:
+            return f"{kinds[name]}@{abstract}\n{signatures[name]}    {hook_body}\n"
+        return f"{kinds[name]}{signatures[name]}    raise NotImplementedError\n"
 
     class_edit(interface).methods.extend(declaration(name, True) for name in methods)
     short = interface.rpartition(".")[2]
