@@ -38,7 +38,11 @@ What counts (the attribute graph, receivers typed by the call graph's points-to 
 - Restoring from a saved state is not envy either: when at least half of the envied attributes go
   straight into the method's own attributes or a module's (`self.stdout = saved.stdout`,
   `sys.stdin = saved.stdin`, through a `cast` if any), the method loads its own state from a
-  memento; that data ends up where the method is.
+  memento; that data ends up where the method is. So does a method that copies them into a
+  container it holds (`self.context["papersize"] = theme.papersize`).
+- The context a class's methods are handed is not another class to envy: when most of the class's
+  methods take a parameter of one name (`env` in each step of a build collector, `request` in each
+  method of a handler), the data read off it is the state the call works in (as for god class).
 - Dunder methods and implementations of an abstract method of a base class are skipped by
   default: Python or the class hierarchy fixes where they live, they cannot move to the envied
   class alone. So is test code, which inspects the objects it tests.
@@ -57,12 +61,23 @@ from collections.abc import Iterable, Iterator
 from pydantic import Field
 
 from smellkit._internal.collector import paused_gc
-from smellkit.analysis.access import DataAccess, MethodData, data_access, is_dunder, is_test_code
+from smellkit.analysis.access import (
+    DataAccess,
+    MethodData,
+    Use,
+    context_parameters,
+    data_access,
+    is_dunder,
+    is_property,
+    is_test_code,
+    read_through,
+)
 from smellkit.analysis.context import Context
 from smellkit.analysis.smells import Smell
 from smellkit.detectors.base import Detector, DetectorOptions, Example
-from smellkit.facts import Attr, CallOf, DictLit, Expr, Name
+from smellkit.facts import Attr, CallOf, DictLit, Expr, Name, Sub
 from smellkit.graphs.builtin_names import BUILTIN_PREFIX
+from smellkit.metrics.oo import CONSTRUCTORS
 from smellkit.models import Finding, Location, Severity
 
 
@@ -96,6 +111,10 @@ class FeatureEnvyOptions(DetectorOptions):
     ignore_tests: bool = Field(
         default=True, description="Skip test code (test folders, test_*.py files): tests "
         "inspect the objects they test.")
+    context_share: float = Field(
+        default=0.5, gt=0, description="A parameter name that at least this share of the "
+        "class's methods (and three) take is the context each call is handed: a method reading "
+        "mostly its data is not envious. Above 1, none is.")
     include_functions: bool = Field(
         default=False, description="Also report module-level functions (they have no own class, so "
         "LAA is 0) that use one class's data.")
@@ -176,6 +195,9 @@ class FeatureEnvy(Detector[FeatureEnvyOptions]):
                   and not use.reads]
         if len(filled) * 2 >= envied_attributes:
             return None  # it fills the object in: an assembler of a record, not a reader
+        if self._reads_context(context, entry, [use for use in uses.values()
+                                                 if use.owner == envied]):
+            return None  # the context the class's methods are handed: their working state
         envied_names = set(by_class[envied])
         handed = _handed_over(context, entry.qualname, envied_names) \
             | _translated(context, entry.qualname, envied_names) \
@@ -218,6 +240,21 @@ class FeatureEnvy(Detector[FeatureEnvyOptions]):
                 "navigated": navigated,
             },
             related=related)
+
+    def _reads_context(self, context: Context, entry: MethodData, uses: list[Use]) -> bool:
+        """At least half of `uses` are read only through a context parameter of the class."""
+        if entry.cls is None:
+            return False
+        index = context.index
+        methods = [qualname for qualname in index.children.get(entry.cls, {}).values()
+                   if index.definitions[qualname].kind == "method"
+                   and index.definitions[qualname].name not in CONSTRUCTORS
+                   and not is_property(index.definitions[qualname])]
+        names = context_parameters(context, methods, self.options.context_share)
+        through = read_through(context, entry.qualname, names) if names else set()
+        contextual = [use for use in uses if use.sites and all(
+            (scope, line, use.name) in through for scope, line in use.sites)]
+        return len(contextual) * 2 >= len(uses)
 
 
 def _implements_hook(context: Context, entry: MethodData) -> bool:
@@ -290,8 +327,8 @@ def _translated(context: Context, qualname: str, attributes: set[str]) -> set[st
 def _restored(context: Context, qualname: str, attributes: set[str]) -> set[str]:
     """The attributes among `attributes` that the method assigns straight to an attribute of its
     own `self` or of a module outside the repository (`self.stdout = saved.stdout`, `sys.stdin =
-    saved.stdin`; a `typing.cast` around the value is looked through): state loaded back from a
-    saved copy."""
+    saved.stdin`), or to an item of such an attribute (`self.context["title"] = theme.title`); a
+    `typing.cast` around the value is looked through: state loaded back from a saved copy."""
     facts = context.file_of(qualname)
     definition = context.index.definitions.get(qualname)
     if facts is None or definition is None:
@@ -301,6 +338,8 @@ def _restored(context: Context, qualname: str, attributes: set[str]) -> set[str]
     found: set[str] = set()
     for assignment in facts.assignments:
         target, value = assignment.target, assignment.value
+        if isinstance(target, Sub) and isinstance(target.base, Attr):
+            target = target.base  # an item of a container it holds: `self.context[key] = ...`
         if assignment.scope != qualname or not isinstance(target, Attr) \
                 or not isinstance(target.base, Name):
             continue

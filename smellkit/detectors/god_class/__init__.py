@@ -52,15 +52,17 @@ from smellkit._internal.collector import paused_gc
 from smellkit.analysis.access import (
     DataAccess,
     Use,
+    context_parameters,
     data_access,
     is_property,
     is_test_code,
+    read_through,
 )
 from smellkit.analysis.context import Context
 from smellkit.analysis.smells import Smell
 from smellkit.detectors.base import Detector, DetectorOptions, Example
 from smellkit.detectors.god_class.cohesion import Cluster, Cohesion
-from smellkit.facts import Definition, Name
+from smellkit.facts import Definition
 from smellkit.metrics.oo import CONSTRUCTORS
 from smellkit.models import Finding, Severity
 
@@ -275,29 +277,14 @@ def _foreign_data(uses: dict[str, Use], owners: dict[str, int]) -> tuple[int, li
 
 def _context_reads(context: Context, uses: dict[str, Use], methods: list[str],
                    accessors: set[str], share: float) -> list[str]:
-    """The foreign attributes the class reads only through a context parameter: a parameter
-    name that at least `share` of its methods (accessors and constructors aside, and at least
-    three) take; listed as `Class.name`."""
-    index = context.index
+    """The foreign attributes the class reads only through a context parameter of its methods
+    (accessors and constructors aside), as `Class.name`."""
     behaviour = [qualname for qualname in methods if qualname not in accessors
-                 and index.definitions[qualname].name not in CONSTRUCTORS]
-    takers: dict[str, set[str]] = defaultdict(set)
-    for qualname in behaviour:
-        for param in index.definitions[qualname].params[1:]:
-            takers[param.name].add(qualname)
-    names = {name for name, users in takers.items()
-             if len(users) >= max(3.0, share * len(behaviour))}
+                 and context.index.definitions[qualname].name not in CONSTRUCTORS]
+    names = context_parameters(context, behaviour, share)
     if not names:
         return []
-    through: set[tuple[str, int, str]] = set()  # (method, line, attribute) read via a context
-    for qualname in behaviour:
-        facts = context.file_of(qualname)
-        params = {param.name for param in index.definitions[qualname].params} & names
-        if facts is None or not params:
-            continue
-        through.update((access.scope, access.line, access.attr) for access in facts.accesses
-                       if access.scope == qualname and isinstance(access.receiver, Name)
-                       and access.receiver.id in params)
+    through = {site for qualname in behaviour for site in read_through(context, qualname, names)}
     return sorted(attribute for attribute, use in uses.items()
                   if use.sites and all((scope, line, use.name) in through
                                        for scope, line in use.sites))
