@@ -1,11 +1,11 @@
 """Precision of the detectors on the labelled corpus, and recall on the functional fixtures.
 
 Each library of `labelled_corpus.LIBRARIES` is downloaded once (PyPI sdist, cached in the test data
-cache) and scanned with default options; its findings are joined to the labels of
-`benchmarks/labels/` by stable key. Per smell and severity band (info / warning and above / all)
-the table shows the findings, how many are labelled and unlabelled, the verdicts, and two
-precisions: true / (true + false) with debatable left out, and the strict one that counts
-debatable as false.
+cache) and scanned with default options; its findings (of the smells it is judged for:
+`labelled_corpus.JUDGED_SMELLS`) are joined to the labels of `benchmarks/labels/` by stable key.
+Per smell and severity band (info / warning and above / all) the table shows the findings, how
+many are labelled and unlabelled, the verdicts, and two precisions: true / (true + false) with
+debatable left out, and the strict one that counts debatable as false.
 Both are weighted by the sampling (a labelled finding stands for population / judged findings of
 its library, smell and severity stratum), with a 90% stratified bootstrap interval beside the
 first (a few labels per stratum: read the interval before the point); `raw` is the unweighted
@@ -39,6 +39,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.labelled_corpus import (
+    JUDGED_SMELLS,
     LIBRARIES,
     SAMPLING_FILE,
     SAMPLING_RULE,
@@ -47,6 +48,7 @@ from benchmarks.labelled_corpus import (
     Sampling,
     draft_rows,
     draw_sample,
+    judged,
     keys_of,
     label_file,
     read_labels,
@@ -120,7 +122,8 @@ class LibraryJoin:
 
 def join_library(library: str, version: str, sampling: Sampling) -> LibraryJoin:
     """Scan the library and match its findings to its labels by stable key."""
-    findings = scan_library(library, version)
+    findings = [finding for finding in scan_library(library, version)
+                if judged(library, finding.smell)]
     by_key = dict(zip(keys_of(findings), findings))
     labels = read_labels(label_file(library, version))
     # the corpus is fixed, so a label's finding keeps its line; another line under its key is
@@ -340,6 +343,10 @@ def main() -> None:
               if not options.library or name in options.library]
     sampling = read_sampling()
     print(f"Labelled corpus: {', '.join(f'{n}=={v}' for n, v in chosen)}")
+    partial = sorted({name for name, _ in chosen} & set(JUDGED_SMELLS))
+    for smells in sorted({JUDGED_SMELLS[name] for name in partial}, key=sorted):
+        names = [name for name in partial if JUDGED_SMELLS[name] == smells]
+        print(f"Judged for {', '.join(sorted(smells))} only: {', '.join(names)}")
     print(f"Sampling: {sampling.rule} (seed {sampling.seed})\n")
     joins = [join_library(name, version, sampling) for name, version in chosen]
     report: dict[str, object] = {"precision": print_precision(tally(joins)),

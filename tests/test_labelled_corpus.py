@@ -13,11 +13,13 @@ import pytest
 
 from benchmarks.bench_precision import LibraryJoin, join_library, tally
 from benchmarks.labelled_corpus import (
+    JUDGED_SMELLS,
     LABELS,
     LIBRARIES,
     Label,
     Verdict,
     draw_sample,
+    judged,
     keys_of,
     label_file,
     read_labels,
@@ -59,6 +61,15 @@ def test_label_rows_are_well_formed(library: str, version: str) -> None:
         assert label.smell in smells, where
         assert label.key.startswith(f"{label.smell}|{label.path}|{label.qualname}|"), where
         assert label.reason.strip() and not label.reason.lower().startswith("todo"), where
+
+
+def test_a_library_judged_for_some_smells_has_labels_of_those_only() -> None:
+    assert judged("attrs", "dead_code") and judged("sphinx", "god_class")
+    assert not judged("sphinx", "dead_code")
+    known = dict(LIBRARIES)
+    for library, smells in JUDGED_SMELLS.items():
+        labels = read_labels(label_file(library, known[library]))
+        assert {label.smell for label in labels} <= smells, library
 
 
 def test_a_bad_row_names_the_file_and_line(tmp_path: Path) -> None:

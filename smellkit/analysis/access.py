@@ -7,6 +7,8 @@ only navigates through, and which of its own methods it calls.
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +40,35 @@ def is_test_code(context: Context, qualname: str) -> bool:
 
 def is_dunder(name: str) -> bool:
     return len(name) > 4 and name.startswith("__") and name.endswith("__")
+
+
+def context_parameters(context: Context, methods: Sequence[str], share: float) -> set[str]:
+    """The parameter names that at least `share` of `methods` (and three) take: the context each
+    call is handed (`ctx` in a CLI framework's command methods, `env` in a build step's), whose
+    data is the state the call works in rather than another class's data the class gathers."""
+    takers: dict[str, set[str]] = defaultdict(set)
+    for qualname in methods:
+        definition = context.index.definitions[qualname]
+        first = 1 if definition.kind == "method" and "staticmethod" not in definition.decorators \
+            else 0
+        for param in definition.params[first:]:
+            takers[param.name].add(qualname)
+    return {name for name, users in takers.items()
+            if len(users) >= max(3.0, share * len(methods))}
+
+
+def read_through(context: Context, qualname: str, names: set[str]) -> set[tuple[str, int, str]]:
+    """(scope, line, attribute) of the attributes the method (its nested functions included,
+    which see its parameters) reads straight off one of its parameters named in `names`."""
+    facts = context.file_of(qualname)
+    definition = context.index.definitions.get(qualname)
+    if facts is None or definition is None:
+        return set()
+    params = {param.name for param in definition.params} & names
+    return {(access.scope, access.line, access.attr) for access in facts.accesses
+            if params and (access.scope == qualname or access.scope.startswith(f"{qualname}."))
+            and isinstance(access.receiver, Name)
+            and access.receiver.id in params}
 
 
 _DATA, _METHOD, _VALUE = range(3)

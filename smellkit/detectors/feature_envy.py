@@ -28,7 +28,21 @@ What counts (the attribute graph, receivers typed by the call graph's points-to 
 - An adapter is not envious: when at least half of the envied attributes go straight into the
   arguments of calls of another interface (not a builtin, not the repository's own code:
   `curl.setopt(pycurl.URL, request.url)`), the method translates the object for that
-  interface, which the envied class must not know about.
+  interface, which the envied class must not know about. So does a method that writes them as
+  the values of a dict display under keys of another vocabulary (`{"REQUEST_METHOD":
+  request.method}`: a WSGI environ); a dict keyed by the attributes' own names (`{"name":
+  c.name}`) is a copy of the object's data, which can move with it.
+- Filling an object in is not envy: when at least half of the envied attributes are only written,
+  never read (`catalog.pages = ...; catalog.outlines = ...`), the method assembles an output
+  record from its own inputs; it has nothing of the record's to compute with.
+- Restoring from a saved state is not envy either: when at least half of the envied attributes go
+  straight into the method's own attributes or a module's (`self.stdout = saved.stdout`,
+  `sys.stdin = saved.stdin`, through a `cast` if any), the method loads its own state from a
+  memento; that data ends up where the method is. So does a method that copies them into a
+  container it holds (`self.context["papersize"] = theme.papersize`).
+- The context a class's methods are handed is not another class to envy: when most of the class's
+  methods take a parameter of one name (`env` in each step of a build collector, `request` in each
+  method of a handler), the data read off it is the state the call works in (as for god class).
 - Dunder methods and implementations of an abstract method of a base class are skipped by
   default: Python or the class hierarchy fixes where they live, they cannot move to the envied
   class alone. So is test code, which inspects the objects it tests.
@@ -47,12 +61,23 @@ from collections.abc import Iterable, Iterator
 from pydantic import Field
 
 from smellkit._internal.collector import paused_gc
-from smellkit.analysis.access import DataAccess, MethodData, data_access, is_dunder, is_test_code
+from smellkit.analysis.access import (
+    DataAccess,
+    MethodData,
+    Use,
+    context_parameters,
+    data_access,
+    is_dunder,
+    is_property,
+    is_test_code,
+    read_through,
+)
 from smellkit.analysis.context import Context
 from smellkit.analysis.smells import Smell
 from smellkit.detectors.base import Detector, DetectorOptions, Example
-from smellkit.facts import Attr, Name
+from smellkit.facts import Attr, CallOf, DictLit, Expr, Name, Sub
 from smellkit.graphs.builtin_names import BUILTIN_PREFIX
+from smellkit.metrics.oo import CONSTRUCTORS
 from smellkit.models import Finding, Location, Severity
 
 
@@ -86,6 +111,10 @@ class FeatureEnvyOptions(DetectorOptions):
     ignore_tests: bool = Field(
         default=True, description="Skip test code (test folders, test_*.py files): tests "
         "inspect the objects they test.")
+    context_share: float = Field(
+        default=0.5, gt=0, description="A parameter name that at least this share of the "
+        "class's methods (and three) take is the context each call is handed: a method reading "
+        "mostly its data is not envious. Above 1, none is.")
     include_functions: bool = Field(
         default=False, description="Also report module-level functions (they have no own class, so "
         "LAA is 0) that use one class's data.")
@@ -162,7 +191,17 @@ class FeatureEnvy(Detector[FeatureEnvyOptions]):
                 or envied_attributes < options.min_envied_attributes
                 or share < options.envied_share_at_least or envied_attributes <= local):
             return None
-        handed = _handed_over(context, entry.qualname, set(by_class[envied]))
+        filled = [use for use in uses.values() if use.owner == envied and use.writes
+                  and not use.reads]
+        if len(filled) * 2 >= envied_attributes:
+            return None  # it fills the object in: an assembler of a record, not a reader
+        if self._reads_context(context, entry, [use for use in uses.values()
+                                                 if use.owner == envied]):
+            return None  # the context the class's methods are handed: their working state
+        envied_names = set(by_class[envied])
+        handed = _handed_over(context, entry.qualname, envied_names) \
+            | _translated(context, entry.qualname, envied_names) \
+            | _restored(context, entry.qualname, envied_names)
         if len(handed) * 2 >= envied_attributes:
             return None  # an adapter: it hands the data to another interface, not computing
         location = context.location(entry.qualname)
@@ -201,6 +240,21 @@ class FeatureEnvy(Detector[FeatureEnvyOptions]):
                 "navigated": navigated,
             },
             related=related)
+
+    def _reads_context(self, context: Context, entry: MethodData, uses: list[Use]) -> bool:
+        """At least half of `uses` are read only through a context parameter of the class."""
+        if entry.cls is None:
+            return False
+        index = context.index
+        methods = [qualname for qualname in index.children.get(entry.cls, {}).values()
+                   if index.definitions[qualname].kind == "method"
+                   and index.definitions[qualname].name not in CONSTRUCTORS
+                   and not is_property(index.definitions[qualname])]
+        names = context_parameters(context, methods, self.options.context_share)
+        through = read_through(context, entry.qualname, names) if names else set()
+        contextual = [use for use in uses if use.sites and all(
+            (scope, line, use.name) in through for scope, line in use.sites)]
+        return len(contextual) * 2 >= len(uses)
 
 
 def _implements_hook(context: Context, entry: MethodData) -> bool:
@@ -245,6 +299,73 @@ def _handed_over(context: Context, qualname: str, attributes: set[str]) -> set[s
             if isinstance(value, Attr) and value.attr in attributes:
                 found.add(value.attr)
     return found
+
+
+def _translated(context: Context, qualname: str, attributes: set[str]) -> set[str]:
+    """The attributes among `attributes` that the method writes straight as values of a dict
+    display under string keys that name something else (`{"REQUEST_METHOD": request.method}`):
+    the object mapped onto another interface's vocabulary. A key that is the attribute's own name
+    (`{"name": c.name}`, case and separators aside) is a copy of the data, not a translation."""
+    facts = context.file_of(qualname)
+    if facts is None:
+        return set()
+    values: list[Expr] = [item.value for item in facts.assignments if item.scope == qualname]
+    values += [item.value for item in facts.returns if item.scope == qualname]
+    values += [value for call in facts.calls if call.scope == qualname and not call.implicit
+               for value in (*call.args, *(value for _, value in call.kwargs))]
+    found: set[str] = set()
+    for value in values:
+        if not isinstance(value, DictLit):
+            continue
+        for key, item in value.items:
+            if (isinstance(key, str) and isinstance(item, Attr) and item.attr in attributes
+                    and _spelling(key) != _spelling(item.attr)):
+                found.add(item.attr)
+    return found
+
+
+def _restored(context: Context, qualname: str, attributes: set[str]) -> set[str]:
+    """The attributes among `attributes` that the method assigns straight to an attribute of its
+    own `self` or of a module outside the repository (`self.stdout = saved.stdout`, `sys.stdin =
+    saved.stdin`), or to an item of such an attribute (`self.context["title"] = theme.title`); a
+    `typing.cast` around the value is looked through: state loaded back from a saved copy."""
+    facts = context.file_of(qualname)
+    definition = context.index.definitions.get(qualname)
+    if facts is None or definition is None:
+        return set()
+    index = context.index
+    own = definition.params[0].name if definition.params and definition.kind == "method" else None
+    found: set[str] = set()
+    for assignment in facts.assignments:
+        target, value = assignment.target, assignment.value
+        if isinstance(target, Sub) and isinstance(target.base, Attr):
+            target = target.base  # an item of a container it holds: `self.context[key] = ...`
+        if assignment.scope != qualname or not isinstance(target, Attr) \
+                or not isinstance(target.base, Name):
+            continue
+        if target.base.id != own:
+            module = index.resolve_name(qualname, target.base.id)
+            if module is None or module.startswith(BUILTIN_PREFIX) \
+                    or module in index.definitions or module in index.modules:
+                continue  # an object of the repository's, not a module of another library
+        if isinstance(value, CallOf) and 0 <= value.index < len(facts.calls):
+            call = facts.calls[value.index]
+            if isinstance(call.func, (Name, Attr)) and _last(call.func) == "cast" \
+                    and len(call.args) == 2:
+                value = call.args[1]
+        if isinstance(value, Attr) and value.attr in attributes:
+            found.add(value.attr)
+    return found
+
+
+def _last(func: Name | Attr) -> str:
+    return func.id if isinstance(func, Name) else func.attr
+
+
+def _spelling(name: str) -> str:
+    """A name without case and separators: `Content-Type`, `content_type` and `contentType`
+    are one."""
+    return "".join(character for character in name.lower() if character.isalnum())
 
 
 def _display(context: Context, qualname: str) -> str:

@@ -34,6 +34,11 @@ What is not a god class:
   be an object of any of eight classes with a `style` counts once in ATFD, not eight times (the
   points-to analysis gives every class the value may have; which one's data it is, nobody knows);
   the finding lists such reads as `ambiguous_reads`.
+- A class whose foreign data is the context its methods are handed: when most of its methods take
+  a parameter of one name (`ctx` in each command method of a CLI framework, `request` in each
+  handler method), that object is the state each call works in, not data of another class that
+  the class gathers. Attributes read only through such a parameter leave ATFD (the finding lists
+  them as `context_reads`).
 """
 
 from __future__ import annotations
@@ -47,15 +52,18 @@ from smellkit._internal.collector import paused_gc
 from smellkit.analysis.access import (
     DataAccess,
     Use,
+    context_parameters,
     data_access,
     is_property,
     is_test_code,
+    read_through,
 )
 from smellkit.analysis.context import Context
 from smellkit.analysis.smells import Smell
 from smellkit.detectors.base import Detector, DetectorOptions, Example
 from smellkit.detectors.god_class.cohesion import Cluster, Cohesion
 from smellkit.facts import Definition
+from smellkit.metrics.oo import CONSTRUCTORS
 from smellkit.models import Finding, Severity
 
 """A responsibility cluster: {"methods": [...], "attributes": [...]}."""
@@ -83,6 +91,10 @@ class GodClassOptions(DetectorOptions):
         default=2, ge=0, description="Property getters, setters and deleters with at most this "
         "cyclomatic complexity and three statements are accessors, not behaviour; 0 counts "
         "every method.")
+    context_share: float = Field(
+        default=0.5, gt=0, description="A parameter name that at least this share of the "
+        "class's methods (and three) take is the context each call is handed: attributes read "
+        "only through it are not foreign data. Above 1, none is.")
     hub_share: float = Field(
         default=0.5, gt=0, description="In the clusters, an attribute or method used by at least "
         "this share of the methods (and by three) is shared infrastructure: it links no group "
@@ -171,6 +183,9 @@ class GodClass(Detector[GodClassOptions]):
                     uses[attribute].sites.update(use.sites)
                 else:
                     uses[attribute] = Use(use.owner, use.name, sites=set(use.sites))
+        context_reads = _context_reads(context, uses, methods, accessors, options.context_share)
+        uses = {attribute: use for attribute, use in uses.items()
+                if attribute not in context_reads}
         owners: dict[str, int] = defaultdict(int)
         atfd, ambiguous = _foreign_data(uses, owners)
         if atfd <= options.atfd_above:
@@ -206,6 +221,7 @@ class GodClass(Detector[GodClassOptions]):
                 "wmc": size["wmc"], "nom": size["nom"], "noa": size["noa"],
                 "tcc": round(tcc, 3), "atfd": atfd,
                 "ambiguous_reads": ambiguous,
+                "context_reads": context_reads,
                 "accessors": sorted(index.definitions[q].name for q in accessors),
                 "foreign_classes": {owner: owners[owner] for owner in ranked},
                 "clusters": clusters,
@@ -257,6 +273,21 @@ def _foreign_data(uses: dict[str, Use], owners: dict[str, int]) -> tuple[int, li
             for use in members:
                 owners[use.owner] += 1
     return len(groups), ambiguous
+
+
+def _context_reads(context: Context, uses: dict[str, Use], methods: list[str],
+                   accessors: set[str], share: float) -> list[str]:
+    """The foreign attributes the class reads only through a context parameter of its methods
+    (accessors and constructors aside), as `Class.name`."""
+    behaviour = [qualname for qualname in methods if qualname not in accessors
+                 and context.index.definitions[qualname].name not in CONSTRUCTORS]
+    names = context_parameters(context, behaviour, share)
+    if not names:
+        return []
+    through = {site for qualname in behaviour for site in read_through(context, qualname, names)}
+    return sorted(attribute for attribute, use in uses.items()
+                  if use.sites and all((scope, line, use.name) in through
+                                       for scope, line in use.sites))
 
 
 def _cc(definition: Definition) -> int:
