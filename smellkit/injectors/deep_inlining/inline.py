@@ -21,7 +21,7 @@ from smellkit.errors import InjectionRefused
 from smellkit.facts import Name as NameExpr
 from smellkit.injectors.cst.rename import Rename
 from smellkit.injectors.deep_inlining.exits import exits
-from smellkit.injectors.naming import pick, snake, words
+from smellkit.injectors.naming import overlaps, pick, snake, words
 
 if TYPE_CHECKING:
     from smellkit.injectors.base import InjectionContext
@@ -129,7 +129,7 @@ def fresh(name: str, taken: set[str], pool: Sequence[str]) -> str:
     own words and words near its function (`pool`, the callee's first): `index` pasted from
     `find_item` becomes `item_index`, never `index_2`; refused when every such name is taken."""
     head = words(name) or [name.strip("_")]
-    extra = [word for word in pool if word not in head]
+    extra = [word for word in pool if not overlaps(word, head)]  # never `error_errors`
     options = [[word, *head] for word in extra] + [[*head, word] for word in extra]
     return pick((snake(parts, private=name.startswith("_")) for parts in options), taken,
                 what=f"the pasted local {name}")
@@ -350,6 +350,9 @@ class Inliner:
                 if value.value != name:
                     renames[name] = value.value
                 continue
+            if site.method and param is ordered[0]:  # `self` read as the receiver, or nothing
+                raise InjectionRefused(f"the receiver {cst.Module([]).code_for_node(value)} "
+                                       f"cannot stand for {name} in the pasted body")
             bindings.append((name, value))
         written = [order.index(id(value)) for _, value in bindings if id(value) in order]
         if written != sorted(written):
