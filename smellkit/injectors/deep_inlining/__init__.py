@@ -132,7 +132,8 @@ class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
         else:
             plans.sort(key=lambda plan: (-min(_depth(plan), 2), _branches(context, plan),
                                          -len(_files(context, [plan], path))))
-        plans = _distinct_first(plans)
+        if difficulty != "easy":  # two or three helpers: different ones, not one twice
+            plans = _distinct_first(plans)
         inliner = Inliner(context, comments=difficulty == "easy")
         spreader = _SPREADERS.setdefault(context, Spreader(context))
         tries = [_Try(context, inliner, spreader, qualname, path, difficulty, rng, batch)
