@@ -20,6 +20,7 @@ from smellkit.checks import evaluate
 from smellkit.errors import InjectionRefused
 from smellkit.injectors.base import Edit, InjectionContext
 from smellkit.injectors.deep_inlining import DeepInliningInjector, _distinct_first, _enough
+from smellkit.injectors.deep_inlining.fold import fold, unsafe_names
 from smellkit.injectors.deep_inlining.inline import Inliner, Plan
 from smellkit.injectors.deep_inlining.scope import free_names
 from smellkit.injectors.deep_inlining.sites import Site, SiteFinder
@@ -798,3 +799,43 @@ def test_a_helper_is_pasted_again_only_after_every_other_one() -> None:
     assert [item.site.line for item in _distinct_first(plans)] == [1, 3, 2, 4]
     assert not _enough("medium", [plans[0], plans[1]], renamed=True)
     assert _enough("medium", [plans[0], plans[2]], renamed=True)
+
+
+def _folded(source: str, values: dict[str, str]) -> str:
+    body = cst.parse_module(textwrap.dedent(source)).body
+    literals = {name: cst.parse_expression(value) for name, value in values.items()}
+    return cst.Module(body=fold(body, literals)).code
+
+
+def test_literal_arguments_are_written_in_and_the_branches_they_decide_dropped() -> None:
+    """`self.writeline("else:")` pasted: no `node = None` before an `if node is not None`
+    that can never run (lines no test could run either), no `1 + 0`."""
+    source = '''\
+        self._new_lines = max(self._new_lines, 1 + extra)
+        if node is not None and node.lineno != self._last_line:
+            self._last_line = node.lineno
+        elif verbose:
+            log(x)
+        if not strict or x:
+            self.write(x)
+        '''
+    assert _folded(source, {"node": "None", "extra": "0", "x": '"else:"', "strict": "False",
+                            "verbose": "True"}) == (
+        'self._new_lines = max(self._new_lines, 1)\n'
+        'log("else:")\n'
+        'self.write("else:")\n')
+    assert _folded(source, {"extra": "2", "strict": "True"}) == (
+        'self._new_lines = max(self._new_lines, 3)\n'
+        'if node is not None and node.lineno != self._last_line:\n'
+        '    self._last_line = node.lineno\n'
+        'elif verbose:\n'
+        '    log(x)\n'
+        'if x:\n'
+        '    self.write(x)\n')
+
+
+def test_a_literal_stands_for_a_parameter_only_where_it_still_parses() -> None:
+    body = [cst.parse_statement('total = count.real + len(f"{label}")\n')]
+    unsafe = unsafe_names(body)
+    assert unsafe("count", cst.Integer("0")) and not unsafe("count", cst.Name("None"))
+    assert unsafe("label", cst.SimpleString('"x"')) and not unsafe("label", cst.Integer("1"))
