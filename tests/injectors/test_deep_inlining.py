@@ -839,3 +839,20 @@ def test_a_literal_stands_for_a_parameter_only_where_it_still_parses() -> None:
     unsafe = unsafe_names(body)
     assert unsafe("count", cst.Integer("0")) and not unsafe("count", cst.Name("None"))
     assert unsafe("label", cst.SimpleString('"x"')) and not unsafe("label", cst.Integer("1"))
+
+
+@pytest.mark.slow
+def test_methods_of_other_classes_are_pasted_on_real_code() -> None:
+    """jinja2's `visit_If` calls `frame.soft()` on its parameter `frame`, a Frame (no subclass
+    overrides `soft`): a site, pasted with `self` read as `frame`."""
+    from tests.support.pypi import sdist
+
+    context = InjectionContext(load(sdist("jinja2", "3.1.4") / "src"))
+    caller = "jinja2.compiler.CodeGenerator.visit_If"
+    sites = {site.callee: site for site in SiteFinder(context).sites(caller)}
+    soft = sites["jinja2.compiler.Frame.soft"]
+    assert soft.method
+    code = Inliner(context, comments=False).rewrite(caller, [Plan(soft)]).function
+    text = cst.Module([]).code_for_node(code)
+    assert "frame.soft()" not in text and "rv = frame.copy()" in text
+    assert "rv.soft_frame = True" in text and "if_frame = rv" in text
