@@ -17,7 +17,8 @@ solver must look to undo it).
   callee's own callee pasted inside it) or parameters bound to renamed locals or defaults.
 - hard: 4 or more files; three or more callees, chains up to depth 3; module state of another
   module read by the pasted code (imported into the caller's module), or a callee reached
-  through a mixin; and a red herring: a long callee the function still calls.
+  through a mixin or a method of another class called on a local (`formatter.write_text`);
+  and a red herring: a long callee the function still calls.
 
 Real code mostly calls functions of its own module (every jinja2 candidate; 16 of 22 in click),
 so when the callees span fewer files than the difficulty asks, the ones defined in the caller's
@@ -32,6 +33,7 @@ file, moved to one new module), so the smell spans exactly two files.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -88,8 +90,7 @@ class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
                 continue
             plans = _chains(finder, qualname, self.options.max_depth, frozenset({qualname}))
             if not plans:
-                context.discard("calls no helper of 5 lines or more that can be pasted in "
-                                "(single exit, no super(), not decorated or overridden)")
+                context.discard(_no_helper(finder, qualname))
                 continue
             helpers = [plan.site.callee for plan in _flatten(plans)]
             sloc = finder.sloc(qualname) + sum(finder.sloc(name) for name in helpers)
@@ -131,6 +132,8 @@ class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
         else:
             plans.sort(key=lambda plan: (-min(_depth(plan), 2), _branches(context, plan),
                                          -len(_files(context, [plan], path))))
+        if difficulty != "easy":  # two or three helpers: different ones, not one twice
+            plans = _distinct_first(plans)
         inliner = Inliner(context, comments=difficulty == "easy")
         spreader = _SPREADERS.setdefault(context, Spreader(context))
         tries = [_Try(context, inliner, spreader, qualname, path, difficulty, rng, batch)
@@ -230,6 +233,24 @@ class _Try:
         return None
 
 
+def _no_helper(finder: SiteFinder, qualname: str) -> str:
+    """Why a function has no call site to paste a helper over, as a rule phrase: no helper at
+    all, helpers none of which can be pasted in (by their most common reason), or calls that
+    are no statement of their own or may dispatch."""
+    index = finder.index
+    callees = [name for name in (index.call_graph.successors(qualname)
+                                 if qualname in index.call_graph else ())
+               if getattr(index.definitions.get(name), "kind", None) in ("function", "method")]
+    if not callees:
+        return "calls no function or method of the repository"
+    refusals = Counter(finder.refusal(name) for name in callees)
+    if None not in refusals:
+        reason, _ = refusals.most_common(1)[0]
+        return f"calls no helper that can be pasted in (mostly: {reason})"
+    return ("calls its pastable helpers only inside expressions, with early returns the call "
+            "uses, or on objects whose class may override them")
+
+
 def _turned_away(context: InjectionContext, path: str, flagged: bool,
                  skip_generated: bool) -> str | None:
     """Why a function is no candidate before its calls are looked at, None when it may be."""
@@ -325,13 +346,20 @@ def _elsewhere(context: InjectionContext, path: str, rewritten: Rewritten) -> se
 def _native_features(context: InjectionContext, qualname: str, path: str,
                      inlined: Sequence[str], needs: dict[str, tuple[str, str]]) -> list[str]:
     """What makes an injection hard without moving anything: module state of another module
-    read by the pasted code, or a method inherited from a class of another file (a mixin)."""
+    read by the pasted code, a method inherited from a class of another file (a mixin), or a
+    method of another class whose body now works on the object it was called on."""
     found = [f"module state {meant}" for origin, meant in needs.values()
              if _state(context, meant) and context.index.module_of.get(meant, meant.rpartition(
                  ".")[0]) != context.index.module_of[qualname]]
-    found.extend(f"inherited {name}" for name in inlined
-                 if context.index.definitions[name].kind == "method"
-                 and context.path_of(name) != path)
+    index = context.index
+    ancestors = set(index.mro(index.class_of.get(qualname, ""))) if qualname in \
+        index.class_of else set()
+    for name in inlined:
+        if index.definitions[name].kind != "method" or context.path_of(name) == path:
+            continue
+        owner = index.class_of.get(name, "")
+        found.append(f"inherited {name}" if owner in ancestors else
+                     f"{name}, a method of another class, pasted over its call")
     return found
 
 
@@ -430,10 +458,22 @@ def _files(context: InjectionContext, plans: Sequence[Plan], path: str) -> set[s
     return {path, *(context.path_of(plan.site.callee) or path for plan in _flatten(plans))}
 
 
+def _distinct_first(plans: Sequence[Plan]) -> list[Plan]:
+    """The plans in their order, but a second call of a helper already planned after every
+    first one: the function grows by different helpers before it repeats one."""
+    seen: set[str] = set()
+    first: list[Plan] = []
+    again: list[Plan] = []
+    for plan in plans:
+        (again if plan.site.callee in seen else first).append(plan)
+        seen.add(plan.site.callee)
+    return [*first, *again]
+
+
 def _enough(difficulty: Difficulty, chosen: Sequence[Plan], renamed: bool) -> bool:
-    """Enough helpers, and at medium and hard some indirection: a chain (a helper's helper
-    pasted inside it) or parameters bound to renamed locals or defaults."""
-    if len(_flatten(chosen)) < _MIN_HELPERS[difficulty]:
+    """Enough distinct helpers, and at medium and hard some indirection: a chain (a helper's
+    helper pasted inside it) or parameters bound to renamed locals or defaults."""
+    if len({plan.site.callee for plan in _flatten(chosen)}) < _MIN_HELPERS[difficulty]:
         return False
     return difficulty == "easy" or any(_depth(plan) >= 2 for plan in chosen) or renamed
 

@@ -97,8 +97,7 @@ def _single_exit(body: list[cst.BaseStatement], make: Make) -> list[cst.BaseStat
                 return out
             out.append(statement.with_changes(
                 body=statement.body.with_changes(body=branch or [cst.SimpleStatementLine(
-                    [cst.Pass()])]),
-                orelse=cst.Else(body=_block(rest)) if rest else None))
+                    [cst.Pass()])]), orelse=_else(rest)))
             return out
         new_orelse: cst.BaseStatement | cst.Else
         if isinstance(orelse, cst.If):
@@ -113,6 +112,17 @@ def _single_exit(body: list[cst.BaseStatement], make: Make) -> list[cst.BaseStat
         return out
     out.extend(make(None))
     return out
+
+
+def _else(rest: list[cst.BaseStatement]) -> cst.If | cst.Else | None:
+    """The rest of a body after a guard clause as its `else`, or as an `elif` when the rest is
+    one uncommented `if` (as a person would write the guards' chain)."""
+    if not rest:
+        return None
+    if len(rest) == 1 and isinstance(rest[0], cst.If) and not any(
+            line.comment for line in rest[0].leading_lines):
+        return rest[0].with_changes(leading_lines=[])
+    return cst.Else(body=_block(rest))
 
 
 _LOOSE = (cst.BooleanOperation, cst.IfExp, cst.NamedExpr, cst.Lambda)

@@ -10,7 +10,7 @@ cycle). Anything else is refused with the reason.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -21,7 +21,8 @@ from smellkit.errors import InjectionRefused
 from smellkit.facts import Name as NameExpr
 from smellkit.injectors.cst.rename import Rename
 from smellkit.injectors.deep_inlining.exits import exits
-from smellkit.injectors.naming import pick, snake, words
+from smellkit.injectors.deep_inlining.fold import fold, unsafe_names
+from smellkit.injectors.naming import overlaps, pick, snake, words
 
 if TYPE_CHECKING:
     from smellkit.injectors.base import InjectionContext
@@ -129,7 +130,7 @@ def fresh(name: str, taken: set[str], pool: Sequence[str]) -> str:
     own words and words near its function (`pool`, the callee's first): `index` pasted from
     `find_item` becomes `item_index`, never `index_2`; refused when every such name is taken."""
     head = words(name) or [name.strip("_")]
-    extra = [word for word in pool if word not in head]
+    extra = [word for word in pool if not overlaps(word, head)]  # never `error_errors`
     options = [[word, *head] for word in extra] + [[*head, word] for word in extra]
     return pick((snake(parts, private=name.startswith("_")) for parts in options), taken,
                 what=f"the pasted local {name}")
@@ -276,7 +277,8 @@ class Inliner:
             if name not in needs:
                 needs[name] = (origin, self._meaning(origin, name))
         call, form = _call(statement)
-        bindings, renames = self._bind(site, call, function, own.bound)
+        bindings, renames, literals = self._bind(site, call, function, own.bound,
+                                                 unsafe_names(body))
         defaults = {id(param.default) for param in params if param.default is not None}
         for _, value in bindings:  # a default named a global of the callee's module
             if id(value) in defaults and isinstance(value, cst.Name) and \
@@ -289,7 +291,7 @@ class Inliner:
             if name in host_names or name in renames.values():
                 renames[name] = fresh(name, taken, pool)
                 taken.add(renames[name])
-        if bindings or renames:
+        if bindings or renames or literals:
             self.renamed = True
         clash = sorted(set(needs) & (host_bound | set(renames.values())))
         if clash:
@@ -298,8 +300,9 @@ class Inliner:
         new: list[cst.BaseStatement] = [
             cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(
                 renames.get(name, name)))], value)]) for name, value in bindings]
-        pasted = [_rename(item, renames) for item in body]
-        new.extend(exits(pasted, form, statement))  # type: ignore[arg-type]
+        pasted = fold([renamed for item in body if isinstance(
+            renamed := _rename(item, renames), cst.BaseStatement)], literals)
+        new.extend(exits(pasted, form, statement))
         if not new:
             new = [cst.SimpleStatementLine([cst.Pass()])]
         leading = list(statement.leading_lines)
@@ -310,10 +313,13 @@ class Inliner:
         new[0] = first.with_changes(leading_lines=[*leading, *first.leading_lines])
         return new, needs, chain
 
-    def _bind(self, site: Site, call: cst.Call, function: cst.FunctionDef,
-              rebound: set[str]) -> tuple[list[tuple[str, cst.BaseExpression]], dict[str, str]]:
-        """Each parameter's value: substituted when it is a plain name nothing rebinds, else an
-        assignment before the body (arguments evaluated in their written order)."""
+    def _bind(self, site: Site, call: cst.Call, function: cst.FunctionDef, rebound: set[str],
+              unsafe: Callable[[str, cst.BaseExpression], bool],
+              ) -> tuple[list[tuple[str, cst.BaseExpression]], dict[str, str],
+                         dict[str, cst.BaseExpression]]:
+        """Each parameter's value: substituted when it is a plain name or a literal nothing
+        rebinds (`fold.py` then drops the branches a literal decides), else an assignment
+        before the body (arguments evaluated in their written order)."""
         params = _params(function)
         values: dict[str, cst.BaseExpression] = {}
         positional = [arg for arg in call.args if arg.keyword is None]
@@ -335,6 +341,7 @@ class Inliner:
         order = [id(arg.value) for arg in call.args]
         bindings: list[tuple[str, cst.BaseExpression]] = []
         renames: dict[str, str] = {}
+        literals: dict[str, cst.BaseExpression] = {}
         for param in params:
             name = param.name.value
             value = values.get(name)
@@ -343,18 +350,26 @@ class Inliner:
                         param.default, cst.Name)):
                     raise InjectionRefused(f"parameter {name} is not passed and its default is not "
                                            "a plain literal or name")
-                bindings.append((name, param.default))
+                value = param.default
+                if not (_literal(value) and name not in rebound and not unsafe(name, value)):
+                    bindings.append((name, value))
+                    continue
+            if _literal(value) and name not in rebound and not unsafe(name, value):
+                literals[name] = value
                 continue
             if isinstance(value, cst.Name) and name not in rebound and value.value not in \
                     rebound and value.value not in _LITERAL_NAMES:
                 if value.value != name:
                     renames[name] = value.value
                 continue
+            if site.method and param is ordered[0]:  # `self` read as the receiver, or nothing
+                raise InjectionRefused(f"the receiver {cst.Module([]).code_for_node(value)} "
+                                       f"cannot stand for {name} in the pasted body")
             bindings.append((name, value))
         written = [order.index(id(value)) for _, value in bindings if id(value) in order]
         if written != sorted(written):
             raise InjectionRefused("keyword arguments given out of parameter order")
-        return bindings, renames
+        return bindings, renames, literals
 
     def _meaning(self, module: str, name: str) -> str:
         found = meaning(self.context, module, name)

@@ -26,7 +26,6 @@ def import_time(statement: cst.BaseStatement) -> list[cst.CSTNode]:
     return [statement]
 
 
-
 def free_names(node: cst.FunctionDef, *, definition_time: bool = False) -> set[str]:
     """Global names a definition reads: in its body, defaults and annotations; with
     `definition_time`, only those read when the `def` runs (defaults and annotations)."""
@@ -35,15 +34,17 @@ def free_names(node: cst.FunctionDef, *, definition_time: bool = False) -> set[s
     for star in (params.star_arg, params.star_kwarg):
         if isinstance(star, cst.Param):
             parameters.append(star)
+    early: list[cst.CSTNode] = [item for param in parameters
+                                for item in (param.default, param.annotation) if item]
+    if node.returns:
+        early.append(node.returns)
+    read_early = names_of(early).used
     if definition_time:
-        early: list[cst.CSTNode] = [item for param in parameters
-                                    for item in (param.default, param.annotation) if item]
-        if node.returns:
-            early.append(node.returns)
-        return names_of(early).used
-    found = names_of([params, node.body, *([node.returns] if node.returns else [])])
-    return found.used - found.bound - {param.name.value for param in parameters}
-
+        return read_early
+    # defaults and annotations run in the enclosing scope: a parameter named like the module
+    # its annotation reads (`nodes: t.Iterable[nodes.Node]`) does not bind it there
+    found = names_of([node.body])
+    return (found.used - found.bound - {param.name.value for param in parameters}) | read_early
 
 
 class _Definitions(cst.CSTVisitor):
@@ -57,7 +58,6 @@ class _Definitions(cst.CSTVisitor):
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         self.names.add(node.name.value)
         return False
-
 
 
 def binds(statement: cst.CSTNode, *, top: bool) -> set[str]:

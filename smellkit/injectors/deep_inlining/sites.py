@@ -4,9 +4,11 @@ pasted into the caller without changing what the code does.
 Read-only and repository-wide, so it uses the stdlib `ast` (libcst only parses the files that
 are edited). A callee qualifies when its body has a single exit (at most one `return`, its last
 statement), no `yield`, `await`, `global`, `nonlocal`, nested definitions, `super()`,
-name-mangled names or frame tricks (`locals()`, `eval`), no decorators and no `*args`; a method
-qualifies only when called on the caller's own `self` and no subclass overrides it (otherwise the
-call dispatches).
+name-mangled names or frame tricks (`locals()`, `eval`), no decorators and no `*args`. A method
+qualifies when the call always runs it: called on the caller's own `self`, or on a local or
+parameter whose classes the points-to solution knows (`formatter.write_text(text)`, a method of
+another class, pasted with `self` read as `formatter`), and no subclass of those classes
+overrides it (otherwise the call dispatches).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from smellkit._internal import pyast
 from smellkit.facts import Definition
+from smellkit.facts import Name as NameExpr
 from smellkit.models import POORLY_COVERED
 
 if TYPE_CHECKING:
@@ -104,13 +107,8 @@ class SiteFinder:
         arguments = node.args
         if arguments.vararg or arguments.kwarg or arguments.posonlyargs:
             return "*args, **kwargs or positional-only parameters"
-        if definition.kind == "method":
-            if not arguments.args:
-                return "a method without a self parameter"
-            cls = self.index.class_of.get(qualname, "")
-            if any(definition.name in self.index.children.get(sub, {})
-                   for sub in self.index.descendants(cls)):
-                return "overridden in a subclass: the call dispatches"
+        if definition.kind == "method" and not arguments.args:
+            return "a method without a self parameter"
         body = _body(node)
         if not body:
             return "empty body"
@@ -152,6 +150,8 @@ class SiteFinder:
             callee, method = self._callee(caller, self_name, call.func)
             if callee is None or callee == caller or self.refusal(callee) is not None:
                 continue
+            if method and not self._static(caller, self_name, call.func, callee):
+                continue
             if form != "return" and not self.exits_ok(callee):
                 continue
             found.append(Site(caller, callee, statement.lineno, form, method))
@@ -173,17 +173,45 @@ class SiteFinder:
             if found is not None and found.kind == "function":
                 return found.qualname, False
             return None, False
-        if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
-                and self_name is not None and func.value.id == self_name):
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
+            return None, False
+        if self_name is not None and func.value.id == self_name:
             cls = index.class_of.get(caller)
             target = index.lookup_method(cls, func.attr) if cls else None
-            found = index.definitions.get(target or "")
-            if found is not None and found.kind == "method":
-                callee_node = self.node(found.qualname)
-                if callee_node is not None and callee_node.args.args and \
-                        callee_node.args.args[0].arg == self_name:
-                    return found.qualname, True
+        else:  # a method of another object: one the receiver's known classes all agree on
+            classes = self._receiver_classes(caller, func.value.id)
+            targets = {index.lookup_method(cls, func.attr) for cls in classes}
+            target = targets.pop() if len(targets) == 1 else None
+        found = index.definitions.get(target or "")
+        if found is not None and found.kind == "method":
+            callee_node = self.node(found.qualname)
+            if callee_node is not None and callee_node.args.args and (
+                    callee_node.args.args[0].arg == self_name or func.value.id != self_name):
+                return found.qualname, True
         return None, False
+
+    def _receiver_classes(self, caller: str, name: str) -> frozenset[str]:
+        """The repository classes a local or parameter of `caller` may hold an instance of
+        (from the points-to solution): empty when unknown or when it may be a module."""
+        if self.index.resolve_name(caller, name) in self.index.modules:
+            return frozenset()
+        return self.index.calls.types_of(caller, NameExpr(name))
+
+    def _static(self, caller: str, self_name: str | None, func: ast.expr, callee: str) -> bool:
+        """Whether a method call `receiver.name(...)` always runs `callee`: every class the
+        receiver may be (the caller's class for `self`), and every subclass of them in the
+        repository, finds that definition. A subclass overriding it makes the call dispatch,
+        and a pasted body would then be wrong for its instances."""
+        assert isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+        if self_name is not None and func.value.id == self_name:
+            classes: frozenset[str] = frozenset({self.index.class_of.get(caller, "")})
+        else:
+            classes = self._receiver_classes(caller, func.value.id)
+        if not classes:
+            return False
+        name = func.attr
+        every = set(classes).union(*(self.index.descendants(cls) for cls in classes))
+        return all(self.index.lookup_method(cls, name) == callee for cls in every)
 
 
 def _self_name(definition: Definition) -> str | None:

@@ -183,9 +183,9 @@ class Spreader(Movability):
                 if word not in own and not overlaps(word, head)]
         options = [*vocabulary.combinations(head, own, rng, most=1),
                    *vocabulary.combinations(head, near, rng)]
-        front = [parts for parts in options[:10] if parts != head]
+        front = [parts for parts in options[:_MIXIN_CHOICES] if parts != head]
         rng.shuffle(front)  # two cases moving one method name their mixins apart
-        options = [*front, *options[10:]]
+        options = [*front, *options[_MIXIN_CHOICES:]]
         name = pick((camel(parts, private=True) for parts in options if parts != head),
                     taken, what=f"a mixin of {_short(cls)}")
         taken.add(name)
@@ -444,16 +444,24 @@ def _own_words(qualnames: Sequence[str]) -> list[str]:
                               if meaningful(word)))
 
 
+_MIXIN_CHOICES = 24
+"""Names a mixin is drawn from, at random: a class's own words make few, and two cases that
+move a method of one class must not give their mixins one name (a tell across cases)."""
+
+
 def _word_lists(vocabulary: Vocabulary, host: str, callees: Sequence[str],
                 rng: random.Random) -> list[list[str]]:
-    """Word lists for a new module holding `callees`: a callee's own name first, then its
-    words alone or paired, then words near them in the host module."""
+    """Word lists for a new module holding `callees`: a callee's own name, its words paired,
+    or one of them with a word used near it in the host module, in an order the seed and the
+    case vary (two cases moving one helper name its module apart: a helper's own words make
+    few pairs); then its words alone, then words near them."""
     found = [own for name in callees if 1 < len(own := [
         word for word in words(_short(name)) if meaningful(word)]) <= 3]
     own = _own_words(callees)
     found.extend(parts for parts in vocabulary.combinations([], own, rng) if len(parts) > 1)
-    front = found[:8]  # the callee's words in an order the seed and the case vary: two cases
-    rng.shuffle(front)  # moving one helper name its module apart
+    near = [word for word in vocabulary.near(host, *callees) if not overlaps(word, own)][:6]
+    front = found[:8] + [[word, other] for word in own[:3] for other in near]
+    rng.shuffle(front)
     found[:8] = front
     found.extend(vocabulary.combinations([], own, rng))
     found.extend(vocabulary.combinations([], vocabulary.near(host, *callees), rng))
