@@ -98,6 +98,22 @@ def test_dunder_methods_are_reported_only_when_asked(tmp_path: Path) -> None:
     assert [finding.location.qualname for finding in found] == ["money.ledger.Entry.__repr__"]
 
 
+def test_envy_diluted_in_a_long_method_is_info() -> None:
+    project = load(FIXTURES / "diluted_envy")
+    severities = {finding.location.qualname.rpartition(".")[2]: finding.severity
+                  for finding in run_detectors(project, [SMELL])}
+    assert severities == {"postage": "warning", "run": "info"}
+    (run,) = [finding for finding in run_detectors(project, [SMELL])
+              if finding.location.qualname.endswith(".run")]
+    # four Parcel references over the 47 lines of the routine: under one per ten lines
+    assert run.evidence["envied_references_per_line"] == 0.085
+    assert run.evidence["atfd"] == 4 and run.evidence["laa"] == 0.2
+    unbanded = run_detectors(project, [SMELL], options={SMELL: {"warning-references-per-line": 0}})
+    assert {finding.severity for finding in unbanded} == {"warning"}
+    stricter = run_detectors(project, [SMELL], options={SMELL: {"warning-references-per-line": 2}})
+    assert {finding.severity for finding in stricter} == {"info"}
+
+
 # -- real code ------------------------------------------------------------------------------------
 
 REVIEW: list[tuple[str, str, str]] = [
