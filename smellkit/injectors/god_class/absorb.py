@@ -109,6 +109,8 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster], *,
             except InjectionRefused as refusal:
                 refused[function.qualname] = str(refusal)
                 continue
+            if function.owner is None:  # a function one level deeper: so is its docstring
+                code = reindented_docstring(code, tree.default_indent)
             method = move.as_method_of_class(code, name).with_changes(
                 decorators=[cst.Decorator(cst.Name("staticmethod"))])
             methods.append(registering.decorate(method, registry) if registry else method)
@@ -161,15 +163,41 @@ def _find_method(module: cst.Module, function: Function) -> cst.FunctionDef | No
 
 def _instance_name(context: InjectionContext, function: Function,
                    node: cst.FunctionDef) -> str:
-    """What the absorbed method calls the instance it now takes: its class's words
-    (`token`, `filter_stack`), none the method already uses."""
+    """What the absorbed method calls the instance it now takes, after the class it came from:
+    the class's name and the word of the repository base it extends (`datetime_field` for
+    `DateTime(Field)`, `enum_field`), or its words (`token`, `filter_stack`); none the method
+    already uses. Never a word of it alone (`time` for a `DateTime`)."""
     assert function.owner is not None
     cls_name = function.owner.rpartition(".")[2]
     parts = [part for part in words(cls_name) if len(part) >= 3] or ["item"]
-    candidates = [snake(parts[-1:]), snake(parts[-2:]), snake(parts),
+    base = [part for name in context.index.mro(function.owner)[1:2]
+            for part in words(name.rpartition(".")[2])]
+    kind = base[-1:] if base and not set(base) & set(words(cls_name)) else []  # not `FieldABC`
+    whole = [cls_name.lower()] if cls_name.isalpha() else parts
+    candidates = [snake([*whole, *kind]), snake(parts), snake([*parts, *kind]),
                   *context.vocabulary.names(function.module, cls_name, head=parts[-1:],
                                             rng=random.Random(function.qualname))]
     return pick(candidates, move.names_in(node), what=f"the {cls_name} in {function.name}")
+
+
+def reindented_docstring(function: cst.FunctionDef, delta: str) -> cst.FunctionDef:
+    """The function with its docstring's continuation lines indented by `delta` more: what a
+    person does when a function moves into a class (`inspect.cleandoc` reads it the same)."""
+    body = function.body
+    if not isinstance(body, cst.IndentedBlock) or not body.body:
+        return function
+    first = body.body[0]
+    if not isinstance(first, cst.SimpleStatementLine) or len(first.body) != 1 or \
+            not isinstance(first.body[0], cst.Expr):
+        return function
+    string = first.body[0].value
+    if not isinstance(string, cst.SimpleString) or "\n" not in string.value:
+        return function
+    head, *rest = string.value.split("\n")
+    text = "\n".join([head, *(f"{delta}{line}" if line.strip() else line for line in rest)])
+    line = first.with_changes(body=[first.body[0].with_changes(
+        value=string.with_changes(value=text))])
+    return function.with_changes(body=body.with_changes(body=[line, *body.body[1:]]))
 
 
 def _renamed_first(function: cst.FunctionDef, name: str) -> cst.FunctionDef:
