@@ -402,3 +402,21 @@ def test_wtforms_lends_its_list_entries_to_the_unbound_field() -> None:
         assert result.ok, result
         assert tells(project, injection) == []
         assert added_lint(root, injection) == set()
+
+
+def test_a_signature_past_the_line_length_is_wrapped_as_the_formatter_would() -> None:
+    """The parameter a move adds can push the `def` line past the repository's length: the
+    parameters then go on a line of their own, the closing parenthesis below them."""
+    import libcst as cst
+
+    from smellkit.injectors.feature_envy import rewrite
+
+    function = cst.parse_statement(
+        "def _add_entry(self, field_list, formdata=None, data=None, index=None) -> None:\n"
+        "    return None\n")
+    assert isinstance(function, cst.FunctionDef)
+    assert rewrite.wrapped(function, 88) is function  # 85 columns one level in: as it was
+    code = rewrite.in_class(rewrite.wrapped(function, 79))
+    assert code.startswith("    def _add_entry(\n        self, field_list, formdata=None, "
+                           "data=None, index=None\n    ) -> None:\n        return None\n"), code
+    assert all(len(line) <= 79 for line in code.splitlines())

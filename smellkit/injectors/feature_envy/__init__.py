@@ -52,6 +52,7 @@ from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOp
 from smellkit.injectors.cst import move
 from smellkit.injectors.cst.imports import drop_unused_imports, insert_import, is_import_line
 from smellkit.injectors.cst.slots import SLOTS_LINE, uses_slots
+from smellkit.injectors.data_clumps.spread import line_limit
 from smellkit.injectors.feature_envy import rewrite, sites
 from smellkit.injectors.naming import camel, meaningful, pick, snake, words
 from smellkit.models import Candidate, Difficulty, Location, StructuralCheck
@@ -383,8 +384,9 @@ class _Injection:
                 if self.declared:
                     new_function = rewrite.annotated(new_function, replacement.value, self.cls_name)
                     holder_tree = self._declare(holder_tree)
-            new_holder = move.append_to_class(holder_node, [
-                move.as_method_of_class(new_function, self.new_name)])
+            new_holder = move.append_to_class(holder_node, [rewrite.wrapped(
+                move.as_method_of_class(new_function, self.new_name),
+                line_limit(self.context.source(self.holder_path)))])
             holder_tree = move.replace_node(holder_tree, holder_node, new_holder)
             for statement in rewrite.still_read(moved.imports, new_function):
                 holder_tree = insert_import(holder_tree, statement)
@@ -545,7 +547,9 @@ class _Injection:
             new_function = rewrite.through_self(new_function, alias, self.via)
         if self.declared:
             new_function = rewrite.annotated(new_function, alias, self.cls_name)
-        method_code = rewrite.in_class(move.as_method_of_class(new_function, self.new_name))
+        method_code = rewrite.in_class(rewrite.wrapped(
+            move.as_method_of_class(new_function, self.new_name),
+            line_limit(context.source(self.holder_path))))
         opening = "from __future__ import annotations\n\n" if future else ""
         imports = "".join(f"{statement}\n" for statement in
                           rewrite.still_read(moved.imports, new_function))
