@@ -374,3 +374,15 @@ def test_an_absorbed_method_calls_its_instance_after_its_class(tmp_path: Path) -
     node = absorbing._find_method(context.module("pkg/fields.py"), function)
     assert node is not None
     assert absorbing._instance_name(context, function, node) == "datetime_field"
+
+
+def test_a_thin_function_call_past_the_line_length_is_wrapped() -> None:
+    """The thin function left behind passes every argument on: past the module's line length,
+    the call is wrapped as black wraps it (the arguments on their own line, or one per line)."""
+    arguments = ["text", "default", "hide_input", "confirmation_prompt", "err"]
+    assert absorbing._call("return Parser.prompt", arguments[:2], "    ", 88) == \
+        "return Parser.prompt(text, default)"
+    assert absorbing._call("return Parser.prompt", arguments, "    ", 60) == \
+        "return Parser.prompt(\n    text, default, hide_input, confirmation_prompt, err\n)"
+    exploded = absorbing._call("return Parser.prompt", arguments, "        ", 50)
+    assert exploded.splitlines()[1:] == [f"    {name}," for name in arguments] + [")"]

@@ -34,6 +34,7 @@ from smellkit.injectors.cst.imports import (
     left_unused,
     without_unused,
 )
+from smellkit.injectors.data_clumps.spread import line_limit
 from smellkit.injectors.god_class import registry as registering
 from smellkit.injectors.god_class.planning import Cluster, Function
 from smellkit.injectors.naming import pick, snake, words
@@ -116,7 +117,9 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster], *,
             methods.append(registering.decorate(method, registry) if registry else method)
             imports.extend(moved.imports)
             shims[id(node)] = _shim(node, cluster.module, holder_module, holder_name, registry,
-                                    name, _holder_reference(index, cluster.module, holder, node))
+                                    name, _holder_reference(index, cluster.module, holder, node),
+                                    line_limit(context.source(path)),
+                                    1 if function.owner is None else 2)
             taken.add(name)
             absorbed.append(function)
         if shims:
@@ -309,10 +312,11 @@ def _holder_reference(index: Index, module: str, holder: str, function: cst.Func
 
 def _shim(function: cst.FunctionDef, module: str, holder_module: str, holder_name: str,
           registry: registering.Registry | None = None, name: str = "",
-          reference: str | None = None) -> cst.FunctionDef:
+          reference: str | None = None, limit: int = 88, depth: int = 1) -> cst.FunctionDef:
     """The function with its body replaced by a call of the holder's static method (looked up
     in the registry when there is one), every argument passed on as received (its docstring
-    kept). `reference`: how the module already names the holder (no import then)."""
+    kept). `reference`: how the module already names the holder (no import then). A call
+    longer than `limit` columns (its body `depth` levels in) is wrapped as black wraps it."""
     params = function.params
     parts = [item.name.value for item in (*params.posonly_params, *params.params)]
     if isinstance(params.star_arg, cst.Param):
@@ -332,6 +336,19 @@ def _shim(function: cst.FunctionDef, module: str, holder_module: str, holder_nam
     statements = [
         *docstring,
         *importing,
-        cst.parse_statement(f"return {callee}({', '.join(parts)})"),
+        cst.parse_statement(_call(f"return {callee}", parts, "    " * depth, limit)),
     ]
     return function.with_changes(body=body.with_changes(body=statements))
+
+
+def _call(head: str, arguments: list[str], indent: str, limit: int) -> str:
+    """`head(arguments)` on one line when it fits in `limit` columns at `indent`; else the
+    arguments on a line of their own, or one per line with a trailing comma when even that
+    line is too long (black's forms)."""
+    line = f"{head}({', '.join(arguments)})"
+    if len(indent) + len(line) <= limit or not arguments:
+        return line
+    inner = ", ".join(arguments)
+    if len(indent) + 4 + len(inner) <= limit:
+        return f"{head}(\n    {inner}\n)"
+    return f"{head}(\n" + "".join(f"    {argument},\n" for argument in arguments) + ")"
