@@ -360,8 +360,8 @@ def test_reindented_docstring_leaves_one_line_docstrings_alone() -> None:
 
 def test_an_absorbed_method_calls_its_instance_after_its_class(tmp_path: Path) -> None:
     """The instance an absorbed method takes is named after the class it came from and the
-    repository base it extends (`datetime_field` for `DateTime(Field)`), never one word of
-    the class's name alone (`time`)."""
+    repository base it extends (`date_time_field` for `DateTime(Field)`), never one word of
+    the class's name alone (`time`) nor its words run together (`selectmultiplefield`)."""
     root = tmp_path / "repo"
     (root / "pkg").mkdir(parents=True)
     (root / "pkg" / "__init__.py").write_text("")
@@ -373,7 +373,7 @@ def test_an_absorbed_method_calls_its_instance_after_its_class(tmp_path: Path) -
                                  frozenset(), owner="pkg.fields.DateTime")
     node = absorbing._find_method(context.module("pkg/fields.py"), function)
     assert node is not None
-    assert absorbing._instance_name(context, function, node) == "datetime_field"
+    assert absorbing._instance_name(context, function, node) == "date_time_field"
 
 
 def test_a_thin_function_call_past_the_line_length_is_wrapped() -> None:

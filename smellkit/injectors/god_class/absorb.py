@@ -167,17 +167,16 @@ def _find_method(module: cst.Module, function: Function) -> cst.FunctionDef | No
 def _instance_name(context: InjectionContext, function: Function,
                    node: cst.FunctionDef) -> str:
     """What the absorbed method calls the instance it now takes, after the class it came from:
-    the class's name and the word of the repository base it extends (`datetime_field` for
-    `DateTime(Field)`, `enum_field`), or its words (`token`, `filter_stack`); none the method
-    already uses. Never a word of it alone (`time` for a `DateTime`)."""
+    the class's words and the word of the repository base it extends (`date_time_field` for
+    `DateTime(Field)`, `enum_field`), or its words alone (`token`, `select_multiple_field`);
+    none the method already uses. Never one word of it (`time` for a `DateTime`)."""
     assert function.owner is not None
     cls_name = function.owner.rpartition(".")[2]
     parts = [part for part in words(cls_name) if len(part) >= 3] or ["item"]
     base = [part for name in context.index.mro(function.owner)[1:2]
             for part in words(name.rpartition(".")[2])]
     kind = base[-1:] if base and not set(base) & set(words(cls_name)) else []  # not `FieldABC`
-    whole = [cls_name.lower()] if cls_name.isalpha() else parts
-    candidates = [snake([*whole, *kind]), snake(parts), snake([*parts, *kind]),
+    candidates = [snake([*parts, *kind]), snake(parts),
                   *context.vocabulary.names(function.module, cls_name, head=parts[-1:],
                                             rng=random.Random(function.qualname))]
     return pick(candidates, move.names_in(node), what=f"the {cls_name} in {function.name}")
