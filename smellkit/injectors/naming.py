@@ -11,6 +11,7 @@ injector refuses rather than numbering.
 
 from __future__ import annotations
 
+import itertools
 import keyword
 import random
 import re
@@ -64,6 +65,17 @@ def camel(parts: Sequence[str], *, private: bool = False) -> str:
 def is_numbered(name: str) -> bool:
     """True for names that end in a counter (`index_3`, `Steps2`, `module_2`): a tell."""
     return bool(_NUMBERED.search(name.rstrip("_")))
+
+
+def is_doubled(name: str) -> bool:
+    """True for names whose word parts stutter (`_UnboundFieldFieldListMixin`, `value_v`,
+    `parser_parse`): two class names glued, or a word after its own stem."""
+    parts = words(name)
+    for first, second in itertools.pairwise(parts):
+        short, long = sorted((first, second), key=len)
+        if long.startswith(short) and (len(short) != 2 or short == long):  # `is_iso` is fine
+            return True
+    return False
 
 
 def usable(name: str, taken: Iterable[str] | set[str] | frozenset[str]) -> bool:
@@ -152,10 +164,11 @@ class Vocabulary:
 
 def pick(candidates: Iterable[str], taken: Iterable[str] | set[str] | frozenset[str],
          *, what: str) -> str:
-    """The first usable, un-numbered candidate; refuses the injection when there is none."""
+    """The first usable candidate neither numbered nor doubled; refuses the injection when
+    there is none."""
     seen = taken if isinstance(taken, (set, frozenset)) else set(taken)
     for name in candidates:
-        if usable(name, seen) and not is_numbered(name):
+        if usable(name, seen) and not is_numbered(name) and not is_doubled(name):
             return name
     raise InjectionRefused(f"no natural free name for {what}",
                            hint="every combination of the repository's words was taken")

@@ -30,7 +30,7 @@ ONE_PER_SMELL: dict[str, tuple[str, Difficulty]] = {
     "dead_code": ("shop", "hard"),
     "deep_inlining": ("ledger", "hard"),
     "duplicated_code": ("engines", "hard"),
-    "feature_envy": ("ledger", "hard"),
+    "feature_envy": ("ledger", "medium"),
     "god_class": ("console", "hard"),
     "interface_segregation": ("storage", "hard"),
     "shotgun_surgery": ("order_keys", "hard"),

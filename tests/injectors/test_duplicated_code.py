@@ -8,6 +8,7 @@ injector's, in `test_fixtures.py` (SMELLKIT_REGENERATE=1 rewrites them).
 from __future__ import annotations
 
 import ast
+import random
 import re
 import shutil
 from pathlib import Path
@@ -19,8 +20,9 @@ from smellkit.errors import InjectionRefused
 from smellkit.injectors.base import Edit, InjectionContext
 from smellkit.injectors.duplicated_code import DuplicatedCodeInjector, _renamable_params
 from smellkit.injectors.duplicated_code.helper import examine
+from smellkit.injectors.duplicated_code.names import local_names
 from smellkit.injectors.engine import find_candidates, make_injector
-from smellkit.injectors.naming import is_numbered
+from smellkit.injectors.naming import is_doubled, is_numbered
 from smellkit.models import DIFFICULTIES, Candidate, Difficulty
 from tests.injectors.support import (
     FIXTURES,
@@ -639,3 +641,59 @@ def test_discovery_says_which_rule_turned_definitions_away(tmp_path: Path) -> No
     assert context.discarded["fewer than 2 callers"] >= 1
     assert context.discarded["shorter than 6 lines"] >= 1
     assert context.discarded["a method no subclass inherits"] >= 1
+
+
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_mixins_are_slotted_only_when_their_heirs_are(tmp_path: Path,
+                                                      difficulty: Difficulty) -> None:
+    """No class of the figures declares `__slots__`: their new mixins declare none (an empty
+    `__slots__` in every mixin of a repository that never writes one gives the copy away).
+    Once `Figure` declares slots, every new mixin does, or instances would gain a `__dict__`."""
+    root = FIGURES / "before"
+    injection = injected(root, SMELL, difficulty, "figures.shapes.Figure.describe")
+    new = {path: text for path, text in smelly_files(root, injection, tmp_path).items()
+           if not (root / path).exists()}
+    assert new and not [path for path, text in new.items() if "__slots__" in (text or "")]
+    folder = tmp_path / "slotted"
+    shutil.copytree(root, folder)
+    shapes = folder / "figures" / "shapes.py"
+    shapes.write_text(shapes.read_text(encoding="utf-8").replace(
+        "class Figure:\n", "class Figure:\n    __slots__ = ('size',)\n\n", 1), encoding="utf-8")
+    injection = injected(folder, SMELL, difficulty, "figures.shapes.Figure.describe")
+    new = {path: text for path, text in smelly_files(folder, injection, tmp_path / "s").items()
+           if not (folder / path).exists()}
+    assert new and all("    __slots__ = ()\n" in (text or "") for text in new.values())
+
+
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_mixins_are_named_after_the_method_and_its_user(tmp_path: Path,
+                                                        difficulty: Difficulty) -> None:
+    """A mixin giving `Triangle` its copy of `describe` is `_TriangleDescribe` in
+    `triangle_describe.py`: the heir's word, then the method's; never word parts shuffled or
+    doubled."""
+    root = FIGURES / "before"
+    injection = injected(root, SMELL, difficulty, "figures.shapes.Figure.describe")
+    for target in injection.targets:
+        holder = target.location.qualname.rsplit(".", 2)[1]
+        stem = target.location.path.rpartition("/")[2][:-3]
+        assert re.fullmatch(r"_(Circle|Square|Triangle)(Figure)?Describe", holder), holder
+        assert re.fullmatch(r"(circle|square|triangle)(_figure)?_describe", stem), stem
+    assert not [name for name in re.findall(r"^\+class (\w+)", injection.smelly_patch, re.M)
+                if is_doubled(name)]
+
+
+def test_renamed_locals_come_from_the_methods_words() -> None:
+    """A short local is spelled out with a word the method uses (`k` -> `key`), never prefixed
+    (`field_k`) or glued after a word it repeats (`value_v`); keywords and strings give no
+    words (`return_area`)."""
+    text = ('def check(self, field, key):\n    """Return the value."""\n'
+            "    for k, v in field.items():\n        value = v\n"
+            "        flags = key\n    return value\n")
+    for seed in range(5):
+        mapping = local_names(["k", "v", "flags"], text, ["return", "field", "form"],
+                              random.Random(seed))
+        assert mapping.get("k") in (None, "key"), mapping
+        assert not mapping.get("v", "").startswith(("value_", "field_")), mapping
+        assert all(not is_doubled(name) and "return" not in name and not
+                   re.search(r"_[a-z]$", name) for name in mapping.values()), mapping
+        assert mapping.get("flags", "flags").endswith("flags")

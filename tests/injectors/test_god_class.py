@@ -310,3 +310,79 @@ def test_no_member_takes_a_name_the_holder_looks_up_as_a_hook(tmp_path: Path) ->
     context = InjectionContext(Project.load(tmp_path, use_cache=False, jobs=1))
     assert absorbing.looked_up_prefixes(context, "pkg.holder.Holder") == {"check_"}
     assert absorbing.looked_up_prefixes(context, "pkg.holder.Other") == frozenset()
+
+
+def test_red_herrings_name_each_function_once() -> None:
+    """A function the holder's module calls that is also one of an absorbed module, and stays,
+    is one red herring, not two."""
+    def function(qualname: str) -> planning.Function:
+        module, _, name = qualname.rpartition(".")
+        return planning.Function(qualname, module, name, 1, frozenset())
+
+    dates = planning.Cluster("desk.dates", [function("desk.dates.parse_day"),
+                                            function("desk.dates.week_of")],
+                             frozenset({"desk.dates.week_of"}))
+    money = planning.Cluster("desk.money", [function("desk.money.cents")])
+    assert planning.staying([dates, money], [dates], {"desk.dates.parse_day"}) == \
+        ["desk.dates.week_of"]
+
+
+def test_absorbed_docstrings_follow_their_function_into_the_class(tmp_path: Path) -> None:
+    """A module-level function becomes a static method one level deeper: its docstring's
+    continuation lines move with it (`inspect.cleandoc` reads the same text)."""
+    import inspect
+
+    root = tmp_path / "repo"
+    shutil.copytree(DESK / "before", root)
+    dates = root / "desk" / "dates.py"
+    docstring = ('    """A day number from what a person typed.\n\n'
+                 '    `d4` and `4` are day 4; an empty or `-` entry is no day (-1).\n    """\n')
+    dates.write_text(dates.read_text().replace(
+        "def parse_day(text: str) -> int:\n", f"def parse_day(text: str) -> int:\n{docstring}"))
+    injection = injected(root, SMELL, "easy")
+    planner = "\n".join(line[1:] for line in injection.smelly_patch.split(
+        "+++ b/desk/planner.py")[1].splitlines() if line.startswith((" ", "+")))
+    moved = re.search(r'\n( +)"""A day number.*?"""', planner, re.S)
+    assert moved is not None, injection.smelly_patch
+    assert moved[1] == " " * 8
+    assert "\n        `d4` and `4` are day 4" in moved[0] and '\n        """' in moved[0]
+    original = inspect.cleandoc(docstring.strip().strip('"'))
+    assert inspect.cleandoc(moved[0].strip().strip('"')) == original
+
+
+def test_reindented_docstring_leaves_one_line_docstrings_alone() -> None:
+    import libcst as cst
+
+    function = cst.parse_statement('def f():\n    """One line."""\n    return 1\n')
+    assert isinstance(function, cst.FunctionDef)
+    assert absorbing.reindented_docstring(function, "    ") is function
+
+
+def test_an_absorbed_method_calls_its_instance_after_its_class(tmp_path: Path) -> None:
+    """The instance an absorbed method takes is named after the class it came from and the
+    repository base it extends (`date_time_field` for `DateTime(Field)`), never one word of
+    the class's name alone (`time`) nor its words run together (`selectmultiplefield`)."""
+    root = tmp_path / "repo"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "fields.py").write_text(
+        "class Field:\n    pass\n\n\nclass DateTime(Field):\n"
+        "    def render(self, value):\n        return str(value)\n")
+    context = InjectionContext(Project.load(root, use_cache=False, jobs=1))
+    function = planning.Function("pkg.fields.DateTime.render", "pkg.fields", "render", 1,
+                                 frozenset(), owner="pkg.fields.DateTime")
+    node = absorbing._find_method(context.module("pkg/fields.py"), function)
+    assert node is not None
+    assert absorbing._instance_name(context, function, node) == "date_time_field"
+
+
+def test_a_thin_function_call_past_the_line_length_is_wrapped() -> None:
+    """The thin function left behind passes every argument on: past the module's line length,
+    the call is wrapped as black wraps it (the arguments on their own line, or one per line)."""
+    arguments = ["text", "default", "hide_input", "confirmation_prompt", "err"]
+    assert absorbing._call("return Parser.prompt", arguments[:2], "    ", 88) == \
+        "return Parser.prompt(text, default)"
+    assert absorbing._call("return Parser.prompt", arguments, "    ", 60) == \
+        "return Parser.prompt(\n    text, default, hide_input, confirmation_prompt, err\n)"
+    exploded = absorbing._call("return Parser.prompt", arguments, "        ", 50)
+    assert exploded.splitlines()[1:] == [f"    {name}," for name in arguments] + [")"]

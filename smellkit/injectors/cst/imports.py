@@ -5,6 +5,7 @@ Every injector adds imports through these."""
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -46,22 +47,90 @@ def after_last_import(body: Sequence[cst.BaseStatement], limit: int | None = Non
     return position
 
 
+def opening_block(body: Sequence[cst.BaseStatement]) -> tuple[int, int]:
+    """Where the opening block of import lines starts (after a docstring) and ends."""
+    start = 1 if body and is_docstring(body[0]) else 0
+    end = start
+    while end < len(body) and is_import_line(body[end]):
+        end += 1
+    return start, end
+
+
 def insert_import(module: cst.Module, statement: str) -> cst.Module:
-    """The module with an import after its last top-level import of the opening block (after the
-    docstring when there is none)."""
+    """The module with an import where isort (and ruff's `I001`) puts it in the opening import
+    block: in the group of its section (`__future__`, the standard library, the group already
+    importing its top-level package, relative imports), plain `import x` lines before
+    `from x import y` ones, sorted by module; a new group of its own where its section has
+    none. After the docstring, a blank line between, when the module imports nothing yet."""
     body = list(module.body)
-    at = 0
-    for position, item in enumerate(body):
-        if is_import_line(item):
-            at = position + 1
-        elif position == 0 and is_docstring(item):
-            at = 1
-        else:
-            break
+    start, end = opening_block(body)
     new = cst.parse_statement(statement)
-    if at == 1 and is_docstring(body[0]):  # the first import: a blank line below the docstring
-        new = new.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
+    if end == start:  # the first import: a blank line below the docstring
+        if start:
+            new = new.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
+        return module.with_changes(body=[*body[:start], new, *body[start:]])
+    groups: list[list[int]] = []
+    for position in range(start, end):
+        if not groups or any(line.comment is None for line in body[position].leading_lines):
+            groups.append([])  # a blank line opens a group (the first one opens the block)
+        groups[-1].append(position)
+    key = _order(new)
+    section = _section(new)
+    mixed = len(groups) == 1 and len({_section(body[position])[0] for position in groups[0]}) > 1
+    same = groups[0] if mixed else next(  # one mixed group: the module does not split them
+        (group for group in groups if any(_section(body[position]) == section
+                                          for position in group)), None)
+    if same is None and section[0] in (0, 1, 4):  # the standard library, `__future__`, relative
+        same = next((group for group in groups
+                     if all(_section(body[position])[0] == section[0] for position in group)),
+                    None)
+    if same is None:  # a group of its own, before the first group of a later section
+        later = next((group for group in groups if _section(body[group[0]])[0] > section[0]),
+                     None) if section[0] in (0, 1, 4) else None
+        if later is None:
+            new = new.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
+            return module.with_changes(body=[*body[:end], new, *body[end:]])
+        first = body[later[0]]
+        new = new.with_changes(leading_lines=first.leading_lines)
+        body[later[0]] = first.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
+        return module.with_changes(body=[*body[:later[0]], new, *body[later[0]:]])
+    at = next((position for position in same if _order(body[position]) > key), None)
+    if at is None:
+        at = same[-1] + 1
+    elif at == same[0]:  # the new line opens the group: it takes the group's leading lines
+        new = new.with_changes(leading_lines=body[at].leading_lines)
+        body[at] = body[at].with_changes(leading_lines=[])
     return module.with_changes(body=[*body[:at], new, *body[at:]])
+
+
+def _parts(line: cst.CSTNode) -> tuple[bool, int, str]:
+    """An import line's style (`from`), relative level and module name."""
+    assert isinstance(line, cst.SimpleStatementLine)
+    small = line.body[0]
+    code = cst.Module([]).code_for_node
+    if isinstance(small, cst.ImportFrom):
+        return True, len(small.relative), code(small.module) if small.module else ""
+    assert isinstance(small, cst.Import)
+    return False, 0, code(small.names[0].name)
+
+
+def _section(line: cst.CSTNode) -> tuple[int, str]:
+    """isort's section of an import line, with its top-level package: 0 `__future__`, 1 the
+    standard library, 2 any other absolute import, 4 a relative one."""
+    _, level, name = _parts(line)
+    top = name.partition(".")[0]
+    if level:
+        return 4, "."
+    if top == "__future__":
+        return 0, top
+    return (1 if top in sys.stdlib_module_names else 2), top
+
+
+def _order(line: cst.CSTNode) -> tuple[int, bool, int, str]:
+    """isort's order: by section, then plain imports first, the furthest relative level
+    first, then the module name, ignoring case."""
+    is_from, level, name = _parts(line)
+    return _section(line)[0], is_from, -level, name.lower()
 
 
 def add_imports(result: cst.Module, original: cst.Module, position: int,
@@ -98,6 +167,10 @@ def add_imports(result: cst.Module, original: cst.Module, position: int,
     if not rest:
         return result
     after = after_last_import(original.body, position, any_import=True) or position
+    if after == opening_block(original.body)[1] > opening_block(original.body)[0]:
+        for text in merged([text for _, text in rest]):  # in the opening block: where isort
+            result = insert_import(result, text)        # puts them
+        return result
     return edit.insert_top(result, after, [edit.statement(original, text, 0)
                                            for text in merged([text for _, text in rest])])
 

@@ -8,8 +8,9 @@ Heirs in one module (`mixin_chain`): one heir gets the copy from a new mixin mod
 at hard, it also lists first a second new mixin whose method of the same name only delegates to
 `super()`, on to the copy: a delegation chain through two mixins, the look-alike the red herring.
 
-A mixin has `__slots__ = ()` and no other member, so instances keep their layout and every
-other lookup goes on as before; the heir lists it first among its bases. Its module imports what
+A mixin holds the copy (or the look-alike) only, and `__slots__ = ()` when the heir's classes
+declare slots (`cst.slots`), so instances keep their layout and every other lookup goes on as
+before; the heir lists it first among its bases. Its module imports what
 the copy reads, and is refused when one of those imports could lead back to the heir's module.
 """
 
@@ -28,6 +29,7 @@ from smellkit.errors import InjectionRefused
 from smellkit.injectors.base import InjectionContext
 from smellkit.injectors.cst import edit
 from smellkit.injectors.cst.imports import add_imports, merged
+from smellkit.injectors.cst.slots import SLOTS_LINE, uses_slots
 from smellkit.injectors.duplicated_code import copying
 from smellkit.injectors.duplicated_code import helper as helping
 from smellkit.injectors.duplicated_code.methods import place_method
@@ -148,7 +150,8 @@ def mixin_chain(context: InjectionContext, helper: helping.Helper, heirs: list[s
             passing = _new_mixin(context, helper, heir, taken, rng) if delegate else None
             copying_mixin = _new_mixin(context, helper, heir, taken, rng)
             text = _mixin_text(context, helper, module, copying_mixin.module,
-                               copying_mixin.class_name, rng)
+                               copying_mixin.class_name, rng,
+                               slotted=uses_slots(context, [heir]))
         except InjectionRefused as error:
             refusal = error
             continue
@@ -157,7 +160,8 @@ def mixin_chain(context: InjectionContext, helper: helping.Helper, heirs: list[s
         herring = None
         if passing is not None:
             method = _delegate(helper, tree.config_for_parsing)
-            changes[passing.path] = _class_text(passing.class_name, [method])
+            changes[passing.path] = _class_text(passing.class_name, [method],
+                                                uses_slots(context, [heir]))
             bases.insert(0, passing.base())
             herring = f"{passing.module}.{passing.class_name}.{helper.name}"
         package = module.rpartition(".")[0]
@@ -213,13 +217,15 @@ def mixin_local(context: InjectionContext, helper: helping.Helper, heirs: list[s
         if delegate and number == 0:
             passing = _new_mixin(context, helper, heir, taken, rng)
             changes[passing.path] = _class_text(
-                passing.class_name, [_delegate(helper, tree.config_for_parsing)])
+                passing.class_name, [_delegate(helper, tree.config_for_parsing)],
+                uses_slots(context, [heir]))
             bases.append(passing.base())
             imports.append(passing.import_line(package, relative))
             herring = f"{passing.module}.{passing.class_name}.{helper.name}"
         holder = _new_mixin(context, helper, heir, taken, rng)
         changes[holder.path] = _mixin_text(context, helper, module, holder.module,
-                                           holder.class_name, rng, renamed=number > 0)
+                                           holder.class_name, rng, renamed=number > 0,
+                                           slotted=uses_slots(context, [heir]))
         bases.append(holder.base())
         imports.append(holder.import_line(package, relative))
         replacements[node] = node.with_changes(bases=[*bases, *node.bases])
@@ -257,12 +263,17 @@ def _relative(context: InjectionContext, module: str) -> bool:
     return any(item.level for item in context.index.modules[module].imports)
 
 
-def _class_text(class_name: str, members: list[cst.BaseStatement]) -> str:
-    """A module holding one slotted class with these members."""
-    skeleton = cst.parse_module(f"class {class_name}:\n    __slots__ = ()\n")
+def _class_text(class_name: str, members: list[cst.BaseStatement], slotted: bool,
+                head: str = "") -> str:
+    """A module holding one class with these members (first `__slots__ = ()` when
+    `slotted`), after `head`."""
+    skeleton = cst.parse_module(f"{head}\n\nclass {class_name}:\n    {SLOTS_LINE}\n"
+                                if head else f"class {class_name}:\n    {SLOTS_LINE}\n")
     cls = skeleton.body[-1]
     assert isinstance(cls, cst.ClassDef) and isinstance(cls.body, cst.IndentedBlock)
-    body = cls.body.with_changes(body=[*cls.body.body, *members])
+    if not slotted:  # the first member opens the body: no blank line above it
+        members = [members[0].with_changes(leading_lines=[]), *members[1:]]
+    body = cls.body.with_changes(body=[*(cls.body.body if slotted else ()), *members])
     return edit.replace(skeleton, {cls: cls.with_changes(body=body)}).code
 
 
@@ -273,7 +284,8 @@ def _with_mixin(context: InjectionContext, helper: helping.Helper, module: str, 
     facts = context.index.modules[module]
     names = _new_mixin(context, helper, holder, set(), rng)
     tree = context.module(facts.path)
-    text = _mixin_text(context, helper, module, names.module, names.class_name, rng)
+    text = _mixin_text(context, helper, module, names.module, names.class_name, rng,
+                       slotted=uses_slots(context, [holder]))
     nodes = {name: edit.find_definition(tree, [name.rpartition(".")[2]])
              for name in (holder, herring)}
     first, second = nodes[holder], nodes[herring]
@@ -296,7 +308,7 @@ def _with_mixin(context: InjectionContext, helper: helping.Helper, module: str, 
 
 def _mixin_text(context: InjectionContext, helper: helping.Helper, holder_module: str,
                 mixin_module: str, class_name: str, rng: random.Random, *,
-                renamed: bool = True) -> str:
+                renamed: bool = True, slotted: bool) -> str:
     """The new module: the imports the copy needs, then the mixin class with the copy (its
     locals renamed, or verbatim). A name only its annotations read that the mixin could not
     import without a cycle (`ctx: Context` of the heir's module) is imported for type checking,
@@ -350,13 +362,9 @@ def _mixin_text(context: InjectionContext, helper: helping.Helper, holder_module
                     for number, line in enumerate(lines))
     if typing_only:
         head += f"\nif {guard}:\n" + "".join(f"    {line}\n" for line in merged(typing_only))
-    skeleton = cst.parse_module(f"{head}\n\nclass {class_name}:\n    __slots__ = ()\n")
-    cls = skeleton.body[-1]
-    assert isinstance(cls, cst.ClassDef) and isinstance(cls.body, cst.IndentedBlock)
     copy = copying.renamed_copy(helper.node, helper.name, mapping).with_changes(
         leading_lines=[cst.EmptyLine(indent=False)])
-    body = cls.body.with_changes(body=[*cls.body.body, copy])
-    return edit.replace(skeleton, {cls: cls.with_changes(body=body)}).code
+    return _class_text(class_name, [copy], slotted, head)
 
 
 def _quoted_annotation_names(context: InjectionContext, helper: helping.Helper) -> set[str]:

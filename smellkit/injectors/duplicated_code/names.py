@@ -8,15 +8,21 @@ person's choice, and the seed picks among them so cases differ.
 
 from __future__ import annotations
 
+import io
 import keyword
 import random
 import re
+import textwrap
+import tokenize
+from collections import Counter
 from collections.abc import Iterable, Sequence
 
+from smellkit.graphs.builtin_names import BUILTIN_NAMES
 from smellkit.injectors.base import InjectionContext
 from smellkit.injectors.cst import edit
 from smellkit.injectors.naming import (
     camel,
+    is_doubled,
     is_numbered,
     meaningful,
     overlaps,
@@ -80,17 +86,21 @@ def table_name(context: InjectionContext, helper_name: str, module: str,
 def mixin_names(context: InjectionContext, helper_name: str, heir: str,
                 taken: set[str], rng: random.Random, owner: str = "") -> tuple[str, str]:
     """A module stem and a class name for a new mixin beside `heir`'s module that gives it
-    `helper_name` (`_format_usage.py`, `_UsageCommand`), neither taken nor a name in that
-    module; both are added to `taken`. A word of the method's `owner` class joins the class
-    name where it adds one (`_TimeFieldDeserialize`): copies of `Field.deserialize` and of
-    `DateTime._deserialize` for the same heir would otherwise share a name."""
+    `helper_name`, named after the method and its user (`radio_choices.py`, `_RadioChoices`
+    for `RadioField`'s copy of `iter_choices`), neither taken nor a name in that module; both
+    are added to `taken`. A word of the method's `owner` class comes next (copies of
+    `Field.deserialize` and of `DateTime._deserialize` for the same heir would otherwise share
+    a name), then the repository's words near the heir."""
     vocabulary = context.vocabulary
     module = context.index.module_of[heir]
     source = context.source(context.index.modules[module].path)
     own = _words(helper_name)
+    user = [word for word in _words(heir.rpartition(".")[2]) if not overlaps(word, own)][:1]
+    extra = [word for word in _words(owner) if not overlaps(word, [*own, *user])][-1:]
     near = [word for word in vocabulary.near(module, heir) if word not in own]
+    named = [[*user, *own[-1:]], [*user, *own], [*user, *extra, *own[-1:]]]
     stems = (snake(parts, private=vocabulary.private_modules())
-             for parts in [*vocabulary.combinations(own, near, rng),
+             for parts in [*named, *vocabulary.combinations(own, near, rng),
                            *vocabulary.combinations([], near, rng)])
     folder = context.index.modules[module].path.rpartition("/")[0]
     stem = pick((item for item in stems if item not in vocabulary.module_stems
@@ -98,15 +108,11 @@ def mixin_names(context: InjectionContext, helper_name: str, heir: str,
                  and edit.name_free(source, item) and _free_file(context, folder, item)),
                 taken, what=f"a mixin module beside {module}")
     taken.add(stem)
-    head = _words(heir.rpartition(".")[2])[-1:]
-    extra = [word for word in _words(owner) if not overlaps(word, head) and word not in own][-1:]
-    front = [*head, *extra]  # the owner's word in every option, when it adds one
+    front = [*user, *extra]
     classes = (camel(parts, private=True)
-               for parts in [*vocabulary.combinations(
-                   front, [word for word in own if not overlaps(word, front)], rng, most=1),
-                   *vocabulary.combinations(
-                       front, [word for word in near if not overlaps(word, front)], rng)]
-               if parts != front)
+               for parts in [*named, *vocabulary.combinations(
+                   front, [word for word in near if not overlaps(word, front)], rng)]
+               if parts != front and len(parts) > 1)
     class_name = pick((item for item in classes if edit.name_free(source, item)), taken,
                       what=f"a mixin class for {heir}")
     taken.add(class_name)
@@ -120,22 +126,32 @@ def _free_file(context: InjectionContext, folder: str, stem: str) -> bool:
 
 def local_names(locals_: Sequence[str], text: str, pool: Sequence[str],
                 rng: random.Random) -> dict[str, str]:
-    """A new name for each local of a copy, unused anywhere in `text`: its words with one of
-    `pool` (the helper's and its module's words, the seed choosing among the first), or what a
-    person often writes instead (`result` -> `outcome`); a local with no free option keeps
-    its name."""
+    """A new name for each local of a copy, unused anywhere in `text`, from the method's own
+    words first (those of `text`, the most used first), then `pool` (its module's words): what
+    a person often writes instead (`result` -> `outcome`), a short name spelled out
+    (`k` -> `key` when the method says `key`), or its words after one of those
+    (`flags` -> `field_flags`), never after a word it repeats (`value_v`); a local with no
+    free option keeps its name."""
     taken = set(re.findall(r"\w+", text))
+    own = Counter(word for identifier in _identifiers(text) for word in words(identifier)
+                  if meaningful(word))
+    vocabulary = list(dict.fromkeys([*(word for word, _ in own.most_common()), *pool]))
     mapping: dict[str, str] = {}
     for name in locals_:
         head = words(name) or [name.strip("_")]
-        extra = [word for word in pool if word not in head]
-        front = extra[:4]
-        rng.shuffle(front)
-        options: list[str] = [snake([word, *head], private=name.startswith("_"))
-                              for word in [*front, *extra[4:8]]]
+        private = name.startswith("_")
+        options: list[str] = []
+        if len(name.strip("_")) <= 2:  # `v`, `rv`: prefixing keeps the cryptic part
+            options = [snake([word], private=private) for word in vocabulary
+                       if word.startswith(head[0][:1]) and word not in head]
+        else:
+            extra = [word for word in vocabulary if not overlaps(word, head)]
+            front = extra[:4]
+            rng.shuffle(front)
+            options = [snake([word, *head], private=private) for word in [*front, *extra[4:8]]]
         synonym = _SYNONYMS.get(name)
         if synonym is not None:
-            options.insert(rng.randrange(0, 2), synonym)
+            options.insert(rng.randrange(0, 2) if options else 0, synonym)
         chosen = _first(options, taken)
         if chosen is not None:
             mapping[name] = chosen
@@ -143,6 +159,17 @@ def local_names(locals_: Sequence[str], text: str, pool: Sequence[str],
     return mapping
 
 
+def _identifiers(text: str) -> list[str]:
+    """The names the code uses (not its keywords, strings or comments), each time it does."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(textwrap.dedent(text)).readline))
+    except (tokenize.TokenError, IndentationError):
+        return []
+    return [token.string for token in tokens if token.type == tokenize.NAME
+            and not keyword.iskeyword(token.string) and token.string not in BUILTIN_NAMES]
+
+
 def _first(options: Iterable[str], taken: set[str]) -> str | None:
     return next((option for option in options if usable(option, taken)
-                 and not keyword.iskeyword(option) and not is_numbered(option)), None)
+                 and not keyword.iskeyword(option) and not is_numbered(option)
+                 and not is_doubled(option)), None)

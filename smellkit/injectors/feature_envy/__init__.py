@@ -22,13 +22,17 @@ method, in `A`, reads `B`'s data through its new parameter, and the object it be
 
 Difficulties (SmellBench's): easy puts the method in `A` itself (two files); medium puts it in a
 new mixin module that `A` inherits from, reaching the collaborator through a renamed local alias
-or parameter (three files); hard adds a second new module with the mixins' base (which declares
-the collaborator's type when an attribute holds it) and names red herrings: methods of `B` that
-read as much of its data but are at home, the holder's methods that only delegate to it, or
+or parameter (three files); hard adds a second new module with the mixins' base, which
+declares the type of the attribute holding the collaborator (refused when no attribute holds it:
+an empty base would be a file added only to reach four), and names red herrings: methods of `B`
+that read as much of its data but are at home, the holder's methods that only delegate to it, or
 other classes' methods that call `B` without envying it (four files). When `A` and `B` share a
 module, every difficulty adds one new module so that the smell still spans 2, 3 and 4 files:
 easy puts the method in a mixin (reading the collaborator explicitly), medium adds the typed
-base, hard inherits the mixin through an aggregate of `A`'s mixins in a third module.
+base; hard is refused (it would need an aggregate holding only the new mixin).
+
+New modules and mixins are named after the moved method (`add_entry.py`, `_AddEntryMixin`) and
+get no stock docstring; they declare `__slots__ = ()` only when the holder's classes use slots.
 """
 
 from __future__ import annotations
@@ -47,8 +51,10 @@ from smellkit.errors import InjectionRefused
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
 from smellkit.injectors.cst import move
 from smellkit.injectors.cst.imports import drop_unused_imports, insert_import, is_import_line
+from smellkit.injectors.cst.slots import SLOTS_LINE, uses_slots
+from smellkit.injectors.data_clumps.spread import line_limit
 from smellkit.injectors.feature_envy import rewrite, sites
-from smellkit.injectors.naming import pick, snake, words
+from smellkit.injectors.naming import camel, meaningful, pick, snake, words
 from smellkit.models import Candidate, Difficulty, Location, StructuralCheck
 
 
@@ -378,8 +384,9 @@ class _Injection:
                 if self.declared:
                     new_function = rewrite.annotated(new_function, replacement.value, self.cls_name)
                     holder_tree = self._declare(holder_tree)
-            new_holder = move.append_to_class(holder_node, [
-                move.as_method_of_class(new_function, self.new_name)])
+            new_holder = move.append_to_class(holder_node, [rewrite.wrapped(
+                move.as_method_of_class(new_function, self.new_name),
+                line_limit(self.context.source(self.holder_path)))])
             holder_tree = move.replace_node(holder_tree, holder_node, new_holder)
             for statement in rewrite.still_read(moved.imports, new_function):
                 holder_tree = insert_import(holder_tree, statement)
@@ -479,11 +486,15 @@ class _Injection:
         names its internal modules so."""
         vocabulary = self.context.vocabulary
         private = vocabulary.private_modules() or stem.startswith("_")
-        head = [part for part in words(stem) if len(part) >= 3][:1]
-        found = vocabulary.names(self.holder_module, self.word, self.cls_name, self.method_name,
-                                 head=head, rng=self.rng, private=private)
+        found = vocabulary.names(self.holder_module, self.word, self.cls_name,
+                                 head=self._method_words(), rng=self.rng, private=private)
         return [name for name in dict.fromkeys(found) if name.lstrip("_") != stem.lstrip("_")
                 and _join(folder, name) != self.holder_path][:60]
+
+    def _method_words(self) -> list[str]:
+        """The moved method's own words (`add_entry`): what the new module and mixin do."""
+        return [part for part in words(self.method_name) if meaningful(part)] or \
+            [part for part in words(self.method_name) if len(part) >= 3]
 
     def _class_words(self) -> list[str]:
         """Camel-case middles for the new classes' names (`_Template` + `Symbols` + `Mixin`):
@@ -500,19 +511,23 @@ class _Injection:
                 future: bool) -> tuple[cst.Module, str]:
         """The method goes to a new mixin module that the holder inherits; the mixin (from two
         layers: a base of it, in one more module) declares the collaborator's type, as typed
-        mixins do; at three layers the holder inherits the mixin through an aggregate of its
-        mixins in a third module. At easy (both classes in one module) the method reads the
+        mixins do; three layers (an aggregate holding only the new mixin) are refused as
+        padding. At easy (both classes in one module) the method reads the
         collaborator explicitly, as it does in the holder."""
         context = self.context
         folder = self.holder_path.rpartition("/")[0]
         stem = self.holder_path.rpartition("/")[2][:-3]
-        word = self.word
         bound = move.module_bindings(self.index, self.holder_module)
         stems = self._module_stems(folder, stem)
         mixin_path = context.module_path(folder, stems)
         mixin_module = _module_name(self.holder_module, self.holder_path, mixin_path)
-        mixin_name = pick((f"_{self.holder_name}{name}Mixin" for name in self._class_words()),
-                          bound, what=f"the mixin of {self.holder_name}")
+        behaviour = camel(self._method_words())  # named after what it does: `_AddEntryMixin`
+        names = [behaviour, camel(words(self.holder_name)[-1:]) + behaviour,
+                 *(self.holder_name.lstrip("_") + name for name in self._class_words())]
+        mixin_name = pick((f"_{name}Mixin" for name in names), bound,
+                          what=f"the mixin of {self.holder_name}")
+        slotted = uses_slots(context, [self.holder])
+        slots = f"    {SLOTS_LINE}\n" if slotted else ""
         alias = self._local_name(function)
         self_name = function.params.params[0].name.value
         explicit = self.difficulty == "easy"
@@ -532,7 +547,9 @@ class _Injection:
             new_function = rewrite.through_self(new_function, alias, self.via)
         if self.declared:
             new_function = rewrite.annotated(new_function, alias, self.cls_name)
-        method_code = rewrite.in_class(move.as_method_of_class(new_function, self.new_name))
+        method_code = rewrite.in_class(rewrite.wrapped(
+            move.as_method_of_class(new_function, self.new_name),
+            line_limit(context.source(self.holder_path))))
         opening = "from __future__ import annotations\n\n" if future else ""
         imports = "".join(f"{statement}\n" for statement in
                           rewrite.still_read(moved.imports, new_function))
@@ -548,41 +565,31 @@ class _Injection:
             base_name = pick((f"_{self.holder_name}{name}" for name in self._class_words()
                               if not mixin_name.endswith(f"{name}Mixin")),
                              {mixin_name}, what=f"the base of {mixin_name}")
-            # The base declares the collaborator's type when an attribute holds it; through a
-            # name, it is the plain root of the mixin chain.
-            typing_import = _type_checking_import(base_module, self.cls_module, self.cls_name) \
-                + "\n\n" if self.attribute else "\n"
+            # The base declares the collaborator's type, which an attribute holds
+            if not declaration:  # a base that declares nothing is only a fourth file
+                raise InjectionRefused(f"{self.method_name} reaches its {self.cls_name} through "
+                                       "no attribute a base of its mixin could declare")
+            typing_import = _type_checking_import(base_module, self.cls_module, self.cls_name)
             changes[base_path] = (
-                f'"""The state that the mixins of {self.holder_name} share."""\n\n{opening}'
-                f"{typing_import}class {base_name}:\n    __slots__ = ()\n"
-                + (f"\n{declaration}" if declaration else ""))
+                f"{opening}{typing_import}\n\nclass {base_name}:\n{slots}"
+                + (f"\n{declaration}" if slotted else declaration))
             imports += move.relative_import(mixin_module, base_module, base_name) + "\n"
-            head, body = f"class {mixin_name}({base_name}):\n", "    __slots__ = ()\n"
+            head, body = f"class {mixin_name}({base_name}):\n", slots
         else:
             head = f"class {mixin_name}:\n"
-            body = "    __slots__ = ()\n" + (f"\n{declaration}" if declaration else "")
+            body = slots + ("\n" if slots and declaration else "") + declaration
         imports += checking
+        if not body:  # the method opens the class body
+            method_code = method_code.lstrip("\n")
         changes[mixin_path] = (
-            f'"""Behaviour of {self.holder_name} around its {word}."""\n\n{opening}{imports}'
-            f"{chr(10) * 2 if imports else chr(10)}{head}{body}{method_code}")
-        inherited, inherited_module = mixin_name, mixin_module
-        if self.layers >= 3:
-            used = {mixin_path, *changes}
-            bases_path = context.module_path(folder, (item for item in stems
-                                                      if _join(folder, item) not in used))
-            inherited_module = _module_name(self.holder_module, self.holder_path, bases_path)
-            inherited = pick((f"_{self.holder_name}{name}" for name in self._class_words()
-                              if not mixin_name.endswith(f"{name}Mixin")),
-                             {*bound, mixin_name, *([base_name] if base_name else [])},
-                             what=f"the aggregate base of {self.holder_name}")
-            changes[bases_path] = (
-                f'"""The mixins of {self.holder_name}, in one base."""\n\n'
-                + move.relative_import(inherited_module, mixin_module, mixin_name)
-                + f"\n\n\nclass {inherited}({mixin_name}):\n    __slots__ = ()\n")
-        new_holder = move.add_base(holder_node, inherited)
+            f"{opening}{imports}{chr(10) * 2 if imports else ''}{head}{body}{method_code}")
+        if self.layers >= 3:  # `class _Mixins(_Mixin): pass` in a module of its own: padding
+            raise InjectionRefused(f"{self.holder_name} has no mixins to gather in one base "
+                                   "(an aggregate of the new one would only be a fourth file)")
+        new_holder = move.add_base(holder_node, mixin_name)
         holder_tree = move.replace_node(holder_tree, holder_node, new_holder)
         holder_tree = insert_import(
-            holder_tree, move.relative_import(self.holder_module, inherited_module, inherited))
+            holder_tree, move.relative_import(self.holder_module, mixin_module, mixin_name))
         return holder_tree, f"{mixin_module}.{mixin_name}.{self.new_name}"
 
 

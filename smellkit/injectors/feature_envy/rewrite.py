@@ -152,3 +152,27 @@ def in_class(function: cst.FunctionDef) -> str:
     code = cst.Module(body=[cst.ClassDef(name=cst.Name("_"),
                                          body=cst.IndentedBlock(body=[function]))]).code
     return code.partition("\n")[2]
+
+
+def wrapped(function: cst.FunctionDef, limit: int) -> cst.FunctionDef:
+    """The method (one level into a class) with its parameters on a line of their own when its
+    `def` line would pass `limit` columns, as black and ruff's formatter wrap it: the parameter
+    the move adds can push a signature over the repository's line length."""
+    if len(in_class(function).partition("\n")[0]) <= limit:
+        return function
+    params = function.params
+    ordered = [*params.posonly_params, *params.params,
+               *([params.star_arg] if isinstance(params.star_arg, cst.Param) else []),
+               *params.kwonly_params, *([params.star_kwarg] if params.star_kwarg else [])]
+    if not ordered or isinstance(params.star_arg, cst.ParamStar) or params.posonly_ind != \
+            cst.MaybeSentinel.DEFAULT:
+        return function  # a bare `*` or `/` marker: left as written
+    last = ordered[-1]
+    closing = cst.ParenthesizedWhitespace(
+        first_line=cst.TrailingWhitespace(), indent=True, last_line=cst.SimpleWhitespace(""))
+    replaced = last.with_changes(comma=cst.MaybeSentinel.DEFAULT, whitespace_after_param=closing)
+    new_params = params.deep_replace(last, replaced)
+    assert isinstance(new_params, cst.Parameters)
+    opening = cst.ParenthesizedWhitespace(
+        first_line=cst.TrailingWhitespace(), indent=True, last_line=cst.SimpleWhitespace("    "))
+    return function.with_changes(params=new_params, whitespace_before_params=opening)

@@ -232,13 +232,7 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
                 excluded.update(refused)
                 continue
             rounds += 1
-            moved = {item.qualname for item in absorbed}
-            calls = sorted(name for cluster in pool for name in cluster.called
-                           if name not in moved)
-            taken = {cluster.module for cluster in chosen}
-            stays = [item.qualname for cluster in pool if cluster.module in taken
-                     for item in cluster.functions if item.qualname not in moved]
-            herrings = [*calls, *stays][:2]
+            herrings = planning.staying(pool, chosen, {item.qualname for item in absorbed})
             if difficulty == "hard" and not herrings:
                 raise InjectionRefused(f"no function that {module} calls, or of the absorbed "
                                        "modules, stays where it is (a red herring)")

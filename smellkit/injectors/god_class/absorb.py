@@ -34,6 +34,7 @@ from smellkit.injectors.cst.imports import (
     left_unused,
     without_unused,
 )
+from smellkit.injectors.data_clumps.spread import line_limit
 from smellkit.injectors.god_class import registry as registering
 from smellkit.injectors.god_class.planning import Cluster, Function
 from smellkit.injectors.naming import pick, snake, words
@@ -109,12 +110,16 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster], *,
             except InjectionRefused as refusal:
                 refused[function.qualname] = str(refusal)
                 continue
+            if function.owner is None:  # a function one level deeper: so is its docstring
+                code = reindented_docstring(code, tree.default_indent)
             method = move.as_method_of_class(code, name).with_changes(
                 decorators=[cst.Decorator(cst.Name("staticmethod"))])
             methods.append(registering.decorate(method, registry) if registry else method)
             imports.extend(moved.imports)
             shims[id(node)] = _shim(node, cluster.module, holder_module, holder_name, registry,
-                                    name, _holder_reference(index, cluster.module, holder, node))
+                                    name, _holder_reference(index, cluster.module, holder, node),
+                                    line_limit(context.source(path)),
+                                    1 if function.owner is None else 2)
             taken.add(name)
             absorbed.append(function)
         if shims:
@@ -161,15 +166,40 @@ def _find_method(module: cst.Module, function: Function) -> cst.FunctionDef | No
 
 def _instance_name(context: InjectionContext, function: Function,
                    node: cst.FunctionDef) -> str:
-    """What the absorbed method calls the instance it now takes: its class's words
-    (`token`, `filter_stack`), none the method already uses."""
+    """What the absorbed method calls the instance it now takes, after the class it came from:
+    the class's words and the word of the repository base it extends (`date_time_field` for
+    `DateTime(Field)`, `enum_field`), or its words alone (`token`, `select_multiple_field`);
+    none the method already uses. Never one word of it (`time` for a `DateTime`)."""
     assert function.owner is not None
     cls_name = function.owner.rpartition(".")[2]
     parts = [part for part in words(cls_name) if len(part) >= 3] or ["item"]
-    candidates = [snake(parts[-1:]), snake(parts[-2:]), snake(parts),
+    base = [part for name in context.index.mro(function.owner)[1:2]
+            for part in words(name.rpartition(".")[2])]
+    kind = base[-1:] if base and not set(base) & set(words(cls_name)) else []  # not `FieldABC`
+    candidates = [snake([*parts, *kind]), snake(parts),
                   *context.vocabulary.names(function.module, cls_name, head=parts[-1:],
                                             rng=random.Random(function.qualname))]
     return pick(candidates, move.names_in(node), what=f"the {cls_name} in {function.name}")
+
+
+def reindented_docstring(function: cst.FunctionDef, delta: str) -> cst.FunctionDef:
+    """The function with its docstring's continuation lines indented by `delta` more: what a
+    person does when a function moves into a class (`inspect.cleandoc` reads it the same)."""
+    body = function.body
+    if not isinstance(body, cst.IndentedBlock) or not body.body:
+        return function
+    first = body.body[0]
+    if not isinstance(first, cst.SimpleStatementLine) or len(first.body) != 1 or \
+            not isinstance(first.body[0], cst.Expr):
+        return function
+    string = first.body[0].value
+    if not isinstance(string, cst.SimpleString) or "\n" not in string.value:
+        return function
+    head, *rest = string.value.split("\n")
+    text = "\n".join([head, *(f"{delta}{line}" if line.strip() else line for line in rest)])
+    line = first.with_changes(body=[first.body[0].with_changes(
+        value=string.with_changes(value=text))])
+    return function.with_changes(body=body.with_changes(body=[line, *body.body[1:]]))
 
 
 def _renamed_first(function: cst.FunctionDef, name: str) -> cst.FunctionDef:
@@ -281,10 +311,11 @@ def _holder_reference(index: Index, module: str, holder: str, function: cst.Func
 
 def _shim(function: cst.FunctionDef, module: str, holder_module: str, holder_name: str,
           registry: registering.Registry | None = None, name: str = "",
-          reference: str | None = None) -> cst.FunctionDef:
+          reference: str | None = None, limit: int = 88, depth: int = 1) -> cst.FunctionDef:
     """The function with its body replaced by a call of the holder's static method (looked up
     in the registry when there is one), every argument passed on as received (its docstring
-    kept). `reference`: how the module already names the holder (no import then)."""
+    kept). `reference`: how the module already names the holder (no import then). A call
+    longer than `limit` columns (its body `depth` levels in) is wrapped as black wraps it."""
     params = function.params
     parts = [item.name.value for item in (*params.posonly_params, *params.params)]
     if isinstance(params.star_arg, cst.Param):
@@ -304,6 +335,19 @@ def _shim(function: cst.FunctionDef, module: str, holder_module: str, holder_nam
     statements = [
         *docstring,
         *importing,
-        cst.parse_statement(f"return {callee}({', '.join(parts)})"),
+        cst.parse_statement(_call(f"return {callee}", parts, "    " * depth, limit)),
     ]
     return function.with_changes(body=body.with_changes(body=statements))
+
+
+def _call(head: str, arguments: list[str], indent: str, limit: int) -> str:
+    """`head(arguments)` on one line when it fits in `limit` columns at `indent`; else the
+    arguments on a line of their own, or one per line with a trailing comma when even that
+    line is too long (black's forms)."""
+    line = f"{head}({', '.join(arguments)})"
+    if len(indent) + len(line) <= limit or not arguments:
+        return line
+    inner = ", ".join(arguments)
+    if len(indent) + 4 + len(inner) <= limit:
+        return f"{head}(\n    {inner}\n)"
+    return f"{head}(\n" + "".join(f"    {argument},\n" for argument in arguments) + ")"

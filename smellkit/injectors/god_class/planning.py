@@ -5,7 +5,7 @@ and the choice of clusters that makes the detector flag the holder. `absorb.py` 
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -156,6 +156,17 @@ def clusters(analysis: Context, module: str, calls: dict[str, dict[str, set[str]
     return found
 
 
+def staying(pool: list[Cluster], chosen: list[Cluster], moved: set[str]) -> list[str]:
+    """The red herrings of an absorption: functions the holder's module calls, then those of
+    the absorbed modules, that stay where they are; each once (a function both called and of
+    an absorbed module would otherwise come twice), at most two."""
+    calls = sorted(name for cluster in pool for name in cluster.called if name not in moved)
+    taken = {cluster.module for cluster in chosen}
+    stays = [item.qualname for cluster in pool if cluster.module in taken
+             for item in cluster.functions if item.qualname not in moved]
+    return list(dict.fromkeys([*calls, *stays]))[:2]
+
+
 MAX_FUNCTIONS = 16
 """At most this many functions absorbed in one injection (a case a solver can review)."""
 
@@ -277,12 +288,24 @@ def collaborators(analysis: Context, module: str) -> set[str]:
 
 def for_holder(analysis: Context, pool: list[Cluster], holder: str) -> list[Cluster]:
     """The pool without the methods of the holder's own lineage (ancestors and descendants):
-    their data is not foreign to it, and their code is already its own."""
+    their data is not foreign to it, and their code is already its own. The modules whose
+    code the holder's own methods call come first (the most calls first): work it already
+    shares is what a class plausibly grows to take over (a numeric validator taking in field
+    serialisation does not read as grown)."""
     index = analysis.index
     related = {*index.mro(holder), *index.descendants(holder)}
     found = [Cluster(item.module, [f for f in item.functions if f.owner not in related],
                      item.called) for item in pool]
-    return [item for item in found if item.functions]
+    shared: Counter[str] = Counter()
+    for caller, callee in analysis.call_graph.edges:
+        if index.class_of.get(caller) != holder:
+            continue
+        module = index.module_of.get(callee)
+        if module is not None:
+            shared[module] += 1
+    ranked = sorted(enumerate(item for item in found if item.functions),
+                    key=lambda pair: (-shared[pair[1].module], pair[0]))
+    return [item for _, item in ranked]
 
 
 def _movable_method(analysis: Context, qualname: str, owner: str) -> bool:
