@@ -4,9 +4,9 @@ move to new sibling modules, so that the copies in the caller duplicate code of 
 Real code mostly calls functions of its own module (every jinja2 candidate does), while SmellBench
 measures difficulty by the files a smell spans. Moving a callee keeps what the code does:
 
-- a method moves into a mixin class (`__slots__ = ()`, no other member) that its class inherits
-  first, so the method is found right after the class itself in the MRO, as before, by the class
-  and by every subclass;
+- a method moves into a mixin class (no other member; `__slots__ = ()` when its class has slots)
+  that its class inherits first, so the method is found right after the class itself in the MRO,
+  as before, by the class and by every subclass;
 - a module function moves as is and the caller's module imports it back, so every other caller
   and every `from module import name` still finds it.
 
@@ -33,6 +33,7 @@ import libcst as cst
 from smellkit.errors import InjectionRefused
 from smellkit.graphs.builtin_names import BUILTIN_NAMES
 from smellkit.injectors.cst.imports import after_last_import, merged, reads
+from smellkit.injectors.cst.slots import SLOTS_LINE, uses_slots
 from smellkit.injectors.deep_inlining.hints import hint_imports, hinted_names, type_checking_guard
 from smellkit.injectors.deep_inlining.imports import import_line
 from smellkit.injectors.deep_inlining.inline import names_of
@@ -219,9 +220,12 @@ class Spreader(Movability):
         body.extend(self.moved_def(name).with_changes(leading_lines=[])
                     for name in group.functions)
         for cls, methods in group.methods.items():
-            members: list[cst.BaseStatement] = [cst.parse_statement("__slots__ = ()\n")]
-            members.extend(self.moved_def(name).with_changes(leading_lines=[
-                cst.EmptyLine(indent=False)]) for name in methods)
+            # `__slots__` only where the host class's layout has them (`slots.uses_slots`)
+            members: list[cst.BaseStatement] = [cst.parse_statement(f"{SLOTS_LINE}\n")] \
+                if uses_slots(self.context, [cls]) else []
+            members.extend(self.moved_def(name).with_changes(
+                leading_lines=[cst.EmptyLine(indent=False)] if members or index else [])
+                for index, name in enumerate(methods))
             body.append(cst.ClassDef(name=cst.Name(group.mixins[cls]),
                                      body=cst.IndentedBlock(body=members)))
         return body
