@@ -95,10 +95,11 @@ class DeadCodeInjector(Injector[InjectorOptions]):
                     continue
                 callees = sorted(
                     callee for callee in graph.successors(qualname)
-                    if _module_function(context, callee, facts.module)
+                    if callee in index.module_of and _callee(context, callee, facts.module)
                     and _written(context, qualname, callee))
                 if not callees:
-                    context.discard("calls no plain function of another module of its package")
+                    context.discard("calls no function or method of another module of its "
+                                    "package by name")
                     continue
                 location = context.location(qualname)
                 if location is None:
@@ -171,11 +172,17 @@ def _growth(context: InjectionContext, links: list[Link], modules: set[str]) -> 
             continue
         for caller in sorted(graph.predecessors(member)):  # up: who else calls it, elsewhere
             if caller in index.module_of and index.module_of[caller] not in modules and \
-                    _short(context, caller) and _copyable(context, caller) and \
+                    (_short(context, caller) or all(_short(context, name) for name in members)) \
+                    and _copyable(context, caller) and \
                     _written(context, caller, member) and \
                     (found := link(context, caller, member)) is not None:
                 options.append(found)
     return options
+
+
+def _dunder(context: InjectionContext, qualname: str) -> bool:
+    name = context.index.definitions[qualname].name
+    return name.startswith("__") and name.endswith("__")
 
 
 def _short(context: InjectionContext, qualname: str) -> bool:
@@ -204,13 +211,17 @@ def _build(context: InjectionContext, links: list[Link], difficulty: Difficulty,
     callees = [item.callee for item in links]
     callers = list(dict.fromkeys(item.caller for item in links))
     roots = [name for name in callers if name not in callees]
-    head = rng.choice(roots)
     outgoing = {name: [item for item in links if item.caller == name]
                 for name in [*callers, *callees]}
+    members = list(dict.fromkeys([*callers, *callees]))
+    long = [name for name in members if not _short(context, name) or _dunder(context, name)]
+    if len(long) > 1 or (long and long[0] not in roots):
+        raise InjectionRefused(f"`{long[0]}` is longer than {MAX_LINES} lines or a dunder: no "
+                               "copy of it reads as an earlier version")
+    head = long[0] if long else rng.choice(roots)  # a long function keeps a dead statement
     role, prefix = rng.choice(ROLES), rng.random() < 0.5
     taken: set[str] = set()
-    members = list(dict.fromkeys([*callers, *callees]))
-    statement = len(outgoing[head]) == 1 and rng.random() < 0.6
+    statement = bool(long) or (len(outgoing[head]) == 1 and rng.random() < 0.6)
     copied = [name for name in members if name != head or not statement]
     names = {name: copy_name(context, name, role, prefix, taken) for name in copied}
     if statement and head not in names:  # the head's copy, should no dead statement fit
@@ -224,8 +235,11 @@ def _build(context: InjectionContext, links: list[Link], difficulty: Difficulty,
         grafted = None
         if name == head and statement:
             try:
-                grafted = _graft(context, tree, name, out[0][0], out[0][1], rng)
+                grafted, used = _graft(context, tree, name, out, rng)
+                out = [used]  # the other callees' copies lost their last caller with it
             except InjectionRefused:
+                if long:
+                    raise
                 copied.insert(0, head)
         if grafted is not None:
             tree, shape = grafted
@@ -251,14 +265,24 @@ def _build(context: InjectionContext, links: list[Link], difficulty: Difficulty,
         summary=f"{shape} head: {chain} (none can run)")
 
 
-def _graft(context: InjectionContext, tree: cst.Module, name: str, item: Link, new: str,
-           rng: random.Random) -> tuple[cst.Module, str]:
+def _graft(context: InjectionContext, tree: cst.Module, name: str,
+           out: list[tuple[Link, str]], rng: random.Random
+           ) -> tuple[tuple[cst.Module, str], tuple[Link, str]]:
+    """The module with a dead statement in the head `name` calling the copy of one of its
+    callees (the first that fits), the shape, and the link it follows."""
     parts = edit.relative_parts(name, context.index.module_of[name]) or []
     function = edit.find_definition(tree, parts)
     if not isinstance(function, cst.FunctionDef):
         raise InjectionRefused(f"`{name}` is not a plain def in its module")
-    changed, shape = heads.graft(tree, function, item, new, rng)
-    return edit.replace(tree, {function: changed}), shape
+    refusal = InjectionRefused(f"`{name}` calls none of the cluster")
+    for item, new in out:
+        try:
+            changed, shape = heads.graft(tree, function, item, new, rng)
+        except InjectionRefused as error:
+            refusal = error
+            continue
+        return (edit.replace(tree, {function: changed}), shape), (item, new)
+    raise refusal
 
 
 # -- helpers ----------------------------------------------------------------------------------

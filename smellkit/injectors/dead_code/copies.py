@@ -28,6 +28,7 @@ from smellkit.injectors.cst.imports import (
     with_name,
 )
 from smellkit.injectors.dead_code import graft
+from smellkit.injectors.dead_code.places import is_main_guard, spoken
 
 MAX_LINES = 40
 """Longer functions are not copied: a reader wades through pages of duplicate for one case."""
@@ -153,10 +154,8 @@ def copy_name(context: InjectionContext, qualname: str, role: str, prefix: bool,
               taken: set[str]) -> str:
     """`_<role>_<name>` or `_<name>_<role>`, free in the module and named nowhere else in the
     repository (a dead `_echo` beside a `self._echo(...)` would read as called)."""
-    from smellkit.injectors.dead_code.places import spoken
-
     index = context.index
-    name = index.definitions[qualname].name.lstrip("_")
+    name = index.definitions[qualname].name.strip("_")
     source = context.source(index.modules[index.module_of[qualname]].path)
     roles = [role, *(item for item in ROLES if item != role)]
     for word in roles:
@@ -203,22 +202,35 @@ def add_copy(context: InjectionContext, tree: cst.Module, qualname: str, new: st
     nested = len(parts) > 1
     blank = [cst.EmptyLine(indent=False)] * (1 if nested else 2)
     copy = copy.with_changes(leading_lines=blank)
-    after = rng.random() < 0.5
     if not nested:
         position = edit.top_index(tree, parts[0])
         if position is None:
             raise InjectionRefused(f"`{qualname}` is not a top-level statement")
-        return edit.insert_top(tree, position + 1 if after else position, [copy])
+        return edit.insert_top(tree, _place(list(tree.body), position, rng), [copy])
     owner = edit.find_definition(tree, parts[:-1])
     if not isinstance(owner, cst.ClassDef) or not isinstance(owner.body, cst.IndentedBlock):
         raise InjectionRefused(f"`{qualname}` is not a method of a class")
     members = list(owner.body.body)
     position = next(number for number, item in enumerate(members) if item is function)
-    if not after and position == 0:
-        after = True  # the class keeps its first member (a docstring, the first method)
-    members.insert(position + 1 if after else position, copy)
+    members.insert(_place(members, position, rng), copy)
     return edit.replace(tree, {owner: owner.with_changes(
         body=owner.body.with_changes(body=members))})
+
+
+def _place(body: Sequence[cst.CSTNode], position: int, rng: random.Random) -> int:
+    """Where the copy of `body[position]` goes: after the next definition or before the one
+    before it (as the seed says), not right beside the original, whose twin a diff could not
+    tell from it; beside it only when it has no neighbour. Never past a `__main__` block."""
+    end = next((number for number, item in enumerate(body)
+                if isinstance(item, cst.BaseStatement) and is_main_guard(item)), len(body))
+    definitions = [number for number, item in enumerate(body[:end])
+                   if isinstance(item, (cst.FunctionDef, cst.ClassDef))]
+    later = [number + 1 for number in definitions if number > position]
+    earlier = [number for number in definitions if number < position]
+    options = later[:1] + earlier[-1:]
+    if not options:
+        return position + 1
+    return rng.choice(options)
 
 
 def untyped(node: cst.CSTNode) -> cst.CSTNode:

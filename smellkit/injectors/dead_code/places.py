@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import ast
 
+import libcst as cst
+
 from smellkit._internal import pyast
 from smellkit.analysis.context import Context
 from smellkit.facts import Attr
@@ -44,3 +46,11 @@ def _is_main_test(test: ast.expr) -> bool:
     sides = [test.left, test.comparators[0]]
     return any(isinstance(side, ast.Name) and side.id == "__name__" for side in sides) and \
         any(isinstance(side, ast.Constant) and side.value == "__main__" for side in sides)
+
+
+def is_main_guard(statement: cst.BaseStatement) -> bool:
+    """A top-level `if __name__ == "__main__":` statement."""
+    if not isinstance(statement, cst.If):
+        return False
+    code = cst.Module(body=[]).code_for_node(statement.test)
+    return "__name__" in code and "__main__" in code
