@@ -221,7 +221,7 @@ def _build(context: InjectionContext, links: list[Link], difficulty: Difficulty,
     head = long[0] if long else rng.choice(roots)  # a long function keeps a dead statement
     role, prefix = rng.choice(ROLES), rng.random() < 0.5
     taken: set[str] = set()
-    statement = bool(long) or (len(outgoing[head]) == 1 and rng.random() < 0.6)
+    statement = bool(long) or (len(outgoing[head]) == 1 and rng.random() < 0.5)
     copied = [name for name in members if name != head or not statement]
     names = {name: copy_name(context, name, role, prefix, taken) for name in copied}
     if statement and head not in names:  # the head's copy, should no dead statement fit

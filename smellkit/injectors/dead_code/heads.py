@@ -92,7 +92,8 @@ class _Spots(cst.CSTVisitor):
 def graft(module: cst.Module, function: cst.FunctionDef, item: Link, new: str,
           rng: random.Random) -> tuple[cst.FunctionDef, str]:
     """`function` with a dead statement calling `new` (the copy of `item.callee`), in the
-    first shape of a seeded order that fits, and that shape's name."""
+    first shape that fits (below a raise or an early return, in a seeded order, else under
+    `if False:`), and that shape's name."""
     if item.style == "local" or not isinstance(function.body, cst.IndentedBlock):
         raise InjectionRefused("the callee is imported inside the function")
     spots = _Spots(item)
@@ -104,9 +105,9 @@ def graft(module: cst.Module, function: cst.FunctionDef, item: Link, new: str,
     assert isinstance(dead, cst.SimpleStatementLine)
     small = dead.body[0]
     unsafe = _locals(module, function) & _reads(module, dead)
-    shapes = list(SHAPES)
+    shapes = [shape for shape in SHAPES if shape != "disabled"]
     rng.shuffle(shapes)
-    for shape in shapes:
+    for shape in [*shapes, "disabled"]:  # `if False:` fits almost anywhere: the last resort
         replacements: dict[cst.CSTNode, cst.CSTNode] = {}
         if shape == "disabled":
             body = list(block.body)
