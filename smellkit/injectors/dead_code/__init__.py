@@ -143,23 +143,28 @@ def _cluster(context: InjectionContext, f: str, g: str, modules_wanted: int,
     links = [first]
     modules = {index.module_of[f], index.module_of[g]}
     while len(modules) < modules_wanted:
-        options = _growth(context, links, modules)
-        if not options:
+        deeper, up = _growth(context, links, modules)
+        if not deeper and not up:
             raise InjectionRefused(f"no function of a module outside {sorted(modules)} calls, "
                                    f"or is called by, the functions of `{f}` -> `{g}`")
-        chosen = rng.choice(options)
+        # the direction first: helpers called from many places would make most clusters fans
+        chosen = rng.choice(rng.choice([options for options in (deeper, up) if options]))
         links.append(chosen)
         modules.add(index.module_of[chosen.caller])
         modules.add(index.module_of[chosen.callee])
     return links
 
 
-def _growth(context: InjectionContext, links: list[Link], modules: set[str]) -> list[Link]:
+def _growth(context: InjectionContext, links: list[Link],
+            modules: set[str]) -> tuple[list[Link], list[Link]]:
+    """The calls that could tie a function of a further module to the cluster: its members'
+    callees there, and callers there of its members."""
     index = context.index
     graph = index.call_graph
     callees = {item.callee for item in links}
     members = {item.caller for item in links} | callees
-    options: list[Link] = []
+    deeper: list[Link] = []
+    up: list[Link] = []
     for member in sorted(members):
         module = index.module_of[member]
         for callee in sorted(graph.successors(member)):  # deeper: what it calls elsewhere
@@ -167,7 +172,7 @@ def _growth(context: InjectionContext, links: list[Link], modules: set[str]) -> 
                     _short(context, callee) and _callee(context, callee, module) and \
                     _written(context, member, callee) and \
                     (found := link(context, member, callee)) is not None:
-                options.append(found)
+                deeper.append(found)
         if not _callee(context, member):
             continue
         for caller in sorted(graph.predecessors(member)):  # up: who else calls it, elsewhere
@@ -176,8 +181,8 @@ def _growth(context: InjectionContext, links: list[Link], modules: set[str]) -> 
                     and _copyable(context, caller) and \
                     _written(context, caller, member) and \
                     (found := link(context, caller, member)) is not None:
-                options.append(found)
-    return options
+                up.append(found)
+    return deeper, up
 
 
 def _dunder(context: InjectionContext, qualname: str) -> bool:

@@ -121,7 +121,7 @@ def graft(module: cst.Module, function: cst.FunctionDef, item: Link, new: str,
         elif unsafe:
             continue
         elif shape == "after_raise" and spots.raising and \
-                isinstance(small, (cst.Return, cst.Expr)):
+                isinstance(small, (cst.Return, cst.Expr, cst.Assign)):
             target = rng.choice(spots.raising)
             replacements[target] = target.with_changes(body=[*target.body, dead])
         elif shape == "after_return" and spots.returning and \
