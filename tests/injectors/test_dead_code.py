@@ -303,15 +303,20 @@ def test_refusals_and_fallbacks(tmp_path: Path) -> None:
     outcomes = [inject_at(root, "app.main.run", "easy", seed) for seed in range(8)]
     assert all(isinstance(item, Edit) for item in outcomes), outcomes
     texts = {str(item.changes["app/main.py"]) for item in outcomes if isinstance(item, Edit)}
-    # below the raise, the old call; or the old call under `if False:`; or an old `run`
+    # below the raise, the old call (`if False:` is the last resort); or an old `run`
     assert any(re.search(r"        raise ValueError\(text\)\n        return _\w+\(text\)\n", text)
                for text in texts), texts
-    assert any("    if False:\n        return _" in text for text in texts), texts
-    # `items` is bound in the function: no statement reading it goes below a raise elsewhere
+    assert not any("if False:" in text for text in texts), texts
+    # no branch that raises or returns early: the old call under `if False:`, the new one in
+    # its `else`
+    texts = set()
     for seed in range(8):
         outcome = inject_at(root, "app.main.first", "easy", seed)
         assert isinstance(outcome, Edit), outcome
-        assert "after_raise" not in outcome.summary
+        assert "after_" not in outcome.summary
+        texts.add(str(outcome.changes["app/main.py"]))
+    assert any(re.search(r"    if False:\n        items = _\w+\(text\)\n    else:\n"
+                         r"        items = parse\(text\)\n", text) for text in texts), texts
     # two modules only: no third module for a cluster
     outcome = inject_at(root, "app.main.first", "medium")
     assert isinstance(outcome, InjectionRefused) and "no function of a module outside" in \
