@@ -143,12 +143,12 @@ def _cluster(context: InjectionContext, f: str, g: str, modules_wanted: int,
     links = [first]
     modules = {index.module_of[f], index.module_of[g]}
     while len(modules) < modules_wanted:
-        deeper, up = _growth(context, links, modules)
-        if not deeper and not up:
+        ways = [options for options in _growth(context, links, modules) if options]
+        if not ways:
             raise InjectionRefused(f"no function of a module outside {sorted(modules)} calls, "
                                    f"or is called by, the functions of `{f}` -> `{g}`")
-        # the direction first: helpers called from many places would make most clusters fans
-        chosen = rng.choice(rng.choice([options for options in (deeper, up) if options]))
+        # the way first: helpers called from many places would make most clusters fans
+        chosen = rng.choice(rng.choice(ways))
         links.append(chosen)
         modules.add(index.module_of[chosen.caller])
         modules.add(index.module_of[chosen.callee])
@@ -156,15 +156,17 @@ def _cluster(context: InjectionContext, f: str, g: str, modules_wanted: int,
 
 
 def _growth(context: InjectionContext, links: list[Link],
-            modules: set[str]) -> tuple[list[Link], list[Link]]:
+            modules: set[str]) -> tuple[list[Link], list[Link], list[Link]]:
     """The calls that could tie a function of a further module to the cluster: its members'
-    callees there, and callers there of its members."""
+    callees there (the chain goes deeper), callers there of its heads (the chain goes up), and
+    other callers there of the functions it calls (a fan into one old helper)."""
     index = context.index
     graph = index.call_graph
     callees = {item.callee for item in links}
     members = {item.caller for item in links} | callees
     deeper: list[Link] = []
     up: list[Link] = []
+    fan: list[Link] = []
     for member in sorted(members):
         module = index.module_of[member]
         for callee in sorted(graph.successors(member)):  # deeper: what it calls elsewhere
@@ -181,8 +183,8 @@ def _growth(context: InjectionContext, links: list[Link],
                     and _copyable(context, caller) and \
                     _written(context, caller, member) and \
                     (found := link(context, caller, member)) is not None:
-                up.append(found)
-    return deeper, up
+                (fan if member in callees else up).append(found)
+    return deeper, up, fan
 
 
 def _dunder(context: InjectionContext, qualname: str) -> bool:
