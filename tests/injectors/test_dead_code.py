@@ -197,6 +197,11 @@ def test_imports_of_copies_keep_the_sorted_order() -> None:
     assert insert_from_import(single, "_old_parse", "app.util", "app.main", False).code == (
         "import os\n\nfrom app import main\nfrom app.util import _old_parse\n"
         "from app.util import parse\nfrom app.util import value\nfrom markupsafe import Markup\n")
+    insensitive = cst.parse_module("from .parser import _flag\nfrom .parser import OptionParser\n"
+                                   "from .parser import split_opt\n")  # reorder-python-imports
+    assert insert_from_import(insensitive, "_split_old", "app.parser", "app.core", False).code == (
+        "from .parser import _flag\nfrom .parser import _split_old\n"
+        "from .parser import OptionParser\nfrom .parser import split_opt\n")
     relative = cst.parse_module("from .util import parse\n")
     assert insert_from_import(relative, "_old_x", "app.text.core", "app.main", False).code == \
         "from .text.core import _old_x\nfrom .util import parse\n"

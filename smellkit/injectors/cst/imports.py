@@ -4,6 +4,7 @@ Every injector adds imports through these."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
@@ -443,12 +444,17 @@ def insert_from_import(module: cst.Module, name: str, source: str, where: str,
         while common < min(len(base), len(parts)) and base[common] == parts[common]:
             common += 1
         spec = "." * (len(base) - common + 1) + ".".join(parts[common:])
-    key = (source, isort_key(name))
+    written = [(edit.absolute_module(module, small, where, package),
+                module.code_for_node(small.names[0].name))  # type: ignore[index]
+               for _, _, small in own]
+    by_type = all(left[0] != right[0] or isort_key(left[1]) <= isort_key(right[1])
+                  for left, right in itertools.pairwise(written))
+    order: Callable[[str], tuple[int, str]] = isort_key if by_type else \
+        (lambda text: (0, text.lower()))  # one case-insensitive order (reorder-python-imports)
+    key = (source, order(name))
     position = None
-    for number, _, small in own:
-        first = small.names[0]  # type: ignore[index]
-        theirs = (edit.absolute_module(module, small, where, package),
-                  isort_key(module.code_for_node(first.name)))
+    for (number, _, _), (theirs_module, theirs_name) in zip(own, written, strict=True):
+        theirs = (theirs_module, order(theirs_name))
         if theirs > key:
             position = number
             break

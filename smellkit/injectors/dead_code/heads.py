@@ -2,8 +2,8 @@
 
 The shapes a person leaves behind when a function moves on from an old helper:
 
-- `disabled`: the old call kept under `if False:` (before a `return` of the new call, or as the
-  `if` branch whose `else` holds the new one);
+- `disabled`: the old call kept under `if False:` (before a `return` or `raise` of the new
+  call, or as the `if` branch whose `else` holds the new one);
 - `after_raise`: a branch that used to fall back on the old helper now raises, and the old
   call was left below the `raise`;
 - `after_return`: a branch that now returns early keeps the old call (not a second `return`:
@@ -112,7 +112,7 @@ def graft(module: cst.Module, function: cst.FunctionDef, item: Link, new: str,
         if shape == "disabled":
             body = list(block.body)
             at = body.index(line)
-            if isinstance(small, cst.Return):
+            if isinstance(small, (cst.Return, cst.Raise)):  # the live one follows it
                 body.insert(at, _if_false(dead, None, line.leading_lines))
             else:
                 body[at] = _if_false(dead, line.with_changes(leading_lines=()),
