@@ -324,7 +324,7 @@ def test_refusals_and_fallbacks(tmp_path: Path) -> None:
                          r"        items = parse\(text\)\n", text) for text in texts), texts
     # two modules only: no third module for a cluster
     outcome = inject_at(root, "app.main.first", "medium")
-    assert isinstance(outcome, InjectionRefused) and "no function of a module outside" in \
+    assert isinstance(outcome, InjectionRefused) and "no function of a further module" in \
         outcome.message
     # imported inside the function: the old version imports the copy there too
     local = write(tmp_path / "local", {**BASE, "app/main.py": (
@@ -349,6 +349,7 @@ def test_copies_are_too_long_to_read_past_a_limit(tmp_path: Path) -> None:
     root = write(tmp_path, {**BASE, "app/util.py": long})
     outcome = inject_at(root, "app.main.first", "easy")
     assert isinstance(outcome, InjectionRefused) and "longer than 40 lines" in outcome.message
+    assert "app.util.parse" in outcome.message
 
 
 def test_scripts_and_main_blocks_are_never_candidates(tmp_path: Path) -> None:

@@ -180,8 +180,8 @@ def test_a_part_that_refuses_makes_a_skip_with_its_reason(tmp_path: Path) -> Non
     skip = inject(project, "dead_code", "medium", candidate=candidate, options=NO_FILTER)
     assert isinstance(skip, InjectionSkip), skip
     assert skip.candidate == candidate
-    reason = ("no function of a module outside ['app.main', 'app.util'] calls, or is called by, "
-              "the functions of `app.main.first` -> `app.util.parse`")
+    reason = ("no function of a further module calls, or is called by, the functions around "
+              "`app.main.first` -> `app.util.parse` (one module per function, 3 modules)")
     assert skip.reason == reason
     sampled = inject(project, "dead_code", "medium", options=NO_FILTER)
     assert isinstance(sampled, InjectionSkip) and sampled.candidate is None

@@ -140,19 +140,42 @@ def _cluster(context: InjectionContext, f: str, g: str, modules_wanted: int,
     if first is None:
         raise InjectionRefused(f"`{f}` reaches `{g}` through no unaliased import")
     index = context.index
-    links = [first]
     modules = {index.module_of[f], index.module_of[g]}
-    while len(modules) < modules_wanted:
-        ways = [options for options in _growth(context, links, modules) if options]
-        if not ways:
-            raise InjectionRefused(f"no function of a module outside {sorted(modules)} calls, "
-                                   f"or is called by, the functions of `{f}` -> `{g}`")
-        # the way first: helpers called from many places would make most clusters fans
-        chosen = rng.choice(rng.choice(ways))
-        links.append(chosen)
-        modules.add(index.module_of[chosen.caller])
-        modules.add(index.module_of[chosen.callee])
-    return links
+    if len(modules) >= modules_wanted:
+        return [first]  # `_build` says why, should it not copy them
+    found = _grow(context, [first], modules, modules_wanted, rng, [0])
+    if found is None:
+        raise InjectionRefused(f"no function of a further module calls, or is called by, the "
+                               f"functions around `{f}` -> `{g}` (one module per function, "
+                               f"{modules_wanted} modules)")
+    return found
+
+
+def _grow(context: InjectionContext, links: list[Link], modules: set[str], wanted: int,
+          rng: random.Random, tried: list[int]) -> list[Link] | None:
+    """`links` and calls tying one more module each until `wanted`, trying the ways in a
+    seeded order (at most `_TRIES` partial clusters in all), or None."""
+    if len(modules) >= wanted:
+        return links if _uncopied(context, links) is not None else None
+    ways = [options for options in _growth(context, links, modules) if options]
+    # the way first: helpers called from many places would make most clusters fans
+    rng.shuffle(ways)
+    for options in ways:
+        options = list(options)
+        rng.shuffle(options)
+        for item in options:
+            tried[0] += 1
+            if tried[0] > _TRIES:
+                return None
+            index = context.index
+            found = _grow(context, [*links, item], modules | {
+                index.module_of[item.caller], index.module_of[item.callee]}, wanted, rng, tried)
+            if found is not None:
+                return found
+    return None
+
+
+_TRIES = 40
 
 
 def _growth(context: InjectionContext, links: list[Link],
@@ -221,10 +244,12 @@ def _build(context: InjectionContext, links: list[Link], difficulty: Difficulty,
     outgoing = {name: [item for item in links if item.caller == name]
                 for name in [*callers, *callees]}
     members = list(dict.fromkeys([*callers, *callees]))
-    long = [name for name in members if not _short(context, name) or _dunder(context, name)]
-    if len(long) > 1 or (long and long[0] not in roots):
-        raise InjectionRefused(f"`{long[0]}` is longer than {MAX_LINES} lines or a dunder: no "
+    uncopied = _uncopied(context, links)
+    if uncopied is None:
+        raise InjectionRefused(f"the cluster {' '.join(members)} has a function longer than "
+                               f"{MAX_LINES} lines or a dunder that is not its only head: no "
                                "copy of it reads as an earlier version")
+    long = [uncopied] if uncopied else []
     head = long[0] if long else rng.choice(roots)  # a long function keeps a dead statement
     role, prefix = rng.choice(ROLES), rng.random() < 0.5
     taken: set[str] = set()
@@ -270,6 +295,20 @@ def _build(context: InjectionContext, links: list[Link], difficulty: Difficulty,
         involved=tuple(qualname[name] for name in copied if qualname[name] != target),
         red_herrings=() if difficulty == "easy" else tuple(originals),
         summary=f"{shape} head: {chain} (none can run)")
+
+
+def _uncopied(context: InjectionContext, links: list[Link]) -> str | None:
+    """The one function of the cluster that cannot be copied (longer than `MAX_LINES`, or a
+    dunder), "" when there is none, None when there are several or it is called by the
+    cluster (only a head can keep a dead statement instead)."""
+    callees = {item.callee for item in links}
+    members = list(dict.fromkeys([*(item.caller for item in links), *callees]))
+    long = [name for name in members if not _short(context, name) or _dunder(context, name)]
+    if not long:
+        return ""
+    if len(long) > 1 or long[0] in callees:
+        return None
+    return long[0]
 
 
 def _graft(context: InjectionContext, tree: cst.Module, name: str,

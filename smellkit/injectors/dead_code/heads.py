@@ -161,8 +161,12 @@ def _locals(module: cst.Module, function: cst.FunctionDef) -> set[str]:
 
 
 def _reads(module: cst.Module, line: cst.SimpleStatementLine) -> set[str]:
-    """Names the line reads that it does not bind itself (a comprehension's variables)."""
+    """Names the line reads, but for those its comprehensions and lambdas bind themselves
+    (an assignment's target read on its right side still counts: `x = f(x)`)."""
     tree = pyast.parse(module.code_for_node(line.with_changes(leading_lines=())).strip())
-    names = [node for node in ast.walk(tree) if isinstance(node, ast.Name)]
-    own = {node.id for node in names if isinstance(node.ctx, ast.Store)}
-    return {node.id for node in names if isinstance(node.ctx, ast.Load)} - own
+    own = {node.id for scope in ast.walk(tree) if isinstance(scope, ast.comprehension)
+           for node in ast.walk(scope.target) if isinstance(node, ast.Name)}
+    own.update(arg.arg for scope in ast.walk(tree) if isinstance(scope, ast.Lambda)
+               for arg in ast.walk(scope.args) if isinstance(arg, ast.arg))
+    return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)
+            and isinstance(node.ctx, ast.Load)} - own
