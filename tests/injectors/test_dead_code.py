@@ -344,6 +344,21 @@ def test_refusals_and_fallbacks(tmp_path: Path) -> None:
         assert {"_old_parse", "_parse_old"}.isdisjoint(added)
 
 
+def test_a_module_level_copy_goes_after_its_original(tmp_path: Path) -> None:
+    """A default is evaluated with its `def`: a copy placed above `parse` would read `strip`
+    before it exists. Copies go after the next definition (not beside their twin)."""
+    util = ("def strip(text):\n    return text.strip()\n\n\n"
+            "def parse(text, clean=strip):\n    return clean(text).split(',')\n\n\n"
+            "def other():\n    return 1\n")
+    root = write(tmp_path, {**BASE, "app/util.py": util})
+    for seed in range(8):
+        outcome = inject_at(root, "app.main.first", "easy", seed)
+        assert isinstance(outcome, Edit), outcome
+        text = str(outcome.changes["app/util.py"])
+        (copy,) = re.findall(r"^def (_\w+)\(", text, re.M)
+        assert text.index(f"def {copy}(") > text.index("def other(") > text.index("def parse(")
+
+
 def test_copies_are_too_long_to_read_past_a_limit(tmp_path: Path) -> None:
     long = "def parse(text):\n" + "    text = text.strip()\n" * 45 + "    return text\n"
     root = write(tmp_path, {**BASE, "app/util.py": long})

@@ -206,7 +206,8 @@ def add_copy(context: InjectionContext, tree: cst.Module, qualname: str, new: st
         position = edit.top_index(tree, parts[0])
         if position is None:
             raise InjectionRefused(f"`{qualname}` is not a top-level statement")
-        return edit.insert_top(tree, _place(list(tree.body), position, rng), [copy])
+        return edit.insert_top(tree, _place(list(tree.body), position, rng, later_only=True),
+                               [copy])
     owner = edit.find_definition(tree, parts[:-1])
     if not isinstance(owner, cst.ClassDef) or not isinstance(owner.body, cst.IndentedBlock):
         raise InjectionRefused(f"`{qualname}` is not a method of a class")
@@ -217,17 +218,20 @@ def add_copy(context: InjectionContext, tree: cst.Module, qualname: str, new: st
         body=owner.body.with_changes(body=members))})
 
 
-def _place(body: Sequence[cst.CSTNode], position: int, rng: random.Random) -> int:
+def _place(body: Sequence[cst.CSTNode], position: int, rng: random.Random,
+           later_only: bool = False) -> int:
     """Where the copy of `body[position]` goes: after the next definition or before the one
     before it (as the seed says), not right beside the original, whose twin a diff could not
-    tell from it; beside it only when it has no neighbour. Never past a `__main__` block."""
+    tell from it; beside it only when it has no neighbour. Never past a `__main__` block.
+    `later_only` for module level: a default or decorator of the copy may read a name defined
+    between the two (`getter=get_builtin_gnu_translations`)."""
     end = next((number for number, item in enumerate(body)
                 if isinstance(item, cst.BaseStatement) and is_main_guard(item)), len(body))
     definitions = [number for number, item in enumerate(body[:end])
                    if isinstance(item, (cst.FunctionDef, cst.ClassDef))]
     later = [number + 1 for number in definitions if number > position]
     earlier = [number for number in definitions if number < position]
-    options = later[:1] + earlier[-1:]
+    options = later[:1] + ([] if later_only else earlier[-1:])
     if not options:
         return position + 1
     return rng.choice(options)
