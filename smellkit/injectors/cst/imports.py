@@ -4,6 +4,7 @@ Every injector adds imports through these."""
 
 from __future__ import annotations
 
+import itertools
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -433,3 +434,109 @@ def without_unused(context: InjectionContext, module: str, original: cst.Module,
                                    f"{context.index.modules[module].path}, yet other modules "
                                    "import it from there")
     return result
+
+
+def isort_key(name: str) -> tuple[int, str]:
+    """Where isort and ruff (`order-by-type`, their default) put an imported name in a `from`
+    import: CONSTANTS, then Classes, then the rest, each case-insensitively."""
+    if len(name) > 1 and name.isupper():
+        return 0, name.lower()
+    return (1 if name.lstrip("_")[:1].isupper() else 2), name.lower()
+
+
+def with_name(module: cst.Module, line: cst.SimpleStatementLine, small: cst.ImportFrom,
+              name: str, width: int = 88) -> cst.SimpleStatementLine:
+    """The `from` import `line` (holding `small` alone) with `name` added: in its sorted place
+    when the names are sorted as isort sorts them, else last; wrapped in parentheses, one name
+    a line, when it outgrows `width` or was wrapped already. Refused when the statement holds a
+    comment (rewriting would lose it)."""
+    if isinstance(small.names, cst.ImportStar):
+        raise InjectionRefused("a star import has no names to extend")
+    if "#" in module.code_for_node(small):
+        raise InjectionRefused("the import to extend holds a comment")
+    names = [module.code_for_node(alias.with_changes(comma=cst.MaybeSentinel.DEFAULT))
+             for alias in small.names]
+    keys = [isort_key(module.code_for_node(alias.name)) for alias in small.names]
+    position = len(names)
+    if keys == sorted(keys):
+        position = next((number for number, key in enumerate(keys)
+                         if key > isort_key(name)), len(names))
+    names.insert(position, name)
+    spec = "." * len(small.relative) + (
+        module.code_for_node(small.module) if small.module is not None else "")
+    head = f"from {spec} import "
+    text = head + ", ".join(names)
+    if small.lpar is not None or len(text) > width:
+        text = head + "(\n" + "".join(f"    {item},\n" for item in names) + ")"
+    new = edit.statement(module, text, 0)
+    assert isinstance(new, cst.SimpleStatementLine)
+    return new.with_changes(leading_lines=line.leading_lines,
+                            trailing_whitespace=line.trailing_whitespace)
+
+
+def _from_lines(module: cst.Module) -> list[tuple[int, cst.SimpleStatementLine, cst.ImportFrom]]:
+    """The module's top-level lines holding one `from` import (not `__future__`), in order."""
+    found = []
+    for number, line in enumerate(module.body):
+        if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1:
+            small = line.body[0]
+            if isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar) \
+                    and not (small.module is not None and not small.relative and
+                             module.code_for_node(small.module) == "__future__"):
+                found.append((number, line, small))
+    return found
+
+
+def one_name_per_line(module: cst.Module) -> bool:
+    """Whether the module writes one `from` import per name (`force-single-line`): no `from`
+    import names two, and some module is imported by two of them."""
+    lines = _from_lines(module)
+    if any(len(small.names) > 1 for _, _, small in lines  # type: ignore[arg-type]
+           ) or not lines:
+        return False
+    written = [module.code_for_node(small.module) if small.module is not None else ""
+               for _, _, small in lines]
+    return len(set(written)) < len(written)
+
+
+def insert_from_import(module: cst.Module, name: str, source: str, where: str,
+                       package: bool) -> cst.Module:
+    """`module` (the module `where`) with `from <source> import <name>` among its `from`
+    imports of the same top-level package, in sorted place by module and name, written
+    relative when those imports are."""
+    lines = _from_lines(module)
+    root = source.split(".")[0]
+    own = [(number, line, small) for number, line, small in lines
+           if edit.absolute_module(module, small, where, package).split(".")[0] == root]
+    relative = bool(own) and all(small.relative for _, _, small in own)
+    spec = source
+    if relative:
+        base = where.split(".")[:len(where.split(".")) - (0 if package else 1)]
+        parts = source.split(".")
+        common = 0
+        while common < min(len(base), len(parts)) and base[common] == parts[common]:
+            common += 1
+        spec = "." * (len(base) - common + 1) + ".".join(parts[common:])
+    written = [(edit.absolute_module(module, small, where, package),
+                module.code_for_node(small.names[0].name))  # type: ignore[index]
+               for _, _, small in own]
+    by_type = all(left[0] != right[0] or isort_key(left[1]) <= isort_key(right[1])
+                  for left, right in itertools.pairwise(written))
+    order: Callable[[str], tuple[int, str]] = isort_key if by_type else \
+        (lambda text: (0, text.lower()))  # one case-insensitive order (reorder-python-imports)
+    key = (source, order(name))
+    position = None
+    for (number, _, _), (theirs_module, theirs_name) in zip(own, written, strict=True):
+        theirs = (theirs_module, order(theirs_name))
+        if theirs > key:
+            position = number
+            break
+    new = edit.statement(module, f"from {spec} import {name}", 0)
+    body = list(module.body)
+    if position is None:
+        position = own[-1][0] + 1 if own else after_last_import(body)
+        return module.with_changes(body=[*body[:position], new, *body[position:]])
+    following = body[position]
+    new = new.with_changes(leading_lines=following.leading_lines)
+    body[position] = following.with_changes(leading_lines=())
+    return module.with_changes(body=[*body[:position], new, *body[position:]])

@@ -1,35 +1,30 @@
-"""Dead code injector: graft code nothing can reach onto a function that calls another module.
+"""Dead code injector: the earlier version of code, left behind when its last caller moved on.
 
-A candidate is a function or method `f` (module A) that returns and calls, in writing, a plain
-top-level function `g` of another module B of the same package. Every injection adds a private
-twin of `g` in B (a superseded helper delegating to `g`) and reaches it only from code that never
-runs. Every wrapper takes g's exact parameters, as written, and hands them on by name
-(`_dead_code_signature`), so its shape does not give it away; its name is made of the words of
-the code it imitates and of its module, and where it goes is chosen by the seed
-(`_dead_code_places`):
-
-- easy (2 files): `f` gets an explicit second `return` of the twin after its last `return` (in
-  whatever block that is); A imports the twin beside its import of `g`.
-- medium (3 files): a delegation chain nothing calls: a function in A -> a wrapper in a third
-  module C -> the twin in B.
-- hard (4 files): the chain goes through a fourth module D too, in either order, and one of its
-  wrappers may look the next one up in a module-level table; `g` and `f` are the red herrings
-  (live code the chain imitates).
+A candidate is a function or method `f` (module A) that calls, in writing, a plain top-level
+function `g` of another module B of the same package. An injection builds a dead cluster around
+that call: the call graph's own functions, one per module, tied by the calls between them (first
+`f -> g`; then, as the seed picks, a function a callee calls in a further module, or another
+caller of one of the cluster's top-level functions). Each function of the cluster gets its
+earlier version (`copies`): its own body under its own name plus a role word, calling the
+earlier versions of the others. Nothing calls the head of the cluster: it is such a copy (a
+helper or a private method that lost its last caller), or a dead statement inside the live head
+itself (`heads`: the old call under `if False:`, below a `raise`, or below an early `return`).
+So the shapes vary with the seed and with the code: a lone old helper and its dead call site
+(easy, 2 files), a chain going up or down the call graph, or several old callers fanning into
+one old helper (medium 3 files, hard 4).
 
 Nothing is injected outside the analysed package: the modules are those of one package (a
 folder with `__init__.py`), never a `__main__` module nor the `if __name__ == "__main__":` block
-of a script. Behaviour is preserved: the new functions are never called, their imports are
-local to them, and the one new module-level import (easy) sits beside an import A already makes
-from B. Structural checks ask that the grafted names be gone or reached from live code
-(`dead_code.absent_or_used`) and that `f` has no unreachable statement
-(`dead_code.reachable_body`).
+of a script. Behaviour is preserved: the new functions are never called and the only new
+imports name them beside the import of the function they copy (in sorted place). Structural
+checks ask that each copy be gone or reached from live code (`dead_code.absent_or_used`) and
+that a head with a dead statement has none (`dead_code.reachable_body`).
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Iterable
-from typing import NamedTuple
 
 import libcst as cst
 
@@ -39,37 +34,28 @@ from smellkit.detectors.dead_code import DeadCode
 from smellkit.errors import InjectionRefused
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
 from smellkit.injectors.cst import edit
-from smellkit.injectors.cst.imports import add_imports
-from smellkit.injectors.dead_code import graft
-from smellkit.injectors.dead_code import signature as sig
-from smellkit.injectors.dead_code.places import insert, main_guard_lines, new_name, spots
-from smellkit.models import Candidate, Difficulty, StructuralCheck
-
-
-class _Reference(NamedTuple):
-    """How module A names `g`: `g(...)` after `from B import g`, or `m.g(...)` after importing
-    module B as `m`."""
-
-    style: str  # name | attribute
-    bound: str
-    line: int
-
-
-class _Plan(NamedTuple):
-    f: str
-    g: str
-    a: str  # paths
-    b: str
-    reference: _Reference | None  # needed by the easy graft only
+from smellkit.injectors.dead_code import heads
+from smellkit.injectors.dead_code.copies import (
+    MAX_LINES,
+    ROLES,
+    Link,
+    add_copy,
+    copy_name,
+    import_copy,
+    link,
+)
+from smellkit.injectors.dead_code.places import main_guard_lines
+from smellkit.models import SPANS, Candidate, Difficulty, StructuralCheck
 
 
 class DeadCodeInjector(Injector[InjectorOptions]):
-    """Unreachable calls into a compatibility shim, alone or at the end of a dead chain."""
+    """Earlier versions of functions nothing calls, reached only from each other or from a
+    statement that can never run."""
 
     smell = DeadCode.smell
-    description = ("Grafts code that can never run: a call after the last `return` of a "
-                   "function, or a chain of unused private wrappers across modules that ends "
-                   "in a compatibility shim.")
+    description = ("Leaves the earlier version of a call behind: copies of the functions "
+                   "around a call between modules, calling each other, reached only from a "
+                   "copy nothing calls or from a statement that can never run.")
     Options = InjectorOptions
 
     # -- candidates ------------------------------------------------------------------------
@@ -107,14 +93,13 @@ class DeadCodeInjector(Injector[InjectorOptions]):
                        for start, end in touched.get(facts.path, ())):
                     context.discard("already dead code there")
                     continue
-                written = {call.line for call in facts.calls
-                           if call.scope == qualname and not call.implicit}
-                callees = sorted(  # called in writing, not as a decorator
+                callees = sorted(
                     callee for callee in graph.successors(qualname)
-                    if _module_function(context, callee, facts.module)
-                    and written & set(graph.edges[qualname, callee].get("lines", ())))
+                    if callee in index.module_of and _callee(context, callee, facts.module)
+                    and _written(context, qualname, callee))
                 if not callees:
-                    context.discard("calls no plain function of another module of its package")
+                    context.discard("calls no function or method of another module of its "
+                                    "package by name")
                     continue
                 location = context.location(qualname)
                 if location is None:
@@ -134,183 +119,216 @@ class DeadCodeInjector(Injector[InjectorOptions]):
                rng: random.Random) -> Edit:
         callees = list(candidate.data.get("callees", ()))
         rng.shuffle(callees)
-        refusal = InjectionRefused("no callee of another module to shim")
+        refusal = InjectionRefused("no callee of another module to copy")
         for g in callees:
             try:
-                plan = self._plan(context, candidate.target.qualname, g)
-                if difficulty == "easy":
-                    return self._easy(context, plan, rng)
-                return self._chain(context, plan, difficulty, rng)
+                links = _cluster(context, candidate.target.qualname, g,
+                                 SPANS[difficulty][0], rng)
+                return _build(context, links, difficulty, rng)
             except InjectionRefused as error:  # the last callee's reason is reported
                 refusal = error
         raise refusal
 
-    def _plan(self, context: InjectionContext, f: str, g: str) -> _Plan:
-        index = context.index
-        a_module, b_module = index.module_of.get(f), index.module_of.get(g)
-        if a_module is None or b_module is None:
-            raise InjectionRefused(f"{f} or {g} is not in the index")
-        facts = index.modules[a_module]
-        return _Plan(f, g, facts.path, index.modules[b_module].path,
-                     _reference(context, a_module, g))
 
-    def _shim(self, context: InjectionContext, plan: _Plan, rng: random.Random,
-              taken: set[str], also: tuple[str, ...] = ()
-              ) -> tuple[str, cst.Module, sig.Signature, cst.FunctionDef]:
-        """B with a private twin of `g` (g's own parameters, handed on by name) right after `g`
-        or after another definition of B, as the seed says."""
-        index = context.index
-        g_name = index.definitions[plan.g].name
-        b_module = index.module_of[plan.g]
-        module = context.module(plan.b)
-        position = edit.top_index(module, g_name)
-        if position is None:
-            raise InjectionRefused(f"`{plan.g}` is not a top-level statement of {plan.b}")
-        function = module.body[position]
-        if not isinstance(function, cst.FunctionDef):
-            raise InjectionRefused(f"`{plan.g}` is bound last by a class statement in {plan.b}")
-        try:
-            found = sig.signature(module, function)
-            sig.require_unshadowed(found, [g_name])
-        except InjectionRefused as refusal:
-            raise InjectionRefused(f"`{plan.g}`: {refusal.message}") from refusal
-        shim = new_name(context, b_module, [plan.g], rng, taken, also=also)
-        text = (f"{sig.header(module, function, shim)}\n"
-                f"    return {g_name}({found.forward})\n")
-        places = spots(module)
-        where = position + 1 if rng.random() < 0.5 or position + 1 not in places else \
-            rng.choice(places)
-        return shim, cst.parse_module(insert(module, [text], where)), found, function
+def _cluster(context: InjectionContext, f: str, g: str, modules_wanted: int,
+             rng: random.Random) -> list[Link]:
+    """The calls that tie the dead cluster together, first `f -> g`, then one more module at a
+    time: a function the cluster's callees call (the chain goes deeper), or a caller of one of
+    its top-level functions (the chain goes up, or another caller of the same helper fans in),
+    as the seed picks among what the call graph offers."""
+    first = link(context, f, g)
+    if first is None:
+        raise InjectionRefused(f"`{f}` reaches `{g}` through no unaliased import")
+    index = context.index
+    modules = {index.module_of[f], index.module_of[g]}
+    if len(modules) >= modules_wanted:
+        return [first]  # `_build` says why, should it not copy them
+    found = _grow(context, [first], modules, modules_wanted, rng, [0])
+    if found is None:
+        raise InjectionRefused(f"no function of a further module calls, or is called by, the "
+                               f"functions around `{f}` -> `{g}` (one module per function, "
+                               f"{modules_wanted} modules)")
+    return found
 
-    def _easy(self, context: InjectionContext, plan: _Plan, rng: random.Random) -> Edit:
-        shim, b_tree, _, _ = self._shim(context, plan, rng, set(), also=(plan.a,))
-        index = context.index
-        a_module = index.module_of[plan.f]
-        tree = context.module(plan.a)
-        function = edit.find_definition(tree, edit.relative_parts(plan.f, a_module) or [])
-        if not isinstance(function, cst.FunctionDef) or \
-                not isinstance(function.body, cst.IndentedBlock):
-            raise InjectionRefused(f"`{plan.f}` is not a plain def in {plan.a}")
-        block = graft.last_return_block(function)
-        if block is None:
-            raise InjectionRefused(f"`{plan.f}` has no plain `return` statement of its own")
-        g_name = index.definitions[plan.g].name
-        reference = plan.reference
-        if reference is None:
-            raise InjectionRefused(f"{a_module} does not import `{plan.g}` or its module at top "
-                                   "level")
-        call = _first_call(function, reference, g_name)
-        if call is None:
-            raise InjectionRefused(f"no call of `{g_name}` written in `{plan.f}` outside a "
-                                   "comprehension, lambda or nested definition")
-        func: cst.BaseExpression = cst.Name(shim) if reference.style == "name" else \
-            cst.Attribute(value=cst.Name(reference.bound), attr=cst.Name(shim))
-        tail = cst.SimpleStatementLine([cst.Return(value=cst.Call(func=func, args=call.args))])
-        replacements: dict[cst.CSTNode, cst.CSTNode] = {
-            block: block.with_changes(body=[*block.body, tail])}
-        a_tree = edit.replace(tree, replacements)
-        if reference.style == "name":
-            b_module = index.module_of[plan.g]
-            package = index.modules[a_module].is_package
-            found = graft.import_statement(tree, g_name, b_module, a_module, package)
+
+def _grow(context: InjectionContext, links: list[Link], modules: set[str], wanted: int,
+          rng: random.Random, tried: list[int]) -> list[Link] | None:
+    """`links` and calls tying one more module each until `wanted`, trying the ways in a
+    seeded order (at most `_TRIES` partial clusters in all), or None."""
+    if len(modules) >= wanted:
+        return links if _uncopied(context, links) is not None else None
+    ways = [options for options in _growth(context, links, modules) if options]
+    # the way first: helpers called from many places would make most clusters fans
+    rng.shuffle(ways)
+    for options in ways:
+        options = list(options)
+        rng.shuffle(options)
+        for item in options:
+            tried[0] += 1
+            if tried[0] > _TRIES:
+                return None
+            index = context.index
+            found = _grow(context, [*links, item], modules | {
+                index.module_of[item.caller], index.module_of[item.callee]}, wanted, rng, tried)
             if found is not None:
-                position = list(tree.body).index(found[0]) + 1
-                a_tree = add_imports(a_tree, tree, position, [(b_module, f"from {b_module} "
-                                                              f"import {shim}")],
-                                     a_module, package)
-            else:  # imported under a module-level `if` or `try`: import the shim beside it
-                nested = graft.nested_import(tree, g_name, b_module, a_module, package)
-                if nested is None:
-                    raise InjectionRefused(f"the import of `{g_name}` in {plan.a} is not a "
-                                           "module-level statement")
-                line, small = nested
-                spec = "." * len(small.relative) + (
-                    tree.code_for_node(small.module) if small.module is not None else "")
-                added = cst.parse_statement(f"from {spec} import {shim}",
-                                            config=tree.config_for_parsing)
-                a_tree = a_tree.visit(graft.After(line, added))
-        b_qualname = f"{index.module_of[plan.g]}.{shim}"
-        return Edit(
-            changes={plan.a: a_tree.code, plan.b: b_tree.code},
-            targets=((plan.f, "method"),),
-            checks=(_reachable_check(plan.f), _used_check(b_qualname, "function")),
-            involved=(b_qualname, plan.g),
-            summary=f"`{plan.f}` returns a call of the new `{b_qualname}` after its last "
-                    "return")
+                return found
+    return None
 
-    def _chain(self, context: InjectionContext, plan: _Plan, difficulty: Difficulty,
-               rng: random.Random) -> Edit:
-        index = context.index
-        a_module, b_module = index.module_of[plan.f], index.module_of[plan.g]
-        taken: set[str] = set()
-        shim, b_tree, found, g_def = self._shim(context, plan, rng, taken)
-        b_source = context.module(plan.b)
-        sig.require_carried(context, found, b_module, a_module)
-        needed = 1 if difficulty == "medium" else 2
-        others = [name for name in _other_modules(context, a_module, b_module)
-                  if sig.carries(context, found, b_module, name)]
-        if len(others) < needed:
-            raise InjectionRefused(f"the package has fewer than {needed} other module(s) where "
-                                   f"`{plan.g}`'s signature means the same")
-        middle = rng.sample(others, needed)  # the order of C and D varies too
-        # from the end of the chain back to its head: each wrapper hands on to the next one
-        changes: dict[str, str | None] = {plan.b: b_tree.code}
-        chain: list[str] = []
-        checks: list[StructuralCheck] = []
-        next_module, next_name = b_module, shim
-        table_at = rng.choice([*range(len(middle)), None]) if difficulty == "hard" else None
-        for number, module in reversed(list(enumerate(middle))):
-            near = [plan.g, plan.f] if rng.random() < 0.5 else [plan.f, plan.g]
-            name = new_name(context, module, near, rng, taken)
-            body = [edit.import_text(next_module, [next_name]), ""]
-            texts: list[str] = []
-            if number == table_at:
-                table = new_name(context, module, [plan.g, next_name], rng, taken,
-                                 what="table")
-                local = new_name(context, module, [plan.g], rng, taken, what="local",
-                                 private=False)
-                sig.require_unshadowed(found, [table, local])
-                texts.append(f"{table} = {{}}\n")
-                key = index.definitions[plan.g].name
-                quote = "'" if context.source(index.modules[module].path).count("'") > \
-                    context.source(index.modules[module].path).count('"') else '"'
-                body += [f"{local} = {table}.get({quote}{key}{quote}, {next_name})",
-                         f"return {local}({found.forward})"]
-                checks.append(_used_check(f"{module}.{table}", "variable"))
-            else:
-                body.append(f"return {next_name}({found.forward})")
+
+_TRIES = 40
+
+
+def _growth(context: InjectionContext, links: list[Link],
+            modules: set[str]) -> tuple[list[Link], list[Link], list[Link]]:
+    """The calls that could tie a function of a further module to the cluster: its members'
+    callees there (the chain goes deeper), callers there of its heads (the chain goes up), and
+    other callers there of the functions it calls (a fan into one old helper)."""
+    index = context.index
+    graph = index.call_graph
+    callees = {item.callee for item in links}
+    members = {item.caller for item in links} | callees
+    deeper: list[Link] = []
+    up: list[Link] = []
+    fan: list[Link] = []
+    for member in sorted(members):
+        module = index.module_of[member]
+        for callee in sorted(graph.successors(member)):  # deeper: what it calls elsewhere
+            if callee in index.module_of and index.module_of[callee] not in modules and \
+                    _short(context, callee) and _callee(context, callee, module) and \
+                    _written(context, member, callee) and \
+                    (found := link(context, member, callee)) is not None:
+                deeper.append(found)
+        if not _callee(context, member):
+            continue
+        for caller in sorted(graph.predecessors(member)):  # up: who else calls it, elsewhere
+            if caller in index.module_of and index.module_of[caller] not in modules and \
+                    (_short(context, caller) or all(_short(context, name) for name in members)) \
+                    and _copyable(context, caller) and \
+                    _written(context, caller, member) and \
+                    (found := link(context, caller, member)) is not None:
+                (fan if member in callees else up).append(found)
+    return deeper, up, fan
+
+
+def _dunder(context: InjectionContext, qualname: str) -> bool:
+    name = context.index.definitions[qualname].name
+    return name.startswith("__") and name.endswith("__")
+
+
+def _short(context: InjectionContext, qualname: str) -> bool:
+    definition = context.index.definitions[qualname]
+    return definition.end_line - definition.start_line + 1 <= MAX_LINES
+
+
+def _callee(context: InjectionContext, qualname: str, caller_module: str | None = None) -> bool:
+    """A function of the package whose copy the copy of a caller can call: a plain top-level
+    function, or a method of a top-level class (called on an object)."""
+    definition = context.index.definitions.get(qualname)
+    if definition is not None and definition.kind == "method":
+        if definition.name.startswith("__") and definition.name.endswith("__"):
+            return False  # called by Python (`obj(...)`, `len(obj)`), never by its name
+        return _copyable(context, qualname) and not definition.decorators and \
+            context.index.module_of.get(qualname) != caller_module
+    return _module_function(context, qualname, caller_module)
+
+
+def _build(context: InjectionContext, links: list[Link], difficulty: Difficulty,
+           rng: random.Random) -> Edit:
+    """Copies of the cluster's functions, each calling the copies of its callees; the head (a
+    function nothing in the cluster calls) is a copy too, or a dead statement in the live
+    function itself, as the seed says."""
+    index = context.index
+    callees = [item.callee for item in links]
+    callers = list(dict.fromkeys(item.caller for item in links))
+    roots = [name for name in callers if name not in callees]
+    outgoing = {name: [item for item in links if item.caller == name]
+                for name in [*callers, *callees]}
+    members = list(dict.fromkeys([*callers, *callees]))
+    uncopied = _uncopied(context, links)
+    if uncopied is None:
+        raise InjectionRefused(f"the cluster {' '.join(members)} has a function longer than "
+                               f"{MAX_LINES} lines or a dunder that is not its only head: no "
+                               "copy of it reads as an earlier version")
+    long = [uncopied] if uncopied else []
+    head = long[0] if long else rng.choice(roots)  # a long function keeps a dead statement
+    role, prefix = rng.choice(ROLES), rng.random() < 0.5
+    taken: set[str] = set()
+    statement = bool(long) or (len(outgoing[head]) == 1 and rng.random() < 0.5)
+    copied = [name for name in members if name != head or not statement]
+    names = {name: copy_name(context, name, role, prefix, taken) for name in copied}
+    if statement and head not in names:  # the head's copy, should no dead statement fit
+        names[head] = copy_name(context, head, role, prefix, set(taken))
+    changes: dict[str, str | None] = {}
+    shape = "copy"
+    for name in members:
+        path = index.modules[index.module_of[name]].path
+        tree = context.module(path)
+        out = [(item, names[item.callee]) for item in outgoing[name]]
+        grafted = None
+        if name == head and statement:
             try:
-                sig.require_unshadowed(found, [next_name, name])
-            except InjectionRefused as refusal:
-                raise InjectionRefused(f"`{plan.g}`: {refusal.message}") from refusal
-            texts.append(f"{sig.header(b_source, g_def, name)}\n"
-                         + "".join(f"    {line}\n" if line else "\n" for line in body))
-            path = index.modules[module].path
-            tree = context.module(path)
-            changes[path] = insert(tree, texts, rng.choice(spots(tree)))
-            chain.insert(0, f"{module}.{name}")
-            next_module, next_name = module, name
-        head = new_name(context, a_module, [plan.f, plan.g], rng, taken)
-        sig.require_unshadowed(found, [next_name, head])
-        a_tree = context.module(plan.a)
-        position = edit.top_index(a_tree, plan.f.removeprefix(a_module + ".").split(".")[0])
-        if position is None:
-            raise InjectionRefused(f"`{plan.f}` is not under a top-level statement of {plan.a}")
-        places = spots(a_tree)
-        where = position + 1 if position + 1 in places and rng.random() < 0.5 else \
-            rng.choice(places)
-        a_text = (f"{sig.header(b_source, g_def, head)}\n"
-                  f"    {edit.import_text(next_module, [next_name])}\n\n"
-                  f"    return {next_name}({found.forward})\n")
-        changes[plan.a] = insert(a_tree, [a_text], where)
-        chain.insert(0, f"{a_module}.{head}")
-        shim_qualname = f"{b_module}.{shim}"
-        checks = [_used_check(name, "function") for name in [*chain, shim_qualname]] + checks
-        return Edit(
-            changes=changes, targets=((chain[0], "method"),), checks=tuple(checks),
-            involved=(*chain[1:], shim_qualname),
-            red_herrings=(plan.g,) if difficulty == "medium" else (plan.g, plan.f),
-            summary=f"unused chain {' -> '.join(chain)} -> {shim_qualname} -> {plan.g}")
+                grafted, used = _graft(context, tree, name, out, rng)
+                out = [used]  # the other callees' copies lost their last caller with it
+            except InjectionRefused:
+                if long:
+                    raise
+                copied.insert(0, head)
+        if grafted is not None:
+            tree, shape = grafted
+        else:
+            tree = add_copy(context, tree, name, names[name], out, rng)
+        for item, new in out:
+            tree = import_copy(context, tree, item, new)
+        changes[path] = tree.code
+    qualname = {name: f"{name.rpartition('.')[0]}.{names[name]}" for name in copied}
+    checks = [_used_check(qualname[name], "function") for name in copied]
+    if head in copied:
+        target = qualname[head]
+    else:
+        target = head
+        checks.insert(0, _reachable_check(head))
+    chain = " -> ".join(f"`{qualname.get(item.caller, item.caller)}` -> "
+                        f"`{qualname[item.callee]}`" for item in links)
+    originals = [name for name in members if name in copied and name != head]
+    return Edit(
+        changes=changes, targets=((target, "method"),), checks=tuple(checks),
+        involved=tuple(qualname[name] for name in copied if qualname[name] != target),
+        red_herrings=() if difficulty == "easy" else tuple(originals),
+        summary=f"{shape} head: {chain} (none can run)")
+
+
+def _uncopied(context: InjectionContext, links: list[Link]) -> str | None:
+    """The one function of the cluster that cannot be copied (longer than `MAX_LINES`, or a
+    dunder), "" when there is none, None when there are several or it is called by the
+    cluster (only a head can keep a dead statement instead)."""
+    callees = {item.callee for item in links}
+    members = list(dict.fromkeys([*(item.caller for item in links), *callees]))
+    long = [name for name in members if not _short(context, name) or _dunder(context, name)]
+    if not long:
+        return ""
+    if len(long) > 1 or long[0] in callees:
+        return None
+    return long[0]
+
+
+def _graft(context: InjectionContext, tree: cst.Module, name: str,
+           out: list[tuple[Link, str]], rng: random.Random
+           ) -> tuple[tuple[cst.Module, str], tuple[Link, str]]:
+    """The module with a dead statement in the head `name` calling the copy of one of its
+    callees (the first that fits), the shape, and the link it follows."""
+    parts = edit.relative_parts(name, context.index.module_of[name]) or []
+    function = edit.find_definition(tree, parts)
+    if not isinstance(function, cst.FunctionDef):
+        raise InjectionRefused(f"`{name}` is not a plain def in its module")
+    refusal = InjectionRefused(f"`{name}` calls none of the cluster")
+    for item, new in out:
+        try:
+            changed, shape = heads.graft(tree, function, item, new, rng)
+        except InjectionRefused as error:
+            refusal = error
+            continue
+        return (edit.replace(tree, {function: changed}), shape), (item, new)
+    raise refusal
 
 
 # -- helpers ----------------------------------------------------------------------------------
@@ -326,18 +344,59 @@ def _flagged_spans(context: InjectionContext) -> dict[str, list[tuple[int, int]]
     return spans
 
 
-def _module_function(context: InjectionContext, qualname: str, caller_module: str) -> bool:
+def _module_function(context: InjectionContext, qualname: str,
+                     caller_module: str | None = None) -> bool:
+    """A plain top-level function of the package, of another module than `caller_module`
+    (when given) of the same top-level package."""
     index = context.index
     definition = index.definitions.get(qualname)
     module = index.module_of.get(qualname)
     if definition is None or module is None or module == caller_module:
         return False
     path = index.modules[module].path
-    if module.split(".")[0] != caller_module.split(".")[0] or not _in_package(context, module):
+    if (caller_module is not None and module.split(".")[0] != caller_module.split(".")[0]) or \
+            not _in_package(context, module):
         return False  # the library's own code only: not a script calling into it
     return (definition.kind == "function" and definition.parent == module
             and definition.col == 0 and not definition.is_async  # a plain top-level def
             and not definition.decorators and not is_test_path(path))
+
+
+def _written(context: InjectionContext, caller: str, callee: str) -> bool:
+    """`caller` calls `callee` in writing, by its name (not only as a decorator, implicitly
+    or through another name)."""
+    index = context.index
+    module = index.module_of.get(caller)
+    if module is None:
+        return False
+    lines = set(index.call_graph.edges[caller, callee].get("lines", ()))
+    name = index.definitions[callee].name
+    text = context.source(index.modules[module].path).splitlines()
+    return any(call.line in lines and name in text[call.line - 1]
+               for call in index.modules[module].calls
+               if call.scope == caller and not call.implicit and 0 < call.line <= len(text))
+
+
+def _copyable(context: InjectionContext, qualname: str) -> bool:
+    """A plain function or a method of a top-level class, in the package's own code, that a
+    copy can sit beside (no decorator but `staticmethod`/`classmethod`, not in a script's
+    `__main__` block, not dead already)."""
+    index = context.index
+    definition = index.definitions.get(qualname)
+    module = index.module_of.get(qualname)
+    if definition is None or module is None or definition.kind not in ("function", "method") \
+            or (definition.name.startswith("__") and definition.name.endswith("__")):
+        return False  # Python calls a dunder: its earlier version would be no helper
+    parts = edit.relative_parts(qualname, module)
+    facts = index.modules[module]
+    if parts is None or len(parts) > 2 or (len(parts) == 2) != (definition.kind == "method") \
+            or is_test_path(facts.path) or not _in_package(context, module):
+        return False
+    if any(name not in ("staticmethod", "classmethod") for name in definition.decorators):
+        return False
+    guarded = main_guard_lines(context.source(facts.path))
+    return not any(start <= definition.start_line <= end for start, end in guarded) and \
+        not any(span.scope == qualname for span in facts.liveness.unreachable)
 
 
 def _in_package(context: InjectionContext, module: str) -> bool:
@@ -351,73 +410,6 @@ def _in_package(context: InjectionContext, module: str) -> bool:
         return True
     parent = module.rpartition(".")[0]
     return bool(parent) and parent in index.modules and index.modules[parent].is_package
-
-
-def _reference(context: InjectionContext, a_module: str, g: str) -> _Reference | None:
-    index = context.index
-    g_module, g_name = index.module_of[g], index.definitions[g].name
-    for item in index.modules[a_module].imports:
-        if item.scope != a_module or item.type_only or "." in item.bound:
-            continue
-        if item.is_from and item.target == g and item.bound == g_name:
-            return _Reference("name", item.bound, item.line)
-        if item.target == g_module:
-            return _Reference("attribute", item.bound, item.line)
-    return None
-
-
-class _Calls(cst.CSTVisitor):
-    def __init__(self, reference: _Reference, name: str):
-        super().__init__()
-        self.reference, self.name = reference, name
-        self.found: list[cst.Call] = []
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False  # a call in here may read names the function's own scope lacks
-
-    def visit_ListComp(self, node: cst.ListComp) -> bool:
-        return False
-
-    def visit_SetComp(self, node: cst.SetComp) -> bool:
-        return False
-
-    def visit_DictComp(self, node: cst.DictComp) -> bool:
-        return False
-
-    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> bool:
-        return False
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        if self.reference.style == "name":
-            hit = isinstance(func, cst.Name) and func.value == self.name
-        else:
-            hit = (isinstance(func, cst.Attribute) and func.attr.value == self.name
-                   and isinstance(func.value, cst.Name)
-                   and func.value.value == self.reference.bound)
-        if hit:
-            self.found.append(node)
-
-
-def _first_call(function: cst.FunctionDef, reference: _Reference, name: str) -> cst.Call | None:
-    visitor = _Calls(reference, name)
-    function.body.visit(visitor)
-    return visitor.found[0] if visitor.found else None
-
-
-def _other_modules(context: InjectionContext, *exclude: str) -> list[str]:
-    """Modules of the same top-level package as the first excluded one, outside tests."""
-    package = exclude[0].split(".")[0]
-    return sorted(name for name, facts in context.index.modules.items()
-                  if name not in exclude and name.split(".")[0] == package
-                  and not is_test_path(facts.path) and not facts.is_package
-                  and name.rpartition(".")[2] != "__main__")
 
 
 def _used_check(qualname: str, what: str) -> StructuralCheck:

@@ -1,6 +1,5 @@
-"""Where the easy dead-code graft goes: the block whose final `return` comes last in a function
-(a statement after it can never run), and the import of the callee the new shim's import joins,
-at the top of the module or inside a module-level `if` or `try`."""
+"""The imports a dead copy's import joins (at the top of the module, or inside a module-level
+`if` or `try`), and a new statement placed right after one of them."""
 
 from __future__ import annotations
 
@@ -22,37 +21,6 @@ def import_statement(tree: cst.Module, name: str, source: str, module: str,
                             and alias.asname is None for alias in small.names)):
                 return line, small
     return None
-
-
-class _Returns(cst.CSTVisitor):
-    """The blocks of a function's own body (not nested definitions) that end in a plain
-    `return` statement, in source order."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.blocks: list[cst.IndentedBlock] = []
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def leave_IndentedBlock(self, original_node: cst.IndentedBlock) -> None:
-        last = original_node.body[-1] if original_node.body else None
-        if isinstance(last, cst.SimpleStatementLine) and len(last.body) == 1 and \
-                isinstance(last.body[0], cst.Return):
-            self.blocks.append(original_node)
-
-
-def last_return_block(function: cst.FunctionDef) -> cst.IndentedBlock | None:
-    """The block whose final `return` comes last in the function (blocks are left in source
-    order of their ends): a statement after it can never run."""
-    if not isinstance(function.body, cst.IndentedBlock):
-        return None
-    visitor = _Returns()
-    function.body.visit(visitor)
-    return visitor.blocks[-1] if visitor.blocks else None
 
 
 class _Imports(cst.CSTVisitor):
