@@ -321,7 +321,7 @@ def main() -> None:
             if (row["instance_id"], row["model"]) in asked]
     print(f"\n{len(rows)} mutants of {len(set(row['instance_id'] for row in rows))} cases "
           f"(seed {args.seed})")
-    _table(rows, made, labels)
+    table(rows, made, labels)
     seconds = [row["equivalence_detail"]["seconds"] for row in [*oracle.values(), *rows]
                if row.get("equivalence_detail")]
     print(f"\nequivalence time per prediction: median {statistics.median(seconds):.1f} s, "
@@ -331,11 +331,15 @@ def main() -> None:
         _keep(args.keep, rows, predictions, made)
 
 
-def _table(rows: list[dict[str, Any]], made: dict[tuple[str, str], Made],
-           labels: dict[tuple[str, str, int], Classified]) -> None:
+COLUMNS = ("mutants", "tests", "equiv", "either", "neither", "same", "differ", "unread")
+
+
+def table(rows: list[dict[str, Any]], made: dict[tuple[str, str], Made],
+          labels: dict[tuple[str, str, int], Classified]) -> dict[str, int]:
     """Per kind: the mutants, those the tests, equivalence and either caught, and of the others
-    how many are classified behaviour-preserving, behaviour-changing, or not at all; then the
-    shares of the behaviour-changing ones equivalence caught."""
+    how many are classified behaviour-preserving (same), behaviour-changing (differ), or not at
+    all (unread); then the shares of the behaviour-changing ones equivalence caught. Returns the
+    totals by column."""
     print(f"{'kind':20} {'mutants':>7} {'tests':>5} {'equiv':>5} {'either':>6} {'neither':>7}"
           f" {'same':>5} {'differ':>6} {'unread':>6} {'eq/either':>9} {'eq/changing':>11}")
     totals = [0] * 8
@@ -387,6 +391,7 @@ def _table(rows: list[dict[str, Any]], made: dict[tuple[str, str], Made],
                 print(f"  UNCLASSIFIED: {row['instance_id']} function = {function!r}, kind = "
                       f"{kind!r}, line = {line}: {one.mutant.description} "
                       f"({row['equivalence']}: {row['equivalence_detail']['reason'][:100]})")
+    return dict(zip(COLUMNS, totals))
 
 
 def _share(part: int, whole: int) -> str:
