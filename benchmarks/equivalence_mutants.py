@@ -32,6 +32,10 @@ class Mutant:
     """The mutated function, relative to its module."""
     description: str
     source: str
+    line: int
+    """The first line of the module the mutant changes (1-based, in the original): with the
+    function and the kind, the site's key in the study's classification (stable across builds,
+    unlike instance ids)."""
 
 
 def _is_site(kind: str, node: cst.CSTNode, function: cst.FunctionDef) -> bool:
@@ -160,21 +164,54 @@ def mutate(module: cst.Module, found: dict[str, cst.FunctionDef], qualname: str,
            seed: int) -> Mutant | None:
     """One mutant of the function `qualname` (relative to its module) of `module` (whose
     `functions` are `found`), or None when the kind has no site there."""
+    sites = _sites(found, qualname, kind)
+    if not sites:
+        return None
+    return _apply(module, qualname, kind, random.Random(f"{seed}:{qualname}:{kind}").choice(sites))
+
+
+def mutate_at(module: cst.Module, found: dict[str, cst.FunctionDef], qualname: str, kind: str,
+              line: int) -> Mutant | None:
+    """The mutant of `kind` in `qualname` whose change starts at `line` (a classified mutant's
+    key), or None when the code has no such site any more."""
+    for site in _sites(found, qualname, kind) or ():
+        mutant = _apply(module, qualname, kind, site)
+        if mutant is not None and mutant.line == line:
+            return mutant
+    return None
+
+
+def _sites(found: dict[str, cst.FunctionDef], qualname: str, kind: str
+           ) -> list[cst.CSTNode | cst.FunctionDef] | None:
+    """The nodes the kind can change in the function (the function itself for an argument
+    mutation), or None when the module has no such function."""
     function = found.get(qualname)
     if function is None:
         return None
     if kind == "argument_mutation":
-        changed = _argument_mutation(module, function)
-        if changed is None:
-            return None
-        return Mutant(kind, qualname, "the first argument changed in place", changed.code)
+        return [function]
     sites = _Sites(kind, function)
     function.body.visit(sites) if kind != "dropped_default" else function.params.visit(sites)
-    if not sites.found:
-        return None
-    target = random.Random(f"{seed}:{qualname}:{kind}").choice(sites.found)
+    return sites.found
+
+
+def _apply(module: cst.Module, qualname: str, kind: str, target: cst.CSTNode) -> Mutant | None:
+    if kind == "argument_mutation":
+        assert isinstance(target, cst.FunctionDef)
+        changed = _argument_mutation(module, target)
+        if changed is None:
+            return None
+        return Mutant(kind, qualname, "the first argument changed in place", changed.code,
+                      _first_change(module.code, changed.code))
     described = module.code_for_node(target).strip().splitlines()[0][:80]
     mutated = module.visit(_Change(kind, target))
     if mutated.code == module.code:
         return None
-    return Mutant(kind, qualname, f"{kind} at `{described}`", mutated.code)
+    return Mutant(kind, qualname, f"{kind} at `{described}`", mutated.code,
+                  _first_change(module.code, mutated.code))
+
+
+def _first_change(before: str, after: str) -> int:
+    old, new = before.splitlines(), after.splitlines()
+    return next((number for number, (one, two) in enumerate(zip(old, new), 1) if one != two),
+                min(len(old), len(new)) + 1)

@@ -77,6 +77,9 @@ class EquivalenceOptions:
     swept: int = 10
     """Recorded inputs with one value (an argument, or an attribute of an object argument or
     of the receiver) set to a neighbour of itself, per entry point."""
+    swept_changed: int = 40
+    """The same, per function the prediction changed (where a slip most likely is: every
+    argument and attribute gets a neighbour, and each keyword its code reads)."""
     generation_budget: float = 30.0
     """Seconds for drawing the generated and mutated inputs of a prediction."""
     per_call: float = 2.0
@@ -184,7 +187,8 @@ def check(analysis: CaseAnalysis, result: Project, patch: str, versions: Version
         if "hypothesis" in missing else generate(
             _drawable(selection.entry_points, recording, options), recording.inputs, smelly,
             min(options.generation_budget, max(0.0, deadline - time.monotonic()) / 4),
-            generated=options.generated, mutated=options.mutated, swept=options.swept)
+            generated=options.generated, mutated=options.mutated, swept=options.swept,
+            swept_changed=options.swept_changed)
     calls = _calls(selection.entry_points, recording, drawn, options.max_entry_points)
     outcomes: list[list[dict[str, Any]]] = []
     for run, (side, tree) in enumerate((("smelly", versions.smelly_tree),

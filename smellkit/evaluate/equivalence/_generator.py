@@ -3,9 +3,9 @@ version (its types are importable there). Run as a script next to the worker scr
 containment and helpers it uses; never imported by smellkit.
 
 `python _generator.py REQUEST.json`. The request is the worker's (paths, tools, seed, memory,
-results) plus `entries`: [{id, module, qualname}] and `inputs`, a pickle of {id: [payload]} of
-the recorded inputs. Per entry, two kinds of inputs are drawn (seeded, derandomized, no example
-database):
+results) plus `entries`: [{id, module, qualname, changed}] and `inputs`, a pickle of
+{id: [payload]} of the recorded inputs. Per entry, two kinds of inputs are drawn (seeded,
+derandomized, no example database):
 
 - generated: each parameter from its annotation (`st.from_type`, edge values first for
   numbers, strings and collections), else from the types of the values recorded for it
@@ -16,7 +16,13 @@ database):
   (one more, one less, the other truth value, the empty string...: where boundaries sit): an
   argument, keyword ones included, or an attribute of an object argument, the receiver's
   too; then up to `mutated` recorded inputs with one argument (keyword ones and `**options`
-  values included) redrawn as above, or from its recorded type.
+  values included) redrawn as above, or from its recorded type. The function's own literals
+  widen the sweep (`literals`): a number it compares against is a neighbour of every number
+  (itself and one either side: the boundary), a string of it a neighbour of every string, and
+  for a function taking `**options`, each identifier among its strings that no recorded call
+  passed is tried as a keyword (`"multiple" in options`, `options.get("nargs", 1) > 0`).
+  The functions the prediction changed (`"changed": true`) are swept up to `swept_changed`
+  inputs, every place at least once where that suffices.
 
 Each is written as one JSON line {"id", "source", "payload" (base64 of the pickled `(args,
 kwargs)`)}; inputs equal to a recorded one are left out. Drawing a value may run the project's
@@ -41,6 +47,10 @@ import smellkit_equivalence_worker as worker  # type: ignore[import-not-found]
 
 MAX_ATTRIBUTES = 60
 """Attributes of one object argument whose neighbours are tried."""
+MAX_LITERALS = 12
+"""Literals of one kind (numbers, strings, keywords) a function's sweep uses."""
+PROBE_VALUES = 4
+"""Values tried for a keyword a function reads but no recorded call passed."""
 EDGES: dict[type, tuple[Any, ...]] = {
     int: (0, 1, -1, 2 ** 31, -(2 ** 63)), float: (0.0, -0.0, 1.5, float("inf"), float("nan")),
     str: ("", " ", "a", "é\u0000\n"), bytes: (b"", b"\x00"), bool: (True, False),
@@ -157,6 +167,8 @@ def generated_parts(parameters: list[tuple[str, Any, bool]]) -> list[Any] | None
 def draw(hypothesis: Any, strategy: Any, count: int, seed: int) -> list[Any]:
     """Up to `count` examples of `strategy`, the same ones on every run."""
     found: list[Any] = []
+    if count <= 0:  # Hypothesis refuses max_examples=0
+        return found
     settings = hypothesis.settings(
         max_examples=count, database=None, derandomize=True, deadline=None,
         phases=[hypothesis.Phase.generate],
@@ -209,18 +221,21 @@ def mutations(drawer: Drawer, parameters: list[tuple[str, Any, bool]],
     return st.sampled_from(choices).flatmap(lambda choice: vary(*choice))
 
 
-def neighbours(value: Any) -> list[Any]:
+def neighbours(value: Any, literals: Literals | None = None) -> list[Any]:
     """The values next to a recorded one, where a boundary is most likely to sit: one more and
     one less, zero and minus one for numbers; the other truth value; the empty string and the
-    string one character shorter; the empty container."""
+    string one character shorter; the empty container; then the function's own literals of the
+    value's type (a number it compares against and one either side of it, a string it
+    compares against)."""
+    literals = literals or Literals()
     if isinstance(value, bool):
         return [not value]
     if isinstance(value, int):
-        found: list[Any] = [value + 1, value - 1, 0, -1, 1, -value]
+        found: list[Any] = [value + 1, value - 1, 0, -1, 1, -value, *literals.boundaries()]
     elif isinstance(value, float):
         found = [value + 1.0, value - 1.0, 0.0, -value, float("nan")]
     elif isinstance(value, str):
-        found = ["", value[:-1], value + value[-1:]]
+        found = ["", value[:-1], value + value[-1:], *literals.strings]
     elif isinstance(value, (list, tuple, dict, set, frozenset)):
         found = [type(value)()]
     else:
@@ -230,34 +245,78 @@ def neighbours(value: Any) -> list[Any]:
             not (isinstance(item, float) and item != item and value != value)]
 
 
+class Literals:
+    """The constants in a function's code (its nested functions' too): the numbers and short
+    strings it may compare its inputs against, and the identifiers among the strings (the
+    keywords it may look up in `**options`)."""
+
+    def __init__(self, target: Any = None):
+        numbers: list[int] = []
+        strings: list[str] = []
+        codes = [getattr(target, "__code__", None)]
+        while codes:
+            code = codes.pop()
+            if not isinstance(code, types.CodeType):
+                continue
+            for constant in code.co_consts:
+                if isinstance(constant, types.CodeType):
+                    codes.append(constant)
+                elif isinstance(constant, int) and not isinstance(constant, bool):
+                    numbers.append(constant)
+                elif isinstance(constant, str) and len(constant) <= 40 and \
+                        "\n" not in constant:
+                    strings.append(constant)
+        self.numbers = list(dict.fromkeys(numbers))[:MAX_LITERALS]
+        self.strings = list(dict.fromkeys(strings))[:MAX_LITERALS]
+        self.keywords = [item for item in self.strings if item.isidentifier()]
+
+    def boundaries(self) -> list[int]:
+        return list(dict.fromkeys(item + step for item in self.numbers for step in (0, -1, 1)))
+
+    def probes(self) -> list[Any]:
+        """The values tried for a keyword no recorded call passed: a true value, then the
+        numbers compared against (an unknown key's value could be a count)."""
+        return [True, *sorted(self.numbers, key=lambda item: (item >= 0, abs(item)))
+                ][:PROBE_VALUES]
+
+
 def _has_state(value: Any) -> bool:
     return isinstance(getattr(value, "__dict__", None), dict) and not isinstance(
         value, (type, types.ModuleType, types.FunctionType, types.MethodType))
 
 
-def swept(parameters: list[tuple[str, Any, bool]], payloads: list[bytes], count: int
-          ) -> list[tuple[Any, ...]]:
+def swept(parameters: list[tuple[str, Any, bool]], payloads: list[bytes], count: int,
+          literals: Literals | None = None, keywords: bool = False) -> list[tuple[Any, ...]]:
     """Up to `count` recorded inputs (`payloads`) with one value set to a neighbour of itself
-    (`neighbours`): an argument (positional or keyword; not the receiver), or a public
-    attribute of an argument that is an object (the receiver's too: its state is input as much
-    as the arguments). Private attributes are left as recorded: their values keep invariants
-    the class's own code sets up, and a state no caller can make (python-dateutil's
-    `rrule._timeset` emptied) made the smelly code hang where the original returned. Each
-    value is changed on a fresh copy of the input, which keeps its recorded global state.
-    Every place gets its first neighbour (on each input in turn) before any gets its second."""
+    (`neighbours`, the function's `literals` included): an argument (positional or keyword;
+    not the receiver), or a public attribute of an argument that is an object (the receiver's
+    too: its state is input as much as the arguments); with `keywords` (the function takes
+    `**options`), a keyword among its literals that the input did not pass, added. Private
+    attributes are left as recorded: their values keep invariants the class's own code sets up,
+    and a state no caller can make (python-dateutil's `rrule._timeset` emptied) made the smelly
+    code hang where the original returned. Each value is changed on a fresh copy of the input,
+    which keeps its recorded global state. Every place gets its first neighbour (on each input
+    in turn) before any gets its second."""
+    literals = literals or Literals()
     receiver = bool(parameters) and parameters[0][0] in ("self", "cls")
+    named_parameters = {name for name, _, _ in parameters}
     places: dict[tuple[Any, ...], list[tuple[int, list[Any]]]] = {}
     for index, payload in enumerate(payloads):
         args, kwargs, *_ = pickle.loads(payload)
         named = [*((slot, args[slot]) for slot in range(len(args))), *kwargs.items()]
         for slot, value in named:
             if not (receiver and slot == 0):
-                places.setdefault((slot,), []).append((index, neighbours(value)))
+                places.setdefault((slot,), []).append((index, neighbours(value, literals)))
             if _has_state(value):
                 public = [(name, attribute) for name, attribute in vars(value).items()
                           if not name.startswith("_")]
                 for name, attribute in public[:MAX_ATTRIBUTES]:
-                    places.setdefault((slot, name), []).append((index, neighbours(attribute)))
+                    places.setdefault((slot, name), []).append(
+                        (index, neighbours(attribute, literals)))
+        if keywords:
+            for name in literals.keywords:
+                if name not in kwargs and name not in named_parameters:
+                    places.setdefault((name,), []).append((index, literals.probes()))
     found: list[tuple[Any, ...]] = []
     rounds = max((len(sites) * len(items) for sites in places.values() for _, items in sites),
                  default=0)
@@ -270,7 +329,7 @@ def swept(parameters: list[tuple[str, Any, bool]], payloads: list[bytes], count:
             if rank >= len(items):
                 continue
             args, kwargs, *state = pickle.loads(payloads[index])
-            holder = args[place[0]] if isinstance(place[0], int) else kwargs[place[0]]
+            holder = args[place[0]] if isinstance(place[0], int) else kwargs.get(place[0])
             if len(place) == 1:
                 holder = items[rank]
             else:
@@ -284,6 +343,14 @@ def swept(parameters: list[tuple[str, Any, bool]], payloads: list[bytes], count:
                 kwargs = {**kwargs, place[0]: holder}
             found.append((args, kwargs, *state))
     return found
+
+
+def _takes_options(target: Any) -> bool:
+    try:
+        return any(item.kind is inspect.Parameter.VAR_KEYWORD
+                   for item in inspect.signature(target).parameters.values())
+    except (TypeError, ValueError):
+        return False
 
 
 def main(request_path: str) -> int:
@@ -317,6 +384,8 @@ def main(request_path: str) -> int:
             states = [state[0] if state else None for _, _, *state in loaded]
             parameters = strategies(drawer, target, recorded)
             varied = mutations(drawer, parameters or [], recorded) if recorded else None
+            literals = Literals(target)
+            keywords = _takes_options(target)
         except BaseException as error:  # the entry point cannot be loaded or inspected
             results.write(json.dumps({"id": ident, "problem": f"{type(error).__name__}: "
                                                               f"{error}"[:300]}) + "\n")
@@ -332,8 +401,9 @@ def main(request_path: str) -> int:
             drawn += [("generated", (tuple(values), {})) for values in draw(
                 hypothesis, st.tuples(*parts), int(request["generated"]), seed)]
         if recorded:
+            count = int(request["swept_changed"] if entry.get("changed") else request["swept"])
             drawn += [("mutated", item) for item in swept(
-                parameters or [], list(recorded_payloads[ident]), int(request["swept"]))]
+                parameters or [], list(recorded_payloads[ident]), count, literals, keywords)]
         if varied is not None:
             drawn += [("mutated", (args, kwargs, *([states[index]] if states[index] else [])))
                       for args, kwargs, index in draw(

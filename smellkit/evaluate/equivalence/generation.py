@@ -23,9 +23,10 @@ class Generation:
 
 def generate(entries: Sequence[EntryPoint], recorded: Mapping[str, Sequence[bytes]],
              smelly: Version, timeout: float, *, generated: int = 20,
-             mutated: int = 20, swept: int = 10) -> Generation:
-    """Up to `generated` new, `swept` recorded ones with a value set to its neighbour and
-    `mutated` redrawn inputs per entry point, within `timeout`."""
+             mutated: int = 20, swept: int = 10, swept_changed: int = 40) -> Generation:
+    """Up to `generated` new, `swept` recorded ones with a value set to its neighbour
+    (`swept_changed` for the functions the prediction changed, distance 0: a slip is most
+    likely there) and `mutated` redrawn inputs per entry point, within `timeout`."""
     found = Generation()
     if not entries or timeout <= 0 or not (generated or mutated or swept):
         return found
@@ -37,8 +38,9 @@ def generate(entries: Sequence[EntryPoint], recorded: Mapping[str, Sequence[byte
     results.unlink(missing_ok=True)
     run = smelly.launch("_generator.py", "generation", {
         "inputs": str(inputs), "results": str(results), "generated": generated,
-        "mutated": mutated, "swept": swept, "entries": [{"id": item.name, "module": item.module,
-                                         "qualname": item.qualname} for item in entries]},
+        "mutated": mutated, "swept": swept, "swept_changed": swept_changed,
+        "entries": [{"id": item.name, "module": item.module, "qualname": item.qualname,
+                     "changed": item.distance == 0} for item in entries]},
         timeout)
     lines = worker_lines(results)
     for item, payload in lines:

@@ -38,12 +38,24 @@ class Box:
 
     def render(self, width):
         return "#" * min(self.size, width) if self.shown else ""
+
+def argument(name, required=None, **attrs):
+    if required is None:
+        required = attrs.get("count", 1) > 0
+    if "many" in attrs:
+        raise TypeError("'many' is not supported")
+    if attrs.get("count") == -1 and name == "rest":
+        raise TypeError("a variadic argument takes no default")
+    return name, required, attrs
+
+def pad(text, width):
+    return text.ljust(width) if width > 12 else text
 '''
 
 
-def _entry(qualname: str) -> EntryPoint:
+def _entry(qualname: str, distance: int = 0) -> EntryPoint:
     return EntryPoint(name=f"pkg.mod.{qualname}", module="pkg.mod", qualname=qualname,
-                      result_module="pkg.mod", result_qualname=qualname, distance=0,
+                      result_module="pkg.mod", result_qualname=qualname, distance=distance,
                       first_line=1, def_line=1)
 
 
@@ -119,3 +131,26 @@ def test_keyword_arguments_of_recordings_are_varied_by_their_type(version: Versi
     # nothing recorded: annotations alone; the defaulted parameter is drawn too
     generated = _inputs(drawn.inputs, "add", "generated")
     assert generated and all(isinstance(value, int) for args, _ in generated for value in args)
+
+
+def test_a_functions_own_literals_widen_the_sweep_of_a_changed_function(version: Version
+                                                                          ) -> None:
+    """The keywords `**attrs` is read with that no recorded call passed are tried (a branch no
+    test reaches, `"many" in attrs`), with the numbers the function compares against among
+    their values; a number compared against (12) and one either side become neighbours of
+    every number; a function the prediction did not change keeps the small sweep."""
+    recorded = {"pkg.mod.argument": [pickle.dumps((("name",), {}))],
+                "pkg.mod.pad": [pickle.dumps((("ab", 3), {}))]}
+    drawn = generate([_entry("argument"), _entry("pad")], recorded, version, 120,
+                     generated=0, mutated=0, swept=2, swept_changed=40)
+    assert not drawn.problems, drawn.problems
+    varied = _inputs(drawn.inputs, "argument", "mutated")
+    assert (("name",), {"many": True}) in varied
+    counts = [kwargs["count"] for _, kwargs in varied if "count" in kwargs]
+    assert any(count is True for count in counts) and {-1, 0, 1} <= set(counts)
+    assert all(len(kwargs) <= 1 for _, kwargs in varied)  # one value changed at a time
+    widths = {args[1] for args, _ in _inputs(drawn.inputs, "pad", "mutated")}
+    assert {11, 12, 13} <= widths
+    unchanged = generate([_entry("argument", distance=1)], recorded, version, 120,
+                         generated=0, mutated=0, swept=2, swept_changed=40)
+    assert len(_inputs(unchanged.inputs, "argument", "mutated")) == 2
