@@ -42,32 +42,41 @@ def test_every_click_case_has_tests_that_run_and_guard_its_code(
         assert adequacy is not None, case.instance_id
         assert adequacy.problems(MIN_CHANGED_LINES_EXECUTED) == [], (case.instance_id, adequacy)
         assert adequacy.sensitive and all(item.caught_by for item in adequacy.functions)
+        changed_files = set(case.files)
         names = {case.candidate.target.qualname, *adequacy.targets,
-                 *(item.qualname for item in case.locations)}
+                 *(item.qualname for item in case.locations
+                   if item.kind != "module" or item.path in changed_files),
+                 *(item.qualname for item in case.red_herrings)}
         changed = {item.qualname for item in adequacy.functions}
-        # at most 10 tests per name selected, plus 10 per changed function when selected again
+        # at most 10 tests per name selected (red herrings included), plus 10 per changed
+        # function when selected again
         assert len(case.tests) <= 10 * (len(names) + (len(changed) if adequacy.reselected
                                                       else 0)), case.instance_id
 
 
 def _new_functions(case: Case, root: Path) -> list[tuple[str, int, str]]:
     """(path, line of the `def`, name) of each function whose `def` line the smelly patch adds,
-    leaving out what the case declares dead and bodies that only pass, raise or return None."""
+    leaving out what the case declares dead (with the functions nested in it, such as the
+    `wrapper` of a dead decorator) and bodies that only pass, raise or return None."""
     dead = ({item.location.qualname.rsplit(".", 1)[-1] for item in case.targets}
             | {item.qualname.rsplit(".", 1)[-1] for item in case.locations}) \
         if case.smell == "dead_code" else set()
     found = []
     for path, added in _added(case.smelly_patch).items():
-        tree = ast.parse((root / path).read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                continue
-            body = [item for item in node.body if not (
-                isinstance(item, ast.Expr) and isinstance(item.value, ast.Constant))]
-            idle = not body or (len(body) == 1 and isinstance(body[0], (ast.Pass, ast.Raise)))
-            if node.lineno in added and node.name not in dead and not idle:
-                found.append((path, node.lineno, node.name))
-    return found
+        stack: list[ast.AST] = [ast.parse((root / path).read_text(encoding="utf-8"))]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if node.name in dead:
+                    continue
+                body = [item for item in node.body if not (
+                    isinstance(item, ast.Expr) and isinstance(item.value, ast.Constant))]
+                idle = not body or (len(body) == 1 and isinstance(body[0], (ast.Pass,
+                                                                            ast.Raise)))
+                if node.lineno in added and not idle:
+                    found.append((path, node.lineno, node.name))
+            stack.extend(ast.iter_child_nodes(node))
+    return sorted(found)
 
 
 def _added(patch: str) -> dict[str, set[int]]:

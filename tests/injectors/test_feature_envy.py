@@ -147,7 +147,10 @@ def test_real_code(package: tuple[str, str], capsys: pytest.CaptureFixture[str])
     with capsys.disabled():
         print(f"\n{SMELL} {package[0]}: {count} candidates, verified {verified}")
     assert count >= {"click": 2, "jinja2": 1}[package[0]]
-    assert all(verified.values()), verified
+    # jinja2's candidate shares its module with its caller: hard would add a module that holds
+    # nothing but the mixin's aggregate (padding, refused)
+    reached = {"click": DIFFICULTIES, "jinja2": ("easy", "medium")}[package[0]]
+    assert all(verified[difficulty] for difficulty in reached), verified
 
 
 @pytest.mark.slow
@@ -345,23 +348,25 @@ def test_a_slotted_holder_gets_slotted_mixins(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_new_repository() -> None:
     """python-dateutil, never seen by the injector: with default options there are candidates,
-    and at each difficulty the first injection spans the files its difficulty promises, passes
-    every round-trip property, names what it adds with the repository's words and lints
-    clean (an `object` base gives way to the mixin)."""
+    and the first easy injection spans the files its difficulty promises, passes every
+    round-trip property, names what it adds with the repository's words and lints clean (an
+    `object` base gives way to the mixin). Medium and hard are refused: every candidate reaches
+    its collaborator through a name or an argument, so the typed base medium adds would declare
+    nothing (padding)."""
     from smellkit.injectors.engine import find_candidates, verify
     from tests.support.pypi import sdist
 
     root = sdist("python-dateutil", "2.9.0.post0") / "src"
     project = Project.load(root, jobs=1)
     assert find_candidates(project, SMELL)
-    for difficulty in DIFFICULTIES:
-        injection = first_injection(root, SMELL, difficulty)
-        spanned = {*injection.files, *(item.location.path for item in injection.targets)}
-        assert len(spanned) >= {"easy": 2, "medium": 3, "hard": 4}[difficulty]
-        result = verify(root, injection, original=project)
-        assert result.ok, result
-        assert tells(project, injection) == []
-        assert added_lint(root, injection) == set()
+    with pytest.raises(AssertionError, match="no medium feature_envy injection"):
+        first_injection(root, SMELL, "medium")
+    injection = first_injection(root, SMELL, "easy")
+    assert len({*injection.files, *(item.location.path for item in injection.targets)}) >= 2
+    result = verify(root, injection, original=project)
+    assert result.ok, result
+    assert tells(project, injection) == []
+    assert added_lint(root, injection) == set()
 
 
 def test_discovery_counts_methods_no_other_class_reaches(tmp_path: Path) -> None:
