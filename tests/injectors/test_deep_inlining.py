@@ -834,6 +834,35 @@ def test_literal_arguments_are_written_in_and_the_branches_they_decide_dropped()
         '    self.write(x)\n')
 
 
+def test_literals_fold_inside_handlers_and_on_the_right_of_and_or() -> None:
+    """What a review found left in pasted bodies: `if None is not None:` inside an `except`,
+    `if many and not True:`; and a literal compared with `!=` is not written in at all."""
+    source = '''\
+        try:
+            run(many)
+        except ValueError as error:
+            if index is not None:
+                error = {index: error}
+            store(error)
+        if many and not partial:
+            skip()
+        if ready and partial:
+            go()
+        if later or partial:
+            now()
+        '''
+    assert _folded(source, {"index": "None", "partial": "True"}) == (
+        'try:\n'
+        '    run(many)\n'
+        'except ValueError as error:\n'
+        '    store(error)\n'
+        'if ready:\n'
+        '    go()\n'
+        'now()\n')
+    body = [cst.parse_statement("if hook_many != many:\n    pass\n")]
+    assert unsafe_names(body)("many", cst.Name("True"))
+
+
 def test_a_literal_stands_for_a_parameter_only_where_it_still_parses() -> None:
     body = [cst.parse_statement('total = count.real + len(f"{label}")\n')]
     unsafe = unsafe_names(body)

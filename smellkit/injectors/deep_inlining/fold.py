@@ -27,7 +27,15 @@ class _Uses(cst.CSTVisitor):
         """Objects of attributes: `0.real` does not parse."""
         self.formatted: set[str] = set()
         """Parts of f-strings: a string's quotes could end the f-string (before 3.12)."""
+        self.compared: set[str] = set()
+        """Operands of `==` and `!=`: `x != True` is no way to write a test."""
         self._in_fstring = 0
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        if any(isinstance(item.operator, (cst.Equal, cst.NotEqual)) for item in node.comparisons):
+            for operand in (node.left, *(item.comparator for item in node.comparisons)):
+                if isinstance(operand, cst.Name):
+                    self.compared.add(operand.value)
 
     def visit_FormattedString(self, node: cst.FormattedString) -> None:
         self._in_fstring += 1
@@ -46,12 +54,14 @@ class _Uses(cst.CSTVisitor):
 
 def unsafe_names(body: Sequence[cst.CSTNode]) -> Callable[[str, cst.BaseExpression], bool]:
     """Whether a literal may not replace a name of `body`: a number read as an attribute's
-    object, a string read inside an f-string."""
+    object, a string read inside an f-string, any literal compared with `==` or `!=`."""
     uses = _Uses()
     for node in body:
         node.visit(uses)
 
     def unsafe(name: str, value: cst.BaseExpression) -> bool:
+        if name in uses.compared:
+            return True
         if isinstance(value, (cst.Integer, cst.Float, cst.UnaryOperation)):
             return name in uses.objects
         if isinstance(value, cst.SimpleString):
@@ -125,6 +135,12 @@ def _statement(statement: cst.BaseStatement) -> list[cst.BaseStatement]:
         orelse = getattr(statement, "orelse", None)
         if isinstance(orelse, cst.Else):
             changes["orelse"] = orelse.with_changes(body=_block(orelse.body))
+        if isinstance(statement, (cst.Try, cst.TryStar)):
+            changes["handlers"] = [handler.with_changes(body=_block(handler.body))
+                                   for handler in statement.handlers]
+            if statement.finalbody is not None:
+                changes["finalbody"] = statement.finalbody.with_changes(
+                    body=_block(statement.finalbody.body))
         return [statement.with_changes(**changes)]
     return [statement]
 
@@ -194,14 +210,22 @@ def _decided(test: cst.BaseExpression) -> bool | None:
             return True
         if left is not None:
             return _decided(test.right)
+        right = _decided(test.right)
+        if isinstance(test.left, cst.Name) and (  # reading a name has no effect to keep
+                (isinstance(test.operator, cst.And) and right is False)
+                or (isinstance(test.operator, cst.Or) and right is True)):
+            return right
     return None
 
 
 def _simplified(test: cst.BaseExpression) -> cst.BaseExpression:
-    """`True and x` as `x`, `None or x` as `x`: the literal half of a test dropped."""
+    """`True and x` as `x`, `x or None` as `x`: the literal half of an `if`'s test dropped."""
     if isinstance(test, cst.BooleanOperation) and not test.lpar:
-        left = _decided(test.left)
+        left, right = _decided(test.left), _decided(test.right)
         if (left is True and isinstance(test.operator, cst.And)) or (
                 left is False and isinstance(test.operator, cst.Or)):
             return _simplified(test.right)
+        if (right is True and isinstance(test.operator, cst.And)) or (
+                right is False and isinstance(test.operator, cst.Or)):
+            return _simplified(test.left)  # the test's truth is the left half's
     return test
