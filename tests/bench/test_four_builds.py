@@ -113,9 +113,9 @@ def test_the_smelly_code_has_no_tells(four: tuple[list[Case], BuildReport]) -> N
         assert not found, (repo, found)
 
 
-@pytest.mark.xfail(reason="dead_code names its chain after the words of the function it wraps, "
-                   "so two cases wrapping the same function may reuse a name (whether they do "
-                   "depends on which targets the build draws: not strict)")
+@pytest.mark.xfail(reason="dead_code names each copy after the function it copies, so two "
+                   "cases copying the same function may reuse a name (whether they do depends "
+                   "on which targets the build draws: not strict)")
 def test_no_new_name_is_reused_by_cases_of_different_targets(
         four: tuple[list[Case], BuildReport]) -> None:
     cases, _ = four
