@@ -25,6 +25,7 @@ from pathlib import Path
 from smellkit._internal import pyast
 from smellkit.facts import extract
 from smellkit.models import FunctionSensitivity, Injection, TestAdequacy
+from smellkit.project import naming_root
 from smellkit.sandbox.testrun import LineContexts
 
 DECLARES_DEAD = frozenset({"dead_code"})
@@ -61,13 +62,15 @@ def added_lines(patch: str) -> dict[str, set[int]]:
     return {path: lines for path, lines in found.items() if lines}
 
 
-def module_of(path: str) -> str:
+def module_of(path: str, source: Path) -> str:
     """The module a source file defines (`pkg/mod.py` -> `pkg.mod`, `pkg/__init__.py` ->
-    `pkg`), relative to the case's source path."""
+    `pkg`), `path` being relative to the case's source path `source`, named as the project
+    names it (a source path that is itself the package `pkg` gives `mod.py` -> `pkg.mod`)."""
     parts = path[:-3].split("/") if path.endswith(".py") else path.split("/")
     if parts[-1] == "__init__":
         parts.pop()
-    return ".".join(parts)
+    package = source.resolve().relative_to(naming_root(source)).parts
+    return ".".join((*package, *parts))
 
 
 @dataclass(frozen=True)
@@ -123,7 +126,7 @@ class SourceFile:
             if type(error).__name__ != "NotPython":
                 raise
             return None
-        module = module_of(path)
+        module = module_of(path, root)
         stubs = {(item.start_line, item.col) for item in extract(
             tree, text, path, module, path.endswith("__init__.py"), detailed=False).definitions
             if item.is_stub}

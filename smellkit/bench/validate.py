@@ -328,7 +328,7 @@ class Validator:
             if original is not None:
                 touched.update(function.qualname for line in lines
                                if (function := original.enclosing(line)) is not None)
-        modules = {module_of(path) for path in injection.files}
+        modules = {module_of(path, source) for path in injection.files}
         nearby = {test for name, tests_of in self.test_map.by_qualname.items()
                   if any(name == module or name.startswith(f"{module}.") for module in modules)
                   for test in tests_of}

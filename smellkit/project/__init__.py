@@ -70,11 +70,17 @@ def _source_roots(root: Path, config: ProjectConfig) -> list[Path]:
         src = root / "src"
         if (src.is_dir() and any(src.glob("*.py"))) or any(src.glob("*/__init__.py")):
             roots.append(src.resolve())
-        base = root.resolve()
-        while (base / "__init__.py").is_file() and base.parent != base:
-            base = base.parent  # the path is itself a package: name modules from above it
-        roots.append(base)
+        roots.append(naming_root(root))
     return sorted(set(roots), key=lambda item: len(item.parts), reverse=True)
+
+
+def naming_root(folder: Path) -> Path:
+    """The folder module names under `folder` are counted from: `folder` itself, or above it
+    while it is a package (a flat layout's `pkg/` names its modules `pkg.mod`, not `mod`)."""
+    base = folder.resolve()
+    while (base / "__init__.py").is_file() and base.parent != base:
+        base = base.parent
+    return base
 
 
 def discover(root: Path, config: ProjectConfig) -> tuple[list[SourceFile], list[Diagnostic]]:

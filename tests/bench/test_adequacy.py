@@ -81,7 +81,24 @@ def test_added_lines_are_the_new_versions_line_numbers() -> None:
     patch = make_patch({"a.py": "1\n2\n3\n", "gone.py": "x\n"},
                        {"a.py": "1\nTWO\n3\n4\n", "new.py": "n\n"})
     assert added_lines(patch) == {"a.py": {2, 4}, "new.py": {1}}
-    assert module_of("pkg/__init__.py") == "pkg" and module_of("pkg/sub/m.py") == "pkg.sub.m"
+    assert module_of("pkg/__init__.py", Path("/")) == "pkg"
+    assert module_of("pkg/sub/m.py", Path("/")) == "pkg.sub.m"
+
+
+def test_a_source_path_that_is_the_package_names_modules_from_above_it(smelly: Path) -> None:
+    """A flat layout's spec names the package folder itself (`source-path = "pkg"`), so the
+    patch's paths are `mod.py`; the project calls that module `pkg.mod`, and so must the
+    measure, or no target is ever found run (every case of such a repository was refused)."""
+    (smelly / "pkg" / "__init__.py").write_text("")
+    root = smelly / "pkg"
+    assert module_of("mod.py", root) == "pkg.mod" and module_of("__init__.py", root) == "pkg"
+    injection = _injection("feature_envy")
+    flat = injection.model_copy(update={
+        "smelly_patch": injection.smelly_patch.replace("pkg/mod.py", "mod.py"),
+        "targets": tuple(target.model_copy(update={"location": target.location.model_copy(
+            update={"path": "mod.py"})}) for target in injection.targets)})
+    found = measure(SmellyCode.read(root, flat), flat, {"mod.py": {5: ("t::a",)}}, ["t::a"])
+    assert found.adequacy.targets_executed == ("pkg.mod.keep",)
 
 
 def test_changed_lines_are_executable_statements(smelly: Path) -> None:
