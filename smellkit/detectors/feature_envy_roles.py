@@ -56,7 +56,7 @@ def roles(context: Context, qualname: str, attributes: set[str]) -> Roles | None
         if not (isinstance(node, ast.Attribute) and node.attr in attributes
                 and isinstance(node.ctx, ast.Load) and not _rooted(node.value, own, set())):
             continue
-        if _is_key(node, parents, own, aliases):
+        if _is_key(node, parents, own, aliases, attributes):
             found.keys.add(node.attr)
         if _is_element(node.value, own, elements):
             found.elements.add(node.attr)
@@ -117,8 +117,8 @@ def _own_aliases(function: ast.AST, own: str) -> set[str]:
     return aliases
 
 
-def _is_key(node: ast.Attribute, parents: tuple[ast.AST, ...], own: str,
-            aliases: set[str]) -> bool:
+def _is_key(node: ast.Attribute, parents: tuple[ast.AST, ...], own: str, aliases: set[str],
+            attributes: set[str]) -> bool:
     """The attribute's value indexes the class's own data (`self.table[x.kind]`, `self[x.row,
     x.col]`) or is looked up in it (`x.name in self.known`)."""
     child: ast.AST = node
@@ -127,16 +127,23 @@ def _is_key(node: ast.Attribute, parents: tuple[ast.AST, ...], own: str,
             child = parent  # one coordinate of several: `self[cell.row, cell.col]`
             continue
         if isinstance(parent, ast.Subscript):
-            return child is parent.slice and _rooted(parent.value, own, aliases)
+            return child is parent.slice and _own_table(parent.value, own, aliases, attributes)
         if isinstance(parent, ast.Compare):
             return child is parent.left and len(parent.ops) == 1 \
                 and isinstance(parent.ops[0], (ast.In, ast.NotIn)) \
-                and _rooted(parent.comparators[0], own, aliases)
+                and _own_table(parent.comparators[0], own, aliases, attributes)
         if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) \
                 and parent.func.attr == "get" and parent.args and child is parent.args[0]:
-            return _rooted(parent.func.value, own, aliases)  # `self.table.get(x.kind)`
+            return _own_table(parent.func.value, own, aliases, attributes)  # `.get(x.kind)`
         return False
     return False
+
+
+def _own_table(node: ast.expr, own: str, aliases: set[str], attributes: set[str]) -> bool:
+    """Data of the class's own, not of the envied object reached through it
+    (`self.customer.tiers`, `c.tiers` after `c = self.customer`, with `tiers` envied)."""
+    return _rooted(node, own, aliases) and not any(
+        isinstance(part, ast.Attribute) and part.attr in attributes for part in ast.walk(node))
 
 
 def _own_collection(node: ast.expr, own: str) -> bool:

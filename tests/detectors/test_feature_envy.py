@@ -134,6 +134,30 @@ def test_one_lookup_among_computed_fields_stays_reported() -> None:
     assert finding.evidence["own_elements"] == []
 
 
+
+def test_a_table_of_the_envied_object_is_not_the_method_own(tmp_path: Path) -> None:
+    # `self.customer.tiers` is reached through self but is the customer's data: `c.tier` keying it
+    # is the customer's own lookup, so the method stays envious
+    files = {"crm/__init__.py": "",
+             "crm/customer.py": (
+                 "class Customer:\n"
+                 "    def __init__(self, tier, tiers, years, region):\n"
+                 "        self.tier, self.tiers, self.years = tier, tiers, years\n"
+                 "        self.region = region\n"),
+             "crm/invoice.py": (
+                 "from crm.customer import Customer\n\n\n"
+                 "class Invoice:\n"
+                 "    def __init__(self, customer: Customer):\n"
+                 "        self.customer = customer\n\n"
+                 "    def discount(self) -> float:\n"
+                 "        c = self.customer\n"
+                 "        rate = c.tiers[c.tier] if c.tier in c.tiers else 0.0\n"
+                 "        return rate + (0.05 if c.years > 5 or c.region == 'EU' else 0.0)\n")}
+    (finding,) = run_detectors(load(write(tmp_path, files)), [SMELL])
+    assert finding.location.qualname == "crm.invoice.Invoice.discount"
+    assert finding.evidence["lookup_keys"] == []
+
+
 def test_a_pass_over_the_class_own_collection_is_info() -> None:
     project = load(FIXTURES / "own_collection")
     severities = {finding.location.qualname: (finding.severity, finding.evidence["own_elements"])
