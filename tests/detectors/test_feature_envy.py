@@ -114,6 +114,75 @@ def test_envy_diluted_in_a_long_method_is_info() -> None:
     assert {finding.severity for finding in stricter} == {"info"}
 
 
+
+def test_lookups_into_own_tables_are_quiet_unless_the_share_is_raised() -> None:
+    project = load(FIXTURES / "lookup_keys")
+    assert run_detectors(project, [SMELL]) == []
+    found = {finding.location.qualname.rpartition(".")[2]: finding.evidence for finding in
+             run_detectors(project, [SMELL], options={SMELL: {"lookup-share": 1.5}})}
+    # the cell's row and column index the table (`self[cell.row, cell.col]`), its colspan not;
+    # the word's text is looked up in PUNCTUATION and its norm keys the learned contexts
+    assert found["cell_width"]["lookup_keys"] == ["col", "row"]
+    assert found["starts_sentence"]["lookup_keys"] == ["norm", "text"]
+    assert set(found) == {"cell_width", "starts_sentence"}
+
+
+def test_one_lookup_among_computed_fields_stays_reported() -> None:
+    (finding,) = run_detectors(load(FIXTURES / "lookup_partly"), [SMELL])
+    assert finding.location.qualname == "freight.tariff.Tariff.price"
+    assert finding.evidence["lookup_keys"] == ["zone"] and finding.severity == "warning"
+    assert finding.evidence["own_elements"] == []
+
+
+
+def test_a_table_of_the_envied_object_is_not_the_method_own(tmp_path: Path) -> None:
+    # `self.customer.tiers` is reached through self but is the customer's data: `c.tier` keying it
+    # is the customer's own lookup, so the method stays envious
+    files = {"crm/__init__.py": "",
+             "crm/customer.py": (
+                 "class Customer:\n"
+                 "    def __init__(self, tier, tiers, years, region):\n"
+                 "        self.tier, self.tiers, self.years = tier, tiers, years\n"
+                 "        self.region = region\n"),
+             "crm/invoice.py": (
+                 "from crm.customer import Customer\n\n\n"
+                 "class Invoice:\n"
+                 "    def __init__(self, customer: Customer):\n"
+                 "        self.customer = customer\n\n"
+                 "    def discount(self) -> float:\n"
+                 "        c = self.customer\n"
+                 "        rate = c.tiers[c.tier] if c.tier in c.tiers else 0.0\n"
+                 "        return rate + (0.05 if c.years > 5 or c.region == 'EU' else 0.0)\n")}
+    (finding,) = run_detectors(load(write(tmp_path, files)), [SMELL])
+    assert finding.location.qualname == "crm.invoice.Invoice.discount"
+    assert finding.evidence["lookup_keys"] == []
+
+
+def test_a_pass_over_the_class_own_collection_is_info() -> None:
+    project = load(FIXTURES / "own_collection")
+    severities = {finding.location.qualname: (finding.severity, finding.evidence["own_elements"])
+                  for finding in run_detectors(project, [SMELL])}
+    # font_index and has_font are written, not read: the six font fields read off the elements
+    assert severities == {
+        "sheets.workbook.Workbook.number_fonts": (
+            "info", ["bold", "font_color", "font_name", "font_size", "italic", "underline"]),
+        "sheets.writer.StylesWriter.font_element": ("error", [])}
+    unbanded = run_detectors(project, [SMELL], options={SMELL: {"own-elements-share": 1.5}})
+    assert [finding.severity for finding in unbanded] == ["warning", "error"]
+
+
+def test_an_override_of_an_implemented_abstract_method_is_a_hook_too() -> None:
+    project = load(FIXTURES / "layered_hook")
+    assert run_detectors(project, [SMELL]) == []
+    found = run_detectors(project, [SMELL],
+                          options={SMELL: {"ignore-hook-implementations": False}})
+    assert sorted(finding.location.qualname.rpartition(".")[0] for finding in found) == [
+        "export.formats.CsvExporter", "export.formats.QuotedCsvExporter",
+        "export.formats.TabbedExporter"]
+    (kept,) = run_detectors(load(FIXTURES / "concrete_override"), [SMELL])
+    assert kept.location.qualname == "notify.channels.SmsNotifier.text"
+
+
 # -- real code ------------------------------------------------------------------------------------
 
 REVIEW: list[tuple[str, str, str]] = [
