@@ -38,6 +38,7 @@ get no stock docstring; they declare `__slots__ = ()` only when the holder's cla
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -50,9 +51,14 @@ from smellkit.detectors.feature_envy import FeatureEnvy, FeatureEnvyOptions
 from smellkit.errors import InjectionRefused
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
 from smellkit.injectors.cst import move
-from smellkit.injectors.cst.imports import drop_unused_imports, insert_import, is_import_line
+from smellkit.injectors.cst.imports import (
+    drop_unused_imports,
+    insert_import,
+    is_docstring,
+    is_import_line,
+)
 from smellkit.injectors.cst.slots import SLOTS_LINE, uses_slots
-from smellkit.injectors.data_clumps.spread import line_limit
+from smellkit.injectors.data_clumps.spread import returns_value
 from smellkit.injectors.feature_envy import rewrite, sites
 from smellkit.injectors.naming import camel, meaningful, pick, snake, words
 from smellkit.models import Candidate, Difficulty, Location, StructuralCheck
@@ -111,9 +117,14 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
             if target is None or holder_path is None:
                 continue
             scopes = sorted({site.scope for site in found})
-            # A public method is API: code outside the repository (its tests) may call it.
-            moves = callee.rpartition(".")[2].startswith("_") \
-                and sites.only_called_there(analysis, callee, set(scopes))
+            # A public method is API: code outside the repository (its tests) may call it, and
+            # the holder's class cannot hand those calls on (it holds no holder): it could only
+            # be copied, and a copy is no move (the smell is the data's method living elsewhere)
+            if not (callee.rpartition(".")[2].startswith("_")
+                    and sites.only_called_there(analysis, callee, set(scopes))):
+                context.discard("public or called elsewhere too: it could only be copied to "
+                                "the class that calls it, not moved")
+                continue
             names = ", ".join(sorted(name.rpartition(".")[2] for name in own))
             way = f"self.{attribute}" if attribute else \
                 f"{', '.join(sorted({site.receiver or '' for site in found}))} (a local name)"
@@ -121,13 +132,12 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
                 smell=self.name, target=target, files=tuple(sorted({target.path, holder_path})),
                 reason=(f"{callee} reads {len(own)} data attributes of its own class ({names}); "
                         f"{holder} calls it through {way}, an instance of {cls}, in "
-                        f"{len(scopes)} method(s)"
-                        + ("; it is private and nothing else calls it, so it can move" if moves
-                           else "; it is public or has other callers, so the holder gets a copy")
+                        f"{len(scopes)} method(s); it is private and nothing else calls it, "
+                        "so it can move"
                         + ("; both classes share a module, so the method goes to new mixin "
                            "modules" if holder_path == target.path else "")),
                 data={"holder": holder, "attribute": attribute, "method": callee,
-                      "scopes": scopes, "move": moves,
+                      "scopes": scopes, "move": True,
                       "sites": [[site.scope, site.line, site.col, site.receiver]
                                 for site in found]})
 
@@ -163,10 +173,10 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
                             f"({names}) and only {cls} calls it, which holds a {holder} in "
                             f"self.{attribute}: that object can take the method and read the "
                             f"data back through a parameter"
-                            + ("; it is private, so it moves" if moves else
-                               "; it is public, so the holder gets a copy")),
+                            + _leaving(moves, cls)),
                     data={"holder": holder, "attribute": None, "method": callee,
-                          "scopes": sorted(scopes), "move": moves, "via": attribute,
+                          "scopes": sorted(scopes), "move": True, "delegate": not moves,
+                          "via": attribute,
                           "asserted": kept.asserted,
                           "sites": [[site.scope, site.line, site.col, site.receiver]
                                     for site in found]})
@@ -216,10 +226,10 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
                         f"({names}) and only {cls} calls it, passing it a {holder} as "
                         f"`{param}`: that object can take the method and read the data back "
                         "through a parameter"
-                        + ("; it is private, so it moves" if moves else
-                           "; it is public, so the holder gets a copy")),
+                        + _leaving(moves, cls)),
                 data={"holder": holder, "attribute": None, "method": callee,
-                      "scopes": sorted(scopes), "move": moves, "argument": param,
+                      "scopes": sorted(scopes), "move": True, "delegate": not moves,
+                      "argument": param,
                       "sites": [[item.site.scope, item.site.line, item.site.col,
                                  item.receiver] for item in found]})
 
@@ -294,7 +304,9 @@ class _Injection:
         """The holder's class is known only from the constructor's assertion: the moved
         method declares the type of the instance it is given, or no analysis would know it."""
         self.method: str = data["method"]
-        self.moves: bool = bool(data["move"])
+        self.delegate = bool(data.get("delegate"))
+        """A public method moves too, and its class keeps a method of its name that hands the
+        calls of code outside (its API) on to the new home."""
         self.cls = index.class_of[self.method]
         receivers = sorted(site.receiver for site in self.sites if site.receiver)
         self.word = (self.attribute or (snake(words(self.cls.rpartition(".")[2])[-2:])
@@ -316,12 +328,19 @@ class _Injection:
 
     def run(self) -> Edit:
         index = self.index
-        if self.moves and index.lookup_method(self.cls, self.method_name,
-                                              after=self.cls) is not None:
-            self.moves = False  # moving it out would expose the inherited one: copy instead
+        if self.layers >= 2:  # a module holding only the collaborator's annotation: padding
+            raise InjectionRefused(
+                f"{self.method_name} is one method: its move spans {2 if self.local else 3} "
+                "files at most (its class's, the caller's, a mixin's), and a module that only "
+                "declares the collaborator's type would be a file added to reach the count")
+        if not self.delegate and index.lookup_method(self.cls, self.method_name,
+                                                     after=self.cls) is not None:
+            raise InjectionRefused(f"moving {self.method_name} out of {self.cls_name} would "
+                                   "expose the method it overrides")
         graph = index.call_graph
-        if self.moves and self.method in graph and graph.has_edge(self.method, self.method):
-            self.moves = False  # its recursive calls still go to the class it reads
+        if self.method in graph and graph.has_edge(self.method, self.method):
+            raise InjectionRefused(f"{self.method_name} calls itself, on the {self.cls_name} "
+                                   "it would move away from")
         base = move.unsafe_base(index, self.holder)
         if base is not None:
             raise InjectionRefused(f"{self.holder} inherits from {base}, whose members are unknown")
@@ -386,7 +405,7 @@ class _Injection:
                     holder_tree = self._declare(holder_tree)
             new_holder = move.append_to_class(holder_node, [rewrite.wrapped(
                 move.as_method_of_class(new_function, self.new_name),
-                line_limit(self.context.source(self.holder_path)))])
+                rewrite.line_length(self.context.source(self.holder_path)))])
             holder_tree = move.replace_node(holder_tree, holder_node, new_holder)
             for statement in rewrite.still_read(moved.imports, new_function):
                 holder_tree = insert_import(holder_tree, statement)
@@ -394,25 +413,25 @@ class _Injection:
         else:
             holder_tree, target = self._mixins(changes, holder_tree, holder_node, cls_tree,
                                                function, cls_future)
-        if self.moves:
-            # one module for both classes: the method leaves the holder's edited tree
-            if self.local:
-                cls_tree = holder_tree
-            elif self.via is None and self.argument is None:
-                cls_tree = self.context.module(self.cls_path)
-            cls_node = move.find_class(cls_tree, self.cls_name)
-            assert cls_node is not None
-            old = move.find_method(cls_node, self.method_name)
-            assert old is not None
-            cls_tree = move.replace_node(cls_tree, old, cst.RemoveFromParent())
-            cls_tree = drop_unused_imports(cls_tree, self.context.module(self.cls_path),
-                                           move.reexported(index, self.cls_module, (
-                                               self.context.source(item.path)
-                                               for item in self.context.project.files)))
-            if self.local:
-                holder_tree = cls_tree
-            else:
-                changes[self.cls_path] = cls_tree.code
+        # the method leaves its class (one module for both: from the holder's edited tree)
+        if self.local:
+            cls_tree = holder_tree
+        elif self.via is None and self.argument is None:
+            cls_tree = self.context.module(self.cls_path)
+        cls_node = move.find_class(cls_tree, self.cls_name)
+        assert cls_node is not None
+        old = move.find_method(cls_node, self.method_name)
+        assert old is not None
+        cls_tree = move.replace_node(cls_tree, old, self._forwarding(old) if self.delegate
+                                     else cst.RemoveFromParent())
+        cls_tree = drop_unused_imports(cls_tree, self.context.module(self.cls_path),
+                                       move.reexported(index, self.cls_module, (
+                                           self.context.source(item.path)
+                                           for item in self.context.project.files)))
+        if self.local:
+            holder_tree = cls_tree
+        else:
+            changes[self.cls_path] = cls_tree.code
         changes[self.holder_path] = holder_tree.code
         herrings = sites.look_alikes(self.context.analysis, self.cls, self.method, self.holder,
                                      self.attribute,
@@ -434,8 +453,71 @@ class _Injection:
             changes=changes, targets=((target, "method"),), checks=checks,
             involved=(self.holder, self.cls, *sorted({site.scope for site in self.sites})),
             red_herrings=tuple(herrings) if self.difficulty != "easy" else (),
-            summary=f"{'moved' if self.moves else 'copied'} {self.method} to {target}; "
+            summary=f"moved {self.method} to {target}"
+                    + (f" ({self.cls_name} hands its API's calls on)" if self.delegate else "")
+                    + "; "
                     f"{len(self.sites)} call(s) in {self.holder} go there")
+
+    def _forwarding(self, function: cst.FunctionDef) -> cst.FunctionDef:
+        """The public method, left in its class for code outside the repository, handing its
+        calls on to its new home (`return self.cli.source_vars(self)`): its signature and
+        docstring as they were."""
+        params = function.params
+        own = params.params[0].name.value
+        receiver = f"{own}.{self.via}" if self.via is not None else self.argument
+        arguments = [own]
+        for param in [*params.posonly_params, *params.params[1:]]:
+            if param.name.value != self.argument:
+                arguments.append(param.name.value)
+        if isinstance(params.star_arg, cst.Param):
+            arguments.append(f"*{params.star_arg.name.value}")
+        arguments.extend(f"{param.name.value}={param.name.value}"
+                         for param in params.kwonly_params if param.name.value != self.argument)
+        if params.star_kwarg is not None:
+            arguments.append(f"**{params.star_kwarg.name.value}")
+        head = ("return " if returns_value(function) else "") + f"{receiver}.{self.new_name}("
+        limit = rewrite.line_length(self.context.source(self.cls_path))
+        line = f"{head}{', '.join(arguments)})"
+        if len(line) + 8 > limit:  # as the formatter wraps a call one level into a method
+            line = f"{head}\n    {', '.join(arguments)}\n)"
+        call = cst.parse_statement(line)
+        body = function.body
+        assert isinstance(body, cst.IndentedBlock)
+        first = body.body[0] if body.body else None
+        kept = [first] if first is not None and is_docstring(first) else []
+        return function.with_changes(body=body.with_changes(body=[*kept, call]))
+
+    def _relative(self) -> bool:
+        """Whether the holder's module imports its siblings relatively (`from .core import
+        Field`): new imports of the injection follow the module's own style."""
+        source = self.context.source(self.holder_path)
+        return re.search(r"^\s*from \.\w", source, re.MULTILINE) is not None
+
+    def _import_line(self, importer: str, module: str, name: str) -> str:
+        """`from <module> import <name>` for `importer`, relative to a sibling when the holder's
+        module writes its own imports so, else absolute (`from wtforms.fields.core import`)."""
+        if self._relative():
+            return move.relative_import(importer, module, name)
+        return f"from {module} import {name}"
+
+    def _header(self, module: str, statements: list[str]) -> str:
+        """The import block of a new module, in isort's order and in the holder module's import
+        style (absolute or relative)."""
+        tree = cst.Module(body=[])
+        package = module.rpartition(".")[0]
+        for statement in dict.fromkeys(statements):
+            match = re.fullmatch(r"from (\.+)([\w.]*) import (\w+)", statement)
+            if match is not None and not self._relative():
+                dots, rest, name = match.groups()
+                parts = package.split(".")
+                base = ".".join(parts[:len(parts) - len(dots) + 1])
+                statement = f"from {base}{'.' if base and rest else ''}{rest} import {name}"
+            elif match is None and statement.startswith("from ") and self._relative():
+                found = re.fullmatch(r"from ([\w.]+) import (\w+)", statement)
+                if found is not None and found.group(1).rpartition(".")[0] == package:
+                    statement = move.relative_import(module, *found.groups())
+            tree = insert_import(tree, statement)
+        return tree.code if tree.body else ""
 
     def _argument(self) -> tuple[str, int | None] | None:
         """The parameter whose argument becomes the receiver, with its position among the
@@ -463,7 +545,7 @@ class _Injection:
             if "typing" in bound:
                 raise InjectionRefused(f"{self.holder_module} binds typing to something else")
             tree, guard = insert_import(tree, "import typing"), "typing.TYPE_CHECKING"
-        statement = move.relative_import(self.holder_module, self.cls_module, self.cls_name)
+        statement = self._import_line(self.holder_module, self.cls_module, self.cls_name)
         block = cst.parse_statement(f"if {guard}:\n    {statement}\n")
         body = list(tree.body)
         at = max((number + 1 for number, item in enumerate(body) if is_import_line(item)),
@@ -509,11 +591,10 @@ class _Injection:
     def _mixins(self, changes: dict[str, str | None], holder_tree: cst.Module,
                 holder_node: cst.ClassDef, cls_tree: cst.Module, function: cst.FunctionDef,
                 future: bool) -> tuple[cst.Module, str]:
-        """The method goes to a new mixin module that the holder inherits; the mixin (from two
-        layers: a base of it, in one more module) declares the collaborator's type, as typed
-        mixins do; three layers (an aggregate holding only the new mixin) are refused as
-        padding. At easy (both classes in one module) the method reads the
-        collaborator explicitly, as it does in the holder."""
+        """The method goes to a new mixin module that the holder inherits; the mixin declares
+        the type of the attribute holding the collaborator, as typed mixins do. At easy (both
+        classes in one module) the method reads the collaborator explicitly, as it does in the
+        holder."""
         context = self.context
         folder = self.holder_path.rpartition("/")[0]
         stem = self.holder_path.rpartition("/")[2][:-3]
@@ -549,53 +630,28 @@ class _Injection:
             new_function = rewrite.annotated(new_function, alias, self.cls_name)
         method_code = rewrite.in_class(rewrite.wrapped(
             move.as_method_of_class(new_function, self.new_name),
-            line_limit(context.source(self.holder_path))))
+            rewrite.line_length(context.source(self.holder_path))))
         opening = "from __future__ import annotations\n\n" if future else ""
-        imports = "".join(f"{statement}\n" for statement in
-                          rewrite.still_read(moved.imports, new_function))
         declared = f'"{self.cls_name}"' if not future else self.cls_name
         declaration = f"    {self.attribute}: {declared}\n" if self.attribute else ""
-        checking = _type_checking_import(mixin_module, self.cls_module, self.cls_name) \
-            if (self.attribute and self.layers < 2) or self.declared else ""
-        base_name: str | None = None
-        if self.layers >= 2:
-            base_path = context.module_path(folder, (item for item in stems
-                                                     if _join(folder, item) != mixin_path))
-            base_module = _module_name(self.holder_module, self.holder_path, base_path)
-            base_name = pick((f"_{self.holder_name}{name}" for name in self._class_words()
-                              if not mixin_name.endswith(f"{name}Mixin")),
-                             {mixin_name}, what=f"the base of {mixin_name}")
-            # The base declares the collaborator's type, which an attribute holds
-            if not declaration:  # a base that declares nothing is only a fourth file
-                raise InjectionRefused(f"{self.method_name} reaches its {self.cls_name} through "
-                                       "no attribute a base of its mixin could declare")
-            typing_import = _type_checking_import(base_module, self.cls_module, self.cls_name)
-            changes[base_path] = (
-                f"{opening}{typing_import}\n\nclass {base_name}:\n{slots}"
-                + (f"\n{declaration}" if slotted else declaration))
-            imports += move.relative_import(mixin_module, base_module, base_name) + "\n"
-            head, body = f"class {mixin_name}({base_name}):\n", slots
-        else:
-            head = f"class {mixin_name}:\n"
-            body = slots + ("\n" if slots and declaration else "") + declaration
-        imports += checking
+        checked = bool(self.attribute) or self.declared
+        imports = self._header(mixin_module, [
+            *rewrite.still_read(moved.imports, new_function),
+            *(["import typing"] if checked else [])])
+        if checked:
+            statement = self._import_line(mixin_module, self.cls_module, self.cls_name)
+            imports += f"\nif typing.TYPE_CHECKING:\n    {statement}\n"
+        head = f"class {mixin_name}:\n"
+        body = slots + ("\n" if slots and declaration else "") + declaration
         if not body:  # the method opens the class body
             method_code = method_code.lstrip("\n")
-        changes[mixin_path] = (
-            f"{opening}{imports}{chr(10) * 2 if imports else ''}{head}{body}{method_code}")
-        if self.layers >= 3:  # `class _Mixins(_Mixin): pass` in a module of its own: padding
-            raise InjectionRefused(f"{self.holder_name} has no mixins to gather in one base "
-                                   "(an aggregate of the new one would only be a fourth file)")
+        changes[mixin_path] = (f"{opening}{imports}{chr(10) * 2 if imports else ''}"
+                               f"{head}{body}{method_code}")
         new_holder = move.add_base(holder_node, mixin_name)
         holder_tree = move.replace_node(holder_tree, holder_node, new_holder)
         holder_tree = insert_import(
-            holder_tree, move.relative_import(self.holder_module, mixin_module, mixin_name))
+            holder_tree, self._import_line(self.holder_module, mixin_module, mixin_name))
         return holder_tree, f"{mixin_module}.{mixin_name}.{self.new_name}"
-
-
-def _type_checking_import(module: str, target_module: str, name: str) -> str:
-    statement = move.relative_import(module, target_module, name)
-    return f"import typing\n\nif typing.TYPE_CHECKING:\n    {statement}\n"
 
 
 def _module_name(module: str, path: str, new_path: str) -> str:
@@ -610,6 +666,12 @@ def _join(folder: str, stem: str) -> str:
 
 def _short(qualname: str) -> str:
     return ".".join(qualname.split(".")[-2:])
+
+
+def _leaving(moves: bool, cls: str) -> str:
+    return ("; it is private, so it moves" if moves else
+            f"; it is public, so it moves and {cls.rpartition('.')[2]} keeps a method of that "
+            "name that hands calls on to it")
 
 
 def _own_data(analysis: Context, callee: str,

@@ -4,6 +4,8 @@ into `self`, annotations set or dropped, and the imports it still needs."""
 
 from __future__ import annotations
 
+import io
+import tokenize
 from collections.abc import Iterable, Sequence
 
 import libcst as cst
@@ -158,7 +160,8 @@ def wrapped(function: cst.FunctionDef, limit: int) -> cst.FunctionDef:
     """The method (one level into a class) with its parameters on a line of their own when its
     `def` line would pass `limit` columns, as black and ruff's formatter wrap it: the parameter
     the move adds can push a signature over the repository's line length."""
-    if len(in_class(function).partition("\n")[0]) <= limit:
+    code = in_class(function).lstrip("\n")
+    if len(code.partition("\n")[0]) <= limit:  # the `def` line (after any blank lines)
         return function
     params = function.params
     ordered = [*params.posonly_params, *params.params,
@@ -176,3 +179,27 @@ def wrapped(function: cst.FunctionDef, limit: int) -> cst.FunctionDef:
     opening = cst.ParenthesizedWhitespace(
         first_line=cst.TrailingWhitespace(), indent=True, last_line=cst.SimpleWhitespace("    "))
     return function.with_changes(params=new_params, whitespace_before_params=opening)
+
+
+FORMATTER_LIMITS = (79, 88, 99, 100, 120)
+"""The line lengths formatters and linters are set to (pycodestyle, black, ruff, ...)."""
+
+
+def line_length(source: str) -> int:
+    """The line length a module's formatter keeps its code to: the longest line of code (no
+    comment, docstring or string literal, which formatters leave long) rounded up to the
+    common formatter limit above it, so new lines stay within what the module allows."""
+    skipped: set[int] = set()
+    ends: dict[int, int] = {}
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.type == tokenize.STRING or tokenize.tok_name[token.type] == "FSTRING_START":
+                skipped.update(range(token.start[0], token.end[0] + 1))
+            elif token.type == tokenize.COMMENT:
+                ends[token.start[0]] = token.start[1]
+    except (tokenize.TokenError, SyntaxError):
+        return FORMATTER_LIMITS[1]
+    lengths = [len(line[:ends.get(number, len(line))].rstrip())
+               for number, line in enumerate(source.splitlines(), 1) if number not in skipped]
+    longest = max(lengths, default=0)
+    return next((limit for limit in FORMATTER_LIMITS if limit >= longest), longest)
