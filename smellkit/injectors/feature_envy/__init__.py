@@ -7,10 +7,9 @@ own class, and one class `A` that calls it from its methods only as `self.<attr>
 a plain instance attribute of `A` holding a `B`) or only as `x.m(...)` (`x` a name of the calling
 method holding a `B`), the points-to analysis (or, where no value flows in that it sees, the
 declared type) typing the receiver (`_feature_envy_sites`); each calling class makes a candidate.
-When nothing else calls `B.m` it moves (it leaves `B`) if it is private; otherwise `A` gets a
-copy and `B` keeps its method for its other callers, inside the repository or outside (a public
-method is API).
-Either way `A`'s calls go to the new method, so the same code runs on the same objects: `self.x`
+The method must be private and called from nowhere else: it moves (it leaves `B`). A public
+method or one with other callers could only be copied, and a copy is no move: refused.
+`A`'s calls go to the new method, so the same code runs on the same objects: `self.x`
 in the body becomes `self.<attr>.x`, or `x.x` with the receiver passed as a new first parameter.
 
 The other direction, where `B` itself calls its method (`_held_candidates`,
@@ -20,16 +19,17 @@ passes `m` an `A` for one parameter (`self.m(store, ...)`) and calls `store.m(se
 method, in `A`, reads `B`'s data through its new parameter, and the object it belongs to as
 `self`.
 
+A public method `B` lends to its collaborator moves too, and `B` keeps a method of its name that
+hands the calls of code outside the repository (its API) on: `return self.cli.source_vars(self)`.
+
 Difficulties (SmellBench's): easy puts the method in `A` itself (two files); medium puts it in a
 new mixin module that `A` inherits from, reaching the collaborator through a renamed local alias
-or parameter (three files); hard adds a second new module with the mixins' base, which
-declares the type of the attribute holding the collaborator (refused when no attribute holds it:
-an empty base would be a file added only to reach four), and names red herrings: methods of `B`
-that read as much of its data but are at home, the holder's methods that only delegate to it, or
-other classes' methods that call `B` without envying it (four files). When `A` and `B` share a
-module, every difficulty adds one new module so that the smell still spans 2, 3 and 4 files:
-easy puts the method in a mixin (reading the collaborator explicitly), medium adds the typed
-base; hard is refused (it would need an aggregate holding only the new mixin).
+or parameter (three files), and names red herrings: methods of `B` that read as much of its data
+but are at home, the holder's methods that only delegate to it, or other classes' methods that
+call `B` without envying it. When `A` and `B` share a module, easy puts the method in a mixin
+module (reading the collaborator explicitly) so that the smell spans two files, and medium is
+refused. There is no hard: one moved method spans three modules at most, and a fourth that only
+declares the collaborator's type (a typed base) would be a file added to reach the count.
 
 New modules and mixins are named after the moved method (`add_entry.py`, `_AddEntryMixin`) and
 get no stock docstring; they declare `__slots__ = ()` only when the holder's classes use slots.
@@ -78,6 +78,9 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
     description = ("A method reads the data of a class it reaches through an attribute more than "
                    "its own data: it belongs in that class.")
     Options = FeatureEnvyInjectorOptions
+    difficulties = ("easy", "medium")
+    """One moved method spans its class's module, its new home's and a mixin's: a fourth module
+    would only declare the collaborator's type (padding), so there is no hard case."""
 
     # -- candidates -------------------------------------------------------------------------
 
