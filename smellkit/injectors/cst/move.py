@@ -277,7 +277,10 @@ def _safe_at_top(index: Index, statement: str, importer: str | None) -> bool:
     the repository, or one that does not import `importer`, directly or not."""
     import networkx as nx
 
-    module = statement.split()[1]
+    words = statement.split()
+    module = words[1]
+    if words[0] == "from" and len(words) == 4 and f"{module}.{words[3]}" in index.modules:
+        module = f"{module}.{words[3]}"  # `from pkg import submodule` runs the submodule
     inside = [name for name in index.modules
               if module == name or module.startswith(f"{name}.") or name.startswith(f"{module}.")]
     if not inside:

@@ -517,8 +517,8 @@ class _Injection:
                 statement = f"from {base}{'.' if base and rest else ''}{rest} import {name}"
             elif match is None and statement.startswith("from ") and self._relative():
                 found = re.fullmatch(r"from ([\w.]+) import (\w+)", statement)
-                if found is not None and found.group(1).rpartition(".")[0] == package:
-                    statement = move.relative_import(module, *found.groups())
+                if found is not None:
+                    statement = _relative_to(package, *found.groups())
             tree = insert_import(tree, statement)
         return tree.code if tree.body else ""
 
@@ -655,6 +655,18 @@ class _Injection:
         holder_tree = insert_import(
             holder_tree, self._import_line(self.holder_module, mixin_module, mixin_name))
         return holder_tree, f"{mixin_module}.{mixin_name}.{self.new_name}"
+
+
+def _relative_to(package: str, module: str, name: str) -> str:
+    """`from <module> import <name>` written from `package` relatively (`from . import nodes`,
+    `from ..utils import x`) when both are in one top-level package, else as it is."""
+    base, parts = package.split("."), module.split(".")
+    if not package or base[0] != parts[0]:
+        return f"from {module} import {name}"
+    common = 0
+    while common < min(len(base), len(parts)) and base[common] == parts[common]:
+        common += 1
+    return f"from {'.' * (len(base) - common + 1)}{'.'.join(parts[common:])} import {name}"
 
 
 def _module_name(module: str, path: str, new_path: str) -> str:
