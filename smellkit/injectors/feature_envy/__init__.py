@@ -20,7 +20,9 @@ method, in `A`, reads `B`'s data through its new parameter, and the object it be
 `self`.
 
 A public method `B` lends to its collaborator moves too, and `B` keeps a method of its name that
-hands the calls of code outside the repository (its API) on: `return self.cli.source_vars(self)`.
+hands the calls on, its own and those of code outside the repository (its API):
+`return self.cli.source_vars(self)`, the shape of a class that forwards its work to a helper which
+then reads everything back from it.
 
 Difficulties (SmellBench's): easy puts the method in `A` itself (two files); medium puts it in a
 new mixin module that `A` inherits from, reaching the collaborator through a renamed local alias
@@ -376,10 +378,13 @@ class _Injection:
             # `self.m(x, ...)` becomes `x.m(self, ...)`
             if self.local:
                 raise InjectionRefused("the held object's class shares the envied module")
-            cls_tree, count = sites.redirect_calls(cls_tree, cls_node, self.sites,
-                                                   self.new_name,
-                                                   self.context.wrapper(self.cls_path),
-                                                   via=self.via, argument=self._argument())
+            if self.delegate:  # its calls stay: the method of that name hands them on
+                count = len(self.sites)
+            else:
+                cls_tree, count = sites.redirect_calls(cls_tree, cls_node, self.sites,
+                                                       self.new_name,
+                                                       self.context.wrapper(self.cls_path),
+                                                       via=self.via, argument=self._argument())
             changes[self.cls_path] = cls_tree.code
         if count != len(self.sites):
             raise InjectionRefused(f"found {count} of the {len(self.sites)} calls to rewrite")
@@ -462,9 +467,9 @@ class _Injection:
                     f"{len(self.sites)} call(s) in {self.holder} go there")
 
     def _forwarding(self, function: cst.FunctionDef) -> cst.FunctionDef:
-        """The public method, left in its class for code outside the repository, handing its
-        calls on to its new home (`return self.cli.source_vars(self)`): its signature and
-        docstring as they were."""
+        """The public method, left in its class for its callers (the class's own, and code
+        outside the repository), handing them on to its new home
+        (`return self.cli.source_vars(self)`): its signature and docstring as they were."""
         params = function.params
         own = params.params[0].name.value
         receiver = f"{own}.{self.via}" if self.via is not None else self.argument
