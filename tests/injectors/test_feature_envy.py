@@ -17,7 +17,7 @@ from smellkit.injectors.base import InjectionContext
 from smellkit.injectors.engine import make_injector
 from smellkit.injectors.feature_envy import FeatureEnvyInjector
 from smellkit.injectors.naming import is_doubled
-from smellkit.models import DIFFICULTIES, Difficulty
+from smellkit.models import Difficulty
 from smellkit.project import Project
 from tests.injectors.support import (
     FIXTURES,
@@ -145,24 +145,21 @@ def test_refuses_super_and_a_taken_name(tmp_path: Path) -> None:
 @pytest.mark.parametrize("package", [("click", "8.1.7"), ("jinja2", "3.1.4")])
 def test_real_code(package: tuple[str, str], capsys: pytest.CaptureFixture[str]) -> None:
     """Candidates on the real package, and at each difficulty the first injection that passes
-    every round-trip property (any success that fails one fails the test). jinja2's one
-    candidate is `Template.new_context`, called by `TemplateExpression` in the same module: it
-    goes to new mixin modules."""
+    every round-trip property (any success that fails one fails the test). Both repositories'
+    candidates are public methods a class lends to the object it holds
+    (`ShellComplete.source_vars` to its `cli`, `CodeGenerator.newline` to its `environment`):
+    they move, and a forwarding method keeps their name."""
     count, verified = real_code_yield(package, SMELL)
     with capsys.disabled():
         print(f"\n{SMELL} {package[0]}: {count} candidates, verified {verified}")
     assert count >= {"click": 2, "jinja2": 1}[package[0]]
-    # jinja2's candidate shares its module with its caller: hard would add a module that holds
-    # nothing but the mixin's aggregate (padding, refused)
-    reached = {"click": DIFFICULTIES, "jinja2": ("easy", "medium")}[package[0]]
-    assert all(verified[difficulty] for difficulty in reached), verified
+    assert all(verified[difficulty] for difficulty in REACHED), verified
 
 
 @pytest.mark.slow
 def test_jinja2_tests_pass_on_the_smelly_code(tmp_path: Path) -> None:
     """Behaviour is kept: jinja2's own test suite passes on the medium injection (three files:
-    the copy in a mixin, its typed base, the holder; hard would add an aggregate holding only
-    the mixin, refused)."""
+    `CodeGenerator.newline` forwarding, `Environment` and the mixin holding the method)."""
     from tests.injectors.support import first_injection, own_tests_pass
     from tests.support.pypi import sdist
 

@@ -400,8 +400,9 @@ class _Injection:
                 index, self.cls_module, cls_tree, function, self.holder_module,
                 replacement=replacement,
                 postponed=cls_future and move.has_future_annotations(holder_tree),
-                wrapper=self.context.wrapper(self.cls_path))
+                wrapper=self.context.wrapper(self.cls_path), quote_checked=True)
             new_function = moved.function
+            checked = [self._restyled(self.holder_module, item) for item in moved.type_checking]
             if isinstance(replacement, cst.Name):
                 new_function = rewrite.with_receiver(new_function, replacement.value)
             if self.argument is not None:
@@ -410,7 +411,12 @@ class _Injection:
                 new_function = rewrite.through_self(new_function, replacement.value, self.via)
                 if self.declared:
                     new_function = rewrite.annotated(new_function, replacement.value, self.cls_name)
-                    holder_tree = self._declare(holder_tree)
+                    if move.module_bindings(index, self.holder_module).get(self.cls_name) \
+                            != self.cls:
+                        checked.append(self._import_line(self.holder_module, self.cls_module,
+                                                         self.cls_name))
+            if checked:
+                holder_tree = self._checked(holder_tree, checked)
             new_holder = move.append_to_class(holder_node, [rewrite.wrapped(
                 move.as_method_of_class(new_function, self.new_name),
                 rewrite.line_length(self.context.source(self.holder_path)))])
@@ -508,6 +514,11 @@ class _Injection:
             return move.relative_import(importer, module, name)
         return f"from {module} import {name}"
 
+    def _restyled(self, importer: str, statement: str) -> str:
+        """An absolute `from x import y` written in the holder module's import style."""
+        found = re.fullmatch(r"from ([\w.]+) import (\w+)", statement)
+        return self._import_line(importer, *found.groups()) if found is not None else statement
+
     def _header(self, module: str, statements: list[str]) -> str:
         """The import block of a new module, in isort's order and in the holder module's import
         style (absolute or relative)."""
@@ -538,12 +549,10 @@ class _Injection:
         return self.argument, (positional.index(self.argument)
                                if self.argument in positional else None)
 
-    def _declare(self, tree: cst.Module) -> cst.Module:
-        """The holder's module importing the envied class for type checkers (the moved method's
-        annotation names it), unless it binds it already."""
+    def _checked(self, tree: cst.Module, statements: list[str]) -> cst.Module:
+        """The holder's module importing, for type checkers only, what the moved method's
+        annotations name (the envied class, a class it cannot import at run time)."""
         bound = move.module_bindings(self.index, self.holder_module)
-        if bound.get(self.cls_name) == self.cls:
-            return tree
         typing_names = [name for name, target in sorted(bound.items()) if target == "typing"]
         if bound.get("TYPE_CHECKING") == "typing.TYPE_CHECKING":
             guard = "TYPE_CHECKING"
@@ -553,8 +562,8 @@ class _Injection:
             if "typing" in bound:
                 raise InjectionRefused(f"{self.holder_module} binds typing to something else")
             tree, guard = insert_import(tree, "import typing"), "typing.TYPE_CHECKING"
-        statement = self._import_line(self.holder_module, self.cls_module, self.cls_name)
-        block = cst.parse_statement(f"if {guard}:\n    {statement}\n")
+        lines = "".join(f"    {statement}\n" for statement in dict.fromkeys(statements))
+        block = cst.parse_statement(f"if {guard}:\n{lines}")
         body = list(tree.body)
         at = max((number + 1 for number, item in enumerate(body) if is_import_line(item)),
                  default=0)
@@ -627,7 +636,7 @@ class _Injection:
         moved = move.move_method(
             self.index, self.cls_module, cls_tree, function, None,
             replacement=replacement, postponed=future, importer=self.holder_module,
-            preamble=preamble, wrapper=context.wrapper(self.cls_path))
+            preamble=preamble, wrapper=context.wrapper(self.cls_path), quote_checked=True)
         new_function = moved.function if self.attribute \
             else rewrite.with_receiver(moved.function, alias)
         if self.argument is not None:
@@ -642,13 +651,18 @@ class _Injection:
         opening = "from __future__ import annotations\n\n" if future else ""
         declared = f'"{self.cls_name}"' if not future else self.cls_name
         declaration = f"    {self.attribute}: {declared}\n" if self.attribute else ""
-        checked = bool(self.attribute) or self.declared
+        checked = [self._restyled(mixin_module, item) for item in moved.type_checking]
+        if self.attribute or self.declared:
+            checked.insert(0, self._import_line(mixin_module, self.cls_module, self.cls_name))
+        read = rewrite.still_read(moved.imports, new_function)
+        aliases = [match.group(1) or "typing" for statement in read
+                   if (match := re.fullmatch(r"import typing(?: as (\w+))?", statement))]
+        typing_name = aliases[0] if aliases else "typing"
         imports = self._header(mixin_module, [
-            *rewrite.still_read(moved.imports, new_function),
-            *(["import typing"] if checked else [])])
+            *read, *(["import typing"] if checked and not aliases else [])])
         if checked:
-            statement = self._import_line(mixin_module, self.cls_module, self.cls_name)
-            imports += f"\nif typing.TYPE_CHECKING:\n    {statement}\n"
+            lines = "".join(f"    {statement}\n" for statement in dict.fromkeys(checked))
+            imports += f"\nif {typing_name}.TYPE_CHECKING:\n{lines}"
         head = f"class {mixin_name}:\n"
         body = slots + ("\n" if slots and declaration else "") + declaration
         if not body:  # the method opens the class body
