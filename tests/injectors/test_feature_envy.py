@@ -495,3 +495,47 @@ def test_the_line_length_is_the_formatters_not_the_longest_string() -> None:
     assert 79 < longest_code <= 88
     assert rewrite.line_length(code) == 88
     assert rewrite.line_length("x = 1\n") == 79
+
+
+COMPLETER = {
+    "pkg/__init__.py": "",
+    "pkg/command.py": (
+        "import typing\n\nif typing.TYPE_CHECKING:\n    from pkg.complete import Item\n\n\n"
+        "class Command:\n    def __init__(self, name):\n        self.name = name\n\n"
+        '    def items(self) -> "list[Item]":\n        return []\n'),
+    "pkg/complete.py": (
+        "from pkg.command import Command\n\n\nclass Item:\n    def __init__(self, value):\n"
+        "        self.value = value\n\n\nclass Completer:\n"
+        "    def __init__(self, cli: Command, name, prefix, words):\n        self.cli = cli\n"
+        "        self.name = name\n        self.prefix = prefix\n        self.words = words\n\n"
+        "    def completions(self, incomplete) -> list[Item]:\n"
+        "        found = [word for word in self.words if word.startswith(incomplete)]\n"
+        "        return [Item(f\"{self.prefix}{word}\") for word in found] + [Item(self.name)]\n\n"
+        "    def run(self, incomplete):\n"
+        "        return [item.value for item in self.completions(incomplete)]\n"),
+    "pkg/run.py": (
+        "from pkg.command import Command\nfrom pkg.complete import Completer\n\n\n"
+        "def demo():\n    completer = Completer(Command('go'), 'go', '--', ['all', 'any', 'bee'])\n"
+        "    return completer.run('a'), completer.run('b')\n"),
+}
+
+
+@pytest.mark.parametrize("difficulty", REACHED)
+def test_a_class_the_signature_names_is_imported_for_type_checkers(tmp_path: Path,
+                                                                    difficulty: Difficulty
+                                                                    ) -> None:
+    """`Completer.completions` returns `list[Item]`, and `Item` lives in the module that
+    imports the new home: the moved signature quotes it, and the new module imports it under
+    `TYPE_CHECKING` (the holder's module has it so already), so no import cycle appears."""
+    root = tmp_path / "repo"
+    for name, text in COMPLETER.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    injection = injected(root, SMELL, difficulty)
+    patch = injection.smelly_patch
+    assert "+        return self.cli.completions(self, incomplete)" in patch
+    assert "+    def completions(self, completer, incomplete) -> \"list[Item]\":" in patch
+    if difficulty == "medium":
+        assert "+if typing.TYPE_CHECKING:\n+    from pkg.complete import Item" in patch
+    assert_round_trip(root, injection)
+    same_behaviour(root, injection, tmp_path, "from pkg.run import demo\nprint(demo())\n")

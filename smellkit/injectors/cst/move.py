@@ -397,7 +397,8 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
                        or name not in here or here[name] == f"{source}.{name}"):
             # read from the function's module when called, as its global was
             needed.append(f"from {source} import {name}")
-        elif name not in there or there.get(name) != here.get(name, f"{source}.{name}"):
+        elif name not in there or there.get(name) != here.get(name, f"{source}.{name}") \
+                or name in there_type_only:  # bound there for type checkers only
             needed.append(_import_of(index, source, name))
     rewritten = function.visit(_SelfReplacer(self_reads, replacement))
     assert isinstance(rewritten, cst.FunctionDef)
