@@ -145,14 +145,16 @@ def test_refuses_super_and_a_taken_name(tmp_path: Path) -> None:
 @pytest.mark.parametrize("package", [("click", "8.1.7"), ("jinja2", "3.1.4")])
 def test_real_code(package: tuple[str, str], capsys: pytest.CaptureFixture[str]) -> None:
     """Candidates on the real package, and at each difficulty the first injection that passes
-    every round-trip property (any success that fails one fails the test). Both repositories'
-    candidates are public methods a class lends to the object it holds
-    (`ShellComplete.source_vars` to its `cli`, `CodeGenerator.newline` to its `environment`):
-    they move, and a forwarding method keeps their name."""
+    every round-trip property (any success that fails one fails the test), the detector
+    finding the envy. Both repositories' candidates are public methods a class lends to the
+    object it holds (`ShellComplete.source_vars` to its `cli`, `CodeGenerator.newline` to its
+    `environment`): they move, and a forwarding method keeps their name.
+    `ShellComplete.get_completions` is turned away: once `self.cli` is its new `self` it reads
+    only two attributes of the completer, too few for the detector."""
     count, verified = real_code_yield(package, SMELL)
     with capsys.disabled():
         print(f"\n{SMELL} {package[0]}: {count} candidates, verified {verified}")
-    assert count >= {"click": 2, "jinja2": 1}[package[0]]
+    assert count >= 1
     assert all(verified[difficulty] for difficulty in REACHED), verified
 
 
@@ -347,26 +349,16 @@ def test_a_slotted_holder_gets_slotted_mixins(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_new_repository() -> None:
-    """python-dateutil, never seen by the injector: with default options there are candidates,
-    and the first easy injection spans the files its difficulty promises, passes every
-    round-trip property, names what it adds with the repository's words and lints clean (an
-    `object` base gives way to the mixin). Medium and hard are refused: every candidate reaches
-    its collaborator through a name or an argument, so the typed base medium adds would declare
-    nothing (padding)."""
-    from smellkit.injectors.engine import find_candidates, verify
+    """python-dateutil, never seen by the injector: its methods that another class calls on an
+    object it holds are public or called elsewhere too (`_ymd.append`, `_ymd.resolve_ymd`), so
+    they could only be copied, and a copy is no move: no candidate, and discovery says why."""
     from tests.support.pypi import sdist
 
     root = sdist("python-dateutil", "2.9.0.post0") / "src"
-    project = Project.load(root, jobs=1)
-    assert find_candidates(project, SMELL)
-    with pytest.raises(AssertionError, match="no medium feature_envy injection"):
-        first_injection(root, SMELL, "medium")
-    injection = first_injection(root, SMELL, "easy")
-    assert len({*injection.files, *(item.location.path for item in injection.targets)}) >= 2
-    result = verify(root, injection, original=project)
-    assert result.ok, result
-    assert tells(project, injection) == []
-    assert added_lint(root, injection) == set()
+    context = InjectionContext(Project.load(root, jobs=1))
+    assert not list(make_injector(SMELL, {}).candidates(context))
+    assert context.discarded["public or called elsewhere too: it could only be copied to the "
+                             "class that calls it, not moved"] >= 1
 
 
 def test_discovery_counts_methods_no_other_class_reaches(tmp_path: Path) -> None:

@@ -167,6 +167,13 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
                 continue
             for attribute, kept in sorted(held[cls].items()):
                 holder = kept.cls
+                # `self.<attribute>` becomes the new home's own `self`: no longer its class's data
+                besides = {name for name in sites.own_data(analysis, callee)
+                           if name.rpartition(".")[2] != attribute}
+                if len(besides) < self.options.min_own_attributes:
+                    context.discard("reads too little of its own class besides the object it "
+                                    "holds (the detector would not see the envy once it moves)")
+                    continue
                 placed = self._placed(context, callee, holder, "holds")
                 if placed is None:
                     continue
