@@ -374,6 +374,8 @@ class _Injection:
         self_param = function.params.params[0] if function.params.params else None
         if self_param is not None and self_param.annotation is not None:
             raise InjectionRefused(f"{self.method_name} annotates its self parameter")
+        if self.attribute is None and rewrite.typed(function):
+            self.declared = True  # the object it is given is annotated as the rest of it is
         if self.argument is not None:  # the parameter goes: nothing needs its annotation
             function = rewrite.unannotated(function, self.argument)
         changes: dict[str, str | None] = {}
@@ -416,12 +418,16 @@ class _Injection:
                 new_function = rewrite.argument_as_self(new_function, self.argument)
             if self.via is not None and isinstance(replacement, cst.Name):
                 new_function = rewrite.through_self(new_function, replacement.value, self.via)
-                if self.declared:
-                    new_function = rewrite.annotated(new_function, replacement.value, self.cls_name)
-                    if move.module_bindings(index, self.holder_module).get(self.cls_name) \
-                            != self.cls:
-                        checked.append(self._import_line(self.holder_module, self.cls_module,
-                                                         self.cls_name))
+            if self.declared and isinstance(replacement, cst.Name):
+                bound = move.module_bindings(index, self.holder_module).get(self.cls_name) \
+                    == self.cls and self.cls_name not in {
+                        item.bound for item in index.modules[self.holder_module].imports
+                        if item.type_only}
+                new_function = rewrite.annotated(new_function, replacement.value, self.cls_name,
+                                                 quoted=not bound)
+                if move.module_bindings(index, self.holder_module).get(self.cls_name) != self.cls:
+                    checked.append(self._import_line(self.holder_module, self.cls_module,
+                                                     self.cls_name))
             if checked:
                 holder_tree = self._checked(holder_tree, checked)
             new_holder = move.append_to_class(holder_node, [rewrite.wrapped(
@@ -569,9 +575,20 @@ class _Injection:
             if "typing" in bound:
                 raise InjectionRefused(f"{self.holder_module} binds typing to something else")
             tree, guard = insert_import(tree, "import typing"), "typing.TYPE_CHECKING"
+        body = list(tree.body)
+        for number, item in enumerate(body):  # the module's own block takes them, in order
+            if isinstance(item, cst.If) and item.orelse is None \
+                    and "TYPE_CHECKING" in tree.code_for_node(item.test) \
+                    and isinstance(item.body, cst.IndentedBlock) \
+                    and all(is_import_line(line) for line in item.body.body):
+                inner = cst.Module(body=[line for line in item.body.body
+                                         if isinstance(line, cst.SimpleStatementLine)])
+                for statement in statements:
+                    inner = insert_import(inner, statement)
+                body[number] = item.with_changes(body=item.body.with_changes(body=inner.body))
+                return tree.with_changes(body=body)
         lines = "".join(f"    {statement}\n" for statement in dict.fromkeys(statements))
         block = cst.parse_statement(f"if {guard}:\n{lines}")
-        body = list(tree.body)
         at = max((number + 1 for number, item in enumerate(body) if is_import_line(item)),
                  default=0)
         block = block.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
