@@ -382,10 +382,11 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
             raise InjectionRefused(f"{function.name.value} reads {name}, imported only for type "
                                    "checking")
         if hoist:
-            if name in there and there.get(name) == here.get(name):
+            checked_there = name in there_type_only  # absent there at run time
+            if name in there and there.get(name) == here.get(name) and not checked_there:
                 continue
             statement = _import_of(index, source, name)
-            if name in there:
+            if name in there and not checked_there:
                 raise InjectionRefused(f"{function.name.value} reads {name}, which "
                                        f"{destination} binds otherwise")
             if _safe_at_top(index, statement, destination or importer):

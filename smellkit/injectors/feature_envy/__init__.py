@@ -409,7 +409,7 @@ class _Injection:
                 index, self.cls_module, cls_tree, function, self.holder_module,
                 replacement=replacement,
                 postponed=cls_future and move.has_future_annotations(holder_tree),
-                wrapper=self.context.wrapper(self.cls_path), quote_checked=True)
+                wrapper=self.context.wrapper(self.cls_path), quote_checked=True, hoist=True)
             new_function = moved.function
             checked = [self._restyled(self.holder_module, item) for item in moved.type_checking]
             if isinstance(replacement, cst.Name):
@@ -585,10 +585,15 @@ class _Injection:
                                          if isinstance(line, cst.SimpleStatementLine)])
                 for statement in statements:
                     inner = insert_import(inner, statement)
+                lines = [inner.code_for_node(line).strip() for line in inner.body]
+                if all(re.fullmatch(r"from [\w.]+ import \w+", line) for line in lines):
+                    order = sorted(range(len(lines)), key=lambda at: (
+                        lines[at].split()[1], lines[at].split()[3].lower()))
+                    inner = inner.with_changes(body=[inner.body[at] for at in order])
                 body[number] = item.with_changes(body=item.body.with_changes(body=inner.body))
                 return tree.with_changes(body=body)
-        lines = "".join(f"    {statement}\n" for statement in dict.fromkeys(statements))
-        block = cst.parse_statement(f"if {guard}:\n{lines}")
+        block = cst.parse_statement(f"if {guard}:\n" + "".join(
+            f"    {statement}\n" for statement in dict.fromkeys(statements)))
         at = max((number + 1 for number, item in enumerate(body) if is_import_line(item)),
                  default=0)
         block = block.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
@@ -660,25 +665,35 @@ class _Injection:
         moved = move.move_method(
             self.index, self.cls_module, cls_tree, function, None,
             replacement=replacement, postponed=future, importer=self.holder_module,
-            preamble=preamble, wrapper=context.wrapper(self.cls_path), quote_checked=True)
+            preamble=preamble, wrapper=context.wrapper(self.cls_path), quote_checked=True,
+            hoist=True)
         new_function = moved.function if self.attribute \
             else rewrite.with_receiver(moved.function, alias)
         if self.argument is not None:
             new_function = rewrite.argument_as_self(new_function, self.argument)
         if self.via is not None:
             new_function = rewrite.through_self(new_function, alias, self.via)
+        read = list(moved.imports)
+        # the envied class's module is imported when the mixin's is anyway: so is the class
+        runtime = any(item.startswith(f"from {self.cls_module} import ") for item in
+                      rewrite.still_read(read, new_function))
         if self.declared:
-            new_function = rewrite.annotated(new_function, alias, self.cls_name)
+            new_function = rewrite.annotated(new_function, alias, self.cls_name,
+                                             quoted=not runtime and not future)
         method_code = rewrite.in_class(rewrite.wrapped(
             move.as_method_of_class(new_function, self.new_name),
             rewrite.line_length(context.source(self.holder_path))))
         opening = "from __future__ import annotations\n\n" if future else ""
-        declared = f'"{self.cls_name}"' if not future else self.cls_name
+        declared = f'"{self.cls_name}"' if not future and not runtime else self.cls_name
         declaration = f"    {self.attribute}: {declared}\n" if self.attribute else ""
         checked = [self._restyled(mixin_module, item) for item in moved.type_checking]
+        read = rewrite.still_read(read, new_function)
         if self.attribute or self.declared:
-            checked.insert(0, self._import_line(mixin_module, self.cls_module, self.cls_name))
-        read = rewrite.still_read(moved.imports, new_function)
+            if runtime:
+                read.append(f"from {self.cls_module} import {self.cls_name}")
+            else:
+                checked.insert(0, self._import_line(mixin_module, self.cls_module,
+                                                    self.cls_name))
         aliases = [match.group(1) or "typing" for statement in read
                    if (match := re.fullmatch(r"import typing(?: as (\w+))?", statement))]
         typing_name = aliases[0] if aliases else "typing"
