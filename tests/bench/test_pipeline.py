@@ -206,7 +206,7 @@ def test_bad_arguments_are_usage_errors(tmp_path: Path) -> None:
 
 def test_a_crashing_injector_is_an_internal_error_and_the_rest_still_builds(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """feature_envy/hard goes through the real engine, whose injector raises KeyError: each
+    """feature_envy/medium goes through the real engine, whose injector raises KeyError: each
     candidate is rejected as an internal error (with the traceback), never as a skip, and the
     easy cell still builds its case. A re-run reads the failures back from the work log."""
     import dataclasses
@@ -221,23 +221,23 @@ def test_a_crashing_injector_is_an_internal_error_and_the_rest_still_builds(
     fake, real = fakes.backend(), default_backend()
 
     def inject(*args: Any) -> Any:
-        return (real if args[2] == "hard" else fake).inject(*args)
+        return (real if args[2] == "medium" else fake).inject(*args)
 
     backend = dataclasses.replace(fake, inject=inject)
-    options = {"smells": ["feature_envy"], "difficulties": ["easy", "hard"], "per_cell": 1,
+    options = {"smells": ["feature_envy"], "difficulties": ["easy", "medium"], "per_cell": 1,
                "spare": 0, "jobs": 1, "cache_dir": bench_cache(), "backend": backend,
                "harbor": False}
     report = build(FIXTURES / "calc.toml", tmp_path, **options)  # type: ignore[arg-type]
     assert report.cases == 1 and report.by_cell == {"feature_envy": {"easy": 1}}
     internal = [row for row in _rejections(tmp_path).values() if row["stage"] == "internal"]
-    # easy took `add`: hard tries the others first, then `add` (no fresh target filled it)
+    # easy took `add`: medium tries the others first, then `add` (no fresh target filled it)
     assert {row["candidate"] for row in internal} == {"calc.ops.mul", "calc.ops.countdown",
                                                       "calc.ops.add"}
     assert len(internal) == 3 == report.internal_errors == report.rejections_by_stage["internal"]
     assert "inject" not in report.rejections_by_stage  # not one skip
     for row in internal:
         assert row["reason"] == "internal error: KeyError: 'calc.ops.missing'"
-        assert row["difficulty"] == "hard" and "raise KeyError" in str(row["traceback"])
+        assert row["difficulty"] == "medium" and "raise KeyError" in str(row["traceback"])
     kinds = [row["kind"] for row in read_jsonl(tmp_path / "work" / "outcomes.jsonl")
              if str(row["key"]).startswith("inject|")]
     assert kinds.count("failure") == 3

@@ -277,7 +277,10 @@ def _safe_at_top(index: Index, statement: str, importer: str | None) -> bool:
     the repository, or one that does not import `importer`, directly or not."""
     import networkx as nx
 
-    module = statement.split()[1]
+    words = statement.split()
+    module = words[1]
+    if words[0] == "from" and len(words) == 4 and f"{module}.{words[3]}" in index.modules:
+        module = f"{module}.{words[3]}"  # `from pkg import submodule` runs the submodule
     inside = [name for name in index.modules
               if module == name or module.startswith(f"{name}.") or name.startswith(f"{module}.")]
     if not inside:
@@ -293,7 +296,7 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
                 postponed: bool, preamble: Sequence[cst.BaseStatement] = (),
                 importer: str | None = None, wrapper: MetadataWrapper | None = None,
                 static: bool = False, patched: frozenset[str] = frozenset(),
-                hoist: bool = False) -> Moved:
+                hoist: bool = False, quote_checked: bool = False) -> Moved:
     """`function` of module `source`, rewritten to run in another class of module `destination`
     (None: a new module with nothing bound yet, imported by module `importer`): every read of
     its `self` becomes `replacement`, and `preamble` statements open the body. Globals the body
@@ -307,7 +310,11 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
     globals the body reads are imported at the top of the destination too, as a module-level
     function's are, except where that import could close an import cycle: those stay at the
     top of the body (read when called, once every module is loaded), and names only postponed
-    annotations read go to `Moved.type_checking`. Raises `InjectionRefused`."""
+    annotations read go to `Moved.type_checking`. `quote_checked`: a name only the `def`'s
+    annotations read, which the destination binds for type checkers only or cannot import
+    without a cycle, is quoted in them (imported under `if TYPE_CHECKING:` there,
+    `Moved.type_checking`, unless the destination binds it so already). Raises
+    `InjectionRefused`."""
     require_movable(function, static=static)
     self_reads, body_globals, def_globals, builtins = analyse(
         module, function, postponed=postponed, wrapper=wrapper, static=static)
@@ -327,6 +334,16 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
     in_annotations = _annotation_globals(function, here)
     in_defaults = _default_names(function)
     for name in sorted(def_globals):
+        if quote_checked and name in in_annotations and name not in in_defaults \
+                and name not in there and (name in there_type_only or not _safe_at_top(
+                    index, _import_of(index, source, name), destination or importer)):
+            checking.append(_import_of(index, source, name))
+            quoted.add(name)
+            continue
+        if quote_checked and name in there_type_only and name in in_annotations \
+                and name not in in_defaults:
+            quoted.add(name)  # bound for type checkers there already
+            continue
         if name in there_type_only:
             raise InjectionRefused(f"{function.name.value} reads {name} when defined, which "
                                    f"{destination} imports only for type checking")
@@ -365,10 +382,11 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
             raise InjectionRefused(f"{function.name.value} reads {name}, imported only for type "
                                    "checking")
         if hoist:
-            if name in there and there.get(name) == here.get(name):
+            checked_there = name in there_type_only  # absent there at run time
+            if name in there and there.get(name) == here.get(name) and not checked_there:
                 continue
             statement = _import_of(index, source, name)
-            if name in there:
+            if name in there and not checked_there:
                 raise InjectionRefused(f"{function.name.value} reads {name}, which "
                                        f"{destination} binds otherwise")
             if _safe_at_top(index, statement, destination or importer):
@@ -380,7 +398,8 @@ def move_method(index: Index, source: str, module: cst.Module, function: cst.Fun
                        or name not in here or here[name] == f"{source}.{name}"):
             # read from the function's module when called, as its global was
             needed.append(f"from {source} import {name}")
-        elif name not in there or there.get(name) != here.get(name, f"{source}.{name}"):
+        elif name not in there or there.get(name) != here.get(name, f"{source}.{name}") \
+                or name in there_type_only:  # bound there for type checkers only
             needed.append(_import_of(index, source, name))
     rewritten = function.visit(_SelfReplacer(self_reads, replacement))
     assert isinstance(rewritten, cst.FunctionDef)

@@ -7,10 +7,9 @@ own class, and one class `A` that calls it from its methods only as `self.<attr>
 a plain instance attribute of `A` holding a `B`) or only as `x.m(...)` (`x` a name of the calling
 method holding a `B`), the points-to analysis (or, where no value flows in that it sees, the
 declared type) typing the receiver (`_feature_envy_sites`); each calling class makes a candidate.
-When nothing else calls `B.m` it moves (it leaves `B`) if it is private; otherwise `A` gets a
-copy and `B` keeps its method for its other callers, inside the repository or outside (a public
-method is API).
-Either way `A`'s calls go to the new method, so the same code runs on the same objects: `self.x`
+The method must be private and called from nowhere else: it moves (it leaves `B`). A public
+method or one with other callers could only be copied, and a copy is no move: refused.
+`A`'s calls go to the new method, so the same code runs on the same objects: `self.x`
 in the body becomes `self.<attr>.x`, or `x.x` with the receiver passed as a new first parameter.
 
 The other direction, where `B` itself calls its method (`_held_candidates`,
@@ -20,16 +19,19 @@ passes `m` an `A` for one parameter (`self.m(store, ...)`) and calls `store.m(se
 method, in `A`, reads `B`'s data through its new parameter, and the object it belongs to as
 `self`.
 
+A public method `B` lends to its collaborator moves too, and `B` keeps a method of its name that
+hands the calls on, its own and those of code outside the repository (its API):
+`return self.cli.source_vars(self)`, the shape of a class that forwards its work to a helper which
+then reads everything back from it.
+
 Difficulties (SmellBench's): easy puts the method in `A` itself (two files); medium puts it in a
 new mixin module that `A` inherits from, reaching the collaborator through a renamed local alias
-or parameter (three files); hard adds a second new module with the mixins' base, which
-declares the type of the attribute holding the collaborator (refused when no attribute holds it:
-an empty base would be a file added only to reach four), and names red herrings: methods of `B`
-that read as much of its data but are at home, the holder's methods that only delegate to it, or
-other classes' methods that call `B` without envying it (four files). When `A` and `B` share a
-module, every difficulty adds one new module so that the smell still spans 2, 3 and 4 files:
-easy puts the method in a mixin (reading the collaborator explicitly), medium adds the typed
-base; hard is refused (it would need an aggregate holding only the new mixin).
+or parameter (three files), and names red herrings: methods of `B` that read as much of its data
+but are at home, the holder's methods that only delegate to it, or other classes' methods that
+call `B` without envying it. When `A` and `B` share a module, easy puts the method in a mixin
+module (reading the collaborator explicitly) so that the smell spans two files, and medium is
+refused. There is no hard: one moved method spans three modules at most, and a fourth that only
+declares the collaborator's type (a typed base) would be a file added to reach the count.
 
 New modules and mixins are named after the moved method (`add_entry.py`, `_AddEntryMixin`) and
 get no stock docstring; they declare `__slots__ = ()` only when the holder's classes use slots.
@@ -38,6 +40,7 @@ get no stock docstring; they declare `__slots__ = ()` only when the holder's cla
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -50,9 +53,14 @@ from smellkit.detectors.feature_envy import FeatureEnvy, FeatureEnvyOptions
 from smellkit.errors import InjectionRefused
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
 from smellkit.injectors.cst import move
-from smellkit.injectors.cst.imports import drop_unused_imports, insert_import, is_import_line
+from smellkit.injectors.cst.imports import (
+    drop_unused_imports,
+    insert_import,
+    is_docstring,
+    is_import_line,
+)
 from smellkit.injectors.cst.slots import SLOTS_LINE, uses_slots
-from smellkit.injectors.data_clumps.spread import line_limit
+from smellkit.injectors.data_clumps.spread import returns_value
 from smellkit.injectors.feature_envy import rewrite, sites
 from smellkit.injectors.naming import camel, meaningful, pick, snake, words
 from smellkit.models import Candidate, Difficulty, Location, StructuralCheck
@@ -72,6 +80,9 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
     description = ("A method reads the data of a class it reaches through an attribute more than "
                    "its own data: it belongs in that class.")
     Options = FeatureEnvyInjectorOptions
+    difficulties = ("easy", "medium")
+    """One moved method spans its class's module, its new home's and a mixin's: a fourth module
+    would only declare the collaborator's type (padding), so there is no hard case."""
 
     # -- candidates -------------------------------------------------------------------------
 
@@ -111,9 +122,14 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
             if target is None or holder_path is None:
                 continue
             scopes = sorted({site.scope for site in found})
-            # A public method is API: code outside the repository (its tests) may call it.
-            moves = callee.rpartition(".")[2].startswith("_") \
-                and sites.only_called_there(analysis, callee, set(scopes))
+            # A public method is API: code outside the repository (its tests) may call it, and
+            # the holder's class cannot hand those calls on (it holds no holder): it could only
+            # be copied, and a copy is no move (the smell is the data's method living elsewhere)
+            if not (callee.rpartition(".")[2].startswith("_")
+                    and sites.only_called_there(analysis, callee, set(scopes))):
+                context.discard("public or called elsewhere too: it could only be copied to "
+                                "the class that calls it, not moved")
+                continue
             names = ", ".join(sorted(name.rpartition(".")[2] for name in own))
             way = f"self.{attribute}" if attribute else \
                 f"{', '.join(sorted({site.receiver or '' for site in found}))} (a local name)"
@@ -121,13 +137,12 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
                 smell=self.name, target=target, files=tuple(sorted({target.path, holder_path})),
                 reason=(f"{callee} reads {len(own)} data attributes of its own class ({names}); "
                         f"{holder} calls it through {way}, an instance of {cls}, in "
-                        f"{len(scopes)} method(s)"
-                        + ("; it is private and nothing else calls it, so it can move" if moves
-                           else "; it is public or has other callers, so the holder gets a copy")
+                        f"{len(scopes)} method(s); it is private and nothing else calls it, "
+                        "so it can move"
                         + ("; both classes share a module, so the method goes to new mixin "
                            "modules" if holder_path == target.path else "")),
                 data={"holder": holder, "attribute": attribute, "method": callee,
-                      "scopes": scopes, "move": moves,
+                      "scopes": scopes, "move": True,
                       "sites": [[site.scope, site.line, site.col, site.receiver]
                                 for site in found]})
 
@@ -152,6 +167,13 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
                 continue
             for attribute, kept in sorted(held[cls].items()):
                 holder = kept.cls
+                # `self.<attribute>` becomes the new home's own `self`: no longer its class's data
+                besides = {name for name in sites.own_data(analysis, callee)
+                           if name.rpartition(".")[2] != attribute}
+                if len(besides) < self.options.min_own_attributes:
+                    context.discard("reads too little of its own class besides the object it "
+                                    "holds (the detector would not see the envy once it moves)")
+                    continue
                 placed = self._placed(context, callee, holder, "holds")
                 if placed is None:
                     continue
@@ -163,10 +185,10 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
                             f"({names}) and only {cls} calls it, which holds a {holder} in "
                             f"self.{attribute}: that object can take the method and read the "
                             f"data back through a parameter"
-                            + ("; it is private, so it moves" if moves else
-                               "; it is public, so the holder gets a copy")),
+                            + _leaving(moves, cls)),
                     data={"holder": holder, "attribute": None, "method": callee,
-                          "scopes": sorted(scopes), "move": moves, "via": attribute,
+                          "scopes": sorted(scopes), "move": True, "delegate": not moves,
+                          "via": attribute,
                           "asserted": kept.asserted,
                           "sites": [[site.scope, site.line, site.col, site.receiver]
                                     for site in found]})
@@ -216,10 +238,10 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
                         f"({names}) and only {cls} calls it, passing it a {holder} as "
                         f"`{param}`: that object can take the method and read the data back "
                         "through a parameter"
-                        + ("; it is private, so it moves" if moves else
-                           "; it is public, so the holder gets a copy")),
+                        + _leaving(moves, cls)),
                 data={"holder": holder, "attribute": None, "method": callee,
-                      "scopes": sorted(scopes), "move": moves, "argument": param,
+                      "scopes": sorted(scopes), "move": True, "delegate": not moves,
+                      "argument": param,
                       "sites": [[item.site.scope, item.site.line, item.site.col,
                                  item.receiver] for item in found]})
 
@@ -294,7 +316,9 @@ class _Injection:
         """The holder's class is known only from the constructor's assertion: the moved
         method declares the type of the instance it is given, or no analysis would know it."""
         self.method: str = data["method"]
-        self.moves: bool = bool(data["move"])
+        self.delegate = bool(data.get("delegate"))
+        """A public method moves too, and its class keeps a method of its name that hands the
+        calls of code outside (its API) on to the new home."""
         self.cls = index.class_of[self.method]
         receivers = sorted(site.receiver for site in self.sites if site.receiver)
         self.word = (self.attribute or (snake(words(self.cls.rpartition(".")[2])[-2:])
@@ -316,12 +340,19 @@ class _Injection:
 
     def run(self) -> Edit:
         index = self.index
-        if self.moves and index.lookup_method(self.cls, self.method_name,
-                                              after=self.cls) is not None:
-            self.moves = False  # moving it out would expose the inherited one: copy instead
+        if self.layers >= 2:  # a module holding only the collaborator's annotation: padding
+            raise InjectionRefused(
+                f"{self.method_name} is one method: its move spans {2 if self.local else 3} "
+                "files at most (its class's, the caller's, a mixin's), and a module that only "
+                "declares the collaborator's type would be a file added to reach the count")
+        if not self.delegate and index.lookup_method(self.cls, self.method_name,
+                                                     after=self.cls) is not None:
+            raise InjectionRefused(f"moving {self.method_name} out of {self.cls_name} would "
+                                   "expose the method it overrides")
         graph = index.call_graph
-        if self.moves and self.method in graph and graph.has_edge(self.method, self.method):
-            self.moves = False  # its recursive calls still go to the class it reads
+        if self.method in graph and graph.has_edge(self.method, self.method):
+            raise InjectionRefused(f"{self.method_name} calls itself, on the {self.cls_name} "
+                                   "it would move away from")
         base = move.unsafe_base(index, self.holder)
         if base is not None:
             raise InjectionRefused(f"{self.holder} inherits from {base}, whose members are unknown")
@@ -343,6 +374,8 @@ class _Injection:
         self_param = function.params.params[0] if function.params.params else None
         if self_param is not None and self_param.annotation is not None:
             raise InjectionRefused(f"{self.method_name} annotates its self parameter")
+        if self.attribute is None and rewrite.typed(function):
+            self.declared = True  # the object it is given is annotated as the rest of it is
         if self.argument is not None:  # the parameter goes: nothing needs its annotation
             function = rewrite.unannotated(function, self.argument)
         changes: dict[str, str | None] = {}
@@ -354,10 +387,13 @@ class _Injection:
             # `self.m(x, ...)` becomes `x.m(self, ...)`
             if self.local:
                 raise InjectionRefused("the held object's class shares the envied module")
-            cls_tree, count = sites.redirect_calls(cls_tree, cls_node, self.sites,
-                                                   self.new_name,
-                                                   self.context.wrapper(self.cls_path),
-                                                   via=self.via, argument=self._argument())
+            if self.delegate:  # its calls stay: the method of that name hands them on
+                count = len(self.sites)
+            else:
+                cls_tree, count = sites.redirect_calls(cls_tree, cls_node, self.sites,
+                                                       self.new_name,
+                                                       self.context.wrapper(self.cls_path),
+                                                       via=self.via, argument=self._argument())
             changes[self.cls_path] = cls_tree.code
         if count != len(self.sites):
             raise InjectionRefused(f"found {count} of the {len(self.sites)} calls to rewrite")
@@ -373,20 +409,30 @@ class _Injection:
                 index, self.cls_module, cls_tree, function, self.holder_module,
                 replacement=replacement,
                 postponed=cls_future and move.has_future_annotations(holder_tree),
-                wrapper=self.context.wrapper(self.cls_path))
+                wrapper=self.context.wrapper(self.cls_path), quote_checked=True, hoist=True)
             new_function = moved.function
+            checked = [self._restyled(self.holder_module, item) for item in moved.type_checking]
             if isinstance(replacement, cst.Name):
                 new_function = rewrite.with_receiver(new_function, replacement.value)
             if self.argument is not None:
                 new_function = rewrite.argument_as_self(new_function, self.argument)
             if self.via is not None and isinstance(replacement, cst.Name):
                 new_function = rewrite.through_self(new_function, replacement.value, self.via)
-                if self.declared:
-                    new_function = rewrite.annotated(new_function, replacement.value, self.cls_name)
-                    holder_tree = self._declare(holder_tree)
+            if self.declared and isinstance(replacement, cst.Name):
+                bound = move.module_bindings(index, self.holder_module).get(self.cls_name) \
+                    == self.cls and self.cls_name not in {
+                        item.bound for item in index.modules[self.holder_module].imports
+                        if item.type_only}
+                new_function = rewrite.annotated(new_function, replacement.value, self.cls_name,
+                                                 quoted=not bound)
+                if move.module_bindings(index, self.holder_module).get(self.cls_name) != self.cls:
+                    checked.append(self._import_line(self.holder_module, self.cls_module,
+                                                     self.cls_name))
+            if checked:
+                holder_tree = self._checked(holder_tree, checked)
             new_holder = move.append_to_class(holder_node, [rewrite.wrapped(
                 move.as_method_of_class(new_function, self.new_name),
-                line_limit(self.context.source(self.holder_path)))])
+                rewrite.line_length(self.context.source(self.holder_path)))])
             holder_tree = move.replace_node(holder_tree, holder_node, new_holder)
             for statement in rewrite.still_read(moved.imports, new_function):
                 holder_tree = insert_import(holder_tree, statement)
@@ -394,25 +440,25 @@ class _Injection:
         else:
             holder_tree, target = self._mixins(changes, holder_tree, holder_node, cls_tree,
                                                function, cls_future)
-        if self.moves:
-            # one module for both classes: the method leaves the holder's edited tree
-            if self.local:
-                cls_tree = holder_tree
-            elif self.via is None and self.argument is None:
-                cls_tree = self.context.module(self.cls_path)
-            cls_node = move.find_class(cls_tree, self.cls_name)
-            assert cls_node is not None
-            old = move.find_method(cls_node, self.method_name)
-            assert old is not None
-            cls_tree = move.replace_node(cls_tree, old, cst.RemoveFromParent())
-            cls_tree = drop_unused_imports(cls_tree, self.context.module(self.cls_path),
-                                           move.reexported(index, self.cls_module, (
-                                               self.context.source(item.path)
-                                               for item in self.context.project.files)))
-            if self.local:
-                holder_tree = cls_tree
-            else:
-                changes[self.cls_path] = cls_tree.code
+        # the method leaves its class (one module for both: from the holder's edited tree)
+        if self.local:
+            cls_tree = holder_tree
+        elif self.via is None and self.argument is None:
+            cls_tree = self.context.module(self.cls_path)
+        cls_node = move.find_class(cls_tree, self.cls_name)
+        assert cls_node is not None
+        old = move.find_method(cls_node, self.method_name)
+        assert old is not None
+        cls_tree = move.replace_node(cls_tree, old, self._forwarding(old) if self.delegate
+                                     else cst.RemoveFromParent())
+        cls_tree = drop_unused_imports(cls_tree, self.context.module(self.cls_path),
+                                       move.reexported(index, self.cls_module, (
+                                           self.context.source(item.path)
+                                           for item in self.context.project.files)))
+        if self.local:
+            holder_tree = cls_tree
+        else:
+            changes[self.cls_path] = cls_tree.code
         changes[self.holder_path] = holder_tree.code
         herrings = sites.look_alikes(self.context.analysis, self.cls, self.method, self.holder,
                                      self.attribute,
@@ -434,8 +480,76 @@ class _Injection:
             changes=changes, targets=((target, "method"),), checks=checks,
             involved=(self.holder, self.cls, *sorted({site.scope for site in self.sites})),
             red_herrings=tuple(herrings) if self.difficulty != "easy" else (),
-            summary=f"{'moved' if self.moves else 'copied'} {self.method} to {target}; "
+            summary=f"moved {self.method} to {target}"
+                    + (f" ({self.cls_name} hands its API's calls on)" if self.delegate else "")
+                    + "; "
                     f"{len(self.sites)} call(s) in {self.holder} go there")
+
+    def _forwarding(self, function: cst.FunctionDef) -> cst.FunctionDef:
+        """The public method, left in its class for its callers (the class's own, and code
+        outside the repository), handing them on to its new home
+        (`return self.cli.source_vars(self)`): its signature and docstring as they were."""
+        params = function.params
+        own = params.params[0].name.value
+        receiver = f"{own}.{self.via}" if self.via is not None else self.argument
+        arguments = [own]
+        for param in [*params.posonly_params, *params.params[1:]]:
+            if param.name.value != self.argument:
+                arguments.append(param.name.value)
+        if isinstance(params.star_arg, cst.Param):
+            arguments.append(f"*{params.star_arg.name.value}")
+        arguments.extend(f"{param.name.value}={param.name.value}"
+                         for param in params.kwonly_params if param.name.value != self.argument)
+        if params.star_kwarg is not None:
+            arguments.append(f"**{params.star_kwarg.name.value}")
+        head = ("return " if returns_value(function) else "") + f"{receiver}.{self.new_name}("
+        limit = rewrite.line_length(self.context.source(self.cls_path))
+        line = f"{head}{', '.join(arguments)})"
+        if len(line) + 8 > limit:  # as the formatter wraps a call one level into a method
+            line = f"{head}\n    {', '.join(arguments)}\n)"
+        call = cst.parse_statement(line)
+        body = function.body
+        assert isinstance(body, cst.IndentedBlock)
+        first = body.body[0] if body.body else None
+        kept = [first] if first is not None and is_docstring(first) else []
+        return function.with_changes(body=body.with_changes(body=[*kept, call]))
+
+    def _relative(self) -> bool:
+        """Whether the holder's module imports its siblings relatively (`from .core import
+        Field`): new imports of the injection follow the module's own style."""
+        source = self.context.source(self.holder_path)
+        return re.search(r"^\s*from \.\w", source, re.MULTILINE) is not None
+
+    def _import_line(self, importer: str, module: str, name: str) -> str:
+        """`from <module> import <name>` for `importer`, relative to a sibling when the holder's
+        module writes its own imports so, else absolute (`from wtforms.fields.core import`)."""
+        if self._relative():
+            return move.relative_import(importer, module, name)
+        return f"from {module} import {name}"
+
+    def _restyled(self, importer: str, statement: str) -> str:
+        """An absolute `from x import y` written in the holder module's import style."""
+        found = re.fullmatch(r"from ([\w.]+) import (\w+)", statement)
+        return self._import_line(importer, *found.groups()) if found is not None else statement
+
+    def _header(self, module: str, statements: list[str]) -> str:
+        """The import block of a new module, in isort's order and in the holder module's import
+        style (absolute or relative)."""
+        tree = cst.Module(body=[])
+        package = module.rpartition(".")[0]
+        for statement in dict.fromkeys(statements):
+            match = re.fullmatch(r"from (\.+)([\w.]*) import (\w+)", statement)
+            if match is not None and not self._relative():
+                dots, rest, name = match.groups()
+                parts = package.split(".")
+                base = ".".join(parts[:len(parts) - len(dots) + 1])
+                statement = f"from {base}{'.' if base and rest else ''}{rest} import {name}"
+            elif match is None and statement.startswith("from ") and self._relative():
+                found = re.fullmatch(r"from ([\w.]+) import (\w+)", statement)
+                if found is not None:
+                    statement = _relative_to(package, *found.groups())
+            tree = insert_import(tree, statement)
+        return tree.code if tree.body else ""
 
     def _argument(self) -> tuple[str, int | None] | None:
         """The parameter whose argument becomes the receiver, with its position among the
@@ -448,12 +562,10 @@ class _Injection:
         return self.argument, (positional.index(self.argument)
                                if self.argument in positional else None)
 
-    def _declare(self, tree: cst.Module) -> cst.Module:
-        """The holder's module importing the envied class for type checkers (the moved method's
-        annotation names it), unless it binds it already."""
+    def _checked(self, tree: cst.Module, statements: list[str]) -> cst.Module:
+        """The holder's module importing, for type checkers only, what the moved method's
+        annotations name (the envied class, a class it cannot import at run time)."""
         bound = move.module_bindings(self.index, self.holder_module)
-        if bound.get(self.cls_name) == self.cls:
-            return tree
         typing_names = [name for name, target in sorted(bound.items()) if target == "typing"]
         if bound.get("TYPE_CHECKING") == "typing.TYPE_CHECKING":
             guard = "TYPE_CHECKING"
@@ -463,9 +575,25 @@ class _Injection:
             if "typing" in bound:
                 raise InjectionRefused(f"{self.holder_module} binds typing to something else")
             tree, guard = insert_import(tree, "import typing"), "typing.TYPE_CHECKING"
-        statement = move.relative_import(self.holder_module, self.cls_module, self.cls_name)
-        block = cst.parse_statement(f"if {guard}:\n    {statement}\n")
         body = list(tree.body)
+        for number, item in enumerate(body):  # the module's own block takes them, in order
+            if isinstance(item, cst.If) and item.orelse is None \
+                    and "TYPE_CHECKING" in tree.code_for_node(item.test) \
+                    and isinstance(item.body, cst.IndentedBlock) \
+                    and all(is_import_line(line) for line in item.body.body):
+                inner = cst.Module(body=[line for line in item.body.body
+                                         if isinstance(line, cst.SimpleStatementLine)])
+                for statement in statements:
+                    inner = insert_import(inner, statement)
+                lines = [inner.code_for_node(line).strip() for line in inner.body]
+                if all(re.fullmatch(r"from [\w.]+ import \w+", line) for line in lines):
+                    order = sorted(range(len(lines)), key=lambda at: (
+                        lines[at].split()[1], lines[at].split()[3].lower()))
+                    inner = inner.with_changes(body=[inner.body[at] for at in order])
+                body[number] = item.with_changes(body=item.body.with_changes(body=inner.body))
+                return tree.with_changes(body=body)
+        block = cst.parse_statement(f"if {guard}:\n" + "".join(
+            f"    {statement}\n" for statement in dict.fromkeys(statements)))
         at = max((number + 1 for number, item in enumerate(body) if is_import_line(item)),
                  default=0)
         block = block.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
@@ -509,11 +637,10 @@ class _Injection:
     def _mixins(self, changes: dict[str, str | None], holder_tree: cst.Module,
                 holder_node: cst.ClassDef, cls_tree: cst.Module, function: cst.FunctionDef,
                 future: bool) -> tuple[cst.Module, str]:
-        """The method goes to a new mixin module that the holder inherits; the mixin (from two
-        layers: a base of it, in one more module) declares the collaborator's type, as typed
-        mixins do; three layers (an aggregate holding only the new mixin) are refused as
-        padding. At easy (both classes in one module) the method reads the
-        collaborator explicitly, as it does in the holder."""
+        """The method goes to a new mixin module that the holder inherits; the mixin declares
+        the type of the attribute holding the collaborator, as typed mixins do. At easy (both
+        classes in one module) the method reads the collaborator explicitly, as it does in the
+        holder."""
         context = self.context
         folder = self.holder_path.rpartition("/")[0]
         stem = self.holder_path.rpartition("/")[2][:-3]
@@ -538,64 +665,66 @@ class _Injection:
         moved = move.move_method(
             self.index, self.cls_module, cls_tree, function, None,
             replacement=replacement, postponed=future, importer=self.holder_module,
-            preamble=preamble, wrapper=context.wrapper(self.cls_path))
+            preamble=preamble, wrapper=context.wrapper(self.cls_path), quote_checked=True,
+            hoist=True)
         new_function = moved.function if self.attribute \
             else rewrite.with_receiver(moved.function, alias)
         if self.argument is not None:
             new_function = rewrite.argument_as_self(new_function, self.argument)
         if self.via is not None:
             new_function = rewrite.through_self(new_function, alias, self.via)
+        read = list(moved.imports)
+        # the envied class's module is imported when the mixin's is anyway: so is the class
+        runtime = any(item.startswith(f"from {self.cls_module} import ") for item in
+                      rewrite.still_read(read, new_function))
         if self.declared:
-            new_function = rewrite.annotated(new_function, alias, self.cls_name)
+            new_function = rewrite.annotated(new_function, alias, self.cls_name,
+                                             quoted=not runtime and not future)
         method_code = rewrite.in_class(rewrite.wrapped(
             move.as_method_of_class(new_function, self.new_name),
-            line_limit(context.source(self.holder_path))))
+            rewrite.line_length(context.source(self.holder_path))))
         opening = "from __future__ import annotations\n\n" if future else ""
-        imports = "".join(f"{statement}\n" for statement in
-                          rewrite.still_read(moved.imports, new_function))
-        declared = f'"{self.cls_name}"' if not future else self.cls_name
+        declared = f'"{self.cls_name}"' if not future and not runtime else self.cls_name
         declaration = f"    {self.attribute}: {declared}\n" if self.attribute else ""
-        checking = _type_checking_import(mixin_module, self.cls_module, self.cls_name) \
-            if (self.attribute and self.layers < 2) or self.declared else ""
-        base_name: str | None = None
-        if self.layers >= 2:
-            base_path = context.module_path(folder, (item for item in stems
-                                                     if _join(folder, item) != mixin_path))
-            base_module = _module_name(self.holder_module, self.holder_path, base_path)
-            base_name = pick((f"_{self.holder_name}{name}" for name in self._class_words()
-                              if not mixin_name.endswith(f"{name}Mixin")),
-                             {mixin_name}, what=f"the base of {mixin_name}")
-            # The base declares the collaborator's type, which an attribute holds
-            if not declaration:  # a base that declares nothing is only a fourth file
-                raise InjectionRefused(f"{self.method_name} reaches its {self.cls_name} through "
-                                       "no attribute a base of its mixin could declare")
-            typing_import = _type_checking_import(base_module, self.cls_module, self.cls_name)
-            changes[base_path] = (
-                f"{opening}{typing_import}\n\nclass {base_name}:\n{slots}"
-                + (f"\n{declaration}" if slotted else declaration))
-            imports += move.relative_import(mixin_module, base_module, base_name) + "\n"
-            head, body = f"class {mixin_name}({base_name}):\n", slots
-        else:
-            head = f"class {mixin_name}:\n"
-            body = slots + ("\n" if slots and declaration else "") + declaration
-        imports += checking
+        checked = [self._restyled(mixin_module, item) for item in moved.type_checking]
+        read = rewrite.still_read(read, new_function)
+        if self.attribute or self.declared:
+            if runtime:
+                read.append(f"from {self.cls_module} import {self.cls_name}")
+            else:
+                checked.insert(0, self._import_line(mixin_module, self.cls_module,
+                                                    self.cls_name))
+        aliases = [match.group(1) or "typing" for statement in read
+                   if (match := re.fullmatch(r"import typing(?: as (\w+))?", statement))]
+        typing_name = aliases[0] if aliases else "typing"
+        imports = self._header(mixin_module, [
+            *read, *(["import typing"] if checked and not aliases else [])])
+        if checked:
+            lines = "".join(f"    {statement}\n" for statement in dict.fromkeys(checked))
+            imports += f"\nif {typing_name}.TYPE_CHECKING:\n{lines}"
+        head = f"class {mixin_name}:\n"
+        body = slots + ("\n" if slots and declaration else "") + declaration
         if not body:  # the method opens the class body
             method_code = method_code.lstrip("\n")
-        changes[mixin_path] = (
-            f"{opening}{imports}{chr(10) * 2 if imports else ''}{head}{body}{method_code}")
-        if self.layers >= 3:  # `class _Mixins(_Mixin): pass` in a module of its own: padding
-            raise InjectionRefused(f"{self.holder_name} has no mixins to gather in one base "
-                                   "(an aggregate of the new one would only be a fourth file)")
+        changes[mixin_path] = (f"{opening}{imports}{chr(10) * 2 if imports else ''}"
+                               f"{head}{body}{method_code}")
         new_holder = move.add_base(holder_node, mixin_name)
         holder_tree = move.replace_node(holder_tree, holder_node, new_holder)
         holder_tree = insert_import(
-            holder_tree, move.relative_import(self.holder_module, mixin_module, mixin_name))
+            holder_tree, self._import_line(self.holder_module, mixin_module, mixin_name))
         return holder_tree, f"{mixin_module}.{mixin_name}.{self.new_name}"
 
 
-def _type_checking_import(module: str, target_module: str, name: str) -> str:
-    statement = move.relative_import(module, target_module, name)
-    return f"import typing\n\nif typing.TYPE_CHECKING:\n    {statement}\n"
+def _relative_to(package: str, module: str, name: str) -> str:
+    """`from <module> import <name>` written from `package` relatively (`from . import nodes`,
+    `from ..utils import x`) when both are in one top-level package, else as it is."""
+    base, parts = package.split("."), module.split(".")
+    if not package or base[0] != parts[0]:
+        return f"from {module} import {name}"
+    common = 0
+    while common < min(len(base), len(parts)) and base[common] == parts[common]:
+        common += 1
+    return f"from {'.' * (len(base) - common + 1)}{'.'.join(parts[common:])} import {name}"
 
 
 def _module_name(module: str, path: str, new_path: str) -> str:
@@ -610,6 +739,12 @@ def _join(folder: str, stem: str) -> str:
 
 def _short(qualname: str) -> str:
     return ".".join(qualname.split(".")[-2:])
+
+
+def _leaving(moves: bool, cls: str) -> str:
+    return ("; it is private, so it moves" if moves else
+            f"; it is public, so it moves and {cls.rpartition('.')[2]} keeps a method of that "
+            "name that hands calls on to it")
 
 
 def _own_data(analysis: Context, callee: str,

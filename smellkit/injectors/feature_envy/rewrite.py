@@ -4,6 +4,8 @@ into `self`, annotations set or dropped, and the imports it still needs."""
 
 from __future__ import annotations
 
+import io
+import tokenize
 from collections.abc import Iterable, Sequence
 
 import libcst as cst
@@ -79,13 +81,23 @@ def through_self(function: cst.FunctionDef, alias: str, via: str) -> cst.Functio
     return function.with_changes(body=body)
 
 
-def annotated(function: cst.FunctionDef, param: str, cls_name: str) -> cst.FunctionDef:
-    """The method with its parameter `param` annotated with the class's name, quoted (the
-    class is imported for type checkers only)."""
+def annotated(function: cst.FunctionDef, param: str, cls_name: str,
+              quoted: bool = True) -> cst.FunctionDef:
+    """The method with its parameter `param` annotated with the class's name, quoted when the
+    class is imported for type checkers only."""
     params = function.params
+    name: cst.BaseExpression = cst.SimpleString(f'"{cls_name}"') if quoted else cst.Name(cls_name)
     return function.with_changes(params=params.with_changes(params=[
-        item.with_changes(annotation=cst.Annotation(cst.SimpleString(f'"{cls_name}"')))
+        item.with_changes(annotation=cst.Annotation(name))
         if item.name.value == param else item for item in params.params]))
+
+
+def typed(function: cst.FunctionDef) -> bool:
+    """Whether the method annotates its signature (a parameter besides `self`, or what it
+    returns): the parameter a move adds is then annotated too, as its neighbours are."""
+    params = function.params
+    rest = [*params.posonly_params, *params.params, *params.kwonly_params][1:]
+    return function.returns is not None or any(item.annotation is not None for item in rest)
 
 
 def unannotated(function: cst.FunctionDef, param: str) -> cst.FunctionDef:
@@ -156,9 +168,11 @@ def in_class(function: cst.FunctionDef) -> str:
 
 def wrapped(function: cst.FunctionDef, limit: int) -> cst.FunctionDef:
     """The method (one level into a class) with its parameters on a line of their own when its
-    `def` line would pass `limit` columns, as black and ruff's formatter wrap it: the parameter
-    the move adds can push a signature over the repository's line length."""
-    if len(in_class(function).partition("\n")[0]) <= limit:
+    `def` line would pass `limit` columns, one a line when that line would too, as black and
+    ruff's formatter wrap it: the parameter the move adds can push a signature over the
+    repository's line length."""
+    code = in_class(function).lstrip("\n")
+    if len(code.partition("\n")[0]) <= limit:  # the `def` line (after any blank lines)
         return function
     params = function.params
     ordered = [*params.posonly_params, *params.params,
@@ -167,12 +181,38 @@ def wrapped(function: cst.FunctionDef, limit: int) -> cst.FunctionDef:
     if not ordered or isinstance(params.star_arg, cst.ParamStar) or params.posonly_ind != \
             cst.MaybeSentinel.DEFAULT:
         return function  # a bare `*` or `/` marker: left as written
-    last = ordered[-1]
-    closing = cst.ParenthesizedWhitespace(
-        first_line=cst.TrailingWhitespace(), indent=True, last_line=cst.SimpleWhitespace(""))
-    replaced = last.with_changes(comma=cst.MaybeSentinel.DEFAULT, whitespace_after_param=closing)
-    new_params = params.deep_replace(last, replaced)
-    assert isinstance(new_params, cst.Parameters)
-    opening = cst.ParenthesizedWhitespace(
-        first_line=cst.TrailingWhitespace(), indent=True, last_line=cst.SimpleWhitespace("    "))
-    return function.with_changes(params=new_params, whitespace_before_params=opening)
+    empty = cst.Module(body=[])
+    texts = [empty.code_for_node(item.with_changes(
+        comma=cst.MaybeSentinel.DEFAULT, whitespace_after_param=cst.SimpleWhitespace(""),
+        star=item.star if isinstance(item.star, str) else "")) for item in ordered]
+    inner = f"    {', '.join(texts)}"
+    if len(inner) + 4 > limit:  # still too long one level in: one parameter a line
+        inner = ",\n".join(f"    {text}" for text in texts) + ","
+    parsed = cst.parse_statement(f"def {function.name.value}(\n{inner}\n):\n    pass\n")
+    assert isinstance(parsed, cst.FunctionDef)
+    return function.with_changes(params=parsed.params,
+                                 whitespace_before_params=parsed.whitespace_before_params)
+
+
+FORMATTER_LIMITS = (79, 88, 99, 100, 120)
+"""The line lengths formatters and linters are set to (pycodestyle, black, ruff, ...)."""
+
+
+def line_length(source: str) -> int:
+    """The line length a module's formatter keeps its code to: the longest line of code (no
+    comment, docstring or string literal, which formatters leave long) rounded up to the
+    common formatter limit above it, so new lines stay within what the module allows."""
+    skipped: set[int] = set()
+    ends: dict[int, int] = {}
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.type == tokenize.STRING or tokenize.tok_name[token.type] == "FSTRING_START":
+                skipped.update(range(token.start[0], token.end[0] + 1))
+            elif token.type == tokenize.COMMENT:
+                ends[token.start[0]] = token.start[1]
+    except (tokenize.TokenError, SyntaxError):
+        return FORMATTER_LIMITS[1]
+    lengths = [len(line[:ends.get(number, len(line))].rstrip())
+               for number, line in enumerate(source.splitlines(), 1) if number not in skipped]
+    longest = max(lengths, default=0)
+    return next((limit for limit in FORMATTER_LIMITS if limit >= longest), longest)
