@@ -46,6 +46,7 @@ from smellkit.injectors.data_clumps.plan import (
     files_of,
 )
 from smellkit.injectors.data_clumps.spread import layout, spread
+from smellkit.injectors.data_clumps.wrap import line_length
 from smellkit.models import Candidate, Difficulty, StructuralCheck, TargetLevel
 
 SMELL = DataClumps.smell.name
@@ -418,7 +419,7 @@ class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
         for path in sorted(functions.keys() | sites.keys()):
             module = _planner(context).facts_of[path].module
             text = explode_module(context.source(path), module, fields, functions[path],
-                                  sites[path], expected[path])
+                                  sites[path], expected[path], line_length(context.root))
             if text is None:
                 raise InjectionRefused(f"not every planned change could be made in {path}")
             import libcst as cst

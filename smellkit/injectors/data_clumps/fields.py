@@ -198,7 +198,7 @@ def _reader(context: InjectionContext, planner: Planner, facts: FileFacts,
     if not context.is_covered(definition.qualname) or \
             not context.well_covered(definition.qualname):
         return "a method the tests run too little of", None
-    order = [item.name for item in index.classes[cls].attributes]
+    order = field_order(context, cls)
     fields = tuple(sorted(reads, key=lambda item: (order.index(item) if item in order
                                                    else len(order), item)))
     try:
@@ -209,6 +209,20 @@ def _reader(context: InjectionContext, planner: Planner, facts: FileFacts,
     return "", Reader(definition.qualname, cls, facts.path, facts.module,
                       definition.start_line, fields,
                       tuple(sorted(callee.qualname for callee in callees.values())))
+
+
+def field_order(context: InjectionContext, cls: str) -> list[str]:
+    """The class's fields in the order its constructor takes them, then the others in the order
+    the class assigns them: new signatures list a group the way the repository already does."""
+    index = context.index
+    params: list[str] = []
+    for klass in index.mro(cls):
+        init = index.children.get(klass, {}).get("__init__")
+        if init is not None and init in index.definitions:
+            params = [param.name for param in index.definitions[init].params[1:]]
+            break
+    attributes = [item.name for item in index.classes[cls].attributes]
+    return list(dict.fromkeys([*params, *attributes]))
 
 
 def _rule_of(message: str) -> str:

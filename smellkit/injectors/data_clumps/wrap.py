@@ -1,0 +1,174 @@
+"""Lines the injection lengthens, laid out as the repository's formatter lays out its own.
+
+Exploded signatures and call sites grow by a parameter or an argument per field; a line past the
+repository's limit is a tell no formatter would leave. The limit is the repository's configured
+line length (ruff's or black's `line-length`, else flake8's `max-line-length`, a tenth more where
+bugbear's B950 stands in for E501), else black's 88. A longer signature or call gets its
+parameters or arguments on one line of their own, or one per line with a trailing comma, as black
+(and ruff's formatter) does.
+"""
+
+from __future__ import annotations
+
+import configparser
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+import libcst as cst
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+DEFAULT_LINE_LENGTH = 88
+"""black's and ruff's default."""
+_MARKERS = ("pyproject.toml", "setup.cfg", "tox.ini", ".flake8", "setup.py", ".git")
+_EMPTY = cst.Module(body=[])
+
+
+def line_length(root: Path) -> int:
+    """The line length the repository at (or just above) `root` configures; 88 when it says
+    nothing. `root` is the analysed folder, so a `src/` layout finds the checkout's files."""
+    return _line_length(root.resolve())
+
+
+@lru_cache(maxsize=64)
+def _line_length(root: Path) -> int:
+    for folder in (root, *list(root.parents)[:2]):
+        if not any((folder / name).exists() for name in _MARKERS):
+            continue
+        found = _pyproject_length(folder / "pyproject.toml")
+        for name in ("setup.cfg", "tox.ini", ".flake8"):
+            found = found or _flake8_length(folder / name)
+        return found or DEFAULT_LINE_LENGTH
+    return DEFAULT_LINE_LENGTH
+
+
+def _pyproject_length(path: Path) -> int | None:
+    try:
+        tool = tomllib.loads(path.read_text(encoding="utf-8")).get("tool", {})
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+    for name in ("ruff", "black"):
+        value = tool.get(name, {}).get("line-length") if isinstance(tool, dict) else None
+        if isinstance(value, int) and value > 0:
+            return value
+    return None
+
+
+def _flake8_length(path: Path) -> int | None:
+    parser = configparser.RawConfigParser(strict=False)
+    try:
+        parser.read_string(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, configparser.Error):
+        return None
+    if not parser.has_option("flake8", "max-line-length"):
+        return None
+    try:
+        length = int(parser.get("flake8", "max-line-length"))
+    except ValueError:
+        return None
+    selected = parser.get("flake8", "select", fallback="") + \
+        parser.get("flake8", "extend-select", fallback="")
+    ignored = parser.get("flake8", "ignore", fallback="") + \
+        parser.get("flake8", "extend-ignore", fallback="")
+    if "B9" in selected and "E501" in ignored:
+        return length + length // 10  # B950: the limit plus 10%
+    return length
+
+
+def wrapped_signature(function: cst.FunctionDef, limit: int, indent: int = 0, *,
+                      layout: str | None = None) -> cst.FunctionDef:
+    """The function with its parameters on a line of their own, or one per line, when its
+    one-line `def` (at column `indent`) is longer than `limit`, as black lays them out.
+    `layout`: how the original signature spread over lines (`layout_of`); it keeps doing so,
+    as black keeps a trailing comma's layout."""
+    if "#" in _EMPTY.code_for_node(function.params):
+        return function  # a comment among the parameters: a new layout would lose it
+    texts = _param_texts(function.params)
+    returns = f" -> {_EMPTY.code_for_node(function.returns.annotation)}" \
+        if function.returns is not None else ""
+    prefix = "async " if function.asynchronous is not None else ""
+    header = f"{prefix}def {function.name.value}({', '.join(texts)}){returns}:"
+    if layout is None and indent + len(header) <= limit:
+        return function
+    inner = f"    {', '.join(texts)}"
+    if indent + len(inner) > limit or layout == "each":
+        inner = ",\n".join(f"    {text}" for text in texts) + ","
+    parsed = cst.parse_statement(
+        f"{prefix}def {function.name.value}(\n{inner}\n){returns}:\n    pass\n")
+    assert isinstance(parsed, cst.FunctionDef)
+    return function.with_changes(params=parsed.params,
+                                 whitespace_before_params=parsed.whitespace_before_params)
+
+
+def layout_of(function: cst.FunctionDef) -> str | None:
+    """How a signature spreads over lines: None (it does not), "line" (its parameters on a line
+    of their own) or "each" (one per line)."""
+    params = function.params
+    if "\n" not in _EMPTY.code_for_node(params) and \
+            not isinstance(function.whitespace_before_params, cst.ParenthesizedWhitespace):
+        return None
+    items = [*params.posonly_params, *params.params, *params.kwonly_params]
+    breaks = sum(isinstance(item.comma, cst.Comma) and isinstance(
+        item.comma.whitespace_after, cst.ParenthesizedWhitespace) for item in items)
+    return "each" if len(items) > 1 and breaks >= len(items) - 1 else "line"
+
+
+def _param_texts(params: cst.Parameters) -> list[str]:
+    """Each parameter's text (annotation and default included), with `/` and `*` markers."""
+
+    def text(item: cst.Param, star: str = "") -> str:
+        return _EMPTY.code_for_node(item.with_changes(
+            comma=cst.MaybeSentinel.DEFAULT, whitespace_after_param=cst.SimpleWhitespace(""),
+            star=star))
+
+    texts = [text(item) for item in params.posonly_params]
+    if params.posonly_params:
+        texts.append("/")
+    texts.extend(text(item) for item in params.params)
+    if isinstance(params.star_arg, cst.Param):
+        texts.append(text(params.star_arg, "*"))
+    elif isinstance(params.star_arg, cst.ParamStar):
+        texts.append("*")
+    texts.extend(text(item) for item in params.kwonly_params)
+    if params.star_kwarg is not None:
+        texts.append(text(params.star_kwarg, "**"))
+    return texts
+
+
+def wrapped_call(call: cst.Call, indent: str, limit: int) -> cst.Call:
+    """The call with its arguments on the next line, indented one level past `indent` (the
+    leading whitespace of the line the call is on), or one per line with a trailing comma when
+    they do not fit on one; its closing parenthesis back at `indent`."""
+    args = list(call.args)
+    if not args:
+        return call
+    texts = [_EMPTY.code_for_node(arg.with_changes(
+        comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=cst.SimpleWhitespace("")))
+        for arg in args]
+    inner = indent + "    "
+    one_line = len(inner) + len(", ".join(texts)) <= limit
+    new: list[cst.Arg] = []
+    for number, arg in enumerate(args):
+        last = number == len(args) - 1
+        if one_line:
+            comma: cst.Comma | cst.MaybeSentinel = cst.MaybeSentinel.DEFAULT if last else \
+                cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+            after: cst.BaseParenthesizableWhitespace = _newline(indent) if last else \
+                cst.SimpleWhitespace("")
+        else:
+            comma = cst.Comma(whitespace_after=_newline(indent if last else inner))
+            after = cst.SimpleWhitespace("")
+        new.append(arg.with_changes(comma=comma, whitespace_after_arg=after))
+    return call.with_changes(whitespace_before_args=_newline(inner), args=new)
+
+
+def _newline(indent: str) -> cst.ParenthesizedWhitespace:
+    """A line break inside brackets, the next line starting at `indent` (absolute)."""
+    return cst.ParenthesizedWhitespace(
+        first_line=cst.TrailingWhitespace(), empty_lines=[], indent=False,
+        last_line=cst.SimpleWhitespace(indent))
+
