@@ -198,9 +198,7 @@ def _reader(context: InjectionContext, planner: Planner, facts: FileFacts,
     if not context.is_covered(definition.qualname) or \
             not context.well_covered(definition.qualname):
         return "a method the tests run too little of", None
-    order = field_order(context, cls)
-    fields = tuple(sorted(reads, key=lambda item: (order.index(item) if item in order
-                                                   else len(order), item)))
+    fields = tuple(field_order(context, cls, reads))
     try:
         extract(context, facts.path, facts.module, definition, fields, helpers={
             name: (name, callee.fields) for name, callee in callees.items()})
@@ -211,18 +209,24 @@ def _reader(context: InjectionContext, planner: Planner, facts: FileFacts,
                       tuple(sorted(callee.qualname for callee in callees.values())))
 
 
-def field_order(context: InjectionContext, cls: str) -> list[str]:
-    """The class's fields in the order its constructor takes them, then the others in the order
-    the class assigns them: new signatures list a group the way the repository already does."""
+def field_order(context: InjectionContext, cls: str, fields: set[str]) -> list[str]:
+    """`fields` in the order the class's constructor takes them where it takes them all as
+    parameters of their own (`Length(min, max, equal, error)`), else in the order its
+    constructor assigns them: new signatures list a group the way the repository already does."""
     index = context.index
-    params: list[str] = []
+    items = index.classes[cls].attributes
+    attributes = list(dict.fromkeys([  # the constructor's assignments first
+        *(item.name for item in items if item.kind == "instance"
+          and item.scope.rpartition(".")[2] in CONSTRUCTORS), *(item.name for item in items)]))
     for klass in index.mro(cls):
         init = index.children.get(klass, {}).get("__init__")
         if init is not None and init in index.definitions:
             params = [param.name for param in index.definitions[init].params[1:]]
+            if fields <= set(params):
+                attributes = params
             break
-    attributes = [item.name for item in index.classes[cls].attributes]
-    return list(dict.fromkeys([*params, *attributes]))
+    return sorted(fields, key=lambda item: (attributes.index(item) if item in attributes
+                                            else len(attributes), item))
 
 
 def _rule_of(message: str) -> str:
