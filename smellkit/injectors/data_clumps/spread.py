@@ -84,13 +84,39 @@ def layout(group: Group, difficulty: Difficulty,
                         continue
                     if files < least or (most is not None and files > most):
                         continue
-                    return sorted(chosen, key=lambda item: (item.path, item.cls,
-                                                            item.line)), count
+                    if split and not forwarding(chunks(sorted(chosen, key=_placed), count)):
+                        continue  # one class's bodies in two modules with nothing between
+                    return sorted(chosen, key=_placed), count
     hint = " while one reader stays" if difficulty == "hard" else ""
     raise InjectionRefused(f"no choice of the {len(readers)} methods reading "
                            f"({', '.join(group.fields)}) spans "
                            f"{'exactly' if most == least else 'at least'} {least} files with 3 "
                            f"signatures in 2 modules{hint}")
+
+
+def _placed(reader: Reader) -> tuple[str, str, int]:
+    return reader.path, reader.cls, reader.line
+
+
+def forwarding(parts: Sequence[Sequence[Reader]]) -> bool:
+    """Whether every new module that holds some of a class's bodies while another holds others
+    calls into that other module or is called from it: the group then travels from one
+    function to the next (`validate_range` handing `min, max, error` to `format_error`), where
+    two unrelated one-line functions in two modules would only pad the span."""
+    home = {reader.qualname: number for number, part in enumerate(parts) for reader in part}
+    for number, part in enumerate(parts):
+        classes = {reader.cls for reader in part}
+        others = {home[reader.qualname] for other in parts if other is not part for reader in other
+                  if reader.cls in classes}
+        if not others:
+            continue
+        linked = any(home.get(callee) in others for reader in part for callee in reader.calls) \
+            or any(home[reader.qualname] in others and any(home.get(callee) == number
+                                                          for callee in reader.calls)
+                   for other in parts for reader in other)
+        if not linked:
+            return False
+    return True
 
 
 def chunks(items: Sequence[Reader], count: int) -> list[list[Reader]]:
@@ -390,11 +416,14 @@ def _function_names(context: InjectionContext, reader: Reader,
             if not name.startswith("test") and name != method][:80]
 
 
-def _call_text(self_name: str, fields: Sequence[str], function: cst.FunctionDef) -> list[str]:
-    """The arguments of the delegating call: the fields, then the method's own parameters."""
+def _call_text(self_name: str, fields: Sequence[str], function: cst.FunctionDef,
+               dropped: Sequence[str] = ()) -> list[str]:
+    """The arguments of the delegating call: the fields, then the method's own parameters (but
+    those the function does without)."""
     params = function.params
     args = [f"{self_name}.{field}" for field in fields]
-    args.extend(param.name.value for param in params.params[1:])
+    args.extend(param.name.value for param in params.params[1:]
+                if param.name.value not in dropped)
     if isinstance(params.star_arg, cst.Param):
         args.append(f"*{params.star_arg.name.value}")
     args.extend(f"{param.name.value}={param.name.value}" for param in params.kwonly_params)
@@ -431,7 +460,7 @@ def _delegating(tree: cst.Module, item: Extracted, name: str, fields: Sequence[s
     method = item.method
     assert isinstance(method.body, cst.IndentedBlock)
     self_name = method.params.params[0].name.value
-    args = _call_text(self_name, fields, method)
+    args = _call_text(self_name, fields, method, item.dropped)
     indent = tree.default_indent
     keyword = "return " if returns_value(method) else ""
     text = f"{keyword}{name}({', '.join(args)})"
