@@ -872,15 +872,33 @@ def test_fields_mode_on_real_code(tmp_path: Path, name: str, version: str, probe
         added = "\n".join(line[1:] for line in hard.smelly_patch.splitlines()
                           if line.startswith("+"))
         assert re.search(r"raise ValidationError\(\w+\(min, max, error, ", added), added
+        # Length's fields in the order Length(min, max, *, equal, error) takes them, not split
+        assert re.search(r"\(\s*min, max, equal, error, value", added), added
+    else:  # WTForms: `form` of `__call__(self, form, field)` is never read by the body
+        assert re.search(r"def \w+\(min, max, message, field\):", made["medium"].smelly_patch)
+        assert "self.message, field)" in made["medium"].smelly_patch
     for difficulty, injection in made.items():
         spanned = {*injection.files, *(item.path for item in injection.locations)}
         low, high = SPAN[difficulty]
         assert low <= len(spanned) <= high, (difficulty, spanned)
+        _assert_reads_as_the_repository_s(injection.smelly_patch)
         assert not any(re.search(r"_\d+\b|\d\.py", line) for line in
                        injection.smelly_patch.splitlines() if line.startswith("+++ "))
         support.assert_round_trip(root, injection, project)
         copy = support.smelly_copy(root, injection, tmp_path / difficulty)
         assert _probe(copy, probe) == _probe(root, probe)
+
+
+def _assert_reads_as_the_repository_s(patch: str) -> None:
+    """No added line past 88 columns (both repositories' ruff default) but lines carried from
+    the original, and no generated prose: a new module opens with code, not a docstring."""
+    removed = {line[1:].strip() for line in patch.splitlines() if line.startswith("-")}
+    long = [line for line in patch.splitlines() if line.startswith("+")
+            and not line.startswith("+++") and len(line) - 1 > 88
+            and line[1:].strip() not in removed]
+    assert not long, long
+    for opening in re.findall(r"--- /dev/null\n\+\+\+ b/\S+\n@@[^\n]*\n\+(.*)", patch):
+        assert not opening.lstrip().startswith(('"' * 3, "'" * 3)), opening
 
 
 def _probe(root: Path, script: str) -> str:

@@ -1,6 +1,7 @@
-"""Data-clump injection keeps the lines it lengthens within the repository's line length, laid
-out as black lays out its own: the limit read from the repository's configuration, long
-signatures and calls wrapped."""
+"""Data-clump injection writes what the repository's authors would: the lines it lengthens
+within the repository's line length, laid out as black lays out its own (the limit read from
+the repository's configuration), one class's fields in one order (its constructor's), and a
+class's bodies in two modules only where one calls the other."""
 
 from __future__ import annotations
 
@@ -10,7 +11,10 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
+from smellkit.injectors.base import InjectionContext
 from smellkit.injectors.data_clumps.edit import FunctionPlan, SitePlan, explode_module
+from smellkit.injectors.data_clumps.fields import Reader, field_order
+from smellkit.injectors.data_clumps.spread import forwarding
 from smellkit.injectors.data_clumps.wrap import (
     DEFAULT_LINE_LENGTH,
     layout_of,
@@ -18,6 +22,7 @@ from smellkit.injectors.data_clumps.wrap import (
     wrapped_call,
     wrapped_signature,
 )
+from smellkit.project import Project
 
 
 @pytest.mark.parametrize("files,expected", [
@@ -128,3 +133,47 @@ def test_exploding_wraps_what_grows_too_long_and_nothing_else() -> None:
     assert "        return describe(self.block_start_string, self.comment_start_string)\n" \
         in text  # too long already: not the injection's doing
     assert text.replace("\n\n\n", "\n\n").count("\n") > source.count("\n")
+
+
+def _reader(qualname: str, calls: tuple[str, ...] = ()) -> Reader:
+    return Reader(qualname, qualname.rpartition(".")[0], "v.py", "v", 1, ("low", "high"), calls)
+
+
+def test_one_class_s_bodies_go_to_two_modules_only_where_one_calls_the_other() -> None:
+    """Two unrelated one-line functions of one class in two new modules only pad the span;
+    `validate` in one module handing the fields to `format_error` in the other is a chain."""
+    alone = [[_reader("v.Length.repr")], [_reader("v.Length.format_error")]]
+    assert not forwarding(alone)
+    chained = [[_reader("v.Length.validate", ("v.Length.format_error",))],
+               [_reader("v.Length.format_error")]]
+    assert forwarding(chained)
+    assert forwarding(list(reversed(chained)))
+    assert forwarding([[_reader("v.Length.repr")], [_reader("v.Range.repr")]])
+    assert not forwarding([*chained, [_reader("v.Length.describe")]])
+
+
+def test_fields_follow_the_constructor_s_parameters(tmp_path: Path) -> None:
+    """`error` assigned before `equal` still comes after it, as `Length(min, max, *, equal,
+    error)` takes them; fields the constructor does not take keep their assignment order."""
+    (tmp_path / "v.py").write_text(textwrap.dedent("""\
+        class Length:
+            def __init__(self, min=None, max=None, *, equal=None, error=None):
+                self.min = min
+                self.max = max
+                self.error = error
+                self.equal = equal
+                self.message_min = "too short"
+
+
+        class Window:
+            def __init__(self, bounds, message="window"):
+                self.low, self.high = bounds
+                self.message = message
+        """))
+    context = InjectionContext(Project.load(tmp_path, use_cache=False, jobs=1))
+    assert field_order(context, "v.Length", {"error", "equal", "max", "min"}) == [
+        "min", "max", "equal", "error"]
+    assert field_order(context, "v.Length", {"message_min", "error", "min"}) == [
+        "min", "error", "message_min"]
+    assert field_order(context, "v.Window", {"message", "high", "low"}) == [
+        "low", "high", "message"]
