@@ -271,8 +271,11 @@ def test_fields_passed_beside_the_object(tmp_path: Path, variant: str | None) ->
     injection = inject(project, SMELL, "easy", options=support.NO_FILTER)
     assert isinstance(injection, Injection), injection
     patch = injection.smelly_patch
-    assert "+def cost(area: Area, street, city, zipcode) -> int:" in patch
-    assert "+    return [label(area, area.street, area.city, area.zipcode)," in patch
+    # typed as Area's constructor types them, since the signature is annotated
+    assert "+def cost(area: Area, street: str, city: str, zipcode: str) -> int:" in patch
+    # three calls that together outgrow the line: the list holds one per line, as black does
+    assert "+    return [\n+        label(area, area.street, area.city, area.zipcode),\n" in patch
+    assert "+        slip(area, area.street, area.city, area.zipcode),\n+    ]" in patch
     assert "len(city) + len(zipcode) + len(street) + len(area.short())" in patch
     support.assert_round_trip(tmp_path, injection, project)
     smelly = support.smelly_copy(tmp_path, injection, tmp_path / "copy")

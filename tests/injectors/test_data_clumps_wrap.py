@@ -177,3 +177,48 @@ def test_fields_follow_the_constructor_s_parameters(tmp_path: Path) -> None:
         "min", "error", "message_min"]
     assert field_order(context, "v.Window", {"message", "high", "low"}) == [
         "low", "high", "message"]
+
+
+CROWDED = """\
+class Syntax:
+    def __init__(self, open_tag, close_tag):
+        self.open_tag = open_tag
+        self.close_tag = close_tag
+
+
+def opening(syntax):
+    return syntax.open_tag + syntax.close_tag
+
+
+def closing(syntax):
+    return syntax.close_tag + syntax.open_tag
+
+
+def both(syntax):
+    return {wrapper}opening(syntax), closing(syntax){closer}
+"""
+
+
+@pytest.mark.parametrize("wrapper,closer", [("[", "]"), ("(", ")"), ("", "")])
+def test_calls_that_outgrow_a_line_together_are_laid_out_together(wrapper: str,
+                                                                   closer: str) -> None:
+    """Two calls that each fit but together do not: the list or tuple holding them gets one
+    per line; a bare tuple, which has no bracket to break inside, gets each call wrapped."""
+    source = CROWDED.format(wrapper=wrapper, closer=closer)
+    fields = ("open_tag", "close_tag")
+    plans = {f"app.{name}": FunctionPlan("syntax", fields, (None, None))
+             for name in ("opening", "closing")}
+    sites = {(16, "opening"): SitePlan(0, None, 1, as_keywords=True, names=fields),
+             (16, "closing"): SitePlan(0, None, 1, as_keywords=True, names=fields)}
+    text = explode_module(source, "app", fields, plans, sites, 2, 80)
+    assert text is not None
+    assert max(len(line) for line in text.splitlines()) <= 80, text
+    tail = text.split("def both(syntax):\n")[1]
+    if wrapper:
+        assert tail == (f"    return {wrapper}\n"
+                        "        opening(open_tag=syntax.open_tag, close_tag=syntax.close_tag),\n"
+                        "        closing(open_tag=syntax.open_tag, close_tag=syntax.close_tag),\n"
+                        f"    {closer}\n")
+    else:
+        assert tail.startswith("    return opening(\n        open_tag=syntax.open_tag, "), tail
+        assert "    ), closing(\n" in tail

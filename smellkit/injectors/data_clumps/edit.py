@@ -14,7 +14,13 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from smellkit.injectors.data_clumps.wrap import layout_of, wrapped_call, wrapped_signature
+from smellkit.injectors.data_clumps.wrap import (
+    Container,
+    exploded,
+    layout_of,
+    wrapped_call,
+    wrapped_signature,
+)
 
 
 @dataclass(frozen=True)
@@ -50,10 +56,21 @@ class Explode(cst.CSTTransformer):
     METADATA_DEPENDENCIES = (PositionProvider,)
 
     def __init__(self, module: str, fields: Sequence[str], functions: dict[str, FunctionPlan],
-                 sites: dict[tuple[int, str], SitePlan], lines: Sequence[str], limit: int):
+                 sites: dict[tuple[int, str], SitePlan], lines: Sequence[str], limit: int,
+                 crowded: frozenset[int] = frozenset(), gather: bool = False):
         super().__init__()
         self.lines = lines
         self.limit = limit
+        self.crowded = crowded
+        """Lines whose planned calls grow past the limit together: the list, tuple, set or call
+        holding them gets one element per line, else each of them is wrapped."""
+        self.gather = gather
+        """Leave the calls on crowded lines for their container to lay out."""
+        self.planned: set[int] = set()
+        self.handled: set[int] = set()
+        """Crowded lines whose container was laid out."""
+        self.growth: dict[int, int] = {}
+        """How much the planned calls lengthen each line (calls on one line only)."""
         self.module = module
         self.fields = tuple(fields)
         self.functions = functions
@@ -146,11 +163,11 @@ class Explode(cst.CSTTransformer):
         name = func.value if isinstance(func, cst.Name) else \
             func.attr.value if isinstance(func, cst.Attribute) else None
         if name is None:
-            return updated_node
+            return self._container(original_node, updated_node)
         line = self.get_metadata(PositionProvider, original_node).start.line
         plan = self.sites.get((line, name))
         if plan is None:
-            return updated_node
+            return self._container(original_node, updated_node)
         positional = [arg for arg in updated_node.args if arg.keyword is None and not arg.star]
         if len(positional) != plan.positional_count:
             return updated_node
@@ -190,9 +207,48 @@ class Explode(cst.CSTTransformer):
             text = self._line(line)
             grown = len(cst.Module(body=[]).code_for_node(call)) - (
                 position.end.column - position.start.column)
-            if len(text) + grown > self.limit:
+            self.growth[line] = self.growth.get(line, 0) + grown
+            if line in self.crowded and self.gather:
+                self.planned.add(id(call))
+            elif line in self.crowded or len(text) + grown > self.limit:
                 call = wrapped_call(call, text[:len(text) - len(text.lstrip())], self.limit)
         return call
+
+    def leave_List(self, original_node: cst.List,
+                   updated_node: cst.List) -> cst.BaseExpression:
+        return self._container(original_node, updated_node)
+
+    def leave_Tuple(self, original_node: cst.Tuple,
+                    updated_node: cst.Tuple) -> cst.BaseExpression:
+        return self._container(original_node, updated_node)
+
+    def leave_Set(self, original_node: cst.Set, updated_node: cst.Set) -> cst.BaseExpression:
+        return self._container(original_node, updated_node)
+
+    def _container(self, original_node: Container, updated_node: Container) -> Container:
+        """One element per line for a container on a crowded line holding planned calls."""
+        if not self.gather or not self.crowded:
+            return updated_node
+        position = self.get_metadata(PositionProvider, original_node)
+        line = position.start.line
+        if line not in self.crowded or position.end.line != line or line in self.handled:
+            return updated_node
+        values = [item.value for item in (updated_node.args if isinstance(updated_node, cst.Call)
+                                          else updated_node.elements)]
+        if not any(id(value) in self.planned for value in values):
+            return updated_node
+        text = self._line(line)
+        laid = exploded(updated_node, text[:len(text) - len(text.lstrip())], self.limit,
+                        self.planned)
+        if laid is None:
+            return updated_node
+        self.handled.add(line)
+        return laid
+
+    def overflowing(self) -> frozenset[int]:
+        """Lines that the planned calls on them together make longer than the limit."""
+        return frozenset(line for line, grown in self.growth.items()
+                         if len(self._line(line)) + grown > self.limit)
 
     def _field_of(self, value: cst.BaseExpression, field: str) -> cst.BaseExpression:
         plan = self._current()
@@ -215,8 +271,19 @@ def explode_module(source: str, module: str, fields: Sequence[str],
     """The module's new text, or None if not every planned change could be made; lines that
     grow past `limit` are wrapped."""
     wrapper = MetadataWrapper(cst.parse_module(source))
-    transformer = Explode(module, fields, functions, sites, source.splitlines(), limit)
+    lines = source.splitlines()
+    transformer = Explode(module, fields, functions, sites, lines, limit)
     result = wrapper.visit(transformer)
+    crowded = transformer.overflowing()
+    if crowded:  # several calls on one line: lay out what holds them, else wrap each
+        transformer = Explode(module, fields, functions, sites, lines, limit, crowded,
+                              gather=True)
+        result = wrapper.visit(transformer)
+        alone = crowded - transformer.handled
+        if alone:
+            transformer = Explode(module, fields, functions, sites, lines, limit,
+                                  frozenset(alone))
+            result = wrapper.visit(transformer)
     if transformer.done_functions != set(functions) or \
             len(transformer.done_sites) != expected_sites:
         return None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import configparser
 import sys
+from collections.abc import Set as AbstractSet
 from functools import lru_cache
 from pathlib import Path
 
@@ -172,3 +173,40 @@ def _newline(indent: str) -> cst.ParenthesizedWhitespace:
         first_line=cst.TrailingWhitespace(), empty_lines=[], indent=False,
         last_line=cst.SimpleWhitespace(indent))
 
+
+
+Container = cst.List | cst.Tuple | cst.Set | cst.Call
+
+
+def exploded(node: Container, indent: str, limit: int,
+             grown: AbstractSet[int] = frozenset()) -> Container | None:
+    """A list, set, parenthesized tuple or call with one element per line, each indented one
+    level past `indent` and followed by a comma, the closing bracket back at `indent` (black's
+    layout once its elements no longer fit on the line); an element in `grown` (node ids) that
+    is a call still too long for its own line is wrapped too. None for a bare tuple."""
+    inner = indent + "    "
+
+    def fitted(value: cst.BaseExpression) -> cst.BaseExpression:
+        if id(value) in grown and isinstance(value, cst.Call) and \
+                len(inner) + len(_EMPTY.code_for_node(value)) + 1 > limit:
+            return wrapped_call(value, inner, limit)
+        return value
+
+    if isinstance(node, cst.Call):
+        args = [arg.with_changes(value=fitted(arg.value)) for arg in node.args]
+        return wrapped_call(node.with_changes(args=args), indent, limit)
+    if isinstance(node, cst.Tuple) and not node.lpar:
+        return None
+    elements = list(node.elements)
+    laid = [element.with_changes(value=fitted(element.value), comma=cst.Comma(
+        whitespace_after=_newline(indent if number == len(elements) - 1 else inner)))
+        for number, element in enumerate(elements)]
+    if isinstance(node, cst.List):
+        return node.with_changes(elements=laid, lbracket=cst.LeftSquareBracket(
+            whitespace_after=_newline(inner)), rbracket=cst.RightSquareBracket())
+    if isinstance(node, cst.Set):
+        return node.with_changes(elements=laid, lbrace=cst.LeftCurlyBrace(
+            whitespace_after=_newline(inner)), rbrace=cst.RightCurlyBrace())
+    return node.with_changes(elements=laid, lpar=[
+        *node.lpar[:-1], cst.LeftParen(whitespace_after=_newline(inner))],
+        rpar=[cst.RightParen(), *node.rpar[1:]])
