@@ -6,7 +6,11 @@ source module (a constructor) so that three signatures in two modules carry it; 
 over three or more files (two new modules, or readers of two modules); hard over four or more,
 and leaves one reader of the same fields as it is (a red herring). A body that calls another
 moved one (`fields.py`) moves with it, possibly to another new module, which it then imports;
-a private method that only moved bodies called goes (`unused_after_move`).
+a private method that only moved bodies called goes (`unused_after_move`). One class's bodies
+go to two new modules only where one calls the other (`forwarding`): the group then travels
+down a chain, where two unrelated functions in two modules would only pad the span. The new
+modules hold code alone (no docstring the repository's authors did not write), and signatures
+longer than the repository's line length are wrapped (`wrap.py`).
 """
 
 from __future__ import annotations
