@@ -20,6 +20,7 @@ from smellkit.injectors.data_clumps.wrap import (
     layout_of,
     line_length,
     wrapped_call,
+    wrapped_calls,
     wrapped_signature,
 )
 from smellkit.project import Project
@@ -222,3 +223,25 @@ def test_calls_that_outgrow_a_line_together_are_laid_out_together(wrapper: str,
     else:
         assert tail.startswith("    return opening(\n        open_tag=syntax.open_tag, "), tail
         assert "    ), closing(\n" in tail
+
+
+def test_a_moved_body_s_long_helper_call_is_laid_out_as_black_would() -> None:
+    """A moved body calling a moved helper hands it the fields too; the call holding it breaks
+    first, the helper's call itself where nothing holds it; other long lines stay."""
+    source = textwrap.dedent("""\
+        def validate(low, high, error, value, message):
+            if value < low:
+                raise ValueError(format_error(low, high, error, value, message, "too low"))
+            return format_error(low, high, error, value, message, "too high", "by far", "!")
+
+
+        def untouched():
+            return other_function_with_a_long_name("argument one", "argument two", "and three")
+        """)
+    text = wrapped_calls(source, {"format_error"}, 80)
+    assert "        raise ValueError(\n            format_error(low, high, error, value, " \
+        "message, \"too low\")\n        )\n" in text
+    assert "    return format_error(\n        low, high, error, value, message, \"too high\", " \
+        "\"by far\", \"!\"\n    )\n" in text
+    assert "    return other_function_with_a_long_name(\"argument one\", \"argument two\", " \
+        "\"and three\")\n" in text

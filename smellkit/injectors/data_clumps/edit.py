@@ -57,15 +57,15 @@ class Explode(cst.CSTTransformer):
 
     def __init__(self, module: str, fields: Sequence[str], functions: dict[str, FunctionPlan],
                  sites: dict[tuple[int, str], SitePlan], lines: Sequence[str], limit: int,
-                 crowded: frozenset[int] = frozenset(), gather: bool = False):
+                 crowded: frozenset[int] = frozenset(), alone: frozenset[int] = frozenset()):
         super().__init__()
         self.lines = lines
         self.limit = limit
         self.crowded = crowded
         """Lines whose planned calls grow past the limit together: the list, tuple, set or call
-        holding them gets one element per line, else each of them is wrapped."""
-        self.gather = gather
-        """Leave the calls on crowded lines for their container to lay out."""
+        holding them gets one element per line."""
+        self.alone = alone
+        """Crowded lines with no such container: each planned call on them is wrapped."""
         self.planned: set[int] = set()
         self.handled: set[int] = set()
         """Crowded lines whose container was laid out."""
@@ -208,9 +208,9 @@ class Explode(cst.CSTTransformer):
             grown = len(cst.Module(body=[]).code_for_node(call)) - (
                 position.end.column - position.start.column)
             self.growth[line] = self.growth.get(line, 0) + grown
-            if line in self.crowded and self.gather:
+            if line in self.crowded:
                 self.planned.add(id(call))
-            elif line in self.crowded or len(text) + grown > self.limit:
+            elif line in self.alone or len(text) + grown > self.limit:
                 call = wrapped_call(call, text[:len(text) - len(text.lstrip())], self.limit)
         return call
 
@@ -227,7 +227,7 @@ class Explode(cst.CSTTransformer):
 
     def _container(self, original_node: Container, updated_node: Container) -> Container:
         """One element per line for a container on a crowded line holding planned calls."""
-        if not self.gather or not self.crowded:
+        if not self.crowded:
             return updated_node
         position = self.get_metadata(PositionProvider, original_node)
         line = position.start.line
@@ -276,13 +276,12 @@ def explode_module(source: str, module: str, fields: Sequence[str],
     result = wrapper.visit(transformer)
     crowded = transformer.overflowing()
     if crowded:  # several calls on one line: lay out what holds them, else wrap each
-        transformer = Explode(module, fields, functions, sites, lines, limit, crowded,
-                              gather=True)
+        transformer = Explode(module, fields, functions, sites, lines, limit, crowded)
         result = wrapper.visit(transformer)
         alone = crowded - transformer.handled
         if alone:
             transformer = Explode(module, fields, functions, sites, lines, limit,
-                                  frozenset(alone))
+                                  frozenset(transformer.handled), frozenset(alone))
             result = wrapper.visit(transformer)
     if transformer.done_functions != set(functions) or \
             len(transformer.done_sites) != expected_sites:

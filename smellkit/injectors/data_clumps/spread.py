@@ -19,6 +19,7 @@ import dataclasses
 import random
 import re
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -38,7 +39,7 @@ from smellkit.injectors.cst.imports import (
 )
 from smellkit.injectors.data_clumps.fields import Extracted, Group, Reader, extract
 from smellkit.injectors.data_clumps.plan import outside_words
-from smellkit.injectors.data_clumps.wrap import line_length, wrapped_signature
+from smellkit.injectors.data_clumps.wrap import line_length, wrapped_calls, wrapped_signature
 from smellkit.injectors.naming import meaningful, overlaps, pick, snake, words
 from smellkit.models import SPANS, Difficulty
 
@@ -220,7 +221,8 @@ def spread(context: InjectionContext, group: Group, moved: list[Reader], count: 
                 continue
             new_imports.setdefault(reader.path, []).append(
                 _import_into(context, reader.module, module, name))
-        changes[path] = _new_module(context, module, extracted, names, limit)
+        changes[path] = _new_module(context, module, extracted, names, limit,
+                                    {name for name, _ in named.values()})
     for path, tree in trees.items():
         module_name = _module_of(context, path)
         new = replace(tree, replacements[path])
@@ -496,7 +498,8 @@ def _uses_relative(context: InjectionContext, module: str) -> bool:
 
 
 def _new_module(context: InjectionContext, module: str,
-                extracted: list[tuple[Reader, Extracted]], names: list[str], limit: int) -> str:
+                extracted: list[tuple[Reader, Extracted]], names: list[str], limit: int,
+                called: AbstractSet[str]) -> str:
     """The new module's text: its imports, grouped as isort does, then the functions. No module
     docstring: one would be prose the repository's authors never wrote."""
     lines: list[str] = []
@@ -523,7 +526,8 @@ def _new_module(context: InjectionContext, module: str,
     for (_, item), name in zip(extracted, names):
         function = wrapped_signature(item.function.with_changes(name=cst.Name(name)), limit)
         text += ("\n\n" if text else "") + cst.Module(body=[function]).code
-    return text
+    # a moved body's calls of a moved helper take the fields too: the line may outgrow the limit
+    return wrapped_calls(text, called, limit)
 
 
 def _relative(module: str, statement: str) -> str:

@@ -17,6 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -210,3 +211,85 @@ def exploded(node: Container, indent: str, limit: int,
     return node.with_changes(elements=laid, lpar=[
         *node.lpar[:-1], cst.LeftParen(whitespace_after=_newline(inner))],
         rpar=[cst.RightParen(), *node.rpar[1:]])
+
+
+def wrapped_calls(source: str, names: AbstractSet[str], limit: int) -> str:
+    """`source` with each line longer than `limit` that holds a call of one of `names` laid
+    out as black would: the list, tuple, set or call holding the calls one element per line
+    (`raise Error(\\n    check(a, b, c)\\n)`), else the call itself wrapped."""
+    lines = source.splitlines()
+    long = frozenset(number for number, line in enumerate(lines, 1) if len(line) > limit)
+    if not long:
+        return source
+    wrapper = MetadataWrapper(cst.parse_module(source))
+    held = _LongCalls(lines, names, limit, containers=long)
+    tree = wrapper.visit(held)
+    alone = long - held.handled
+    if alone:  # a second look, now knowing which lines no container takes care of
+        tree = wrapper.visit(_LongCalls(lines, names, limit, containers=frozenset(held.handled),
+                                        alone=alone))
+    return tree.code
+
+
+class _LongCalls(cst.CSTTransformer):
+    """Lays out the long lines' calls of the named functions (`wrapped_calls`)."""
+
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, lines: list[str], names: AbstractSet[str], limit: int, *,
+                 containers: AbstractSet[int], alone: AbstractSet[int] = frozenset()):
+        super().__init__()
+        self.lines = lines
+        self.names = names
+        self.limit = limit
+        self.containers = containers
+        """Lines whose list, tuple, set or call holding a named call is laid out."""
+        self.alone = alone
+        """Lines whose named calls are wrapped themselves."""
+        self.handled: set[int] = set()
+
+    def _line(self, node: cst.CSTNode) -> int | None:
+        """The line of a node that sits on one line, else None."""
+        position = self.get_metadata(PositionProvider, node)
+        line = position.start.line
+        return line if line == position.end.line else None
+
+    def _indent(self, line: int) -> str:
+        text = self.lines[line - 1]
+        return text[:len(text) - len(text.lstrip())]
+
+    def _named(self, node: cst.BaseExpression) -> bool:
+        return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and \
+            node.func.value in self.names
+
+    def _lay_out(self, original: Container, updated: Container) -> cst.BaseExpression:
+        line = self._line(original)
+        if line is None or line not in self.containers or line in self.handled:
+            return updated
+        values = [item.value for item in (updated.args if isinstance(updated, cst.Call)
+                                          else updated.elements)]
+        named = {id(value) for value in values if self._named(value)}
+        if not named:
+            return updated
+        laid = exploded(updated, self._indent(line), self.limit, named)
+        if laid is None:
+            return updated
+        self.handled.add(line)
+        return laid
+
+    def leave_Call(self, original_node: cst.Call,
+                   updated_node: cst.Call) -> cst.BaseExpression:
+        line = self._line(original_node)
+        if line is not None and line in self.alone and self._named(updated_node):
+            return wrapped_call(updated_node, self._indent(line), self.limit)
+        return self._lay_out(original_node, updated_node)
+
+    def leave_List(self, original_node: cst.List, updated_node: cst.List) -> cst.BaseExpression:
+        return self._lay_out(original_node, updated_node)
+
+    def leave_Tuple(self, original_node: cst.Tuple,
+                    updated_node: cst.Tuple) -> cst.BaseExpression:
+        return self._lay_out(original_node, updated_node)
+
+    def leave_Set(self, original_node: cst.Set, updated_node: cst.Set) -> cst.BaseExpression:
+        return self._lay_out(original_node, updated_node)
