@@ -46,6 +46,7 @@ from smellkit.injectors.data_clumps.plan import (
     files_of,
 )
 from smellkit.injectors.data_clumps.spread import layout, spread
+from smellkit.injectors.data_clumps.wrap import line_length
 from smellkit.models import Candidate, Difficulty, StructuralCheck, TargetLevel
 
 SMELL = DataClumps.smell.name
@@ -311,14 +312,22 @@ class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
                chosen: set[str], fields: tuple[str, ...], holds: bool, difficulty: Difficulty,
                rng: random.Random, keep: bool = False) -> dict[str, FunctionPlan]:
         """The new parameters of each exploded function. Medium and hard annotate them with the
-        fields' builtin types where the class declares one (retyped parameters); hard also
-        renames one parameter of one function (`host_name` for `host`), as long as the other
-        functions still share the exact names often enough for the clump to be seen."""
-        annotations: tuple[str | None, ...] = (None,) * len(fields)
-        if difficulty != "easy":
-            declared = field_annotations(context, cls)
-            annotations = tuple(declared.get(field) for field in fields)
-        plans = {name: FunctionPlan(usable[name].param, fields, annotations, keep)
+        fields' builtin types where the class declares one (retyped parameters), and so does
+        easy where the object's parameter is annotated (an annotated signature with bare new
+        parameters would give the edit away); hard also renames one parameter of one function
+        (`host_name` for `host`), as long as the other functions still share the exact names
+        often enough for the clump to be seen."""
+        declared = field_annotations(context, cls)
+        typed = tuple(declared.get(field) for field in fields)
+        untyped: tuple[str | None, ...] = (None,) * len(fields)
+
+        def annotations(name: str) -> tuple[str | None, ...]:
+            taker = usable[name]
+            annotated = any(param.annotation for param in taker.definition.params
+                            if param.name == taker.param)
+            return typed if difficulty != "easy" or annotated else untyped
+
+        plans = {name: FunctionPlan(usable[name].param, fields, annotations(name), keep)
                  for name in chosen}
         if difficulty != "hard":
             return plans
@@ -338,7 +347,7 @@ class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
                 continue
             field = rng.choice(options)
             names = tuple(f"{item}_value" if item == field else item for item in fields)
-            plans[name] = FunctionPlan(usable[name].param, names, annotations, keep)
+            plans[name] = FunctionPlan(usable[name].param, names, annotations(name), keep)
             break
         return plans
 
@@ -418,7 +427,7 @@ class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
         for path in sorted(functions.keys() | sites.keys()):
             module = _planner(context).facts_of[path].module
             text = explode_module(context.source(path), module, fields, functions[path],
-                                  sites[path], expected[path])
+                                  sites[path], expected[path], line_length(context.root))
             if text is None:
                 raise InjectionRefused(f"not every planned change could be made in {path}")
             import libcst as cst

@@ -14,6 +14,14 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from smellkit.injectors.data_clumps.wrap import (
+    Container,
+    exploded,
+    layout_of,
+    wrapped_call,
+    wrapped_signature,
+)
+
 
 @dataclass(frozen=True)
 class FunctionPlan:
@@ -48,8 +56,21 @@ class Explode(cst.CSTTransformer):
     METADATA_DEPENDENCIES = (PositionProvider,)
 
     def __init__(self, module: str, fields: Sequence[str], functions: dict[str, FunctionPlan],
-                 sites: dict[tuple[int, str], SitePlan]):
+                 sites: dict[tuple[int, str], SitePlan], lines: Sequence[str], limit: int,
+                 crowded: frozenset[int] = frozenset(), alone: frozenset[int] = frozenset()):
         super().__init__()
+        self.lines = lines
+        self.limit = limit
+        self.crowded = crowded
+        """Lines whose planned calls grow past the limit together: the list, tuple, set or call
+        holding them gets one element per line."""
+        self.alone = alone
+        """Crowded lines with no such container: each planned call on them is wrapped."""
+        self.planned: set[int] = set()
+        self.handled: set[int] = set()
+        """Crowded lines whose container was laid out."""
+        self.growth: dict[int, int] = {}
+        """How much the planned calls lengthen each line (calls on one line only)."""
         self.module = module
         self.fields = tuple(fields)
         self.functions = functions
@@ -83,7 +104,13 @@ class Explode(cst.CSTTransformer):
         if plan is None:
             return updated_node
         self.done_functions.add(qualname)
-        return updated_node.with_changes(params=self._params(updated_node.params, plan))
+        new = updated_node.with_changes(params=self._params(updated_node.params, plan))
+        line = self._line(self.get_metadata(PositionProvider, original_node.name).start.line)
+        return wrapped_signature(new, self.limit, len(line) - len(line.lstrip()),
+                                 layout=layout_of(original_node))
+
+    def _line(self, number: int) -> str:
+        return self.lines[number - 1] if 0 < number <= len(self.lines) else ""
 
     def _current(self) -> FunctionPlan | None:
         return self.active[-1] if self.active else None
@@ -99,16 +126,18 @@ class Explode(cst.CSTTransformer):
                     continue
                 if plan.keep:
                     result.append(item.with_changes(
-                        comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")),
+                        comma=item.comma if _breaks(item.comma) else cst.Comma(
+                            whitespace_after=cst.SimpleWhitespace(" ")),
                         whitespace_after_param=cst.SimpleWhitespace("")))
+                between = item.comma if _breaks(item.comma) else cst.Comma(
+                    whitespace_after=cst.SimpleWhitespace(" "))
                 for number, (name, annotation) in enumerate(zip(plan.names, plan.annotations)):
                     last = number == len(plan.names) - 1
                     result.append(cst.Param(
                         name=cst.Name(name),
                         annotation=cst.Annotation(cst.parse_expression(annotation))
                         if annotation else None,
-                        comma=item.comma if last else cst.Comma(
-                            whitespace_after=cst.SimpleWhitespace(" ")),
+                        comma=item.comma if last else between,
                         whitespace_after_param=item.whitespace_after_param if last else
                         cst.SimpleWhitespace("")))
             return result
@@ -134,11 +163,11 @@ class Explode(cst.CSTTransformer):
         name = func.value if isinstance(func, cst.Name) else \
             func.attr.value if isinstance(func, cst.Attribute) else None
         if name is None:
-            return updated_node
+            return self._container(original_node, updated_node)
         line = self.get_metadata(PositionProvider, original_node).start.line
         plan = self.sites.get((line, name))
         if plan is None:
-            return updated_node
+            return self._container(original_node, updated_node)
         positional = [arg for arg in updated_node.args if arg.keyword is None and not arg.star]
         if len(positional) != plan.positional_count:
             return updated_node
@@ -155,9 +184,10 @@ class Explode(cst.CSTTransformer):
             later_positional = any(arg.keyword is None for arg in args[at + 1:])
             keywords = plan.as_keywords and not later_positional
         old = args[at]
+        between = old.comma if _breaks(old.comma) else cst.Comma(
+            whitespace_after=cst.SimpleWhitespace(" "))
         new: list[cst.Arg] = [old.with_changes(
-            comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")),
-            whitespace_after_arg=cst.SimpleWhitespace(""))] if plan.keep else []
+            comma=between, whitespace_after_arg=cst.SimpleWhitespace(""))] if plan.keep else []
         for number, (field, keyword) in enumerate(zip(self.fields, plan.names)):
             last = number == len(self.fields) - 1
             new.append(cst.Arg(
@@ -167,12 +197,58 @@ class Explode(cst.CSTTransformer):
                 equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
                                       whitespace_after=cst.SimpleWhitespace(""))
                 if keywords else cst.MaybeSentinel.DEFAULT,
-                comma=old.comma if last else cst.Comma(
-                    whitespace_after=cst.SimpleWhitespace(" ")),
+                comma=old.comma if last else between,
                 whitespace_after_arg=old.whitespace_after_arg if last else
                 cst.SimpleWhitespace("")))
         self.done_sites.append((line, name))
-        return updated_node.with_changes(args=[*args[:at], *new, *args[at + 1:]])
+        call = updated_node.with_changes(args=[*args[:at], *new, *args[at + 1:]])
+        position = self.get_metadata(PositionProvider, original_node)
+        if position.start.line == position.end.line:  # a call on one line that grew too long
+            text = self._line(line)
+            grown = len(cst.Module(body=[]).code_for_node(call)) - (
+                position.end.column - position.start.column)
+            self.growth[line] = self.growth.get(line, 0) + grown
+            if line in self.crowded:
+                self.planned.add(id(call))
+            elif line in self.alone or len(text) + grown > self.limit:
+                call = wrapped_call(call, text[:len(text) - len(text.lstrip())], self.limit)
+        return call
+
+    def leave_List(self, original_node: cst.List,
+                   updated_node: cst.List) -> cst.BaseExpression:
+        return self._container(original_node, updated_node)
+
+    def leave_Tuple(self, original_node: cst.Tuple,
+                    updated_node: cst.Tuple) -> cst.BaseExpression:
+        return self._container(original_node, updated_node)
+
+    def leave_Set(self, original_node: cst.Set, updated_node: cst.Set) -> cst.BaseExpression:
+        return self._container(original_node, updated_node)
+
+    def _container(self, original_node: Container, updated_node: Container) -> Container:
+        """One element per line for a container on a crowded line holding planned calls."""
+        if not self.crowded:
+            return updated_node
+        position = self.get_metadata(PositionProvider, original_node)
+        line = position.start.line
+        if line not in self.crowded or position.end.line != line or line in self.handled:
+            return updated_node
+        values = [item.value for item in (updated_node.args if isinstance(updated_node, cst.Call)
+                                          else updated_node.elements)]
+        if not any(id(value) in self.planned for value in values):
+            return updated_node
+        text = self._line(line)
+        laid = exploded(updated_node, text[:len(text) - len(text.lstrip())], self.limit,
+                        self.planned)
+        if laid is None:
+            return updated_node
+        self.handled.add(line)
+        return laid
+
+    def overflowing(self) -> frozenset[int]:
+        """Lines that the planned calls on them together make longer than the limit."""
+        return frozenset(line for line, grown in self.growth.items()
+                         if len(self._line(line)) + grown > self.limit)
 
     def _field_of(self, value: cst.BaseExpression, field: str) -> cst.BaseExpression:
         plan = self._current()
@@ -182,14 +258,31 @@ class Explode(cst.CSTTransformer):
         return cst.Attribute(value=value.deep_clone(), attr=cst.Name(field))
 
 
+def _breaks(comma: cst.Comma | cst.MaybeSentinel) -> bool:
+    """Whether a comma ends a line (a signature or call laid out one item per line)."""
+    return isinstance(comma, cst.Comma) and isinstance(comma.whitespace_after,
+                                                       cst.ParenthesizedWhitespace)
+
+
 def explode_module(source: str, module: str, fields: Sequence[str],
                    functions: dict[str, FunctionPlan],
                    sites: dict[tuple[int, str], SitePlan],
-                   expected_sites: int) -> str | None:
-    """The module's new text, or None if not every planned change could be made."""
+                   expected_sites: int, limit: int) -> str | None:
+    """The module's new text, or None if not every planned change could be made; lines that
+    grow past `limit` are wrapped."""
     wrapper = MetadataWrapper(cst.parse_module(source))
-    transformer = Explode(module, fields, functions, sites)
+    lines = source.splitlines()
+    transformer = Explode(module, fields, functions, sites, lines, limit)
     result = wrapper.visit(transformer)
+    crowded = transformer.overflowing()
+    if crowded:  # several calls on one line: lay out what holds them, else wrap each
+        transformer = Explode(module, fields, functions, sites, lines, limit, crowded)
+        result = wrapper.visit(transformer)
+        alone = crowded - transformer.handled
+        if alone:
+            transformer = Explode(module, fields, functions, sites, lines, limit,
+                                  frozenset(transformer.handled), frozenset(alone))
+            result = wrapper.visit(transformer)
     if transformer.done_functions != set(functions) or \
             len(transformer.done_sites) != expected_sites:
         return None

@@ -150,10 +150,12 @@ def helper_calls(context: InjectionContext, facts: FileFacts, definition: Defini
             continue
         qualname = f"{cls}.{access.attr}"
         reader = plain.get(qualname)
-        if reader is None or index.definitions[qualname].decorators or \
+        if reader is None or access.attr.startswith("__") or \
+                index.definitions[qualname].decorators or \
                 index.member(cls, access.attr) != qualname or any(
                 access.attr in index.children.get(sub, {}) for sub in index.descendants(cls)):
-            return None  # a property, cached or context-managing helper is no plain call
+            return None  # a property, cached or context-managing helper is no plain call (and
+            # a special method's function may do without some of its parameters)
         found[access.attr] = reader
     return found or None
 
@@ -198,9 +200,7 @@ def _reader(context: InjectionContext, planner: Planner, facts: FileFacts,
     if not context.is_covered(definition.qualname) or \
             not context.well_covered(definition.qualname):
         return "a method the tests run too little of", None
-    order = [item.name for item in index.classes[cls].attributes]
-    fields = tuple(sorted(reads, key=lambda item: (order.index(item) if item in order
-                                                   else len(order), item)))
+    fields = tuple(field_order(context, cls, reads))
     try:
         extract(context, facts.path, facts.module, definition, fields, helpers={
             name: (name, callee.fields) for name, callee in callees.items()})
@@ -209,6 +209,28 @@ def _reader(context: InjectionContext, planner: Planner, facts: FileFacts,
     return "", Reader(definition.qualname, cls, facts.path, facts.module,
                       definition.start_line, fields,
                       tuple(sorted(callee.qualname for callee in callees.values())))
+
+
+def field_order(context: InjectionContext, cls: str, fields: set[str]) -> list[str]:
+    """`fields` in the order the class assigns them in its constructor, those its constructor
+    takes as parameters in the order it takes them (`Length(min, max, equal, error)` gives
+    `min, max, equal, error` whatever the order of the assignments): every new signature lists
+    a group the way the repository's own does, and all of one class's alike."""
+    index = context.index
+    items = index.classes[cls].attributes
+    assigned = list(dict.fromkeys([  # the constructor's assignments first
+        *(item.name for item in items if item.kind == "instance"
+          and item.scope.rpartition(".")[2] in CONSTRUCTORS), *(item.name for item in items)]))
+    params: list[str] = []
+    for klass in index.mro(cls):
+        init = index.children.get(klass, {}).get("__init__")
+        if init is not None and init in index.definitions:
+            params = [param.name for param in index.definitions[init].params[1:]]
+            break
+    taken = iter(sorted((name for name in assigned if name in params), key=params.index))
+    order = [next(taken) if name in params else name for name in assigned]
+    return sorted(fields, key=lambda item: (order.index(item) if item in order else len(order),
+                                            item))
 
 
 def _rule_of(message: str) -> str:
@@ -329,6 +351,9 @@ class Extracted:
     """Imports for its `if TYPE_CHECKING:` block (names only postponed annotations read)."""
     future: bool
     """The source module postpones annotations (the new module must too)."""
+    dropped: tuple[str, ...] = ()
+    """Parameters of a special method the body never reads (`form` of a validator's
+    `__call__(self, form, field)`): the function does without them, and so does its call."""
 
 
 def extract(context: InjectionContext, path: str, module: str, definition: Definition,
@@ -384,6 +409,13 @@ def extract(context: InjectionContext, path: str, module: str, definition: Defin
             body[deferred] = after.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
     params = new.params
     own = list(params.params[1:])
+    dropped: tuple[str, ...] = ()
+    if name.startswith("__"):  # the protocol fixes its signature; a helper would not
+        read = {node.value for node in _plain_names(new.body)}
+        dropped = tuple(param.name.value for param in own if param.name.value not in read)
+        own = [param for param in own if param.name.value not in dropped]
+        if own:
+            own[-1] = own[-1].with_changes(comma=params.params[-1].comma)
     added = [cst.Param(cst.Name(field), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(
         " "))) for field in fields]
     if not own and params.star_arg is cst.MaybeSentinel.DEFAULT and not params.kwonly_params \
@@ -392,7 +424,7 @@ def extract(context: InjectionContext, path: str, module: str, definition: Defin
     new = new.with_changes(
         params=params.with_changes(params=[*added, *own]),
         body=new.body.with_changes(body=body), leading_lines=(), decorators=())
-    return Extracted(method, new, moved.imports, moved.type_checking, future)
+    return Extracted(method, new, moved.imports, moved.type_checking, future, dropped)
 
 
 def _require_field_reads(method: cst.FunctionDef, self_name: str, self_reads: set[int],

@@ -6,7 +6,11 @@ source module (a constructor) so that three signatures in two modules carry it; 
 over three or more files (two new modules, or readers of two modules); hard over four or more,
 and leaves one reader of the same fields as it is (a red herring). A body that calls another
 moved one (`fields.py`) moves with it, possibly to another new module, which it then imports;
-a private method that only moved bodies called goes (`unused_after_move`).
+a private method that only moved bodies called goes (`unused_after_move`). One class's bodies
+go to two new modules only where one calls the other (`forwarding`): the group then travels
+down a chain, where two unrelated functions in two modules would only pad the span. The new
+modules hold code alone (no docstring the repository's authors did not write), and signatures
+longer than the repository's line length are wrapped (`wrap.py`).
 """
 
 from __future__ import annotations
@@ -14,8 +18,8 @@ from __future__ import annotations
 import dataclasses
 import random
 import re
-import textwrap
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -35,6 +39,7 @@ from smellkit.injectors.cst.imports import (
 )
 from smellkit.injectors.data_clumps.fields import Extracted, Group, Reader, extract
 from smellkit.injectors.data_clumps.plan import outside_words
+from smellkit.injectors.data_clumps.wrap import line_length, wrapped_calls, wrapped_signature
 from smellkit.injectors.naming import meaningful, overlaps, pick, snake, words
 from smellkit.models import SPANS, Difficulty
 
@@ -84,13 +89,39 @@ def layout(group: Group, difficulty: Difficulty,
                         continue
                     if files < least or (most is not None and files > most):
                         continue
-                    return sorted(chosen, key=lambda item: (item.path, item.cls,
-                                                            item.line)), count
+                    if split and not forwarding(chunks(sorted(chosen, key=_placed), count)):
+                        continue  # one class's bodies in two modules with nothing between
+                    return sorted(chosen, key=_placed), count
     hint = " while one reader stays" if difficulty == "hard" else ""
     raise InjectionRefused(f"no choice of the {len(readers)} methods reading "
                            f"({', '.join(group.fields)}) spans "
                            f"{'exactly' if most == least else 'at least'} {least} files with 3 "
                            f"signatures in 2 modules{hint}")
+
+
+def _placed(reader: Reader) -> tuple[str, str, int]:
+    return reader.path, reader.cls, reader.line
+
+
+def forwarding(parts: Sequence[Sequence[Reader]]) -> bool:
+    """Whether every new module that holds some of a class's bodies while another holds others
+    calls into that other module or is called from it: the group then travels from one
+    function to the next (`validate_range` handing `min, max, error` to `format_error`), where
+    two unrelated one-line functions in two modules would only pad the span."""
+    home = {reader.qualname: number for number, part in enumerate(parts) for reader in part}
+    for number, part in enumerate(parts):
+        classes = {reader.cls for reader in part}
+        others = {home[reader.qualname] for other in parts if other is not part for reader in other
+                  if reader.cls in classes}
+        if not others:
+            continue
+        linked = any(home.get(callee) in others for reader in part for callee in reader.calls) \
+            or any(home[reader.qualname] in others and any(home.get(callee) == number
+                                                          for callee in reader.calls)
+                   for other in parts for reader in other)
+        if not linked:
+            return False
+    return True
 
 
 def chunks(items: Sequence[Reader], count: int) -> list[list[Reader]]:
@@ -123,12 +154,11 @@ def chunks(items: Sequence[Reader], count: int) -> list[list[Reader]]:
 
 def spread(context: InjectionContext, group: Group, moved: list[Reader], count: int,
            rng: random.Random) -> Spread:
-    """Move each chosen reader's body into a function of one of `count` new modules; the
-    group's fields lead every new signature, in the group's order, the reader's others after
-    them (a group that travels shows as one)."""
+    """Move each chosen reader's body into a function of one of `count` new modules; its
+    fields lead the new signature in the order of its class's constructor (`Length(min, max,
+    equal, error)` gives `(min, max, equal, error, value, message)`), as a hand-written helper
+    would take them."""
     index = context.index
-    moved = [dataclasses.replace(reader, fields=(*group.fields, *(
-        field for field in reader.fields if field not in group.fields))) for reader in moved]
     changes: dict[str, str | None] = {}
     trees: dict[str, cst.Module] = {}
     replacements: dict[str, dict[cst.CSTNode, cst.CSTNode]] = {}
@@ -137,6 +167,7 @@ def spread(context: InjectionContext, group: Group, moved: list[Reader], count: 
     taken_paths: set[str] = set()
     removed: dict[str, set[cst.FunctionDef]] = {}
     parts = chunks(moved, count)
+    limit = line_length(context.root)
     module_of: dict[str, str] = {}
     paths: list[tuple[str, str]] = []
     for part in parts:
@@ -176,7 +207,6 @@ def spread(context: InjectionContext, group: Group, moved: list[Reader], count: 
         named[reader.qualname] = (name, item)
     dropped = unused_after_move(context, moved)
     for part, (path, module) in zip(parts, paths):
-        first = part[0]
         extracted = [(reader, named[reader.qualname][1]) for reader in part]
         names = [named[reader.qualname][0] for reader in part]
         for (reader, item), name in zip(extracted, names):
@@ -185,14 +215,14 @@ def spread(context: InjectionContext, group: Group, moved: list[Reader], count: 
             trees[reader.path] = tree
             replacements.setdefault(reader.path, {})[item.method] = item.method \
                 if reader.qualname in dropped else _delegating(
-                    tree, item, name, reader.fields, line_limit(context.source(reader.path)))
+                    tree, item, name, reader.fields, limit)
             if reader.qualname in dropped:
                 removed.setdefault(reader.path, set()).add(item.method)
                 continue
             new_imports.setdefault(reader.path, []).append(
                 _import_into(context, reader.module, module, name))
-        changes[path] = _new_module(context, module, group, extracted, names,
-                                    line_limit(context.source(first.path)), rng)
+        changes[path] = _new_module(context, module, extracted, names, limit,
+                                    {name for name, _ in named.values()})
     for path, tree in trees.items():
         module_name = _module_of(context, path)
         new = replace(tree, replacements[path])
@@ -392,11 +422,14 @@ def _function_names(context: InjectionContext, reader: Reader,
             if not name.startswith("test") and name != method][:80]
 
 
-def _call_text(self_name: str, fields: Sequence[str], function: cst.FunctionDef) -> list[str]:
-    """The arguments of the delegating call: the fields, then the method's own parameters."""
+def _call_text(self_name: str, fields: Sequence[str], function: cst.FunctionDef,
+               dropped: Sequence[str] = ()) -> list[str]:
+    """The arguments of the delegating call: the fields, then the method's own parameters (but
+    those the function does without)."""
     params = function.params
     args = [f"{self_name}.{field}" for field in fields]
-    args.extend(param.name.value for param in params.params[1:])
+    args.extend(param.name.value for param in params.params[1:]
+                if param.name.value not in dropped)
     if isinstance(params.star_arg, cst.Param):
         args.append(f"*{params.star_arg.name.value}")
     args.extend(f"{param.name.value}={param.name.value}" for param in params.kwonly_params)
@@ -433,7 +466,7 @@ def _delegating(tree: cst.Module, item: Extracted, name: str, fields: Sequence[s
     method = item.method
     assert isinstance(method.body, cst.IndentedBlock)
     self_name = method.params.params[0].name.value
-    args = _call_text(self_name, fields, method)
+    args = _call_text(self_name, fields, method, item.dropped)
     indent = tree.default_indent
     keyword = "return " if returns_value(method) else ""
     text = f"{keyword}{name}({', '.join(args)})"
@@ -446,32 +479,6 @@ def _delegating(tree: cst.Module, item: Extracted, name: str, fields: Sequence[s
     body = list(method.body.body)
     kept = [body[0]] if body and is_docstring(body[0]) else []
     return method.with_changes(body=method.body.with_changes(body=[*kept, statement]))
-
-
-def wrapped_signature(function: cst.FunctionDef, limit: int) -> cst.FunctionDef:
-    """The function with its parameters on a line of their own, or one per line, when its
-    `def` line is longer than `limit` (as black lays them out); plain parameters only."""
-    empty = cst.Module(body=[])
-    code = empty.code_for_node(function.with_changes(body=cst.IndentedBlock(
-        body=[cst.SimpleStatementLine([cst.Pass()])]), leading_lines=()))
-    header = code.splitlines()[0]
-    params = function.params
-    if len(header) <= limit or params.posonly_params or params.kwonly_params or \
-            params.star_arg is not cst.MaybeSentinel.DEFAULT or params.star_kwarg is not None \
-            or not header.endswith(":"):
-        return function
-    texts = [empty.code_for_node(item.with_changes(
-        comma=cst.MaybeSentinel.DEFAULT, whitespace_after_param=cst.SimpleWhitespace(""),
-        star="")) for item in params.params]
-    returns = f" -> {empty.code_for_node(function.returns.annotation)}" \
-        if function.returns is not None else ""
-    inner = f"    {', '.join(texts)}"
-    if len(inner) > limit:
-        inner = ",\n".join(f"    {text}" for text in texts) + ","
-    parsed = cst.parse_statement(f"def {function.name.value}(\n{inner}\n){returns}:\n    pass\n")
-    assert isinstance(parsed, cst.FunctionDef)
-    return function.with_changes(params=parsed.params,
-                                 whitespace_before_params=parsed.whitespace_before_params)
 
 
 def _import_into(context: InjectionContext, importer: str, module: str, name: str) -> str:
@@ -490,23 +497,12 @@ def _uses_relative(context: InjectionContext, module: str) -> bool:
     return re.search(r"^\s*from \.", context.source(path), re.MULTILINE) is not None
 
 
-def _new_module(context: InjectionContext, module: str, group: Group,
+def _new_module(context: InjectionContext, module: str,
                 extracted: list[tuple[Reader, Extracted]], names: list[str], limit: int,
-                rng: random.Random) -> str:
-    classes = list(dict.fromkeys(reader.cls.rpartition(".")[2] for reader, _ in extracted))
-    carried = list(dict.fromkeys([*group.fields, *(field for reader, _ in extracted
-                                                     for field in reader.fields)]))
-    listed = ", ".join(carried[:-1]) + f" and {carried[-1]}"
-    if len(carried) > len(group.fields) + 1:  # a list that long says less than the group
-        listed = f"{', '.join(group.fields)} and other fields"
-    who = " and ".join(classes)
-    one = len(classes) == 1
-    its = "its" if one else "their"
-    opening = '"""' + rng.choice((
-        f"What {who} {'works' if one else 'work'} out from {its} {listed}.",
-        f"The parts of {who} that need only {its} {listed}.",
-        f"Helpers for {who}, given {its} {listed}.")) + '"""'
-    lines = ["\n".join(textwrap.wrap(opening, limit)) + "\n"]
+                called: AbstractSet[str]) -> str:
+    """The new module's text: its imports, grouped as isort does, then the functions. No module
+    docstring: one would be prose the repository's authors never wrote."""
+    lines: list[str] = []
     if any(item.future for _, item in extracted):
         lines.append("from __future__ import annotations\n")
     relative = _uses_relative(context, extracted[0][0].module)
@@ -529,8 +525,9 @@ def _new_module(context: InjectionContext, module: str, group: Group,
     text = "\n".join(lines)
     for (_, item), name in zip(extracted, names):
         function = wrapped_signature(item.function.with_changes(name=cst.Name(name)), limit)
-        text += "\n\n" + cst.Module(body=[function]).code
-    return text
+        text += ("\n\n" if text else "") + cst.Module(body=[function]).code
+    # a moved body's calls of a moved helper take the fields too: the line may outgrow the limit
+    return wrapped_calls(text, called, limit)
 
 
 def _relative(module: str, statement: str) -> str:
