@@ -25,7 +25,9 @@ derandomized, no example database):
   inputs, every place at least once where that suffices.
 
 Each is written as one JSON line {"id", "source", "payload" (base64 of the pickled `(args,
-kwargs)`)}; inputs equal to a recorded one are left out. Drawing a value may run the project's
+kwargs)`)}; inputs equal to a recorded one are left out. A line {"id", "done": true} follows an
+entry's last input (a run cut off by its time limit leaves the entries it did not finish
+without one). Drawing a value may run the project's
 code (constructors), so it runs under the worker's guard.
 """
 
@@ -389,11 +391,13 @@ def main(request_path: str) -> int:
         except BaseException as error:  # the entry point cannot be loaded or inspected
             results.write(json.dumps({"id": ident, "problem": f"{type(error).__name__}: "
                                                               f"{error}"[:300]}) + "\n")
+            results.write(json.dumps({"id": ident, "done": True}) + "\n")
             continue
         parts = generated_parts(parameters) if parameters is not None else None
         if parts is None and varied is None and not recorded:
             results.write(json.dumps({"id": ident, "problem": "a parameter has neither an "
                                       "annotation nor a recorded value"}) + "\n")
+            results.write(json.dumps({"id": ident, "done": True}) + "\n")
             continue
         known = {bytes(item) for item in recorded_payloads.get(ident, ())}
         drawn: list[tuple[str, tuple[Any, ...]]] = []
@@ -418,6 +422,7 @@ def main(request_path: str) -> int:
             known.add(payload)
             results.write(json.dumps({"id": ident, "source": source,
                                       "payload": base64.b64encode(payload).decode()}) + "\n")
+        results.write(json.dumps({"id": ident, "done": True}) + "\n")
         results.flush()
     results.close()
     return 0

@@ -69,7 +69,11 @@ def _ending(outcome: dict[str, Any]) -> str:
 
 def size(outcome: dict[str, Any]) -> int:
     """How big the call's input is (to prefer the smallest counterexample)."""
-    return len(json.dumps(outcome.get("input", ""), default=str))
+    described = outcome.get("input", "")
+    if isinstance(described, list) and len(described) == 4 and described[0] == "<digest>" \
+            and isinstance(described[3], int):
+        return described[3]
+    return len(json.dumps(described, default=str))
 
 
 def render(value: Any, limit: int = 600) -> str:
@@ -82,6 +86,8 @@ def _render(value: Any) -> str:
     if not (isinstance(value, list) and len(value) >= 2 and isinstance(value[0], str)):
         return json.dumps(value, default=str) if not isinstance(value, str) else value
     kind, content = value[0], value[1]
+    if kind == "<digest>" and len(value) >= 3:  # a big tree: its pruned copy (`compact`)
+        return _render(value[2])
     if kind in ("NoneType", "bool", "int", "float", "str", "complex"):
         return repr(content) if kind in ("str",) else str(content)
     if kind in ("list", "tuple", "set", "frozenset") and isinstance(content, list):

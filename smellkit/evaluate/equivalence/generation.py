@@ -19,6 +19,8 @@ class Generation:
     """Entry point -> (source: generated or mutated, pickled `(args, kwargs)`)."""
     problems: dict[str, str] = field(default_factory=dict)
     """Entry point (or "" for all) -> why nothing was drawn for it."""
+    done: set[str] = field(default_factory=set)
+    """Entry points whose drawing finished (not cut off by the time limit)."""
 
 
 def generate(entries: Sequence[EntryPoint], recorded: Mapping[str, Sequence[bytes]],
@@ -46,6 +48,8 @@ def generate(entries: Sequence[EntryPoint], recorded: Mapping[str, Sequence[byte
     for item, payload in lines:
         if payload is not None:
             found.inputs.setdefault(item["id"], []).append((str(item["source"]), payload))
+        elif item.get("done"):
+            found.done.add(str(item.get("id", "")))
         elif "problem" in item:
             found.problems[str(item.get("id", ""))] = str(item["problem"])
     if run.timed_out:
