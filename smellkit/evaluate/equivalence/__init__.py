@@ -89,6 +89,9 @@ class EquivalenceOptions:
     """Recorded inputs with one value (an argument, or an attribute of an object argument or
     of the receiver) set to a neighbour of itself, per entry point."""
     swept_changed: int = 40
+    paired: int = 40
+    """Recorded inputs with two values set to neighbours at once, per function the prediction
+    changed (a flag turned on with the value it shows: one change alone reaches nothing)."""
     """The same, per function the prediction changed (where a slip most likely is: every
     argument and attribute gets a neighbour, and each keyword its code reads)."""
     generation_budget: float = 30.0
@@ -114,7 +117,8 @@ class EquivalenceOptions:
         if self.cache is None:
             return None
         return self.cache / case_key(*case, self.recorded, self.generated, self.mutated,
-                                     self.swept, self.swept_changed, self.per_call,
+                                     self.swept, self.swept_changed, self.paired,
+                                     self.per_call,
                                      self.memory, self.isolate_network)
 
 
@@ -343,7 +347,8 @@ def _drawn(entries: Sequence[EntryPoint], recording: Recording, smelly: Version,
     todo = [item for item in entries if keys[item.name] not in stored]
     fresh = generate(todo, recording.inputs, smelly, timeout, generated=options.generated,
                      mutated=options.mutated, swept=options.swept,
-                     swept_changed=options.swept_changed) if todo else Generation()
+                     swept_changed=options.swept_changed,
+                     paired=options.paired) if todo else Generation()
     if cache is not None:
         cache.put("drawn", {keys[item.name]: {
             "inputs": [[source, encode(payload)]
