@@ -94,8 +94,9 @@ def _render(value: Any) -> str:
         inner = ", ".join(_render(item) for item in content)
         return {"list": f"[{inner}]", "tuple": f"({inner})"}.get(kind, f"{kind}({{{inner}}})")
     if kind == "dict" and isinstance(content, list):
-        return "{" + ", ".join(f"{_render(key)}: {_render(item)}"
-                               for key, item in content) + "}"
+        return "{" + ", ".join(f"{_render(item[0])}: {_render(item[1])}"
+                               if isinstance(item, list) and len(item) == 2 else _render(item)
+                               for item in content) + "}"  # a pruned copy ends in "..."
     if isinstance(content, list) and all(isinstance(item, list) and len(item) == 2 and
                                          isinstance(item[0], str) for item in content):
         return f"{kind}(" + ", ".join(f"{key}={_render(item)}" for key, item in content) + ")"
