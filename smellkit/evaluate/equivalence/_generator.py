@@ -127,11 +127,13 @@ def _annotated_constructor(kind: type) -> bool:
             inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD))
 
 
-def strategies(drawer: Drawer, target: Any, recorded: list[tuple[tuple[Any, ...], dict[str, Any]]]
-               ) -> list[tuple[str, Any, bool]] | None:
+def strategies(drawer: Drawer, target: Any, recorded: list[tuple[tuple[Any, ...], dict[str, Any]]],
+               owner: type | None = None) -> list[tuple[str, Any, bool]] | None:
     """Per positional parameter (in order): its name, its strategy (None when it has neither an
     annotation nor a recorded value) and whether it has a default; None when the signature
-    cannot be read. A recorded value counts whether it was passed by position or by name."""
+    cannot be read. A recorded value counts whether it was passed by position or by name. A
+    method of `owner` no test called gets its receiver built from the class's annotated
+    constructor (`st.builds`), a classmethod the class itself."""
     try:
         parameters = [item for item in inspect.signature(target).parameters.values()
                       if item.kind in (inspect.Parameter.POSITIONAL_ONLY,
@@ -154,6 +156,9 @@ def strategies(drawer: Drawer, target: Any, recorded: list[tuple[tuple[Any, ...]
                 strategy = drawer.st.sampled_from(
                     [pickle.dumps(value) for value in values if _pickles(value)]
                 ).map(pickle.loads) if any(_pickles(value) for value in values) else None
+            elif receiver and owner is not None:
+                strategy = drawer.st.just(owner) if item.name == "cls" else \
+                    drawer.st.builds(owner) if _annotated_constructor(owner) else None
         else:
             strategy = drawer.of_type(hints[item.name])
         found.append((item.name, strategy, item.default is not inspect.Parameter.empty))
@@ -495,6 +500,18 @@ def paired(parameters: list[tuple[str, Any, bool]], payloads: list[bytes], count
     return found
 
 
+def _owner(module: str, qualname: str) -> type | None:
+    """The class `qualname` is a method of, if it is one."""
+    holder = qualname.rpartition(".")[0]
+    if not holder:
+        return None
+    try:
+        found = worker.resolve(module, holder)
+    except Exception:  # a function nested in a function, or not importable
+        return None
+    return found if isinstance(found, type) else None
+
+
 def _takes_options(target: Any) -> bool:
     try:
         return any(item.kind is inspect.Parameter.VAR_KEYWORD
@@ -532,7 +549,8 @@ def main(request_path: str) -> int:
             loaded = [pickle.loads(item) for item in recorded_payloads.get(ident, ())]
             recorded = [(args, kwargs) for args, kwargs, *_ in loaded]
             states = [state[0] if state else None for _, _, *state in loaded]
-            parameters = strategies(drawer, target, recorded)
+            parameters = strategies(drawer, target, recorded,
+                                    _owner(entry["module"], entry["qualname"]))
             varied = mutations(drawer, parameters or [], recorded) if recorded else None
             literals = Literals(target)
             keywords = _takes_options(target)

@@ -63,6 +63,16 @@ class Labelled:
             return f"{prefix}{self.name} [{self.label}]"
         return prefix + self.name
 
+class Lazy:
+    def __init__(self, name: str, mode: str = "r"):
+        self.name = name
+        self.mode = mode
+
+    def open(self):
+        if self.mode == "w":
+            raise ValueError(self.name)
+        return self.name
+
 def slashed(options):
     return any(item == "/" for item in options)
 
@@ -222,3 +232,15 @@ def test_neighbours_reach_inside_lists_and_turn_none_and_strings_into_other_kind
     assert ((b"ab",), {"width": None}) in texts
     assert (("\b\nab\nab",), {"width": None}) in texts
     assert {kwargs["width"] for args, kwargs in texts if args == ("ab",)} >= {"a", True, 0, ()}
+
+
+def test_a_method_no_test_called_gets_receivers_built_from_its_class(version: Version) -> None:
+    drawn = generate([_entry("Lazy.open")], {}, version, 120, generated=10, mutated=0,
+                     swept=0, swept_changed=0, paired=0)
+    assert not drawn.problems, drawn.problems
+    with _importable(version):
+        from pkg.mod import Lazy
+
+        receivers = [args[0] for args, _ in _inputs(drawn.inputs, "Lazy.open", "generated")]
+        assert receivers and all(isinstance(item, Lazy) for item in receivers)
+        assert len({(item.name, item.mode) for item in receivers}) > 1
