@@ -126,14 +126,22 @@ class _Functions(cst.CSTVisitor):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         self.stack.append(node.name.value)
-        self.found.setdefault(".".join(self.stack), node)
+        if not _is_overload(node):  # a stub the implementation after it replaces: never run
+            self.found.setdefault(".".join(self.stack), node)
         return True
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.stack.pop()
 
 
+def _is_overload(node: cst.FunctionDef) -> bool:
+    """Whether `node` is a `@typing.overload` stub (`@overload`, `@t.overload`...)."""
+    return any(_name(decorator.decorator) == "overload" for decorator in node.decorators)
+
+
 def functions(module: cst.Module) -> dict[str, cst.FunctionDef]:
+    """Every function of `module` by qualified name: the first definition of a name, its
+    `@overload` stubs left out."""
     finder = _Functions()
     module.visit(finder)
     return finder.found

@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -180,6 +180,9 @@ def evaluate(dataset: Path | str, predictions: Sequence[Path | str] = (),
         pending = sorted((pair for pair in matched.pairs
                           if pair_key(pair[0].instance_id, pair[0].model) not in scores),
                          key=lambda pair: order[pair[1].instance_id])
+        if equivalence is not None and equivalence.cache is None:
+            # what no prediction changes is kept per case, for the next run too
+            equivalence = replace(equivalence, cache=out / "cache" / "equivalence")
         chosen = signals if signals is not None else load_signals()
         run.store.signals = chosen
         run.score(run.scorable(pending), scores, jobs,

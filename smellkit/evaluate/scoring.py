@@ -124,9 +124,14 @@ def _equivalence(prepared: PreparedCase, root: Path, result: Project, prediction
         verdict = Equivalence(verdict="inconclusive", reason="equivalence needs the "
                               "repository's environment: score with tests on")
     else:
+        case = prepared.case
         versions = Versions(smelly_tree=prepared.smelly_tree, result_tree=root,
                             spec=repository.spec, env=repository.env, runner=repository.runner,
-                            tests=prepared.case.tests, seed=_seed(prepared))
+                            tests=case.tests, seed=_seed(prepared),
+                            cache=options.case_folder(
+                                case.instance_id, case.repo, case.revision, case.smelly_patch,
+                                case.source_path, case.tests, case.test_cmd,
+                                str(repository.env.python), repository.env.env, _seed(prepared)))
         work = scratch / "equivalence"
         work.mkdir(exist_ok=True)
         try:

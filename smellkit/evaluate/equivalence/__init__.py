@@ -22,12 +22,22 @@ One prediction at a time (`check`):
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from smellkit.config import RepoSpec
+from smellkit.evaluate.equivalence.cache import (
+    CaseCache,
+    case_key,
+    decode,
+    encode,
+    missing,
+    payload_key,
+)
+from smellkit.evaluate.equivalence.comparison import UNUSABLE, difference, too_close_to_call
 from smellkit.evaluate.equivalence.entries import EntryPoint, Selection, select
 from smellkit.evaluate.equivalence.execution import (
     Call,
@@ -45,6 +55,7 @@ from smellkit.evaluate.equivalence.verdict import (
     Equivalence,
     Verdict,
     decide,
+    unstable_entries,
 )
 from smellkit.evaluate.patches.parse import parse_patch
 from smellkit.evaluate.signals import CaseAnalysis, relative_change, renamed_definitions
@@ -60,7 +71,7 @@ __all__ = ["VERDICTS", "Counterexample", "Equivalence", "EquivalenceOptions", "V
 
 @dataclass(frozen=True)
 class EquivalenceOptions:
-    """How hard to look; the defaults keep a click case under a minute on one core."""
+    """How hard to look, and where per-case work is kept."""
 
     depth: int = 2
     """Callers of changed functions followed this many calls up the call graph."""
@@ -78,6 +89,9 @@ class EquivalenceOptions:
     """Recorded inputs with one value (an argument, or an attribute of an object argument or
     of the receiver) set to a neighbour of itself, per entry point."""
     swept_changed: int = 40
+    paired: int = 40
+    """Recorded inputs with two values set to neighbours at once, per function the prediction
+    changed (a flag turned on with the value it shows: one change alone reaches nothing)."""
     """The same, per function the prediction changed (where a slip most likely is: every
     argument and attribute gets a neighbour, and each keyword its code reads)."""
     generation_budget: float = 30.0
@@ -93,6 +107,19 @@ class EquivalenceOptions:
     reword them)."""
     isolate_network: bool = True
     """Refuse to run calls (inconclusive) where no network namespace can be made."""
+    cache: Path | None = None
+    """Where what no prediction changes is kept per case (`cache`); scoring's default is the
+    output folder's `cache/equivalence`."""
+
+    def case_folder(self, *case: object) -> Path | None:
+        """The cache folder of the case `case` identifies (its id, smelly code, tests,
+        interpreter...), keyed by the options its items depend on too."""
+        if self.cache is None:
+            return None
+        return self.cache / case_key(*case, self.recorded, self.generated, self.mutated,
+                                     self.swept, self.swept_changed, self.paired,
+                                     self.per_call,
+                                     self.memory, self.isolate_network)
 
 
 @dataclass(frozen=True)
@@ -106,6 +133,9 @@ class Versions:
     runner: Runner
     tests: tuple[str, ...]
     seed: int = 0
+    cache: Path | None = None
+    """The case's cache folder (`cache`): what no prediction changes, kept between the
+    case's predictions; None: everything is computed for each prediction."""
 
 
 def _inconclusive(reason: str, started: float, **fields: object) -> Equivalence:
@@ -171,49 +201,177 @@ def check(analysis: CaseAnalysis, result: Project, patch: str, versions: Version
                              "exists in both versions" if selection.not_comparable else
                              "the patch changes no function", started,
                              not_comparable=selection.not_comparable)
-    tools, missing = tools_folder()
-    recording = record(selection.entry_points, versions.smelly_tree, versions.spec,
-                       versions.env, versions.runner, versions.tests, scratch,
-                       seed=versions.seed, limit=options.recorded, tools=tools)
+    tools, not_installed = tools_folder()
+    cache = CaseCache(versions.cache) if versions.cache is not None else None
     limits = Limits(per_call=options.per_call, memory=options.memory, seed=versions.seed)
 
-    def version(tree: Path) -> Version:
+    def version(tree: Path, paths: tuple[str, ...]) -> Version:
         return Version(tree=tree, env=versions.env, scratch=scratch, limits=limits,
-                       extra_paths=recording.paths, isolate_network=options.isolate_network,
+                       extra_paths=paths, isolate_network=options.isolate_network,
                        tools=tools)
 
-    smelly = version(versions.smelly_tree)
-    drawn = Generation(problems={"": "hypothesis is not installed (the equivalence extra)"}) \
-        if "hypothesis" in missing else generate(
-            _drawable(selection.entry_points, recording, options), recording.inputs, smelly,
-            min(options.generation_budget, max(0.0, deadline - time.monotonic()) / 4),
-            generated=options.generated, mutated=options.mutated, swept=options.swept,
-            swept_changed=options.swept_changed)
-    calls = _calls(selection.entry_points, recording, drawn, options.max_entry_points)
-    outcomes: list[list[dict[str, Any]]] = []
-    for run, (side, tree) in enumerate((("smelly", versions.smelly_tree),
-                                        ("smelly", versions.smelly_tree),
-                                        ("result", versions.result_tree))):
-        share = max(0.0, deadline - time.monotonic()) / (3 - run)
-        # a call that hung on the first run is not waited for again on the second: a hang is
-        # taken as repeatable (on the result it is run, since it may not hang there)
-        todo = [index for index, call in enumerate(calls)
-                if run != 1 or outcomes[0][index].get("status") != "timeout"]
-        hung = [position for position, index in enumerate(todo)
-                if outcomes[0][index].get("status") in ("timeout", "crashed")] \
-            if run == 2 else None
-        done = run_calls([calls[index] for index in todo], side, version(tree),
-                         time.monotonic() + share, may_hang=hung) if todo else []
-        found = dict(zip(todo, done))
-        outcomes.append([found.get(index) or outcomes[0][index] for index in range(len(calls))])
+    # what does not depend on the prediction: taken from the case's cache, the rest computed
+    # (and kept) under the case's lock, so two predictions of a case never do it twice
+    with cache.filling() if cache is not None else nullcontext(0.0) as waited:
+        deadline += waited
+        recording = _recorded(selection.entry_points, versions, scratch, options, tools, cache)
+        smelly = version(versions.smelly_tree, recording.paths)
+        drawn = Generation(problems={"": "hypothesis is not installed (the equivalence extra)"}) \
+            if "hypothesis" in not_installed else _drawn(
+                _drawable(selection.entry_points, recording, options), recording, smelly,
+                min(options.generation_budget, max(0.0, deadline - time.monotonic()) / 4),
+                options, cache)
+        calls = _calls(selection.entry_points, recording, drawn, options.max_entry_points)
+        first, second, fresh = _smelly_outcomes(calls, smelly, deadline, cache)
+    # a call that hung or crashed on the smelly version may do so on the result too
+    hung = [index for index, outcome in enumerate(first)
+            if outcome.get("status") in ("timeout", "crashed")]
+    left = max(0.0, deadline - time.monotonic())
+    outcomes = run_calls(calls, "result", version(versions.result_tree, recording.paths),
+                       time.monotonic() + (left if fresh else left / 2),
+                       may_hang=hung) if calls else []
     names = {item.name: item.result_name for item in selection.entry_points}
-    verdict = decide_all(calls, outcomes, selection, recording, names, options)
+    unstable: set[str] = set()
+    differing = [] if fresh else _differing(calls, first, second, outcomes, options)
+    if differing:
+        # the smelly outcomes came from runs of other call sequences (other predictions'):
+        # state one call leaves for the next may differ, so the difference is confirmed on
+        # the smelly version run in this prediction's order, twice, up to its last differing
+        # call; an entry point whose earlier runs disagreed stays nondeterministic
+        unstable = unstable_entries(calls, first, second, messages=options.messages)
+        end = differing[-1] + 1
+        again, twice = _twice(calls[:end], smelly, deadline, shares=(2, 1))
+        first, second = [*again, *first[end:]], [*twice, *second[end:]]
+    verdict = decide_all(calls, (first, second, outcomes), selection, recording, names, options,
+                         unstable)
     return verdict.model_copy(update={"seconds": round(time.perf_counter() - started, 3)})
 
 
-def decide_all(calls: Sequence[Call], outcomes: Sequence[Sequence[Mapping[str, object]]],
+Outcome = dict[str, Any]
+
+
+def _twice(calls: Sequence[Call], smelly: Version, deadline: float,
+           shares: tuple[int, int]) -> tuple[list[Outcome], list[Outcome]]:
+    """Each call's outcomes on two runs of the smelly version, in the order given; the first
+    run has 1/shares[0] of the time left, the second 1/shares[1]. A call that hung on the first
+    run is not waited for again on the second: a hang is taken as repeatable."""
+    if not calls:
+        return [], []
+    first = run_calls(calls, "smelly", smelly,
+                      time.monotonic() + max(0.0, deadline - time.monotonic()) / shares[0])
+    todo = [index for index, outcome in enumerate(first) if outcome.get("status") != "timeout"]
+    done = run_calls([calls[index] for index in todo], "smelly", smelly,
+                     time.monotonic() + max(0.0, deadline - time.monotonic()) / shares[1]) \
+        if todo else []
+    found = dict(zip(todo, done))
+    return first, [found.get(index) or first[index] for index in range(len(calls))]
+
+
+def _smelly_outcomes(calls: Sequence[Call], smelly: Version, deadline: float,
+                     cache: CaseCache | None
+                     ) -> tuple[list[Outcome], list[Outcome], bool]:
+    """Each call's two outcomes on the smelly version: from the cache, the others run (and
+    kept, when usable); and whether all were run here, in this order."""
+    keys = [payload_key(*call.smelly, call.payload) for call in calls]
+    found: dict[str, Any] = cache.get("outcomes", keys) if cache is not None else {}
+    todo = missing(keys, found)
+    one, two = _twice([calls[index] for index in todo], smelly, deadline, shares=(4, 3))
+    made = {keys[index]: [{key: value for key, value in first.items() if key != "index"},
+                          {key: value for key, value in second.items() if key != "index"}]
+            for index, first, second in zip(todo, one, two)}
+    if cache is not None:
+        cache.put("outcomes", {key: pair for key, pair in made.items()
+                               if not {pair[0].get("status"), pair[1].get("status")} & UNUSABLE})
+    found.update(made)
+    return ([dict(found[key][0]) for key in keys], [dict(found[key][1]) for key in keys],
+            len(todo) == len(calls))
+
+
+def _differing(calls: Sequence[Call], first: Sequence[Outcome], second: Sequence[Outcome],
+               result: Sequence[Outcome], options: EquivalenceOptions) -> list[int]:
+    """The positions of the calls whose result outcome differs from the smelly one, on entry
+    points whose two smelly runs agree."""
+    unstable = unstable_entries(calls, first, second, messages=options.messages)
+    return [index for index, (call, old, new) in enumerate(zip(calls, first, result))
+            if call.entry not in unstable and old.get("status") not in UNUSABLE and
+            new.get("status") not in UNUSABLE and
+            not too_close_to_call(old, new, options.per_call) and
+            difference(old, new, messages=options.messages) is not None]
+
+
+def _recorded(entries: Sequence[EntryPoint], versions: Versions, scratch: Path,
+              options: EquivalenceOptions, tools: Path, cache: CaseCache | None) -> Recording:
+    """The recorded inputs of `entries`: those the cache has, the others recorded now (and
+    kept, when the tests ran to their end)."""
+    def run(todo: Sequence[EntryPoint]) -> Recording:
+        return record(todo, versions.smelly_tree, versions.spec, versions.env, versions.runner,
+                      versions.tests, scratch, seed=versions.seed, limit=options.recorded,
+                      tools=tools)
+
+    if cache is None:
+        return run(entries)
+    stored = cache.get("recorded", [item.name for item in entries])
+    paths: list[str] = list(cache.get("paths", ["paths"]).get("paths", ()))
+    todo = [item for item in entries if item.name not in stored]
+    fresh = run(todo) if todo else Recording()
+    paths += [path for path in fresh.paths if path not in paths]
+    if todo and fresh.complete and not fresh.problem:
+        made = {item.name: {"inputs": [encode(item) for item in fresh.inputs.get(name, ())],
+                            "tests": fresh.tests.get(name, []),
+                            "dropped": fresh.dropped.get(name, 0)}
+                for item in todo for name in (item.name,)}
+        cache.put("recorded", made)
+        cache.put("paths", {"paths": paths})
+    combined = Recording(paths=tuple(paths), problem=fresh.problem, seconds=fresh.seconds,
+                         complete=True)
+    for name, item in stored.items():
+        if item["inputs"]:
+            combined.inputs[name] = [decode(payload) for payload in item["inputs"]]
+            combined.tests[name] = list(item["tests"])
+        if item["dropped"]:
+            combined.dropped[name] = int(item["dropped"])
+    combined.inputs.update(fresh.inputs)
+    combined.tests.update(fresh.tests)
+    combined.dropped.update(fresh.dropped)
+    return combined
+
+
+def _drawn(entries: Sequence[EntryPoint], recording: Recording, smelly: Version, timeout: float,
+           options: EquivalenceOptions, cache: CaseCache | None) -> Generation:
+    """The generated and mutated inputs of `entries`: those the cache has (per entry point and
+    whether the prediction changed it: a changed one is swept wider), the others drawn now (and
+    kept, for the entry points whose drawing finished)."""
+    keys = {item.name: f"{'changed' if item.distance == 0 else 'other'}:{item.name}"
+            for item in entries}
+    stored = cache.get("drawn", keys.values()) if cache is not None else {}
+    todo = [item for item in entries if keys[item.name] not in stored]
+    fresh = generate(todo, recording.inputs, smelly, timeout, generated=options.generated,
+                     mutated=options.mutated, swept=options.swept,
+                     swept_changed=options.swept_changed,
+                     paired=options.paired) if todo else Generation()
+    if cache is not None:
+        cache.put("drawn", {keys[item.name]: {
+            "inputs": [[source, encode(payload)]
+                       for source, payload in fresh.inputs.get(item.name, ())],
+            "problem": fresh.problems.get(item.name, "")}
+            for item in todo if item.name in fresh.done})
+    combined = Generation(inputs=dict(fresh.inputs), problems=dict(fresh.problems),
+                          done=set(fresh.done))
+    for item in entries:
+        found = stored.get(keys[item.name])
+        if found is None:
+            continue
+        combined.inputs[item.name] = [(str(source), decode(payload))
+                                      for source, payload in found["inputs"]]
+        if found["problem"]:
+            combined.problems[item.name] = str(found["problem"])
+        combined.done.add(item.name)
+    return combined
+
+
+def decide_all(calls: Sequence[Call], outcomes: Sequence[Sequence[Mapping[str, Any]]],
                selection: Selection, recording: Recording, names: Mapping[str, str],
-               options: EquivalenceOptions) -> Equivalence:
+               options: EquivalenceOptions, unstable: Collection[str] = ()) -> Equivalence:
     empty = ""
     if not calls:
         empty = recording.problem or "the selected tests never called an entry point with " \
@@ -239,7 +397,8 @@ def decide_all(calls: Sequence[Call], outcomes: Sequence[Sequence[Mapping[str, o
             "other functions of the changed modules that the selected tests do not call"
     first, second, result = outcomes
     return decide(calls, first, second, result, skipped, result_names=names,
-                  messages=options.messages, empty_reason=empty, per_call=options.per_call)
+                  messages=options.messages, empty_reason=empty, per_call=options.per_call,
+                  unstable=unstable)
 
 
 def _drawable(entries: Sequence[EntryPoint], recording: Recording,

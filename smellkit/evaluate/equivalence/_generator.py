@@ -22,10 +22,15 @@ derandomized, no example database):
   for a function taking `**options`, each identifier among its strings that no recorded call
   passed is tried as a keyword (`"multiple" in options`, `options.get("nargs", 1) > 0`).
   The functions the prediction changed (`"changed": true`) are swept up to `swept_changed`
-  inputs, every place at least once where that suffices.
+  inputs, every place at least once where that suffices, the attributes their code reads
+  first; and get up to `paired` inputs with two values changed at once (`paired`: a flag
+  turned on with the value it shows). Neighbours reach inside lists, tuples and dicts (one
+  item changed), turn None into a value and a string into its bytes.
 
 Each is written as one JSON line {"id", "source", "payload" (base64 of the pickled `(args,
-kwargs)`)}; inputs equal to a recorded one are left out. Drawing a value may run the project's
+kwargs)`)}; inputs equal to a recorded one are left out. A line {"id", "done": true} follows an
+entry's last input (a run cut off by its time limit leaves the entries it did not finish
+without one). Drawing a value may run the project's
 code (constructors), so it runs under the worker's guard.
 """
 
@@ -50,6 +55,11 @@ MAX_ATTRIBUTES = 60
 MAX_LITERALS = 12
 """Literals of one kind (numbers, strings, keywords) a function's sweep uses."""
 PROBE_VALUES = 4
+INSIDE_ITEMS = 3
+"""Items of a list, tuple or dict whose neighbours are tried (`neighbours`)."""
+INSIDE_NEIGHBOURS = 6
+MARKERS = 3
+"""Short non-word literals made into a first line of a string's neighbours."""
 """Values tried for a keyword a function reads but no recorded call passed."""
 EDGES: dict[type, tuple[Any, ...]] = {
     int: (0, 1, -1, 2 ** 31, -(2 ** 63)), float: (0.0, -0.0, 1.5, float("inf"), float("nan")),
@@ -117,11 +127,13 @@ def _annotated_constructor(kind: type) -> bool:
             inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD))
 
 
-def strategies(drawer: Drawer, target: Any, recorded: list[tuple[tuple[Any, ...], dict[str, Any]]]
-               ) -> list[tuple[str, Any, bool]] | None:
+def strategies(drawer: Drawer, target: Any, recorded: list[tuple[tuple[Any, ...], dict[str, Any]]],
+               owner: type | None = None) -> list[tuple[str, Any, bool]] | None:
     """Per positional parameter (in order): its name, its strategy (None when it has neither an
     annotation nor a recorded value) and whether it has a default; None when the signature
-    cannot be read. A recorded value counts whether it was passed by position or by name."""
+    cannot be read. A recorded value counts whether it was passed by position or by name. A
+    method of `owner` no test called gets its receiver built from the class's annotated
+    constructor (`st.builds`), a classmethod the class itself."""
     try:
         parameters = [item for item in inspect.signature(target).parameters.values()
                       if item.kind in (inspect.Parameter.POSITIONAL_ONLY,
@@ -144,6 +156,9 @@ def strategies(drawer: Drawer, target: Any, recorded: list[tuple[tuple[Any, ...]
                 strategy = drawer.st.sampled_from(
                     [pickle.dumps(value) for value in values if _pickles(value)]
                 ).map(pickle.loads) if any(_pickles(value) for value in values) else None
+            elif receiver and owner is not None:
+                strategy = drawer.st.just(owner) if item.name == "cls" else \
+                    drawer.st.builds(owner) if _annotated_constructor(owner) else None
         else:
             strategy = drawer.of_type(hints[item.name])
         found.append((item.name, strategy, item.default is not inspect.Parameter.empty))
@@ -221,28 +236,75 @@ def mutations(drawer: Drawer, parameters: list[tuple[str, Any, bool]],
     return st.sampled_from(choices).flatmap(lambda choice: vary(*choice))
 
 
-def neighbours(value: Any, literals: Literals | None = None) -> list[Any]:
+def neighbours(value: Any, literals: Literals | None = None, inside: bool = True
+               ) -> list[Any]:
     """The values next to a recorded one, where a boundary is most likely to sit: one more and
     one less, zero and minus one for numbers; the other truth value; the empty string and the
     string one character shorter; the empty container; then the function's own literals of the
     value's type (a number it compares against and one either side of it, a string it
-    compares against)."""
+    compares against). A string also gets its bytes (a function that takes either) and, for
+    each short marker among the literals (`\\b`, `/`), the marker as a first line before two
+    lines of it (a paragraph marked as the code looks for). None gets a string, a true value,
+    zero and the empty tuple (an option not set, set). With `inside`, a list, tuple or dict
+    also gets copies with one of its first items (values of a dict) set to a neighbour: a
+    change inside a list argument (`["/debug"]` for `["--debug"]`)."""
     literals = literals or Literals()
-    if isinstance(value, bool):
+    if value is None:
+        found: list[Any] = ["a", True, 0, ()]
+    elif isinstance(value, bool):
         return [not value]
-    if isinstance(value, int):
-        found: list[Any] = [value + 1, value - 1, 0, -1, 1, -value, *literals.boundaries()]
+    elif isinstance(value, int):
+        found = [value + 1, value - 1, 0, -1, 1, -value, *literals.boundaries()]
     elif isinstance(value, float):
         found = [value + 1.0, value - 1.0, 0.0, -value, float("nan")]
     elif isinstance(value, str):
-        found = ["", value[:-1], value + value[-1:], *literals.strings]
+        found = ["", value[:-1], value + value[-1:], *literals.strings,
+                 *(f"{marker}\n{value}\n{value}" for marker in literals.markers()),
+                 value.encode("utf-8", "surrogatepass")]
     elif isinstance(value, (list, tuple, dict, set, frozenset)):
-        found = [type(value)()]
+        found = [type(value)(), *(_inside(value, literals) if inside else ())]
     else:
         return []
-    return [item for index, item in enumerate(found)
-            if item != value and item not in found[:index] and
-            not (isinstance(item, float) and item != item and value != value)]
+    kept: list[Any] = []
+    for item in found:
+        if _same(item, value) or any(_same(item, other) for other in kept) or \
+                (isinstance(item, float) and item != item and value != value):
+            continue
+        kept.append(item)
+    return kept
+
+
+def _same(one: Any, other: Any) -> bool:
+    """Equal and of the same type (True is not 1, b"a" is not "a")."""
+    try:
+        return type(one) is type(other) and bool(one == other)
+    except Exception:  # an __eq__ that raises
+        return one is other
+
+
+def _inside(value: Any, literals: Literals) -> list[Any]:
+    """Copies of a list, tuple or dict with one of its first items changed to a neighbour."""
+    found: list[Any] = []
+    if isinstance(value, dict):
+        for key in list(value)[:INSIDE_ITEMS]:
+            for item in neighbours(value[key], literals, inside=False)[:INSIDE_NEIGHBOURS]:
+                found.append({**value, key: item})
+    elif isinstance(value, (list, tuple)):
+        for position, element in enumerate(value[:INSIDE_ITEMS]):
+            for item in neighbours(element, literals, inside=False)[:INSIDE_NEIGHBOURS]:
+                changed = [*value[:position], item, *value[position + 1:]]
+                found.append(changed if isinstance(value, list) else
+                             _rebuilt(value, changed))
+    return [item for item in found if item is not None]
+
+
+def _rebuilt(value: tuple[Any, ...], items: list[Any]) -> Any:
+    """A tuple of `value`'s type (a named tuple too) holding `items`; None when it cannot be
+    made."""
+    try:
+        return type(value)(items) if type(value) is tuple else type(value)(*items)
+    except Exception:
+        return None
 
 
 class Literals:
@@ -253,11 +315,13 @@ class Literals:
     def __init__(self, target: Any = None):
         numbers: list[int] = []
         strings: list[str] = []
+        names: list[str] = []
         codes = [getattr(target, "__code__", None)]
         while codes:
             code = codes.pop()
             if not isinstance(code, types.CodeType):
                 continue
+            names += code.co_names
             for constant in code.co_consts:
                 if isinstance(constant, types.CodeType):
                     codes.append(constant)
@@ -269,6 +333,14 @@ class Literals:
         self.numbers = list(dict.fromkeys(numbers))[:MAX_LITERALS]
         self.strings = list(dict.fromkeys(strings))[:MAX_LITERALS]
         self.keywords = [item for item in self.strings if item.isidentifier()]
+        self.names = list(dict.fromkeys(names))
+        """The attribute and global names the code reads, in the order it first does."""
+
+    def markers(self) -> list[str]:
+        """Short strings that are not words (`\\b`, `/`, `--`): what a text is looked at for."""
+        return [item for item in self.strings
+                if item and len(item) <= 3 and not item.isalnum() and not item.isspace()
+                ][:MARKERS]
 
     def boundaries(self) -> list[int]:
         return list(dict.fromkeys(item + step for item in self.numbers for step in (0, -1, 1)))
@@ -297,26 +369,7 @@ def swept(parameters: list[tuple[str, Any, bool]], payloads: list[bytes], count:
     code hang where the original returned. Each value is changed on a fresh copy of the input,
     which keeps its recorded global state. Every place gets its first neighbour (on each input
     in turn) before any gets its second."""
-    literals = literals or Literals()
-    receiver = bool(parameters) and parameters[0][0] in ("self", "cls")
-    named_parameters = {name for name, _, _ in parameters}
-    places: dict[tuple[Any, ...], list[tuple[int, list[Any]]]] = {}
-    for index, payload in enumerate(payloads):
-        args, kwargs, *_ = pickle.loads(payload)
-        named = [*((slot, args[slot]) for slot in range(len(args))), *kwargs.items()]
-        for slot, value in named:
-            if not (receiver and slot == 0):
-                places.setdefault((slot,), []).append((index, neighbours(value, literals)))
-            if _has_state(value):
-                public = [(name, attribute) for name, attribute in vars(value).items()
-                          if not name.startswith("_")]
-                for name, attribute in public[:MAX_ATTRIBUTES]:
-                    places.setdefault((slot, name), []).append(
-                        (index, neighbours(attribute, literals)))
-        if keywords:
-            for name in literals.keywords:
-                if name not in kwargs and name not in named_parameters:
-                    places.setdefault((name,), []).append((index, literals.probes()))
+    places = _places(parameters, payloads, literals or Literals(), keywords)
     found: list[tuple[Any, ...]] = []
     rounds = max((len(sites) * len(items) for sites in places.values() for _, items in sites),
                  default=0)
@@ -328,21 +381,135 @@ def swept(parameters: list[tuple[str, Any, bool]], payloads: list[bytes], count:
             rank = turn // len(sites)
             if rank >= len(items):
                 continue
-            args, kwargs, *state = pickle.loads(payloads[index])
-            holder = args[place[0]] if isinstance(place[0], int) else kwargs.get(place[0])
-            if len(place) == 1:
-                holder = items[rank]
-            else:
-                try:
-                    setattr(holder, place[1], items[rank])
-                except Exception:  # a read-only attribute
-                    continue
-            if isinstance(place[0], int):
-                args = (*args[:place[0]], holder, *args[place[0] + 1:])
-            else:
-                kwargs = {**kwargs, place[0]: holder}
-            found.append((args, kwargs, *state))
+            changed = _changed(payloads[index], [(place, items[rank])])
+            if changed is not None:
+                found.append(changed)
     return found
+
+
+Place = tuple[Any, ...]
+"""(argument position or keyword,) or (argument, attribute name)."""
+
+
+def _places(parameters: list[tuple[str, Any, bool]], payloads: list[bytes],
+            literals: Literals, keywords: bool) -> dict[Place, list[tuple[int, list[Any]]]]:
+    """Each place a value of the recorded inputs sits (`swept`), with its neighbours on each
+    input that has it; in the order they are tried: the arguments passed, the attributes the
+    function's code reads (in the order it first does), the keywords it looks up that no input
+    passed, then the other attributes."""
+    receiver = bool(parameters) and parameters[0][0] in ("self", "cls")
+    named_parameters = {name for name, _, _ in parameters}
+    places: dict[Place, list[tuple[int, list[Any]]]] = {}
+    passed: set[Place] = set()
+    for index, payload in enumerate(payloads):
+        args, kwargs, *_ = pickle.loads(payload)
+        named = [*((slot, args[slot]) for slot in range(len(args))), *kwargs.items()]
+        for slot, value in named:
+            if not (receiver and slot == 0):
+                passed.add((slot,))
+                places.setdefault((slot,), []).append((index, neighbours(value, literals)))
+            if _has_state(value):
+                public = [(name, attribute) for name, attribute in vars(value).items()
+                          if not name.startswith("_")]
+                for name, attribute in public[:MAX_ATTRIBUTES]:
+                    places.setdefault((slot, name), []).append(
+                        (index, neighbours(attribute, literals)))
+        if keywords:
+            for name in literals.keywords:
+                if name not in kwargs and name not in named_parameters:
+                    places.setdefault((name,), []).append((index, literals.probes()))
+    read = {name: rank for rank, name in enumerate(literals.names)}
+    probes = {name: rank for rank, name in enumerate(literals.keywords)}
+
+    def order(place: Place) -> tuple[int, int]:
+        if place in passed:
+            return 0, 0
+        if len(place) == 2 and place[1] in read:
+            return 1, read[place[1]]
+        if len(place) == 1:
+            return 2, probes.get(place[0], 0)
+        return 3, 0
+
+    return {place: places[place] for place in sorted(places, key=order)}
+
+
+def _unread(place: Place, literals: Literals) -> bool:
+    """An attribute the function's code never names (it may still reach it through a callee)."""
+    return len(place) == 2 and place[1] not in literals.names
+
+
+def _changed(payload: bytes, changes: list[tuple[Place, Any]]) -> tuple[Any, ...] | None:
+    """A fresh copy of the recorded input with each place set to its value; None when an
+    attribute cannot be set."""
+    args, kwargs, *state = pickle.loads(payload)
+    for place, value in changes:
+        holder = args[place[0]] if isinstance(place[0], int) else kwargs.get(place[0])
+        if len(place) == 1:
+            holder = value
+        else:
+            try:
+                setattr(holder, place[1], value)
+            except Exception:  # a read-only attribute
+                return None
+        if isinstance(place[0], int):
+            args = (*args[:place[0]], holder, *args[place[0] + 1:])
+        else:
+            kwargs = {**kwargs, place[0]: holder}
+    return (args, kwargs, *state)
+
+
+def paired(parameters: list[tuple[str, Any, bool]], payloads: list[bytes], count: int,
+           literals: Literals | None = None, keywords: bool = False
+           ) -> list[tuple[Any, ...]]:
+    """Up to `count` recorded inputs with two values set to neighbours at once, where one value
+    alone changes nothing: a flag turned on with the value it shows (`show_envvar` with an
+    `envvar`), a keyword with another it is checked against (`nargs=-1` with a `default`).
+    Among the places of `swept` (in its order; attributes the function's code never names
+    left out when others are there), the pairs of the first neighbours of two places
+    near each other in that order come first (the attributes a function reads together sit
+    together), then those of farther places, then of second neighbours. Two places of one
+    argument where one replaces it whole are not paired."""
+    literals = literals or Literals()
+    places = _places(parameters, payloads, literals, keywords)
+    ordered = [place for place in places if not _unread(place, literals)]
+    if len(ordered) < 2:
+        ordered = list(places)
+    candidates = []
+    for first, one in enumerate(ordered):
+        for second in range(first + 1, len(ordered)):
+            two = ordered[second]
+            if one[0] == two[0] and (len(one) == 1 or len(two) == 1):
+                continue
+            for ranks in ((0, 0), (1, 0), (0, 1)):
+                candidates.append((sum(ranks), second - first, first, ranks, one, two))
+    candidates.sort(key=lambda item: item[:3])
+    found: list[tuple[Any, ...]] = []
+    for *_, ranks, one, two in candidates:
+        if len(found) >= count:
+            break
+        sites = dict(places[two])
+        for index, items in places[one]:
+            other = sites.get(index)
+            if other is None or ranks[0] >= len(items) or ranks[1] >= len(other):
+                continue
+            changed = _changed(payloads[index], [(one, items[ranks[0]]),
+                                                 (two, other[ranks[1]])])
+            if changed is not None:
+                found.append(changed)
+            break
+    return found
+
+
+def _owner(module: str, qualname: str) -> type | None:
+    """The class `qualname` is a method of, if it is one."""
+    holder = qualname.rpartition(".")[0]
+    if not holder:
+        return None
+    try:
+        found = worker.resolve(module, holder)
+    except Exception:  # a function nested in a function, or not importable
+        return None
+    return found if isinstance(found, type) else None
 
 
 def _takes_options(target: Any) -> bool:
@@ -382,18 +549,21 @@ def main(request_path: str) -> int:
             loaded = [pickle.loads(item) for item in recorded_payloads.get(ident, ())]
             recorded = [(args, kwargs) for args, kwargs, *_ in loaded]
             states = [state[0] if state else None for _, _, *state in loaded]
-            parameters = strategies(drawer, target, recorded)
+            parameters = strategies(drawer, target, recorded,
+                                    _owner(entry["module"], entry["qualname"]))
             varied = mutations(drawer, parameters or [], recorded) if recorded else None
             literals = Literals(target)
             keywords = _takes_options(target)
         except BaseException as error:  # the entry point cannot be loaded or inspected
             results.write(json.dumps({"id": ident, "problem": f"{type(error).__name__}: "
                                                               f"{error}"[:300]}) + "\n")
+            results.write(json.dumps({"id": ident, "done": True}) + "\n")
             continue
         parts = generated_parts(parameters) if parameters is not None else None
         if parts is None and varied is None and not recorded:
             results.write(json.dumps({"id": ident, "problem": "a parameter has neither an "
                                       "annotation nor a recorded value"}) + "\n")
+            results.write(json.dumps({"id": ident, "done": True}) + "\n")
             continue
         known = {bytes(item) for item in recorded_payloads.get(ident, ())}
         drawn: list[tuple[str, tuple[Any, ...]]] = []
@@ -404,6 +574,10 @@ def main(request_path: str) -> int:
             count = int(request["swept_changed"] if entry.get("changed") else request["swept"])
             drawn += [("mutated", item) for item in swept(
                 parameters or [], list(recorded_payloads[ident]), count, literals, keywords)]
+            if entry.get("changed"):
+                drawn += [("paired", item) for item in paired(
+                    parameters or [], list(recorded_payloads[ident]),
+                    int(request.get("paired", 0)), literals, keywords)]
         if varied is not None:
             drawn += [("mutated", (args, kwargs, *([states[index]] if states[index] else [])))
                       for args, kwargs, index in draw(
@@ -418,6 +592,7 @@ def main(request_path: str) -> int:
             known.add(payload)
             results.write(json.dumps({"id": ident, "source": source,
                                       "payload": base64.b64encode(payload).decode()}) + "\n")
+        results.write(json.dumps({"id": ident, "done": True}) + "\n")
         results.flush()
     results.close()
     return 0

@@ -17,11 +17,13 @@ budget, and resumes at the next call when it dies. The hook is a guard against c
 these things by accident, not a security boundary: the namespace, the limits and the kill are.
 
 Outcomes are compared by the parent as canonical JSON trees (`canonical`): values by structure,
-the type named at every node, NaN equal to NaN, objects by their class and attributes.
+the type named at every node, NaN equal to NaN, objects by their class and attributes; a big
+tree by its digest (`compact`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import math
@@ -40,6 +42,9 @@ MAX_DEPTH = 12
 MAX_ITEMS = 200
 MAX_TEXT = 2000
 GENERATOR_ITEMS = 1000
+MAX_TREE = 1000
+"""Characters of a canonical tree's JSON written as they are; a bigger tree (a receiver holding
+a whole command tree) is written as its digest (`compact`)."""
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 _PATH_EVENTS = {
@@ -238,6 +243,32 @@ def _attributes(value: Any, depth: int, seen: dict[int, int]) -> Any:
                    if isinstance(key, str)], key=_sort_key)
 
 
+def compact(tree: Any) -> Any:
+    """`tree` when its JSON is short; else `["<digest>", digest, pruned copy, length]`: equal
+    exactly when the trees are (the digest), with a copy cut at some depth to read. The
+    outcomes of a case's calls are written, read and kept by the thousand: whole trees of big
+    objects made most of the check's time."""
+    text = json.dumps(tree, default=str)
+    if len(text) <= MAX_TREE:
+        return tree
+    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    depth = 12
+    pruned = _pruned(tree, depth)
+    while depth > 1 and len(json.dumps(pruned, default=str)) > MAX_TREE:
+        depth -= 2
+        pruned = _pruned(tree, depth)
+    return ["<digest>", digest, pruned, len(text)]
+
+
+def _pruned(value: Any, depth: int) -> Any:
+    if not isinstance(value, list):
+        return value
+    if depth <= 0:
+        return "..."
+    return [_pruned(item, depth - 1) for item in value[:20]] + (["..."] if len(value) > 20
+                                                                else [])
+
+
 # -- calls --------------------------------------------------------------------------------------
 
 def resolve(module: str, qualname: str) -> Any:
@@ -305,7 +336,7 @@ def _timed(target: Any, args: Any, kwargs: Any, limit: float) -> dict[str, Any]:
         return {"status": "timeout"}
     if ending["status"] == "returned":
         try:
-            ending["value"] = canonical(value)
+            ending["value"] = compact(canonical(value))
         except BaseException as error:  # state that cannot be read
             ending["value"] = f"<unreadable: {type(error).__name__}>"
     return ending
@@ -375,7 +406,7 @@ def set_state(state: dict[str, Any] | None) -> Any:
 
 def _call(target: Any, args: Any, kwargs: Any, seed: int, limit: float) -> dict[str, Any]:
     try:
-        described = canonical([list(args), kwargs])
+        described = compact(canonical([list(args), kwargs]))
     except BaseException as error:  # state that cannot be read
         described = f"<unreadable: {type(error).__name__}>"
     random.seed(seed)
@@ -390,7 +421,7 @@ def _call(target: Any, args: Any, kwargs: Any, seed: int, limit: float) -> dict[
         sys.stdout, sys.stderr = stdout, stderr
     outcome["seconds"] = round(time.perf_counter() - started, 4)
     try:
-        outcome["args"] = canonical([list(args), kwargs])
+        outcome["args"] = compact(canonical([list(args), kwargs]))
     except BaseException as error:  # an argument whose state cannot be read
         outcome["args"] = f"<unreadable: {type(error).__name__}>"
     outcome["printed"] = _text(_placeless(printed.getvalue()))

@@ -69,7 +69,11 @@ def _ending(outcome: dict[str, Any]) -> str:
 
 def size(outcome: dict[str, Any]) -> int:
     """How big the call's input is (to prefer the smallest counterexample)."""
-    return len(json.dumps(outcome.get("input", ""), default=str))
+    described = outcome.get("input", "")
+    if isinstance(described, list) and len(described) == 4 and described[0] == "<digest>" \
+            and isinstance(described[3], int):
+        return described[3]
+    return len(json.dumps(described, default=str))
 
 
 def render(value: Any, limit: int = 600) -> str:
@@ -82,14 +86,17 @@ def _render(value: Any) -> str:
     if not (isinstance(value, list) and len(value) >= 2 and isinstance(value[0], str)):
         return json.dumps(value, default=str) if not isinstance(value, str) else value
     kind, content = value[0], value[1]
+    if kind == "<digest>" and len(value) >= 3:  # a big tree: its pruned copy (`compact`)
+        return _render(value[2])
     if kind in ("NoneType", "bool", "int", "float", "str", "complex"):
         return repr(content) if kind in ("str",) else str(content)
     if kind in ("list", "tuple", "set", "frozenset") and isinstance(content, list):
         inner = ", ".join(_render(item) for item in content)
         return {"list": f"[{inner}]", "tuple": f"({inner})"}.get(kind, f"{kind}({{{inner}}})")
     if kind == "dict" and isinstance(content, list):
-        return "{" + ", ".join(f"{_render(key)}: {_render(item)}"
-                               for key, item in content) + "}"
+        return "{" + ", ".join(f"{_render(item[0])}: {_render(item[1])}"
+                               if isinstance(item, list) and len(item) == 2 else _render(item)
+                               for item in content) + "}"  # a pruned copy ends in "..."
     if isinstance(content, list) and all(isinstance(item, list) and len(item) == 2 and
                                          isinstance(item[0], str) for item in content):
         return f"{kind}(" + ", ".join(f"{key}={_render(item)}" for key, item in content) + ")"

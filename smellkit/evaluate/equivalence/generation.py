@@ -19,14 +19,18 @@ class Generation:
     """Entry point -> (source: generated or mutated, pickled `(args, kwargs)`)."""
     problems: dict[str, str] = field(default_factory=dict)
     """Entry point (or "" for all) -> why nothing was drawn for it."""
+    done: set[str] = field(default_factory=set)
+    """Entry points whose drawing finished (not cut off by the time limit)."""
 
 
 def generate(entries: Sequence[EntryPoint], recorded: Mapping[str, Sequence[bytes]],
              smelly: Version, timeout: float, *, generated: int = 20,
-             mutated: int = 20, swept: int = 10, swept_changed: int = 40) -> Generation:
+             mutated: int = 20, swept: int = 10, swept_changed: int = 40,
+             paired: int = 40) -> Generation:
     """Up to `generated` new, `swept` recorded ones with a value set to its neighbour
     (`swept_changed` for the functions the prediction changed, distance 0: a slip is most
-    likely there) and `mutated` redrawn inputs per entry point, within `timeout`."""
+    likely there), `mutated` redrawn inputs per entry point, and, for the functions changed,
+    `paired` recorded ones with two values set to neighbours at once, within `timeout`."""
     found = Generation()
     if not entries or timeout <= 0 or not (generated or mutated or swept):
         return found
@@ -38,7 +42,7 @@ def generate(entries: Sequence[EntryPoint], recorded: Mapping[str, Sequence[byte
     results.unlink(missing_ok=True)
     run = smelly.launch("_generator.py", "generation", {
         "inputs": str(inputs), "results": str(results), "generated": generated,
-        "mutated": mutated, "swept": swept, "swept_changed": swept_changed,
+        "mutated": mutated, "swept": swept, "swept_changed": swept_changed, "paired": paired,
         "entries": [{"id": item.name, "module": item.module, "qualname": item.qualname,
                      "changed": item.distance == 0} for item in entries]},
         timeout)
@@ -46,6 +50,8 @@ def generate(entries: Sequence[EntryPoint], recorded: Mapping[str, Sequence[byte
     for item, payload in lines:
         if payload is not None:
             found.inputs.setdefault(item["id"], []).append((str(item["source"]), payload))
+        elif item.get("done"):
+            found.done.add(str(item.get("id", "")))
         elif "problem" in item:
             found.problems[str(item.get("id", ""))] = str(item["problem"])
     if run.timed_out:

@@ -38,6 +38,9 @@ class Recording:
     problem: str = ""
     """Why nothing could be recorded (the tests could not run), if so."""
     seconds: float = 0.0
+    complete: bool = False
+    """The tests ran to their end (not killed at the run's time limit): what was recorded is
+    all the tests pass, and can be kept for the case's next predictions."""
 
     @property
     def count(self) -> int:
@@ -77,6 +80,7 @@ def record(entries: Sequence[EntryPoint], smelly_tree: Path, spec: RepoSpec, env
         run = run_tests(recording_env, copy, spec, tests, runner, seed=seed)
         recording = read_records(out, copy)
         recording.seconds = run.seconds
+        recording.complete = not run.timed_out
         if not recording.count and not run.passed:
             recording.problem = f"the selected tests did not run on the smelly code " \
                                 f"({run.summary()})"

@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -87,18 +87,27 @@ def _outcome_view(outcome: Mapping[str, Any]) -> dict[str, Any]:
     return view
 
 
-def decide(calls: Sequence[Call], first: Sequence[Mapping[str, Any]],
-           second: Sequence[Mapping[str, Any]], result: Sequence[Mapping[str, Any]],
-           not_comparable: Mapping[str, str], *, result_names: Mapping[str, str],
-           messages: bool = False, empty_reason: str = "", per_call: float = 2.0
-           ) -> Equivalence:
-    """The verdict from each call's outcome on the smelly version (twice) and on the result;
-    `per_call` is the time limit the calls ran under."""
+def unstable_entries(calls: Sequence[Call], first: Sequence[Mapping[str, Any]],
+                     second: Sequence[Mapping[str, Any]], *, messages: bool = False
+                     ) -> set[str]:
+    """The entry points with an input whose two outcomes on the smelly version differ."""
     unstable: set[str] = set()
     for call, one, two in zip(calls, first, second):
         if one.get("status") not in UNUSABLE and two.get("status") not in UNUSABLE and \
                 difference(dict(one), dict(two), messages=messages) is not None:
             unstable.add(call.entry)
+    return unstable
+
+
+def decide(calls: Sequence[Call], first: Sequence[Mapping[str, Any]],
+           second: Sequence[Mapping[str, Any]], result: Sequence[Mapping[str, Any]],
+           not_comparable: Mapping[str, str], *, result_names: Mapping[str, str],
+           messages: bool = False, empty_reason: str = "", per_call: float = 2.0,
+           unstable: Collection[str] = ()) -> Equivalence:
+    """The verdict from each call's outcome on the smelly version (twice) and on the result;
+    `per_call` is the time limit the calls ran under; `unstable`: entry points found
+    nondeterministic on other runs of the smelly version."""
+    unstable = {*unstable, *unstable_entries(calls, first, second, messages=messages)}
     skipped = dict(not_comparable)
     compared: dict[str, None] = {}
     by_source: dict[str, int] = {}

@@ -131,3 +131,47 @@ def test_a_patch_that_does_not_apply_gets_a_verdict_and_the_folder_resumes(
     assert row.equivalence_detail["reason"] == "the patch was not run (apply_failed)"
     again = evaluate(calc_dataset, [preds], out, equivalence=OPTIONS)  # resumes, no refusal
     assert again.reused == 1 and again.scored == 0
+
+
+def test_what_no_prediction_changes_is_computed_once_per_case(
+        calc_dataset: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second run with the same cache folder records no input, draws none and runs the smelly
+    version only to confirm a difference (in the prediction's own call order): its verdicts
+    are the first run's."""
+    import smellkit.evaluate.equivalence as equivalence
+
+    smelly = smelly_source(_dataset(calc_dataset)[ADD], tmp_path)
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text(
+        _line(ADD, edit(smelly, "    return a + b", "    print('adding')\n    return a + b"),
+              "prints")
+        + _line(ADD, edit(smelly, "    return a + b", "    return b + a"), "commutes"))
+    options = EquivalenceOptions(case_budget=120, cache=tmp_path / "cache")
+    evaluate(calc_dataset, [preds], tmp_path / "first", baselines=("oracle",), jobs=1,
+             equivalence=options)
+    first = _rows(tmp_path / "first")
+    assert len(list((tmp_path / "cache").iterdir())) == 4  # one folder per case
+    made: list[str] = []
+    for name in ("record", "generate"):
+        monkeypatch.setattr(equivalence, name, lambda *args, name=name, **kwargs:
+                            made.append(name))
+    smelly_runs: list[int] = []
+    run_calls = equivalence.run_calls
+
+    def counted(calls: Any, side: str, *args: Any, **kwargs: Any) -> Any:
+        if side == "smelly":
+            smelly_runs.append(len(calls))
+        return run_calls(calls, side, *args, **kwargs)
+
+    monkeypatch.setattr(equivalence, "run_calls", counted)
+    evaluate(calc_dataset, [preds], tmp_path / "second", baselines=("oracle",), jobs=1,
+             equivalence=options)
+    second = _rows(tmp_path / "second")
+    assert not made
+    assert {key: row.equivalence for key, row in second.items()} == \
+        {key: row.equivalence for key, row in first.items()}
+    assert second[ADD, "prints"].equivalence == "not_equivalent"
+    assert second[ADD, "commutes"].equivalence == "equivalent"
+    assert len(smelly_runs) == 2  # the confirmation of `prints`, twice
+    detail = second[ADD, "prints"].equivalence_detail
+    assert detail is not None and detail["counterexample"]["input"] == "[[2, 3], {}]"

@@ -50,6 +50,39 @@ def argument(name, required=None, **attrs):
 
 def pad(text, width):
     return text.ljust(width) if width > 12 else text
+
+class Labelled:
+    def __init__(self, name):
+        self.name = name
+        self.show = False
+        self.label = None
+        self.colour = "red"
+
+    def render(self, prefix):
+        if self.show and self.label is not None:
+            return f"{prefix}{self.name} [{self.label}]"
+        return prefix + self.name
+
+class Lazy:
+    def __init__(self, name: str, mode: str = "r"):
+        self.name = name
+        self.mode = mode
+
+    def open(self):
+        if self.mode == "w":
+            raise ValueError(self.name)
+        return self.name
+
+def slashed(options):
+    return any(item == "/" for item in options)
+
+def paragraph(text, width=None):
+    if isinstance(text, bytes):
+        text = text.decode()
+    lines = text.splitlines()
+    if lines and lines[0] == "\\b":
+        return lines[1:]
+    return text if width is None else text[:width]
 '''
 
 
@@ -154,3 +187,60 @@ def test_a_functions_own_literals_widen_the_sweep_of_a_changed_function(version:
     unchanged = generate([_entry("argument", distance=1)], recorded, version, 120,
                          generated=0, mutated=0, swept=2, swept_changed=40)
     assert len(_inputs(unchanged.inputs, "argument", "mutated")) == 2
+
+
+def _labelled(version: Version) -> bytes:
+    """A recorded `Labelled("x").render(">")`."""
+    with _importable(version):
+        from pkg.mod import Labelled  # type: ignore[import-not-found]
+
+        return pickle.dumps(((Labelled("x"), ">"), {}))
+
+
+def test_two_values_change_at_once_where_one_alone_reaches_nothing(version: Version) -> None:
+    """`show` on with a `label` set: each alone takes the recorded branch. The pairs come from
+    the attributes `render` reads (not `colour`), for the changed function only."""
+    recorded = {"pkg.mod.Labelled.render": [_labelled(version)]}
+    drawn = generate([_entry("Labelled.render")], recorded, version, 120, generated=0,
+                     mutated=0, swept=2, swept_changed=40, paired=40)
+    assert not drawn.problems, drawn.problems
+    with _importable(version):
+        pairs = [(vars(box), prefix) for (box, prefix), _ in
+                 _inputs(drawn.inputs, "Labelled.render", "paired")]
+        singles = [vars(box) for (box, _), _ in
+                   _inputs(drawn.inputs, "Labelled.render", "mutated")]
+    assert ({"name": "x", "show": True, "label": "a", "colour": "red"}, ">") in pairs
+    assert all(state["colour"] == "red" for state, _ in pairs)
+    assert not any(state["show"] and state["label"] is not None for state in singles)
+    unchanged = generate([_entry("Labelled.render", distance=1)], recorded, version, 120,
+                         generated=0, mutated=0, swept=2, swept_changed=40, paired=40)
+    assert not _inputs(unchanged.inputs, "Labelled.render", "paired")
+
+
+def test_neighbours_reach_inside_lists_and_turn_none_and_strings_into_other_kinds(
+        version: Version) -> None:
+    """An item of a list argument set to the function's literal; a None argument given a
+    value; a string given as bytes, and as a paragraph under a marker the code looks for."""
+    recorded = {"pkg.mod.slashed": [pickle.dumps(((["--debug", "-d"],), {}))],
+                "pkg.mod.paragraph": [pickle.dumps((("ab",), {"width": None}))]}
+    drawn = generate([_entry("slashed"), _entry("paragraph")], recorded, version, 120,
+                     generated=0, mutated=0, swept=2, swept_changed=40, paired=0)
+    assert not drawn.problems, drawn.problems
+    lists = [args[0] for args, _ in _inputs(drawn.inputs, "slashed", "mutated")]
+    assert ["/", "-d"] in lists and ["--debug", "/"] in lists and [] in lists
+    texts = [(args, kwargs) for args, kwargs in _inputs(drawn.inputs, "paragraph", "mutated")]
+    assert ((b"ab",), {"width": None}) in texts
+    assert (("\b\nab\nab",), {"width": None}) in texts
+    assert {kwargs["width"] for args, kwargs in texts if args == ("ab",)} >= {"a", True, 0, ()}
+
+
+def test_a_method_no_test_called_gets_receivers_built_from_its_class(version: Version) -> None:
+    drawn = generate([_entry("Lazy.open")], {}, version, 120, generated=10, mutated=0,
+                     swept=0, swept_changed=0, paired=0)
+    assert not drawn.problems, drawn.problems
+    with _importable(version):
+        from pkg.mod import Lazy
+
+        receivers = [args[0] for args, _ in _inputs(drawn.inputs, "Lazy.open", "generated")]
+        assert receivers and all(isinstance(item, Lazy) for item in receivers)
+        assert len({(item.name, item.mode) for item in receivers}) > 1

@@ -21,7 +21,7 @@ from benchmarks.bench_equivalence import (
     classified,
     table,
 )
-from benchmarks.equivalence_mutants import Mutant
+from benchmarks.equivalence_mutants import Mutant, functions, mutate
 
 ENTRY = '''
 [[mutant]]
@@ -131,3 +131,29 @@ def test_classified_sites_exist_and_examples_differ(pypi_sdist: Callable[[str, s
         "click.core.Argument.__init__", "flip_comparison", 2990, "is not None", "preserving",
         "", "")}
     assert "no such site now" in check_classified(gone, source, tmp_path)[0]
+
+
+OVERLOADED = """
+import typing as t
+
+class Command:
+    @t.overload
+    def main(self, standalone: "t.Literal[True]" = True) -> "t.NoReturn": ...
+
+    @t.overload
+    def main(self, standalone: bool = ...) -> t.Any: ...
+
+    def main(self, standalone: bool = True, width: int = 80) -> t.Any:
+        return standalone, width
+"""
+
+
+def test_mutants_are_made_in_the_implementation_not_in_overload_stubs() -> None:
+    """A stub's defaults never run: a mutant there would be counted as a miss of the check."""
+    import libcst as cst
+
+    module = cst.parse_module(OVERLOADED)
+    found = functions(module)
+    assert found["Command.main"].params.params[-1].name.value == "width"
+    mutant = mutate(module, found, "Command.main", "dropped_default", seed=0)
+    assert mutant is not None and mutant.line == 11  # the implementation's `def`

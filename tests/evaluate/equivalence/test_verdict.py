@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from smellkit.evaluate.equivalence._worker import canonical
-from smellkit.evaluate.equivalence.comparison import difference, render
+from smellkit.evaluate.equivalence._worker import MAX_TREE, canonical, compact
+from smellkit.evaluate.equivalence.comparison import difference, render, size
 from smellkit.evaluate.equivalence.execution import Call
 from smellkit.evaluate.equivalence.verdict import decide
 
@@ -133,3 +134,15 @@ def test_inconclusive_says_why() -> None:
 def test_render_reads_like_python() -> None:
     assert render(canonical({"a": [1, 2.5, None]})) == "{'a': [1, 2.5, None]}"
     assert render(canonical(Point(1, 2))).endswith("Point(x=1, y=2)")
+
+
+def test_a_big_value_is_compared_by_its_digest_and_read_from_a_pruned_copy() -> None:
+    big = {f"key{number}": list(range(40)) for number in range(40)}
+    one, same, other = (compact(canonical(value))
+                        for value in (big, dict(big), {**big, "key39": [0]}))
+    assert one[0] == "<digest>" and one == same and one != other
+    assert len(json.dumps(one[2])) <= MAX_TREE and one[3] == len(json.dumps(canonical(big)))
+    assert render(one).startswith("{'key") and "..." in render(one)
+    assert size({"input": one}) == one[3]
+    small = canonical([1, 2])
+    assert compact(small) == small
