@@ -1,0 +1,331 @@
+"""Wrapping the lines an edit added that outgrow the repository's line length, as its formatter
+would: black's way (the bracket's contents on one indented line, or one item a line with a
+trailing comma, the closing bracket on its own line: click, jinja2, marshmallow and WTForms all
+format with black or ruff), or the hanging way of a file whose continuation lines line up with
+the opening bracket.
+
+Only brackets written on one added line are split: a call's arguments, a signature's parameters,
+a class's bases, a `from` import's names, a list, set, dict or parenthesized tuple. Whitespace
+and trailing commas are all that change, so the code means the same; a line that no bracket can
+shorten (a long string, a chain of attributes) stays as it is.
+"""
+
+from __future__ import annotations
+
+import difflib
+import io
+import tokenize
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+_OPENERS = {"(", "[", "{"}
+_CLOSERS = {")", "]", "}"}
+_PASSES = 8
+"""Splits of one line's brackets, outermost first (a split can leave an item still too long)."""
+
+
+def added_lines(before: str | None, after: str) -> set[int]:
+    """Line numbers (from 1) of `after` that `before` does not have in place."""
+    new = after.splitlines()
+    if before is None:
+        return set(range(1, len(new) + 1))
+    matcher = difflib.SequenceMatcher(None, before.splitlines(), new, autojunk=False)
+    found: set[int] = set()
+    for tag, _, _, start, end in matcher.get_opcodes():
+        if tag in ("replace", "insert"):
+            found.update(range(start + 1, end + 1))
+    return found
+
+
+def long_lines(before: str | None, after: str, limit: int) -> list[int]:
+    """The added lines of `after` longer than `limit`."""
+    lines = after.splitlines()
+    return sorted(number for number in added_lines(before, after)
+                  if len(lines[number - 1].rstrip()) > limit)
+
+
+def hanging(code: str) -> bool:
+    """Whether the file continues bracketed lines the hanging way (`f(a,\\n  b)`) more often
+    than black's (`f(\\n    a, b\\n)`)."""
+    opened_at_end = continued = 0
+    open_brackets: list[tuple[int, bool]] = []  # (line, whether content follows on that line)
+    previous: tokenize.TokenInfo | None = None
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(code).readline):
+            if token.type == tokenize.OP and token.string in _CLOSERS and open_brackets:
+                line, content_follows = open_brackets.pop()
+                continued += content_follows and token.start[0] > line
+            if previous is not None and previous.type == tokenize.OP and \
+                    previous.string in _OPENERS and open_brackets:
+                line, _ = open_brackets[-1]
+                if token.type == tokenize.NL:
+                    opened_at_end += 1
+                elif token.start[0] == line and token.string not in _CLOSERS:
+                    open_brackets[-1] = (line, True)
+            if token.type == tokenize.OP and token.string in _OPENERS:
+                open_brackets.append((token.start[0], False))
+            previous = token
+    except (tokenize.TokenError, SyntaxError):
+        return False
+    return continued > opened_at_end
+
+
+@dataclass
+class _Bracket:
+    """One bracketed list of items on a line: where it is and how to rebuild it."""
+
+    node: cst.CSTNode
+    items: list[Any]
+    opened: CodeRange
+    """The span of the whole bracketed construct (its start line is the long line)."""
+    first: CodeRange
+    """The first item's span (its start column is right after the opening bracket)."""
+    last: CodeRange
+    """The last item's span (its end is at the closing bracket)."""
+    trailing_comma_allowed: bool = True
+
+
+def _items(node: cst.CSTNode) -> list[Any] | None:
+    """The node's bracketed items when it is a bracket this module splits."""
+    if isinstance(node, cst.Call):
+        return list(node.args)
+    if isinstance(node, cst.FunctionDef):
+        params = node.params
+        star: list[Any] = [params.star_arg] if isinstance(
+            params.star_arg, (cst.Param, cst.ParamStar)) else []
+        slash = [params.posonly_ind] if isinstance(params.posonly_ind, cst.ParamSlash) else []
+        return [*params.posonly_params, *slash, *params.params, *star, *params.kwonly_params,
+                *([params.star_kwarg] if params.star_kwarg is not None else [])]
+    if isinstance(node, cst.ClassDef):
+        return [*node.bases, *node.keywords] if isinstance(node.lpar, cst.LeftParen) else None
+    if isinstance(node, cst.ImportFrom):
+        return list(node.names) if not isinstance(node.names, cst.ImportStar) else None
+    if isinstance(node, (cst.List, cst.Set, cst.Dict)):
+        return list(node.elements)
+    if isinstance(node, cst.Tuple):
+        return list(node.elements) if node.lpar else None
+    return None
+
+
+class _Collect(cst.CSTVisitor):
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, lines: set[int]):
+        super().__init__()
+        self.lines = lines
+        self.found: dict[int, list[_Bracket]] = {}
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        super().on_visit(node)
+        items = _items(node)
+        if items:
+            span = self.get_metadata(PositionProvider, node)
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+                # the header alone: the body's lines are not this bracket's
+                last = self.get_metadata(PositionProvider, items[-1])
+                span = CodeRange(span.start, last.end)
+            if span.start.line in self.lines:
+                line = span.start.line
+                first = self.get_metadata(PositionProvider, items[0])
+                last = self.get_metadata(PositionProvider, items[-1])
+                if first.start.line == last.end.line == line:
+                    sole_generator = len(items) == 1 and isinstance(
+                        getattr(items[0], "value", None), cst.GeneratorExp)
+                    self.found.setdefault(line, []).append(_Bracket(
+                        node, items, span, first, last, not sole_generator))
+        return True
+
+
+def _choose(brackets: Sequence[_Bracket], line: str, limit: int) -> _Bracket | None:
+    """black's right-hand split: the bracket that closes last on the line, outermost first,
+    among those whose head (the line up to the bracket) fits."""
+    fitting = [bracket for bracket in brackets if bracket.first.start.column <= limit]
+    if not fitting:
+        return None
+    return max(fitting, key=lambda bracket: (bracket.last.end.column,
+                                             -bracket.opened.start.column))
+
+
+def _newline(indent: str, relative: bool = True) -> cst.ParenthesizedWhitespace:
+    """A line break followed by `indent` (after the block's own indentation when `relative`)."""
+    return cst.ParenthesizedWhitespace(first_line=cst.TrailingWhitespace(), empty_lines=[],
+                                       indent=relative, last_line=cst.SimpleWhitespace(indent))
+
+
+def _comma(after: cst.BaseParenthesizableWhitespace) -> cst.Comma:
+    return cst.Comma(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=after)
+
+
+def _rebuild(node: cst.CSTNode, items: list[Any], opening: cst.BaseParenthesizableWhitespace,
+             closing: cst.BaseParenthesizableWhitespace | None) -> cst.CSTNode:
+    """The node with `items` and `opening` after its opening bracket; `closing` before its
+    closing bracket (None: the last item's comma carries the line break)."""
+    empty = cst.SimpleWhitespace("")
+    if closing is not None:
+        last = items[-1]
+        if isinstance(last, cst.Arg):
+            items[-1] = last.with_changes(whitespace_after_arg=closing)
+        elif isinstance(last, cst.Param):
+            items[-1] = last.with_changes(whitespace_after_param=closing)
+    if isinstance(node, cst.Call):
+        return node.with_changes(args=items, whitespace_before_args=opening)
+    if isinstance(node, cst.FunctionDef):
+        params = node.params
+        counts = [len(params.posonly_params), 1 if isinstance(params.posonly_ind, cst.ParamSlash)
+                  else 0, len(params.params), 1 if isinstance(params.star_arg, (
+                      cst.Param, cst.ParamStar)) else 0, len(params.kwonly_params),
+                  1 if params.star_kwarg is not None else 0]
+        parts: list[list[Any]] = []
+        start = 0
+        for count in counts:
+            parts.append(items[start:start + count])
+            start += count
+        posonly, slash, plain, star, kwonly, kwargs = parts
+        return node.with_changes(whitespace_before_params=opening, params=params.with_changes(
+            posonly_params=posonly, posonly_ind=slash[0] if slash else params.posonly_ind,
+            params=plain, star_arg=star[0] if star else params.star_arg, kwonly_params=kwonly,
+            star_kwarg=kwargs[0] if kwargs else None))
+    if isinstance(node, cst.ClassDef):
+        bases = [item for item in items if item.keyword is None]
+        return node.with_changes(
+            bases=bases, keywords=items[len(bases):],
+            lpar=node.lpar.with_changes(whitespace_after=opening)
+            if isinstance(node.lpar, cst.LeftParen) else node.lpar,
+            rpar=node.rpar.with_changes(whitespace_before=closing or empty)
+            if isinstance(node.rpar, cst.RightParen) else node.rpar)
+    if isinstance(node, cst.ImportFrom):
+        return node.with_changes(names=items, lpar=cst.LeftParen(whitespace_after=opening),
+                                 rpar=cst.RightParen(whitespace_before=closing or empty))
+    if isinstance(node, (cst.List, cst.Set, cst.Dict)):
+        opener = node.lbracket if isinstance(node, cst.List) else node.lbrace
+        closer = node.rbracket if isinstance(node, cst.List) else node.rbrace
+        changes = {"lbracket" if isinstance(node, cst.List) else "lbrace":
+                   opener.with_changes(whitespace_after=opening),
+                   "rbracket" if isinstance(node, cst.List) else "rbrace":
+                   closer.with_changes(whitespace_before=closing or empty)}
+        return node.with_changes(elements=items, **changes)
+    assert isinstance(node, cst.Tuple)
+    lpar = [node.lpar[0].with_changes(whitespace_after=opening), *node.lpar[1:]]
+    rpar = [*node.rpar[:-1], node.rpar[-1].with_changes(whitespace_before=closing or empty)]
+    return node.with_changes(elements=items, lpar=lpar, rpar=rpar)
+
+
+def _split(bracket: _Bracket, module: cst.Module, line: str, block_indent: int, limit: int,
+           hang: bool) -> cst.CSTNode:
+    """The bracket split over lines: black's way or, `hang`, the hanging way."""
+    unit = module.default_indent
+    texts = [module.code_for_node(item).strip().removesuffix(",").rstrip()
+             for item in bracket.items]
+    line_indent = len(line) - len(line.lstrip())
+    items = list(bracket.items)
+    if hang:
+        column = bracket.first.start.column
+        if column + max(len(text) for text in texts) + 2 <= limit:
+            width = column
+            for position in range(len(items) - 1):
+                width += len(texts[position]) + 2
+                following = width + len(texts[position + 1]) + 1
+                breaks = following > limit
+                after = _newline(" " * column, relative=False) if breaks else \
+                    cst.SimpleWhitespace(" ")
+                if breaks:
+                    width = column
+                items[position] = items[position].with_changes(comma=_comma(after))
+            if isinstance(items[-1].comma, cst.Comma):
+                items[-1] = items[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            return _rebuild(bracket.node, items, cst.SimpleWhitespace(""), None)
+    inner = " " * (line_indent - block_indent) + unit
+    outer = " " * (line_indent - block_indent)
+    hug = ", ".join(texts)
+    has_trailing = isinstance(bracket.items[-1].comma, cst.Comma)
+    if not has_trailing and line_indent + len(unit) + len(hug) <= limit:
+        for position in range(len(items) - 1):
+            items[position] = items[position].with_changes(
+                comma=_comma(cst.SimpleWhitespace(" ")))
+        items[-1] = items[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return _rebuild(bracket.node, items, _newline(inner), _newline(outer))
+    for position in range(len(items) - 1):
+        items[position] = items[position].with_changes(comma=_comma(_newline(inner)))
+    if bracket.trailing_comma_allowed:
+        items[-1] = items[-1].with_changes(comma=_comma(_newline(outer)))
+        return _rebuild(bracket.node, items, _newline(inner), None)
+    items[-1] = items[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return _rebuild(bracket.node, items, _newline(inner), _newline(outer))
+
+
+class _Statements(cst.CSTVisitor):
+    """The indentation column of the statement holding each line."""
+
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.indent: dict[int, int] = {}
+
+    def _record(self, node: cst.CSTNode, header_end: int | None = None) -> None:
+        span = self.get_metadata(PositionProvider, node)
+        for line in range(span.start.line, (header_end or span.end.line) + 1):
+            self.indent[line] = span.start.column
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        self._record(node)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        super().on_visit(node)
+        if isinstance(node, cst.BaseCompoundStatement):
+            body = self.get_metadata(PositionProvider, node.body)
+            self._record(node, body.start.line)
+        if isinstance(node, cst.Decorator):
+            self._record(node)
+        return True
+
+
+def wrap_added_lines(module: cst.Module, before: str | None, limit: int) -> cst.Module:
+    """The module with the lines it adds to `before` (None: all of them) that outgrow `limit`
+    split at their brackets, in the file's own style."""
+    hang: bool | None = None
+    for _ in range(_PASSES):
+        code = module.code
+        long = long_lines(before, code, limit)
+        if not long:
+            return module
+        if hang is None:
+            hang = hanging(before if before is not None else code)
+        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        collect = _Collect(set(long))
+        statements = _Statements()
+        wrapper.visit(collect)
+        wrapper.visit(statements)
+        lines = code.splitlines()
+        replacements: dict[cst.CSTNode, cst.CSTNode] = {}
+        for number in long:
+            chosen = _choose(collect.found.get(number, []), lines[number - 1], limit)
+            if chosen is not None:
+                replacements[chosen.node] = _split(chosen, module, lines[number - 1],
+                                                   statements.indent.get(number, 0), limit,
+                                                   hang)
+        if not replacements:
+            return module
+        module = _replace(module, replacements)
+    return module
+
+
+def _replace(module: cst.Module, replacements: dict[cst.CSTNode, cst.CSTNode]) -> cst.Module:
+    class Replace(cst.CSTTransformer):
+        def on_leave(self, original_node: cst.CSTNode,  # type: ignore[override]
+                     updated_node: cst.CSTNode) -> cst.CSTNode:
+            new = replacements.get(original_node)
+            if new is None:
+                return updated_node
+            if isinstance(new, (cst.FunctionDef, cst.ClassDef)):  # keep the updated body
+                assert isinstance(updated_node, (cst.FunctionDef, cst.ClassDef))
+                return new.with_changes(body=updated_node.body)
+            return new
+
+    result = module.visit(Replace())
+    assert isinstance(result, cst.Module)
+    return result
