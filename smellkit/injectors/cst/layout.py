@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import difflib
 import io
+import re
 import tokenize
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -87,6 +88,28 @@ class _Bracket:
     last: CodeRange
     """The last item's span (its end is at the closing bracket)."""
     trailing_comma_allowed: bool = True
+    invisible: bool = False
+    """Not a bracket but an expression black puts in parentheses of its own (a condition, a
+    value returned or assigned, with operators at its top)."""
+
+
+_OPERATORS = (cst.BooleanOperation, cst.IfExp, cst.BinaryOperation, cst.Comparison,
+              cst.UnaryOperation)
+_TRAILER = re.compile(r"[\s,)\]}:;]*(#.*)?")
+"""What may follow a bracket black splits on its line: closing brackets and punctuation."""
+_SIGNATURE_END = re.compile(r"\s*,?\s*\)\s*(->.*)?:\s*(#.*)?")
+
+
+def _split_value(node: cst.CSTNode) -> cst.BaseExpression | None:
+    """The value or condition of a statement black may put in parentheses of its own."""
+    if isinstance(node, (cst.Return, cst.AnnAssign, cst.AugAssign)) or (
+            isinstance(node, cst.Assign) and len(node.targets) == 1):
+        value = node.value
+    elif isinstance(node, (cst.If, cst.While)):
+        value = node.test
+    else:
+        return None
+    return value if isinstance(value, _OPERATORS) and not value.lpar else None
 
 
 def _items(node: cst.CSTNode) -> list[Any] | None:
@@ -108,19 +131,56 @@ def _items(node: cst.CSTNode) -> list[Any] | None:
         return list(node.elements)
     if isinstance(node, cst.Tuple):
         return list(node.elements) if node.lpar else None
+    if isinstance(node, _COMPREHENSIONS) and (
+            not isinstance(node, cst.GeneratorExp) or node.lpar):
+        return [node.key if isinstance(node, cst.DictComp) else node.elt]
     return None
+
+
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
+def depth_before(line: str, column: int) -> int:
+    """Brackets opened on `line` before `column` and not closed there (strings and comments
+    aside); below zero when the line closes brackets opened on earlier lines."""
+    depth = position = 0
+    while position < min(column, len(line)):
+        char = line[position]
+        if char == "#":
+            break
+        if char in "'\"":
+            quote = line[position:position + 3] if line[position:position + 3] == char * 3 \
+                else char
+            position += len(quote)
+            while position < len(line) and not line.startswith(quote, position):
+                position += 2 if line[position] == "\\" else 1
+            position += len(quote)
+            continue
+        depth += (char in _OPENERS) - (char in _CLOSERS)
+        position += 1
+    return depth
 
 
 class _Collect(cst.CSTVisitor):
     METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def __init__(self, lines: set[int]):
+    def __init__(self, lines: set[int], source: Sequence[str]):
         super().__init__()
         self.lines = lines
+        self.source = source
+        """The module's lines: a bracket inside another bracket of its line is not split
+        before that one (black splits the outermost)."""
         self.found: dict[int, list[_Bracket]] = {}
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         super().on_visit(node)
+        value = _split_value(node)
+        if value is not None:
+            span = self.get_metadata(PositionProvider, value)
+            if span.start.line == span.end.line and span.start.line in self.lines and \
+                    depth_before(self.source[span.start.line - 1], span.start.column) <= 0:
+                self.found.setdefault(span.start.line, []).append(_Bracket(
+                    value, [value], span, span, span, invisible=True))
         items = _items(node)
         if items:
             span = self.get_metadata(PositionProvider, node)
@@ -128,11 +188,15 @@ class _Collect(cst.CSTVisitor):
                 # the header alone: the body's lines are not this bracket's
                 last = self.get_metadata(PositionProvider, items[-1])
                 span = CodeRange(span.start, last.end)
-            if span.start.line in self.lines:
+            if span.start.line in self.lines and depth_before(
+                    self.source[span.start.line - 1], span.start.column) <= 0:
                 line = span.start.line
                 first = self.get_metadata(PositionProvider, items[0])
                 last = self.get_metadata(PositionProvider, items[-1])
-                if first.start.line == last.end.line == line:
+                tail = self.source[line - 1][span.end.column:]
+                ends = _SIGNATURE_END if isinstance(node, (cst.FunctionDef, cst.ClassDef)) \
+                    else _TRAILER
+                if first.start.line == last.end.line == line and ends.fullmatch(tail):
                     sole_generator = len(items) == 1 and isinstance(
                         getattr(items[0], "value", None), cst.GeneratorExp)
                     self.found.setdefault(line, []).append(_Bracket(
@@ -142,7 +206,11 @@ class _Collect(cst.CSTVisitor):
 
 def _choose(brackets: Sequence[_Bracket], line: str, limit: int) -> _Bracket | None:
     """black's right-hand split: the bracket that closes last on the line, outermost first,
-    among those whose head (the line up to the bracket) fits."""
+    among those whose head (the line up to the bracket) fits; a condition or value with
+    operators at its top goes in parentheses of its own first."""
+    invisible = [bracket for bracket in brackets if bracket.invisible]
+    if invisible:
+        return min(invisible, key=lambda bracket: bracket.opened.start.column)
     fitting = [bracket for bracket in brackets if bracket.first.start.column <= limit]
     if not fitting:
         return None
@@ -218,6 +286,11 @@ def _split(bracket: _Bracket, module: cst.Module, line: str, block_indent: int, 
            hang: bool) -> cst.CSTNode:
     """The bracket split over lines: black's way or, `hang`, the hanging way."""
     unit = module.default_indent
+    if bracket.invisible:
+        assert isinstance(bracket.node, cst.BaseExpression)
+        return _parenthesized(bracket.node, module, line, block_indent, limit)
+    if isinstance(bracket.node, _COMPREHENSIONS):
+        return _split_comprehension(bracket.node, module, line, block_indent, limit)
     texts = [module.code_for_node(item).strip().removesuffix(",").rstrip()
              for item in bracket.items]
     line_indent = len(line) - len(line.lstrip())
@@ -255,6 +328,73 @@ def _split(bracket: _Bracket, module: cst.Module, line: str, block_indent: int, 
         return _rebuild(bracket.node, items, _newline(inner), None)
     items[-1] = items[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
     return _rebuild(bracket.node, items, _newline(inner), _newline(outer))
+
+
+def _parenthesized(node: cst.BaseExpression, module: cst.Module, line: str,
+                   block_indent: int, limit: int) -> cst.BaseExpression:
+    """The expression in parentheses on lines of their own; split before its loosest operators
+    (`or`, else `and`; a conditional's `if` and `else`) when still too long."""
+    line_indent = len(line) - len(line.lstrip())
+    unit = module.default_indent
+    inner = _newline(" " * (line_indent - block_indent) + unit)
+    outer = _newline(" " * (line_indent - block_indent))
+    if line_indent + len(unit) + len(module.code_for_node(node)) > limit:
+        node = _operator_lines(node, inner)
+    return node.with_changes(lpar=[cst.LeftParen(whitespace_after=inner)],
+                             rpar=[cst.RightParen(whitespace_before=outer)])
+
+
+def _operator_lines(node: cst.BaseExpression,
+                    inner: cst.ParenthesizedWhitespace) -> cst.BaseExpression:
+    if isinstance(node, cst.IfExp):
+        return node.with_changes(whitespace_before_if=inner, whitespace_before_else=inner)
+    if not isinstance(node, cst.BooleanOperation):
+        return node
+    loosest = type(node.operator)
+
+    def chain(item: cst.BaseExpression) -> cst.BaseExpression:
+        if not isinstance(item, cst.BooleanOperation) or type(item.operator) is not loosest \
+                or item.lpar:
+            return item
+        return item.with_changes(left=chain(item.left), operator=item.operator.with_changes(
+            whitespace_before=inner))
+
+    return chain(node)
+
+
+Comprehension = cst.ListComp | cst.SetComp | cst.DictComp | cst.GeneratorExp
+
+
+def _split_comprehension(node: Comprehension, module: cst.Module, line: str,
+                         block_indent: int, limit: int) -> cst.CSTNode:
+    """black's split of a comprehension: its contents on one indented line, else one clause
+    (the value, each `for`, each `if`) a line."""
+    line_indent = len(line) - len(line.lstrip())
+    unit = module.default_indent
+    inner = _newline(" " * (line_indent - block_indent) + unit)
+    outer = _newline(" " * (line_indent - block_indent))
+    text = module.code_for_node(node).strip()
+    contents = text[1:-1].strip()
+    if line_indent + len(unit) + len(contents) > limit:
+        node = node.with_changes(for_in=_clauses(node.for_in, inner))
+    if isinstance(node, cst.GeneratorExp):
+        lpar = [node.lpar[0].with_changes(whitespace_after=inner), *node.lpar[1:]]
+        rpar = [*node.rpar[:-1], node.rpar[-1].with_changes(whitespace_before=outer)]
+        return node.with_changes(lpar=lpar, rpar=rpar)
+    if isinstance(node, cst.ListComp):
+        return node.with_changes(lbracket=node.lbracket.with_changes(whitespace_after=inner),
+                                 rbracket=node.rbracket.with_changes(whitespace_before=outer))
+    return node.with_changes(lbrace=node.lbrace.with_changes(whitespace_after=inner),
+                             rbrace=node.rbrace.with_changes(whitespace_before=outer))
+
+
+def _clauses(clause: cst.CompFor, inner: cst.ParenthesizedWhitespace) -> cst.CompFor:
+    """Every `for` and `if` clause of a comprehension on a line of its own."""
+    nested = clause.inner_for_in
+    return clause.with_changes(
+        whitespace_before=inner,
+        ifs=[item.with_changes(whitespace_before=inner) for item in clause.ifs],
+        inner_for_in=_clauses(nested, inner) if nested is not None else None)
 
 
 class _Statements(cst.CSTVisitor):
@@ -296,7 +436,7 @@ def wrap_added_lines(module: cst.Module, before: str | None, limit: int) -> cst.
         if hang is None:
             hang = hanging(before if before is not None else code)
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-        collect = _Collect(set(long))
+        collect = _Collect(set(long), code.splitlines())
         statements = _Statements()
         wrapper.visit(collect)
         wrapper.visit(statements)

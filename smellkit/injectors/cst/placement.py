@@ -117,12 +117,17 @@ def sort_key(line: cst.SimpleStatementLine, style: HouseStyle
         name = _EMPTY.code_for_node(small.module) if small.module is not None else ""
         first = "" if isinstance(small.names, cst.ImportStar) else \
             _EMPTY.code_for_node(small.names[0].name)
-        member = isort_key(first) if style.order_by_type else (0, first.lower())
+        member = _member_key(first, style)
         return (section(line, style.first_party), True, -len(small.relative), name.lower(),
                 member)
     assert isinstance(small, cst.Import)
     return (section(line, style.first_party), False, 0,
             _EMPTY.code_for_node(small.names[0].name).lower(), (0, ""))
+
+
+def _member_key(name: str, style: HouseStyle) -> tuple[int, str]:
+    """isort's order of the names in one `from` import."""
+    return isort_key(name) if style.order_by_type else (0, name.lower())
 
 
 def _single(line: cst.BaseStatement) -> cst.ImportFrom | cst.Import | None:
@@ -193,6 +198,12 @@ def _rewritten(line: cst.SimpleStatementLine, tree: cst.Module, module: str, pac
                 whitespace_after_from=cst.SimpleWhitespace(" "))
             assert isinstance(small, cst.ImportFrom)
     names = small.names
+    if not isinstance(names, cst.ImportStar) and "#" not in tree.code_for_node(small):
+        order = sorted(names, key=lambda alias: _member_key(
+            tree.code_for_node(alias.name), style))
+        names = [alias.with_changes(comma=place.comma) for alias, place in zip(
+            order, names, strict=True)]
+        small = small.with_changes(names=names)
     if single and not isinstance(names, cst.ImportStar) and len(names) > 1:
         return [line.with_changes(body=[small.with_changes(
             names=[alias.with_changes(comma=cst.MaybeSentinel.DEFAULT)], lpar=None, rpar=None)],
@@ -293,12 +304,17 @@ def _arranged(block: _Block, tree: cst.Module, module: str, package: bool, style
     body = _body(block.owner)[block.start:block.end]
     kept: list[cst.BaseStatement] = []
     new: list[cst.SimpleStatementLine] = []
+    carried: Sequence[cst.EmptyLine] = ()  # the blank line that opened a group, say
     for statement, added in zip(body, block.added, strict=True):
         if added and _single(statement) is not None:
             assert isinstance(statement, cst.SimpleStatementLine)
             new.extend(_rewritten(statement, tree, module, package, style, relative, single))
-        else:
-            kept.append(statement)
+            carried = carried or _leading(statement)
+            continue
+        if carried and kept and not _leading(statement):
+            statement = statement.with_changes(leading_lines=carried)
+        carried = ()
+        kept.append(statement)
     if not new:
         return list(body)
     opening = _leading(body[0])
