@@ -272,7 +272,7 @@ def test_fields_passed_beside_the_object(tmp_path: Path, variant: str | None) ->
     assert isinstance(injection, Injection), injection
     patch = injection.smelly_patch
     assert "+def cost(area: Area, street, city, zipcode) -> int:" in patch
-    assert "+    return [label(area, area.street, area.city, area.zipcode)," in patch
+    assert "+        label(area, area.street, area.city, area.zipcode),\n" in patch
     assert "len(city) + len(zipcode) + len(street) + len(area.short())" in patch
     support.assert_round_trip(tmp_path, injection, project)
     smelly = support.smelly_copy(tmp_path, injection, tmp_path / "copy")
