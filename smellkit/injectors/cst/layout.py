@@ -185,14 +185,17 @@ class _Collect(cst.CSTVisitor):
         if items:
             span = self.get_metadata(PositionProvider, node)
             if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-                # the header alone: the body's lines are not this bracket's
-                last = self.get_metadata(PositionProvider, items[-1])
+                # the header alone: the body's lines are not this bracket's (a parameter's
+                # own span leaves out its default)
+                last = self.get_metadata(PositionProvider, node.params if isinstance(
+                    node, cst.FunctionDef) else items[-1])
                 span = CodeRange(span.start, last.end)
             if span.start.line in self.lines and depth_before(
                     self.source[span.start.line - 1], span.start.column) <= 0:
                 line = span.start.line
                 first = self.get_metadata(PositionProvider, items[0])
-                last = self.get_metadata(PositionProvider, items[-1])
+                last = span if isinstance(node, cst.FunctionDef) else \
+                    self.get_metadata(PositionProvider, items[-1])
                 tail = self.source[line - 1][span.end.column:]
                 ends = _SIGNATURE_END if isinstance(node, (cst.FunctionDef, cst.ClassDef)) \
                     else _TRAILER
@@ -315,7 +318,9 @@ def _split(bracket: _Bracket, module: cst.Module, line: str, block_indent: int, 
     outer = " " * (line_indent - block_indent)
     hug = ", ".join(texts)
     has_trailing = isinstance(bracket.items[-1].comma, cst.Comma)
-    if not has_trailing and line_indent + len(unit) + len(hug) <= limit:
+    literal = isinstance(bracket.node, (cst.List, cst.Set, cst.Dict, cst.Tuple, cst.ImportFrom))
+    if not has_trailing and not (literal and len(items) > 1) and \
+            line_indent + len(unit) + len(hug) <= limit:
         for position in range(len(items) - 1):
             items[position] = items[position].with_changes(
                 comma=_comma(cst.SimpleWhitespace(" ")))
@@ -326,6 +331,10 @@ def _split(bracket: _Bracket, module: cst.Module, line: str, block_indent: int, 
     if bracket.trailing_comma_allowed:
         items[-1] = items[-1].with_changes(comma=_comma(_newline(outer)))
         return _rebuild(bracket.node, items, _newline(inner), None)
+    generator = getattr(items[-1], "value", None)  # a sole argument: one clause a line
+    if isinstance(generator, cst.GeneratorExp):
+        items[-1] = items[-1].with_changes(value=generator.with_changes(
+            for_in=_clauses(generator.for_in, _newline(inner))))
     items[-1] = items[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
     return _rebuild(bracket.node, items, _newline(inner), _newline(outer))
 
@@ -333,7 +342,7 @@ def _split(bracket: _Bracket, module: cst.Module, line: str, block_indent: int, 
 def _parenthesized(node: cst.BaseExpression, module: cst.Module, line: str,
                    block_indent: int, limit: int) -> cst.BaseExpression:
     """The expression in parentheses on lines of their own; split before its loosest operators
-    (`or`, else `and`; a conditional's `if` and `else`) when still too long."""
+    (a conditional's `if` and `else`, else every `and` and `or`) when still too long."""
     line_indent = len(line) - len(line.lstrip())
     unit = module.default_indent
     inner = _newline(" " * (line_indent - block_indent) + unit)
@@ -350,14 +359,13 @@ def _operator_lines(node: cst.BaseExpression,
         return node.with_changes(whitespace_before_if=inner, whitespace_before_else=inner)
     if not isinstance(node, cst.BooleanOperation):
         return node
-    loosest = type(node.operator)
 
     def chain(item: cst.BaseExpression) -> cst.BaseExpression:
-        if not isinstance(item, cst.BooleanOperation) or type(item.operator) is not loosest \
-                or item.lpar:
+        """Before every `and` and `or` outside parentheses (black ranks them alike)."""
+        if not isinstance(item, cst.BooleanOperation) or item.lpar:
             return item
-        return item.with_changes(left=chain(item.left), operator=item.operator.with_changes(
-            whitespace_before=inner))
+        return item.with_changes(left=chain(item.left), right=chain(item.right),
+                                 operator=item.operator.with_changes(whitespace_before=inner))
 
     return chain(node)
 
