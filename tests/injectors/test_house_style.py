@@ -139,7 +139,7 @@ def describe(self, first_argument_name, second_argument_name, third_argument_nam
 class Holder(Base, metaclass=Meta):
     def method(self, first_argument_name, second_argument_name, third_argument_name=None):
         return {"alpha": first_argument_name, "beta": second_argument_name, "gamma": third_argument_name}
-'''
+'''  # noqa: E501 (lines too long to wrap are the point)
 
 
 def test_added_lines_are_wrapped_as_black_wraps_them(tmp_path: Path) -> None:
@@ -312,7 +312,8 @@ def test_the_engine_restyles_every_changed_file(tmp_path: Path) -> None:
     context = InjectionContext(Project.load(tmp_path, use_cache=False, jobs=1))
     assert context.house_style.line_length == 40
     changes: dict[str, str | None] = {
-        "pkg/a.py": "import os\nimport abc\n\nx = os.sep\ny = combine(abc.ABC, os.sep, 'a long one')\n",
+        "pkg/a.py": "import os\nimport abc\n\nx = os.sep\n"
+                    "y = combine(abc.ABC, os.sep, 'a long one')\n",
         "pkg/b.py": "import sys\nimport abc\n", "pkg/c.py": None, "README": "words " * 20}
     result = restyled(context, {"pkg/a.py": "import os\n\nx = os.sep\n", "pkg/b.py": None,
                                 "pkg/c.py": "x = 1\n", "README": None}, changes)
