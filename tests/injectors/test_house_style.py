@@ -325,3 +325,36 @@ def test_the_engine_restyles_every_changed_file(tmp_path: Path) -> None:
 
 def test_code_that_does_not_parse_comes_back_as_it_was() -> None:
     assert restyle(HouseStyle(), None, "def broken(:\n", "pkg.mod") == "def broken(:\n"
+
+
+# -- editing pieces of a module ----------------------------------------------------------------
+
+
+def test_a_window_is_the_smallest_statement_or_header() -> None:
+    from smellkit._internal import pyast
+    from smellkit.injectors.cst.windows import Window, cut, innermost, paste
+
+    text = ("class A:\n    def f(self,\n          x):\n        if x:\n            return 1\n"
+            "        elif x > 2:\n            return 2\n")
+    lines = text.splitlines(keepends=True)
+    tree = pyast.parse(text)
+    assert innermost(tree, 2, lines) == Window(2, 3, header=True)
+    assert innermost(tree, 5, lines) == Window(5, 5)
+    assert innermost(tree, 6, lines) is None  # an `elif` cannot stand alone
+    source, offset = cut(lines, Window(2, 3, header=True))
+    assert (source, offset) == ("if 1:\n    def f(self,\n          x):\n        pass\n", 1)
+    assert paste(lines, Window(2, 3, header=True), source.replace("x)", "y)"), 1) == [
+        *lines[:2], "          y):\n", *lines[3:]]
+
+
+def test_only_the_added_statements_change(tmp_path: Path) -> None:
+    before = ("import os\r\n\r\n\r\ndef human(a,b):   # odd, but theirs\r\n"
+              "    return some_call(a, b, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, "
+              "16, 17, 18])\r\n")
+    after = before + ("\r\n\r\ndef added(first_argument, second_argument):\r\n"
+                      "    return some_call(first_argument, second_argument, [1, 2, 3, 4, 5, "
+                      "6, 7, 8, 9])\r\n")
+    result = restyle(HouseStyle(line_length=79), before, after, "pkg.mod")
+    assert result.startswith(before)
+    assert "\n    return some_call(\r\n        first_argument," in result.replace("\r\n", "\n", 1)
+    assert all(line.endswith("\r\n") for line in result.splitlines(keepends=True))

@@ -211,16 +211,16 @@ def restyle(style: HouseStyle, before: str | None, after: str, module: str,
     from smellkit.injectors.cst import layout, placement
 
     try:
-        tree = cst.parse_module(after)
-        placed = placement.place_added_imports(tree, before, style, module, package)
+        placed = placement.place_added_imports(after, before, style, module, package)
         wrapped = layout.wrap_added_lines(placed, before, style.line_length)
-    except (cst.ParserSyntaxError, RecursionError):
+        if wrapped == after:
+            return after
+        pyast.parse(placed)
+    except (cst.ParserSyntaxError, SyntaxError, ValueError, RecursionError):
         return after
-    if wrapped.code == after:
-        return after
-    if not _same_code(placed.code, wrapped.code):
+    if not _same_code(placed, wrapped):
         return after  # wrapping must not move the syntax tree at all
-    return wrapped.code
+    return wrapped
 
 
 def _same_code(old: str, new: str) -> bool:

@@ -12,6 +12,7 @@ shorten (a long string, a chain of attributes) stays as it is.
 
 from __future__ import annotations
 
+import ast
 import difflib
 import io
 import re
@@ -22,6 +23,9 @@ from typing import Any
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from smellkit._internal import pyast
+from smellkit.injectors.cst import windows
 
 _OPENERS = {"(", "[", "{"}
 _CLOSERS = {")", "]", "}"}
@@ -34,11 +38,19 @@ def added_lines(before: str | None, after: str) -> set[int]:
     new = after.splitlines()
     if before is None:
         return set(range(1, len(new) + 1))
-    matcher = difflib.SequenceMatcher(None, before.splitlines(), new, autojunk=False)
+    old = before.splitlines()
+    head = 0  # the lines both begin and end with are matched without difflib (an edit is small)
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    matcher = difflib.SequenceMatcher(None, old[head:len(old) - tail],
+                                      new[head:len(new) - tail], autojunk=False)
     found: set[int] = set()
     for tag, _, _, start, end in matcher.get_opcodes():
         if tag in ("replace", "insert"):
-            found.update(range(start + 1, end + 1))
+            found.update(range(head + start + 1, head + end + 1))
     return found
 
 
@@ -286,14 +298,13 @@ def _rebuild(node: cst.CSTNode, items: list[Any], opening: cst.BaseParenthesizab
 
 
 def _split(bracket: _Bracket, module: cst.Module, line: str, block_indent: int, limit: int,
-           hang: bool) -> cst.CSTNode:
+           hang: bool, unit: str) -> cst.CSTNode:
     """The bracket split over lines: black's way or, `hang`, the hanging way."""
-    unit = module.default_indent
     if bracket.invisible:
         assert isinstance(bracket.node, cst.BaseExpression)
-        return _parenthesized(bracket.node, module, line, block_indent, limit)
+        return _parenthesized(bracket.node, module, line, block_indent, limit, unit)
     if isinstance(bracket.node, _COMPREHENSIONS):
-        return _split_comprehension(bracket.node, module, line, block_indent, limit)
+        return _split_comprehension(bracket.node, module, line, block_indent, limit, unit)
     texts = [module.code_for_node(item).strip().removesuffix(",").rstrip()
              for item in bracket.items]
     line_indent = len(line) - len(line.lstrip())
@@ -340,11 +351,10 @@ def _split(bracket: _Bracket, module: cst.Module, line: str, block_indent: int, 
 
 
 def _parenthesized(node: cst.BaseExpression, module: cst.Module, line: str,
-                   block_indent: int, limit: int) -> cst.BaseExpression:
+                   block_indent: int, limit: int, unit: str) -> cst.BaseExpression:
     """The expression in parentheses on lines of their own; split before its loosest operators
     (a conditional's `if` and `else`, else every `and` and `or`) when still too long."""
     line_indent = len(line) - len(line.lstrip())
-    unit = module.default_indent
     inner = _newline(" " * (line_indent - block_indent) + unit)
     outer = _newline(" " * (line_indent - block_indent))
     if line_indent + len(unit) + len(module.code_for_node(node)) > limit:
@@ -374,11 +384,10 @@ Comprehension = cst.ListComp | cst.SetComp | cst.DictComp | cst.GeneratorExp
 
 
 def _split_comprehension(node: Comprehension, module: cst.Module, line: str,
-                         block_indent: int, limit: int) -> cst.CSTNode:
+                         block_indent: int, limit: int, unit: str) -> cst.CSTNode:
     """black's split of a comprehension: its contents on one indented line, else one clause
     (the value, each `for`, each `if`) a line."""
     line_indent = len(line) - len(line.lstrip())
-    unit = module.default_indent
     inner = _newline(" " * (line_indent - block_indent) + unit)
     outer = _newline(" " * (line_indent - block_indent))
     text = module.code_for_node(node).strip()
@@ -432,30 +441,74 @@ class _Statements(cst.CSTVisitor):
         return True
 
 
-def wrap_added_lines(module: cst.Module, before: str | None, limit: int) -> cst.Module:
-    """The module with the lines it adds to `before` (None: all of them) that outgrow `limit`
-    split at their brackets, in the file's own style."""
-    hang: bool | None = None
+def wrap_added_lines(text: str, before: str | None, limit: int) -> str:
+    """`text` with the lines it adds to `before` (None: all of them) that outgrow `limit` split
+    at their brackets, in the file's own style. Each statement to wrap is edited on its own
+    (`windows.py`): the rest of the text stays byte for byte."""
+    added = added_lines(before, text)
+    lines = text.splitlines(keepends=True)
+    long = [number for number in sorted(added) if _width(lines[number - 1]) > limit]
+    if not long:
+        return text
+    tree = pyast.parse(text)
+    hang = hanging(before if before is not None else text)
+    unit = indent_unit(tree, lines)
+    found = {window for number in long
+             if (window := windows.innermost(tree, number, lines)) is not None}
+    for window in sorted(found, key=lambda item: -item.start):
+        human = {lines[number - 1] for number in range(window.start, window.end + 1)
+                 if number not in added}
+        source, offset = windows.cut(lines, window)
+        try:
+            module = wrap(cst.parse_module(source), human, limit, hang, unit)
+        except cst.ParserSyntaxError:
+            continue
+        lines = windows.paste(lines, window, module.code, offset)
+    return "".join(lines)
+
+
+def indent_unit(tree: ast.Module, lines: list[str]) -> str:
+    """One level of the module's indentation: what its first indented body adds."""
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(node, ast.stmt) and isinstance(body, list) and body and \
+                isinstance(body[0], ast.stmt) and body[0].lineno > node.lineno:
+            outer, inner = lines[node.lineno - 1], lines[body[0].lineno - 1]
+            outer_indent = outer[:len(outer) - len(outer.lstrip())]
+            inner_indent = inner[:len(inner) - len(inner.lstrip())]
+            if inner_indent.startswith(outer_indent) and len(inner_indent) > len(outer_indent):
+                return inner_indent[len(outer_indent):]
+    return "    "
+
+
+def _width(line: str) -> int:
+    return len(line.rstrip("\r\n").rstrip())
+
+
+def wrap(module: cst.Module, human: set[str], limit: int, hang: bool,
+         unit: str = "    ") -> cst.Module:
+    """The module with its lines longer than `limit` split at their brackets, except the lines
+    in `human` (the repository's own, kept as they are); `unit`: one level of indentation."""
     for _ in range(_PASSES):
         code = module.code
-        long = long_lines(before, code, limit)
+        lines = code.splitlines(keepends=True)
+        long = [number for number, line in enumerate(lines, start=1)
+                if _width(line) > limit and line not in human]
         if not long:
             return module
-        if hang is None:
-            hang = hanging(before if before is not None else code)
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
         collect = _Collect(set(long), code.splitlines())
         statements = _Statements()
         wrapper.visit(collect)
         wrapper.visit(statements)
-        lines = code.splitlines()
         replacements: dict[cst.CSTNode, cst.CSTNode] = {}
         for number in long:
-            chosen = _choose(collect.found.get(number, []), lines[number - 1], limit)
+            line = lines[number - 1].rstrip("\r\n")
+            chosen = _choose(collect.found.get(number, []), line, limit)
             if chosen is not None:
-                replacements[chosen.node] = _split(chosen, module, lines[number - 1],
+                replacements[chosen.node] = _split(chosen, module, line,
                                                    statements.indent.get(number, 0), limit,
-                                                   hang)
+                                                   hang, unit)
         if not replacements:
             return module
         module = _replace(module, replacements)

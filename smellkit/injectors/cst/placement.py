@@ -13,6 +13,7 @@ file's own local blocks are.
 
 from __future__ import annotations
 
+import ast
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -20,9 +21,10 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from smellkit.injectors.cst import edit
+from smellkit._internal import pyast
+from smellkit.injectors.cst import edit, windows
 from smellkit.injectors.cst.house import HouseStyle
-from smellkit.injectors.cst.imports import is_import_line, isort_key, one_name_per_line
+from smellkit.injectors.cst.imports import is_import_line, isort_key
 from smellkit.injectors.cst.layout import added_lines
 
 FUTURE, STANDARD, THIRD_PARTY, FIRST_PARTY, LOCAL = range(5)
@@ -58,8 +60,6 @@ class _Blocks(cst.CSTVisitor):
         super().__init__()
         self.lines = lines
         self.blocks: list[_Block] = []
-        self.local_gaps: list[bool] = []
-        """For each function-local block the edit did not touch: a blank line after it."""
 
     def _scan(self, owner: cst.Module | cst.IndentedBlock) -> None:
         body = _body(owner)
@@ -78,9 +78,6 @@ class _Blocks(cst.CSTVisitor):
                                  for line in range(span.start.line, span.end.line + 1)))
             if any(added):
                 self.blocks.append(_Block(owner, position, end, added))
-            elif isinstance(owner, cst.IndentedBlock) and end < len(body):
-                self.local_gaps.append(any(line.comment is None
-                                           for line in _leading(body[end])))
             position = end
 
     def visit_Module(self, node: cst.Module) -> None:
@@ -158,23 +155,6 @@ def relative_spec(module: str, package: bool, target: str) -> str | None:
     if common == 0:
         return None
     return "." * (len(base) - common + 1) + ".".join(wanted[common:])
-
-
-def _writes_relative(tree: cst.Module, added: set[int], module: str, package: bool,
-                     style: HouseStyle) -> bool | None:
-    """Whether the module's own lines import the repository's modules relatively (the
-    repository's habit when they do not import any)."""
-    relative = absolute = 0
-    for node in edit.subtree(tree):
-        if isinstance(node, cst.ImportFrom) and id(node) not in added and \
-                _first_party_from(node, tree, module, package, style.first_party) is not None:
-            if node.relative:
-                relative += 1
-            else:
-                absolute += 1
-    if relative == absolute:
-        return style.relative if relative == 0 else bool(style.relative)
-    return relative > absolute
 
 
 def _rewritten(line: cst.SimpleStatementLine, tree: cst.Module, module: str, package: bool,
@@ -335,30 +315,138 @@ def _arranged(block: _Block, tree: cst.Module, module: str, package: bool, style
     return kept
 
 
-def place_added_imports(tree: cst.Module, before: str | None, style: HouseStyle, module: str,
-                        package: bool = False) -> cst.Module:
-    """`tree` (module `module`, whose text was `before`; None: a new module) with the imports
-    its edit added placed and written in the house style (see the module's docstring)."""
-    code = tree.code
-    lines = added_lines(before, code)
-    texts = code.splitlines()
-    if not any(texts[number - 1].lstrip().startswith(("import ", "from "))
-               for number in lines):
-        return tree
+def place_added_imports(text: str, before: str | None, style: HouseStyle, module: str,
+                        package: bool = False) -> str:
+    """`text` (module `module`, whose text was `before`; None: a new module) with the imports
+    its edit added placed and written in the house style (see the module's docstring). Each
+    block of imports is edited on its own (`windows.py`): the rest stays byte for byte."""
+    added = added_lines(before, text)
+    lines = text.splitlines(keepends=True)
+    if not any(lines[number - 1].lstrip().startswith(("import ", "from "))
+               for number in added):
+        return text
+    tree = pyast.parse(text)
+    blocks = _import_runs(tree)
+    touched = [run for run in blocks if any(run.start <= number <= run.end for number in added)]
+    if not touched:
+        return text
+    relative = _writes_relative(tree, added, module, package, style)
+    single = style.force_single_line
+    if single is None:
+        single = before is not None and _one_name_per_line(pyast.parse(before))
+    gaps = [_blank_lines(lines, run.end, run.following) > 0 for run in blocks
+            if run.nested and run not in touched and run.following is not None]
+    local_gap = sum(gaps) * 2 > len(gaps) if gaps else False
+    for run in sorted(touched, key=lambda item: -item.start):
+        window = windows.Window(run.start, run.end)
+        source, offset = windows.cut(lines, window)
+        inside = {number - run.start + 1 + offset for number in added
+                  if run.start <= number <= run.end}
+        try:
+            edited = _place(cst.parse_module(source), inside, module, package, style,
+                            relative, single)
+        except cst.ParserSyntaxError:
+            continue
+        new_block = all(number in added for number in range(run.start, run.end + 1))
+        lines = _spaced(lines, run, new_block, local_gap)
+        lines = windows.paste(lines, window, edited, offset)
+    return "".join(lines)
+
+
+@dataclass(frozen=True)
+class _Run:
+    """Consecutive import statements of one body (lines `start` to `end`), the statement after
+    them (its first line, and whether it defines a function or class)."""
+
+    start: int
+    end: int
+    nested: bool
+    following: int | None
+    definition: bool
+
+
+def _import_runs(tree: ast.Module) -> list[_Run]:
+    runs = []
+    for body, nested in windows.bodies(tree):
+        position = 0
+        while position < len(body):
+            if not isinstance(body[position], (ast.Import, ast.ImportFrom)):
+                position += 1
+                continue
+            end = position
+            while end < len(body) and isinstance(body[end], (ast.Import, ast.ImportFrom)):
+                end += 1
+            after = body[end] if end < len(body) else None
+            first = None if after is None else min(
+                [after.lineno, *(item.lineno for item in getattr(after, "decorator_list", ()))])
+            runs.append(_Run(body[position].lineno, body[end - 1].end_lineno or
+                             body[end - 1].lineno, nested, first, isinstance(
+                                 after, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))))
+            position = end
+    return runs
+
+
+def _blank_lines(lines: list[str], end: int, following: int | None) -> int:
+    """Blank lines right after line `end`, before line `following`."""
+    count = 0
+    for number in range(end + 1, following or end + 1):
+        if lines[number - 1].strip():
+            break
+        count += 1
+    return count
+
+
+def _spaced(lines: list[str], run: _Run, new_block: bool, local_gap: bool) -> list[str]:
+    """`lines` with the statement after an import block set apart as isort sets it at the top
+    level (two blank lines before a `def` or `class`, one before anything else), and as the
+    file's other local blocks are inside a function."""
+    if run.following is None:
+        return lines
+    blanks = _blank_lines(lines, run.end, run.following)
+    if run.end + blanks + 1 != run.following:  # a comment between: left as it is
+        return lines
+    wanted = 2 if run.definition else 1
+    if run.nested:  # isort wants nothing there: the file's habit decides
+        wanted = 1 if new_block and local_gap else 0
+    if blanks >= wanted:
+        return lines
+    newline = windows.newline_of(lines[run.end - 1])
+    return [*lines[:run.end], *([newline] * (wanted - blanks)), *lines[run.end:]]
+
+
+def _writes_relative(tree: ast.Module, added: set[int], module: str, package: bool,
+                     style: HouseStyle) -> bool | None:
+    """Whether the module's own lines import the repository's modules relatively (the
+    repository's habit when they do not import any)."""
+    relative = absolute = 0
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.lineno not in added:
+            if node.level:
+                relative += 1
+            elif (node.module or "").partition(".")[0] in style.first_party:
+                absolute += 1
+    if relative == absolute:
+        return style.relative if relative == 0 else bool(style.relative)
+    return relative > absolute
+
+
+def _one_name_per_line(tree: ast.Module) -> bool:
+    """Whether the module writes one `from` import per name (`force-single-line`): none names
+    two, and some module is imported by two of them."""
+    found = [node for node in tree.body if isinstance(node, ast.ImportFrom)
+             and node.module != "__future__"]
+    if not found or any(len(node.names) > 1 for node in found):
+        return False
+    written = [(node.level, node.module) for node in found]
+    return len(set(written)) < len(written)
+
+
+def _place(tree: cst.Module, added: set[int], module: str, package: bool, style: HouseStyle,
+           relative: bool | None, single: bool) -> str:
+    """The source of a cut-out block of imports with its added lines placed."""
     wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
-    found = _Blocks(lines)
+    found = _Blocks(added)
     wrapper.visit(found)
-    if not found.blocks:
-        return tree
-    new_nodes = {id(node) for block in found.blocks
-                 for statement, added in zip(_body(block.owner)[block.start:block.end],
-                                             block.added, strict=True) if added
-                 for node in edit.subtree(statement)}
-    relative = _writes_relative(tree, new_nodes, module, package, style)
-    single = style.force_single_line if style.force_single_line is not None else \
-        before is not None and one_name_per_line(cst.parse_module(before))
-    local_gap = (sum(found.local_gaps) * 2 > len(found.local_gaps)) if found.local_gaps \
-        else None
     owners: dict[int, list[tuple[_Block, list[cst.BaseStatement]]]] = {}
     for block in found.blocks:
         owners.setdefault(id(block.owner), []).append(
@@ -370,10 +458,6 @@ def place_added_imports(tree: cst.Module, before: str | None, style: HouseStyle,
             body = list(_body(updated))
             for block, lines in sorted(owners.get(id(original), []),
                                        key=lambda item: -item[0].start):
-                nested = isinstance(original, cst.IndentedBlock)
-                follows = body[block.end] if block.end < len(body) else None
-                if follows is not None:
-                    body[block.end] = _spaced(follows, nested, all(block.added), local_gap)
                 body[block.start:block.end] = lines
             return body
 
@@ -389,23 +473,4 @@ def place_added_imports(tree: cst.Module, before: str | None, style: HouseStyle,
 
     result = tree.visit(Place())
     assert isinstance(result, cst.Module)
-    return result
-
-
-def _spaced(statement: cst.BaseStatement, nested: bool, new_block: bool,
-            local_gap: bool | None) -> cst.BaseStatement:
-    """The statement after an import block, set apart as isort sets it at the top level (two
-    blank lines before a `def` or `class`, one before anything else), and as the file's other
-    local blocks are inside a function."""
-    leading = list(_leading(statement))
-    blanks = sum(1 for line in leading if line.comment is None)
-    if nested:
-        if not (new_block and local_gap and blanks == 0):
-            return statement
-        wanted = 1
-    else:
-        wanted = 2 if isinstance(statement, (cst.FunctionDef, cst.ClassDef)) else 1
-        if blanks >= wanted:
-            return statement
-    return statement.with_changes(leading_lines=[
-        *(cst.EmptyLine(indent=False) for _ in range(wanted - blanks)), *leading])
+    return result.code
