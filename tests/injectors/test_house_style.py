@@ -358,3 +358,51 @@ def test_only_the_added_statements_change(tmp_path: Path) -> None:
     assert result.startswith(before)
     assert "\n    return some_call(\r\n        first_argument," in result.replace("\r\n", "\n", 1)
     assert all(line.endswith("\r\n") for line in result.splitlines(keepends=True))
+
+
+def test_long_comments_moved_deeper_are_reflowed() -> None:
+    before = "def f(x):\n    return x\n"
+    comment = "# " + " ".join(["word"] * 30)
+    after = before + (f"\n\ndef g(x):\n    if x:\n        {comment}\n        return 1\n"
+                      '    """Text\n    ' + comment + '\n    """\n    # type: ignore' +
+                      " x" * 50 + "\n")
+    result = restyle(HouseStyle(line_length=79), before, after, "pkg.mod")
+    assert "        # word word" in result and "        return 1\n" in result
+    assert all(len(line) <= 79 for line in result.splitlines()
+               if line.startswith("        #"))
+    assert "    " + comment + "\n" in result  # inside a string: text, not a comment
+    assert "    # type: ignore x x" in result  # a directive stays whole
+
+
+def test_renamed_imports_stay_on_their_own_lines(tmp_path: Path) -> None:
+    before = "from pkg import base\nfrom pkg import fields as pkg_fields\n\nx = 1\n"
+    after = before.replace("from pkg import base\n", "from pkg import base, utils\n")
+    after = after.replace("x = 1", "from pkg import other as renamed, more\n\nx = 1")
+    result = restyle(HouseStyle(first_party=PKG), before, after, "pkg.mod")
+    assert _isort_findings(result, tmp_path) == ""
+    assert "from pkg import other as renamed\n" in result
+
+
+def test_added_lines_of_one_module_are_joined(tmp_path: Path) -> None:
+    before = "def f(value):\n    return value\n"
+    after = before.replace("    return", "    from pkg.utils import second\n"
+                                         "    from pkg.utils import _first\n    return")
+    result = restyle(HouseStyle(first_party=PKG), before, after, "pkg.mod")
+    assert "    from pkg.utils import _first, second\n" in result
+    assert _isort_findings(result, tmp_path) == ""
+
+
+def test_a_name_added_inside_a_wrapped_import_is_sorted(tmp_path: Path) -> None:
+    before = "from pkg.utils import (\n    alpha,\n    gamma,\n)\n\nx = 1\n"
+    after = before.replace("    gamma,\n", "    gamma,\n    beta,\n")
+    result = restyle(HouseStyle(first_party=PKG), before, after, "pkg.mod")
+    assert result.startswith("from pkg.utils import (\n    alpha,\n    beta,\n    gamma,\n)\n")
+    assert _isort_findings(result, tmp_path) == ""
+
+
+def test_black_splits_the_last_bracket_whatever_follows(tmp_path: Path) -> None:
+    after = ("def f(field, error):\n    raise field.make_error_of_the_field('unknown', "
+             "choices=field.choices_text) from error\n")
+    result = restyle(HouseStyle(line_length=79), None, after, "pkg.mod")
+    assert "raise field.make_error_of_the_field(\n" in result and ") from error\n" in result
+    assert _formatted(result.replace("'", '"'), 79, tmp_path) == result.replace("'", '"')

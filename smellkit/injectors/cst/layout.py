@@ -16,6 +16,7 @@ import ast
 import difflib
 import io
 import re
+import textwrap
 import tokenize
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -107,9 +108,33 @@ class _Bracket:
 
 _OPERATORS = (cst.BooleanOperation, cst.IfExp, cst.BinaryOperation, cst.Comparison,
               cst.UnaryOperation)
-_TRAILER = re.compile(r"[\s,)\]}:;]*(#.*)?")
-"""What may follow a bracket black splits on its line: closing brackets and punctuation."""
+_EMPTY_TRAILERS = re.compile(r"\(\s*\)|\[\s*\]")
 _SIGNATURE_END = re.compile(r"\s*,?\s*\)\s*(->.*)?:\s*(#.*)?")
+
+
+def _last_bracket(tail: str) -> bool:
+    """Whether the text after a bracket opens no other (empty call brackets aside, as in
+    `.strip()`): black splits the last bracket of a line."""
+    rest = _EMPTY_TRAILERS.sub("", tail)
+    return depth_before(rest, len(rest)) <= 0 and not any(
+        char in _OPENERS for char in _code_part(rest))
+
+
+def _code_part(text: str) -> str:
+    """`text` without its string literals and comment."""
+    kept = []
+    position = 0
+    while position < len(text):
+        char = text[position]
+        if char == "#":
+            break
+        if char in "'\"":
+            end = text.find(char, position + 1)
+            position = len(text) if end < 0 else end + 1
+            continue
+        kept.append(char)
+        position += 1
+    return "".join(kept)
 
 
 def _split_value(node: cst.CSTNode) -> cst.BaseExpression | None:
@@ -209,9 +234,9 @@ class _Collect(cst.CSTVisitor):
                 last = span if isinstance(node, cst.FunctionDef) else \
                     self.get_metadata(PositionProvider, items[-1])
                 tail = self.source[line - 1][span.end.column:]
-                ends = _SIGNATURE_END if isinstance(node, (cst.FunctionDef, cst.ClassDef)) \
-                    else _TRAILER
-                if first.start.line == last.end.line == line and ends.fullmatch(tail):
+                signature = isinstance(node, (cst.FunctionDef, cst.ClassDef))
+                if first.start.line == last.end.line == line and (
+                        _SIGNATURE_END.fullmatch(tail) if signature else _last_bracket(tail)):
                     sole_generator = len(items) == 1 and isinstance(
                         getattr(items[0], "value", None), cst.GeneratorExp)
                     self.found.setdefault(line, []).append(_Bracket(
@@ -451,6 +476,12 @@ def wrap_added_lines(text: str, before: str | None, limit: int) -> str:
     if not long:
         return text
     tree = pyast.parse(text)
+    reflowed = _reflowed_comments(tree, lines, set(long), limit)
+    if reflowed != lines:  # line numbers moved
+        lines = reflowed
+        tree = pyast.parse("".join(lines))
+        added = added_lines(before, "".join(lines))
+        long = [number for number in sorted(added) if _width(lines[number - 1]) > limit]
     hang = hanging(before if before is not None else text)
     unit = indent_unit(tree, lines)
     found = {window for number in long
@@ -465,6 +496,36 @@ def wrap_added_lines(text: str, before: str | None, limit: int) -> str:
             continue
         lines = windows.paste(lines, window, module.code, offset)
     return "".join(lines)
+
+
+_NOT_PROSE = ("#!", "# type:", "# noqa", "# pragma", "# fmt:", "# pylint:", "# mypy:")
+
+
+def _reflowed_comments(tree: ast.Module, lines: list[str], long: set[int],
+                       limit: int) -> list[str]:
+    """`lines` with the long comment lines among `long` (a comment moved deeper with its code,
+    say) reflowed over as many comment lines as they need; lines inside strings and comments
+    that are directives or have no room to break stay."""
+    in_strings = {number for node in ast.walk(tree)
+                  if isinstance(node, ast.Constant) and isinstance(node.value, str)
+                  and node.end_lineno is not None and node.end_lineno > node.lineno
+                  for number in range(node.lineno, node.end_lineno + 1)}
+    result: list[str] = []
+    for number, line in enumerate(lines, start=1):
+        stripped = line.lstrip()
+        if number not in long or number in in_strings or not stripped.startswith("# ") or \
+                stripped.startswith(_NOT_PROSE) or "://" in stripped:
+            result.append(line)
+            continue
+        indent = line[:len(line) - len(stripped)]
+        newline = line[len(line.rstrip("\r\n")):] or "\n"
+        pieces = textwrap.wrap(stripped[2:].rstrip(), width=limit - len(indent) - 2,
+                               break_long_words=False, break_on_hyphens=False)
+        if len(pieces) < 2 or any(len(indent) + 2 + len(piece) > limit for piece in pieces):
+            result.append(line)
+            continue
+        result.extend(f"{indent}# {piece}{newline}" for piece in pieces)
+    return result
 
 
 def indent_unit(tree: ast.Module, lines: list[str]) -> str:

@@ -184,12 +184,28 @@ def _rewritten(line: cst.SimpleStatementLine, tree: cst.Module, module: str, pac
         names = [alias.with_changes(comma=place.comma) for alias, place in zip(
             order, names, strict=True)]
         small = small.with_changes(names=names)
+    if not isinstance(names, cst.ImportStar) and len(names) > 1 and not single and \
+            _renames(small) and not all(alias.asname for alias in names):
+        plain = [alias for alias in names if alias.asname is None]
+        renamed = [alias for alias in names if alias.asname is not None]
+        return [line.with_changes(body=[small.with_changes(names=[
+            *plain[:-1], plain[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)])])] + [
+            line.with_changes(body=[small.with_changes(
+                names=[alias.with_changes(comma=cst.MaybeSentinel.DEFAULT)], lpar=None,
+                rpar=None)], leading_lines=[]) for alias in renamed]
     if single and not isinstance(names, cst.ImportStar) and len(names) > 1:
         return [line.with_changes(body=[small.with_changes(
             names=[alias.with_changes(comma=cst.MaybeSentinel.DEFAULT)], lpar=None, rpar=None)],
             leading_lines=line.leading_lines if number == 0 else [])
             for number, alias in enumerate(names)]
     return [line.with_changes(body=[small])]
+
+
+def _renames(small: cst.ImportFrom) -> bool:
+    """Whether a `from` import renames a name (`x as y`): isort keeps those on lines of their
+    own (`combine-as-imports` is off by default)."""
+    return not isinstance(small.names, cst.ImportStar) and any(
+        alias.asname is not None for alias in small.names)
 
 
 def _merge(block: list[cst.BaseStatement], line: cst.SimpleStatementLine, tree: cst.Module,
@@ -200,12 +216,14 @@ def _merge(block: list[cst.BaseStatement], line: cst.SimpleStatementLine, tree: 
     from smellkit.injectors.cst.imports import with_name
 
     small = line.body[0]
-    if not isinstance(small, cst.ImportFrom) or isinstance(small.names, cst.ImportStar):
+    if not isinstance(small, cst.ImportFrom) or isinstance(small.names, cst.ImportStar) or \
+            _renames(small):
         return False
     spec = tree.code_for_node(small.module) if small.module is not None else ""
     for number, other in enumerate(block):
         theirs = _single(other)
         if not isinstance(theirs, cst.ImportFrom) or isinstance(theirs.names, cst.ImportStar) \
+                or _renames(theirs) \
                 or len(theirs.relative) != len(small.relative) or (
                     tree.code_for_node(theirs.module) if theirs.module is not None else ""
                 ) != spec:
@@ -304,6 +322,8 @@ def _arranged(block: _Block, tree: cst.Module, module: str, package: bool, style
         new.sort(key=lambda line: sort_key(line, style))
         result: list[cst.BaseStatement] = []
         for line in new:
+            if not single and _merge(result, line, tree, style.line_length):
+                continue
             gap = bool(result) and section(line, style.first_party) != section(
                 result[-1], style.first_party)  # type: ignore[arg-type]
             result.append(line.with_changes(
@@ -322,8 +342,7 @@ def place_added_imports(text: str, before: str | None, style: HouseStyle, module
     block of imports is edited on its own (`windows.py`): the rest stays byte for byte."""
     added = added_lines(before, text)
     lines = text.splitlines(keepends=True)
-    if not any(lines[number - 1].lstrip().startswith(("import ", "from "))
-               for number in added):
+    if not added or not any(word in text for word in ("import ", "from ")):
         return text
     tree = pyast.parse(text)
     blocks = _import_runs(tree)
@@ -432,9 +451,10 @@ def _writes_relative(tree: ast.Module, added: set[int], module: str, package: bo
 
 def _one_name_per_line(tree: ast.Module) -> bool:
     """Whether the module writes one `from` import per name (`force-single-line`): none names
-    two, and some module is imported by two of them."""
+    two, and some module is imported by two of them (a renaming import is on a line of its own
+    either way)."""
     found = [node for node in tree.body if isinstance(node, ast.ImportFrom)
-             and node.module != "__future__"]
+             and node.module != "__future__" and not any(alias.asname for alias in node.names)]
     if not found or any(len(node.names) > 1 for node in found):
         return False
     written = [(node.level, node.module) for node in found]
