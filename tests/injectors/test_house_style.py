@@ -406,3 +406,14 @@ def test_black_splits_the_last_bracket_whatever_follows(tmp_path: Path) -> None:
     result = restyle(HouseStyle(line_length=79), None, after, "pkg.mod")
     assert "raise field.make_error_of_the_field(\n" in result and ") from error\n" in result
     assert _formatted(result.replace("'", '"'), 79, tmp_path) == result.replace("'", '"')
+
+
+def test_items_hugged_on_a_long_line_go_one_a_line(tmp_path: Path) -> None:
+    after = ("def check(\n    minimum, maximum, error, equal, message_minimum, message_maximum, "
+             "the_values\n):\n    return report(\n        input=the_value, minimum=minimum, "
+             "maximum=maximum, equal=equal, error=error\n    )\n")
+    result = restyle(HouseStyle(line_length=79), None, after, "pkg.mod")
+    assert not long_lines(None, result, 79)
+    assert "    message_maximum,\n    the_values,\n):\n" in result
+    assert "        equal=equal,\n        error=error,\n    )\n" in result
+    assert _formatted(result, 79, tmp_path) == result

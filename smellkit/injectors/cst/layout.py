@@ -101,6 +101,8 @@ class _Bracket:
     last: CodeRange
     """The last item's span (its end is at the closing bracket)."""
     trailing_comma_allowed: bool = True
+    hugged: bool = False
+    """Its items already sit on a line of their own, between the brackets' lines."""
     invisible: bool = False
     """Not a bracket but an expression black puts in parentheses of its own (a condition, a
     value returned or assigned, with operators at its top)."""
@@ -241,7 +243,24 @@ class _Collect(cst.CSTVisitor):
                         getattr(items[0], "value", None), cst.GeneratorExp)
                     self.found.setdefault(line, []).append(_Bracket(
                         node, items, span, first, last, not sole_generator))
+            self._hugged(node, items, span)
         return True
+
+    def _hugged(self, node: cst.CSTNode, items: list[Any], span: CodeRange) -> None:
+        """A bracket whose items share a line of their own (`f(\\n    a, b\\n)`) that is too
+        long: black then puts one item a line."""
+        first = self.get_metadata(PositionProvider, items[0])
+        last = self.get_metadata(PositionProvider, items[-1])
+        line = first.start.line
+        if line == span.start.line or line != last.end.line or line not in self.lines or \
+                len(items) < 2 or isinstance(node, _COMPREHENSIONS):
+            return
+        text = self.source[line - 1]
+        after = text[last.end.column:].strip()
+        if text[:first.start.column].strip() or after not in ("", ","):
+            return
+        self.found.setdefault(line, []).append(_Bracket(
+            node, items, span, first, last, hugged=True))
 
 
 def _choose(brackets: Sequence[_Bracket], line: str, limit: int) -> _Bracket | None:
@@ -334,6 +353,18 @@ def _split(bracket: _Bracket, module: cst.Module, line: str, block_indent: int, 
              for item in bracket.items]
     line_indent = len(line) - len(line.lstrip())
     items = list(bracket.items)
+    if bracket.hugged:  # one item a line, where they are
+        inner = " " * (line_indent - block_indent)
+        outer = " " * max(0, line_indent - len(unit) - block_indent)
+        for position in range(len(items) - 1):
+            items[position] = items[position].with_changes(comma=_comma(_newline(inner)))
+        items[-1] = items[-1].with_changes(comma=_comma(_newline(outer)))
+        empty = cst.SimpleWhitespace("")  # the line break before the bracket is the comma's now
+        if isinstance(items[-1], cst.Arg):
+            items[-1] = items[-1].with_changes(whitespace_after_arg=empty)
+        elif isinstance(items[-1], cst.Param):
+            items[-1] = items[-1].with_changes(whitespace_after_param=empty)
+        return _rebuild(bracket.node, items, _newline(inner), None)
     if hang:
         column = bracket.first.start.column
         if column + max(len(text) for text in texts) + 2 <= limit:
