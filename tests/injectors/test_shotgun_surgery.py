@@ -707,7 +707,8 @@ def test_alias_is_written_in_each_module_s_own_names(tmp_path: Path) -> None:
     assert 'def count(names: "t.Optional[t.Union[t.Sequence[str], t.AbstractSet[str]]]")' in fields
     assert "Names" not in fields
     url = (smelly / "pkg/url.py").read_text(encoding="utf-8")
-    assert url.startswith("import typing\n\n\ndef allowed(scheme: str, schemes: typing.Union[")
+    assert url.startswith(  # wrapped at the repository's line length
+        "import typing\n\n\ndef allowed(\n    scheme: str, schemes: typing.Union[")
     schema = (smelly / "pkg/schema.py").read_text(encoding="utf-8")
     assert "from pkg import types" in schema  # `types.Check` still needs it
     # a module postponing annotations writes `|` unions, another only among a `|` union's parts
