@@ -12,7 +12,7 @@ three counts are taken over the Python files it changes:
   other such imports are absolute, or the other way round (the repository's habit for a module
   that has none).
 
-`--restyle` also counts the same cases after `house.restyle` (what the engine now does to every
+`--restyle` also counts the same cases after `restyle.restyle` (what the engine now does to every
 edit): a dataset built before it gives before and after on the very same edits.
 
     python benchmarks/bench_house_style.py [--restyle] DATASET_DIR REPO CHECKOUT [...]
@@ -32,8 +32,9 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from smellkit.injectors.cst.house import HouseStyle, of_project, restyle
+from smellkit.injectors.cst.house import HouseStyle, of_project
 from smellkit.injectors.cst.layout import added_lines
+from smellkit.injectors.cst.restyle import restyle
 from smellkit.injectors.patches import apply_patch, patched_paths
 from smellkit.project import Project
 

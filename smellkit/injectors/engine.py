@@ -26,7 +26,7 @@ from smellkit.config import NOT_LIBRARY, is_test_path, matches_any
 from smellkit.errors import ConfigError, InjectionRefused, UsageError
 from smellkit.facts import FileFacts
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
-from smellkit.injectors.cst.house import restyle
+from smellkit.injectors.cst.restyle import restyle
 from smellkit.injectors.instructions import instructions
 from smellkit.injectors.patches import check_path, make_patch
 from smellkit.injectors.registry import injector_class, injectors

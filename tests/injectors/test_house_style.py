@@ -21,10 +21,10 @@ from smellkit.injectors.cst.house import (
     configured_line_length,
     house_style,
     measured_line_length,
-    restyle,
 )
 from smellkit.injectors.cst.layout import added_lines, depth_before, hanging, long_lines
 from smellkit.injectors.cst.placement import relative_spec
+from smellkit.injectors.cst.restyle import restyle
 
 PKG = frozenset({"pkg"})
 

@@ -1,6 +1,6 @@
 """The house style of the repository an injection lands in, and new code brought into it.
 
-Every smell's edit passes through `restyle` (the engine calls it on each changed file before
+Every smell's edit passes through `restyle.restyle` (the engine calls it on each changed file before
 making the patches): the imports it added go where the repository's isort puts them, written
 relative or absolute as the module writes its own, and the lines it added that outgrow the
 repository's line length are wrapped as its formatter wraps them. A reviewer should not be able
@@ -19,10 +19,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-import libcst as cst
-
-from smellkit._internal import pyast
 
 if TYPE_CHECKING:
     from smellkit.project import Project
@@ -200,33 +196,3 @@ def of_project(project: Project) -> HouseStyle:
     texts = ((project.root / facts.path).read_text(encoding="utf-8", errors="replace")
              for facts in project.files)
     return house_style(project.root, texts, (relative, absolute), first_party)
-
-
-def restyle(style: HouseStyle, before: str | None, after: str, module: str,
-            package: bool = False) -> str:
-    """`after` (the new text of module `module`, which was `before`, None when new) with the
-    imports it adds placed and written in the house style and its added long lines wrapped. The
-    text comes back as it was when restyling would change what the code means (it never
-    should) or the code does not parse."""
-    from smellkit.injectors.cst import layout, placement
-
-    try:
-        placed = placement.place_added_imports(after, before, style, module, package)
-        wrapped = layout.wrap_added_lines(placed, before, style.line_length)
-        if wrapped == after:
-            return after
-        pyast.parse(placed)
-    except (cst.ParserSyntaxError, SyntaxError, ValueError, RecursionError):
-        return after
-    if not _same_code(placed, wrapped):
-        return after  # wrapping must not move the syntax tree at all
-    return wrapped
-
-
-def _same_code(old: str, new: str) -> bool:
-    import ast
-
-    try:
-        return ast.dump(pyast.parse(old)) == ast.dump(pyast.parse(new))
-    except (SyntaxError, ValueError):
-        return False

@@ -179,7 +179,7 @@ def add_imports(result: cst.Module, original: cst.Module, position: int,
 def merged(imports: list[str], ordered: bool = True) -> list[str]:
     """One `from X import a, b` per module X, in the order the modules first appear; the names
     sorted when `ordered`, else as given. A line too long for the repository is wrapped with
-    the rest of the edit's new lines (`house.restyle`), at its line length."""
+    the rest of the edit's new lines (`restyle.restyle`), at its line length."""
     groups: dict[str, list[str]] = {}
     for statement in imports:
         head, separator, imported = statement.partition(" import ")
