@@ -417,3 +417,29 @@ def test_items_hugged_on_a_long_line_go_one_a_line(tmp_path: Path) -> None:
     assert "    message_maximum,\n    the_values,\n):\n" in result
     assert "        equal=equal,\n        error=error,\n    )\n" in result
     assert _formatted(result, 79, tmp_path) == result
+
+
+def test_an_expression_continued_inside_parentheses_splits_at_its_operators(
+        tmp_path: Path) -> None:
+    before = "class A:\n    pass\n"
+    after = before + ("\n\nclass B:\n    def aware(self, moment):\n        if moment:\n"
+                      "            return (\n                moment.tzinfo is not None and "
+                      "moment.tzinfo.utcoffset(moment) is not None and self.strict\n"
+                      "            )\n        return False\n")
+    result = restyle(HouseStyle(line_length=88), before, after, "pkg.mod")
+    assert ("                moment.tzinfo is not None\n"
+            "                and moment.tzinfo.utcoffset(moment) is not None\n") in result
+    assert _formatted(result, 88, tmp_path) == result
+
+
+def test_a_local_block_follows_the_repository_habit_when_its_file_has_none() -> None:
+    from smellkit.injectors.cst.house import local_gap
+
+    spaced = "def f():\n    import os\n\n    return os\n"
+    tight = "def f():\n    import os\n    return os\n"
+    assert local_gap([spaced, spaced, tight]) is True
+    assert local_gap([tight]) is False and local_gap(["x = 1\n"]) is None
+    after = "def g():\n    from pkg import base\n    return base\n"
+    assert "base\n\n    return" in restyle(HouseStyle(first_party=PKG, local_gap=True), None,
+                                           after, "pkg.mod")
+    assert "base\n    return" in restyle(HouseStyle(first_party=PKG), None, after, "pkg.mod")

@@ -16,9 +16,12 @@ import configparser
 import contextlib
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from smellkit._internal import pyast
+from smellkit.injectors.cst import windows
 
 if TYPE_CHECKING:
     from smellkit.project import Project
@@ -52,6 +55,9 @@ class HouseStyle:
     that imports none of them yet; None when it writes neither."""
     first_party: frozenset[str] = frozenset()
     """Top-level packages of the repository (isort's first-party section)."""
+    local_gap: bool | None = None
+    """Whether the repository sets its function-local import blocks apart from the code after
+    them by a blank line (isort leaves that to the author), for a module that has none."""
 
 
 def config_folder(root: Path) -> Path:
@@ -193,6 +199,22 @@ def of_project(project: Project) -> HouseStyle:
                     relative += 1
                 else:
                     absolute += 1
-    texts = ((project.root / facts.path).read_text(encoding="utf-8", errors="replace")
-             for facts in project.files)
-    return house_style(project.root, texts, (relative, absolute), first_party)
+    texts = [(project.root / facts.path).read_text(encoding="utf-8", errors="replace")
+             for facts in project.files]
+    style = house_style(project.root, texts, (relative, absolute), first_party)
+    return replace(style, local_gap=local_gap(texts))
+
+
+def local_gap(texts: Iterable[str]) -> bool | None:
+    """Whether most function-local import blocks of the code are followed by a blank line."""
+    gaps: list[bool] = []
+    for text in texts:
+        if "import " not in text:
+            continue
+        try:
+            tree = pyast.parse(text)
+        except (SyntaxError, ValueError):
+            continue
+        gaps.extend(windows.local_gaps(text.splitlines(keepends=True),
+                                       windows.import_runs(tree)))
+    return sum(gaps) * 2 > len(gaps) if gaps else None

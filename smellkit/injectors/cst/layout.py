@@ -103,6 +103,8 @@ class _Bracket:
     trailing_comma_allowed: bool = True
     hugged: bool = False
     """Its items already sit on a line of their own, between the brackets' lines."""
+    continued: bool = False
+    """An expression alone on a line inside a bracket: split at its operators, where it is."""
     invisible: bool = False
     """Not a bracket but an expression black puts in parentheses of its own (a condition, a
     value returned or assigned, with operators at its top)."""
@@ -220,6 +222,8 @@ class _Collect(cst.CSTVisitor):
                     depth_before(self.source[span.start.line - 1], span.start.column) <= 0:
                 self.found.setdefault(span.start.line, []).append(_Bracket(
                     value, [value], span, span, span, invisible=True))
+        if isinstance(node, (cst.BooleanOperation, cst.IfExp)):
+            self._continued(node)
         items = _items(node)
         if items:
             span = self.get_metadata(PositionProvider, node)
@@ -245,6 +249,23 @@ class _Collect(cst.CSTVisitor):
                         node, items, span, first, last, not sole_generator))
             self._hugged(node, items, span)
         return True
+
+    def _continued(self, node: cst.BooleanOperation | cst.IfExp) -> None:
+        """Operators that fill a line of their own inside a bracket opened on an earlier line
+        (moved code, indented deeper): black splits before them, not at a call's bracket."""
+        first, last = (node.left, node.right) if isinstance(node, cst.BooleanOperation) \
+            else (node.body, node.orelse)
+        start = self.get_metadata(PositionProvider, first).start
+        end = self.get_metadata(PositionProvider, last).end
+        span = CodeRange(start, end)  # inside its parentheses, when it has some
+        line = span.start.line
+        if line != span.end.line or line not in self.lines:
+            return
+        text = self.source[line - 1]
+        if text[:span.start.column].strip() or text[span.end.column:].strip() not in ("", ","):
+            return
+        self.found.setdefault(line, []).append(_Bracket(
+            node, [node], span, span, span, invisible=True, continued=True))
 
     def _hugged(self, node: cst.CSTNode, items: list[Any], span: CodeRange) -> None:
         """A bracket whose items share a line of their own (`f(\\n    a, b\\n)`) that is too
@@ -344,6 +365,10 @@ def _rebuild(node: cst.CSTNode, items: list[Any], opening: cst.BaseParenthesizab
 def _split(bracket: _Bracket, module: cst.Module, line: str, block_indent: int, limit: int,
            hang: bool, unit: str) -> cst.CSTNode:
     """The bracket split over lines: black's way or, `hang`, the hanging way."""
+    if bracket.continued:
+        assert isinstance(bracket.node, cst.BaseExpression)
+        line_indent = len(line) - len(line.lstrip())
+        return _operator_lines(bracket.node, _newline(" " * (line_indent - block_indent)))
     if bracket.invisible:
         assert isinstance(bracket.node, cst.BaseExpression)
         return _parenthesized(bracket.node, module, line, block_indent, limit, unit)
@@ -428,7 +453,7 @@ def _operator_lines(node: cst.BaseExpression,
 
     def chain(item: cst.BaseExpression) -> cst.BaseExpression:
         """Before every `and` and `or` outside parentheses (black ranks them alike)."""
-        if not isinstance(item, cst.BooleanOperation) or item.lpar:
+        if not isinstance(item, cst.BooleanOperation) or (item.lpar and item is not node):
             return item
         return item.with_changes(left=chain(item.left), right=chain(item.right),
                                  operator=item.operator.with_changes(whitespace_before=inner))

@@ -345,7 +345,7 @@ def place_added_imports(text: str, before: str | None, style: HouseStyle, module
     if not added or not any(word in text for word in ("import ", "from ")):
         return text
     tree = pyast.parse(text)
-    blocks = _import_runs(tree)
+    blocks = windows.import_runs(tree)
     touched = [run for run in blocks if any(run.start <= number <= run.end for number in added)]
     if not touched:
         return text
@@ -353,9 +353,8 @@ def place_added_imports(text: str, before: str | None, style: HouseStyle, module
     single = style.force_single_line
     if single is None:
         single = before is not None and _one_name_per_line(pyast.parse(before))
-    gaps = [_blank_lines(lines, run.end, run.following) > 0 for run in blocks
-            if run.nested and run not in touched and run.following is not None]
-    local_gap = sum(gaps) * 2 > len(gaps) if gaps else False
+    gaps = windows.local_gaps(lines, [run for run in blocks if run not in touched])
+    local_gap = sum(gaps) * 2 > len(gaps) if gaps else bool(style.local_gap)
     for run in sorted(touched, key=lambda item: -item.start):
         window = windows.Window(run.start, run.end)
         source, offset = windows.cut(lines, window)
@@ -372,56 +371,14 @@ def place_added_imports(text: str, before: str | None, style: HouseStyle, module
     return "".join(lines)
 
 
-@dataclass(frozen=True)
-class _Run:
-    """Consecutive import statements of one body (lines `start` to `end`), the statement after
-    them (its first line, and whether it defines a function or class)."""
-
-    start: int
-    end: int
-    nested: bool
-    following: int | None
-    definition: bool
-
-
-def _import_runs(tree: ast.Module) -> list[_Run]:
-    runs = []
-    for body, nested in windows.bodies(tree):
-        position = 0
-        while position < len(body):
-            if not isinstance(body[position], (ast.Import, ast.ImportFrom)):
-                position += 1
-                continue
-            end = position
-            while end < len(body) and isinstance(body[end], (ast.Import, ast.ImportFrom)):
-                end += 1
-            after = body[end] if end < len(body) else None
-            first = None if after is None else min(
-                [after.lineno, *(item.lineno for item in getattr(after, "decorator_list", ()))])
-            runs.append(_Run(body[position].lineno, body[end - 1].end_lineno or
-                             body[end - 1].lineno, nested, first, isinstance(
-                                 after, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))))
-            position = end
-    return runs
-
-
-def _blank_lines(lines: list[str], end: int, following: int | None) -> int:
-    """Blank lines right after line `end`, before line `following`."""
-    count = 0
-    for number in range(end + 1, following or end + 1):
-        if lines[number - 1].strip():
-            break
-        count += 1
-    return count
-
-
-def _spaced(lines: list[str], run: _Run, new_block: bool, local_gap: bool) -> list[str]:
+def _spaced(lines: list[str], run: windows.ImportRun, new_block: bool,
+            local_gap: bool) -> list[str]:
     """`lines` with the statement after an import block set apart as isort sets it at the top
     level (two blank lines before a `def` or `class`, one before anything else), and as the
     file's other local blocks are inside a function."""
     if run.following is None:
         return lines
-    blanks = _blank_lines(lines, run.end, run.following)
+    blanks = windows.blank_lines(lines, run.end, run.following)
     if run.end + blanks + 1 != run.following:  # a comment between: left as it is
         return lines
     wanted = 2 if run.definition else 1

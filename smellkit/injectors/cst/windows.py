@@ -100,3 +100,53 @@ def paste(lines: list[str], window: Window, edited: str, offset: int) -> list[st
     if new and not last.endswith("\n"):
         new[-1] = new[-1].rstrip("\r\n")
     return [*lines[:window.start - 1], *new, *lines[window.end:]]
+
+
+@dataclass(frozen=True)
+class ImportRun:
+    """Consecutive import statements of one body (lines `start` to `end`), the statement after
+    them (its first line, and whether it defines a function or class)."""
+
+    start: int
+    end: int
+    nested: bool
+    following: int | None
+    definition: bool
+
+
+def import_runs(tree: ast.Module) -> list[ImportRun]:
+    runs = []
+    for body, nested in bodies(tree):
+        position = 0
+        while position < len(body):
+            if not isinstance(body[position], (ast.Import, ast.ImportFrom)):
+                position += 1
+                continue
+            end = position
+            while end < len(body) and isinstance(body[end], (ast.Import, ast.ImportFrom)):
+                end += 1
+            after = body[end] if end < len(body) else None
+            first = None if after is None else min(
+                [after.lineno, *(item.lineno for item in getattr(after, "decorator_list", ()))])
+            runs.append(ImportRun(body[position].lineno, body[end - 1].end_lineno or
+                             body[end - 1].lineno, nested, first, isinstance(
+                                 after, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))))
+            position = end
+    return runs
+
+
+def blank_lines(lines: list[str], end: int, following: int | None) -> int:
+    """Blank lines right after line `end`, before line `following`."""
+    count = 0
+    for number in range(end + 1, following or end + 1):
+        if lines[number - 1].strip():
+            break
+        count += 1
+    return count
+
+
+def local_gaps(lines: list[str], runs: list[ImportRun]) -> list[bool]:
+    """For each function-local import block followed by a statement: whether a blank line
+    sets it apart."""
+    return [blank_lines(lines, run.end, run.following) > 0 for run in runs
+            if run.nested and run.following is not None]
