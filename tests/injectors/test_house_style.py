@@ -22,9 +22,10 @@ from smellkit.injectors.cst.house import (
     house_style,
     measured_line_length,
 )
-from smellkit.injectors.cst.layout import added_lines, depth_before, hanging, long_lines
+from smellkit.injectors.cst.layout import added_lines, hanging, long_lines
 from smellkit.injectors.cst.placement import relative_spec
 from smellkit.injectors.cst.restyle import restyle
+from smellkit.injectors.cst.splits import depth_before
 
 PKG = frozenset({"pkg"})
 
