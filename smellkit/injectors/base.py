@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 
     from smellkit.analysis.context import Context
     from smellkit.graphs.index import Index
+    from smellkit.injectors.cst.house import HouseStyle
     from smellkit.project import Project
 
 
@@ -101,6 +102,14 @@ class InjectionContext:
     def vocabulary(self) -> Vocabulary:
         """The repository's words, for new names that read as its own (`naming.py`)."""
         return Vocabulary.of(self.index)
+
+    @cached_property
+    def house_style(self) -> HouseStyle:
+        """How the repository lays out its code and imports, for new code to follow
+        (`cst/house.py`)."""
+        from smellkit.injectors.cst.house import of_project
+
+        return of_project(self.project)
 
     def module_path(self, folder: str, stems: Iterable[str]) -> str:
         """The first of `stems` (file names without `.py`) that no file in `folder` uses yet,

@@ -16,6 +16,7 @@ import os
 import random
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from smellkit.config import NOT_LIBRARY, is_test_path, matches_any
 from smellkit.errors import ConfigError, InjectionRefused, UsageError
 from smellkit.facts import FileFacts
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
+from smellkit.injectors.cst.restyle import restyle
 from smellkit.injectors.instructions import instructions
 from smellkit.injectors.patches import check_path, make_patch
 from smellkit.injectors.registry import injector_class, injectors
@@ -282,6 +284,22 @@ def _check_span(difficulty: Difficulty, smell_files: Sequence[str],
                                f"spans {spanned} ({', '.join(smell_files)})")
 
 
+def restyled(context: InjectionContext, before: Mapping[str, str | None],
+             changes: Mapping[str, str | None]) -> dict[str, str | None]:
+    """The changed Python files in the repository's house style: the imports an edit added
+    sorted and written as the module writes its own, and the lines it added wrapped at the
+    repository's line length (every smell's edit goes through here)."""
+    style = context.house_style
+    result: dict[str, str | None] = {}
+    for path, text in changes.items():
+        if text is None or not path.endswith(".py") or before.get(path) == text:
+            result[path] = text
+            continue
+        source = _module_for(context.project, path)
+        result[path] = restyle(style, before.get(path), text, source.module, source.is_package)
+    return result
+
+
 def record(context: InjectionContext, injector: Injector[Any], candidate: Candidate,
            difficulty: Difficulty, seed: int, edit: Edit) -> Injection:
     """The injection record of an edit; raises `InjectionRefused` when the edit is unusable."""
@@ -292,6 +310,7 @@ def record(context: InjectionContext, injector: Injector[Any], candidate: Candid
         before[path] = context.source(path) if os.path.isfile(root / path) else None
     if all(before[path] == text for path, text in edit.changes.items()):
         raise InjectionRefused("the edit changes nothing")
+    edit = replace(edit, changes=restyled(context, before, edit.changes))
     smelly = smelly_project(context.project, edit.changes)
     from smellkit.analysis.context import Context
 

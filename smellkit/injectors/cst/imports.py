@@ -178,7 +178,8 @@ def add_imports(result: cst.Module, original: cst.Module, position: int,
 
 def merged(imports: list[str], ordered: bool = True) -> list[str]:
     """One `from X import a, b` per module X, in the order the modules first appear; the names
-    sorted when `ordered`, else as given."""
+    sorted when `ordered`, else as given. A line too long for the repository is wrapped with
+    the rest of the edit's new lines (`restyle.restyle`), at its line length."""
     groups: dict[str, list[str]] = {}
     for statement in imports:
         head, separator, imported = statement.partition(" import ")
@@ -189,10 +190,7 @@ def merged(imports: list[str], ordered: bool = True) -> list[str]:
     lines = []
     for head, names in groups.items():
         names = sorted(names) if ordered else names
-        text = head + ", ".join(names) if names else head
-        if len(text) > 79:
-            text = head + "(\n" + "".join(f"    {name},\n" for name in names) + ")"
-        lines.append(text)
+        lines.append(head + ", ".join(names) if names else head)
     return lines
 
 
