@@ -157,7 +157,8 @@ def add_imports(result: cst.Module, original: cst.Module, position: int,
         spec = "." * len(small.relative) + (
             original.code_for_node(small.module) if small.module is not None else "")
         (text,) = merged([f"from {spec} import {name}"
-                          for name in [*names, *sorted(set(same) - set(names))]], ordered=False)
+                          for name in _extended(names, sorted(set(same) - set(names)))],
+                         ordered=False)
         new = edit.statement(original, text, 0).with_changes(
             leading_lines=statement.leading_lines,
             trailing_whitespace=statement.trailing_whitespace)
@@ -174,6 +175,15 @@ def add_imports(result: cst.Module, original: cst.Module, position: int,
         return result
     return edit.insert_top(result, after, [edit.statement(original, text, 0)
                                            for text in merged([text for _, text in rest])])
+
+
+def _extended(names: list[str], new: list[str]) -> list[str]:
+    """`names` of a `from` import with `new` ones added: each in its isort place when the names
+    are sorted as isort sorts them, else last (the module keeps an order of its own)."""
+    keys = [isort_key(name.split()[0]) for name in names]
+    if keys != sorted(keys):
+        return [*names, *new]
+    return sorted([*names, *new], key=lambda name: isort_key(name.split()[0]))
 
 
 def merged(imports: list[str], ordered: bool = True) -> list[str]:

@@ -21,7 +21,7 @@ from smellkit.errors import InjectionRefused
 from smellkit.facts import Name as NameExpr
 from smellkit.injectors.cst.rename import Rename
 from smellkit.injectors.deep_inlining.exits import exits
-from smellkit.injectors.deep_inlining.fold import fold, unsafe_names
+from smellkit.injectors.deep_inlining.fold import fold, propagate, unsafe_names
 from smellkit.injectors.naming import overlaps, pick, snake, words
 
 if TYPE_CHECKING:
@@ -297,17 +297,20 @@ class Inliner:
         if clash:
             raise InjectionRefused(f"{callee} reads the global {clash[0]}, a local name where it "
                                    "is pasted")
-        new: list[cst.BaseStatement] = [
-            cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(
-                renames.get(name, name)))], value)]) for name, value in bindings]
         pasted = fold([renamed for item in body if isinstance(
             renamed := _rename(item, renames), cst.BaseStatement)], literals)
+        bindings, pasted = propagate([(renames.get(name, name), value)
+                                      for name, value in bindings], pasted)
+        new: list[cst.BaseStatement] = [
+            cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], value)])
+            for name, value in bindings]
         new.extend(exits(pasted, form, statement))
         if not new:
             new = [cst.SimpleStatementLine([cst.Pass()])]
         leading = list(statement.leading_lines)
-        if self.comments:
-            leading.append(cst.EmptyLine(comment=cst.Comment(f"# {_describe(function)}")))
+        described = _describe(function) if self.comments else None
+        if described:
+            leading.append(cst.EmptyLine(comment=cst.Comment(f"# {described}")))
         first = new[0]
         assert isinstance(first, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
         new[0] = first.with_changes(leading_lines=[*leading, *first.leading_lines])
@@ -446,8 +449,9 @@ def _call(statement: cst.SimpleStatementLine) -> tuple[cst.Call, str]:
     raise InjectionRefused("not a call statement")
 
 
-def _describe(function: cst.FunctionDef) -> str:
-    """A comment naming the step a pasted body did (its docstring's first line, or its name)."""
+def _describe(function: cst.FunctionDef) -> str | None:
+    """A comment naming the step a pasted body did: its docstring's first line, None without
+    one (a comment made of the function's name, `# add entry`, reads as generated)."""
     body = function.body.body if isinstance(function.body, cst.IndentedBlock) else []
     if body and _is_docstring(body[0]):
         assert isinstance(body[0], cst.SimpleStatementLine)
@@ -459,4 +463,4 @@ def _describe(function: cst.FunctionDef) -> str:
         first = next((line.strip() for line in text.splitlines() if line.strip()), "")
         if first:
             return first
-    return function.name.value.strip("_").replace("_", " ")
+    return None
