@@ -20,7 +20,7 @@ from smellkit.checks import evaluate
 from smellkit.errors import InjectionRefused
 from smellkit.injectors.base import Edit, InjectionContext
 from smellkit.injectors.deep_inlining import DeepInliningInjector, _distinct_first, _enough
-from smellkit.injectors.deep_inlining.fold import fold, unsafe_names
+from smellkit.injectors.deep_inlining.fold import fold, propagate, unsafe_names
 from smellkit.injectors.deep_inlining.inline import Inliner, Plan
 from smellkit.injectors.deep_inlining.scope import free_names
 from smellkit.injectors.deep_inlining.sites import Site, SiteFinder
@@ -576,9 +576,10 @@ def locate(items, keys):
 
 
 def test_pasted_locals_are_renamed_with_words_of_their_function(tmp_path: Path) -> None:
-    """`index` of `find_item` collides with the caller's: it becomes `item_index` (the
-    callee's noun, not `index_2`); the comment before the paste is the docstring's first line,
-    every letter kept (an r-string's prefix and quotes parsed, not stripped)."""
+    """`index` of `find_item` collides with the caller's, and it is what `find_item` returns
+    into `spot`: the pasted code writes `spot` itself (no `item_index` then
+    `spot = item_index`, no `index_2`); the comment before the paste is the docstring's first
+    line, every letter kept (an r-string's prefix and quotes parsed, not stripped)."""
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "__init__.py").write_text("")
     (tmp_path / "pkg" / "finder.py").write_text(FINDER)
@@ -587,7 +588,8 @@ def test_pasted_locals_are_renamed_with_words_of_their_function(tmp_path: Path) 
     (site,) = SiteFinder(context).sites("pkg.user.locate")
     rewritten = Inliner(context, comments=True).rewrite("pkg.user.locate", [Plan(site)])
     text = rewritten.module.code
-    assert "item_index = -1" in text and "spot = item_index" in text
+    assert "spot = -1" in text and "spot = position" in text
+    assert "item_index" not in text and "index_2" not in text
     assert "# Return the buffer's index of `key`, or -1 (\\d patterns allowed)." in text
     from smellkit.injectors.tells import added_tells
 
@@ -894,3 +896,82 @@ def test_methods_of_other_classes_are_pasted_on_real_code() -> None:
     text = cst.Module([]).code_for_node(code)
     assert "frame.soft()" not in text and "rv = frame.copy()" in text
     assert "rv.soft_frame = True" in text and "if_frame = rv" in text
+
+
+def test_a_literal_local_the_body_overwrites_is_propagated_not_left_behind() -> None:
+    """`index=None` passed to a body that starts `if index is None: index = last + 1`: pasted
+    as one function is written, `index = last + 1`, with no `index = None` before it; a
+    literal read before it is overwritten stays bound."""
+    body = list(cst.parse_module(textwrap.dedent('''\
+        assert len(entries) < limit
+        if index is None:
+            index = last + 1
+        entries.append(index)
+        ''')).body)
+    kept, out = propagate([("index", cst.Name("None"))], body)
+    assert kept == []
+    assert cst.Module(body=out).code == (
+        "assert len(entries) < limit\nindex = last + 1\nentries.append(index)\n")
+    read_first = list(cst.parse_module("log(index)\nindex = 2\n").body)
+    kept, out = propagate([("index", cst.Name("None"))], read_first)
+    assert [name for name, _ in kept] == ["index"] and out == read_first
+
+
+def test_a_default_naming_a_global_is_written_in(small_repo: Path) -> None:
+    """`data=MISSING` not passed: the pasted body reads `MISSING` itself (imported where
+    needed), not `entry_data = MISSING` first, and `if MISSING is not MISSING:` is decided."""
+    (small_repo / "pkg" / "entries.py").write_text(textwrap.dedent('''\
+        MISSING = object()
+
+
+        def add_entry(entries, data=MISSING):
+            """Append one entry."""
+            if data is not MISSING:
+                entries.append(data)
+            entries.sort(key=len)
+            entries.reverse()
+            return entries
+        '''))
+    (small_repo / "pkg" / "uses.py").write_text(textwrap.dedent('''\
+        from pkg.entries import add_entry
+
+
+        def fill(entries):
+            add_entry(entries)
+            return entries
+        '''))
+    context = InjectionContext(load(small_repo))
+    (site,) = SiteFinder(context).sites("pkg.uses.fill")
+    rewritten = Inliner(context, comments=False).rewrite("pkg.uses.fill", [Plan(site)])
+    text = rewritten.module.code
+    assert "MISSING" not in text.partition("def fill")[2]  # decided: `MISSING is not MISSING`
+    assert "entries.sort(key=len)" in text and "append" not in text
+
+
+def test_new_names_join_a_from_import_in_isort_order() -> None:
+    """`SCHEMA` added to `from m import StringNotCollectionError, ValidationError` goes first
+    (isort: constants, classes, functions); an import in an order of its own gets it last."""
+    from smellkit.injectors.cst.imports import _extended
+
+    assert _extended(["StringNotCollectionError", "ValidationError"], ["SCHEMA"]) == [
+        "SCHEMA", "StringNotCollectionError", "ValidationError"]
+    assert _extended(["ErrorStore"], ["merge_errors"]) == ["ErrorStore", "merge_errors"]
+    assert _extended(["b", "a"], ["C"]) == ["b", "a", "C"]
+
+
+def test_a_helper_named_anywhere_else_stays_in_its_module(tmp_path: Path) -> None:
+    """A pasted helper of another module leaves it only when nothing but the function names
+    it: any other mention (here a second module importing it) keeps it, and its file out of
+    the span."""
+    from smellkit.injectors.deep_inlining.remove import removals
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "finder.py").write_text(FINDER)
+    (tmp_path / "pkg" / "user.py").write_text(USER)
+    context = InjectionContext(load(tmp_path))
+    texts = removals(context, "pkg.user.locate", "pkg/user.py", ["pkg.finder.find_item"])
+    assert set(texts) == {"pkg/finder.py"} and "def find_item" not in texts["pkg/finder.py"]
+    (tmp_path / "pkg" / "other.py").write_text("from pkg.finder import find_item\n")
+    context = InjectionContext(load(tmp_path))
+    assert removals(context, "pkg.user.locate", "pkg/user.py", ["pkg.finder.find_item"]) == {}

@@ -194,6 +194,12 @@ def _decided(test: cst.BaseExpression) -> bool | None:
         inner = _decided(test.expression)
         return None if inner is None else not inner
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and \
+            isinstance(test.left, cst.Name) and isinstance(test.comparisons[0].comparator,
+                                                           cst.Name) and \
+            test.left.value == test.comparisons[0].comparator.value and \
+            isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot)):
+        return isinstance(test.comparisons[0].operator, cst.Is)  # a sentinel default written in
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and \
             isinstance(test.left, cst.Name) and test.left.value in (*_FALSE, "True"):
         target = test.comparisons[0]
         if isinstance(target.comparator, cst.Name) and target.comparator.value == "None":

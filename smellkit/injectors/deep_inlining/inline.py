@@ -280,12 +280,14 @@ class Inliner:
         bindings, renames, literals = self._bind(site, call, function, own.bound,
                                                  unsafe_names(body))
         defaults = {id(param.default) for param in params if param.default is not None}
-        for _, value in bindings:  # a default named a global of the callee's module
+        for value in [*(value for _, value in bindings), *literals.values()]:
+            # a default named a global of the callee's module
             if id(value) in defaults and isinstance(value, cst.Name) and \
                     value.value not in _LITERAL_NAMES and value.value not in needs:
                 needs[value.value] = (origin, self._meaning(origin, value.value))
         bound_here = own.bound | {name for name, _ in bindings}
-        taken = host_names | own.used | set(renames.values()) | {name for name, _ in bindings}
+        taken = host_names | own.used | set(renames.values()) | {name for name, _ in bindings} \
+            | {value.value for value in literals.values() if isinstance(value, cst.Name)}
         pool = _callee_words(self.context, origin, callee)
         for name in sorted(bound_here):
             if name in host_names or name in renames.values():
@@ -304,6 +306,7 @@ class Inliner:
         new: list[cst.BaseStatement] = [
             cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], value)])
             for name, value in bindings]
+        pasted = _returned_into_target(pasted, form, statement, host_names)
         new.extend(exits(pasted, form, statement))
         if not new:
             new = [cst.SimpleStatementLine([cst.Pass()])]
@@ -354,6 +357,10 @@ class Inliner:
                     raise InjectionRefused(f"parameter {name} is not passed and its default is not "
                                            "a plain literal or name")
                 value = param.default
+                if isinstance(value, cst.Name) and not _literal(value) and name not in \
+                        rebound and value.value not in rebound:  # a global: written in
+                    literals[name] = value
+                    continue
                 if not (_literal(value) and name not in rebound and not unsafe(name, value)):
                     bindings.append((name, value))
                     continue
@@ -400,6 +407,41 @@ def _merge(into: dict[str, tuple[str, str]], other: dict[str, tuple[str, str]]) 
             raise InjectionRefused(f"{name} means {into[name][1]} in one pasted body and {meant} "
                                    "in another")
         into.setdefault(name, (module, meant))
+
+
+class _Returns(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.values: list[cst.BaseExpression | None] = []
+
+    def visit_Return(self, node: cst.Return) -> None:
+        self.values.append(node.value)
+
+
+def _returned_into_target(body: list[cst.BaseStatement], form: str,
+                          statement: cst.SimpleStatementLine,
+                          host_names: set[str]) -> list[cst.BaseStatement]:
+    """The pasted body writing its result straight into the name the call was assigned to:
+    `text = "\n".join(lines)`, not `receipt_text = "\n".join(lines)` then
+    `text = receipt_text`. Only when every `return` gives the same local of the pasted body,
+    one the host never names, and the body never names the target."""
+    small = statement.body[0]
+    if form != "assign" or not isinstance(small, cst.Assign) or \
+            not isinstance(small.targets[0].target, cst.Name):
+        return body
+    target = small.targets[0].target.value
+    returns = _Returns()
+    for item in body:
+        item.visit(returns)
+    values = {value.value if isinstance(value, cst.Name) else None for value in returns.values}
+    names = names_of(body)
+    if len(values) != 1 or None in values or target in names.used | names.bound:
+        return body
+    (local,) = values
+    assert local is not None
+    if local not in names.bound or local in host_names:
+        return body
+    return [renamed for item in body if isinstance(
+        renamed := _rename(item, {local: target}), cst.BaseStatement)]
 
 
 def _param_names(function: cst.FunctionDef) -> set[str]:
