@@ -975,3 +975,28 @@ def test_a_helper_named_anywhere_else_stays_in_its_module(tmp_path: Path) -> Non
     (tmp_path / "pkg" / "other.py").write_text("from pkg.finder import find_item\n")
     context = InjectionContext(load(tmp_path))
     assert removals(context, "pkg.user.locate", "pkg/user.py", ["pkg.finder.find_item"]) == {}
+
+
+def test_an_argument_over_several_lines_is_bound_as_black_writes_it() -> None:
+    """`self.fail(\\n    _(...).format(\\n        name=...\\n    ),\\n    param,\\n)` pasted: the
+    argument bound to `message` keeps its lines, moved left so its closing bracket lines up
+    with the assignment."""
+    from smellkit.injectors.deep_inlining.inline import _dedented
+
+    call = cst.parse_statement(textwrap.dedent('''\
+        self.fail(
+            _("{name} is not readable.").format(
+                name=self.name.title()
+            ),
+            param,
+        )
+        '''))
+    assert isinstance(call, cst.SimpleStatementLine)
+    expression = call.body[0]
+    assert isinstance(expression, cst.Expr) and isinstance(expression.value, cst.Call)
+    argument = expression.value.args[0].value
+    bound = cst.Module([]).code_for_node(cst.SimpleStatementLine(
+        [cst.Assign([cst.AssignTarget(cst.Name("message"))], _dedented(argument))]))
+    assert bound == ('message = _("{name} is not readable.").format(\n'
+                     '    name=self.name.title()\n'
+                     ')\n')

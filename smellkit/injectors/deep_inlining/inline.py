@@ -160,6 +160,8 @@ class Inliner:
         self.comments = comments
         self._positions: dict[str, dict[int, cst.SimpleStatementLine]] = {}
         self.renamed = False
+        self._described: set[str] = set()
+        """Callees whose paste has its comment already (easy: one comment per helper)."""
 
     def _lines(self, qualname: str,
                function: cst.FunctionDef) -> dict[int, cst.SimpleStatementLine]:
@@ -211,6 +213,7 @@ class Inliner:
         needs: dict[str, tuple[str, str]] = {}
         inlined: list[str] = []
         self.renamed = False
+        self._described = set()
         for plan in plans:
             statement = lines.get(plan.site.line)
             if statement is None or len(statement.body) != 1:
@@ -304,14 +307,17 @@ class Inliner:
         bindings, pasted = propagate([(renames.get(name, name), value)
                                       for name, value in bindings], pasted)
         new: list[cst.BaseStatement] = [
-            cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], value)])
+            cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))],
+                                                _dedented(value))])
             for name, value in bindings]
         pasted = _returned_into_target(pasted, form, statement, host_names)
         new.extend(exits(pasted, form, statement))
         if not new:
             new = [cst.SimpleStatementLine([cst.Pass()])]
         leading = list(statement.leading_lines)
-        described = _describe(function) if self.comments else None
+        described = _describe(function) if self.comments and callee not in \
+            self._described else None  # once: the same comment over every paste reads stock
+        self._described.add(callee)
         if described:
             leading.append(cst.EmptyLine(comment=cst.Comment(f"# {described}")))
         first = new[0]
@@ -407,6 +413,42 @@ def _merge(into: dict[str, tuple[str, str]], other: dict[str, tuple[str, str]]) 
             raise InjectionRefused(f"{name} means {into[name][1]} in one pasted body and {meant} "
                                    "in another")
         into.setdefault(name, (module, meant))
+
+
+class _Continuations(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.indents: list[int] = []
+
+    def visit_ParenthesizedWhitespace(self, node: cst.ParenthesizedWhitespace) -> None:
+        if node.indent:
+            self.indents.append(len(node.last_line.value))
+
+
+class _Dedent(cst.CSTTransformer):
+    def __init__(self, by: int) -> None:
+        super().__init__()
+        self.by = by
+
+    def leave_ParenthesizedWhitespace(
+            self, original_node: cst.ParenthesizedWhitespace,
+            updated_node: cst.ParenthesizedWhitespace) -> cst.ParenthesizedWhitespace:
+        if not updated_node.indent:
+            return updated_node
+        return updated_node.with_changes(last_line=cst.SimpleWhitespace(
+            updated_node.last_line.value[self.by:]))
+
+
+def _dedented(value: cst.BaseExpression) -> cst.BaseExpression:
+    """An argument spread over lines, bound to a local: its lines moved left by as much as
+    the call's argument list indented them, so the closing bracket lines up with the
+    assignment, as black writes it (not four columns further in)."""
+    found = _Continuations()
+    value.visit(found)
+    if not found.indents or min(found.indents) == 0:
+        return value
+    result = value.visit(_Dedent(min(found.indents)))
+    assert isinstance(result, cst.BaseExpression)
+    return result
 
 
 class _Returns(cst.CSTVisitor):
