@@ -517,22 +517,23 @@ def test_checks_pass_on_the_original() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("name,version", [("click", "8.1.7"), ("jinja2", "3.1.4")])
 def test_real_code(name: str, version: str) -> None:
-    """Every difficulty injects on real code (click: easy and medium; no click candidate has
-    three inlinable callees that can spread over four files and still make a function the
-    detector reports), and the injections verified keep every round-trip property; the
-    counts are printed for the record (`pytest -s`)."""
+    """Every difficulty injects on real code (click: easy only. The span counts the files the
+    patch changes, and click's pasted helpers of other modules are all used elsewhere, so they
+    stay and their files do not change; its own-file helpers that other code calls, and so may
+    move to new modules, are one per candidate at most), and the injections verified keep every
+    round-trip property; the counts are printed for the record (`pytest -s`)."""
     from tests.support.pypi import sdist
 
     tries = {"click": 24, "jinja2": 14}[name]  # click's few medium cases come late in order
     counts = real_code(sdist(name, version) / "src", SMELL, tries=tries, verified=1)
     print(f"\n{SMELL} on {name} {version}: {counts}")
     assert counts["easy"]["candidates"] >= 10
-    wanted = ("easy", "medium") if name == "click" else DIFFICULTIES
+    wanted = ("easy",) if name == "click" else DIFFICULTIES
     assert all(counts[difficulty]["injected"] >= 1 for difficulty in wanted), counts
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name,version,difficulty", [("click", "8.1.7", "medium"),
+@pytest.mark.parametrize("name,version,difficulty", [("click", "8.1.7", "easy"),
                                                      ("jinja2", "3.1.4", "hard")])
 def test_own_tests_pass_on_the_smelly_code(tmp_path: Path, name: str, version: str,
                                            difficulty: Difficulty) -> None:
@@ -611,9 +612,11 @@ def test_real_injections_read_as_human_code(name: str, version: str) -> None:
     from tests.injectors.support_tells import human_injections
     from tests.support.pypi import sdist
 
-    tries = {"click": 24, "jinja2": 8}[name]  # click's one medium candidate comes late
+    tries = {"click": 24, "jinja2": 8}[name]
     made = human_injections(sdist(name, version) / "src", SMELL, tries=tries)
-    assert made["easy"] and made["medium"], {key: len(value) for key, value in made.items()}
+    assert made["easy"], {key: len(value) for key, value in made.items()}
+    if name == "jinja2":  # click has no medium (see test_real_code)
+        assert made["medium"], {key: len(value) for key, value in made.items()}
 
 
 def test_discovery_says_which_rule_turned_functions_away(small_repo: Path) -> None:

@@ -4,12 +4,15 @@ A candidate is a function the detector does not report whose statement-level cal
 functions of the repository (five source lines or more) that can be inlined safely, forming
 chains of depth 1 to 3, with enough code between them to make a long, complex function
 (`sites.py`). The injection replaces call statements by the callees' bodies
-(`inline.py`); the callees stay defined, so every other caller is untouched and the
-original is the refactoring: call them again.
+(`inline.py`), written as one function is written (literals folded, constant locals
+propagated, results assigned straight to the caller's name). A callee of another module that
+nothing else names any more leaves it (`remove.py`); the others stay defined, so every other
+caller is untouched and the original is the refactoring: call them again.
 
-Difficulty follows SmellBench's rule on the files the smell spans: the caller's file and the
-files that define the pasted callees (the copies duplicate their code there; that is where a
-solver must look to undo it).
+Difficulty follows SmellBench's rule on the files the smell spans, counted on the files the
+patch changes: the caller's, the modules that lose their pasted helpers, and the new modules
+helpers move to. A helper left in place in another module, or module state the pasted code
+reads, leaves its file as it was, so it is no part of the span and the case names it nowhere.
 
 - easy: 2 files; callees called directly (no chains), each pasted body introduced by a comment
   naming the step when the callee has a docstring (its first line).
