@@ -1003,3 +1003,51 @@ def test_an_argument_over_several_lines_is_bound_as_black_writes_it() -> None:
     assert bound == ('message = _("{name} is not readable.").format(\n'
                      '    name=self.name.title()\n'
                      ')\n')
+
+
+def test_an_argument_held_together_by_the_call_gets_brackets_of_its_own() -> None:
+    """`self.writeline(\\n    f"a"\\n    f"b"\\n)` pasted: bound as `x = (\\n    f"a"\\n    f"b"\\n)`;
+    without brackets its second line would be a statement of its own (the text cut short)."""
+    from smellkit.injectors.deep_inlining.inline import _dedented
+
+    call = cst.parse_statement('self.writeline(\n    f"{ref} = undefined("\n    f"{name})"\n)\n')
+    assert isinstance(call, cst.SimpleStatementLine)
+    expression = call.body[0]
+    assert isinstance(expression, cst.Expr) and isinstance(expression.value, cst.Call)
+    bound = cst.Module([]).code_for_node(cst.SimpleStatementLine([cst.Assign(
+        [cst.AssignTarget(cst.Name("x"))], _dedented(expression.value.args[0].value))]))
+    assert bound == 'x = (\n    f"{ref} = undefined("\n    f"{name})"\n)\n'
+    compile(bound, "<bound>", "exec")
+
+
+def test_a_string_argument_read_once_is_written_where_it_is_read(tmp_path: Path) -> None:
+    """`self.writeline(f"if {ref} is missing:")` pasted: `self.write(f"if {ref} ...")`, no
+    local bound to it first; an f-string that calls something stays bound (its effect would
+    move)."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "gen.py").write_text(textwrap.dedent('''\
+        class Gen:
+            def __init__(self):
+                self.out = []
+                self.lines = 0
+
+            def writeline(self, x, extra=0):
+                """A new line, then x."""
+                self.lines += 1 + extra
+                if self.lines > 100:
+                    self.out.clear()
+                self.out.append("\\n")
+                self.out.append(x)
+
+            def emit(self, ref, args):
+                self.writeline(f"if {ref} is missing:")
+                self.writeline(f"{ref}({', '.join(args)})")
+                return self.out
+        '''))
+    context = InjectionContext(load(tmp_path))
+    sites = SiteFinder(context).sites("pkg.gen.Gen.emit")
+    text = Inliner(context, comments=False).rewrite(
+        "pkg.gen.Gen.emit", [Plan(site) for site in sites]).module.code
+    assert 'self.out.append(f"if {ref} is missing:")' in text
+    assert "x = f\"{ref}({', '.join(args)})\"" in text  # a call inside: bound first

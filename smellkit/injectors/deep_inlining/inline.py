@@ -10,6 +10,7 @@ cycle). Anything else is refused with the reason.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -281,7 +282,7 @@ class Inliner:
                 needs[name] = (origin, self._meaning(origin, name))
         call, form = _call(statement)
         bindings, renames, literals = self._bind(site, call, function, own.bound,
-                                                 unsafe_names(body))
+                                                 unsafe_names(body), _reads(body))
         defaults = {id(param.default) for param in params if param.default is not None}
         for value in [*(value for _, value in bindings), *literals.values()]:
             # a default named a global of the callee's module
@@ -326,12 +327,14 @@ class Inliner:
         return new, needs, chain
 
     def _bind(self, site: Site, call: cst.Call, function: cst.FunctionDef, rebound: set[str],
-              unsafe: Callable[[str, cst.BaseExpression], bool],
+              unsafe: Callable[[str, cst.BaseExpression], bool], reads: Counter[str],
               ) -> tuple[list[tuple[str, cst.BaseExpression]], dict[str, str],
                          dict[str, cst.BaseExpression]]:
         """Each parameter's value: substituted when it is a plain name or a literal nothing
-        rebinds (`fold.py` then drops the branches a literal decides), else an assignment
-        before the body (arguments evaluated in their written order)."""
+        rebinds (`fold.py` then drops the branches a literal decides), or a one-line string
+        or f-string of names read once (`self.write(f"{ref} = ")`, not `context_x = ...`
+        first), else an assignment before the body (arguments evaluated in their written
+        order)."""
         params = _params(function)
         values: dict[str, cst.BaseExpression] = {}
         positional = [arg for arg in call.args if arg.keyword is None]
@@ -371,6 +374,10 @@ class Inliner:
                     bindings.append((name, value))
                     continue
             if _literal(value) and name not in rebound and not unsafe(name, value):
+                literals[name] = value
+                continue
+            if reads[name] == 1 and name not in rebound and _plain_text(value, rebound) and \
+                    not unsafe(name, cst.SimpleString('""')):
                 literals[name] = value
                 continue
             if isinstance(value, cst.Name) and name not in rebound and value.value not in \
@@ -424,7 +431,7 @@ class _Continuations(cst.CSTVisitor):
             self.indents.append(len(node.last_line.value))
 
 
-class _Dedent(cst.CSTTransformer):
+class _Shift(cst.CSTTransformer):
     def __init__(self, by: int) -> None:
         super().__init__()
         self.by = by
@@ -434,21 +441,40 @@ class _Dedent(cst.CSTTransformer):
             updated_node: cst.ParenthesizedWhitespace) -> cst.ParenthesizedWhitespace:
         if not updated_node.indent:
             return updated_node
-        return updated_node.with_changes(last_line=cst.SimpleWhitespace(
-            updated_node.last_line.value[self.by:]))
+        width = max(0, len(updated_node.last_line.value) + self.by)
+        return updated_node.with_changes(last_line=cst.SimpleWhitespace(" " * width))
 
 
 def _dedented(value: cst.BaseExpression) -> cst.BaseExpression:
     """An argument spread over lines, bound to a local: its lines moved left by as much as
     the call's argument list indented them, so the closing bracket lines up with the
-    assignment, as black writes it (not four columns further in)."""
+    assignment, as black writes it (not four columns further in). One whose lines were held
+    together only by the call's brackets (`f"a"` newline `f"b"`) gets brackets of its own:
+    `x = (` ... `)`, or its second line would be a statement of its own."""
     found = _Continuations()
     value.visit(found)
-    if not found.indents or min(found.indents) == 0:
+    if not found.indents:
         return value
-    result = value.visit(_Dedent(min(found.indents)))
+    if _one_statement(value):
+        result = value.visit(_Shift(-min(found.indents)))
+        assert isinstance(result, cst.BaseExpression)
+        return result
+    result = value.visit(_Shift(4 - min(found.indents)))
     assert isinstance(result, cst.BaseExpression)
-    return result
+    inside = cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace("    "))
+    closing = cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace(""))
+    return result.with_changes(lpar=[cst.LeftParen(whitespace_after=inside)],
+                               rpar=[cst.RightParen(whitespace_before=closing)])
+
+
+def _one_statement(value: cst.BaseExpression) -> bool:
+    """Whether `x = value` written out is one statement."""
+    code = cst.Module([]).code_for_node(cst.SimpleStatementLine(
+        [cst.Assign([cst.AssignTarget(cst.Name("x"))], value)]))
+    try:
+        return len(cst.parse_module(code).body) == 1
+    except cst.ParserSyntaxError:
+        return False
 
 
 class _Returns(cst.CSTVisitor):
@@ -484,6 +510,60 @@ def _returned_into_target(body: list[cst.BaseStatement], form: str,
         return body
     return [renamed for item in body if isinstance(
         renamed := _rename(item, {local: target}), cst.BaseStatement)]
+
+
+def _reads(body: Sequence[cst.CSTNode]) -> Counter[str]:
+    """How often each name is mentioned (attribute and keyword names aside)."""
+    found: Counter[str] = Counter()
+
+    class Count(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)
+            return False
+
+        def visit_Arg(self, node: cst.Arg) -> bool:
+            node.value.visit(self)
+            return False
+
+        def visit_Name(self, node: cst.Name) -> None:
+            found[node.value] += 1
+
+    for node in body:
+        node.visit(Count())
+    return found
+
+
+def _plain_text(value: cst.BaseExpression, rebound: set[str]) -> bool:
+    """A string or f-string on one line whose parts read only names (and their attributes
+    and items) the pasted body does not rebind: evaluating it where the parameter was read
+    gives the same text, with no effect moved."""
+    if "\n" in cst.Module([]).code_for_node(value):
+        return False
+    if isinstance(value, cst.SimpleString):
+        return True
+    if isinstance(value, cst.ConcatenatedString):
+        return _plain_text(value.left, rebound) and _plain_text(value.right, rebound)
+    if not isinstance(value, cst.FormattedString):
+        return False
+    for part in value.parts:
+        if isinstance(part, cst.FormattedStringExpression) and (
+                part.format_spec or not _plain_read(part.expression, rebound)):
+            return False
+    return True
+
+
+def _plain_read(node: cst.BaseExpression, rebound: set[str]) -> bool:
+    if isinstance(node, cst.Name):
+        return node.value not in rebound
+    if isinstance(node, cst.Attribute):
+        return _plain_read(node.value, rebound)
+    if isinstance(node, cst.Subscript):
+        return _plain_read(node.value, rebound) and all(
+            isinstance(item.slice, cst.Index) and isinstance(item.slice.value, (
+                cst.Integer, cst.SimpleString, cst.Name)) and not (isinstance(
+                    item.slice.value, cst.Name) and item.slice.value.value in rebound)
+            for item in node.slice)
+    return False
 
 
 def _param_names(function: cst.FunctionDef) -> set[str]:

@@ -268,13 +268,10 @@ class Spreader(Movability):
         modules, which `_host` checks) or a new one (its definitions exist by the time the
         host imports them back)."""
         module = self.context.module(path)
-        header: list[_Statement] = [item.with_changes(leading_lines=[]) for item in future]
-        imports = [cst.parse_statement(line + "\n") for line in sorted(
-            set(group.imports), key=lambda line: (line.startswith("from ."),
-                                                  line.startswith("from "), line))]
-        if imports and header:
-            imports[0] = imports[0].with_changes(leading_lines=[cst.EmptyLine()])
-        header.extend(imports)
+        opening = cst.Module(body=[item.with_changes(leading_lines=[]) for item in future])
+        for line in sorted(set(group.imports)):  # grouped and ordered as isort does
+            opening = insert_import(opening, line)
+        header: list[_Statement] = list(opening.body)
         if group.hinted:
             indent = module.default_indent
             block = cst.parse_statement(f"if {group.guard}:\n" + "".join(
