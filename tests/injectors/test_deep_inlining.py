@@ -1006,8 +1006,9 @@ def test_an_argument_over_several_lines_is_bound_as_black_writes_it() -> None:
 
 
 def test_an_argument_held_together_by_the_call_gets_brackets_of_its_own() -> None:
-    """`self.writeline(\\n    f"a"\\n    f"b"\\n)` pasted: bound as `x = (\\n    f"a"\\n    f"b"\\n)`;
-    without brackets its second line would be a statement of its own (the text cut short)."""
+    """`self.writeline(` then `f"a"` and `f"b"` on lines of their own, pasted: bound as
+    `x = (` ... `)`; without brackets the second line would be a statement of its own (the
+    text cut short)."""
     from smellkit.injectors.deep_inlining.inline import _dedented
 
     call = cst.parse_statement('self.writeline(\n    f"{ref} = undefined("\n    f"{name})"\n)\n')
