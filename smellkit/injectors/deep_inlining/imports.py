@@ -58,7 +58,8 @@ def with_imports(context: InjectionContext, qualname: str, path: str, module: cs
             raise InjectionRefused(f"{path} has no top-level import to add {', '.join(imports)} "
                                    "after")
         pairs = [(_source(line), line) for line in imports]
-        module = add_imports(module, module, position, pairs, host, facts.is_package)
+        module = add_imports(module, module, position, pairs, host, facts.is_package,
+                             in_order=True)
     return without_unused(context, host, context.module(path), module).code
 
 
