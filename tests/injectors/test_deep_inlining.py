@@ -1052,3 +1052,14 @@ def test_a_string_argument_read_once_is_written_where_it_is_read(tmp_path: Path)
         "pkg.gen.Gen.emit", [Plan(site) for site in sites]).module.code
     assert 'self.out.append(f"if {ref} is missing:")' in text
     assert "x = f\"{ref}({', '.join(args)})\"" in text  # a call inside: bound first
+
+
+def test_the_line_length_is_what_the_code_keeps_to_not_its_longest_line() -> None:
+    """A URL or a `# type: ignore` line past 88 does not allow every pasted line that long:
+    the length 99% of the lines keep to, rounded up to a usual setting."""
+    from smellkit.injectors.deep_inlining import _line_length
+
+    code = "\n".join(["x = 1" + " " * 70] * 300 + ["y = 2" + " " * 80] * 200 + ["z" * 130])
+    assert _line_length([code]) == 88
+    assert _line_length(["a = 1\n" * 10]) == 79
+    assert _line_length(["w" * 95 + "\n"] * 5) == 99

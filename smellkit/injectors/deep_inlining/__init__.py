@@ -352,17 +352,32 @@ def _elsewhere(context: InjectionContext, path: str, rewritten: Rewritten) -> se
 
 def _within_limit(context: InjectionContext, path: str, qualname: str,
                   function: cst.FunctionDef) -> None:
-    """Refused when a pasted line is longer than any line of code of the repository: renamed
-    locals and deeper indentation must not outgrow its line length."""
+    """Refused when a pasted line is longer than the repository's line length: renamed locals
+    and deeper indentation must not outgrow it (lines of the function as it was are its own)."""
     if context not in _LIMITS:
-        _LIMITS[context] = max(line_limit(context.source(facts.path))
-                               for facts in context.index.modules.values())
+        _LIMITS[context] = _line_length([context.source(facts.path)
+                                         for facts in context.index.modules.values()])
     limit = _LIMITS[context]
+    original = Inliner(context, comments=False).function(context.module(path), qualname)
+    kept = set(_indented(context, qualname, original).splitlines())  # long already: not ours
     longest = max((len(line) for line in _indented(context, qualname, function).splitlines()
-                   if not line.lstrip().startswith("#")), default=0)
+                   if not line.lstrip().startswith("#") and line not in kept), default=0)
     if longest > limit:
         raise InjectionRefused(f"a pasted line of {qualname} would be {longest} columns long, "
                                f"over the repository's {limit}")
+
+
+def _line_length(sources: Sequence[str]) -> int:
+    """The line length a repository keeps to: what 99% of its lines of code stay within,
+    rounded up to the usual settings (79, 88, 99, 100, 120); a few long lines (a URL, a
+    `# type: ignore`) do not make every length right."""
+    lengths = sorted(len(line) for source in sources for line in source.splitlines()
+                     if line.strip() and not line.lstrip().startswith("#"))
+    if not lengths:
+        return 79
+    kept = lengths[min(len(lengths) - 1, int(len(lengths) * 0.99))]
+    return next((usual for usual in (79, 88, 99, 100, 120) if kept <= usual),
+                max(kept, line_limit("")))
 
 
 _LIMITS: WeakKeyDictionary[InjectionContext, int] = WeakKeyDictionary()
