@@ -20,7 +20,7 @@ from smellkit.checks import evaluate
 from smellkit.errors import InjectionRefused
 from smellkit.injectors.base import Edit, InjectionContext
 from smellkit.injectors.deep_inlining import DeepInliningInjector, _distinct_first, _enough
-from smellkit.injectors.deep_inlining.fold import fold, unsafe_names
+from smellkit.injectors.deep_inlining.fold import fold, propagate, unsafe_names
 from smellkit.injectors.deep_inlining.inline import Inliner, Plan
 from smellkit.injectors.deep_inlining.scope import free_names
 from smellkit.injectors.deep_inlining.sites import Site, SiteFinder
@@ -71,12 +71,15 @@ def test_round_trip(difficulty: Difficulty) -> None:
 
 @pytest.mark.parametrize("difficulty", DIFFICULTIES)
 def test_the_smell_spans_the_files_the_difficulty_asks_for(difficulty: Difficulty) -> None:
-    """SmellBench's rule: easy 2 files, medium 3+, hard 4+. The shop's helpers live in other
-    modules already; the ledger's live in the caller's file and move to new ones."""
+    """SmellBench's rule: easy 2 files, medium 3+, hard 4+, counted on the files the patch
+    changes: the shop's helpers live in other modules, which lose them (nothing else calls
+    them); the ledger's live in the caller's file and move to new ones. Every file the case
+    names (its locations) is one the patch changes."""
     for case, target in ((SHOP, TARGET), (LEDGER, POST)):
         injection = injected(case / "before", SMELL, difficulty, target)
-        spanned = {location.path for location in injection.locations}
-        assert len(spanned) >= _FILES[difficulty], (case.name, spanned)
+        assert len(injection.files) >= _FILES[difficulty], (case.name, injection.files)
+        named = {location.path for location in injection.locations}
+        assert named <= set(injection.files), (case.name, named - set(injection.files))
 
 
 @pytest.mark.parametrize("difficulty", DIFFICULTIES)
@@ -239,14 +242,17 @@ def test_difficulties_differ() -> None:
     medium = injected(SHOP / "before", SMELL, "medium", TARGET)
     hard = injected(SHOP / "before", SMELL, "hard", TARGET)
     assert "+        # " in easy.smelly_patch and "+        # " not in medium.smelly_patch
-    chain = {"shop.pricing.subtotal", "shop.pricing.line_total"}
-    assert chain <= {location.qualname for location in medium.locations}
-    assert len({location.qualname for location in hard.locations} - {TARGET}) >= 3
+    # the chain subtotal -> line_total is pasted, and both leave pricing.py: nothing else
+    # calls them
+    assert "-def subtotal(" in medium.smelly_patch and "-def line_total(" in medium.smelly_patch
+    assert "shop/pricing.py" in medium.files
+    assert len(re.findall(r"^-def \w+\(", hard.smelly_patch, re.MULTILINE)) >= 3
     assert hard.red_herrings
     header = hard.smelly_patch.split("class OrderService")[0]  # module state, imported
     state = re.findall(r"^\+from (shop\.\w+) import ([A-Z_]+)$", header, re.MULTILINE)
     assert state, header
-    assert {module for module, _ in state} <= {location.qualname for location in hard.locations}
+    # module state read is no part of the span: the case names only files it changes
+    assert {location.path for location in hard.locations} <= set(hard.files)
     assert all(location.qualname not in {item.qualname for item in hard.locations}
                for location in hard.red_herrings)
 
@@ -498,7 +504,10 @@ def test_checks_pass_on_the_original() -> None:
                                               random.Random(1))
     assert isinstance(edit, Edit)
     kinds = {check.kind for check in edit.checks}
-    assert {"no_finding", "max_lines", "calls"} <= kinds
+    assert {"no_finding", "max_lines"} <= kinds
+    # the helpers left pricing.py and stock.py: no check asks for a call of a name the
+    # refactoring may choose anew
+    assert "calls" not in kinds
     assert all(result.passed for result in evaluate(project, edit.checks))
 
 
@@ -508,22 +517,23 @@ def test_checks_pass_on_the_original() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("name,version", [("click", "8.1.7"), ("jinja2", "3.1.4")])
 def test_real_code(name: str, version: str) -> None:
-    """Every difficulty injects on real code (click: easy and medium; no click candidate has
-    three inlinable callees that can spread over four files and still make a function the
-    detector reports), and the injections verified keep every round-trip property; the
-    counts are printed for the record (`pytest -s`)."""
+    """Every difficulty injects on real code (click: easy only. The span counts the files the
+    patch changes, and click's pasted helpers of other modules are all used elsewhere, so they
+    stay and their files do not change; its own-file helpers that other code calls, and so may
+    move to new modules, are one per candidate at most), and the injections verified keep every
+    round-trip property; the counts are printed for the record (`pytest -s`)."""
     from tests.support.pypi import sdist
 
     tries = {"click": 24, "jinja2": 14}[name]  # click's few medium cases come late in order
     counts = real_code(sdist(name, version) / "src", SMELL, tries=tries, verified=1)
     print(f"\n{SMELL} on {name} {version}: {counts}")
     assert counts["easy"]["candidates"] >= 10
-    wanted = ("easy", "medium") if name == "click" else DIFFICULTIES
+    wanted = ("easy",) if name == "click" else DIFFICULTIES
     assert all(counts[difficulty]["injected"] >= 1 for difficulty in wanted), counts
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name,version,difficulty", [("click", "8.1.7", "medium"),
+@pytest.mark.parametrize("name,version,difficulty", [("click", "8.1.7", "easy"),
                                                      ("jinja2", "3.1.4", "hard")])
 def test_own_tests_pass_on_the_smelly_code(tmp_path: Path, name: str, version: str,
                                            difficulty: Difficulty) -> None:
@@ -567,9 +577,10 @@ def locate(items, keys):
 
 
 def test_pasted_locals_are_renamed_with_words_of_their_function(tmp_path: Path) -> None:
-    """`index` of `find_item` collides with the caller's: it becomes `item_index` (the
-    callee's noun, not `index_2`); the comment before the paste is the docstring's first line,
-    every letter kept (an r-string's prefix and quotes parsed, not stripped)."""
+    """`index` of `find_item` collides with the caller's, and it is what `find_item` returns
+    into `spot`: the pasted code writes `spot` itself (no `item_index` then
+    `spot = item_index`, no `index_2`); the comment before the paste is the docstring's first
+    line, every letter kept (an r-string's prefix and quotes parsed, not stripped)."""
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "__init__.py").write_text("")
     (tmp_path / "pkg" / "finder.py").write_text(FINDER)
@@ -578,7 +589,8 @@ def test_pasted_locals_are_renamed_with_words_of_their_function(tmp_path: Path) 
     (site,) = SiteFinder(context).sites("pkg.user.locate")
     rewritten = Inliner(context, comments=True).rewrite("pkg.user.locate", [Plan(site)])
     text = rewritten.module.code
-    assert "item_index = -1" in text and "spot = item_index" in text
+    assert "spot = -1" in text and "spot = position" in text
+    assert "item_index" not in text and "index_2" not in text
     assert "# Return the buffer's index of `key`, or -1 (\\d patterns allowed)." in text
     from smellkit.injectors.tells import added_tells
 
@@ -600,9 +612,11 @@ def test_real_injections_read_as_human_code(name: str, version: str) -> None:
     from tests.injectors.support_tells import human_injections
     from tests.support.pypi import sdist
 
-    tries = {"click": 24, "jinja2": 8}[name]  # click's one medium candidate comes late
+    tries = {"click": 24, "jinja2": 8}[name]
     made = human_injections(sdist(name, version) / "src", SMELL, tries=tries)
-    assert made["easy"] and made["medium"], {key: len(value) for key, value in made.items()}
+    assert made["easy"], {key: len(value) for key, value in made.items()}
+    if name == "jinja2":  # click has no medium (see test_real_code)
+        assert made["medium"], {key: len(value) for key, value in made.items()}
 
 
 def test_discovery_says_which_rule_turned_functions_away(small_repo: Path) -> None:
@@ -885,3 +899,167 @@ def test_methods_of_other_classes_are_pasted_on_real_code() -> None:
     text = cst.Module([]).code_for_node(code)
     assert "frame.soft()" not in text and "rv = frame.copy()" in text
     assert "rv.soft_frame = True" in text and "if_frame = rv" in text
+
+
+def test_a_literal_local_the_body_overwrites_is_propagated_not_left_behind() -> None:
+    """`index=None` passed to a body that starts `if index is None: index = last + 1`: pasted
+    as one function is written, `index = last + 1`, with no `index = None` before it; a
+    literal read before it is overwritten stays bound."""
+    body = list(cst.parse_module(textwrap.dedent('''\
+        assert len(entries) < limit
+        if index is None:
+            index = last + 1
+        entries.append(index)
+        ''')).body)
+    kept, out = propagate([("index", cst.Name("None"))], body)
+    assert kept == []
+    assert cst.Module(body=out).code == (
+        "assert len(entries) < limit\nindex = last + 1\nentries.append(index)\n")
+    read_first = list(cst.parse_module("log(index)\nindex = 2\n").body)
+    kept, out = propagate([("index", cst.Name("None"))], read_first)
+    assert [name for name, _ in kept] == ["index"] and out == read_first
+
+
+def test_a_default_naming_a_global_is_written_in(small_repo: Path) -> None:
+    """`data=MISSING` not passed: the pasted body reads `MISSING` itself (imported where
+    needed), not `entry_data = MISSING` first, and `if MISSING is not MISSING:` is decided."""
+    (small_repo / "pkg" / "entries.py").write_text(textwrap.dedent('''\
+        MISSING = object()
+
+
+        def add_entry(entries, data=MISSING):
+            """Append one entry."""
+            if data is not MISSING:
+                entries.append(data)
+            entries.sort(key=len)
+            entries.reverse()
+            return entries
+        '''))
+    (small_repo / "pkg" / "uses.py").write_text(textwrap.dedent('''\
+        from pkg.entries import add_entry
+
+
+        def fill(entries):
+            add_entry(entries)
+            return entries
+        '''))
+    context = InjectionContext(load(small_repo))
+    (site,) = SiteFinder(context).sites("pkg.uses.fill")
+    rewritten = Inliner(context, comments=False).rewrite("pkg.uses.fill", [Plan(site)])
+    text = rewritten.module.code
+    assert "MISSING" not in text.partition("def fill")[2]  # decided: `MISSING is not MISSING`
+    assert "entries.sort(key=len)" in text and "append" not in text
+
+
+def test_new_names_join_a_from_import_in_isort_order() -> None:
+    """`SCHEMA` added to `from m import StringNotCollectionError, ValidationError` goes first
+    (isort: constants, classes, functions); an import in an order of its own gets it last."""
+    from smellkit.injectors.cst.imports import _extended
+
+    assert _extended(["StringNotCollectionError", "ValidationError"], ["SCHEMA"]) == [
+        "SCHEMA", "StringNotCollectionError", "ValidationError"]
+    assert _extended(["ErrorStore"], ["merge_errors"]) == ["ErrorStore", "merge_errors"]
+    assert _extended(["b", "a"], ["C"]) == ["b", "a", "C"]
+
+
+def test_a_helper_named_anywhere_else_stays_in_its_module(tmp_path: Path) -> None:
+    """A pasted helper of another module leaves it only when nothing but the function names
+    it: any other mention (here a second module importing it) keeps it, and its file out of
+    the span."""
+    from smellkit.injectors.deep_inlining.remove import removals
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "finder.py").write_text(FINDER)
+    (tmp_path / "pkg" / "user.py").write_text(USER)
+    context = InjectionContext(load(tmp_path))
+    texts = removals(context, "pkg.user.locate", "pkg/user.py", ["pkg.finder.find_item"])
+    assert set(texts) == {"pkg/finder.py"} and "def find_item" not in texts["pkg/finder.py"]
+    (tmp_path / "pkg" / "other.py").write_text("from pkg.finder import find_item\n")
+    context = InjectionContext(load(tmp_path))
+    assert removals(context, "pkg.user.locate", "pkg/user.py", ["pkg.finder.find_item"]) == {}
+
+
+def test_an_argument_over_several_lines_is_bound_as_black_writes_it() -> None:
+    """`self.fail(\\n    _(...).format(\\n        name=...\\n    ),\\n    param,\\n)` pasted: the
+    argument bound to `message` keeps its lines, moved left so its closing bracket lines up
+    with the assignment."""
+    from smellkit.injectors.deep_inlining.inline import _dedented
+
+    call = cst.parse_statement(textwrap.dedent('''\
+        self.fail(
+            _("{name} is not readable.").format(
+                name=self.name.title()
+            ),
+            param,
+        )
+        '''))
+    assert isinstance(call, cst.SimpleStatementLine)
+    expression = call.body[0]
+    assert isinstance(expression, cst.Expr) and isinstance(expression.value, cst.Call)
+    argument = expression.value.args[0].value
+    bound = cst.Module([]).code_for_node(cst.SimpleStatementLine(
+        [cst.Assign([cst.AssignTarget(cst.Name("message"))], _dedented(argument))]))
+    assert bound == ('message = _("{name} is not readable.").format(\n'
+                     '    name=self.name.title()\n'
+                     ')\n')
+
+
+def test_an_argument_held_together_by_the_call_gets_brackets_of_its_own() -> None:
+    """`self.writeline(` then `f"a"` and `f"b"` on lines of their own, pasted: bound as
+    `x = (` ... `)`; without brackets the second line would be a statement of its own (the
+    text cut short)."""
+    from smellkit.injectors.deep_inlining.inline import _dedented
+
+    call = cst.parse_statement('self.writeline(\n    f"{ref} = undefined("\n    f"{name})"\n)\n')
+    assert isinstance(call, cst.SimpleStatementLine)
+    expression = call.body[0]
+    assert isinstance(expression, cst.Expr) and isinstance(expression.value, cst.Call)
+    bound = cst.Module([]).code_for_node(cst.SimpleStatementLine([cst.Assign(
+        [cst.AssignTarget(cst.Name("x"))], _dedented(expression.value.args[0].value))]))
+    assert bound == 'x = (\n    f"{ref} = undefined("\n    f"{name})"\n)\n'
+    compile(bound, "<bound>", "exec")
+
+
+def test_a_string_argument_read_once_is_written_where_it_is_read(tmp_path: Path) -> None:
+    """`self.writeline(f"if {ref} is missing:")` pasted: `self.write(f"if {ref} ...")`, no
+    local bound to it first; an f-string that calls something stays bound (its effect would
+    move)."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "gen.py").write_text(textwrap.dedent('''\
+        class Gen:
+            def __init__(self):
+                self.out = []
+                self.lines = 0
+
+            def writeline(self, x, extra=0):
+                """A new line, then x."""
+                self.lines += 1 + extra
+                if self.lines > 100:
+                    self.out.clear()
+                self.out.append("\\n")
+                self.out.append(x)
+
+            def emit(self, ref, args):
+                self.writeline(f"if {ref} is missing:")
+                self.writeline(f"{ref}({', '.join(args)})")
+                return self.out
+        '''))
+    context = InjectionContext(load(tmp_path))
+    sites = SiteFinder(context).sites("pkg.gen.Gen.emit")
+    text = Inliner(context, comments=False).rewrite(
+        "pkg.gen.Gen.emit", [Plan(site) for site in sites]).module.code
+    assert 'self.out.append(f"if {ref} is missing:")' in text
+    assert "x = f\"{ref}({', '.join(args)})\"" in text  # a call inside: bound first
+
+
+def test_the_line_length_is_what_the_code_keeps_to_not_its_longest_line() -> None:
+    """A URL or a `# type: ignore` line past 88 does not allow every pasted line that long:
+    the length 99% of the lines keep to, rounded up to a usual setting."""
+    from smellkit.injectors.deep_inlining import _line_length
+
+    code = "\n".join(["x = 1" + " " * 70] * 300 + ["y = 2" + " " * 80] * 200 + ["z" * 130])
+    assert _line_length([code]) == 88
+    assert _line_length(["a = 1\n" * 10]) == 79
+    assert _line_length(["w" * 95 + "\n"] * 5) == 99

@@ -136,9 +136,10 @@ def _order(line: cst.CSTNode) -> tuple[int, bool, int, str]:
 
 def add_imports(result: cst.Module, original: cst.Module, position: int,
                 imports: list[tuple[str, str]], module: str,
-                package: bool = False) -> cst.Module:
+                package: bool = False, *, in_order: bool = False) -> cst.Module:
     """`imports` added to a top-level `from` import of the same module before `position` when
-    there is one, else after the last top-level import before `position` (of `original`)."""
+    there is one (last among its names; `in_order`: in their isort place when the names are
+    sorted so), else after the last top-level import before `position` (of `original`)."""
     if not imports:
         return result
     rest = list(imports)
@@ -157,7 +158,9 @@ def add_imports(result: cst.Module, original: cst.Module, position: int,
         spec = "." * len(small.relative) + (
             original.code_for_node(small.module) if small.module is not None else "")
         (text,) = merged([f"from {spec} import {name}"
-                          for name in [*names, *sorted(set(same) - set(names))]], ordered=False)
+                          for name in _extended(names, sorted(set(same) - set(names)),
+                                                in_order)],
+                         ordered=False)
         new = edit.statement(original, text, 0).with_changes(
             leading_lines=statement.leading_lines,
             trailing_whitespace=statement.trailing_whitespace)
@@ -174,6 +177,16 @@ def add_imports(result: cst.Module, original: cst.Module, position: int,
         return result
     return edit.insert_top(result, after, [edit.statement(original, text, 0)
                                            for text in merged([text for _, text in rest])])
+
+
+def _extended(names: list[str], new: list[str], in_order: bool = True) -> list[str]:
+    """`names` of a `from` import with `new` ones added: each in its isort place when
+    `in_order` and the names are sorted as isort sorts them, else last (the module keeps an
+    order of its own)."""
+    keys = [isort_key(name.split()[0]) for name in names]
+    if not in_order or keys != sorted(keys):
+        return [*names, *new]
+    return sorted([*names, *new], key=lambda name: isort_key(name.split()[0]))
 
 
 def merged(imports: list[str], ordered: bool = True) -> list[str]:

@@ -4,15 +4,18 @@ A candidate is a function the detector does not report whose statement-level cal
 functions of the repository (five source lines or more) that can be inlined safely, forming
 chains of depth 1 to 3, with enough code between them to make a long, complex function
 (`sites.py`). The injection replaces call statements by the callees' bodies
-(`inline.py`); the callees stay defined, so every other caller is untouched and the
-original is the refactoring: call them again.
+(`inline.py`), written as one function is written (literals folded, constant locals
+propagated, results assigned straight to the caller's name). A callee of another module that
+nothing else names any more leaves it (`remove.py`); the others stay defined, so every other
+caller is untouched and the original is the refactoring: call them again.
 
-Difficulty follows SmellBench's rule on the files the smell spans: the caller's file and the
-files that define the pasted callees (the copies duplicate their code there; that is where a
-solver must look to undo it).
+Difficulty follows SmellBench's rule on the files the smell spans, counted on the files the
+patch changes: the caller's, the modules that lose their pasted helpers, and the new modules
+helpers move to. A helper left in place in another module, or module state the pasted code
+reads, leaves its file as it was, so it is no part of the span and the case names it nowhere.
 
 - easy: 2 files; callees called directly (no chains), each pasted body introduced by a comment
-  naming the step (its docstring's first line, or its name).
+  naming the step when the callee has a docstring (its first line).
 - medium: 3 or more files; two or more callees, no comments, and indirection: a chain (a
   callee's own callee pasted inside it) or parameters bound to renamed locals or defaults.
 - hard: 4 or more files; three or more callees, chains up to depth 3; module state of another
@@ -49,8 +52,10 @@ from smellkit.errors import InjectionRefused
 from smellkit.facts import Name as NameExpr
 from smellkit.facts import extract
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
+from smellkit.injectors.data_clumps.spread import line_limit
 from smellkit.injectors.deep_inlining.imports import imports_for, with_imports
 from smellkit.injectors.deep_inlining.inline import Inliner, Plan, Rewritten, names_of
+from smellkit.injectors.deep_inlining.remove import removals
 from smellkit.injectors.deep_inlining.sites import Site, SiteFinder
 from smellkit.injectors.deep_inlining.spread import Moved, Spread, Spreader
 from smellkit.models import Candidate, Difficulty, StructuralCheck
@@ -221,14 +226,16 @@ class _Try:
                                                                 rewritten.function)):
                     continue
                 self.flagged = True
+                removed = removals(context, qualname, path, rewritten.inlined)
                 made = _spread(context, self.spreader, difficulty, qualname, path, rewritten,
-                               self.rng)
+                               set(removed), self.rng)
                 text = with_imports(context, qualname, path, made.module, imports)
+                _within_limit(context, path, qualname, rewritten.function)
             except InjectionRefused as error:
                 self.reasons.append(error.message)
                 continue
             self.last = _Made(text, made, rewritten.inlined, rewritten.function,
-                              rewritten.needs)
+                              rewritten.needs, removed)
             return self.last
         return None
 
@@ -274,15 +281,21 @@ class _Made:
     inlined: list[str]
     function: cst.FunctionDef
     needs: dict[str, tuple[str, str]]
+    removed: dict[str, str]
+    """Other modules whose pasted helpers are gone (nothing else used them) -> new text."""
 
 
 def _spread(context: InjectionContext, spreader: Spreader, difficulty: Difficulty,
-            qualname: str, path: str, rewritten: Rewritten, rng: random.Random) -> Spread:
+            qualname: str, path: str, rewritten: Rewritten, removed: set[str],
+            rng: random.Random) -> Spread:
     """The helpers moved out of the caller's file until the smell spans the files the difficulty
-    asks for (and, at hard, at least one into a mixin when nothing else reads module state)."""
+    asks for (and, at hard, at least one into a mixin when nothing else reads module state).
+    Only files the patch changes count: the caller's, the modules whose pasted helpers are
+    gone (`removed`) and the new ones; a helper left in place, or module state read, leaves
+    its file as it was."""
     host = context.index.module_of[qualname]
     inlined = list(dict.fromkeys(rewritten.inlined))
-    files = {path, *_elsewhere(context, path, rewritten)}  # module state read counts too
+    files = {path, *removed}
     missing = _MIN_FILES[difficulty] - len(files)
     if difficulty == "hard" and not _native_features(context, qualname, path, inlined,
                                                      rewritten.needs):
@@ -333,14 +346,50 @@ def _still_called(context: InjectionContext, qualname: str, inlined: Sequence[st
 
 
 def _elsewhere(context: InjectionContext, path: str, rewritten: Rewritten) -> set[str]:
-    """The files other than the caller's that the pasted code comes from or reads module state
-    of: the smell spans them (with the caller's file, or a new module when there are none)."""
-    found = {context.path_of(name) or path for name in rewritten.inlined}
-    for _, meant in rewritten.needs.values():
-        module = meant.rpartition(".")[0]
-        if _state(context, meant) and module in context.index.modules:
-            found.add(context.index.modules[module].path)
-    return found - {path}
+    """The files other than the caller's that the pasted code comes from."""
+    return {context.path_of(name) or path for name in rewritten.inlined} - {path}
+
+
+def _within_limit(context: InjectionContext, path: str, qualname: str,
+                  function: cst.FunctionDef) -> None:
+    """Refused when a pasted line is longer than the repository's line length: renamed locals
+    and deeper indentation must not outgrow it (lines of the function as it was are its own)."""
+    if context not in _LIMITS:
+        _LIMITS[context] = _line_length([context.source(facts.path)
+                                         for facts in context.index.modules.values()])
+    limit = _LIMITS[context]
+    original = Inliner(context, comments=False).function(context.module(path), qualname)
+    kept = set(_indented(context, qualname, original).splitlines())  # long already: not ours
+    longest = max((len(line) for line in _indented(context, qualname, function).splitlines()
+                   if not line.lstrip().startswith("#") and line not in kept), default=0)
+    if longest > limit:
+        raise InjectionRefused(f"a pasted line of {qualname} would be {longest} columns long, "
+                               f"over the repository's {limit}")
+
+
+def _line_length(sources: Sequence[str]) -> int:
+    """The line length a repository keeps to: what 99% of its lines of code stay within,
+    rounded up to the usual settings (79, 88, 99, 100, 120); a few long lines (a URL, a
+    `# type: ignore`) do not make every length right."""
+    lengths = sorted(len(line) for source in sources for line in source.splitlines()
+                     if line.strip() and not line.lstrip().startswith("#"))
+    if not lengths:
+        return 79
+    kept = lengths[min(len(lengths) - 1, int(len(lengths) * 0.99))]
+    return next((usual for usual in (79, 88, 99, 100, 120) if kept <= usual),
+                max(kept, line_limit("")))
+
+
+_LIMITS: WeakKeyDictionary[InjectionContext, int] = WeakKeyDictionary()
+"""The longest line of code of each repository."""
+
+
+def _indented(context: InjectionContext, qualname: str, function: cst.FunctionDef) -> str:
+    """The function's text at its real indentation (one level per enclosing class)."""
+    depth = len(qualname[len(context.index.module_of[qualname]) + 1:].split(".")) - 1
+    text = cst.Module([]).code_for_node(function.with_changes(leading_lines=[]))
+    return "".join(("    " * depth + line) if line.strip() else line
+                   for line in text.splitlines(keepends=True))
 
 
 def _native_features(context: InjectionContext, qualname: str, path: str,
@@ -376,6 +425,7 @@ def _edit(context: InjectionContext, difficulty: Difficulty, qualname: str, path
           chosen: Sequence[Plan], made: _Made) -> Edit:
     moved = {item.qualname: item for item in made.spread.moved}
     inlined = list(dict.fromkeys(made.inlined))
+    gone = {name for name in inlined if context.path_of(name) in made.removed}
     features = [*_native_features(context, qualname, path, inlined, made.needs),
                 *(f"mixin {item.mixin} in {item.path}" for item in moved.values() if item.mixin)]
     herrings = _red_herrings(context, qualname, inlined)
@@ -385,20 +435,23 @@ def _edit(context: InjectionContext, difficulty: Difficulty, qualname: str, path
     if difficulty == "hard" and not herrings:
         raise InjectionRefused("hard needs a red herring: a helper the function still calls")
     direct = sorted({plan.site.callee for plan in chosen})
-    state = sorted({meant.rpartition(".")[0] for _, meant in made.needs.values()
-                    if _state(context, meant)} - {context.index.module_of[qualname]})
-    involved = [moved[name].new_qualname if name in moved else name for name in inlined]
-    spans = sorted({path, *(item.path for item in moved.values()),
-                    *(context.path_of(name) or path for name in inlined if name not in moved)})
+    # what the smell spans is what changes: a helper left in place in another module (still
+    # used there) or module state read is named nowhere
+    involved = [moved[name].new_qualname if name in moved else name for name in inlined
+                if name in moved or context.path_of(name) == path]
+    spans = sorted({path, *made.spread.files, *made.removed})
     original = Inliner(context, comments=False).function(context.module(path), qualname)
     grown = _lines(made.function) - _lines(original)
     return Edit(
-        changes={path: made.text, **made.spread.files}, targets=((qualname, "method"),),
-        checks=_checks(context, qualname, made.function, direct, grown, moved),
-        involved=tuple(dict.fromkeys([*involved, *state])), red_herrings=tuple(herrings),
+        changes={path: made.text, **made.spread.files, **made.removed},
+        targets=((qualname, "method"),),
+        checks=_checks(context, qualname, made.function,
+                       [name for name in direct if name not in gone], grown, moved),
+        involved=tuple(dict.fromkeys(involved)), red_herrings=tuple(herrings),
         summary=f"pasted {len(inlined)} helper bodies into {qualname} ({', '.join(inlined)}); "
                 f"the smell spans {len(spans)} files ({', '.join(spans)})"
                 + (f"; moved {', '.join(moved)} to new modules" if moved else "")
+                + (f"; removed {', '.join(sorted(gone))}, used nowhere else" if gone else "")
                 + (f"; hard by {', '.join(features)}" if difficulty == "hard" else ""))
 
 

@@ -194,6 +194,12 @@ def _decided(test: cst.BaseExpression) -> bool | None:
         inner = _decided(test.expression)
         return None if inner is None else not inner
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and \
+            isinstance(test.left, cst.Name) and isinstance(test.comparisons[0].comparator,
+                                                           cst.Name) and \
+            test.left.value == test.comparisons[0].comparator.value and \
+            isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot)):
+        return isinstance(test.comparisons[0].operator, cst.Is)  # a sentinel default written in
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and \
             isinstance(test.left, cst.Name) and test.left.value in (*_FALSE, "True"):
         target = test.comparisons[0]
         if isinstance(target.comparator, cst.Name) and target.comparator.value == "None":
@@ -229,3 +235,83 @@ def _simplified(test: cst.BaseExpression) -> cst.BaseExpression:
                 right is False and isinstance(test.operator, cst.Or)):
             return _simplified(test.left)  # the test's truth is the left half's
     return test
+
+
+class _Reads(cst.CSTVisitor):
+    """Every name a node mentions (attribute and keyword names aside)."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+
+def _mentions(node: cst.CSTNode, name: str) -> bool:
+    reads = _Reads()
+    node.visit(reads)
+    return name in reads.names
+
+
+def _overwrites(statement: cst.BaseStatement, name: str) -> bool:
+    """`name = value` where the value does not read the name: what the name held is lost."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return False
+    small = statement.body[0]
+    if isinstance(small, cst.Assign):
+        targets = [target.target for target in small.targets]
+    elif isinstance(small, cst.AnnAssign) and small.value is not None:
+        targets = [small.target]
+    else:
+        return False
+    return all(isinstance(target, cst.Name) and target.value == name for target in targets) \
+        and small.value is not None and not _mentions(small.value, name)
+
+
+def propagate(bindings: Sequence[tuple[str, cst.BaseExpression]],
+              body: Sequence[cst.BaseStatement],
+              ) -> tuple[list[tuple[str, cst.BaseExpression]], list[cst.BaseStatement]]:
+    """Parameters bound to a literal that the pasted body rebinds, written as one function is:
+    the `if`s the literal decides before the first rebinding dropped, and the binding itself
+    when the body overwrites it unread. `index = None` then `if index is None: index = last + 1`
+    becomes `index = last + 1`."""
+    kept: list[tuple[str, cst.BaseExpression]] = []
+    out = list(body)
+    for name, value in bindings:
+        if not (isinstance(value, cst.Name) and value.value in (*_FALSE, "True")):
+            kept.append((name, value))
+            continue
+        out, dead = _propagate_one(name, value, out)
+        if not dead:
+            kept.append((name, value))
+    return kept, out
+
+
+def _propagate_one(name: str, value: cst.BaseExpression, body: list[cst.BaseStatement],
+                   ) -> tuple[list[cst.BaseStatement], bool]:
+    """The body with the `if`s that `name = value` decides dropped, and whether the binding is
+    overwritten before anything reads it."""
+    done: list[cst.BaseStatement] = []
+    todo = list(body)
+    while todo:
+        statement = todo.pop(0)
+        if _overwrites(statement, name):
+            return [*done, statement, *todo], True
+        if not _mentions(statement, name):
+            done.append(statement)
+            continue
+        if isinstance(statement, cst.If) and isinstance(statement.body, cst.IndentedBlock):
+            test = statement.test.visit(_Substitute({name: value}))
+            if isinstance(test, cst.BaseExpression) and _decided(test) is not None:
+                todo = [*_if(statement.with_changes(test=test)), *todo]
+                continue
+        return [*done, statement, *todo], False
+    return done, False

@@ -58,7 +58,8 @@ def with_imports(context: InjectionContext, qualname: str, path: str, module: cs
             raise InjectionRefused(f"{path} has no top-level import to add {', '.join(imports)} "
                                    "after")
         pairs = [(_source(line), line) for line in imports]
-        module = add_imports(module, module, position, pairs, host, facts.is_package)
+        module = add_imports(module, module, position, pairs, host, facts.is_package,
+                             in_order=True)
     return without_unused(context, host, context.module(path), module).code
 
 
@@ -116,7 +117,8 @@ def import_line(context: InjectionContext, origin: str, name: str, host: str) ->
     import networkx as nx
 
     graph = context.index.import_graph
-    if origin in graph and host in graph and nx.has_path(graph, origin, host):
+    if origin in graph and host in graph and nx.has_path(graph, origin, host) and \
+            not _imports_already(context, host, origin):
         raise InjectionRefused(f"importing {name} from {origin} into {host} could make an import "
                                "cycle")
     assigned = [item for item in facts.assignments if item.scope == origin
@@ -125,3 +127,12 @@ def import_line(context: InjectionContext, origin: str, name: str, host: str) ->
         raise InjectionRefused(f"{origin}.{name} is module state that changes: importing it would "
                                "copy it")
     return f"from {origin} import {name}"
+
+
+def _imports_already(context: InjectionContext, host: str, origin: str) -> bool:
+    """The host imports from `origin` at its top level at run time already (`from .formatting
+    import HelpFormatter`): one more name from it makes no import cycle that is not there."""
+    return any(item.scope == host and not item.type_only and unconditional(
+        context, host, item.bound) and (item.target == origin or item.target.rpartition(".")[0]
+                                        == origin)
+               for item in context.index.modules[host].imports)

@@ -10,6 +10,7 @@ cycle). Anything else is refused with the reason.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -21,7 +22,7 @@ from smellkit.errors import InjectionRefused
 from smellkit.facts import Name as NameExpr
 from smellkit.injectors.cst.rename import Rename
 from smellkit.injectors.deep_inlining.exits import exits
-from smellkit.injectors.deep_inlining.fold import fold, unsafe_names
+from smellkit.injectors.deep_inlining.fold import fold, propagate, unsafe_names
 from smellkit.injectors.naming import overlaps, pick, snake, words
 
 if TYPE_CHECKING:
@@ -160,6 +161,8 @@ class Inliner:
         self.comments = comments
         self._positions: dict[str, dict[int, cst.SimpleStatementLine]] = {}
         self.renamed = False
+        self._described: set[str] = set()
+        """Callees whose paste has its comment already (easy: one comment per helper)."""
 
     def _lines(self, qualname: str,
                function: cst.FunctionDef) -> dict[int, cst.SimpleStatementLine]:
@@ -211,6 +214,7 @@ class Inliner:
         needs: dict[str, tuple[str, str]] = {}
         inlined: list[str] = []
         self.renamed = False
+        self._described = set()
         for plan in plans:
             statement = lines.get(plan.site.line)
             if statement is None or len(statement.body) != 1:
@@ -278,14 +282,16 @@ class Inliner:
                 needs[name] = (origin, self._meaning(origin, name))
         call, form = _call(statement)
         bindings, renames, literals = self._bind(site, call, function, own.bound,
-                                                 unsafe_names(body))
+                                                 unsafe_names(body), _reads(body))
         defaults = {id(param.default) for param in params if param.default is not None}
-        for _, value in bindings:  # a default named a global of the callee's module
+        for value in [*(value for _, value in bindings), *literals.values()]:
+            # a default named a global of the callee's module
             if id(value) in defaults and isinstance(value, cst.Name) and \
                     value.value not in _LITERAL_NAMES and value.value not in needs:
                 needs[value.value] = (origin, self._meaning(origin, value.value))
         bound_here = own.bound | {name for name, _ in bindings}
-        taken = host_names | own.used | set(renames.values()) | {name for name, _ in bindings}
+        taken = host_names | own.used | set(renames.values()) | {name for name, _ in bindings} \
+            | {value.value for value in literals.values() if isinstance(value, cst.Name)}
         pool = _callee_words(self.context, origin, callee)
         for name in sorted(bound_here):
             if name in host_names or name in renames.values():
@@ -297,29 +303,38 @@ class Inliner:
         if clash:
             raise InjectionRefused(f"{callee} reads the global {clash[0]}, a local name where it "
                                    "is pasted")
-        new: list[cst.BaseStatement] = [
-            cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(
-                renames.get(name, name)))], value)]) for name, value in bindings]
         pasted = fold([renamed for item in body if isinstance(
             renamed := _rename(item, renames), cst.BaseStatement)], literals)
+        bindings, pasted = propagate([(renames.get(name, name), value)
+                                      for name, value in bindings], pasted)
+        new: list[cst.BaseStatement] = [
+            cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))],
+                                                _dedented(value))])
+            for name, value in bindings]
+        pasted = _returned_into_target(pasted, form, statement, host_names)
         new.extend(exits(pasted, form, statement))
         if not new:
             new = [cst.SimpleStatementLine([cst.Pass()])]
         leading = list(statement.leading_lines)
-        if self.comments:
-            leading.append(cst.EmptyLine(comment=cst.Comment(f"# {_describe(function)}")))
+        described = _describe(function) if self.comments and callee not in \
+            self._described else None  # once: the same comment over every paste reads stock
+        self._described.add(callee)
+        if described:
+            leading.append(cst.EmptyLine(comment=cst.Comment(f"# {described}")))
         first = new[0]
         assert isinstance(first, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
         new[0] = first.with_changes(leading_lines=[*leading, *first.leading_lines])
         return new, needs, chain
 
     def _bind(self, site: Site, call: cst.Call, function: cst.FunctionDef, rebound: set[str],
-              unsafe: Callable[[str, cst.BaseExpression], bool],
+              unsafe: Callable[[str, cst.BaseExpression], bool], reads: Counter[str],
               ) -> tuple[list[tuple[str, cst.BaseExpression]], dict[str, str],
                          dict[str, cst.BaseExpression]]:
         """Each parameter's value: substituted when it is a plain name or a literal nothing
-        rebinds (`fold.py` then drops the branches a literal decides), else an assignment
-        before the body (arguments evaluated in their written order)."""
+        rebinds (`fold.py` then drops the branches a literal decides), or a one-line string
+        or f-string of names read once (`self.write(f"{ref} = ")`, not `context_x = ...`
+        first), else an assignment before the body (arguments evaluated in their written
+        order)."""
         params = _params(function)
         values: dict[str, cst.BaseExpression] = {}
         positional = [arg for arg in call.args if arg.keyword is None]
@@ -351,10 +366,18 @@ class Inliner:
                     raise InjectionRefused(f"parameter {name} is not passed and its default is not "
                                            "a plain literal or name")
                 value = param.default
+                if isinstance(value, cst.Name) and not _literal(value) and name not in \
+                        rebound and value.value not in rebound:  # a global: written in
+                    literals[name] = value
+                    continue
                 if not (_literal(value) and name not in rebound and not unsafe(name, value)):
                     bindings.append((name, value))
                     continue
             if _literal(value) and name not in rebound and not unsafe(name, value):
+                literals[name] = value
+                continue
+            if reads[name] == 1 and name not in rebound and _plain_text(value, rebound) and \
+                    not unsafe(name, cst.SimpleString('""')):
                 literals[name] = value
                 continue
             if isinstance(value, cst.Name) and name not in rebound and value.value not in \
@@ -397,6 +420,150 @@ def _merge(into: dict[str, tuple[str, str]], other: dict[str, tuple[str, str]]) 
             raise InjectionRefused(f"{name} means {into[name][1]} in one pasted body and {meant} "
                                    "in another")
         into.setdefault(name, (module, meant))
+
+
+class _Continuations(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.indents: list[int] = []
+
+    def visit_ParenthesizedWhitespace(self, node: cst.ParenthesizedWhitespace) -> None:
+        if node.indent:
+            self.indents.append(len(node.last_line.value))
+
+
+class _Shift(cst.CSTTransformer):
+    def __init__(self, by: int) -> None:
+        super().__init__()
+        self.by = by
+
+    def leave_ParenthesizedWhitespace(
+            self, original_node: cst.ParenthesizedWhitespace,
+            updated_node: cst.ParenthesizedWhitespace) -> cst.ParenthesizedWhitespace:
+        if not updated_node.indent:
+            return updated_node
+        width = max(0, len(updated_node.last_line.value) + self.by)
+        return updated_node.with_changes(last_line=cst.SimpleWhitespace(" " * width))
+
+
+def _dedented(value: cst.BaseExpression) -> cst.BaseExpression:
+    """An argument spread over lines, bound to a local: its lines moved left by as much as
+    the call's argument list indented them, so the closing bracket lines up with the
+    assignment, as black writes it (not four columns further in). One whose lines were held
+    together only by the call's brackets (`f"a"` newline `f"b"`) gets brackets of its own:
+    `x = (` ... `)`, or its second line would be a statement of its own."""
+    found = _Continuations()
+    value.visit(found)
+    if not found.indents:
+        return value
+    if _one_statement(value):
+        result = value.visit(_Shift(-min(found.indents)))
+        assert isinstance(result, cst.BaseExpression)
+        return result
+    result = value.visit(_Shift(4 - min(found.indents)))
+    assert isinstance(result, cst.BaseExpression)
+    inside = cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace("    "))
+    closing = cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace(""))
+    return result.with_changes(lpar=[cst.LeftParen(whitespace_after=inside)],
+                               rpar=[cst.RightParen(whitespace_before=closing)])
+
+
+def _one_statement(value: cst.BaseExpression) -> bool:
+    """Whether `x = value` written out is one statement."""
+    code = cst.Module([]).code_for_node(cst.SimpleStatementLine(
+        [cst.Assign([cst.AssignTarget(cst.Name("x"))], value)]))
+    try:
+        return len(cst.parse_module(code).body) == 1
+    except cst.ParserSyntaxError:
+        return False
+
+
+class _Returns(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.values: list[cst.BaseExpression | None] = []
+
+    def visit_Return(self, node: cst.Return) -> None:
+        self.values.append(node.value)
+
+
+def _returned_into_target(body: list[cst.BaseStatement], form: str,
+                          statement: cst.SimpleStatementLine,
+                          host_names: set[str]) -> list[cst.BaseStatement]:
+    """The pasted body writing its result straight into the name the call was assigned to:
+    `text = "\n".join(lines)`, not `receipt_text = "\n".join(lines)` then
+    `text = receipt_text`. Only when every `return` gives the same local of the pasted body,
+    one the host never names, and the body never names the target."""
+    small = statement.body[0]
+    if form != "assign" or not isinstance(small, cst.Assign) or \
+            not isinstance(small.targets[0].target, cst.Name):
+        return body
+    target = small.targets[0].target.value
+    returns = _Returns()
+    for item in body:
+        item.visit(returns)
+    values = {value.value if isinstance(value, cst.Name) else None for value in returns.values}
+    names = names_of(body)
+    if len(values) != 1 or None in values or target in names.used | names.bound:
+        return body
+    (local,) = values
+    assert local is not None
+    if local not in names.bound or local in host_names:
+        return body
+    return [renamed for item in body if isinstance(
+        renamed := _rename(item, {local: target}), cst.BaseStatement)]
+
+
+def _reads(body: Sequence[cst.CSTNode]) -> Counter[str]:
+    """How often each name is mentioned (attribute and keyword names aside)."""
+    found: Counter[str] = Counter()
+
+    class Count(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)
+            return False
+
+        def visit_Arg(self, node: cst.Arg) -> bool:
+            node.value.visit(self)
+            return False
+
+        def visit_Name(self, node: cst.Name) -> None:
+            found[node.value] += 1
+
+    for node in body:
+        node.visit(Count())
+    return found
+
+
+def _plain_text(value: cst.BaseExpression, rebound: set[str]) -> bool:
+    """A string or f-string on one line whose parts read only names (and their attributes
+    and items) the pasted body does not rebind: evaluating it where the parameter was read
+    gives the same text, with no effect moved."""
+    if "\n" in cst.Module([]).code_for_node(value):
+        return False
+    if isinstance(value, cst.SimpleString):
+        return True
+    if isinstance(value, cst.ConcatenatedString):
+        return _plain_text(value.left, rebound) and _plain_text(value.right, rebound)
+    if not isinstance(value, cst.FormattedString):
+        return False
+    for part in value.parts:
+        if isinstance(part, cst.FormattedStringExpression) and (
+                part.format_spec or not _plain_read(part.expression, rebound)):
+            return False
+    return True
+
+
+def _plain_read(node: cst.BaseExpression, rebound: set[str]) -> bool:
+    if isinstance(node, cst.Name):
+        return node.value not in rebound
+    if isinstance(node, cst.Attribute):
+        return _plain_read(node.value, rebound)
+    if isinstance(node, cst.Subscript):
+        return _plain_read(node.value, rebound) and all(
+            isinstance(item.slice, cst.Index) and isinstance(item.slice.value, (
+                cst.Integer, cst.SimpleString, cst.Name)) and not (isinstance(
+                    item.slice.value, cst.Name) and item.slice.value.value in rebound)
+            for item in node.slice)
+    return False
 
 
 def _param_names(function: cst.FunctionDef) -> set[str]:
@@ -446,8 +613,9 @@ def _call(statement: cst.SimpleStatementLine) -> tuple[cst.Call, str]:
     raise InjectionRefused("not a call statement")
 
 
-def _describe(function: cst.FunctionDef) -> str:
-    """A comment naming the step a pasted body did (its docstring's first line, or its name)."""
+def _describe(function: cst.FunctionDef) -> str | None:
+    """A comment naming the step a pasted body did: its docstring's first line, None without
+    one (a comment made of the function's name, `# add entry`, reads as generated)."""
     body = function.body.body if isinstance(function.body, cst.IndentedBlock) else []
     if body and _is_docstring(body[0]):
         assert isinstance(body[0], cst.SimpleStatementLine)
@@ -459,4 +627,4 @@ def _describe(function: cst.FunctionDef) -> str:
         first = next((line.strip() for line in text.splitlines() if line.strip()), "")
         if first:
             return first
-    return function.name.value.strip("_").replace("_", " ")
+    return None

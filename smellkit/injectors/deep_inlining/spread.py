@@ -32,7 +32,13 @@ import libcst as cst
 
 from smellkit.errors import InjectionRefused
 from smellkit.graphs.builtin_names import BUILTIN_NAMES
-from smellkit.injectors.cst.imports import after_last_import, merged, reads
+from smellkit.injectors.cst.imports import (
+    after_last_import,
+    insert_import,
+    merged,
+    opening_block,
+    reads,
+)
 from smellkit.injectors.cst.slots import SLOTS_LINE, uses_slots
 from smellkit.injectors.deep_inlining.hints import hint_imports, hinted_names, type_checking_guard
 from smellkit.injectors.deep_inlining.imports import import_line
@@ -262,13 +268,10 @@ class Spreader(Movability):
         modules, which `_host` checks) or a new one (its definitions exist by the time the
         host imports them back)."""
         module = self.context.module(path)
-        header: list[_Statement] = [item.with_changes(leading_lines=[]) for item in future]
-        imports = [cst.parse_statement(line + "\n") for line in sorted(
-            set(group.imports), key=lambda line: (line.startswith("from ."),
-                                                  line.startswith("from "), line))]
-        if imports and header:
-            imports[0] = imports[0].with_changes(leading_lines=[cst.EmptyLine()])
-        header.extend(imports)
+        opening = cst.Module(body=[item.with_changes(leading_lines=[]) for item in future])
+        for line in sorted(set(group.imports)):  # grouped and ordered as isort does
+            opening = insert_import(opening, line)
+        header: list[_Statement] = list(opening.body)
         if group.hinted:
             indent = module.default_indent
             block = cst.parse_statement(f"if {group.guard}:\n" + "".join(
@@ -384,6 +387,12 @@ class Spreader(Movability):
                 body[position] = _spaced(body[position])
             return module.with_changes(body=[*body[:position], *new, *body[position:]])
         limit = needed - sum(1 for number in removed_before if number < needed)
+        start, end = opening_block(body)
+        if start < end <= limit:  # in the opening import block, where isort puts it
+            result = module.with_changes(body=body)
+            for line in imports:
+                result = insert_import(result, line)
+            return result
         position = after_last_import(body, limit)
         if position == 0:
             raise InjectionRefused(f"{host} has no top-level import before the moved definitions "
