@@ -168,7 +168,8 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
             local, heirs = mixin_local(context, helper, places, len(roles), rng)
             return _edit(helper, *local, heirs=heirs)
         if len({module_of(place) for place in places}) < len(roles):
-            raise InjectionRefused(f"`{helper.qualname}` reaches {len(places)} other module(s); "
+            reached = len({module_of(place) for place in places})
+            raise InjectionRefused(f"`{helper.qualname}` reaches {reached} other module(s); "
                                    f"{difficulty} needs {len(roles)}")
         changes: dict[str, str | None] = {}
         made: dict[str, str] = {}  # role -> qualname
@@ -364,7 +365,7 @@ def _place(context: InjectionContext, helper: helping.Helper, module: str,
     callee: str = name
     if role == "table":
         table = naming.table_name(context, helper.name, module, rng)
-        key = f'"{helper.name.strip("_") or helper.name}"'
+        key = _quoted(helper.name.strip("_") or helper.name, _fstring_quotes(tree, calls))
         statements.append(edit.statement(tree, f"{table} = {{{key}: {name}}}"))
         callee = f"{table}[{key}]"
     replacements: dict[cst.CSTNode, cst.CSTNode] = {}
@@ -375,6 +376,39 @@ def _place(context: InjectionContext, helper: helping.Helper, module: str,
     result = add_imports(result, tree, position, imports, module,
                                   facts.is_package)
     return without_unused(context, module, tree, result).code, f"{module}.{name}"
+
+
+def _fstring_quotes(tree: cst.Module, calls: list[cst.Call]) -> set[str]:
+    """The quote characters of the f-strings the calls sit in: a key written inside one must
+    use the other quote (before Python 3.12)."""
+    found: set[str] = set()
+
+    class Visitor(cst.CSTVisitor):
+        def __init__(self) -> None:
+            super().__init__()
+            self.open: list[str] = []
+
+        def visit_FormattedString(self, node: cst.FormattedString) -> None:
+            self.open.append(node.start[-1])
+
+        def leave_FormattedString(self, original_node: cst.FormattedString) -> None:
+            self.open.pop()
+
+        def visit_Call(self, node: cst.Call) -> None:
+            if node in targets:
+                found.update(self.open)
+
+    targets = set(calls)
+    tree.visit(Visitor())
+    return found
+
+
+def _quoted(key: str, taken: set[str]) -> str:
+    """The key as a string literal with a quote no enclosing f-string uses."""
+    quote = next((item for item in ('"', "'") if item not in taken), None)
+    if quote is None:
+        raise InjectionRefused("a call sits in f-strings quoted both ways: no table key fits")
+    return f"{quote}{key}{quote}"
 
 
 class _Redirect(cst.CSTTransformer):
