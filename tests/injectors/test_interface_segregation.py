@@ -44,13 +44,13 @@ def test_candidate_says_why() -> None:
 
 
 CASES = {"storage": TARGET, "sinks": "logs.sinks.Sink", "visitors": "tree.visitor.Visitor"}
-"""Fixture -> its interface. storage: the disk store's lock and unlock folded in, declared
-abstract as the abstract base declares its own, so the three other stores, in three modules, must
-opt out (medium and hard; no easy case spans 4 modules). sinks: two implementers with a role each (rotate, reconnect), folded
-in together so that each opts out of the other's (two modules: no hard case). visitors: a plain
-base (no abstract method) whose subclasses override it: only the code generator has a role, and
-the other visitors already inherit the base's raise, so no case (an identical override would be
-padding)."""
+"""Fixture -> its interface. storage: the disk store's lock and unlock folded in, declared abstract
+as the abstract base declares its own, so the three other stores, in three modules, must opt out
+(medium and hard; no easy case spans 4 modules). sinks: two implementers with a role each (rotate,
+reconnect), folded in together so that each opts out of the other's (two modules: no hard case).
+visitors: a plain base (no abstract method) whose subclasses override it: only the code generator
+has a role, and the other visitors already inherit the base's raise, so no case (an identical
+override would be padding)."""
 
 SPANS = {"storage": ("medium", "hard"), "sinks": ("easy", "medium"), "visitors": ()}
 ROUND_TRIPS = [(case, difficulty) for case in sorted(CASES) for difficulty in SPANS[case]]

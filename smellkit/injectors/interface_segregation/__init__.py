@@ -2,15 +2,15 @@
 
 A candidate is a family of the repository: an interface (an abstract base, a base whose methods
 raise `NotImplementedError`, or a protocol with explicit implementers) or a plain base whose
-subclasses override its methods (it serves as one: a visitor base, a loader base), with two or
-more concrete implementers, some of which (the donors) have public methods of their own that no
-other class of the family defines (a role). The injection declares one donor's role (or every
-donor's, when each would stub the others') in the base, raising `NotImplementedError` (or
-abstract, in an abstract base) so every class stays instantiable, and makes some of the other
-implementers opt out explicitly, as a codebase with a fat interface does: an override of each folded-in
-method that only raises `NotImplementedError`. A handful of them: at most `MAX_HOISTED` methods
-folded in, overridden by at most `MAX_STUBBERS[difficulty]` implementers (the others inherit the
-base's raise, which the detector counts as a stub too).
+subclasses override its methods (it serves as one: a visitor base, a loader base), with two or more
+concrete implementers, some of which (the donors) have public methods of their own that no other
+class of the family defines (a role). The injection declares one donor's role (or every donor's,
+when each would stub the others') in the base, raising `NotImplementedError` (or abstract, in an
+abstract base) so every class stays instantiable, and makes some of the other implementers opt out
+explicitly, as a codebase with a fat interface does: an override of each folded-in method that only
+raises `NotImplementedError`. A handful of them: at most `MAX_HOISTED` methods folded in,
+overridden by at most `MAX_STUBBERS[difficulty]` implementers (the others inherit the base's raise,
+which the detector counts as a stub too).
 
 An abstract base that declares private abstract hooks (marshmallow's `FieldABC._serialize`)
 takes a private role too. An abstract base declares the methods folded in abstract, as it
