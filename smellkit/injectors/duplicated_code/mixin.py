@@ -170,10 +170,12 @@ def _mixin_text(context: InjectionContext, helper: helping.Helper, holder_module
     annotations postponed: what a person writes in such a module, and calls behave the same."""
     imports: list[str] = []
     typing_only: list[str] = []
+    relative = _relative(context, holder_module)
     for name, meaning in sorted(helper.reads.items()):
         if meaning.statement is None or meaning.source is None:
             continue  # a builtin: nothing in the new module shadows it
-        line = helping.relative(meaning.statement, meaning.source, mixin_module)
+        line = helping.relative(meaning.statement, meaning.source, mixin_module,
+                                allowed=relative)
         if meaning.source == holder_module or \
                 holder_module in helping.eager_reach(context, meaning.source):
             if name not in helper.annotation_only or "TYPE_CHECKING" in helper.reads:
@@ -186,7 +188,8 @@ def _mixin_text(context: InjectionContext, helper: helping.Helper, holder_module
     for name in sorted(_quoted_annotation_names(context, helper) - set(helper.reads)):
         bound = copying.binding(context.index, facts, name)
         if bound is not None and bound.statement is not None and bound.source is not None:
-            typing_only.append(helping.relative(bound.statement, bound.source, mixin_module))
+            typing_only.append(helping.relative(bound.statement, bound.source, mixin_module,
+                                                allowed=relative))
             continue
         typed = [item for item in facts.imports if item.scope == facts.module
                  and item.bound == name and item.type_only and item.is_from]
@@ -196,7 +199,7 @@ def _mixin_text(context: InjectionContext, helper: helping.Helper, holder_module
         source, _, attribute = typed[0].target.rpartition(".")
         alias = "" if attribute == name else f" as {name}"
         typing_only.append(helping.relative(f"from {source} import {attribute}{alias}", source,
-                                            mixin_module))
+                                            mixin_module, allowed=relative))
     mapping = local_names(helper.locals_, context.module(helper.path).code_for_node(helper.node),
                           context.vocabulary.near(holder_module), rng) if renamed else {}
     head = "from __future__ import annotations\n\n" if helper.future or typing_only else ""
