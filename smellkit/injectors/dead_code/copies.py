@@ -46,7 +46,7 @@ class Link(NamedTuple):
     """name (a module-level `from` import), local (one inside the caller), attribute (`m.g`
     after importing g's module as m), reexport (a `from` import of g through a package that
     re-exports it), package (`p.g` through such a package), method (`x.m(...)`: a method of
-    a class of another module, called on an object)."""
+    a class of another module that the caller's class inherits, called on `self`)."""
     bound: str  # the name, or the module alias, the caller's code reads
 
 
@@ -60,6 +60,13 @@ def link(context: InjectionContext, caller: str, callee: str) -> Link | None:
     definition = index.definitions[callee]
     name = definition.name
     if definition.kind == "method":
+        # only a method the caller's own class inherits (`self.m(...)`): an earlier version on
+        # one class of many the object could be (wtforms' `DummyTranslations` among real
+        # translations) would fail on the others
+        owner = index.class_of.get(caller)
+        cls = index.class_of.get(callee)
+        if owner is None or cls is None or cls not in index.mro(owner):
+            return None
         return Link(caller, callee, "method", name)
     imports = [item for item in index.modules[caller_module].imports
                if not item.type_only and "." not in item.bound
@@ -158,10 +165,14 @@ def copy_name(context: InjectionContext, qualname: str, role: str, prefix: bool,
     name = index.definitions[qualname].name.strip("_")
     source = context.source(index.modules[index.module_of[qualname]].path)
     roles = [role, *(item for item in ROLES if item != role)]
-    for word in roles:
-        for first in (prefix, not prefix):
+    # one order for the whole case, the next role word when the name is taken: never the
+    # mirror image of a name the case already uses (`_simple_gettext`, `_gettext_simple`)
+    for first in (prefix, not prefix):
+        for word in roles:
             new = f"_{word}_{name}" if first else f"_{name}_{word}"
-            if new not in taken and new not in spoken(context) and edit.name_free(source, new):
+            mirror = f"_{name}_{word}" if first else f"_{word}_{name}"
+            if new not in taken and mirror not in taken and new not in spoken(context) and \
+                    edit.name_free(source, new):
                 taken.add(new)
                 return new
     raise InjectionRefused(f"no free name for the earlier version of `{qualname}`")
