@@ -434,9 +434,9 @@ def test_copy_names_never_mirror_each_other(tmp_path: Path) -> None:
 
 def test_a_method_is_linked_only_through_the_callers_own_class(tmp_path: Path) -> None:
     """`self.translate(...)` reaches the method of a base class in another module: its earlier
-    version serves every instance. A call of a method on some other object (wtforms'
-    `DummyTranslations.gettext` among real translations) is no link: an earlier version on that
-    one class would fail on the others."""
+    version serves every instance, and so does one of an object the caller builds itself. A
+    call of a method on some other object (wtforms' `DummyTranslations.gettext` among real
+    translations) is no link: an earlier version on that one class would fail on the others."""
     from smellkit.injectors.dead_code.copies import link
 
     root = write(tmp_path, {
@@ -452,6 +452,18 @@ def test_a_method_is_linked_only_through_the_callers_own_class(tmp_path: Path) -
     found = link(context, "app.field.Field.label", "app.base.Base.translate")
     assert found is not None and found.style == "method"
     assert link(context, "app.field.Field.label", "app.base.Dummy.gettext") is None
+    (root / "app" / "field.py").write_text(
+        (root / "app" / "field.py").read_text().replace("translations.gettext(text)",
+                                                          "Dummy().gettext(text)"))
+    context = InjectionContext(load(root))  # built right there: always a Dummy
+    assert link(context, "app.field.Field.label", "app.base.Dummy.gettext") is not None
+    (root / "app" / "field.py").write_text(
+        (root / "app" / "field.py").read_text().replace("Dummy().gettext(text)",
+                                                          "translations.gettext(text)")
+        .replace("translations):", "translations: Dummy):")
+        .replace("import Base", "import Base, Dummy"))
+    context = InjectionContext(load(root))  # annotated with it
+    assert link(context, "app.field.Field.label", "app.base.Dummy.gettext") is not None
 
 
 def test_the_copy_is_imported_beside_an_import_under_try(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ function.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -46,7 +47,8 @@ class Link(NamedTuple):
     """name (a module-level `from` import), local (one inside the caller), attribute (`m.g`
     after importing g's module as m), reexport (a `from` import of g through a package that
     re-exports it), package (`p.g` through such a package), method (`x.m(...)`: a method of
-    a class of another module that the caller's class inherits, called on `self`)."""
+    a class of another module that the caller's class inherits, called on `self`, or of a
+    class the caller instantiates itself)."""
     bound: str  # the name, or the module alias, the caller's code reads
 
 
@@ -65,7 +67,8 @@ def link(context: InjectionContext, caller: str, callee: str) -> Link | None:
         # translations) would fail on the others
         owner = index.class_of.get(caller)
         cls = index.class_of.get(callee)
-        if owner is None or cls is None or cls not in index.mro(owner):
+        inherited = owner is not None and cls in index.mro(owner)
+        if cls is None or not (inherited or _always_of(context, caller, cls)):
             return None
         return Link(caller, callee, "method", name)
     imports = [item for item in index.modules[caller_module].imports
@@ -87,6 +90,20 @@ def link(context: InjectionContext, caller: str, callee: str) -> Link | None:
                 index.resolve_dotted(f"{item.target}.{name}") == callee:
             return Link(caller, callee, "package", item.bound)
     return None
+
+
+def _always_of(context: InjectionContext, caller: str, cls: str) -> bool:
+    """Whether the caller builds the object itself (`error_store = ErrorStore()`) or takes it
+    annotated with the class (`error_store: ErrorStore`), of a class nothing derives from:
+    then the object is always of that class."""
+    index = context.index
+    if index.descendants(cls):
+        return False
+    definition = index.definitions[caller]
+    lines = context.source(index.modules[index.module_of[caller]].path).splitlines()
+    text = "\n".join(lines[definition.start_line - 1:definition.end_line])
+    name = cls.rpartition(".")[2]
+    return f"{name}(" in text or re.search(rf":\s*{re.escape(name)}\b", text) is not None
 
 
 class Redirect(cst.CSTTransformer):
