@@ -512,3 +512,26 @@ def test_click_tests_pass_on_the_smelly_code(tmp_path: Path) -> None:
     result = own_tests_pass(top, injection, tmp_path)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert " passed" in result.stdout
+
+
+def test_a_copy_placed_first_in_a_class_keeps_methods_apart(tmp_path: Path) -> None:
+    """A copy put before the class's first method (marshmallow's `ErrorStore.__init__`) opens
+    the body and leaves a blank line before the method, whichever place the seed picks."""
+    from smellkit.injectors.dead_code.copies import add_copy
+
+    store = ("class Store:\n    def __init__(self):\n        self.errors = {}\n\n"
+             "    def store(self, message):\n        self.errors[message] = 1\n"
+             "        return self.errors\n\n    def clear(self):\n        self.errors = {}\n")
+    context = InjectionContext(load(write(tmp_path, {"app/__init__.py": "",
+                                                     "app/store.py": store})))
+    placed = set()
+    for seed in range(12):
+        text = add_copy(context, context.module("app/store.py"), "app.store.Store.store",
+                        "_old_store", [], random.Random(seed)).code
+        lines = text.splitlines()
+        placed.add(lines[1].strip().startswith("def _old_store"))
+        for number, line in enumerate(lines):
+            if line.startswith("    def ") and number > 1:
+                assert lines[number - 1] == "", text
+        assert lines[1].startswith("    def "), text  # no blank line opening the body
+    assert placed == {True, False}

@@ -479,12 +479,13 @@ def test_at_most_three_methods_of_one_class_are_candidates(tmp_path: Path) -> No
 
 # -- real code -------------------------------------------------------------------------------
 
-MINIMUM = {("click", "easy"): 17, ("click", "medium"): 9, ("click", "hard"): 7,
-           ("jinja2", "easy"): 12, ("jinja2", "medium"): 6, ("jinja2", "hard"): 5}
-"""Injections that must succeed (19, 11, 9 of 23 and 14, 8, 7 of 18 when measured). Methods
-whose subclasses all live beside them give click most of its candidates; jinja2's medium and
-hard cases are mostly mixins (no helper or inherited method of it reaches three other modules),
-and at most three methods of `CodeGenerator` are candidates, not its 37 visitors."""
+MINIMUM = {("click", "easy"): 17, ("click", "medium"): 9, ("click", "hard"): 3,
+           ("jinja2", "easy"): 12, ("jinja2", "medium"): 1, ("jinja2", "hard"): 0}
+"""Injections that must succeed (19, 11, 3 of 23 and 14, 1, 0 of 18 when measured). Methods
+whose subclasses all live beside them give click most of its candidates. Every file a medium or
+hard case spans holds a real copy: jinja2 has no helper whose callers, and no method whose heirs,
+reach three other modules, and only `CodeGenerator.write` has heirs in two (no hard case); at
+most three methods of `CodeGenerator` are candidates, not its 37 visitors."""
 
 
 @pytest.mark.slow
@@ -525,17 +526,15 @@ def test_click_tests_pass_when_echo_is_reached_through_a_table(tmp_path: Path) -
     assert " passed" in result.stdout
 
 
-HARD = {"click": {"modules": 2, "classes": 7}, "jinja2": {"modules": 0, "classes": 5}}
-"""Hard injections made on each package at least, by kind of candidate (all of them carry a
-table or a mixin). Methods whose subclasses all live beside them are candidates too (click's
-commands, parameters and shell completions); at most three methods of a class are, which
-brought jinja2's 47 (nearly all `CodeGenerator` visitors copied into the same two heirs) down
-to 7, and 5 once the detector stopped reporting boilerplate as copies."""
+HARD = {"click": {"modules": 1, "classes": 2}, "jinja2": {"modules": 0, "classes": 0}}
+"""Hard injections made on each package at least, by kind of candidate (measured: click 1 and
+2, jinja2 none). Each holds three copies, a helper's with a module-level table, and no
+look-alike that only passes the call on."""
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name, version", [("click", "8.1.7"), ("jinja2", "3.1.4")])
-def test_every_hard_injection_has_a_table_or_a_mixin(name: str, version: str) -> None:
+def test_every_hard_injection_holds_three_real_copies(name: str, version: str) -> None:
     from smellkit.project import Project
     from tests.support.pypi import sdist
 
@@ -547,7 +546,12 @@ def test_every_hard_injection_has_a_table_or_a_mixin(name: str, version: str) ->
     for candidate in find_candidates(project, SMELL, context=context):
         edit = attempt(injector, context, candidate, "hard")
         if isinstance(edit, Edit):
-            assert constructs(root, edit.changes), (candidate.target.qualname, edit.summary)
+            assert len(edit.targets) == 3 and not edit.red_herrings, edit.summary
+            assert not any("super()." in (text or "") and "*args, **kwargs" in (text or "")
+                           for path, text in edit.changes.items()
+                           if not (root / path).exists()), edit.summary
+            if "classes" not in candidate.data:
+                assert constructs(root, edit.changes), (candidate.target.qualname, edit.summary)
             made["classes" if "classes" in candidate.data else "modules"] += 1
     assert all(made[kind] >= floor for kind, floor in HARD[name].items()), made
 
@@ -575,7 +579,8 @@ def test_real_injections_read_as_human_code(name: str, version: str) -> None:
     from tests.support.pypi import sdist
 
     made = human_injections(sdist(name, version) / "src", SMELL, tries=6)
-    assert all(made[difficulty] for difficulty in DIFFICULTIES), {
+    reached = [difficulty for difficulty in DIFFICULTIES if MINIMUM[name, difficulty]]
+    assert all(made[difficulty] for difficulty in reached), {
         key: len(value) for key, value in made.items()}
 
 

@@ -241,7 +241,14 @@ def add_copy(context: InjectionContext, tree: cst.Module, qualname: str, new: st
         raise InjectionRefused(f"`{qualname}` is not a method of a class")
     members = list(owner.body.body)
     position = next(number for number, item in enumerate(members) if item is function)
-    members.insert(_place(members, position, rng), copy)
+    at = _place(members, position, rng)
+    members.insert(at, copy)
+    following = members[at + 1] if at + 1 < len(members) else None
+    if isinstance(following, (cst.FunctionDef, cst.ClassDef)) and not following.leading_lines:
+        # the class's first method now follows the copy: a blank line between them
+        members[at + 1] = following.with_changes(leading_lines=blank)
+    if at == 0:  # the copy opens the class body: no blank line above it
+        members[0] = copy.with_changes(leading_lines=())
     return edit.replace(tree, {owner: owner.with_changes(
         body=owner.body.with_changes(body=members))})
 
