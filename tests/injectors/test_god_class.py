@@ -119,15 +119,13 @@ def test_no_candidate_when_the_holder_is_a_god_class_already(tmp_path: Path) -> 
 
 
 MINIMUM = {"click": {"easy": 2, "medium": 2, "hard": 2},
-           "jinja2": {"easy": 2, "medium": 7, "hard": 7}}
-"""Injections that must succeed among all candidates (7 on click, 8 on jinja2, files of 500
-lines or more), as measured (one fewer on click hard and jinja2 easy since an absorption that
-leaves an import its module keeps for others, unused there, is refused as a tell; click's medium
-and hard lost one more on 2026-11-27, when the call graph learned implicit calls and the test
-map's line coverage began to keep poorly tested functions out of the absorbed ones). jinja2's
-easy ones are few: most of its holders use no data of other classes, and no one module's
-movable functions bring both the size and the foreign data the detector asks for (WMC >= 47
-and ATFD > 5). At hard, `Environment` is refused: behind the registry its absorbed functions'
+           "jinja2": {"easy": 0, "medium": 1, "hard": 1}}
+"""Injections that must succeed among all candidates (7 on click, 2 on jinja2, files of 500
+lines or more); measured 4, 3, 2 and 0, 1, 1 once a holder takes in only functions of modules
+its own methods already call (before: 8 candidates on jinja2, 7 of them hard). jinja2's easy
+ones are none: most of its holders use no data of other classes, and no one module its classes
+already call brings both the size and the foreign data the detector asks for (WMC >= 47 and
+ATFD > 5). At hard, `Environment` is refused: behind the registry its absorbed functions'
 parameters lose the types their callers gave them, and with them the foreign data the detector
 needs."""
 
@@ -145,7 +143,7 @@ def test_real_code(package: tuple[str, str], capsys: pytest.CaptureFixture[str])
     for difficulty in DIFFICULTIES:
         row = counts[difficulty]
         assert row["injected"] >= MINIMUM[package[0]][difficulty], counts
-        assert row["verified"] == row["sampled"] == 1, counts
+        assert row["verified"] == row["sampled"] == min(1, row["injected"]), counts
 
 
 @pytest.mark.slow
