@@ -656,3 +656,14 @@ def test_renamed_locals_come_from_the_methods_words() -> None:
         assert all(not is_doubled(name) and "return" not in name and not
                    re.search(r"_[a-z]$", name) for name in mapping.values()), mapping
         assert mapping.get("flags", "flags").endswith("flags")
+
+
+def test_a_mixin_module_keeps_two_blank_lines_before_its_class() -> None:
+    """A mixin module whose head is only `from __future__ import annotations` (marshmallow's
+    `Pluck` copy) has two blank lines before the class, as after any import, never three."""
+    from smellkit.injectors.duplicated_code.mixin import _class_text
+
+    method = cst.parse_statement("def f(self):\n    return 1\n")
+    for head in ("from __future__ import annotations\n\n", "import os\n"):
+        text = _class_text("_Holder", [method], False, head)
+        assert f"{head.rstrip()}\n\n\nclass _Holder:\n    def f(self):" in text, text

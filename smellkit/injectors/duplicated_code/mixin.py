@@ -151,7 +151,7 @@ def _class_text(class_name: str, members: list[cst.BaseStatement], slotted: bool
                 head: str = "") -> str:
     """A module holding one class with these members (first `__slots__ = ()` when
     `slotted`), after `head`."""
-    skeleton = cst.parse_module(f"{head}\n\nclass {class_name}:\n    {SLOTS_LINE}\n"
+    skeleton = cst.parse_module(f"{head.rstrip()}\n\n\nclass {class_name}:\n    {SLOTS_LINE}\n"
                                 if head else f"class {class_name}:\n    {SLOTS_LINE}\n")
     cls = skeleton.body[-1]
     assert isinstance(cls, cst.ClassDef) and isinstance(cls.body, cst.IndentedBlock)
