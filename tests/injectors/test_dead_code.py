@@ -434,16 +434,19 @@ def test_copy_names_never_mirror_each_other(tmp_path: Path) -> None:
 
 def test_a_method_is_linked_only_through_the_callers_own_class(tmp_path: Path) -> None:
     """`self.translate(...)` reaches the method of a base class in another module: its earlier
-    version serves every instance, and so does one of an object the caller builds itself. A
-    call of a method on some other object (wtforms' `DummyTranslations.gettext` among real
-    translations) is no link: an earlier version on that one class would fail on the others."""
+    version serves every instance, and so does one of an object the caller builds itself, takes
+    annotated with the class, or whose method name no other class has. A call of a method on
+    some other object (wtforms' `DummyTranslations.gettext` among real translations) is no
+    link: an earlier version on that one class would fail on the others."""
     from smellkit.injectors.dead_code.copies import link
 
     root = write(tmp_path, {
         "app/__init__.py": "",
         "app/base.py": ("class Base:\n    def translate(self, text):\n"
                         "        return text.upper()\n\n\nclass Dummy:\n"
-                        "    def gettext(self, text):\n        return text\n"),
+                        "    def gettext(self, text):\n        return text\n\n\n"
+                        "class Catalog:\n    def gettext(self, text):\n"
+                        "        return text.lower()\n"),
         "app/field.py": ("from app.base import Base\n\n\nclass Field(Base):\n"
                          "    def label(self, text, translations):\n"
                          "        return self.translate(translations.gettext(text))\n"),
@@ -452,6 +455,16 @@ def test_a_method_is_linked_only_through_the_callers_own_class(tmp_path: Path) -
     found = link(context, "app.field.Field.label", "app.base.Base.translate")
     assert found is not None and found.style == "method"
     assert link(context, "app.field.Field.label", "app.base.Dummy.gettext") is None
+    assert link(context, "app.field.Field.label", "app.base.Catalog.gettext") is None
+    (root / "app" / "base.py").write_text(
+        (root / "app" / "base.py").read_text().replace("def gettext(self, text):\n"
+                                                       "        return text.lower()",
+                                                       "def lookup(self, text):\n"
+                                                       "        return text.lower()"))
+    context = InjectionContext(load(root))  # no other class has a `gettext`
+    assert link(context, "app.field.Field.label", "app.base.Dummy.gettext") is not None
+    (root / "app" / "base.py").write_text(
+        (root / "app" / "base.py").read_text().replace("def lookup(", "def gettext("))
     (root / "app" / "field.py").write_text(
         (root / "app" / "field.py").read_text().replace("translations.gettext(text)",
                                                           "Dummy().gettext(text)"))

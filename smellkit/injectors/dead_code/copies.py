@@ -47,8 +47,8 @@ class Link(NamedTuple):
     """name (a module-level `from` import), local (one inside the caller), attribute (`m.g`
     after importing g's module as m), reexport (a `from` import of g through a package that
     re-exports it), package (`p.g` through such a package), method (`x.m(...)`: a method of
-    a class of another module that the caller's class inherits, called on `self`, or of a
-    class the caller instantiates itself)."""
+    a class of another module that the caller's class inherits, called on `self`, or on an
+    object always of that class: `_always_of`)."""
     bound: str  # the name, or the module alias, the caller's code reads
 
 
@@ -68,7 +68,7 @@ def link(context: InjectionContext, caller: str, callee: str) -> Link | None:
         owner = index.class_of.get(caller)
         cls = index.class_of.get(callee)
         inherited = owner is not None and cls in index.mro(owner)
-        if cls is None or not (inherited or _always_of(context, caller, cls)):
+        if cls is None or not (inherited or _always_of(context, caller, cls, name)):
             return None
         return Link(caller, callee, "method", name)
     imports = [item for item in index.modules[caller_module].imports
@@ -92,18 +92,26 @@ def link(context: InjectionContext, caller: str, callee: str) -> Link | None:
     return None
 
 
-def _always_of(context: InjectionContext, caller: str, cls: str) -> bool:
-    """Whether the caller builds the object itself (`error_store = ErrorStore()`) or takes it
-    annotated with the class (`error_store: ErrorStore`), of a class nothing derives from:
-    then the object is always of that class."""
+def _always_of(context: InjectionContext, caller: str, cls: str, name: str) -> bool:
+    """Whether an earlier version of `cls.name` serves the object the caller calls `name` on:
+    no class of the repository outside the lineage of `cls` has a member of that name (a
+    subclass inherits the earlier version too; wtforms' `gettext` is also `Field`'s and
+    `DefaultTranslations`'s, so the object may be other translations), or the caller builds the
+    object itself (`error_store = ErrorStore()`) or takes it annotated with the class
+    (`error_store: ErrorStore`), a class nothing derives from."""
     index = context.index
+    lineage = {*index.mro(cls), *index.descendants(cls)}
+    if not any(name in index.children.get(other, {}) or
+               any(attribute.name == name for attribute in info.attributes)
+               for other, info in index.classes.items() if other not in lineage):
+        return True
     if index.descendants(cls):
         return False
     definition = index.definitions[caller]
     lines = context.source(index.modules[index.module_of[caller]].path).splitlines()
     text = "\n".join(lines[definition.start_line - 1:definition.end_line])
-    name = cls.rpartition(".")[2]
-    return f"{name}(" in text or re.search(rf":\s*{re.escape(name)}\b", text) is not None
+    short = cls.rpartition(".")[2]
+    return f"{short}(" in text or re.search(rf":\s*{re.escape(short)}\b", text) is not None
 
 
 class Redirect(cst.CSTTransformer):
