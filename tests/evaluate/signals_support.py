@@ -29,7 +29,7 @@ ONE_PER_SMELL: dict[str, tuple[str, Difficulty]] = {
     "data_clumps": ("endpoints", "hard"),
     "dead_code": ("shop", "hard"),
     "deep_inlining": ("ledger", "hard"),
-    "duplicated_code": ("engines", "hard"),
+    "duplicated_code": ("reports", "hard"),
     "feature_envy": ("ledger", "medium"),
     "god_class": ("console", "hard"),
     "interface_segregation": ("storage", "hard"),

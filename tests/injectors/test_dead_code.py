@@ -113,11 +113,12 @@ def _edits(difficulty: Difficulty, seeds: range) -> list[tuple[str, int, Edit]]:
 
 def test_shapes_vary_with_the_seed() -> None:
     """Over seeds and targets every shape occurs and none dominates: earlier versions that lost
-    their caller, the old call under `if False:`, below a `raise`, below an early `return`."""
+    their caller, the old call under `if False:`, below a `raise`; never below a `return` (a
+    reader takes that for a slip)."""
     shapes = Counter(edit.summary.split(" head:")[0]
                      for difficulty in DIFFICULTIES
                      for _, _, edit in _edits(difficulty, range(8)))
-    assert set(shapes) == {"copy", "disabled", "after_raise", "after_return"}, shapes
+    assert set(shapes) == {"copy", "disabled", "after_raise"}, shapes
     assert max(shapes.values()) <= 0.6 * sum(shapes.values()), shapes
 
 
@@ -414,7 +415,68 @@ def test_copy_names_are_no_method_or_definition_of_the_repository(tmp_path: Path
     clash = InjectionContext(load(write(tmp_path / "clash", {**BASE, "app/reader.py": reader})))
     assert copy_name(plain, "app.util.parse", "old", True, set()) == "_old_parse"
     name = copy_name(clash, "app.util.parse", "old", True, set())
-    assert name == "_parse_old"
+    assert name == "_prev_parse"  # the next role word, in the same order
+
+
+def test_copy_names_never_mirror_each_other(tmp_path: Path) -> None:
+    """Two functions of one name in a cluster (a method and the base method it calls) get two
+    role words in one order, never `_simple_gettext` beside `_gettext_simple`."""
+    from smellkit.injectors.dead_code.copies import copy_name
+
+    context = InjectionContext(load(write(tmp_path, BASE)))
+    taken: set[str] = set()
+    first = copy_name(context, "app.util.parse", "simple", True, taken)
+    second = copy_name(context, "app.util.parse", "simple", True, taken)
+    assert (first, second) == ("_simple_parse", "_old_parse")
+    taken = {"_parse_simple"}
+    assert copy_name(context, "app.util.parse", "simple", True, taken) != "_simple_parse"
+
+
+def test_a_method_is_linked_only_through_the_callers_own_class(tmp_path: Path) -> None:
+    """`self.translate(...)` reaches the method of a base class in another module: its earlier
+    version serves every instance, and so does one of an object the caller builds itself, takes
+    annotated with the class, or whose method name no other class has. A call of a method on
+    some other object (wtforms' `DummyTranslations.gettext` among real translations) is no
+    link: an earlier version on that one class would fail on the others."""
+    from smellkit.injectors.dead_code.copies import link
+
+    root = write(tmp_path, {
+        "app/__init__.py": "",
+        "app/base.py": ("class Base:\n    def translate(self, text):\n"
+                        "        return text.upper()\n\n\nclass Dummy:\n"
+                        "    def gettext(self, text):\n        return text\n\n\n"
+                        "class Catalog:\n    def gettext(self, text):\n"
+                        "        return text.lower()\n"),
+        "app/field.py": ("from app.base import Base\n\n\nclass Field(Base):\n"
+                         "    def label(self, text, translations):\n"
+                         "        return self.translate(translations.gettext(text))\n"),
+    })
+    context = InjectionContext(load(root))
+    found = link(context, "app.field.Field.label", "app.base.Base.translate")
+    assert found is not None and found.style == "method"
+    assert link(context, "app.field.Field.label", "app.base.Dummy.gettext") is None
+    assert link(context, "app.field.Field.label", "app.base.Catalog.gettext") is None
+    (root / "app" / "base.py").write_text(
+        (root / "app" / "base.py").read_text().replace("def gettext(self, text):\n"
+                                                       "        return text.lower()",
+                                                       "def lookup(self, text):\n"
+                                                       "        return text.lower()"))
+    context = InjectionContext(load(root))  # no other class has a `gettext`
+    assert link(context, "app.field.Field.label", "app.base.Dummy.gettext") is not None
+    (root / "app" / "base.py").write_text(
+        (root / "app" / "base.py").read_text().replace("def lookup(", "def gettext("))
+    (root / "app" / "field.py").write_text(
+        (root / "app" / "field.py").read_text().replace("translations.gettext(text)",
+                                                          "Dummy().gettext(text)"))
+    context = InjectionContext(load(root))  # built right there: always a Dummy
+    assert link(context, "app.field.Field.label", "app.base.Dummy.gettext") is not None
+    (root / "app" / "field.py").write_text(
+        (root / "app" / "field.py").read_text().replace("Dummy().gettext(text)",
+                                                          "translations.gettext(text)")
+        .replace("translations):", "translations: Dummy):")
+        .replace("import Base", "import Base, Dummy"))
+    context = InjectionContext(load(root))  # annotated with it
+    assert link(context, "app.field.Field.label", "app.base.Dummy.gettext") is not None
 
 
 def test_the_copy_is_imported_beside_an_import_under_try(tmp_path: Path) -> None:
@@ -431,11 +493,12 @@ def test_the_copy_is_imported_beside_an_import_under_try(tmp_path: Path) -> None
 # -- real code -------------------------------------------------------------------------------
 
 
-MINIMUM = {("click", "easy"): 27, ("click", "medium"): 8, ("click", "hard"): 5,
-           ("jinja2", "easy"): 46, ("jinja2", "medium"): 29, ("jinja2", "hard"): 27}
-"""Injections that must succeed (30, 9, 6 of 42 and 51, 33, 31 of 52 when measured: a medium
-or hard cluster needs functions of 3 or 4 modules tied by calls the call graph resolves, and
-click's are few)."""
+MINIMUM = {("click", "easy"): 25, ("click", "medium"): 7, ("click", "hard"): 5,
+           ("jinja2", "easy"): 45, ("jinja2", "medium"): 30, ("jinja2", "hard"): 24}
+"""Injections that must succeed (26, 7, 6 of 42 and 47, 32, 25 of 52 when measured, once no
+statement is left below a `return` and a method links only where its earlier version serves
+every object the caller may hold: a medium or hard cluster needs functions of 3 or 4 modules
+tied by calls the call graph resolves, and click's are few)."""
 
 
 @pytest.mark.slow
@@ -463,3 +526,26 @@ def test_click_tests_pass_on_the_smelly_code(tmp_path: Path) -> None:
     result = own_tests_pass(top, injection, tmp_path)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert " passed" in result.stdout
+
+
+def test_a_copy_placed_first_in_a_class_keeps_methods_apart(tmp_path: Path) -> None:
+    """A copy put before the class's first method (marshmallow's `ErrorStore.__init__`) opens
+    the body and leaves a blank line before the method, whichever place the seed picks."""
+    from smellkit.injectors.dead_code.copies import add_copy
+
+    store = ("class Store:\n    def __init__(self):\n        self.errors = {}\n\n"
+             "    def store(self, message):\n        self.errors[message] = 1\n"
+             "        return self.errors\n\n    def clear(self):\n        self.errors = {}\n")
+    context = InjectionContext(load(write(tmp_path, {"app/__init__.py": "",
+                                                     "app/store.py": store})))
+    placed = set()
+    for seed in range(12):
+        text = add_copy(context, context.module("app/store.py"), "app.store.Store.store",
+                        "_old_store", [], random.Random(seed)).code
+        lines = text.splitlines()
+        placed.add(lines[1].strip().startswith("def _old_store"))
+        for number, line in enumerate(lines):
+            if line.startswith("    def ") and number > 1:
+                assert lines[number - 1] == "", text
+        assert lines[1].startswith("    def "), text  # no blank line opening the body
+    assert placed == {True, False}

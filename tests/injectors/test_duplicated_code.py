@@ -53,19 +53,20 @@ def test_candidates_say_why() -> None:
 def test_before_after(tmp_path: Path, difficulty: Difficulty) -> None:
     root = SLUGS / "before"
     injection = injected(root, SMELL, difficulty, HELPER)
-    copies = {"easy": 1, "medium": 2, "hard": 2}[difficulty]
+    copies = {"easy": 1, "medium": 2, "hard": 3}[difficulty]  # every file spanned holds one
     assert len(injection.targets) == copies
     assert len({*injection.files, "pages/text.py"}) == {"easy": 2, "medium": 3, "hard": 4}[
         difficulty]
     assert all(target.location.qualname.endswith("._slugify") for target in injection.targets)
-    assert (len(injection.red_herrings) > 0) == (difficulty == "hard")
+    assert not injection.red_herrings  # no wrapper that only passes the call on
+    assert "*args, **kwargs" not in injection.smelly_patch
     kinds = {check.kind for check in injection.checks}
     assert kinds == {"duplicated_code.not_cloned"} and len(injection.checks) == copies + 1
     files = smelly_files(root, injection, tmp_path / "again")
     found = constructs(root, files)
     if difficulty == "hard":  # named from the helper's words, not a fixed `_DISPATCH`
         (table,) = found
-        assert table.startswith("table pages/catalog.py:_SLUGIFY_"), table
+        assert table.startswith("table pages/") and ":_SLUGIFY_" in table, table
         assert not is_numbered(table)
     else:
         assert found == []
@@ -282,18 +283,14 @@ def test_method_before_after(tmp_path: Path, difficulty: Difficulty) -> None:
     root = REPORTS / "before"
     injection = injected(root, SMELL, difficulty, METHOD)
     files = smelly_files(root, injection, tmp_path)
-    assert len({*injection.files, "reports/base.py"}) == {"easy": 2, "medium": 3, "hard": 5}[
+    assert len({*injection.files, "reports/base.py"}) == {"easy": 2, "medium": 3, "hard": 4}[
         difficulty]
-    found = constructs(root, files)
-    assert len(found) == (difficulty == "hard")
-    mixins = {item.rpartition(":")[2] for item in found}
-    assert all(item.startswith("mixin reports/") and not is_numbered(item) for item in found)
-    assert all(target.location.qualname.endswith("Report.totals") or
-               target.location.qualname.split(".")[-2] in mixins
+    # each subclass's module holds a pasted copy: no new module, no look-alike
+    assert constructs(root, files) == [] and not injection.red_herrings
+    assert "super()" not in injection.smelly_patch
+    assert len(injection.targets) == {"easy": 1, "medium": 2, "hard": 3}[difficulty]
+    assert all(target.location.qualname.endswith("Report.totals")
                for target in injection.targets)
-    if difficulty == "hard":
-        (herring,) = injection.red_herrings
-        assert herring.qualname.endswith(".totals")
 
 
 @pytest.mark.parametrize("difficulty", DIFFICULTIES)
@@ -349,24 +346,20 @@ ENGINE_PROBES = [
 ]
 
 
-def test_hard_with_heirs_in_two_modules_uses_a_mixin(tmp_path: Path) -> None:
-    """Three heirs in two modules: a copy, a copy in a new mixin module one heir inherits
-    first, and a `super()` look-alike in the third heir."""
+def test_hard_needs_copies_in_three_modules_of_heirs(tmp_path: Path) -> None:
+    """Three heirs in two modules: medium pastes two copies, and hard, which would need a third
+    module with a real copy (not a look-alike that only passes the call on), is refused."""
     root = ENGINES / "before"
-    injection = injected(root, SMELL, "hard", "engines.base.Engine.render")
-    files = smelly_files(root, injection, tmp_path)
-    (mixin,) = constructs(root, files)
-    path, _, name = mixin.removeprefix("mixin ").partition(":")
-    assert not (root / path).exists() and not is_numbered(mixin)
-    module = path.removesuffix(".py").replace("/", ".")
-    assert sorted(target.location.qualname for target in injection.targets) == sorted([
-        f"{module}.{name}.render", "engines.fast.CachingEngine.render"])
-    assert [item.qualname for item in injection.red_herrings] == [
-        "engines.safe.AuditedEngine.render"]
-    assert len({*injection.files, "engines/base.py"}) == 4
+    injection = injected(root, SMELL, "medium", "engines.base.Engine.render")
+    assert len(injection.targets) == 2 and not injection.red_herrings
+    assert constructs(root, smelly_files(root, injection, tmp_path)) == []
     assert_round_trip(root, injection)
     same_behaviour(root, injection, tmp_path, ENGINE_PROBES)
-
+    project = load(root)
+    (candidate,) = find_candidates(project, SMELL, options=SMALL)
+    refusal = attempt(make_injector(SMELL, SMALL), InjectionContext(project), candidate, "hard")
+    assert isinstance(refusal, InjectionRefused)
+    assert "reaches 2 other module(s); hard needs 3" in refusal.message
 
 LEDGER = FIXTURES / SMELL / "ledger"
 LEDGER_PROBES = ["ledger.cash:CashBook([('Cash ', 1.005), ('bank', 2), ('cash', -0.5), "
@@ -376,28 +369,16 @@ LEDGER_PROBES = ["ledger.cash:CashBook([('Cash ', 1.005), ('bank', 2), ('cash', 
 
 
 @pytest.mark.parametrize("difficulty", ["medium", "hard"])
-def test_one_heir_gets_its_copy_from_a_mixin(tmp_path: Path, difficulty: Difficulty) -> None:
-    """The only heir of a method: medium, it inherits a renamed copy from a new mixin module;
-    hard, through a second new mixin listed first whose method only passes the call on (the red
-    herring)."""
-    root = LEDGER / "before"
-    injection = injected(root, SMELL, difficulty, "ledger.book.Book.balances")
-    files = smelly_files(root, injection, tmp_path)
-    mixins = constructs(root, files)
-    assert len(mixins) == {"medium": 1, "hard": 2}[difficulty]
-    assert not any(is_numbered(item) for item in mixins)
-    (target,) = injection.targets
-    assert f"{target.location.path}:{target.location.qualname.split('.')[-2]}" in \
-        " ".join(mixins)
-    herrings = [item.qualname for item in injection.red_herrings]
-    assert len(herrings) == (difficulty == "hard")
-    assert all(item.endswith(".balances") and item != target.location.qualname
-               for item in herrings)
-    spanned = {*injection.files, *(item.path for item in injection.locations)}
-    assert len(spanned) == {"medium": 3, "hard": 4}[difficulty]
-    assert_round_trip(root, injection)
-    same_behaviour(root, injection, tmp_path, LEDGER_PROBES)
-
+def test_one_heir_in_another_module_is_too_few(difficulty: Difficulty) -> None:
+    """The only heir of a method: medium and hard would reach their files only with a mixin
+    holding the one copy (or one that passes the call on), so they are refused."""
+    project = load(LEDGER / "before")
+    (candidate,) = [item for item in find_candidates(project, SMELL, options=SMALL)
+                    if item.target.qualname == "ledger.book.Book.balances"]
+    refusal = attempt(make_injector(SMELL, SMALL), InjectionContext(project), candidate,
+                      difficulty)
+    assert isinstance(refusal, InjectionRefused)
+    assert "reaches 1 other module(s)" in refusal.message
 
 def test_a_class_hook_that_reads_subclass_bodies_blocks_copies(tmp_path: Path) -> None:
     folder = tmp_path / "hooked"
@@ -421,7 +402,7 @@ def test_heirs_beside_their_base_get_copies_from_new_mixin_modules(
         tmp_path: Path, difficulty: Difficulty) -> None:
     """A method whose subclasses all live in its own module: each copy goes to a new mixin
     module that one heir lists first (easy one verbatim; medium a second one, its locals
-    renamed, for an unrelated heir; hard also a delegating mixin before the first), so the
+    renamed, for an unrelated heir; hard a third for a third heir), so the
     case spans 2, 3 and 4 files; the mixin imports what the copy reads, and the class its
     annotation names only for type checking (importing it would close a cycle)."""
     root = FIGURES / "before"
@@ -435,7 +416,7 @@ def test_heirs_beside_their_base_get_copies_from_new_mixin_modules(
     assert len(new) == {"easy": 1, "medium": 2, "hard": 3}[difficulty]
     assert not any(is_numbered(path) for path in new)
     copies = [item.location for item in injection.targets]
-    assert len(copies) == {"easy": 1, "medium": 2, "hard": 2}[difficulty]
+    assert len(copies) == {"easy": 1, "medium": 2, "hard": 3}[difficulty]
     texts = [files[item.path] or "" for item in copies]
     # absolute, as the figures package writes its imports
     assert all("if TYPE_CHECKING:\n    from figures.shapes import Style" in text for text in texts)
@@ -444,11 +425,7 @@ def test_heirs_beside_their_base_get_copies_from_new_mixin_modules(
         assert " words = [self.kind" not in texts[1]  # the second has renamed locals
     heirs = [item.qualname for item in injection.locations if item.qualname.count(".") == 2]
     assert len(heirs) == len(copies) and "figures.shapes.Figure" not in heirs
-    herrings = [item.qualname for item in injection.red_herrings]
-    assert len(herrings) == (difficulty == "hard")
-    if herrings:
-        assert "return super().describe(*args, **kwargs)" in (files[
-            injection.red_herrings[0].path] or "")
+    assert not injection.red_herrings and "super()" not in injection.smelly_patch
     assert_round_trip(root, injection)
     same_behaviour(root, injection, tmp_path, FIGURE_PROBES)
 
@@ -466,10 +443,12 @@ def test_no_mixin_for_a_class_patched_after_its_definition(tmp_path: Path) -> No
     (candidate,) = find_candidates(project, SMELL, options=SMALL)
     injector = make_injector(SMELL, SMALL)
     context = InjectionContext(project)
-    for difficulty in DIFFICULTIES:
+    for difficulty in ("easy", "medium"):
         edit = attempt(injector, context, candidate, difficulty)
         assert isinstance(edit, Edit)
         assert "class Square(Figure):" in (edit.changes["figures/shapes.py"] or "")
+    hard = attempt(injector, context, candidate, "hard")  # a third heir would be Square
+    assert isinstance(hard, InjectionRefused) and "fewer than 3 unrelated" in hard.message
     path.write_text(path.read_text(encoding="utf-8").replace("del Square.kind",
                                                              "Figure.kind = 'shape'"),
                     encoding="utf-8")
@@ -477,26 +456,6 @@ def test_no_mixin_for_a_class_patched_after_its_definition(tmp_path: Path) -> No
     (candidate,) = find_candidates(project, SMELL, options=SMALL)
     refusal = attempt(injector, InjectionContext(project), candidate, "easy")
     assert isinstance(refusal, InjectionRefused) and "patches" in refusal.message
-
-
-def test_a_property_gets_a_delegating_property_as_its_look_alike(tmp_path: Path) -> None:
-    folder = tmp_path / "figures"
-    shutil.copytree(FIGURES / "before", folder)
-    path = folder / "figures" / "shapes.py"
-    path.write_text(path.read_text(encoding="utf-8").replace(
-        "    def describe(self, style: Style) -> str:",
-        "    @property\n    def label(self) -> str:\n        words = [self.kind]\n"
-        "        if self.size > 10:\n            words.append('large')\n"
-        "        words.append(str(self.size))\n        words.append(str(self.area()))\n"
-        "        return ' '.join(words)\n\n"
-        "    def describe(self, style: Style) -> str:"), encoding="utf-8")
-    injection = injected(folder, SMELL, "hard", "figures.shapes.Figure.label")
-    (herring,) = injection.red_herrings
-    files = smelly_files(folder, injection, tmp_path)
-    assert "@property\n    def label(self):\n        return super().label" in (
-        files[herring.path] or "")
-    same_behaviour(folder, injection, tmp_path, [
-        f"figures.shapes:{cls}(12.5).label" for cls in ("Circle", "Square", "Triangle")])
 
 
 def test_at_most_three_methods_of_one_class_are_candidates(tmp_path: Path) -> None:
@@ -520,31 +479,26 @@ def test_at_most_three_methods_of_one_class_are_candidates(tmp_path: Path) -> No
 
 # -- real code -------------------------------------------------------------------------------
 
-MINIMUM = {("click", "easy"): 17, ("click", "medium"): 9, ("click", "hard"): 7,
-           ("jinja2", "easy"): 12, ("jinja2", "medium"): 6, ("jinja2", "hard"): 5}
-"""Injections that must succeed (19, 11, 9 of 23 and 14, 8, 7 of 18 when measured). Methods
-whose subclasses all live beside them give click most of its candidates; jinja2's medium and
-hard cases are mostly mixins (no helper or inherited method of it reaches three other modules),
-and at most three methods of `CodeGenerator` are candidates, not its 37 visitors."""
+MINIMUM = {("click", "easy"): 17, ("click", "medium"): 9, ("click", "hard"): 3,
+           ("jinja2", "easy"): 12, ("jinja2", "medium"): 1, ("jinja2", "hard"): 0}
+"""Injections that must succeed (19, 11, 3 of 23 and 14, 1, 0 of 18 when measured). Methods
+whose subclasses all live beside them give click most of its candidates. Every file a medium or
+hard case spans holds a real copy: jinja2 has no helper whose callers, and no method whose heirs,
+reach three other modules, and only `CodeGenerator.write` has heirs in two (no hard case); at
+most three methods of `CodeGenerator` are candidates, not its 37 visitors."""
 
 
 @pytest.mark.slow
-def test_jinja2_tests_pass_through_a_chain_of_mixins(tmp_path: Path) -> None:
-    """Behaviour is kept: jinja2's own suite passes when an heir of its code generator (the
-    native one, or the one `jinja2.meta` uses to find undeclared names) visits templates
-    through a delegating mixin and a mixin holding a renamed copy."""
+def test_jinja2_tests_pass_with_copies_in_the_code_generators_heirs(tmp_path: Path) -> None:
+    """Behaviour is kept: jinja2's own suite passes when the heirs of its code generator (the
+    native one, and the one `jinja2.meta` uses to find undeclared names) each get a pasted
+    copy of `write`, the second with renamed locals."""
     from tests.support.pypi import sdist
 
     top = sdist("jinja2", "3.1.4")
-    injection = injected(top / "src", SMELL, "hard", "jinja2.compiler.CodeGenerator.write")
-    (target,) = injection.targets
-    new = [path for path in injection.files if not (top / "src" / path).exists()]
-    assert len(new) == 2 and target.location.path in new  # the copy's mixin and the delegate's
-    mixin = target.location.qualname.split(".")[-2]
-    (herring,) = injection.red_herrings
-    delegate = herring.qualname.split(".")[-2]
-    assert f"CodeGenerator({delegate}, {mixin}, CodeGenerator):" in injection.smelly_patch
-    assert not any(is_numbered(name) for name in (mixin, delegate, *new))
+    injection = injected(top / "src", SMELL, "medium", "jinja2.compiler.CodeGenerator.write")
+    assert len(injection.targets) == 2 and not injection.red_herrings
+    assert all((top / "src" / path).exists() for path in injection.files)  # no new module
     assert_round_trip(top / "src", injection)
     result = own_tests_pass(top, injection, tmp_path)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
@@ -554,9 +508,9 @@ def test_jinja2_tests_pass_through_a_chain_of_mixins(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_click_tests_pass_when_echo_is_reached_through_a_table(tmp_path: Path) -> None:
     """Behaviour is kept at module level too: click's own suite passes when `click.utils.echo`
-    has a verbatim copy in one module, a renamed copy its callers in another reach through a
-    module-level table, and a delegating look-alike in a third. (jinja2 has no helper whose
-    callers live in three other modules: its hard cases are all mixins, tested above.)"""
+    has a verbatim copy in one module, a renamed copy in another, and a third renamed copy its
+    callers in a third module reach through a module-level table. (jinja2 has no helper whose
+    callers live in three other modules.)"""
     from tests.support.pypi import sdist
 
     top = sdist("click", "8.1.7")
@@ -565,24 +519,22 @@ def test_click_tests_pass_when_echo_is_reached_through_a_table(tmp_path: Path) -
                       re.MULTILINE)
     assert table is not None and not is_numbered(table[1])
     assert f'{table[1]}["echo"](' in injection.smelly_patch
-    assert len(injection.red_herrings) == 1
+    assert len(injection.targets) == 3 and not injection.red_herrings
     assert_round_trip(top / "src", injection)
     result = own_tests_pass(top, injection, tmp_path)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert " passed" in result.stdout
 
 
-HARD = {"click": {"modules": 2, "classes": 7}, "jinja2": {"modules": 0, "classes": 5}}
-"""Hard injections made on each package at least, by kind of candidate (all of them carry a
-table or a mixin). Methods whose subclasses all live beside them are candidates too (click's
-commands, parameters and shell completions); at most three methods of a class are, which
-brought jinja2's 47 (nearly all `CodeGenerator` visitors copied into the same two heirs) down
-to 7, and 5 once the detector stopped reporting boilerplate as copies."""
+HARD = {"click": {"modules": 1, "classes": 2}, "jinja2": {"modules": 0, "classes": 0}}
+"""Hard injections made on each package at least, by kind of candidate (measured: click 1 and
+2, jinja2 none). Each holds three copies, a helper's with a module-level table, and no
+look-alike that only passes the call on."""
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name, version", [("click", "8.1.7"), ("jinja2", "3.1.4")])
-def test_every_hard_injection_has_a_table_or_a_mixin(name: str, version: str) -> None:
+def test_every_hard_injection_holds_three_real_copies(name: str, version: str) -> None:
     from smellkit.project import Project
     from tests.support.pypi import sdist
 
@@ -594,7 +546,12 @@ def test_every_hard_injection_has_a_table_or_a_mixin(name: str, version: str) ->
     for candidate in find_candidates(project, SMELL, context=context):
         edit = attempt(injector, context, candidate, "hard")
         if isinstance(edit, Edit):
-            assert constructs(root, edit.changes), (candidate.target.qualname, edit.summary)
+            assert len(edit.targets) == 3 and not edit.red_herrings, edit.summary
+            assert not any("super()." in (text or "") and "*args, **kwargs" in (text or "")
+                           for path, text in edit.changes.items()
+                           if not (root / path).exists()), edit.summary
+            if "classes" not in candidate.data:
+                assert constructs(root, edit.changes), (candidate.target.qualname, edit.summary)
             made["classes" if "classes" in candidate.data else "modules"] += 1
     assert all(made[kind] >= floor for kind, floor in HARD[name].items()), made
 
@@ -622,7 +579,8 @@ def test_real_injections_read_as_human_code(name: str, version: str) -> None:
     from tests.support.pypi import sdist
 
     made = human_injections(sdist(name, version) / "src", SMELL, tries=6)
-    assert all(made[difficulty] for difficulty in DIFFICULTIES), {
+    reached = [difficulty for difficulty in DIFFICULTIES if MINIMUM[name, difficulty]]
+    assert all(made[difficulty] for difficulty in reached), {
         key: len(value) for key, value in made.items()}
 
 
@@ -698,3 +656,14 @@ def test_renamed_locals_come_from_the_methods_words() -> None:
         assert all(not is_doubled(name) and "return" not in name and not
                    re.search(r"_[a-z]$", name) for name in mapping.values()), mapping
         assert mapping.get("flags", "flags").endswith("flags")
+
+
+def test_a_mixin_module_keeps_two_blank_lines_before_its_class() -> None:
+    """A mixin module whose head is only `from __future__ import annotations` (marshmallow's
+    `Pluck` copy) has two blank lines before the class, as after any import, never three."""
+    from smellkit.injectors.duplicated_code.mixin import _class_text
+
+    method = cst.parse_statement("def f(self):\n    return 1\n")
+    for head in ("from __future__ import annotations\n\n", "import os\n"):
+        text = _class_text("_Holder", [method], False, head)
+        assert f"{head.rstrip()}\n\n\nclass _Holder:\n    def f(self):" in text, text

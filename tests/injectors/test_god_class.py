@@ -119,15 +119,13 @@ def test_no_candidate_when_the_holder_is_a_god_class_already(tmp_path: Path) -> 
 
 
 MINIMUM = {"click": {"easy": 2, "medium": 2, "hard": 2},
-           "jinja2": {"easy": 2, "medium": 7, "hard": 7}}
-"""Injections that must succeed among all candidates (7 on click, 8 on jinja2, files of 500
-lines or more), as measured (one fewer on click hard and jinja2 easy since an absorption that
-leaves an import its module keeps for others, unused there, is refused as a tell; click's medium
-and hard lost one more on 2026-11-27, when the call graph learned implicit calls and the test
-map's line coverage began to keep poorly tested functions out of the absorbed ones). jinja2's
-easy ones are few: most of its holders use no data of other classes, and no one module's
-movable functions bring both the size and the foreign data the detector asks for (WMC >= 47
-and ATFD > 5). At hard, `Environment` is refused: behind the registry its absorbed functions'
+           "jinja2": {"easy": 0, "medium": 1, "hard": 1}}
+"""Injections that must succeed among all candidates (7 on click, 2 on jinja2, files of 500
+lines or more); measured 4, 3, 2 and 0, 1, 1 once a holder takes in only functions of modules
+its own methods already call (before: 8 candidates on jinja2, 7 of them hard). jinja2's easy
+ones are none: most of its holders use no data of other classes, and no one module its classes
+already call brings both the size and the foreign data the detector asks for (WMC >= 47 and
+ATFD > 5). At hard, `Environment` is refused: behind the registry its absorbed functions'
 parameters lose the types their callers gave them, and with them the foreign data the detector
 needs."""
 
@@ -145,7 +143,7 @@ def test_real_code(package: tuple[str, str], capsys: pytest.CaptureFixture[str])
     for difficulty in DIFFICULTIES:
         row = counts[difficulty]
         assert row["injected"] >= MINIMUM[package[0]][difficulty], counts
-        assert row["verified"] == row["sampled"] == 1, counts
+        assert row["verified"] == row["sampled"] == min(1, row["injected"]), counts
 
 
 @pytest.mark.slow
@@ -386,3 +384,40 @@ def test_a_thin_function_call_past_the_line_length_is_wrapped() -> None:
         "return Parser.prompt(\n    text, default, hide_input, confirmation_prompt, err\n)"
     exploded = absorbing._call("return Parser.prompt", arguments, "        ", 50)
     assert exploded.splitlines()[1:] == [f"    {name}," for name in arguments] + [")"]
+
+
+def test_only_modules_the_holder_already_calls_feed_it(tmp_path: Path) -> None:
+    """A class grows into a god class by taking over work it already coordinates: a module
+    only a function beside the holder calls (not the holder's own methods) is no source."""
+    _desk_clusters(tmp_path, "desk/planner.py", "\n\nclass Planner:",
+                   "\n\ndef hours(minutes: int) -> str:\n    return units.spell(minutes)\n\n\n"
+                   "class Planner:")
+    (tmp_path / "repo" / "desk" / "units.py").write_text(
+        "def spell(minutes: int) -> str:\n    if minutes > 60:\n"
+        "        return f'{minutes // 60}h'\n    return f'{minutes}m'\n")
+    planner = tmp_path / "repo" / "desk" / "planner.py"
+    planner.write_text("from desk import units\n" + planner.read_text())
+    context = InjectionContext(Project.load(tmp_path / "repo"))
+    analysis = context.analysis
+    found = planning.clusters(analysis, "desk.planner", planning.calls_by_module(analysis))
+    assert "desk.units" in {item.module for item in found}
+    pool = planning.for_holder(analysis, found, "desk.planner.Planner")
+    assert pool and "desk.units" not in {item.module for item in pool}
+
+
+def test_a_metaclass_is_no_holder(tmp_path: Path) -> None:
+    """marshmallow's `SchemaMeta` absorbing field deserialisation reads as no design anyone
+    grows: a class deriving from `type` or `ABCMeta` takes in no functions."""
+    from smellkit.injectors.god_class import _fragile_function_holder
+
+    root = tmp_path / "repo"
+    (root / "kit").mkdir(parents=True)
+    (root / "kit" / "__init__.py").write_text("")
+    (root / "kit" / "meta.py").write_text(
+        "from abc import ABCMeta\n\n\nclass Meta(ABCMeta):\n    def resolve(cls):\n"
+        "        return cls\n\n\nclass Plain(type):\n    pass\n\n\nclass Holder:\n"
+        "    def run(self):\n        return 1\n")
+    analysis = InjectionContext(Project.load(root)).analysis
+    for name in ("kit.meta.Meta", "kit.meta.Plain"):
+        assert (_fragile_function_holder(analysis, name) or "").startswith("a metaclass")
+    assert _fragile_function_holder(analysis, "kit.meta.Holder") is None

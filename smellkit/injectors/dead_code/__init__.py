@@ -8,7 +8,7 @@ caller of one of the cluster's top-level functions). Each function of the cluste
 earlier version (`copies`): its own body under its own name plus a role word, calling the
 earlier versions of the others. Nothing calls the head of the cluster: it is such a copy (a
 helper or a private method that lost its last caller), or a dead statement inside the live head
-itself (`heads`: the old call under `if False:`, below a `raise`, or below an early `return`).
+itself (`heads`: the old call under `if False:`, or below a `raise`).
 So the shapes vary with the seed and with the code: a lone old helper and its dead call site
 (easy, 2 files), a chain going up or down the call graph, or several old callers fanning into
 one old helper (medium 3 files, hard 4).

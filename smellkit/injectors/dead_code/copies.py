@@ -13,6 +13,7 @@ function.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -46,7 +47,8 @@ class Link(NamedTuple):
     """name (a module-level `from` import), local (one inside the caller), attribute (`m.g`
     after importing g's module as m), reexport (a `from` import of g through a package that
     re-exports it), package (`p.g` through such a package), method (`x.m(...)`: a method of
-    a class of another module, called on an object)."""
+    a class of another module that the caller's class inherits, called on `self`, or on an
+    object always of that class: `_always_of`)."""
     bound: str  # the name, or the module alias, the caller's code reads
 
 
@@ -60,6 +62,14 @@ def link(context: InjectionContext, caller: str, callee: str) -> Link | None:
     definition = index.definitions[callee]
     name = definition.name
     if definition.kind == "method":
+        # only a method the caller's own class inherits (`self.m(...)`): an earlier version on
+        # one class of many the object could be (wtforms' `DummyTranslations` among real
+        # translations) would fail on the others
+        owner = index.class_of.get(caller)
+        cls = index.class_of.get(callee)
+        inherited = owner is not None and cls in index.mro(owner)
+        if cls is None or not (inherited or _always_of(context, caller, cls, name)):
+            return None
         return Link(caller, callee, "method", name)
     imports = [item for item in index.modules[caller_module].imports
                if not item.type_only and "." not in item.bound
@@ -80,6 +90,28 @@ def link(context: InjectionContext, caller: str, callee: str) -> Link | None:
                 index.resolve_dotted(f"{item.target}.{name}") == callee:
             return Link(caller, callee, "package", item.bound)
     return None
+
+
+def _always_of(context: InjectionContext, caller: str, cls: str, name: str) -> bool:
+    """Whether an earlier version of `cls.name` serves the object the caller calls `name` on:
+    no class of the repository outside the lineage of `cls` has a member of that name (a
+    subclass inherits the earlier version too; wtforms' `gettext` is also `Field`'s and
+    `DefaultTranslations`'s, so the object may be other translations), or the caller builds the
+    object itself (`error_store = ErrorStore()`) or takes it annotated with the class
+    (`error_store: ErrorStore`), a class nothing derives from."""
+    index = context.index
+    lineage = {*index.mro(cls), *index.descendants(cls)}
+    if not any(name in index.children.get(other, {}) or
+               any(attribute.name == name for attribute in info.attributes)
+               for other, info in index.classes.items() if other not in lineage):
+        return True
+    if index.descendants(cls):
+        return False
+    definition = index.definitions[caller]
+    lines = context.source(index.modules[index.module_of[caller]].path).splitlines()
+    text = "\n".join(lines[definition.start_line - 1:definition.end_line])
+    short = cls.rpartition(".")[2]
+    return f"{short}(" in text or re.search(rf":\s*{re.escape(short)}\b", text) is not None
 
 
 class Redirect(cst.CSTTransformer):
@@ -158,10 +190,14 @@ def copy_name(context: InjectionContext, qualname: str, role: str, prefix: bool,
     name = index.definitions[qualname].name.strip("_")
     source = context.source(index.modules[index.module_of[qualname]].path)
     roles = [role, *(item for item in ROLES if item != role)]
-    for word in roles:
-        for first in (prefix, not prefix):
+    # one order for the whole case, the next role word when the name is taken: never the
+    # mirror image of a name the case already uses (`_simple_gettext`, `_gettext_simple`)
+    for first in (prefix, not prefix):
+        for word in roles:
             new = f"_{word}_{name}" if first else f"_{name}_{word}"
-            if new not in taken and new not in spoken(context) and edit.name_free(source, new):
+            mirror = f"_{name}_{word}" if first else f"_{word}_{name}"
+            if new not in taken and mirror not in taken and new not in spoken(context) and \
+                    edit.name_free(source, new):
                 taken.add(new)
                 return new
     raise InjectionRefused(f"no free name for the earlier version of `{qualname}`")
@@ -213,7 +249,14 @@ def add_copy(context: InjectionContext, tree: cst.Module, qualname: str, new: st
         raise InjectionRefused(f"`{qualname}` is not a method of a class")
     members = list(owner.body.body)
     position = next(number for number, item in enumerate(members) if item is function)
-    members.insert(_place(members, position, rng), copy)
+    at = _place(members, position, rng)
+    members.insert(at, copy)
+    following = members[at + 1] if at + 1 < len(members) else None
+    if isinstance(following, (cst.FunctionDef, cst.ClassDef)) and not following.leading_lines:
+        # the class's first method now follows the copy: a blank line between them
+        members[at + 1] = following.with_changes(leading_lines=blank)
+    if at == 0:  # the copy opens the class body: no blank line above it
+        members[0] = copy.with_changes(leading_lines=())
     return edit.replace(tree, {owner: owner.with_changes(
         body=owner.body.with_changes(body=members))})
 

@@ -5,9 +5,9 @@ The shapes a person leaves behind when a function moves on from an old helper:
 - `disabled`: the old call kept under `if False:` (before a `return` or `raise` of the new
   call, or as the `if` branch whose `else` holds the new one);
 - `after_raise`: a branch that used to fall back on the old helper now raises, and the old
-  call was left below the `raise`;
-- `after_return`: a branch that now returns early keeps the old call (not a second `return`:
-  two returns in a row are no leftover anyone writes) below its `return`.
+  call was left below the `raise`.
+
+No statement is left below a `return`: a reader takes it for a slip, not a leftover.
 
 Statements placed away from the live call read only the function's parameters and module
 names, never a local bound elsewhere in the function.
@@ -27,7 +27,7 @@ from smellkit.errors import InjectionRefused
 from smellkit.injectors.cst import edit
 from smellkit.injectors.dead_code.copies import Link, parameter_names, redirected
 
-SHAPES = ("disabled", "after_raise", "after_return")
+SHAPES = ("disabled", "after_raise")
 
 
 class _Found(NamedTuple):
@@ -37,8 +37,8 @@ class _Found(NamedTuple):
 
 class _Spots(cst.CSTVisitor):
     """In a function's own code (not nested definitions, lambdas or comprehensions): the first
-    statement line calling the callee with its block, and the `if` blocks ending in a `raise`
-    or a `return`."""
+    statement line calling the callee with its block, and the `if` blocks ending in a
+    `raise`."""
 
     def __init__(self, item: Link):
         super().__init__()
@@ -47,7 +47,6 @@ class _Spots(cst.CSTVisitor):
         self.line: cst.SimpleStatementLine | None = None
         self.call: _Found | None = None
         self.raising: list[cst.IndentedBlock] = []
-        self.returning: list[cst.IndentedBlock] = []
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         self.blocks.append(node)
@@ -62,11 +61,9 @@ class _Spots(cst.CSTVisitor):
         block = node.body
         if isinstance(block, cst.IndentedBlock) and block.body:
             last = block.body[-1]
-            if isinstance(last, cst.SimpleStatementLine) and len(last.body) == 1:
-                if isinstance(last.body[0], cst.Raise):
-                    self.raising.append(block)
-                elif isinstance(last.body[0], cst.Return):
-                    self.returning.append(block)
+            if isinstance(last, cst.SimpleStatementLine) and len(last.body) == 1 and \
+                    isinstance(last.body[0], cst.Raise):
+                self.raising.append(block)
 
     def _skip(self, node: cst.CSTNode) -> bool:
         return False
@@ -92,8 +89,7 @@ class _Spots(cst.CSTVisitor):
 def graft(module: cst.Module, function: cst.FunctionDef, item: Link, new: str,
           rng: random.Random) -> tuple[cst.FunctionDef, str]:
     """`function` with a dead statement calling `new` (the copy of `item.callee`), in the
-    first shape that fits (below a raise or an early return, in a seeded order, else under
-    `if False:`), and that shape's name."""
+    first shape that fits (below a raise, else under `if False:`), and that shape's name."""
     if item.style == "local" or not isinstance(function.body, cst.IndentedBlock):
         raise InjectionRefused("the callee is imported inside the function")
     spots = _Spots(item)
@@ -124,18 +120,13 @@ def graft(module: cst.Module, function: cst.FunctionDef, item: Link, new: str,
                 isinstance(small, (cst.Return, cst.Expr, cst.Assign)):
             target = rng.choice(spots.raising)
             replacements[target] = target.with_changes(body=[*target.body, dead])
-        elif shape == "after_return" and spots.returning and \
-                isinstance(small, (cst.Expr, cst.Assign)):
-            target = rng.choice(spots.returning)
-            replacements[target] = target.with_changes(body=[*target.body, dead])
         else:
             continue
         changed = edit.replace(cst.Module(body=[function]), replacements).body[0]
         assert isinstance(changed, cst.FunctionDef)
         return changed, shape
     raise InjectionRefused(f"no dead statement fits `{function.name.value}` (its call of "
-                           f"`{item.callee}` reads locals, and no branch ends in a raise or "
-                           "an early return)")
+                           f"`{item.callee}` reads locals, and no branch ends in a raise)")
 
 
 def _if_false(dead: cst.SimpleStatementLine, live: cst.SimpleStatementLine | None,

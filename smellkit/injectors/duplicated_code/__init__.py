@@ -10,27 +10,26 @@ that lived once now lives several times:
 - medium (3 files): two copies in two caller modules, the second with its local variables (and
   the parameters its callers never name) renamed: a type-2 clone that exact-match search misses
   (verbatim when renaming would hide it from the detector's type-2 hash).
-- hard (4 files): the verbatim copy; the renamed copy, which its module's callers reach through
-  a module-level table (`_H_HANDLERS = {"h": _h}`, named from the repository's words, looked
-  up at each call: module state a reader must follow); and a third caller module whose calls
-  go through a private wrapper of the same name that only delegates to `h`: the red herring, a
-  look-alike that is not a copy. A hard case without such a table is refused.
+- hard (4 files): three real copies in three caller modules: the verbatim copy, the renamed
+  copy, and a third renamed copy which its module's callers reach through a module-level table
+  (`_H_HANDLERS = {"h": _h}`, named from the repository's words, looked up at each call: module
+  state a reader must follow). A hard case without such a table is refused, and so is one that
+  would reach its files with anything but a copy (a wrapper that only passes the call on is
+  no duplicate).
 
 Methods are candidates too (`methods.py`): subclasses in other modules get their
-own copy of a method they inherit unchanged. A method whose subclasses all live in its own
-module gives each copy to a new mixin module that one of them lists first (`mixin_local`): easy
-one verbatim copy, medium a second one with renamed locals for an unrelated heir, hard also a
-mixin listed before the first whose method only passes the call on. At most three methods of a
+own copy of a method they inherit unchanged, pasted into the subclass (hard: in three
+subclasses of three modules). A method whose subclasses all live in its own module gives each
+copy to a new mixin module that one of them lists first (`mixin_local`): easy one verbatim copy,
+medium a second one with renamed locals for an unrelated heir, hard a third for a third
+unrelated heir. At most three methods of a
 class are candidates (the others' copies would land in the same subclasses), and copies go first
 to the places the tests run: callers they cover, heirs with the most subclasses; the heirs are
 involved in the case, so the tests selected for it are those that run their code.
 
-Methods at hard always involve a mixin (`mixin.py`): with heirs in three
-modules or more, the renamed copy lives on a new mixin module one heir inherits first, and the
-look-alike only passes the call on to `super()`. With heirs in two modules, the second copy goes
-into a new mixin module one heir inherits first; in one module, an heir gets the copy from a new
-mixin module (medium), through a second new mixin that only passes the call on (hard: the red
-herring).
+A case whose heirs live in too few other modules is refused (medium needs two, hard three, or
+as many unrelated heirs beside the method): no case reaches its files with a method that only
+passes the call on.
 
 New names (copies, renamed locals, tables, mixin modules and classes) come from the words of the
 repository (`names.py`); an import the redirected calls leave unused is dropped.
@@ -70,7 +69,7 @@ from smellkit.injectors.duplicated_code import copying
 from smellkit.injectors.duplicated_code import helper as helping
 from smellkit.injectors.duplicated_code import methods as _methods
 from smellkit.injectors.duplicated_code import names as naming
-from smellkit.injectors.duplicated_code.mixin import mixin_chain, mixin_hard, mixin_local
+from smellkit.injectors.duplicated_code.mixin import mixin_local
 from smellkit.injectors.tells import added_tells
 from smellkit.models import Candidate, Difficulty, StructuralCheck
 
@@ -79,10 +78,10 @@ MIN_CALLERS = 2
 """One caller gets the copy, one keeps calling the original (which must not become dead)."""
 
 _PLAN: dict[Difficulty, tuple[str, ...]] = {
-    "easy": ("copy",), "medium": ("copy", "renamed"), "hard": ("copy", "table", "wrapper"),
+    "easy": ("copy",), "medium": ("copy", "renamed"), "hard": ("copy", "renamed", "table"),
 }
-"""Roles of the caller modules (or heirs): `table` is the renamed copy reached through a
-module-level table (for methods: inherited from a new mixin module)."""
+"""Roles of the caller modules (or heirs): `table` is a third, renamed copy reached through a
+module-level table (for methods: a third renamed copy in a third subclass's module)."""
 _COPIES = ("copy", "renamed", "table")
 
 
@@ -166,16 +165,11 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
         places.sort(key=lambda place: _exercise_rank(context, helper.qualname, place,
                                                      "classes" in candidate.data))
         if candidate.data.get("local"):
-            local, heirs = mixin_local(context, helper, places, 1 if difficulty == "easy" else 2,
-                                       rng, delegate=difficulty == "hard")
+            local, heirs = mixin_local(context, helper, places, len(roles), rng)
             return _edit(helper, *local, heirs=heirs)
-        if "classes" in candidate.data and difficulty != "easy" and \
-                len({module_of(place) for place in places}) < len(roles):
-            mixed = mixin_hard(context, helper, sorted(places), rng) if difficulty == "hard" \
-                else mixin_chain(context, helper, sorted(places), rng, delegate=False)
-            return _edit(helper, *mixed)
         if len({module_of(place) for place in places}) < len(roles):
-            raise InjectionRefused(f"`{helper.qualname}` reaches {len(places)} other module(s); "
+            reached = len({module_of(place) for place in places})
+            raise InjectionRefused(f"`{helper.qualname}` reaches {reached} other module(s); "
                                    f"{difficulty} needs {len(roles)}")
         changes: dict[str, str | None] = {}
         made: dict[str, str] = {}  # role -> qualname
@@ -186,11 +180,6 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
             if role is None or path in changes:
                 continue
             try:
-                if "classes" in candidate.data and role == "table":
-                    mixed = mixin_chain(context, helper, [place], rng, delegate=False)
-                    changes.update(mixed[0])
-                    made[role] = mixed[1][0]
-                    continue
                 placed = (_methods.place_method(context, helper, place, role, rng)
                           if "classes" in candidate.data
                           else _place(context, helper, place, role, rng))
@@ -199,7 +188,7 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
                 continue
             changes[path], made[role] = placed
         if "table" in roles and "table" not in made:
-            how = "inherit a copy from a new mixin" if "classes" in candidate.data \
+            how = "take a third copy" if "classes" in candidate.data \
                 else "reach a copy through a module-level table"
             raise InjectionRefused(f"hard needs a construct and no module of `{helper.qualname}`'s "
                                    f"callers can {how}: "
@@ -213,13 +202,11 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
                     if index.scope_module(name) not in touched and name != helper.qualname]:
                 raise InjectionRefused(f"no caller of `{helper.qualname}` would be left to call it")
         note = ""
-        if "table" in made:
-            note = f"; {made['table']} " + ("inherited from a new mixin"
-                                           if "classes" in candidate.data
-                                           else "reached through a module-level table")
+        if "table" in made and "classes" not in candidate.data:
+            note = f"; {made['table']} reached through a module-level table"
         heirs = [name.rpartition(".")[0] for name in copies
                  if "classes" in candidate.data and name.rpartition(".")[0] in index.classes]
-        return _edit(helper, changes, copies, made.get("wrapper"), note, heirs)
+        return _edit(helper, changes, copies, note, heirs)
 
 
 def _function_rule(context: InjectionContext, definition: Definition,
@@ -262,7 +249,7 @@ def _exercised(context: InjectionContext, helper: str, place: str, heir: bool) -
 
 
 def _edit(helper: helping.Helper, changes: dict[str, str | None], copies: list[str],
-          herring: str | None, note: str = "", heirs: Iterable[str] = ()) -> Edit:
+          note: str = "", heirs: Iterable[str] = ()) -> Edit:
     """The edit; `heirs`, the classes that inherit a copy, are involved (the tests that run
     their code are the ones likely to run the copy)."""
     checks = tuple(
@@ -274,9 +261,7 @@ def _edit(helper: helping.Helper, changes: dict[str, str | None], copies: list[s
     return Edit(
         changes=changes, targets=tuple((name, "method") for name in copies),
         checks=checks, involved=(helper.qualname, *heirs),
-        red_herrings=(herring,) if herring else (),
-        summary=f"copies of `{helper.qualname}`: {', '.join(copies)}" + note
-                + (f"; delegating look-alike {herring}" if herring else ""))
+        summary=f"copies of `{helper.qualname}`: {', '.join(copies)}" + note)
 
 
 # -- the helper and its copies ------------------------------------------------------------------
@@ -334,7 +319,7 @@ def _renamable_params(node: cst.FunctionDef, calls: list[cst.Call]) -> list[str]
 
 def _place(context: InjectionContext, helper: helping.Helper, module: str,
            role: str, rng: random.Random) -> tuple[str, str]:
-    """Module D's new text with a copy (or the wrapper) and its calls redirected, and the
+    """Module D's new text with a copy and its calls redirected, and the
     qualname of what was added. Role `table`: the renamed copy, then a module-level table
     holding it, and the calls look the copy up there."""
     index = context.index
@@ -368,25 +353,19 @@ def _place(context: InjectionContext, helper: helping.Helper, module: str,
     if position is None:
         raise InjectionRefused(f"no call of `{helper.name}` written in {facts.path}")
     insert_line = lines[tree.body[position]].start.line
-    imports: list[tuple[str, str]] = []
-    if role != "wrapper":
-        imports = helping.bindings(context, helper, facts.module, insert_line)
-    if role == "wrapper":
-        target = next(iter(sorted(names)), None) or f"{sorted(modules)[0]}.{helper.name}"
-        added: cst.BaseStatement = copying.wrapper(tree, name, target)
-    else:
-        mapping = {} if role == "copy" else naming.local_names(
-            [*helper.locals_, *_renamable_params(helper.node, calls)],
-            context.module(helper.path).code_for_node(helper.node),
-            context.vocabulary.near(module), rng)
-        if tree.default_indent != context.module(helper.path).default_indent:
-            raise InjectionRefused(f"{facts.path} and {helper.path} indent differently")
-        added = copying.renamed_copy(helper.node, name, mapping)
+    imports = helping.bindings(context, helper, facts.module, insert_line)
+    mapping = {} if role == "copy" else naming.local_names(
+        [*helper.locals_, *_renamable_params(helper.node, calls)],
+        context.module(helper.path).code_for_node(helper.node),
+        context.vocabulary.near(module), rng)
+    if tree.default_indent != context.module(helper.path).default_indent:
+        raise InjectionRefused(f"{facts.path} and {helper.path} indent differently")
+    added: cst.BaseStatement = copying.renamed_copy(helper.node, name, mapping)
     statements = [added]
     callee: str = name
     if role == "table":
         table = naming.table_name(context, helper.name, module, rng)
-        key = f'"{helper.name.strip("_") or helper.name}"'
+        key = _quoted(helper.name.strip("_") or helper.name, _fstring_quotes(tree, calls))
         statements.append(edit.statement(tree, f"{table} = {{{key}: {name}}}"))
         callee = f"{table}[{key}]"
     replacements: dict[cst.CSTNode, cst.CSTNode] = {}
@@ -397,6 +376,39 @@ def _place(context: InjectionContext, helper: helping.Helper, module: str,
     result = add_imports(result, tree, position, imports, module,
                                   facts.is_package)
     return without_unused(context, module, tree, result).code, f"{module}.{name}"
+
+
+def _fstring_quotes(tree: cst.Module, calls: list[cst.Call]) -> set[str]:
+    """The quote characters of the f-strings the calls sit in: a key written inside one must
+    use the other quote (before Python 3.12)."""
+    found: set[str] = set()
+
+    class Visitor(cst.CSTVisitor):
+        def __init__(self) -> None:
+            super().__init__()
+            self.open: list[str] = []
+
+        def visit_FormattedString(self, node: cst.FormattedString) -> None:
+            self.open.append(node.start[-1])
+
+        def leave_FormattedString(self, original_node: cst.FormattedString) -> None:
+            self.open.pop()
+
+        def visit_Call(self, node: cst.Call) -> None:
+            if node in targets:
+                found.update(self.open)
+
+    targets = set(calls)
+    tree.visit(Visitor())
+    return found
+
+
+def _quoted(key: str, taken: set[str]) -> str:
+    """The key as a string literal with a quote no enclosing f-string uses."""
+    quote = next((item for item in ('"', "'") if item not in taken), None)
+    if quote is None:
+        raise InjectionRefused("a call sits in f-strings quoted both ways: no table key fits")
+    return f"{quote}{key}{quote}"
 
 
 class _Redirect(cst.CSTTransformer):

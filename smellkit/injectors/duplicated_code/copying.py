@@ -187,14 +187,6 @@ class _RenameParams(cst.CSTTransformer):
         return updated_node.with_changes(name=cst.Name(new)) if new else updated_node
 
 
-def wrapper(module: cst.Module, name: str, target: str) -> cst.BaseStatement:
-    """A private wrapper that only delegates (the look-alike that is not a copy)."""
-    parsed = cst.parse_statement(f"def {name}(*args, **kwargs):\n"
-                                 f"    return {target}(*args, **kwargs)\n",
-                                 config=module.config_for_parsing)
-    return parsed.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
-
-
 def matches_as_clone(original: cst.FunctionDef, copy: cst.FunctionDef) -> bool:
     """Whether the clone detector's type-2 hash of the copy equals the original's: bodies that
     repeat one or two statement forms are compared exactly, so renaming can hide a copy."""

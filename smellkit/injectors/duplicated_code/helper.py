@@ -193,7 +193,9 @@ def bindings(context: InjectionContext, helper: Helper, module: str,
         if meaning.source == module or module in eager_reach(context, meaning.source):
             raise InjectionRefused(f"importing `{name}` into {facts.path} could close an "
                                    "import cycle")
-        imports.append((meaning.source, relative(meaning.statement, meaning.source, module)))
+        imports.append((meaning.source, relative(
+            meaning.statement, meaning.source, module,
+            allowed=any(item.level for item in context.index.modules[module].imports))))
     return imports
 
 
@@ -215,10 +217,13 @@ def eager_reach(context: InjectionContext, start: str) -> set[str]:
     return seen
 
 
-def relative(statement: str, source: str, module: str) -> str:
-    """`from pkg.mod import x` as `from .mod import x` when written in a sibling module."""
+def relative(statement: str, source: str, module: str, *, allowed: bool = True) -> str:
+    """`from pkg.mod import x` as `from .mod import x` when written in a sibling module, if
+    `allowed` (the package imports its siblings relatively: marshmallow's absolute imports
+    stay absolute)."""
     package, _, last = source.rpartition(".")
     prefix = f"from {source} import "
-    if package and package == module.rpartition(".")[0] and statement.startswith(prefix):
+    if allowed and package and package == module.rpartition(".")[0] and \
+            statement.startswith(prefix):
         return f"from .{last} import " + statement[len(prefix):]
     return statement

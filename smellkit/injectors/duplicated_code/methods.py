@@ -142,7 +142,8 @@ def _inherits(index: Index, cls: str, base: str, name: str) -> bool:
 
 def place_method(context: InjectionContext, helper: helping.Helper, cls: str,
                  role: str, rng: random.Random) -> tuple[str, str]:
-    """S's module with the copy (or a delegating look-alike) at the end of S's body."""
+    """S's module with the copy at the end of S's body (renamed locals unless `role` is
+    `copy`)."""
     index = context.index
     module = index.module_of[cls]
     facts = index.modules[module]
@@ -155,22 +156,11 @@ def place_method(context: InjectionContext, helper: helping.Helper, cls: str,
         raise InjectionRefused(f"`{cls}` is not a plain top-level class of {facts.path}")
     if tree.default_indent != context.module(helper.path).default_indent:
         raise InjectionRefused(f"{facts.path} and {helper.path} indent differently")
-    imports: list[tuple[str, str]] = []
-    if role == "wrapper":
-        params = helper.node.params.params
-        if helper.decorator is not None or helper.node.asynchronous is not None or \
-                not params or params[0].name.value != "self":
-            raise InjectionRefused(f"`{helper.qualname}` is not a plain method to delegate to")
-        name = helper.name
-        added = cst.parse_statement(f"def {name}(self, *args, **kwargs):\n"
-                                    f"    return super().{name}(*args, **kwargs)\n",
-                                    config=tree.config_for_parsing)
-    else:
-        imports = helping.bindings(context, helper, module, index.definitions[cls].start_line)
-        mapping = {} if role == "copy" else local_names(
-            helper.locals_, context.module(helper.path).code_for_node(helper.node),
-            context.vocabulary.near(module), rng)
-        added = copying.renamed_copy(helper.node, helper.name, mapping)
+    imports = helping.bindings(context, helper, module, index.definitions[cls].start_line)
+    mapping = {} if role == "copy" else local_names(
+        helper.locals_, context.module(helper.path).code_for_node(helper.node),
+        context.vocabulary.near(module), rng)
+    added = copying.renamed_copy(helper.node, helper.name, mapping)
     added = added.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
     body = node.body.with_changes(body=[*node.body.body, added])
     result = edit.replace(tree, {node: node.with_changes(body=body)})

@@ -1,14 +1,11 @@
-"""Duplicated methods through mixins, when the heirs of a method live in too few modules.
+"""Duplicated methods through mixins, when every heir of a method lives in its own module.
 
-Heirs in two modules (hard): one heir gets a copy, another gets it from a new mixin module (a
-second copy, renamed where the detector still sees it), and a third heir gets a method that only
-delegates to `super()` (the red herring).
+Heirs in the method's module (`mixin_local`): one unrelated heir per copy lists first a new mixin
+module holding its copy (easy one verbatim copy, medium a second with renamed locals, hard a
+third), so the smell spans the method's module and the new ones. Every file a case spans holds a
+real copy: no mixin only passes the call on.
 
-Heirs in one module (`mixin_chain`): one heir gets the copy from a new mixin module (medium);
-at hard, it also lists first a second new mixin whose method of the same name only delegates to
-`super()`, on to the copy: a delegation chain through two mixins, the look-alike the red herring.
-
-A mixin holds the copy (or the look-alike) only, and `__slots__ = ()` when the heir's classes
+A mixin holds the copy only, and `__slots__ = ()` when the heir's classes
 declare slots (`cst.slots`), so instances keep their layout and every other lookup goes on as
 before; the heir lists it first among its bases. Its module imports what
 the copy reads, and is refused when one of those imports could lead back to the heir's module.
@@ -32,47 +29,10 @@ from smellkit.injectors.cst.imports import add_imports, merged
 from smellkit.injectors.cst.slots import SLOTS_LINE, uses_slots
 from smellkit.injectors.duplicated_code import copying
 from smellkit.injectors.duplicated_code import helper as helping
-from smellkit.injectors.duplicated_code.methods import place_method
 from smellkit.injectors.duplicated_code.names import local_names, mixin_names
 
-Made = tuple[dict[str, str | None], list[str], str]
-"""The changed files, the copies' qualnames, the red herring's qualname."""
-
-
-def mixin_hard(context: InjectionContext, helper: helping.Helper, heirs: list[str],
-               rng: random.Random) -> Made:
-    """Hard with heirs in two modules (three classes), else the chain of two mixins."""
-    index = context.index
-    params = helper.node.params.params
-    if helper.decorator is not None or helper.node.asynchronous is not None or \
-            not params or params[0].name.value != "self":
-        raise InjectionRefused(f"`{helper.qualname}` is not a plain method a look-alike can "
-                               "delegate to")
-    by_module: dict[str, list[str]] = {}
-    for heir in heirs:
-        by_module.setdefault(index.module_of[heir], []).append(heir)
-    options = [(module, first, second) for module, classes in sorted(by_module.items())
-               for first in classes for second in classes if first != second]
-    rng.shuffle(options)
-    if len(by_module) == 1 or not options:
-        return mixin_chain(context, helper, heirs, rng, delegate=True)
-    refusal = InjectionRefused(f"the heirs of `{helper.qualname}` are not three classes in two "
-                               "modules")
-    for module, holder, herring in options:
-        for other in sorted(by_module):
-            if other == module:
-                continue
-            for heir in by_module[other]:
-                try:
-                    copied = place_method(context, helper, heir, "copy", rng)
-                    changes, mixin = _with_mixin(context, helper, module, holder, herring,
-                                                 rng)
-                except InjectionRefused as error:  # the last reason is reported
-                    refusal = error
-                    continue
-                changes[index.modules[other].path] = copied[0]
-                return changes, [copied[1], mixin], f"{herring}.{helper.name}"
-    raise refusal
+Made = tuple[dict[str, str | None], list[str]]
+"""The changed files and the copies' qualnames."""
 
 
 class _Mixin(NamedTuple):
@@ -112,78 +72,11 @@ def _new_mixin(context: InjectionContext, helper: helping.Helper, heir: str,
     return _Mixin(path, f"{package}.{stem}" if package else stem, stem, class_name)
 
 
-def _delegate(helper: helping.Helper, config: cst.PartialParserConfig) -> cst.BaseStatement:
-    """`def m(self, *args, **kwargs): return super().m(*args, **kwargs)`: the look-alike (for
-    a property, one that returns `super().m`)."""
-    params = helper.node.params.params
-    if helper.node.asynchronous is not None or not params or params[0].name.value != "self" \
-            or helper.decorator not in (None, "property"):
-        raise InjectionRefused(f"`{helper.qualname}` is not a plain method a look-alike can "
-                               "delegate to")
-    text = (f"@property\ndef {helper.name}(self):\n    return super().{helper.name}\n"
-            if helper.decorator == "property" else
-            f"def {helper.name}(self, *args, **kwargs):\n"
-            f"    return super().{helper.name}(*args, **kwargs)\n")
-    return cst.parse_statement(text, config=config).with_changes(
-        leading_lines=[cst.EmptyLine(indent=False)])
-
-
-def mixin_chain(context: InjectionContext, helper: helping.Helper, heirs: list[str],
-                rng: random.Random, *, delegate: bool) -> Made:
-    """One heir gets the copy from a new mixin module; with `delegate`, through a second new
-    mixin listed before it whose method only passes the call on (the red herring)."""
-    index = context.index
-    choices = list(heirs)
-    rng.shuffle(choices)
-    refusal = InjectionRefused(f"`{helper.qualname}` has no heir to take a mixin")
-    for heir in choices:
-        module = index.module_of[heir]
-        facts = index.modules[module]
-        tree = context.module(facts.path)
-        node = edit.find_definition(tree, [heir.rpartition(".")[2]])
-        if not isinstance(node, cst.ClassDef) or not node.bases or \
-                edit.top_index(tree, node.name.value) is None or _patched(context, heir):
-            refusal = InjectionRefused(f"`{heir}` is not a plain top-level class")
-            continue
-        try:  # the last heir's reason is reported
-            taken: set[str] = set()
-            passing = _new_mixin(context, helper, heir, taken, rng) if delegate else None
-            copying_mixin = _new_mixin(context, helper, heir, taken, rng)
-            text = _mixin_text(context, helper, module, copying_mixin.module,
-                               copying_mixin.class_name, rng,
-                               slotted=uses_slots(context, [heir]))
-        except InjectionRefused as error:
-            refusal = error
-            continue
-        changes: dict[str, str | None] = {copying_mixin.path: text}
-        bases = [copying_mixin.base()]
-        herring = None
-        if passing is not None:
-            method = _delegate(helper, tree.config_for_parsing)
-            changes[passing.path] = _class_text(passing.class_name, [method],
-                                                uses_slots(context, [heir]))
-            bases.insert(0, passing.base())
-            herring = f"{passing.module}.{passing.class_name}.{helper.name}"
-        package = module.rpartition(".")[0]
-        result = edit.replace(tree, {node: node.with_changes(bases=[*bases, *node.bases])})
-        position = edit.top_index(tree, node.name.value)
-        assert position is not None
-        result = add_imports(result, tree, position, [
-            item.import_line(package, _relative(context, module))
-            for item in (passing, copying_mixin) if item is not None],
-            module)
-        changes[facts.path] = result.code
-        copy = f"{copying_mixin.module}.{copying_mixin.class_name}.{helper.name}"
-        return changes, [copy], herring or ""
-    raise refusal
-
-
 def mixin_local(context: InjectionContext, helper: helping.Helper, heirs: list[str],
-                copies: int, rng: random.Random, *, delegate: bool) -> tuple[Made, list[str]]:
+                copies: int, rng: random.Random) -> tuple[Made, list[str]]:
     """Heirs in the method's own module: `copies` unrelated heirs (in the order given) each list
-    first a new mixin module holding a copy (the first verbatim, the next with renamed locals);
-    with `delegate`, the first heir also lists before it a mixin whose method only passes the
-    call on (the red herring). Also returns the heirs that list a new mixin."""
+    first a new mixin module holding a copy (the first verbatim, the next with renamed locals).
+    Also returns the heirs that list a new mixin."""
     index = context.index
     module = index.module_of[helper.qualname]
     facts = index.modules[module]
@@ -211,17 +104,8 @@ def mixin_local(context: InjectionContext, helper: helping.Helper, heirs: list[s
     made: list[str] = []
     imports: list[tuple[str, str]] = []
     replacements: dict[cst.CSTNode, cst.CSTNode] = {}
-    herring = ""
     for number, (heir, node, _) in enumerate(chosen):
         bases: list[cst.Arg] = []
-        if delegate and number == 0:
-            passing = _new_mixin(context, helper, heir, taken, rng)
-            changes[passing.path] = _class_text(
-                passing.class_name, [_delegate(helper, tree.config_for_parsing)],
-                uses_slots(context, [heir]))
-            bases.append(passing.base())
-            imports.append(passing.import_line(package, relative))
-            herring = f"{passing.module}.{passing.class_name}.{helper.name}"
         holder = _new_mixin(context, helper, heir, taken, rng)
         changes[holder.path] = _mixin_text(context, helper, module, holder.module,
                                            holder.class_name, rng, renamed=number > 0,
@@ -233,7 +117,7 @@ def mixin_local(context: InjectionContext, helper: helping.Helper, heirs: list[s
     result = edit.replace(tree, replacements)
     first = min(position for _, _, position in chosen)
     changes[facts.path] = add_imports(result, tree, first, imports, module).code
-    return (changes, made, herring), [heir for heir, _, _ in chosen]
+    return (changes, made), [heir for heir, _, _ in chosen]
 
 
 def _patched(context: InjectionContext, heir: str) -> bool:
@@ -267,7 +151,7 @@ def _class_text(class_name: str, members: list[cst.BaseStatement], slotted: bool
                 head: str = "") -> str:
     """A module holding one class with these members (first `__slots__ = ()` when
     `slotted`), after `head`."""
-    skeleton = cst.parse_module(f"{head}\n\nclass {class_name}:\n    {SLOTS_LINE}\n"
+    skeleton = cst.parse_module(f"{head.rstrip()}\n\n\nclass {class_name}:\n    {SLOTS_LINE}\n"
                                 if head else f"class {class_name}:\n    {SLOTS_LINE}\n")
     cls = skeleton.body[-1]
     assert isinstance(cls, cst.ClassDef) and isinstance(cls.body, cst.IndentedBlock)
@@ -275,35 +159,6 @@ def _class_text(class_name: str, members: list[cst.BaseStatement], slotted: bool
         members = [members[0].with_changes(leading_lines=[]), *members[1:]]
     body = cls.body.with_changes(body=[*(cls.body.body if slotted else ()), *members])
     return edit.replace(skeleton, {cls: cls.with_changes(body=body)}).code
-
-
-def _with_mixin(context: InjectionContext, helper: helping.Helper, module: str, holder: str,
-                herring: str, rng: random.Random) -> tuple[dict[str, str | None], str]:
-    """The new mixin module, and `module` with `holder` inheriting it first and `herring`
-    delegating; the mixin copy's qualname."""
-    facts = context.index.modules[module]
-    names = _new_mixin(context, helper, holder, set(), rng)
-    tree = context.module(facts.path)
-    text = _mixin_text(context, helper, module, names.module, names.class_name, rng,
-                       slotted=uses_slots(context, [holder]))
-    nodes = {name: edit.find_definition(tree, [name.rpartition(".")[2]])
-             for name in (holder, herring)}
-    first, second = nodes[holder], nodes[herring]
-    if not isinstance(first, cst.ClassDef) or not isinstance(second, cst.ClassDef) or \
-            not first.bases or not isinstance(second.body, cst.IndentedBlock):
-        raise InjectionRefused(f"`{holder}` or `{herring}` is not a plain top-level class")
-    delegate = _delegate(helper, tree.config_for_parsing)
-    result = edit.replace(tree, {
-        first: first.with_changes(bases=[names.base(), *first.bases]),
-        second: second.with_changes(body=second.body.with_changes(
-            body=[*second.body.body, delegate]))})
-    position = edit.top_index(tree, holder.rpartition(".")[2])
-    assert position is not None
-    result = add_imports(result, tree, position,
-                                 [names.import_line(module.rpartition(".")[0],
-                                                   _relative(context, module))], module)
-    return ({facts.path: result.code, names.path: text},
-            f"{names.module}.{names.class_name}.{helper.name}")
 
 
 def _mixin_text(context: InjectionContext, helper: helping.Helper, holder_module: str,
@@ -315,10 +170,12 @@ def _mixin_text(context: InjectionContext, helper: helping.Helper, holder_module
     annotations postponed: what a person writes in such a module, and calls behave the same."""
     imports: list[str] = []
     typing_only: list[str] = []
+    relative = _relative(context, holder_module)
     for name, meaning in sorted(helper.reads.items()):
         if meaning.statement is None or meaning.source is None:
             continue  # a builtin: nothing in the new module shadows it
-        line = helping.relative(meaning.statement, meaning.source, mixin_module)
+        line = helping.relative(meaning.statement, meaning.source, mixin_module,
+                                allowed=relative)
         if meaning.source == holder_module or \
                 holder_module in helping.eager_reach(context, meaning.source):
             if name not in helper.annotation_only or "TYPE_CHECKING" in helper.reads:
@@ -331,7 +188,8 @@ def _mixin_text(context: InjectionContext, helper: helping.Helper, holder_module
     for name in sorted(_quoted_annotation_names(context, helper) - set(helper.reads)):
         bound = copying.binding(context.index, facts, name)
         if bound is not None and bound.statement is not None and bound.source is not None:
-            typing_only.append(helping.relative(bound.statement, bound.source, mixin_module))
+            typing_only.append(helping.relative(bound.statement, bound.source, mixin_module,
+                                                allowed=relative))
             continue
         typed = [item for item in facts.imports if item.scope == facts.module
                  and item.bound == name and item.type_only and item.is_from]
@@ -341,7 +199,7 @@ def _mixin_text(context: InjectionContext, helper: helping.Helper, holder_module
         source, _, attribute = typed[0].target.rpartition(".")
         alias = "" if attribute == name else f" as {name}"
         typing_only.append(helping.relative(f"from {source} import {attribute}{alias}", source,
-                                            mixin_module))
+                                            mixin_module, allowed=relative))
     mapping = local_names(helper.locals_, context.module(helper.path).code_for_node(helper.node),
                           context.vocabulary.near(holder_module), rng) if renamed else {}
     head = "from __future__ import annotations\n\n" if helper.future or typing_only else ""

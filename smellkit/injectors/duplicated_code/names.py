@@ -86,11 +86,11 @@ def table_name(context: InjectionContext, helper_name: str, module: str,
 def mixin_names(context: InjectionContext, helper_name: str, heir: str,
                 taken: set[str], rng: random.Random, owner: str = "") -> tuple[str, str]:
     """A module stem and a class name for a new mixin beside `heir`'s module that gives it
-    `helper_name`, named after the method and its user (`radio_choices.py`, `_RadioChoices`
-    for `RadioField`'s copy of `iter_choices`), neither taken nor a name in that module; both
-    are added to `taken`. A word of the method's `owner` class comes next (copies of
-    `Field.deserialize` and of `DateTime._deserialize` for the same heir would otherwise share
-    a name), then the repository's words near the heir."""
+    `helper_name`, named after the method and its user (`radio_iter_choices.py`,
+    `_RadioIterChoices` for `RadioField`'s copy of `iter_choices`), neither taken nor a name
+    in that module; both are added to `taken`. A word of the method's `owner` class comes next
+    (copies of `Field.deserialize` and of `DateTime._deserialize` for the same heir would
+    otherwise share a name), then the repository's words near the heir."""
     vocabulary = context.vocabulary
     module = context.index.module_of[heir]
     source = context.source(context.index.modules[module].path)
@@ -98,7 +98,9 @@ def mixin_names(context: InjectionContext, helper_name: str, heir: str,
     user = [word for word in _words(heir.rpartition(".")[2]) if not overlaps(word, own)][:1]
     extra = [word for word in _words(owner) if not overlaps(word, [*own, *user])][-1:]
     near = [word for word in vocabulary.near(module, heir) if word not in own]
-    named = [[*user, *own[-1:]], [*user, *own], [*user, *extra, *own[-1:]]]
+    # the method's whole name: its last word alone misleads (`_NumberSchema` holding
+    # `_bind_to_schema` reads as a schema class)
+    named = [[*user, *own], [*user, *extra, *own]]
     stems = (snake(parts, private=vocabulary.private_modules())
              for parts in [*named, *vocabulary.combinations(own, near, rng),
                            *vocabulary.combinations([], near, rng)])

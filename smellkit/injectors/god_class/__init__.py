@@ -292,7 +292,7 @@ def _fragility_rule(why: str) -> str:
     names, so that `--explain` counts alike reasons together)."""
     if "metaclass" in why:
         return "a class with a metaclass or a hook on names"
-    if why.startswith(("not a top-level", "decorated", "an enumeration")):
+    if why.startswith(("not a top-level", "decorated", "an enumeration", "a metaclass")):
         return why
     return "a base from outside the repository whose members are unknown"
 
@@ -339,8 +339,8 @@ def _collaborators(analysis: Context, discard: Callable[[str], None]) -> Iterato
 
 def _fragile_function_holder(analysis: Context, holder: str) -> str | None:
     """Why the holder should not take new static methods, or None: a nested, decorated, test or
-    enumeration class, one with a metaclass or a hook on names (`CLASS_HOOKS`), or with a base
-    from outside whose members are unknown."""
+    enumeration class, a metaclass, one with a metaclass or a hook on names (`CLASS_HOOKS`), or
+    with a base from outside whose members are unknown."""
     index = analysis.index
     definition = index.definitions.get(holder)
     if definition is None or definition.parent not in index.modules:
@@ -349,6 +349,8 @@ def _fragile_function_holder(analysis: Context, holder: str) -> str | None:
         return "decorated or test code"
     if data_access(analysis).is_enum(holder):
         return "an enumeration"
+    if any(base.rpartition(".")[2] in METACLASSES for base in index.mro(holder)[1:]):
+        return "a metaclass (its instances are classes: no home for others' work)"
     for cls in index.mro(holder):
         info = index.classes.get(cls)
         hooks = sorted(set(index.children.get(cls, {})) & CLASS_HOOKS)
@@ -357,6 +359,9 @@ def _fragile_function_holder(analysis: Context, holder: str) -> str | None:
     return move.unsafe_base(index, holder)
 
 
+METACLASSES = frozenset({"type", "ABCMeta", "EnumMeta", "EnumType"})
+"""Bases that make a class a metaclass (marshmallow's `SchemaMeta`): a reader never expects
+one to grow the work of fields or validators."""
 CLASS_HOOKS = frozenset({"__getattr__", "__getattribute__", "__init_subclass__",
                          "__class_getitem__", "__set_name__"})
 """Members through which a class answers names it does not define, or watches what is defined

@@ -119,7 +119,9 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster], *,
             shims[id(node)] = _shim(node, cluster.module, holder_module, holder_name, registry,
                                     name, _holder_reference(index, cluster.module, holder, node),
                                     line_limit(context.source(path)),
-                                    1 if function.owner is None else 2)
+                                    1 if function.owner is None else 2,
+                                    any(item.level
+                                        for item in index.modules[cluster.module].imports))
             taken.add(name)
             absorbed.append(function)
         if shims:
@@ -311,11 +313,13 @@ def _holder_reference(index: Index, module: str, holder: str, function: cst.Func
 
 def _shim(function: cst.FunctionDef, module: str, holder_module: str, holder_name: str,
           registry: registering.Registry | None = None, name: str = "",
-          reference: str | None = None, limit: int = 88, depth: int = 1) -> cst.FunctionDef:
+          reference: str | None = None, limit: int = 88, depth: int = 1,
+          relative: bool = True) -> cst.FunctionDef:
     """The function with its body replaced by a call of the holder's static method (looked up
     in the registry when there is one), every argument passed on as received (its docstring
     kept). `reference`: how the module already names the holder (no import then). A call
-    longer than `limit` columns (its body `depth` levels in) is wrapped as black wraps it."""
+    longer than `limit` columns (its body `depth` levels in) is wrapped as black wraps it. The
+    import is relative only when the module imports its siblings so (`relative`)."""
     params = function.params
     parts = [item.name.value for item in (*params.posonly_params, *params.params)]
     if isinstance(params.star_arg, cst.Param):
@@ -331,7 +335,8 @@ def _shim(function: cst.FunctionDef, module: str, holder_module: str, holder_nam
     imported, callee = (holder_name, f"{reference or holder_name}.{name}") \
         if registry is None else (registry.table, f'{registry.table}["{name}"]')
     importing = [] if registry is None and reference else [
-        cst.parse_statement(move.relative_import(module, holder_module, imported))]
+        cst.parse_statement(move.relative_import(module, holder_module, imported) if relative
+                            else f"from {holder_module} import {imported}")]
     statements = [
         *docstring,
         *importing,

@@ -288,10 +288,10 @@ def collaborators(analysis: Context, module: str) -> set[str]:
 
 def for_holder(analysis: Context, pool: list[Cluster], holder: str) -> list[Cluster]:
     """The pool without the methods of the holder's own lineage (ancestors and descendants):
-    their data is not foreign to it, and their code is already its own. The modules whose
-    code the holder's own methods call come first (the most calls first): work it already
-    shares is what a class plausibly grows to take over (a numeric validator taking in field
-    serialisation does not read as grown)."""
+    their data is not foreign to it, and their code is already its own. Only modules whose
+    code the holder's own methods already call, the most calls first: a class that already
+    coordinates that work is what plausibly grows to take it over (a numeric validator taking
+    in field serialisation does not read as grown)."""
     index = analysis.index
     related = {*index.mro(holder), *index.descendants(holder)}
     found = [Cluster(item.module, [f for f in item.functions if f.owner not in related],
@@ -303,7 +303,8 @@ def for_holder(analysis: Context, pool: list[Cluster], holder: str) -> list[Clus
         module = index.module_of.get(callee)
         if module is not None:
             shared[module] += 1
-    ranked = sorted(enumerate(item for item in found if item.functions),
+    ranked = sorted(enumerate(item for item in found if item.functions
+                              and shared[item.module]),
                     key=lambda pair: (-shared[pair[1].module], pair[0]))
     return [item for _, item in ranked]
 

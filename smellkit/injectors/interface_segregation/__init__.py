@@ -2,20 +2,20 @@
 
 A candidate is a family of the repository: an interface (an abstract base, a base whose methods
 raise `NotImplementedError`, or a protocol with explicit implementers) or a plain base whose
-subclasses override its methods (it serves as one: a visitor base, a loader base), with two or
-more concrete implementers, some of which (the donors) have public methods of their own that no
-other class of the family defines (a role). The injection declares one donor's role (or every
-donor's, when each would stub the others') in the base, raising `NotImplementedError` so nothing
-becomes abstract and every class stays instantiable, and makes some of the other implementers
-opt out explicitly, as a codebase with a fat interface does: an override of each folded-in
-method that only raises `NotImplementedError`. A handful of them: at most `MAX_HOISTED` methods
-folded in, overridden by at most `MAX_STUBBERS[difficulty]` implementers (the others inherit the
-base's raise, which the detector counts as a stub too).
+subclasses override its methods (it serves as one: a visitor base, a loader base), with two or more
+concrete implementers, some of which (the donors) have public methods of their own that no other
+class of the family defines (a role). The injection declares one donor's role (or every donor's,
+when each would stub the others') in the base, raising `NotImplementedError` (or abstract, in an
+abstract base) so every class stays instantiable, and makes some of the other implementers opt out
+explicitly, as a codebase with a fat interface does: an override of each folded-in method that only
+raises `NotImplementedError`. A handful of them: at most `MAX_HOISTED` methods folded in,
+overridden by at most `MAX_STUBBERS[difficulty]` implementers (the others inherit the base's raise,
+which the detector counts as a stub too).
 
 An abstract base that declares private abstract hooks (marshmallow's `FieldABC._serialize`)
-takes a private role too, declared abstract as its hooks are; then every class it would leave
-abstract (the tops of the family below it, marshmallow's `Field`) opts out, so all stay
-instantiable.
+takes a private role too. An abstract base declares the methods folded in abstract, as it
+declares its own; then every class it would leave abstract (the tops of the family below it,
+marshmallow's `Field`) opts out, so all stay instantiable.
 
 The implementers that refuse a third of the widened interface are counted first (the
 detector's rule needs two), and the widened interface must reach the detector's minimum size. A
@@ -25,15 +25,15 @@ lookup by name behaves as before. A family with a `__getattr__` that answers any
 (the new methods would hide it); one that only forwards to another object (wtforms' `FormField`
 to its form) is not, unless another class of the repository has one of the names.
 
-The smell spans the interface's file, the files of the implementers that opt out (one per
-module, the top of the module's part of the hierarchy: jinja2's `Optimizer` below
-`NodeTransformer`) and, when the implementers do not reach enough modules (click's commands
-all live in core.py), the files of clients written against the interface (an annotated
-parameter or attribute, an `isinstance`/`issubclass` check), which depend on the folded-in
-methods without calling them:
-2 files at easy, 3 or more at medium, 4 or more at hard (with the donors' real methods and the
-base's own methods as red herrings). A family that does not reach across enough modules is
-refused at that difficulty rather than given new modules to span.
+Only implementers that realise part of the widened interface write an opt-out: a donor (a
+class with a role of its own) refusing the roles folded in beside its own, or, for an abstract
+declaration, every class it would leave abstract. A class that already inherits the interface's
+raise gets no identical override to pad the span. The smell spans the files the case changes:
+the interface's and those of the implementers that opt out (one per module, the top of the
+module's part of the hierarchy), 2 files at easy, 3 or more at medium, 4 or more at hard (with
+the donors' real methods and the base's own methods as red herrings). A family that does not
+reach across enough modules is refused at that difficulty rather than given new modules, or
+untouched clients, to span.
 """
 
 from __future__ import annotations
@@ -60,7 +60,6 @@ from smellkit.injectors.interface_segregation.edit import (
 from smellkit.injectors.interface_segregation.family import (
     abstract_decorator,
     bases,
-    clients,
     family_of,
     forwarded,
     role_method,
@@ -132,13 +131,16 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
                              for ancestor in index.mro(cls)} | set(order))
             attributes = {attribute.name for cls in family
                           for attribute in getattr(index.classes.get(cls), "attributes", ())}
-            abstract = abstract_decorator(context, qualname) if kind == "abc" else None
+            hooks = abstract_decorator(context, qualname) if kind == "abc" else None
+            # the methods folded in are declared as the interface declares its own
+            abstract = abstract_decorator(context, qualname, private=False) \
+                if kind == "abc" else None
             donors: dict[str, list[str]] = {}
             for donor in implementers:
                 others = [cls for cls in family
                           if cls != donor and donor not in index.mro(cls)]
                 own = [name for name, child in sorted(index.children.get(donor, {}).items())
-                       if role_method(context, child, name, strings, private=bool(abstract))
+                       if role_method(context, child, name, strings, private=bool(hooks))
                        and name not in attributes
                        and not any(name in index.children.get(cls, {}) for cls in others)]
                 if own:
@@ -147,25 +149,21 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
                 context.discard("no implementer has public methods of its own (a role) to "
                                 "fold in")
                 continue
-            users = clients(context, qualname)
             written = sorted({path, *(context.path_of(cls) or path for cls in implementers)})
-            files = sorted({*written, *users})
-            if len(files) < 2:
-                context.discard("the interface, its implementers and its clients share one "
-                                "module")
+            if len(written) < 2:
+                context.discard("the interface and its implementers share one module")
                 continue
             what = ("a base its subclasses override" if kind == "base"
                     else f"an interface ({kind}, {len(methods)} method(s))")
-            reach = (f"; written against in {len(users)} other module(s)" if users else "")
             yield Candidate(
-                smell=self.name, target=location, files=tuple(files),
+                smell=self.name, target=location, files=tuple(written),
                 reason=(f"{qualname.rpartition('.')[2]} is {what} with {len(implementers)} "
-                        f"concrete implementers{reach}; {len(donors)} of them have public "
+                        f"concrete implementers; {len(donors)} of them have public "
                         "methods of their own (a role) that could be folded into it: "
                         + ", ".join(f"{donor.rpartition('.')[2]}.{{{', '.join(names)}}}"
                                     for donor, names in sorted(donors.items())[:3])),
                 data={"methods": methods, "implementers": implementers, "donors": donors,
-                      "family": family_of(context, qualname), "clients": users,
+                      "family": family_of(context, qualname),
                       "abstract": abstract, "written": written})
 
     def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
@@ -175,7 +173,6 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
         donors: dict[str, list[str]] = candidate.data["donors"]
         implementers: list[str] = candidate.data["implementers"]
         family: list[str] = candidate.data.get("family", implementers)
-        users: dict[str, list[str]] = candidate.data.get("clients", {})
         abstract: str | None = candidate.data.get("abstract")
         least = InterfaceSegregationOptions().min_methods
         singles = sorted(donors)
@@ -205,8 +202,8 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
                                f"would refuse {share} or more of its methods")
                 continue
             try:
-                return _edit(context, interface, roles, plan, users, abstract, difficulty,
-                             rng)
+                return _edit(context, interface, roles, plan, set(donors), abstract,
+                             difficulty, rng)
             except InjectionRefused as error:
                 reasons.append(error.message)
         raise InjectionRefused("; ".join(sorted(set(reasons))[:3]) or "no donor")
@@ -242,22 +239,22 @@ def _stub_plan(context: InjectionContext, interface: str, family: list[str],
 
 
 def _stubbers(context: InjectionContext, interface: str, plan: dict[str, list[str]],
-              users: dict[str, list[str]], difficulty: Difficulty, rng: random.Random,
-              required: list[str]) -> tuple[list[str], list[str]]:
-    """The implementers that opt out explicitly, and the clients the smell reaches besides: the
-    interface's module and theirs span the files the difficulty asks for (easy: one module
-    besides the interface's; medium two or more; hard three or more).
+              donors: set[str], difficulty: Difficulty, rng: random.Random,
+              required: list[str]) -> list[str]:
+    """The implementers that opt out explicitly, so that the interface's module and theirs span
+    the files the difficulty asks for (easy: one module besides the interface's; medium two or
+    more; hard three or more).
 
-    Implementers come first, one per module in an order the seed varies, each the top of its
-    module's part of the hierarchy: a class deeper in it when its base lives in another module
-    (jinja2's `Optimizer` below `NodeTransformer`), never one below another that opts out (it
-    inherits the refusal);
-    then more of the same modules, up to `MAX_STUBBERS`. When the implementers do not reach
-    enough modules, clients written against the interface in other modules (a parameter or
-    attribute annotated with it, an `isinstance` check) fill the span: they are forced to
-    depend on the methods folded in, which they never call. The `required` implementers (those
-    an abstract declaration would leave abstract) opt out whatever the difficulty: refused when
-    they spread over more modules than an easy case spans."""
+    The `required` implementers (those an abstract declaration would leave abstract) opt out
+    whatever the difficulty: refused when they spread over more modules than an easy case
+    spans. Besides them, only implementers with a role of their own (the donors) write an
+    opt-out: they implement part of the widened interface and refuse the rest, which is what
+    a fat interface forces on them. Any other class already inherits the interface's raise, and
+    an identical override there would be padding. One per module first, in an order the seed
+    varies, each the top of its module's part of the hierarchy, never one below another that
+    opts out (it inherits the refusal); then more of the same modules, up to `MAX_STUBBERS`.
+    A family whose opt-outs do not reach enough modules is refused at that difficulty (the
+    span counts only files the case changes)."""
     index = context.index
     home = context.path_of(interface)
     by_path: dict[str, list[str]] = {}
@@ -275,10 +272,11 @@ def _stubbers(context: InjectionContext, interface: str, plan: dict[str, list[st
                                f"{len(spanned)} modules; an easy case spans 2")
 
     def free(cls: str) -> bool:
-        """Not below or above a class that opts out, nor below one of its own module that
-        could (the refusal is written where the sub-hierarchy starts)."""
+        """A donor, not below or above a class that opts out, nor below one of its own module
+        that could (the refusal is written where the sub-hierarchy starts)."""
         order = index.mro(cls)[1:]
-        return not any(other in order or cls in index.mro(other) for other in chosen) and \
+        return cls in donors and \
+            not any(other in order or cls in index.mro(other) for other in chosen) and \
             not any(other in order for other in by_path[context.path_of(cls) or ""])
 
     def public(cls: str) -> bool:
@@ -295,13 +293,11 @@ def _stubbers(context: InjectionContext, interface: str, plan: dict[str, list[st
         if options:
             chosen.append(rng.choice(options))
             spanned.add(path)
-    outside = [path for path in sorted(users) if path not in spanned]
-    rng.shuffle(outside)
-    added = outside[:wanted + 1 - len(spanned)]
-    if len(spanned) + len(added) < wanted + 1:
+    if len(spanned) < wanted + 1:
         raise InjectionRefused(
-            f"{difficulty} needs implementers that opt out or clients in {wanted} module(s) "
-            f"besides the interface's; the family has {len(spanned) + len(added) - 1}")
+            f"{difficulty} needs implementers that opt out in {wanted} module(s) besides the "
+            f"interface's (a class with a role of its own, or one an abstract declaration "
+            f"would leave abstract); the family has {len(spanned) - 1}")
     spare = [cls for path in sorted(path for path in spanned if path is not None)
              for cls in by_path.get(path, []) if cls not in chosen and public(cls)]
     rng.shuffle(spare)
@@ -312,8 +308,7 @@ def _stubbers(context: InjectionContext, interface: str, plan: dict[str, list[st
             chosen.append(cls)
     if not chosen:
         raise InjectionRefused("no implementer of the family can opt out")
-    reached = [rng.choice(users[path]) for path in sorted(added)]
-    return sorted(chosen), reached
+    return sorted(chosen)
 
 
 def _getattr_refusal(context: InjectionContext, classes: Iterable[str],
@@ -370,7 +365,7 @@ def _abstract_body(context: InjectionContext, interface: str) -> str:
 
 
 def _edit(context: InjectionContext, interface: str, roles: dict[str, list[str]],
-          plan: dict[str, list[str]], users: dict[str, list[str]], abstract: str | None,
+          plan: dict[str, list[str]], donors: set[str], abstract: str | None,
           difficulty: Difficulty, rng: random.Random) -> Edit:
     """The widened interface and the opt-outs. With `abstract` (the interface's spelling of
     `abstractmethod`) the methods are declared abstract, as the interface declares its own
@@ -416,7 +411,7 @@ def _edit(context: InjectionContext, interface: str, roles: dict[str, list[str]]
     short = interface.rpartition(".")[2]
     tops = [cls for cls in sorted(plan) if abstract and not any(
         ancestor in plan for ancestor in _below(context, cls, interface)[1:])]
-    stubbers, reached = _stubbers(context, interface, plan, users, difficulty, rng, tops)
+    stubbers = _stubbers(context, interface, plan, donors, difficulty, rng, tops)
     involved: list[str] = []
     for cls in stubbers:
         class_edit(cls).methods.extend(declaration(name) for name in plan[cls])
@@ -445,7 +440,7 @@ def _edit(context: InjectionContext, interface: str, roles: dict[str, list[str]]
                         params={"classes": stubbed, "methods": methods}),
     )
     return Edit(changes=changes, targets=((interface, "class"),), checks=checks,
-                involved=tuple(dict.fromkeys([*stubbers, *involved, *reached])),
+                involved=tuple(dict.fromkeys([*stubbers, *involved])),
                 red_herrings=tuple(herrings),
                 summary=f"folded {', '.join(methods)} into {interface}; "
                         f"{', '.join(stubbers)} opt out of them")

@@ -14,7 +14,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from smellkit.config import is_test_path
-from smellkit.facts import Attr, Name, Seq
+from smellkit.facts import Attr, Name
 from smellkit.injectors.base import InjectionContext
 from smellkit.injectors.interface_segregation.edit import find_function
 
@@ -92,49 +92,6 @@ def _dotted(expr: Any) -> str | None:
     return None
 
 
-def clients(context: InjectionContext, interface: str) -> dict[str, list[str]]:
-    """Who is written against the interface outside its family, module by module (the tests
-    and the interface's own module left out): a function taking a parameter annotated with it,
-    a class holding an attribute annotated with it, a function that checks a value against it
-    (`isinstance`, `issubclass`, or a helper of the repository given the interface, as
-    marshmallow's `is_instance_or_subclass(value, base.FieldABC)`). Each of them depends on
-    every method the interface declares."""
-    index = context.index
-    home = context.path_of(interface)
-    family = {interface, *index.descendants(interface)}
-    found: set[str] = set()
-    for qualname, definition in index.definitions.items():
-        if definition.kind in ("function", "method", "nested_function") and any(
-                index.resolve_reference(definition.parent, dotted) == interface
-                for param in definition.params for dotted in param.annotation):
-            found.add(qualname)
-    for cls, info in index.classes.items():
-        if cls not in family and any(
-                index.resolve_reference(attribute.scope, dotted) == interface
-                for attribute in info.attributes for dotted in attribute.annotation):
-            found.add(cls)
-    for facts in index.modules.values():
-        for call in facts.calls:
-            callee = _dotted(call.func)
-            if callee is None or call.scope not in index.definitions or not (
-                    callee in ("isinstance", "issubclass")
-                    or index.resolve_reference(call.scope, callee) in index.definitions):
-                continue
-            kinds = [item for arg in call.args[1:]
-                     for item in (arg.items if isinstance(arg, Seq) else (arg,))]
-            if any((name := _dotted(kind)) and index.resolve_reference(call.scope, name)
-                   == interface for kind in kinds):
-                found.add(call.scope)
-    by_path: dict[str, list[str]] = {}
-    for qualname in sorted(found):
-        path = context.path_of(qualname)
-        owner = index.class_of.get(qualname, qualname)
-        if path is None or path == home or is_test_path(path) or owner in family:
-            continue
-        by_path.setdefault(path, []).append(qualname)
-    return by_path
-
-
 def forwarded(context: InjectionContext, qualname: str) -> bool:
     """A `__getattr__` that only hands the lookup to another object (`return getattr(self.form,
     name)`): it answers a name only when that object has it."""
@@ -155,16 +112,18 @@ def forwarded(context: InjectionContext, qualname: str) -> bool:
             m.Arg(m.Name(params[1].name.value))]))]))
 
 
-def abstract_decorator(context: InjectionContext, interface: str) -> str | None:
-    """How the interface marks its abstract methods (`abstractmethod`, `abc.abstractmethod`),
-    when one of them is private (`_serialize`): its private hooks are part of what it asks of
-    implementers, so a role of private methods may be folded in as more of them."""
+def abstract_decorator(context: InjectionContext, interface: str, *,
+                       private: bool = True) -> str | None:
+    """How the interface marks its abstract methods (`abstractmethod`, `abc.abstractmethod`).
+    With `private`, only when one of them is private (`_serialize`): its private hooks are part
+    of what it asks of implementers, so a role of private methods may be folded in as more of
+    them."""
     index = context.index
     spelled_as = None
-    private = False
+    hooks = False
     for name, child in sorted(index.children.get(interface, {}).items()):
         for decorator in index.definitions[child].decorators:
             if decorator.rpartition(".")[2] == "abstractmethod":
                 spelled_as = decorator
-                private = private or (name.startswith("_") and not name.startswith("__"))
-    return spelled_as if private else None
+                hooks = hooks or (name.startswith("_") and not name.startswith("__"))
+    return spelled_as if hooks or not private else None
