@@ -286,7 +286,8 @@ def _build_repo(run: _Run, item: SpecInput, cache: Path, smells: Sequence[str],
                           seed=run.seed, limit=test_limit, run_tests=backend.run_tests,
                           apply_patch=backend.apply_patch, copy_tree=backend.copy_tree,
                           run_covered=backend.run_covered,
-                          run_until_failure=backend.run_until_failure)
+                          run_until_failure=backend.run_until_failure,
+                          project=project)
     coverage = _Coverage(covered_with_owners(test_map.covered(), project.index),
                          test_map.line_coverage())
     cells = []

@@ -29,6 +29,7 @@ from smellkit.bench.adequacy import (
 )
 from smellkit.config import RepoSpec
 from smellkit.errors import SmellkitError
+from smellkit.injectors.verify import passing_on_smelly
 from smellkit.models import (
     MIN_CHANGED_LINES_EXECUTED,
     Case,
@@ -37,6 +38,7 @@ from smellkit.models import (
     RejectionStage,
     TestAdequacy,
 )
+from smellkit.project import Project
 from smellkit.sandbox.environment import Environment
 from smellkit.sandbox.runner import Runner
 from smellkit.sandbox.testmap import TestMap
@@ -50,7 +52,7 @@ CopyTree = Callable[[Path, Path], Path]
 _LISTED = 5  # node ids named in a rejection reason
 POOL_LIMIT = 300
 """Tests run under coverage on the smelly version when selecting again (moved or copied code)."""
-VALIDATION_FORMAT = 5
+VALIDATION_FORMAT = 6
 """Part of each validation outcome's key in the work log: a change in what validation checks
 makes a resumed build validate again instead of reusing verdicts of the old rules."""
 
@@ -96,6 +98,9 @@ class Validator:
     seed: int = 0
     limit: int = 10
     """Tests selected per qualname (SmellBench: at most 10 per method)."""
+    project: Project | None = None
+    """The original's project (of the spec's source path), to hold each smelly version to its
+    structural checks; None leaves that out."""
     _original: Path | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _runs: dict[tuple[str, ...], tuple[TestRun, float]] = field(default_factory=dict)
@@ -201,6 +206,15 @@ class Validator:
             except SmellkitError as error:
                 return reject("apply", f"the smelly patch does not apply: {error}")
             timings["apply"] = time.perf_counter() - started
+            if self.project is not None:
+                started = time.perf_counter()
+                passing = passing_on_smelly(self.project, copy / self.spec.source_path,
+                                            injection)
+                timings["checks"] = time.perf_counter() - started
+                if passing:
+                    return reject("smelly", "the smelly version already passes its check(s), "
+                                            "so a patch that changes nothing would pass them "
+                                            "too: " + "; ".join(passing))
             started = time.perf_counter()
             try:
                 smelly = self.run_covered(self.env, copy, self.spec, tests, self.runner)

@@ -102,6 +102,23 @@ def _unchanged(original: Project, copy: Survey, changed: set[str]) -> dict[str, 
     return known
 
 
+def smelly_version(original: Project, copy: Path, injection: Injection) -> Project:
+    """The project of `copy`, a copy of `original`'s folder with the smelly patch applied;
+    files the patch leaves alone take the original's facts, so only the patched ones are read."""
+    survey = Survey.take(copy, config=original.config, use_cache=False)
+    return Project.from_survey(survey, known=_unchanged(
+        original, survey, set(patched_paths(injection.smelly_patch))))
+
+
+def passing_on_smelly(original: Project, copy: Path, injection: Injection) -> list[str]:
+    """The case's structural checks that already pass on the smelly version at `copy`: each
+    would score a patch that changes nothing as a fix (the smell's detector does not see
+    what was injected, or a check asks for what the smelly code already does)."""
+    return [f"{item.check.description} ({item.detail})" if item.detail else item.check.description
+            for item in evaluate(smelly_version(original, copy, injection), injection.checks)
+            if item.passed]
+
+
 def verify(root: str | Path, injection: Injection, *, original: Project | None = None,
            check_imports: bool = True) -> RoundTrip:
     """Check every round-trip property of `injection`, made from the repository at `root`
@@ -131,9 +148,7 @@ def verify(root: str | Path, injection: Injection, *, original: Project | None =
             result.compiles = True
         except SyntaxError as error:
             result.problems.append(f"{error.filename}: {error.msg} (line {error.lineno})")
-        survey = Survey.take(copy, config=original.config, use_cache=False)
-        smelly = Project.from_survey(survey, known=_unchanged(
-            original, survey, set(patched_paths(injection.smelly_patch))))
+        smelly = smelly_version(original, copy, injection)
         modules = sorted({facts.module for facts in smelly.files if facts.path in changed})
         existing = [name for name in modules if name in original.index.modules]
         clean = check_imports and _imports(_source_root(original, changed), existing) is None

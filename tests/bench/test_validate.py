@@ -201,3 +201,30 @@ def test_copied_code_is_guarded_by_tests_selected_from_the_smelly_version(
         "calc.ops.add": "tests/test_ops.py::test_add",
         "calc._arith.plus": "tests/test_ops.py::test_add"}
     assert from_row(to_row(case)).test_adequacy == adequacy  # survives export and import
+
+
+def test_a_smelly_version_that_already_passes_its_checks_is_rejected(calc: Validator) -> None:
+    """A check the smelly code already passes (the detector does not see the injected smell: a
+    shotgun-surgery case on a constant the detector deliberately leaves alone) would score a
+    patch that changes nothing as a fix: such a case is refused before its tests run; a check
+    the smelly code fails keeps the case."""
+    import dataclasses
+
+    from smellkit.models import StructuralCheck
+    from smellkit.project import Project
+
+    project = Project.load(calc.checkout / calc.spec.source_path, use_cache=False, jobs=1)
+    holding = dataclasses.replace(calc, project=project)
+    already = StructuralCheck(kind="defined", description="`calc.ops.mul` is still defined",
+                              params={"qualname": "calc.ops.mul"})
+    gone = StructuralCheck(kind="not_defined", description="`calc._arith.plus` is gone",
+                           params={"qualname": "calc._arith.plus"})
+    rejection = holding.validate(fakes.copied().model_copy(update={"checks": (already, gone)}))
+    assert isinstance(rejection, Rejection) and rejection.stage == "smelly", rejection
+    assert "already passes its check(s)" in rejection.reason
+    assert "`calc.ops.mul` is still defined" in rejection.reason
+    assert "`calc._arith.plus` is gone" not in rejection.reason
+    assert "smelly" not in rejection.timings and "checks" in rejection.timings
+    case = holding.validate(fakes.copied().model_copy(update={"checks": (gone,)}))
+    assert isinstance(case, Case), case
+
