@@ -169,6 +169,20 @@ def test_discovery_counts_what_it_turns_away(tmp_path: Path) -> None:
     }
 
 
+def test_a_default_is_never_written_out(tmp_path: Path) -> None:
+    """The detector reads `DEFAULT_PATH` as a choice, not knowledge, and never reports its
+    value written out: a case made of it would score a patch that changes nothing as a fix."""
+    from smellkit.injectors.base import InjectionContext
+    from smellkit.injectors.engine import make_injector
+
+    files = {path: text.replace("ENV_VAR", "DEFAULT_PATH") for path, text in {
+        **BASE, "pkg/names.py": 'ENV_VAR = "APP_SETTINGS_PATH"\n'}.items()}
+    context = InjectionContext(support.load(_write(tmp_path, files)))
+    assert not [item for item in make_injector(SMELL, support.NO_FILTER).candidates(context)
+                if item.data.get("constant")]
+    assert any("names a default" in rule for rule in context.discarded)
+
+
 @pytest.mark.parametrize("definition", ['ENV_VAR = "APP_SETTINGS_PATH"\n',
                                         'ENV_VAR: Final = "APP_SETTINGS_PATH"\n'])
 def test_guards_have_a_positive_control(tmp_path: Path, definition: str) -> None:

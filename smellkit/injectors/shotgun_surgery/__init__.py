@@ -24,7 +24,11 @@ from pydantic import Field
 from smellkit.analysis.keys import Scopes
 from smellkit.checks.shotgun_surgery import count_copies
 from smellkit.config import is_test_path
-from smellkit.detectors.shotgun_surgery import ShotgunSurgery, ShotgunSurgeryOptions
+from smellkit.detectors.shotgun_surgery import (
+    ShotgunSurgery,
+    ShotgunSurgeryOptions,
+    names_a_choice,
+)
 from smellkit.detectors.shotgun_surgery.constants import string_constants
 from smellkit.errors import InjectionRefused
 from smellkit.facts import FileFacts, Name
@@ -182,6 +186,11 @@ class ShotgunSurgeryInjector(Injector[ShotgunSurgeryInjectorOptions]):
             usable = [user for user in constant.users if self._usable(constant, user, flagged)]
             if not constant.users:
                 context.discard("a string constant no other module imports by name and uses")
+                continue
+            if names_a_choice(constant.qualname):
+                # the detector leaves a default's value alone: written out, it is no smell
+                context.discard("a constant that names a default (`DEFAULT_*`): its value "
+                                "written out is a choice repeated, which the detector allows")
                 continue
             if sum(len(user.lines) for user in usable) < self.options.min_copies:
                 context.discard(  # too few to make the detector's copies at any difficulty
