@@ -529,7 +529,7 @@ def test_a_class_the_signature_names_is_imported_for_type_checkers(tmp_path: Pat
     assert ("+    def completions(self, completer: \"Completer\", incomplete) -> \"list[Item]\":"
             in patch)
     if difficulty == "medium":
-        assert "+if typing.TYPE_CHECKING:\n+    from pkg.complete import Completer\n" \
-            "+    from pkg.complete import Item\n" in patch
+        assert "+if typing.TYPE_CHECKING:\n+    from pkg.complete import Completer, Item\n" \
+            in patch
     assert_round_trip(root, injection)
     same_behaviour(root, injection, tmp_path, "from pkg.run import demo\nprint(demo())\n")
