@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import fcntl
+import functools
 import hashlib
 import json
 import sqlite3
@@ -32,10 +33,25 @@ FORMAT = 1
 """Bumped when what is stored changes meaning."""
 
 
+_PRODUCERS = ("_generator.py", "_recorder.py", "_worker.py")
+"""The scripts that record, draw and run the cached items inside the sandbox."""
+
+
+@functools.cache
+def _producers_digest() -> str:
+    """What the cached items were made by: an upgrade that changes how inputs are drawn or
+    outcomes are written makes a new folder instead of reusing the old version's items."""
+    folder = Path(__file__).parent
+    digest = hashlib.blake2b(digest_size=12)
+    for name in _PRODUCERS:
+        digest.update((folder / name).read_bytes())
+    return digest.hexdigest()
+
+
 def case_key(*parts: object) -> str:
     """A folder name for a case from what its items depend on (JSON-serialisable parts)."""
-    digest = hashlib.blake2b(json.dumps([FORMAT, *parts], sort_keys=True, default=str)
-                             .encode(), digest_size=12)
+    digest = hashlib.blake2b(json.dumps([FORMAT, _producers_digest(), *parts], sort_keys=True,
+                                        default=str).encode(), digest_size=12)
     return digest.hexdigest()
 
 

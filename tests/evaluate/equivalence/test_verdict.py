@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from smellkit.evaluate.equivalence._worker import MAX_TREE, canonical, compact
 from smellkit.evaluate.equivalence.comparison import difference, render, size
 from smellkit.evaluate.equivalence.execution import Call
@@ -146,3 +148,19 @@ def test_a_big_value_is_compared_by_its_digest_and_read_from_a_pruned_copy() -> 
     assert size({"input": one}) == one[3]
     small = canonical([1, 2])
     assert compact(small) == small
+
+
+def test_a_case_cache_folder_changes_with_the_code_that_fills_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inputs drawn and outcomes written by an older version are never reused after an upgrade
+    that changes how they are made: the folder's key covers the sandbox scripts' bytes."""
+    from smellkit.evaluate.equivalence import cache
+
+    before = cache.case_key("case", 1)
+    assert cache.case_key("case", 1) == before  # stable between predictions of one version
+    cache._producers_digest.cache_clear()
+    monkeypatch.setattr(cache, "_PRODUCERS", ("_generator.py", "_recorder.py"))
+    try:
+        assert cache.case_key("case", 1) != before
+    finally:
+        cache._producers_digest.cache_clear()
