@@ -12,6 +12,7 @@ replaced by the branch that runs; `1 + 0` written `1`.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 
 import libcst as cst
@@ -237,28 +238,29 @@ def _simplified(test: cst.BaseExpression) -> cst.BaseExpression:
     return test
 
 
-class _Reads(cst.CSTVisitor):
-    """Every name a node mentions (attribute and keyword names aside)."""
+def mentions_of(body: Sequence[cst.CSTNode]) -> Counter[str]:
+    """How often each name is mentioned (attribute and keyword names aside)."""
+    found: Counter[str] = Counter()
 
-    def __init__(self) -> None:
-        self.names: set[str] = set()
+    class Count(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)
+            return False
 
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
-        return False
+        def visit_Arg(self, node: cst.Arg) -> bool:
+            node.value.visit(self)
+            return False
 
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
-        return False
+        def visit_Name(self, node: cst.Name) -> None:
+            found[node.value] += 1
 
-    def visit_Name(self, node: cst.Name) -> None:
-        self.names.add(node.value)
+    for node in body:
+        node.visit(Count())
+    return found
 
 
 def _mentions(node: cst.CSTNode, name: str) -> bool:
-    reads = _Reads()
-    node.visit(reads)
-    return name in reads.names
+    return name in mentions_of([node])
 
 
 def _overwrites(statement: cst.BaseStatement, name: str) -> bool:

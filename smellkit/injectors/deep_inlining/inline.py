@@ -22,7 +22,7 @@ from smellkit.errors import InjectionRefused
 from smellkit.facts import Name as NameExpr
 from smellkit.injectors.cst.rename import Rename
 from smellkit.injectors.deep_inlining.exits import exits
-from smellkit.injectors.deep_inlining.fold import fold, propagate, unsafe_names
+from smellkit.injectors.deep_inlining.fold import fold, mentions_of, propagate, unsafe_names
 from smellkit.injectors.naming import overlaps, pick, snake, words
 
 if TYPE_CHECKING:
@@ -282,7 +282,7 @@ class Inliner:
                 needs[name] = (origin, self._meaning(origin, name))
         call, form = _call(statement)
         bindings, renames, literals = self._bind(site, call, function, own.bound,
-                                                 unsafe_names(body), _reads(body))
+                                                 unsafe_names(body), mentions_of(body))
         defaults = {id(param.default) for param in params if param.default is not None}
         for value in [*(value for _, value in bindings), *literals.values()]:
             # a default named a global of the callee's module
@@ -510,27 +510,6 @@ def _returned_into_target(body: list[cst.BaseStatement], form: str,
         return body
     return [renamed for item in body if isinstance(
         renamed := _rename(item, {local: target}), cst.BaseStatement)]
-
-
-def _reads(body: Sequence[cst.CSTNode]) -> Counter[str]:
-    """How often each name is mentioned (attribute and keyword names aside)."""
-    found: Counter[str] = Counter()
-
-    class Count(cst.CSTVisitor):
-        def visit_Attribute(self, node: cst.Attribute) -> bool:
-            node.value.visit(self)
-            return False
-
-        def visit_Arg(self, node: cst.Arg) -> bool:
-            node.value.visit(self)
-            return False
-
-        def visit_Name(self, node: cst.Name) -> None:
-            found[node.value] += 1
-
-    for node in body:
-        node.visit(Count())
-    return found
 
 
 def _plain_text(value: cst.BaseExpression, rebound: set[str]) -> bool:
