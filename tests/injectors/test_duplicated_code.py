@@ -490,14 +490,14 @@ most three methods of `CodeGenerator` are candidates, not its 37 visitors."""
 
 @pytest.mark.slow
 def test_jinja2_tests_pass_with_copies_in_the_code_generators_heirs(tmp_path: Path) -> None:
-    """Behaviour is kept: jinja2's own suite passes when the heirs of its code generator (the
-    native one, and the one `jinja2.meta` uses to find undeclared names) each get a pasted
-    copy of `write`, the second with renamed locals."""
+    """Behaviour is kept: jinja2's own suite passes when an heir of its code generator gets a
+    pasted copy of `write`. (Medium is refused: the heirs sit in one other module that can take
+    a copy, `jinja2.meta`'s generator overriding `write` itself.)"""
     from tests.support.pypi import sdist
 
     top = sdist("jinja2", "3.1.4")
-    injection = injected(top / "src", SMELL, "medium", "jinja2.compiler.CodeGenerator.write")
-    assert len(injection.targets) == 2 and not injection.red_herrings
+    injection = injected(top / "src", SMELL, "easy", "jinja2.compiler.CodeGenerator.write")
+    assert len(injection.targets) == 1 and not injection.red_herrings
     assert all((top / "src" / path).exists() for path in injection.files)  # no new module
     assert_round_trip(top / "src", injection)
     result = own_tests_pass(top, injection, tmp_path)
