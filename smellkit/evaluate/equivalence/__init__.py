@@ -13,6 +13,8 @@ One prediction at a time (`check`):
 4. `execution`: the calls made on the smelly version twice and on the result once, each version
    in its own worker process of the case's environment (`_worker.py`), each call on a fresh
    unpickled copy of its input, contained (time, memory, file writes, processes, network).
+   A difference is confirmed by running the smelly version again after the result: what the
+   machine changed meanwhile shows as the smelly version disagreeing with itself.
 5. `verdict`: `comparison` of each call's outcomes (return value, exception type and message,
    arguments' state afterwards, printed output); nondeterministic entry points are left out.
 
@@ -227,27 +229,43 @@ def check(analysis: CaseAnalysis, result: Project, patch: str, versions: Version
     hung = [index for index, outcome in enumerate(first)
             if outcome.get("status") in ("timeout", "crashed")]
     left = max(0.0, deadline - time.monotonic())
-    outcomes = run_calls(calls, "result", version(versions.result_tree, recording.paths),
-                       time.monotonic() + (left if fresh else left / 2),
-                       may_hang=hung) if calls else []
+    refactored = version(versions.result_tree, recording.paths)
+    outcomes = run_calls(calls, "result", refactored, time.monotonic() + left / 2,
+                         may_hang=hung) if calls else []
     names = {item.name: item.result_name for item in selection.entry_points}
     unstable: set[str] = set()
-    differing = [] if fresh else _differing(calls, first, second, outcomes, options)
+    differing = _differing(calls, first, second, outcomes, options)
     if differing:
-        # the smelly outcomes came from runs of other call sequences (other predictions'):
-        # state one call leaves for the next may differ, so the difference is confirmed on
-        # the smelly version run in this prediction's order, twice, up to its last differing
-        # call; an entry point whose earlier runs disagreed stays nondeterministic
+        # a difference counts when the smelly version gives the same outcome before and after
+        # the result's run: the machine may change meanwhile (a file a test left behind,
+        # removed by another process), and then the smelly runs disagree among themselves
         unstable = unstable_entries(calls, first, second, messages=options.messages)
         end = differing[-1] + 1
-        again, twice = _twice(calls[:end], smelly, deadline, shares=(2, 1))
-        first, second = [*again, *first[end:]], [*twice, *second[end:]]
+        if fresh:
+            after = run_calls(calls[:end], "smelly", smelly, deadline)
+            unstable |= unstable_entries(calls[:end], first, after, messages=options.messages)
+        else:
+            # the smelly outcomes came from runs of other call sequences (other
+            # predictions'): state one call leaves for the next may differ, so the calls up
+            # to the last differing one run again in this prediction's order, the result's
+            # between two runs of the smelly version
+            again = run_calls(calls[:end], "smelly", smelly, _share(deadline, 3))
+            redo = run_calls(calls[:end], "result", refactored, _share(deadline, 2),
+                             may_hang=[index for index in hung if index < end])
+            twice = run_calls(calls[:end], "smelly", smelly, deadline)
+            first, second = [*again, *first[end:]], [*twice, *second[end:]]
+            outcomes = [*redo, *outcomes[end:]]
     verdict = decide_all(calls, (first, second, outcomes), selection, recording, names, options,
                          unstable)
     return verdict.model_copy(update={"seconds": round(time.perf_counter() - started, 3)})
 
 
 Outcome = dict[str, Any]
+
+
+def _share(deadline: float, parts: int) -> float:
+    """The deadline of a run given 1/`parts` of the time left."""
+    return time.monotonic() + max(0.0, deadline - time.monotonic()) / parts
 
 
 def _twice(calls: Sequence[Call], smelly: Version, deadline: float,

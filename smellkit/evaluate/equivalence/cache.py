@@ -33,8 +33,8 @@ FORMAT = 1
 """Bumped when what is stored changes meaning."""
 
 
-_PRODUCERS = ("_generator.py", "_recorder.py", "_worker.py")
-"""The scripts that record, draw and run the cached items inside the sandbox."""
+_PRODUCERS = ("_generator.py", "_recorder.py", "_worker.py", "recording.py")
+"""The modules that record, draw and run the cached items."""
 
 
 @functools.cache

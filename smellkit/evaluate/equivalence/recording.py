@@ -73,8 +73,12 @@ def record(entries: Sequence[EntryPoint], smelly_tree: Path, spec: RepoSpec, env
                          "lines": [item.first_line, item.def_line]} for item in entries],
             "limit": limit, "max_bytes": max_bytes, "out": str(out),
             "tools": str(tools) if tools is not None else None}))
+        # the tests' temporary files go in the copy, removed with it: an input naming one
+        # then names a missing file on every later run, where under pytest's shared folder,
+        # pruned by any other pytest session, it would exist on one run and not the next
         addopts = " ".join(filter(None, [env.env.get("PYTEST_ADDOPTS", ""),
-                                         f"-p {RECORDER_MODULE}"]))
+                                         f"-p {RECORDER_MODULE}",
+                                         f"--basetemp={folder / 'tmp'}"]))
         recording_env = env.model_copy(update={"env": {
             **env.env, "SMELLKIT_RECORD": str(settings), "PYTEST_ADDOPTS": addopts}})
         run = run_tests(recording_env, copy, spec, tests, runner, seed=seed)

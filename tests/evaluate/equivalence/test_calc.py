@@ -175,3 +175,39 @@ def test_what_no_prediction_changes_is_computed_once_per_case(
     assert len(smelly_runs) == 2  # the confirmation of `prints`, twice
     detail = second[ADD, "prints"].equivalence_detail
     assert detail is not None and detail["counterexample"]["input"] == "[[2, 3], {}]"
+
+
+@pytest.mark.parametrize("cached", [False, True])
+def test_a_machine_that_changes_between_runs_is_not_a_difference(
+        calc_dataset: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        cached: bool) -> None:
+    """Something outside the code changes between the runs (a file a test left behind, removed
+    by another process): every run from then on returns another value. The smelly version run
+    on both sides of the result's run shows it, and no difference is reported. Without a cache
+    the change comes at the result's run; with one (smelly outcomes from an earlier evaluation)
+    it comes at the result's run and again just after it."""
+    import smellkit.evaluate.equivalence as equivalence
+
+    smelly = smelly_source(_dataset(calc_dataset)[ADD], tmp_path)
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text(_line(ADD, edit(smelly, "    return a + b", "    return b + a"),
+                           "commutes"))
+    options = EquivalenceOptions(case_budget=120, cache=tmp_path / "cache" if cached else None)
+    if cached:
+        evaluate(calc_dataset, [preds], tmp_path / "first", jobs=1, equivalence=options)
+    run_calls = equivalence.run_calls
+    sides: list[str] = []
+
+    def drifting(calls: Any, side: str, *args: Any, **kwargs: Any) -> Any:
+        sides.append(side)
+        outcomes = run_calls(calls, side, *args, **kwargs)
+        state = 0 if "result" not in sides else \
+            1 if not cached or sides.index("result") == len(sides) - 1 else 2
+        return [{**outcome, "value": ["state", state]} if state and
+                outcome.get("status") == "returned" else outcome for outcome in outcomes]
+
+    monkeypatch.setattr(equivalence, "run_calls", drifting)
+    evaluate(calc_dataset, [preds], tmp_path / "out", jobs=1, equivalence=options)
+    row = _rows(tmp_path / "out")[ADD, "commutes"]
+    assert row.equivalence != "not_equivalent", row.equivalence_detail
+    assert "smelly" in sides[sides.index("result") + 1:]  # the bracket was run
