@@ -108,7 +108,7 @@ def _find_candidates(project: Project, smell: str, covered: frozenset[str],
 def _findings(project: Project, smell: str) -> list[Finding]:
     from smellkit.detectors.runner import run_detectors
 
-    return run_detectors(project, [smell], respect_suppressions=False)
+    return run_detectors(project, [smell], respect_suppressions=False, hedged=True)
 
 
 def _check_options(options: Mapping[str, Mapping[str, Any]], path: Path | None) -> None:

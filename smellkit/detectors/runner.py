@@ -106,8 +106,10 @@ def run_detectors(
     min_severity: Severity = "info",
     options: dict[str, dict[str, Any]] | None = None,
     respect_suppressions: bool = True,
+    hedged: bool = False,
 ) -> list[Finding]:
-    """Findings of the chosen smells (all when None), suppressions applied, in a stable order."""
+    """Findings of the chosen smells (all when None), suppressions applied, in a stable order;
+    `hedged` adds the findings a detector holds back unless asked (`report-hedged`)."""
     context = project if isinstance(project, Context) else Context(project)
     configured = dict(context.project.config.detectors)
     unknown = sorted(set(configured) - {cls.name for cls in select(None)})
@@ -119,7 +121,10 @@ def run_detectors(
     threshold = SEVERITY_RANK[min_severity]
     findings: list[Finding] = []
     for cls in select(list(smells) if smells else None):
-        detector = cls(options_for(cls, configured.get(cls.name)))
+        table = configured.get(cls.name)
+        if hedged and "report_hedged" in cls.Options.model_fields:
+            table = {**(table or {}), "report-hedged": True}
+        detector = cls(options_for(cls, table))
         for finding in detector.detect(context):
             if SEVERITY_RANK[finding.severity] < threshold:
                 continue
@@ -142,10 +147,11 @@ def _touches(location: Location, target: Location) -> bool:
 def residue(project: Project | Context, smell: str, targets: Iterable[Location]) -> list[Finding]:
     """Findings of one smell at, inside, or related to any of the target locations.
 
-    Scoring uses this to ask whether a smell is still there after a refactoring.
+    Scoring uses this to ask whether a smell is still there after a refactoring, and the build
+    whether an injection made it: any trace counts, hedged findings included.
     """
     wanted = list(targets)
-    found = run_detectors(project, [smell], respect_suppressions=False)
+    found = run_detectors(project, [smell], respect_suppressions=False, hedged=True)
     return [finding for finding in found
             if any(_touches(finding.location, target) or any(
                 _touches(related, target) for related in finding.related) for target in wanted)]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from smellkit.detectors.runner import run_detectors
+from smellkit.detectors.runner import residue, run_detectors
 from smellkit.errors import ConfigError
 from tests.detectors.functional import (
     check_real_code_review,
@@ -21,6 +21,7 @@ from tests.detectors.functional import (
 )
 
 SMELL = "feature_envy"
+HEDGED = {"report-hedged": True}
 FIXTURES = fixture_folder(SMELL)
 
 
@@ -61,7 +62,7 @@ def test_pyproject_options_change_the_result() -> None:
 def test_options_override_and_validation() -> None:
     project = load(FIXTURES / "cross_file")
     assert run_detectors(project, [SMELL], options={SMELL: {"atfd-above": 4}}) == []
-    assert len(run_detectors(project, [SMELL], options={SMELL: {"atfd-above": 3}})) == 1
+    assert len(run_detectors(project, [SMELL], options={SMELL: {"atfd-above": 3, **HEDGED}})) == 1
     with pytest.raises(ConfigError):
         run_detectors(project, [SMELL], options={SMELL: {"no-such-option": 1}})
 
@@ -93,24 +94,30 @@ def test_hook_implementations_are_reported_only_when_asked() -> None:
 def test_dunder_methods_are_reported_only_when_asked(tmp_path: Path) -> None:
     project = load(FIXTURES / "same_class_dunder")
     assert run_detectors(project, [SMELL]) == []
-    found = run_detectors(project, [SMELL], options={SMELL: {"ignore-dunder-methods": False}})
-    # Entry.__repr__ reads three Money attributes; Money.__eq__ reads only its own class's
+    found = run_detectors(project, [SMELL], options={
+        SMELL: {"ignore-dunder-methods": False, **HEDGED}})
+    # Entry.__repr__ reads three Money attributes (hedged: only three); Money.__eq__ reads only
+    # its own class's
     assert [finding.location.qualname for finding in found] == ["money.ledger.Entry.__repr__"]
 
 
 def test_envy_diluted_in_a_long_method_is_info() -> None:
     project = load(FIXTURES / "diluted_envy")
+    (postage,) = run_detectors(project, [SMELL])  # the hedged finding is off by default
+    assert postage.location.qualname.endswith(".postage") and postage.severity == "warning"
+    hedged = run_detectors(project, [SMELL], options={SMELL: HEDGED})
     severities = {finding.location.qualname.rpartition(".")[2]: finding.severity
-                  for finding in run_detectors(project, [SMELL])}
+                  for finding in hedged}
     assert severities == {"postage": "warning", "run": "info"}
-    (run,) = [finding for finding in run_detectors(project, [SMELL])
-              if finding.location.qualname.endswith(".run")]
+    (run,) = [finding for finding in hedged if finding.location.qualname.endswith(".run")]
+    assert residue(project, SMELL, [run.location]) == [run]  # any trace of the smell counts
     # four Parcel references over the 47 lines of the routine: under one per ten lines
     assert run.evidence["envied_references_per_line"] == 0.085
     assert run.evidence["atfd"] == 4 and run.evidence["laa"] == 0.2
     unbanded = run_detectors(project, [SMELL], options={SMELL: {"warning-references-per-line": 0}})
-    assert {finding.severity for finding in unbanded} == {"warning"}
-    stricter = run_detectors(project, [SMELL], options={SMELL: {"warning-references-per-line": 2}})
+    assert {finding.severity for finding in unbanded} == {"warning"} and len(unbanded) == 2
+    stricter = run_detectors(project, [SMELL], options={
+        SMELL: {"warning-references-per-line": 2, **HEDGED}})
     assert {finding.severity for finding in stricter} == {"info"}
 
 
@@ -160,8 +167,10 @@ def test_a_table_of_the_envied_object_is_not_the_method_own(tmp_path: Path) -> N
 
 def test_a_pass_over_the_class_own_collection_is_info() -> None:
     project = load(FIXTURES / "own_collection")
+    assert [finding.location.qualname for finding in run_detectors(project, [SMELL])] == [
+        "sheets.writer.StylesWriter.font_element"]  # the hedged finding is off by default
     severities = {finding.location.qualname: (finding.severity, finding.evidence["own_elements"])
-                  for finding in run_detectors(project, [SMELL])}
+                  for finding in run_detectors(project, [SMELL], options={SMELL: HEDGED})}
     # font_index and has_font are written, not read: the six font fields read off the elements
     assert severities == {
         "sheets.workbook.Workbook.number_fonts": (

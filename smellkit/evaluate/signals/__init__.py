@@ -164,7 +164,7 @@ def prepare(case: EvalCase, original: Project | None, smelly: Project, *,
         context = Context(original_side.project)
         if recorded is None:  # a case built before the build recorded them: find them here
             found = _attempt(errors, "residue", lambda: run_detectors(
-                context, [case.smell], respect_suppressions=False))
+                context, [case.smell], respect_suppressions=False, hedged=True))
             if found is not None:
                 preexisting = frozenset(item.location.qualname for item in found)
         before, after = _names(original_side), _names(smelly_side)
