@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections import Counter
 
 from rich.console import Console
+from rich.padding import Padding
 from rich.table import Table
+from rich.text import Text
 
 from smellkit.models import MetricRow, ScanResult
 from smellkit.report.markdown import with_hedge
@@ -13,6 +15,7 @@ from smellkit.report.markdown import with_hedge
 TOP = 10
 TOP_FINDINGS = 30
 _RANK = {"info": 0, "warning": 1, "error": 2}
+_STYLE = {"info": "dim", "warning": "yellow", "error": "bold red"}
 
 
 def _top(rows: tuple[MetricRow, ...], metric: str) -> list[MetricRow]:
@@ -54,16 +57,20 @@ def render_scan(result: ScanResult, console: Console) -> None:
         console.print(by_smell)
         ranked = sorted(result.findings, key=lambda f: (-_RANK[f.severity], -f.confidence))
         shown = ranked[:TOP_FINDINGS]
-        title = "Findings" if len(shown) == len(ranked) else \
+        title = f"Findings ({len(ranked)})" if len(shown) == len(ranked) else \
             f"Top {len(shown)} of {len(ranked)} findings (all: --format json or markdown)"
-        findings = Table(title=title)
-        for column in ("smell", "location", "severity", "message"):
-            findings.add_column(column, overflow="fold")  # never "…": piped output keeps it all
+        # one block per finding, as linters print them: a table's narrow columns would break
+        # dotted names mid-word on an 80-column pipe
+        console.print(Text(title, style="bold"), justify="center")
         for finding in shown:
             location = finding.location
-            findings.add_row(finding.smell, f"{location.path}:{location.start_line} "
-                             f"{location.qualname}", finding.severity, with_hedge(finding))
-        console.print(findings)
+            head = Text.assemble((finding.severity, _STYLE[finding.severity]), " ",
+                                 (finding.smell, "bold"), " ",
+                                 f"{location.path}:{location.start_line}", " ",
+                                 (location.qualname, "cyan"))
+            console.print(head, overflow="fold", highlight=False)
+            console.print(Padding(Text(with_hedge(finding)), (0, 0, 0, 4), expand=False),
+                          highlight=False)
 
     complex_rows = _top(result.metrics.functions, "cc")
     if complex_rows:
