@@ -9,8 +9,9 @@ moved one (`fields.py`) moves with it, possibly to another new module, which it 
 a private method that only moved bodies called goes (`unused_after_move`). One class's bodies
 go to two new modules only where one calls the other (`forwarding`): the group then travels
 down a chain, where two unrelated functions in two modules would only pad the span. The new
-modules hold code alone (no docstring the repository's authors did not write), and signatures
-longer than the repository's line length are wrapped (`wrap.py`).
+modules hold code alone (no docstring the repository's authors did not write); their lines
+longer than the repository's line length are wrapped by the house style (`cst/restyle.py`), as
+every edit's are.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ import dataclasses
 import random
 import re
 from collections.abc import Sequence
-from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -39,7 +39,6 @@ from smellkit.injectors.cst.imports import (
 )
 from smellkit.injectors.data_clumps.fields import Extracted, Group, Reader, extract
 from smellkit.injectors.data_clumps.plan import outside_words
-from smellkit.injectors.data_clumps.wrap import line_length, wrapped_calls, wrapped_signature
 from smellkit.injectors.naming import meaningful, overlaps, pick, snake, words
 from smellkit.models import SPANS, Difficulty
 
@@ -167,7 +166,6 @@ def spread(context: InjectionContext, group: Group, moved: list[Reader], count: 
     taken_paths: set[str] = set()
     removed: dict[str, set[cst.FunctionDef]] = {}
     parts = chunks(moved, count)
-    limit = line_length(context.root)
     module_of: dict[str, str] = {}
     paths: list[tuple[str, str]] = []
     for part in parts:
@@ -215,14 +213,13 @@ def spread(context: InjectionContext, group: Group, moved: list[Reader], count: 
             trees[reader.path] = tree
             replacements.setdefault(reader.path, {})[item.method] = item.method \
                 if reader.qualname in dropped else _delegating(
-                    tree, item, name, reader.fields, limit)
+                    tree, item, name, reader.fields)
             if reader.qualname in dropped:
                 removed.setdefault(reader.path, set()).add(item.method)
                 continue
             new_imports.setdefault(reader.path, []).append(
                 _import_into(context, reader.module, module, name))
-        changes[path] = _new_module(context, module, extracted, names, limit,
-                                    {name for name, _ in named.values()})
+        changes[path] = _new_module(context, module, extracted, names)
     for path, tree in trees.items():
         module_name = _module_of(context, path)
         new = replace(tree, replacements[path])
@@ -459,22 +456,16 @@ def returns_value(function: cst.FunctionDef) -> bool:
     return False
 
 
-def _delegating(tree: cst.Module, item: Extracted, name: str, fields: Sequence[str],
-                limit: int) -> cst.FunctionDef:
+def _delegating(tree: cst.Module, item: Extracted, name: str,
+                fields: Sequence[str]) -> cst.FunctionDef:
     """The method with its body replaced by `return name(self.a, self.b, ..., own args)` (a
     plain call where the body returns nothing), its docstring kept."""
     method = item.method
     assert isinstance(method.body, cst.IndentedBlock)
     self_name = method.params.params[0].name.value
     args = _call_text(self_name, fields, method, item.dropped)
-    indent = tree.default_indent
     keyword = "return " if returns_value(method) else ""
     text = f"{keyword}{name}({', '.join(args)})"
-    if len(indent * 2) + len(text) > limit:  # continuation lines are relative to the block
-        inner = f"{indent}{', '.join(args)}"
-        if len(indent * 3) + len(inner) > limit:
-            inner = "".join(f"{indent}{arg},\n" for arg in args).rstrip("\n")
-        text = f"{keyword}{name}(\n{inner}\n)"
     statement = cst.parse_statement(text, config=tree.config_for_parsing)
     body = list(method.body.body)
     kept = [body[0]] if body and is_docstring(body[0]) else []
@@ -498,8 +489,7 @@ def _uses_relative(context: InjectionContext, module: str) -> bool:
 
 
 def _new_module(context: InjectionContext, module: str,
-                extracted: list[tuple[Reader, Extracted]], names: list[str], limit: int,
-                called: AbstractSet[str]) -> str:
+                extracted: list[tuple[Reader, Extracted]], names: list[str]) -> str:
     """The new module's text: its imports, grouped as isort does, then the functions. No module
     docstring: one would be prose the repository's authors never wrote."""
     lines: list[str] = []
@@ -524,10 +514,9 @@ def _new_module(context: InjectionContext, module: str,
             f"    {statement}\n" for statement in merged(checking)))
     text = "\n".join(lines)
     for (_, item), name in zip(extracted, names):
-        function = wrapped_signature(item.function.with_changes(name=cst.Name(name)), limit)
+        function = item.function.with_changes(name=cst.Name(name))
         text += ("\n\n" if text else "") + cst.Module(body=[function]).code
-    # a moved body's calls of a moved helper take the fields too: the line may outgrow the limit
-    return wrapped_calls(text, called, limit)
+    return text
 
 
 def _relative(module: str, statement: str) -> str:
