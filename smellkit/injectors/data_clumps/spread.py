@@ -191,7 +191,7 @@ def spread(context: InjectionContext, group: Group, moved: list[Reader], count: 
         helpers = {qualname.rpartition(".")[2]: (named[qualname][0], _fields_of(moved, qualname))
                    for qualname in reader.calls}
         item = extract(context, reader.path, reader.module, index.definitions[reader.qualname],
-                       reader.fields, helpers=helpers)
+                       reader.fields, helpers=helpers, stored_calls=set(reader.stored_calls))
         imports = [f"from {module_of[qualname]} import {named[qualname][0]}"
                    for qualname in reader.calls
                    if module_of[qualname] != module_of[reader.qualname]]
