@@ -798,6 +798,9 @@ def test_fields_holding_a_callable_may_be_called(tmp_path: Path, difficulty: Dif
     added = "\n".join(line[1:] for line in injection.smelly_patch.splitlines()
                       if line.startswith("+"))
     assert "values_formatter(values)" in added and "self.values_formatter(" not in added
+    # named after the class's phrase (`none_of`), not its one long word (`none`, read as None)
+    assert re.search(r"def \w+_(any|none)_of\(values, message, values_formatter, data\):",
+                     added), added
     support.assert_round_trip(root, injection, project)
     smelly = support.smelly_copy(root, injection, tmp_path)
     assert support.run_main(smelly, "pick") == support.run_main(root, "pick")

@@ -364,18 +364,32 @@ def _module_stems(context: InjectionContext, reader: Reader, rng: random.Random,
     stem = reader.path.rpartition("/")[2][:-3]
     private = vocabulary.private_modules() or stem.startswith("_")
     cls_name = reader.cls.rpartition(".")[2]
-    head = [word for word in words(cls_name) if meaningful(word)][:1]
+    whole = class_words(cls_name)
+    head = whole if len(whole) > 1 and not all(map(meaningful, whole)) else whole[:1]
     method = reader.qualname.rpartition(".")[2]
     source = method if split and not method.startswith("__") else stem
     tail = [word for word in words(source) if meaningful(word) and not overlaps(word, head)][-1:]
     natural = [snake([*head, *tail], private=private)] if head and tail else []
-    whole = [word for word in words(cls_name) if meaningful(word)]
     if len(whole) > 1 or not natural:
         natural.append(snake(whole, private=private))
     rng.shuffle(natural)  # two cases at one class need not share the module's name
     found = vocabulary.names(reader.module, cls_name, stem, head=head, rng=rng, private=private)
     return [name for name in dict.fromkeys([*natural, *found])
             if name.lstrip("_") and name.lstrip("_") != stem.lstrip("_")][:60]
+
+
+_JOINING = frozenset({"of", "in", "on", "to", "by", "at", "or"})
+"""Short words that join a class's name into a phrase (`AnyOf`, `NoneOf`, `OneOf`)."""
+
+
+def class_words(cls_name: str) -> list[str]:
+    """The words a new name takes from a class's: its meaningful ones, or the whole phrase where
+    a joining word makes the class's meaning (`NoneOf` gives `none_of`: `none` alone would read
+    as `None`)."""
+    parts = words(cls_name)
+    if len(parts) > 1 and any(part in _JOINING for part in parts[1:]):
+        return parts
+    return [word for word in parts if meaningful(word)]
 
 
 SPECIAL_VERBS = {"__call__": ("validate", "check", "apply", "run", "process", "handle"),
@@ -396,7 +410,9 @@ def _function_names(context: InjectionContext, reader: Reader,
     method = reader.qualname.rpartition(".")[2]
     cls_name = reader.cls.rpartition(".")[2]
     vocabulary = context.vocabulary
-    nouns = [word for word in words(cls_name) if meaningful(word)][-1:]
+    nouns = class_words(cls_name)
+    if all(map(meaningful, nouns)):
+        nouns = nouns[-1:]
     natural: list[str] = []
     if method.startswith("__"):
         stem = reader.module.rpartition(".")[2].strip("_")
