@@ -187,6 +187,9 @@ def spread(context: InjectionContext, group: Group, moved: list[Reader], count: 
     named: dict[str, tuple[str, Extracted]] = {}
     taken = {word for reader in moved for word in re.findall(
         r"\w+", _span(context, reader))}
+    shapes: dict[str, str] = {}
+    """Per method name, the shape of the first function's name (`validate_{}`): the bodies of
+    one method of several classes get names alike (`validate_any_of`, `validate_none_of`)."""
     for reader in _helpers_first(moved):
         helpers = {qualname.rpartition(".")[2]: (named[qualname][0], _fields_of(moved, qualname))
                    for qualname in reader.calls}
@@ -200,8 +203,13 @@ def spread(context: InjectionContext, group: Group, moved: list[Reader], count: 
         avoid = {*move.module_bindings(index, reader.module), *group.fields, *taken,
                  *(name for name, _ in named.values()), *move.names_in(item.function),
                  *(re.findall(r"\w+", " ".join(item.imports)))}
-        name = pick(_function_names(context, reader, rng), avoid,
-                    what=f"the function holding the body of {reader.qualname}")
+        method = reader.qualname.rpartition(".")[2]
+        noun = snake(class_noun(reader.cls.rpartition(".")[2]))
+        options = _function_names(context, reader, rng)
+        if method in shapes:
+            options.sort(key=lambda option: _shape(option, noun) != shapes[method])
+        name = pick(options, avoid, what=f"the function holding the body of {reader.qualname}")
+        shapes.setdefault(method, _shape(name, noun))
         named[reader.qualname] = (name, item)
     dropped = unused_after_move(context, moved)
     for part, (path, module) in zip(parts, paths):
@@ -392,6 +400,19 @@ def class_words(cls_name: str) -> list[str]:
     return [word for word in parts if meaningful(word)]
 
 
+def class_noun(cls_name: str) -> list[str]:
+    """The words of a class's name a function's name takes: its last meaningful word
+    (`NumberRange` gives `range`), or its phrase (`none_of`)."""
+    found = class_words(cls_name)
+    return found if not all(map(meaningful, found)) else found[-1:]
+
+
+def _shape(name: str, noun: str) -> str:
+    """A function's name with its class's noun left out (`validate_{}`)."""
+    return re.sub(rf"(?<![a-z0-9]){re.escape(noun)}(?![a-z0-9])", "{}", name, count=1) \
+        if noun else name
+
+
 SPECIAL_VERBS = {"__call__": ("validate", "check", "apply", "run", "process", "handle"),
                  "__repr__": ("repr", "describe", "format"), "__str__": ("format", "render",
                                                                           "describe")}
@@ -410,9 +431,7 @@ def _function_names(context: InjectionContext, reader: Reader,
     method = reader.qualname.rpartition(".")[2]
     cls_name = reader.cls.rpartition(".")[2]
     vocabulary = context.vocabulary
-    nouns = class_words(cls_name)
-    if all(map(meaningful, nouns)):
-        nouns = nouns[-1:]
+    nouns = class_noun(cls_name)
     natural: list[str] = []
     if method.startswith("__"):
         stem = reader.module.rpartition(".")[2].strip("_")
