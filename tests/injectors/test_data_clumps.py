@@ -803,6 +803,8 @@ def test_fields_holding_a_callable_may_be_called(tmp_path: Path, difficulty: Dif
                          added)
     assert len(defined) == (1 if difficulty == "easy" else 2), added
     assert len({verb for verb, _ in defined}) == 1, defined  # both bodies' names alike
+    # the local `message` gives way to the field's parameter, named after the phrase too
+    assert re.search(r"\b(any|none)_of_message = message or ", added), added
     support.assert_round_trip(root, injection, project)
     smelly = support.smelly_copy(root, injection, tmp_path)
     assert support.run_main(smelly, "pick") == support.run_main(root, "pick")

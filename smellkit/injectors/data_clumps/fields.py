@@ -524,6 +524,27 @@ def _plain_names(node: cst.CSTNode) -> Iterator[cst.Name]:
             yield item
 
 
+_JOINING = frozenset({"of", "in", "on", "to", "by", "at", "or"})
+"""Short words that join a class's name into a phrase (`AnyOf`, `NoneOf`, `OneOf`)."""
+
+
+def class_words(cls_name: str) -> list[str]:
+    """The words a new name takes from a class's: its meaningful ones, or the whole phrase where
+    a joining word makes the class's meaning (`NoneOf` gives `none_of`: `none` alone would read
+    as `None`)."""
+    parts = words(cls_name)
+    if len(parts) > 1 and any(part in _JOINING for part in parts[1:]):
+        return parts
+    return [word for word in parts if meaningful(word)]
+
+
+def class_noun(cls_name: str) -> list[str]:
+    """The words of a class's name a function's name takes: its last meaningful word
+    (`NumberRange` gives `range`), or its phrase (`none_of`)."""
+    found = class_words(cls_name)
+    return found if not all(map(meaningful, found)) else found[-1:]
+
+
 def _renamed_locals(context: InjectionContext, definition: Definition, method: cst.FunctionDef,
                     fields: Sequence[str], outside: set[str]) -> dict[str, str]:
     """New names for the method's locals that are named like a field (`message =
@@ -550,10 +571,10 @@ def _renamed_locals(context: InjectionContext, definition: Definition, method: c
     taken = {*move.names_in(method), *fields, *outside}
     renamed: dict[str, str] = {}
     rng = random.Random(definition.qualname)
-    noun = [word for word in words(definition.parent.rpartition(".")[2]) if meaningful(word)]
+    noun = class_noun(definition.parent.rpartition(".")[2])
     for field in clashing:
         own = [word for word in words(field) if meaningful(word)] or [field]
-        first = [snake([*noun[-1:], *own])] if noun and not overlaps(noun[-1], own) else []
+        first = [snake([*noun, *own])] if noun and not overlaps(noun[-1], own) else []
         found = context.vocabulary.names(
             definition.qualname.rpartition(".")[0].rpartition(".")[0], definition.parent, name,
             head=[word for word in words(field) if meaningful(word)] or [field], rng=rng, most=1)

@@ -37,7 +37,14 @@ from smellkit.injectors.cst.imports import (
     merged,
     without_unused,
 )
-from smellkit.injectors.data_clumps.fields import Extracted, Group, Reader, extract
+from smellkit.injectors.data_clumps.fields import (
+    Extracted,
+    Group,
+    Reader,
+    class_noun,
+    class_words,
+    extract,
+)
 from smellkit.injectors.data_clumps.plan import outside_words
 from smellkit.injectors.naming import meaningful, overlaps, pick, snake, words
 from smellkit.models import SPANS, Difficulty
@@ -384,27 +391,6 @@ def _module_stems(context: InjectionContext, reader: Reader, rng: random.Random,
     found = vocabulary.names(reader.module, cls_name, stem, head=head, rng=rng, private=private)
     return [name for name in dict.fromkeys([*natural, *found])
             if name.lstrip("_") and name.lstrip("_") != stem.lstrip("_")][:60]
-
-
-_JOINING = frozenset({"of", "in", "on", "to", "by", "at", "or"})
-"""Short words that join a class's name into a phrase (`AnyOf`, `NoneOf`, `OneOf`)."""
-
-
-def class_words(cls_name: str) -> list[str]:
-    """The words a new name takes from a class's: its meaningful ones, or the whole phrase where
-    a joining word makes the class's meaning (`NoneOf` gives `none_of`: `none` alone would read
-    as `None`)."""
-    parts = words(cls_name)
-    if len(parts) > 1 and any(part in _JOINING for part in parts[1:]):
-        return parts
-    return [word for word in parts if meaningful(word)]
-
-
-def class_noun(cls_name: str) -> list[str]:
-    """The words of a class's name a function's name takes: its last meaningful word
-    (`NumberRange` gives `range`), or its phrase (`none_of`)."""
-    found = class_words(cls_name)
-    return found if not all(map(meaningful, found)) else found[-1:]
 
 
 def _shape(name: str, noun: str) -> str:
