@@ -722,6 +722,118 @@ def test_fields_thread_through_the_helpers_they_call(tmp_path: Path) -> None:
     assert support.run_main(smelly, "gauge") == support.run_main(root, "gauge")
 
 
+CHOICE_FILES = {
+    "pick/__init__.py": "",
+    "pick/choices.py": """\
+        class NotAllowed(ValueError):
+            \"\"\"A value the validator turns away.\"\"\"
+
+
+        def _listed(values):
+            return ", ".join(str(value) for value in values)
+
+
+        class AnyOf:
+            def __init__(self, values, message=None, values_formatter=None):
+                self.values = values
+                self.message = message
+                if values_formatter is None:
+                    values_formatter = self.default_values_formatter
+                self.values_formatter = values_formatter
+
+            def __call__(self, data):
+                if data in self.values:
+                    return data
+                message = self.message or "must be one of: %(values)s"
+                raise NotAllowed(message % dict(values=self.values_formatter(self.values)))
+
+            @staticmethod
+            def default_values_formatter(values):
+                return _listed(values)
+
+
+        class NoneOf:
+            def __init__(self, values, message=None, values_formatter=None):
+                self.values = values
+                self.message = message
+                self.values_formatter = values_formatter or _listed
+
+            def __call__(self, data):
+                if data not in self.values:
+                    return data
+                message = self.message or "cannot be any of: %(values)s"
+                raise NotAllowed(message % dict(values=self.values_formatter(self.values)))
+        """,
+    "pick/__main__.py": """\
+        from pick.choices import AnyOf, NoneOf, NotAllowed
+
+        for check, value in ((AnyOf([1, 2]), 1), (AnyOf([1, 2]), 3), (NoneOf("ab"), "c"),
+                             (NoneOf("ab", "no %(values)s", "|".join), "a"),
+                             (AnyOf([3], None, lambda values: "three"), 4)):
+            try:
+                print(check(value))
+            except NotAllowed as error:
+                print("error", error)
+        """,
+}
+"""WTForms' `AnyOf` and `NoneOf`: `__call__` reads (values, message) and calls the callable its
+`values_formatter` field holds, which the constructor set (a static method read through `self`,
+a module function, or the caller's)."""
+
+
+@pytest.mark.parametrize("difficulty", ["easy", "medium"])
+def test_fields_holding_a_callable_may_be_called(tmp_path: Path, difficulty: Difficulty) -> None:
+    """A stored callable called as `self.values_formatter(self.values)` is read once the body
+    moves (`values_formatter(values)`): the clump takes it in and behaviour stays."""
+    root = _write(tmp_path / "repo", CHOICE_FILES)
+    project = support.load(root)
+    (candidate,) = [item for item in find_candidates(project, SMELL, options=support.NO_FILTER)
+                    if item.data.get("mode") == "fields"]
+    assert candidate.data["fields"] == ["values", "message", "values_formatter"]
+    assert set(candidate.data["readers"]) == {"pick.choices.AnyOf.__call__",
+                                              "pick.choices.NoneOf.__call__"}
+    injection = inject(project, SMELL, difficulty, candidate=candidate,
+                       options=support.NO_FILTER)
+    assert isinstance(injection, Injection), injection
+    added = "\n".join(line[1:] for line in injection.smelly_patch.splitlines()
+                      if line.startswith("+"))
+    assert "values_formatter(values)" in added and "self.values_formatter(" not in added
+    # named after the class's phrase (`none_of`), not its one long word (`none`, read as None)
+    defined = re.findall(r"def (\w+?)_(any|none)_of\(values, message, values_formatter, data\):",
+                         added)
+    assert len(defined) == (1 if difficulty == "easy" else 2), added
+    assert len({verb for verb, _ in defined}) == 1, defined  # both bodies' names alike
+    # the local `message` gives way to the field's parameter, named after the phrase too
+    assert re.search(r"\b(any|none)_of_message = message or ", added), added
+    support.assert_round_trip(root, injection, project)
+    smelly = support.smelly_copy(root, injection, tmp_path)
+    assert support.run_main(smelly, "pick") == support.run_main(root, "pick")
+
+
+@pytest.mark.parametrize("variant", ["a function stored on the class",
+                                     "a subclass storing a function on its class",
+                                     "a method called through self"])
+def test_a_called_attribute_that_binds_self_keeps_its_method(tmp_path: Path,
+                                                              variant: str) -> None:
+    """`self.f(x)` gets `self` first when `f` is a function on the class (here, a base or a
+    subclass) or a method: moved as `f(x)` it would not, so the body stays."""
+    files = dict(CHOICE_FILES)
+    text = textwrap.dedent(files["pick/choices.py"])
+    if variant == "a function stored on the class":
+        text = text.replace("class NoneOf:\n",
+                            "class NoneOf:\n    values_formatter = _listed\n\n")
+    elif variant == "a subclass storing a function on its class":
+        text += "\n\nclass Strict(NoneOf):\n    values_formatter = _listed\n"
+    else:
+        text = text.replace("        self.values_formatter = values_formatter or _listed\n",
+                            "        self.formatter = values_formatter or _listed\n\n"
+                            "    def values_formatter(self, values):\n"
+                            "        return self.formatter(values)\n")
+    assert text != textwrap.dedent(files["pick/choices.py"])
+    files["pick/choices.py"] = text
+    assert "pick.choices.NoneOf.__call__" not in _fields_readers(_write(tmp_path, files))
+
+
 def test_a_helper_called_elsewhere_stays_a_method(tmp_path: Path) -> None:
     """A moved helper that code outside the moved bodies still calls keeps its method (now
     delegating)."""

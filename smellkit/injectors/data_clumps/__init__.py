@@ -46,7 +46,6 @@ from smellkit.injectors.data_clumps.plan import (
     files_of,
 )
 from smellkit.injectors.data_clumps.spread import layout, spread
-from smellkit.injectors.data_clumps.wrap import line_length
 from smellkit.models import Candidate, Difficulty, StructuralCheck, TargetLevel
 
 SMELL = DataClumps.smell.name
@@ -427,7 +426,7 @@ class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
         for path in sorted(functions.keys() | sites.keys()):
             module = _planner(context).facts_of[path].module
             text = explode_module(context.source(path), module, fields, functions[path],
-                                  sites[path], expected[path], line_length(context.root))
+                                  sites[path], expected[path])
             if text is None:
                 raise InjectionRefused(f"not every planned change could be made in {path}")
             import libcst as cst

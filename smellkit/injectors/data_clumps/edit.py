@@ -14,14 +14,6 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from smellkit.injectors.data_clumps.wrap import (
-    Container,
-    exploded,
-    layout_of,
-    wrapped_call,
-    wrapped_signature,
-)
-
 
 @dataclass(frozen=True)
 class FunctionPlan:
@@ -56,21 +48,8 @@ class Explode(cst.CSTTransformer):
     METADATA_DEPENDENCIES = (PositionProvider,)
 
     def __init__(self, module: str, fields: Sequence[str], functions: dict[str, FunctionPlan],
-                 sites: dict[tuple[int, str], SitePlan], lines: Sequence[str], limit: int,
-                 crowded: frozenset[int] = frozenset(), alone: frozenset[int] = frozenset()):
+                 sites: dict[tuple[int, str], SitePlan]):
         super().__init__()
-        self.lines = lines
-        self.limit = limit
-        self.crowded = crowded
-        """Lines whose planned calls grow past the limit together: the list, tuple, set or call
-        holding them gets one element per line."""
-        self.alone = alone
-        """Crowded lines with no such container: each planned call on them is wrapped."""
-        self.planned: set[int] = set()
-        self.handled: set[int] = set()
-        """Crowded lines whose container was laid out."""
-        self.growth: dict[int, int] = {}
-        """How much the planned calls lengthen each line (calls on one line only)."""
         self.module = module
         self.fields = tuple(fields)
         self.functions = functions
@@ -104,33 +83,29 @@ class Explode(cst.CSTTransformer):
         if plan is None:
             return updated_node
         self.done_functions.add(qualname)
-        new = updated_node.with_changes(params=self._params(updated_node.params, plan))
-        line = self._line(self.get_metadata(PositionProvider, original_node.name).start.line)
-        return wrapped_signature(new, self.limit, len(line) - len(line.lstrip()),
-                                 layout=layout_of(original_node))
-
-    def _line(self, number: int) -> str:
-        return self.lines[number - 1] if 0 < number <= len(self.lines) else ""
+        return updated_node.with_changes(params=self._params(
+            updated_node.params, plan, updated_node.whitespace_before_params))
 
     def _current(self) -> FunctionPlan | None:
         return self.active[-1] if self.active else None
 
     # -- the exploded signature and body --------------------------------------------------------
 
-    def _params(self, params: cst.Parameters, plan: FunctionPlan) -> cst.Parameters:
+    def _params(self, params: cst.Parameters, plan: FunctionPlan,
+                opening: cst.BaseParenthesizableWhitespace) -> cst.Parameters:
+        commas = [item.comma for item in (*params.posonly_params, *params.params,
+                                            *params.kwonly_params)]
+
         def explode(items: Sequence[cst.Param]) -> list[cst.Param]:
             result: list[cst.Param] = []
             for item in items:
                 if item.name.value != plan.param:
                     result.append(item)
                     continue
+                between = _between(commas, item.comma, opening)
                 if plan.keep:
                     result.append(item.with_changes(
-                        comma=item.comma if _breaks(item.comma) else cst.Comma(
-                            whitespace_after=cst.SimpleWhitespace(" ")),
-                        whitespace_after_param=cst.SimpleWhitespace("")))
-                between = item.comma if _breaks(item.comma) else cst.Comma(
-                    whitespace_after=cst.SimpleWhitespace(" "))
+                        comma=between, whitespace_after_param=cst.SimpleWhitespace("")))
                 for number, (name, annotation) in enumerate(zip(plan.names, plan.annotations)):
                     last = number == len(plan.names) - 1
                     result.append(cst.Param(
@@ -163,11 +138,11 @@ class Explode(cst.CSTTransformer):
         name = func.value if isinstance(func, cst.Name) else \
             func.attr.value if isinstance(func, cst.Attribute) else None
         if name is None:
-            return self._container(original_node, updated_node)
+            return updated_node
         line = self.get_metadata(PositionProvider, original_node).start.line
         plan = self.sites.get((line, name))
         if plan is None:
-            return self._container(original_node, updated_node)
+            return updated_node
         positional = [arg for arg in updated_node.args if arg.keyword is None and not arg.star]
         if len(positional) != plan.positional_count:
             return updated_node
@@ -184,8 +159,8 @@ class Explode(cst.CSTTransformer):
             later_positional = any(arg.keyword is None for arg in args[at + 1:])
             keywords = plan.as_keywords and not later_positional
         old = args[at]
-        between = old.comma if _breaks(old.comma) else cst.Comma(
-            whitespace_after=cst.SimpleWhitespace(" "))
+        between = _between([arg.comma for arg in args], old.comma,
+                           updated_node.whitespace_before_args)
         new: list[cst.Arg] = [old.with_changes(
             comma=between, whitespace_after_arg=cst.SimpleWhitespace(""))] if plan.keep else []
         for number, (field, keyword) in enumerate(zip(self.fields, plan.names)):
@@ -201,54 +176,7 @@ class Explode(cst.CSTTransformer):
                 whitespace_after_arg=old.whitespace_after_arg if last else
                 cst.SimpleWhitespace("")))
         self.done_sites.append((line, name))
-        call = updated_node.with_changes(args=[*args[:at], *new, *args[at + 1:]])
-        position = self.get_metadata(PositionProvider, original_node)
-        if position.start.line == position.end.line:  # a call on one line that grew too long
-            text = self._line(line)
-            grown = len(cst.Module(body=[]).code_for_node(call)) - (
-                position.end.column - position.start.column)
-            self.growth[line] = self.growth.get(line, 0) + grown
-            if line in self.crowded:
-                self.planned.add(id(call))
-            elif line in self.alone or len(text) + grown > self.limit:
-                call = wrapped_call(call, text[:len(text) - len(text.lstrip())], self.limit)
-        return call
-
-    def leave_List(self, original_node: cst.List,
-                   updated_node: cst.List) -> cst.BaseExpression:
-        return self._container(original_node, updated_node)
-
-    def leave_Tuple(self, original_node: cst.Tuple,
-                    updated_node: cst.Tuple) -> cst.BaseExpression:
-        return self._container(original_node, updated_node)
-
-    def leave_Set(self, original_node: cst.Set, updated_node: cst.Set) -> cst.BaseExpression:
-        return self._container(original_node, updated_node)
-
-    def _container(self, original_node: Container, updated_node: Container) -> Container:
-        """One element per line for a container on a crowded line holding planned calls."""
-        if not self.crowded:
-            return updated_node
-        position = self.get_metadata(PositionProvider, original_node)
-        line = position.start.line
-        if line not in self.crowded or position.end.line != line or line in self.handled:
-            return updated_node
-        values = [item.value for item in (updated_node.args if isinstance(updated_node, cst.Call)
-                                          else updated_node.elements)]
-        if not any(id(value) in self.planned for value in values):
-            return updated_node
-        text = self._line(line)
-        laid = exploded(updated_node, text[:len(text) - len(text.lstrip())], self.limit,
-                        self.planned)
-        if laid is None:
-            return updated_node
-        self.handled.add(line)
-        return laid
-
-    def overflowing(self) -> frozenset[int]:
-        """Lines that the planned calls on them together make longer than the limit."""
-        return frozenset(line for line, grown in self.growth.items()
-                         if len(self._line(line)) + grown > self.limit)
+        return updated_node.with_changes(args=[*args[:at], *new, *args[at + 1:]])
 
     def _field_of(self, value: cst.BaseExpression, field: str) -> cst.BaseExpression:
         plan = self._current()
@@ -256,6 +184,20 @@ class Explode(cst.CSTTransformer):
             # handed on inside an exploded function: its own parameter for the field
             return cst.Name(plan.names[self.fields.index(field)])
         return cst.Attribute(value=value.deep_clone(), attr=cst.Name(field))
+
+
+def _between(commas: Sequence[cst.Comma | cst.MaybeSentinel], own: cst.Comma | cst.MaybeSentinel,
+             opening: cst.BaseParenthesizableWhitespace) -> cst.Comma:
+    """The comma between the fields that replace one parameter or argument (whose comma is
+    `own`, among the bracket's `commas`): the signature or call laid one item a line stays so
+    (a line break to what follows the opening bracket), one hanging under its bracket breaks
+    where the item did, else `, `. A line that grows too long is the house style's to wrap
+    (`cst/restyle.py`); a layout a person chose is not, so the edit keeps it."""
+    if isinstance(opening, cst.ParenthesizedWhitespace) and any(map(_breaks, commas)):
+        return cst.Comma(whitespace_after=opening)
+    if isinstance(own, cst.Comma) and _breaks(own):
+        return own
+    return cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
 
 
 def _breaks(comma: cst.Comma | cst.MaybeSentinel) -> bool:
@@ -267,22 +209,12 @@ def _breaks(comma: cst.Comma | cst.MaybeSentinel) -> bool:
 def explode_module(source: str, module: str, fields: Sequence[str],
                    functions: dict[str, FunctionPlan],
                    sites: dict[tuple[int, str], SitePlan],
-                   expected_sites: int, limit: int) -> str | None:
-    """The module's new text, or None if not every planned change could be made; lines that
-    grow past `limit` are wrapped."""
-    wrapper = MetadataWrapper(cst.parse_module(source))
-    lines = source.splitlines()
-    transformer = Explode(module, fields, functions, sites, lines, limit)
-    result = wrapper.visit(transformer)
-    crowded = transformer.overflowing()
-    if crowded:  # several calls on one line: lay out what holds them, else wrap each
-        transformer = Explode(module, fields, functions, sites, lines, limit, crowded)
-        result = wrapper.visit(transformer)
-        alone = crowded - transformer.handled
-        if alone:
-            transformer = Explode(module, fields, functions, sites, lines, limit,
-                                  frozenset(transformer.handled), frozenset(alone))
-            result = wrapper.visit(transformer)
+                   expected_sites: int) -> str | None:
+    """The module's new text, or None if not every planned change could be made. Lines that
+    grow past the repository's line length are wrapped by the house style (`cst/restyle.py`),
+    which the engine applies to every edit."""
+    transformer = Explode(module, fields, functions, sites)
+    result = MetadataWrapper(cst.parse_module(source)).visit(transformer)
     if transformer.done_functions != set(functions) or \
             len(transformer.done_sites) != expected_sites:
         return None

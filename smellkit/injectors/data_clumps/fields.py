@@ -17,9 +17,11 @@ repository (by attribute name, whatever the receiver), is never a method or prop
 always set: a class attribute with a value, an assignment at the top level of the constructor's
 body (through `super().__init__` calls), or a dataclass field. A method qualifies when it uses
 `self` for nothing but reading such fields (no write, `self` passed on or closed over,
-`super()`, `__class__`) and calling methods of its own class that qualify themselves and no
-subclass overrides (`Range.__call__` calling `self._format_error(...)`): those move with it, and
-its moved body calls the functions that took theirs over, handing on their fields, so the group
+`super()`, `__class__`), calling a field only where it holds a callable set on the instance
+(`self.values_formatter(self.values)` in WTForms' `AnyOf`: no class attribute would bind `self`
+to it), and calling methods of its own class that qualify themselves and no subclass
+overrides (`Range.__call__` calling `self._format_error(...)`): those move with it, and its
+moved body calls the functions that took theirs over, handing on their fields, so the group
 travels down a chain of signatures as real clumps do (`validate_range(min, max, error, ...)`
 calling `format_range_error(min, max, error, ...)`). It also names no field otherwise (a local
 or builtin `min` would be shadowed by the parameter), and every global it reads can be imported
@@ -36,6 +38,7 @@ import re
 import weakref
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -81,6 +84,8 @@ class Reader:
     calls: tuple[str, ...] = ()
     """Readers of its class it calls on `self` (qualnames): they move with it, and the moved
     body calls the functions that took theirs over, handing them their fields."""
+    stored_calls: tuple[str, ...] = ()
+    """Fields holding a callable that its body calls (`self.values_formatter(values)`)."""
 
 
 @dataclass(frozen=True)
@@ -119,7 +124,7 @@ def readers(context: InjectionContext, planner: Planner, *, min_fields: int) -> 
                     found[reader.qualname] = reader
         plain = dict(found)
         for facts, definition in calling:
-            callees = helper_calls(context, facts, definition, plain)
+            callees = helper_calls(context, planner, facts, definition, plain)
             rule, reader = _reader(context, planner, facts, definition, min_fields,
                                    callees=callees) if callees else (CALLS_METHODS, None)
             if rule:
@@ -133,8 +138,8 @@ def readers(context: InjectionContext, planner: Planner, *, min_fields: int) -> 
 CALLS_METHODS = "a method that writes through self or calls its methods"
 
 
-def helper_calls(context: InjectionContext, facts: FileFacts, definition: Definition,
-                 plain: dict[str, Reader]) -> dict[str, Reader] | None:
+def helper_calls(context: InjectionContext, planner: Planner, facts: FileFacts,
+                 definition: Definition, plain: dict[str, Reader]) -> dict[str, Reader] | None:
     """The readers a method calls on `self` (by method name), when it writes nothing through
     `self` and every method it calls there is an undecorated reader of its own class that no
     subclass overrides (the call then always runs that body, and nothing else); else None."""
@@ -145,10 +150,16 @@ def helper_calls(context: InjectionContext, facts: FileFacts, definition: Defini
     if any(access.write for access in own):
         return None
     found: dict[str, Reader] = {}
+    callable_fields: set[str] | None = None
     for access in own:
         if not access.called:
             continue
         qualname = f"{cls}.{access.attr}"
+        if qualname not in plain:
+            if callable_fields is None:
+                callable_fields = called_fields(context, planner, cls)
+            if access.attr in callable_fields:
+                continue  # a stored callable, called as a function would call it
         reader = plain.get(qualname)
         if reader is None or access.attr.startswith("__") or \
                 index.definitions[qualname].decorators or \
@@ -186,7 +197,9 @@ def _reader(context: InjectionContext, planner: Planner, facts: FileFacts,
         return "a coroutine reading its fields (a call cannot stand for its body)", None
     if not set(definition.decorators) <= KEPT_DECORATORS:
         return "a decorated method reading its fields", None
-    if any(access.write or (access.called and access.attr not in callees) for access in own):
+    called = {access.attr for access in own if access.called and access.attr not in callees}
+    if any(access.write for access in own) or (
+            called and not called <= called_fields(context, planner, cls)):
         return CALLS_METHODS, None
     text = planner.span(facts.path, definition)
     if len(re.findall(rf"\b{re.escape(self_name)}\b", text)) != len(own) + 1:
@@ -203,12 +216,13 @@ def _reader(context: InjectionContext, planner: Planner, facts: FileFacts,
     fields = tuple(field_order(context, cls, reads))
     try:
         extract(context, facts.path, facts.module, definition, fields, helpers={
-            name: (name, callee.fields) for name, callee in callees.items()})
+            name: (name, callee.fields) for name, callee in callees.items()}, stored_calls=called)
     except InjectionRefused as refusal:
         return _rule_of(refusal.message), None
     return "", Reader(definition.qualname, cls, facts.path, facts.module,
                       definition.start_line, fields,
-                      tuple(sorted(callee.qualname for callee in callees.values())))
+                      tuple(sorted(callee.qualname for callee in callees.values())),
+                      tuple(sorted(called)))
 
 
 def field_order(context: InjectionContext, cls: str, fields: set[str]) -> list[str]:
@@ -263,6 +277,19 @@ def stable_fields(context: InjectionContext, planner: Planner, cls: str) -> set[
         if all(_always_set(context, klass, name) for klass in [cls, *index.descendants(cls)]):
             found.add(name)
     return found
+
+
+def called_fields(context: InjectionContext, planner: Planner, cls: str) -> set[str]:
+    """Stable fields that hold a callable the methods may call (`self.values_formatter(v)`,
+    WTForms' `AnyOf`): set on the instance only, never at class level in the class, its bases
+    or subclasses, so `self.f(x)` calls the stored object as `f(x)` does (a function stored on
+    the class would be bound and get `self` first)."""
+    index = context.index
+    classes = [*(item for item in index.mro(cls) if item in index.classes),
+               *index.descendants(cls)]
+    at_class = {item.name for klass in classes if klass in index.classes
+                for item in index.classes[klass].attributes if item.kind == "class"}
+    return stable_fields(context, planner, cls) - at_class
 
 
 def _class_values(context: InjectionContext, cls: str) -> set[str]:
@@ -358,11 +385,13 @@ class Extracted:
 
 def extract(context: InjectionContext, path: str, module: str, definition: Definition,
             fields: Sequence[str],
-            helpers: Mapping[str, tuple[str, Sequence[str]]] | None = None) -> Extracted:
+            helpers: Mapping[str, tuple[str, Sequence[str]]] | None = None,
+            stored_calls: AbstractSet[str] = frozenset()) -> Extracted:
     """The method's body as a function taking `fields` and then the method's own parameters;
     refused when the body uses `self` otherwise or cannot move (`cst.move`). `helpers`: the
     methods it calls on `self` whose bodies move too, each as (the function now holding it, its
-    fields): `self.m(x)` becomes `function(field, ..., x)`."""
+    fields): `self.m(x)` becomes `function(field, ..., x)`. `stored_calls`: fields holding a
+    callable the body calls (`called_fields`)."""
     helpers = helpers or {}
     tree = context.module(path)
     cls, _, name = definition.qualname[len(module) + 1:].rpartition(".")
@@ -379,7 +408,7 @@ def extract(context: InjectionContext, path: str, module: str, definition: Defin
     self_reads, body_globals, def_globals, builtins = move.analyse(
         tree, function, postponed=future, wrapper=wrapper)
     self_name = method.params.params[0].name.value
-    _require_field_reads(method, self_name, self_reads, fields, set(helpers))
+    _require_field_reads(method, self_name, self_reads, fields, set(helpers), stored_calls)
     renamed = _renamed_locals(context, definition, method, fields,
                               body_globals | def_globals | builtins)
     moved = move.move_method(context.index, module, tree, function, None,
@@ -429,10 +458,11 @@ def extract(context: InjectionContext, path: str, module: str, definition: Defin
 
 def _require_field_reads(method: cst.FunctionDef, self_name: str, self_reads: set[int],
                          fields: Sequence[str],
-                         helpers: frozenset[str] | set[str] = frozenset()) -> None:
-    """Every `self` in the body reads one of the fields or calls one of `helpers` (no other
-    call, write, deletion, nested function or lambda around it), and no other name in the
-    method is one of the fields."""
+                         helpers: AbstractSet[str] = frozenset(),
+                         stored_calls: AbstractSet[str] = frozenset()) -> None:
+    """Every `self` in the body reads one of the fields or calls one of `helpers` or of
+    `stored_calls` (no other call, write, deletion, nested function or lambda around it), and
+    no other name in the method is one of the fields."""
     name = method.name.value
     nested: set[int] = set()
     targets: set[int] = set()
@@ -453,7 +483,8 @@ def _require_field_reads(method: cst.FunctionDef, self_name: str, self_reads: se
         if isinstance(node, cst.Attribute):
             skip.add(id(node.attr))
             if isinstance(node.value, cst.Name) and node.value.value == self_name:
-                helper = node.attr.value in helpers and id(node) in called
+                helper = (node.attr.value in helpers or node.attr.value in stored_calls) and \
+                    id(node) in called
                 if not helper and (node.attr.value not in fields or id(node) in called
                                    or id(node) in targets):
                     raise InjectionRefused(f"{name} uses {self_name}.{node.attr.value} otherwise "
@@ -493,6 +524,27 @@ def _plain_names(node: cst.CSTNode) -> Iterator[cst.Name]:
             yield item
 
 
+_JOINING = frozenset({"of", "in", "on", "to", "by", "at", "or"})
+"""Short words that join a class's name into a phrase (`AnyOf`, `NoneOf`, `OneOf`)."""
+
+
+def class_words(cls_name: str) -> list[str]:
+    """The words a new name takes from a class's: its meaningful ones, or the whole phrase where
+    a joining word makes the class's meaning (`NoneOf` gives `none_of`: `none` alone would read
+    as `None`)."""
+    parts = words(cls_name)
+    if len(parts) > 1 and any(part in _JOINING for part in parts[1:]):
+        return parts
+    return [word for word in parts if meaningful(word)]
+
+
+def class_noun(cls_name: str) -> list[str]:
+    """The words of a class's name a function's name takes: its last meaningful word
+    (`NumberRange` gives `range`), or its phrase (`none_of`)."""
+    found = class_words(cls_name)
+    return found if not all(map(meaningful, found)) else found[-1:]
+
+
 def _renamed_locals(context: InjectionContext, definition: Definition, method: cst.FunctionDef,
                     fields: Sequence[str], outside: set[str]) -> dict[str, str]:
     """New names for the method's locals that are named like a field (`message =
@@ -519,10 +571,10 @@ def _renamed_locals(context: InjectionContext, definition: Definition, method: c
     taken = {*move.names_in(method), *fields, *outside}
     renamed: dict[str, str] = {}
     rng = random.Random(definition.qualname)
-    noun = [word for word in words(definition.parent.rpartition(".")[2]) if meaningful(word)]
+    noun = class_noun(definition.parent.rpartition(".")[2])
     for field in clashing:
         own = [word for word in words(field) if meaningful(word)] or [field]
-        first = [snake([*noun[-1:], *own])] if noun and not overlaps(noun[-1], own) else []
+        first = [snake([*noun, *own])] if noun and not overlaps(noun[-1], own) else []
         found = context.vocabulary.names(
             definition.qualname.rpartition(".")[0].rpartition(".")[0], definition.parent, name,
             head=[word for word in words(field) if meaningful(word)] or [field], rng=rng, most=1)

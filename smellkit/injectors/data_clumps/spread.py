@@ -9,8 +9,9 @@ moved one (`fields.py`) moves with it, possibly to another new module, which it 
 a private method that only moved bodies called goes (`unused_after_move`). One class's bodies
 go to two new modules only where one calls the other (`forwarding`): the group then travels
 down a chain, where two unrelated functions in two modules would only pad the span. The new
-modules hold code alone (no docstring the repository's authors did not write), and signatures
-longer than the repository's line length are wrapped (`wrap.py`).
+modules hold code alone (no docstring the repository's authors did not write); their lines
+longer than the repository's line length are wrapped by the house style (`cst/restyle.py`), as
+every edit's are.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ import dataclasses
 import random
 import re
 from collections.abc import Sequence
-from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -37,9 +37,15 @@ from smellkit.injectors.cst.imports import (
     merged,
     without_unused,
 )
-from smellkit.injectors.data_clumps.fields import Extracted, Group, Reader, extract
+from smellkit.injectors.data_clumps.fields import (
+    Extracted,
+    Group,
+    Reader,
+    class_noun,
+    class_words,
+    extract,
+)
 from smellkit.injectors.data_clumps.plan import outside_words
-from smellkit.injectors.data_clumps.wrap import line_length, wrapped_calls, wrapped_signature
 from smellkit.injectors.naming import meaningful, overlaps, pick, snake, words
 from smellkit.models import SPANS, Difficulty
 
@@ -167,7 +173,6 @@ def spread(context: InjectionContext, group: Group, moved: list[Reader], count: 
     taken_paths: set[str] = set()
     removed: dict[str, set[cst.FunctionDef]] = {}
     parts = chunks(moved, count)
-    limit = line_length(context.root)
     module_of: dict[str, str] = {}
     paths: list[tuple[str, str]] = []
     for part in parts:
@@ -189,11 +194,14 @@ def spread(context: InjectionContext, group: Group, moved: list[Reader], count: 
     named: dict[str, tuple[str, Extracted]] = {}
     taken = {word for reader in moved for word in re.findall(
         r"\w+", _span(context, reader))}
+    shapes: dict[str, str] = {}
+    """Per method name, the shape of the first function's name (`validate_{}`): the bodies of
+    one method of several classes get names alike (`validate_any_of`, `validate_none_of`)."""
     for reader in _helpers_first(moved):
         helpers = {qualname.rpartition(".")[2]: (named[qualname][0], _fields_of(moved, qualname))
                    for qualname in reader.calls}
         item = extract(context, reader.path, reader.module, index.definitions[reader.qualname],
-                       reader.fields, helpers=helpers)
+                       reader.fields, helpers=helpers, stored_calls=set(reader.stored_calls))
         imports = [f"from {module_of[qualname]} import {named[qualname][0]}"
                    for qualname in reader.calls
                    if module_of[qualname] != module_of[reader.qualname]]
@@ -202,8 +210,13 @@ def spread(context: InjectionContext, group: Group, moved: list[Reader], count: 
         avoid = {*move.module_bindings(index, reader.module), *group.fields, *taken,
                  *(name for name, _ in named.values()), *move.names_in(item.function),
                  *(re.findall(r"\w+", " ".join(item.imports)))}
-        name = pick(_function_names(context, reader, rng), avoid,
-                    what=f"the function holding the body of {reader.qualname}")
+        method = reader.qualname.rpartition(".")[2]
+        noun = snake(class_noun(reader.cls.rpartition(".")[2]))
+        options = _function_names(context, reader, rng)
+        if method in shapes:
+            options.sort(key=lambda option: _shape(option, noun) != shapes[method])
+        name = pick(options, avoid, what=f"the function holding the body of {reader.qualname}")
+        shapes.setdefault(method, _shape(name, noun))
         named[reader.qualname] = (name, item)
     dropped = unused_after_move(context, moved)
     for part, (path, module) in zip(parts, paths):
@@ -215,14 +228,13 @@ def spread(context: InjectionContext, group: Group, moved: list[Reader], count: 
             trees[reader.path] = tree
             replacements.setdefault(reader.path, {})[item.method] = item.method \
                 if reader.qualname in dropped else _delegating(
-                    tree, item, name, reader.fields, limit)
+                    tree, item, name, reader.fields)
             if reader.qualname in dropped:
                 removed.setdefault(reader.path, set()).add(item.method)
                 continue
             new_imports.setdefault(reader.path, []).append(
                 _import_into(context, reader.module, module, name))
-        changes[path] = _new_module(context, module, extracted, names, limit,
-                                    {name for name, _ in named.values()})
+        changes[path] = _new_module(context, module, extracted, names)
     for path, tree in trees.items():
         module_name = _module_of(context, path)
         new = replace(tree, replacements[path])
@@ -367,18 +379,24 @@ def _module_stems(context: InjectionContext, reader: Reader, rng: random.Random,
     stem = reader.path.rpartition("/")[2][:-3]
     private = vocabulary.private_modules() or stem.startswith("_")
     cls_name = reader.cls.rpartition(".")[2]
-    head = [word for word in words(cls_name) if meaningful(word)][:1]
+    whole = class_words(cls_name)
+    head = whole if len(whole) > 1 and not all(map(meaningful, whole)) else whole[:1]
     method = reader.qualname.rpartition(".")[2]
     source = method if split and not method.startswith("__") else stem
     tail = [word for word in words(source) if meaningful(word) and not overlaps(word, head)][-1:]
     natural = [snake([*head, *tail], private=private)] if head and tail else []
-    whole = [word for word in words(cls_name) if meaningful(word)]
     if len(whole) > 1 or not natural:
         natural.append(snake(whole, private=private))
     rng.shuffle(natural)  # two cases at one class need not share the module's name
     found = vocabulary.names(reader.module, cls_name, stem, head=head, rng=rng, private=private)
     return [name for name in dict.fromkeys([*natural, *found])
             if name.lstrip("_") and name.lstrip("_") != stem.lstrip("_")][:60]
+
+
+def _shape(name: str, noun: str) -> str:
+    """A function's name with its class's noun left out (`validate_{}`)."""
+    return re.sub(rf"(?<![a-z0-9]){re.escape(noun)}(?![a-z0-9])", "{}", name, count=1) \
+        if noun else name
 
 
 SPECIAL_VERBS = {"__call__": ("validate", "check", "apply", "run", "process", "handle"),
@@ -399,7 +417,7 @@ def _function_names(context: InjectionContext, reader: Reader,
     method = reader.qualname.rpartition(".")[2]
     cls_name = reader.cls.rpartition(".")[2]
     vocabulary = context.vocabulary
-    nouns = [word for word in words(cls_name) if meaningful(word)][-1:]
+    nouns = class_noun(cls_name)
     natural: list[str] = []
     if method.startswith("__"):
         stem = reader.module.rpartition(".")[2].strip("_")
@@ -459,22 +477,16 @@ def returns_value(function: cst.FunctionDef) -> bool:
     return False
 
 
-def _delegating(tree: cst.Module, item: Extracted, name: str, fields: Sequence[str],
-                limit: int) -> cst.FunctionDef:
+def _delegating(tree: cst.Module, item: Extracted, name: str,
+                fields: Sequence[str]) -> cst.FunctionDef:
     """The method with its body replaced by `return name(self.a, self.b, ..., own args)` (a
     plain call where the body returns nothing), its docstring kept."""
     method = item.method
     assert isinstance(method.body, cst.IndentedBlock)
     self_name = method.params.params[0].name.value
     args = _call_text(self_name, fields, method, item.dropped)
-    indent = tree.default_indent
     keyword = "return " if returns_value(method) else ""
     text = f"{keyword}{name}({', '.join(args)})"
-    if len(indent * 2) + len(text) > limit:  # continuation lines are relative to the block
-        inner = f"{indent}{', '.join(args)}"
-        if len(indent * 3) + len(inner) > limit:
-            inner = "".join(f"{indent}{arg},\n" for arg in args).rstrip("\n")
-        text = f"{keyword}{name}(\n{inner}\n)"
     statement = cst.parse_statement(text, config=tree.config_for_parsing)
     body = list(method.body.body)
     kept = [body[0]] if body and is_docstring(body[0]) else []
@@ -498,8 +510,7 @@ def _uses_relative(context: InjectionContext, module: str) -> bool:
 
 
 def _new_module(context: InjectionContext, module: str,
-                extracted: list[tuple[Reader, Extracted]], names: list[str], limit: int,
-                called: AbstractSet[str]) -> str:
+                extracted: list[tuple[Reader, Extracted]], names: list[str]) -> str:
     """The new module's text: its imports, grouped as isort does, then the functions. No module
     docstring: one would be prose the repository's authors never wrote."""
     lines: list[str] = []
@@ -524,10 +535,9 @@ def _new_module(context: InjectionContext, module: str,
             f"    {statement}\n" for statement in merged(checking)))
     text = "\n".join(lines)
     for (_, item), name in zip(extracted, names):
-        function = wrapped_signature(item.function.with_changes(name=cst.Name(name)), limit)
+        function = item.function.with_changes(name=cst.Name(name))
         text += ("\n\n" if text else "") + cst.Module(body=[function]).code
-    # a moved body's calls of a moved helper take the fields too: the line may outgrow the limit
-    return wrapped_calls(text, called, limit)
+    return text
 
 
 def _relative(module: str, statement: str) -> str:
