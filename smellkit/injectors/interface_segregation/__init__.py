@@ -12,6 +12,13 @@ raises `NotImplementedError`. A handful of them: at most `MAX_HOISTED` methods f
 overridden by at most `MAX_STUBBERS[difficulty]` implementers (the others inherit the base's raise,
 which the detector counts as a stub too).
 
+A plain base that nothing instantiates (jinja2's `NodeVisitor`) is first made abstract
+(`abc.ABC`), the methods folded in declared abstract: a fat interface forces every implementer
+that lacks them to opt out, which a base that only raises does not (its implementers inherit the
+raise). At most `MAX_FORCED` classes are forced; beyond that, or when the base is called by name,
+it stays plain. An intermediate base nothing instantiates (`NodeTransformer`) may stay abstract,
+its subclasses opting out in their own modules, when the difficulty needs their files.
+
 An abstract base that declares private abstract hooks (marshmallow's `FieldABC._serialize`)
 takes a private role too. An abstract base declares the methods folded in abstract, as it
 declares its own; then every class it would leave abstract (the tops of the family below it,
