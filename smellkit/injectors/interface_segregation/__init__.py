@@ -160,7 +160,7 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
                        and name not in attributes
                        and not any(name in index.children.get(cls, {}) for cls in others)]
                 if own:
-                    donors[donor] = own[:MAX_HOISTED]
+                    donors[donor] = own
             if not donors:
                 context.discard("no implementer has public methods of its own (a role) to "
                                 "fold in")
@@ -176,7 +176,8 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
                 reason=(f"{qualname.rpartition('.')[2]} is {what} with {len(implementers)} "
                         f"concrete implementers; {len(donors)} of them have public "
                         "methods of their own (a role) that could be folded into it: "
-                        + ", ".join(f"{donor.rpartition('.')[2]}.{{{', '.join(names)}}}"
+                        + ", ".join(f"{donor.rpartition('.')[2]}.{{{', '.join(names[:3])}"
+                                    f"{', ...' if len(names) > 3 else ''}}}"
                                     for donor, names in sorted(donors.items())[:3])),
                 data={"methods": methods, "implementers": implementers, "donors": donors,
                       "family": family_of(context, qualname),
@@ -205,7 +206,7 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
         choices = [[donor] for donor in singles] + ([sorted(donors)] if len(donors) > 1 else [])
         reasons: list[str] = []
         for chosen in choices:
-            roles = {donor: donors[donor] for donor in chosen}
+            roles = {donor: _role(donors[donor], rng) for donor in chosen}
             methods = [name for role in roles.values() for name in role]
             label = " and ".join(donor.rpartition(".")[2] for donor in chosen)
             if difficulty == "hard" and len(methods) < 2:
@@ -233,6 +234,14 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
                 except InjectionRefused as error:
                     reasons.append(error.message)
         raise InjectionRefused("; ".join(sorted(set(reasons))[:3]) or "no donor")
+
+
+def _role(methods: list[str], rng: random.Random) -> list[str]:
+    """The donor's methods folded in: all of them, or `MAX_HOISTED` the seed picks (jinja2's
+    code generator has dozens), in the donor's order."""
+    if len(methods) <= MAX_HOISTED:
+        return methods
+    return sorted(rng.sample(methods, MAX_HOISTED), key=methods.index)
 
 
 def _below(context: InjectionContext, cls: str, interface: str) -> list[str]:
