@@ -435,6 +435,12 @@ def test_a_plain_base_that_is_instantiated_is_never_made_abstract(tmp_path: Path
     project = load(root)
     (candidate,) = find_candidates(project, SMELL, options=SMALL)
     assert candidate.data["convert"] is None
+    # a class kept as a value may be instantiated later: it is no less instantiated
+    (root / "tree" / "analysis.py").write_text(
+        (FIXTURES / SMELL / "visitors" / "before" / "tree" / "analysis.py").read_text()
+        + "\n\nDEFAULT_VISITOR = Visitor\n")
+    (other,) = find_candidates(load(root), SMELL, options=SMALL)
+    assert other.data["convert"] is None
     for difficulty in DIFFICULTIES:
         outcome = attempt(make_injector(SMELL, SMALL), InjectionContext(project), candidate,
                           difficulty)

@@ -130,15 +130,24 @@ def abstract_decorator(context: InjectionContext, interface: str, *,
 
 
 def called_names(index: Any) -> set[str]:
-    """The last part of every name the repository calls (`NodeVisitor()`, `nodes.Const(...)`):
-    a class among them may be instantiated, so it cannot be left abstract."""
+    """The last part of every name the repository calls (`NodeVisitor()`, `nodes.Const(...)`),
+    assigns (`code_generator_class = CodeGenerator`, called later) or passes to a call: a class
+    among them may be instantiated, so it cannot be left abstract."""
     names: set[str] = set()
+
+    def add(expr: Any) -> None:
+        if isinstance(expr, Name):
+            names.add(expr.id)
+        elif isinstance(expr, Attr):
+            names.add(expr.attr)
+
     for facts in index.modules.values():
         for call in facts.calls:
-            if isinstance(call.func, Name):
-                names.add(call.func.id)
-            elif isinstance(call.func, Attr):
-                names.add(call.func.attr)
+            add(call.func)
+            for argument in [*call.args, *(value for _, value in call.kwargs)]:
+                add(argument)
+        for assignment in facts.assignments:
+            add(assignment.value)
     return names
 
 
