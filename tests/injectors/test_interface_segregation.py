@@ -48,11 +48,14 @@ CASES = {"storage": TARGET, "sinks": "logs.sinks.Sink", "visitors": "tree.visito
 as the abstract base declares its own, so the three other stores, in three modules, must opt out
 (medium and hard; no easy case spans 4 modules). sinks: two implementers with a role each (rotate,
 reconnect), folded in together so that each opts out of the other's (two modules: no hard case).
-visitors: a plain base (no abstract method) whose subclasses override it: only the code generator
-has a role, and the other visitors already inherit the base's raise, so no case (an identical
-override would be padding)."""
+visitors: a plain base (no abstract method) whose subclasses override it, never instantiated
+itself: made abstract (`abc.ABC`) with the code generator's role declared abstract, every other
+visitor is forced to opt out: the transformer beside the base and the analysis visitors (easy);
+at medium the transformer, never instantiated, stays abstract and the folder below it opts out
+in its own module (three modules: no hard case)."""
 
-SPANS = {"storage": ("medium", "hard"), "sinks": ("easy", "medium"), "visitors": ()}
+SPANS = {"storage": ("medium", "hard"), "sinks": ("easy", "medium"),
+         "visitors": ("easy", "medium")}
 ROUND_TRIPS = [(case, difficulty) for case in sorted(CASES) for difficulty in SPANS[case]]
 
 
@@ -76,7 +79,9 @@ def test_stubs_are_a_handful_of_not_implemented_overrides(case: str,
     injection = injected(FIXTURES / SMELL / case / "before", SMELL, difficulty, CASES[case])
     added = [line[1:] for line in injection.smelly_patch.splitlines()
              if line.startswith("+") and not line.startswith("+++") and line[1:].strip()]
-    added = [line for line in added if line.strip() != "@abstractmethod"]
+    conversion = {"import abc", "@abc.abstractmethod", "@abstractmethod"}
+    added = [line for line in added if line.strip() not in conversion
+             and not line.startswith("class ")]  # a plain base made abstract: `(abc.ABC)`
     definitions = [line for line in added if line.lstrip().startswith("def ")]
     assert definitions and len(definitions) * 2 == len(added), added
     assert all(line.strip() == "raise NotImplementedError" for line in added
@@ -104,7 +109,8 @@ PROBES = {
     "visitors": (
         "from tree.nodes import Add, Name, Num\n"
         "from tree.codegen import CodeGenerator\n"
-        "from tree.analysis import Counter, Folder, NameCollector\n"
+        "from tree.analysis import Counter, NameCollector\n"
+        "from tree.folding import Folder\n"
         "tree = Add(Num(1), Add(Name('x'), Num(2)))\n"
         "print(CodeGenerator().source(tree))\n"
         "collector, counter = NameCollector(), Counter()\n"
@@ -147,7 +153,7 @@ def test_a_name_built_from_a_string_is_never_folded_in() -> None:
     (candidate,) = find_candidates(load(FIXTURES / SMELL / "visitors" / "before"), SMELL,
                                    options=SMALL)
     assert candidate.data["donors"] == {
-        "tree.codegen.CodeGenerator": ["indent", "outdent", "source"]}
+        "tree.codegen.CodeGenerator": ["indent", "outdent", "source", "write"]}
     assert candidate.data["methods"] == []
     assert "a base its subclasses override" in candidate.reason
 
@@ -418,6 +424,49 @@ def test_a_private_role_is_folded_in_as_the_interfaces_abstract_hooks(tmp_path: 
         "coding.core:BytesCodec().encode(' A ')", "coding.text:TextCodec().encode(' A ')"])
 
 
+def test_a_plain_base_that_is_instantiated_is_never_made_abstract(tmp_path: Path) -> None:
+    """An abstract class cannot be instantiated: a plain base called by name somewhere keeps
+    its plain declarations, and then only implementers with a role of their own opt out (the
+    visitors' code generator is the only one: no case)."""
+    root = tmp_path / "repo"
+    shutil.copytree(FIXTURES / SMELL / "visitors" / "before", root)
+    with open(root / "tree" / "analysis.py", "a") as handle:
+        handle.write("\n\ndef walk(node):\n    Visitor().visit(node)\n")
+    project = load(root)
+    (candidate,) = find_candidates(project, SMELL, options=SMALL)
+    assert candidate.data["convert"] is None
+    # a class kept as a value may be instantiated later: it is no less instantiated
+    (root / "tree" / "analysis.py").write_text(
+        (FIXTURES / SMELL / "visitors" / "before" / "tree" / "analysis.py").read_text()
+        + "\n\nDEFAULT_VISITOR = Visitor\n")
+    (other,) = find_candidates(load(root), SMELL, options=SMALL)
+    assert other.data["convert"] is None
+    for difficulty in DIFFICULTIES:
+        outcome = attempt(make_injector(SMELL, SMALL), InjectionContext(project), candidate,
+                          difficulty)
+        assert isinstance(outcome, InjectionRefused), outcome
+        assert "a class with a role of its own" in outcome.message
+
+
+def test_a_plain_base_made_abstract_forces_a_handful_at_most(tmp_path: Path) -> None:
+    """Made abstract, a base forces every implementer that lacks the role to opt out: beyond
+    `MAX_FORCED` classes that would be a wall of stubs, and the base is left plain."""
+    from smellkit.injectors.interface_segregation import MAX_FORCED
+
+    root = tmp_path / "repo"
+    shutil.copytree(FIXTURES / SMELL / "visitors" / "before", root)
+    (root / "tree" / "many.py").write_text("from tree.visitor import Visitor\n" + "".join(
+        f"\n\nclass {word}Visitor(Visitor):\n    def generic_visit(self, node):\n"
+        f"        return {word!r}\n"
+        for word in ("Alpha", "Beta", "Gamma", "Delta", "Kappa", "Sigma")[:MAX_FORCED]))
+    project = load(root)
+    (candidate,) = find_candidates(project, SMELL, options=SMALL)
+    outcome = attempt(make_injector(SMELL, SMALL), InjectionContext(project), candidate,
+                      "medium")
+    assert isinstance(outcome, InjectionRefused), outcome
+    assert f"a handful is at most {MAX_FORCED}" in outcome.message
+
+
 def test_discovery_counts_what_it_turns_away(tmp_path: Path) -> None:
     """`smellkit candidates --explain` says why a family is no candidate: a base whose
     subclasses override it but have nothing of their own, an interface with one implementer."""
@@ -471,12 +520,15 @@ def test_the_interfaces_own_lines_need_not_run(tmp_path: Path) -> None:
 
 # -- real code ------------------------------------------------------------------------------------
 
-REAL = {("click", "8.1.7"): (), ("jinja2", "3.1.4"): (),
+REAL = {("click", "8.1.7"): (), ("jinja2", "3.1.4"): ("medium", "hard"),
         ("marshmallow", "3.23.1"): ("easy",), ("wtforms", "3.2.1"): ("easy", "medium")}
 """The difficulties each library reaches, when only implementers with a role of their own (or
 ones an abstract declaration would leave abstract) opt out and only changed files count.
-click: every family lives in one module (core.py, types.py): no candidate. jinja2: NodeVisitor's
-other visitors have no role of their own and would only repeat the base's raise: no case.
+click: every family lives in one module (core.py, types.py): no candidate. jinja2: NodeVisitor,
+never instantiated, made abstract with CodeGenerator's role declared abstract: the other visitors
+of visitor.py, compiler.py and idtracking.py are forced to opt out (medium), and at hard
+NodeTransformer stays abstract so that optimizer.py's Optimizer opts out (no easy case: the forced
+opt-outs span 3 modules, and no other visitor has a role of its own).
 marshmallow: FieldABC widened with Nested's or Number's private helpers as abstract hooks, Field
 opting out (two files). wtforms: Field widened with FieldList's and SelectFieldBase's roles, each
 opting out of the other's (FormField's __getattr__ only forwards to its form); no third donor
@@ -523,7 +575,8 @@ def test_real_code(tmp_path: Path, name: str, version: str) -> None:
         added = [line[1:].strip() for line in injection.smelly_patch.splitlines()
                  if line.startswith("+") and not line.startswith("+++") and line[1:].strip()]
         assert all(line.startswith(("def ", "@"))
-                   or line in ("raise NotImplementedError", "pass", "...")
+                   or line in ("raise NotImplementedError", "pass", "...", "import abc")
+                   or (line.startswith("class ") and line.endswith("(abc.ABC):"))
                    for line in added), added
         # an opt-out refuses; only a declaration in the style of the interface's own may pass
         assert added.count("pass") + added.count("...") <= sum(

@@ -12,6 +12,13 @@ raises `NotImplementedError`. A handful of them: at most `MAX_HOISTED` methods f
 overridden by at most `MAX_STUBBERS[difficulty]` implementers (the others inherit the base's raise,
 which the detector counts as a stub too).
 
+A plain base that nothing instantiates (jinja2's `NodeVisitor`) is first made abstract
+(`abc.ABC`), the methods folded in declared abstract: a fat interface forces every implementer
+that lacks them to opt out, which a base that only raises does not (its implementers inherit the
+raise). At most `MAX_FORCED` classes are forced; beyond that, or when the base is called by name,
+it stays plain. An intermediate base nothing instantiates (`NodeTransformer`) may stay abstract,
+its subclasses opting out in their own modules, when the difficulty needs their files.
+
 An abstract base that declares private abstract hooks (marshmallow's `FieldABC._serialize`)
 takes a private role too. An abstract base declares the methods folded in abstract, as it
 declares its own; then every class it would leave abstract (the tops of the family below it,
@@ -40,6 +47,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 import libcst as cst
 
@@ -59,7 +67,9 @@ from smellkit.injectors.interface_segregation.edit import (
 )
 from smellkit.injectors.interface_segregation.family import (
     abstract_decorator,
+    abstract_spelling,
     bases,
+    called_names,
     family_of,
     forwarded,
     role_method,
@@ -74,6 +84,9 @@ MAX_HOISTED = 3
 """Methods of one role folded into the interface, at most."""
 MAX_STUBBERS: dict[Difficulty, int] = {"easy": 2, "medium": 3, "hard": 4}
 """Implementers that write their opt-outs out, at most: a handful, not the whole family."""
+MAX_FORCED = 6
+"""Classes a plain base made abstract may force to opt out, at most: a family bigger than that
+(wtforms' `Field`, with a dozen direct subclasses) would get walls of stubs."""
 
 
 class InterfaceSegregationInjectorOptions(InjectorOptions):
@@ -100,6 +113,7 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
         detector = InterfaceSegregation(InterfaceSegregationOptions())
         found = {finding.location.qualname for finding in detector.detect(context.analysis)}
         strings = spelled(index)
+        called = called_names(index)
         interfaces = detector.interfaces(context.analysis, 1)
         families = {qualname: (item.kind, sorted(item.methods), sorted(item.implementers))
                     for qualname, item in interfaces.items()}
@@ -135,6 +149,8 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
             # the methods folded in are declared as the interface declares its own
             abstract = abstract_decorator(context, qualname, private=False) \
                 if kind == "abc" else None
+            convert = abstract_spelling(context, qualname, family, called) \
+                if kind == "base" else None
             donors: dict[str, list[str]] = {}
             for donor in implementers:
                 others = [cls for cls in family
@@ -144,7 +160,7 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
                        and name not in attributes
                        and not any(name in index.children.get(cls, {}) for cls in others)]
                 if own:
-                    donors[donor] = own[:MAX_HOISTED]
+                    donors[donor] = own
             if not donors:
                 context.discard("no implementer has public methods of its own (a role) to "
                                 "fold in")
@@ -160,11 +176,15 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
                 reason=(f"{qualname.rpartition('.')[2]} is {what} with {len(implementers)} "
                         f"concrete implementers; {len(donors)} of them have public "
                         "methods of their own (a role) that could be folded into it: "
-                        + ", ".join(f"{donor.rpartition('.')[2]}.{{{', '.join(names)}}}"
+                        + ", ".join(f"{donor.rpartition('.')[2]}.{{{', '.join(names[:3])}"
+                                    f"{', ...' if len(names) > 3 else ''}}}"
                                     for donor, names in sorted(donors.items())[:3])),
                 data={"methods": methods, "implementers": implementers, "donors": donors,
                       "family": family_of(context, qualname),
-                      "abstract": abstract, "written": written})
+                      "abstract": abstract, "written": written,
+                      "convert": list(convert) if convert else None,
+                      "uncalled": [cls for cls in family
+                                   if cls.rpartition(".")[2] not in called]})
 
     def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
                rng: random.Random) -> Edit:
@@ -174,13 +194,19 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
         implementers: list[str] = candidate.data["implementers"]
         family: list[str] = candidate.data.get("family", implementers)
         abstract: str | None = candidate.data.get("abstract")
+        convert: list[str | None] | None = candidate.data.get("convert")
+        uncalled = set(candidate.data.get("uncalled", ()))
+        # a plain base is first made abstract (its implementers are forced to opt out), then
+        # left as it is (only the implementers with a role of their own opt out)
+        variants: list[tuple[str | None, list[str | None] | None]] = \
+            [(str(convert[1]), convert), (None, None)] if convert else [(abstract, None)]
         least = InterfaceSegregationOptions().min_methods
         singles = sorted(donors)
         rng.shuffle(singles)
         choices = [[donor] for donor in singles] + ([sorted(donors)] if len(donors) > 1 else [])
         reasons: list[str] = []
         for chosen in choices:
-            roles = {donor: donors[donor] for donor in chosen}
+            roles = {donor: _role(donors[donor], rng) for donor in chosen}
             methods = [name for role in roles.values() for name in role]
             label = " and ".join(donor.rpartition(".")[2] for donor in chosen)
             if difficulty == "hard" and len(methods) < 2:
@@ -201,12 +227,21 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
                 reasons.append(f"folding in {label}'s role, only {len(stubbing)} implementer(s) "
                                f"would refuse {share} or more of its methods")
                 continue
-            try:
-                return _edit(context, interface, roles, plan, set(donors), abstract,
-                             difficulty, rng)
-            except InjectionRefused as error:
-                reasons.append(error.message)
+            for declared, conversion in variants:
+                try:
+                    return _edit(context, interface, roles, plan, set(donors),
+                                 Abstraction(declared, conversion, uncalled), difficulty, rng)
+                except InjectionRefused as error:
+                    reasons.append(error.message)
         raise InjectionRefused("; ".join(sorted(set(reasons))[:3]) or "no donor")
+
+
+def _role(methods: list[str], rng: random.Random) -> list[str]:
+    """The donor's methods folded in: all of them, or `MAX_HOISTED` the seed picks (jinja2's
+    code generator has dozens), in the donor's order."""
+    if len(methods) <= MAX_HOISTED:
+        return methods
+    return sorted(rng.sample(methods, MAX_HOISTED), key=methods.index)
 
 
 def _below(context: InjectionContext, cls: str, interface: str) -> list[str]:
@@ -364,14 +399,73 @@ def _abstract_body(context: InjectionContext, interface: str) -> str:
     return "raise NotImplementedError"
 
 
-def _edit(context: InjectionContext, interface: str, roles: dict[str, list[str]],
-          plan: dict[str, list[str]], donors: set[str], abstract: str | None,
-          difficulty: Difficulty, rng: random.Random) -> Edit:
-    """The widened interface and the opt-outs. With `abstract` (the interface's spelling of
-    `abstractmethod`) the methods are declared abstract, as the interface declares its own
-    hooks, and every class that would be left abstract (the tops of the family's classes that
-    lack them) opts out explicitly, so all stay instantiable."""
+@dataclass(frozen=True)
+class Abstraction:
+    """How the methods folded in are declared."""
+
+    decorator: str | None
+    """The spelling of `abstractmethod` they get; None: they only raise."""
+    conversion: list[str | None] | None = None
+    """For a plain base made abstract: the base it gets (`abc.ABC`), the decorator, and the
+    import its module needs (or None)."""
+    uncalled: set[str] = field(default_factory=set)
+    """Classes of the family never called by name: one with subclasses may stay abstract."""
+
+
+def _forced(context: InjectionContext, interface: str, plan: dict[str, list[str]],
+            abstraction: Abstraction, difficulty: Difficulty) -> list[str]:
+    """The classes an abstract declaration forces to opt out: the tops of the family's classes
+    that lack the methods (their subclasses inherit the opt-out). A top never called by name
+    whose subclasses live in another module (jinja2's `NodeTransformer`, a base of
+    `Optimizer`) may stay abstract instead, its subclasses opting out, when the difficulty
+    needs the modules they add."""
+    if abstraction.decorator is None:
+        return []
     index = context.index
+    home = context.path_of(interface)
+    wanted = {"easy": 1, "medium": 2, "hard": 3}[difficulty]
+    opened: set[str] = set()
+
+    def tops(open_: set[str]) -> list[str]:
+        return [cls for cls in sorted(plan) if cls not in open_ and not any(
+            ancestor in plan and ancestor not in open_
+            for ancestor in _below(context, cls, interface)[1:])]
+
+    def span(classes: list[str]) -> set[str | None]:
+        return {home, *(context.path_of(cls) for cls in classes)}
+
+    current = tops(opened)
+    while difficulty != "easy" and len(span(current)) <= wanted:
+        widened = None
+        for top in current:
+            below = [cls for cls in plan if top in index.mro(cls)[1:]]
+            if top not in abstraction.uncalled or not below:
+                continue
+            trial = tops(opened | {top})
+            if len(span(trial)) > len(span(current)) and len(trial) <= len(current) + 1:
+                widened = top
+                break
+        if widened is None:
+            break
+        opened.add(widened)
+        current = tops(opened)
+    if abstraction.conversion is not None and len(current) > MAX_FORCED:
+        raise InjectionRefused(
+            f"made abstract, {interface.rpartition('.')[2]} would force {len(current)} classes "
+            f"to opt out; a handful is at most {MAX_FORCED}")
+    return current
+
+
+def _edit(context: InjectionContext, interface: str, roles: dict[str, list[str]],
+          plan: dict[str, list[str]], donors: set[str], abstraction: Abstraction,
+          difficulty: Difficulty, rng: random.Random) -> Edit:
+    """The widened interface and the opt-outs. With an abstract declaration (the interface's
+    spelling of `abstractmethod`) the methods are declared abstract, as the interface declares
+    its own hooks, and every class that would be left abstract (the tops of the family's
+    classes that lack them) opts out explicitly, so all stay instantiable. A plain base
+    converted gets `abc.ABC` as its base first."""
+    index = context.index
+    abstract = abstraction.decorator
     refusal = _getattr_refusal(context, {ancestor for member in [interface, *plan]
                                          for ancestor in index.mro(member)}, roles)
     if refusal is not None:
@@ -409,8 +503,12 @@ def _edit(context: InjectionContext, interface: str, roles: dict[str, list[str]]
 
     class_edit(interface).methods.extend(declaration(name, True) for name in methods)
     short = interface.rpartition(".")[2]
-    tops = [cls for cls in sorted(plan) if abstract and not any(
-        ancestor in plan for ancestor in _below(context, cls, interface)[1:])]
+    if abstraction.conversion is not None:
+        base, _, line = abstraction.conversion
+        class_edit(interface).mixins.append(str(base))
+        if line is not None:
+            edits[context.path_of(interface) or ""].imports.append(line)
+    tops = _forced(context, interface, plan, abstraction, difficulty)
     stubbers = _stubbers(context, interface, plan, donors, difficulty, rng, tops)
     involved: list[str] = []
     for cls in stubbers:

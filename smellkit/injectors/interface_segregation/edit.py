@@ -72,7 +72,7 @@ class _Apply(cst.CSTTransformer):
                     for position, source in enumerate(edit.methods))
         result = updated_node.with_changes(body=updated_node.body.with_changes(body=body))
         if edit.mixins:
-            bases = [cst.Arg(cst.Name(name), comma=cst.Comma(
+            bases = [cst.Arg(cst.parse_expression(name), comma=cst.Comma(
                 whitespace_after=cst.SimpleWhitespace(" "))) for name in edit.mixins]
             old = list(updated_node.bases)
             if not old:

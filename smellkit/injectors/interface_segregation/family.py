@@ -127,3 +127,53 @@ def abstract_decorator(context: InjectionContext, interface: str, *,
                 spelled_as = decorator
                 hooks = hooks or (name.startswith("_") and not name.startswith("__"))
     return spelled_as if hooks or not private else None
+
+
+def called_names(index: Any) -> set[str]:
+    """The last part of every name the repository calls (`NodeVisitor()`, `nodes.Const(...)`),
+    assigns (`code_generator_class = CodeGenerator`, called later) or passes to a call: a class
+    among them may be instantiated, so it cannot be left abstract."""
+    names: set[str] = set()
+
+    def add(expr: Any) -> None:
+        if isinstance(expr, Name):
+            names.add(expr.id)
+        elif isinstance(expr, Attr):
+            names.add(expr.attr)
+
+    for facts in index.modules.values():
+        for call in facts.calls:
+            add(call.func)
+            for argument in [*call.args, *(value for _, value in call.kwargs)]:
+                add(argument)
+        for assignment in facts.assignments:
+            add(assignment.value)
+    return names
+
+
+def abstract_spelling(context: InjectionContext, base: str, family: Iterable[str],
+                      called: set[str]) -> tuple[str, str, str | None] | None:
+    """How a plain base (jinja2's `NodeVisitor`) becomes an abstract one, if it can: the base
+    class to give it (`abc.ABC`), the decorator (`abc.abstractmethod`) and the import its module
+    needs (None when it has one). Only a base of nothing, never called by name (an abstract
+    class cannot be instantiated), in a family without a metaclass of its own (ABCMeta would
+    conflict with it)."""
+    index = context.index
+    info = index.classes.get(base)
+    short = base.rpartition(".")[2]
+    if info is None or short in called or any(name not in ("", "object")
+                                              for name in info.base_names):
+        return None
+    if any(getattr(index.classes.get(cls), "metaclass", None) for cls in [base, *family]):
+        return None
+    module = index.module_of.get(base, "")
+    bound = {item.bound: item.target for item in index.modules[module].imports
+             if item.scope == module and not item.type_only}
+    if bound.get("abc") == "abc":
+        return "abc.ABC", "abc.abstractmethod", None
+    spelled = {target: name for name, target in bound.items()}
+    if "abc.ABC" in spelled and "abc.abstractmethod" in spelled:
+        return spelled["abc.ABC"], spelled["abc.abstractmethod"], None
+    if "abc" in bound or "abc" in index.children.get(module, {}):
+        return None  # `abc` names something else there
+    return "abc.ABC", "abc.abstractmethod", "import abc"
