@@ -186,7 +186,8 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
                     context.discard("reads too little of its own class besides the object it "
                                     "holds (the detector would not see the envy once it moves)")
                     continue
-                placed = self._placed(context, callee, holder, "holds")
+                placed = self._placed(context, callee, holder, "holds",
+                                      forwarded=not callee.rpartition(".")[2].startswith("_"))
                 if placed is None:
                     continue
                 target, holder_path = placed
@@ -264,10 +265,10 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
                                  item.receiver] for item in found]})
 
     def _placed(self, context: InjectionContext, callee: str, holder: str,
-                how: str) -> tuple[Location, str] | None:
+                how: str, forwarded: bool = False) -> tuple[Location, str] | None:
         """The method's location and the holder's file, when the method may go to the object
         it `how` ("holds", "is passed"); None, the reason discarded, when it may not."""
-        why = self._ineligible(context.analysis, callee, holder, None)
+        why = self._ineligible(context.analysis, callee, holder, None, forwarded)
         if why is not None:
             context.discard(why)
             return None
@@ -281,7 +282,9 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
         return target, holder_path
 
     def _ineligible(self, analysis: Context, callee: str, holder: str,
-                    attribute: str | None) -> str | None:
+                    attribute: str | None, forwarded: bool = False) -> str | None:
+        """Why the method may not move, or None. `forwarded`: its class keeps a method of its
+        name that hands the calls on, so a subclass's override still overrides that."""
         index = analysis.index
         definition = index.definitions[callee]
         cls = index.class_of.get(callee)
@@ -295,7 +298,8 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
             return "the holder is the class itself or related to it"
         if len(sites.own_data(analysis, callee)) < self.options.min_own_attributes:
             return "reads too little of its own class"
-        if any(definition.name in index.children.get(sub, {}) for sub in index.descendants(cls)):
+        if not forwarded and any(definition.name in index.children.get(sub, {})
+                                 for sub in index.descendants(cls)):
             return "overridden in a subclass"
         if attribute is not None and not sites.plain_attribute(analysis, holder, attribute):
             return "the attribute is not a plain instance attribute"

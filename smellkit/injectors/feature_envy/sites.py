@@ -484,8 +484,10 @@ def inherited_calls(analysis: Context, method: str) -> list[Site]:
                     or not definition.params or definition.decorators \
                     or definition.name == "__init__" \
                     or func.base.id != definition.params[0].name \
-                    or index.lookup_method(owner, name) != method:
-                continue
+                    or index.lookup_method(owner, name) != method \
+                    or any(index.lookup_method(sub, name) != method
+                           for sub in index.descendants(owner)):
+                continue  # (a subclass's override would no longer be called)
             found.append(Site(owner, call.scope, call.line, call.col, None, func.base.id))
     return found
 
