@@ -197,8 +197,9 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
                 yield Candidate(
                     smell=self.name, target=target, files=(target.path, holder_path),
                     reason=(f"{callee} reads {len(own)} data attributes of its own class "
-                            f"({names}) and {'' if others else 'only '}{cls} calls it, which holds a {holder} in "
-                            f"self.{attribute}: that object can take the method and read the "
+                            f"({names}) and {'' if others else 'only '}{cls} calls it, "
+                            f"which holds a {holder} in self.{attribute}: that object can "
+                            "take the method and read the "
                             f"data back through a parameter"
                             + _leaving(moves, cls)
                             + (f"; subclasses in {', '.join(outside)} call it too"
