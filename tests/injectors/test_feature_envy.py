@@ -507,6 +507,19 @@ def test_hard_needs_every_call_from_elsewhere_to_reach_the_method_through_self(
     assert not isinstance(attempt(injector, context, candidate, "easy"), InjectionRefused)
 
 
+def test_hard_leaves_alone_callers_the_tests_do_not_run() -> None:
+    """A redirected call that no test runs would be a changed line no selected test runs (the
+    case would fail adequacy): a caller whose lines the test map says are half run gives hard
+    nothing, as jinja2's `NativeCodeGenerator._output_child_pre` does."""
+    project = Project.load(HANDED / "before", use_cache=False, jobs=1)
+    injector = make_injector(SMELL, {"min-file-lines": 0})
+    for share, expected in ((1.0, 1), (0.5, 0)):
+        context = InjectionContext(project, line_coverage={
+            "books.savings.SavingsLedger.withdraw": share})
+        (candidate,) = injector.candidates(context)
+        assert len(candidate.data["callers"]) == expected
+
+
 def test_a_private_method_called_elsewhere_is_no_candidate(tmp_path: Path) -> None:
     """A private method has no forwarding method to keep its other callers working: with a
     subclass in another module calling it, it cannot move."""
