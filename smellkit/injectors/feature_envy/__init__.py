@@ -759,9 +759,13 @@ class _Injection:
                                                     self.cls_name))
         aliases = [match.group(1) or "typing" for statement in read
                    if (match := re.fullmatch(r"import typing(?: as (\w+))?", statement))]
-        typing_name = aliases[0] if aliases else "typing"
+        # the holder module's own name for typing (jinja2's `import typing as t`)
+        own = next((name for name, module in sorted(bound.items()) if module == "typing"),
+                   "typing")
+        typing_name = aliases[0] if aliases else own
         imports = self._header(mixin_module, [
-            *read, *(["import typing"] if checked and not aliases else [])])
+            *read, *([f"import typing as {own}" if own != "typing" else "import typing"]
+                     if checked and not aliases else [])])
         if checked:
             lines = "".join(f"    {statement}\n" for statement in dict.fromkeys(checked))
             imports += f"\nif {typing_name}.TYPE_CHECKING:\n{lines}"
