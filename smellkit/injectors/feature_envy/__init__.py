@@ -371,11 +371,14 @@ class _Injection:
         reached = self.via is not None and self.delegate and bool(self.callers)
         if self.layers >= 2 or (self.difficulty == "hard" and not reached):
             # a module holding only the collaborator's annotation would be padding
+            why = (f"{self.method_name} is private and nothing outside its class calls it"
+                   if not self.delegate else
+                   f"no caller of {self.method_name} in another module can go to its new home "
+                   f"(a subclass's `self.{self.method_name}(...)` that the tests run)")
             raise InjectionRefused(
-                f"{self.method_name} is one method that no subclass in another module calls: "
-                f"its move spans {2 if self.local else 3} files at most (its class's, the "
-                "caller's, a mixin's), and a module that only declares the collaborator's type "
-                "would be a file added to reach the count")
+                f"{why}: its move spans {2 if self.local else 3} files at most (its class's, "
+                "the caller's, a mixin's), and a module that only declares the collaborator's "
+                "type would be a file added to reach the count")
         if not self.delegate and index.lookup_method(self.cls, self.method_name,
                                                      after=self.cls) is not None:
             raise InjectionRefused(f"moving {self.method_name} out of {self.cls_name} would "
