@@ -163,15 +163,22 @@ def test_real_code(package: tuple[str, str], capsys: pytest.CaptureFixture[str])
 
 
 @pytest.mark.slow
-def test_jinja2_tests_pass_on_the_smelly_code(tmp_path: Path) -> None:
+@pytest.mark.parametrize("difficulty", ["medium", "hard"])
+def test_jinja2_tests_pass_on_the_smelly_code(tmp_path: Path, difficulty: Difficulty) -> None:
     """Behaviour is kept: jinja2's own test suite passes on the medium injection (three files:
-    `CodeGenerator.newline` forwarding, `Environment` and the mixin holding the method)."""
+    the method of `CodeGenerator` forwarding, `Environment` and the mixin holding the method)
+    and on the hard one, where `NativeCodeGenerator` in nativetypes.py calls
+    `self.environment.write(self, ...)` directly (four files)."""
     from tests.injectors.support import first_injection, own_tests_pass
     from tests.support.pypi import sdist
 
     top = sdist("jinja2", "3.1.4")
-    injection = first_injection(top / "src", SMELL, "medium")
-    assert len(injection.files) == 3 and injection.red_herrings
+    injection = first_injection(top / "src", SMELL, difficulty)
+    assert len(injection.files) == {"medium": 3, "hard": 4}[difficulty]
+    assert injection.red_herrings
+    if difficulty == "hard":
+        assert "+            self.environment.write(self, finalize.src)" in \
+            injection.smelly_patch
     result = own_tests_pass(top, injection, tmp_path)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert " passed" in result.stdout
