@@ -158,7 +158,9 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
         while `B` holds an object of an unrelated class `A` (`self.<attr>`, set by its
         constructor): `A` gets the method, taking the `B` as a parameter, and `B` calls it
         as `self.<attr>.m(self, ...)`. The pattern of a class that hands its work to the
-        helper it owns, which then reads everything back from it."""
+        helper it owns, which then reads everything back from it. A public method may have
+        other callers too (its class keeps a method of its name that hands their calls on);
+        those in subclasses of other modules are kept on the candidate for hard."""
         analysis = context.analysis
         held = sites.held_objects(analysis)
         by_callee: dict[str, list[sites.Site]] = {}
