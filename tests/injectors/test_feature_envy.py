@@ -41,7 +41,8 @@ SHOP_RUN = ("from shop.customer import Customer\nfrom shop.invoice import Invoic
 LEDGER_RUN = "from bank.run import demo\nprint(demo())\n"
 REACHED: tuple[Difficulty, ...] = ("easy", "medium")
 """One moved method spans three files at most (its class's, its new home's, a mixin's): hard
-would need a fourth file that only declares the collaborator's type (padding), refused."""
+needs subclasses in other modules that call it (the `handed` case), else a fourth file would
+only declare the collaborator's type (padding), refused."""
 
 
 def test_candidates_say_why() -> None:
@@ -147,8 +148,10 @@ def test_real_code(package: tuple[str, str], capsys: pytest.CaptureFixture[str])
     """Candidates on the real package, and at each difficulty the first injection that passes
     every round-trip property (any success that fails one fails the test), the detector
     finding the envy. Both repositories' candidates are public methods a class lends to the
-    object it holds (`ShellComplete.source_vars` to its `cli`, `CodeGenerator.newline` to its
-    `environment`): they move, and a forwarding method keeps their name.
+    object it holds (`ShellComplete.source_vars` to its `cli`, `CodeGenerator.newline` and
+    `CodeGenerator.write` to its `environment`): they move, and a forwarding method keeps their
+    name. `write` is called by `NativeCodeGenerator` in another module too: hard sends those
+    calls to the new home (this test has no test map, so it does not ask whether tests run them).
     `ShellComplete.get_completions` is turned away: once `self.cli` is its new `self` it reads
     only two attributes of the completer, too few for the detector."""
     count, verified = real_code_yield(package, SMELL)
@@ -156,18 +159,28 @@ def test_real_code(package: tuple[str, str], capsys: pytest.CaptureFixture[str])
         print(f"\n{SMELL} {package[0]}: {count} candidates, verified {verified}")
     assert count >= 1
     assert all(verified[difficulty] for difficulty in REACHED), verified
+    # jinja2's `CodeGenerator.write` is called by `NativeCodeGenerator` in nativetypes.py too:
+    # hard sends those calls to the new home; no method of click's has such callers
+    assert bool(verified["hard"]) == (package[0] == "jinja2"), verified
 
 
 @pytest.mark.slow
-def test_jinja2_tests_pass_on_the_smelly_code(tmp_path: Path) -> None:
+@pytest.mark.parametrize("difficulty", ["medium", "hard"])
+def test_jinja2_tests_pass_on_the_smelly_code(tmp_path: Path, difficulty: Difficulty) -> None:
     """Behaviour is kept: jinja2's own test suite passes on the medium injection (three files:
-    `CodeGenerator.newline` forwarding, `Environment` and the mixin holding the method)."""
+    the method of `CodeGenerator` forwarding, `Environment` and the mixin holding the method)
+    and on the hard one, where `NativeCodeGenerator` in nativetypes.py calls
+    `self.environment.write(self, ...)` directly (four files)."""
     from tests.injectors.support import first_injection, own_tests_pass
     from tests.support.pypi import sdist
 
     top = sdist("jinja2", "3.1.4")
-    injection = first_injection(top / "src", SMELL, "medium")
-    assert len(injection.files) == 3 and injection.red_herrings
+    injection = first_injection(top / "src", SMELL, difficulty)
+    assert len(injection.files) == {"medium": 3, "hard": 4}[difficulty]
+    assert injection.red_herrings
+    if difficulty == "hard":
+        assert "+            self.environment.write(self, finalize.src)" in \
+            injection.smelly_patch
     result = own_tests_pass(top, injection, tmp_path)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert " passed" in result.stdout
@@ -443,6 +456,92 @@ def test_a_public_method_moves_and_its_class_hands_calls_on(tmp_path: Path,
     run = ("from books.ledger import Ledger\nfrom books.run import demo\n"
            "print(demo(), Ledger('bo', 5, 1).headroom())\n")  # the API call still answers
     same_behaviour(root, injection, tmp_path, run)
+
+
+HANDED = FIXTURES / SMELL / "handed"
+
+
+@pytest.mark.parametrize("difficulty", [*REACHED, "hard"])
+def test_a_subclass_elsewhere_calls_the_new_home_directly_at_hard(
+        tmp_path: Path, difficulty: Difficulty) -> None:
+    """`Ledger.headroom` is public and `SavingsLedger.withdraw`, in another module, calls it
+    too: it is a candidate all the same (the forwarding method serves that call). Easy and
+    medium leave the subclass alone; hard sends its call to the new home,
+    `self.columns.headroom(self)`, so the smell spans four modules, and the subclass's method
+    is named among the code involved."""
+    root = HANDED / "before"
+    injection = injected(root, SMELL, difficulty)
+    assert "books/savings.py call it too" in injection.candidate.reason
+    patch = injection.smelly_patch
+    assert "+        return self.columns.headroom(self)" in patch  # the forwarding method
+    redirected = "+        if amount > self.columns.headroom(self):" in patch
+    assert redirected == (difficulty == "hard")
+    assert len(injection.files) == {"easy": 2, "medium": 3, "hard": 4}[difficulty]
+    involved = {item.qualname for item in injection.locations}
+    assert ("books.savings.SavingsLedger.withdraw" in involved) == (difficulty == "hard")
+    assert injection.red_herrings if difficulty != "easy" else not injection.red_herrings
+    assert_round_trip(root, injection)
+    same_behaviour(root, injection, tmp_path, HELD_RUN)
+
+
+def _handed_copy(tmp_path: Path, old: str, new: str) -> Path:
+    import shutil
+
+    root = tmp_path / "repo"
+    shutil.copytree(HANDED / "before", root)
+    savings = root / "books" / "savings.py"
+    savings.write_text(savings.read_text().replace(old, new))
+    return root
+
+
+@pytest.mark.parametrize(("old", "new", "why"), [
+    ("        self.add(-amount)\n",
+     "        self.add(-amount)\n\n    def headroom(self):\n        return 0\n",
+     "an override of its own: SavingsLedger's calls are not the moved method's"),
+    ("self.headroom()", "super().headroom()", "a call not through self: left to the forwarder"),
+])
+def test_hard_needs_every_call_from_elsewhere_to_reach_the_method_through_self(
+        tmp_path: Path, old: str, new: str, why: str) -> None:
+    """A subclass that overrides the method, or reaches it otherwise than `self.m(...)`, gives
+    hard nothing it may redirect: refused (easy still moves the method, the forwarding method
+    serving the subclass)."""
+    root = _handed_copy(tmp_path, old, new)
+    context = InjectionContext(Project.load(root, use_cache=False, jobs=1))
+    injector = make_injector(SMELL, {"min-file-lines": 0})
+    (candidate,) = injector.candidates(context)
+    assert candidate.data["callers"] == [], why
+    refusal = attempt(injector, context, candidate, "hard")
+    assert isinstance(refusal, InjectionRefused)
+    assert "no caller of headroom in another module can go to its new home" in refusal.message
+    assert not isinstance(attempt(injector, context, candidate, "easy"), InjectionRefused)
+
+
+def test_hard_leaves_alone_callers_the_tests_do_not_run() -> None:
+    """A redirected call that no test runs would be a changed line no selected test runs (the
+    case would fail adequacy): a caller whose lines the test map says are half run gives hard
+    nothing, as jinja2's `NativeCodeGenerator._output_child_pre` does."""
+    project = Project.load(HANDED / "before", use_cache=False, jobs=1)
+    injector = make_injector(SMELL, {"min-file-lines": 0})
+    for share, expected in ((1.0, 1), (0.5, 0)):
+        context = InjectionContext(project, line_coverage={
+            "books.savings.SavingsLedger.withdraw": share})
+        (candidate,) = injector.candidates(context)
+        assert len(candidate.data["callers"]) == expected
+
+
+def test_a_private_method_called_elsewhere_is_no_candidate(tmp_path: Path) -> None:
+    """A private method has no forwarding method to keep its other callers working: with a
+    subclass in another module calling it, it cannot move."""
+    import shutil
+
+    root = tmp_path / "repo"
+    shutil.copytree(HANDED / "before", root)
+    for name in ("ledger.py", "savings.py"):
+        path = root / "books" / name
+        path.write_text(path.read_text().replace("headroom", "_headroom"))
+    context = InjectionContext(Project.load(root, use_cache=False, jobs=1))
+    assert not list(make_injector(SMELL, {"min-file-lines": 0}).candidates(context))
+    assert context.discarded["a method its own class calls, and code elsewhere too"] == 1
 
 
 def test_a_public_or_shared_method_is_never_copied(tmp_path: Path) -> None:

@@ -30,8 +30,13 @@ or parameter (three files), and names red herrings: methods of `B` that read as 
 but are at home, the holder's methods that only delegate to it, or other classes' methods that
 call `B` without envying it. When `A` and `B` share a module, easy puts the method in a mixin
 module (reading the collaborator explicitly) so that the smell spans two files, and medium is
-refused. There is no hard: one moved method spans three modules at most, and a fourth that only
-declares the collaborator's type (a typed base) would be a file added to reach the count.
+refused. Hard is medium's layout for a public method the class lends to the object it holds
+whose subclasses in other modules call it too (`NativeCodeGenerator` calling the `write` of
+jinja2's `CodeGenerator`): their calls go to the new home directly
+(`self.environment.write(self, x)`) while the class's own calls and its API keep the forwarding
+method, so the smell spans four modules or more. Without such callers one moved method spans
+three modules at most, and a fourth that only declared the collaborator's type (a typed base)
+would be a file added to reach the count: refused.
 
 New modules and mixins are named after the moved method (`add_entry.py`, `_AddEntryMixin`) and
 get no stock docstring; they declare `__slots__ = ()` only when the holder's classes use slots.
@@ -45,6 +50,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 import libcst as cst
+from libcst.metadata import MetadataWrapper
 from pydantic import Field
 
 from smellkit.analysis.access import is_dunder, is_test_code
@@ -80,9 +86,10 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
     description = ("A method reads the data of a class it reaches through an attribute more than "
                    "its own data: it belongs in that class.")
     Options = FeatureEnvyInjectorOptions
-    difficulties = ("easy", "medium")
-    """One moved method spans its class's module, its new home's and a mixin's: a fourth module
-    would only declare the collaborator's type (padding), so there is no hard case."""
+    difficulties = ("easy", "medium", "hard")
+    """One moved method spans its class's module, its new home's and a mixin's; hard adds the
+    subclasses in other modules that call it, sent to the new home directly. Without them a
+    fourth module would only declare the collaborator's type (padding): refused."""
 
     # -- candidates -------------------------------------------------------------------------
 
@@ -151,7 +158,9 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
         while `B` holds an object of an unrelated class `A` (`self.<attr>`, set by its
         constructor): `A` gets the method, taking the `B` as a parameter, and `B` calls it
         as `self.<attr>.m(self, ...)`. The pattern of a class that hands its work to the
-        helper it owns, which then reads everything back from it."""
+        helper it owns, which then reads everything back from it. A public method may have
+        other callers too (its class keeps a method of its name that hands their calls on);
+        those in subclasses of other modules are kept on the candidate for hard."""
         analysis = context.analysis
         held = sites.held_objects(analysis)
         by_callee: dict[str, list[sites.Site]] = {}
@@ -162,9 +171,14 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
         for callee, found in sorted(by_callee.items()):
             cls = context.index.class_of[callee]
             scopes = {site.scope for site in found}
-            if callee in graph and set(graph.predecessors(callee)) - scopes - {callee}:
+            others = set(graph.predecessors(callee)) - scopes - {callee} \
+                if callee in graph else set()
+            # a public method keeps a forwarding method of its name: its other callers go on
+            # calling that; a private one could only move if nothing else called it
+            if others and callee.rpartition(".")[2].startswith("_"):
                 context.discard("a method its own class calls, and code elsewhere too")
                 continue
+            callers = _outside_callers(context, callee, others)
             for attribute, kept in sorted(held[cls].items()):
                 holder = kept.cls
                 # `self.<attribute>` becomes the new home's own `self`: no longer its class's data
@@ -174,24 +188,32 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
                     context.discard("reads too little of its own class besides the object it "
                                     "holds (the detector would not see the envy once it moves)")
                     continue
-                placed = self._placed(context, callee, holder, "holds")
+                placed = self._placed(context, callee, holder, "holds",
+                                      forwarded=not callee.rpartition(".")[2].startswith("_"))
                 if placed is None:
                     continue
                 target, holder_path = placed
                 own, names, moves = _own_data(analysis, callee, scopes)
+                outside = sorted({path for site in callers
+                                  if (path := context.path_of(site.scope)) is not None})
                 yield Candidate(
                     smell=self.name, target=target, files=(target.path, holder_path),
                     reason=(f"{callee} reads {len(own)} data attributes of its own class "
-                            f"({names}) and only {cls} calls it, which holds a {holder} in "
-                            f"self.{attribute}: that object can take the method and read the "
+                            f"({names}) and {'' if others else 'only '}{cls} calls it, "
+                            f"which holds a {holder} in self.{attribute}: that object can "
+                            "take the method and read the "
                             f"data back through a parameter"
-                            + _leaving(moves, cls)),
+                            + _leaving(moves, cls)
+                            + (f"; subclasses in {', '.join(outside)} call it too"
+                               if outside else "")),
                     data={"holder": holder, "attribute": None, "method": callee,
                           "scopes": sorted(scopes), "move": True, "delegate": not moves,
                           "via": attribute,
                           "asserted": kept.asserted,
                           "sites": [[site.scope, site.line, site.col, site.receiver]
-                                    for site in found]})
+                                    for site in found],
+                          "callers": [[site.holder, site.scope, site.line, site.col,
+                                       site.receiver] for site in callers]})
 
     def _passed_candidates(self, context: InjectionContext) -> Iterator[Candidate]:
         """A method of a class `B` that reads its data, called only from `B`'s own methods, each
@@ -246,10 +268,10 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
                                  item.receiver] for item in found]})
 
     def _placed(self, context: InjectionContext, callee: str, holder: str,
-                how: str) -> tuple[Location, str] | None:
+                how: str, forwarded: bool = False) -> tuple[Location, str] | None:
         """The method's location and the holder's file, when the method may go to the object
         it `how` ("holds", "is passed"); None, the reason discarded, when it may not."""
-        why = self._ineligible(context.analysis, callee, holder, None)
+        why = self._ineligible(context.analysis, callee, holder, None, forwarded)
         if why is not None:
             context.discard(why)
             return None
@@ -263,7 +285,9 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
         return target, holder_path
 
     def _ineligible(self, analysis: Context, callee: str, holder: str,
-                    attribute: str | None) -> str | None:
+                    attribute: str | None, forwarded: bool = False) -> str | None:
+        """Why the method may not move, or None. `forwarded`: its class keeps a method of its
+        name that hands the calls on, so a subclass's override still overrides that."""
         index = analysis.index
         definition = index.definitions[callee]
         cls = index.class_of.get(callee)
@@ -277,7 +301,8 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
             return "the holder is the class itself or related to it"
         if len(sites.own_data(analysis, callee)) < self.options.min_own_attributes:
             return "reads too little of its own class"
-        if any(definition.name in index.children.get(sub, {}) for sub in index.descendants(cls)):
+        if not forwarded and any(definition.name in index.children.get(sub, {})
+                                 for sub in index.descendants(cls)):
             return "overridden in a subclass"
         if attribute is not None and not sites.plain_attribute(analysis, holder, attribute):
             return "the attribute is not a plain instance attribute"
@@ -309,6 +334,10 @@ class _Injection:
         caller = index.class_of[data["method"]] if lends else data["holder"]
         self.sites = [sites.Site(caller, scope, line, col, data["attribute"], receiver)
                       for scope, line, col, receiver in data["sites"]]
+        self.callers = [sites.Site(holder, scope, line, col, None, receiver)
+                        for holder, scope, line, col, receiver in data.get("callers", [])]
+        """Subclasses in other modules calling the method as `self.m(...)`: at hard they call
+        the new home directly, and the method of its name stays for the rest (its API)."""
         self.via: str | None = data.get("via")
         """The envied class calls the method itself, through the object it holds in
         `self.<via>` (`_held_candidates`): the calls to rewrite are in the envied class."""
@@ -336,15 +365,22 @@ class _Injection:
         self.local = self.holder_path == self.cls_path
         """Both classes in one module: the method always goes to new modules (mixins), one
         more than across modules, so that the smell spans 2, 3 and 4 files."""
-        self.layers = {"easy": 0, "medium": 1, "hard": 2}[difficulty] + int(self.local)
+        self.layers = {"easy": 0, "medium": 1, "hard": 1}[difficulty] + int(self.local)
+        """Hard is medium's layout (a mixin module) plus the callers in other modules."""
 
     def run(self) -> Edit:
         index = self.index
-        if self.layers >= 2:  # a module holding only the collaborator's annotation: padding
+        reached = self.via is not None and self.delegate and bool(self.callers)
+        if self.layers >= 2 or (self.difficulty == "hard" and not reached):
+            # a module holding only the collaborator's annotation would be padding
+            why = (f"{self.method_name} is private and nothing outside its class calls it"
+                   if not self.delegate else
+                   f"no caller of {self.method_name} in another module can go to its new home "
+                   f"(a subclass's `self.{self.method_name}(...)` that the tests run)")
             raise InjectionRefused(
-                f"{self.method_name} is one method: its move spans {2 if self.local else 3} "
-                "files at most (its class's, the caller's, a mixin's), and a module that only "
-                "declares the collaborator's type would be a file added to reach the count")
+                f"{why}: its move spans {2 if self.local else 3} files at most (its class's, "
+                "the caller's, a mixin's), and a module that only declares the collaborator's "
+                "type would be a file added to reach the count")
         if not self.delegate and index.lookup_method(self.cls, self.method_name,
                                                      after=self.cls) is not None:
             raise InjectionRefused(f"moving {self.method_name} out of {self.cls_name} would "
@@ -460,9 +496,12 @@ class _Injection:
         else:
             changes[self.cls_path] = cls_tree.code
         changes[self.holder_path] = holder_tree.code
+        callers = self.callers if self.difficulty == "hard" else []
+        if callers:
+            self._redirect_callers(changes)
         herrings = sites.look_alikes(self.context.analysis, self.cls, self.method, self.holder,
                                      self.attribute,
-                                     frozenset(site.scope for site in self.sites))
+                                     frozenset(site.scope for site in [*self.sites, *callers]))
         if self.difficulty == "hard" and not herrings:
             raise InjectionRefused(f"{self.cls} has no other method that reads as much of its data "
                                    "(a red herring)")
@@ -478,12 +517,41 @@ class _Injection:
         )
         return Edit(
             changes=changes, targets=((target, "method"),), checks=checks,
-            involved=(self.holder, self.cls, *sorted({site.scope for site in self.sites})),
+            involved=(self.holder, self.cls,
+                      *sorted({site.scope for site in [*self.sites, *callers]})),
             red_herrings=tuple(herrings) if self.difficulty != "easy" else (),
             summary=f"moved {self.method} to {target}"
                     + (f" ({self.cls_name} hands its API's calls on)" if self.delegate else "")
                     + "; "
-                    f"{len(self.sites)} call(s) in {self.holder} go there")
+                    f"{len(self.sites)} call(s) in {self.holder} go there"
+                    + (f"; {len(callers)} call(s) of subclasses in other modules go there "
+                       "directly" if callers else ""))
+
+    def _redirect_callers(self, changes: dict[str, str | None]) -> None:
+        """The subclasses' calls in other modules go to the new home, as the class's own
+        forwarding method does: `self.write(x)` -> `self.environment.write(self, x)`."""
+        by_path: dict[str, list[sites.Site]] = {}
+        for site in self.callers:
+            path = self.context.path_of(site.scope)
+            if path is None or path in changes:
+                raise InjectionRefused(f"{site.scope} is in a module the move already edits")
+            by_path.setdefault(path, []).append(site)
+        for path, found in sorted(by_path.items()):
+            tree = self.context.module(path)
+            wrapper: MetadataWrapper | None = self.context.wrapper(path)
+            for holder in sorted({site.holder for site in found}):
+                place = move.top_level(self.index, holder)
+                node = move.find_class(tree, place[1]) if place is not None else None
+                if node is None:
+                    raise InjectionRefused(f"{holder} is not defined at the top level of {path}")
+                group = [site for site in found if site.holder == holder]
+                tree, count = sites.redirect_calls(tree, node, group, self.new_name, wrapper,
+                                                   via=self.via)
+                wrapper = None  # positions of the edited tree: computed again
+                if count != len(group):
+                    raise InjectionRefused(f"found {count} of the {len(group)} calls to "
+                                           f"{self.method_name} in {holder}")
+            changes[path] = tree.code
 
     def _forwarding(self, function: cst.FunctionDef) -> cst.FunctionDef:
         """The public method, left in its class for its callers (the class's own, and code
@@ -696,9 +764,13 @@ class _Injection:
                                                     self.cls_name))
         aliases = [match.group(1) or "typing" for statement in read
                    if (match := re.fullmatch(r"import typing(?: as (\w+))?", statement))]
-        typing_name = aliases[0] if aliases else "typing"
+        # the holder module's own name for typing (jinja2's `import typing as t`)
+        own = next((name for name, module in sorted(bound.items()) if module == "typing"),
+                   "typing")
+        typing_name = aliases[0] if aliases else own
         imports = self._header(mixin_module, [
-            *read, *(["import typing"] if checked and not aliases else [])])
+            *read, *([f"import typing as {own}" if own != "typing" else "import typing"]
+                     if checked and not aliases else [])])
         if checked:
             lines = "".join(f"    {statement}\n" for statement in dict.fromkeys(checked))
             imports += f"\nif {typing_name}.TYPE_CHECKING:\n{lines}"
@@ -745,6 +817,30 @@ def _leaving(moves: bool, cls: str) -> str:
     return ("; it is private, so it moves" if moves else
             f"; it is public, so it moves and {cls.rpartition('.')[2]} keeps a method of that "
             "name that hands calls on to it")
+
+
+def _outside_callers(context: InjectionContext, method: str,
+                     others: set[str]) -> list[sites.Site]:
+    """The calls that reach a public method from modules other than its class's, when every
+    one is `self.m(...)` in a subclass that inherits it (`NativeCodeGenerator` writing through
+    `CodeGenerator.write`): a hard case sends them to the new home directly. Empty when there
+    are none, or when some reach it otherwise (the forwarding method serves those)."""
+    analysis = context.analysis
+    home = context.path_of(method)
+    outside = {scope for scope in others if context.path_of(scope) != home}
+    if not outside:
+        return []
+    found = [site for site in sites.inherited_calls(analysis, method) if site.scope in outside]
+    name = method.rpartition(".")[2]
+    if {site.scope for site in found} != outside or any(
+            sites.calls_named(analysis, scope, name)
+            != sum(1 for site in found if site.scope == scope) for scope in outside):
+        return []
+    # a call no test runs would be a changed line no selected test runs (jinja2's
+    # `NativeCodeGenerator._output_child_pre` writes only with a `finalize` no test sets)
+    if not all(context.well_covered(scope) for scope in outside):
+        return []
+    return found
 
 
 def _own_data(analysis: Context, callee: str,

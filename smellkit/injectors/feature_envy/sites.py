@@ -466,6 +466,40 @@ def self_calls(analysis: Context) -> Iterator[tuple[Site, str]]:
         yield Site(cls, call.scope, call.line, call.col, None, self_name), callee
 
 
+def inherited_calls(analysis: Context, method: str) -> list[Site]:
+    """`self.m(...)` written directly in an undecorated method (its constructor aside) of a
+    subclass of `m`'s class that inherits `m` rather than overriding it: the calls a subclass
+    makes to the method, each with the subclass as its holder."""
+    index = analysis.index
+    cls = index.class_of.get(method)
+    name = method.rpartition(".")[2]
+    found = []
+    for facts in index.modules.values():
+        for call in facts.calls:
+            func = call.func
+            owner = index.class_of.get(call.scope)
+            definition = index.definitions.get(call.scope)
+            if not isinstance(func, Attr) or func.attr != name or not isinstance(func.base, Name) \
+                    or owner is None or owner == cls or definition is None \
+                    or not definition.params or definition.decorators \
+                    or definition.name == "__init__" \
+                    or func.base.id != definition.params[0].name \
+                    or index.lookup_method(owner, name) != method \
+                    or any(index.lookup_method(sub, name) != method
+                           for sub in index.descendants(owner)):
+                continue  # (a subclass's override would no longer be called)
+            found.append(Site(owner, call.scope, call.line, call.col, None, func.base.id))
+    return found
+
+
+def calls_named(analysis: Context, scope: str, name: str) -> int:
+    """How many calls of a method named `name` (`<anything>.name(...)`) a function makes."""
+    facts = analysis.file_of(scope)
+    return sum(1 for call in facts.calls if call.scope == scope
+               and isinstance(call.func, Attr) and call.func.attr == name) \
+        if facts is not None else 0
+
+
 def _own_method_calls(index: Index) -> Iterator[tuple[CallSite, str, str, str]]:
     """`self.m(...)` calls written in an undecorated method (its constructor aside) of a class
     that defines the method `m`: each call with its class, the name of `self` and `m`."""
