@@ -266,6 +266,23 @@ class Measurement:
     """Every function of the files read (by qualname) -> the selected tests that run it."""
 
 
+def statement_runs(code: SmellyCode, lines: LineContexts, tests: Iterable[str] | None = None
+                   ) -> dict[tuple[str, int], set[str]]:
+    """(path, statement) -> the tests (of `tests`, or all) that run it; "" stands for code run
+    outside any test, while the tests were being loaded."""
+    selected = None if tests is None else set(tests)
+    runs: dict[tuple[str, int], set[str]] = {}
+    for path, source in code.files.items():
+        for line, contexts in lines.get(path, {}).items():
+            statement = source.statement(line)
+            if statement is not None:
+                keep = {item for item in contexts
+                        if item == "" or selected is None or item in selected}
+                if keep:
+                    runs.setdefault((path, statement), set()).update(keep)
+    return runs
+
+
 def measure(code: SmellyCode, injection: Injection, lines: LineContexts,
             tests: Iterable[str]) -> Measurement:
     """Targets run, changed lines run and the tests running each changed function, from the
@@ -280,14 +297,7 @@ def measure(code: SmellyCode, injection: Injection, lines: LineContexts,
     exempt = sorted({*dead, *(item.qualname for item in exempt_functions if item.stub and any(
         item.start <= line <= item.end for line in code.changed.get(item.path, ()))),
         *_only_stubs(code, (item.location.qualname for item in injection.targets))})
-    runs: dict[tuple[str, int], set[str]] = {}  # (path, statement) -> tests; "" = outside tests
-    for path, source in code.files.items():
-        for line, contexts in lines.get(path, {}).items():
-            statement = source.statement(line)
-            if statement is not None:
-                keep = {item for item in contexts if item == "" or item in selected}
-                if keep:
-                    runs.setdefault((path, statement), set()).update(keep)
+    runs = statement_runs(code, lines, selected)
     by_function: dict[Function, set[str]] = {}
     for (path, line), ran in runs.items():
         owner = code.files[path].owner(line)

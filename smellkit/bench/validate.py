@@ -26,6 +26,7 @@ from smellkit.bench.adequacy import (
     break_function,
     measure,
     module_of,
+    statement_runs,
 )
 from smellkit.config import RepoSpec
 from smellkit.errors import SmellkitError
@@ -52,7 +53,7 @@ CopyTree = Callable[[Path, Path], Path]
 _LISTED = 5  # node ids named in a rejection reason
 POOL_LIMIT = 300
 """Tests run under coverage on the smelly version when selecting again (moved or copied code)."""
-VALIDATION_FORMAT = 6
+VALIDATION_FORMAT = 7
 """Part of each validation outcome's key in the work log: a change in what validation checks
 makes a resumed build validate again instead of reusing verdicts of the old rules."""
 
@@ -130,13 +131,15 @@ class Validator:
                                                   for item in members]))
         return tuple(sorted(chosen))
 
-    def _spread(self, name: str, groups: Iterable[Sequence[str]]) -> set[str]:
-        """Up to `limit` tests taken in turn from each group (each shuffled with the seed), so
-        they run as many of the groups as they can."""
+    def _spread(self, name: str, groups: Iterable[Sequence[str]],
+                limit: int | None = None) -> set[str]:
+        """Up to `limit` (by default the validator's) tests taken in turn from each group (each
+        shuffled with the seed), so they run as many of the groups as they can."""
+        limit = self.limit if limit is None else limit
         rng = random.Random(f"{self.seed}:{name}")
         queues = [rng.sample(list(group), len(group)) for group in groups if group]
         chosen: set[str] = set()
-        while queues and len(chosen) < self.limit:
+        while queues and len(chosen) < limit:
             for queue in list(queues):
                 while queue and queue[0] in chosen:
                     queue.pop(0)
@@ -144,8 +147,27 @@ class Validator:
                     queues.remove(queue)
                     continue
                 chosen.add(queue.pop(0))
-                if len(chosen) >= self.limit:
+                if len(chosen) >= limit:
                     break
+        return chosen
+
+    def _covering(self, lines: Iterable[str], runs: dict[tuple[str, int], set[str]]
+                  ) -> set[str]:
+        """At most `limit` tests that together run as many of `lines` ("path:statement") as
+        `runs` shows tests running: each pick the test running most of those left (the
+        fastest, then the first by name, on a tie)."""
+        left: dict[str, set[str]] = {}
+        for item in lines:
+            path, _, line = item.rpartition(":")
+            for test in runs.get((path, int(line)), set()) - {""}:
+                left.setdefault(test, set()).add(item)
+        chosen: set[str] = set()
+        while left and len(chosen) < self.limit:
+            best = min(left, key=lambda test: (-len(left[test]),
+                                               self.test_map.durations.get(test, 0), test))
+            chosen.add(best)
+            done = left.pop(best)
+            left = {test: rest - done for test, rest in left.items() if rest - done}
         return chosen
 
     def outcome_key(self, injection: Injection) -> str:
@@ -316,12 +338,17 @@ class Validator:
         found = measure(code, injection, wide.lines, wide.run.passed)
         names = [*(item.qualname for item in found.adequacy.functions),
                  *found.adequacy.live_targets()]
-        chosen = set(tests)
+        # first the tests that run the changed lines the selection misses (a branch only one
+        # test in a hundred reaches), then the rest of each function's share spread at random
+        missed = measure(code, injection, smelly.lines, tests).adequacy.lines_not_executed
+        chosen = set(tests) | self._covering(missed, statement_runs(code, wide.lines,
+                                                                     wide.run.passed))
         for name in dict.fromkeys(names):
             runners = {test for function, tests_of in found.runners.items()
                        if function == name or function.startswith(f"{name}.")
                        for test in tests_of}
-            chosen.update(self._spread(name, [sorted(runners)]))
+            chosen.update(self._spread(name, [sorted(runners)],
+                                       limit=self.limit - len(runners & chosen)))
         if chosen == set(tests):
             return None
         lines: LineContexts = {}

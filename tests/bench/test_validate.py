@@ -203,6 +203,20 @@ def test_copied_code_is_guarded_by_tests_selected_from_the_smelly_version(
     assert from_row(to_row(case)).test_adequacy == adequacy  # survives export and import
 
 
+def test_reselection_first_takes_the_tests_that_run_the_missed_lines(calc: Validator) -> None:
+    """A branch one test in a hundred reaches is what a random pick misses: the tests running
+    the lines the selection missed come first, as few as cover most, within the limit; code
+    run while the tests load ("") needs no test."""
+    import dataclasses
+
+    runs = {("m.py", 4): {"t::rare", "t::a"}, ("m.py", 7): {"t::rare"},
+            ("m.py", 9): {"t::b"}, ("m.py", 12): {""}}
+    lines = ["m.py:4", "m.py:7", "m.py:9", "m.py:12"]
+    assert calc._covering(lines, runs) == {"t::rare", "t::b"}
+    assert calc._covering([], runs) == set()
+    assert dataclasses.replace(calc, limit=1)._covering(lines, runs) == {"t::rare"}
+
+
 def test_a_smelly_version_that_already_passes_its_checks_is_rejected(calc: Validator) -> None:
     """A check the smelly code already passes (the detector does not see the injected smell: a
     shotgun-surgery case on a constant the detector deliberately leaves alone) would score a
