@@ -45,16 +45,14 @@ from weakref import WeakKeyDictionary
 import libcst as cst
 from pydantic import Field
 
-from smellkit._internal import pyast
 from smellkit.config import is_test_path
 from smellkit.detectors.deep_inlining import DeepInlining, DeepInliningOptions, is_generated
 from smellkit.errors import InjectionRefused
 from smellkit.facts import Name as NameExpr
-from smellkit.facts import extract
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
-from smellkit.injectors.data_clumps.spread import line_limit
 from smellkit.injectors.deep_inlining.imports import imports_for, with_imports
 from smellkit.injectors.deep_inlining.inline import Inliner, Plan, Rewritten, names_of
+from smellkit.injectors.deep_inlining.judge import Judged, alone, flagged, judge, within_limit
 from smellkit.injectors.deep_inlining.remove import removals
 from smellkit.injectors.deep_inlining.sites import Site, SiteFinder
 from smellkit.injectors.deep_inlining.spread import Moved, Spread, Spreader
@@ -63,6 +61,7 @@ from smellkit.models import Candidate, Difficulty, StructuralCheck
 _DEPTH: dict[Difficulty, int] = {"easy": 1, "medium": 2, "hard": 3}
 _MIN_HELPERS: dict[Difficulty, int] = {"easy": 1, "medium": 2, "hard": 3}
 _MIN_FILES: dict[Difficulty, int] = {"easy": 2, "medium": 3, "hard": 4}
+_MAX_INPUTS = DeepInliningOptions().max_block_inputs
 
 
 class DeepInliningInjectorOptions(InjectorOptions):
@@ -131,15 +130,19 @@ class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
         rng.shuffle(plans)
         # the helpers with the fewest branches first: a selected test that runs the call runs
         # all of their pasted lines; at medium and hard a chain first (indirection), and
-        # helpers of other files (more of the span without moving code)
+        # helpers of other files (more of the span without moving code). Before all, helpers
+        # whose call passes few of the function's names: a body reading more of them is no
+        # block the rule counts, and only dilutes the others.
+        inliner = Inliner(context, comments=difficulty == "easy")
+        inputs = {id(plan): inliner.inputs(qualname, plan) > _MAX_INPUTS for plan in plans}
         if difficulty == "easy":
-            plans.sort(key=lambda plan: _branches(context, plan))
+            plans.sort(key=lambda plan: (inputs[id(plan)], _branches(context, plan)))
         else:
-            plans.sort(key=lambda plan: (-min(_depth(plan), 2), _branches(context, plan),
+            plans.sort(key=lambda plan: (inputs[id(plan)], -min(_depth(plan), 2),
+                                         _branches(context, plan),
                                          -len(_files(context, [plan], path))))
         if difficulty != "easy":  # two or three helpers: different ones, not one twice
             plans = _distinct_first(plans)
-        inliner = Inliner(context, comments=difficulty == "easy")
         spreader = _SPREADERS.setdefault(context, Spreader(context))
         tries = [_Try(context, inliner, spreader, qualname, path, difficulty, rng, batch)
                  for batch in _batches(context, plans, path, difficulty)]
@@ -164,7 +167,7 @@ class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
             raise InjectionRefused(f"{difficulty} needs {_MIN_HELPERS[difficulty]} "
                                    f"helper(s){extra} over {_MIN_FILES[difficulty]} files; "
                                    f"{most} could be inlined{why}")
-        if not _flagged(context, path, qualname, made.last.text):
+        if not flagged(context, path, qualname, made.last.text):
             raise InjectionRefused("the function is no longer reported once its callees moved out")
         return _edit(context, difficulty, qualname, path, made.chosen, made.last)
 
@@ -201,12 +204,15 @@ class _Try:
     reasons: list[str] = field(default_factory=list)
     enough: bool = False
     flagged: bool = False
+    judged: Judged | None = None
+    """How close the best trial so far came to the rule."""
 
     def run(self) -> _Made | None:
         context, qualname, path, difficulty = self.context, self.qualname, self.path, \
             self.difficulty
         for plan in self.plans:
             trial = [*self.chosen, plan]
+            before = self.chosen
             try:
                 rewritten = self.inliner.rewrite(qualname, sorted(trial,
                                                                   key=lambda p: p.site.line))
@@ -222,15 +228,21 @@ class _Try:
                 continue
             self.enough = True
             try:  # the function reads as deep inlining (moving callees out cannot change it)
-                if not _flagged(context, path, qualname, _alone(context, qualname,
-                                                                rewritten.function)):
+                judged = judge(context, path, qualname, alone(context, qualname,
+                                                              rewritten.function))
+                if not judged.flagged:
+                    if judged.worse_than(self.judged):
+                        self.chosen = before  # a body with too many inputs: no block of its own
+                    else:
+                        self.judged = judged
                     continue
                 self.flagged = True
                 removed = removals(context, qualname, path, rewritten.inlined)
                 made = _spread(context, self.spreader, difficulty, qualname, path, rewritten,
                                set(removed), self.rng)
                 text = with_imports(context, qualname, path, made.module, imports)
-                _within_limit(context, path, qualname, rewritten.function)
+                within_limit(context, qualname, self.inliner.function(
+                    context.module(path), qualname), rewritten.function)
             except InjectionRefused as error:
                 self.reasons.append(error.message)
                 continue
@@ -348,48 +360,6 @@ def _still_called(context: InjectionContext, qualname: str, inlined: Sequence[st
 def _elsewhere(context: InjectionContext, path: str, rewritten: Rewritten) -> set[str]:
     """The files other than the caller's that the pasted code comes from."""
     return {context.path_of(name) or path for name in rewritten.inlined} - {path}
-
-
-def _within_limit(context: InjectionContext, path: str, qualname: str,
-                  function: cst.FunctionDef) -> None:
-    """Refused when a pasted line is longer than the repository's line length: renamed locals
-    and deeper indentation must not outgrow it (lines of the function as it was are its own)."""
-    if context not in _LIMITS:
-        _LIMITS[context] = _line_length([context.source(facts.path)
-                                         for facts in context.index.modules.values()])
-    limit = _LIMITS[context]
-    original = Inliner(context, comments=False).function(context.module(path), qualname)
-    kept = set(_indented(context, qualname, original).splitlines())  # long already: not ours
-    longest = max((len(line) for line in _indented(context, qualname, function).splitlines()
-                   if not line.lstrip().startswith("#") and line not in kept), default=0)
-    if longest > limit:
-        raise InjectionRefused(f"a pasted line of {qualname} would be {longest} columns long, "
-                               f"over the repository's {limit}")
-
-
-def _line_length(sources: Sequence[str]) -> int:
-    """The line length a repository keeps to: what 99% of its lines of code stay within,
-    rounded up to the usual settings (79, 88, 99, 100, 120); a few long lines (a URL, a
-    `# type: ignore`) do not make every length right."""
-    lengths = sorted(len(line) for source in sources for line in source.splitlines()
-                     if line.strip() and not line.lstrip().startswith("#"))
-    if not lengths:
-        return 79
-    kept = lengths[min(len(lengths) - 1, int(len(lengths) * 0.99))]
-    return next((usual for usual in (79, 88, 99, 100, 120) if kept <= usual),
-                max(kept, line_limit("")))
-
-
-_LIMITS: WeakKeyDictionary[InjectionContext, int] = WeakKeyDictionary()
-"""The longest line of code of each repository."""
-
-
-def _indented(context: InjectionContext, qualname: str, function: cst.FunctionDef) -> str:
-    """The function's text at its real indentation (one level per enclosing class)."""
-    depth = len(qualname[len(context.index.module_of[qualname]) + 1:].split(".")) - 1
-    text = cst.Module([]).code_for_node(function.with_changes(leading_lines=[]))
-    return "".join(("    " * depth + line) if line.strip() else line
-                   for line in text.splitlines(keepends=True))
 
 
 def _native_features(context: InjectionContext, qualname: str, path: str,
@@ -532,29 +502,6 @@ def _enough(difficulty: Difficulty, chosen: Sequence[Plan], renamed: bool) -> bo
 
 
 # -- the smelly file ------------------------------------------------------------------------------
-
-
-def _alone(context: InjectionContext, qualname: str, function: cst.FunctionDef) -> str:
-    """The text of a module holding only the function (in its classes, so its qualname is the
-    same): the rule judges a function by its own code, and printing a whole big module for
-    every trial would cost far more."""
-    module = context.index.module_of[qualname]
-    node: cst.FunctionDef | cst.ClassDef = function.with_changes(leading_lines=[])
-    for name in reversed(qualname[len(module) + 1:].split(".")[:-1]):
-        node = cst.ClassDef(name=cst.Name(name), body=cst.IndentedBlock(body=[node]))
-    return cst.Module(body=[node]).code
-
-
-def _flagged(context: InjectionContext, path: str, qualname: str, text: str) -> bool:
-    """Whether the detector's rule reports the function in the new text of its file."""
-    facts = context.index.modules[context.index.module_of[qualname]]
-    try:
-        tree = pyast.parse(text)
-    except SyntaxError:
-        return False
-    new = extract(tree, text, path, facts.module, facts.is_package)
-    detector = DeepInlining(DeepInliningOptions())
-    return any(definition.qualname == qualname for definition, *_ in detector.judge(new))
 
 
 def _red_herrings(context: InjectionContext, qualname: str, inlined: Sequence[str]) -> list[str]:

@@ -201,6 +201,21 @@ class Inliner:
             raise InjectionRefused(f"{qualname} is not a function")
         return node
 
+    def inputs(self, qualname: str, plan: Plan) -> int:
+        """How many of the function's own names (parameters and locals, `self` and `cls`
+        aside) the planned call passes: what its pasted body will read of the function."""
+        function = self.function(self.context.module(self._path(qualname)), qualname)
+        statement = self._lines(qualname, function).get(plan.site.line)
+        if statement is None or len(statement.body) != 1:
+            return 0
+        try:
+            call, _ = _call(statement)
+        except InjectionRefused:
+            return 0
+        names = names_of([function.params, function.body])
+        own = (names.bound | _param_names(function)) - {"self", "cls"}
+        return len(names_of([call]).used & own)
+
     def rewrite(self, qualname: str, plans: Sequence[Plan]) -> Rewritten:
         """The function's file with every planned call statement replaced by the callee's body."""
         path = self._path(qualname)
@@ -307,11 +322,12 @@ class Inliner:
             renamed := _rename(item, renames), cst.BaseStatement)], literals)
         bindings, pasted = propagate([(renames.get(name, name), value)
                                       for name, value in bindings], pasted)
+        pasted, bindings = _returned_into_target(pasted, bindings, form, statement,
+                                                 host_names)
         new: list[cst.BaseStatement] = [
             cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))],
                                                 _dedented(value))])
             for name, value in bindings]
-        pasted = _returned_into_target(pasted, form, statement, host_names)
         new.extend(exits(pasted, form, statement))
         if not new:
             new = [cst.SimpleStatementLine([cst.Pass()])]
@@ -485,17 +501,20 @@ class _Returns(cst.CSTVisitor):
         self.values.append(node.value)
 
 
-def _returned_into_target(body: list[cst.BaseStatement], form: str,
-                          statement: cst.SimpleStatementLine,
-                          host_names: set[str]) -> list[cst.BaseStatement]:
+def _returned_into_target(body: list[cst.BaseStatement],
+                          bindings: list[tuple[str, cst.BaseExpression]], form: str,
+                          statement: cst.SimpleStatementLine, host_names: set[str],
+                          ) -> tuple[list[cst.BaseStatement], list[tuple[str, cst.BaseExpression]]]:
     """The pasted body writing its result straight into the name the call was assigned to:
     `text = "\n".join(lines)`, not `receipt_text = "\n".join(lines)` then
     `text = receipt_text`. Only when every `return` gives the same local of the pasted body,
-    one the host never names, and the body never names the target."""
+    one the host never names, and the body never names the target. A parameter bound before
+    the body and returned (`data = ...; return data`) is bound to the target too (not at all
+    when the argument was the target itself), unless another argument reads the target."""
     small = statement.body[0]
     if form != "assign" or not isinstance(small, cst.Assign) or \
             not isinstance(small.targets[0].target, cst.Name):
-        return body
+        return body, bindings
     target = small.targets[0].target.value
     returns = _Returns()
     for item in body:
@@ -503,13 +522,19 @@ def _returned_into_target(body: list[cst.BaseStatement], form: str,
     values = {value.value if isinstance(value, cst.Name) else None for value in returns.values}
     names = names_of(body)
     if len(values) != 1 or None in values or target in names.used | names.bound:
-        return body
+        return body, bindings
     (local,) = values
     assert local is not None
-    if local not in names.bound or local in host_names:
-        return body
+    parameters = [name for name, _ in bindings]
+    if (local not in names.bound and local not in parameters) or local in host_names:
+        return body, bindings
+    others = [value for name, value in bindings if name != local]
+    if target in names_of(others).used:
+        return body, bindings
+    kept = [(target if name == local else name, value) for name, value in bindings
+            if not (name == local and isinstance(value, cst.Name) and value.value == target)]
     return [renamed for item in body if isinstance(
-        renamed := _rename(item, {local: target}), cst.BaseStatement)]
+        renamed := _rename(item, {local: target}), cst.BaseStatement)], kept
 
 
 def _plain_text(value: cst.BaseExpression, rebound: set[str]) -> bool:
