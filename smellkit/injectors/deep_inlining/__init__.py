@@ -39,7 +39,6 @@ import random
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 from weakref import WeakKeyDictionary
 
 import libcst as cst
@@ -50,16 +49,31 @@ from smellkit.detectors.deep_inlining import DeepInlining, DeepInliningOptions, 
 from smellkit.errors import InjectionRefused
 from smellkit.facts import Name as NameExpr
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
+from smellkit.injectors.deep_inlining.checks import checks, red_herrings
 from smellkit.injectors.deep_inlining.imports import imports_for, with_imports
-from smellkit.injectors.deep_inlining.inline import Inliner, Plan, Rewritten, names_of
+from smellkit.injectors.deep_inlining.inline import Inliner, Rewritten
 from smellkit.injectors.deep_inlining.judge import Judged, alone, flagged, judge, within_limit
+from smellkit.injectors.deep_inlining.plans import (
+    MIN_HELPERS,
+    Plan,
+    branches_of,
+    chains_of,
+    complexity,
+    depth_of,
+    distinct_first,
+    dumped,
+    enough,
+    files_of,
+    flattened,
+    loaded,
+    trimmed,
+)
 from smellkit.injectors.deep_inlining.remove import removals
-from smellkit.injectors.deep_inlining.sites import Site, SiteFinder
-from smellkit.injectors.deep_inlining.spread import Moved, Spread, Spreader
-from smellkit.models import Candidate, Difficulty, StructuralCheck
+from smellkit.injectors.deep_inlining.sites import SiteFinder
+from smellkit.injectors.deep_inlining.spread import Spread, Spreader
+from smellkit.models import Candidate, Difficulty
 
 _DEPTH: dict[Difficulty, int] = {"easy": 1, "medium": 2, "hard": 3}
-_MIN_HELPERS: dict[Difficulty, int] = {"easy": 1, "medium": 2, "hard": 3}
 _MIN_FILES: dict[Difficulty, int] = {"easy": 2, "medium": 3, "hard": 4}
 _MAX_INPUTS = DeepInliningOptions().max_block_inputs
 
@@ -92,11 +106,11 @@ class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
             if why is not None:
                 context.discard(why)
                 continue
-            plans = _chains(finder, qualname, self.options.max_depth, frozenset({qualname}))
+            plans = chains_of(finder, qualname, self.options.max_depth, frozenset({qualname}))
             if not plans:
                 context.discard(_no_helper(finder, qualname))
                 continue
-            helpers = [plan.site.callee for plan in _flatten(plans)]
+            helpers = [plan.site.callee for plan in flattened(plans)]
             sloc = finder.sloc(qualname) + sum(finder.sloc(name) for name in helpers)
             cc = finder.cc(qualname) + sum(finder.cc(name) - 1 for name in helpers)
             location = context.location(qualname)
@@ -111,14 +125,14 @@ class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
             files = sorted({path, *by_file})
             where = "; ".join(f"{'its own file' if file == path else file}: "
                               f"{', '.join(names)}" for file, names in sorted(by_file.items()))
-            depth = max(_depth(plan) for plan in plans)
+            depth = max(depth_of(plan) for plan in plans)
             yield Candidate(
                 smell=self.name, target=location, files=tuple(files),
                 reason=(f"{definition.name} calls {len(plans)} helper(s) of the repository "
                         f"(>= 5 lines each, inlinable: single exit, no super(), no decorators) "
                         f"forming chains of depth {depth} over {len(files)} file(s) ({where}); "
                         f"pasted in, they would make about {sloc} SLOC and CC {cc}"),
-                data={"sites": [_dump(plan) for plan in plans]})
+                data={"sites": [dumped(plan) for plan in plans]})
 
     def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
                rng: random.Random) -> Edit:
@@ -126,7 +140,7 @@ class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
         path = context.path_of(qualname)
         if path is None:
             raise InjectionRefused(f"{qualname} is not defined")
-        plans = [_trim(_load(item), _DEPTH[difficulty]) for item in candidate.data["sites"]]
+        plans = [trimmed(loaded(item), _DEPTH[difficulty]) for item in candidate.data["sites"]]
         rng.shuffle(plans)
         # the helpers with the fewest branches first: a selected test that runs the call runs
         # all of their pasted lines; at medium and hard a chain first (indirection), and
@@ -136,13 +150,13 @@ class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
         inliner = Inliner(context, comments=difficulty == "easy")
         inputs = {id(plan): inliner.inputs(qualname, plan) > _MAX_INPUTS for plan in plans}
         if difficulty == "easy":
-            plans.sort(key=lambda plan: (inputs[id(plan)], _branches(context, plan)))
+            plans.sort(key=lambda plan: (inputs[id(plan)], branches_of(context, plan)))
         else:
-            plans.sort(key=lambda plan: (inputs[id(plan)], -min(_depth(plan), 2),
-                                         _branches(context, plan),
-                                         -len(_files(context, [plan], path))))
+            plans.sort(key=lambda plan: (inputs[id(plan)], -min(depth_of(plan), 2),
+                                         branches_of(context, plan),
+                                         -len(files_of(context, [plan], path))))
         if difficulty != "easy":  # two or three helpers: different ones, not one twice
-            plans = _distinct_first(plans)
+            plans = distinct_first(plans)
         spreader = _SPREADERS.setdefault(context, Spreader(context))
         tries = [_Try(context, inliner, spreader, qualname, path, difficulty, rng, batch)
                  for batch in _batches(context, plans, path, difficulty)]
@@ -164,7 +178,7 @@ class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
                 if difficulty != "easy" else ""
             why = f" ({'; '.join(reasons[:2])})" if reasons else ""
             most = max(len(attempt.chosen) for attempt in tries)
-            raise InjectionRefused(f"{difficulty} needs {_MIN_HELPERS[difficulty]} "
+            raise InjectionRefused(f"{difficulty} needs {MIN_HELPERS[difficulty]} "
                                    f"helper(s){extra} over {_MIN_FILES[difficulty]} files; "
                                    f"{most} could be inlined{why}")
         if not flagged(context, path, qualname, made.last.text):
@@ -181,7 +195,7 @@ def _batches(context: InjectionContext, plans: list[Plan], path: str,
         return [plans]
     by_file: dict[frozenset[str], list[Plan]] = {}
     for plan in plans:
-        by_file.setdefault(frozenset(_files(context, [plan], path) - {path}), []).append(plan)
+        by_file.setdefault(frozenset(files_of(context, [plan], path) - {path}), []).append(plan)
     batches = [batch for key, batch in by_file.items() if len(key) <= 1]
     return sorted(batches, key=lambda batch: -len(batch))
 
@@ -224,7 +238,7 @@ class _Try:
                 self.reasons.append("an easy case pastes code of one other file only")
                 continue
             self.chosen = trial
-            if not _enough(difficulty, self.chosen, rewritten.renamed):
+            if not enough(difficulty, self.chosen, rewritten.renamed):
                 continue
             self.enough = True
             try:  # the function reads as deep inlining (moving callees out cannot change it)
@@ -332,7 +346,7 @@ def _spread(context: InjectionContext, spreader: Spreader, difficulty: Difficult
     # the fewest branches first: a moved definition is new code every line of which the
     # selected tests must run; at hard, methods first: a mixin is what makes it hard
     movable.sort(key=lambda name: (difficulty == "hard" and context.index.definitions[
-        name].kind != "method", _cc(context, name)))
+        name].kind != "method", complexity(context, name)))
     if len(movable) < missing:
         raise InjectionRefused(f"the callees span {len(files)} file(s); {len(movable)} distinct "
                                f"one(s) of the caller's file can move, {missing} new module(s) "
@@ -398,7 +412,7 @@ def _edit(context: InjectionContext, difficulty: Difficulty, qualname: str, path
     gone = {name for name in inlined if context.path_of(name) in made.removed}
     features = [*_native_features(context, qualname, path, inlined, made.needs),
                 *(f"mixin {item.mixin} in {item.path}" for item in moved.values() if item.mixin)]
-    herrings = _red_herrings(context, qualname, inlined)
+    herrings = red_herrings(context, qualname, inlined)
     if difficulty == "hard" and not features:
         raise InjectionRefused("hard needs module state, a mixin or an inherited helper in the "
                                "pasted code")
@@ -415,7 +429,7 @@ def _edit(context: InjectionContext, difficulty: Difficulty, qualname: str, path
     return Edit(
         changes={path: made.text, **made.spread.files, **made.removed},
         targets=((qualname, "method"),),
-        checks=_checks(context, qualname, made.function,
+        checks=checks(context, qualname, made.function,
                        [name for name in direct if name not in gone], grown, moved),
         involved=tuple(dict.fromkeys(involved)), red_herrings=tuple(herrings),
         summary=f"pasted {len(inlined)} helper bodies into {qualname} ({', '.join(inlined)}); "
@@ -430,134 +444,3 @@ def _lines(function: cst.FunctionDef) -> int:
                .splitlines())
 
 
-# -- plans --------------------------------------------------------------------------------------
-
-
-def _chains(finder: SiteFinder, qualname: str, depth: int, seen: frozenset[str]) -> list[Plan]:
-    plans: list[Plan] = []
-    for site in finder.sites(qualname):
-        if site.callee in seen:
-            continue
-        inner = _chains(finder, site.callee, depth - 1, seen | {site.callee}) if depth > 1 \
-            else []
-        plans.append(Plan(site, inner))
-    return plans
-
-
-def _flatten(plans: Sequence[Plan]) -> list[Plan]:
-    return [item for plan in plans for item in (plan, *_flatten(plan.inner))]
-
-
-def _depth(plan: Plan) -> int:
-    return 1 + max((_depth(inner) for inner in plan.inner), default=0)
-
-
-def _trim(plan: Plan, depth: int) -> Plan:
-    return Plan(plan.site, [_trim(inner, depth - 1) for inner in plan.inner] if depth > 1 else [])
-
-
-def _dump(plan: Plan) -> dict[str, Any]:
-    site = plan.site
-    return {"caller": site.caller, "callee": site.callee, "line": site.line, "form": site.form,
-            "method": site.method, "inner": [_dump(inner) for inner in plan.inner]}
-
-
-def _load(data: dict[str, Any]) -> Plan:
-    return Plan(Site(data["caller"], data["callee"], int(data["line"]), data["form"],
-                     bool(data["method"])), [_load(inner) for inner in data.get("inner", [])])
-
-
-def _cc(context: InjectionContext, qualname: str) -> int:
-    measure = getattr(context.index.definitions.get(qualname), "measure", None)
-    return measure.cc if measure is not None else 1
-
-
-def _branches(context: InjectionContext, plan: Plan) -> int:
-    """The branches the plan's pasted bodies add (their cyclomatic complexity beyond 1)."""
-    return sum(_cc(context, item.site.callee) - 1 for item in _flatten([plan]))
-
-
-def _files(context: InjectionContext, plans: Sequence[Plan], path: str) -> set[str]:
-    return {path, *(context.path_of(plan.site.callee) or path for plan in _flatten(plans))}
-
-
-def _distinct_first(plans: Sequence[Plan]) -> list[Plan]:
-    """The plans in their order, but a second call of a helper already planned after every
-    first one: the function grows by different helpers before it repeats one."""
-    seen: set[str] = set()
-    first: list[Plan] = []
-    again: list[Plan] = []
-    for plan in plans:
-        (again if plan.site.callee in seen else first).append(plan)
-        seen.add(plan.site.callee)
-    return [*first, *again]
-
-
-def _enough(difficulty: Difficulty, chosen: Sequence[Plan], renamed: bool) -> bool:
-    """Enough distinct helpers, and at medium and hard some indirection: a chain (a helper's
-    helper pasted inside it) or parameters bound to renamed locals or defaults."""
-    if len({plan.site.callee for plan in _flatten(chosen)}) < _MIN_HELPERS[difficulty]:
-        return False
-    return difficulty == "easy" or any(_depth(plan) >= 2 for plan in chosen) or renamed
-
-
-# -- the smelly file ------------------------------------------------------------------------------
-
-
-def _red_herrings(context: InjectionContext, qualname: str, inlined: Sequence[str]) -> list[str]:
-    """Helpers of the repository the function still calls: they look like the pasted ones, but
-    are calls already and must stay so."""
-    graph = context.index.call_graph
-    if qualname not in graph:
-        return []
-    found = []
-    for callee in sorted(graph.successors(qualname)):
-        definition = context.index.definitions.get(callee)
-        if definition is None or callee in inlined or definition.kind not in (
-                "function", "method") or definition.end_line - definition.start_line < 4:
-            continue
-        found.append(callee)
-    return found[:3]
-
-
-def _checks(context: InjectionContext, qualname: str, function: cst.FunctionDef,
-            direct: Sequence[str], grown: int,
-            moved: dict[str, Moved]) -> tuple[StructuralCheck, ...]:
-    definition = context.index.definitions[qualname]
-    lines = definition.end_line - definition.start_line + 1
-    name = definition.name
-    checks = [
-        StructuralCheck(kind="no_finding", description=f"{name} is no longer reported as deep "
-                        "inlining", params={"smell": "deep_inlining", "qualnames": [qualname]}),
-    ]
-    if grown > 4:
-        checks.append(StructuralCheck(
-            kind="max_lines", description=f"{name} is at most {lines + grown // 2} lines long",
-            params={"qualname": qualname, "lines": lines + grown // 2}))
-    mentioned = names_of([function])
-    mentioned_attributes = {node.attr.value for node in _attributes(function)}
-    for callee in direct:
-        short = callee.rpartition(".")[2]
-        if short in mentioned.used or short in mentioned_attributes:
-            continue  # still called somewhere in the function: the check would not fail
-        description = f"{name} calls {short} again instead of doing its work inline"
-        if callee in moved:  # either definition will do: where it was, or where it moved
-            checks.append(StructuralCheck(kind="deep_inlining.calls_one_of",
-                                          description=description, params={
-                                              "caller": qualname, "callees": [
-                                                  callee, moved[callee].new_qualname]}))
-        else:
-            checks.append(StructuralCheck(kind="calls", description=description,
-                                          params={"caller": qualname, "callee": callee}))
-    return tuple(checks)
-
-
-def _attributes(node: cst.CSTNode) -> list[cst.Attribute]:
-    found: list[cst.Attribute] = []
-
-    class Collect(cst.CSTVisitor):
-        def visit_Attribute(self, inner: cst.Attribute) -> None:
-            found.append(inner)
-
-    node.visit(Collect())
-    return found

@@ -42,8 +42,8 @@ from smellkit.injectors.cst.imports import (
 from smellkit.injectors.cst.slots import SLOTS_LINE, uses_slots
 from smellkit.injectors.deep_inlining.hints import hint_imports, hinted_names, type_checking_guard
 from smellkit.injectors.deep_inlining.imports import import_line
-from smellkit.injectors.deep_inlining.inline import names_of
 from smellkit.injectors.deep_inlining.movable import Movability
+from smellkit.injectors.deep_inlining.names import names_of
 from smellkit.injectors.deep_inlining.scope import binds, free_names, import_time
 from smellkit.injectors.naming import (
     MIN_WORD,
