@@ -1191,3 +1191,18 @@ def test_helpers_passing_many_of_the_function_names_are_pasted_last(small_repo: 
     assert not Judged(flagged=False, sized=True, coverage=0.1).worse_than(
         Judged(flagged=False, sized=False, coverage=0.3))  # still growing: kept
     assert not Judged(flagged=False, sized=True, coverage=0.0).worse_than(None)
+
+
+def test_a_class_header_grown_by_mixins_wraps_as_black_writes_it() -> None:
+    """Mixins taken in first can push a class header past the line length: it is wrapped
+    with its bases on a line of their own and the closing bracket right under the class, with
+    no blank line before it (jinja2's `CodeGenerator` once got one)."""
+    from smellkit.injectors.cst.layout import wrap_added_lines
+
+    before = "class CodeGenerator(NodeVisitor):\n    pass\n"
+    after = ("class CodeGenerator(_BytecodeGenerator, _GeneratorWriteline, _ContextGenerator, "
+             "NodeVisitor):\n    pass\n")
+    assert wrap_added_lines(after, before, 88) == (
+        "class CodeGenerator(\n"
+        "    _BytecodeGenerator, _GeneratorWriteline, _ContextGenerator, NodeVisitor\n"
+        "):\n    pass\n")

@@ -3,11 +3,14 @@
 A candidate is a function the detector does not report whose statement-level calls go to
 functions of the repository (five source lines or more) that can be inlined safely, forming
 chains of depth 1 to 3, with enough code between them to make a long, complex function
-(`sites.py`). The injection replaces call statements by the callees' bodies
+(`sites.py`, `plans.py`). The injection replaces call statements by the callees' bodies
 (`inline.py`), written as one function is written (literals folded, constant locals
-propagated, results assigned straight to the caller's name). A callee of another module that
-nothing else names any more leaves it (`remove.py`); the others stay defined, so every other
-caller is untouched and the original is the refactoring: call them again.
+propagated, results assigned straight to the caller's name), until the detector's rule reports
+the function (`judge.py`): helpers whose call passes few of the function's names first, since
+a body reading many of them is no block the rule counts, and one whose paste only dilutes the
+blocks is left out. A callee of another module that nothing else names any more leaves it
+(`remove.py`); the others stay defined, so every other caller is untouched and the original is
+the refactoring: call them again (`checks.py`).
 
 Difficulty follows SmellBench's rule on the files the smell spans, counted on the files the
 patch changes: the caller's, the modules that lose their pasted helpers, and the new modules
@@ -343,10 +346,12 @@ def _spread(context: InjectionContext, spreader: Spreader, difficulty: Difficult
             refused.append(f"{name.rpartition('.')[2]}: {refusal.message}")
             continue
         movable.append(name)
-    # the fewest branches first: a moved definition is new code every line of which the
-    # selected tests must run; at hard, methods first: a mixin is what makes it hard
+    # the ones the tests run most of, then the fewest branches first: a moved definition is
+    # new code every line of which the selected tests must run; at hard, methods first: a
+    # mixin is what makes it hard
+    run = context.line_coverage or {}
     movable.sort(key=lambda name: (difficulty == "hard" and context.index.definitions[
-        name].kind != "method", complexity(context, name)))
+        name].kind != "method", -run.get(name, 1.0), complexity(context, name)))
     if len(movable) < missing:
         raise InjectionRefused(f"the callees span {len(files)} file(s); {len(movable)} distinct "
                                f"one(s) of the caller's file can move, {missing} new module(s) "
