@@ -267,13 +267,13 @@ def _rebuild(node: cst.CSTNode, items: list[Any], opening: cst.BaseParenthesizab
             posonly_params=posonly, posonly_ind=slash[0] if slash else params.posonly_ind,
             params=plain, star_arg=star[0] if star else params.star_arg, kwonly_params=kwonly,
             star_kwarg=kwargs[0] if kwargs else None))
-    if isinstance(node, cst.ClassDef):
+    if isinstance(node, cst.ClassDef):  # the last base carries `closing`, as a call's does
         bases = [item for item in items if item.keyword is None]
         return node.with_changes(
             bases=bases, keywords=items[len(bases):],
             lpar=node.lpar.with_changes(whitespace_after=opening)
             if isinstance(node.lpar, cst.LeftParen) else node.lpar,
-            rpar=node.rpar.with_changes(whitespace_before=closing or empty)
+            rpar=node.rpar.with_changes(whitespace_before=empty)
             if isinstance(node.rpar, cst.RightParen) else node.rpar)
     if isinstance(node, cst.ImportFrom):
         return node.with_changes(names=items, lpar=cst.LeftParen(whitespace_after=opening),

@@ -3,11 +3,14 @@
 A candidate is a function the detector does not report whose statement-level calls go to
 functions of the repository (five source lines or more) that can be inlined safely, forming
 chains of depth 1 to 3, with enough code between them to make a long, complex function
-(`sites.py`). The injection replaces call statements by the callees' bodies
+(`sites.py`, `plans.py`). The injection replaces call statements by the callees' bodies
 (`inline.py`), written as one function is written (literals folded, constant locals
-propagated, results assigned straight to the caller's name). A callee of another module that
-nothing else names any more leaves it (`remove.py`); the others stay defined, so every other
-caller is untouched and the original is the refactoring: call them again.
+propagated, results assigned straight to the caller's name), until the detector's rule reports
+the function (`judge.py`): helpers whose call passes few of the function's names first, since
+a body reading many of them is no block the rule counts, and one whose paste only dilutes the
+blocks is left out. A callee of another module that nothing else names any more leaves it
+(`remove.py`); the others stay defined, so every other caller is untouched and the original is
+the refactoring: call them again (`checks.py`).
 
 Difficulty follows SmellBench's rule on the files the smell spans, counted on the files the
 patch changes: the caller's, the modules that lose their pasted helpers, and the new modules
@@ -39,30 +42,43 @@ import random
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 from weakref import WeakKeyDictionary
 
 import libcst as cst
 from pydantic import Field
 
-from smellkit._internal import pyast
 from smellkit.config import is_test_path
 from smellkit.detectors.deep_inlining import DeepInlining, DeepInliningOptions, is_generated
 from smellkit.errors import InjectionRefused
 from smellkit.facts import Name as NameExpr
-from smellkit.facts import extract
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
-from smellkit.injectors.data_clumps.spread import line_limit
+from smellkit.injectors.deep_inlining.checks import checks, red_herrings
 from smellkit.injectors.deep_inlining.imports import imports_for, with_imports
-from smellkit.injectors.deep_inlining.inline import Inliner, Plan, Rewritten, names_of
+from smellkit.injectors.deep_inlining.inline import Inliner, Rewritten
+from smellkit.injectors.deep_inlining.judge import Judged, alone, flagged, judge, within_limit
+from smellkit.injectors.deep_inlining.plans import (
+    MIN_HELPERS,
+    Plan,
+    branches_of,
+    chains_of,
+    complexity,
+    depth_of,
+    distinct_first,
+    dumped,
+    enough,
+    files_of,
+    flattened,
+    loaded,
+    trimmed,
+)
 from smellkit.injectors.deep_inlining.remove import removals
-from smellkit.injectors.deep_inlining.sites import Site, SiteFinder
-from smellkit.injectors.deep_inlining.spread import Moved, Spread, Spreader
-from smellkit.models import Candidate, Difficulty, StructuralCheck
+from smellkit.injectors.deep_inlining.sites import SiteFinder
+from smellkit.injectors.deep_inlining.spread import Spread, Spreader
+from smellkit.models import Candidate, Difficulty
 
 _DEPTH: dict[Difficulty, int] = {"easy": 1, "medium": 2, "hard": 3}
-_MIN_HELPERS: dict[Difficulty, int] = {"easy": 1, "medium": 2, "hard": 3}
 _MIN_FILES: dict[Difficulty, int] = {"easy": 2, "medium": 3, "hard": 4}
+_MAX_INPUTS = DeepInliningOptions().max_block_inputs
 
 
 class DeepInliningInjectorOptions(InjectorOptions):
@@ -93,11 +109,11 @@ class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
             if why is not None:
                 context.discard(why)
                 continue
-            plans = _chains(finder, qualname, self.options.max_depth, frozenset({qualname}))
+            plans = chains_of(finder, qualname, self.options.max_depth, frozenset({qualname}))
             if not plans:
                 context.discard(_no_helper(finder, qualname))
                 continue
-            helpers = [plan.site.callee for plan in _flatten(plans)]
+            helpers = [plan.site.callee for plan in flattened(plans)]
             sloc = finder.sloc(qualname) + sum(finder.sloc(name) for name in helpers)
             cc = finder.cc(qualname) + sum(finder.cc(name) - 1 for name in helpers)
             location = context.location(qualname)
@@ -112,14 +128,14 @@ class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
             files = sorted({path, *by_file})
             where = "; ".join(f"{'its own file' if file == path else file}: "
                               f"{', '.join(names)}" for file, names in sorted(by_file.items()))
-            depth = max(_depth(plan) for plan in plans)
+            depth = max(depth_of(plan) for plan in plans)
             yield Candidate(
                 smell=self.name, target=location, files=tuple(files),
                 reason=(f"{definition.name} calls {len(plans)} helper(s) of the repository "
                         f"(>= 5 lines each, inlinable: single exit, no super(), no decorators) "
                         f"forming chains of depth {depth} over {len(files)} file(s) ({where}); "
                         f"pasted in, they would make about {sloc} SLOC and CC {cc}"),
-                data={"sites": [_dump(plan) for plan in plans]})
+                data={"sites": [dumped(plan) for plan in plans]})
 
     def inject(self, context: InjectionContext, candidate: Candidate, difficulty: Difficulty,
                rng: random.Random) -> Edit:
@@ -127,19 +143,23 @@ class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
         path = context.path_of(qualname)
         if path is None:
             raise InjectionRefused(f"{qualname} is not defined")
-        plans = [_trim(_load(item), _DEPTH[difficulty]) for item in candidate.data["sites"]]
+        plans = [trimmed(loaded(item), _DEPTH[difficulty]) for item in candidate.data["sites"]]
         rng.shuffle(plans)
         # the helpers with the fewest branches first: a selected test that runs the call runs
         # all of their pasted lines; at medium and hard a chain first (indirection), and
-        # helpers of other files (more of the span without moving code)
-        if difficulty == "easy":
-            plans.sort(key=lambda plan: _branches(context, plan))
-        else:
-            plans.sort(key=lambda plan: (-min(_depth(plan), 2), _branches(context, plan),
-                                         -len(_files(context, [plan], path))))
-        if difficulty != "easy":  # two or three helpers: different ones, not one twice
-            plans = _distinct_first(plans)
+        # helpers of other files (more of the span without moving code). Before all, helpers
+        # whose call passes few of the function's names: a body reading more of them is no
+        # block the rule counts, and only dilutes the others.
         inliner = Inliner(context, comments=difficulty == "easy")
+        inputs = {id(plan): inliner.inputs(qualname, plan) > _MAX_INPUTS for plan in plans}
+        if difficulty == "easy":
+            plans.sort(key=lambda plan: (inputs[id(plan)], branches_of(context, plan)))
+        else:
+            plans.sort(key=lambda plan: (inputs[id(plan)], -min(depth_of(plan), 2),
+                                         branches_of(context, plan),
+                                         -len(files_of(context, [plan], path))))
+        if difficulty != "easy":  # two or three helpers: different ones, not one twice
+            plans = distinct_first(plans)
         spreader = _SPREADERS.setdefault(context, Spreader(context))
         tries = [_Try(context, inliner, spreader, qualname, path, difficulty, rng, batch)
                  for batch in _batches(context, plans, path, difficulty)]
@@ -161,10 +181,10 @@ class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
                 if difficulty != "easy" else ""
             why = f" ({'; '.join(reasons[:2])})" if reasons else ""
             most = max(len(attempt.chosen) for attempt in tries)
-            raise InjectionRefused(f"{difficulty} needs {_MIN_HELPERS[difficulty]} "
+            raise InjectionRefused(f"{difficulty} needs {MIN_HELPERS[difficulty]} "
                                    f"helper(s){extra} over {_MIN_FILES[difficulty]} files; "
                                    f"{most} could be inlined{why}")
-        if not _flagged(context, path, qualname, made.last.text):
+        if not flagged(context, path, qualname, made.last.text):
             raise InjectionRefused("the function is no longer reported once its callees moved out")
         return _edit(context, difficulty, qualname, path, made.chosen, made.last)
 
@@ -178,7 +198,7 @@ def _batches(context: InjectionContext, plans: list[Plan], path: str,
         return [plans]
     by_file: dict[frozenset[str], list[Plan]] = {}
     for plan in plans:
-        by_file.setdefault(frozenset(_files(context, [plan], path) - {path}), []).append(plan)
+        by_file.setdefault(frozenset(files_of(context, [plan], path) - {path}), []).append(plan)
     batches = [batch for key, batch in by_file.items() if len(key) <= 1]
     return sorted(batches, key=lambda batch: -len(batch))
 
@@ -201,12 +221,15 @@ class _Try:
     reasons: list[str] = field(default_factory=list)
     enough: bool = False
     flagged: bool = False
+    judged: Judged | None = None
+    """How close the best trial so far came to the rule."""
 
     def run(self) -> _Made | None:
         context, qualname, path, difficulty = self.context, self.qualname, self.path, \
             self.difficulty
         for plan in self.plans:
             trial = [*self.chosen, plan]
+            before = self.chosen
             try:
                 rewritten = self.inliner.rewrite(qualname, sorted(trial,
                                                                   key=lambda p: p.site.line))
@@ -218,19 +241,25 @@ class _Try:
                 self.reasons.append("an easy case pastes code of one other file only")
                 continue
             self.chosen = trial
-            if not _enough(difficulty, self.chosen, rewritten.renamed):
+            if not enough(difficulty, self.chosen, rewritten.renamed):
                 continue
             self.enough = True
             try:  # the function reads as deep inlining (moving callees out cannot change it)
-                if not _flagged(context, path, qualname, _alone(context, qualname,
-                                                                rewritten.function)):
+                judged = judge(context, path, qualname, alone(context, qualname,
+                                                              rewritten.function))
+                if not judged.flagged:
+                    if judged.worse_than(self.judged):
+                        self.chosen = before  # a body with too many inputs: no block of its own
+                    else:
+                        self.judged = judged
                     continue
                 self.flagged = True
                 removed = removals(context, qualname, path, rewritten.inlined)
                 made = _spread(context, self.spreader, difficulty, qualname, path, rewritten,
                                set(removed), self.rng)
                 text = with_imports(context, qualname, path, made.module, imports)
-                _within_limit(context, path, qualname, rewritten.function)
+                within_limit(context, qualname, self.inliner.function(
+                    context.module(path), qualname), rewritten.function)
             except InjectionRefused as error:
                 self.reasons.append(error.message)
                 continue
@@ -317,10 +346,12 @@ def _spread(context: InjectionContext, spreader: Spreader, difficulty: Difficult
             refused.append(f"{name.rpartition('.')[2]}: {refusal.message}")
             continue
         movable.append(name)
-    # the fewest branches first: a moved definition is new code every line of which the
-    # selected tests must run; at hard, methods first: a mixin is what makes it hard
+    # the ones the tests run most of, then the fewest branches first: a moved definition is
+    # new code every line of which the selected tests must run; at hard, methods first: a
+    # mixin is what makes it hard
+    run = context.line_coverage or {}
     movable.sort(key=lambda name: (difficulty == "hard" and context.index.definitions[
-        name].kind != "method", _cc(context, name)))
+        name].kind != "method", -run.get(name, 1.0), complexity(context, name)))
     if len(movable) < missing:
         raise InjectionRefused(f"the callees span {len(files)} file(s); {len(movable)} distinct "
                                f"one(s) of the caller's file can move, {missing} new module(s) "
@@ -348,48 +379,6 @@ def _still_called(context: InjectionContext, qualname: str, inlined: Sequence[st
 def _elsewhere(context: InjectionContext, path: str, rewritten: Rewritten) -> set[str]:
     """The files other than the caller's that the pasted code comes from."""
     return {context.path_of(name) or path for name in rewritten.inlined} - {path}
-
-
-def _within_limit(context: InjectionContext, path: str, qualname: str,
-                  function: cst.FunctionDef) -> None:
-    """Refused when a pasted line is longer than the repository's line length: renamed locals
-    and deeper indentation must not outgrow it (lines of the function as it was are its own)."""
-    if context not in _LIMITS:
-        _LIMITS[context] = _line_length([context.source(facts.path)
-                                         for facts in context.index.modules.values()])
-    limit = _LIMITS[context]
-    original = Inliner(context, comments=False).function(context.module(path), qualname)
-    kept = set(_indented(context, qualname, original).splitlines())  # long already: not ours
-    longest = max((len(line) for line in _indented(context, qualname, function).splitlines()
-                   if not line.lstrip().startswith("#") and line not in kept), default=0)
-    if longest > limit:
-        raise InjectionRefused(f"a pasted line of {qualname} would be {longest} columns long, "
-                               f"over the repository's {limit}")
-
-
-def _line_length(sources: Sequence[str]) -> int:
-    """The line length a repository keeps to: what 99% of its lines of code stay within,
-    rounded up to the usual settings (79, 88, 99, 100, 120); a few long lines (a URL, a
-    `# type: ignore`) do not make every length right."""
-    lengths = sorted(len(line) for source in sources for line in source.splitlines()
-                     if line.strip() and not line.lstrip().startswith("#"))
-    if not lengths:
-        return 79
-    kept = lengths[min(len(lengths) - 1, int(len(lengths) * 0.99))]
-    return next((usual for usual in (79, 88, 99, 100, 120) if kept <= usual),
-                max(kept, line_limit("")))
-
-
-_LIMITS: WeakKeyDictionary[InjectionContext, int] = WeakKeyDictionary()
-"""The longest line of code of each repository."""
-
-
-def _indented(context: InjectionContext, qualname: str, function: cst.FunctionDef) -> str:
-    """The function's text at its real indentation (one level per enclosing class)."""
-    depth = len(qualname[len(context.index.module_of[qualname]) + 1:].split(".")) - 1
-    text = cst.Module([]).code_for_node(function.with_changes(leading_lines=[]))
-    return "".join(("    " * depth + line) if line.strip() else line
-                   for line in text.splitlines(keepends=True))
 
 
 def _native_features(context: InjectionContext, qualname: str, path: str,
@@ -428,7 +417,7 @@ def _edit(context: InjectionContext, difficulty: Difficulty, qualname: str, path
     gone = {name for name in inlined if context.path_of(name) in made.removed}
     features = [*_native_features(context, qualname, path, inlined, made.needs),
                 *(f"mixin {item.mixin} in {item.path}" for item in moved.values() if item.mixin)]
-    herrings = _red_herrings(context, qualname, inlined)
+    herrings = red_herrings(context, qualname, inlined)
     if difficulty == "hard" and not features:
         raise InjectionRefused("hard needs module state, a mixin or an inherited helper in the "
                                "pasted code")
@@ -445,7 +434,7 @@ def _edit(context: InjectionContext, difficulty: Difficulty, qualname: str, path
     return Edit(
         changes={path: made.text, **made.spread.files, **made.removed},
         targets=((qualname, "method"),),
-        checks=_checks(context, qualname, made.function,
+        checks=checks(context, qualname, made.function,
                        [name for name in direct if name not in gone], grown, moved),
         involved=tuple(dict.fromkeys(involved)), red_herrings=tuple(herrings),
         summary=f"pasted {len(inlined)} helper bodies into {qualname} ({', '.join(inlined)}); "
@@ -460,157 +449,3 @@ def _lines(function: cst.FunctionDef) -> int:
                .splitlines())
 
 
-# -- plans --------------------------------------------------------------------------------------
-
-
-def _chains(finder: SiteFinder, qualname: str, depth: int, seen: frozenset[str]) -> list[Plan]:
-    plans: list[Plan] = []
-    for site in finder.sites(qualname):
-        if site.callee in seen:
-            continue
-        inner = _chains(finder, site.callee, depth - 1, seen | {site.callee}) if depth > 1 \
-            else []
-        plans.append(Plan(site, inner))
-    return plans
-
-
-def _flatten(plans: Sequence[Plan]) -> list[Plan]:
-    return [item for plan in plans for item in (plan, *_flatten(plan.inner))]
-
-
-def _depth(plan: Plan) -> int:
-    return 1 + max((_depth(inner) for inner in plan.inner), default=0)
-
-
-def _trim(plan: Plan, depth: int) -> Plan:
-    return Plan(plan.site, [_trim(inner, depth - 1) for inner in plan.inner] if depth > 1 else [])
-
-
-def _dump(plan: Plan) -> dict[str, Any]:
-    site = plan.site
-    return {"caller": site.caller, "callee": site.callee, "line": site.line, "form": site.form,
-            "method": site.method, "inner": [_dump(inner) for inner in plan.inner]}
-
-
-def _load(data: dict[str, Any]) -> Plan:
-    return Plan(Site(data["caller"], data["callee"], int(data["line"]), data["form"],
-                     bool(data["method"])), [_load(inner) for inner in data.get("inner", [])])
-
-
-def _cc(context: InjectionContext, qualname: str) -> int:
-    measure = getattr(context.index.definitions.get(qualname), "measure", None)
-    return measure.cc if measure is not None else 1
-
-
-def _branches(context: InjectionContext, plan: Plan) -> int:
-    """The branches the plan's pasted bodies add (their cyclomatic complexity beyond 1)."""
-    return sum(_cc(context, item.site.callee) - 1 for item in _flatten([plan]))
-
-
-def _files(context: InjectionContext, plans: Sequence[Plan], path: str) -> set[str]:
-    return {path, *(context.path_of(plan.site.callee) or path for plan in _flatten(plans))}
-
-
-def _distinct_first(plans: Sequence[Plan]) -> list[Plan]:
-    """The plans in their order, but a second call of a helper already planned after every
-    first one: the function grows by different helpers before it repeats one."""
-    seen: set[str] = set()
-    first: list[Plan] = []
-    again: list[Plan] = []
-    for plan in plans:
-        (again if plan.site.callee in seen else first).append(plan)
-        seen.add(plan.site.callee)
-    return [*first, *again]
-
-
-def _enough(difficulty: Difficulty, chosen: Sequence[Plan], renamed: bool) -> bool:
-    """Enough distinct helpers, and at medium and hard some indirection: a chain (a helper's
-    helper pasted inside it) or parameters bound to renamed locals or defaults."""
-    if len({plan.site.callee for plan in _flatten(chosen)}) < _MIN_HELPERS[difficulty]:
-        return False
-    return difficulty == "easy" or any(_depth(plan) >= 2 for plan in chosen) or renamed
-
-
-# -- the smelly file ------------------------------------------------------------------------------
-
-
-def _alone(context: InjectionContext, qualname: str, function: cst.FunctionDef) -> str:
-    """The text of a module holding only the function (in its classes, so its qualname is the
-    same): the rule judges a function by its own code, and printing a whole big module for
-    every trial would cost far more."""
-    module = context.index.module_of[qualname]
-    node: cst.FunctionDef | cst.ClassDef = function.with_changes(leading_lines=[])
-    for name in reversed(qualname[len(module) + 1:].split(".")[:-1]):
-        node = cst.ClassDef(name=cst.Name(name), body=cst.IndentedBlock(body=[node]))
-    return cst.Module(body=[node]).code
-
-
-def _flagged(context: InjectionContext, path: str, qualname: str, text: str) -> bool:
-    """Whether the detector's rule reports the function in the new text of its file."""
-    facts = context.index.modules[context.index.module_of[qualname]]
-    try:
-        tree = pyast.parse(text)
-    except SyntaxError:
-        return False
-    new = extract(tree, text, path, facts.module, facts.is_package)
-    detector = DeepInlining(DeepInliningOptions())
-    return any(definition.qualname == qualname for definition, *_ in detector.judge(new))
-
-
-def _red_herrings(context: InjectionContext, qualname: str, inlined: Sequence[str]) -> list[str]:
-    """Helpers of the repository the function still calls: they look like the pasted ones, but
-    are calls already and must stay so."""
-    graph = context.index.call_graph
-    if qualname not in graph:
-        return []
-    found = []
-    for callee in sorted(graph.successors(qualname)):
-        definition = context.index.definitions.get(callee)
-        if definition is None or callee in inlined or definition.kind not in (
-                "function", "method") or definition.end_line - definition.start_line < 4:
-            continue
-        found.append(callee)
-    return found[:3]
-
-
-def _checks(context: InjectionContext, qualname: str, function: cst.FunctionDef,
-            direct: Sequence[str], grown: int,
-            moved: dict[str, Moved]) -> tuple[StructuralCheck, ...]:
-    definition = context.index.definitions[qualname]
-    lines = definition.end_line - definition.start_line + 1
-    name = definition.name
-    checks = [
-        StructuralCheck(kind="no_finding", description=f"{name} is no longer reported as deep "
-                        "inlining", params={"smell": "deep_inlining", "qualnames": [qualname]}),
-    ]
-    if grown > 4:
-        checks.append(StructuralCheck(
-            kind="max_lines", description=f"{name} is at most {lines + grown // 2} lines long",
-            params={"qualname": qualname, "lines": lines + grown // 2}))
-    mentioned = names_of([function])
-    mentioned_attributes = {node.attr.value for node in _attributes(function)}
-    for callee in direct:
-        short = callee.rpartition(".")[2]
-        if short in mentioned.used or short in mentioned_attributes:
-            continue  # still called somewhere in the function: the check would not fail
-        description = f"{name} calls {short} again instead of doing its work inline"
-        if callee in moved:  # either definition will do: where it was, or where it moved
-            checks.append(StructuralCheck(kind="deep_inlining.calls_one_of",
-                                          description=description, params={
-                                              "caller": qualname, "callees": [
-                                                  callee, moved[callee].new_qualname]}))
-        else:
-            checks.append(StructuralCheck(kind="calls", description=description,
-                                          params={"caller": qualname, "callee": callee}))
-    return tuple(checks)
-
-
-def _attributes(node: cst.CSTNode) -> list[cst.Attribute]:
-    found: list[cst.Attribute] = []
-
-    class Collect(cst.CSTVisitor):
-        def visit_Attribute(self, inner: cst.Attribute) -> None:
-            found.append(inner)
-
-    node.visit(Collect())
-    return found

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -20,24 +20,17 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from smellkit.errors import InjectionRefused
 from smellkit.facts import Name as NameExpr
-from smellkit.injectors.cst.rename import Rename
+from smellkit.injectors.deep_inlining.arguments import dedented, plain_text
 from smellkit.injectors.deep_inlining.exits import exits
 from smellkit.injectors.deep_inlining.fold import fold, mentions_of, propagate, unsafe_names
-from smellkit.injectors.naming import overlaps, pick, snake, words
+from smellkit.injectors.deep_inlining.names import callee_words, fresh, names_of, rename
+from smellkit.injectors.deep_inlining.plans import Plan
 
 if TYPE_CHECKING:
     from smellkit.injectors.base import InjectionContext
     from smellkit.injectors.deep_inlining.sites import Site
 
 _LITERAL_NAMES = frozenset({"None", "True", "False"})
-
-
-@dataclass
-class Plan:
-    """A call site to inline, and the sites inside its callee to inline first (a chain)."""
-
-    site: Site
-    inner: list[Plan] = field(default_factory=list)
 
 
 @dataclass
@@ -49,92 +42,6 @@ class Rewritten:
     inlined: list[str]
     renamed: bool = False
     """Some parameter or local of a pasted body was renamed or bound to a new local."""
-
-
-# -- names --------------------------------------------------------------------------------------
-
-
-class _Names(cst.CSTVisitor):
-    """Identifiers used (attribute names and keyword names aside) and those bound."""
-
-    def __init__(self) -> None:
-        self.used: set[str] = set()
-        self.bound: set[str] = set()
-        self._skip: set[int] = set()
-
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        self._skip.add(id(node.attr))
-
-    def visit_Arg(self, node: cst.Arg) -> None:
-        if node.keyword is not None:
-            self._skip.add(id(node.keyword))
-
-    def visit_Name(self, node: cst.Name) -> None:
-        if id(node) not in self._skip:
-            self.used.add(node.value)
-
-    def _targets(self, node: cst.CSTNode | None) -> None:
-        if isinstance(node, cst.Name):
-            self.bound.add(node.value)
-        elif isinstance(node, (cst.Tuple, cst.List)):
-            for element in node.elements:
-                self._targets(element.value)
-        elif isinstance(node, cst.StarredElement):
-            self._targets(node.value)
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._targets(node.target)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._targets(node.target)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._targets(node.target)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._targets(node.target)
-
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        self._targets(node.target)
-
-    def visit_AsName(self, node: cst.AsName) -> None:
-        self._targets(node.name)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._targets(node.target)
-
-    def visit_Del(self, node: cst.Del) -> None:
-        self._targets(node.target)
-
-
-def names_of(nodes: Sequence[cst.CSTNode]) -> _Names:
-    found = _Names()
-    for node in nodes:
-        node.visit(found)
-    return found
-
-
-def _rename(node: cst.CSTNode, mapping: dict[str, str]) -> cst.CSTNode:
-    return node.visit(Rename(mapping)) if mapping else node  # type: ignore[return-value]
-
-
-def _callee_words(context: InjectionContext, module: str, callee: str) -> list[str]:
-    """Words for renamed locals of a pasted callee: its name's words, the first (mostly a verb:
-    `find` of `find_item`) last, then the words near it in its module."""
-    near = context.vocabulary.near(module, callee)
-    own = [word for word in near if word in words(callee.rpartition(".")[2])]
-    return list(dict.fromkeys([*own[1:], *own[:1], *near]))
-
-
-def fresh(name: str, taken: set[str], pool: Sequence[str]) -> str:
-    """A new name for a pasted local that collides with one of the host, made of the local's
-    own words and words near its function (`pool`, the callee's first): `index` pasted from
-    `find_item` becomes `item_index`, never `index_2`; refused when every such name is taken."""
-    head = words(name) or [name.strip("_")]
-    extra = [word for word in pool if not overlaps(word, head)]  # never `error_errors`
-    options = [[word, *head] for word in extra] + [[*head, word] for word in extra]
-    return pick((snake(parts, private=name.startswith("_")) for parts in options), taken,
-                what=f"the pasted local {name}")
 
 
 # -- the inliner --------------------------------------------------------------------------------
@@ -200,6 +107,21 @@ class Inliner:
         if not isinstance(node, cst.FunctionDef):
             raise InjectionRefused(f"{qualname} is not a function")
         return node
+
+    def inputs(self, qualname: str, plan: Plan) -> int:
+        """How many of the function's own names (parameters and locals, `self` and `cls`
+        aside) the planned call passes: what its pasted body will read of the function."""
+        function = self.function(self.context.module(self._path(qualname)), qualname)
+        statement = self._lines(qualname, function).get(plan.site.line)
+        if statement is None or len(statement.body) != 1:
+            return 0
+        try:
+            call, _ = _call(statement)
+        except InjectionRefused:
+            return 0
+        names = names_of([function.params, function.body])
+        own = (names.bound | _param_names(function)) - {"self", "cls"}
+        return len(names_of([call]).used & own)
 
     def rewrite(self, qualname: str, plans: Sequence[Plan]) -> Rewritten:
         """The function's file with every planned call statement replaced by the callee's body."""
@@ -292,7 +214,7 @@ class Inliner:
         bound_here = own.bound | {name for name, _ in bindings}
         taken = host_names | own.used | set(renames.values()) | {name for name, _ in bindings} \
             | {value.value for value in literals.values() if isinstance(value, cst.Name)}
-        pool = _callee_words(self.context, origin, callee)
+        pool = callee_words(self.context, origin, callee)
         for name in sorted(bound_here):
             if name in host_names or name in renames.values():
                 renames[name] = fresh(name, taken, pool)
@@ -304,14 +226,15 @@ class Inliner:
             raise InjectionRefused(f"{callee} reads the global {clash[0]}, a local name where it "
                                    "is pasted")
         pasted = fold([renamed for item in body if isinstance(
-            renamed := _rename(item, renames), cst.BaseStatement)], literals)
+            renamed := rename(item, renames), cst.BaseStatement)], literals)
         bindings, pasted = propagate([(renames.get(name, name), value)
                                       for name, value in bindings], pasted)
+        pasted, bindings = _returned_into_target(pasted, bindings, form, statement,
+                                                 host_names)
         new: list[cst.BaseStatement] = [
             cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))],
-                                                _dedented(value))])
+                                                dedented(value))])
             for name, value in bindings]
-        pasted = _returned_into_target(pasted, form, statement, host_names)
         new.extend(exits(pasted, form, statement))
         if not new:
             new = [cst.SimpleStatementLine([cst.Pass()])]
@@ -376,7 +299,7 @@ class Inliner:
             if _literal(value) and name not in rebound and not unsafe(name, value):
                 literals[name] = value
                 continue
-            if reads[name] == 1 and name not in rebound and _plain_text(value, rebound) and \
+            if reads[name] == 1 and name not in rebound and plain_text(value, rebound) and \
                     not unsafe(name, cst.SimpleString('""')):
                 literals[name] = value
                 continue
@@ -422,61 +345,6 @@ def _merge(into: dict[str, tuple[str, str]], other: dict[str, tuple[str, str]]) 
         into.setdefault(name, (module, meant))
 
 
-class _Continuations(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.indents: list[int] = []
-
-    def visit_ParenthesizedWhitespace(self, node: cst.ParenthesizedWhitespace) -> None:
-        if node.indent:
-            self.indents.append(len(node.last_line.value))
-
-
-class _Shift(cst.CSTTransformer):
-    def __init__(self, by: int) -> None:
-        super().__init__()
-        self.by = by
-
-    def leave_ParenthesizedWhitespace(
-            self, original_node: cst.ParenthesizedWhitespace,
-            updated_node: cst.ParenthesizedWhitespace) -> cst.ParenthesizedWhitespace:
-        if not updated_node.indent:
-            return updated_node
-        width = max(0, len(updated_node.last_line.value) + self.by)
-        return updated_node.with_changes(last_line=cst.SimpleWhitespace(" " * width))
-
-
-def _dedented(value: cst.BaseExpression) -> cst.BaseExpression:
-    """An argument spread over lines, bound to a local: its lines moved left by as much as
-    the call's argument list indented them, so the closing bracket lines up with the
-    assignment, as black writes it (not four columns further in). One whose lines were held
-    together only by the call's brackets (`f"a"` newline `f"b"`) gets brackets of its own:
-    `x = (` ... `)`, or its second line would be a statement of its own."""
-    found = _Continuations()
-    value.visit(found)
-    if not found.indents:
-        return value
-    if _one_statement(value):
-        result = value.visit(_Shift(-min(found.indents)))
-        assert isinstance(result, cst.BaseExpression)
-        return result
-    result = value.visit(_Shift(4 - min(found.indents)))
-    assert isinstance(result, cst.BaseExpression)
-    inside = cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace("    "))
-    closing = cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace(""))
-    return result.with_changes(lpar=[cst.LeftParen(whitespace_after=inside)],
-                               rpar=[cst.RightParen(whitespace_before=closing)])
-
-
-def _one_statement(value: cst.BaseExpression) -> bool:
-    """Whether `x = value` written out is one statement."""
-    code = cst.Module([]).code_for_node(cst.SimpleStatementLine(
-        [cst.Assign([cst.AssignTarget(cst.Name("x"))], value)]))
-    try:
-        return len(cst.parse_module(code).body) == 1
-    except cst.ParserSyntaxError:
-        return False
-
-
 class _Returns(cst.CSTVisitor):
     def __init__(self) -> None:
         self.values: list[cst.BaseExpression | None] = []
@@ -485,17 +353,20 @@ class _Returns(cst.CSTVisitor):
         self.values.append(node.value)
 
 
-def _returned_into_target(body: list[cst.BaseStatement], form: str,
-                          statement: cst.SimpleStatementLine,
-                          host_names: set[str]) -> list[cst.BaseStatement]:
+def _returned_into_target(body: list[cst.BaseStatement],
+                          bindings: list[tuple[str, cst.BaseExpression]], form: str,
+                          statement: cst.SimpleStatementLine, host_names: set[str],
+                          ) -> tuple[list[cst.BaseStatement], list[tuple[str, cst.BaseExpression]]]:
     """The pasted body writing its result straight into the name the call was assigned to:
     `text = "\n".join(lines)`, not `receipt_text = "\n".join(lines)` then
     `text = receipt_text`. Only when every `return` gives the same local of the pasted body,
-    one the host never names, and the body never names the target."""
+    one the host never names, and the body never names the target. A parameter bound before
+    the body and returned (`data = ...; return data`) is bound to the target too (not at all
+    when the argument was the target itself), unless another argument reads the target."""
     small = statement.body[0]
     if form != "assign" or not isinstance(small, cst.Assign) or \
             not isinstance(small.targets[0].target, cst.Name):
-        return body
+        return body, bindings
     target = small.targets[0].target.value
     returns = _Returns()
     for item in body:
@@ -503,46 +374,19 @@ def _returned_into_target(body: list[cst.BaseStatement], form: str,
     values = {value.value if isinstance(value, cst.Name) else None for value in returns.values}
     names = names_of(body)
     if len(values) != 1 or None in values or target in names.used | names.bound:
-        return body
+        return body, bindings
     (local,) = values
     assert local is not None
-    if local not in names.bound or local in host_names:
-        return body
+    parameters = [name for name, _ in bindings]
+    if (local not in names.bound and local not in parameters) or local in host_names:
+        return body, bindings
+    others = [value for name, value in bindings if name != local]
+    if target in names_of(others).used:
+        return body, bindings
+    kept = [(target if name == local else name, value) for name, value in bindings
+            if not (name == local and isinstance(value, cst.Name) and value.value == target)]
     return [renamed for item in body if isinstance(
-        renamed := _rename(item, {local: target}), cst.BaseStatement)]
-
-
-def _plain_text(value: cst.BaseExpression, rebound: set[str]) -> bool:
-    """A string or f-string on one line whose parts read only names (and their attributes
-    and items) the pasted body does not rebind: evaluating it where the parameter was read
-    gives the same text, with no effect moved."""
-    if "\n" in cst.Module([]).code_for_node(value):
-        return False
-    if isinstance(value, cst.SimpleString):
-        return True
-    if isinstance(value, cst.ConcatenatedString):
-        return _plain_text(value.left, rebound) and _plain_text(value.right, rebound)
-    if not isinstance(value, cst.FormattedString):
-        return False
-    for part in value.parts:
-        if isinstance(part, cst.FormattedStringExpression) and (
-                part.format_spec or not _plain_read(part.expression, rebound)):
-            return False
-    return True
-
-
-def _plain_read(node: cst.BaseExpression, rebound: set[str]) -> bool:
-    if isinstance(node, cst.Name):
-        return node.value not in rebound
-    if isinstance(node, cst.Attribute):
-        return _plain_read(node.value, rebound)
-    if isinstance(node, cst.Subscript):
-        return _plain_read(node.value, rebound) and all(
-            isinstance(item.slice, cst.Index) and isinstance(item.slice.value, (
-                cst.Integer, cst.SimpleString, cst.Name)) and not (isinstance(
-                    item.slice.value, cst.Name) and item.slice.value.value in rebound)
-            for item in node.slice)
-    return False
+        renamed := rename(item, {local: target}), cst.BaseStatement)], kept
 
 
 def _param_names(function: cst.FunctionDef) -> set[str]:

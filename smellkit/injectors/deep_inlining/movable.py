@@ -12,7 +12,7 @@ import libcst as cst
 from smellkit.errors import InjectionRefused
 from smellkit.facts import Name as NameExpr
 from smellkit.injectors.deep_inlining.imports import import_line
-from smellkit.injectors.deep_inlining.inline import names_of
+from smellkit.injectors.deep_inlining.names import names_of
 from smellkit.injectors.deep_inlining.scope import binds, free_names
 
 if TYPE_CHECKING:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from smellkit.injectors.deep_inlining.inline import names_of
+from smellkit.injectors.deep_inlining.names import names_of
 
 
 def import_time(statement: cst.BaseStatement) -> list[cst.CSTNode]:

@@ -12,12 +12,12 @@ measures difficulty by the files a smell spans. Moving a callee keeps what the c
 
 A callee moves only when every global name it reads can be bound the same way in the new module:
 a builtin, a copy of the (unconditional, run-time) import its module used, or a name of its own
-module (or of another new module) imported at the END of the new module. Those late imports work
-whichever module is imported first, because the host imports the new modules only after binding
-every name they read (once, unconditionally, never declared global) and before anything needs a
-moved name at import time; a name read where the function is defined (a default, an annotation)
-keeps the callee in place. A class keeps its methods when it is decorated, a named tuple, typed
-dict, enum or protocol, or names a method in its own body.
+module (or of another new module), imported inside the moved function, as code that would
+otherwise import in a cycle does (`from .compiler import CompilerExit` in the method's body): the
+new module needs nothing of the host when it is imported, so the host imports it with its other
+imports. A name read where the function is defined (a default, an annotation) keeps the callee in
+place. A class keeps its methods when it is decorated, a named tuple, typed dict, enum or
+protocol, or names a method in its own body.
 """
 
 from __future__ import annotations
@@ -42,8 +42,8 @@ from smellkit.injectors.cst.imports import (
 from smellkit.injectors.cst.slots import SLOTS_LINE, uses_slots
 from smellkit.injectors.deep_inlining.hints import hint_imports, hinted_names, type_checking_guard
 from smellkit.injectors.deep_inlining.imports import import_line
-from smellkit.injectors.deep_inlining.inline import names_of
 from smellkit.injectors.deep_inlining.movable import Movability
+from smellkit.injectors.deep_inlining.names import names_of
 from smellkit.injectors.deep_inlining.scope import binds, free_names, import_time
 from smellkit.injectors.naming import (
     MIN_WORD,
@@ -103,7 +103,7 @@ class _Group:
     guard: str = "TYPE_CHECKING"
     late: dict[str, list[str]] = field(default_factory=dict)
     """Module -> the names the moved code reads from it, defined by the host or moved to
-    another new module (imported at the end)."""
+    another new module (imported inside the functions that read them)."""
 
 
 class Spreader(Movability):
@@ -206,6 +206,7 @@ class Spreader(Movability):
         body: list[_Statement] = []
         names = [*group.functions, *(name for methods in group.methods.values()
                                      for name in methods)]
+        local: dict[str, list[str]] = {}
         for name in names:
             node = self.moved_def(name)
             early = free_names(node, definition_time=True)
@@ -218,18 +219,25 @@ class Spreader(Movability):
                 if free in moved and self.own(host, free):
                     if moved[free] is not group:
                         group.late.setdefault(moved[free].module, []).append(free)
+                        local.setdefault(name, []).append(
+                            f"from {self._relative(host, moved[free].module)} import {free}")
                 elif self.own(host, free):
                     group.late.setdefault(host, []).append(free)
+                    local.setdefault(name, []).append(
+                        f"from {self._relative(host, host)} import {free}")
                 elif not (self.index.resolve_name(host, free) or "").startswith("<builtin>."):
                     group.imports.append(self._copied_import(host, free, group.module))
         self._hints(host, group, names)
-        body.extend(self.moved_def(name).with_changes(leading_lines=[])
-                    for name in group.functions)
+
+        def written(name: str) -> cst.FunctionDef:
+            return _importing_first(self.moved_def(name), merged(local.get(name, [])))
+
+        body.extend(written(name).with_changes(leading_lines=[]) for name in group.functions)
         for cls, methods in group.methods.items():
             # `__slots__` only where the host class's layout has them (`slots.uses_slots`)
             members: list[cst.BaseStatement] = [cst.parse_statement(f"{SLOTS_LINE}\n")] \
                 if uses_slots(self.context, [cls]) else []
-            members.extend(self.moved_def(name).with_changes(
+            members.extend(written(name).with_changes(
                 leading_lines=[cst.EmptyLine(indent=False)] if members or index else [])
                 for index, name in enumerate(methods))
             body.append(cst.ClassDef(name=cst.Name(group.mixins[cls]),
@@ -262,11 +270,7 @@ class Spreader(Movability):
 
     def _text(self, path: str, host: str, group: _Group,
               future: list[cst.SimpleStatementLine], body: list[_Statement]) -> str:
-        """The new module: imports, definitions, and last the names its code reads
-        from the host module or the other new modules. Imported last, they are bound whichever
-        module is imported first: the host (it has defined them by the time it imports the new
-        modules, which `_host` checks) or a new one (its definitions exist by the time the
-        host imports them back)."""
+        """The new module: its imports, then its definitions."""
         module = self.context.module(path)
         opening = cst.Module(body=[item.with_changes(leading_lines=[]) for item in future])
         for line in sorted(set(group.imports)):  # grouped and ordered as isort does
@@ -279,12 +283,6 @@ class Spreader(Movability):
             header.append(block.with_changes(leading_lines=[cst.EmptyLine()]))
         spaced = [item.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
                   for item in body]
-        late = [cst.parse_statement(f"from {self._relative(host, module)} import "
-                                    f"{', '.join(sorted(set(names)))}\n")
-                for module, names in sorted(group.late.items())]
-        if late:
-            late[0] = late[0].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
-        spaced.extend(late)
         if header:
             header[0] = header[0].with_changes(leading_lines=[])
         elif spaced:
@@ -373,19 +371,6 @@ class Spreader(Movability):
                 needed = min(needed, number)
             body.append(item)
         new = [cst.parse_statement(line + "\n") for line in imports]
-        late = sorted({name for group in groups for name in group.late.get(host, [])})
-        if late:  # after every name the new modules read from the host, before any use
-            ready = 1 + max(self._bound_once(host, name) or 0 for name in late)
-            while ready < len(module.body) and _is_docstring(module.body[ready]):
-                ready += 1  # an attribute's docstring stays under it
-            if ready > needed:
-                raise InjectionRefused(f"{host} binds {', '.join(late)} after it needs the moved "
-                                       "definitions: the new modules could not import them back")
-            position = ready - sum(1 for number in removed_before if number < ready)
-            new[0] = new[0].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
-            if position < len(body):
-                body[position] = _spaced(body[position])
-            return module.with_changes(body=[*body[:position], *new, *body[position:]])
         limit = needed - sum(1 for number in removed_before if number < needed)
         start, end = opening_block(body)
         if start < end <= limit:  # in the opening import block, where isort puts it
@@ -398,6 +383,17 @@ class Spreader(Movability):
             raise InjectionRefused(f"{host} has no top-level import before the moved definitions "
                                    "are needed to import them back after")
         return module.with_changes(body=[*body[:position], *new, *body[position:]])
+
+
+def _importing_first(node: cst.FunctionDef, lines: Sequence[str]) -> cst.FunctionDef:
+    """The function importing `lines` first thing in its body (after its docstring)."""
+    if not lines or not isinstance(node.body, cst.IndentedBlock):
+        return node
+    body = list(node.body.body)
+    at = 1 if body and _is_docstring(body[0]) else 0
+    imports = [cst.parse_statement(line + "\n") for line in lines]
+    return node.with_changes(body=node.body.with_changes(body=[*body[:at], *imports,
+                                                               *body[at:]]))
 
 
 def _imports(statement: cst.BaseStatement) -> bool:
