@@ -122,7 +122,7 @@ def test_sigterm_stops_the_agent_and_keeps_the_finished_rows(calc_dataset: Path,
     sleeper = int(pids.read_text().split()[1])
     process.send_signal(signal.SIGTERM)
     assert process.wait(timeout=60) != 0
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60  # generous: a loaded machine reaps slowly
     while _alive(sleeper):
         assert time.monotonic() < deadline, "the agent's process outlived smellkit"
         time.sleep(0.05)
