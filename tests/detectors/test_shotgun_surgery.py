@@ -290,3 +290,30 @@ def test_aliases_are_told_from_runtime_subscripts(tmp_path: Path) -> None:
         "Maybe = int | str | bytes | None\n")}))
     found = [alias.qualname for alias in aliases(Context(project))]
     assert found == ["pkg.kinds.Rows", "pkg.kinds.Maybe"]
+
+
+# -- bypassed helpers -----------------------------------------------------------------------------
+
+def _searchers(base: str) -> dict[str, str]:
+    """A method helper of `Query`, and the same expression in classes of two other modules,
+    subclasses of `base`."""
+    imports = "from pkg.query import Query\n\n\n" if base == "Query" else ""
+    return {
+        "pkg/__init__.py": "",
+        "pkg/query.py": ("class Query:\n"
+                         "    def evaluate(self, argument):\n        return argument\n\n"
+                         "    def evaluate_first(self, argument):\n"
+                         "        return self.evaluate(argument[0])\n"),
+        **{f"pkg/{name}.py": (f"{imports}class {name.title()}Parser({base}):\n"
+                              "    def evaluate(self, argument):\n        return argument\n\n"
+                              "    def evaluate_quotes(self, argument):\n"
+                              "        return self.evaluate(argument[0])\n")
+           for name in ("boolean", "search")}}
+
+
+def test_a_method_helper_is_copied_only_where_self_is_its_class(tmp_path: Path) -> None:
+    """`self.evaluate(argument[0])` in a subclass of the helper's class bypasses it; in a class
+    of its own it calls that class's `evaluate`, and is no copy."""
+    assert flagged(load(write(tmp_path / "sub", _searchers("Query")))) == [
+        "pkg.boolean.BooleanParser.evaluate_quotes"]  # at the first copy
+    assert flagged(load(write(tmp_path / "own", _searchers("object")))) == []

@@ -240,13 +240,27 @@ class Copies:
                 continue
             scopes: Scopes | None = None
             for node in _candidates(table, shape, helper):
-                if not match(helper.expr, node, helper.params, {}):
+                bound: dict[str, str] = {}
+                if not match(helper.expr, node, helper.params, bound):
                     continue
                 line = getattr(node, "lineno", 0)
                 scopes = scopes or Scopes(facts)
-                if self._same_names(helper, facts, scopes, line):
+                if self._same_names(helper, facts, scopes, line) and \
+                        not self._own_receiver(helper, bound, scopes.at(line)):
                     found.append((facts.path, line, facts.module))
         return found
+
+    def _own_receiver(self, helper: Helper, bound: dict[str, str], scope: str) -> bool:
+        """Whether a method helper's `self` stands for the `self` of a class outside the
+        helper's hierarchy: `self.evaluate(arg[0])` there calls that class's own method."""
+        if not helper.method or bound.get(helper.params[0]) != _SELF:
+            return False
+        index = self.context.index
+        owner = helper.qualname.rpartition(".")[0]
+        definition = index.definitions.get(scope)
+        while definition is not None and definition.kind != "class":
+            definition = index.definitions.get(definition.parent)
+        return definition is not None and owner not in index.mro(definition.qualname)
 
     def _same_names(self, helper: Helper, facts: FileFacts, scopes: Scopes, line: int) -> bool:
         """Every free name of the expression means there what it means in the helper."""
@@ -286,6 +300,7 @@ def meaning(context: Source, scope: str, name: str) -> str | None:
 
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SELF = ast.dump(ast.Name(id="self", ctx=ast.Load()))
 
 
 def _candidates(table: dict[object, list[tuple[int, ast.AST]]], shape: object,
