@@ -599,15 +599,24 @@ def aimed(parameters: list[tuple[str, Any, bool]], payloads: list[bytes], count:
     return found
 
 
-def _accepted(target: Any) -> set[str]:
-    """The names a call may pass by keyword (`**options` adds none here: its keywords are the
-    function's literals, looked up by name)."""
-    try:
-        return {item.name for item in inspect.signature(target).parameters.values()
-                if item.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                                 inspect.Parameter.KEYWORD_ONLY)}
-    except (TypeError, ValueError):
-        return set()
+def _accepted(target: Any, owner: type | None) -> set[str]:
+    """The names a call may pass by keyword: the function's parameters and, for a method
+    taking `**options`, those of the methods of the same name it may hand them on to (the
+    bases' `__init__` for a constructor: `Option(nargs=-1)` reaches `Parameter.__init__`)."""
+    found: set[str] = set()
+    methods = [target]
+    if owner is not None and _takes_options(target):
+        name = getattr(target, "__name__", "")
+        methods += [vars(base)[name] for base in owner.__mro__[1:]
+                    if base is not object and callable(vars(base).get(name))]
+    for method in methods:
+        try:
+            found |= {item.name for item in inspect.signature(method).parameters.values()
+                      if item.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                       inspect.Parameter.KEYWORD_ONLY)}
+        except (TypeError, ValueError):
+            continue
+    return found - {"self", "cls"}
 
 
 def _owner(module: str, qualname: str) -> type | None:
@@ -685,7 +694,8 @@ def main(request_path: str) -> int:
             drawn += [("mutated", item) for item in swept(
                 parameters or [], list(recorded_payloads[ident]), count, literals, keywords)]
             if entry.get("changed"):
-                accepts = _accepted(target) | (set(literals.keywords) if keywords else set())
+                accepts = _accepted(target, _owner(entry["module"], entry["qualname"])) | (
+                    set(literals.keywords) if keywords else set())
                 drawn += [("aimed", item) for item in aimed(
                     parameters or [], list(recorded_payloads[ident]),
                     int(request.get("aimed", 0)), entry.get("tests") or [], accepts)]
