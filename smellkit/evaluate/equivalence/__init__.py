@@ -40,7 +40,7 @@ from smellkit.evaluate.equivalence.cache import (
     payload_key,
 )
 from smellkit.evaluate.equivalence.comparison import UNUSABLE, difference, too_close_to_call
-from smellkit.evaluate.equivalence.conditions import Clause, tests_of
+from smellkit.evaluate.equivalence.conditions import Clause, read_tests
 from smellkit.evaluate.equivalence.entries import EntryPoint, Selection, select
 from smellkit.evaluate.equivalence.execution import (
     Call,
@@ -366,7 +366,7 @@ def _tests(entries: Iterable[EntryPoint], side: Side) -> dict[str, list[list[Cla
         path = side.path_of(item.module) if item.distance == 0 else None
         text = side.text(path) if path is not None else None
         if text is not None:
-            found[item.name] = tests_of(text, item.def_line)
+            found[item.name] = read_tests(text, item.def_line)
     return found
 
 

@@ -548,7 +548,7 @@ def _spot(name: str, args: tuple[Any, ...], kwargs: dict[str, Any],
 def aimed(parameters: list[tuple[str, Any, bool]], payloads: list[bytes], count: int,
           tests: list[list[Any]], accepts: set[str]) -> list[tuple[Any, ...]]:
     """Up to `count` recorded inputs with the values a test of the function's code reads
-    (`conditions.tests_of`) set to values that meet its clauses: every clause at once first
+    (`conditions.read_tests`) set to values that meet its clauses: every clause at once first
     (up to `MAX_TOGETHER` combinations of their values: an earlier check may refuse some), then
     each clause alone, then, for a test of three clauses or more, two at once; the first of each
     test before the second of any (a function with many tests gets each looked at). Each

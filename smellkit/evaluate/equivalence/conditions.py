@@ -43,7 +43,7 @@ _RECEIVERS = frozenset({"self", "cls"})
 _MISSING = object()
 
 
-def tests_of(source: str, def_line: int) -> list[list[Clause]]:
+def read_tests(source: str, def_line: int) -> list[list[Clause]]:
     """The tests of the function whose `def` is on `def_line` of `source` (its nested
     functions' too); empty when there is none or the source does not parse."""
     try:
@@ -59,7 +59,9 @@ def tests_of(source: str, def_line: int) -> list[list[Clause]]:
     consumed: set[int] = set()
     nested: list[list[Clause]] = []
     for node in ast.walk(function):  # outer expressions first: a nested `and` joins its parent
-        if isinstance(node, (ast.BoolOp, ast.Compare)) and id(node) not in consumed:
+        if isinstance(node, (ast.BoolOp, ast.Compare, ast.UnaryOp)) and \
+                id(node) not in consumed and (not isinstance(node, ast.UnaryOp) or (
+                    isinstance(node.op, ast.Not) and isinstance(node.operand, ast.BoolOp))):
             operands = _operands(node, consumed)
             clauses = [clause for clause in map(_clause, operands) if clause is not None]
             if clauses:
@@ -79,14 +81,15 @@ def tests_of(source: str, def_line: int) -> list[list[Clause]]:
 
 
 def _operands(node: ast.expr, consumed: set[int]) -> list[ast.expr]:
-    """The operands of a boolean expression, nested ones flattened (`a and (b or c)`: a, b, c);
-    each is marked consumed so it is not a test of its own."""
+    """The operands of a boolean expression, nested ones flattened (`a and (b or c)`: a, b, c;
+    `not (a or b)`: not a, not b); each is marked consumed so it is not a test of its own."""
     consumed.add(id(node))
     if isinstance(node, ast.BoolOp):
         return [item for value in node.values for item in _operands(value, consumed)]
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and \
             isinstance(node.operand, ast.BoolOp):
-        return _operands(node.operand, consumed)
+        return [ast.UnaryOp(op=ast.Not(), operand=item)
+                for item in _operands(node.operand, consumed)]
     return [node]
 
 

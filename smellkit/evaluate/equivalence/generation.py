@@ -33,10 +33,11 @@ def generate(entries: Sequence[EntryPoint], recorded: Mapping[str, Sequence[byte
     (`swept_changed` for the functions the prediction changed, distance 0: a slip is most
     likely there), `mutated` redrawn inputs per entry point, and, for the functions changed,
     `aimed` recorded ones with the values their code tests (`tests`, per entry point:
-    `conditions.tests_of`) set to meet the tests, and `paired` ones with two values set to
+    `conditions.read_tests`) set to meet the tests, and `paired` ones with two values set to
     neighbours at once, within `timeout`."""
     found = Generation()
-    if not entries or timeout <= 0 or not (generated or mutated or swept):
+    if not entries or timeout <= 0 or not (generated or mutated or swept or swept_changed or
+                                            paired or aimed):
         return found
     smelly.work.mkdir(parents=True, exist_ok=True)
     inputs = smelly.work / "generation.inputs"
