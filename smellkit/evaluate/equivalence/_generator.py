@@ -3,7 +3,7 @@ version (its types are importable there). Run as a script next to the worker scr
 containment and helpers it uses; never imported by smellkit.
 
 `python _generator.py REQUEST.json`. The request is the worker's (paths, tools, seed, memory,
-results) plus `entries`: [{id, module, qualname, changed}] and `inputs`, a pickle of
+results) plus `entries`: [{id, module, qualname, changed, tests}] and `inputs`, a pickle of
 {id: [payload]} of the recorded inputs. Per entry, two kinds of inputs are drawn (seeded,
 derandomized, no example database):
 
@@ -23,8 +23,10 @@ derandomized, no example database):
   passed is tried as a keyword (`"multiple" in options`, `options.get("nargs", 1) > 0`).
   The functions the prediction changed (`"changed": true`) are swept up to `swept_changed`
   inputs, every place at least once where that suffices, the attributes their code reads
-  first; and get up to `paired` inputs with two values changed at once (`paired`: a flag
-  turned on with the value it shows). Neighbours reach inside lists, tuples and dicts (one
+  first; get up to `aimed` inputs with the values a test of their code reads (the entry's
+  `tests`, read by `conditions.py`) set to meet its clauses, together and one by one (`aimed`);
+  and up to `paired` inputs with two values changed at once (`paired`: a flag turned on with
+  the value it shows). Neighbours reach inside lists, tuples and dicts (one
   item changed), turn None into a value and a string into its bytes.
 
 Each is written as one JSON line {"id", "source", "payload" (base64 of the pickled `(args,
