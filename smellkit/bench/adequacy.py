@@ -298,8 +298,8 @@ def measure(code: SmellyCode, injection: Injection, lines: LineContexts,
                                                         (item for item in ran if item))
     targets = tuple(dict.fromkeys(item.location.qualname for item in injection.targets))
     executed = tuple(name for name in targets if any(
-        read_tests and _inside(name, function.qualname)
-        for function, read_tests in by_function.items()))
+        tests_of and _inside(name, function.qualname)
+        for function, tests_of in by_function.items()))
     counted: list[tuple[str, int]] = []
     changed_functions: dict[Function, None] = {}
     for path, statements in sorted(code.changed.items()):
@@ -321,14 +321,14 @@ def measure(code: SmellyCode, injection: Injection, lines: LineContexts,
         changed_lines=len(counted), changed_lines_executed=len(counted) - len(not_run),
         lines_not_executed=not_run,
         functions=tuple(FunctionSensitivity(qualname=function.qualname, path=function.path,
-                                            line=function.start, tests=read_tests)
-                        for function, read_tests in to_break),
+                                            line=function.start, tests=tests_of)
+                        for function, tests_of in to_break),
         sensitive=not to_break)  # known only once each function is broken and caught
     runners: dict[str, set[str]] = {}
-    for function, read_tests in by_function.items():
-        runners.setdefault(function.qualname, set()).update(read_tests)
-    return Measurement(adequacy, [(function, read_tests) for function, read_tests in to_break
-                                  if read_tests], runners)
+    for function, tests_of in by_function.items():
+        runners.setdefault(function.qualname, set()).update(tests_of)
+    return Measurement(adequacy, [(function, tests_of) for function, tests_of in to_break
+                                  if tests_of], runners)
 
 
 def _only_stubs(code: SmellyCode, targets: Iterable[str]) -> set[str]:

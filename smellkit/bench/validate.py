@@ -318,9 +318,9 @@ class Validator:
                  *found.adequacy.live_targets()]
         chosen = set(tests)
         for name in dict.fromkeys(names):
-            runners = {test for function, read_tests in found.runners.items()
+            runners = {test for function, tests_of in found.runners.items()
                        if function == name or function.startswith(f"{name}.")
-                       for test in read_tests}
+                       for test in tests_of}
             chosen.update(self._spread(name, [sorted(runners)]))
         if chosen == set(tests):
             return None
@@ -343,9 +343,9 @@ class Validator:
                 touched.update(function.qualname for line in lines
                                if (function := original.enclosing(line)) is not None)
         modules = {module_of(path, source) for path in injection.files}
-        nearby = {test for name, read_tests in self.test_map.by_qualname.items()
+        nearby = {test for name, tests_of in self.test_map.by_qualname.items()
                   if any(name == module or name.startswith(f"{module}.") for module in modules)
-                  for test in read_tests}
+                  for test in tests_of}
         first = sorted({test for name in touched for test in self.test_map.tests_for(name)})
         rest = sorted(nearby.difference(first))
         return [*rng.sample(first, len(first)), *rng.sample(rest, len(rest))]
