@@ -199,7 +199,8 @@ def check_classified(labels: dict[tuple[str, str, int], Classified], source: Pat
             problems.append(f"{where}: no module of {source} defines it")
             continue
         tree = cst.parse_module(path.read_text())
-        mutant = mutate_at(tree, functions(tree), function[len(module) + 1:], kind, line)
+        mutant = mutate_at(tree, functions(tree), function[len(module) + 1:], kind, line,
+                           label.site.strip())
         if mutant is None or label.site.strip() not in mutant.description:
             problems.append(f"{where}: the code has no such site now (classified as "
                             f"{label.site!r}; classify the mutant again)")

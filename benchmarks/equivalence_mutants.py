@@ -179,14 +179,15 @@ def mutate(module: cst.Module, found: dict[str, cst.FunctionDef], qualname: str,
 
 
 def mutate_at(module: cst.Module, found: dict[str, cst.FunctionDef], qualname: str, kind: str,
-              line: int) -> Mutant | None:
+              line: int, text: str = "") -> Mutant | None:
     """The mutant of `kind` in `qualname` whose change starts at `line` (a classified mutant's
-    key), or None when the code has no such site any more."""
-    for site in _sites(found, qualname, kind) or ():
-        mutant = _apply(module, qualname, kind, site)
-        if mutant is not None and mutant.line == line:
-            return mutant
-    return None
+    key), the one whose description names `text` where the line has several sites; None when
+    the code has no such site any more."""
+    at_line = [mutant for site in _sites(found, qualname, kind) or ()
+               if (mutant := _apply(module, qualname, kind, site)) is not None and
+               mutant.line == line]
+    return next((mutant for mutant in at_line if text and text in mutant.description),
+                at_line[0] if at_line else None)
 
 
 def _sites(found: dict[str, cst.FunctionDef], qualname: str, kind: str

@@ -40,6 +40,7 @@ from smellkit.evaluate.equivalence.cache import (
     payload_key,
 )
 from smellkit.evaluate.equivalence.comparison import UNUSABLE, difference, too_close_to_call
+from smellkit.evaluate.equivalence.conditions import Clause, read_tests
 from smellkit.evaluate.equivalence.entries import EntryPoint, Selection, select
 from smellkit.evaluate.equivalence.execution import (
     Call,
@@ -91,11 +92,15 @@ class EquivalenceOptions:
     """Recorded inputs with one value (an argument, or an attribute of an object argument or
     of the receiver) set to a neighbour of itself, per entry point."""
     swept_changed: int = 40
+    """The same, per function the prediction changed (where a slip most likely is: every
+    argument and attribute gets a neighbour, and each keyword its code reads)."""
+    aimed: int = 40
+    """Recorded inputs with the values a test of the function's code reads set to meet it
+    (`nargs=-1` with a list `default` for `default is not None and nargs == -1`), per
+    function the prediction changed (`conditions`)."""
     paired: int = 40
     """Recorded inputs with two values set to neighbours at once, per function the prediction
     changed (a flag turned on with the value it shows: one change alone reaches nothing)."""
-    """The same, per function the prediction changed (where a slip most likely is: every
-    argument and attribute gets a neighbour, and each keyword its code reads)."""
     generation_budget: float = 30.0
     """Seconds for drawing the generated and mutated inputs of a prediction."""
     per_call: float = 2.0
@@ -120,7 +125,7 @@ class EquivalenceOptions:
             return None
         return self.cache / case_key(*case, self.recorded, self.generated, self.mutated,
                                      self.swept, self.swept_changed, self.paired,
-                                     self.per_call,
+                                     self.aimed, self.per_call,
                                      self.memory, self.isolate_network)
 
 
@@ -222,7 +227,7 @@ def check(analysis: CaseAnalysis, result: Project, patch: str, versions: Version
             if "hypothesis" in not_installed else _drawn(
                 _drawable(selection.entry_points, recording, options), recording, smelly,
                 min(options.generation_budget, max(0.0, deadline - time.monotonic()) / 4),
-                options, cache)
+                options, cache, analysis.smelly)
         calls = _calls(selection.entry_points, recording, drawn, options.max_entry_points)
         first, second, fresh = _smelly_outcomes(calls, smelly, deadline, cache)
     # a call that hung or crashed on the smelly version may do so on the result too
@@ -354,8 +359,19 @@ def _recorded(entries: Sequence[EntryPoint], versions: Versions, scratch: Path,
     return combined
 
 
+def _tests(entries: Iterable[EntryPoint], side: Side) -> dict[str, list[list[Clause]]]:
+    """The tests the code of each function the prediction changed makes (`conditions`)."""
+    found = {}
+    for item in entries:
+        path = side.path_of(item.module) if item.distance == 0 else None
+        text = side.text(path) if path is not None else None
+        if text is not None:
+            found[item.name] = read_tests(text, item.def_line)
+    return found
+
+
 def _drawn(entries: Sequence[EntryPoint], recording: Recording, smelly: Version, timeout: float,
-           options: EquivalenceOptions, cache: CaseCache | None) -> Generation:
+           options: EquivalenceOptions, cache: CaseCache | None, side: Side) -> Generation:
     """The generated and mutated inputs of `entries`: those the cache has (per entry point and
     whether the prediction changed it: a changed one is swept wider), the others drawn now (and
     kept, for the entry points whose drawing finished)."""
@@ -365,8 +381,8 @@ def _drawn(entries: Sequence[EntryPoint], recording: Recording, smelly: Version,
     todo = [item for item in entries if keys[item.name] not in stored]
     fresh = generate(todo, recording.inputs, smelly, timeout, generated=options.generated,
                      mutated=options.mutated, swept=options.swept,
-                     swept_changed=options.swept_changed,
-                     paired=options.paired) if todo else Generation()
+                     swept_changed=options.swept_changed, paired=options.paired,
+                     aimed=options.aimed, tests=_tests(todo, side)) if todo else Generation()
     if cache is not None:
         cache.put("drawn", {keys[item.name]: {
             "inputs": [[source, encode(payload)]

@@ -3,7 +3,7 @@ version (its types are importable there). Run as a script next to the worker scr
 containment and helpers it uses; never imported by smellkit.
 
 `python _generator.py REQUEST.json`. The request is the worker's (paths, tools, seed, memory,
-results) plus `entries`: [{id, module, qualname, changed}] and `inputs`, a pickle of
+results) plus `entries`: [{id, module, qualname, changed, tests}] and `inputs`, a pickle of
 {id: [payload]} of the recorded inputs. Per entry, two kinds of inputs are drawn (seeded,
 derandomized, no example database):
 
@@ -23,8 +23,10 @@ derandomized, no example database):
   passed is tried as a keyword (`"multiple" in options`, `options.get("nargs", 1) > 0`).
   The functions the prediction changed (`"changed": true`) are swept up to `swept_changed`
   inputs, every place at least once where that suffices, the attributes their code reads
-  first; and get up to `paired` inputs with two values changed at once (`paired`: a flag
-  turned on with the value it shows). Neighbours reach inside lists, tuples and dicts (one
+  first; get up to `aimed` inputs with the values a test of their code reads (the entry's
+  `tests`, read by `conditions.py`) set to meet its clauses, together and one by one (`aimed`);
+  and up to `paired` inputs with two values changed at once (`paired`: a flag turned on with
+  the value it shows). Neighbours reach inside lists, tuples and dicts (one
   item changed), turn None into a value and a string into its bytes.
 
 Each is written as one JSON line {"id", "source", "payload" (base64 of the pickled `(args,
@@ -40,6 +42,7 @@ import base64
 import contextlib
 import importlib
 import inspect
+import itertools
 import json
 import os
 import pickle
@@ -500,6 +503,124 @@ def paired(parameters: list[tuple[str, Any, bool]], payloads: list[bytes], count
     return found
 
 
+MAX_TOGETHER = 8
+"""Combinations of values tried for the clauses of one test all met at once."""
+SOME_VALUES: tuple[Any, ...] = ("a", True, 0, (), ("a",))
+"""Values tried for a test that a value is not None: a string, a flag, a count, an empty and a
+one-item sequence (a default that must be a list)."""
+
+
+def meeting(operator: str, constant: Any) -> list[Any]:
+    """Values that meet one clause of a test (`conditions.Clause`): the constant itself, values
+    other than it, values either side of a bound, each member of a collection."""
+    if operator in ("==", "is"):
+        return [constant]
+    if operator in ("!=", "is not"):
+        return list(SOME_VALUES) if constant is None else neighbours(constant)[:3]
+    if operator in ("<", "<=", ">", ">="):
+        if isinstance(constant, bool) or not isinstance(constant, (int, float)):
+            return []
+        return [constant - 1, constant, constant + 1]
+    if operator == "in":
+        return list(constant) if isinstance(constant, list) else []
+    if operator == "truthy":
+        return [True]
+    if operator == "falsy":
+        return [False, None]
+    return []
+
+
+def _spot(name: str, args: tuple[Any, ...], kwargs: dict[str, Any],
+          parameters: list[tuple[str, Any, bool]], accepts: set[str], receiver: bool
+          ) -> Place | None:
+    """Where a value of this name sits in one recorded input: a keyword passed, a positional
+    argument, a public attribute of the receiver or of an object argument, or a keyword the
+    function accepts that the input did not pass."""
+    if name in kwargs:
+        return (name,)
+    for position, (parameter, _, _) in enumerate(parameters):
+        if parameter == name and not (receiver and position == 0):
+            return (position,) if position < len(args) else (name,)
+    for slot, value in [*enumerate(args), *kwargs.items()]:
+        if _has_state(value) and not name.startswith("_") and name in vars(value):
+            return (slot, name)
+    return (name,) if name in accepts else None
+
+
+def aimed(parameters: list[tuple[str, Any, bool]], payloads: list[bytes], count: int,
+          tests: list[list[Any]], accepts: set[str]) -> list[tuple[Any, ...]]:
+    """Up to `count` recorded inputs with the values a test of the function's code reads
+    (`conditions.read_tests`) set to values that meet its clauses: every clause at once first
+    (up to `MAX_TOGETHER` combinations of their values: an earlier check may refuse some), then
+    each clause alone, then, for a test of three clauses or more, two at once; the first of each
+    test before the second of any (a function with many tests gets each looked at). Each
+    combination goes on the first recorded input (from a different one for each, in turn) that
+    has a place for all its values."""
+    receiver = bool(parameters) and parameters[0][0] in ("self", "cls")
+    loaded = [pickle.loads(payload) for payload in payloads]
+    queues: list[list[list[tuple[str, Any]]]] = []
+    for test in tests:
+        clauses = [(name, values) for name, operator, constant in test
+                   if (values := meeting(operator, constant))]
+        clauses = [item for position, item in enumerate(clauses)
+                   if item[0] not in {name for name, _ in clauses[:position]}]
+        if not clauses:
+            continue
+        combinations = [list(zip([name for name, _ in clauses], values)) for values in
+                        itertools.islice(itertools.product(*(values for _, values in clauses)),
+                                         MAX_TOGETHER)] if len(clauses) > 1 else []
+        combinations += [[(name, value)] for name, values in clauses for value in values]
+        if len(clauses) > 2:
+            combinations += [[(one, first), (two, second)]
+                             for position, (one, ones) in enumerate(clauses)
+                             for two, twos in clauses[position + 1:]
+                             for first in ones for second in twos]
+        queues.append(combinations)
+    found: list[tuple[Any, ...]] = []
+    turn = 0
+    for rank in range(max((len(queue) for queue in queues), default=0)):
+        for queue in queues:
+            if len(found) >= count:
+                return found
+            if rank >= len(queue):
+                continue
+            for step in range(len(loaded)):
+                index = (turn + step) % len(loaded)
+                args, kwargs, *_ = loaded[index]
+                spots = [_spot(name, args, kwargs, parameters, accepts, receiver)
+                         for name, _ in queue[rank]]
+                if any(spot is None for spot in spots):
+                    continue
+                changed = _changed(payloads[index], [
+                    (spot, value) for spot, (_, value) in zip(spots, queue[rank])
+                    if spot is not None])
+                if changed is not None:
+                    found.append(changed)
+                    turn += 1
+                    break
+    return found
+
+
+def _accepted(target: Any, owner: type | None) -> set[str]:
+    """The names a call may pass by keyword: the function's parameters and, for a method
+    taking `**options`, those of the methods of the same name it may hand them on to (the
+    bases' `__init__` for a constructor: `Option(nargs=-1)` reaches `Parameter.__init__`)."""
+    found: set[str] = set()
+    methods = [target]
+    if owner is not None and _takes_options(target):
+        name = getattr(target, "__name__", "")
+        methods += [vars(base)[name] for base in owner.__mro__[1:]
+                    if base is not object and callable(vars(base).get(name))]
+    for method in methods:
+        try:
+            found |= {item.name for item in inspect.signature(method).parameters.values()
+                      if item.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                       inspect.Parameter.KEYWORD_ONLY)}
+        except (TypeError, ValueError):
+            continue
+    return found - {"self", "cls"}
+
+
 def _owner(module: str, qualname: str) -> type | None:
     """The class `qualname` is a method of, if it is one."""
     holder = qualname.rpartition(".")[0]
@@ -575,6 +696,11 @@ def main(request_path: str) -> int:
             drawn += [("mutated", item) for item in swept(
                 parameters or [], list(recorded_payloads[ident]), count, literals, keywords)]
             if entry.get("changed"):
+                accepts = _accepted(target, _owner(entry["module"], entry["qualname"])) | (
+                    set(literals.keywords) if keywords else set())
+                drawn += [("aimed", item) for item in aimed(
+                    parameters or [], list(recorded_payloads[ident]),
+                    int(request.get("aimed", 0)), entry.get("tests") or [], accepts)]
                 drawn += [("paired", item) for item in paired(
                     parameters or [], list(recorded_payloads[ident]),
                     int(request.get("paired", 0)), literals, keywords)]

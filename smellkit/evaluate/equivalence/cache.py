@@ -33,7 +33,7 @@ FORMAT = 1
 """Bumped when what is stored changes meaning."""
 
 
-_PRODUCERS = ("_generator.py", "_recorder.py", "_worker.py", "recording.py")
+_PRODUCERS = ("_generator.py", "_recorder.py", "_worker.py", "recording.py", "conditions.py")
 """The modules that record, draw and run the cached items."""
 
 

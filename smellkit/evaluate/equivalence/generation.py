@@ -8,6 +8,7 @@ import pickle
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from smellkit.evaluate.equivalence.conditions import Clause
 from smellkit.evaluate.equivalence.entries import EntryPoint
 from smellkit.evaluate.equivalence.execution import Version
 from smellkit.evaluate.equivalence.recording import worker_lines
@@ -16,7 +17,7 @@ from smellkit.evaluate.equivalence.recording import worker_lines
 @dataclass
 class Generation:
     inputs: dict[str, list[tuple[str, bytes]]] = field(default_factory=dict)
-    """Entry point -> (source: generated or mutated, pickled `(args, kwargs)`)."""
+    """Entry point -> (source: generated, mutated, aimed or paired; pickled `(args, kwargs)`)."""
     problems: dict[str, str] = field(default_factory=dict)
     """Entry point (or "" for all) -> why nothing was drawn for it."""
     done: set[str] = field(default_factory=set)
@@ -26,13 +27,17 @@ class Generation:
 def generate(entries: Sequence[EntryPoint], recorded: Mapping[str, Sequence[bytes]],
              smelly: Version, timeout: float, *, generated: int = 20,
              mutated: int = 20, swept: int = 10, swept_changed: int = 40,
-             paired: int = 40) -> Generation:
+             paired: int = 40, aimed: int = 40,
+             tests: Mapping[str, Sequence[Sequence[Clause]]] | None = None) -> Generation:
     """Up to `generated` new, `swept` recorded ones with a value set to its neighbour
     (`swept_changed` for the functions the prediction changed, distance 0: a slip is most
     likely there), `mutated` redrawn inputs per entry point, and, for the functions changed,
-    `paired` recorded ones with two values set to neighbours at once, within `timeout`."""
+    `aimed` recorded ones with the values their code tests (`tests`, per entry point:
+    `conditions.read_tests`) set to meet the tests, and `paired` ones with two values set to
+    neighbours at once, within `timeout`."""
     found = Generation()
-    if not entries or timeout <= 0 or not (generated or mutated or swept):
+    if not entries or timeout <= 0 or not (generated or mutated or swept or swept_changed or
+                                            paired or aimed):
         return found
     smelly.work.mkdir(parents=True, exist_ok=True)
     inputs = smelly.work / "generation.inputs"
@@ -43,8 +48,11 @@ def generate(entries: Sequence[EntryPoint], recorded: Mapping[str, Sequence[byte
     run = smelly.launch("_generator.py", "generation", {
         "inputs": str(inputs), "results": str(results), "generated": generated,
         "mutated": mutated, "swept": swept, "swept_changed": swept_changed, "paired": paired,
+        "aimed": aimed,
         "entries": [{"id": item.name, "module": item.module, "qualname": item.qualname,
-                     "changed": item.distance == 0} for item in entries]},
+                     "changed": item.distance == 0,
+                     "tests": [list(map(list, test)) for test in (tests or {}).get(item.name, ())]}
+                    for item in entries]},
         timeout)
     lines = worker_lines(results)
     for item, payload in lines:

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from smellkit.evaluate.equivalence.conditions import read_tests
 from smellkit.evaluate.equivalence.entries import EntryPoint
 from smellkit.evaluate.equivalence.execution import Limits, Version, network_isolation
 from smellkit.evaluate.equivalence.generation import generate
@@ -75,6 +76,19 @@ class Lazy:
 
 def slashed(options):
     return any(item == "/" for item in options)
+
+class Parameter:
+    def __init__(self, decls, default=None, nargs=1):
+        if default is not None and nargs != 1 and isinstance(default, (str, bool, int)):
+            raise ValueError("'default' must be a list when 'nargs' != 1")
+        self.default = default
+        self.nargs = nargs
+
+class Argument(Parameter):
+    def __init__(self, decls, **attrs):
+        super().__init__(decls, **attrs)
+        if self.default is not None and self.nargs == -1:
+            raise TypeError("'default' is not supported for nargs=-1")
 
 def paragraph(text, width=None):
     if isinstance(text, bytes):
@@ -244,3 +258,43 @@ def test_a_method_no_test_called_gets_receivers_built_from_its_class(version: Ve
         receivers = [args[0] for args, _ in _inputs(drawn.inputs, "Lazy.open", "generated")]
         assert receivers and all(isinstance(item, Lazy) for item in receivers)
         assert len({(item.name, item.mode) for item in receivers}) > 1
+
+
+def _constructed(version: Version, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+                 ) -> bytes:
+    """A recorded `name(*args, **kwargs)` of a class of the module: its `__init__` called on a
+    new, empty instance."""
+    with _importable(version):
+        import pkg.mod  # type: ignore[import-not-found]
+
+        kind = getattr(pkg.mod, name)
+        return pickle.dumps(((kind.__new__(kind), *args), kwargs))
+
+
+def test_inputs_aimed_at_the_tests_the_code_makes_meet_two_clauses_at_once(
+        version: Version) -> None:
+    """`self.default is not None and self.nargs == -1`: both values are keywords the
+    constructor hands on to its base, and the default must be a list to pass the base's own
+    check. The aimed inputs set both at once, a list among the defaults, and each alone;
+    a function the prediction did not change gets none."""
+    source = textwrap.dedent(MODULE)
+    def_line = source.splitlines().index("class Argument(Parameter):") + 2
+    tests = {"pkg.mod.Argument.__init__": read_tests(source, def_line)}
+    assert [("default", "is not", None), ("nargs", "==", -1)] in tests["pkg.mod.Argument.__init__"]
+    recorded = {"pkg.mod.Argument.__init__": [
+        _constructed(version, "Argument", (["files"],), {}),
+        _constructed(version, "Argument", (["pair"],), {"nargs": 2, "default": ["a", "b"]})]}
+    drawn = generate([_entry("Argument.__init__")], recorded, version, 120, generated=0,
+                     mutated=0, swept=0, swept_changed=0, paired=0, aimed=40, tests=tests)
+    assert not drawn.problems, drawn.problems
+    with _importable(version):
+        aimed = [(args[1:], kwargs) for args, kwargs in
+                 _inputs(drawn.inputs, "Argument.__init__", "aimed")]
+    both = [kwargs["default"] for _, kwargs in aimed
+            if kwargs.get("nargs") == -1 and kwargs.get("default") is not None]
+    assert {(), ("a",)} <= set(both)  # the ones the base's check lets through
+    assert ((["files"],), {"nargs": -1}) in aimed
+    unchanged = generate([_entry("Argument.__init__", distance=1)], recorded, version, 120,
+                         generated=0, mutated=0, swept=0, swept_changed=0, paired=0, aimed=40,
+                         tests=tests)
+    assert not _inputs(unchanged.inputs, "Argument.__init__", "aimed")
