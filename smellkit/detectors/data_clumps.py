@@ -138,6 +138,7 @@ class Holder(NamedTuple):
     annotations: tuple[tuple[str, ...], ...]
     defaults: tuple[Expr | None, ...]
     is_class: bool
+    forwards: bool = False  # a thin wrapper: its key is that of the function it forwards to
 
 
 class _Table:
@@ -152,15 +153,16 @@ class _Table:
                 self.by_name[name].append(number)
 
     def occurrences(self, group: Iterable[int]) -> list[int]:
-        """The first holder of each key among `group`: a method and its overrides count once."""
+        """The first holder of each key among `group`: a method and its overrides count once (a
+        forwarding wrapper with the function it forwards to, which stands for both)."""
         seen: set[str] = set()
         found: list[int] = []
-        for number in sorted(group):
+        for number in sorted(group, key=lambda number: (self.holders[number].forwards, number)):
             key = self.holders[number].key
             if key not in seen:
                 seen.add(key)
                 found.append(number)
-        return found
+        return sorted(found)
 
 
 class Clump(NamedTuple):
@@ -568,7 +570,7 @@ def _fold_wrappers(index: Index, holders: list[Holder]) -> None:
             seen.add(current)
             current = targets[current]
         if current not in seen:
-            holders[number] = holders[number]._replace(key=holders[current].key)
+            holders[number] = holders[number]._replace(key=holders[current].key, forwards=True)
 
 
 def _forwarded_to(index: Index, holder: Holder, calls: Sequence[CallSite]) -> str | None:
