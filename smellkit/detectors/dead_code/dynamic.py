@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import fnmatch
 import importlib
+import re
 import sys
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import cache
 
 from smellkit.analysis.context import Context
+from smellkit.analysis.usage import IDENTIFIER
 from smellkit.facts import Definition, FileFacts
 from smellkit.graphs.builtin_names import BUILTIN_PREFIX
 
@@ -74,6 +76,24 @@ def outside_members(dotted: str) -> frozenset[str] | None:
     except Exception:
         return None
     return frozenset(dir(value)) if isinstance(value, type) else None
+
+
+_PROMPT = re.compile(r"\s*>>>(?: |$)(.*)")
+_CONTINUATION = re.compile(r"\s*\.\.\.(?: |$)(.*)")
+_STRING_LITERAL = re.compile(r"""("|')(?:\\.|(?!\1).)*\1""")
+
+
+def doctest_names(lines: Sequence[str]) -> frozenset[str]:
+    """Identifiers the doctest examples of a file read (`>>> dt = _localize(tz, now)`), string
+    literals left out: doctest runs them in the module's namespace, so they use its names."""
+    found: set[str] = set()
+    in_example = False
+    for line in lines:
+        match = _PROMPT.match(line) or (_CONTINUATION.match(line) if in_example else None)
+        in_example = match is not None
+        if match is not None:
+            found.update(IDENTIFIER.findall(_STRING_LITERAL.sub("", match.group(1))))
+    return frozenset(found)
 
 
 class ClassFacts:
