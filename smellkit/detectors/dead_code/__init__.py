@@ -21,7 +21,9 @@ outside the code:
 - export: `__all__`, re-export by a package `__init__`, entry points of pyproject.toml, setup.cfg
   and setup.py;
 - overrides: a method whose class has an outside base that has (standard library, checked by
-  `dir()`) or may have (anything else) a member of that name.
+  `dir()`) or may have (anything else) a member of that name; the attributes set by an
+  `__init__` that stands in for an outside base's constructor (it calls no other `__init__`, and
+  the class, or a subclass mixing it in, puts it before that base), which the base's code reads.
 
 Confidence says how sure the verdict is: underscore-private and nested definitions nobody can see
 from smellkit._internal import pyast
@@ -381,6 +383,10 @@ class DeadCode(Detector[DeadCodeOptions]):
                     continue
                 if classes.override_of_outside(info.qualname, name) == "known":
                     continue
+                if any(attribute.name == name and attribute.scope == f"{info.qualname}.__init__"
+                       for attribute in info.attributes) and \
+                        classes.replaces_outside_init(info.qualname, facts):
+                    continue  # the state of the outside base its constructor stands in for
                 reasons: list[str] = []
                 if name.startswith("_"):
                     confidence = 0.8

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fnmatch
 import importlib
+import inspect
 import re
 import sys
 import warnings
@@ -17,7 +18,7 @@ from functools import cache
 
 from smellkit.analysis.context import Context
 from smellkit.analysis.usage import IDENTIFIER
-from smellkit.facts import Definition, FileFacts
+from smellkit.facts import Attr, Definition, FileFacts
 from smellkit.graphs.builtin_names import BUILTIN_PREFIX
 
 HOOK_NAMES = frozenset({
@@ -54,6 +55,9 @@ _PLAIN_METACLASSES = frozenset({"ABCMeta", "abc.ABCMeta", "type", "EnumMeta", "e
                                 "EnumType", "enum.EnumType"})
 _DATA_BASES = ("NamedTuple", "TypedDict", "Enum", "IntEnum", "StrEnum", "Flag", "IntFlag",
                "BaseModel", "Struct", "Protocol")
+_NO_STATE_BASES = frozenset({"object", BUILTIN_PREFIX + "object", "typing.Generic",
+                             "typing.Protocol", "typing_extensions.Protocol", "abc.ABC"})
+"""Outside bases that hold no state a subclass's constructor could stand in for."""
 _NEVER_IMPORT = frozenset({"antigravity", "this", "idlelib", "tkinter", "turtle", "turtledemo",
                            "__main__", "pydoc_data"})
 
@@ -96,6 +100,27 @@ def doctest_names(lines: Sequence[str]) -> frozenset[str]:
     return frozenset(found)
 
 
+@cache
+def outside_init(dotted: str) -> bool:
+    """Whether an outside class may have a Python `__init__` that sets up state its other
+    methods read: unknown for classes outside the standard library (so yes); for a standard
+    one, a class of its MRO other than `object` defines `__init__` as a Python function."""
+    name = dotted[len(BUILTIN_PREFIX):] if dotted.startswith(BUILTIN_PREFIX) else dotted
+    module, _, attr = name.rpartition(".")
+    top = (module or "builtins").split(".")[0]
+    if top not in sys.stdlib_module_names:
+        return True
+    if top in _NEVER_IMPORT or outside_members(dotted) is None:
+        return False
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        value: object = importlib.import_module(module or "builtins")
+    for part in attr.split("."):
+        value = getattr(value, part)
+    assert isinstance(value, type)  # outside_members checked it
+    return any(inspect.isfunction(vars(cls).get("__init__")) for cls in value.__mro__)
+
+
 class ClassFacts:
     """Per-class facts the rules need, computed on demand and kept."""
 
@@ -128,6 +153,24 @@ class ClassFacts:
             elif name in members:
                 return "known"
         return verdict
+
+    def replaces_outside_init(self, cls: str, facts: FileFacts) -> bool:
+        """The class's `__init__` stands in for an outside base's: it calls no other `__init__`
+        and comes before an outside class with a constructor of its own in the MRO of the class
+        or of a subclass (a mixin of `distutils.cmd.Command` that sets `self._dry_run` itself).
+        The attributes it sets are that base's state, which the base's own code reads."""
+        init = f"{cls}.__init__"
+        if init not in self.index.definitions or any(
+                call.scope == init and isinstance(call.func, Attr) and call.func.attr == "__init__"
+                for call in facts.calls):
+            return False
+        for current in (cls, *self.index.descendants(cls)):
+            order = self.index.mro(current)
+            if cls in order and any(
+                    ancestor not in self.index.classes and ancestor not in _NO_STATE_BASES
+                    and outside_init(ancestor) for ancestor in order[order.index(cls) + 1:]):
+                return True
+        return False
 
     def is_data_class(self, cls: str) -> bool:
         definition = self.index.definitions.get(cls)
