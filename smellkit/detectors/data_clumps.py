@@ -40,12 +40,15 @@ What is not a data clump here:
 - A second group at the same signature: a clump that starts where a reported one starts and shares
   two or more names with it is listed in that finding's `overlapping` evidence, not reported on
   its own (one finding per signature).
-- Forwarding wrappers: a function or method whose body is one call that hands every one of its
-  parameters on unchanged, under the same name, to a function of the project that takes them all
-  (`Format.compact_decimal(number, format_type, fraction_digits)` returning
-  `format_compact_decimal(number, format_type=format_type, ..., locale=self.locale)`) is a
-  second door to that function, not another place the group travels: it counts as one occurrence
-  with it. A function that does anything else besides (a branch, a second call) still counts.
+- Forwarding methods: a method whose body is one call that hands every one of its parameters on
+  unchanged, under the same name, to a function (or a method of its own object) that takes them
+  all (`Format.compact_decimal(number, format_type, fraction_digits)` returning
+  `format_compact_decimal(number, format_type=format_type, ..., locale=self.locale)`) is a second
+  door to that function, bound to the object's state, not another place the group travels: it
+  counts as one occurrence with it. A method that does anything else besides (a branch, a second
+  call) still counts, and so does a module-level function that forwards: on the labelled corpus
+  such functions are a library's second API (attrs' `field` and `attrib`), whose shared options
+  the labellers call a clump.
 - Tests: pytest test functions and fixtures take their parameters by name from pytest.
 - Names of one character: `(x, y, z)` or `(a, b, c)` says nothing about the domain, and most such
   triples are generic arithmetic; set `min-name-length = 1` to count them (a `Point` clump).
@@ -138,7 +141,7 @@ class Holder(NamedTuple):
     annotations: tuple[tuple[str, ...], ...]
     defaults: tuple[Expr | None, ...]
     is_class: bool
-    forwards: bool = False  # a thin wrapper: its key is that of the function it forwards to
+    forwards: bool = False  # a forwarding method: its key is that of the function it calls
 
 
 class _Table:
@@ -154,7 +157,7 @@ class _Table:
 
     def occurrences(self, group: Iterable[int]) -> list[int]:
         """The first holder of each key among `group`: a method and its overrides count once (a
-        forwarding wrapper with the function it forwards to, which stands for both)."""
+        forwarding method with the function it forwards to, which stands for both)."""
         seen: set[str] = set()
         found: list[int] = []
         for number in sorted(group, key=lambda number: (self.holders[number].forwards, number)):
@@ -247,7 +250,7 @@ class DataClumps(Detector[DataClumpsOptions]):
             for number in methods[family]:
                 found[number] = found[number]._replace(
                     key=f"{family[0]}.<dispatched({', '.join(sorted(family[1]))})>")
-        _fold_wrappers(index, found)
+        _fold_forwarding_methods(index, found)
         found.sort(key=lambda holder: (holder.path, holder.line, holder.qualname))
         return found
 
@@ -548,9 +551,9 @@ def _override_key(index: Index, definition: Definition) -> str:
     return f"{root}.{'<init>' if name in CONSTRUCTORS else name}"
 
 
-def _fold_wrappers(index: Index, holders: list[Holder]) -> None:
-    """Give each forwarding wrapper the key of the function it forwards to (through chains of
-    wrappers; a loop of wrappers keeps its own keys), so the two count as one occurrence."""
+def _fold_forwarding_methods(index: Index, holders: list[Holder]) -> None:
+    """Give each forwarding method the key of the function it forwards to (through chains of
+    them; a loop of forwarding methods keeps its own keys), so the two count as one occurrence."""
     by_qualname = {holder.qualname: number for number, holder in enumerate(holders)
                    if not holder.is_class}
     calls: dict[str, list[CallSite]] = defaultdict(list)
@@ -574,12 +577,12 @@ def _fold_wrappers(index: Index, holders: list[Holder]) -> None:
 
 
 def _forwarded_to(index: Index, holder: Holder, calls: Sequence[CallSite]) -> str | None:
-    """The function a thin wrapper forwards all its parameters to, under their own names (one
-    statement, one call, no branch); None if the holder is not such a wrapper."""
+    """The function a thin method forwards all its parameters to, under their own names (one
+    statement, one call, no branch); None if the holder is not such a method."""
     definition = index.definitions.get(holder.qualname)
     measure = definition.measure if definition is not None else None
-    if definition is None or measure is None or measure.lloc > 2 or measure.cc > 1 \
-            or len(calls) != 1:
+    if definition is None or definition.kind != "method" or measure is None or \
+            measure.lloc > 2 or measure.cc > 1 or len(calls) != 1:
         return None
     (call,) = calls
     passed = {arg.id for arg in call.args if isinstance(arg, Name)}
