@@ -594,7 +594,7 @@ def _forwarded_to(index: Index, holder: Holder, calls: Sequence[CallSite]) -> st
     if isinstance(call.func, Name):
         target = index.resolve_name(call.scope, call.func.id)
     elif isinstance(call.func, Attr) and isinstance(call.func.base, Name) and \
-            call.func.base.id in ("self", "cls") and definition.kind == "method":
+            call.func.base.id in ("self", "cls"):
         target = index.lookup_method(definition.parent, call.func.attr)
     target = index.resolve_dotted(target) or target if target is not None else None
     if target is None or target not in index.definitions:

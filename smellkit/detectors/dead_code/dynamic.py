@@ -63,8 +63,8 @@ _NEVER_IMPORT = frozenset({"antigravity", "this", "idlelib", "tkinter", "turtle"
 
 
 @cache
-def outside_members(dotted: str) -> frozenset[str] | None:
-    """Member names of a standard-library class; None when it is not one (or not importable)."""
+def _standard_class(dotted: str) -> type | None:
+    """The standard-library class `dotted` names; None when it is not one (or not importable)."""
     name = dotted[len(BUILTIN_PREFIX):] if dotted.startswith(BUILTIN_PREFIX) else dotted
     module, _, attr = name.rpartition(".")
     module = module or "builtins"
@@ -79,7 +79,14 @@ def outside_members(dotted: str) -> frozenset[str] | None:
             value = getattr(value, part)
     except Exception:
         return None
-    return frozenset(dir(value)) if isinstance(value, type) else None
+    return value if isinstance(value, type) else None
+
+
+@cache
+def outside_members(dotted: str) -> frozenset[str] | None:
+    """Member names of a standard-library class; None when it is not one (or not importable)."""
+    found = _standard_class(dotted)
+    return frozenset(dir(found)) if found is not None else None
 
 
 _PROMPT = re.compile(r"\s*>>>(?: |$)(.*)")
@@ -106,19 +113,11 @@ def outside_init(dotted: str) -> bool:
     methods read: unknown for classes outside the standard library (so yes); for a standard
     one, a class of its MRO other than `object` defines `__init__` as a Python function."""
     name = dotted[len(BUILTIN_PREFIX):] if dotted.startswith(BUILTIN_PREFIX) else dotted
-    module, _, attr = name.rpartition(".")
-    top = (module or "builtins").split(".")[0]
-    if top not in sys.stdlib_module_names:
+    if name.split(".")[0] not in sys.stdlib_module_names and "." in name:
         return True
-    if top in _NEVER_IMPORT or outside_members(dotted) is None:
-        return False
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        value: object = importlib.import_module(module or "builtins")
-    for part in attr.split("."):
-        value = getattr(value, part)
-    assert isinstance(value, type)  # outside_members checked it
-    return any(inspect.isfunction(vars(cls).get("__init__")) for cls in value.__mro__)
+    found = _standard_class(dotted)
+    return found is not None and any(inspect.isfunction(vars(cls).get("__init__"))
+                                     for cls in found.__mro__)
 
 
 class ClassFacts:
