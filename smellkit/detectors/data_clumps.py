@@ -40,6 +40,15 @@ What is not a data clump here:
 - A second group at the same signature: a clump that starts where a reported one starts and shares
   two or more names with it is listed in that finding's `overlapping` evidence, not reported on
   its own (one finding per signature).
+- Forwarding methods: a method whose body is one call that hands every one of its parameters on
+  unchanged, under the same name, to a function (or a method of its own object) that takes them
+  all (`Format.compact_decimal(number, format_type, fraction_digits)` returning
+  `format_compact_decimal(number, format_type=format_type, ..., locale=self.locale)`) is a second
+  door to that function, bound to the object's state, not another place the group travels: it
+  counts as one occurrence with it. A method that does anything else besides (a branch, a second
+  call) still counts, and so does a module-level function that forwards: on the labelled corpus
+  such functions are a library's second API (attrs' `field` and `attrib`), whose shared options
+  the labellers call a clump.
 - Tests: pytest test functions and fixtures take their parameters by name from pytest.
 - Names of one character: `(x, y, z)` or `(a, b, c)` says nothing about the domain, and most such
   triples are generic arithmetic; set `min-name-length = 1` to count them (a `Point` clump).
@@ -58,7 +67,7 @@ from pydantic import Field
 from smellkit.analysis.context import Context
 from smellkit.analysis.smells import Smell
 from smellkit.detectors.base import Detector, DetectorOptions, Example
-from smellkit.facts import Alts, Attr, Definition, DefRef, DictLit, Expr, Name, Seq
+from smellkit.facts import Alts, Attr, CallSite, Definition, DefRef, DictLit, Expr, Name, Seq
 from smellkit.graphs.index import Index
 from smellkit.models import Finding, Location, Severity
 
@@ -132,6 +141,7 @@ class Holder(NamedTuple):
     annotations: tuple[tuple[str, ...], ...]
     defaults: tuple[Expr | None, ...]
     is_class: bool
+    forwards: bool = False  # a forwarding method: its key is that of the function it calls
 
 
 class _Table:
@@ -146,15 +156,16 @@ class _Table:
                 self.by_name[name].append(number)
 
     def occurrences(self, group: Iterable[int]) -> list[int]:
-        """The first holder of each key among `group`: a method and its overrides count once."""
+        """The first holder of each key among `group`: a method and its overrides count once (a
+        forwarding method with the function it forwards to, which stands for both)."""
         seen: set[str] = set()
         found: list[int] = []
-        for number in sorted(group):
+        for number in sorted(group, key=lambda number: (self.holders[number].forwards, number)):
             key = self.holders[number].key
             if key not in seen:
                 seen.add(key)
                 found.append(number)
-        return found
+        return sorted(found)
 
 
 class Clump(NamedTuple):
@@ -239,6 +250,7 @@ class DataClumps(Detector[DataClumpsOptions]):
             for number in methods[family]:
                 found[number] = found[number]._replace(
                     key=f"{family[0]}.<dispatched({', '.join(sorted(family[1]))})>")
+        _fold_forwarding_methods(index, found)
         found.sort(key=lambda holder: (holder.path, holder.line, holder.qualname))
         return found
 
@@ -537,6 +549,58 @@ def _override_key(index: Index, definition: Definition) -> str:
     if root == cls and external:
         return f"{'|'.join(sorted(external))}.{'<init>' if name in CONSTRUCTORS else name}"
     return f"{root}.{'<init>' if name in CONSTRUCTORS else name}"
+
+
+def _fold_forwarding_methods(index: Index, holders: list[Holder]) -> None:
+    """Give each forwarding method the key of the function it forwards to (through chains of
+    them; a loop of forwarding methods keeps its own keys), so the two count as one occurrence."""
+    by_qualname = {holder.qualname: number for number, holder in enumerate(holders)
+                   if not holder.is_class}
+    calls: dict[str, list[CallSite]] = defaultdict(list)
+    for facts in index.modules.values():
+        for call in facts.calls:
+            if not call.implicit and call.scope in by_qualname:
+                calls[call.scope].append(call)
+    targets: dict[int, int] = {}
+    for qualname, number in by_qualname.items():
+        target = _forwarded_to(index, holders[number], calls.get(qualname, ()))
+        if target is not None and target in by_qualname and target != qualname:
+            targets[number] = by_qualname[target]
+    for number in targets:
+        seen = {number}
+        current = targets[number]
+        while current in targets and current not in seen:
+            seen.add(current)
+            current = targets[current]
+        if current not in seen:
+            holders[number] = holders[number]._replace(key=holders[current].key, forwards=True)
+
+
+def _forwarded_to(index: Index, holder: Holder, calls: Sequence[CallSite]) -> str | None:
+    """The function a thin method forwards all its parameters to, under their own names (one
+    statement, one call, no branch); None if the holder is not such a method."""
+    definition = index.definitions.get(holder.qualname)
+    measure = definition.measure if definition is not None else None
+    if definition is None or definition.kind != "method" or measure is None or \
+            measure.lloc > 2 or measure.cc > 1 or len(calls) != 1:
+        return None
+    (call,) = calls
+    passed = {arg.id for arg in call.args if isinstance(arg, Name)}
+    passed.update(name for name, value in call.kwargs
+                  if isinstance(value, Name) and value.id == name)
+    if not set(holder.names) <= passed:
+        return None
+    target: str | None = None
+    if isinstance(call.func, Name):
+        target = index.resolve_name(call.scope, call.func.id)
+    elif isinstance(call.func, Attr) and isinstance(call.func.base, Name) and \
+            call.func.base.id in ("self", "cls"):
+        target = index.lookup_method(definition.parent, call.func.attr)
+    target = index.resolve_dotted(target) or target if target is not None else None
+    if target is None or target not in index.definitions:
+        return None
+    params = {param.name for param in index.definitions[target].params}
+    return target if set(holder.names) <= params else None
 
 
 def _fold_overlapping(clumps: Sequence[Clump]) -> list[Clump]:

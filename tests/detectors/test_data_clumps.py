@@ -126,8 +126,9 @@ REVIEW: list[tuple[str, str, str]] = [
     ("jinja2.environment.Template", "tp",
      "new_context and Context take environment, globals, blocks and name that Template"
      " already holds"),
-    ("jinja2.environment.Template.new_context", "tp",
-     "(vars, shared, locals) in new_context, make_module, make_module_async and the runtime"),
+    ("jinja2.environment.Template.make_module", "tp",
+     "(vars, shared, locals) in make_module, make_module_async and runtime.new_context;"
+     " Template.new_context only forwards them to runtime.new_context, counted with it"),
     ("jinja2.ext.Extension.call_method", "tp",
      "(args, kwargs, dyn_args, dyn_kwargs) are the fields of nodes.Call and"
      " _FilterTestCommon, passed one by one to call_method"),
@@ -152,3 +153,20 @@ COUNTS = {"click": 3, "jinja2": 7}
 @pytest.mark.slow
 def test_real_code_review() -> None:
     check_real_code_review(SMELL, COUNTS, REVIEW, FIXED)
+
+
+def test_forwarding_methods_count_with_the_function_they_forward_to(tmp_path: Path) -> None:
+    (finding,) = run_detectors(load(FIXTURES / "shipping_quotes"), [SMELL])
+    places = [finding.location.qualname, *(place.qualname for place in finding.related)]
+    assert "shipping.api.ShippingClient.quote" not in places
+    assert "shipping.service.quote_shipment" in places
+    assert run_detectors(load(FIXTURES / "formatting_facade"), [SMELL]) == []
+    # methods that forward to each other in a loop keep their own keys: still three occurrences
+    root = functional.write(tmp_path, {
+        "ring/a.py": "class Ring:\n    def first(self, host, port, user):\n"
+                     "        return self.second(host, port, user)\n\n"
+                     "    def second(self, host, port, user):\n"
+                     "        return self.first(host, port, user)\n",
+        "ring/c.py": "def third(host, port, user):\n    return host, port, user\n"})
+    (looped,) = run_detectors(load(root), [SMELL])
+    assert looped.evidence["occurrences"] == 3

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from smellkit.detectors.dead_code.dynamic import doctest_names, outside_init
 from smellkit.detectors.runner import run_detectors
 from smellkit.errors import ConfigError
 from smellkit.facts.reachability import liveness
@@ -477,3 +478,17 @@ def test_type_comment_and_private_dispatch_prefix_keep_names_used(tmp_path: Path
         "    def _visit_leaf(self):\n        return self.seen\n\n\n"
         "print(Walker().walk('leaf'))\n")}))
     assert flagged(project) == []
+
+
+def test_doctest_names_are_the_examples_code_without_strings_or_prose() -> None:
+    lines = ["Unlike _old_offset, this one:", "", "    >>> dt = _localize(tz, when)",
+             "    ... print('_quoted_name', more)", "    _output_line", "    ... not_code",
+             ">>>"]
+    assert doctest_names(lines) == {"dt", "_localize", "tz", "when", "print", "more"}
+
+
+def test_outside_init_tells_constructors_that_set_up_state() -> None:
+    assert outside_init("logging.Handler")  # a Python __init__ setting the handler's state
+    assert not outside_init("abc.ABC") and not outside_init("builtins.Exception")
+    assert not outside_init("<builtin>.dict")
+    assert outside_init("setuptools.Command")  # outside the standard library: it may

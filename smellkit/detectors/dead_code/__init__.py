@@ -16,10 +16,14 @@ outside the code:
 - registration: decorators other than a short list of plain wrappers (`@app.route`,
   `@pytest.fixture`, `@x.setter`, `@overload`, `@abstractmethod`, `@register(...)`), classes whose
   base defines `__init_subclass__` or a metaclass;
+- examples: names the doctests in the module's own docstrings read (`>>> _localize(tz, dt)`), which
+  run in the module's namespace, in many projects' test suites;
 - export: `__all__`, re-export by a package `__init__`, entry points of pyproject.toml, setup.cfg
   and setup.py;
 - overrides: a method whose class has an outside base that has (standard library, checked by
-  `dir()`) or may have (anything else) a member of that name.
+  `dir()`) or may have (anything else) a member of that name; the attributes set by an
+  `__init__` that stands in for an outside base's constructor (it calls no other `__init__`, and
+  the class, or a subclass mixing it in, puts it before that base), which the base's code reads.
 
 Confidence says how sure the verdict is: underscore-private and nested definitions nobody can see
 from smellkit._internal import pyast
@@ -50,6 +54,7 @@ from smellkit.detectors.dead_code.dynamic import (
     HOOK_VARIABLES,
     ClassFacts,
     decorator_verdict,
+    doctest_names,
     duck_typed,
     is_dunder,
     is_sunder,
@@ -139,6 +144,7 @@ class DeadCode(Detector[DeadCodeOptions]):
     Options = DeadCodeOptions
     _by_path: dict[str, str]
     _dead: set[str]
+    _doctests: dict[str, frozenset[str]]
     examples = (
         Example(
             "a private helper nothing calls, in a two-module package",
@@ -187,6 +193,7 @@ class DeadCode(Detector[DeadCodeOptions]):
         library = any(facts.is_package for facts in context.index.modules.values())
         self._by_path = {facts.path: facts.module for facts in context.index.modules.values()}
         self._dead = set()
+        self._doctests = {}
         for facts in sorted(context.index.modules.values(), key=lambda item: item.path):
             found: list[Finding] = []
             found.extend(self._definitions(context, facts, usage, classes, library))
@@ -208,6 +215,13 @@ class DeadCode(Detector[DeadCodeOptions]):
                     yield finding
 
     # -- rules -----------------------------------------------------------------------------
+
+    def _in_doctests(self, context: Context, facts: FileFacts, name: str) -> bool:
+        """The module's own doctest examples read `name` (its lines read once, when asked)."""
+        names = self._doctests.get(facts.path)
+        if names is None:
+            names = self._doctests[facts.path] = doctest_names(context.lines(facts.path))
+        return name in names
 
     def _hook(self, definition: Definition, facts: FileFacts, usage: Usage) -> str | None:
         name = definition.name
@@ -246,7 +260,7 @@ class DeadCode(Detector[DeadCodeOptions]):
                     self._hook(definition, facts, usage) is not None:
                 continue
             cls = index.class_of.get(qualname)
-            if _documented(name, cls, usage):
+            if _documented(name, cls, usage) or self._in_doctests(context, facts, name):
                 continue
             decorated = decorator_verdict(context, facts, definition,
                                           self.options.ignore_decorators)
@@ -358,7 +372,8 @@ class DeadCode(Detector[DeadCodeOptions]):
                         or name.startswith(usage.prefixes)
                         or name in HOOK_NAMES or name.startswith(HOOK_PREFIXES)):
                     continue
-                if _documented(name, info.qualname, usage):
+                if _documented(name, info.qualname, usage) or \
+                        self._in_doctests(context, facts, name):
                     continue
                 if kinds[name] == "class" and (not name.startswith("_")
                                                or classes.is_data_class(info.qualname)):
@@ -368,6 +383,10 @@ class DeadCode(Detector[DeadCodeOptions]):
                     continue
                 if classes.override_of_outside(info.qualname, name) == "known":
                     continue
+                if any(attribute.name == name and attribute.scope == f"{info.qualname}.__init__"
+                       for attribute in info.attributes) and \
+                        classes.replaces_outside_init(info.qualname, facts):
+                    continue  # the state of the outside base its constructor stands in for
                 reasons: list[str] = []
                 if name.startswith("_"):
                     confidence = 0.8
@@ -426,7 +445,8 @@ class DeadCode(Detector[DeadCodeOptions]):
                     or usage.named_by_string(name, facts.path, seen[name])
                     or name in globals_declared or name in (facts.dunder_all or ())
                     or f"{module}.{name}" in usage.exported or f"{module}.{name}" in usage.imported
-                    or name.startswith(usage.prefixes)):
+                    or name.startswith(usage.prefixes)
+                    or self._in_doctests(context, facts, name)):
                 continue
             reasons: list[str] = []
             confidence = self._module_level_confidence(name, facts, library, reasons)
@@ -457,7 +477,8 @@ class DeadCode(Detector[DeadCodeOptions]):
         for item in facts.imports:
             bound = item.bound
             if (bound == "*" or "." in bound or import_used(usage, facts, bound)
-                    or item.target.startswith("__future__") or (item.scope, bound) in reported):
+                    or item.target.startswith("__future__") or (item.scope, bound) in reported
+                    or (item.scope == facts.module and self._in_doctests(context, facts, bound))):
                 continue
             reported.add((item.scope, bound))
             resolved = index.resolve_dotted(item.target)

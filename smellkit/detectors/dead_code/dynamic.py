@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import fnmatch
 import importlib
+import inspect
+import re
 import sys
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import cache
 
 from smellkit.analysis.context import Context
-from smellkit.facts import Definition, FileFacts
+from smellkit.analysis.usage import IDENTIFIER
+from smellkit.facts import Attr, Definition, FileFacts
 from smellkit.graphs.builtin_names import BUILTIN_PREFIX
 
 HOOK_NAMES = frozenset({
@@ -52,13 +55,16 @@ _PLAIN_METACLASSES = frozenset({"ABCMeta", "abc.ABCMeta", "type", "EnumMeta", "e
                                 "EnumType", "enum.EnumType"})
 _DATA_BASES = ("NamedTuple", "TypedDict", "Enum", "IntEnum", "StrEnum", "Flag", "IntFlag",
                "BaseModel", "Struct", "Protocol")
+_NO_STATE_BASES = frozenset({"object", BUILTIN_PREFIX + "object", "typing.Generic",
+                             "typing.Protocol", "typing_extensions.Protocol", "abc.ABC"})
+"""Outside bases that hold no state a subclass's constructor could stand in for."""
 _NEVER_IMPORT = frozenset({"antigravity", "this", "idlelib", "tkinter", "turtle", "turtledemo",
                            "__main__", "pydoc_data"})
 
 
 @cache
-def outside_members(dotted: str) -> frozenset[str] | None:
-    """Member names of a standard-library class; None when it is not one (or not importable)."""
+def _standard_class(dotted: str) -> type | None:
+    """The standard-library class `dotted` names; None when it is not one (or not importable)."""
     name = dotted[len(BUILTIN_PREFIX):] if dotted.startswith(BUILTIN_PREFIX) else dotted
     module, _, attr = name.rpartition(".")
     module = module or "builtins"
@@ -73,7 +79,45 @@ def outside_members(dotted: str) -> frozenset[str] | None:
             value = getattr(value, part)
     except Exception:
         return None
-    return frozenset(dir(value)) if isinstance(value, type) else None
+    return value if isinstance(value, type) else None
+
+
+@cache
+def outside_members(dotted: str) -> frozenset[str] | None:
+    """Member names of a standard-library class; None when it is not one (or not importable)."""
+    found = _standard_class(dotted)
+    return frozenset(dir(found)) if found is not None else None
+
+
+_PROMPT = re.compile(r"\s*>>>(?: |$)(.*)")
+_CONTINUATION = re.compile(r"\s*\.\.\.(?: |$)(.*)")
+_STRING_LITERAL = re.compile(r"""("|')(?:\\.|(?!\1).)*\1""")
+
+
+def doctest_names(lines: Sequence[str]) -> frozenset[str]:
+    """Identifiers the doctest examples of a file read (`>>> dt = _localize(tz, now)`), string
+    literals left out: doctest runs them in the module's namespace, so they use its names."""
+    found: set[str] = set()
+    in_example = False
+    for line in lines:
+        match = _PROMPT.match(line) or (_CONTINUATION.match(line) if in_example else None)
+        in_example = match is not None
+        if match is not None:
+            found.update(IDENTIFIER.findall(_STRING_LITERAL.sub("", match.group(1))))
+    return frozenset(found)
+
+
+@cache
+def outside_init(dotted: str) -> bool:
+    """Whether an outside class may have a Python `__init__` that sets up state its other
+    methods read: unknown for classes outside the standard library (so yes); for a standard
+    one, a class of its MRO other than `object` defines `__init__` as a Python function."""
+    name = dotted[len(BUILTIN_PREFIX):] if dotted.startswith(BUILTIN_PREFIX) else dotted
+    if name.split(".")[0] not in sys.stdlib_module_names and "." in name:
+        return True
+    found = _standard_class(dotted)
+    return found is not None and any(inspect.isfunction(vars(cls).get("__init__"))
+                                     for cls in found.__mro__)
 
 
 class ClassFacts:
@@ -108,6 +152,24 @@ class ClassFacts:
             elif name in members:
                 return "known"
         return verdict
+
+    def replaces_outside_init(self, cls: str, facts: FileFacts) -> bool:
+        """The class's `__init__` stands in for an outside base's: it calls no other `__init__`
+        and comes before an outside class with a constructor of its own in the MRO of the class
+        or of a subclass (a mixin of `distutils.cmd.Command` that sets `self._dry_run` itself).
+        The attributes it sets are that base's state, which the base's own code reads."""
+        init = f"{cls}.__init__"
+        if init not in self.index.definitions or any(
+                call.scope == init and isinstance(call.func, Attr) and call.func.attr == "__init__"
+                for call in facts.calls):
+            return False
+        for current in (cls, *self.index.descendants(cls)):
+            order = self.index.mro(current)
+            if cls in order and any(
+                    ancestor not in self.index.classes and ancestor not in _NO_STATE_BASES
+                    and outside_init(ancestor) for ancestor in order[order.index(cls) + 1:]):
+                return True
+        return False
 
     def is_data_class(self, cls: str) -> bool:
         definition = self.index.definitions.get(cls)
