@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import PurePosixPath
 
 from rich.console import Console
 from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from smellkit.models import MetricRow, ScanResult
+from smellkit.models import Location, MetricRow, ScanResult
 from smellkit.report.markdown import with_hedge
 
 TOP = 10
@@ -22,6 +23,17 @@ def _top(rows: tuple[MetricRow, ...], metric: str) -> list[MetricRow]:
     ranked = [row for row in rows if isinstance(row.values.get(metric), (int, float))]
     ranked.sort(key=lambda row: (-float(row.values[metric] or 0), row.location.qualname))
     return ranked[:TOP]
+
+
+def _in_module(location: Location) -> str:
+    """The qualified name inside its module (`peekable._get_slice` in `more.py`); the whole
+    name where the module part cannot be told from the path."""
+    file = PurePosixPath(location.path)
+    stem = file.parent.name if file.stem == "__init__" else file.stem
+    parts = location.qualname.split(".")
+    if stem in parts[:-1]:
+        return ".".join(parts[parts.index(stem) + 1:])
+    return location.qualname
 
 
 def render_scan(result: ScanResult, console: Console) -> None:
@@ -72,6 +84,8 @@ def render_scan(result: ScanResult, console: Console) -> None:
             console.print(Padding(Text(with_hedge(finding)), (0, 0, 0, 4), expand=False),
                           highlight=False)
 
+    # the metric tables name code inside its module, which the file column gives: a full
+    # dotted name would be folded mid-word on an 80-column pipe
     complex_rows = _top(result.metrics.functions, "cc")
     if complex_rows:
         table = Table(title=f"Most complex functions (top {TOP} by cyclomatic complexity)")
@@ -79,19 +93,22 @@ def render_scan(result: ScanResult, console: Console) -> None:
             table.add_column(column, justify="right" if column in ("cc", "sloc") else "left",
                              overflow="fold")
         for row in complex_rows:
-            table.add_row(row.location.qualname, f"{row.location.path}:{row.location.start_line}",
-                          str(row.values.get("cc")), str(row.values.get("sloc")))
+            table.add_row(_in_module(row.location), f"{row.location.path}:"
+                          f"{row.location.start_line}", str(row.values.get("cc")),
+                          str(row.values.get("sloc")))
         console.print(table)
 
     class_rows = _top(result.metrics.classes, "wmc")
     if class_rows:
         table = Table(title=f"Heaviest classes (top {TOP} by WMC)")
-        for column in ("class", "wmc", "nom", "lcom4", "cbo"):
-            table.add_column(column, justify="left" if column == "class" else "right",
+        for column in ("class", "file", "wmc", "nom", "lcom4", "cbo"):
+            table.add_column(column, justify="left" if column in ("class", "file") else "right",
                              overflow="fold")
         for row in class_rows:
-            table.add_row(row.location.qualname, *(str(row.values.get(key, ""))
-                                                   for key in ("wmc", "nom", "lcom4", "cbo")))
+            table.add_row(_in_module(row.location), f"{row.location.path}:"
+                          f"{row.location.start_line}", *(str(row.values.get(key, ""))
+                                                          for key in ("wmc", "nom", "lcom4",
+                                                                      "cbo")))
         console.print(table)
 
     for cycle in result.import_cycles:

@@ -212,3 +212,15 @@ def test_tables_and_markdown_say_why_a_finding_is_hedged(tmp_path: Path) -> None
     assert "(hedged, confidence 0.3: public name of a library module" in out.getvalue()
     plain = sample_result(tmp_path)
     assert "hedged" not in to_markdown(plain)
+
+
+def test_metric_tables_name_code_inside_its_module() -> None:
+    from smellkit.report.table import _in_module
+
+    def name(path: str, qualname: str) -> str:
+        return _in_module(Location(path=path, qualname=qualname, kind="function",
+                                   start_line=1, end_line=2))
+
+    assert name("src/pkg/more.py", "pkg.more.peekable._get_slice") == "peekable._get_slice"
+    assert name("pkg/__init__.py", "pkg.func") == "func"
+    assert name("tools/run.py", "other.thing") == "other.thing"  # cannot tell: kept whole
