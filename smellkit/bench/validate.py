@@ -277,7 +277,8 @@ class Validator:
             problems = adequacy.problems(MIN_CHANGED_LINES_EXECUTED)
             if not problems:
                 return tests, adequacy
-        wider = self._reselect(injection, code, copy, tests, smelly)
+        wider = self._reselect(injection, code, copy, tests, smelly,
+                               found.adequacy.lines_not_executed)
         if wider is None:
             return "; ".join(problems)
         again = "even with tests selected again from the smelly version: "
@@ -324,13 +325,14 @@ class Validator:
             "functions": functions, "sensitive": all(item.sensitive for item in functions)})
 
     def _reselect(self, injection: Injection, code: SmellyCode, copy: Path,
-                  tests: tuple[str, ...],
-                  smelly: CoveredRun) -> tuple[tuple[str, ...], LineContexts] | None:
+                  tests: tuple[str, ...], smelly: CoveredRun, missed: Sequence[str]
+                  ) -> tuple[tuple[str, ...], LineContexts] | None:
         """The tests plus, for each changed function and target, up to `limit` tests that run
         it on the smelly version: found by running a pool (the original's tests of the code the
         patch touches first, then of the files it changes; at most `POOL_LIMIT`) under coverage.
         Also the lines both runs ran, to estimate the new selection's coverage before running
-        it. None when the pool finds nothing new."""
+        it. `missed`: the changed lines ("path:statement") the tests leave unrun. None when
+        the pool finds nothing new."""
         pool = [test for test in self._pool(injection) if test not in tests][:POOL_LIMIT]
         if not pool:
             return None
@@ -340,7 +342,6 @@ class Validator:
                  *found.adequacy.live_targets()]
         # first the tests that run the changed lines the selection misses (a branch only one
         # test in a hundred reaches), then the rest of each function's share spread at random
-        missed = measure(code, injection, smelly.lines, tests).adequacy.lines_not_executed
         chosen = set(tests) | self._covering(missed, statement_runs(code, wide.lines,
                                                                      wide.run.passed))
         for name in dict.fromkeys(names):
