@@ -37,14 +37,14 @@ from smellkit.injectors.cst.imports import (
     merged,
     without_unused,
 )
-from smellkit.injectors.data_clumps.fields import (
+from smellkit.injectors.data_clumps.body import (
     Extracted,
-    Group,
-    Reader,
     class_noun,
     class_words,
     extract,
 )
+from smellkit.injectors.data_clumps.body import line_limit as line_limit  # other smells' use
+from smellkit.injectors.data_clumps.fields import Group, Reader
 from smellkit.injectors.data_clumps.plan import outside_words
 from smellkit.injectors.naming import meaningful, overlaps, pick, snake, words
 from smellkit.models import SPANS, Difficulty
@@ -72,7 +72,8 @@ def layout(group: Group, difficulty: Difficulty,
     holder_paths = {holder.path for holder in group.holders}
     holder_modules = {holder.module for holder in group.holders}
     least, most = SPANS[difficulty]
-    sizes = list(range(1, len(readers) + (0 if difficulty == "hard" else 1)))
+    # two bodies at least: one function beside the constructor is a signature, not a clump
+    sizes = list(range(2, len(readers) + (0 if difficulty == "hard" else 1)))
     if difficulty == "hard":
         sizes.reverse()
     elif difficulty == "medium":  # more than one body moved where the group allows it
@@ -176,13 +177,14 @@ def spread(context: InjectionContext, group: Group, moved: list[Reader], count: 
     module_of: dict[str, str] = {}
     paths: list[tuple[str, str]] = []
     for part in parts:
-        first = part[0]
-        split = sum(first.cls in {reader.cls for reader in other} for other in parts) > 1
+        called = {callee for reader in part for callee in reader.calls}
+        entries = [reader for reader in part if reader.qualname not in called] or part[:1]
+        first = entries[0]
         folder = first.path.rpartition("/")[0]
         facts = index.modules[first.module]
         package = first.module if facts.is_package else first.module.rpartition(".")[0]
         bound = set(move.module_bindings(index, package)) if package in index.modules else set()
-        stems = [stem for stem in _module_stems(context, first, rng, split=split)
+        stems = [stem for stem in _module_stems(context, first, rng, alone=len(entries) == 1)
                  if stem not in bound and _join(folder, stem) not in taken_paths]
         path = context.module_path(folder, stems)
         taken_paths.add(path)
@@ -370,11 +372,13 @@ def _join(folder: str, stem: str) -> str:
 
 
 def _module_stems(context: InjectionContext, reader: Reader, rng: random.Random, *,
-                  split: bool = False) -> list[str]:
-    """New module names: the class's word with the source module's (`length_validators`
-    beside `validators.py`), or with the method's where the class's methods go to several
-    modules (`span_steps`), then with other words near them; private when the repository
-    names its internal modules so."""
+                  alone: bool) -> list[str]:
+    """New module names: the class's word with the method's (`length_error` for the body of
+    `Length._format_error`), or with the source module's for a special method
+    (`length_validators` for `Length.__call__` of `validators.py`), then with other words near
+    them; private when the repository names its internal modules so. `reader` is the body the
+    module's others serve; `alone`: the module's other bodies all serve `reader` (else it holds
+    several things and takes the source module's word)."""
     vocabulary = context.vocabulary
     stem = reader.path.rpartition("/")[2][:-3]
     private = vocabulary.private_modules() or stem.startswith("_")
@@ -382,7 +386,7 @@ def _module_stems(context: InjectionContext, reader: Reader, rng: random.Random,
     whole = class_words(cls_name)
     head = whole if len(whole) > 1 and not all(map(meaningful, whole)) else whole[:1]
     method = reader.qualname.rpartition(".")[2]
-    source = method if split and not method.startswith("__") else stem
+    source = method if alone and not method.startswith("__") else stem
     tail = [word for word in words(source) if meaningful(word) and not overlaps(word, head)][-1:]
     natural = [snake([*head, *tail], private=private)] if head and tail else []
     if len(whole) > 1 or not natural:
@@ -454,12 +458,6 @@ def _call_text(self_name: str, fields: Sequence[str], function: cst.FunctionDef,
     if params.star_kwarg is not None:
         args.append(f"**{params.star_kwarg.name.value}")
     return args
-
-
-def line_limit(source: str) -> int:
-    """The longest line the module's code allows itself (79 at least): new lines stay within."""
-    return max([79, *(len(line) for line in source.splitlines()
-                      if not line.lstrip().startswith("#"))])
 
 
 def returns_value(function: cst.FunctionDef) -> bool:
