@@ -1028,3 +1028,59 @@ def _probe(root: Path, script: str) -> str:
                                  "PYTHONDONTWRITEBYTECODE": "1"})
     assert result.stdout.strip()
     return result.stdout
+
+
+def test_a_name_of_the_source_module_is_read_through_it(tmp_path: Path) -> None:
+    """The exception the validators raise lives in their own module, which imports the new one:
+    where the package loads that module, the new module imports it at its top (`from pick
+    import choices`) and reads `choices.NotAllowed` when called, as sibling modules importing
+    each other do, instead of importing inside the function; behaviour stays, whichever module
+    is imported first."""
+    files = {**CHOICE_FILES, "pick/__init__.py": "from pick import choices\n"}
+    root = _write(tmp_path / "repo", files)
+    project = support.load(root)
+    (candidate,) = [item for item in find_candidates(project, SMELL, options=support.NO_FILTER)
+                    if item.data.get("mode") == "fields"]
+    injection = inject(project, SMELL, "easy", candidate=candidate, options=support.NO_FILTER)
+    assert isinstance(injection, Injection), injection
+    added = [line[1:] for line in injection.smelly_patch.splitlines() if line.startswith("+")]
+    assert "from pick import choices" in added, added
+    assert not [line for line in added if line.startswith(" ") and "import" in line], added
+    assert any("raise choices.NotAllowed(" in line for line in added), added
+    support.assert_round_trip(root, injection, project)
+    smelly = support.smelly_copy(root, injection, tmp_path)
+    assert support.run_main(smelly, "pick") == support.run_main(root, "pick")
+    from smellkit.injectors.patches import patched_paths
+
+    new = next(path for path in patched_paths(injection.smelly_patch) if path not in files)
+    first = f"import {new[:-3].replace('/', '.')}\nimport pick.__main__\n"
+    (smelly / "first.py").write_text(first, encoding="utf-8")
+    (root / "first.py").write_text("import pick.__main__\n", encoding="utf-8")
+    assert support.run_main(smelly, "first") == support.run_main(root, "first")
+
+
+def test_without_the_package_loading_it_the_import_stays_in_the_function(tmp_path: Path) -> None:
+    """Negative control: a package that does not load the module leaves no order that is safe
+    for a top-level import both ways, so the import stays where it is read."""
+    root = _write(tmp_path / "repo", CHOICE_FILES)
+    project = support.load(root)
+    (candidate,) = [item for item in find_candidates(project, SMELL, options=support.NO_FILTER)
+                    if item.data.get("mode") == "fields"]
+    injection = inject(project, SMELL, "easy", candidate=candidate, options=support.NO_FILTER)
+    assert isinstance(injection, Injection), injection
+    assert "    from pick.choices import NotAllowed" in injection.smelly_patch
+
+
+@pytest.mark.parametrize("code,joined", [
+    ("if low is not None and (\n    value < low if inclusive else value <= low\n)",
+     "if low is not None and (value < low if inclusive else value <= low)"),
+    ("return (error or message).format(\n    input=value, low=low\n)",
+     "return (error or message).format(input=value, low=low)"),
+    ("call(\n    a,\n    b,\n)", None),  # a trailing comma keeps it exploded
+    ("call(\n    a,  # why\n    b\n)", None),
+    ('call(\n    """x\n    y"""\n)', None),
+])
+def test_wrapped_lines_join(code: str, joined: str | None) -> None:
+    from smellkit.injectors.data_clumps.body import joined_lines
+
+    assert joined_lines(code) == joined

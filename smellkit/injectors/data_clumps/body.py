@@ -160,8 +160,7 @@ def _through_modules(context: InjectionContext, function: cst.FunctionDef, defer
         eager = package in graph and source in graph and any(
             graph.edges[package, target].get("eager") for target in graph.successors(package)
             if target == source)
-        if not package or not eager or leaf in taken or leaf in reads.values() or \
-                any(name in taken for name in names):
+        if not package or not eager or leaf in taken or leaf in reads.values():
             kept.append(statement)
             continue
         reads.update((name, leaf) for name in names)
