@@ -999,6 +999,15 @@ def test_fields_mode_on_real_code(tmp_path: Path, name: str, version: str, probe
         low, high = SPAN[difficulty]
         assert low <= len(spanned) <= high, (difficulty, spanned)
         _assert_reads_as_the_repository_s(injection.smelly_patch)
+        added = [line[1:] for line in injection.smelly_patch.splitlines()
+                 if line.startswith("+") and not line.startswith("+++")]
+        # the clump in two new signatures at least, even at easy
+        assert len([line for line in added if line.startswith("def ")]) >= 2, added
+        # imports at the top (WTForms' exception read through `validators`)
+        assert not [line for line in added if line.startswith(" ") and
+                    re.match(r"\s+(from \S+ )?import ", line)], added
+        # no wrap the `self.` prefixes had forced left open over a now short condition
+        assert not [line for line in added if re.match(r"\s*(el)?if .* \($", line)], added
         assert not any(re.search(r"_\d+\b|\d\.py", line) for line in
                        injection.smelly_patch.splitlines() if line.startswith("+++ "))
         support.assert_round_trip(root, injection, project)

@@ -26,9 +26,10 @@ travels down a chain of signatures as real clumps do (`validate_range(min, max, 
 calling `format_range_error(min, max, error, ...)`). It also names no field otherwise (a local
 or builtin `min` would be shadowed by the parameter), and every global it reads can be imported
 by the new module: at its top, or, where that would close an import cycle (a name the source
-module defines, such as the exception a validator raises), at the top of the function's body,
-read when it is called; names only postponed annotations read are imported for type checking
-(`cst.move`).
+module defines, such as the exception a validator raises), through the source module imported
+at the top where the package loads it, else at the top of the function's body, read when it
+is called; names only postponed annotations read are imported for type checking (`cst.move`).
+The function itself is made in `body.py`.
 """
 
 from __future__ import annotations
