@@ -92,3 +92,49 @@ def test_a_twin_edit_at_another_target_comes_after_every_other_case() -> None:
         chosen = {case.id for case in sample([first, twin, other], 2, seed=seed)}
         assert other.id in chosen and len(chosen & {first.id, twin.id}) == 1
     assert len(sample([first, twin], 2, seed=0)) == 2  # nothing else: the twin too
+
+
+def _at(difficulty: str, target: str, repo: str = "marshmallow") -> Case:
+    case = _case("god_class", difficulty, 0, f"pkg/{target}.py", repo=repo)
+    location = case.candidate.target.model_copy(update={"qualname": f"pkg.{target}"})
+    return case.model_copy(update={
+        "id": f"god_class-{difficulty}-{target}",
+        "candidate": case.candidate.model_copy(update={"target": location})})
+
+
+def _targets_by_difficulty(chosen: list[Case]) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for case in chosen:
+        found.setdefault(case.difficulty, []).append(case.candidate.target.qualname)
+    return found
+
+
+def test_no_target_serves_two_difficulties_when_the_candidates_suffice() -> None:
+    """The four builds' marshmallow god_class: Field and Nested validated at easy, all three
+    at medium, Field and Tuple at hard. Filling each cell greedily in difficulty order put
+    Field at all three and Tuple at medium and hard; every seed must instead give each
+    difficulty targets of its own, all three difficulties covered."""
+    pool = [_at(difficulty, target) for difficulty, targets in (
+        ("easy", ("Field", "Nested")), ("medium", ("Field", "Nested", "Tuple")),
+        ("hard", ("Field", "Tuple"))) for target in targets]
+    for seed in range(8):
+        found = _targets_by_difficulty(sample(pool, 2, seed, candidates={
+            ("marshmallow", "god_class"): 3}))
+        assert sorted(found) == ["easy", "hard", "medium"]
+        everything = [target for targets in found.values() for target in targets]
+        assert len(everything) == len(set(everything)) == 3
+
+
+def test_hard_does_not_fall_back_to_the_target_of_medium() -> None:
+    """Only `Schema.__init__` validated at medium and hard; the repository has other
+    candidates, so one difficulty stays empty rather than repeat the other's target."""
+    pool = [_at("easy", "is_aware"), _at("easy", "store_error"),
+            _at("medium", "Schema"), _at("hard", "Schema")]
+    found = _targets_by_difficulty(sample(pool, 2, 0, candidates={
+        ("marshmallow", "god_class"): 6}))
+    assert sorted(found["easy"]) == ["pkg.is_aware", "pkg.store_error"]
+    assert sum(targets == ["pkg.Schema"] for targets in found.values()) == 1
+    # fewer candidates than difficulties: the target may serve both, the rule's exception
+    shared = _targets_by_difficulty(sample(pool, 2, 0, candidates={
+        ("marshmallow", "god_class"): 1}))
+    assert shared["medium"] == shared["hard"] == ["pkg.Schema"]
