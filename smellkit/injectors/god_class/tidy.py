@@ -90,8 +90,12 @@ def tidied(function: cst.FunctionDef, source: str, holder: Holder,
     at = 1 if lines and is_docstring(lines[0]) else 0
     renames: dict[str, str] = {}
     hoisted: list[str] = []
-    written = names_in(function)
     kept: list[cst.BaseStatement] = []
+    end = at
+    while end < len(lines) and _is_import_line(lines[end]):
+        end += 1
+    written = names_in(function.with_changes(body=body.with_changes(
+        body=[*lines[:at], *lines[end:]])))  # but the imports' own dotted names
     end = at
     while end < len(lines) and _is_import_line(lines[end]):
         line = lines[end]
