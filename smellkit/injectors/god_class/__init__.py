@@ -81,6 +81,15 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
         yield from self._collaborator_candidates(context, flagged)
         yield from self._function_candidates(context, flagged)
 
+    def coverage_targets(self, candidate: Candidate) -> tuple[str, ...]:
+        """What the edit moves: the collaborators' code and the method that created them; for
+        absorbed functions nothing more (discovery took only functions the tests run well, and
+        the holder's own code does not change)."""
+        if candidate.data.get("kind") == "functions":
+            return ()
+        return tuple(dict.fromkeys(name for item in candidate.data["collaborators"]
+                                   for name in (item["scope"], item["cls"])))
+
     def _collaborator_candidates(self, context: InjectionContext,
                                  flagged: set[str]) -> Iterator[Candidate]:
         analysis = context.analysis
