@@ -447,11 +447,14 @@ def test_an_absorbed_method_is_named_after_its_whole_class(tmp_path: Path) -> No
         "kit/validate.py": "class Validator:\n    pass\n\n\nclass OneOf(Validator):\n"
                            "    def options(self):\n        return self.choices\n\n\n"
                            "class Length(Validator):\n    def _format_error(self):\n"
-                           "        return self.error\n"})
+                           "        return self.error\n\n\nclass Parser:\n"
+                           "    def parse_call_args(self):\n        return self.stream\n"})
     analysis = context.analysis
     assert planning._method_name(analysis, "kit.validate.OneOf.options") == "one_of_options"
     assert planning._method_name(analysis, "kit.validate.Length._format_error") == \
         "_length_format_error"
+    assert planning._method_name(analysis, "kit.validate.Parser.parse_call_args") == \
+        "parse_call_args"  # not `parser_parse_call_args`
     function = planning.Function("kit.validate.OneOf.options", "kit.validate", "options", 1,
                                  frozenset(), owner="kit.validate.OneOf")
     node = absorbing._find_method(context.module("kit/validate.py"), function)
