@@ -81,9 +81,11 @@ class _Picks:
 
     def take(self, difficulty: Difficulty, options: Sequence[Case]) -> None:
         held = [case for items in self.picked.values() for case in items]
+        cell = {path for case in self.picked.get(difficulty, ()) for path in case.files}
         best = min(options, key=lambda case: (
             self.targets[target_key(case)],
             sum(twins(self.prints[case.id], self.prints[other.id]) for other in held),
+            sum(path in cell for path in case.files),
             sum(self.used[f"{case.repo}:{path}"] for path in case.files),
             _rank(self.seed, case)))
         self.cells[difficulty].remove(best)
@@ -103,22 +105,20 @@ def _pick(picks: _Picks, per_cell: int, candidates: int | None) -> list[Case]:
     filled = [difficulty for difficulty in DIFFICULTIES if cells[difficulty]]
     count = candidates if candidates is not None else len(
         {target_key(case) for difficulty in filled for case in cells[difficulty]})
-    if count < len(filled):  # too few candidates: targets are shared, the least used first
-        for difficulty in filled:
-            for _ in range(min(per_cell, len(cells[difficulty]))):
-                picks.take(difficulty, cells[difficulty])
-    else:
-        reach = _coverable([cells[difficulty] for difficulty in filled], frozenset())
-        for number, difficulty in enumerate(filled):  # one case each, at distinct targets
-            later = [cells[other] for other in filled[number + 1:]]
-            covered = len(picks.picked)
-            options = [case for case in picks.free(difficulty) if covered + 1 + _coverable(
-                later, frozenset({*picks.owner, target_key(case)})) >= reach]
-            if options:
-                picks.take(difficulty, options)
-        for difficulty in filled:  # then more at targets of its own
-            while len(picks.picked.get(difficulty, ())) < per_cell and picks.free(difficulty):
-                picks.take(difficulty, picks.free(difficulty))
+    shared = count < len(filled)  # too few candidates: a target may serve several difficulties
+    reach = _coverable([cells[difficulty] for difficulty in filled], frozenset())
+    for number, difficulty in enumerate(filled):  # one case each, at a target of its own
+        later = [cells[other] for other in filled[number + 1:]]
+        covered = len(picks.picked)
+        options = [case for case in picks.free(difficulty) if covered + 1 + _coverable(
+            later, frozenset({*picks.owner, target_key(case)})) >= reach]
+        if options:
+            picks.take(difficulty, options)
+        elif shared:  # the least used target another difficulty has
+            picks.take(difficulty, cells[difficulty])
+    for difficulty in filled:  # then more at targets no other difficulty took
+        while len(picks.picked.get(difficulty, ())) < per_cell and picks.free(difficulty):
+            picks.take(difficulty, picks.free(difficulty))
     return [case for difficulty in filled for case in picks.picked.get(difficulty, ())]
 
 
@@ -127,15 +127,16 @@ def sample(cases: Iterable[Case], per_cell: int, seed: int,
            candidates: Mapping[tuple[str, str], int] | None = None) -> list[Case]:
     """At most `per_cell` cases per (repository, smell, difficulty).
 
-    A target serves one difficulty of a smell in a repository (issue 15's diversity rule)
-    unless the repository has fewer candidates of the smell (`candidates`, by repository and
-    smell; else the distinct targets of its cases) than the smell has difficulties with cases:
-    then a target may serve several, the least used first. Under the rule, each difficulty first
-    takes one case at a target of its own, chosen so that as many difficulties as can be get
-    one, then fills its cell with targets no other difficulty took. Within those bounds cases
-    are taken greedily: first one that is no twin of a case the smell already holds (`twins`),
-    then the one whose files the dataset uses least so far, ties broken by a seeded hash, so the
-    dataset spreads over as many targets, edits and files as it can.
+    A target serves one difficulty of a smell in a repository (issue 15's diversity rule): each
+    difficulty first takes one case at a target of its own, chosen so that as many difficulties
+    as can be get one, then fills its cell with targets no other difficulty took. Only when the
+    repository has fewer candidates of the smell (`candidates`, by repository and smell; else
+    the distinct targets of its cases) than the smell has difficulties with cases does a
+    difficulty left without a target of its own take one case at another's, the least used.
+    Within those bounds cases are taken greedily: first one that is no twin of a case the smell
+    already holds (`twins`), then the one whose files its cell, then the dataset, uses least so
+    far, ties broken by a seeded hash, so the dataset spreads over as many targets, edits and
+    files as it can.
     """
     pool = sorted(cases, key=lambda case: case.instance_id)
     order = list(smells) if smells is not None else sorted({case.smell for case in pool})

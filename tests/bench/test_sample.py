@@ -18,12 +18,20 @@ def _case(smell: str, difficulty: str, number: int, path: str, repo: str = "calc
                 repo=repo, revision="local", tests=("tests/test_ops.py::test_add",))
 
 
+def _retargeted(case: Case, qualname: str) -> Case:
+    location = case.candidate.target.model_copy(update={"qualname": qualname})
+    return case.model_copy(update={
+        "candidate": case.candidate.model_copy(update={"target": location})})
+
+
 def _pool() -> list[Case]:
+    """Six cases per cell, each at a target of its own."""
     pool = []
     for smell in ("feature_envy", "dead_code"):
         for difficulty in ("easy", "medium", "hard"):
             for number in range(6):
-                pool.append(_case(smell, difficulty, number, f"pkg/m{number % 3}.py"))
+                pool.append(_retargeted(_case(smell, difficulty, number, f"pkg/m{number % 3}.py"),
+                                        f"pkg.m{number % 3}.{difficulty}_{number}"))
     return pool
 
 
@@ -96,10 +104,8 @@ def test_a_twin_edit_at_another_target_comes_after_every_other_case() -> None:
 
 def _at(difficulty: str, target: str, repo: str = "marshmallow") -> Case:
     case = _case("god_class", difficulty, 0, f"pkg/{target}.py", repo=repo)
-    location = case.candidate.target.model_copy(update={"qualname": f"pkg.{target}"})
-    return case.model_copy(update={
-        "id": f"god_class-{difficulty}-{target}",
-        "candidate": case.candidate.model_copy(update={"target": location})})
+    return _retargeted(case, f"pkg.{target}").model_copy(
+        update={"id": f"god_class-{difficulty}-{target}"})
 
 
 def _targets_by_difficulty(chosen: list[Case]) -> dict[str, list[str]]:
@@ -136,5 +142,20 @@ def test_hard_does_not_fall_back_to_the_target_of_medium() -> None:
     assert sum(targets == ["pkg.Schema"] for targets in found.values()) == 1
     # fewer candidates than difficulties: the target may serve both, the rule's exception
     shared = _targets_by_difficulty(sample(pool, 2, 0, candidates={
-        ("marshmallow", "god_class"): 1}))
+        ("marshmallow", "god_class"): 2}))
     assert shared["medium"] == shared["hard"] == ["pkg.Schema"]
+
+
+def test_with_too_few_candidates_a_target_is_shared_only_to_cover_a_difficulty() -> None:
+    """marshmallow's two god_class hosts, Field at every difficulty and Nested at easy and
+    medium: each difficulty gets one case, a target repeated only where a difficulty has no
+    other, and no cell is filled up with a target another difficulty holds."""
+    pool = [_at(difficulty, target) for difficulty, targets in (
+        ("easy", ("Field", "Nested")), ("medium", ("Field", "Nested")), ("hard", ("Field",)))
+        for target in targets]
+    for seed in range(8):
+        found = _targets_by_difficulty(sample(pool, 2, seed, candidates={
+            ("marshmallow", "god_class"): 2}))
+        assert {key: len(value) for key, value in found.items()} == {
+            "easy": 1, "medium": 1, "hard": 1}
+        assert found["hard"] == ["pkg.Field"] and found["easy"] != found["medium"]
