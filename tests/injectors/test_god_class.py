@@ -498,6 +498,15 @@ def test_absorbed_code_imports_as_a_person_would(tmp_path: Path) -> None:
            "utils.helper(functools)" in code
 
 
+def test_the_holders_own_module_is_not_imported_into_it(tmp_path: Path) -> None:
+    """`Schema._init_fields` absorbed by marshmallow's `Nested` kept
+    `from marshmallow import fields as ma_fields` inside fields.py itself."""
+    code, hoisted = _tidy(tmp_path, "def f(obj):\n    from kit import fields as ma_fields\n\n"
+                                    "    return ma_fields.Field(obj)\n", {})
+    assert hoisted == [] and "import" not in code
+    assert "return Field(obj)" in code
+
+
 def test_a_sibling_that_code_replaces_stays_read_from_its_module(tmp_path: Path) -> None:
     from smellkit.injectors.god_class import tidy
 

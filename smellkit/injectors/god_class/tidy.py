@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from smellkit.graphs.index import Index
+from smellkit.injectors.cst.edit import subtree
 from smellkit.injectors.cst.imports import is_docstring
 from smellkit.injectors.cst.move import names_in
 
@@ -54,8 +55,17 @@ class _Renamer(cst.CSTTransformer):
         text = self.names.get(original_node.value)
         return updated_node if text is None else cst.parse_expression(text)
 
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        """`ma_fields.Inferred` is renamed as a whole (in `leave_Attribute`), not its parts."""
+        return not (isinstance(node.value, cst.Name)
+                    and f"{node.value.value}.{node.attr.value}" in self.names)
+
     def leave_Attribute(self, original_node: cst.Attribute,
-                        updated_node: cst.Attribute) -> cst.Attribute:
+                        updated_node: cst.Attribute) -> cst.BaseExpression:
+        if isinstance(original_node.value, cst.Name):
+            text = self.names.get(f"{original_node.value.value}.{original_node.attr.value}")
+            if text is not None:
+                return cst.parse_expression(text)
         return updated_node.with_changes(attr=original_node.attr)
 
     def leave_Arg(self, original_node: cst.Arg, updated_node: cst.Arg) -> cst.Arg:
@@ -106,7 +116,7 @@ def tidied(function: cst.FunctionDef, source: str, holder: Holder,
             small.names, cst.ImportStar) else []
         left = [alias for alias in aliases
                 if not _settle(small, alias, source, holder, siblings, patched, renames,
-                               hoisted, written)]
+                               hoisted, written, body)]
         if left and len(left) == len(aliases):
             kept.append(line)
         elif left:
@@ -137,7 +147,8 @@ def _dotted(node: cst.BaseExpression) -> str:
 
 def _settle(small: cst.Import | cst.ImportFrom, alias: cst.ImportAlias, source: str,
             holder: Holder, siblings: Mapping[str, str], patched: frozenset[str],
-            renames: dict[str, str], hoisted: list[str], written: set[str]) -> bool:
+            renames: dict[str, str], hoisted: list[str], written: set[str],
+            function_body: cst.CSTNode) -> bool:
     """Whether the import of `alias` goes (its reads renamed in `renames`, or the import
     moved to the top in `hoisted`); False: it stays at the top of the body. A name the
     function writes (`written`) is never what a read is renamed to."""
@@ -152,6 +163,18 @@ def _settle(small: cst.Import | cst.ImportFrom, alias: cst.ImportAlias, source: 
         module = target = name
         if alias.asname is None and "." in name:
             return False  # `import a.b` binds `a`: left as it is
+    if target == holder.module:  # the holder's own module: its names are globals there
+        reads = _attributes_of(function_body, bound)
+        attrs = {id(node.attr) for node in subtree(function_body)
+                 if isinstance(node, cst.Attribute)}
+        bare = {node.value for node in subtree(function_body)
+                if isinstance(node, cst.Name) and id(node) not in attrs}
+        if reads is not None and all(  # no local of that name either
+                holder.bindings.get(attr) == f"{holder.module}.{attr}" and attr not in bare
+                for attr in reads):
+            renames.update({f"{bound}.{attr}": attr for attr in reads})
+            return True
+        return False
     if module == source and name in siblings and name not in patched:
         renames[bound] = f"{holder.name}.{siblings[name]}"
         return True
@@ -176,3 +199,25 @@ def _settle(small: cst.Import | cst.ImportFrom, alias: cst.ImportAlias, source: 
         names=[alias.with_changes(comma=cst.MaybeSentinel.DEFAULT)])).strip())
     holder.bindings[bound] = target
     return True
+
+
+def _attributes_of(body: cst.CSTNode, name: str) -> set[str] | None:
+    """The attributes read of `name` in `body` (`ma_fields.Inferred` -> Inferred), or None
+    when `name` is also read otherwise (passed on, called)."""
+    found: set[str] = set()
+    through: set[int] = set()
+    for node in subtree(body):
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) \
+                and node.value.value == name:
+            found.add(node.attr.value)
+            through.add(id(node.value))
+    for node in subtree(body):
+        if isinstance(node, cst.Name) and node.value == name and id(node) not in through \
+                and not _in_import(body, node):
+            return None
+    return found
+
+
+def _in_import(body: cst.CSTNode, target: cst.Name) -> bool:
+    return any(isinstance(node, (cst.Import, cst.ImportFrom)) and any(
+        inner is target for inner in subtree(node)) for node in subtree(body))
