@@ -54,8 +54,10 @@ visitor is forced to opt out: the transformer beside the base and the analysis v
 at medium the transformer, never instantiated, stays abstract and the folder below it opts out
 in its own module (three modules: no hard case)."""
 
-SPANS = {"storage": ("medium", "hard"), "sinks": ("easy", "medium"),
-         "visitors": ("easy", "medium")}
+SPANS: dict[str, tuple[Difficulty, ...]] = {
+    "storage": ("medium", "hard"), "sinks": (), "visitors": ("easy", "medium")}
+"""sinks: an interface that only raises, inherited by every implementer: no case (an opt-out
+would repeat the raise)."""
 ROUND_TRIPS = [(case, difficulty) for case in sorted(CASES) for difficulty in SPANS[case]]
 
 
@@ -73,8 +75,8 @@ def test_stubs_are_a_handful_of_not_implemented_overrides(case: str,
                                                           difficulty: Difficulty) -> None:
     """Every method the smelly patch adds only raises NotImplementedError (no properties, no
     new modules), and there are few of them: the role's methods, declared once in the
-    interface and once in each of at most `MAX_STUBBERS` implementers."""
-    from smellkit.injectors.interface_segregation import MAX_HOISTED, MAX_STUBBERS
+    interface and once in each of at most `MAX_FORCED` implementers."""
+    from smellkit.injectors.interface_segregation import MAX_FORCED, MAX_HOISTED
 
     injection = injected(FIXTURES / SMELL / case / "before", SMELL, difficulty, CASES[case])
     added = [line[1:] for line in injection.smelly_patch.splitlines()
@@ -86,7 +88,7 @@ def test_stubs_are_a_handful_of_not_implemented_overrides(case: str,
     assert definitions and len(definitions) * 2 == len(added), added
     assert all(line.strip() == "raise NotImplementedError" for line in added
                if not line.lstrip().startswith("def "))
-    assert len(definitions) <= MAX_HOISTED * 2 * (MAX_STUBBERS[difficulty] + 1)
+    assert len(definitions) <= MAX_HOISTED * 2 * (MAX_FORCED + 1)
     assert "new file mode" not in injection.smelly_patch
     spanned = {*injection.files, *(item.path for item in injection.locations)}
     assert len(spanned) == 2 if difficulty == "easy" else \
@@ -158,22 +160,47 @@ def test_a_name_built_from_a_string_is_never_folded_in() -> None:
     assert "a base its subclasses override" in candidate.reason
 
 
-def test_two_roles_each_opted_out_of_by_the_other_implementer() -> None:
-    medium = injected(FIXTURES / SMELL / "sinks" / "before", SMELL, "medium", CASES["sinks"])
-    patch = medium.smelly_patch
-    assert patch.count("+    def rotate(self") == 2  # the interface and the socket sink
-    assert patch.count("+    def reconnect(self") == 2  # the interface and the file sink
-    assert {location.qualname for location in medium.red_herrings} >= {
-        "logs.files.FileSink.rotate", "logs.network.SocketSink.reconnect"}
+def test_an_interface_that_only_raises_gets_no_opt_out_that_repeats_it() -> None:
+    """Sink declares `emit` raising, not abstract: folded in as raises, the other sink's role
+    is what each sink already inherits, so an override that raises again would only repeat
+    it. No case at any difficulty, and the refusal says why."""
+    project = load(FIXTURES / SMELL / "sinks" / "before")
+    (candidate,) = find_candidates(project, SMELL, options=SMALL)
+    for difficulty in DIFFICULTIES:
+        outcome = attempt(make_injector(SMELL, SMALL), InjectionContext(project), candidate,
+                          difficulty)
+        assert isinstance(outcome, InjectionRefused), outcome
+        assert "an opt-out there would repeat it" in outcome.message
+
+
+def _abstract_sinks(root: Path) -> Path:
+    """The sinks with `Sink` an abstract base: a role folded in is declared abstract, and the
+    sink without it must opt out."""
+    shutil.copytree(FIXTURES / SMELL / "sinks" / "before", root)
+    (root / "logs" / "sinks.py").write_text(
+        '"""The one thing every sink does."""\n\nfrom abc import ABC, abstractmethod\n\n\n'
+        "class Sink(ABC):\n    @abstractmethod\n    def emit(self, record):\n"
+        "        raise NotImplementedError\n\n    @abstractmethod\n    def close(self):\n"
+        "        raise NotImplementedError\n\n\n"
+        "def emit_all(sinks, record):\n    for sink in sinks:\n        sink.emit(record)\n")
+    for name in ("files.py", "network.py"):
+        with open(root / "logs" / name, "a") as handle:
+            handle.write("\n    def close(self):\n        self.closed = True\n")
+    (root / "logs" / "memory.py").write_text(
+        "from logs.sinks import Sink\n\n\nclass MemorySink(Sink):\n    def __init__(self):\n"
+        "        self.records = []\n\n    def emit(self, record):\n"
+        "        self.records.append(record)\n\n    def close(self):\n"
+        "        self.records.clear()\n")
+    return root
 
 
 def test_difficulties_spread_over_more_files() -> None:
-    """easy: the interface and one implementer's module (a sink refusing the other's role);
-    medium and hard: every store an abstract declaration would leave abstract, in three
+    """easy: the interface and one implementer's module (a visitor forced to opt out); medium
+    and hard: every store an abstract declaration would leave abstract, in three
     modules, and at hard the donor's real methods as red herrings. Every file spanned is
     changed, and no new module at any difficulty."""
-    easy = injected(FIXTURES / SMELL / "sinks" / "before", SMELL, "easy", CASES["sinks"])
-    assert len(easy.files) == 2 and "logs/sinks.py" in easy.files
+    easy = injected(FIXTURES / SMELL / "visitors" / "before", SMELL, "easy", CASES["visitors"])
+    assert len(easy.files) == 2 and "tree/visitor.py" in easy.files
     files = {difficulty: injected(STORAGE / "before", SMELL, difficulty, TARGET).files
              for difficulty in ("medium", "hard")}
     assert [len(found) for found in files.values()] == [4, 4]
@@ -213,14 +240,17 @@ def test_cached_remote_inherits_the_opt_outs_instead_of_getting_its_own() -> Non
         medium.smelly_patch
 
 
-def test_the_seed_varies_which_implementers_opt_out() -> None:
+def test_the_seed_varies_which_role_is_folded_in(tmp_path: Path) -> None:
+    """The file and socket sinks each have a role of their own: the seed picks which is folded
+    in, and so which sinks opt out (the memory sink and the other one)."""
     from smellkit.injectors.engine import inject
 
-    project = load(FIXTURES / SMELL / "sinks" / "before")
+    project = load(_abstract_sinks(tmp_path / "repo"))
     (candidate,) = find_candidates(project, SMELL, options=SMALL)
     chosen = set()
     for seed in range(8):
-        outcome = inject(project, SMELL, "easy", candidate=candidate, seed=seed, options=SMALL)
+        outcome = inject(project, SMELL, "medium", candidate=candidate, seed=seed,
+                         options=SMALL)
         assert isinstance(outcome, Injection), outcome
         chosen.add(outcome.files)
     assert len(chosen) >= 2, chosen
@@ -307,27 +337,30 @@ def test_untouched_clients_never_fill_the_span(tmp_path: Path) -> None:
     assert context.discarded["the interface and its implementers share one module"] == 1
 
 
-def test_an_implementer_without_a_role_never_repeats_the_inherited_raise(
-        tmp_path: Path) -> None:
-    """Sink's other implementers (a console sink beside the file sink, in a third module) have
-    no role of their own: they already inherit the interface's raise, so an identical override
-    there would only pad the span. Only the donors opt out, and the hard case, which would need
-    a third module, is refused."""
-    folder = tmp_path / "repo"
-    shutil.copytree(FIXTURES / SMELL / "sinks" / "before", folder)
+def test_an_implementer_never_repeats_what_it_inherits(tmp_path: Path) -> None:
+    """A console sink below the socket sink (a fourth module) inherits the socket sink's
+    opt-out, or its real method: it writes none of its own, at any seed. No opt-out is written
+    where the class already inherits a method of that name, concrete or raising."""
+    folder = _abstract_sinks(tmp_path / "repo")
     (folder / "logs" / "console.py").write_text(
-        "from logs.sinks import Sink\n\n\nclass ConsoleSink(Sink):\n"
+        "from logs.network import SocketSink\n\n\nclass ConsoleSink(SocketSink):\n"
         "    def emit(self, record):\n        print(record)\n")
     project = load(folder)
     (candidate,) = find_candidates(project, SMELL, options=SMALL)
+    index = InjectionContext(project).index
     for seed in range(4):
         medium = make_injector(SMELL, SMALL).inject(InjectionContext(project), candidate,
                                                     "medium", random.Random(seed))
         assert isinstance(medium, Edit)
         assert "logs/console.py" not in medium.changes
+        opt_outs = [item.rpartition(".") for item in medium.involved
+                    if item.rpartition(".")[0] in index.classes]
+        assert opt_outs
+        for cls, _, name in opt_outs:  # each opt-out is in a class that had no such method
+            assert not any(name in index.children.get(base, {}) for base in index.mro(cls))
     outcome = attempt(make_injector(SMELL, SMALL), InjectionContext(project), candidate, "hard")
     assert isinstance(outcome, InjectionRefused), outcome
-    assert "a class with a role of its own" in outcome.message
+    assert "hard needs" in outcome.message
 
 
 def test_an_implementer_below_a_base_of_the_interfaces_module_opts_out_in_its_own(
@@ -426,8 +459,8 @@ def test_a_private_role_is_folded_in_as_the_interfaces_abstract_hooks(tmp_path: 
 
 def test_a_plain_base_that_is_instantiated_is_never_made_abstract(tmp_path: Path) -> None:
     """An abstract class cannot be instantiated: a plain base called by name somewhere keeps
-    its plain declarations, and then only implementers with a role of their own opt out (the
-    visitors' code generator is the only one: no case)."""
+    its plain declarations, which every implementer inherits: an opt-out would repeat them,
+    so there is no case."""
     root = tmp_path / "repo"
     shutil.copytree(FIXTURES / SMELL / "visitors" / "before", root)
     with open(root / "tree" / "analysis.py", "a") as handle:
@@ -445,7 +478,7 @@ def test_a_plain_base_that_is_instantiated_is_never_made_abstract(tmp_path: Path
         outcome = attempt(make_injector(SMELL, SMALL), InjectionContext(project), candidate,
                           difficulty)
         assert isinstance(outcome, InjectionRefused), outcome
-        assert "a class with a role of its own" in outcome.message
+        assert "an opt-out there would repeat it" in outcome.message
 
 
 def test_a_plain_base_made_abstract_forces_a_handful_at_most(tmp_path: Path) -> None:
