@@ -658,3 +658,73 @@ def test_own_tests_pass_on_the_smelly_code(tmp_path: Path, name: str, version: s
     result = own_tests_pass(top, injection, tmp_path, arguments)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert " passed" in result.stdout
+
+
+TYPED = {
+    "frames/__init__.py": "",
+    "frames/base.py": (
+        "import typing as t\nfrom abc import ABC, abstractmethod\n\n\n"
+        "class Visitor(ABC):\n"
+        "    @abstractmethod\n    def visit(self, node: int) -> None:\n"
+        "        raise NotImplementedError()\n\n"
+        "    @abstractmethod\n    def leave(self, node: int) -> t.Optional[int]:\n"
+        "        raise NotImplementedError()\n"),
+    "frames/gen.py": (
+        "import typing as t\n\nfrom frames.base import Visitor\n\n\n"
+        "class Frame:\n    def __init__(self) -> None:\n        self.depth = 0\n\n\n"
+        "class Generator(Visitor):\n"
+        "    def __init__(self) -> None:\n        self.lines: t.List[str] = []\n\n"
+        "    def visit(self, node: int) -> None:\n        self.lines.append(str(node))\n\n"
+        "    def leave(self, node: int) -> t.Optional[int]:\n        return node or None\n\n"
+        "    def enter(self, frame: Frame, depth: int = 0) -> t.Optional[str]:\n"
+        "        frame.depth = depth\n        self.lines.append('  ' * depth)\n"
+        "        if depth > 3:\n            return None\n        return str(depth)\n"),
+    "frames/count.py": (
+        "from frames.base import Visitor\n\n\n"
+        "class Counter(Visitor):\n    def __init__(self) -> None:\n        self.count = 0\n\n"
+        "    def visit(self, node: int) -> None:\n        self.count += node\n\n"
+        "    def leave(self, node: int) -> None:\n        self.count -= 1\n\n\n"
+        "class Printer(Visitor):\n    def visit(self, node: int) -> None:\n        print(node)\n\n"
+        "    def leave(self, node: int) -> None:\n        print(-node)\n"),
+}
+"""A typed family (checked with `mypy --strict`) in a repository that writes
+`raise NotImplementedError()`: the code generator's `enter` reads `Frame`, defined in its own
+module, and `t.Optional`, which the counters' module does not import."""
+
+
+def test_stubs_keep_the_donors_annotations_and_the_repositorys_raise(tmp_path: Path) -> None:
+    """Every declaration and opt-out carries `enter`'s annotations; the counters' module
+    imports what they read for type checking only (quoted, as it does not postpone them), and
+    each raise is written as the repository writes it. The smelly code passes
+    `mypy --strict`, as the original does."""
+    import subprocess
+    import sys
+
+    root = tmp_path / "repo"
+    for path, text in TYPED.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    injection = injected(root, SMELL, "easy", "frames.base.Visitor")
+    patch = injection.smelly_patch
+    assert "+    def enter(self, frame: Frame, depth: int = 0) -> t.Optional[str]:\n" not in patch
+    assert patch.count('+    def enter(self, frame: "Frame", depth: int = 0) '
+                       '-> t.Optional[str]:\n') == 1  # the base binds `t`, not `Frame`
+    assert patch.count('+    def enter(self, frame: "Frame", depth: int = 0) '
+                       '-> "t.Optional[str]":\n') == 2  # Counter, Printer
+    assert "+if TYPE_CHECKING:\n+    import typing as t\n" in patch or \
+        "+if TYPE_CHECKING:\n+    from frames.gen import Frame\n" in patch
+    assert "+from typing import TYPE_CHECKING\n" in patch
+    added = [line[1:].strip() for line in patch.splitlines() if line.startswith("+")]
+    assert "raise NotImplementedError" not in added
+    assert added.count("raise NotImplementedError()") == 3
+    smelly = tmp_path / "smelly"
+    shutil.copytree(root, smelly)
+    from smellkit.injectors.patches import apply_patch
+
+    apply_patch(smelly, patch)
+    for folder in (root, smelly):
+        checked = subprocess.run(
+            [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "-p", "frames"],
+            cwd=folder, capture_output=True, text=True, check=False)
+        assert checked.returncode == 0, checked.stdout
+    assert_round_trip(root, injection)

@@ -5,12 +5,13 @@ raise `NotImplementedError`, or a protocol with explicit implementers) or a plai
 subclasses override its methods (it serves as one: a visitor base, a loader base), with two or more
 concrete implementers, some of which (the donors) have public methods of their own that no other
 class of the family defines (a role). The injection declares one donor's role (or every donor's,
-when each would stub the others') in the base, raising `NotImplementedError` (or abstract, in an
-abstract base) so every class stays instantiable, and makes some of the other implementers opt out
-explicitly, as a codebase with a fat interface does: an override of each folded-in method that only
-raises `NotImplementedError`. A handful of them: at most `MAX_HOISTED` methods folded in,
-overridden by at most `MAX_STUBBERS[difficulty]` implementers (the others inherit the base's raise,
-which the detector counts as a stub too).
+when each would stub the others') in the base, abstract, so the implementers that lack it must
+opt out explicitly, as a codebase with a fat interface does: an override of each folded-in method
+that only raises `NotImplementedError` (spelled as the repository spells it, with or without the
+call), with the donor's annotations (`typed.py`). A handful of them: at most `MAX_HOISTED`
+methods folded in, overridden by the tops of the family that lack them (at most `MAX_FORCED`).
+A declaration that only raises (a base that is not abstract) forces nothing: every implementer
+inherits it, so an override that raises again would repeat it, and such a family is refused.
 
 A plain base that nothing instantiates (jinja2's `NodeVisitor`) is first made abstract
 (`abc.ABC`), the methods folded in declared abstract: a fat interface forces every implementer
@@ -32,15 +33,12 @@ lookup by name behaves as before. A family with a `__getattr__` that answers any
 (the new methods would hide it); one that only forwards to another object (wtforms' `FormField`
 to its form) is not, unless another class of the repository has one of the names.
 
-Only implementers that realise part of the widened interface write an opt-out: a donor (a
-class with a role of its own) refusing the roles folded in beside its own, or, for an abstract
-declaration, every class it would leave abstract. A class that already inherits the interface's
-raise gets no identical override to pad the span. The smell spans the files the case changes:
-the interface's and those of the implementers that opt out (one per module, the top of the
-module's part of the hierarchy), 2 files at easy, 3 or more at medium, 4 or more at hard (with
-the donors' real methods and the base's own methods as red herrings). A family that does not
-reach across enough modules is refused at that difficulty rather than given new modules, or
-untouched clients, to span.
+Only the classes an abstract declaration would leave abstract write an opt-out; no class that
+already inherits a method of that name, concrete or raising, gets an override. The smell spans
+the files the case changes: the interface's and those of the implementers that opt out, 2 files
+at easy, 3 or more at medium, 4 or more at hard (with the donors' real methods and the base's
+own methods as red herrings). A family that does not reach across enough modules is refused at
+that difficulty rather than given new modules, or untouched clients, to span.
 """
 
 from __future__ import annotations
@@ -83,8 +81,6 @@ _NEUTRAL = frozenset({"object", "builtins.object", "<builtin>.object", "abc.ABC"
                       "typing_extensions.Protocol"})
 MAX_HOISTED = 3
 """Methods of one role folded into the interface, at most."""
-MAX_STUBBERS: dict[Difficulty, int] = {"easy": 2, "medium": 3, "hard": 4}
-"""Implementers that write their opt-outs out, at most: a handful, not the whole family."""
 MAX_FORCED = 6
 """Classes a plain base made abstract may force to opt out, at most: a family bigger than that
 (wtforms' `Field`, with a dozen direct subclasses) would get walls of stubs."""
