@@ -667,3 +667,35 @@ def test_a_mixin_module_keeps_two_blank_lines_before_its_class() -> None:
     for head in ("from __future__ import annotations\n\n", "import os\n"):
         text = _class_text("_Holder", [method], False, head)
         assert f"{head.rstrip()}\n\n\nclass _Holder:\n    def f(self):" in text, text
+
+
+INPUT_CALL = '''def __call__(self, field, **kwargs):
+    kwargs.setdefault("id", field.id)
+    kwargs.setdefault("type", self.input_type)
+    if "value" not in kwargs:
+        kwargs["value"] = field._value()
+    flags = getattr(field, "flags", {})
+    for k in dir(flags):
+        if k in self.validation_attrs and k not in kwargs:
+            kwargs[k] = getattr(flags, k)
+    input_params = self.html_params(name=field.name, **kwargs)
+    return Markup(f"<input {input_params}>")
+'''
+"""WTForms' `Input.__call__`, whose renamed copy once read `setdefault_input_params`."""
+
+
+def test_renamed_locals_are_no_word_salad() -> None:
+    """No local is glued after a function the method calls (`setdefault_input_params`,
+    `getattr_flags`), and a longer name is cut or has one word swapped, never lengthened
+    (`value_data_format`)."""
+    calls = ("setdefault", "getattr", "params_", "markup", "dir_", "value_", "kwargs_")
+    for seed in range(8):
+        mapping = local_names(["flags", "input_params"], INPUT_CALL,
+                              ["widget", "field", "input", "html"], random.Random(seed))
+        assert not any(name.startswith(calls) for name in mapping.values()), mapping
+        assert mapping.get("input_params") == "params", mapping
+        text = ("def _deserialize(self, value, attr, data, **kwargs):\n"
+                "    data_format = self.format or self.DEFAULT_FORMAT\n"
+                "    return self._make_object_from_format(value, data_format)\n")
+        renamed = local_names(["data_format"], text, ["field", "date"], random.Random(seed))
+        assert renamed.get("data_format") in ("payload_format",), renamed
