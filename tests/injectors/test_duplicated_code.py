@@ -550,7 +550,7 @@ def test_every_hard_injection_holds_three_real_copies(name: str, version: str) -
             assert not any("super()." in (text or "") and "*args, **kwargs" in (text or "")
                            for path, text in edit.changes.items()
                            if not (root / path).exists()), edit.summary
-            if "classes" not in candidate.data:
+            if "classes" not in candidate.data and not candidate.data.get("detached"):
                 assert constructs(root, edit.changes), (candidate.target.qualname, edit.summary)
             made["classes" if "classes" in candidate.data else "modules"] += 1
     assert all(made[kind] >= floor for kind, floor in HARD[name].items()), made
@@ -699,3 +699,89 @@ def test_renamed_locals_are_no_word_salad() -> None:
                 "    return self._make_object_from_format(value, data_format)\n")
         renamed = local_names(["data_format"], text, ["field", "date"], random.Random(seed))
         assert renamed.get("data_format") in ("payload_format",), renamed
+
+
+SHAPES = {
+    "shapes/__init__.py": "",
+    "shapes/base.py": (
+        "class Shape:\n    def __init__(self, width, height):\n        self.width = width\n"
+        "        self.height = height\n\n"
+        "    def describe(self, unit=\"cm\"):\n"
+        "        \"\"\"Say how big the shape is,\n        in words.\n        \"\"\"\n"
+        "        area = self.width * self.height\n        if area > 100:\n"
+        "            size = \"large\"\n        else:\n            size = \"small\"\n"
+        "        label = f\"{self.width}x{self.height} {unit}\"\n"
+        "        return f\"{size} shape of {label}\"\n\n\n"
+        "class Square(Shape):\n    def __init__(self, side):\n"
+        "        super().__init__(side, side)\n"),
+    "shapes/report.py": (
+        "from shapes.base import Shape\n\n\ndef report(shape):\n"
+        "    return \"Report: \" + shape.describe()\n\n\n"
+        "def report_all(widths):\n    return [report(Shape(width, 2)) for width in widths]\n"),
+    "shapes/render.py": (
+        "def render(shape, unit):\n    return \"<\" + shape.describe(unit) + \">\"\n"),
+    "shapes/export.py": (
+        "class Exporter:\n    def __init__(self, shapes):\n        self.shapes = shapes\n\n"
+        "    def lines(self):\n        return [item.describe(unit=\"mm\") for item in self.shapes]\n"),
+}
+"""A method other modules call on the class's instances (`shape.describe()`), in three modules
+none of whose classes inherit it."""
+SHAPES_PROBE = (
+    "from shapes.base import Shape, Square\nfrom shapes.report import report, report_all\n"
+    "from shapes.render import render\nfrom shapes.export import Exporter\n"
+    "print(report(Square(3)), report_all([1, 90]), render(Shape(20, 7), 'in'))\n"
+    "print(Exporter([Square(11), Shape(1, 2)]).lines())\n")
+
+
+def _shapes(root: Path) -> Path:
+    for path, text in SHAPES.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    return root
+
+
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_a_method_is_copied_as_a_function_where_other_modules_call_it(
+        tmp_path: Path, difficulty: Difficulty) -> None:
+    """Each caller module gets a function with the method's code, `self` named after the class
+    (`shape`), its docstring one level less indented, and its calls become
+    `_describe(shape, ...)`: the copies sit where no class inherits the method, and the class
+    keeps it unchanged. easy one module, medium two, hard three; the same behaviour."""
+    root = _shapes(tmp_path / "repo")
+    (candidate,) = [item for item in find_candidates(load(root), SMELL, options=SMALL)
+                    if item.target.qualname == "shapes.base.Shape.describe"]
+    assert candidate.data["detached"] and "do not inherit it" in candidate.reason
+    injection = injected(root, SMELL, difficulty, "shapes.base.Shape.describe")
+    files = smelly_files(root, injection, tmp_path)
+    assert "shapes/base.py" not in files
+    assert len(files) == {"easy": 1, "medium": 2, "hard": 3}[difficulty]
+    for path, text in files.items():
+        assert text is not None
+        function = re.search(r"^def (_\w+)\((\w+), unit=\"cm\"\):\n"
+                             r"    \"\"\"Say how big the shape is,\n    in words.\n    \"\"\"\n",
+                             text, re.M)
+        assert function is not None, text
+        assert function[2] == "shape" and ".describe(" not in text, text
+        assert f"{function[1]}(" in text.split(f"def {function[1]}", 1)[1]
+    index = load(root).index
+    for target in injection.targets:
+        cls = target.location.qualname.rpartition(".")[0]
+        assert cls not in index.classes  # a module-level function, not a method of an heir
+    assert_round_trip(root, injection)
+    same_behaviour(root, injection, tmp_path, SHAPES_PROBE)
+
+
+def test_a_method_overridden_below_or_named_like_a_builtin_method_stays(tmp_path: Path) -> None:
+    """A call `obj.describe()` could reach an override (a subclass's `describe`), and one named
+    like a method of the built-in types (`copy`) could reach a dict: neither is copied where it
+    is called."""
+    root = _shapes(tmp_path / "repo")
+    with open(root / "shapes" / "base.py", "a") as handle:
+        handle.write("\n    def describe(self, unit=\"cm\"):\n        return \"square\"\n")
+    found = find_candidates(load(root), SMELL, options=SMALL)
+    assert not [item for item in found if item.data.get("detached")]
+    root = _shapes(tmp_path / "other")
+    for path in ("shapes/base.py", "shapes/report.py", "shapes/render.py", "shapes/export.py"):
+        (root / path).write_text((root / path).read_text().replace("describe", "copy"))
+    found = find_candidates(load(root), SMELL, options=SMALL)
+    assert not [item for item in found if item.data.get("detached")]

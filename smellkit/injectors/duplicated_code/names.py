@@ -140,7 +140,7 @@ def local_names(locals_: Sequence[str], text: str, pool: Sequence[str],
     free option keeps its name."""
     taken = set(re.findall(r"\w+", text))
     called = set(re.findall(r"(\w+)\s*\(", text))
-    own = Counter(word for identifier in _identifiers(text) if identifier not in called
+    own = Counter(word for identifier in identifiers(text) if identifier not in called
                   for word in words(identifier) if meaningful(word))
     spelled = [word for word, _ in own.most_common()]  # to spell out a short local
     nouns = [word for word in dict.fromkeys([*_parameter_words(text), *pool])
@@ -190,7 +190,7 @@ def _parameter_words(text: str) -> list[str]:
             for word in words(name) if meaningful(word) and word not in ("args", "kwargs")]
 
 
-def _identifiers(text: str) -> list[str]:
+def identifiers(text: str) -> list[str]:
     """The names the code uses (not its keywords, strings or comments), each time it does."""
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(textwrap.dedent(text)).readline))
