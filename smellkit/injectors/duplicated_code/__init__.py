@@ -17,7 +17,13 @@ that lived once now lives several times:
   would reach its files with anything but a copy (a wrapper that only passes the call on is
   no duplicate).
 
-Methods are candidates too (`methods.py`): subclasses in other modules get their
+Methods are candidates too. A method other modules call on the class's instances
+(`detached.py`) is copied as a function into each caller module, `self` named after the class,
+and their calls become calls of the copy: the copies sit where no class inherits the method
+(easy one caller module, medium two, hard three, renamed locals after the first). This is the
+real duplication, and it is preferred; only a method no other module calls falls back to the
+shapes below, where the copy goes to a class that inherits it (`methods.py`): subclasses in
+other modules get their
 own copy of a method they inherit unchanged, pasted into the subclass (hard: in three
 subclasses of three modules). A method whose subclasses all live in its own module gives each
 copy to a new mixin module that one of them lists first (`mixin_local`): easy one verbatim copy,

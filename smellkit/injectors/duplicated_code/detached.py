@@ -112,13 +112,13 @@ def detached_candidates(context: InjectionContext, smell: str, cls: str,
 
 def _receiver(helper: helping.Helper, text: str, pool: list[str],
               rng: random.Random) -> tuple[str, dict[str, str]]:
-    """What the copy calls `self`: the class's last word (`Node` -> `node`, `TokenStream` ->
-    `stream`), or its whole name; a local of the method already called so is renamed in the
+    """What the copy calls `self`: the class's name (`Node` -> `node`, `UnboundField` ->
+    `unbound_field`), or its last word; a local of the method already called so is renamed in the
     copy (`node` -> `child_node`), as a person reworking it would. Also returns that rename."""
     cls = helper.qualname.rpartition(".")[0].rpartition(".")[2]
     parts = [word for word in words(cls) if meaningful(word)] or words(cls)
     taken = set(naming.identifiers(text))
-    options = [option for option in dict.fromkeys((snake(parts[-1:]), snake(parts)))
+    options = [option for option in dict.fromkeys((snake(parts), snake(parts[-1:])))
                if option.isidentifier() and not keyword.iskeyword(option)
                and option not in BUILTIN_NAMES]
     for option in options:
@@ -163,9 +163,12 @@ class _Redirect(cst.CSTTransformer):
             return updated_node
         func = updated_node.func
         assert isinstance(func, cst.Attribute)
-        receiver = cst.Arg(value=func.value, comma=cst.Comma(
-            whitespace_after=cst.SimpleWhitespace(" ")) if updated_node.args
-            else cst.MaybeSentinel.DEFAULT)
+        # a call whose arguments start on their own line gets the receiver on its own too
+        after = updated_node.whitespace_before_args
+        spacing = after if isinstance(after, cst.ParenthesizedWhitespace) \
+            else cst.SimpleWhitespace(" ")
+        receiver = cst.Arg(value=func.value, comma=cst.Comma(whitespace_after=spacing)
+                           if updated_node.args else cst.MaybeSentinel.DEFAULT)
         return updated_node.with_changes(func=cst.Name(self.name),
                                          args=[receiver, *updated_node.args])
 
