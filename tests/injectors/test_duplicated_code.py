@@ -694,6 +694,7 @@ def test_renamed_locals_are_no_word_salad() -> None:
                               ["widget", "field", "input", "html"], random.Random(seed))
         assert not any(name.startswith(calls) for name in mapping.values()), mapping
         assert mapping.get("input_params") == "params", mapping
+        assert mapping.get("flags") == "field_flags", mapping  # its one parameter's noun
         text = ("def _deserialize(self, value, attr, data, **kwargs):\n"
                 "    data_format = self.format or self.DEFAULT_FORMAT\n"
                 "    return self._make_object_from_format(value, data_format)\n")

@@ -143,8 +143,11 @@ def local_names(locals_: Sequence[str], text: str, pool: Sequence[str],
     own = Counter(word for identifier in identifiers(text) if identifier not in called
                   for word in words(identifier) if meaningful(word))
     spelled = [word for word, _ in own.most_common()]  # to spell out a short local
-    nouns = [word for word in dict.fromkeys([*_parameter_words(text), *pool])
-             if word not in called and word not in BUILTIN_NAMES and not keyword.iskeyword(word)]
+    def plain(word: str) -> bool:
+        return word not in called and word not in BUILTIN_NAMES and not keyword.iskeyword(word)
+
+    parameters = [word for word in dict.fromkeys(_parameter_words(text)) if plain(word)]
+    nouns = [word for word in dict.fromkeys([*parameters, *pool]) if plain(word)]
     mapping: dict[str, str] = {}
     for name in locals_:
         head = words(name) or [name.strip("_")]
@@ -158,10 +161,12 @@ def local_names(locals_: Sequence[str], text: str, pool: Sequence[str],
                              private=private)
                        for number, word in enumerate(head) if word in _SYNONYMS]
             options.append(snake(head[-1:], private=private))
-        else:
-            front = [word for word in nouns if not overlaps(word, head)][:6]
+        else:  # the method's own parameters first (`field_flags`), then its module's words
+            front = [word for word in parameters if not overlaps(word, head)]
+            rest = [word for word in nouns if word not in front and not overlaps(word, head)][:4]
             rng.shuffle(front)
-            options = [snake([word, *head], private=private) for word in front]
+            rng.shuffle(rest)
+            options = [snake([word, *head], private=private) for word in [*front, *rest]]
         synonym = _SYNONYMS.get(name)
         if synonym is not None:
             options.insert(rng.randrange(0, 2) if options else 0, synonym)
