@@ -786,3 +786,27 @@ def test_a_method_overridden_below_or_named_like_a_builtin_method_stays(tmp_path
         (root / path).write_text((root / path).read_text().replace("describe", "copy"))
     found = find_candidates(load(root), SMELL, options=SMALL)
     assert not [item for item in found if item.data.get("detached")]
+
+
+def test_a_call_on_an_imported_name_is_not_the_method(tmp_path: Path) -> None:
+    """`textwrap.wrap(...)` is a module's function, not `Lexer.wrap`: a module whose only
+    `.describe(...)` call is on an imported name is no caller, and a module with both keeps
+    that call as it is."""
+    root = _shapes(tmp_path / "repo")
+    (root / "shapes" / "render.py").write_text(
+        "from shapes import base\n\n\ndef render(shape, unit):\n"
+        "    return base.describe(shape) + \"<\" + shape.describe(unit) + \">\"\n")
+    (root / "shapes" / "base.py").write_text((root / "shapes" / "base.py").read_text() +
+                                             "\n\ndef describe(shape):\n    return \"\"\n")
+    (candidate,) = [item for item in find_candidates(load(root), SMELL, options=SMALL)
+                    if item.target.qualname == "shapes.base.Shape.describe"]
+    assert "shapes.render" in candidate.data["modules"]
+    injection = injected(root, SMELL, "hard", "shapes.base.Shape.describe")
+    text = smelly_files(root, injection, tmp_path)["shapes/render.py"]
+    assert text is not None and "base.describe(shape)" in text and "(shape, unit)" in text
+    (root / "shapes" / "render.py").write_text(
+        "from shapes import base\n\n\ndef render(shape, unit):\n"
+        "    return base.describe(shape)\n")
+    (candidate,) = [item for item in find_candidates(load(root), SMELL, options=SMALL)
+                    if item.target.qualname == "shapes.base.Shape.describe"]
+    assert "shapes.render" not in candidate.data["modules"]

@@ -11,11 +11,15 @@ a method of the common built-in types (`write`, `get`, `copy`: a file or a dict 
 receiver), `m` is a plain method (no decorator) with no `super()`, `__class__` or name-mangled
 names, and every global it reads means the same object in the caller's module. Callers inside
 classes that inherit `K`, or that `K` inherits, are left alone (their `self.m` may be theirs).
-A module that reads `.m` without calling it (a bound method passed on) is refused.
+A module that reads `.m` without calling it (a bound method passed on) is refused; a call on a
+name an import binds (`textwrap.wrap(...)`) is another module's function and stays. A method too
+short for one renamed copy to be reported (the detector's `min-lines-renamed` and
+`min-statements-renamed`) is no candidate.
 """
 
 from __future__ import annotations
 
+import ast
 import io
 import keyword
 import random
@@ -24,8 +28,9 @@ from collections.abc import Iterable, Iterator
 import libcst as cst
 
 from smellkit.config import is_test_path
+from smellkit.detectors.duplicated_code import DuplicatedCodeOptions
 from smellkit.errors import InjectionRefused
-from smellkit.facts import Attr
+from smellkit.facts import Attr, Name
 from smellkit.graphs.builtin_names import BUILTIN_NAMES
 from smellkit.injectors.base import InjectionContext
 from smellkit.injectors.cst import edit
@@ -36,6 +41,7 @@ from smellkit.injectors.duplicated_code import names as naming
 from smellkit.injectors.naming import meaningful, snake, words
 from smellkit.models import Candidate
 
+_RENAMED = DuplicatedCodeOptions()
 _RECEIVERS = (dict, list, set, frozenset, str, bytes, tuple, io.StringIO, io.BytesIO,
               io.TextIOWrapper, object)
 """Built-in types a receiver of `obj.m(...)` may be: a method they have is not distinctive."""
@@ -63,6 +69,12 @@ def _related(context: InjectionContext, scope: str, cls: str) -> bool:
     return False
 
 
+def _imported(context: InjectionContext, module: str) -> set[str]:
+    """The names the module's imports bind (`textwrap` of `textwrap.wrap(...)`): a call on
+    one of them is a module's function or another library's object, never the method."""
+    return {item.bound for item in context.index.modules[module].imports}
+
+
 def callers(context: InjectionContext, qualname: str) -> dict[str, list[str]]:
     """Per other module, its functions and methods that call `.m(...)` (the name is
     distinctive: every such call means the method), outside the tests and outside the method's
@@ -74,8 +86,10 @@ def callers(context: InjectionContext, qualname: str) -> dict[str, list[str]]:
     for module, facts in index.modules.items():
         if module == home or is_test_path(facts.path):
             continue
+        imported = _imported(context, module)
         for call in facts.calls:
             if isinstance(call.func, Attr) and call.func.attr == name and \
+                    not (isinstance(call.func.base, Name) and call.func.base.id in imported) and \
                     call.scope != module and not _related(context, call.scope, cls):
                 found.setdefault(module, set()).add(call.scope)
     return {module: sorted(scopes) for module, scopes in sorted(found.items())}
@@ -99,6 +113,10 @@ def detached_candidates(context: InjectionContext, smell: str, cls: str,
         location = context.location(qualname)
         if location is None or not helping.copyable(context, qualname, sources):
             continue
+        if not _reported_as_pair(helping.examine(context, qualname, sources).function):
+            context.discard("too short for a copy with `self` renamed to be reported (the "
+                            "detector's `min-lines-renamed` and `min-statements-renamed`)")
+            continue
         lines = definition.end_line - definition.start_line + 1
         yield Candidate(
             smell=smell, target=location,
@@ -108,6 +126,21 @@ def detached_candidates(context: InjectionContext, smell: str, cls: str,
             files=(index.modules[index.module_of[qualname]].path,
                    *(index.modules[module].path for module in sorted(found))),
             data={"modules": sorted(found), "detached": True})
+
+
+def _reported_as_pair(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether one copy with `self` renamed (a type-2 pair) is long enough for the detector to
+    report: `min-lines-renamed` lines of code (the `def` line and the body after its
+    docstring), or `min-statements-renamed` statements."""
+    body = function.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and \
+            isinstance(body[0].value.value, str):
+        body = body[1:]
+    if not body:
+        return False
+    lines = 1 + (function.end_lineno or body[-1].lineno) - body[0].lineno + 1
+    return lines >= _RENAMED.min_lines_renamed or \
+        len(body) >= _RENAMED.min_statements_renamed
 
 
 def _receiver(helper: helping.Helper, text: str, pool: list[str],
@@ -135,19 +168,24 @@ def _receiver(helper: helping.Helper, text: str, pool: list[str],
 class _Calls(cst.CSTVisitor):
     """`.name(...)` calls inside the given functions, and any read of `.name` not called."""
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, imported: set[str]):
         super().__init__()
-        self.name = name
+        self.name, self.imported = name, imported
         self.calls: list[cst.Call] = []
+        self.skipped: list[cst.Call] = []
         self.loose = False
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value == self.name:
-            self.calls.append(node)
+            if isinstance(func.value, cst.Name) and func.value.value in self.imported:
+                self.skipped.append(node)  # `textwrap.wrap(...)`: not the method
+            else:
+                self.calls.append(node)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value == self.name and not any(call.func is node for call in self.calls):
+        if node.attr.value == self.name and \
+                not any(call.func is node for call in [*self.calls, *self.skipped]):
             self.loose = True
 
 
@@ -184,8 +222,9 @@ def place_detached(context: InjectionContext, helper: helping.Helper, module: st
     tree = context.module(facts.path)
     calls: list[cst.Call] = []
     position = None
+    imported = _imported(context, module)
     for number, statement in enumerate(tree.body):
-        visitor = _Calls(helper.name)
+        visitor = _Calls(helper.name, imported)
         statement.visit(visitor)
         if visitor.loose:
             raise InjectionRefused(f"{facts.path} reads `.{helper.name}` without calling it")
@@ -220,7 +259,10 @@ def place_detached(context: InjectionContext, helper: helping.Helper, module: st
             raise InjectionRefused(f"a function copy of `{helper.qualname}` would not read as "
                                    "a clone of it")
     copy = _dedented_docstring(copy, tree.default_indent)
-    copy = _annotated_receiver(context, helper, copy, module, receiver)
+    annotated = _annotated_receiver(context, helper, copy, module, receiver)
+    # the header is part of a short definition's hash: an annotation the original's `self`
+    # lacks could hide the copy from the detector
+    copy = annotated if copying.matches_as_clone(helper.node, annotated) else copy
     first = tree.body[position]
     assert isinstance(first, (cst.FunctionDef, cst.ClassDef))  # where the callers are
     imports = helping.bindings(context, helper, module,
