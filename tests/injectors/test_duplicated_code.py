@@ -578,7 +578,9 @@ def test_real_injections_read_as_human_code(name: str, version: str) -> None:
     from tests.injectors.support_tells import human_injections
     from tests.support.pypi import sdist
 
-    made = human_injections(sdist(name, version) / "src", SMELL, tries=6)
+    # jinja2's methods that other modules call are candidates too, and reach easy only: the
+    # first six candidates may hold no medium case, the first twelve do
+    made = human_injections(sdist(name, version) / "src", SMELL, tries=12)
     reached = [difficulty for difficulty in DIFFICULTIES if MINIMUM[name, difficulty]]
     assert all(made[difficulty] for difficulty in reached), {
         key: len(value) for key, value in made.items()}
