@@ -725,7 +725,8 @@ SHAPES = {
         "def render(shape, unit):\n    return \"<\" + shape.describe(unit) + \">\"\n"),
     "shapes/export.py": (
         "class Exporter:\n    def __init__(self, shapes):\n        self.shapes = shapes\n\n"
-        "    def lines(self):\n        return [item.describe(unit=\"mm\") for item in self.shapes]\n"),
+        "    def lines(self):\n"
+        "        return [item.describe(unit=\"mm\") for item in self.shapes]\n"),
 }
 """A method other modules call on the class's instances (`shape.describe()`), in three modules
 none of whose classes inherit it."""
@@ -758,7 +759,7 @@ def test_a_method_is_copied_as_a_function_where_other_modules_call_it(
     files = smelly_files(root, injection, tmp_path)
     assert "shapes/base.py" not in files
     assert len(files) == {"easy": 1, "medium": 2, "hard": 3}[difficulty]
-    for path, text in files.items():
+    for text in files.values():
         assert text is not None
         function = re.search(r"^def (_\w+)\((\w+), unit=\"cm\"\):\n"
                              r"    \"\"\"Say how big the shape is,\n    in words.\n    \"\"\"\n",
