@@ -1,0 +1,153 @@
+"""What the earlier version of a function looked like: the body before its last revisions.
+
+A function retired for a rewrite is not its replacement byte for byte; it is the code as it was
+before the revisions the live one received since. The revisions undone here are the ones
+libraries commonly make late and that never change what the rest of the body does:
+
+- `guard`: the early exit at the top (`if value is None: return None`) added for a bug report;
+- `format`: f-strings, written as `str.format` calls before the library required Python 3.6;
+- `untyped`: the parameter and return annotations added when the library took up typing.
+
+The seed picks which of those that apply are undone (at least one when any applies).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable, Sequence
+
+import libcst as cst
+
+
+def earlier_version(function: cst.FunctionDef, keep: Sequence[str], rng: random.Random,
+                    width: int = 10_000) -> tuple[cst.FunctionDef, tuple[str, ...]]:
+    """`function` with some of the late revisions undone, and their names; a revision that
+    would drop a name of `keep` (a call the dead cluster hangs on) or widen a line past
+    `width` columns (the function's own indentation left out) is left."""
+    undone: list[str] = []
+    width = max(width, _widest(function))
+    applicable = [(name, revision) for name, revision in _REVISIONS
+                  if _changes(function, revision, keep, width)]
+    if not applicable:
+        return function, ()
+    rng.shuffle(applicable)
+    chosen = [item for item in applicable if rng.random() < 0.6] or applicable[:1]
+    for name, revision in sorted(chosen, key=lambda item: _ORDER.index(item[0])):
+        changed = revision(function)
+        if _keeps(changed, keep, width):
+            function = changed
+            undone.append(name)
+    return function, tuple(undone)
+
+
+def _changes(function: cst.FunctionDef, revision: Callable[[cst.FunctionDef], cst.FunctionDef],
+             keep: Sequence[str], width: int) -> bool:
+    changed = revision(function)
+    return not changed.deep_equals(function) and _keeps(changed, keep, width)
+
+
+def _keeps(function: cst.FunctionDef, keep: Sequence[str], width: int) -> bool:
+    code = cst.Module(body=[function]).code
+    return all(re.search(rf"\b{re.escape(name)}\b", code) for name in keep) and \
+        _widest(function) <= width
+
+
+def _widest(function: cst.FunctionDef) -> int:
+    return max((len(line) for line in cst.Module(body=[function]).code.splitlines()), default=0)
+
+
+def without_guard(function: cst.FunctionDef) -> cst.FunctionDef:
+    """The function without the `if ...: return/raise ...` opening its body, when at least two
+    statements follow it (a guard before a lone `return` is the function itself)."""
+    body = function.body
+    if not isinstance(body, cst.IndentedBlock) or len(body.body) < 3:
+        return function
+    first = body.body[0]
+    if not isinstance(first, cst.If) or first.orelse is not None or \
+            not isinstance(first.body, cst.IndentedBlock) or len(first.body.body) != 1:
+        return function
+    only = first.body.body[0]
+    if not isinstance(only, cst.SimpleStatementLine) or len(only.body) != 1 or \
+            not isinstance(only.body[0], (cst.Return, cst.Raise)):
+        return function
+    rest = list(body.body[1:])
+    rest[0] = rest[0].with_changes(leading_lines=())
+    return function.with_changes(body=body.with_changes(body=rest))
+
+
+class _OldFormat(cst.CSTTransformer):
+    """f-strings (with plain expressions and text format specs) as `"...".format(...)`; not
+    those in an implicit concatenation, where a call cannot stand."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.joined: set[cst.FormattedString] = set()
+
+    def visit_ConcatenatedString(self, node: cst.ConcatenatedString) -> None:
+        for side in (node.left, node.right):
+            if isinstance(side, cst.FormattedString):
+                self.joined.add(side)
+
+    def leave_FormattedString(self, original_node: cst.FormattedString,
+                              updated_node: cst.FormattedString) -> cst.BaseExpression:
+        if original_node in self.joined:
+            return updated_node
+        text: list[str] = []
+        args: list[cst.Arg] = []
+        for part in updated_node.parts:
+            if isinstance(part, cst.FormattedStringText):
+                text.append(part.value)
+                continue
+            if not isinstance(part, cst.FormattedStringExpression):
+                return updated_node
+            if part.equal is not None or any(not isinstance(item, cst.FormattedStringText)
+                                             for item in part.format_spec or ()):
+                return updated_node
+            spec = "".join(item.value for item in part.format_spec or ()
+                           if isinstance(item, cst.FormattedStringText))
+            text.append("{" + (f"!{part.conversion}" if part.conversion else "")
+                        + (f":{spec}" if spec else "") + "}")
+            value = part.expression
+            if isinstance(value, cst.Tuple) and not value.lpar:
+                value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+            args.append(cst.Arg(value=value))
+        if not args:
+            return updated_node
+        prefix = updated_node.start[:-1].replace("f", "").replace("F", "")
+        quote = updated_node.start[len(updated_node.start.rstrip("'\"")):]
+        literal = cst.SimpleString(f"{prefix}{quote}{''.join(text)}{updated_node.end}")
+        return cst.Call(func=cst.Attribute(value=literal, attr=cst.Name("format")), args=args,
+                        lpar=updated_node.lpar, rpar=updated_node.rpar)
+
+
+def old_format(function: cst.FunctionDef) -> cst.FunctionDef:
+    result = function.visit(_OldFormat())
+    assert isinstance(result, cst.FunctionDef)
+    return result
+
+
+def untyped(function: cst.FunctionDef) -> cst.FunctionDef:
+    """A function without its parameter and return annotations."""
+    tight = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                            whitespace_after=cst.SimpleWhitespace(""))
+
+    def bare(param: cst.Param) -> cst.Param:
+        if param.annotation is None:
+            return param
+        return param.with_changes(annotation=None, equal=tight) if param.default is not None \
+            else param.with_changes(annotation=None)
+
+    params = function.params
+    return function.with_changes(returns=None, params=params.with_changes(
+        posonly_params=[bare(item) for item in params.posonly_params],
+        params=[bare(item) for item in params.params],
+        kwonly_params=[bare(item) for item in params.kwonly_params],
+        star_arg=bare(params.star_arg) if isinstance(params.star_arg, cst.Param)
+        else params.star_arg,
+        star_kwarg=bare(params.star_kwarg) if params.star_kwarg is not None else None))
+
+
+_REVISIONS: tuple[tuple[str, Callable[[cst.FunctionDef], cst.FunctionDef]], ...] = (
+    ("guard", without_guard), ("format", old_format), ("untyped", untyped))
+_ORDER = [name for name, _ in _REVISIONS]
