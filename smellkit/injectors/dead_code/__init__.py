@@ -39,6 +39,7 @@ from smellkit.injectors.cst import edit
 from smellkit.injectors.dead_code.copies import MAX_LINES, Link, add_copy, import_copy, link
 from smellkit.injectors.dead_code.names import retired_name
 from smellkit.injectors.dead_code.places import main_guard_lines
+from smellkit.injectors.dead_code.variants import revisable
 from smellkit.models import SPANS, Candidate, Difficulty, StructuralCheck
 
 
@@ -173,8 +174,7 @@ def _loose(context: InjectionContext, links: list[Link], modules: set[str], want
         return []
     index = context.index
     touched = _flagged_spans(context)
-    related: dict[str, list[str]] = {}
-    other: dict[str, list[str]] = {}
+    tiers: list[dict[str, list[str]]] = [{}, {}, {}, {}]
     cluster_modules = {index.module_of[name] for item in links for name in (item.caller,
                                                                               item.callee)}
     graph = index.call_graph
@@ -189,9 +189,14 @@ def _loose(context: InjectionContext, links: list[Link], modules: set[str], want
             continue
         near = any(index.module_of.get(name) in cluster_modules
                    for name in [*graph.successors(qualname), *graph.predecessors(qualname)])
-        (related if near else other).setdefault(module, []).append(qualname)
+        parts = edit.relative_parts(qualname, module) or []
+        function = edit.find_definition(context.module(index.modules[module].path), parts)
+        if not isinstance(function, cst.FunctionDef):
+            continue
+        changes = revisable(function, parts[-2] if len(parts) > 1 else None)
+        tiers[(not changes) * 2 + (not near)].setdefault(module, []).append(qualname)
     chosen: list[str] = []
-    for pool in (related, other):
+    for pool in tiers:  # an earlier version that differs, of a module near the cluster, first
         names = sorted(pool)
         rng.shuffle(names)
         for module in names:

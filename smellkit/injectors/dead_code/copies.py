@@ -210,7 +210,8 @@ def add_copy(context: InjectionContext, tree: cst.Module, qualname: str, new: st
                                "cluster in writing")
     assert isinstance(copy, cst.FunctionDef)
     copy, _ = earlier_version(copy, [new for _, new in links], rng,
-                              context.house_style.line_length - 4 * (len(parts) - 1))
+                              context.house_style.line_length - 4 * (len(parts) - 1),
+                              parts[-2] if len(parts) > 1 else None)
     nested = len(parts) > 1
     blank = [cst.EmptyLine(indent=False)] * (1 if nested else 2)
     # right above its replacement, which was written below it (below it, a diff would take

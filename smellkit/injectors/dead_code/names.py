@@ -55,6 +55,8 @@ def retired_names(context: InjectionContext, qualname: str, rng: random.Random) 
     known = context.analysis.derived(_all_words)
     swaps: list[list[str]] = []
     for number, word in enumerate(parts):
+        if 0 < number < len(parts) - 1:
+            continue  # the verb or the noun: a middle word swapped reads as a slip
         for group in SYNONYMS:
             if word in group:
                 swaps.extend([*parts[:number], other, *parts[number + 1:]]

@@ -6,7 +6,10 @@ libraries commonly make late and that never change what the rest of the body doe
 
 - `guard`: the early exit at the top (`if value is None: return None`) added for a bug report;
 - `format`: f-strings, written as `str.format` calls before the library required Python 3.6;
-- `untyped`: the parameter and return annotations added when the library took up typing.
+- `untyped`: the parameter and return annotations added when the library took up typing;
+- `super`: `super(Class, self)`, written before the library dropped Python 2;
+- `else`: the `else:` before a closing `return` that a linter later had removed
+  (`no-else-return`).
 
 The seed picks which of those that apply are undone (at least one when any applies).
 """
@@ -21,13 +24,15 @@ import libcst as cst
 
 
 def earlier_version(function: cst.FunctionDef, keep: Sequence[str], rng: random.Random,
-                    width: int = 10_000) -> tuple[cst.FunctionDef, tuple[str, ...]]:
-    """`function` with some of the late revisions undone, and their names; a revision that
-    would drop a name of `keep` (a call the dead cluster hangs on) or widen a line past
-    `width` columns (the function's own indentation left out) is left."""
+                    width: int = 10_000, owner: str | None = None
+                    ) -> tuple[cst.FunctionDef, tuple[str, ...]]:
+    """`function` (a method of the class named `owner`, if given) with some of the late
+    revisions undone, and their names; a revision that would drop a name of `keep` (a call
+    the dead cluster hangs on) or widen a line past `width` columns (the function's own
+    indentation left out) is left."""
     undone: list[str] = []
     width = max(width, _widest(function))
-    applicable = [(name, revision) for name, revision in _REVISIONS
+    applicable = [(name, revision) for name, revision in _revisions(owner)
                   if _changes(function, revision, keep, width)]
     if not applicable:
         return function, ()
@@ -148,6 +153,83 @@ def untyped(function: cst.FunctionDef) -> cst.FunctionDef:
         star_kwarg=bare(params.star_kwarg) if params.star_kwarg is not None else None))
 
 
-_REVISIONS: tuple[tuple[str, Callable[[cst.FunctionDef], cst.FunctionDef]], ...] = (
-    ("guard", without_guard), ("format", old_format), ("untyped", untyped))
-_ORDER = [name for name, _ in _REVISIONS]
+def with_else(function: cst.FunctionDef) -> cst.FunctionDef:
+    """The closing `return` of the body in the `else:` of the `if` right before it, when that
+    `if` (with no `else` of its own) ends in a `return` too."""
+    body = function.body
+    if not isinstance(body, cst.IndentedBlock) or len(body.body) < 2:
+        return function
+    branch, last = body.body[-2], body.body[-1]
+    if not isinstance(branch, cst.If) or branch.orelse is not None or \
+            not isinstance(branch.body, cst.IndentedBlock) or not _returns(last) or \
+            not _returns(branch.body.body[-1]):
+        return function
+    assert isinstance(last, cst.SimpleStatementLine)
+    if any(line.comment is not None for line in last.leading_lines):
+        return function  # a comment on the closing return would lose its place
+    last = last.with_changes(leading_lines=())
+    orelse = cst.Else(body=cst.IndentedBlock(body=[last]))
+    return function.with_changes(body=body.with_changes(
+        body=[*body.body[:-2], branch.with_changes(orelse=orelse)]))
+
+
+def _returns(statement: cst.CSTNode | None) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 and \
+        isinstance(statement.body[0], cst.Return)
+
+
+class _OldSuper(cst.CSTTransformer):
+    """`super()` as `super(Owner, first)`, not inside nested functions or classes."""
+
+    def __init__(self, owner: str, first: str):
+        super().__init__()
+        self.owner, self.first = owner, first
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    visit_ClassDef = visit_Lambda = visit_FunctionDef  # type: ignore[assignment]
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
+        func = updated_node.func
+        if isinstance(func, cst.Name) and func.value == "super" and not updated_node.args:
+            return updated_node.with_changes(args=[
+                cst.Arg(cst.Name(self.owner), comma=cst.Comma(
+                    whitespace_after=cst.SimpleWhitespace(" "))),
+                cst.Arg(cst.Name(self.first))])
+        return updated_node
+
+
+def old_super(owner: str) -> Callable[[cst.FunctionDef], cst.FunctionDef]:
+    def revision(function: cst.FunctionDef) -> cst.FunctionDef:
+        params = [*function.params.posonly_params, *function.params.params]
+        if not params or not isinstance(function.body, cst.IndentedBlock) or any(
+                tree_name(item.decorator) == "staticmethod" for item in function.decorators):
+            return function
+        body = function.body.visit(_OldSuper(owner, params[0].name.value))
+        assert isinstance(body, cst.IndentedBlock)
+        return function.with_changes(body=body)
+    return revision
+
+
+def tree_name(node: cst.BaseExpression) -> str:
+    return node.value if isinstance(node, cst.Name) else ""
+
+
+def revisable(function: cst.FunctionDef, owner: str | None = None) -> bool:
+    """Whether some late revision of the function can be undone."""
+    return any(_changes(function, revision, (), max(88, _widest(function)))
+               for _, revision in _revisions(owner))
+
+
+def _revisions(owner: str | None) -> list[tuple[str, Callable[[cst.FunctionDef],
+                                                              cst.FunctionDef]]]:
+    found: list[tuple[str, Callable[[cst.FunctionDef], cst.FunctionDef]]] = [
+        ("guard", without_guard), ("else", with_else), ("format", old_format),
+        ("untyped", untyped)]
+    if owner is not None:
+        found.insert(3, ("super", old_super(owner)))
+    return found
+
+
+_ORDER = ["guard", "else", "format", "super", "untyped"]
