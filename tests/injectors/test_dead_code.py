@@ -573,6 +573,10 @@ def test_earlier_versions_undo_late_revisions() -> None:
     typed = "def f(self, a: int, b: str = 'x', *args: int, **kw: str) -> str:\n    return b\n"
     assert _code(_revised(typed, "untyped")) == \
         "def f(self, a, b='x', *args, **kw):\n    return b\n"
+    wrapped = ("def f(\n    cls,\n    fields: dict[str, int],\n    *,\n"
+               "    name: str = \"Generated  Schema\",\n) -> type:\n    return cls\n")
+    assert _code(_revised(wrapped, "untyped")) == \
+        "def f(cls, fields, *, name=\"Generated  Schema\"):\n    return cls\n"
     method = ("def setup(self, form):\n    self.form = form\n"
               "    return super().setup(form)\n")
     assert "return super(SessionCSRF, self).setup(form)" in _code(

@@ -144,13 +144,48 @@ def untyped(function: cst.FunctionDef) -> cst.FunctionDef:
             else param.with_changes(annotation=None)
 
     params = function.params
-    return function.with_changes(returns=None, params=params.with_changes(
+    if function.returns is None and not any(
+            isinstance(item, cst.Param) and item.annotation is not None
+            for item in [*params.posonly_params, *params.params, *params.kwonly_params,
+                         params.star_arg, params.star_kwarg]):
+        return function
+    bared = params.with_changes(
         posonly_params=[bare(item) for item in params.posonly_params],
         params=[bare(item) for item in params.params],
         kwonly_params=[bare(item) for item in params.kwonly_params],
         star_arg=bare(params.star_arg) if isinstance(params.star_arg, cst.Param)
         else params.star_arg,
-        star_kwarg=bare(params.star_kwarg) if params.star_kwarg is not None else None))
+        star_kwarg=bare(params.star_kwarg) if params.star_kwarg is not None else None)
+    # without its annotations the signature fits on one line, as the formatter writes it
+    header = cst.parse_module(f"def f({', '.join(_pieces(bared))}): pass\n").body[0]
+    assert isinstance(header, cst.FunctionDef)
+    return function.with_changes(returns=None, params=header.params,
+                                 whitespace_before_params=cst.SimpleWhitespace(""))
+
+
+def _pieces(params: cst.Parameters) -> list[str]:
+    """Each parameter's own code (no comma, no surrounding layout), with the `/` and `*`
+    markers, in order."""
+    empty = cst.Module(body=[])
+
+    def code(param: cst.Param) -> str:
+        return empty.code_for_node(param.with_changes(
+            comma=cst.MaybeSentinel.DEFAULT, whitespace_after_param=cst.SimpleWhitespace(""),
+            whitespace_after_star=cst.SimpleWhitespace(""))).strip()
+
+    pieces = [code(item) for item in params.posonly_params]
+    if params.posonly_params:
+        pieces.append("/")
+    pieces.extend(code(item) for item in params.params)
+    if isinstance(params.star_arg, cst.Param):
+        pieces.append(code(params.star_arg))
+    elif isinstance(params.star_arg, cst.ParamStar):
+        pieces.append("*")
+    pieces.extend(code(item) for item in params.kwonly_params)
+    if params.star_kwarg is not None:
+        pieces.append(code(params.star_kwarg))
+    return pieces
+
 
 
 def with_else(function: cst.FunctionDef) -> cst.FunctionDef:
@@ -204,7 +239,7 @@ def old_super(owner: str) -> Callable[[cst.FunctionDef], cst.FunctionDef]:
     def revision(function: cst.FunctionDef) -> cst.FunctionDef:
         params = [*function.params.posonly_params, *function.params.params]
         if not params or not isinstance(function.body, cst.IndentedBlock) or any(
-                tree_name(item.decorator) == "staticmethod" for item in function.decorators):
+                _decorator_name(item.decorator) == "staticmethod" for item in function.decorators):
             return function
         body = function.body.visit(_OldSuper(owner, params[0].name.value))
         assert isinstance(body, cst.IndentedBlock)
@@ -212,7 +247,7 @@ def old_super(owner: str) -> Callable[[cst.FunctionDef], cst.FunctionDef]:
     return revision
 
 
-def tree_name(node: cst.BaseExpression) -> str:
+def _decorator_name(node: cst.BaseExpression) -> str:
     return node.value if isinstance(node, cst.Name) else ""
 
 
