@@ -419,6 +419,11 @@ def test_retired_names_are_former_names_from_the_repository(tmp_path: Path) -> N
     assert name != "_decode" and "parse" in name.split("_"), name
     taken = {"_decode"}
     assert retired_name(plain, "app.util.parse", random.Random(0), taken, 20) != "_decode"
+    longer = InjectionContext(load(write(tmp_path / "longer", {
+        **BASE, "app/util.py": "def text_to_items(text):\n    return text.split(',')\n",
+        "app/main.py": "from app.util import text_to_items\n"})))
+    assert retired_name(longer, "app.util.text_to_items", random.Random(0), set(), 20) == \
+        "_text_items"  # the shorter name it had before it grew a word
     method = InjectionContext(load(write(tmp_path / "method", {
         **BASE, "app/reader.py": reader.replace("_decode", "_strip").replace("Reader",
                                                                              "Catalog")})))

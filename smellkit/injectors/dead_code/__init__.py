@@ -36,6 +36,7 @@ from smellkit.detectors.dead_code import DeadCode
 from smellkit.errors import InjectionRefused
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
 from smellkit.injectors.cst import edit
+from smellkit.injectors.cst.imports import is_docstring
 from smellkit.injectors.dead_code.copies import MAX_LINES, Link, add_copy, import_copy, link
 from smellkit.injectors.dead_code.names import retired_name
 from smellkit.injectors.dead_code.places import main_guard_lines
@@ -191,8 +192,8 @@ def _loose(context: InjectionContext, links: list[Link], modules: set[str], want
                    for name in [*graph.successors(qualname), *graph.predecessors(qualname)])
         parts = edit.relative_parts(qualname, module) or []
         function = edit.find_definition(context.module(index.modules[module].path), parts)
-        if not isinstance(function, cst.FunctionDef):
-            continue
+        if not isinstance(function, cst.FunctionDef) or _statements(function) < 2:
+            continue  # an old one-liner is a copy of a call, not an earlier version
         changes = revisable(function, parts[-2] if len(parts) > 1 else None)
         tiers[(not changes) * 2 + (not near)].setdefault(module, []).append(qualname)
     chosen: list[str] = []
@@ -351,6 +352,14 @@ def _too_wide(context: InjectionContext, changes: dict[str, str | None], limit: 
         if any(len(line) > widest for line in (text or "").splitlines() if line not in old):
             return True
     return False
+
+
+def _statements(function: cst.FunctionDef) -> int:
+    """The statements of the function's body, its docstring left out."""
+    body = function.body
+    if not isinstance(body, cst.IndentedBlock):
+        return 1
+    return len(body.body) - (1 if body.body and is_docstring(body.body[0]) else 0)
 
 
 def _uncopied(context: InjectionContext, links: list[Link]) -> list[str]:

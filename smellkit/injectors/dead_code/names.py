@@ -3,8 +3,9 @@
 A function people stop calling keeps the name it was written under, and that name is rarely the
 new one with a role word glued on (`_old_parse`, `_simple_gettext` mark a copy, not a history).
 It is a word of the new name said differently (`store_error` was `record_error`, `get_value`
-was `lookup_value`), or a narrower name from the time it served one case only
-(`is_collection` was `_is_field_collection`). Both are built from words the repository already
+was `lookup_value`), a shorter name before it grew a word (`timedelta_to_microseconds` was
+`_timedelta_microseconds`), or a narrower name from the time it served one case only
+(`List._deserialize` was `_deserialize_list`). Both are built from words the repository already
 uses: a synonym counts only when some name of the repository contains it, and the narrowing
 word is one used near the function (`Vocabulary.near`).
 """
@@ -45,6 +46,10 @@ SYNONYMS: tuple[frozenset[str], ...] = tuple(frozenset(group.split()) for group 
 when the new word is already a word of some name in the repository."""
 
 
+_LINKING = frozenset({"to", "for", "of", "by", "and", "from", "with", "or", "on", "in", "at"})
+"""Words a longer name links its parts with, the first a shorter name drops."""
+
+
 def retired_names(context: InjectionContext, qualname: str, rng: random.Random) -> Iterator[str]:
     """Names for the earlier version of `qualname`, most natural first in a seeded order: a
     word swapped for a synonym the repository uses, then the name narrowed by a word used near
@@ -64,6 +69,11 @@ def retired_names(context: InjectionContext, qualname: str, rng: random.Random) 
     rng.shuffle(swaps)
     for swapped in swaps:
         yield snake(swapped, private=True)
+    if len(parts) >= 3:  # the shorter name it had before it grew a word
+        linking = [number for number, word in enumerate(parts) if word in _LINKING]
+        others = [number for number in range(1, len(parts)) if number not in linking]
+        for number in [*linking, *others]:
+            yield snake([*parts[:number], *parts[number + 1:]], private=True)
     owner = index.class_of.get(qualname)
     if owner is not None:  # a method narrowed to its class: `_deserialize_list`
         narrow = [word for word in words(owner.rpartition(".")[2]) if meaningful(word)
