@@ -586,6 +586,22 @@ def test_earlier_versions_undo_late_revisions() -> None:
               "    return super().setup(form)\n")
     assert "return super(SessionCSRF, self).setup(form)" in _code(
         _revised(method, "super", "SessionCSRF"))
+    named = ("def f(self, form, extra=()):\n    self.errors = []\n"
+             "    chain = itertools.chain(self.validators, extra)\n"
+             "    self._run(form, chain)\n    return not self.errors\n")
+    assert _code(_revised(named, "inline")) == (
+        "def f(self, form, extra=()):\n    self.errors = []\n"
+        "    self._run(form, itertools.chain(self.validators, extra))\n"
+        "    return not self.errors\n")
+    twice = named.replace("self._run(form, chain)", "self._run(form, chain, chain)")
+    assert _code(_revised(twice, "inline")) == twice
+    summed = named.replace("itertools.chain(self.validators, extra)", "a + b")
+    assert _code(_revised(summed, "inline")) == summed  # `(a + b)` would need parentheses
+    handled = ("def f(value):\n    try:\n        return int(value)\n"
+               "    except ValueError as error:\n        raise TypeError(value) from error\n")
+    assert _code(_revised(handled, "short")) == handled.replace("error", "e")
+    clash = handled.replace("return int(value)", "e = 1\n        return int(value)")
+    assert _code(_revised(clash, "short")) == clash
     branching = ("def f(a):\n    if a:\n        a = a + 1\n        return a\n\n"
                  "    return 0\n")
     assert _code(_revised(branching, "else")) == (

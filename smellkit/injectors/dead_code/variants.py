@@ -9,7 +9,9 @@ libraries commonly make late and that never change what the rest of the body doe
 - `untyped`: the parameter and return annotations added when the library took up typing;
 - `super`: `super(Class, self)`, written before the library dropped Python 2;
 - `else`: the `else:` before a closing `return` that a linter later had removed
-  (`no-else-return`).
+  (`no-else-return`);
+- `inline`: a value used once, before a later revision named it (`chain = ...` then `f(chain)`);
+- `short`: an exception bound to `e`, before a linter asked for a longer name.
 
 The seed picks which of those that apply are undone (at least one when any applies).
 """
@@ -257,14 +259,120 @@ def revisable(function: cst.FunctionDef, owner: str | None = None) -> bool:
                for _, revision in _revisions(owner))
 
 
+class _Names(cst.CSTVisitor):
+    """How many times each name occurs in the code visited."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.counts: dict[str, int] = {}
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.counts[node.value] = self.counts.get(node.value, 0) + 1
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)  # `x.name` is no use of `name`
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)  # nor is `f(name=x)`
+        return False
+
+
+def _name_counts(node: cst.CSTNode) -> dict[str, int]:
+    visitor = _Names()
+    node.visit(visitor)
+    return visitor.counts
+
+
+class _Rename(cst.CSTTransformer):
+    def __init__(self, old: str, new: cst.BaseExpression):
+        super().__init__()
+        self.old, self.new = old, new
+
+    def leave_Name(self, original_node: cst.Name,
+                   updated_node: cst.Name) -> cst.BaseExpression:
+        return self.new if updated_node.value == self.old else updated_node
+
+    def leave_Attribute(self, original_node: cst.Attribute,
+                        updated_node: cst.Attribute) -> cst.Attribute:
+        return updated_node.with_changes(attr=original_node.attr)  # `x.name` is no use of it
+
+    def leave_Arg(self, original_node: cst.Arg, updated_node: cst.Arg) -> cst.Arg:
+        return updated_node.with_changes(keyword=original_node.keyword)
+
+
+_ATOMS = (cst.Call, cst.Attribute, cst.Name, cst.Subscript, cst.SimpleString, cst.Integer)
+
+
+def inlined(function: cst.FunctionDef) -> cst.FunctionDef:
+    """The first `name = value` of the body whose name the next statement line reads once (and
+    nothing else reads), with the value written there instead; only a value that needs no
+    parentheses where it lands."""
+    body = function.body
+    if not isinstance(body, cst.IndentedBlock):
+        return function
+    counts = _name_counts(function)
+    statements = list(body.body)
+    if len(statements) < 3:
+        return function  # a one-line body would read as a wrapper
+    for number in range(len(statements) - 1):
+        first, second = statements[number], statements[number + 1]
+        if not isinstance(first, cst.SimpleStatementLine) or len(first.body) != 1 or \
+                not isinstance(second, cst.SimpleStatementLine) or len(second.body) != 1 or \
+                any(line.comment is not None for line in first.leading_lines):
+            continue
+        assign = first.body[0]
+        if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 or \
+                not isinstance(assign.targets[0].target, cst.Name) or \
+                not isinstance(assign.value, _ATOMS):
+            continue
+        name = assign.targets[0].target.value
+        if counts.get(name) != 2 or _name_counts(second).get(name) != 1 or \
+                _name_counts(assign.value).get(name):
+            continue
+        changed = second.visit(_Rename(name, assign.value.with_changes(lpar=(), rpar=())))
+        assert isinstance(changed, cst.SimpleStatementLine)
+        statements[number:number + 2] = [changed.with_changes(leading_lines=first.leading_lines)]
+        return function.with_changes(body=body.with_changes(body=statements))
+    return function
+
+
+class _Handlers(cst.CSTTransformer):
+    def __init__(self, counts: dict[str, int]):
+        super().__init__()
+        self.counts = counts
+
+    def leave_ExceptHandler(self, original_node: cst.ExceptHandler,
+                            updated_node: cst.ExceptHandler) -> cst.ExceptHandler:
+        bound = updated_node.name
+        if bound is None or not isinstance(bound.name, cst.Name) or \
+                bound.name.value not in ("error", "exc", "err", "exception") or \
+                "e" in self.counts:
+            return updated_node
+        old = bound.name.value
+        inside = _name_counts(original_node)
+        if inside.get(old) != self.counts.get(old):
+            return updated_node  # read outside the handler too
+        result = updated_node.visit(_Rename(old, cst.Name("e")))
+        assert isinstance(result, cst.ExceptHandler)
+        return result
+
+
+def short_handlers(function: cst.FunctionDef) -> cst.FunctionDef:
+    """Exceptions bound to `error`, `exc` or `err` bound to `e` (when the function has no `e`)."""
+    result = function.visit(_Handlers(_name_counts(function)))
+    assert isinstance(result, cst.FunctionDef)
+    return result
+
+
 def _revisions(owner: str | None) -> list[tuple[str, Callable[[cst.FunctionDef],
                                                               cst.FunctionDef]]]:
     found: list[tuple[str, Callable[[cst.FunctionDef], cst.FunctionDef]]] = [
-        ("guard", without_guard), ("else", with_else), ("format", old_format),
-        ("untyped", untyped)]
+        ("guard", without_guard), ("else", with_else), ("inline", inlined),
+        ("format", old_format), ("short", short_handlers), ("untyped", untyped)]
     if owner is not None:
-        found.insert(3, ("super", old_super(owner)))
+        found.insert(4, ("super", old_super(owner)))
     return found
 
 
-_ORDER = ["guard", "else", "format", "super", "untyped"]
+_ORDER = ["guard", "else", "inline", "format", "super", "short", "untyped"]
