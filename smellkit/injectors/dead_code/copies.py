@@ -4,7 +4,7 @@ Code a person leaves behind is rarely a wrapper that only forwards; it is the ol
 function that was rewritten, or of a caller that was switched to the rewrite, still calling the
 other old pieces. A copy here is that: the function's body before its late revisions
 (`variants`; its docstring dropped, as a kept-around draft has none) under the name it had
-(`names`: `_record_error` beside `store_error`), right above its replacement, with
+(`names`: `_record_error` beside `store_error`), right below its replacement, with
 every call into the other pieces of the same dead cluster pointed at their copies, through the
 import the module already uses: the same `from` import (the new name in its sorted place), the
 same module alias (`pricing._lookup_tax`), or the same import inside the function.
@@ -214,10 +214,9 @@ def add_copy(context: InjectionContext, tree: cst.Module, qualname: str, new: st
                               parts[-2] if len(parts) > 1 else None)
     nested = len(parts) > 1
     blank = [cst.EmptyLine(indent=False)] * (1 if nested else 2)
-    # right above its replacement, which was written below it (below it, a diff would take
-    # the copy's tail for the original's); the comments above the original stay on top
-    pair = [copy.with_changes(leading_lines=function.leading_lines),
-            function.with_changes(leading_lines=blank)]
+    # right below its replacement, which was written above it (above it, a diff would match
+    # the original's lines with the copy's, which come first, and show the original moved)
+    pair = [function, copy.with_changes(leading_lines=blank)]
     if not nested:
         position = edit.top_index(tree, parts[0])
         if position is None:

@@ -38,7 +38,7 @@ SYNONYMS: tuple[frozenset[str], ...] = tuple(frozenset(group.split()) for group 
     "value item", "values items", "translations catalog", "options settings config",
     "merge combine", "convert coerce", "split tokenize", "escape quote", "update refresh",
     "remove delete discard drop", "name label", "names labels", "call invoke", "run execute",
-    "write emit", "wrap adapt", "default fallback", "key field", "keys fields", "attr attribute",
+    "write emit", "wrap adapt", "default fallback", "attr attribute",
     "instance object", "type kind", "init initialize", "iter iterate", "filter select",
     "compile generate", "context ctx", "env environment", "args arguments", "param parameter",
     "params parameters", "extract pull", "match test", "visit walk", "join concat"))
@@ -51,9 +51,11 @@ _LINKING = frozenset({"to", "for", "of", "by", "and", "from", "with", "or", "on"
 
 
 def retired_names(context: InjectionContext, qualname: str, rng: random.Random) -> Iterator[str]:
-    """Names for the earlier version of `qualname`, most natural first in a seeded order: a
-    word swapped for a synonym the repository uses, then the name narrowed by a word used near
-    it; always private (the library's users never called it)."""
+    """Names for the earlier version of `qualname`, most natural first in a seeded order: its
+    verb or noun swapped for a synonym the repository uses, the name without one of its words,
+    then narrowed by a word of its class or one used near it (a one-word method is narrowed
+    first: every class's `validate` would otherwise be `_check`); always private (the
+    library's users never called it)."""
     index = context.index
     definition = index.definitions[qualname]
     parts = words(definition.name)
@@ -67,6 +69,12 @@ def retired_names(context: InjectionContext, qualname: str, rng: random.Random) 
                 swaps.extend([*parts[:number], other, *parts[number + 1:]]
                              for other in sorted(group - {word}) if other in known)
     rng.shuffle(swaps)
+    owner = index.class_of.get(qualname)
+    narrow = [] if owner is None else [  # a method narrowed to its class: `_deserialize_list`
+        snake([*parts, word], private=True) for word in words(owner.rpartition(".")[2])
+        if meaningful(word) and word not in parts]
+    if len(parts) == 1:  # `validate` is `_check` in every class: its class tells them apart
+        yield from narrow
     for swapped in swaps:
         yield snake(swapped, private=True)
     if len(parts) >= 3:  # the shorter name it had before it grew a word
@@ -74,12 +82,7 @@ def retired_names(context: InjectionContext, qualname: str, rng: random.Random) 
         others = [number for number in range(1, len(parts)) if number not in linking]
         for number in [*linking, *others]:
             yield snake([*parts[:number], *parts[number + 1:]], private=True)
-    owner = index.class_of.get(qualname)
-    if owner is not None:  # a method narrowed to its class: `_deserialize_list`
-        narrow = [word for word in words(owner.rpartition(".")[2]) if meaningful(word)
-                  and word not in parts]
-        for word in narrow:
-            yield snake([*parts, word], private=True)
+    yield from narrow
     module = index.module_of[qualname]
     yield from (name for name in context.vocabulary.names(module, qualname, head=parts, rng=rng,
                                                           private=True, most=1)
