@@ -113,9 +113,9 @@ def _edits(difficulty: Difficulty, seeds: range) -> list[tuple[str, int, Edit]]:
 
 
 def test_live_code_is_untouched_and_the_revisions_vary_with_the_seed() -> None:
-    """Every edit only adds lines (retired functions, and their names to imports): no `if False:` around
-    an old call, no call below a `raise` or `return`. Over seeds and targets each revision
-    undone in an earlier version (the guard, f-strings, annotations) occurs."""
+    """Every edit only adds lines (retired functions, and their names to imports): no
+    `if False:` around an old call, no call below a `raise` or `return`. Over seeds and targets
+    the revisions undone in an earlier version (f-strings, annotations) occur."""
     import difflib
 
     root = SHOP / "before"
