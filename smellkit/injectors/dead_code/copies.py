@@ -181,8 +181,9 @@ def parameter_names(function: cst.FunctionDef) -> set[str]:
 
 def add_copy(context: InjectionContext, tree: cst.Module, qualname: str, new: str,
              links: Sequence[tuple[Link, str]], rng: random.Random) -> cst.Module:
-    """`tree` (the module of `qualname`) with a copy of the function named `new` next to it
-    (after or before, as the seed says), its calls of `links`' callees redirected."""
+    """`tree` (the module of `qualname`) with the earlier version of the function, named `new`,
+    right below it: its late revisions undone as the seed picks (`variants`), its calls of
+    `links`' callees redirected."""
     index = context.index
     module = index.module_of[qualname]
     parts = edit.relative_parts(qualname, module) or []
