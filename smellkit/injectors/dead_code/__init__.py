@@ -305,10 +305,11 @@ def _build(context: InjectionContext, links: list[Link], loose: list[str],
                                "earlier version")
     head = rng.choice(roots)
     limit = context.house_style.line_length
-    for _ in range(_NAMINGS):
+    for attempt in range(_NAMINGS):
         taken: set[str] = set()
+        slack = 10 if attempt == 0 else 2  # after a line too wide: names about as long
         names = {name: retired_name(context, name, rng, taken,
-                                    len(index.definitions[name].name) + 2)
+                                    len(index.definitions[name].name) + slack)
                  for name in members}
         changes: dict[str, str | None] = {}
         for name in members:
