@@ -84,9 +84,12 @@ def retired_names(context: InjectionContext, qualname: str, rng: random.Random) 
             yield snake([*parts[:number], *parts[number + 1:]], private=True)
     yield from narrow
     module = index.module_of[qualname]
-    yield from (name for name in context.vocabulary.names(module, qualname, head=parts, rng=rng,
-                                                          private=True, most=1)
-                if name != snake(parts, private=True))
+    # a word after the name, as a narrower version says what it served (`_clean_key_input`);
+    # before it, a word of the module reads as another subject (`_date_clean_key`)
+    pool = [word for word in context.vocabulary.near(module, qualname) if word not in parts]
+    front, rest = pool[:6], pool[6:]
+    rng.shuffle(front)
+    yield from (snake([*parts, word], private=True) for word in [*front, *rest])
 
 
 def retired_name(context: InjectionContext, qualname: str, rng: random.Random,
