@@ -628,3 +628,39 @@ def test_an_earlier_version_keeps_the_calls_of_its_cluster_and_the_line_length()
         assert "_lookup(value)" in _code(changed)
     changed, undone = earlier_version(function, [], random.Random(0))
     assert undone and not changed.deep_equals(function)
+
+
+def test_modules_the_call_graph_does_not_tie_get_a_retired_function_of_their_own(
+        tmp_path: Path) -> None:
+    """WTForms' calls tie two modules around most candidates: a medium case adds the earlier
+    version of a function of a third module (of several statements, not a one-liner), which
+    nothing calls either; a repository with no such function refuses and says why."""
+    extra = ("def tidy(text):\n    text = text.strip()\n    return text.lower()\n\n\n"
+             "def one(text):\n    return text\n")
+    main = "from app.extra import one, tidy\n" + BASE["app/main.py"]
+    main += "\n\ndef clean(text):\n    return one(tidy(text))\n"
+    root = write(tmp_path / "three", {**BASE, "app/extra.py": extra, "app/main.py": main})
+    outcome = inject_at(root, "app.main.first", "medium")
+    assert isinstance(outcome, Edit), outcome
+    assert sorted(outcome.changes) == ["app/extra.py", "app/main.py", "app/util.py"]
+    added = re.findall(r"^def (_\w+)\(", str(outcome.changes["app/extra.py"]), re.M)
+    assert len(added) == 1 and "tidy" in added[0], added
+    assert any(added[0] in qualname for qualname in outcome.involved)
+    short = write(tmp_path / "short", {**BASE, "app/main.py": main, "app/extra.py": (
+        "def one(text):\n    return text\n\n\ndef tidy(text):\n    return text\n")})
+    outcome = inject_at(short, "app.main.first", "medium")
+    assert isinstance(outcome, InjectionRefused) and "short enough to retire" in outcome.message
+
+
+def test_long_functions_and_dunders_are_no_candidates(tmp_path: Path) -> None:
+    long = ("from app.util import parse\n\n\ndef long(text):\n"
+            + "    text = text.strip()\n" * 45 + "    return parse(text)\n\n\n"
+            "class Box:\n    def __str__(self):\n        return ','.join(parse('a'))\n")
+    root = write(tmp_path, {**BASE, "app/long.py": long})
+    context = InjectionContext(load(root))
+    found = {item.target.qualname for item in make_injector(SMELL, SMALL).candidates(context)}
+    assert "app.long.long" not in found and "app.long.Box.__str__" not in found
+    assert context.discarded["longer than 40 lines: nobody keeps pages of an earlier version"] \
+        == 1
+    assert context.discarded["a dunder: Python calls it, an earlier version under another "
+                             "name would be no helper"] == 1

@@ -182,9 +182,7 @@ def _loose(context: InjectionContext, links: list[Link], modules: set[str], want
     for qualname, definition in index.definitions.items():
         module = index.module_of.get(qualname)
         if module is None or module in modules or not _copyable(context, qualname) or \
-                not _short(context, qualname) or \
-                definition.end_line - definition.start_line < 3 or \
-                definition.is_stub or qualname not in graph or \
+                not _short(context, qualname) or definition.is_stub or qualname not in graph or \
                 any(start <= definition.end_line + 1 and end >= definition.start_line
                     for start, end in touched.get(index.modules[module].path, ())):
             continue
