@@ -312,9 +312,9 @@ def test_refusals_and_fallbacks(tmp_path: Path) -> None:
             assert isinstance(outcome, Edit), outcome
             main = str(outcome.changes["app/main.py"])
             assert "if False" not in main and BASE["app/main.py"].split("\n\n\n")[1] in main
-            # the retired caller right below its replacement, calling the retired helper
-            found = re.search(rf"def {target.rpartition('.')[2]}\(text\):\n(?:    .*\n)+\n\n"
-                              r"def (_\w+)\(text\):\n((?:    .*\n)+)", main)
+            # the retired caller right above its replacement, calling the retired helper
+            found = re.search(rf"def (_\w+)\(text\):\n((?:    .*\n)+)\n\n"
+                              rf"def {target.rpartition('.')[2]}\(", main)
             assert found and re.search(r"_\w+\(text\)", found[2]), main
     # two modules only: no third module for a cluster
     outcome = inject_at(root, "app.main.first", "medium")
@@ -341,10 +341,10 @@ def test_refusals_and_fallbacks(tmp_path: Path) -> None:
             assert names.isdisjoint(added)
 
 
-def test_a_module_level_copy_goes_right_below_its_original(tmp_path: Path) -> None:
-    """The earlier version sits right below its replacement, which was written above it (a diff
-    matches the original's lines first and shows the copy as added, not the original as moved);
-    the comment above the original stays there."""
+def test_a_module_level_copy_goes_right_above_its_original(tmp_path: Path) -> None:
+    """The earlier version sits right above its replacement, which was written below it, under
+    the comment that opened the original; the diff shows the copy added and no line of the
+    original removed (below it, difflib would match the copy's tail with the original's)."""
     from smellkit.injectors.patches import make_patch
 
     util = ("def strip(text):\n    return text.strip()\n\n\n# Parsing\n\n\n"
@@ -357,12 +357,14 @@ def test_a_module_level_copy_goes_right_below_its_original(tmp_path: Path) -> No
         assert isinstance(outcome, Edit), outcome
         text = str(outcome.changes["app/util.py"])
         (copy,) = re.findall(r"^def (_\w+)\(", text, re.M)
-        assert re.search(rf"# Parsing\n\n\ndef parse\(text, clean=strip\):\n(?:    .*\n)+"
-                         rf"\n\ndef {copy}\(text, clean=strip\):\n", text), text
-        removed = [line for line in make_patch({"app/util.py": util}, {"app/util.py": text})
-                   .splitlines()
-                   if line.startswith("-") and not line.startswith("---")]
-        assert not removed, removed
+        assert re.search(rf"# Parsing\n\n\ndef {copy}\(text, clean=strip\):\n(?:    .*\n)+"
+                         r"\n\ndef parse\(text, clean=strip\):\n", text), text
+        patch = make_patch({"app/util.py": util}, {"app/util.py": text})
+        assert not [line for line in patch.splitlines()
+                    if line.startswith("-") and not line.startswith("---")], patch
+        added = [line[1:] for line in patch.splitlines()
+                 if line.startswith("+") and not line.startswith("+++") and line[1:].strip()]
+        assert added[0].startswith(f"def {copy}("), patch
 
 
 def test_copies_are_too_long_to_read_past_a_limit(tmp_path: Path) -> None:
@@ -535,21 +537,23 @@ def test_click_tests_pass_on_the_smelly_code(tmp_path: Path) -> None:
     assert " passed" in result.stdout
 
 
-def test_a_copy_of_a_last_method_keeps_methods_apart(tmp_path: Path) -> None:
-    """A copy of the class's last method follows it after one blank line, and the class's
-    next neighbour still follows after two."""
+def test_a_copy_placed_first_in_a_class_keeps_methods_apart(tmp_path: Path) -> None:
+    """A copy of the class's first method (marshmallow's `ErrorStore.__init__` neighbour)
+    opens the body with no blank line above it, and a blank line parts it from the original
+    below it."""
     from smellkit.injectors.dead_code.copies import add_copy
 
-    store = ("class Store:\n    def clear(self):\n        self.errors = {}\n\n"
-             "    def store(self, message):\n        self.errors[message] = 1\n"
-             "        return self.errors\n\n\nSTORE = Store()\n")
+    store = ("class Store:\n    def store(self, message):\n        self.errors[message] = 1\n"
+             "        return self.errors\n\n    def clear(self):\n        self.errors = {}\n")
     context = InjectionContext(load(write(tmp_path, {"app/__init__.py": "",
                                                      "app/store.py": store})))
-    text = add_copy(context, context.module("app/store.py"), "app.store.Store.store",
-                    "_record", [], random.Random(0)).code
-    assert text == store.replace("        return self.errors\n", (
-        "        return self.errors\n\n    def _record(self, message):\n"
-        "        self.errors[message] = 1\n        return self.errors\n"))
+    for seed in range(6):
+        text = add_copy(context, context.module("app/store.py"), "app.store.Store.store",
+                        "_record", [], random.Random(seed)).code
+        lines = text.splitlines()
+        assert lines[1] == "    def _record(self, message):", text
+        number = lines.index("    def store(self, message):")
+        assert lines[number - 1] == "" and lines[number - 2].strip(), text
 
 
 def _revised(code: str, name: str, owner: str | None = None) -> cst.FunctionDef:
