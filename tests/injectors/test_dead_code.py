@@ -502,12 +502,13 @@ def test_the_copy_is_imported_beside_an_import_under_try(tmp_path: Path) -> None
 # -- real code -------------------------------------------------------------------------------
 
 
-MINIMUM = {("click", "easy"): 25, ("click", "medium"): 7, ("click", "hard"): 5,
-           ("jinja2", "easy"): 45, ("jinja2", "medium"): 30, ("jinja2", "hard"): 24}
-"""Injections that must succeed (26, 7, 6 of 42 and 47, 32, 25 of 52 when measured, once no
-statement is left below a `return` and a method links only where its earlier version serves
-every object the caller may hold: a medium or hard cluster needs functions of 3 or 4 modules
-tied by calls the call graph resolves, and click's are few)."""
+MINIMUM = {("click", "easy"): 15, ("click", "medium"): 15, ("click", "hard"): 15,
+           ("jinja2", "easy"): 30, ("jinja2", "medium"): 30, ("jinja2", "hard"): 30}
+"""Injections that must succeed (17 of 29 candidates at each difficulty on click, 34 of 40 on
+jinja2, when measured once every head is a retired function: a target longer than 40 lines or a
+dunder is no candidate, as its earlier version would be pages of copy or no helper; a medium or
+hard case takes the modules the call graph does not tie from functions retired on their own, so
+the three difficulties succeed alike)."""
 
 
 @pytest.mark.slow
