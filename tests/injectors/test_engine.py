@@ -365,6 +365,27 @@ def test_patches_round_trip_new_deleted_and_unterminated_files(tmp_path: Path) -
     assert check.returncode == 0, check.stderr
 
 
+def test_an_added_function_in_a_long_file_shows_as_added_only(tmp_path: Path) -> None:
+    """In a file of 200+ lines, blank lines must still anchor the diff: a shorter copy added
+    above a method reads as that insertion, not as the method cut in two and added again below."""
+    filler = "".join(f"    def f{i}(self):\n        if not self.a{i}:\n            return\n\n"
+                     f"        self.b{i}()\n\n" for i in range(40))
+    steps = "".join(f"        self.step{k}(form)\n" for k in range(6))
+    body = f"        if self.choices is None:\n            raise TypeError('none')\n\n{steps}\n"
+    live = ("    def pre_validate(self, form):\n        if not self.validate or not self.data:\n"
+            "            return\n\n" + body)
+    retired = "    def _pre_check(self, form):\n" + body
+    old = "class A:\n" + filler + live + filler.replace("def f", "def g")
+    new = old.replace(live, retired + live)
+    patch = make_patch({"a.py": old}, {"a.py": new})
+    changed = [line for line in patch.splitlines()[3:] if line[:1] in "+-"]
+    assert [line for line in changed if line.startswith("-")] == []
+    assert len(changed) == len(retired.splitlines())
+    (tmp_path / "a.py").write_text(old)
+    apply_patch(tmp_path, patch)
+    assert (tmp_path / "a.py").read_text() == new
+
+
 def test_bad_patches_are_refused_with_reasons(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text("x = 1\n")
     with pytest.raises(PatchError, match="not a unified diff"):
