@@ -323,6 +323,8 @@ def main() -> None:
     made: dict[tuple[str, str], Made] = {}
     chosen = list(cases.items())[args.skip:]
     for instance_id, case in chosen[:args.cases]:
+        if missed is not None and not any(case_id == instance_id for case_id, _ in missed):
+            continue
         row = oracle[instance_id]
         # the functions the ground truth wrote first (where an agent's slip would be), then
         # the entry points the oracle's check compared

@@ -8,10 +8,13 @@ results) plus `entries`: [{id, module, qualname, changed, tests}] and `inputs`, 
 derandomized, no example database):
 
 - generated: each parameter from its annotation (`st.from_type`, edge values first for
-  numbers, strings and collections), else from the types of the values recorded for it
-  (`st.from_type` for builtins, `st.builds` for classes whose constructor is annotated, else the
-  recorded values themselves); the receiver of a method and the class of a classmethod are
-  always drawn from the recorded ones.
+  numbers, strings and collections; for `Any`, values of several types, bytes and a list among
+  them; an optional annotation Hypothesis cannot make or that does not evaluate, None), else
+  from the types of the values recorded for it (`st.from_type` for builtins, `st.builds` for
+  classes whose constructor is annotated, else the recorded values themselves); the receiver
+  of a method and the class of a classmethod are drawn from the recorded ones, else built
+  (`st.builds`) when the class's constructor is annotated or takes no argument. An entry point
+  with no recorded input has its first generated ones swept and aimed at as if recorded.
 - mutated: first, up to `swept` recorded inputs with one value set to a neighbour of itself
   (one more, one less, the other truth value, the empty string...: where boundaries sit): an
   argument, keyword ones included, or an attribute of an object argument, the receiver's
@@ -27,7 +30,8 @@ derandomized, no example database):
   `tests`, read by `conditions.py`) set to meet its clauses, together and one by one (`aimed`);
   and up to `paired` inputs with two values changed at once (`paired`: a flag turned on with
   the value it shows). Neighbours reach inside lists, tuples and dicts (one
-  item changed), turn None into a value and a string into its bytes.
+  item changed), turn None into a value and a string into its bytes; a passed argument that
+  has a default is also left out, and an object argument is also given as its class.
 
 Each is written as one JSON line {"id", "source", "payload" (base64 of the pickled `(args,
 kwargs)`)}; inputs equal to a recorded one are left out. A line {"id", "done": true} follows an
@@ -100,9 +104,7 @@ class Drawer:
         try:
             strategy.validate()  # a type Hypothesis cannot make (`IO[Any]`) fails every draw
         except Exception:
-            optional = typing.get_origin(kind) is typing.Union and \
-                type(None) in typing.get_args(kind)
-            return st.none() if optional else None
+            return st.none() if _optional(kind) else None
         edges = EDGES.get(kind) if isinstance(kind, type) else None
         return st.one_of(st.sampled_from(edges), strategy) if edges else strategy
 
@@ -218,10 +220,15 @@ def _hints(target: Any) -> dict[str, Any]:
         try:
             found[name] = typing.get_type_hints(holder, namespace)[name]
         except Exception:
-            if typing.get_origin(annotation) is typing.Union and \
-                    type(None) in typing.get_args(annotation):
+            if _optional(annotation):
                 found[name] = type(None)
     return found
+
+
+def _optional(annotation: Any) -> bool:
+    """Whether the annotation is a union with None (`Optional[X]`)."""
+    origin: Any = typing.get_origin(annotation)
+    return origin is typing.Union and type(None) in typing.get_args(annotation)
 
 
 def generated_parts(parameters: list[tuple[str, Any, bool]]) -> list[Any] | None:
@@ -596,10 +603,10 @@ def paired(parameters: list[tuple[str, Any, bool]], payloads: list[bytes], count
 
 MAX_TOGETHER = 8
 """Combinations of values tried for the clauses of one test all met at once."""
-SOME_VALUES: tuple[Any, ...] = ("a", True, 0, (), ("a",), worker.computed_value)
-"""Values tried for a test that a value is not None: a string, a flag, a count, an empty and a
-one-item sequence (a default that must be a list), a function (a default computed when it is
-needed: `inspect.isfunction(default)`)."""
+SOME_VALUES: tuple[Any, ...] = ("a", worker.computed_value, True, 0, (), ("a",))
+"""Values tried for a test that a value is not None: a string, a function (a default computed
+when it is needed: `inspect.isfunction(default)`), a flag, a count, an empty and a one-item
+sequence (a default that must be a list)."""
 
 
 def meeting(operator: str, constant: Any) -> list[Any]:
@@ -650,10 +657,20 @@ def aimed(parameters: list[tuple[str, Any, bool]], payloads: list[bytes], count:
     has a place for all its values."""
     receiver = bool(parameters) and parameters[0][0] in ("self", "cls")
     loaded = [pickle.loads(payload) for payload in payloads]
+    placed: dict[str, bool] = {}
+
+    def placeable(name: str) -> bool:
+        """Whether some input has a place for the value (a local the code computes has none:
+        a clause on it is left out, not the whole combination)."""
+        if name not in placed:
+            placed[name] = any(_spot(name, args, kwargs, parameters, accepts, receiver)
+                               is not None for args, kwargs, *_ in loaded)
+        return placed[name]
+
     queues: list[list[list[tuple[str, Any]]]] = []
     for test in tests:
         clauses = [(name, values) for name, operator, constant in test
-                   if (values := meeting(operator, constant))]
+                   if placeable(name) and (values := meeting(operator, constant))]
         clauses = [item for position, item in enumerate(clauses)
                    if item[0] not in {name for name, _ in clauses[:position]}]
         if not clauses:

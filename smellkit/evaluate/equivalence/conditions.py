@@ -7,8 +7,9 @@ comparisons are read from the function's code: each test is the clauses of one b
 expression (`a and b`, `a or b`), or of an `if` and an `if` directly inside it, or one
 comparison alone; each clause names the value it reads (`nargs` for a parameter `nargs`,
 `self.nargs`, `attrs.get("nargs")` or `attrs["nargs"]`; for a local variable, the value it was
-read from: `_origins`), the comparison, and the constant it is compared against. The generator (`_generator.py`) turns each clause into values that meet it
-and sets them, alone and together, on recorded inputs.
+read from: `_origins`), the comparison, and the constant it is compared against. The
+generator (`_generator.py`) turns each clause into values that meet it and sets them, alone and
+together, on recorded inputs.
 
 Read from the smelly version's source here (smellkit parses), sent to the generator as JSON.
 """
@@ -90,7 +91,7 @@ def _origins(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]
     calls (`norm = value.strip().lower()`: `value`). An input sets the value, not the local."""
     parameters = {item.arg for item in (*function.args.posonlyargs, *function.args.args,
                                         *function.args.kwonlyargs)}
-    assigned: dict[str, list[ast.expr]] = {}
+    assigned: dict[str, list[ast.AST]] = {}
     for node in ast.walk(function):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
                 isinstance(node.targets[0], ast.Name):
