@@ -30,9 +30,10 @@ and maximum.
 `--dataset DIR` scores a click dataset already built (by another commit's code, for instance:
 with that study's `--work` folder, its rows are reused and only the table is recomputed).
 `--only-missed EARLIER` scores again only the mutants neither check caught in the study whose
-`--work` folder is EARLIER, with this code: the oracle's rows are read from EARLIER (its run is
-not repeated, so the mutants are made exactly as they were there) and the table counts those
-mutants only. It is for iterating on the misses in minutes; the full study is the measure.
+`--work` folder is EARLIER, with this code: the oracle's rows are copied from EARLIER (its run
+is not repeated, so the mutants are made exactly as they were there) and the table counts those
+mutants only; the new folder can be given as EARLIER to a later run. It is for iterating on the
+misses in minutes; the full study is the measure.
 `--keep DIR` writes the mutants that every selected test misses and equivalence catches as
 `<instance>-<kind>.json` predictions (the regression tests read them).
 """
@@ -302,7 +303,10 @@ def main() -> None:
     missed: set[tuple[str, str]] | None = None
     if args.only_missed is not None:
         missed = _missed(args.only_missed)
-        oracle = {row["instance_id"]: row for row in _rows(args.only_missed / "oracle" / SCORES)}
+        # kept with this run too, so that its own misses can be rescored the same way
+        (work / "oracle").mkdir(exist_ok=True)
+        shutil.copyfile(args.only_missed / "oracle" / SCORES, work / "oracle" / SCORES)
+        oracle = {row["instance_id"]: row for row in _rows(work / "oracle" / SCORES)}
         print(f"only the {len(missed)} mutants neither check caught in {args.only_missed}; "
               "the oracle's rows are read from there")
     else:
