@@ -25,6 +25,7 @@ from smellkit.facts import Definition
 from smellkit.injectors.base import InjectionContext
 from smellkit.injectors.cst import move
 from smellkit.injectors.cst.edit import subtree
+from smellkit.injectors.cst.house import line_limit
 from smellkit.injectors.cst.imports import is_docstring
 from smellkit.injectors.cst.rename import Rename
 from smellkit.injectors.naming import meaningful, overlaps, pick, snake, words
@@ -125,12 +126,6 @@ def extract(context: InjectionContext, path: str, module: str, definition: Defin
     assert isinstance(joined, cst.FunctionDef)
     return Extracted(method, joined, (*moved.imports, *through), moved.type_checking, future,
                      dropped)
-
-
-def line_limit(source: str) -> int:
-    """The longest line the module's code allows itself (79 at least): new lines stay within."""
-    return max([79, *(len(line) for line in source.splitlines()
-                      if not line.lstrip().startswith("#"))])
 
 
 def _through_modules(context: InjectionContext, function: cst.FunctionDef, deferred: int,

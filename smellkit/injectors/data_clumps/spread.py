@@ -43,7 +43,6 @@ from smellkit.injectors.data_clumps.body import (
     class_words,
     extract,
 )
-from smellkit.injectors.data_clumps.body import line_limit as line_limit  # other smells' use
 from smellkit.injectors.data_clumps.fields import Group, Reader
 from smellkit.injectors.data_clumps.plan import outside_words
 from smellkit.injectors.naming import meaningful, overlaps, pick, snake, words

@@ -27,6 +27,7 @@ from smellkit.graphs.index import Index
 from smellkit.injectors.base import InjectionContext
 from smellkit.injectors.cst import move
 from smellkit.injectors.cst.edit import subtree
+from smellkit.injectors.cst.house import line_limit
 from smellkit.injectors.cst.imports import (
     drop_unused_imports,
     insert_import,
@@ -34,7 +35,6 @@ from smellkit.injectors.cst.imports import (
     left_unused,
     without_unused,
 )
-from smellkit.injectors.data_clumps.spread import line_limit
 from smellkit.injectors.god_class import registry as registering
 from smellkit.injectors.god_class import tidy
 from smellkit.injectors.god_class.planning import Cluster, Function
