@@ -24,22 +24,23 @@ hands the calls on, its own and those of code outside the repository (its API):
 `return self.cli.source_vars(self)`, the shape of a class that forwards its work to a helper which
 then reads everything back from it.
 
-Difficulties (SmellBench's): easy puts the method in `A` itself (two files); medium puts it in a
-new mixin module that `A` inherits from, reaching the collaborator through a renamed local alias
-or parameter (three files), and names red herrings: methods of `B` that read as much of its data
-but are at home, the holder's methods that only delegate to it, or other classes' methods that
-call `B` without envying it. When `A` and `B` share a module, easy puts the method in a mixin
-module (reading the collaborator explicitly) so that the smell spans two files, and medium is
-refused. Hard is medium's layout for a public method the class lends to the object it holds
-whose subclasses in other modules call it too (`NativeCodeGenerator` calling the `write` of
-jinja2's `CodeGenerator`): their calls go to the new home directly
+Difficulties (SmellBench's), counted in files that carry the smell, never in files made for the
+count: easy moves the method to `A` itself (two files). Medium and hard need calls that reach
+the method from other modules: a public method that the class lends to the object it holds,
+inherited by subclasses in other modules that call it (`NativeCodeGenerator` calling the `write`
+of jinja2's `CodeGenerator`). Their calls go to the new home directly
 (`self.environment.write(self, x)`) while the class's own calls and its API keep the forwarding
-method, so the smell spans four modules or more. Without such callers one moved method spans
-three modules at most, and a fourth that only declared the collaborator's type (a typed base)
-would be a file added to reach the count: refused.
+method: medium redirects one such module's calls (three files), hard every one's, from two
+modules or more (four files or more); both name red herrings (methods of `B` that read as much of
+its data but are at home, the holder's methods that only delegate to it, or other classes'
+methods that call `B` without envying it). Without such callers a moved method spans two modules,
+and a third that only declared the collaborator's type, or a one-method mixin named after the
+method, would be a file added to reach the count: refused. When `A` and `B` share a module, easy
+puts the method in a mixin module (reading the collaborator explicitly) so that the smell spans
+two files, and medium and hard are refused.
 
-New modules and mixins are named after the moved method (`add_entry.py`, `_AddEntryMixin`) and
-get no stock docstring; they declare `__slots__ = ()` only when the holder's classes use slots.
+That mixin module is named after the moved method (`add_entry.py`, `_AddEntryMixin`) and
+gets no stock docstring; they declare `__slots__ = ()` only when the holder's classes use slots.
 """
 
 from __future__ import annotations
@@ -73,9 +74,9 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
                    "its own data: it belongs in that class.")
     Options = FeatureEnvyInjectorOptions
     difficulties = ("easy", "medium", "hard")
-    """One moved method spans its class's module, its new home's and a mixin's; hard adds the
-    subclasses in other modules that call it, sent to the new home directly. Without them a
-    fourth module would only declare the collaborator's type (padding): refused."""
+    """A moved method spans its class's module and its new home's; medium adds one module of
+    subclasses that call it, sent to the new home directly, hard two or more. Without them a
+    third or fourth module would be padding (a mixin, a type declaration): refused."""
 
     # -- candidates -------------------------------------------------------------------------
 
@@ -146,7 +147,7 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
         as `self.<attr>.m(self, ...)`. The pattern of a class that hands its work to the
         helper it owns, which then reads everything back from it. A public method may have
         other callers too (its class keeps a method of its name that hands their calls on);
-        those in subclasses of other modules are kept on the candidate for hard."""
+        those in subclasses of other modules are kept on the candidate for medium and hard."""
         analysis = context.analysis
         held = sites.held_objects(analysis)
         by_callee: dict[str, list[sites.Site]] = {}
@@ -309,26 +310,23 @@ def _leaving(moves: bool, cls: str) -> str:
 
 def _outside_callers(context: InjectionContext, method: str,
                      others: set[str]) -> list[sites.Site]:
-    """The calls that reach a public method from modules other than its class's, when every
-    one is `self.m(...)` in a subclass that inherits it (`NativeCodeGenerator` writing through
-    `CodeGenerator.write`): a hard case sends them to the new home directly. Empty when there
-    are none, or when some reach it otherwise (the forwarding method serves those)."""
+    """The calls that reach a public method from modules other than its class's, in the
+    methods where every call of its name is `self.m(...)` in a subclass that inherits it
+    (`NativeCodeGenerator` writing through `CodeGenerator.write`): medium and hard cases send
+    them to the new home directly. A method that reaches it otherwise (`super().m()`, through
+    another object), or whose lines the tests barely run, keeps calling the forwarding method."""
     analysis = context.analysis
     home = context.path_of(method)
     outside = {scope for scope in others if context.path_of(scope) != home}
-    if not outside:
-        return []
     found = [site for site in sites.inherited_calls(analysis, method) if site.scope in outside]
     name = method.rpartition(".")[2]
-    if {site.scope for site in found} != outside or any(
-            sites.calls_named(analysis, scope, name)
-            != sum(1 for site in found if site.scope == scope) for scope in outside):
-        return []
-    # a call no test runs would be a changed line no selected test runs (jinja2's
-    # `NativeCodeGenerator._output_child_pre` writes only with a `finalize` no test sets)
-    if not all(context.well_covered(scope) for scope in outside):
-        return []
-    return found
+    kept = {scope for scope in outside
+            if sites.calls_named(analysis, scope, name)
+            == sum(1 for site in found if site.scope == scope)
+            # a call no test runs would be a changed line no selected test runs (jinja2's
+            # `NativeCodeGenerator._output_child_pre` writes only with a `finalize` no test sets)
+            and context.well_covered(scope)}
+    return [site for site in found if site.scope in kept]
 
 
 def _own_data(analysis: Context, callee: str,

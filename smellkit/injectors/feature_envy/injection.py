@@ -1,6 +1,6 @@
 """One feature envy injection: the method leaves its class for the holder (or the object its
 class lends its work to), its calls follow, a public method leaves a forwarding method behind, and
-at hard the subclasses' calls in other modules go to the new home directly."""
+at medium and hard the subclasses' calls in other modules go to the new home directly."""
 
 from __future__ import annotations
 
@@ -43,8 +43,9 @@ class Injection(Placement):
                       for scope, line, col, receiver in data["sites"]]
         self.callers = [sites.Site(holder, scope, line, col, None, receiver)
                         for holder, scope, line, col, receiver in data.get("callers", [])]
-        """Subclasses in other modules calling the method as `self.m(...)`: at hard they call
-        the new home directly, and the method of its name stays for the rest (its API)."""
+        """Subclasses in other modules calling the method as `self.m(...)`: at medium (one
+        module's) and hard they call the new home directly, and the method of its name stays
+        for the rest (its API)."""
         self.via: str | None = data.get("via")
         """The envied class calls the method itself, through the object it holds in
         `self.<via>` (`_held_candidates`): the calls to rewrite are in the envied class."""
@@ -70,24 +71,32 @@ class Injection(Placement):
         self.holder_path = context.path_of(self.holder) or ""
         self.cls_path = context.path_of(self.cls) or ""
         self.local = self.holder_path == self.cls_path
-        """Both classes in one module: the method always goes to new modules (mixins), one
-        more than across modules, so that the smell spans 2, 3 and 4 files."""
-        self.layers = {"easy": 0, "medium": 1, "hard": 1}[difficulty] + int(self.local)
-        """Hard is medium's layout (a mixin module) plus the callers in other modules."""
+        """Both classes in one module: at easy the method goes to a new module (a mixin), so
+        that the smell spans two files; nothing else reaches more."""
+        self.layers = int(self.local)
+        by_module: dict[str, list[sites.Site]] = {}
+        for site in self.callers:
+            by_module.setdefault(self.context.path_of(site.scope) or "", []).append(site)
+        self.caller_modules = by_module
+        """The calls of subclasses in other modules, by module: medium sends one module's to
+        the new home directly (the rest keep calling the forwarding method), hard all."""
 
     def run(self) -> Edit:
         index = self.index
-        reached = self.via is not None and self.delegate and bool(self.callers)
-        if self.layers >= 2 or (self.difficulty == "hard" and not reached):
-            # a module holding only the collaborator's annotation would be padding
+        needed = {"easy": 0, "medium": 1, "hard": 2}[self.difficulty]
+        if (self.local and self.difficulty != "easy") or len(self.caller_modules) < needed:
+            # a mixin, or a module holding only the collaborator's annotation, would be padding
             why = (f"{self.method_name} is private and nothing outside its class calls it"
                    if not self.delegate else
                    f"no caller of {self.method_name} in another module can go to its new home "
-                   f"(a subclass's `self.{self.method_name}(...)` that the tests run)")
+                   f"(a subclass's `self.{self.method_name}(...)` that the tests run)"
+                   if not self.caller_modules else
+                   f"the callers of {self.method_name} that can go to its new home are in "
+                   f"{len(self.caller_modules)} other module(s)")
             raise InjectionRefused(
-                f"{why}: its move spans {2 if self.local else 3} files at most (its class's, "
-                "the caller's, a mixin's), and a module that only declares the collaborator's "
-                "type would be a file added to reach the count")
+                f"{why}: a {self.difficulty} case spans {needed + 2} files, the method's class's, "
+                "its new home's and modules whose calls go there; a mixin, or a module that "
+                "only declares the collaborator's type, would be a file added to reach the count")
         if not self.delegate and index.lookup_method(self.cls, self.method_name,
                                                      after=self.cls) is not None:
             raise InjectionRefused(f"moving {self.method_name} out of {self.cls_name} would "
@@ -203,9 +212,9 @@ class Injection(Placement):
         else:
             changes[self.cls_path] = cls_tree.code
         changes[self.holder_path] = holder_tree.code
-        callers = self.callers if self.difficulty == "hard" else []
+        callers = self._redirected()
         if callers:
-            self._redirect_callers(changes)
+            self._redirect_callers(changes, callers)
         herrings = sites.look_alikes(self.context.analysis, self.cls, self.method, self.holder,
                                      self.attribute,
                                      frozenset(site.scope for site in [*self.sites, *callers]))
@@ -234,11 +243,21 @@ class Injection(Placement):
                     + (f"; {len(callers)} call(s) of subclasses in other modules go there "
                        "directly" if callers else ""))
 
-    def _redirect_callers(self, changes: dict[str, str | None]) -> None:
+    def _redirected(self) -> list[sites.Site]:
+        """The subclasses' calls that go to the new home directly: none at easy, one module's
+        (picked by the seed) at medium, every module's at hard."""
+        if self.difficulty == "easy" or not self.caller_modules:
+            return []
+        if self.difficulty == "hard":
+            return list(self.callers)
+        return self.caller_modules[self.rng.choice(sorted(self.caller_modules))]
+
+    def _redirect_callers(self, changes: dict[str, str | None],
+                          callers: list[sites.Site]) -> None:
         """The subclasses' calls in other modules go to the new home, as the class's own
         forwarding method does: `self.write(x)` -> `self.environment.write(self, x)`."""
         by_path: dict[str, list[sites.Site]] = {}
-        for site in self.callers:
+        for site in callers:
             path = self.context.path_of(site.scope)
             if path is None or path in changes:
                 raise InjectionRefused(f"{site.scope} is in a module the move already edits")

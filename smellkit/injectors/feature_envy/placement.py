@@ -1,7 +1,7 @@
 """Where the feature envy injector puts a moved method and how the new code imports what it
-needs: the mixin module a medium case adds (named after the method, in the holder module's
-import style), the `TYPE_CHECKING` block the holder's module gains, and the names picked from
-the repository's vocabulary."""
+needs: the mixin module an easy case adds when both classes share a module (named after the
+method, in the holder module's import style), the `TYPE_CHECKING` block the holder's module
+gains, and the names picked from the repository's vocabulary."""
 
 from __future__ import annotations
 
@@ -157,10 +157,10 @@ class Placement:
     def _mixins(self, changes: dict[str, str | None], holder_tree: cst.Module,
                 holder_node: cst.ClassDef, cls_tree: cst.Module, function: cst.FunctionDef,
                 future: bool) -> tuple[cst.Module, str]:
-        """The method goes to a new mixin module that the holder inherits; the mixin declares
-        the type of the attribute holding the collaborator, as typed mixins do. At easy (both
-        classes in one module) the method reads the collaborator explicitly, as it does in the
-        holder."""
+        """The method goes to a new mixin module that the holder inherits, when both classes
+        share a module (easy only: the smell then spans two files); the mixin declares the type
+        of the attribute holding the collaborator, as typed mixins do, and the method reads the
+        collaborator explicitly, as it does in the holder."""
         context = self.context
         folder = self.holder_path.rpartition("/")[0]
         stem = self.holder_path.rpartition("/")[2][:-3]
@@ -176,17 +176,12 @@ class Placement:
         slotted = uses_slots(context, [self.holder])
         slots = f"    {SLOTS_LINE}\n" if slotted else ""
         alias = self._local_name(function)
-        self_name = function.params.params[0].name.value
-        explicit = self.difficulty == "easy"
-        preamble = [cst.parse_statement(f"{alias} = {self_name}.{self.attribute}")] \
-            if self.attribute and not explicit else []
         replacement: cst.BaseExpression = rewrite.self_attribute(function, self.attribute) \
-            if self.attribute and explicit else cst.Name(alias)
+            if self.attribute else cst.Name(alias)
         moved = move.move_method(
             self.index, self.cls_module, cls_tree, function, None,
             replacement=replacement, postponed=future, importer=self.holder_module,
-            preamble=preamble, wrapper=context.wrapper(self.cls_path), quote_checked=True,
-            hoist=True)
+            wrapper=context.wrapper(self.cls_path), quote_checked=True, hoist=True)
         new_function = moved.function if self.attribute \
             else rewrite.with_receiver(moved.function, alias)
         if self.argument is not None:
