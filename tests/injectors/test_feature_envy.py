@@ -248,7 +248,8 @@ ASSERTED_RUN = ("from shelf.blueprint import Blueprint\nfrom shelf.rack import R
 def test_a_method_moves_to_the_collaborator_its_class_passes_it(tmp_path: Path,
                                                                difficulty: Difficulty) -> None:
     """`Questionnaire._check_answers(tally, answers)` reads three fields of the questionnaire
-    and only `check` calls it, passing the `Tally` it made: the method goes to `Tally`, the tally is its `self` and the questionnaire its new parameter, and `check`
+    and only `check` calls it, passing the `Tally` it made: the method goes to `Tally`, the
+    tally is its `self` and the questionnaire its new parameter, and `check`
     calls `tally._check_answers(self, answers)`; its docstring and comment travel with it."""
     root = LENT / "before"
     injection = injected(root, SMELL, difficulty)
