@@ -35,12 +35,8 @@ modules or more (four files or more); both name red herrings (methods of `B` tha
 its data but are at home, the holder's methods that only delegate to it, or other classes'
 methods that call `B` without envying it). Without such callers a moved method spans two modules,
 and a third that only declared the collaborator's type, or a one-method mixin named after the
-method, would be a file added to reach the count: refused. When `A` and `B` share a module, easy
-puts the method in a mixin module (reading the collaborator explicitly) so that the smell spans
-two files, and medium and hard are refused.
-
-That mixin module is named after the moved method (`add_entry.py`, `_AddEntryMixin`) and
-gets no stock docstring; they declare `__slots__ = ()` only when the holder's classes use slots.
+method, would be a file added to reach the count: refused. For the same reason two classes that
+share a module make no candidate (the envy would span one file).
 """
 
 from __future__ import annotations
@@ -115,6 +111,11 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
             holder_path = context.path_of(holder)
             if target is None or holder_path is None:
                 continue
+            if holder_path == target.path:
+                # the envy would span one file: a new module made to hold the method would be
+                # a file added to reach the count
+                context.discard("both classes share a module (the envy would span one file)")
+                continue
             scopes = sorted({site.scope for site in found})
             # A public method is API: code outside the repository (its tests) may call it, and
             # the holder's class cannot hand those calls on (it holds no holder): it could only
@@ -132,9 +133,7 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
                 reason=(f"{callee} reads {len(own)} data attributes of its own class ({names}); "
                         f"{holder} calls it through {way}, an instance of {cls}, in "
                         f"{len(scopes)} method(s); it is private and nothing else calls it, "
-                        "so it can move"
-                        + ("; both classes share a module, so the method goes to new mixin "
-                           "modules" if holder_path == target.path else "")),
+                        "so it can move"),
                 data={"holder": holder, "attribute": attribute, "method": callee,
                       "scopes": scopes, "move": True,
                       "sites": [[site.scope, site.line, site.col, site.receiver]

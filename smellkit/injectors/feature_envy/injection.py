@@ -70,10 +70,8 @@ class Injection(Placement):
             holder_place, cls_place
         self.holder_path = context.path_of(self.holder) or ""
         self.cls_path = context.path_of(self.cls) or ""
-        self.local = self.holder_path == self.cls_path
-        """Both classes in one module: at easy the method goes to a new module (a mixin), so
-        that the smell spans two files; nothing else reaches more."""
-        self.layers = int(self.local)
+        if self.holder_path == self.cls_path:  # discovery turns such pairs away
+            raise InjectionRefused("both classes share a module: the envy would span one file")
         by_module: dict[str, list[sites.Site]] = {}
         for site in self.callers:
             by_module.setdefault(self.context.path_of(site.scope) or "", []).append(site)
@@ -84,7 +82,7 @@ class Injection(Placement):
     def run(self) -> Edit:
         index = self.index
         needed = {"easy": 0, "medium": 1, "hard": 2}[self.difficulty]
-        if (self.local and self.difficulty != "easy") or len(self.caller_modules) < needed:
+        if len(self.caller_modules) < needed:
             # a mixin, or a module holding only the collaborator's annotation, would be padding
             why = (f"{self.method_name} is private and nothing outside its class calls it"
                    if not self.delegate else
@@ -137,8 +135,6 @@ class Injection(Placement):
                                                       self.context.wrapper(self.holder_path))
         else:  # `self.m(...)` in the envied class becomes `self.<via>.m(self, ...)`, or
             # `self.m(x, ...)` becomes `x.m(self, ...)`
-            if self.local:
-                raise InjectionRefused("the held object's class shares the envied module")
             if self.delegate:  # its calls stay: the method of that name hands them on
                 count = len(self.sites)
             else:
@@ -152,50 +148,44 @@ class Injection(Placement):
         holder_node = move.find_class(holder_tree, self.holder_name)
         assert holder_node is not None
         cls_future = move.has_future_annotations(cls_tree)
-        if not self.layers:
-            if self.attribute is not None:
-                replacement: cst.BaseExpression = rewrite.self_attribute(function, self.attribute)
-            else:
-                replacement = cst.Name(self._local_name(function))
-            moved = move.move_method(
-                index, self.cls_module, cls_tree, function, self.holder_module,
-                replacement=replacement,
-                postponed=cls_future and move.has_future_annotations(holder_tree),
-                wrapper=self.context.wrapper(self.cls_path), quote_checked=True, hoist=True)
-            new_function = moved.function
-            checked = [self._restyled(self.holder_module, item) for item in moved.type_checking]
-            if isinstance(replacement, cst.Name):
-                new_function = rewrite.with_receiver(new_function, replacement.value)
-            if self.argument is not None:
-                new_function = rewrite.argument_as_self(new_function, self.argument)
-            if self.via is not None and isinstance(replacement, cst.Name):
-                new_function = rewrite.through_self(new_function, replacement.value, self.via)
-            if self.declared and isinstance(replacement, cst.Name):
-                bound = move.module_bindings(index, self.holder_module).get(self.cls_name) \
-                    == self.cls and self.cls_name not in {
-                        item.bound for item in index.modules[self.holder_module].imports
-                        if item.type_only}
-                new_function = rewrite.annotated(new_function, replacement.value, self.cls_name,
-                                                 quoted=not bound)
-                if move.module_bindings(index, self.holder_module).get(self.cls_name) != self.cls:
-                    checked.append(self._import_line(self.holder_module, self.cls_module,
-                                                     self.cls_name))
-            if checked:
-                holder_tree = self._checked(holder_tree, checked)
-            new_holder = move.append_to_class(holder_node, [rewrite.wrapped(
-                move.as_method_of_class(new_function, self.new_name),
-                rewrite.line_length(self.context.source(self.holder_path)))])
-            holder_tree = move.replace_node(holder_tree, holder_node, new_holder)
-            for statement in rewrite.still_read(moved.imports, new_function):
-                holder_tree = insert_import(holder_tree, statement)
-            target = f"{self.holder}.{self.new_name}"
+        if self.attribute is not None:
+            replacement: cst.BaseExpression = rewrite.self_attribute(function, self.attribute)
         else:
-            holder_tree, target = self._mixins(changes, holder_tree, holder_node, cls_tree,
-                                               function, cls_future)
-        # the method leaves its class (one module for both: from the holder's edited tree)
-        if self.local:
-            cls_tree = holder_tree
-        elif self.via is None and self.argument is None:
+            replacement = cst.Name(self._local_name(function))
+        moved = move.move_method(
+            index, self.cls_module, cls_tree, function, self.holder_module,
+            replacement=replacement,
+            postponed=cls_future and move.has_future_annotations(holder_tree),
+            wrapper=self.context.wrapper(self.cls_path), quote_checked=True, hoist=True)
+        new_function = moved.function
+        checked = [self._restyled(self.holder_module, item) for item in moved.type_checking]
+        if isinstance(replacement, cst.Name):
+            new_function = rewrite.with_receiver(new_function, replacement.value)
+        if self.argument is not None:
+            new_function = rewrite.argument_as_self(new_function, self.argument)
+        if self.via is not None and isinstance(replacement, cst.Name):
+            new_function = rewrite.through_self(new_function, replacement.value, self.via)
+        if self.declared and isinstance(replacement, cst.Name):
+            bound = move.module_bindings(index, self.holder_module).get(self.cls_name) \
+                == self.cls and self.cls_name not in {
+                    item.bound for item in index.modules[self.holder_module].imports
+                    if item.type_only}
+            new_function = rewrite.annotated(new_function, replacement.value, self.cls_name,
+                                             quoted=not bound)
+            if move.module_bindings(index, self.holder_module).get(self.cls_name) != self.cls:
+                checked.append(self._import_line(self.holder_module, self.cls_module,
+                                                 self.cls_name))
+        if checked:
+            holder_tree = self._checked(holder_tree, checked)
+        new_holder = move.append_to_class(holder_node, [rewrite.wrapped(
+            move.as_method_of_class(new_function, self.new_name),
+            rewrite.line_length(self.context.source(self.holder_path)))])
+        holder_tree = move.replace_node(holder_tree, holder_node, new_holder)
+        for statement in rewrite.still_read(moved.imports, new_function):
+            holder_tree = insert_import(holder_tree, statement)
+        target = f"{self.holder}.{self.new_name}"
+        # the method leaves its class
+        if self.via is None and self.argument is None:
             cls_tree = self.context.module(self.cls_path)
         cls_node = move.find_class(cls_tree, self.cls_name)
         assert cls_node is not None
@@ -207,10 +197,7 @@ class Injection(Placement):
                                        move.reexported(index, self.cls_module, (
                                            self.context.source(item.path)
                                            for item in self.context.project.files)))
-        if self.local:
-            holder_tree = cls_tree
-        else:
-            changes[self.cls_path] = cls_tree.code
+        changes[self.cls_path] = cls_tree.code
         changes[self.holder_path] = holder_tree.code
         callers = self._redirected()
         if callers:
