@@ -30,7 +30,7 @@ ONE_PER_SMELL: dict[str, tuple[str, Difficulty]] = {
     "dead_code": ("shop", "hard"),
     "deep_inlining": ("ledger", "hard"),
     "duplicated_code": ("reports", "hard"),
-    "feature_envy": ("ledger", "medium"),
+    "feature_envy": ("ledger", "easy"),
     "god_class": ("console", "hard"),
     "interface_segregation": ("storage", "hard"),
     "shotgun_surgery": ("order_keys", "hard"),
