@@ -92,9 +92,10 @@ class Injection(Placement):
                    f"the callers of {self.method_name} that can go to its new home are in "
                    f"{len(self.caller_modules)} other module(s)")
             raise InjectionRefused(
-                f"{why}: a {self.difficulty} case spans {needed + 2} files, the method's class's, "
-                "its new home's and modules whose calls go there; a mixin, or a module that "
-                "only declares the collaborator's type, would be a file added to reach the count")
+                f"{why}: a {self.difficulty} case spans {needed + 2} files or more, the "
+                "method's class's, its new home's and modules whose calls go there; a mixin, or "
+                "a module that only declares the collaborator's type, would be a file added to "
+                "reach the count")
         if not self.delegate and index.lookup_method(self.cls, self.method_name,
                                                      after=self.cls) is not None:
             raise InjectionRefused(f"moving {self.method_name} out of {self.cls_name} would "
