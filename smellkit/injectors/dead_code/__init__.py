@@ -68,8 +68,7 @@ class DeadCodeInjector(Injector[InjectorOptions]):
                 context.discard("not in a package (a script or example)",
                                 len(facts.definitions))
                 continue
-            guarded = context.once(("main guards", facts.path),
-                           lambda: main_guard_lines(context.source(facts.path)))
+            guarded = _main_guards(context, facts.path)
             returns = {item.scope for item in facts.returns}
             unreachable = {span.scope for span in facts.liveness.unreachable}
             for definition in facts.definitions:
@@ -451,9 +450,13 @@ def _copyable(context: InjectionContext, qualname: str) -> bool:
         return False
     if any(name not in ("staticmethod", "classmethod") for name in definition.decorators):
         return False
-    guarded = main_guard_lines(context.source(facts.path))
+    guarded = _main_guards(context, facts.path)
     return not any(start <= definition.start_line <= end for start, end in guarded) and \
         not any(span.scope == qualname for span in facts.liveness.unreachable)
+
+
+def _main_guards(context: InjectionContext, path: str) -> list[tuple[int, int]]:
+    return context.once(("main guards", path), lambda: main_guard_lines(context.source(path)))
 
 
 def _in_package(context: InjectionContext, module: str) -> bool:
