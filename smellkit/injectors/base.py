@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from smellkit.injectors.cst.house import HouseStyle
     from smellkit.project import Project
 
+_T = TypeVar("_T")
 
 class InjectorOptions(BaseModel):
     """Base of every injector's options: frozen, unknown keys rejected, kebab-case in TOML."""
@@ -89,8 +90,17 @@ class InjectionContext:
         self._sources: dict[str, str] = {}
         self._modules: dict[str, cst.Module] = {}
         self._wrappers: dict[str, MetadataWrapper] = {}
+        self._computed: dict[Hashable, Any] = {}
         self.discarded: Counter[str] = Counter()
         """Definitions each discovery rule turned away (`smellkit candidates --explain`)."""
+
+    def once(self, key: Hashable, compute: Callable[[], _T]) -> _T:
+        """`compute()`, run on the first call with `key` only: facts an injector derives from the
+        original repository are the same for every case built from it, and this context lives
+        as long as the repository's build."""
+        if key not in self._computed:
+            self._computed[key] = compute()
+        return self._computed[key]  # type: ignore[no-any-return]
 
     def discard(self, rule: str, count: int = 1) -> None:
         """Count a definition that discovery turned away, by the rule that did (a short phrase:

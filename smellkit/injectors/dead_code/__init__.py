@@ -68,7 +68,7 @@ class DeadCodeInjector(Injector[InjectorOptions]):
                 context.discard("not in a package (a script or example)",
                                 len(facts.definitions))
                 continue
-            guarded = main_guard_lines(context.source(facts.path))
+            guarded = _main_guards(context, facts.path)
             returns = {item.scope for item in facts.returns}
             unreachable = {span.scope for span in facts.liveness.unreachable}
             for definition in facts.definitions:
@@ -169,30 +169,20 @@ def _cluster(context: InjectionContext, f: str, g: str, modules_wanted: int,
 def _loose(context: InjectionContext, links: list[Link], modules: set[str], wanted: int,
            rng: random.Random) -> list[str] | None:
     """`wanted` functions of further modules, one per module, that can be retired on their
-    own: short, copyable, not dunders, of several statements (an old one-liner is a typo);
-    those of modules that call into the cluster's, or are called from them, first."""
+    own (`_retirable`); those of modules that call into the cluster's, or are called from
+    them, first."""
     if wanted <= 0:
         return []
     index = context.index
-    touched = _flagged_spans(context)
     tiers: list[dict[str, list[str]]] = [{}, {}, {}, {}]
     cluster_modules = {index.module_of[name] for item in links for name in (item.caller,
                                                                               item.callee)}
     graph = index.call_graph
-    for qualname, definition in index.definitions.items():
-        module = index.module_of.get(qualname)
-        if module is None or module in modules or not _copyable(context, qualname) or \
-                not _short(context, qualname) or definition.is_stub or qualname not in graph or \
-                any(start <= definition.end_line + 1 and end >= definition.start_line
-                    for start, end in touched.get(index.modules[module].path, ())):
+    for qualname, module, changes in _retirable(context):
+        if module in modules:
             continue
         near = any(index.module_of.get(name) in cluster_modules
                    for name in [*graph.successors(qualname), *graph.predecessors(qualname)])
-        parts = edit.relative_parts(qualname, module) or []
-        function = edit.find_definition(context.module(index.modules[module].path), parts)
-        if not isinstance(function, cst.FunctionDef) or _statements(function) < 2:
-            continue  # an old one-liner is a copy of a call, not an earlier version
-        changes = revisable(function, parts[-2] if len(parts) > 1 else None)
         tiers[(not changes) * 2 + (not near)].setdefault(module, []).append(qualname)
     chosen: list[str] = []
     for pool in tiers:  # an earlier version that differs, of a module near the cluster, first
@@ -204,6 +194,33 @@ def _loose(context: InjectionContext, links: list[Link], modules: set[str], want
             if module not in {index.module_of[name] for name in chosen}:
                 chosen.append(rng.choice(sorted(pool[module])))
     return chosen if len(chosen) == wanted else None
+
+
+def _retirable(context: InjectionContext) -> list[tuple[str, str, bool]]:
+    """(qualname, module, whether a late revision can be undone) of every function that can be
+    retired on its own: short, copyable, not a stub, of several statements (an old one-liner is
+    a copy of a call, not an earlier version), in the call graph, clear of code the detector
+    already reports. The same for every case of the repository, so found once."""
+    def find() -> list[tuple[str, str, bool]]:
+        index = context.index
+        touched = _flagged_spans(context)
+        found: list[tuple[str, str, bool]] = []
+        for qualname, definition in index.definitions.items():
+            module = index.module_of.get(qualname)
+            if module is None or not _copyable(context, qualname) or \
+                    not _short(context, qualname) or definition.is_stub or \
+                    qualname not in index.call_graph or \
+                    any(start <= definition.end_line + 1 and end >= definition.start_line
+                        for start, end in touched.get(index.modules[module].path, ())):
+                continue
+            parts = edit.relative_parts(qualname, module) or []
+            function = edit.find_definition(context.module(index.modules[module].path), parts)
+            if isinstance(function, cst.FunctionDef) and _statements(function) >= 2:
+                found.append((qualname, module,
+                              revisable(function, parts[-2] if len(parts) > 1 else None)))
+        return found
+
+    return context.once("dead_code.retirable", find)
 
 
 def _grow(context: InjectionContext, links: list[Link], modules: set[str], wanted: int,
@@ -433,9 +450,13 @@ def _copyable(context: InjectionContext, qualname: str) -> bool:
         return False
     if any(name not in ("staticmethod", "classmethod") for name in definition.decorators):
         return False
-    guarded = main_guard_lines(context.source(facts.path))
+    guarded = _main_guards(context, facts.path)
     return not any(start <= definition.start_line <= end for start, end in guarded) and \
         not any(span.scope == qualname for span in facts.liveness.unreachable)
+
+
+def _main_guards(context: InjectionContext, path: str) -> list[tuple[int, int]]:
+    return context.once(("main guards", path), lambda: main_guard_lines(context.source(path)))
 
 
 def _in_package(context: InjectionContext, module: str) -> bool:

@@ -222,21 +222,22 @@ def add_copy(context: InjectionContext, tree: cst.Module, qualname: str, new: st
     # autojunk splits the blocks at blank lines)
     pair = [copy.with_changes(leading_lines=function.leading_lines),
             function.with_changes(leading_lines=blank)]
+    top = edit.top_index(tree, parts[0])
+    if top is None:
+        raise InjectionRefused(f"`{qualname}` is not in a top-level statement")
+    body = list(tree.body)
     if not nested:
-        position = edit.top_index(tree, parts[0])
-        if position is None:
-            raise InjectionRefused(f"`{qualname}` is not a top-level statement")
-        body = list(tree.body)
-        body[position:position + 1] = pair
+        body[top:top + 1] = pair
         return tree.with_changes(body=body)
-    owner = edit.find_definition(tree, parts[:-1])
+    owner = body[top]
     if not isinstance(owner, cst.ClassDef) or not isinstance(owner.body, cst.IndentedBlock):
         raise InjectionRefused(f"`{qualname}` is not a method of a class")
     members = list(owner.body.body)
     position = next(number for number, item in enumerate(members) if item is function)
     members[position:position + 1] = pair
-    return edit.replace(tree, {owner: owner.with_changes(
-        body=owner.body.with_changes(body=members))})
+    # the class is a top-level statement: swapping it there spares a walk of the whole tree
+    body[top] = owner.with_changes(body=owner.body.with_changes(body=members))
+    return tree.with_changes(body=body)
 
 
 def _decorator(tree: cst.Module, decorator: cst.Decorator) -> str:
