@@ -229,6 +229,67 @@ def test_a_family_in_one_file_is_refused_not_given_new_modules(tmp_path: Path) -
     assert context.discarded["the interface and its implementers share one module"] == 1
 
 
+def test_a_family_in_one_module_besides_the_interfaces_is_easy_only(tmp_path: Path) -> None:
+    """marshmallow's shape: an abstract base in one module, every implementer in another. The
+    easy case exists; medium and hard are refused before any role is tried, with a reason that
+    names the one module the implementers live in (not a role's shortfall)."""
+    root = _abstract_sinks(tmp_path / "repo")
+    logs = root / "logs"
+    (logs / "impl.py").write_text("\n\n".join(
+        (logs / name).read_text().replace("from logs.sinks import Sink\n", "")
+        for name in ("files.py", "network.py", "memory.py")).replace(
+        '"""Log files that rotate."""\n', '"""Log files that rotate."""\n\nfrom logs.sinks '
+        "import Sink\n", 1))
+    for name in ("files.py", "network.py", "memory.py"):
+        (logs / name).unlink()
+    project = load(root)
+    (candidate,) = find_candidates(project, SMELL, options=SMALL)
+    injector = make_injector(SMELL, SMALL)
+    easy = attempt(injector, InjectionContext(project), candidate, "easy")
+    assert isinstance(easy, Edit), easy
+    assert sorted(easy.changes) == ["logs/impl.py", "logs/sinks.py"]
+    for difficulty, wanted in (("medium", 2), ("hard", 3)):
+        refused = attempt(injector, InjectionContext(project), candidate, difficulty)
+        assert isinstance(refused, InjectionRefused), refused
+        assert refused.message == (
+            f"{difficulty} needs implementers that opt out in {wanted} module(s) besides "
+            "logs/sinks.py; every class below Sink lives in logs/impl.py")
+
+
+def test_the_refusal_that_got_furthest_is_said_first(tmp_path: Path) -> None:
+    """A plain base made abstract that would force more than a handful of classes to opt out
+    (wtforms' Field and its eleven direct subclasses) says so first, ahead of the shortfalls of
+    the roles that never reached an edit."""
+    from smellkit.injectors.interface_segregation import MAX_FORCED
+
+    root = tmp_path / "repo"
+    (root / "shapes").mkdir(parents=True)
+    (root / "shapes" / "__init__.py").write_text("")
+    (root / "shapes" / "base.py").write_text(
+        "class Shape:\n    def area(self):\n        return 0\n\n"
+        "    def describe(self):\n        return type(self).__name__\n")
+    names = [f"{word.title()}Shape" for word in (
+        "round", "square", "long", "flat", "tall", "wide", "thin", "bent")][:MAX_FORCED + 2]
+    for number, name in enumerate(names):
+        module = "grid" if number % 2 else "curve"
+        role = ("\n    def scale(self, factor):\n        return self.area() * factor\n\n"
+                "    def rotate(self, turns):\n        return turns % 4\n\n"
+                "    def mirror(self):\n        return -self.area()\n") if number == 0 else ""
+        with open(root / "shapes" / f"{module}.py", "a") as handle:
+            if handle.tell() == 0:
+                handle.write("from shapes.base import Shape\n")
+            handle.write(f"\n\nclass {name}(Shape):\n    def area(self):\n"
+                         f"        return {number + 1}\n{role}")
+    project = load(root)
+    (candidate,) = find_candidates(project, SMELL, options=SMALL)
+    refused = attempt(make_injector(SMELL, SMALL), InjectionContext(project), candidate,
+                      "medium")
+    assert isinstance(refused, InjectionRefused), refused
+    assert refused.message.startswith(
+        f"made abstract, Shape would force {len(names) - 1} classes to opt out; a handful is "
+        f"at most {MAX_FORCED}"), refused.message
+
+
 def test_cached_remote_inherits_the_opt_outs_instead_of_getting_its_own() -> None:
     for difficulty in ("medium", "hard"):
         injection = injected(STORAGE / "before", SMELL, difficulty, TARGET)
