@@ -249,10 +249,13 @@ def _reachable(context: InjectionContext, interface: str, family: list[str],
                       if (path := context.path_of(cls)) is not None and path != home})
     wanted = {"easy": 1, "medium": 2, "hard": 3}[difficulty]
     if len(modules) < wanted:
-        where = f"in {', '.join(modules)}" if modules else f"in {home}, its own module"
-        raise InjectionRefused(
-            f"{difficulty} needs implementers that opt out in {wanted} module(s) besides "
-            f"{home}; every class below {interface.rpartition('.')[2]} lives {where}")
+        short = interface.rpartition(".")[2]
+        where = (f"every class below {short} lives in {modules[0]}" if len(modules) == 1
+                 else f"the classes below {short} live in {len(modules)} other modules only "
+                      f"({', '.join(modules)})" if modules
+                 else f"every class below {short} lives in {home}")
+        raise InjectionRefused(f"{difficulty} needs implementers that opt out in {wanted} "
+                               f"module(s) besides {home}; {where}")
 
 
 def _role(methods: list[str], rng: random.Random) -> list[str]:
