@@ -164,14 +164,21 @@ def test_a_name_built_from_a_string_is_never_folded_in() -> None:
 def test_an_interface_that_only_raises_gets_no_opt_out_that_repeats_it() -> None:
     """Sink declares `emit` raising, not abstract: folded in as raises, the other sink's role
     is what each sink already inherits, so an override that raises again would only repeat
-    it. No case at any difficulty, and the refusal says why."""
+    it. No case at any difficulty, and the refusal says why (at hard first that the sinks
+    live in two modules only)."""
     project = load(FIXTURES / SMELL / "sinks" / "before")
     (candidate,) = find_candidates(project, SMELL, options=SMALL)
     for difficulty in DIFFICULTIES:
         outcome = attempt(make_injector(SMELL, SMALL), InjectionContext(project), candidate,
                           difficulty)
         assert isinstance(outcome, InjectionRefused), outcome
-        assert "an opt-out there would repeat it" in outcome.message
+        if difficulty == "hard":
+            assert outcome.message == (
+                "hard needs implementers that opt out in 3 module(s) besides logs/sinks.py; the "
+                "classes below Sink live in 2 other modules only (logs/files.py, "
+                "logs/network.py)")
+        else:
+            assert "an opt-out there would repeat it" in outcome.message
 
 
 def _abstract_sinks(root: Path) -> Path:
@@ -227,6 +234,67 @@ def test_a_family_in_one_file_is_refused_not_given_new_modules(tmp_path: Path) -
     context = InjectionContext(load(root))
     assert find_candidates(context.project, SMELL, options=SMALL, context=context) == []
     assert context.discarded["the interface and its implementers share one module"] == 1
+
+
+def test_a_family_in_one_module_besides_the_interfaces_is_easy_only(tmp_path: Path) -> None:
+    """marshmallow's shape: an abstract base in one module, every implementer in another. The
+    easy case exists; medium and hard are refused before any role is tried, with a reason that
+    names the one module the implementers live in (not a role's shortfall)."""
+    root = _abstract_sinks(tmp_path / "repo")
+    logs = root / "logs"
+    (logs / "impl.py").write_text("\n\n".join(
+        (logs / name).read_text().replace("from logs.sinks import Sink\n", "")
+        for name in ("files.py", "network.py", "memory.py")).replace(
+        '"""Log files that rotate."""\n', '"""Log files that rotate."""\n\nfrom logs.sinks '
+        "import Sink\n", 1))
+    for name in ("files.py", "network.py", "memory.py"):
+        (logs / name).unlink()
+    project = load(root)
+    (candidate,) = find_candidates(project, SMELL, options=SMALL)
+    injector = make_injector(SMELL, SMALL)
+    easy = attempt(injector, InjectionContext(project), candidate, "easy")
+    assert isinstance(easy, Edit), easy
+    assert sorted(easy.changes) == ["logs/impl.py", "logs/sinks.py"]
+    for difficulty, wanted in (("medium", 2), ("hard", 3)):
+        refused = attempt(injector, InjectionContext(project), candidate, difficulty)
+        assert isinstance(refused, InjectionRefused), refused
+        assert refused.message == (
+            f"{difficulty} needs implementers that opt out in {wanted} module(s) besides "
+            "logs/sinks.py; every class below Sink lives in logs/impl.py")
+
+
+def test_the_refusal_that_got_furthest_is_said_first(tmp_path: Path) -> None:
+    """A plain base made abstract that would force more than a handful of classes to opt out
+    (wtforms' Field and its eleven direct subclasses) says so first, ahead of the shortfalls of
+    the roles that never reached an edit."""
+    from smellkit.injectors.interface_segregation import MAX_FORCED
+
+    root = tmp_path / "repo"
+    (root / "shapes").mkdir(parents=True)
+    (root / "shapes" / "__init__.py").write_text("")
+    (root / "shapes" / "base.py").write_text(
+        "class Shape:\n    def area(self):\n        return 0\n\n"
+        "    def describe(self):\n        return type(self).__name__\n")
+    names = [f"{word.title()}Shape" for word in (
+        "round", "square", "long", "flat", "tall", "wide", "thin", "bent")][:MAX_FORCED + 2]
+    for number, name in enumerate(names):
+        module = "grid" if number % 2 else "curve"
+        role = ("\n    def scale(self, factor):\n        return self.area() * factor\n\n"
+                "    def rotate(self, turns):\n        return turns % 4\n\n"
+                "    def mirror(self):\n        return -self.area()\n") if number == 0 else ""
+        with open(root / "shapes" / f"{module}.py", "a") as handle:
+            if handle.tell() == 0:
+                handle.write("from shapes.base import Shape\n")
+            handle.write(f"\n\nclass {name}(Shape):\n    def area(self):\n"
+                         f"        return {number + 1}\n{role}")
+    project = load(root)
+    (candidate,) = find_candidates(project, SMELL, options=SMALL)
+    refused = attempt(make_injector(SMELL, SMALL), InjectionContext(project), candidate,
+                      "medium")
+    assert isinstance(refused, InjectionRefused), refused
+    assert refused.message.startswith(
+        f"made abstract, Shape would force {len(names) - 1} classes to opt out; a handful is "
+        f"at most {MAX_FORCED}"), refused.message
 
 
 def test_cached_remote_inherits_the_opt_outs_instead_of_getting_its_own() -> None:
@@ -565,8 +633,23 @@ NodeTransformer stays abstract so that optimizer.py's Optimizer opts out (no eas
 opt-outs span 3 modules, and no other visitor has a role of its own).
 marshmallow: FieldABC widened with Nested's or Number's private helpers as abstract hooks, Field
 opting out (two files). wtforms: Field, a plain base that only raises, cannot be made abstract
-(it is called by name and has a dozen direct subclasses): every implementer would inherit the
-raise, so an opt-out would repeat it; no case."""
+without forcing its eleven direct subclasses, in six modules, to opt out (33 stubs): every
+implementer would inherit the raise, so an opt-out would repeat it; no case.
+No library reaches all three difficulties: an easy case needs a family whose opt-outs fall in
+exactly one module besides the interface's, a medium one two or more (`WHY`)."""
+
+WHY = {
+    ("jinja2", "3.1.4"): {"easy": "the classes that must opt out of an abstract declaration "
+                                  "span 3 modules; an easy case spans 2"},
+    ("marshmallow", "3.23.1"): {
+        difficulty: f"{difficulty} needs implementers that opt out in {wanted} module(s) "
+                    "besides marshmallow/base.py; every class below FieldABC lives in "
+                    "marshmallow/fields.py" for difficulty, wanted in (("medium", 2), ("hard", 3))},
+    ("wtforms", "3.2.1"): {difficulty: "made abstract, Field would force 11 classes to opt out; "
+                                       "a handful is at most 6" for difficulty in DIFFICULTIES},
+}
+"""Library -> difficulty it does not reach -> the start of the reason the injection gives: the
+structure of the library, not a shortfall of one role."""
 
 CANDIDATES = {"click": 0, "jinja2": 1, "marshmallow": 1, "wtforms": 1}
 
@@ -624,6 +707,34 @@ def test_real_code(tmp_path: Path, name: str, version: str) -> None:
         for path, text in smelly_files(root, injection, tmp_path / difficulty).items():
             assert text is not None
             assert _problems(text, path) == _problems((root / path).read_text(), path), path
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,version", sorted(REAL))
+def test_real_code_says_why_a_difficulty_is_out_of_reach(name: str, version: str) -> None:
+    """Where a library has no case, the reason says which structure is missing: click's
+    families each live in one module (no candidate, and no class of click has a subclass in
+    another module); marshmallow's fields all live in fields.py; wtforms' Field would force a
+    wall of opt-outs; jinja2's visitors that must opt out span three modules."""
+    from smellkit.injectors.engine import inject
+    from smellkit.models import InjectionSkip
+    from tests.support.pypi import sdist
+
+    project = load(sdist(name, version) / "src")
+    context = InjectionContext(project)
+    candidates = find_candidates(project, SMELL, options=SMALL, context=context)
+    if name == "click":
+        index = context.index
+        assert candidates == [] and not any(
+            index.module_of.get(cls) != index.module_of.get(below)
+            for cls in index.classes for below in index.descendants(cls))
+        assert context.discarded["the interface and its implementers share one module"] >= 4
+        return
+    for difficulty, reason in WHY[(name, version)].items():
+        for candidate in candidates:
+            outcome = inject(project, SMELL, difficulty, candidate=candidate, options=SMALL)
+            assert isinstance(outcome, InjectionSkip), outcome
+            assert outcome.reason.startswith(reason), outcome.reason
 
 
 SUITES = {

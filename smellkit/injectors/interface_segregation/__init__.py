@@ -197,11 +197,13 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
         # left as it is (only the implementers with a role of their own opt out)
         variants: list[tuple[str | None, list[str | None] | None]] = \
             [(str(convert[1]), convert), (None, None)] if convert else [(abstract, None)]
+        _reachable(context, interface, family, difficulty)
         least = InterfaceSegregationOptions().min_methods
         singles = sorted(donors)
         rng.shuffle(singles)
         choices = [[donor] for donor in singles] + ([sorted(donors)] if len(donors) > 1 else [])
         reasons: list[str] = []
+        furthest: list[str] = []  # why an edit that got as far as writing opt-outs was refused
         for chosen in choices:
             roles = {donor: _role(donors[donor], rng) for donor in chosen}
             methods = [name for role in roles.values() for name in role]
@@ -229,8 +231,31 @@ class InterfaceSegregationInjector(Injector[InterfaceSegregationInjectorOptions]
                     return _edit(context, interface, roles, plan, set(donors),
                                  Abstraction(declared, conversion, uncalled), difficulty, rng)
                 except InjectionRefused as error:
-                    reasons.append(error.message)
-        raise InjectionRefused("; ".join(sorted(set(reasons))[:3]) or "no donor")
+                    furthest.append(error.message)
+        # the refusals of the edits that came furthest first: they name what really blocks
+        raise InjectionRefused("; ".join([*dict.fromkeys(furthest),
+                                          *sorted(set(reasons) - set(furthest))][:3])
+                               or "no donor")
+
+
+def _reachable(context: InjectionContext, interface: str, family: list[str],
+               difficulty: Difficulty) -> None:
+    """Refuse a difficulty the family cannot reach at all: opt-outs are written in the modules
+    of the family's classes, so a family whose classes live in fewer modules besides the
+    interface's than the difficulty spans (marshmallow's fields, all in fields.py, at medium)
+    has no case there, whichever role is folded in."""
+    home = context.path_of(interface)
+    modules = sorted({path for cls in family
+                      if (path := context.path_of(cls)) is not None and path != home})
+    wanted = {"easy": 1, "medium": 2, "hard": 3}[difficulty]
+    if len(modules) < wanted:
+        short = interface.rpartition(".")[2]
+        where = (f"every class below {short} lives in {modules[0]}" if len(modules) == 1
+                 else f"the classes below {short} live in {len(modules)} other modules only "
+                      f"({', '.join(modules)})" if modules
+                 else f"every class below {short} lives in {home}")
+        raise InjectionRefused(f"{difficulty} needs implementers that opt out in {wanted} "
+                               f"module(s) besides {home}; {where}")
 
 
 def _role(methods: list[str], rng: random.Random) -> list[str]:
