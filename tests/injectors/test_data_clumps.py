@@ -1281,24 +1281,3 @@ def test_no_module_is_named_like_its_neighbour(stem: str, twin: bool) -> None:
     from smellkit.injectors.data_clumps.spread import _twin
 
     assert _twin(stem.lstrip("_"), ["shell_completion", "core"]) is twin
-
-
-def test_one_class_s_bodies_are_not_cut_over_two_modules_for_the_span(tmp_path: Path) -> None:
-    """With one class's readers only, easy moves them into one module; medium would need a
-    second new module holding part of one class's bodies, which only pads the span: refused
-    (with two classes, each gets a module: `test_moved_generic_code_declares_...[medium]`)."""
-    files = dict(GENERIC_FILES)
-    checks = files["bounds/checks.py"]
-    files["bounds/checks.py"] = checks[:checks.index("        class Outside")].replace(
-        "return self.message or self.low", "return self.describe(value)")  # a chain of calls
-    files["bounds/__main__.py"] = files["bounds/__main__.py"].replace(
-        "Between, Outside", "Between").replace(', Outside(1, 5, "outside {low}..{high}")', "")
-    root = _write(tmp_path / "repo", files)
-    project = support.load(root)
-    (candidate,) = [item for item in find_candidates(project, SMELL, options=support.NO_FILTER)
-                    if item.data.get("mode") == "fields"]
-    easy = inject(project, SMELL, "easy", candidate=candidate, options=support.NO_FILTER)
-    assert isinstance(easy, Injection), easy
-    medium = inject(project, SMELL, "medium", candidate=candidate, options=support.NO_FILTER)
-    assert not isinstance(medium, Injection)
-    assert "spans at least 3 files" in medium.reason, medium.reason

@@ -8,10 +8,10 @@ and leaves one reader of the same fields as it is (a red herring). A body that c
 moved one (`fields.py`) moves with it, possibly to another new module, which it then imports;
 a private method that only moved bodies called goes (`unused_after_move`). Medium and hard give
 each class's bodies a module of their own first (`validate_range` with `format_range_error`);
-one class's bodies go to two new modules only where the group spans several classes and one
-body calls the other (`forwarding`): the group then travels down a chain, where two unrelated
-functions in two modules, or one class's bodies cut in two, would only pad the span. A single
-moved body is enough where two functions already take the group (it joins their chain). The new
+one class's bodies go to two new modules only where one calls the other (`forwarding`): the
+group then travels down a chain, where two unrelated functions in two modules would only pad
+the span. A single moved body is enough where two functions already take the group (it joins
+their chain). The new
 modules hold code alone (no docstring the repository's authors did not write); their lines
 longer than the repository's line length are wrapped by the house style (`cst/restyle.py`), as
 every edit's are.
@@ -85,11 +85,7 @@ def layout(group: Group, difficulty: Difficulty,
         # then fill a module each (`validate_range` with `format_range_error`, the same for
         # `Length`), rather than one body cut off from the rest of its class
         sizes.reverse()
-    # a class's methods kept in one module where possible; split (down a chain of calls) only
-    # where the group spans several classes: one class's bodies cut over two new modules of
-    # their own pad the span (`repr_length` apart from `format_length_error`)
-    several = len({reader.cls for reader in readers}) > 1
-    for split in (False, True) if several else (False,):
+    for split in (False, True):  # a class's methods kept in one module where possible
         tried = 0
         for size in sizes:
             for chosen in combinations(readers, size):
