@@ -46,7 +46,7 @@ from smellkit.injectors.data_clumps.plan import (
     files_of,
 )
 from smellkit.injectors.data_clumps.spread import layout, spread
-from smellkit.models import Candidate, Difficulty, StructuralCheck, TargetLevel
+from smellkit.models import Candidate, Difficulty, Finding, StructuralCheck, TargetLevel
 
 SMELL = DataClumps.smell.name
 MIN_FILES: dict[Difficulty, int] = {"easy": 2, "medium": 3, "hard": 4}
@@ -67,6 +67,8 @@ class DataClumpsInjectorOptions(InjectorOptions):
 _PLANNERS: weakref.WeakKeyDictionary[InjectionContext, Planner] = weakref.WeakKeyDictionary()
 _FLAGGED: weakref.WeakKeyDictionary[InjectionContext, frozenset[str]] = \
     weakref.WeakKeyDictionary()
+_FINDINGS: weakref.WeakKeyDictionary[InjectionContext, list[Finding]] = \
+    weakref.WeakKeyDictionary()
 
 
 def _planner(context: InjectionContext) -> Planner:
@@ -75,16 +77,40 @@ def _planner(context: InjectionContext) -> Planner:
     return _PLANNERS[context]
 
 
+def _original_findings(context: InjectionContext) -> list[Finding]:
+    """The data-clump findings of the original (cached)."""
+    if context not in _FINDINGS:
+        from smellkit.detectors.runner import run_detectors
+
+        _FINDINGS[context] = list(run_detectors(context.analysis, [SMELL],
+                                                respect_suppressions=False))
+    return _FINDINGS[context]
+
+
 def _already_flagged(context: InjectionContext) -> frozenset[str]:
     """Qualnames a data-clump finding of the original touches: no injection there."""
     if context not in _FLAGGED:
-        from smellkit.detectors.runner import run_detectors
-
-        found = run_detectors(context.analysis, [SMELL], respect_suppressions=False)
         _FLAGGED[context] = frozenset(
-            location.qualname for finding in found
+            location.qualname for finding in _original_findings(context)
             for location in (finding.location, *finding.related))
     return _FLAGGED[context]
+
+
+def reported_at(context: InjectionContext, fields: Iterable[str],
+                qualnames: Iterable[str]) -> bool:
+    """Whether the original already reports a clump of all of `fields` at one of `qualnames`:
+    signatures that carry the group and another reported one (`shell_complete(cli, ctx_args,
+    prog_name, complete_var)` is part of click's `(ctx_args, prog_name, complete_var)`) can
+    still carry a new group that no finding names."""
+    wanted = set(fields)
+    places = set(qualnames)
+    for finding in _original_findings(context):
+        names = finding.evidence.get("parameters")
+        if not isinstance(names, list) or not wanted <= set(names):
+            continue
+        if places & {location.qualname for location in (finding.location, *finding.related)}:
+            return True
+    return False
 
 
 class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
@@ -193,7 +219,9 @@ class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
         for group in groups(context, found, min_fields=options.min_fields,
                             max_fields=options.max_fields):
             grouped.update(reader.qualname for reader in group.readers)
-            if any(holder.qualname in flagged for holder in group.holders):
+            if reported_at(context, group.fields,
+                           [holder.qualname for holder in group.holders]) or any(
+                    reader.qualname in flagged for reader in group.readers):
                 context.discard("fields whose signatures already form a reported data clump")
                 continue
             first = group.readers[0]

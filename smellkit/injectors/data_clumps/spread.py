@@ -6,9 +6,12 @@ source module (a constructor) so that three signatures in two modules carry it; 
 over three or more files (two new modules, or readers of two modules); hard over four or more,
 and leaves one reader of the same fields as it is (a red herring). A body that calls another
 moved one (`fields.py`) moves with it, possibly to another new module, which it then imports;
-a private method that only moved bodies called goes (`unused_after_move`). One class's bodies
-go to two new modules only where one calls the other (`forwarding`): the group then travels
-down a chain, where two unrelated functions in two modules would only pad the span. The new
+a private method that only moved bodies called goes (`unused_after_move`). Medium and hard give
+each class's bodies a module of their own first (`validate_range` with `format_range_error`);
+one class's bodies go to two new modules only where one calls the other (`forwarding`): the
+group then travels down a chain, where two unrelated functions in two modules would only pad
+the span. A single moved body is enough where two functions already take the group (it joins
+their chain). The new
 modules hold code alone (no docstring the repository's authors did not write); their lines
 longer than the repository's line length are wrapped by the house style (`cst/restyle.py`), as
 every edit's are.
@@ -44,7 +47,7 @@ from smellkit.injectors.data_clumps.body import (
     extract,
 )
 from smellkit.injectors.data_clumps.fields import Group, Reader
-from smellkit.injectors.data_clumps.plan import outside_words
+from smellkit.injectors.data_clumps.plan import CONSTRUCTORS, outside_words
 from smellkit.injectors.naming import meaningful, overlaps, pick, snake, words
 from smellkit.models import SPANS, Difficulty
 
@@ -71,12 +74,17 @@ def layout(group: Group, difficulty: Difficulty,
     holder_paths = {holder.path for holder in group.holders}
     holder_modules = {holder.module for holder in group.holders}
     least, most = SPANS[difficulty]
-    # two bodies at least: one function beside the constructor is a signature, not a clump
-    sizes = list(range(2, len(readers) + (0 if difficulty == "hard" else 1)))
-    if difficulty == "hard":
+    # two bodies at least: one function beside the constructor is a signature, not a clump;
+    # one is enough where two functions already take the group (it then joins a chain of
+    # real signatures: click's `shell_complete` and `_resolve_context`)
+    calls = sum(not holder.is_class and holder.qualname.rpartition(".")[2] not in CONSTRUCTORS
+                for holder in group.holders)
+    sizes = list(range(1 if calls >= 2 else 2,
+                       len(readers) + (0 if difficulty == "hard" else 1)))
+    if difficulty != "easy":  # medium: every body of the group where its classes' methods
+        # then fill a module each (`validate_range` with `format_range_error`, the same for
+        # `Length`), rather than one body cut off from the rest of its class
         sizes.reverse()
-    elif difficulty == "medium":  # more than one body moved where the group allows it
-        sizes = [*sizes[1:], *sizes[:1]]
     for split in (False, True):  # a class's methods kept in one module where possible
         tried = 0
         for size in sizes:
@@ -89,7 +97,10 @@ def layout(group: Group, difficulty: Difficulty,
                     continue  # a body that calls a helper moves only with the helper's
                 sources = {reader.path for reader in chosen}
                 classes = len({reader.cls for reader in chosen})
-                for count in range(1, min(size if split else classes, 3) + 1):
+                counts = list(range(1, min(size if split else classes, 3) + 1))
+                if difficulty != "easy" and not split:  # a module per class's bodies first
+                    counts = [*counts[-1:], *counts[:-1]]
+                for count in counts:
                     files = len(sources | holder_paths) + count
                     if size + len(group.holders) < 3 or count + len(holder_modules) < 2:
                         continue
@@ -219,6 +230,11 @@ def spread(context: InjectionContext, group: Group, moved: list[Reader], count: 
         method = reader.qualname.rpartition(".")[2]
         noun = snake(class_noun(reader.cls.rpartition(".")[2]))
         options = _function_names(context, reader, rng)
+        if method in options:  # its only mention in the span is its own `def`
+            avoid.discard(method)
+        if sum(other.qualname.rpartition(".")[2] == method for other in moved) > 1:
+            # the bodies of one method of several classes each say whose they are
+            options.sort(key=lambda option: _shape(option, noun) == option)
         if method in shapes:
             options.sort(key=lambda option: _shape(option, noun) != shapes[method])
         name = pick(options, avoid, what=f"the function holding the body of {reader.qualname}")
@@ -400,8 +416,24 @@ def _module_stems(context: InjectionContext, reader: Reader, rng: random.Random,
     if whole_first:  # two cases at one class need not share the module's name
         natural.reverse()
     found = vocabulary.names(reader.module, cls_name, stem, head=head, rng=rng, private=private)
+    siblings = [path.rpartition("/")[2][:-3].lstrip("_")
+                for path in (facts.path for facts in context.index.modules.values())
+                if path.rpartition("/")[0] ==
+                reader.path.rpartition("/")[0]]
     return [name for name in dict.fromkeys([*natural, *found])
-            if name.lstrip("_") and name.lstrip("_") != stem.lstrip("_")][:60]
+            if name.lstrip("_") and not _twin(name.lstrip("_"), siblings)][:60]
+
+
+def _twin(stem: str, siblings: Sequence[str]) -> bool:
+    """`stem` is a module of the folder or reads as one with a letter or two changed
+    (`shell_complete` beside `shell_completion`): a reader would mistake one for the other."""
+    def shared(other: str) -> int:
+        return next((at for at, (one, two) in enumerate(zip(stem, other)) if one != two),
+                    min(len(stem), len(other)))
+
+    return any(stem == other or (min(len(stem), len(other)) > 4
+                                 and shared(other) >= max(len(stem), len(other)) - 3)
+               for other in siblings)
 
 
 def _shape(name: str, noun: str) -> str:
@@ -439,6 +471,10 @@ def _function_names(context: InjectionContext, reader: Reader,
                        for verb in verbs[:2] if vocabulary.counts[verb] or verb == verbs[0])
     else:
         own = [word for word in words(method) if meaningful(word) or word in ("to", "as")]
+        spoken = words(method)
+        if len(spoken) >= 2 and not meaningful(spoken[0]) and len(own) == 1 and \
+                _span(context, reader).count(method) == 1:
+            natural.append(method.lstrip("_"))  # `get_completions` says what it returns
     noun = [word for word in nouns if not overlaps(word, own)]
     head = [*own, *noun] if len(own) < 2 else [*own[:-1], *noun, *own[-1:]]
     natural.insert(0, snake(head))
@@ -448,7 +484,7 @@ def _function_names(context: InjectionContext, reader: Reader,
     rng.shuffle(natural)  # two cases at one method need not share the function's name
     found = vocabulary.names(reader.module, method, cls_name, head=head, rng=rng)
     return [name for name in dict.fromkeys([*natural, *found])
-            if not name.startswith("test") and name != method][:80]
+            if not name.startswith("test") and (name != method or name in natural)][:80]
 
 
 def _call_text(self_name: str, fields: Sequence[str], function: cst.FunctionDef,
@@ -522,13 +558,26 @@ def _new_module(context: InjectionContext, module: str,
     if any(item.future for _, item in extracted):
         lines.append("from __future__ import annotations\n")
     relative = _uses_relative(context, extracted[0][0].module)
+    variables: dict[str, str] = {}
+    extracted = [(reader, dataclasses.replace(
+        item, imports=_own_type_variables(context, reader, item.imports, variables),
+        type_checking=_own_type_variables(context, reader, item.type_checking, variables)))
+        for reader, item in extracted]
     imports = [_relative(module, statement) if relative else statement
                for _, item in extracted for statement in item.imports]
+    for text in variables.values():
+        needed = _typing_import(context, extracted[0][0].path, text)
+        if needed is None:
+            raise InjectionRefused("the moved code's type variable is declared with a call "
+                                   "the new module cannot import")
+        imports.append(needed)
     external = sorted({item for item in imports if not item.startswith("from .")})
     local = sorted({item for item in imports if item.startswith("from .")})
     checking = sorted({_relative(module, statement) if relative else statement
                        for _, item in extracted for statement in item.type_checking})
-    if checking:
+    alias = next((match.group(1) for item in external
+                  if (match := re.fullmatch(r"import typing as (\w+)", item))), None)
+    if checking and alias is None:
         external = sorted({*external, "import typing"})
     own = module.partition(".")[0]
     sections = [merged([item for item in external if _top_package(item) != own]),
@@ -536,13 +585,73 @@ def _new_module(context: InjectionContext, module: str,
                  *merged(local)]]
     lines.extend("\n".join(section) + "\n" for section in sections if section)
     if checking:
-        lines.append("if typing.TYPE_CHECKING:\n" + "".join(
+        lines.append(f"if {alias or 'typing'}.TYPE_CHECKING:\n" + "".join(
             f"    {statement}\n" for statement in merged(checking)))
+    if variables:
+        lines.append("".join(f"{text}\n" for text in variables.values()))
     text = "\n".join(lines)
     for (_, item), name in zip(extracted, names):
         function = item.function.with_changes(name=cst.Name(name))
         text += ("\n\n" if text else "") + cst.Module(body=[function]).code
     return text
+
+
+def _own_type_variables(context: InjectionContext, reader: Reader, statements: Sequence[str],
+                        found: dict[str, str]) -> tuple[str, ...]:
+    """`statements` without the private type variables they import from the reader's module
+    (`from marshmallow.validate import _T`): the new module declares its own, as a generic
+    function moved to another module does (`_T = typing.TypeVar("_T")`, added to `found`), and
+    imports no private name of the module it came from."""
+    declared = _type_variables(context, reader.path)
+    kept: list[str] = []
+    for statement in statements:
+        match = re.fullmatch(r"from ([\w.]+) import (.+)", statement)
+        if match is None or match.group(1) != reader.module:
+            kept.append(statement)
+            continue
+        names = [name.strip() for name in match.group(2).split(",")]
+        found.update((name, declared[name]) for name in names if name in declared)
+        rest = [name for name in names if name not in declared]
+        if rest:
+            kept.append(f"from {match.group(1)} import {', '.join(rest)}")
+    return tuple(kept)
+
+
+def _type_variables(context: InjectionContext, path: str) -> dict[str, str]:
+    """Private module-level type variables of a module, with their declaring line
+    (`_T = typing.TypeVar("_T")`)."""
+    found: dict[str, str] = {}
+    for statement in context.module(path).body:
+        if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+            continue
+        small = statement.body[0]
+        if isinstance(small, cst.Assign) and len(small.targets) == 1 and \
+                isinstance(small.targets[0].target, cst.Name) and \
+                small.targets[0].target.value.startswith("_") and \
+                isinstance(small.value, cst.Call) and \
+                re.fullmatch(r"(\w+\.)?TypeVar", cst.Module(body=[]).code_for_node(
+                    small.value.func)):
+            found[small.targets[0].target.value] = \
+                cst.Module(body=[]).code_for_node(small).strip()
+    return found
+
+
+def _typing_import(context: InjectionContext, path: str, declaration: str) -> str | None:
+    """The source module's import of what a type variable's declaration calls (`import typing`
+    for `typing.TypeVar`, `import typing as t` for `t.TypeVar`, `from typing import TypeVar`),
+    or None when it has none of its own to copy."""
+    match = re.search(r"=\s*(?:(\w+)\.)?TypeVar\(", declaration)
+    bound = (match.group(1) if match else None) or "TypeVar"
+    for statement in context.module(path).body:
+        if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+            continue
+        small = statement.body[0]
+        if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(
+                small.names, cst.ImportStar) and len(small.names) == 1 and \
+                small.names[0].evaluated_alias in (bound, None) and \
+                (small.names[0].evaluated_alias or small.names[0].evaluated_name) == bound:
+            return cst.Module(body=[]).code_for_node(small).strip()
+    return None
 
 
 def _relative(module: str, statement: str) -> str:
