@@ -19,11 +19,11 @@ ATFD > 5, predicted from the detector's own measures), and a class that a god cl
 already names is no candidate.
 
 Difficulties: easy absorbs one collaborator or the functions of one module (two files); medium
-two, from two other modules (three files); hard three or more (four files), and what `A` gained
-is reached through a registry of its module (`_god_class_registry`: module state, a decorator
-and a lookup by name, for the thin functions or for `A`'s constructor). Medium and hard name red
-herrings: the other collaborators `A` creates, or the functions its module calls (and those of
-the absorbed modules) that stay where they are.
+two, from two other modules (three files); hard three or more (four files). Medium and hard
+name red herrings: the other collaborators `A` creates, or the functions its module calls (and
+those of the absorbed modules) that stay where they are; hard needs one. What `A` gained is
+called as before, by name: an indirection made up to hide it (a registry filled by a decorator,
+looked up by string) would read as machine-made, as no codebase grows a god class so.
 """
 
 from __future__ import annotations
@@ -203,17 +203,13 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
         if difficulty == "hard" and not herrings:
             raise InjectionRefused(f"{holder} holds no collaborator that others use too (a red "
                                    "herring)")
-        changes, added = inline(context, holder, chosen, registered=difficulty == "hard")
-        if difficulty == "hard" and _shortfall(context, changes, holder) is not None:
-            raise InjectionRefused(f"behind the registry the detector does not flag {holder}")
+        changes, added = inline(context, holder, chosen)
         checks = _checks(context, holder, "its responsibilities live in classes of their own")
         return Edit(
             changes=changes, targets=((holder, "class"),), checks=checks,
             involved=(*(f"{holder}.{name}" for name in added), *(item.cls for item in chosen)),
             red_herrings=tuple(herrings) if difficulty != "easy" else (),
-            summary=f"inlined {', '.join(item.cls for item in chosen)} into {holder}"
-                    + (", its initialisers called through a registry of its module"
-                       if difficulty == "hard" else ""))
+            summary=f"inlined {', '.join(item.cls for item in chosen)} into {holder}")
 
     def _absorb(self, context: InjectionContext, candidate: Candidate,
                 difficulty: Difficulty) -> Edit:
@@ -233,13 +229,9 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
             chosen = planning.choose(measures, pool, needed, limits, frozenset(excluded))
             if chosen is None:
                 why = f" ({next(iter(excluded.values()))})" if excluded else ""
-                if limits != self._limits():
-                    why = (f" using more than {limits[2]} attributes of other classes, which "
-                           "it needs when the thin functions call through the registry")
                 raise InjectionRefused(f"no {needed} module(s) of functions would make {holder} a "
                                        f"god class{why}")
-            changes, absorbed, refused = absorbing.absorb(
-                context, holder, chosen, registered=difficulty == "hard")
+            changes, absorbed, refused = absorbing.absorb(context, holder, chosen)
             if refused:  # choose again without them
                 rounds += not set(refused) - set(excluded)
                 excluded.update(refused)
@@ -274,8 +266,7 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
                       *(item.qualname for item in absorbed)),
             red_herrings=tuple(herrings) if difficulty != "easy" else (),
             summary=f"{holder} absorbed {len(absorbed)} functions of {', '.join(modules)} as "
-                    "static methods; thin functions of the same names delegate to them"
-                    + (" through a registry of its module" if difficulty == "hard" else ""))
+                    "static methods; thin functions of the same names delegate to them")
 
 
 def _shortfall(context: InjectionContext, changes: dict[str, str | None],
@@ -283,9 +274,9 @@ def _shortfall(context: InjectionContext, changes: dict[str, str | None],
     """None when the detector flags the holder in the smelly version, else how many more
     attributes of other classes it would need (at least 1).
 
-    The prediction cannot see everything at hard: calls through the registry carry no
-    argument types, so data a function used through a parameter typed only by its callers is
-    no longer attributed to a class. The smelly version is analysed to be sure."""
+    The prediction cannot see everything: data an absorbed function read through a parameter
+    is foreign only where the analysis types what it now takes. The smelly version is analysed
+    to be sure."""
     from smellkit.injectors.engine import smelly_project
 
     try:

@@ -35,19 +35,16 @@ from smellkit.injectors.cst.imports import (
     left_unused,
     without_unused,
 )
-from smellkit.injectors.god_class import registry as registering
 from smellkit.injectors.god_class import tidy
 from smellkit.injectors.god_class.planning import Cluster, Function
 from smellkit.injectors.naming import pick, snake, words
 
 
-def absorb(context: InjectionContext, holder: str, chosen: list[Cluster], *,
-           registered: bool = False
+def absorb(context: InjectionContext, holder: str, chosen: list[Cluster]
            ) -> tuple[dict[str, str | None], list[Function], dict[str, str]]:
     """New texts of the holder's file and of each cluster's file, the functions the holder
-    absorbed (as static methods) and why the others stayed (by qualname). `registered`: the
-    static methods are entered in a registry of the holder's module and the thin functions call
-    them through it (`_god_class_registry`). Raises `InjectionRefused`."""
+    absorbed (as static methods) and why the others stayed (by qualname). Raises
+    `InjectionRefused`."""
     index = context.index
     place = move.top_level(index, holder)
     holder_path = context.path_of(holder)
@@ -63,8 +60,6 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster], *,
     if holder_node is None:
         raise InjectionRefused(f"{holder} is not where the index puts it")
     holder_line = index.definitions[holder].start_line
-    registry = registering.choose(context, holder, context.source(holder_path)) \
-        if registered else None
     changes: dict[str, str | None] = {}
     methods: list[tuple[cst.FunctionDef, str, str, frozenset[str]]] = []
     imports: list[str] = []
@@ -97,7 +92,7 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster], *,
                     raise InjectionRefused(f"the repository looks up members named "
                                            f"{hooked}<name> by name, so {name} would become a "
                                            "hook")
-                _check_function(node, holder_name, taken, registry)
+                _check_function(node, holder_name, taken)
                 _check_bound_before(index, holder_module, node, holder_line, postponed)
                 if function.owner is None:
                     moved = move.move_method(index, cluster.module, tree, node, holder_module,
@@ -117,8 +112,8 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster], *,
                 code = reindented_docstring(code, tree.default_indent)
             methods.append((code, name, cluster.module, replacing))
             imports.extend(moved.imports)
-            shims[id(node)] = _shim(node, cluster.module, holder_module, holder_name, registry,
-                                    name, _holder_reference(index, cluster.module, holder, node),
+            shims[id(node)] = _shim(node, cluster.module, holder_module, holder_name, name,
+                                    _holder_reference(index, cluster.module, holder, node),
                                     line_limit(context.source(path)),
                                     1 if function.owner is None else 2,
                                     any(item.level
@@ -144,11 +139,9 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster], *,
         imports.extend(hoisted)
         method = move.as_method_of_class(code, name).with_changes(
             decorators=[cst.Decorator(cst.Name("staticmethod"))])
-        members.append(registering.decorate(method, registry) if registry else method)
+        members.append(method)
     holder_tree = move.replace_node(holder_tree, holder_node,
                                     move.append_to_class(holder_node, members))
-    if registry is not None:
-        holder_tree = registering.install(holder_tree, holder_name, registry)
     for line in dict.fromkeys(imports):
         holder_tree = insert_import(holder_tree, line)
     # the holder's module may have imported a function it now holds as a method
@@ -250,8 +243,7 @@ def looked_up_prefixes(context: InjectionContext, holder: str) -> frozenset[str]
                      for match in _LOOKUP.finditer(context.source(path)))
 
 
-def _check_function(function: cst.FunctionDef, holder_name: str, taken: set[str],
-                    registry: registering.Registry | None = None) -> None:
+def _check_function(function: cst.FunctionDef, holder_name: str, taken: set[str]) -> None:
     """Refuse what would behave differently as a static method or behind a thin function."""
     name = function.name.value
     for node in subtree(function.body):
@@ -260,14 +252,13 @@ def _check_function(function: cst.FunctionDef, holder_name: str, taken: set[str]
         if isinstance(node, cst.Name) and node.value in FRAME_NAMES:
             raise InjectionRefused(f"{name} inspects frames ({node.value}): the thin function "
                                    "adds one")
-    bound = registry.table if registry is not None else holder_name
     params = function.params
     named = {item.name.value for item in (*params.posonly_params, *params.params,
                                            *params.kwonly_params)}
     named.update(item.name.value for item in (params.star_arg, params.star_kwarg)
                  if isinstance(item, cst.Param))
-    if bound in named:  # the thin function's import would rebind it (annotations do not mind)
-        raise InjectionRefused(f"a parameter of {name} is named {bound}")
+    if holder_name in named:  # the thin function's import would rebind it (annotations do not
+        raise InjectionRefused(f"a parameter of {name} is named {holder_name}")  # mind)
     definition_time = move.definition_time_nodes(function)
     read = {node.value for node in subtree(function)
             if isinstance(node, cst.Name) and id(node) in definition_time}
@@ -325,14 +316,13 @@ def _holder_reference(index: Index, module: str, holder: str, function: cst.Func
 
 
 def _shim(function: cst.FunctionDef, module: str, holder_module: str, holder_name: str,
-          registry: registering.Registry | None = None, name: str = "",
-          reference: str | None = None, limit: int = 88, depth: int = 1,
+          name: str = "", reference: str | None = None, limit: int = 88, depth: int = 1,
           relative: bool = True) -> cst.FunctionDef:
-    """The function with its body replaced by a call of the holder's static method (looked up
-    in the registry when there is one), every argument passed on as received (its docstring
-    kept). `reference`: how the module already names the holder (no import then). A call
-    longer than `limit` columns (its body `depth` levels in) is wrapped as black wraps it. The
-    import is relative only when the module imports its siblings so (`relative`)."""
+    """The function with its body replaced by a call of the holder's static method, every
+    argument passed on as received (its docstring kept). `reference`: how the module already
+    names the holder (no import then). A call longer than `limit` columns (its body `depth`
+    levels in) is wrapped as black wraps it. The import is relative only when the module
+    imports its siblings so (`relative`)."""
     params = function.params
     parts = [item.name.value for item in (*params.posonly_params, *params.params)]
     if isinstance(params.star_arg, cst.Param):
@@ -345,11 +335,10 @@ def _shim(function: cst.FunctionDef, module: str, holder_module: str, holder_nam
     first = body.body[0] if body.body else None
     docstring = [first] if first is not None and is_docstring(first) else []
     name = name or function.name.value
-    imported, callee = (holder_name, f"{reference or holder_name}.{name}") \
-        if registry is None else (registry.table, f'{registry.table}["{name}"]')
-    importing = [] if registry is None and reference else [
-        cst.parse_statement(move.relative_import(module, holder_module, imported) if relative
-                            else f"from {holder_module} import {imported}")]
+    callee = f"{reference or holder_name}.{name}"
+    importing = [] if reference else [
+        cst.parse_statement(move.relative_import(module, holder_module, holder_name) if relative
+                            else f"from {holder_module} import {holder_name}")]
     statements = [
         *docstring,
         *importing,

@@ -20,7 +20,6 @@ from smellkit.injectors.base import InjectionContext
 from smellkit.injectors.cst import move
 from smellkit.injectors.cst.edit import subtree
 from smellkit.injectors.cst.imports import insert_import
-from smellkit.injectors.god_class import registry as registering
 
 
 @dataclass(frozen=True)
@@ -68,10 +67,9 @@ class _Holder(cst.CSTTransformer):
     """In the holder's methods: the creation becomes the init call, member uses are renamed."""
 
     def __init__(self, attribute: str, cls_name: str, scope: str, init: str,
-                 names: dict[str, str], registry: registering.Registry | None):
+                 names: dict[str, str]):
         self.attribute, self.cls_name, self.scope, self.init = attribute, cls_name, scope, init
         self.names = names
-        self.registry = registry
         self.selves: list[str | None] = []
         self.methods: list[str] = []
         self.created = 0
@@ -111,13 +109,6 @@ class _Holder(cst.CSTTransformer):
             self_name = self.selves[-1] or "self"
             call = first.value.with_changes(func=cst.Attribute(
                 value=cst.Name(self_name), attr=cst.Name(self.init)))
-            if self.registry is not None:  # `<table>["_init_x"](self, args)`
-                args = list(first.value.args)
-                instance = cst.Arg(cst.Name(self_name), comma=cst.Comma(
-                    whitespace_after=cst.SimpleWhitespace(" ")) if args
-                    else cst.MaybeSentinel.DEFAULT)
-                call = first.value.with_changes(func=self.registry.lookup(self.init),
-                                                args=[instance, *args])
             return updated_node.with_changes(body=[cst.Expr(call)])
         return updated_node
 
@@ -138,11 +129,10 @@ def _held_uses(node: cst.CSTNode, attribute: str) -> int:
                and item.attr.value == attribute and isinstance(item.value, cst.Name))
 
 
-def inline(context: InjectionContext, holder: str, collaborators: list[Collaborator], *,
-           registered: bool = False) -> tuple[dict[str, str | None], list[str]]:
-    """The new texts of the files involved, and the names the holder gained. `registered`: the
-    initialisers are entered in a registry of the holder's module and the holder calls them
-    through it (`_god_class_registry`). Raises `InjectionRefused`."""
+def inline(context: InjectionContext, holder: str, collaborators: list[Collaborator]
+           ) -> tuple[dict[str, str | None], list[str]]:
+    """The new texts of the files involved, and the names the holder gained. Raises
+    `InjectionRefused`."""
     index = context.index
     place = move.top_level(index, holder)
     holder_path = context.path_of(holder)
@@ -151,8 +141,6 @@ def inline(context: InjectionContext, holder: str, collaborators: list[Collabora
     holder_module, holder_name = place
     _require_sturdy_holder(context, holder)
     trees: dict[str, cst.Module] = {holder_path: context.module(holder_path)}
-    registry = registering.choose(context, holder, context.source(holder_path)) \
-        if registered else None
     taken = move.members(index, holder)
     added: list[str] = []
     for item in collaborators:
@@ -205,8 +193,6 @@ def inline(context: InjectionContext, holder: str, collaborators: list[Collabora
                                        "whole")
             new_name = names[statement.name.value]
             method = move.as_method_of_class(function, new_name)
-            if registry is not None and statement.name.value == "__init__":
-                method = registering.decorate(method, registry)
             moved_methods.append(method)
             top_imports.extend(moved.imports)
         if "__init__" not in names:
@@ -215,8 +201,7 @@ def inline(context: InjectionContext, holder: str, collaborators: list[Collabora
         holder_node = move.find_class(holder_tree, holder_name)
         if holder_node is None:
             raise InjectionRefused(f"{holder} is not where the index puts it")
-        rewriter = _Holder(item.attribute, cls_name, item.scope, names["__init__"], names,
-                           registry)
+        rewriter = _Holder(item.attribute, cls_name, item.scope, names["__init__"], names)
         body = holder_node.body.visit(rewriter)
         assert isinstance(body, cst.BaseSuite)
         if rewriter.problem:
@@ -239,8 +224,6 @@ def inline(context: InjectionContext, holder: str, collaborators: list[Collabora
             assert old is not None
             trees[cls_path] = move.replace_node(cls_tree, old, cst.RemoveFromParent())
         added.extend(names.values())
-    if registry is not None:
-        trees[holder_path] = registering.install(trees[holder_path], holder_name, registry)
     return {path: tree.code for path, tree in trees.items()
             if tree is not context.module(path)}, added
 
