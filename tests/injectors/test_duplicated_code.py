@@ -430,6 +430,38 @@ def test_heirs_beside_their_base_get_copies_from_new_mixin_modules(
     same_behaviour(root, injection, tmp_path, FIGURE_PROBES)
 
 
+def test_a_method_with_no_local_gets_one_mixin_only(tmp_path: Path) -> None:
+    """Further mixins copy the method with its locals renamed; a method with none would give
+    modules differing only in their class name (marshmallow's `_bind_to_schema` in three),
+    which no person writes: medium and hard are refused, easy keeps its one verbatim copy."""
+    folder = tmp_path / "figures"
+    shutil.copytree(FIGURES / "before", folder)
+    path = folder / "figures" / "shapes.py"
+    text = path.read_text(encoding="utf-8")
+    start = text.index("        size = in_unit(self.size")
+    last = "        return \" \".join(words)\n"
+    end = text.index(last) + len(last)
+    path.write_text(text[:start] + (
+        "        if not style.precise:\n"
+        "            return \" \".join([\n"
+        "                self.kind,\n"
+        "                f\"of size {round(in_unit(self.size, style.unit), 1)}{style.unit}\",\n"
+        "            ])\n"
+        "        return \" \".join([\n"
+        "            self.kind,\n"
+        "            f\"of size {in_unit(self.size, style.unit)}{style.unit}\",\n"
+        "        ])\n") + text[end:], encoding="utf-8")
+    project = load(folder)
+    (candidate,) = find_candidates(project, SMELL, options=SMALL)
+    injector = make_injector(SMELL, SMALL)
+    context = InjectionContext(project)
+    assert isinstance(attempt(injector, context, candidate, "easy"), Edit)
+    for difficulty in ("medium", "hard"):
+        refusal = attempt(injector, context, candidate, difficulty)
+        assert isinstance(refusal, InjectionRefused), difficulty
+        assert "no local to rename" in refusal.message
+
+
 def test_no_mixin_for_a_class_patched_after_its_definition(tmp_path: Path) -> None:
     """jinja2 deletes its undefined types' `__slots__` once they are built: a mixin's own
     `__slots__` would then show through, so a class whose attributes a module-level statement
