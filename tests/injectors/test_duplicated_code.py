@@ -511,11 +511,12 @@ def test_at_most_three_methods_of_one_class_are_candidates(tmp_path: Path) -> No
 
 # -- real code -------------------------------------------------------------------------------
 
-MINIMUM = {("click", "easy"): 17, ("click", "medium"): 9, ("click", "hard"): 3,
+MINIMUM = {("click", "easy"): 17, ("click", "medium"): 6, ("click", "hard"): 2,
            ("jinja2", "easy"): 12, ("jinja2", "medium"): 1, ("jinja2", "hard"): 0}
-"""Injections that must succeed (19, 11, 3 of 23 and 14, 1, 0 of 18 when measured). Methods
-whose subclasses all live beside them give click most of its candidates. Every file a medium or
-hard case spans holds a real copy: jinja2 has no helper whose callers, and no method whose heirs,
+"""Injections that must succeed (measured: click 23, 6, 2 of 29 once a method with no local to
+rename made easy cases only, jinja2 14, 1, 0 of 18 before). Methods whose subclasses all live
+beside them give click most of its candidates. Every file a medium or hard case spans holds a
+real copy: jinja2 has no helper whose callers, and no method whose heirs,
 reach three other modules, and only `CodeGenerator.write` has heirs in two (no hard case); at
 most three methods of `CodeGenerator` are candidates, not its 37 visitors."""
 
@@ -558,9 +559,10 @@ def test_click_tests_pass_when_echo_is_reached_through_a_table(tmp_path: Path) -
     assert " passed" in result.stdout
 
 
-HARD = {"click": {"modules": 1, "classes": 2}, "jinja2": {"modules": 0, "classes": 0}}
+HARD = {"click": {"modules": 1, "classes": 1}, "jinja2": {"modules": 0, "classes": 0}}
 """Hard injections made on each package at least, by kind of candidate (measured: click 1 and
-2, jinja2 none). Each holds three copies, a helper's with a module-level table, and no
+1, jinja2 none; one more of click's had three mixins differing only in their class name). Each
+holds three copies, a helper's with a module-level table, and no
 look-alike that only passes the call on."""
 
 
