@@ -430,6 +430,38 @@ def test_heirs_beside_their_base_get_copies_from_new_mixin_modules(
     same_behaviour(root, injection, tmp_path, FIGURE_PROBES)
 
 
+def test_a_method_with_no_local_gets_one_mixin_only(tmp_path: Path) -> None:
+    """Further mixins copy the method with its locals renamed; a method with none would give
+    modules differing only in their class name (marshmallow's `_bind_to_schema` in three),
+    which no person writes: medium and hard are refused, easy keeps its one verbatim copy."""
+    folder = tmp_path / "figures"
+    shutil.copytree(FIGURES / "before", folder)
+    path = folder / "figures" / "shapes.py"
+    text = path.read_text(encoding="utf-8")
+    start = text.index("        size = in_unit(self.size")
+    last = "        return \" \".join(words)\n"
+    end = text.index(last) + len(last)
+    path.write_text(text[:start] + (
+        "        if not style.precise:\n"
+        "            return \" \".join([\n"
+        "                self.kind,\n"
+        "                f\"of size {round(in_unit(self.size, style.unit), 1)}{style.unit}\",\n"
+        "            ])\n"
+        "        return \" \".join([\n"
+        "            self.kind,\n"
+        "            f\"of size {in_unit(self.size, style.unit)}{style.unit}\",\n"
+        "        ])\n") + text[end:], encoding="utf-8")
+    project = load(folder)
+    (candidate,) = find_candidates(project, SMELL, options=SMALL)
+    injector = make_injector(SMELL, SMALL)
+    context = InjectionContext(project)
+    assert isinstance(attempt(injector, context, candidate, "easy"), Edit)
+    for difficulty in ("medium", "hard"):
+        refusal = attempt(injector, context, candidate, difficulty)
+        assert isinstance(refusal, InjectionRefused), difficulty
+        assert "no local to rename" in refusal.message
+
+
 def test_no_mixin_for_a_class_patched_after_its_definition(tmp_path: Path) -> None:
     """jinja2 deletes its undefined types' `__slots__` once they are built: a mixin's own
     `__slots__` would then show through, so a class whose attributes a module-level statement
@@ -479,11 +511,12 @@ def test_at_most_three_methods_of_one_class_are_candidates(tmp_path: Path) -> No
 
 # -- real code -------------------------------------------------------------------------------
 
-MINIMUM = {("click", "easy"): 17, ("click", "medium"): 9, ("click", "hard"): 3,
+MINIMUM = {("click", "easy"): 17, ("click", "medium"): 6, ("click", "hard"): 2,
            ("jinja2", "easy"): 12, ("jinja2", "medium"): 1, ("jinja2", "hard"): 0}
-"""Injections that must succeed (19, 11, 3 of 23 and 14, 1, 0 of 18 when measured). Methods
-whose subclasses all live beside them give click most of its candidates. Every file a medium or
-hard case spans holds a real copy: jinja2 has no helper whose callers, and no method whose heirs,
+"""Injections that must succeed (measured: click 23, 6, 2 of 29 once a method with no local to
+rename made easy cases only, jinja2 14, 1, 0 of 18 before). Methods whose subclasses all live
+beside them give click most of its candidates. Every file a medium or hard case spans holds a
+real copy: jinja2 has no helper whose callers, and no method whose heirs,
 reach three other modules, and only `CodeGenerator.write` has heirs in two (no hard case); at
 most three methods of `CodeGenerator` are candidates, not its 37 visitors."""
 
@@ -526,9 +559,10 @@ def test_click_tests_pass_when_echo_is_reached_through_a_table(tmp_path: Path) -
     assert " passed" in result.stdout
 
 
-HARD = {"click": {"modules": 1, "classes": 2}, "jinja2": {"modules": 0, "classes": 0}}
+HARD = {"click": {"modules": 1, "classes": 1}, "jinja2": {"modules": 0, "classes": 0}}
 """Hard injections made on each package at least, by kind of candidate (measured: click 1 and
-2, jinja2 none). Each holds three copies, a helper's with a module-level table, and no
+1, jinja2 none; one more of click's had three mixins differing only in their class name). Each
+holds three copies, a helper's with a module-level table, and no
 look-alike that only passes the call on."""
 
 

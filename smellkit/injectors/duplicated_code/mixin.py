@@ -202,6 +202,9 @@ def _mixin_text(context: InjectionContext, helper: helping.Helper, holder_module
                                             mixin_module, allowed=relative))
     mapping = local_names(helper.locals_, context.module(helper.path).code_for_node(helper.node),
                           context.vocabulary.near(holder_module), rng) if renamed else {}
+    if renamed and not mapping:  # modules differing only in the class name: plainly generated
+        raise InjectionRefused(f"`{helper.qualname}` has no local to rename: a further mixin "
+                               "would repeat the first byte for byte")
     head = "from __future__ import annotations\n\n" if helper.future or typing_only else ""
     # plain imports, then absolute, then relative ones, as modules are usually laid out
     imports.sort(key=lambda line: (line.startswith("from ."), line.startswith("from "), line))
