@@ -4,8 +4,9 @@ The original says once how a definition is marked, `@pass_context` setting
 `f.jinja_pass_arg = _PassArg.context` (or `@internalcode` recording `f.__code__` in a
 module-level registry), and other modules apply the decorator. The smelly version drops the
 decorator in those modules and writes its marking statements after each definition instead,
-so a change of how the mark is made means editing every copy. Easy spans 2 files (the decorator's
-module and one module marking at least two definitions), medium 3+, hard 4+ with red herrings:
+so a change of how the mark is made means editing every copy. The span counts the modules holding
+copies, and the decorator's own only while it applies the decorator (`edit.copy_modules`): easy
+spans 2 files, medium 3+, hard 4+ with red herrings:
 definitions still decorated, by this decorator or by a look-alike (another marking decorator of
 its module, or one that sets the same mark).
 
@@ -38,6 +39,7 @@ from smellkit.injectors.shotgun_surgery.edit import (
     choose_users,
     copies_edit,
     imported,
+    merged_lines,
     spread_candidate,
 )
 from smellkit.injectors.shotgun_surgery.inline import InlineCalls
@@ -220,7 +222,8 @@ class _Unwrap(InlineCalls):
                 if isinstance(line, cst.SimpleStatementLine) and self.statement in line.body \
                         and number < len(body):
                     body[number] = body[number].with_changes(
-                        leading_lines=[*line.leading_lines, *body[number].leading_lines])
+                        leading_lines=merged_lines(line.leading_lines,
+                                                   body[number].leading_lines))
         return updated_node.with_changes(body=self._spread(body))
 
 
@@ -305,8 +308,8 @@ def inject(context: InjectionContext, candidate: Candidate, difficulty: Difficul
                       marker.free, others - {user.bound}, adds, keep=user.path in plan.keep)
 
     # each application of the decorator marks a definition of its own
-    picked = choose_users(users, difficulty, min_copies, rewrite, "decorated",
-                          lambda user: len(user.lines))
+    home_live = bool(plan.home_uses)
+    picked = choose_users(users, difficulty, rewrite, "decorated", home_live=home_live)
     edits, chosen = picked
     modules = {user.module for user in chosen}
     herrings = sorted({*_decorated(context, [user for user in plan.users if user not in chosen]),
@@ -329,9 +332,11 @@ def inject(context: InjectionContext, candidate: Candidate, difficulty: Difficul
         description=(f"{qualname} still marks what it decorates, and its marks are written "
                      f"out by hand at most {before} times in other modules"),
         params={"decorator": qualname, "max_copies": before})
+    # the decorator is a place a change of the mark must edit while its own module applies it
     return copies_edit({path: edit.text for path, edit in edits.items()}, targets, kept,
-                       (qualname,), herrings, f"wrote {qualname} out by hand in {len(chosen)} "
-                       f"modules ({len(targets)} definitions, {difficulty})")
+                       (qualname,) if home_live else (), herrings,
+                       f"wrote {qualname} out by hand in {len(chosen)} modules "
+                       f"({len(targets)} definitions, {difficulty})")
 
 
 def _decorated(context: InjectionContext, users: Sequence[User]) -> list[str]:
