@@ -43,12 +43,17 @@ def test_candidates_say_why() -> None:
     assert "'order_status' is one small responsibility imported by 4 modules" in status.reason
 
 
+def spanned(injection: Injection) -> set[str]:
+    """The files the engine counts: those changed, and those of the targets and the definitions
+    involved (a definition's file only while its own module still reads it)."""
+    return {*injection.files, *(item.path for item in injection.locations)}
+
+
 @pytest.mark.parametrize("difficulty", DIFFICULTIES)
 def test_before_after(difficulty: Difficulty) -> None:
     _, injection = support.inject_case(SMELL, CASE, difficulty)
-    spanned = {*injection.files, "orders/keys.py"}
     low, high = SPAN[difficulty]
-    assert low <= len(spanned) <= high
+    assert low <= len(spanned(injection)) <= high
     assert "orders.keys.STATUS_KEY" in injection.candidate.data["constant"]
     if difficulty == "hard":
         assert injection.red_herrings
@@ -56,12 +61,36 @@ def test_before_after(difficulty: Difficulty) -> None:
                                                  for target in injection.targets}
 
 
-def test_medium_and_hard_rewrite_different_numbers_of_modules() -> None:
-    """Medium rewrites two modules, hard three: with four users, hard is never medium's twin."""
-    for seed in range(4):
-        medium = support.inject_case(SMELL, CASE, "medium", seed=seed)[1]
-        hard = support.inject_case(SMELL, CASE, "hard", seed=seed)[1]
-        assert (len(medium.files), len(hard.files)) == (2, 3)
+def _reads(root: Path, injection: Injection, path: str, name: str) -> bool:
+    """Whether `path` of the smelly version still reads `name`."""
+    from smellkit.injectors.shotgun_surgery.users import home_reads
+
+    smelly = support.smelly_copy(support.case_dir(SMELL, CASE) / "before", injection, root)
+    return bool(home_reads((smelly / path).read_text(encoding="utf-8"), name))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_span_counts_the_files_a_change_of_the_key_must_edit(tmp_path: Path,
+                                                                  seed: int) -> None:
+    """The files holding copies, and `orders/keys.py` only while it still reads the constant:
+    `STATUS_KEY` serves `status_of` there, `TOTAL_KEY` nothing. Copies never sit in one module
+    only (the old easy case rewrote `export.py` alone and counted the untouched `keys.py`)."""
+    for number, difficulty in enumerate(DIFFICULTIES):
+        injection = support.inject_case(SMELL, CASE, difficulty, seed=seed)[1]
+        name = str(injection.candidate.data["constant"]).rpartition(".")[2]
+        literal = {"STATUS_KEY": '"order_status"', "TOTAL_KEY": '"order_total"'}[name]
+        root = tmp_path / f"{difficulty}"
+        smelly = support.smelly_copy(support.case_dir(SMELL, CASE) / "before", injection, root)
+        copies = {path for path in injection.files
+                  if literal in (smelly / path).read_text(encoding="utf-8")}
+        assert copies == set(injection.files) and len(copies) >= 2
+        live = _reads(tmp_path / f"{difficulty}-read", injection, "orders/keys.py", name)
+        if "orders/keys.py" not in injection.files:  # counted while it reads the constant
+            assert ("orders/keys.py" in {item.path for item in injection.locations}) is live
+        assert len(copies | ({"orders/keys.py"} if live else set())) == \
+            len(spanned(injection)) >= number + 2
+        if difficulty == "easy" and name == "STATUS_KEY":  # its own module spells it out too
+            assert "orders/keys.py" in copies and not live
 
 
 def test_a_shadowing_local_is_left_alone(tmp_path: Path) -> None:
@@ -107,6 +136,15 @@ BASE = {
     "pkg/__init__.py": "",
     "pkg/names.py": 'ENV_VAR = "APP_SETTINGS_PATH"\n',
     "pkg/one.py": "        from pkg.names import ENV_VAR\n" + READ + CLEAR,
+    # a second module: copies in one module only are no shotgun surgery
+    "pkg/two.py": """\
+        from pkg.names import ENV_VAR
+
+
+        def describe(env: dict[str, str]) -> str:
+            value = env.get(ENV_VAR, "unset")
+            return value.strip()
+        """,
 }
 
 STAR = {"pkg/all.py": "from pkg.one import *  # noqa: F403\n"}
@@ -119,8 +157,6 @@ VARIANTS = {
         def read(env: dict[str, str]) -> str:
             return f"{ENV_VAR}={env[ENV_VAR]}"
         """ + CLEAR,
-    "two copies in one function only: a magic string, not shotgun surgery":
-        "        from pkg.names import ENV_VAR\n" + READ,
     "re-exported under __all__": """\
         from pkg.names import ENV_VAR
 
@@ -193,12 +229,13 @@ def test_guards_have_a_positive_control(tmp_path: Path, definition: str) -> None
     project = support.load(_write(tmp_path, {**BASE, "pkg/names.py": header + definition}))
     injection = inject(project, SMELL, "easy", options=support.NO_FILTER)
     assert isinstance(injection, Injection), injection
-    assert injection.files == ("pkg/one.py",)
+    assert injection.files == ("pkg/one.py", "pkg/two.py")
     assert 'env["APP_SETTINGS_PATH"] + env.get("APP_SETTINGS_PATH", "")' in \
         injection.smelly_patch
     assert 'env.pop("APP_SETTINGS_PATH", None)' in injection.smelly_patch
-    # the key now lives in two files: the constant and the module that spells it out
-    assert {item.path for item in injection.locations} == {"pkg/names.py", "pkg/one.py"}
+    # the key now lives in the two modules that spell it out; the constant, which nothing in
+    # its own module reads, is no place a change of the key must edit
+    assert {item.path for item in injection.locations} == {"pkg/one.py", "pkg/two.py"}
     support.assert_round_trip(tmp_path, injection, project)
 
 
@@ -302,6 +339,13 @@ HELPER_BASE = {
         def refund(amount):
             return cents(amount, 0.5)
         """,
+    "pkg/two.py": """\
+        from pkg.rules import cents
+
+
+        def tip(amount):
+            return cents(amount, 0.1)
+        """,
 }
 
 HELPER_VARIANTS = {
@@ -364,6 +408,14 @@ METHOD_BASE = {
         def skip_header(items):
             stream = Stream(items)
             return stream.skip_if("#")
+        """,
+    "pkg/two.py": """\
+        from pkg.stream import Stream
+
+
+        def skip_bang(items):
+            stream = Stream(items)
+            return stream.skip_if("!")
         """,
 }
 
@@ -492,6 +544,14 @@ MARK_BASE = {
         @pass_context
         def upper(context, value):
             return value.upper()
+        """,
+    "pkg/two.py": """\
+        from pkg.marks import pass_context
+
+
+        @pass_context
+        def lower(context, value):
+            return value.lower()
         """,
 }
 
@@ -638,14 +698,23 @@ ALIAS_BASE = {
         def first(schemes: Names) -> str:
             return sorted(schemes)[0]
         """,
+    "pkg/paths.py": """\
+        from pkg.types import Names
+
+
+        def joined(parts: Names) -> str:
+            return "/".join(parts)
+        """,
     "pkg/app.py": """\
         import typing
 
-        from pkg import fields, schema, url
+        from pkg import fields, paths, schema, url
 
         print(schema.load({"a": 1, "b": 2}, ["a"]), schema.dump({"a": 1, "b": 2}, {"a"}))
         print(fields.pick(("x", "y"), "y"), fields.count(None), url.allowed("http", {"http"}))
-        for function in (schema.load, schema.dump, fields.pick, url.allowed, url.first):
+        print(paths.joined(["a", "b"]))
+        for function in (schema.load, schema.dump, fields.pick, url.allowed, url.first,
+                         paths.joined):
             print(typing.get_type_hints(function))
         """,
 }
@@ -674,9 +743,9 @@ def test_alias_candidates_say_why(tmp_path: Path) -> None:
              if "alias" in item.data]
     # `Check` has three names only: too common a type to be one piece of knowledge
     assert [item.data["alias"] for item in found] == [ALIAS]
-    assert found[0].data["users"] == ["pkg.fields", "pkg.schema", "pkg.url"]
+    assert found[0].data["users"] == ["pkg.fields", "pkg.paths", "pkg.schema", "pkg.url"]
     assert found[0].reason.startswith(
-        "pkg.types.Names is one small responsibility (a type alias) annotating in 3 other "
+        "pkg.types.Names is one small responsibility (a type alias) annotating in 4 other "
         "modules")
     # centred on a definition of the module annotating most (the last by path of a tie), as a
     # constant's candidate is: the engine's file-size filter and coverage look at the target
@@ -693,8 +762,10 @@ def test_alias_spans_round_trip_and_behaviour(tmp_path: Path, difficulty: Diffic
     root = _alias_repo(tmp_path / "repo")
     project, injection = _inject_alias(root, difficulty, seed)
     low, high = SPAN[difficulty]
-    assert low <= len({*injection.files, "pkg/types.py"}) <= high
+    assert low <= len(spanned(injection)) <= high
     assert "pkg/types.py" not in injection.files  # the alias stays, the one place of the type
+    # nothing in `types.py` annotates with it: the copies alone make the span
+    assert "pkg/types.py" not in spanned(injection)
     if difficulty == "hard":
         assert injection.red_herrings
     support.assert_round_trip(root, injection, project)
@@ -741,7 +812,7 @@ def test_a_runtime_use_of_the_alias_is_refused(tmp_path: Path) -> None:
     project = support.load(_write(tmp_path, files))
     (candidate,) = [item for item in find_candidates(project, SMELL, options=support.NO_FILTER)
                     if item.data.get("alias") == ALIAS]
-    assert candidate.data["users"] == ["pkg.fields", "pkg.schema"]
+    assert candidate.data["users"] == ["pkg.fields", "pkg.paths", "pkg.schema"]
 
 
 @pytest.mark.slow

@@ -38,6 +38,7 @@ from smellkit.injectors.shotgun_surgery.edit import (
     analysed,
     choose_users,
     copies_edit,
+    defined,
     imported,
     merged_lines,
     spread_candidate,
@@ -167,8 +168,8 @@ class _Unwrap(InlineCalls):
     """Drop the decorator from the definitions it marks and write its statements after each."""
 
     def __init__(self, marks: dict[cst.CSTNode, tuple[cst.CSTNode, list[cst.BaseStatement]]],
-                 alias: cst.ImportAlias, statement: cst.ImportFrom, adds: Sequence[str],
-                 keep: bool):
+                 alias: cst.ImportAlias | None, statement: cst.ImportFrom | None,
+                 adds: Sequence[str], keep: bool):
         super().__init__(set(), (), cst.Name("_"), alias, statement, adds, keep)
         self.marks = marks
         self.after: dict[int, list[cst.BaseStatement]] = {}
@@ -229,19 +230,25 @@ class _Unwrap(InlineCalls):
 
 def unwrap(source: str, bound: str, statements: Sequence[cst.SimpleStatementLine], param: str,
            free: Sequence[str], others: set[str], adds: Sequence[str],
-           keep: bool) -> Inlined:
-    """Replace each `@bound` (imported by `from ... import`) by the marking `statements` after
-    the definition; `others` are the names of marking decorators bound in the module, which may
-    stand above it. Refused with the reason when the module cannot be rewritten."""
+           keep: bool, home: bool = False) -> Inlined:
+    """Replace each `@bound` (imported by `from ... import`; `home`: defined in the module) by
+    the marking `statements` after the definition; `others` are the names of marking
+    decorators bound in the module, which may stand above it. Refused with the reason when the
+    module cannot be rewritten."""
     module, scopes, positions = analysed(source)
-    binding = imported(module, scopes, bound)
-    if any(name in binding.scope.assignments for name in adds):
+    alias: cst.ImportAlias | None = None
+    statement: cst.ImportFrom | None = None
+    if home:
+        scope, assignment = defined(module, scopes, bound)
+    else:
+        scope, assignment, statement, alias = imported(module, scopes, bound)
+    if any(name in scope.assignments for name in adds):
         raise InjectionRefused(f"one of {', '.join(adds)} is already a name of the module")
     visitor = _Owners()
     module.visit(visitor)
     marks: dict[cst.CSTNode, tuple[cst.CSTNode, list[cst.BaseStatement]]] = {}
     lines: list[int] = []
-    for access in binding.assignment.references:
+    for access in assignment.references:
         rebind = visitor.rebinds.get(access.node)
         if rebind is not None:  # `name = mark(name)` becomes the marks of `name`, in place
             line, name = rebind
@@ -279,7 +286,7 @@ def unwrap(source: str, bound: str, statements: Sequence[cst.SimpleStatementLine
         lines.append(positions[owner.name].start.line)
     if not marks:
         raise InjectionRefused(f"{bound} is imported but never applied")
-    result = module.visit(_Unwrap(marks, binding.alias, binding.statement, adds, keep))
+    result = module.visit(_Unwrap(marks, alias, statement, adds, keep))
     return Inlined(result.code, tuple(sorted(lines)))
 
 
@@ -298,7 +305,18 @@ def inject(context: InjectionContext, candidate: Candidate, difficulty: Difficul
     users = list(plan.users)
     rng.shuffle(users)
 
+    home_facts = context.index.modules[marker.module]
+    name = qualname.rpartition(".")[2]
+    home = User(marker.module, marker.path, name, tuple(
+        definition.start_line for definition in home_facts.definitions
+        if definition.qualname in plan.home_uses), plan.home_uses, False)
+
     def rewrite(user: User) -> Inlined:
+        if user is home:  # the other marks defined beside it may stand above it
+            return unwrap(context.source(user.path), name, statements, marker.param,
+                          marker.free, {names[item] for item in names if item != qualname
+                                        and item.rpartition(".")[0] == marker.module},
+                          (), keep=False, home=True)
         refuse_unused(user, plan.keep, context.index.modules[user.module])
         adds = needed_imports(context, marker.qualname, marker.module, marker.free, user)
         imports = context.index.modules[user.module].imports
@@ -309,11 +327,12 @@ def inject(context: InjectionContext, candidate: Candidate, difficulty: Difficul
 
     # each application of the decorator marks a definition of its own
     home_live = bool(plan.home_uses)
-    picked = choose_users(users, difficulty, rewrite, "decorated", home_live=home_live)
-    edits, chosen = picked
+    edits, chosen = choose_users(users, difficulty, rewrite, "decorated", home_live=home_live,
+                                 home=home)
+    home_live = home_live and home not in chosen
     modules = {user.module for user in chosen}
     herrings = sorted({*_decorated(context, [user for user in plan.users if user not in chosen]),
-                       *plan.home_uses})  # still decorated, then look-alikes
+                       *(plan.home_uses if home_live else ())})  # still decorated, look-alikes
     herrings += sorted(set(_decorated(context, [
         user for item in every if item is not plan and (
             item.marker.module == marker.module or item.marker.attrs & marker.attrs
