@@ -251,14 +251,16 @@ class ShotgunSurgeryInjector(Injector[ShotgunSurgeryInjectorOptions]):
             return inline_constant(context.source(user.path), user.bound, literal)
 
         home_live = bool(constant.in_module_uses)
-        edits, chosen = choose_users(usable, difficulty, rewrite, "importing",
+        edits, chosen = choose_users(usable, difficulty, self.options.min_copies, rewrite,
+                                     "importing",
                                      home_live=home_live, home=home)
         home_live = home_live and home not in chosen
         herrings = [scope for user in constant.users if user not in chosen
                     for scope in user.scopes] + list(constant.in_module_uses if home_live else ())
         if difficulty == "hard" and not herrings:
             raise InjectionRefused("hard needs a red herring: a use of the constant left as it is")
-        copies = sum(len(edit.lines) for edit in edits.values())
+        # the detector counts the copies in other modules than the constant's
+        copies = sum(len(edit.lines) for path, edit in edits.items() if path != constant.path)
         if copies < self.options.min_copies:
             raise InjectionRefused(f"only {copies} copies; the detector needs "
                                    f"{self.options.min_copies}")

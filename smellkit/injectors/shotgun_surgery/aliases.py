@@ -433,7 +433,8 @@ def inject(context: InjectionContext, candidate: Candidate, difficulty: Difficul
         return Inlined(result.text, user.lines)
 
     home_live = bool(plan.home_uses)
-    edits, chosen = choose_users(users, difficulty, rewrite, "annotating", home_live=home_live)
+    edits, chosen = choose_users(users, difficulty, min_copies, rewrite, "annotating",
+                                 home_live=home_live)
     herrings = sorted({scope for user in plan.users if user not in chosen
                        for scope in user.scopes} | set(plan.home_uses))
     herrings += sorted(_lookalikes(context, alias, chosen) - set(herrings))

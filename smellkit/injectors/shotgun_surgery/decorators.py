@@ -327,8 +327,8 @@ def inject(context: InjectionContext, candidate: Candidate, difficulty: Difficul
 
     # each application of the decorator marks a definition of its own
     home_live = bool(plan.home_uses)
-    edits, chosen = choose_users(users, difficulty, rewrite, "decorated", home_live=home_live,
-                                 home=home)
+    edits, chosen = choose_users(users, difficulty, min_copies, rewrite, "decorated",
+                                 home_live=home_live, home=home)
     home_live = home_live and home not in chosen
     modules = {user.module for user in chosen}
     herrings = sorted({*_decorated(context, [user for user in plan.users if user not in chosen]),
@@ -343,8 +343,9 @@ def inject(context: InjectionContext, candidate: Candidate, difficulty: Difficul
                                "decorator or a look-alike")
     targets = sorted({Scopes(context.index.modules[user.module]).at(line)
                       for user in chosen for line in edits[user.path].lines})
-    if len(targets) < min_copies:
-        raise InjectionRefused(f"only {len(targets)} copies; the detector needs {min_copies}")
+    outside = sum(len(edit.lines) for path, edit in edits.items() if path != marker.path)
+    if outside < min_copies:  # the detector counts the copies in other modules only
+        raise InjectionRefused(f"only {outside} copies; the detector needs {min_copies}")
     before = len(copies(context.analysis, marker))
     kept = StructuralCheck(
         kind="shotgun_surgery.marker_copies",

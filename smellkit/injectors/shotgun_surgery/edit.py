@@ -99,7 +99,7 @@ class _User(Protocol):
 UserT = TypeVar("UserT", bound=_User)
 
 
-def choose_users(users: Sequence[UserT], difficulty: Difficulty,
+def choose_users(users: Sequence[UserT], difficulty: Difficulty, min_copies: int,
                  rewrite: Callable[[UserT], Inlined], kind: str, *, home_live: bool,
                  home: UserT | None = None,
                  ) -> tuple[dict[str, Inlined], list[UserT]]:
@@ -111,8 +111,9 @@ def choose_users(users: Sequence[UserT], difficulty: Difficulty,
     copies in two modules make three files, and copies in one module are no shotgun surgery.
     So easy writes the knowledge out in its own module too (`home`, the definition's module
     as a user, when it can be rewritten), and in one other module: the definition stays, and
-    its own module spells the value out like the other. `rewrite` refuses a module it cannot
-    rewrite; the refusal says why too few accept."""
+    its own module spells the value out like the other; the detector counts copies in other
+    modules only, so that one must hold `min_copies` on its own. `rewrite` refuses a module
+    it cannot rewrite; the refusal says why too few accept."""
     edits: dict[str, Inlined] = {}
     chosen: list[UserT] = []
     refused: list[str] = []
@@ -124,6 +125,7 @@ def choose_users(users: Sequence[UserT], difficulty: Difficulty,
                                    f"{home.path} cannot be: {refusal.message}") from None
         chosen.append(home)
         home_live = False
+        users = [user for user in users if len(user.lines) >= min_copies]
     wanted = copy_modules(difficulty, home_live)
     most = SPANS[difficulty][1]
     if most is not None and wanted + int(home_live) > most:

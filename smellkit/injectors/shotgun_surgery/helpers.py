@@ -269,8 +269,8 @@ def inject(context: InjectionContext, candidate: Candidate, difficulty: Difficul
                              leave=untested_lines(context, user))
 
     home_live = bool(plan.home_uses)
-    edits, chosen = choose_users(users, difficulty, rewrite, "calling", home_live=home_live,
-                                 home=home)
+    edits, chosen = choose_users(users, difficulty, min_copies, rewrite, "calling",
+                                 home_live=home_live, home=home)
     left = {Scopes(context.index.modules[user.module]).at(line) for user in chosen
             for line in user.lines if line not in edits[user.path].lines}
     if home in chosen:  # written out at home too: live there only where calls are left
@@ -281,7 +281,8 @@ def inject(context: InjectionContext, candidate: Candidate, difficulty: Difficul
                        }) | left)
     if difficulty == "hard" and not herrings:
         raise InjectionRefused("hard needs a red herring: a call of the helper left as it is")
-    copies = sum(len(edit.lines) for edit in edits.values())
+    # the detector counts the copies in other modules than the helper's
+    copies = sum(len(edit.lines) for path, edit in edits.items() if path != helper.path)
     if copies < min_copies:
         raise InjectionRefused(f"only {copies} copies; the detector needs {min_copies}")
     scopes = {Scopes(context.index.modules[user.module]).at(line)
