@@ -415,7 +415,8 @@ METHOD_BASE = {
 
         def skip_bang(items):
             stream = Stream(items)
-            return stream.skip_if("!")
+            stream.skip_if("!")
+            return stream.items
         """,
 }
 
@@ -432,7 +433,8 @@ OVERRIDE = {"pkg/quiet.py": """\
 @pytest.mark.parametrize("overridden", [False, True])
 def test_a_method_is_inlined_with_its_receiver(tmp_path: Path, overridden: bool) -> None:
     """`self` stands for the receiver; a method some subclass overrides is refused (an inlined
-    call would no longer reach the override)."""
+    call would no longer reach the override); a call standing as a statement keeps only the
+    call of `return self.next_if(value) is not None`."""
     from smellkit.injectors.engine import inject
 
     project = support.load(_write(tmp_path, {**METHOD_BASE, **(OVERRIDE if overridden else {})}))
@@ -443,6 +445,8 @@ def test_a_method_is_inlined_with_its_receiver(tmp_path: Path, overridden: bool)
     assert isinstance(outcome, Injection), outcome
     assert '+        stream.next_if("a") is not None,\n+        stream.next_if("b") is not None,' \
         in outcome.smelly_patch  # wrapped at the line length, as black wraps it
+    # a call whose value is thrown away is written as the call, not a discarded comparison
+    assert '+    stream.next_if("!")\n' in outcome.smelly_patch
     support.assert_round_trip(tmp_path, outcome, project)
 
 

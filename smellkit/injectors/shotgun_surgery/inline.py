@@ -125,6 +125,8 @@ class InlineCalls(cst.CSTTransformer):
         """A method's calls: the receiver stands for `self`."""
         self.keep = keep
         self.free_slots: set[cst.CSTNode] = set()
+        self.discarded: set[cst.CSTNode] = set()
+        """Calls standing as statements of their own, whose value nobody reads."""
         self.calls = calls
         self.params = params
         self.body = body
@@ -147,6 +149,14 @@ class InlineCalls(cst.CSTTransformer):
         values = dict(zip(self.params, args))
         expr = self.body.visit(_Substitute(values))
         assert isinstance(expr, cst.BaseExpression)
+        if original_node in self.discarded and isinstance(expr, cst.Comparison) and \
+                isinstance(expr.left, cst.Call) and all(
+                    isinstance(item.operator, (cst.Is, cst.IsNot))
+                    and isinstance(item.comparator, cst.Name) and item.comparator.value == "None"
+                    for item in expr.comparisons):
+            # `stream.skip_if("colon")` as a statement: a person writes the call, not a
+            # comparison whose result is thrown away
+            return expr.left.with_changes(lpar=original_node.lpar, rpar=original_node.rpar)
         if (isinstance(expr, cst.Tuple) and not expr.lpar) or \
                 (not isinstance(expr, _ATOMS) and original_node not in self.free_slots):
             return expr.with_changes(lpar=[cst.LeftParen(), *original_node.lpar],
@@ -206,6 +216,7 @@ class _Calls(cst.CSTVisitor):
         self.by_func: dict[cst.CSTNode, cst.Call] = {}
         self.in_fstring: set[cst.CSTNode] = set()
         self.free_slots: set[cst.CSTNode] = set()
+        self.discarded: set[cst.CSTNode] = set()
         self.depth = 0
 
     def on_visit(self, node: cst.CSTNode) -> bool:
@@ -214,6 +225,8 @@ class _Calls(cst.CSTVisitor):
             value = getattr(node, "value", None)
             if value is not None and not (isinstance(node, cst.Arg) and node.star):
                 self.free_slots.add(value)
+            if isinstance(node, cst.Expr):
+                self.discarded.add(node.value)
         elif isinstance(node, (cst.If, cst.While, cst.Assert)):
             self.free_slots.add(node.test)
         return super().on_visit(node)
@@ -292,6 +305,7 @@ def inline_helper(source: str, bound: str, body: cst.BaseExpression, params: Seq
                                else f"{bound} is imported but never called")
     transformer = InlineCalls(calls, params, body, alias, statement, adds, keep or left > 0)
     transformer.free_slots = visitor.free_slots
+    transformer.discarded = visitor.discarded
     result = module.visit(transformer)
     if transformer.replaced != len(calls):
         raise InjectionRefused("not every call could be replaced (a call inside another's "
@@ -337,6 +351,7 @@ def inline_method(source: str, name: str, lines: set[int], body: cst.BaseExpress
         raise InjectionRefused(f"not every planned call of .{name} was found")
     transformer = InlineCalls(calls, params, body, None, None, (), False, receiver=True)
     transformer.free_slots = visitor.free_slots
+    transformer.discarded = visitor.discarded
     result = module.visit(transformer)
     if transformer.replaced != len(calls):
         raise InjectionRefused("not every call could be replaced")
