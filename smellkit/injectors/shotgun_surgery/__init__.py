@@ -6,9 +6,11 @@ naming it: `aliases`; what they share: `users`).
 The original defines one small responsibility once, a module-level string constant (a key, an
 option name, a marker), and other modules import it. The smelly version replaces the imports by
 copies of the literal, so changing the key means editing every copy. The ground truth is the
-original: the constant, imported. Difficulties follow SmellBench: easy spans 2 files (the constant
-and one module with at least two copies); medium 3+ files, aliased imports and defaults inlined
-alike; hard 4+ files with a red herring, a use of the constant that is left as it is.
+original: the constant, imported. Difficulties follow SmellBench, counted over the files a change
+of the key must edit: those holding copies, and the constant's own only while its module still
+reads it (`edit.copy_modules`). Easy spans 2 files (copies in two modules, the constant unread at
+home); medium 3+, aliased imports and defaults inlined alike; hard 4+ with a red herring, a use
+of the constant that is left as it is. Copies in one module are never a case: a magic value.
 """
 
 from __future__ import annotations
@@ -38,15 +40,17 @@ from smellkit.injectors.shotgun_surgery import aliases as alias_kind
 from smellkit.injectors.shotgun_surgery import decorators as decorator_kind
 from smellkit.injectors.shotgun_surgery import helpers as helper_kind
 from smellkit.injectors.shotgun_surgery.edit import (
+    Inlined,
     choose_users,
     copies_edit,
+    inline_at_home,
     inline_constant,
 )
 from smellkit.injectors.shotgun_surgery.users import (
     User,
+    home_reads,
     spelled,
     uses_outside_import,
-    word_lines,
 )
 from smellkit.models import Candidate, Difficulty, StructuralCheck
 
@@ -138,8 +142,7 @@ class ShotgunSurgeryInjector(Injector[ShotgunSurgeryInjectorOptions]):
                                                    key=lambda item: item.path)
                           if (user := self._user(context, other, module, name)) is not None)
             own = tuple(sorted({Scopes(facts).at(number) for number in
-                                word_lines(context.source(facts.path), name)
-                                if number != line}))
+                                home_reads(context.source(facts.path), name)}))
             found.append(Constant(qualname, module, facts.path, line, value, users, own))
         return found
 
@@ -237,15 +240,27 @@ class ShotgunSurgeryInjector(Injector[ShotgunSurgeryInjectorOptions]):
         flagged = _flagged(context)
         usable = [user for user in constant.users if self._usable(constant, user, flagged)]
         rng.shuffle(usable)
-        picked = choose_users(usable, difficulty, self.options.min_copies,
-                              lambda user: inline_constant(context.source(user.path),
-                                                           user.bound, literal), "importing")
-        edits, chosen = picked
+        name = qualname.rpartition(".")[2]
+        source = context.source(constant.path)
+        home = User(constant.module, constant.path, name, tuple(home_reads(source, name)),
+                    constant.in_module_uses, False)
+
+        def rewrite(user: User) -> Inlined:
+            if user is home:
+                return inline_at_home(source, name, literal)
+            return inline_constant(context.source(user.path), user.bound, literal)
+
+        home_live = bool(constant.in_module_uses)
+        edits, chosen = choose_users(usable, difficulty, self.options.min_copies, rewrite,
+                                     "importing",
+                                     home_live=home_live, home=home)
+        home_live = home_live and home not in chosen
         herrings = [scope for user in constant.users if user not in chosen
-                    for scope in user.scopes] + list(constant.in_module_uses)
+                    for scope in user.scopes] + list(constant.in_module_uses if home_live else ())
         if difficulty == "hard" and not herrings:
             raise InjectionRefused("hard needs a red herring: a use of the constant left as it is")
-        copies = sum(len(edit.lines) for edit in edits.values())
+        # the detector counts the copies in other modules than the constant's
+        copies = sum(len(edit.lines) for path, edit in edits.items() if path != constant.path)
         if copies < self.options.min_copies:
             raise InjectionRefused(f"only {copies} copies; the detector needs "
                                    f"{self.options.min_copies}")
@@ -261,9 +276,11 @@ class ShotgunSurgeryInjector(Injector[ShotgunSurgeryInjectorOptions]):
             description=(f"{constant.value!r} is written out at most {before} times outside "
                          "the definition of a constant"),
             params={"value": constant.value, "max_copies": before})
-        # the constant's definition is one of the places a change of the key must edit (its
-        # module stands for it: a module-level name has no location of its own)
+        # the constant's definition is one of the places a change of the key must edit while
+        # its own module still reads it (its module stands for it: a module-level name has no
+        # location of its own); otherwise only the copies are
+        definition = [constant.module] if home_live else []
         return copies_edit({path: edit.text for path, edit in edits.items()}, targets, kept,
-                           sorted({constant.module, *state}), sorted(set(herrings)),
+                           sorted({*definition, *state}), sorted(set(herrings)),
                            f"inlined {constant.qualname} = {literal} in {len(chosen)} modules "
                            f"({copies} copies, {difficulty})")

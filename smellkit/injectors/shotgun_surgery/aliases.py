@@ -6,9 +6,10 @@ typing.AbstractSet[str]]` in `marshmallow.types`, and other modules annotate wit
 smelly version writes the expansion out in those annotations, spelled with the names each module
 has (`t.Union[...]` where `typing` is imported as `t`), imports what it lacks (`import typing`
 as the alias's module does), and drops an import of the alias (or of its module) left unused, so
-widening the type means editing every annotation. Easy spans 2 files (the alias's module and one
-module annotating two or more definitions with it), medium 3+, hard 4+ with red herrings: uses
-of the alias left as they are, or of another alias of its module in the modules rewritten.
+widening the type means editing every annotation. The span counts the modules holding copies,
+and the alias's own only while it annotates with the alias (`edit.copy_modules`): easy spans 2
+files, medium 3+, hard 4+ with red herrings: uses of the alias left as they are, or of another
+alias of its module in the modules rewritten.
 
 The alias itself stays, public or private: it is the one place the ground truth (the original)
 names the type, the detector needs it to tell a bypass from a type that merely looks alike, and
@@ -431,7 +432,9 @@ def inject(context: InjectionContext, candidate: Candidate, difficulty: Difficul
                            user.path in plan.removable)
         return Inlined(result.text, user.lines)
 
-    edits, chosen = choose_users(users, difficulty, min_copies, rewrite, "annotating")
+    home_live = bool(plan.home_uses)
+    edits, chosen = choose_users(users, difficulty, min_copies, rewrite, "annotating",
+                                 home_live=home_live)
     herrings = sorted({scope for user in plan.users if user not in chosen
                        for scope in user.scopes} | set(plan.home_uses))
     herrings += sorted(_lookalikes(context, alias, chosen) - set(herrings))
@@ -453,8 +456,10 @@ def inject(context: InjectionContext, candidate: Candidate, difficulty: Difficul
         description=(f"{qualname} is still a type alias, and its expansion is written out in at "
                      f"most {before} annotations of other modules"),
         params={"alias": qualname, "max_copies": before})
-    # the alias's module stands for it: a module-level name has no location of its own
+    # the alias is a place a change of the type must edit while its own module annotates
+    # with it (its module stands for it: a module-level name has no location of its own)
+    home = [alias.module] if home_live else []
     return copies_edit({path: edit.text for path, edit in edits.items()}, targets, kept,
-                       sorted({alias.module, *state}), herrings,
+                       sorted({*home, *state}), herrings,
                        f"wrote {qualname} out in {copied} annotations of {len(chosen)} modules "
                        f"({difficulty})")

@@ -4,8 +4,9 @@ The original says once how a definition is marked, `@pass_context` setting
 `f.jinja_pass_arg = _PassArg.context` (or `@internalcode` recording `f.__code__` in a
 module-level registry), and other modules apply the decorator. The smelly version drops the
 decorator in those modules and writes its marking statements after each definition instead,
-so a change of how the mark is made means editing every copy. Easy spans 2 files (the decorator's
-module and one module marking at least two definitions), medium 3+, hard 4+ with red herrings:
+so a change of how the mark is made means editing every copy. The span counts the modules holding
+copies, and the decorator's own only while it applies the decorator (`edit.copy_modules`): easy
+spans 2 files, medium 3+, hard 4+ with red herrings:
 definitions still decorated, by this decorator or by a look-alike (another marking decorator of
 its module, or one that sets the same mark).
 
@@ -37,7 +38,9 @@ from smellkit.injectors.shotgun_surgery.edit import (
     analysed,
     choose_users,
     copies_edit,
+    defined,
     imported,
+    merged_lines,
     spread_candidate,
 )
 from smellkit.injectors.shotgun_surgery.inline import InlineCalls
@@ -165,8 +168,8 @@ class _Unwrap(InlineCalls):
     """Drop the decorator from the definitions it marks and write its statements after each."""
 
     def __init__(self, marks: dict[cst.CSTNode, tuple[cst.CSTNode, list[cst.BaseStatement]]],
-                 alias: cst.ImportAlias, statement: cst.ImportFrom, adds: Sequence[str],
-                 keep: bool):
+                 alias: cst.ImportAlias | None, statement: cst.ImportFrom | None,
+                 adds: Sequence[str], keep: bool):
         super().__init__(set(), (), cst.Name("_"), alias, statement, adds, keep)
         self.marks = marks
         self.after: dict[int, list[cst.BaseStatement]] = {}
@@ -220,25 +223,32 @@ class _Unwrap(InlineCalls):
                 if isinstance(line, cst.SimpleStatementLine) and self.statement in line.body \
                         and number < len(body):
                     body[number] = body[number].with_changes(
-                        leading_lines=[*line.leading_lines, *body[number].leading_lines])
+                        leading_lines=merged_lines(line.leading_lines,
+                                                   body[number].leading_lines))
         return updated_node.with_changes(body=self._spread(body))
 
 
 def unwrap(source: str, bound: str, statements: Sequence[cst.SimpleStatementLine], param: str,
            free: Sequence[str], others: set[str], adds: Sequence[str],
-           keep: bool) -> Inlined:
-    """Replace each `@bound` (imported by `from ... import`) by the marking `statements` after
-    the definition; `others` are the names of marking decorators bound in the module, which may
-    stand above it. Refused with the reason when the module cannot be rewritten."""
+           keep: bool, home: bool = False) -> Inlined:
+    """Replace each `@bound` (imported by `from ... import`; `home`: defined in the module) by
+    the marking `statements` after the definition; `others` are the names of marking
+    decorators bound in the module, which may stand above it. Refused with the reason when the
+    module cannot be rewritten."""
     module, scopes, positions = analysed(source)
-    binding = imported(module, scopes, bound)
-    if any(name in binding.scope.assignments for name in adds):
+    alias: cst.ImportAlias | None = None
+    statement: cst.ImportFrom | None = None
+    if home:
+        scope, assignment = defined(module, scopes, bound)
+    else:
+        scope, assignment, statement, alias = imported(module, scopes, bound)
+    if any(name in scope.assignments for name in adds):
         raise InjectionRefused(f"one of {', '.join(adds)} is already a name of the module")
     visitor = _Owners()
     module.visit(visitor)
     marks: dict[cst.CSTNode, tuple[cst.CSTNode, list[cst.BaseStatement]]] = {}
     lines: list[int] = []
-    for access in binding.assignment.references:
+    for access in assignment.references:
         rebind = visitor.rebinds.get(access.node)
         if rebind is not None:  # `name = mark(name)` becomes the marks of `name`, in place
             line, name = rebind
@@ -276,7 +286,7 @@ def unwrap(source: str, bound: str, statements: Sequence[cst.SimpleStatementLine
         lines.append(positions[owner.name].start.line)
     if not marks:
         raise InjectionRefused(f"{bound} is imported but never applied")
-    result = module.visit(_Unwrap(marks, binding.alias, binding.statement, adds, keep))
+    result = module.visit(_Unwrap(marks, alias, statement, adds, keep))
     return Inlined(result.code, tuple(sorted(lines)))
 
 
@@ -295,7 +305,18 @@ def inject(context: InjectionContext, candidate: Candidate, difficulty: Difficul
     users = list(plan.users)
     rng.shuffle(users)
 
+    home_facts = context.index.modules[marker.module]
+    name = qualname.rpartition(".")[2]
+    home = User(marker.module, marker.path, name, tuple(
+        definition.start_line for definition in home_facts.definitions
+        if definition.qualname in plan.home_uses), plan.home_uses, False)
+
     def rewrite(user: User) -> Inlined:
+        if user is home:  # the other marks defined beside it may stand above it
+            return unwrap(context.source(user.path), name, statements, marker.param,
+                          marker.free, {names[item] for item in names if item != qualname
+                                        and item.rpartition(".")[0] == marker.module},
+                          (), keep=False, home=True)
         refuse_unused(user, plan.keep, context.index.modules[user.module])
         adds = needed_imports(context, marker.qualname, marker.module, marker.free, user)
         imports = context.index.modules[user.module].imports
@@ -305,12 +326,13 @@ def inject(context: InjectionContext, candidate: Candidate, difficulty: Difficul
                       marker.free, others - {user.bound}, adds, keep=user.path in plan.keep)
 
     # each application of the decorator marks a definition of its own
-    picked = choose_users(users, difficulty, min_copies, rewrite, "decorated",
-                          lambda user: len(user.lines))
-    edits, chosen = picked
+    home_live = bool(plan.home_uses)
+    edits, chosen = choose_users(users, difficulty, min_copies, rewrite, "decorated",
+                                 home_live=home_live, home=home)
+    home_live = home_live and home not in chosen
     modules = {user.module for user in chosen}
     herrings = sorted({*_decorated(context, [user for user in plan.users if user not in chosen]),
-                       *plan.home_uses})  # still decorated, then look-alikes
+                       *(plan.home_uses if home_live else ())})  # still decorated, look-alikes
     herrings += sorted(set(_decorated(context, [
         user for item in every if item is not plan and (
             item.marker.module == marker.module or item.marker.attrs & marker.attrs
@@ -321,17 +343,20 @@ def inject(context: InjectionContext, candidate: Candidate, difficulty: Difficul
                                "decorator or a look-alike")
     targets = sorted({Scopes(context.index.modules[user.module]).at(line)
                       for user in chosen for line in edits[user.path].lines})
-    if len(targets) < min_copies:
-        raise InjectionRefused(f"only {len(targets)} copies; the detector needs {min_copies}")
+    outside = sum(len(edit.lines) for path, edit in edits.items() if path != marker.path)
+    if outside < min_copies:  # the detector counts the copies in other modules only
+        raise InjectionRefused(f"only {outside} copies; the detector needs {min_copies}")
     before = len(copies(context.analysis, marker))
     kept = StructuralCheck(
         kind="shotgun_surgery.marker_copies",
         description=(f"{qualname} still marks what it decorates, and its marks are written "
                      f"out by hand at most {before} times in other modules"),
         params={"decorator": qualname, "max_copies": before})
+    # the decorator is a place a change of the mark must edit while its own module applies it
     return copies_edit({path: edit.text for path, edit in edits.items()}, targets, kept,
-                       (qualname,), herrings, f"wrote {qualname} out by hand in {len(chosen)} "
-                       f"modules ({len(targets)} definitions, {difficulty})")
+                       (qualname,) if home_live else (), herrings,
+                       f"wrote {qualname} out by hand in {len(chosen)} modules "
+                       f"({len(targets)} definitions, {difficulty})")
 
 
 def _decorated(context: InjectionContext, users: Sequence[User]) -> list[str]:

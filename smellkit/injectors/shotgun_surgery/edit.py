@@ -15,6 +15,7 @@ from typing import Any, NamedTuple, Protocol, TypeVar
 
 import libcst as cst
 from libcst.metadata import (
+    BaseAssignment,
     CodeRange,
     ImportAssignment,
     MetadataWrapper,
@@ -25,10 +26,25 @@ from libcst.metadata import (
 
 from smellkit.errors import InjectionRefused
 from smellkit.injectors.base import Edit
-from smellkit.models import Candidate, Difficulty, Location, StructuralCheck, TargetLevel
+from smellkit.models import (
+    SPANS,
+    Candidate,
+    Difficulty,
+    Location,
+    StructuralCheck,
+    TargetLevel,
+)
 
-MIN_USERS: dict[Difficulty, int] = {"easy": 1, "medium": 2, "hard": 3}
-"""Modules whose uses are rewritten, by difficulty (more when they hold too few copies)."""
+
+def copy_modules(difficulty: Difficulty, home_live: bool) -> int:
+    """How many modules must receive copies so that a change of the knowledge edits as many
+    files as the difficulty spans (easy 2, medium 3, hard 4).
+
+    The span is honest: the files holding copies, plus the definition's file only when the
+    definition still serves uses there (`home_live`); a definition nothing in its own module
+    reads is no place a change must go. Copies always sit in two modules at least: copies in
+    one module are a magic value there, whatever the definition's file holds."""
+    return max(2, SPANS[difficulty][0] - int(home_live))
 
 
 def spread_candidate(location: Location, home: str, users: Sequence[_User], what: str,
@@ -84,27 +100,39 @@ UserT = TypeVar("UserT", bound=_User)
 
 
 def choose_users(users: Sequence[UserT], difficulty: Difficulty, min_copies: int,
-                 rewrite: Callable[[UserT], Inlined], kind: str,
-                 definitions: Callable[[UserT], int] | None = None,
+                 rewrite: Callable[[UserT], Inlined], kind: str, *, home_live: bool,
+                 home: UserT | None = None,
                  ) -> tuple[dict[str, Inlined], list[UserT]]:
-    """The modules whose uses are rewritten, in the given order, and their new texts.
+    """The modules whose uses are rewritten, in the given order, and their new texts: exactly
+    `copy_modules` of them (`home_live`: the definition still serves uses in its own module,
+    whose file a change must then edit too).
 
-    Easy needs one module with enough copies on its own, spread over at least two of its
-    definitions (`definitions` counts them, by default the distinct scopes of its uses): two
-    copies in one function are a magic value there, not a change to make in two places.
-    `rewrite` refuses a module it cannot rewrite; the refusal says why too few accept."""
-    wanted = MIN_USERS[difficulty]
-    if difficulty == "easy":
-        spread = definitions or (lambda user: len(set(user.scopes)))
-        users = [user for user in users if len(user.lines) >= min_copies and spread(user) >= 2]
-        if not users:
-            raise InjectionRefused(f"easy needs one {kind} module whose copies would sit in two "
-                                   "or more of its definitions; none has")
+    Easy spans two files, so it needs a definition its own module no longer reads: with one,
+    copies in two modules make three files, and copies in one module are no shotgun surgery.
+    So easy writes the knowledge out in its own module too (`home`, the definition's module
+    as a user, when it can be rewritten), and in one other module: the definition stays, and
+    its own module spells the value out like the other; the detector counts copies in other
+    modules only, so that one must hold `min_copies` on its own. `rewrite` refuses a module
+    it cannot rewrite; the refusal says why too few accept."""
     edits: dict[str, Inlined] = {}
     chosen: list[UserT] = []
     refused: list[str] = []
+    if difficulty == "easy" and home_live and home is not None:
+        try:
+            edits[home.path] = rewrite(home)
+        except InjectionRefused as refusal:
+            raise InjectionRefused(f"easy needs the definition's own module written out, and "
+                                   f"{home.path} cannot be: {refusal.message}") from None
+        chosen.append(home)
+        home_live = False
+        users = [user for user in users if len(user.lines) >= min_copies]
+    wanted = copy_modules(difficulty, home_live)
+    most = SPANS[difficulty][1]
+    if most is not None and wanted + int(home_live) > most:
+        raise InjectionRefused(f"{difficulty} spans two files, and the definition is still used "
+                               "in its own module: copies in two more modules would make three")
     for user in users:
-        if len(chosen) >= wanted and sum(len(item.lines) for item in chosen) >= min_copies:
+        if len(chosen) >= wanted:
             break  # hard spreads further than medium, never the same modules as medium's all
         try:
             result = rewrite(user)
@@ -164,7 +192,7 @@ class Replace(cst.CSTTransformer):
                 body = list(updated_node.body)
                 following = body[number]
                 body[number] = following.with_changes(
-                    leading_lines=[*line.leading_lines, *following.leading_lines])
+                    leading_lines=merged_lines(line.leading_lines, following.leading_lines))
                 return updated_node.with_changes(body=body)
         return updated_node
 
@@ -180,6 +208,17 @@ class Replace(cst.CSTTransformer):
         if old_names[-1] is self.alias and self.alias is not None:
             names[-1] = last_alias(names[-1], self.alias, updated_node)
         return updated_node.with_changes(names=names)
+
+
+def merged_lines(removed: Sequence[cst.EmptyLine],
+                 following: Sequence[cst.EmptyLine]) -> list[cst.EmptyLine]:
+    """The lines above a statement whose predecessor (an import) was removed: the removed
+    one's blank lines and comments, unless the statement has blank lines of its own and the
+    removed one only blank lines (a docstring, a blank, the import, two blanks, a class must
+    not become a docstring and three blanks)."""
+    if following and not any(line.comment for line in removed):
+        return list(following)
+    return [*removed, *following]
 
 
 def last_alias(alias: cst.ImportAlias, removed: cst.ImportAlias,
@@ -232,6 +271,43 @@ def imported(module: cst.Module, scopes: Mapping[cst.CSTNode, Scope | None],
     if len(aliases) != 1:
         raise InjectionRefused(f"{bound} is imported in an unusual way")
     return Imported(scope, assignments[0], statement, aliases[0])
+
+
+def defined(module: cst.Module, scopes: Mapping[cst.CSTNode, Scope | None],
+            name: str) -> tuple[Scope, BaseAssignment]:
+    """The module scope and the one top-level definition of `name` in the module that
+    defines it (a constant's assignment, a helper's `def`); refused when it is bound twice."""
+    scope = scopes.get(module)
+    if scope is None:
+        raise InjectionRefused("no module scope")
+    assignments = list(scope.assignments[name])
+    if len(assignments) != 1 or isinstance(assignments[0], ImportAssignment):
+        raise InjectionRefused(f"{name} is bound more than once in its own module")
+    return scope, assignments[0]
+
+
+def inline_at_home(source: str, name: str, literal: str) -> Inlined:
+    """Replace every reference to the constant `name` in the module that defines it by
+    `literal`; the definition stays (other modules may import it)."""
+    module, scopes, positions = analysed(source)
+    _, assignment = defined(module, scopes, name)
+    targets: set[cst.Name] = set()
+    lines: list[int] = []
+    for access in assignment.references:
+        node = access.node
+        if access.is_annotation or access.is_type_hint or not isinstance(node, cst.Name):
+            raise InjectionRefused(f"{name} is used in an annotation or as a string")
+        targets.add(node)
+        lines.append(positions[node].start.line)
+    if not targets:
+        raise InjectionRefused(f"{name} is never read in its own module")
+    transformer = Replace(targets, literal, None, None)
+    result = module.visit(transformer)
+    if transformer.problem is not None:
+        raise InjectionRefused(transformer.problem)
+    if transformer.replaced != len(targets):
+        raise InjectionRefused("not every reference could be replaced")
+    return Inlined(result.code, tuple(sorted(lines)))
 
 
 def inline_constant(source: str, bound: str, literal: str) -> Inlined:

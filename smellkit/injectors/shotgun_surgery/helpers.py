@@ -3,9 +3,10 @@
 The original gives one small responsibility its own function, `term_len(x)` returning
 `len(strip_ansi(x))`, and other modules import and call it. The smelly version writes the
 expression out at every call in those modules (the helper stays: it is public, or used at home),
-so a change of the rule means editing every copy. Easy spans 2 files (the helper's module and one
-module with at least two calls), medium 3+, hard 4+ with a red herring: a call of the helper that
-is left as it is. The codemod and why it is sound: `inline`.
+so a change of the rule means editing every copy. The span counts the modules holding copies,
+and the helper's own only while its module still calls it (`edit.copy_modules`): easy spans 2
+files, medium 3+, hard 4+ with a red herring, a call of the helper that is left as it is.
+The codemod and why it is sound: `inline`.
 """
 
 from __future__ import annotations
@@ -37,10 +38,10 @@ from smellkit.injectors.shotgun_surgery.inline import inline_helper, inline_meth
 from smellkit.injectors.shotgun_surgery.users import (
     User,
     collect_users,
+    home_reads,
     importing_user,
     needed_imports,
     refuse_unused,
-    word_lines,
 )
 from smellkit.models import Candidate, Difficulty, StructuralCheck
 
@@ -86,8 +87,8 @@ def plans(context: InjectionContext, flagged: frozenset[str], *,
             continue
         facts = context.index.modules[helper.module]
         home = tuple(sorted({Scopes(facts).at(line) for line in
-                             word_lines(context.source(helper.path), name)
-                             if line != helper.line}))
+                             home_reads(context.source(helper.path), name,
+                                        attribute=helper.method)}))
         found.append(Plan(helper, users, keep, home))
     return found
 
@@ -248,7 +249,16 @@ def inject(context: InjectionContext, candidate: Candidate, difficulty: Difficul
     rng.shuffle(users)
     users.sort(key=lambda user: set(user.scopes) <= flagged)  # pointable ones first
 
+    name = qualname.rpartition(".")[2]
+    home = None if helper.method else User(
+        helper.module, helper.path, name,
+        tuple(home_reads(context.source(helper.path), name)), plan.home_uses, False)
+
     def rewrite(user: User) -> Inlined:
+        if user is home:
+            return inline_helper(context.source(user.path), name, body, helper.params,
+                                 helper.free, (), ordered, leave=untested_lines(context, user),
+                                 home=True)
         refuse_unused(user, plan.keep, context.index.modules[user.module])
         adds = _adds(context, helper, user)
         if helper.method:
@@ -258,15 +268,21 @@ def inject(context: InjectionContext, candidate: Candidate, difficulty: Difficul
                              helper.free, adds, ordered, keep=user.path in plan.keep,
                              leave=untested_lines(context, user))
 
-    picked = choose_users(users, difficulty, min_copies, rewrite, "calling")
-    edits, chosen = picked
+    home_live = bool(plan.home_uses)
+    edits, chosen = choose_users(users, difficulty, min_copies, rewrite, "calling",
+                                 home_live=home_live, home=home)
     left = {Scopes(context.index.modules[user.module]).at(line) for user in chosen
             for line in user.lines if line not in edits[user.path].lines}
+    if home in chosen:  # written out at home too: live there only where calls are left
+        home_live = any(line not in edits[helper.path].lines for line in home.lines)
     herrings = sorted({scope for user in plan.users if user not in chosen
-                       for scope in user.scopes} | set(plan.home_uses) | left)
+                       for scope in user.scopes} | (set(plan.home_uses) - {
+                           scope for user in chosen if user is home for scope in user.scopes
+                       }) | left)
     if difficulty == "hard" and not herrings:
         raise InjectionRefused("hard needs a red herring: a call of the helper left as it is")
-    copies = sum(len(edit.lines) for edit in edits.values())
+    # the detector counts the copies in other modules than the helper's
+    copies = sum(len(edit.lines) for path, edit in edits.items() if path != helper.path)
     if copies < min_copies:
         raise InjectionRefused(f"only {copies} copies; the detector needs {min_copies}")
     scopes = {Scopes(context.index.modules[user.module]).at(line)
@@ -280,6 +296,8 @@ def inject(context: InjectionContext, candidate: Candidate, difficulty: Difficul
         description=(f"{qualname} is still a one-expression helper, and its expression is "
                      f"written out at most {before} times in other modules"),
         params={"helper": qualname, "max_copies": before})
+    # the helper is a place a change of the rule must edit while its own module calls it
     return copies_edit({path: edit.text for path, edit in edits.items()}, targets, kept,
-                       (qualname,), herrings, f"inlined {qualname} into {len(chosen)} modules "
+                       (qualname,) if home_live else (), herrings,
+                       f"inlined {qualname} into {len(chosen)} modules "
                        f"({copies} copies, {difficulty})")

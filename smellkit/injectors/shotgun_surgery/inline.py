@@ -21,7 +21,13 @@ import libcst as cst
 from libcst.metadata import ClassScope, GlobalScope
 
 from smellkit.errors import InjectionRefused
-from smellkit.injectors.shotgun_surgery.edit import Inlined, analysed, imported, last_alias
+from smellkit.injectors.shotgun_surgery.edit import (
+    Inlined,
+    analysed,
+    defined,
+    imported,
+    last_alias,
+)
 
 _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.SimpleString, cst.Integer,
           cst.Float, cst.List, cst.Tuple, cst.Dict, cst.Set, cst.ConcatenatedString)
@@ -112,10 +118,15 @@ class InlineCalls(cst.CSTTransformer):
 
     def __init__(self, calls: set[cst.Call], params: Sequence[str],
                  body: cst.BaseExpression, alias: cst.ImportAlias | None,
-                 statement: cst.ImportFrom | None, adds: Sequence[str], keep: bool):
+                 statement: cst.ImportFrom | None, adds: Sequence[str], keep: bool, *,
+                 receiver: bool = False):
         super().__init__()
+        self.receiver = receiver
+        """A method's calls: the receiver stands for `self`."""
         self.keep = keep
         self.free_slots: set[cst.CSTNode] = set()
+        self.discarded: set[cst.CSTNode] = set()
+        """Calls standing as statements of their own, whose value nobody reads."""
         self.calls = calls
         self.params = params
         self.body = body
@@ -132,12 +143,20 @@ class InlineCalls(cst.CSTTransformer):
             return updated_node
         self.replaced += 1  # arguments from the updated node: inner calls are inlined already
         args = [arg.value for arg in updated_node.args]
-        if self.statement is None:  # a method: `self` stands for the receiver
+        if self.receiver:
             assert isinstance(updated_node.func, cst.Attribute)
             args.insert(0, updated_node.func.value)
         values = dict(zip(self.params, args))
         expr = self.body.visit(_Substitute(values))
         assert isinstance(expr, cst.BaseExpression)
+        if original_node in self.discarded and isinstance(expr, cst.Comparison) and \
+                isinstance(expr.left, cst.Call) and all(
+                    isinstance(item.operator, (cst.Is, cst.IsNot))
+                    and isinstance(item.comparator, cst.Name) and item.comparator.value == "None"
+                    for item in expr.comparisons):
+            # `stream.skip_if("colon")` as a statement: a person writes the call, not a
+            # comparison whose result is thrown away
+            return expr.left.with_changes(lpar=original_node.lpar, rpar=original_node.rpar)
         if (isinstance(expr, cst.Tuple) and not expr.lpar) or \
                 (not isinstance(expr, _ATOMS) and original_node not in self.free_slots):
             return expr.with_changes(lpar=[cst.LeftParen(), *original_node.lpar],
@@ -197,6 +216,7 @@ class _Calls(cst.CSTVisitor):
         self.by_func: dict[cst.CSTNode, cst.Call] = {}
         self.in_fstring: set[cst.CSTNode] = set()
         self.free_slots: set[cst.CSTNode] = set()
+        self.discarded: set[cst.CSTNode] = set()
         self.depth = 0
 
     def on_visit(self, node: cst.CSTNode) -> bool:
@@ -205,6 +225,8 @@ class _Calls(cst.CSTVisitor):
             value = getattr(node, "value", None)
             if value is not None and not (isinstance(node, cst.Arg) and node.star):
                 self.free_slots.add(value)
+            if isinstance(node, cst.Expr):
+                self.discarded.add(node.value)
         elif isinstance(node, (cst.If, cst.While, cst.Assert)):
             self.free_slots.add(node.test)
         return super().on_visit(node)
@@ -225,22 +247,30 @@ class _Calls(cst.CSTVisitor):
 
 def inline_helper(source: str, bound: str, body: cst.BaseExpression, params: Sequence[str],
                   free: Sequence[str], adds: Sequence[str], ordered: bool, *,
-                  keep: bool = False, leave: frozenset[int] = frozenset()) -> Inlined:
+                  keep: bool = False, leave: frozenset[int] = frozenset(),
+                  home: bool = False) -> Inlined:
     """Replace every call of the helper imported as `bound` by its expression `body`; `adds`
     are the names to import in its place (beside it with `keep`: other code may import the
     helper from this module), `ordered` whether `safe_order` holds. The calls on the lines
-    `leave` stay calls (the import stays for them). Refused with the reason when the module
+    `leave` stay calls (the import stays for them). `home`: the module defines the helper
+    (nothing to import; the definition stays). Refused with the reason when the module
     cannot be rewritten."""
     module, scopes, positions = analysed(source)
-    found = imported(module, scopes, bound)
-    if any(name in found.scope.assignments for name in adds):
+    alias: cst.ImportAlias | None = None
+    statement: cst.ImportFrom | None = None
+    if home:
+        scope, assignment = defined(module, scopes, bound)
+    else:
+        found = imported(module, scopes, bound)
+        scope, assignment, statement, alias = found
+    if any(name in scope.assignments for name in adds):
         raise InjectionRefused(f"one of {', '.join(adds)} is already a name of the module")
     visitor = _Calls()
     module.visit(visitor)
     calls: set[cst.Call] = set()
     lines: list[int] = []
     left = 0
-    for access in found.assignment.references:
+    for access in assignment.references:
         node = access.node
         call = visitor.by_func.get(node)
         if call is None or access.is_annotation or access.is_type_hint:
@@ -273,9 +303,9 @@ def inline_helper(source: str, bound: str, body: cst.BaseExpression, params: Seq
     if not calls:
         raise InjectionRefused(f"every call of {bound} is in code the tests do not run" if left
                                else f"{bound} is imported but never called")
-    transformer = InlineCalls(calls, params, body, found.alias, found.statement, adds,
-                              keep or left > 0)
+    transformer = InlineCalls(calls, params, body, alias, statement, adds, keep or left > 0)
     transformer.free_slots = visitor.free_slots
+    transformer.discarded = visitor.discarded
     result = module.visit(transformer)
     if transformer.replaced != len(calls):
         raise InjectionRefused("not every call could be replaced (a call inside another's "
@@ -319,8 +349,9 @@ def inline_method(source: str, name: str, lines: set[int], body: cst.BaseExpress
         calls.add(call)
     if {positions[call].start.line for call in calls} != lines:
         raise InjectionRefused(f"not every planned call of .{name} was found")
-    transformer = InlineCalls(calls, params, body, None, None, (), False)
+    transformer = InlineCalls(calls, params, body, None, None, (), False, receiver=True)
     transformer.free_slots = visitor.free_slots
+    transformer.discarded = visitor.discarded
     result = module.visit(transformer)
     if transformer.replaced != len(calls):
         raise InjectionRefused("not every call could be replaced")

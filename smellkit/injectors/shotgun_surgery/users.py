@@ -46,6 +46,20 @@ def word_lines(source: str, name: str) -> list[int]:
             for _ in pattern.findall(line.split("#")[0])]
 
 
+def home_reads(source: str, name: str, *, attribute: bool = False) -> list[int]:
+    """The lines where a module reads `name` (a loaded name; `attribute`: also `x.name`, a
+    method's calls): the uses that keep a definition alive in its own module. Words in
+    docstrings, comments, `__all__` and the definition itself are no reads."""
+    try:
+        tree = pyast.parse(source)
+    except SyntaxError:
+        return []
+    return sorted(node.lineno for node in ast.walk(tree) if (
+        isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)) or (
+        attribute and isinstance(node, ast.Attribute) and node.attr == name
+        and isinstance(node.ctx, ast.Load)))
+
+
 def uses_outside_import(source: str, name: str, line: int) -> list[int]:
     """`word_lines` of `name` but those of the import statement starting on `line`: a
     parenthesised `from m import (\n    A,\n    NAME,\n)` names it on a line of its own, which
