@@ -445,6 +445,9 @@ class BuildReport(_Frozen):
     distinct: dict[str, dict[str, int]] = Field(default_factory=dict)
     """By smell, the distinct `targets` (candidate targets) and `files` (files the smelly
     patches touch) of the exported cases, over all repositories: how diverse the dataset is."""
+    tests: dict[str, dict[str, float]] = Field(default_factory=dict)
+    """By smell, the selected tests per exported case (`median`, `max`) and the most per
+    target method (`max_per_target_method`; the bound is the validator's limit, 10)."""
     rejections_by_stage: dict[str, int] = Field(default_factory=dict)
     internal_errors: int = 0
     """Rejections at stage `internal`: an injector, candidate discovery or validation crashed
