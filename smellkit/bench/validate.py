@@ -363,7 +363,10 @@ class Validator:
         return chosen, lines
 
     def _pool(self, injection: Injection) -> list[str]:
-        """Healthy tests of the original likely to run the smelly code, most likely first."""
+        """Healthy tests of the original likely to run the smelly code, most likely first: the
+        tests of the code the ground-truth patch touches, then every test of what `select`
+        wants run (of which the first selection took only a few), then those of the modules
+        the case changes."""
         rng = random.Random(f"{self.seed}:{injection.id}:pool")
         source = self.checkout / self.spec.source_path
         touched: set[str] = set()
@@ -377,5 +380,8 @@ class Validator:
                   if any(name == module or name.startswith(f"{module}.") for module in modules)
                   for test in tests_of}
         first = sorted({test for name in touched for test in self.test_map.tests_for(name)})
-        rest = sorted(nearby.difference(first))
-        return [*rng.sample(first, len(first)), *rng.sample(rest, len(rest))]
+        wanted = sorted({test for need in self._map_needs(injection).values()
+                         for test in need.tests}.difference(first))
+        rest = sorted(nearby.difference(first, wanted))
+        return [*rng.sample(first, len(first)), *rng.sample(wanted, len(wanted)),
+                *rng.sample(rest, len(rest))]
