@@ -329,6 +329,12 @@ class TestAdequacy(_Frozen):
     reselected: bool = False
     """The tests were chosen again from the smelly version's own coverage (moved or copied
     code the original's test map could not point at)."""
+    target_methods: tuple[str, ...] = ()
+    """The case's target methods, each allowing `limit` selected tests (a method-level target;
+    a class-level target's methods among the case's locations, or the class if none)."""
+    test_budget: int = 0
+    """The most tests the case could select (`limit` per target method); 0 in records made
+    before the bound was recorded."""
 
     def live_targets(self) -> tuple[str, ...]:
         return tuple(name for name in self.targets if name not in self.exempt)
@@ -439,6 +445,9 @@ class BuildReport(_Frozen):
     distinct: dict[str, dict[str, int]] = Field(default_factory=dict)
     """By smell, the distinct `targets` (candidate targets) and `files` (files the smelly
     patches touch) of the exported cases, over all repositories: how diverse the dataset is."""
+    tests: dict[str, dict[str, float]] = Field(default_factory=dict)
+    """By smell, the selected tests per exported case (`median`, `max`) and the most per
+    target method (`max_per_target_method`; the bound is the validator's limit, 10)."""
     rejections_by_stage: dict[str, int] = Field(default_factory=dict)
     internal_errors: int = 0
     """Rejections at stage `internal`: an injector, candidate discovery or validation crashed

@@ -264,6 +264,8 @@ class Measurement:
     """Changed live functions that some selected test runs, with those tests."""
     runners: dict[str, set[str]]
     """Every function of the files read (by qualname) -> the selected tests that run it."""
+    counted: tuple[str, ...] = ()
+    """The live changed lines ("path:statement") the rule counts."""
 
 
 def statement_runs(code: SmellyCode, lines: LineContexts, tests: Iterable[str] | None = None
@@ -338,7 +340,8 @@ def measure(code: SmellyCode, injection: Injection, lines: LineContexts,
     for function, tests_of in by_function.items():
         runners.setdefault(function.qualname, set()).update(tests_of)
     return Measurement(adequacy, [(function, tests_of) for function, tests_of in to_break
-                                  if tests_of], runners)
+                                  if tests_of], runners,
+                       tuple(f"{path}:{line}" for path, line in counted))
 
 
 def _only_stubs(code: SmellyCode, targets: Iterable[str]) -> set[str]:

@@ -15,6 +15,7 @@ import functools
 import hashlib
 import json
 import shutil
+import statistics
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -27,6 +28,7 @@ from smellkit._internal.jsonl import JsonlLog, write_atomic, write_jsonl
 from smellkit.bench import backend as backends
 from smellkit.bench.harbor import HarborExport, HarborOptions
 from smellkit.bench.sample import cell_order, sample, target_key
+from smellkit.bench.selection import target_methods
 from smellkit.bench.validate import Validator
 from smellkit.config import BUILT_SPECS, RepoSpec, load_repo_spec, spec_record
 from smellkit.errors import SmellkitError, UsageError
@@ -585,10 +587,18 @@ def _export(run: _Run, smells: Sequence[str], *, per_cell: int, harbor: HarborEx
         files.setdefault(case.smell, set()).update(f"{case.repo}:{path}" for path in case.files)
     distinct = {smell: {"targets": len(targets[smell]), "files": len(files[smell])}
                 for smell in sorted(targets)}
+    tests: dict[str, list[tuple[int, int]]] = {}
+    for case in chosen:
+        tests.setdefault(case.smell, []).append((len(case.tests), len(target_methods(case))))
+    sizes = {smell: {"median": float(statistics.median(size for size, _ in found)),
+                     "max": float(max(size for size, _ in found)),
+                     "max_per_target_method": round(max(size / methods
+                                                        for size, methods in found), 2)}
+             for smell, found in sorted(tests.items())}
     report = BuildReport(
         out_dir=str(out), seed=run.seed, repos=tuple(run.specs), cases=len(chosen),
         validated=len(run.cases), reused=run.reused, rejected=len(run.rejections),
-        by_cell=by_cell, distinct=distinct, rejections_by_stage=dict(sorted(Counter(
+        by_cell=by_cell, distinct=distinct, tests=sizes, rejections_by_stage=dict(sorted(Counter(
             item.stage for item in rejections).items())),
         internal_errors=sum(1 for item in rejections if item.stage == "internal"),
         repo_errors=run.repo_errors, harbor_tasks=tasks,

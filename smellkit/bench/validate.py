@@ -14,7 +14,7 @@ import random
 import shutil
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,6 +28,7 @@ from smellkit.bench.adequacy import (
     module_of,
     statement_runs,
 )
+from smellkit.bench.selection import Need, cover, member_needs, selection_budget, target_methods
 from smellkit.config import RepoSpec
 from smellkit.errors import SmellkitError
 from smellkit.injectors.verify import passing_on_smelly
@@ -51,9 +52,14 @@ ApplyPatch = Callable[[Path, str], None]
 CopyTree = Callable[[Path, Path], Path]
 
 _LISTED = 5  # node ids named in a rejection reason
+TARGET_WEIGHT = 4
+"""What running a target (or a target method) is worth against running other involved code."""
+TARGET_DEPTH = 3
+"""Tests wanted per target and per changed function when the budget allows: one may run the
+code without checking what it returns, a second or third usually does."""
 POOL_LIMIT = 300
 """Tests run under coverage on the smelly version when selecting again (moved or copied code)."""
-VALIDATION_FORMAT = 7
+VALIDATION_FORMAT = 8
 """Part of each validation outcome's key in the work log: a change in what validation checks
 makes a resumed build validate again instead of reusing verdicts of the old rules."""
 
@@ -98,7 +104,8 @@ class Validator:
     run_until_failure: RunTests
     seed: int = 0
     limit: int = 10
-    """Tests selected per qualname (SmellBench: at most 10 per method)."""
+    """Tests per target method (SmellBench: at most 10 per method): a case selects at most
+    this many times its target methods (`selection.target_methods`)."""
     project: Project | None = None
     """The original's project (of the spec's source path), to hold each smelly version to its
     structural checks; None leaves that out."""
@@ -107,68 +114,46 @@ class Validator:
     _runs: dict[tuple[str, ...], tuple[TestRun, float]] = field(default_factory=dict)
     _run_locks: dict[tuple[str, ...], threading.Lock] = field(default_factory=dict)
 
+    def budget(self, injection: Injection) -> int:
+        """The most tests the case may select: `limit` per target method."""
+        return selection_budget(injection, self.limit)
+
     def select(self, injection: Injection) -> tuple[str, ...]:
-        """At most `limit` tests for the candidate's target, each definition it involves (by
-        name, so definitions that keep their name in the smelly version count too) and each red
-        herring (the code an agent must leave alone: a test has to notice when it does not). A
-        class or a changed module without tests of its own gets `limit` tests spread over the
-        code inside it, not every test of every member; a module the case does not change (where
-        a helper it repeats lives) gets none: its tests would run unrelated code."""
+        """Few tests, within the case's budget, that run its targets, the definitions it
+        involves (by name, so definitions that keep their name in the smelly version count too)
+        and its red herrings (the code an agent must leave alone: a test has to notice when it
+        does not), chosen by greedy set cover over the original's test map (`selection`). A
+        class or a changed module without tests of its own stands for the covered code inside
+        it; a module the case does not change (where a helper it repeats lives) for nothing:
+        its tests would run unrelated code."""
+        return cover(self._map_needs(injection), self.budget(injection),
+                     seed=f"{self.seed}:{injection.id}", durations=self.test_map.durations)
+
+    def _map_needs(self, injection: Injection) -> dict[str, Need]:
+        """What `select` wants run, by the original's test map."""
         changed = set(injection.files)
-        names = {injection.candidate.target.qualname,
-                 *(item.location.qualname for item in injection.targets),
-                 *(item.qualname for item in injection.locations
-                   if item.kind != "module" or item.path in changed),
-                 *(item.qualname for item in injection.red_herrings)}
-        chosen: set[str] = set()
-        for name in sorted(names):
-            if self.test_map.tests_for(name):
-                chosen.update(self.test_map.select([name], limit=self.limit, seed=self.seed))
+        targets = {injection.candidate.target.qualname,
+                   *(item.location.qualname for item in injection.targets),
+                   *target_methods(injection)}
+        others = {*(item.qualname for item in injection.locations
+                    if item.kind != "module" or item.path in changed),
+                  *(item.qualname for item in injection.red_herrings)} - targets
+        needs: dict[str, Need] = {}
+        members: dict[str, Need] = {}
+        for name in sorted(targets | others):
+            weight = TARGET_WEIGHT if name in targets else 1
+            tests = self.test_map.tests_for(name)
+            if tests:
+                needs[name] = Need(frozenset(tests), depth=TARGET_DEPTH if name in targets
+                                   else 1, weight=weight)
             else:
-                members = sorted(item for item in self.test_map.by_qualname
-                                 if item.startswith(f"{name}."))
-                chosen.update(self._spread(name, [self.test_map.tests_for(item)
-                                                  for item in members]))
-        return tuple(sorted(chosen))
-
-    def _spread(self, name: str, groups: Iterable[Sequence[str]],
-                limit: int | None = None) -> set[str]:
-        """Up to `limit` (by default the validator's) tests taken in turn from each group (each
-        shuffled with the seed), so they run as many of the groups as they can."""
-        limit = self.limit if limit is None else limit
-        rng = random.Random(f"{self.seed}:{name}")
-        queues = [rng.sample(list(group), len(group)) for group in groups if group]
-        chosen: set[str] = set()
-        while queues and len(chosen) < limit:
-            for queue in list(queues):
-                while queue and queue[0] in chosen:
-                    queue.pop(0)
-                if not queue:
-                    queues.remove(queue)
-                    continue
-                chosen.add(queue.pop(0))
-                if len(chosen) >= limit:
-                    break
-        return chosen
-
-    def _covering(self, lines: Iterable[str], runs: dict[tuple[str, int], set[str]]
-                  ) -> set[str]:
-        """At most `limit` tests that together run as many of `lines` ("path:statement") as
-        `runs` shows tests running: each pick the test running most of those left (the
-        fastest, then the first by name, on a tie)."""
-        left: dict[str, set[str]] = {}
-        for item in lines:
-            path, _, line = item.rpartition(":")
-            for test in runs.get((path, int(line)), set()) - {""}:
-                left.setdefault(test, set()).add(item)
-        chosen: set[str] = set()
-        while left and len(chosen) < self.limit:
-            best = min(left, key=lambda test: (-len(left[test]),
-                                               self.test_map.durations.get(test, 0), test))
-            chosen.add(best)
-            done = left.pop(best)
-            left = {test: rest - done for test, rest in left.items() if rest - done}
-        return chosen
+                for member, need in member_needs(name, self.test_map.by_qualname,
+                                                 weight=weight).items():
+                    if need.weight >= members.get(member, need).weight:
+                        members[member] = need
+        for member, need in members.items():
+            needs.setdefault(member, need)
+        return needs
 
     def outcome_key(self, injection: Injection) -> str:
         """The work log's key for this injection's verdict under these validation rules."""
@@ -272,13 +257,14 @@ class Validator:
         code = SmellyCode.read(copy / self.spec.source_path, injection)
         found = measure(code, injection, smelly.lines, tests)
         problems = found.adequacy.problems(MIN_CHANGED_LINES_EXECUTED, breaks=False)
+        uncaught: set[str] = set()
         if not problems:
             adequacy = self._break_each(code, copy, found)
             problems = adequacy.problems(MIN_CHANGED_LINES_EXECUTED)
             if not problems:
-                return tests, adequacy
-        wider = self._reselect(injection, code, copy, tests, smelly,
-                               found.adequacy.lines_not_executed)
+                return tests, self._bounded(injection, adequacy)
+            uncaught = {item.qualname for item in adequacy.functions if not item.sensitive}
+        wider = self._reselect(injection, code, copy, tests, smelly, uncaught)
         if wider is None:
             return "; ".join(problems)
         again = "even with tests selected again from the smelly version: "
@@ -300,7 +286,12 @@ class Validator:
             problems = adequacy.problems(MIN_CHANGED_LINES_EXECUTED)
         if problems:
             return again + "; ".join(problems)
-        return tests, adequacy.model_copy(update={"reselected": True})
+        return tests, self._bounded(injection, adequacy).model_copy(update={"reselected": True})
+
+    def _bounded(self, injection: Injection, adequacy: TestAdequacy) -> TestAdequacy:
+        """The record with the bound the selection kept to, and what it was counted from."""
+        return adequacy.model_copy(update={"target_methods": target_methods(injection),
+                                           "test_budget": self.budget(injection)})
 
     def _break_each(self, code: SmellyCode, copy: Path, found: Measurement) -> TestAdequacy:
         """Each changed function broken in turn, only the tests that run it run again (fastest
@@ -325,43 +316,57 @@ class Validator:
             "functions": functions, "sensitive": all(item.sensitive for item in functions)})
 
     def _reselect(self, injection: Injection, code: SmellyCode, copy: Path,
-                  tests: tuple[str, ...], smelly: CoveredRun, missed: Sequence[str]
+                  tests: tuple[str, ...], smelly: CoveredRun, uncaught: set[str]
                   ) -> tuple[tuple[str, ...], LineContexts] | None:
-        """The tests plus, for each changed function and target, up to `limit` tests that run
-        it on the smelly version: found by running a pool (the original's tests of the code the
-        patch touches first, then of the files it changes; at most `POOL_LIMIT`) under coverage.
-        Also the lines both runs ran, to estimate the new selection's coverage before running
-        it. `missed`: the changed lines ("path:statement") the tests leave unrun. None when
-        the pool finds nothing new."""
+        """A new selection within the case's budget, by greedy set cover over the smelly
+        version's own coverage: of the tests selected first and a pool (the original's tests of
+        the code the patch touches first, then of the files it changes; at most `POOL_LIMIT`)
+        run under coverage. The cover wants each live target run, each changed function run by
+        up to `TARGET_DEPTH` tests (by as many as the budget allows when `uncaught`: breaking
+        it went unnoticed), each live changed line run, and what `select` wants (by the
+        original's map). Also the lines both runs ran, to estimate the new selection's coverage
+        before running it. None when the pool finds nothing new."""
         pool = [test for test in self._pool(injection) if test not in tests][:POOL_LIMIT]
         if not pool:
             return None
         wide = self.run_covered(self.env, copy, self.spec, pool, self.runner)
-        found = measure(code, injection, wide.lines, wide.run.passed)
-        names = [*(item.qualname for item in found.adequacy.functions),
-                 *found.adequacy.live_targets()]
-        # first the tests that run the changed lines the selection misses (a branch only one
-        # test in a hundred reaches), then the rest of each function's share spread at random
-        chosen = set(tests) | self._covering(missed, statement_runs(code, wide.lines,
-                                                                     wide.run.passed))
-        for name in dict.fromkeys(names):
-            runners = {test for function, tests_of in found.runners.items()
-                       if function == name or function.startswith(f"{name}.")
-                       for test in tests_of}
-            chosen.update(self._spread(name, [sorted(runners)],
-                                       limit=self.limit - len(runners & chosen)))
-        if chosen == set(tests):
-            return None
         lines: LineContexts = {}
         for run in (smelly, wide):
             for path, by_line in run.lines.items():
                 merged = lines.setdefault(path, {})
                 for line, contexts in by_line.items():
                     merged[line] = tuple(sorted({*merged.get(line, ()), *contexts}))
-        return tuple(sorted(chosen)), lines
+        passing = {*smelly.run.passed, *wide.run.passed}
+        found = measure(code, injection, lines, passing)
+        budget = self.budget(injection)
+        needs: dict[str, Need] = {}
+        for name in found.adequacy.live_targets():
+            runners = {test for function, tests_of in found.runners.items()
+                       if function == name or function.startswith(f"{name}.")
+                       for test in tests_of}
+            needs[f"target {name}"] = Need(frozenset(runners), weight=TARGET_WEIGHT)
+        for item in found.adequacy.functions:
+            needs[f"function {item.qualname}"] = Need(
+                frozenset(item.tests), weight=TARGET_WEIGHT,
+                depth=budget if item.qualname in uncaught else TARGET_DEPTH)
+        runs = statement_runs(code, lines, passing)
+        for counted in found.counted:
+            path, _, number = counted.rpartition(":")
+            ran = runs.get((path, int(number)), set())
+            if "" not in ran:  # code run while the tests load needs no test of its own
+                needs[f"line {counted}"] = Need(frozenset(ran))
+        needs.update(self._map_needs(injection))  # what the first selection wanted, too
+        chosen = cover(needs, budget, seed=f"{self.seed}:{injection.id}:again",
+                       durations=self.test_map.durations)
+        if not chosen or set(chosen) == set(tests):
+            return None
+        return chosen, lines
 
     def _pool(self, injection: Injection) -> list[str]:
-        """Healthy tests of the original likely to run the smelly code, most likely first."""
+        """Healthy tests of the original likely to run the smelly code, most likely first: the
+        tests of the code the ground-truth patch touches, then every test of what `select`
+        wants run (of which the first selection took only a few), then those of the modules
+        the case changes."""
         rng = random.Random(f"{self.seed}:{injection.id}:pool")
         source = self.checkout / self.spec.source_path
         touched: set[str] = set()
@@ -375,5 +380,8 @@ class Validator:
                   if any(name == module or name.startswith(f"{module}.") for module in modules)
                   for test in tests_of}
         first = sorted({test for name in touched for test in self.test_map.tests_for(name)})
-        rest = sorted(nearby.difference(first))
-        return [*rng.sample(first, len(first)), *rng.sample(rest, len(rest))]
+        wanted = sorted({test for need in self._map_needs(injection).values()
+                         for test in need.tests}.difference(first))
+        rest = sorted(nearby.difference(first, wanted))
+        return [*rng.sample(first, len(first)), *rng.sample(wanted, len(wanted)),
+                *rng.sample(rest, len(rest))]

@@ -17,6 +17,7 @@ import pytest
 
 from smellkit._internal.jsonl import read_jsonl
 from smellkit.bench import load_dataset
+from smellkit.bench.selection import target_methods
 from smellkit.config import load_spec_record
 from smellkit.injectors.patches import apply_patch
 from smellkit.injectors.registry import injectors
@@ -42,16 +43,9 @@ def test_every_click_case_has_tests_that_run_and_guard_its_code(
         assert adequacy is not None, case.instance_id
         assert adequacy.problems(MIN_CHANGED_LINES_EXECUTED) == [], (case.instance_id, adequacy)
         assert adequacy.sensitive and all(item.caught_by for item in adequacy.functions)
-        changed_files = set(case.files)
-        names = {case.candidate.target.qualname, *adequacy.targets,
-                 *(item.qualname for item in case.locations
-                   if item.kind != "module" or item.path in changed_files),
-                 *(item.qualname for item in case.red_herrings)}
-        changed = {item.qualname for item in adequacy.functions}
-        # at most 10 tests per name selected (red herrings included), plus 10 per changed
-        # function when selected again
-        assert len(case.tests) <= 10 * (len(names) + (len(changed) if adequacy.reselected
-                                                      else 0)), case.instance_id
+        # at most 10 tests per target method, however many definitions the case involves
+        assert adequacy.test_budget == 10 * len(target_methods(case)), case.instance_id
+        assert 0 < len(case.tests) <= adequacy.test_budget, case.instance_id
 
 
 def _new_functions(case: Case, root: Path) -> list[tuple[str, int, str]]:

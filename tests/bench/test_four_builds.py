@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from smellkit.bench import build, load_dataset
+from smellkit.bench.selection import target_methods
 from smellkit.config import load_repo_spec
 from smellkit.injectors.registry import injectors
 from smellkit.injectors.tells import scan
@@ -94,6 +95,10 @@ def test_every_case_has_tests_that_run_and_guard_its_smelly_code(
         assert not case.test_adequacy.problems(MIN_CHANGED_LINES_EXECUTED), \
             (case.instance_id, case.test_adequacy.problems(MIN_CHANGED_LINES_EXECUTED))
         assert case.test_adequacy.sensitive, case.instance_id
+        # at most 10 tests per target method (`selection.target_methods`)
+        assert case.test_adequacy.test_budget == 10 * len(target_methods(case)), \
+            case.instance_id
+        assert 0 < len(case.tests) <= case.test_adequacy.test_budget, case.instance_id
 
 
 def _tells(cases: list[Case]) -> dict[str, dict[str, list[str]]]:

@@ -68,6 +68,9 @@ def test_good_cases_are_exported_with_smellbench_fields(built: tuple[Path, Build
     assert json.loads((out / "report.json").read_text())["cases"] == 4
     assert report.distinct == {"dead_code": {"targets": 1, "files": 1},
                                "feature_envy": {"targets": 3, "files": 1}}
+    assert report.tests["feature_envy"] == {"median": 1.0, "max": 1.0,  # one test per case
+                                            "max_per_target_method": 1.0}
+    assert adequacy["target_methods"] == ["calc.ops.add"] and adequacy["test_budget"] == 10
     from smellkit.detectors.runner import run_detectors
     from smellkit.project import Project
 

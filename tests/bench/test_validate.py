@@ -14,7 +14,7 @@ from smellkit.bench.pipeline import covered_with_owners
 from smellkit.bench.validate import Validator, describe_failure
 from smellkit.config import load_repo_spec
 from smellkit.formats.smellbench import from_row, to_row
-from smellkit.models import Case, Location, Rejection, Target
+from smellkit.models import MIN_CHANGED_LINES_EXECUTED, Case, Location, Rejection, Target
 from smellkit.sandbox.testmap import TestMap
 from smellkit.sandbox.testrun import TestRun
 from tests.bench import fakes
@@ -203,18 +203,22 @@ def test_copied_code_is_guarded_by_tests_selected_from_the_smelly_version(
     assert from_row(to_row(case)).test_adequacy == adequacy  # survives export and import
 
 
-def test_reselection_first_takes_the_tests_that_run_the_missed_lines(calc: Validator) -> None:
-    """A branch one test in a hundred reaches is what a random pick misses: the tests running
-    the lines the selection missed come first, as few as cover most, within the limit; code
-    run while the tests load ("") needs no test."""
+def test_copied_code_keeps_to_the_bound_and_stays_adequate(calc: Validator) -> None:
+    """With one test allowed per target method, the case centred on `mul` whose copied code
+    only `add`'s test runs keeps the one test that runs the copy, not `mul`'s test as well:
+    the selection from the smelly version is a cover within the budget, not the first
+    selection with more added."""
     import dataclasses
 
-    runs = {("m.py", 4): {"t::rare", "t::a"}, ("m.py", 7): {"t::rare"},
-            ("m.py", 9): {"t::b"}, ("m.py", 12): {""}}
-    lines = ["m.py:4", "m.py:7", "m.py:9", "m.py:12"]
-    assert calc._covering(lines, runs) == {"t::rare", "t::b"}
-    assert calc._covering([], runs) == set()
-    assert dataclasses.replace(calc, limit=1)._covering(lines, runs) == {"t::rare"}
+    tight = dataclasses.replace(calc, limit=1)
+    assert tight.select(fakes.copied()) == ("tests/test_ops.py::test_mul",)
+    case = tight.validate(fakes.copied())
+    assert isinstance(case, Case), case
+    assert case.tests == ("tests/test_ops.py::test_add",)
+    adequacy = case.test_adequacy
+    assert adequacy is not None and adequacy.reselected and adequacy.sensitive
+    assert adequacy.target_methods == ("calc._arith.plus",) and adequacy.test_budget == 1
+    assert not adequacy.problems(MIN_CHANGED_LINES_EXECUTED)
 
 
 def test_a_smelly_version_that_already_passes_its_checks_is_rejected(calc: Validator) -> None:
