@@ -20,7 +20,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from smellkit.errors import InjectionRefused
 from smellkit.facts import Name as NameExpr
-from smellkit.injectors.deep_inlining.arguments import dedented, plain_text
+from smellkit.injectors.deep_inlining.arguments import dedented, overwritable, plain_text
 from smellkit.injectors.deep_inlining.exits import exits
 from smellkit.injectors.deep_inlining.fold import fold, mentions_of, propagate, unsafe_names
 from smellkit.injectors.deep_inlining.names import callee_words, fresh, names_of, rename
@@ -141,7 +141,8 @@ class Inliner:
             statement = lines.get(plan.site.line)
             if statement is None or len(statement.body) != 1:
                 raise InjectionRefused(f"line {plan.site.line} of {path} is not one statement")
-            new, expansion_needs, chain = self._expand(plan, statement, host_names, host_bound)
+            new, expansion_needs, chain = self._expand(plan, statement, host_names, host_bound,
+                                                       overwritable(function, statement))
             replacements[id(statement)] = new
             _merge(needs, expansion_needs)
             inlined.extend(chain)
@@ -181,8 +182,8 @@ class Inliner:
         return module.with_changes(body=rebuild(module.body, parts))
 
     def _expand(self, plan: Plan, statement: cst.SimpleStatementLine, host_names: set[str],
-                host_bound: set[str]) -> tuple[list[cst.BaseStatement],
-                                               dict[str, tuple[str, str]], list[str]]:
+                host_bound: set[str], free: set[str]) -> tuple[
+                    list[cst.BaseStatement], dict[str, tuple[str, str]], list[str]]:
         site = plan.site
         callee = site.callee
         origin = self.index.module_of[callee]
@@ -204,7 +205,7 @@ class Inliner:
                 needs[name] = (origin, self._meaning(origin, name))
         call, form = _call(statement)
         bindings, renames, literals = self._bind(site, call, function, own.bound,
-                                                 unsafe_names(body), mentions_of(body))
+                                                 unsafe_names(body), mentions_of(body), free)
         defaults = {id(param.default) for param in params if param.default is not None}
         for value in [*(value for _, value in bindings), *literals.values()]:
             # a default named a global of the callee's module
@@ -215,7 +216,10 @@ class Inliner:
         taken = host_names | own.used | set(renames.values()) | {name for name, _ in bindings} \
             | {value.value for value in literals.values() if isinstance(value, cst.Name)}
         pool = callee_words(self.context, origin, callee)
-        for name in sorted(bound_here):
+        # a parameter written straight onto the caller's name (even one the body rebinds)
+        direct = set(renames)
+        renames = {name: value for name, value in renames.items() if value != name}
+        for name in sorted(bound_here - direct):
             if name in host_names or name in renames.values():
                 renames[name] = fresh(name, taken, pool)
                 taken.add(renames[name])
@@ -251,13 +255,15 @@ class Inliner:
 
     def _bind(self, site: Site, call: cst.Call, function: cst.FunctionDef, rebound: set[str],
               unsafe: Callable[[str, cst.BaseExpression], bool], reads: Counter[str],
-              ) -> tuple[list[tuple[str, cst.BaseExpression]], dict[str, str],
-                         dict[str, cst.BaseExpression]]:
+              free: set[str]) -> tuple[list[tuple[str, cst.BaseExpression]], dict[str, str],
+                                       dict[str, cst.BaseExpression]]:
         """Each parameter's value: substituted when it is a plain name or a literal nothing
         rebinds (`fold.py` then drops the branches a literal decides), or a one-line string
         or f-string of names read once (`self.write(f"{ref} = ")`, not `context_x = ...`
         first), else an assignment before the body (arguments evaluated in their written
-        order)."""
+        order). A plain name the body rebinds is substituted too when the caller never reads
+        it again (`arguments.overwritable`): the body then updates it in place, as a person
+        pasting the code would write it, not `entry_index = index` first."""
         params = _params(function)
         values: dict[str, cst.BaseExpression] = {}
         positional = [arg for arg in call.args if arg.keyword is None]
@@ -303,10 +309,11 @@ class Inliner:
                     not unsafe(name, cst.SimpleString('""')):
                 literals[name] = value
                 continue
-            if isinstance(value, cst.Name) and name not in rebound and value.value not in \
-                    rebound and value.value not in _LITERAL_NAMES:
-                if value.value != name:
-                    renames[name] = value.value
+            if isinstance(value, cst.Name) and value.value not in _LITERAL_NAMES and (
+                    (name not in rebound and value.value not in rebound) or (
+                        value.value in free and (value.value == name or
+                                                 value.value not in rebound))):
+                renames[name] = value.value  # the same name: kept as it is (`direct`)
                 continue
             if site.method and param is ordered[0]:  # `self` read as the receiver, or nothing
                 raise InjectionRefused(f"the receiver {cst.Module([]).code_for_node(value)} "
