@@ -257,6 +257,10 @@ class _Try:
                     context.module(path), qualname), rewritten.function)
                 made = _widened(context, self.finder, self.inliner, difficulty, qualname,
                                 path, rewritten, imports, self.chosen, self.rng)
+            except _LeftBehind as error:
+                self.reasons.append(error.message)
+                self.chosen = before  # the function without that helper pasted
+                continue
             except InjectionRefused as error:
                 self.reasons.append(error.message)
                 continue
@@ -293,6 +297,10 @@ def _turned_away(context: InjectionContext, path: str, flagged: bool,
     if skip_generated and is_generated(context.source(path).splitlines()):
         return "in a generated file"
     return None
+
+
+class _LeftBehind(InjectionRefused):
+    """A pasted helper that would stay defined with nothing calling it: dead code, a tell."""
 
 
 @dataclass
@@ -354,6 +362,14 @@ def _widened(context: InjectionContext, finder: SiteFinder, inliner: Inliner,
     present = {name for file, tree in trees.items() for name in every
                if context.path_of(name) == file and _defined(context, tree, name)}
     removed = [name for name in every if context.path_of(name) in trees and name not in present]
+    graph = context.index.call_graph
+    for name in every:  # kept (looked up by text, a class's last member) with no caller left
+        short = name.rpartition(".")[2]
+        if name not in removed and short not in still and name in graph and all(
+                caller in (*callers, *removed) for caller in graph.predecessors(name)):
+            raise _LeftBehind(f"{short} would be left behind with no caller: it cannot go "
+                              "(its name may be looked up by text, or it is its class's last "
+                              "member)")
     return _Made(texts, rewritten.inlined, rewritten.function, rewritten.needs, found, removed,
                  {context.path_of(name) or path for name in every})
 

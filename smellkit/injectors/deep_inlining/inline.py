@@ -10,6 +10,7 @@ cycle). Anything else is refused with the reason.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -22,7 +23,13 @@ from smellkit.errors import InjectionRefused
 from smellkit.facts import Name as NameExpr
 from smellkit.injectors.deep_inlining.arguments import dedented, overwritable, plain_text
 from smellkit.injectors.deep_inlining.exits import exits
-from smellkit.injectors.deep_inlining.fold import fold, mentions_of, propagate, unsafe_names
+from smellkit.injectors.deep_inlining.fold import (
+    fold,
+    mentions_of,
+    never_none,
+    propagate,
+    unsafe_names,
+)
 from smellkit.injectors.deep_inlining.names import callee_words, fresh, names_of, rename
 from smellkit.injectors.deep_inlining.plans import Plan
 
@@ -233,6 +240,7 @@ class Inliner:
             renamed := rename(item, renames), cst.BaseStatement)], literals)
         bindings, pasted = propagate([(renames.get(name, name), value)
                                       for name, value in bindings], pasted)
+        pasted = never_none(bindings, pasted, {renames.get(name, name) for name in own.bound})
         pasted, bindings = _returned_into_target(pasted, bindings, form, statement,
                                                  host_names)
         new: list[cst.BaseStatement] = [
@@ -444,8 +452,9 @@ def _call(statement: cst.SimpleStatementLine) -> tuple[cst.Call, str]:
 
 
 def _describe(function: cst.FunctionDef) -> str | None:
-    """A comment naming the step a pasted body did: its docstring's first line, None without
-    one (a comment made of the function's name, `# add entry`, reads as generated)."""
+    """A comment naming the step a pasted body did: its docstring's first sentence, None
+    without one or when that sentence is too long for a comment (a comment made of the
+    function's name, `# add entry`, reads as generated; half a sentence reads as cut)."""
     body = function.body.body if isinstance(function.body, cst.IndentedBlock) else []
     if body and _is_docstring(body[0]):
         assert isinstance(body[0], cst.SimpleStatementLine)
@@ -454,7 +463,13 @@ def _describe(function: cst.FunctionDef) -> str | None:
         assert isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString))
         value = small.value.evaluated_value  # the string's value: prefixes and quotes parsed
         text = value.decode(errors="replace") if isinstance(value, bytes) else value or ""
-        first = next((line.strip() for line in text.splitlines() if line.strip()), "")
-        if first:
-            return first
+        paragraph = " ".join(text.strip().split("\n\n")[0].split())
+        sentence = re.split(r"(?<=[.!?])\s", paragraph, maxsplit=1)[0].rstrip(".")
+        # a whole sentence that fits a comment line, never one cut where its line broke
+        if sentence and len(sentence) <= _COMMENT_WIDTH:
+            return sentence
     return None
+
+
+_COMMENT_WIDTH = 60
+"""The longest docstring sentence written as a comment over its pasted body."""

@@ -6,6 +6,7 @@ helper's own module."""
 
 from __future__ import annotations
 
+import ast
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -40,8 +41,8 @@ def partners(context: InjectionContext, finder: SiteFinder, inliner: Inliner, qu
              chosen: Sequence[Plan], taken: set[str], count: int, reported: set[str],
              rng: random.Random) -> list[Partner]:
     """Up to `count` functions, each of a file not in `taken` (and of different files), that
-    call one of the helpers pasted into `qualname` at a statement of their own, with that
-    helper's body and the chain pasted below it in `qualname` pasted over the call. The
+    call one of the helpers pasted into `qualname` at statements of their own, with that
+    helper's body and the chain pasted below it in `qualname` pasted over every such call. The
     deepest chains first (the same chain in every file), then the callers the tests run most
     of; a caller the detector already reports, or in a test file, is none."""
     graph = context.index.call_graph
@@ -49,7 +50,7 @@ def partners(context: InjectionContext, finder: SiteFinder, inliner: Inliner, qu
     for plan in flattened(chosen):
         plans.setdefault(plan.site.callee, plan)
     run = context.line_coverage or {}
-    options: list[tuple[Plan, str, Plan]] = []
+    options: list[tuple[Plan, str, list[Plan]]] = []
     for callee, plan in plans.items():
         if callee not in graph:
             continue
@@ -60,19 +61,23 @@ def partners(context: InjectionContext, finder: SiteFinder, inliner: Inliner, qu
                     definition.kind not in ("function", "method") or path is None or \
                     path in taken or is_test_path(path) or caller in plans:
                 continue
-            site = next((site for site in finder.sites(caller) if site.callee == callee), None)
-            if site is not None:
-                options.append((plan, caller, Plan(site, plan.inner)))
+            sites = [site for site in finder.sites(caller) if site.callee == callee]
+            # every call of the helper pasted, or none: pasted over one call and called at
+            # the next reads as an edit left half done
+            if sites and len(sites) == _calls(finder, caller, callee):
+                options.append((plan, caller, [Plan(site, plan.inner) for site in sites]))
     rng.shuffle(options)
-    options.sort(key=lambda item: (-depth_of(item[2]), -run.get(item[1], 1.0)))
+    # the deepest chain first, then a caller that calls the helper once (one paste)
+    options.sort(key=lambda item: (-depth_of(item[2][0]), len(item[2]),
+                                   -run.get(item[1], 1.0)))
     found: list[Partner] = []
     files = set(taken)
-    for plan, caller, paste in options:
+    for plan, caller, pastes in options:
         path = context.path_of(caller)
         if path is None or path in files or len(found) == count:
             continue
         try:
-            rewritten = inliner.rewrite(caller, [paste])
+            rewritten = inliner.rewrite(caller, pastes)
             imports = imports_for(context, caller, rewritten.needs)
             within_limit(context, caller, inliner.function(context.module(path), caller),
                          rewritten.function)
@@ -83,3 +88,13 @@ def partners(context: InjectionContext, finder: SiteFinder, inliner: Inliner, qu
                              verdict.flagged))
         files.add(path)
     return found
+
+
+def _calls(finder: SiteFinder, caller: str, callee: str) -> int:
+    """How many calls of `callee`'s name the caller makes (as `f(...)` or `x.f(...)`)."""
+    node = finder.node(caller)
+    short = callee.rpartition(".")[2]
+    return sum(1 for inner in ast.walk(node) if isinstance(inner, ast.Call) and (
+        (isinstance(inner.func, ast.Name) and inner.func.id == short) or
+        (isinstance(inner.func, ast.Attribute) and inner.func.attr == short))) \
+        if node is not None else 0

@@ -23,11 +23,14 @@ def removals(context: InjectionContext, callers: Sequence[str], inlined: Sequenc
     `trees` holds the files already rewritten (the callers'), the others are read as they
     are. A helper stays where anything but the callers and the other removed helpers names
     it (a call, a reference, `__all__`, a string), where the pasted code still names it
-    (`still`: a recursive helper calls itself), or where it is a class's last member.
+    (`still`: a recursive helper calls itself), where its name may be looked up by text
+    (`_dispatched`), or where it is a class's last member.
     Unused imports are left to the caller (`imports.without_unused`)."""
     index = context.index
+    dispatched = _dispatched(context)
     chosen = [name for name in dict.fromkeys(inlined) if name not in callers
               and name.rpartition(".")[2] not in still
+              and not any(name.rpartition(".")[2].startswith(prefix) for prefix in dispatched)
               and context.path_of(name) is not None
               and getattr(index.definitions.get(name), "kind", None) in ("function", "method")]
     paths = {context.path_of(name) for name in callers}
@@ -48,6 +51,18 @@ def removals(context: InjectionContext, callers: Sequence[str], inlined: Sequenc
         except InjectionRefused:
             continue
     return result
+
+
+_GETATTR = re.compile(r"""getattr\(\s*[\w.]+\s*,\s*(?:f["']([A-Za-z_]\w*)\{"""
+                      r"""|["']([A-Za-z_]\w*)["']\s*\+|["']([A-Za-z_]\w*)%s["']\s*%)""")
+
+
+def _dispatched(context: InjectionContext) -> set[str]:
+    """The prefixes of names looked up by text (`getattr(self, f"parse_{name}")`, `getattr(self,
+    "visit_" + kind)`): a method so named may be called where no line names it."""
+    return {prefix for facts in context.index.modules.values()
+            for found in _GETATTR.finditer(context.source(facts.path))
+            for prefix in found.groups() if prefix}
 
 
 def _unnamed_elsewhere(context: InjectionContext, name: str, paths: set[str | None],
