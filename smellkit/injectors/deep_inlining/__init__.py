@@ -434,14 +434,18 @@ def _state(context: InjectionContext, meant: str) -> bool:
 def _edit(context: InjectionContext, difficulty: Difficulty, qualname: str, path: str,
           chosen: Sequence[Plan], made: _Made) -> Edit:
     inlined = list(dict.fromkeys(made.inlined))
+    others = sorted({context.path_of(name) or path for name in inlined} - {path})
     features = [*_native_features(context, qualname, path, inlined, made.needs),
                 *(f"{item.helper} of {context.path_of(item.helper)} pasted into "
                   f"{item.qualname} of {item.path}" for item in made.partners
-                  if context.path_of(item.helper) != item.path)]
+                  if context.path_of(item.helper) != item.path),
+                *([f"helpers of {len(others)} other modules ({', '.join(others)})"]
+                  if len(others) > 1 else [])]
     herrings = red_herrings(context, qualname, inlined)
     if difficulty == "hard" and not features:
         raise InjectionRefused("hard needs module state, an inherited helper, a method of "
-                               "another class or a helper of another module in the pasted code")
+                               "another class, helpers of two other modules, or a helper "
+                               "pasted into its callers in other modules")
     if difficulty == "hard" and not herrings:
         raise InjectionRefused("hard needs a red herring: a helper the function still calls")
     removed = set(made.removed)
