@@ -211,8 +211,11 @@ class Inliner:
             if name not in needs:
                 needs[name] = (origin, self._meaning(origin, name))
         call, form = _call(statement)
+        # a result assigned is written straight into its target instead
+        # (`_returned_into_target`), so only a bare call updates the caller's name in place
         bindings, renames, literals = self._bind(site, call, function, own.bound,
-                                                 unsafe_names(body), mentions_of(body), free)
+                                                 unsafe_names(body), mentions_of(body),
+                                                 free if form == "expr" else set())
         defaults = {id(param.default) for param in params if param.default is not None}
         for value in [*(value for _, value in bindings), *literals.values()]:
             # a default named a global of the callee's module
@@ -464,12 +467,12 @@ def _describe(function: cst.FunctionDef) -> str | None:
         value = small.value.evaluated_value  # the string's value: prefixes and quotes parsed
         text = value.decode(errors="replace") if isinstance(value, bytes) else value or ""
         paragraph = " ".join(text.strip().split("\n\n")[0].split())
-        sentence = re.split(r"(?<=[.!?])\s", paragraph, maxsplit=1)[0].rstrip(".")
+        sentence = re.split(r"(?<=[.!?])\s", paragraph, maxsplit=1)[0]
         # a whole sentence that fits a comment line, never one cut where its line broke
         if sentence and len(sentence) <= _COMMENT_WIDTH:
             return sentence
     return None
 
 
-_COMMENT_WIDTH = 60
+_COMMENT_WIDTH = 72
 """The longest docstring sentence written as a comment over its pasted body."""
