@@ -24,8 +24,8 @@ from smellkit.injectors.deep_inlining.fold import fold, propagate, unsafe_names
 from smellkit.injectors.deep_inlining.inline import Inliner
 from smellkit.injectors.deep_inlining.plans import Plan, distinct_first, enough
 from smellkit.injectors.deep_inlining.sites import Site, SiteFinder
-from smellkit.injectors.engine import find_candidates, make_injector
-from smellkit.models import DIFFICULTIES, POORLY_COVERED, Difficulty
+from smellkit.injectors.engine import find_candidates, inject, make_injector
+from smellkit.models import DIFFICULTIES, POORLY_COVERED, Difficulty, Injection
 from tests.injectors.support import (
     FIXTURES,
     SMALL,
@@ -455,26 +455,42 @@ def test_checks_pass_on_the_original() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name,version", [("click", "8.1.7"), ("jinja2", "3.1.4")])
-def test_real_code(name: str, version: str) -> None:
-    """Every difficulty injects on real code (click: easy only. The span counts the files the
-    patch changes, and click's pasted helpers of other modules are all used elsewhere, so they
-    stay and their files do not change; its own-file helpers that other code calls, and so may
-    move to new modules, are one per candidate at most), and the injections verified keep every
-    round-trip property; the counts are printed for the record (`pytest -s`)."""
+@pytest.mark.parametrize("name,version,least", [
+    ("click", "8.1.7", 20), ("jinja2", "3.1.4", 40), ("marshmallow", "3.23.1", 10)])
+def test_real_code(name: str, version: str, least: int) -> None:
+    """Discovery finds candidates on real code, and every injection made keeps every
+    round-trip property and spans only files that exist: the function's, its helpers' homes
+    and callers of them in other modules; nothing moves to a new module. Without that padding,
+    click's and jinja2's candidates mostly paste helpers of their own file that no function of
+    another file calls where the tests run it, so they make few or no cases (counted for the
+    record, `pytest -s`); marshmallow's `Schema._deserialize` pastes `store_error` with its
+    `merge_errors` and `set_value` from two other modules: a medium case."""
     from tests.support.pypi import sdist
 
-    tries = {"click": 24, "jinja2": 14}[name]  # click's few medium cases come late in order
-    counts = real_code(sdist(name, version) / "src", SMELL, tries=tries, verified=1)
+    root = sdist(name, version) / "src"
+    counts = real_code(root, SMELL, tries=60, verified=1)
     print(f"\n{SMELL} on {name} {version}: {counts}")
-    assert counts["easy"]["candidates"] >= 10
-    wanted = ("easy",) if name == "click" else DIFFICULTIES
-    assert all(counts[difficulty]["injected"] >= 1 for difficulty in wanted), counts
+    assert counts["easy"]["candidates"] >= least
+    if name == "marshmallow":
+        assert counts["medium"]["injected"] >= 1, counts
+    for difficulty in DIFFICULTIES:
+        injection = first_or_none(root, difficulty)
+        if injection is not None:
+            assert all((root / path).exists() for path in injection.files), injection.files
+
+
+def first_or_none(root: Path, difficulty: Difficulty) -> Injection | None:
+    """The first injection at this difficulty, None when the repository makes none."""
+    project = load(root)
+    for candidate in find_candidates(project, SMELL, options=SMALL):
+        outcome = inject(project, SMELL, difficulty, candidate=candidate, options=SMALL)
+        if isinstance(outcome, Injection):
+            return outcome
+    return None
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name,version,difficulty", [("click", "8.1.7", "easy"),
-                                                     ("jinja2", "3.1.4", "hard")])
+@pytest.mark.parametrize("name,version,difficulty", [("marshmallow", "3.23.1", "medium")])
 def test_own_tests_pass_on_the_smelly_code(tmp_path: Path, name: str, version: str,
                                            difficulty: Difficulty) -> None:
     """Behaviour is kept: the project's own test suite passes on the hardest injection it
@@ -544,19 +560,15 @@ def test_pasted_locals_are_renamed_with_words_of_their_function(tmp_path: Path) 
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name,version", [("click", "8.1.7"), ("jinja2", "3.1.4")])
-def test_real_injections_read_as_human_code(name: str, version: str) -> None:
+def test_real_injections_read_as_human_code() -> None:
     """On real code, over two seeds: no numbered name or module, no undefined name or unused
-    import, no helper name shared by cases of different targets; easy spans exactly two files
-    (the caller's and one more), medium three or more, hard four or more."""
+    import, no helper name shared by cases of different targets; medium spans three files or
+    more (marshmallow: the schema and its helpers' two modules)."""
     from tests.injectors.support_tells import human_injections
     from tests.support.pypi import sdist
 
-    tries = {"click": 24, "jinja2": 8}[name]
-    made = human_injections(sdist(name, version) / "src", SMELL, tries=tries)
-    assert made["easy"], {key: len(value) for key, value in made.items()}
-    if name == "jinja2":  # click has no medium (see test_real_code)
-        assert made["medium"], {key: len(value) for key, value in made.items()}
+    made = human_injections(sdist("marshmallow", "3.23.1") / "src", SMELL, tries=14)
+    assert made["medium"], {key: len(value) for key, value in made.items()}
 
 
 def test_discovery_says_which_rule_turned_functions_away(small_repo: Path) -> None:
@@ -1067,6 +1079,7 @@ def test_a_name_bound_to_a_tuple_is_never_none_in_the_pasted_body() -> None:
     body = cst.parse_module("if end_tokens is not None:\n    stack.append(end_tokens)\n"
                             "if limit is None:\n    limit = 3\n").body
     tokens = cst.parse_expression('("name:endcall",)')
-    folded = cst.Module(body=never_none([("end_tokens", tokens), ("limit", tokens)], body,
-                                        {"limit"})).code
+    folded = cst.Module(body=[item for item in never_none(
+        [("end_tokens", tokens), ("limit", tokens)], body, {"limit"})
+        if isinstance(item, (cst.SimpleStatementLine, cst.BaseCompoundStatement))]).code
     assert folded == "stack.append(end_tokens)\nif limit is None:\n    limit = 3\n"
