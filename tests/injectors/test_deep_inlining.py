@@ -500,7 +500,9 @@ def test_own_tests_pass_on_the_smelly_code(tmp_path: Path, name: str, version: s
     top = sdist(name, version)
     injection = first_injection(top / "src", SMELL, difficulty)
     assert all((top / "src" / path).exists() for path in injection.files), injection.files
-    result = own_tests_pass(top, injection, tmp_path)
+    # marshmallow reads its version from installed metadata, which a source tree lacks
+    result = own_tests_pass(top, injection, tmp_path, arguments=(
+        "--deselect", "tests/test_version_attributes.py::test_version_attributes_deprecated"))
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert " passed" in result.stdout
 
