@@ -25,9 +25,15 @@ and maximum.
 
     python benchmarks/bench_equivalence.py [--data DIR | --dataset DIR] [--seed 0] [--jobs 2]
         [--cases N] [--skip N] [--work DIR] [--keep tests/evaluate/fixtures/equivalence]
+        [--only-missed EARLIER_WORK_DIR]
 
 `--dataset DIR` scores a click dataset already built (by another commit's code, for instance:
 with that study's `--work` folder, its rows are reused and only the table is recomputed).
+`--only-missed EARLIER` scores again only the mutants neither check caught in the study whose
+`--work` folder is EARLIER, with this code: the oracle's rows are copied from EARLIER (its run
+is not repeated, so the mutants are made exactly as they were there) and the table counts those
+mutants only; the new folder can be given as EARLIER to a later run. It is for iterating on the
+misses in minutes; the full study is the measure.
 `--keep DIR` writes the mutants that every selected test misses and equivalence catches as
 `<instance>-<kind>.json` predictions (the regression tests read them).
 """
@@ -272,6 +278,9 @@ def main() -> None:
                         help="leave the first N cases out (with --cases: a slice of the "
                              "dataset, to split the study between runs)")
     parser.add_argument("--work", type=Path, default=None)
+    parser.add_argument("--only-missed", type=Path, default=None, metavar="EARLIER",
+                        help="score again only the mutants neither check caught in the study "
+                             "whose --work folder is EARLIER (its oracle rows reused)")
     parser.add_argument("--check-classified", action="store_true",
                         help="only check the classified mutants against click's source: each "
                              "site still there, each behaviour-changing example differing")
@@ -291,9 +300,19 @@ def main() -> None:
     # and drawn inputs, the smelly version's outcomes) is computed once per case
     options = EquivalenceOptions(case_budget=args.budget, cache=work / "equivalence-cache")
     started = time.perf_counter()
-    evaluate(dataset, (), work / "oracle", baselines=("oracle",), jobs=args.jobs,
-             equivalence=options)
-    oracle = {row["instance_id"]: row for row in _rows(work / "oracle" / SCORES)}
+    missed: set[tuple[str, str]] | None = None
+    if args.only_missed is not None:
+        missed = _missed(args.only_missed)
+        # kept with this run too, so that its own misses can be rescored the same way
+        (work / "oracle").mkdir(exist_ok=True)
+        shutil.copyfile(args.only_missed / "oracle" / SCORES, work / "oracle" / SCORES)
+        oracle = {row["instance_id"]: row for row in _rows(work / "oracle" / SCORES)}
+        print(f"only the {len(missed)} mutants neither check caught in {args.only_missed}; "
+              "the oracle's rows are read from there")
+    else:
+        evaluate(dataset, (), work / "oracle", baselines=("oracle",), jobs=args.jobs,
+                 equivalence=options)
+        oracle = {row["instance_id"]: row for row in _rows(work / "oracle" / SCORES)}
     verdicts = [row["equivalence"] for row in oracle.values()]
     print(f"oracle: {len(oracle)} cases, " + ", ".join(
         f"{verdicts.count(name)} {name}" for name in ("equivalent", "not_equivalent",
@@ -308,11 +327,15 @@ def main() -> None:
     made: dict[tuple[str, str], Made] = {}
     chosen = list(cases.items())[args.skip:]
     for instance_id, case in chosen[:args.cases]:
+        if missed is not None and not any(case_id == instance_id for case_id, _ in missed):
+            continue
         row = oracle[instance_id]
         # the functions the ground truth wrote first (where an agent's slip would be), then
         # the entry points the oracle's check compared
         compared = [*row["touched"], *row["equivalence_detail"].get("compared", ())]
         for kind, one in _mutants(case, compared, checkout, work, args.seed).items():
+            if missed is not None and (instance_id, kind) not in missed:
+                continue
             made[(instance_id, kind)] = one
             predictions.append({"instance_id": instance_id, "model_name_or_path": f"mutant-{kind}",
                                 "model_patch": one.patch})
@@ -327,7 +350,7 @@ def main() -> None:
     table(rows, made, labels)
     print()
     for name, group in (("the oracle (first of its case: fills the case's cache)",
-                         list(oracle.values())), ("a mutant", rows)):
+                         list(oracle.values()) if missed is None else []), ("a mutant", rows)):
         seconds = [row["equivalence_detail"]["seconds"] for row in group
                    if row.get("equivalence_detail")]
         if seconds:
@@ -400,6 +423,19 @@ def table(rows: list[dict[str, Any]], made: dict[tuple[str, str], Made],
                       f"{kind!r}, line = {line}: {one.mutant.description} "
                       f"({row['equivalence']}: {row['equivalence_detail']['reason'][:100]})")
     return dict(zip(COLUMNS, totals))
+
+
+def _missed(earlier: Path) -> set[tuple[str, str]]:
+    """The (case, kind) of the mutants neither check caught in the study whose `--work` folder
+    is `earlier`."""
+    scores = earlier / "mutants" / SCORES
+    if not scores.is_file() or not (earlier / "oracle" / SCORES).is_file():
+        raise SystemExit(f"{earlier}: not the --work folder of a finished study (no "
+                         f"mutants/{SCORES} or oracle/{SCORES}); give the folder an earlier "
+                         "run of this script was given as --work")
+    return {(row["instance_id"], row["model"].removeprefix("mutant-")) for row in _rows(scores)
+            if row["model"].startswith("mutant-") and not _tests_caught(row)
+            and row["equivalence"] != "not_equivalent"}
 
 
 def _share(part: int, whole: int) -> str:

@@ -553,7 +553,8 @@ def _export(run: _Run, smells: Sequence[str], *, per_cell: int, harbor: HarborEx
             started: float) -> BuildReport:
     """Sample, then write the dataset, rejections, Harbor tasks and the report (all atomically)."""
     out = run.out_dir
-    chosen = sample(run.cases, per_cell, run.seed, smells)
+    chosen = sample(run.cases, per_cell, run.seed, smells,
+                    {key: len(found) for key, found in run.candidates.items()})
     run.progress("exporting", 0, len(chosen))
     write_jsonl(out / "dataset.jsonl", [to_row(case) for case in chosen])
     rejections = sorted(run.rejections.values(), key=lambda item: (item.repo, item.key))

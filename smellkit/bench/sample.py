@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from smellkit.models import DIFFICULTIES, Case, Difficulty
 
@@ -50,37 +51,104 @@ def twins(first: frozenset[tuple[str, str]], second: frozenset[tuple[str, str]])
     return bool(union) and len(first & second) / union >= TWIN_OVERLAP
 
 
+def _coverable(cells: Sequence[Sequence[Case]], barred: frozenset[tuple[str, str, str]]) -> int:
+    """How many of `cells` can each take a case at a target of its own, none in `barred` (a
+    maximum matching of cells to targets; cells are few, so a plain search)."""
+    if not cells:
+        return 0
+    rest = cells[1:]
+    best = _coverable(rest, barred)
+    for key in {target_key(case) for case in cells[0]} - barred:
+        best = max(best, 1 + _coverable(rest, barred | {key}))
+        if best == len(cells):
+            break
+    return best
+
+
+@dataclass
+class _Picks:
+    """The cases one smell of one repository has taken so far, by difficulty."""
+
+    seed: int
+    prints: Mapping[str, frozenset[tuple[str, str]]]
+    used: Counter[str]
+    """Files the whole dataset uses, by `repo:path`."""
+    cells: dict[Difficulty, list[Case]]
+    picked: dict[Difficulty, list[Case]] = field(default_factory=dict)
+    targets: Counter[tuple[str, str, str]] = field(default_factory=Counter)
+    owner: dict[tuple[str, str, str], Difficulty] = field(default_factory=dict)
+    """The difficulty that first took each target."""
+
+    def take(self, difficulty: Difficulty, options: Sequence[Case]) -> None:
+        held = [case for items in self.picked.values() for case in items]
+        cell = {path for case in self.picked.get(difficulty, ()) for path in case.files}
+        best = min(options, key=lambda case: (
+            self.targets[target_key(case)],
+            sum(twins(self.prints[case.id], self.prints[other.id]) for other in held),
+            sum(path in cell for path in case.files),
+            sum(self.used[f"{case.repo}:{path}"] for path in case.files),
+            _rank(self.seed, case)))
+        self.cells[difficulty].remove(best)
+        self.picked.setdefault(difficulty, []).append(best)
+        self.used.update(f"{best.repo}:{path}" for path in best.files)
+        self.targets[target_key(best)] += 1
+        self.owner.setdefault(target_key(best), difficulty)
+
+    def free(self, difficulty: Difficulty) -> list[Case]:
+        """The cell's cases at targets no difficulty has taken yet."""
+        return [case for case in self.cells[difficulty] if target_key(case) not in self.owner]
+
+
+def _pick(picks: _Picks, per_cell: int, candidates: int | None) -> list[Case]:
+    """One smell of one repository: see `sample`."""
+    cells = picks.cells
+    filled = [difficulty for difficulty in DIFFICULTIES if cells[difficulty]]
+    count = candidates if candidates is not None else len(
+        {target_key(case) for difficulty in filled for case in cells[difficulty]})
+    shared = count < len(filled)  # too few candidates: a target may serve several difficulties
+    reach = _coverable([cells[difficulty] for difficulty in filled], frozenset())
+    for number, difficulty in enumerate(filled):  # one case each, at a target of its own
+        later = [cells[other] for other in filled[number + 1:]]
+        covered = len(picks.picked)
+        options = [case for case in picks.free(difficulty) if covered + 1 + _coverable(
+            later, frozenset({*picks.owner, target_key(case)})) >= reach]
+        if options:
+            picks.take(difficulty, options)
+        elif shared:  # the least used target another difficulty has
+            picks.take(difficulty, cells[difficulty])
+    for difficulty in filled:  # then more at targets no other difficulty took
+        while len(picks.picked.get(difficulty, ())) < per_cell and picks.free(difficulty):
+            picks.take(difficulty, picks.free(difficulty))
+    return [case for difficulty in filled for case in picks.picked.get(difficulty, ())]
+
+
 def sample(cases: Iterable[Case], per_cell: int, seed: int,
-           smells: Sequence[str] | None = None) -> list[Case]:
+           smells: Sequence[str] | None = None,
+           candidates: Mapping[tuple[str, str], int] | None = None) -> list[Case]:
     """At most `per_cell` cases per (repository, smell, difficulty).
 
-    Within a cell, cases are taken greedily: first one whose target the smell has not used at
-    another difficulty (a target is used once per smell while others remain), then one that is
-    no twin of a case the smell already holds (`twins`), then the one whose files the dataset
-    uses least so far, ties broken by a seeded hash, so the dataset spreads over as many
-    targets, edits and files as it can.
+    A target serves one difficulty of a smell in a repository (issue 15's diversity rule): each
+    difficulty first takes one case at a target of its own, chosen so that as many difficulties
+    as can be get one, then fills its cell with targets no other difficulty took. Only when the
+    repository has fewer candidates of the smell (`candidates`, by repository and smell; else
+    the distinct targets of its cases) than the smell has difficulties with cases does a
+    difficulty left without a target of its own take one case at another's, the least used.
+    Within those bounds cases are taken greedily: first one that is no twin of a case the smell
+    already holds (`twins`), then the one whose files its cell, then the dataset, uses least so
+    far, ties broken by a seeded hash, so the dataset spreads over as many targets, edits and
+    files as it can.
     """
     pool = sorted(cases, key=lambda case: case.instance_id)
     order = list(smells) if smells is not None else sorted({case.smell for case in pool})
     order += sorted({case.smell for case in pool} - set(order))
     used: Counter[str] = Counter()
-    targets: Counter[tuple[str, str, str]] = Counter()
     prints = {case.id: footprint(case) for case in pool}
     chosen: list[Case] = []
     for repo in sorted({case.repo for case in pool}):
-        for smell, difficulty in cell_order(order):
-            cell = [case for case in pool if (case.repo, case.smell, case.difficulty)
-                    == (repo, smell, difficulty)]
-            cell.sort(key=lambda case: _rank(seed, case))
-            held = [case for case in chosen if (case.repo, case.smell) == (repo, smell)]  # twins
-            for _ in range(min(per_cell, len(cell))):
-                best = min(cell, key=lambda case: (
-                    targets[target_key(case)],
-                    sum(twins(prints[case.id], prints[other.id]) for other in held),
-                    sum(used[f"{case.repo}:{path}"] for path in case.files), _rank(seed, case)))
-                cell.remove(best)
-                chosen.append(best)
-                held.append(best)
-                used.update(f"{best.repo}:{path}" for path in best.files)
-                targets[target_key(best)] += 1
+        for smell in order:
+            cells = {difficulty: sorted((case for case in pool if (
+                case.repo, case.smell, case.difficulty) == (repo, smell, difficulty)),
+                key=lambda case: _rank(seed, case)) for difficulty in DIFFICULTIES}
+            picks = _Picks(seed=seed, prints=prints, used=used, cells=cells)
+            chosen.extend(_pick(picks, per_cell, (candidates or {}).get((repo, smell))))
     return chosen

@@ -223,6 +223,13 @@ class Injector(ABC, Generic[OptionsT]):
     def __init__(self, options: OptionsT):
         self.options = options
 
+    def coverage_targets(self, candidate: Candidate) -> tuple[str, ...]:
+        """The definitions whose code the edit copies, moves or inlines, which discovery asks the
+        tests to run well (`InjectionContext.well_covered`): the target by default, none when
+        the edit adds only stubs. An injector that moves other code than its target's (a god
+        class taking in functions it already checked) names that code instead."""
+        return () if self.edits_only_stubs else (candidate.target.qualname,)
+
     def sized_paths(self, candidate: Candidate) -> tuple[str, ...]:
         """The files SmellBench's short-file rule (`min-file-lines`) reads for this candidate:
         where its edit is written. The target's file by default; an injector whose edit lands

@@ -166,8 +166,8 @@ def _candidates(context: InjectionContext, injector: Injector[Any], seed: int,
         (short, lambda item: all(context.line_count(path) < injector.options.min_file_lines
                                  for path in injector.sized_paths(item))),
         (UNCOVERED, lambda item: not context.is_covered(item.target.qualname)),
-        (POORLY_COVERED, lambda item: not injector.edits_only_stubs
-         and not context.well_covered(item.target.qualname)),
+        (POORLY_COVERED, lambda item: not all(
+            context.well_covered(name) for name in injector.coverage_targets(item))),
     ]
     removed: Counter[str] = Counter()
     kept: list[Candidate] = []

@@ -24,10 +24,39 @@ def _lines(text: str) -> list[str]:
     return re.findall(r"[^\n]*\n|[^\n]+$", text)
 
 
+def _range(start: int, stop: int) -> str:
+    """A hunk header's range in unified-diff form: `start,length`, `start` alone for one line."""
+    length = stop - start
+    if length == 1:
+        return str(start + 1)
+    return f"{start + 1 if length else start},{length}"
+
+
+def _diff_lines(old: list[str], new: list[str]) -> list[str]:
+    """The hunks of a unified diff with three lines of context.
+
+    difflib's `unified_diff` treats lines as junk once they are common in a file of 200+ lines,
+    so blank lines stop anchoring matches and an unchanged method can show as deleted and re-added
+    around an insertion; matching without autojunk shows the insertion as what it is.
+    """
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    lines: list[str] = []
+    for group in matcher.get_grouped_opcodes(3):
+        first, last = group[0], group[-1]
+        lines.append(f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n")
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                lines.extend(" " + line for line in old[i1:i2])
+                continue
+            lines.extend("-" + line for line in old[i1:i2])
+            lines.extend("+" + line for line in new[j1:j2])
+    return lines
+
+
 def _hunks(old: str, new: str) -> list[str]:
     """The hunk lines of one file's diff, each ending in a newline."""
     lines: list[str] = []
-    for line in list(difflib.unified_diff(_lines(old), _lines(new), n=3))[2:]:
+    for line in _diff_lines(_lines(old), _lines(new)):
         if line.endswith("\n"):
             lines.append(line)
         else:  # the last line of a file without a final newline

@@ -18,12 +18,20 @@ def _case(smell: str, difficulty: str, number: int, path: str, repo: str = "calc
                 repo=repo, revision="local", tests=("tests/test_ops.py::test_add",))
 
 
+def _retargeted(case: Case, qualname: str) -> Case:
+    location = case.candidate.target.model_copy(update={"qualname": qualname})
+    return case.model_copy(update={
+        "candidate": case.candidate.model_copy(update={"target": location})})
+
+
 def _pool() -> list[Case]:
+    """Six cases per cell, each at a target of its own."""
     pool = []
     for smell in ("feature_envy", "dead_code"):
         for difficulty in ("easy", "medium", "hard"):
             for number in range(6):
-                pool.append(_case(smell, difficulty, number, f"pkg/m{number % 3}.py"))
+                pool.append(_retargeted(_case(smell, difficulty, number, f"pkg/m{number % 3}.py"),
+                                        f"pkg.m{number % 3}.{difficulty}_{number}"))
     return pool
 
 
@@ -92,3 +100,62 @@ def test_a_twin_edit_at_another_target_comes_after_every_other_case() -> None:
         chosen = {case.id for case in sample([first, twin, other], 2, seed=seed)}
         assert other.id in chosen and len(chosen & {first.id, twin.id}) == 1
     assert len(sample([first, twin], 2, seed=0)) == 2  # nothing else: the twin too
+
+
+def _at(difficulty: str, target: str, repo: str = "marshmallow") -> Case:
+    case = _case("god_class", difficulty, 0, f"pkg/{target}.py", repo=repo)
+    return _retargeted(case, f"pkg.{target}").model_copy(
+        update={"id": f"god_class-{difficulty}-{target}"})
+
+
+def _targets_by_difficulty(chosen: list[Case]) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for case in chosen:
+        found.setdefault(case.difficulty, []).append(case.candidate.target.qualname)
+    return found
+
+
+def test_no_target_serves_two_difficulties_when_the_candidates_suffice() -> None:
+    """The four builds' marshmallow god_class: Field and Nested validated at easy, all three
+    at medium, Field and Tuple at hard. Filling each cell greedily in difficulty order put
+    Field at all three and Tuple at medium and hard; every seed must instead give each
+    difficulty targets of its own, all three difficulties covered."""
+    pool = [_at(difficulty, target) for difficulty, targets in (
+        ("easy", ("Field", "Nested")), ("medium", ("Field", "Nested", "Tuple")),
+        ("hard", ("Field", "Tuple"))) for target in targets]
+    for seed in range(8):
+        found = _targets_by_difficulty(sample(pool, 2, seed, candidates={
+            ("marshmallow", "god_class"): 3}))
+        assert sorted(found) == ["easy", "hard", "medium"]
+        everything = [target for targets in found.values() for target in targets]
+        assert len(everything) == len(set(everything)) == 3
+
+
+def test_hard_does_not_fall_back_to_the_target_of_medium() -> None:
+    """Only `Schema.__init__` validated at medium and hard; the repository has other
+    candidates, so one difficulty stays empty rather than repeat the other's target."""
+    pool = [_at("easy", "is_aware"), _at("easy", "store_error"),
+            _at("medium", "Schema"), _at("hard", "Schema")]
+    found = _targets_by_difficulty(sample(pool, 2, 0, candidates={
+        ("marshmallow", "god_class"): 6}))
+    assert sorted(found["easy"]) == ["pkg.is_aware", "pkg.store_error"]
+    assert sum(targets == ["pkg.Schema"] for targets in found.values()) == 1
+    # fewer candidates than difficulties: the target may serve both, the rule's exception
+    shared = _targets_by_difficulty(sample(pool, 2, 0, candidates={
+        ("marshmallow", "god_class"): 2}))
+    assert shared["medium"] == shared["hard"] == ["pkg.Schema"]
+
+
+def test_with_too_few_candidates_a_target_is_shared_only_to_cover_a_difficulty() -> None:
+    """marshmallow's two god_class hosts, Field at every difficulty and Nested at easy and
+    medium: each difficulty gets one case, a target repeated only where a difficulty has no
+    other, and no cell is filled up with a target another difficulty holds."""
+    pool = [_at(difficulty, target) for difficulty, targets in (
+        ("easy", ("Field", "Nested")), ("medium", ("Field", "Nested")), ("hard", ("Field",)))
+        for target in targets]
+    for seed in range(8):
+        found = _targets_by_difficulty(sample(pool, 2, seed, candidates={
+            ("marshmallow", "god_class"): 2}))
+        assert {key: len(value) for key, value in found.items()} == {
+            "easy": 1, "medium": 1, "hard": 1}
+        assert found["hard"] == ["pkg.Field"] and found["easy"] != found["medium"]

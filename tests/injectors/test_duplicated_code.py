@@ -550,7 +550,7 @@ def test_every_hard_injection_holds_three_real_copies(name: str, version: str) -
             assert not any("super()." in (text or "") and "*args, **kwargs" in (text or "")
                            for path, text in edit.changes.items()
                            if not (root / path).exists()), edit.summary
-            if "classes" not in candidate.data:
+            if "classes" not in candidate.data and not candidate.data.get("detached"):
                 assert constructs(root, edit.changes), (candidate.target.qualname, edit.summary)
             made["classes" if "classes" in candidate.data else "modules"] += 1
     assert all(made[kind] >= floor for kind, floor in HARD[name].items()), made
@@ -578,7 +578,9 @@ def test_real_injections_read_as_human_code(name: str, version: str) -> None:
     from tests.injectors.support_tells import human_injections
     from tests.support.pypi import sdist
 
-    made = human_injections(sdist(name, version) / "src", SMELL, tries=6)
+    # jinja2's methods that other modules call are candidates too, and reach easy only: the
+    # first six candidates may hold no medium case, the first twelve do
+    made = human_injections(sdist(name, version) / "src", SMELL, tries=12)
     reached = [difficulty for difficulty in DIFFICULTIES if MINIMUM[name, difficulty]]
     assert all(made[difficulty] for difficulty in reached), {
         key: len(value) for key, value in made.items()}
@@ -667,3 +669,147 @@ def test_a_mixin_module_keeps_two_blank_lines_before_its_class() -> None:
     for head in ("from __future__ import annotations\n\n", "import os\n"):
         text = _class_text("_Holder", [method], False, head)
         assert f"{head.rstrip()}\n\n\nclass _Holder:\n    def f(self):" in text, text
+
+
+INPUT_CALL = '''def __call__(self, field, **kwargs):
+    kwargs.setdefault("id", field.id)
+    kwargs.setdefault("type", self.input_type)
+    if "value" not in kwargs:
+        kwargs["value"] = field._value()
+    flags = getattr(field, "flags", {})
+    for k in dir(flags):
+        if k in self.validation_attrs and k not in kwargs:
+            kwargs[k] = getattr(flags, k)
+    input_params = self.html_params(name=field.name, **kwargs)
+    return Markup(f"<input {input_params}>")
+'''
+"""WTForms' `Input.__call__`, whose renamed copy once read `setdefault_input_params`."""
+
+
+def test_renamed_locals_are_no_word_salad() -> None:
+    """No local is glued after a function the method calls (`setdefault_input_params`,
+    `getattr_flags`), and a longer name is cut or has one word swapped, never lengthened
+    (`value_data_format`)."""
+    calls = ("setdefault", "getattr", "params_", "markup", "dir_", "value_", "kwargs_")
+    for seed in range(8):
+        mapping = local_names(["flags", "input_params"], INPUT_CALL,
+                              ["widget", "field", "input", "html"], random.Random(seed))
+        assert not any(name.startswith(calls) for name in mapping.values()), mapping
+        assert mapping.get("input_params") == "params", mapping
+        assert mapping.get("flags") == "field_flags", mapping  # its one parameter's noun
+        text = ("def _deserialize(self, value, attr, data, **kwargs):\n"
+                "    data_format = self.format or self.DEFAULT_FORMAT\n"
+                "    return self._make_object_from_format(value, data_format)\n")
+        renamed = local_names(["data_format"], text, ["field", "date"], random.Random(seed))
+        assert renamed.get("data_format") in ("payload_format",), renamed
+
+
+SHAPES = {
+    "shapes/__init__.py": "",
+    "shapes/base.py": (
+        "class Shape:\n    def __init__(self, width, height):\n        self.width = width\n"
+        "        self.height = height\n\n"
+        "    def describe(self, unit=\"cm\"):\n"
+        "        \"\"\"Say how big the shape is,\n        in words.\n        \"\"\"\n"
+        "        area = self.width * self.height\n        if area > 100:\n"
+        "            size = \"large\"\n        else:\n            size = \"small\"\n"
+        "        label = f\"{self.width}x{self.height} {unit}\"\n"
+        "        return f\"{size} shape of {label}\"\n\n\n"
+        "class Square(Shape):\n    def __init__(self, side):\n"
+        "        super().__init__(side, side)\n"),
+    "shapes/report.py": (
+        "from shapes.base import Shape\n\n\ndef report(shape):\n"
+        "    return \"Report: \" + shape.describe()\n\n\n"
+        "def report_all(widths):\n    return [report(Shape(width, 2)) for width in widths]\n"),
+    "shapes/render.py": (
+        "def render(shape, unit):\n    return \"<\" + shape.describe(unit) + \">\"\n"),
+    "shapes/export.py": (
+        "class Exporter:\n    def __init__(self, shapes):\n        self.shapes = shapes\n\n"
+        "    def lines(self):\n"
+        "        return [item.describe(unit=\"mm\") for item in self.shapes]\n"),
+}
+"""A method other modules call on the class's instances (`shape.describe()`), in three modules
+none of whose classes inherit it."""
+SHAPES_PROBE = (
+    "from shapes.base import Shape, Square\nfrom shapes.report import report, report_all\n"
+    "from shapes.render import render\nfrom shapes.export import Exporter\n"
+    "print(report(Square(3)), report_all([1, 90]), render(Shape(20, 7), 'in'))\n"
+    "print(Exporter([Square(11), Shape(1, 2)]).lines())\n")
+
+
+def _shapes(root: Path) -> Path:
+    for path, text in SHAPES.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    return root
+
+
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_a_method_is_copied_as_a_function_where_other_modules_call_it(
+        tmp_path: Path, difficulty: Difficulty) -> None:
+    """Each caller module gets a function with the method's code, `self` named after the class
+    (`shape`), its docstring one level less indented, and its calls become
+    `_describe(shape, ...)`: the copies sit where no class inherits the method, and the class
+    keeps it unchanged. easy one module, medium two, hard three; the same behaviour."""
+    root = _shapes(tmp_path / "repo")
+    (candidate,) = [item for item in find_candidates(load(root), SMELL, options=SMALL)
+                    if item.target.qualname == "shapes.base.Shape.describe"]
+    assert candidate.data["detached"] and "do not inherit it" in candidate.reason
+    injection = injected(root, SMELL, difficulty, "shapes.base.Shape.describe")
+    files = smelly_files(root, injection, tmp_path)
+    assert "shapes/base.py" not in files
+    assert len(files) == {"easy": 1, "medium": 2, "hard": 3}[difficulty]
+    for text in files.values():
+        assert text is not None
+        function = re.search(r"^def (_\w+)\((\w+), unit=\"cm\"\):\n"
+                             r"    \"\"\"Say how big the shape is,\n    in words.\n    \"\"\"\n",
+                             text, re.M)
+        assert function is not None, text
+        assert function[2] == "shape" and ".describe(" not in text, text
+        assert f"{function[1]}(" in text.split(f"def {function[1]}", 1)[1]
+    index = load(root).index
+    for target in injection.targets:
+        cls = target.location.qualname.rpartition(".")[0]
+        assert cls not in index.classes  # a module-level function, not a method of an heir
+    assert_round_trip(root, injection)
+    same_behaviour(root, injection, tmp_path, SHAPES_PROBE)
+
+
+def test_a_method_overridden_below_or_named_like_a_builtin_method_stays(tmp_path: Path) -> None:
+    """A call `obj.describe()` could reach an override (a subclass's `describe`), and one named
+    like a method of the built-in types (`copy`) could reach a dict: neither is copied where it
+    is called."""
+    root = _shapes(tmp_path / "repo")
+    with open(root / "shapes" / "base.py", "a") as handle:
+        handle.write("\n    def describe(self, unit=\"cm\"):\n        return \"square\"\n")
+    found = find_candidates(load(root), SMELL, options=SMALL)
+    assert not [item for item in found if item.data.get("detached")]
+    root = _shapes(tmp_path / "other")
+    for path in ("shapes/base.py", "shapes/report.py", "shapes/render.py", "shapes/export.py"):
+        (root / path).write_text((root / path).read_text().replace("describe", "copy"))
+    found = find_candidates(load(root), SMELL, options=SMALL)
+    assert not [item for item in found if item.data.get("detached")]
+
+
+def test_a_call_on_an_imported_name_is_not_the_method(tmp_path: Path) -> None:
+    """`textwrap.wrap(...)` is a module's function, not `Lexer.wrap`: a module whose only
+    `.describe(...)` call is on an imported name is no caller, and a module with both keeps
+    that call as it is."""
+    root = _shapes(tmp_path / "repo")
+    (root / "shapes" / "render.py").write_text(
+        "from shapes import base\n\n\ndef render(shape, unit):\n"
+        "    return base.describe(shape) + \"<\" + shape.describe(unit) + \">\"\n")
+    (root / "shapes" / "base.py").write_text((root / "shapes" / "base.py").read_text() +
+                                             "\n\ndef describe(shape):\n    return \"\"\n")
+    (candidate,) = [item for item in find_candidates(load(root), SMELL, options=SMALL)
+                    if item.target.qualname == "shapes.base.Shape.describe"]
+    assert "shapes.render" in candidate.data["modules"]
+    injection = injected(root, SMELL, "hard", "shapes.base.Shape.describe")
+    text = smelly_files(root, injection, tmp_path)["shapes/render.py"]
+    assert text is not None and "base.describe(shape)" in text and "(shape, unit)" in text
+    (root / "shapes" / "render.py").write_text(
+        "from shapes import base\n\n\ndef render(shape, unit):\n"
+        "    return base.describe(shape)\n")
+    (candidate,) = [item for item in find_candidates(load(root), SMELL, options=SMALL)
+                    if item.target.qualname == "shapes.base.Shape.describe"]
+    assert "shapes.render" not in candidate.data["modules"]

@@ -175,7 +175,8 @@ CHAIN = {
 
 def test_a_part_that_refuses_makes_a_skip_with_its_reason(tmp_path: Path) -> None:
     """The real dead-code injector: a medium cluster needs a function of a third module tied to
-    `first -> parse` by a call, and `app.extra` has none."""
+    `first -> parse` by a call, or one to retire on its own, and `app.extra` has neither (its
+    one-line `other` is no earlier version)."""
     project = Project.load(repo(tmp_path, CHAIN), use_cache=False)
     (candidate,) = [item for item in find_candidates(project, "dead_code", options=NO_FILTER)
                     if item.target.qualname == "app.main.first"]
@@ -183,7 +184,8 @@ def test_a_part_that_refuses_makes_a_skip_with_its_reason(tmp_path: Path) -> Non
     assert isinstance(skip, InjectionSkip), skip
     assert skip.candidate == candidate
     reason = ("no function of a further module calls, or is called by, the functions around "
-              "`app.main.first` -> `app.util.parse` (one module per function, 3 modules)")
+              "`app.main.first` -> `app.util.parse`, and no module beside them has a function "
+              "short enough to retire (3 modules)")
     assert skip.reason == reason
     sampled = inject(project, "dead_code", "medium", options=NO_FILTER)
     assert isinstance(sampled, InjectionSkip) and sampled.candidate is None
@@ -361,6 +363,27 @@ def test_patches_round_trip_new_deleted_and_unterminated_files(tmp_path: Path) -
     check = subprocess.run(["git", "apply", "--check", "-"], cwd=tmp_path, input=patch.encode(),
                            capture_output=True, check=False)
     assert check.returncode == 0, check.stderr
+
+
+def test_an_added_function_in_a_long_file_shows_as_added_only(tmp_path: Path) -> None:
+    """In a file of 200+ lines, blank lines must still anchor the diff: a shorter copy added
+    above a method reads as that insertion, not as the method cut in two and added again below."""
+    filler = "".join(f"    def f{i}(self):\n        if not self.a{i}:\n            return\n\n"
+                     f"        self.b{i}()\n\n" for i in range(40))
+    steps = "".join(f"        self.step{k}(form)\n" for k in range(6))
+    body = f"        if self.choices is None:\n            raise TypeError('none')\n\n{steps}\n"
+    live = ("    def pre_validate(self, form):\n        if not self.validate or not self.data:\n"
+            "            return\n\n" + body)
+    retired = "    def _pre_check(self, form):\n" + body
+    old = "class A:\n" + filler + live + filler.replace("def f", "def g")
+    new = old.replace(live, retired + live)
+    patch = make_patch({"a.py": old}, {"a.py": new})
+    changed = [line for line in patch.splitlines()[3:] if line[:1] in "+-"]
+    assert [line for line in changed if line.startswith("-")] == []
+    assert len(changed) == len(retired.splitlines())
+    (tmp_path / "a.py").write_text(old)
+    apply_patch(tmp_path, patch)
+    assert (tmp_path / "a.py").read_text() == new
 
 
 def test_bad_patches_are_refused_with_reasons(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ import re
 import shutil
 from pathlib import Path
 
+import libcst as cst
 import pytest
 
 from smellkit.errors import InjectionRefused
@@ -428,3 +429,123 @@ def test_a_metaclass_is_no_holder(tmp_path: Path) -> None:
     for name in ("kit.meta.Meta", "kit.meta.Plain"):
         assert (_fragile_function_holder(analysis, name) or "").startswith("a metaclass")
     assert _fragile_function_holder(analysis, "kit.meta.Holder") is None
+
+
+def _repo(root: Path, files: dict[str, str]) -> InjectionContext:
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    return InjectionContext(Project.load(root, use_cache=False, jobs=1))
+
+
+def test_an_absorbed_method_is_named_after_its_whole_class(tmp_path: Path) -> None:
+    """`OneOf.options` becomes `one_of_options` taking a `one_of_validator`: the class's last
+    word alone is a stop word (`of_options`), its first alone a stranger (`one_validator`);
+    `Length._format_error` becomes `_length_format_error`."""
+    context = _repo(tmp_path / "repo", {
+        "kit/__init__.py": "",
+        "kit/validate.py": "class Validator:\n    pass\n\n\nclass OneOf(Validator):\n"
+                           "    def options(self):\n        return self.choices\n\n\n"
+                           "class Length(Validator):\n    def _format_error(self):\n"
+                           "        return self.error\n\n\nclass Parser:\n"
+                           "    def parse_call_args(self):\n        return self.stream\n"})
+    analysis = context.analysis
+    assert planning._method_name(analysis, "kit.validate.OneOf.options") == "one_of_options"
+    assert planning._method_name(analysis, "kit.validate.Length._format_error") == \
+        "_length_format_error"
+    assert planning._method_name(analysis, "kit.validate.Parser.parse_call_args") == \
+        "parse_call_args"  # not `parser_parse_call_args`
+    function = planning.Function("kit.validate.OneOf.options", "kit.validate", "options", 1,
+                                 frozenset(), owner="kit.validate.OneOf")
+    node = absorbing._find_method(context.module("kit/validate.py"), function)
+    assert node is not None
+    assert absorbing._instance_name(context, function, node) == "one_of_validator"
+
+
+_TIDY_HOLDER = ("import collections\nfrom collections.abc import Mapping as _Mapping\n\n"
+                "from kit import utils\n\n\nclass Field:\n    pass\n")
+
+
+def _tidy(tmp_path: Path, body: str, siblings: dict[str, str],
+          patched: frozenset[str] = frozenset()) -> tuple[str, list[str]]:
+    from smellkit.injectors.cst import move
+    from smellkit.injectors.god_class import tidy
+
+    context = _repo(tmp_path / "repo", {"kit/__init__.py": "", "kit/fields.py": _TIDY_HOLDER,
+                                        "kit/utils.py": "def helper(x):\n    return x\n"})
+    holder = tidy.Holder(context.index, "kit.fields", "Field",
+                         move.module_bindings(context.index, "kit.fields"))
+    function = cst.parse_statement(body)
+    assert isinstance(function, cst.FunctionDef)
+    new, hoisted = tidy.tidied(function, "kit.utils", holder, siblings, patched)
+    return cst.Module([new]).code, hoisted
+
+
+def test_absorbed_code_imports_as_a_person_would(tmp_path: Path) -> None:
+    """Review of marshmallow's `Tuple` case: an absorbed sibling imported back from the module
+    it left, `Mapping` imported again beside the module's `_Mapping`, a name of the source
+    module imported in the body where the holder's module binds that module, and standard
+    modules imported in every method."""
+    code, hoisted = _tidy(tmp_path, (
+        "def is_collection(obj):\n    \"\"\"Doc.\"\"\"\n"
+        "    from collections.abc import Mapping\n    import functools\n"
+        "    from kit.utils import helper, is_iterable\n\n"
+        "    return is_iterable(obj) and not isinstance(obj, Mapping) and helper(functools)\n"),
+        {"is_iterable": "is_iterable"})
+    assert hoisted == ["import functools"]
+    assert "import" not in code.split('"""Doc."""')[1]
+    assert "return Field.is_iterable(obj) and not isinstance(obj, _Mapping) and " \
+           "utils.helper(functools)" in code
+
+
+def test_the_holders_own_module_is_not_imported_into_it(tmp_path: Path) -> None:
+    """`Schema._init_fields` absorbed by marshmallow's `Nested` kept
+    `from marshmallow import fields as ma_fields` inside fields.py itself."""
+    code, hoisted = _tidy(tmp_path, "def f(obj):\n    from kit import fields as ma_fields\n\n"
+                                    "    return ma_fields.Field(obj)\n", {})
+    assert hoisted == [] and "import" not in code
+    assert "return Field(obj)" in code
+
+
+def test_a_sibling_that_code_replaces_stays_read_from_its_module(tmp_path: Path) -> None:
+    from smellkit.injectors.god_class import tidy
+
+    assert tidy.replaced("kit.utils", ["utils.is_iterable = fake\n",
+                                       'patch("kit.utils.now")\n', "utils.helper(1)\n"]) == \
+        frozenset({"is_iterable", "now"})
+    code, _ = _tidy(tmp_path, "def f(obj):\n    from kit.utils import is_iterable\n"
+                              "    return is_iterable(obj)\n",
+                    {"is_iterable": "is_iterable"}, frozenset({"is_iterable"}))
+    assert "return utils.is_iterable(obj)" in code  # read from the module when called
+
+
+def test_a_registry_says_whose_methods_it_holds(tmp_path: Path) -> None:
+    """`_DESERIALIZE_HOOKS` held marshmallow's utilities: the table is named after the class
+    whose methods it holds, never as hooks, handlers or callbacks."""
+    from smellkit.injectors.god_class import registry
+
+    context = _repo(tmp_path / "repo", {"kit/__init__.py": "", "kit/forms.py": (
+        "class BaseForm:\n    def deserialize(self, hook):\n        return hook\n")})
+    found = registry.choose(context, "kit.forms.BaseForm", context.source("kit/forms.py"))
+    assert found.table.startswith("_BASE_FORM_") and found.decorator.startswith("_base_form_")
+    assert not re.search("HOOK|HANDLER|CALLBACK", found.table)
+
+
+def test_only_a_central_class_takes_in_functions(tmp_path: Path) -> None:
+    """A leaf class beside a bigger one of its module (marshmallow's `Tuple` next to `Field`)
+    is no host; the base, or a class other modules import, is."""
+    from smellkit.injectors.god_class import _central
+
+    branches = "".join(f"        if x == {n}:\n            return {n}\n" for n in range(20))
+    context = _repo(tmp_path / "repo", {
+        "kit/__init__.py": "",
+        "kit/fields.py": f"class Field:\n    def run(self, x):\n{branches}\n\n"
+                         "class Tuple(Field):\n    def go(self, x):\n        return x\n\n\n"
+                         "class Loner:\n    def go(self, x):\n        return x\n\n\n"
+                         "class Shared:\n    def go(self, x):\n        return x\n",
+        "kit/schema.py": "from kit.fields import Shared\n"})
+    analysis = context.analysis
+    assert _central(analysis, "kit.fields.Field", 21)
+    assert not _central(analysis, "kit.fields.Tuple", 1)
+    assert not _central(analysis, "kit.fields.Loner", 1)
+    assert _central(analysis, "kit.fields.Shared", 1)

@@ -8,10 +8,13 @@ results) plus `entries`: [{id, module, qualname, changed, tests}] and `inputs`, 
 derandomized, no example database):
 
 - generated: each parameter from its annotation (`st.from_type`, edge values first for
-  numbers, strings and collections), else from the types of the values recorded for it
-  (`st.from_type` for builtins, `st.builds` for classes whose constructor is annotated, else the
-  recorded values themselves); the receiver of a method and the class of a classmethod are
-  always drawn from the recorded ones.
+  numbers, strings and collections; for `Any`, values of several types, bytes and a list among
+  them; an optional annotation Hypothesis cannot make or that does not evaluate, None), else
+  from the types of the values recorded for it (`st.from_type` for builtins, `st.builds` for
+  classes whose constructor is annotated, else the recorded values themselves); the receiver
+  of a method and the class of a classmethod are drawn from the recorded ones, else built
+  (`st.builds`) when the class's constructor is annotated or takes no argument. An entry point
+  with no recorded input has its first generated ones swept and aimed at as if recorded.
 - mutated: first, up to `swept` recorded inputs with one value set to a neighbour of itself
   (one more, one less, the other truth value, the empty string...: where boundaries sit): an
   argument, keyword ones included, or an attribute of an object argument, the receiver's
@@ -27,7 +30,8 @@ derandomized, no example database):
   `tests`, read by `conditions.py`) set to meet its clauses, together and one by one (`aimed`);
   and up to `paired` inputs with two values changed at once (`paired`: a flag turned on with
   the value it shows). Neighbours reach inside lists, tuples and dicts (one
-  item changed), turn None into a value and a string into its bytes.
+  item changed), turn None into a value and a string into its bytes; a passed argument that
+  has a default is also left out, and an object argument is also given as its class.
 
 Each is written as one JSON line {"id", "source", "payload" (base64 of the pickled `(args,
 kwargs)`)}; inputs equal to a recorded one are left out. A line {"id", "done": true} follows an
@@ -70,6 +74,9 @@ EDGES: dict[type, tuple[Any, ...]] = {
     list: ([],), dict: ({},), tuple: ((),), set: (set(),),
 }
 
+ANYTHING: tuple[Any, ...] = (b"a", ["a", "b"], "a", None, 0, 1, -1, 1.5, True, False, "", ("a",),
+                             {"a": 1})
+
 
 def _dumps(tools: str | None) -> Any:
     if tools:
@@ -86,11 +93,25 @@ class Drawer:
         self.seed = seed
 
     def of_type(self, kind: Any) -> Any:
-        """A strategy for values of `kind` (an annotation or a class), edge values first."""
+        """A strategy for values of `kind` (an annotation or a class), edge values first; for
+        `Any` (alone or in a union), values of several types (`anything`); None for a type
+        Hypothesis cannot make, or just None when the annotation is optional."""
         st = self.st
+        if kind is typing.Any or kind is object or (
+                typing.get_origin(kind) is typing.Union and typing.Any in typing.get_args(kind)):
+            return self.anything()
         strategy = st.from_type(kind)
+        try:
+            strategy.validate()  # a type Hypothesis cannot make (`IO[Any]`) fails every draw
+        except Exception:
+            return st.none() if _optional(kind) else None
         edges = EDGES.get(kind) if isinstance(kind, type) else None
         return st.one_of(st.sampled_from(edges), strategy) if edges else strategy
+
+    def anything(self) -> Any:
+        """Values for a parameter that takes any object (`message: Any`): one of each common
+        type, bytes and a list among them (code that tells them apart), then any text."""
+        return self.st.one_of(self.st.sampled_from(ANYTHING), self.st.text())
 
     def of_values(self, values: list[Any]) -> Any:
         """A strategy for a parameter seen only with these values: their types' strategies, or
@@ -130,6 +151,19 @@ def _annotated_constructor(kind: type) -> bool:
             inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD))
 
 
+def _bare_constructor(kind: type) -> bool:
+    """Whether the class is made with no argument at all (`BoolParamType()`): a receiver for
+    its methods when no test called them."""
+    try:
+        parameters = inspect.signature(kind).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return not inspect.isabstract(kind) and all(
+        item.default is not inspect.Parameter.empty or item.kind in (
+            inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+        for item in parameters)
+
+
 def strategies(drawer: Drawer, target: Any, recorded: list[tuple[tuple[Any, ...], dict[str, Any]]],
                owner: type | None = None) -> list[tuple[str, Any, bool]] | None:
     """Per positional parameter (in order): its name, its strategy (None when it has neither an
@@ -143,10 +177,7 @@ def strategies(drawer: Drawer, target: Any, recorded: list[tuple[tuple[Any, ...]
                                        inspect.Parameter.POSITIONAL_OR_KEYWORD)]
     except (TypeError, ValueError):
         return None
-    try:
-        hints = typing.get_type_hints(target)
-    except Exception:  # an annotation that does not evaluate
-        hints = {}
+    hints = _hints(target)
     found: list[tuple[str, Any, bool]] = []
     for position, item in enumerate(parameters):
         values = [args[position] if position < len(args) else kwargs[item.name]
@@ -161,11 +192,43 @@ def strategies(drawer: Drawer, target: Any, recorded: list[tuple[tuple[Any, ...]
                 ).map(pickle.loads) if any(_pickles(value) for value in values) else None
             elif receiver and owner is not None:
                 strategy = drawer.st.just(owner) if item.name == "cls" else \
-                    drawer.st.builds(owner) if _annotated_constructor(owner) else None
+                    drawer.st.builds(owner) if _annotated_constructor(owner) or \
+                    _bare_constructor(owner) else None
         else:
             strategy = drawer.of_type(hints[item.name])
         found.append((item.name, strategy, item.default is not inspect.Parameter.empty))
     return found
+
+
+def _hints(target: Any) -> dict[str, Any]:
+    """The parameters' annotations, evaluated; one that does not evaluate (a name imported only
+    for type checkers) is left out alone, and an optional one whose other member does not
+    (`Optional["Context"]`) stands for None."""
+    try:
+        return typing.get_type_hints(target)
+    except Exception:  # some annotation does not evaluate: each on its own
+        pass
+    found: dict[str, Any] = {}
+    annotations = getattr(target, "__annotations__", None)
+    if not isinstance(annotations, dict):
+        return found
+    namespace = getattr(target, "__globals__", None)
+    for name, annotation in annotations.items():
+        def holder() -> None:
+            pass
+        holder.__annotations__ = {name: annotation}
+        try:
+            found[name] = typing.get_type_hints(holder, namespace)[name]
+        except Exception:
+            if _optional(annotation):
+                found[name] = type(None)
+    return found
+
+
+def _optional(annotation: Any) -> bool:
+    """Whether the annotation is a union with None (`Optional[X]`)."""
+    origin: Any = typing.get_origin(annotation)
+    return origin is typing.Union and type(None) in typing.get_args(annotation)
 
 
 def generated_parts(parameters: list[tuple[str, Any, bool]]) -> list[Any] | None:
@@ -333,6 +396,9 @@ class Literals:
                 elif isinstance(constant, str) and len(constant) <= 40 and \
                         "\n" not in constant:
                     strings.append(constant)
+                elif isinstance(constant, (tuple, frozenset)):  # `value in {"no", "off"}`
+                    strings += sorted(item for item in constant if isinstance(item, str) and
+                                      len(item) <= 40 and "\n" not in item)
         self.numbers = list(dict.fromkeys(numbers))[:MAX_LITERALS]
         self.strings = list(dict.fromkeys(strings))[:MAX_LITERALS]
         self.keywords = [item for item in self.strings if item.isidentifier()]
@@ -410,7 +476,13 @@ def _places(parameters: list[tuple[str, Any, bool]], payloads: list[bytes],
         for slot, value in named:
             if not (receiver and slot == 0):
                 passed.add((slot,))
-                places.setdefault((slot,), []).append((index, neighbours(value, literals)))
+                # an object argument's neighbour is its class (`convert_type(IntParamType)`
+                # for an instance: code that refuses classes)
+                near = neighbours(value, literals) or ([type(value)] if _has_state(value)
+                                                       else [])
+                if _omissible(slot, len(args), parameters):
+                    near.insert(1, OMITTED)
+                places.setdefault((slot,), []).append((index, near))
             if _has_state(value):
                 public = [(name, attribute) for name, attribute in vars(value).items()
                           if not name.startswith("_")]
@@ -436,6 +508,26 @@ def _places(parameters: list[tuple[str, Any, bool]], payloads: list[bytes],
     return {place: places[place] for place in sorted(places, key=order)}
 
 
+class _Omitted:
+    """The neighbour of a passed argument that has a default: the argument left out."""
+
+    def __repr__(self) -> str:
+        return "<omitted>"
+
+
+OMITTED = _Omitted()
+
+
+def _omissible(slot: int | str, passed: int, parameters: list[tuple[str, Any, bool]]) -> bool:
+    """Whether the argument at `slot` can be left out so that its default is used: a keyword
+    one (a parameter with a default, or one the signature does not list by position), or the
+    last positional one when its parameter has a default (every caller may pass a value the
+    default would give, and a default's behaviour is the function's too)."""
+    if isinstance(slot, str):
+        return all(name != slot or has_default for name, _, has_default in parameters)
+    return slot == passed - 1 and slot < len(parameters) and parameters[slot][2]
+
+
 def _unread(place: Place, literals: Literals) -> bool:
     """An attribute the function's code never names (it may still reach it through a callee)."""
     return len(place) == 2 and place[1] not in literals.names
@@ -446,6 +538,12 @@ def _changed(payload: bytes, changes: list[tuple[Place, Any]]) -> tuple[Any, ...
     attribute cannot be set."""
     args, kwargs, *state = pickle.loads(payload)
     for place, value in changes:
+        if value is OMITTED and len(place) == 1:
+            if isinstance(place[0], int):
+                args = args[:place[0]]
+            else:
+                kwargs = {key: item for key, item in kwargs.items() if key != place[0]}
+            continue
         holder = args[place[0]] if isinstance(place[0], int) else kwargs.get(place[0])
         if len(place) == 1:
             holder = value
@@ -505,9 +603,10 @@ def paired(parameters: list[tuple[str, Any, bool]], payloads: list[bytes], count
 
 MAX_TOGETHER = 8
 """Combinations of values tried for the clauses of one test all met at once."""
-SOME_VALUES: tuple[Any, ...] = ("a", True, 0, (), ("a",))
-"""Values tried for a test that a value is not None: a string, a flag, a count, an empty and a
-one-item sequence (a default that must be a list)."""
+SOME_VALUES: tuple[Any, ...] = ("a", worker.computed_value, True, 0, (), ("a",))
+"""Values tried for a test that a value is not None: a string, a function (a default computed
+when it is needed: `inspect.isfunction(default)`), a flag, a count, an empty and a one-item
+sequence (a default that must be a list)."""
 
 
 def meeting(operator: str, constant: Any) -> list[Any]:
@@ -558,10 +657,20 @@ def aimed(parameters: list[tuple[str, Any, bool]], payloads: list[bytes], count:
     has a place for all its values."""
     receiver = bool(parameters) and parameters[0][0] in ("self", "cls")
     loaded = [pickle.loads(payload) for payload in payloads]
+    placed: dict[str, bool] = {}
+
+    def placeable(name: str) -> bool:
+        """Whether some input has a place for the value (a local the code computes has none:
+        a clause on it is left out, not the whole combination)."""
+        if name not in placed:
+            placed[name] = any(_spot(name, args, kwargs, parameters, accepts, receiver)
+                               is not None for args, kwargs, *_ in loaded)
+        return placed[name]
+
     queues: list[list[list[tuple[str, Any]]]] = []
     for test in tests:
         clauses = [(name, values) for name, operator, constant in test
-                   if (values := meeting(operator, constant))]
+                   if placeable(name) and (values := meeting(operator, constant))]
         clauses = [item for position, item in enumerate(clauses)
                    if item[0] not in {name for name, _ in clauses[:position]}]
         if not clauses:
@@ -641,6 +750,24 @@ def _takes_options(target: Any) -> bool:
         return False
 
 
+STAND_INS = 3
+"""Generated inputs an entry point no test called is swept and aimed from, as from recorded
+ones."""
+
+
+def _stand_ins(drawn: list[tuple[str, tuple[Any, ...]]]) -> list[bytes]:
+    """The first generated inputs that pickle, as payloads: what the sweep, the aimed and the
+    paired inputs start from for an entry point with no recorded call (a method of a class
+    built without arguments, `BoolParamType().convert`)."""
+    found: list[bytes] = []
+    for _, item in drawn:
+        with contextlib.suppress(Exception):
+            found.append(pickle.dumps(item, protocol=4))
+        if len(found) >= STAND_INS:
+            break
+    return found
+
+
 def main(request_path: str) -> int:
     with open(request_path, encoding="utf-8") as handle:
         request = json.load(handle)
@@ -691,19 +818,20 @@ def main(request_path: str) -> int:
         if parts:
             drawn += [("generated", (tuple(values), {})) for values in draw(
                 hypothesis, st.tuples(*parts), int(request["generated"]), seed)]
-        if recorded:
+        bases = list(recorded_payloads.get(ident, ())) or _stand_ins(drawn)
+        if bases:
             count = int(request["swept_changed"] if entry.get("changed") else request["swept"])
             drawn += [("mutated", item) for item in swept(
-                parameters or [], list(recorded_payloads[ident]), count, literals, keywords)]
+                parameters or [], bases, count, literals, keywords)]
             if entry.get("changed"):
                 accepts = _accepted(target, _owner(entry["module"], entry["qualname"])) | (
                     set(literals.keywords) if keywords else set())
                 drawn += [("aimed", item) for item in aimed(
-                    parameters or [], list(recorded_payloads[ident]),
-                    int(request.get("aimed", 0)), entry.get("tests") or [], accepts)]
+                    parameters or [], bases, int(request.get("aimed", 0)),
+                    entry.get("tests") or [], accepts)]
                 drawn += [("paired", item) for item in paired(
-                    parameters or [], list(recorded_payloads[ident]),
-                    int(request.get("paired", 0)), literals, keywords)]
+                    parameters or [], bases, int(request.get("paired", 0)), literals,
+                    keywords)]
         if varied is not None:
             drawn += [("mutated", (args, kwargs, *([states[index]] if states[index] else [])))
                       for args, kwargs, index in draw(

@@ -152,6 +152,13 @@ def _sort_key(item: Any) -> str:
     return json.dumps(item, sort_keys=True, default=str)
 
 
+def computed_value(*args: Any, **kwargs: Any) -> str:
+    """A function the generator passes where code may take one (a default computed when it is
+    needed): deterministic, and pickled by reference to this module, which both versions'
+    workers import under the same name."""
+    return "computed"
+
+
 def canonical(value: Any, depth: int = 0, seen: dict[int, int] | None = None) -> Any:
     """A JSON tree equal for two values exactly when they are structurally equal: each node is
     `[type name, content]`. Containers recurse (dicts and sets order-free, as `==` is);
@@ -208,6 +215,10 @@ def _content(value: Any, depth: int, seen: dict[int, int]) -> Any:
         return [inner(value.args), _attributes(value, depth, seen)]
     if isinstance(value, (io.StringIO,)):
         return _text(value.getvalue())
+    if isinstance(value, io.TextIOWrapper):
+        return _stream(value, depth, seen)
+    if isinstance(value, io.BytesIO):
+        return "<closed>" if value.closed else _text(value.getvalue()[:MAX_TEXT].hex())
     module = type(value).__module__ or ""
     if module.startswith("numpy") and hasattr(value, "tolist") and hasattr(value, "dtype"):
         return [str(value.dtype), list(getattr(value, "shape", ())), inner(value.tolist())]
@@ -225,6 +236,18 @@ def _content(value: Any, depth: int, seen: dict[int, int]) -> Any:
         return _text(_ADDRESS.sub("", repr(value)))
     except Exception as error:  # a repr that raises
         return f"<repr raised {type(error).__name__}>"
+
+
+def _stream(value: io.TextIOWrapper, depth: int, seen: dict[int, int]) -> Any:
+    """A text stream's observable state: its encoding and error handler (how it will decode
+    and encode), whether it is closed, the binary stream under it and its own attributes; its
+    repr names none of the first two."""
+    try:
+        buffer = None if value.closed else value.buffer
+        return [value.encoding, value.errors, value.closed,
+                canonical(buffer, depth + 1, seen), _attributes(value, depth, seen)]
+    except Exception as error:  # a detached stream
+        return f"<stream: {type(error).__name__}>"
 
 
 def _attributes(value: Any, depth: int, seen: dict[int, int]) -> Any:

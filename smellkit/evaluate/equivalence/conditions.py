@@ -6,9 +6,10 @@ pairing every value with every other runs out of any budget long before it gets 
 comparisons are read from the function's code: each test is the clauses of one boolean
 expression (`a and b`, `a or b`), or of an `if` and an `if` directly inside it, or one
 comparison alone; each clause names the value it reads (`nargs` for a parameter `nargs`,
-`self.nargs`, `attrs.get("nargs")` or `attrs["nargs"]`), the comparison, and the constant it is
-compared against. The generator (`_generator.py`) turns each clause into values that meet it
-and sets them, alone and together, on recorded inputs.
+`self.nargs`, `attrs.get("nargs")` or `attrs["nargs"]`; for a local variable, the value it was
+read from: `_origins`), the comparison, and the constant it is compared against. The
+generator (`_generator.py`) turns each clause into values that meet it and sets them, alone and
+together, on recorded inputs.
 
 Read from the smelly version's source here (smellkit parses), sent to the generator as JSON.
 """
@@ -58,19 +59,22 @@ def read_tests(source: str, def_line: int) -> list[list[Clause]]:
     found: list[list[Clause]] = []
     consumed: set[int] = set()
     nested: list[list[Clause]] = []
+    origins = _origins(function)
     for node in ast.walk(function):  # outer expressions first: a nested `and` joins its parent
         if isinstance(node, (ast.BoolOp, ast.Compare, ast.UnaryOp)) and \
                 id(node) not in consumed and (not isinstance(node, ast.UnaryOp) or (
                     isinstance(node.op, ast.Not) and isinstance(node.operand, ast.BoolOp))):
             operands = _operands(node, consumed)
-            clauses = [clause for clause in map(_clause, operands) if clause is not None]
+            clauses = [_traced(clause, origins) for clause in map(_clause, operands)
+                       if clause is not None]
             if clauses:
                 found.append(clauses)
         if isinstance(node, ast.If):
-            outer = _test_clauses(node.test)
+            outer = [_traced(clause, origins) for clause in _test_clauses(node.test)]
             for inner in node.body:
                 if isinstance(inner, ast.If) and outer:
-                    both = [*outer, *_test_clauses(inner.test)]
+                    both = [*outer, *(_traced(clause, origins)
+                                      for clause in _test_clauses(inner.test))]
                     if len({name for name, _, _ in both}) > 1:
                         nested.append(both)
     unique: list[list[Clause]] = []
@@ -78,6 +82,50 @@ def read_tests(source: str, def_line: int) -> list[list[Clause]]:
         if test not in unique:
             unique.append(test)
     return unique[:MAX_TESTS]
+
+
+def _origins(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
+    """The value each local variable assigned once stands for, where the code says: a local
+    read from an attribute or a key (`envvar = self.envvar`), from a getter of the receiver
+    (`default_value = self.get_default(ctx)`: `default`), or from a parameter through method
+    calls (`norm = value.strip().lower()`: `value`). An input sets the value, not the local."""
+    parameters = {item.arg for item in (*function.args.posonlyargs, *function.args.args,
+                                        *function.args.kwonlyargs)}
+    assigned: dict[str, list[ast.AST]] = {}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], ast.Name):
+            assigned.setdefault(node.targets[0].id, []).append(node.value)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and \
+                isinstance(node.target, ast.Name):
+            assigned.setdefault(node.target.id, []).append(node.value or node)
+    found: dict[str, str] = {}
+    for local, values in assigned.items():
+        if len(values) != 1 or local in parameters:
+            continue
+        origin = _origin(values[0])
+        if origin is not None and origin != local:
+            found[local] = origin
+    return found
+
+
+def _origin(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        owner = node.func.value
+        if isinstance(owner, ast.Name) and owner.id in _RECEIVERS and \
+                node.func.attr.startswith("get_") and len(node.func.attr) > 4:
+            return node.func.attr[4:]
+        while isinstance(owner, ast.Call) and isinstance(owner.func, ast.Attribute):
+            owner = owner.func.value
+        if isinstance(owner, ast.Name) and owner.id not in _RECEIVERS and \
+                node.func.attr not in _LOOKUPS:
+            return owner.id
+    return _name(node) if isinstance(node, ast.expr) else None
+
+
+def _traced(clause: Clause, origins: dict[str, str]) -> Clause:
+    """The clause naming the value its local variable stands for (`_origins`)."""
+    return (origins.get(clause[0], clause[0]), clause[1], clause[2])
 
 
 def _operands(node: ast.expr, consumed: set[int]) -> list[ast.expr]:

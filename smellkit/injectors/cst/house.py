@@ -146,6 +146,13 @@ def measured_line_length(texts: Iterable[str]) -> int:
     return max(SHORTEST_MEASURED, min(LONGEST_MEASURED, longest))
 
 
+def line_limit(source: str) -> int:
+    """The longest line one module's code allows itself (79 at least, comments aside): lines an
+    injector adds to it stay within."""
+    return max([79, *(len(line) for line in source.splitlines()
+                      if not line.lstrip().startswith("#"))])
+
+
 def _isort_options(folder: Path) -> tuple[bool | None, bool]:
     """(force-single-line or None when unset, order-by-type) from ruff's or isort's settings."""
     ruff = _ruff(folder) or {}

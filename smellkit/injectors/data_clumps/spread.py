@@ -37,14 +37,13 @@ from smellkit.injectors.cst.imports import (
     merged,
     without_unused,
 )
-from smellkit.injectors.data_clumps.fields import (
+from smellkit.injectors.data_clumps.body import (
     Extracted,
-    Group,
-    Reader,
     class_noun,
     class_words,
     extract,
 )
+from smellkit.injectors.data_clumps.fields import Group, Reader
 from smellkit.injectors.data_clumps.plan import outside_words
 from smellkit.injectors.naming import meaningful, overlaps, pick, snake, words
 from smellkit.models import SPANS, Difficulty
@@ -72,7 +71,8 @@ def layout(group: Group, difficulty: Difficulty,
     holder_paths = {holder.path for holder in group.holders}
     holder_modules = {holder.module for holder in group.holders}
     least, most = SPANS[difficulty]
-    sizes = list(range(1, len(readers) + (0 if difficulty == "hard" else 1)))
+    # two bodies at least: one function beside the constructor is a signature, not a clump
+    sizes = list(range(2, len(readers) + (0 if difficulty == "hard" else 1)))
     if difficulty == "hard":
         sizes.reverse()
     elif difficulty == "medium":  # more than one body moved where the group allows it
@@ -174,22 +174,28 @@ def spread(context: InjectionContext, group: Group, moved: list[Reader], count: 
     removed: dict[str, set[cst.FunctionDef]] = {}
     parts = chunks(moved, count)
     module_of: dict[str, str] = {}
-    paths: list[tuple[str, str]] = []
-    for part in parts:
-        first = part[0]
-        split = sum(first.cls in {reader.cls for reader in other} for other in parts) > 1
+    placed: dict[int, tuple[str, str]] = {}
+    whole_first = rng.random() < 0.5  # one shape for all of the case's modules
+    entries = [[reader for reader in part if reader.qualname not in {
+        callee for other in part for callee in other.calls}] or part[:1] for part in parts]
+    # modules serving one body name themselves first: theirs are the most telling names
+    for number in sorted(range(len(parts)), key=lambda item: len(entries[item]) != 1):
+        part, first = parts[number], entries[number][0]
         folder = first.path.rpartition("/")[0]
         facts = index.modules[first.module]
         package = first.module if facts.is_package else first.module.rpartition(".")[0]
         bound = set(move.module_bindings(index, package)) if package in index.modules else set()
-        stems = [stem for stem in _module_stems(context, first, rng, split=split)
+        stems = [stem for stem in _module_stems(context, first, rng,
+                                                alone=len(entries[number]) == 1,
+                                                whole_first=whole_first)
                  if stem not in bound and _join(folder, stem) not in taken_paths]
         path = context.module_path(folder, stems)
         taken_paths.add(path)
         stem = path.rpartition("/")[2][:-3]
         module = f"{package}.{stem}" if package else stem
-        paths.append((path, module))
+        placed[number] = (path, module)
         module_of.update((reader.qualname, module) for reader in part)
+    paths = [placed[number] for number in range(len(parts))]
     # helpers first: a body that calls one is written with the name of its function
     named: dict[str, tuple[str, Extracted]] = {}
     taken = {word for reader in moved for word in re.findall(
@@ -370,11 +376,15 @@ def _join(folder: str, stem: str) -> str:
 
 
 def _module_stems(context: InjectionContext, reader: Reader, rng: random.Random, *,
-                  split: bool = False) -> list[str]:
-    """New module names: the class's word with the source module's (`length_validators`
-    beside `validators.py`), or with the method's where the class's methods go to several
-    modules (`span_steps`), then with other words near them; private when the repository
-    names its internal modules so."""
+                  alone: bool, whole_first: bool) -> list[str]:
+    """New module names: the class's word with the method's (`length_error` for the body of
+    `Length._format_error`), or with the source module's for a special method
+    (`length_validators` for `Length.__call__` of `validators.py`), then with other words near
+    them; private when the repository names its internal modules so. `reader` is the body the
+    module's others serve; `alone`: the module's other bodies all serve `reader` (else it holds
+    several things and takes the source module's word); `whole_first`: the class's words alone
+    (`any_of`) come before them with another word (`any_of_validators`), for every module of a
+    case alike."""
     vocabulary = context.vocabulary
     stem = reader.path.rpartition("/")[2][:-3]
     private = vocabulary.private_modules() or stem.startswith("_")
@@ -382,12 +392,13 @@ def _module_stems(context: InjectionContext, reader: Reader, rng: random.Random,
     whole = class_words(cls_name)
     head = whole if len(whole) > 1 and not all(map(meaningful, whole)) else whole[:1]
     method = reader.qualname.rpartition(".")[2]
-    source = method if split and not method.startswith("__") else stem
+    source = method if alone and not method.startswith("__") else stem
     tail = [word for word in words(source) if meaningful(word) and not overlaps(word, head)][-1:]
     natural = [snake([*head, *tail], private=private)] if head and tail else []
     if len(whole) > 1 or not natural:
         natural.append(snake(whole, private=private))
-    rng.shuffle(natural)  # two cases at one class need not share the module's name
+    if whole_first:  # two cases at one class need not share the module's name
+        natural.reverse()
     found = vocabulary.names(reader.module, cls_name, stem, head=head, rng=rng, private=private)
     return [name for name in dict.fromkeys([*natural, *found])
             if name.lstrip("_") and name.lstrip("_") != stem.lstrip("_")][:60]
@@ -454,12 +465,6 @@ def _call_text(self_name: str, fields: Sequence[str], function: cst.FunctionDef,
     if params.star_kwarg is not None:
         args.append(f"**{params.star_kwarg.name.value}")
     return args
-
-
-def line_limit(source: str) -> int:
-    """The longest line the module's code allows itself (79 at least): new lines stay within."""
-    return max([79, *(len(line) for line in source.splitlines()
-                      if not line.lstrip().startswith("#"))])
 
 
 def returns_value(function: cst.FunctionDef) -> bool:

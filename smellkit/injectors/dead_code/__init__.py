@@ -5,20 +5,22 @@ function `g` of another module B of the same package. An injection builds a dead
 that call: the call graph's own functions, one per module, tied by the calls between them (first
 `f -> g`; then, as the seed picks, a function a callee calls in a further module, or another
 caller of one of the cluster's top-level functions). Each function of the cluster gets its
-earlier version (`copies`): its own body under its own name plus a role word, calling the
-earlier versions of the others. Nothing calls the head of the cluster: it is such a copy (a
-helper or a private method that lost its last caller), or a dead statement inside the live head
-itself (`heads`: the old call under `if False:`, or below a `raise`).
-So the shapes vary with the seed and with the code: a lone old helper and its dead call site
-(easy, 2 files), a chain going up or down the call graph, or several old callers fanning into
-one old helper (medium 3 files, hard 4).
+earlier version, the one its callers used before they were switched to it: under the name it
+had (`names`: a word said differently, or a narrower name, from the repository's own words),
+with the body before its late revisions (`variants`: no early-exit guard yet, `str.format`
+for f-strings, no annotations), calling the earlier versions of the others. Nothing calls the
+head of the cluster: the old entry point whose callers all moved to the new one.
+So the shapes vary with the seed and with the code: a retired helper and the retired function
+that called it (easy, 2 files), a chain going up or down the call graph, or several retired
+callers fanning into one retired helper (medium 3 files, hard 4). No dead statement is grafted
+into live code: `if False:` around an old call, or a call below a `raise` or `return`, is
+nothing an author commits.
 
 Nothing is injected outside the analysed package: the modules are those of one package (a
 folder with `__init__.py`), never a `__main__` module nor the `if __name__ == "__main__":` block
 of a script. Behaviour is preserved: the new functions are never called and the only new
 imports name them beside the import of the function they copy (in sorted place). Structural
-checks ask that each copy be gone or reached from live code (`dead_code.absent_or_used`) and
-that a head with a dead statement has none (`dead_code.reachable_body`).
+checks ask that each copy be gone or reached from live code (`dead_code.absent_or_used`).
 """
 
 from __future__ import annotations
@@ -34,28 +36,22 @@ from smellkit.detectors.dead_code import DeadCode
 from smellkit.errors import InjectionRefused
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
 from smellkit.injectors.cst import edit
-from smellkit.injectors.dead_code import heads
-from smellkit.injectors.dead_code.copies import (
-    MAX_LINES,
-    ROLES,
-    Link,
-    add_copy,
-    copy_name,
-    import_copy,
-    link,
-)
+from smellkit.injectors.cst.imports import is_docstring
+from smellkit.injectors.dead_code.copies import MAX_LINES, Link, add_copy, import_copy, link
+from smellkit.injectors.dead_code.names import retired_name
 from smellkit.injectors.dead_code.places import main_guard_lines
+from smellkit.injectors.dead_code.variants import revisable
 from smellkit.models import SPANS, Candidate, Difficulty, StructuralCheck
 
 
 class DeadCodeInjector(Injector[InjectorOptions]):
-    """Earlier versions of functions nothing calls, reached only from each other or from a
-    statement that can never run."""
+    """Earlier versions of functions nothing calls, reached only from each other."""
 
     smell = DeadCode.smell
-    description = ("Leaves the earlier version of a call behind: copies of the functions "
-                   "around a call between modules, calling each other, reached only from a "
-                   "copy nothing calls or from a statement that can never run.")
+    description = ("Leaves the earlier versions of functions behind: the functions around a "
+                   "call between modules as they were before their last revisions, under "
+                   "their former names, calling each other, reached only from one nothing "
+                   "calls.")
     Options = InjectorOptions
 
     # -- candidates ------------------------------------------------------------------------
@@ -84,6 +80,14 @@ class DeadCodeInjector(Injector[InjectorOptions]):
                     continue
                 if any(start <= definition.start_line <= end for start, end in guarded):
                     context.discard("under `if __name__ == \"__main__\":`")
+                    continue
+                if definition.name.startswith("__") and definition.name.endswith("__"):
+                    context.discard("a dunder: Python calls it, an earlier version under "
+                                    "another name would be no helper")
+                    continue
+                if definition.end_line - definition.start_line + 1 > MAX_LINES:
+                    context.discard(f"longer than {MAX_LINES} lines: nobody keeps pages of "
+                                    "an earlier version")
                     continue
                 parts = edit.relative_parts(qualname, facts.module)
                 if parts is None or len(parts) > 2 or (
@@ -122,33 +126,84 @@ class DeadCodeInjector(Injector[InjectorOptions]):
         refusal = InjectionRefused("no callee of another module to copy")
         for g in callees:
             try:
-                links = _cluster(context, candidate.target.qualname, g,
-                                 SPANS[difficulty][0], rng)
-                return _build(context, links, difficulty, rng)
+                links, loose = _cluster(context, candidate.target.qualname, g,
+                                        SPANS[difficulty][0], rng)
+                return _build(context, links, loose, difficulty, rng)
             except InjectionRefused as error:  # the last callee's reason is reported
                 refusal = error
         raise refusal
 
 
 def _cluster(context: InjectionContext, f: str, g: str, modules_wanted: int,
-             rng: random.Random) -> list[Link]:
+             rng: random.Random) -> tuple[list[Link], list[str]]:
     """The calls that tie the dead cluster together, first `f -> g`, then one more module at a
     time: a function the cluster's callees call (the chain goes deeper), or a caller of one of
     its top-level functions (the chain goes up, or another caller of the same helper fans in),
-    as the seed picks among what the call graph offers."""
+    as the seed picks among what the call graph offers. Where the call graph ties too few
+    modules, the rest are retired functions of their own (`_loose`): a refactoring that
+    switched several modules to new code leaves an old function in each."""
     first = link(context, f, g)
     if first is None:
         raise InjectionRefused(f"`{f}` reaches `{g}` through no unaliased import")
+    if _uncopied(context, [first]):
+        raise InjectionRefused(f"`{f}` or `{g}` is longer than {MAX_LINES} lines or a dunder: "
+                               "no copy of it reads as an earlier version")
     index = context.index
     modules = {index.module_of[f], index.module_of[g]}
-    if len(modules) >= modules_wanted:
-        return [first]  # `_build` says why, should it not copy them
-    found = _grow(context, [first], modules, modules_wanted, rng, [0])
-    if found is None:
+    found: list[Link] | None = [first]
+    for wanted in range(modules_wanted, len(modules), -1):
+        found = _grow(context, [first], modules, wanted, rng, [0])
+        if found is not None:
+            break
+    links = found or [first]
+    used = {index.module_of[name] for item in links for name in (item.caller, item.callee)}
+    loose = _loose(context, links, used, modules_wanted - len(used), rng)
+    if loose is None:
         raise InjectionRefused(f"no function of a further module calls, or is called by, the "
-                               f"functions around `{f}` -> `{g}` (one module per function, "
-                               f"{modules_wanted} modules)")
-    return found
+                               f"functions around `{f}` -> `{g}`, and no module beside them "
+                               f"has a function short enough to retire ({modules_wanted} "
+                               "modules)")
+    return links, loose
+
+
+def _loose(context: InjectionContext, links: list[Link], modules: set[str], wanted: int,
+           rng: random.Random) -> list[str] | None:
+    """`wanted` functions of further modules, one per module, that can be retired on their
+    own: short, copyable, not dunders, of several statements (an old one-liner is a typo);
+    those of modules that call into the cluster's, or are called from them, first."""
+    if wanted <= 0:
+        return []
+    index = context.index
+    touched = _flagged_spans(context)
+    tiers: list[dict[str, list[str]]] = [{}, {}, {}, {}]
+    cluster_modules = {index.module_of[name] for item in links for name in (item.caller,
+                                                                              item.callee)}
+    graph = index.call_graph
+    for qualname, definition in index.definitions.items():
+        module = index.module_of.get(qualname)
+        if module is None or module in modules or not _copyable(context, qualname) or \
+                not _short(context, qualname) or definition.is_stub or qualname not in graph or \
+                any(start <= definition.end_line + 1 and end >= definition.start_line
+                    for start, end in touched.get(index.modules[module].path, ())):
+            continue
+        near = any(index.module_of.get(name) in cluster_modules
+                   for name in [*graph.successors(qualname), *graph.predecessors(qualname)])
+        parts = edit.relative_parts(qualname, module) or []
+        function = edit.find_definition(context.module(index.modules[module].path), parts)
+        if not isinstance(function, cst.FunctionDef) or _statements(function) < 2:
+            continue  # an old one-liner is a copy of a call, not an earlier version
+        changes = revisable(function, parts[-2] if len(parts) > 1 else None)
+        tiers[(not changes) * 2 + (not near)].setdefault(module, []).append(qualname)
+    chosen: list[str] = []
+    for pool in tiers:  # an earlier version that differs, of a module near the cluster, first
+        names = sorted(pool)
+        rng.shuffle(names)
+        for module in names:
+            if len(chosen) == wanted:
+                return chosen
+            if module not in {index.module_of[name] for name in chosen}:
+                chosen.append(rng.choice(sorted(pool[module])))
+    return chosen if len(chosen) == wanted else None
 
 
 def _grow(context: InjectionContext, links: list[Link], modules: set[str], wanted: int,
@@ -156,7 +211,7 @@ def _grow(context: InjectionContext, links: list[Link], modules: set[str], wante
     """`links` and calls tying one more module each until `wanted`, trying the ways in a
     seeded order (at most `_TRIES` partial clusters in all), or None."""
     if len(modules) >= wanted:
-        return links if _uncopied(context, links) is not None else None
+        return links if not _uncopied(context, links) else None
     ways = [options for options in _growth(context, links, modules) if options]
     # the way first: helpers called from many places would make most clusters fans
     rng.shuffle(ways)
@@ -202,8 +257,7 @@ def _growth(context: InjectionContext, links: list[Link],
             continue
         for caller in sorted(graph.predecessors(member)):  # up: who else calls it, elsewhere
             if caller in index.module_of and index.module_of[caller] not in modules and \
-                    (_short(context, caller) or all(_short(context, name) for name in members)) \
-                    and _copyable(context, caller) and \
+                    _short(context, caller) and _copyable(context, caller) and \
                     _written(context, caller, member) and \
                     (found := link(context, caller, member)) is not None:
                 (fan if member in callees else up).append(found)
@@ -232,103 +286,88 @@ def _callee(context: InjectionContext, qualname: str, caller_module: str | None 
     return _module_function(context, qualname, caller_module)
 
 
-def _build(context: InjectionContext, links: list[Link], difficulty: Difficulty,
-           rng: random.Random) -> Edit:
-    """Copies of the cluster's functions, each calling the copies of its callees; the head (a
-    function nothing in the cluster calls) is a copy too, or a dead statement in the live
-    function itself, as the seed says."""
+def _build(context: InjectionContext, links: list[Link], loose: list[str],
+           difficulty: Difficulty, rng: random.Random) -> Edit:
+    """Earlier versions of the cluster's functions, each under the name it had and calling the
+    earlier versions of its callees; nothing calls the head (a function nothing in the cluster
+    calls). Names whose calls would push a line past the repository's line length are tried
+    again with other names."""
     index = context.index
     callees = [item.callee for item in links]
     callers = list(dict.fromkeys(item.caller for item in links))
     roots = [name for name in callers if name not in callees]
-    outgoing = {name: [item for item in links if item.caller == name]
-                for name in [*callers, *callees]}
-    members = list(dict.fromkeys([*callers, *callees]))
-    uncopied = _uncopied(context, links)
-    if uncopied is None:
+    members = list(dict.fromkeys([*callers, *callees, *loose]))
+    if _uncopied(context, links):
         raise InjectionRefused(f"the cluster {' '.join(members)} has a function longer than "
-                               f"{MAX_LINES} lines or a dunder that is not its only head: no "
-                               "copy of it reads as an earlier version")
-    long = [uncopied] if uncopied else []
-    head = long[0] if long else rng.choice(roots)  # a long function keeps a dead statement
-    role, prefix = rng.choice(ROLES), rng.random() < 0.5
-    taken: set[str] = set()
-    statement = bool(long) or (len(outgoing[head]) == 1 and rng.random() < 0.5)
-    copied = [name for name in members if name != head or not statement]
-    names = {name: copy_name(context, name, role, prefix, taken) for name in copied}
-    if statement and head not in names:  # the head's copy, should no dead statement fit
-        names[head] = copy_name(context, head, role, prefix, set(taken))
-    changes: dict[str, str | None] = {}
-    shape = "copy"
-    for name in members:
-        path = index.modules[index.module_of[name]].path
-        tree = context.module(path)
-        out = [(item, names[item.callee]) for item in outgoing[name]]
-        grafted = None
-        if name == head and statement:
-            try:
-                grafted, used = _graft(context, tree, name, out, rng)
-                out = [used]  # the other callees' copies lost their last caller with it
-            except InjectionRefused:
-                if long:
-                    raise
-                copied.insert(0, head)
-        if grafted is not None:
-            tree, shape = grafted
-        else:
+                               f"{MAX_LINES} lines or a dunder: no copy of it reads as an "
+                               "earlier version")
+    head = rng.choice(roots)
+    limit = context.house_style.line_length
+    for attempt in range(_NAMINGS):
+        taken: set[str] = set()
+        slack = 10 if attempt == 0 else 2  # after a line too wide: names about as long
+        names = {name: retired_name(context, name, rng, taken,
+                                    len(index.definitions[name].name) + slack)
+                 for name in members}
+        changes: dict[str, str | None] = {}
+        for name in members:
+            path = index.modules[index.module_of[name]].path
+            text = changes.get(path)
+            tree = cst.parse_module(text) if text else context.module(path)
+            out = [(item, names[item.callee]) for item in links if item.caller == name]
             tree = add_copy(context, tree, name, names[name], out, rng)
-        for item, new in out:
-            tree = import_copy(context, tree, item, new)
-        changes[path] = tree.code
-    qualname = {name: f"{name.rpartition('.')[0]}.{names[name]}" for name in copied}
-    checks = [_used_check(qualname[name], "function") for name in copied]
-    if head in copied:
-        target = qualname[head]
+            for item, new in out:
+                tree = import_copy(context, tree, item, new)
+            changes[path] = tree.code
+        if not _too_wide(context, changes, limit):
+            break
     else:
-        target = head
-        checks.insert(0, _reachable_check(head))
-    chain = " -> ".join(f"`{qualname.get(item.caller, item.caller)}` -> "
-                        f"`{qualname[item.callee]}`" for item in links)
-    originals = [name for name in members if name in copied and name != head]
+        raise InjectionRefused(f"every naming of the earlier versions of {' '.join(members)} "
+                               f"pushes a line past {limit} columns")
+    qualname = {name: f"{name.rpartition('.')[0]}.{names[name]}" for name in members}
+    checks = [_used_check(qualname[name], "function") for name in members]
+    chain = " -> ".join(f"`{qualname[item.caller]}` -> `{qualname[item.callee]}`"
+                        for item in links)
+    target = qualname[head]
     return Edit(
         changes=changes, targets=((target, "method"),), checks=tuple(checks),
-        involved=tuple(qualname[name] for name in copied if qualname[name] != target),
-        red_herrings=() if difficulty == "easy" else tuple(originals),
-        summary=f"{shape} head: {chain} (none can run)")
+        involved=tuple(qualname[name] for name in members if name != head),
+        red_herrings=() if difficulty == "easy" else tuple(name for name in members
+                                                           if name != head),
+        summary=f"retired head: {chain}" + "".join(f", `{qualname[name]}`" for name in loose)
+        + " (none can run)")
 
 
-def _uncopied(context: InjectionContext, links: list[Link]) -> str | None:
-    """The one function of the cluster that cannot be copied (longer than `MAX_LINES`, or a
-    dunder), "" when there is none, None when there are several or it is called by the
-    cluster (only a head can keep a dead statement instead)."""
+_NAMINGS = 4
+"""Namings tried before a case whose calls do not fit the line length is refused."""
+
+
+def _too_wide(context: InjectionContext, changes: dict[str, str | None], limit: int) -> bool:
+    """Whether an added line is longer than `limit` (and than every line of its original)."""
+    for path, text in changes.items():
+        before = context.source(path).splitlines()
+        widest = max([limit, *(len(line) for line in before)])
+        old = set(before)
+        if any(len(line) > widest for line in (text or "").splitlines() if line not in old):
+            return True
+    return False
+
+
+def _statements(function: cst.FunctionDef) -> int:
+    """The statements of the function's body, its docstring left out."""
+    body = function.body
+    if not isinstance(body, cst.IndentedBlock):
+        return 1
+    return len(body.body) - (1 if body.body and is_docstring(body.body[0]) else 0)
+
+
+def _uncopied(context: InjectionContext, links: list[Link]) -> list[str]:
+    """The functions of the cluster that cannot be copied: longer than `MAX_LINES` (pages of
+    earlier version nobody keeps), or dunders (Python calls them: an earlier version under
+    another name would be no helper)."""
     callees = {item.callee for item in links}
     members = list(dict.fromkeys([*(item.caller for item in links), *callees]))
-    long = [name for name in members if not _short(context, name) or _dunder(context, name)]
-    if not long:
-        return ""
-    if len(long) > 1 or long[0] in callees:
-        return None
-    return long[0]
-
-
-def _graft(context: InjectionContext, tree: cst.Module, name: str,
-           out: list[tuple[Link, str]], rng: random.Random
-           ) -> tuple[tuple[cst.Module, str], tuple[Link, str]]:
-    """The module with a dead statement in the head `name` calling the copy of one of its
-    callees (the first that fits), the shape, and the link it follows."""
-    parts = edit.relative_parts(name, context.index.module_of[name]) or []
-    function = edit.find_definition(tree, parts)
-    if not isinstance(function, cst.FunctionDef):
-        raise InjectionRefused(f"`{name}` is not a plain def in its module")
-    refusal = InjectionRefused(f"`{name}` calls none of the cluster")
-    for item, new in out:
-        try:
-            changed, shape = heads.graft(tree, function, item, new, rng)
-        except InjectionRefused as error:
-            refusal = error
-            continue
-        return (edit.replace(tree, {function: changed}), shape), (item, new)
-    raise refusal
+    return [name for name in members if not _short(context, name) or _dunder(context, name)]
 
 
 # -- helpers ----------------------------------------------------------------------------------
@@ -417,11 +456,3 @@ def _used_check(qualname: str, what: str) -> StructuralCheck:
         kind="dead_code.absent_or_used",
         description=f"`{qualname}` is not defined, or code that can run uses it",
         params={"qualname": qualname, "what": what})
-
-
-def _reachable_check(qualname: str) -> StructuralCheck:
-    return StructuralCheck(
-        kind="dead_code.reachable_body",
-        description=f"every statement of `{qualname}` can run (or it is not defined)",
-        params={"qualname": qualname})
-

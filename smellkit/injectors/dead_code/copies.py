@@ -2,12 +2,12 @@
 
 Code a person leaves behind is rarely a wrapper that only forwards; it is the old body of a
 function that was rewritten, or of a caller that was switched to the rewrite, still calling the
-other old pieces. A copy here is that: the function's own body (its docstring dropped, as a
-kept-around draft has none) under the function's own name plus a role word (`_old_parse`,
-`_summary_prev`), with every call into the other pieces of the same dead cluster pointed at
-their copies, through the import the module already uses: the same `from` import (the new name
-in its sorted place), the same module alias (`pricing._tax_old`), or the same import inside the
-function.
+other old pieces. A copy here is that: the function's body before its late revisions
+(`variants`; its docstring dropped, as a kept-around draft has none) under the name it had
+(`names`: `_record_error` beside `store_error`), right above its replacement, with
+every call into the other pieces of the same dead cluster pointed at their copies, through the
+import the module already uses: the same `from` import (the new name in its sorted place), the
+same module alias (`pricing._lookup_tax`), or the same import inside the function.
 """
 
 from __future__ import annotations
@@ -29,13 +29,10 @@ from smellkit.injectors.cst.imports import (
     with_name,
 )
 from smellkit.injectors.dead_code import graft
-from smellkit.injectors.dead_code.places import is_main_guard, spoken
+from smellkit.injectors.dead_code.variants import earlier_version
 
 MAX_LINES = 40
 """Longer functions are not copied: a reader wades through pages of duplicate for one case."""
-ROLES = ("old", "prev", "previous", "orig", "original", "simple", "plain", "basic", "naive",
-         "former")
-"""Words people give the earlier version of a function they keep around; one per case."""
 
 
 class Link(NamedTuple):
@@ -182,31 +179,11 @@ def parameter_names(function: cst.FunctionDef) -> set[str]:
     return found
 
 
-def copy_name(context: InjectionContext, qualname: str, role: str, prefix: bool,
-              taken: set[str]) -> str:
-    """`_<role>_<name>` or `_<name>_<role>`, free in the module and named nowhere else in the
-    repository (a dead `_echo` beside a `self._echo(...)` would read as called)."""
-    index = context.index
-    name = index.definitions[qualname].name.strip("_")
-    source = context.source(index.modules[index.module_of[qualname]].path)
-    roles = [role, *(item for item in ROLES if item != role)]
-    # one order for the whole case, the next role word when the name is taken: never the
-    # mirror image of a name the case already uses (`_simple_gettext`, `_gettext_simple`)
-    for first in (prefix, not prefix):
-        for word in roles:
-            new = f"_{word}_{name}" if first else f"_{name}_{word}"
-            mirror = f"_{name}_{word}" if first else f"_{word}_{name}"
-            if new not in taken and mirror not in taken and new not in spoken(context) and \
-                    edit.name_free(source, new):
-                taken.add(new)
-                return new
-    raise InjectionRefused(f"no free name for the earlier version of `{qualname}`")
-
-
 def add_copy(context: InjectionContext, tree: cst.Module, qualname: str, new: str,
              links: Sequence[tuple[Link, str]], rng: random.Random) -> cst.Module:
-    """`tree` (the module of `qualname`) with a copy of the function named `new` next to it
-    (after or before, as the seed says), its calls of `links`' callees redirected."""
+    """`tree` (the module of `qualname`) with the earlier version of the function, named `new`,
+    right above it: its late revisions undone as the seed picks (`variants`), its calls of
+    `links`' callees redirected."""
     index = context.index
     module = index.module_of[qualname]
     parts = edit.relative_parts(qualname, module) or []
@@ -229,76 +206,37 @@ def add_copy(context: InjectionContext, tree: cst.Module, qualname: str, new: st
         body[0] = body[0].with_changes(leading_lines=())
     copy, every = redirected(function.with_changes(
         name=cst.Name(new), body=function.body.with_changes(body=body)), links)
-    if rng.random() < 0.4:  # the draft before the function was annotated
-        copy = untyped(copy)
     if links and not every:
         raise InjectionRefused(f"`{qualname}` does not name each of its callees in the "
                                "cluster in writing")
     assert isinstance(copy, cst.FunctionDef)
+    copy, _ = earlier_version(copy, [new for _, new in links], rng,
+                              context.house_style.line_length - 4 * (len(parts) - 1),
+                              parts[-2] if len(parts) > 1 else None)
     nested = len(parts) > 1
     blank = [cst.EmptyLine(indent=False)] * (1 if nested else 2)
-    copy = copy.with_changes(leading_lines=blank)
+    # right above its replacement, which was written below it; the comments above the
+    # original stay on top. Below it, the copy's tail and the lines after it would make the
+    # longest match for the original's tail, and a diff would show the copy's head inserted
+    # into the original (12 of 28 marshmallow and WTForms cases; above: 1, where difflib's
+    # autojunk splits the blocks at blank lines)
+    pair = [copy.with_changes(leading_lines=function.leading_lines),
+            function.with_changes(leading_lines=blank)]
     if not nested:
         position = edit.top_index(tree, parts[0])
         if position is None:
             raise InjectionRefused(f"`{qualname}` is not a top-level statement")
-        return edit.insert_top(tree, _place(list(tree.body), position, rng, later_only=True),
-                               [copy])
+        body = list(tree.body)
+        body[position:position + 1] = pair
+        return tree.with_changes(body=body)
     owner = edit.find_definition(tree, parts[:-1])
     if not isinstance(owner, cst.ClassDef) or not isinstance(owner.body, cst.IndentedBlock):
         raise InjectionRefused(f"`{qualname}` is not a method of a class")
     members = list(owner.body.body)
     position = next(number for number, item in enumerate(members) if item is function)
-    at = _place(members, position, rng)
-    members.insert(at, copy)
-    following = members[at + 1] if at + 1 < len(members) else None
-    if isinstance(following, (cst.FunctionDef, cst.ClassDef)) and not following.leading_lines:
-        # the class's first method now follows the copy: a blank line between them
-        members[at + 1] = following.with_changes(leading_lines=blank)
-    if at == 0:  # the copy opens the class body: no blank line above it
-        members[0] = copy.with_changes(leading_lines=())
+    members[position:position + 1] = pair
     return edit.replace(tree, {owner: owner.with_changes(
         body=owner.body.with_changes(body=members))})
-
-
-def _place(body: Sequence[cst.CSTNode], position: int, rng: random.Random,
-           later_only: bool = False) -> int:
-    """Where the copy of `body[position]` goes: after the next definition or before the one
-    before it (as the seed says), not right beside the original, whose twin a diff could not
-    tell from it; beside it only when it has no neighbour. Never past a `__main__` block.
-    `later_only` for module level: a default or decorator of the copy may read a name defined
-    between the two (`getter=get_builtin_gnu_translations`)."""
-    end = next((number for number, item in enumerate(body)
-                if isinstance(item, cst.BaseStatement) and is_main_guard(item)), len(body))
-    definitions = [number for number, item in enumerate(body[:end])
-                   if isinstance(item, (cst.FunctionDef, cst.ClassDef))]
-    later = [number + 1 for number in definitions if number > position]
-    earlier = [number for number in definitions if number < position]
-    options = later[:1] + ([] if later_only else earlier[-1:])
-    if not options:
-        return position + 1
-    return rng.choice(options)
-
-
-def untyped(node: cst.CSTNode) -> cst.CSTNode:
-    """A function without its parameter and return annotations."""
-    if not isinstance(node, cst.FunctionDef):
-        return node
-    tight = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                            whitespace_after=cst.SimpleWhitespace(""))
-
-    def bare(param: cst.Param) -> cst.Param:
-        return param.with_changes(annotation=None, equal=tight) if param.default is not None \
-            else param.with_changes(annotation=None)
-
-    params = node.params
-    return node.with_changes(returns=None, params=params.with_changes(
-        posonly_params=[bare(item) for item in params.posonly_params],
-        params=[bare(item) for item in params.params],
-        kwonly_params=[bare(item) for item in params.kwonly_params],
-        star_arg=bare(params.star_arg) if isinstance(params.star_arg, cst.Param)
-        else params.star_arg,
-        star_kwarg=bare(params.star_kwarg) if params.star_kwarg is not None else None))
 
 
 def _decorator(tree: cst.Module, decorator: cst.Decorator) -> str:

@@ -16,8 +16,8 @@ from smellkit._internal import pyast
 from smellkit.detectors.deep_inlining import DeepInlining, DeepInliningOptions
 from smellkit.errors import InjectionRefused
 from smellkit.facts import extract
+from smellkit.injectors.cst.house import line_limit
 from smellkit.injectors.cst.layout import wrap_added_lines
-from smellkit.injectors.data_clumps.spread import line_limit
 
 if TYPE_CHECKING:
     from smellkit.injectors.base import InjectionContext

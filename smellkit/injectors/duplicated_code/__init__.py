@@ -17,7 +17,13 @@ that lived once now lives several times:
   would reach its files with anything but a copy (a wrapper that only passes the call on is
   no duplicate).
 
-Methods are candidates too (`methods.py`): subclasses in other modules get their
+Methods are candidates too. A method other modules call on the class's instances
+(`detached.py`) is copied as a function into each caller module, `self` named after the class,
+and their calls become calls of the copy: the copies sit where no class inherits the method
+(easy one caller module, medium two, hard three, renamed locals after the first). This is the
+real duplication, and it is preferred; only a method no other module calls falls back to the
+shapes below, where the copy goes to a class that inherits it (`methods.py`): subclasses in
+other modules get their
 own copy of a method they inherit unchanged, pasted into the subclass (hard: in three
 subclasses of three modules). A method whose subclasses all live in its own module gives each
 copy to a new mixin module that one of them lists first (`mixin_local`): easy one verbatim copy,
@@ -69,6 +75,7 @@ from smellkit.injectors.duplicated_code import copying
 from smellkit.injectors.duplicated_code import helper as helping
 from smellkit.injectors.duplicated_code import methods as _methods
 from smellkit.injectors.duplicated_code import names as naming
+from smellkit.injectors.duplicated_code.detached import place_detached
 from smellkit.injectors.duplicated_code.mixin import mixin_local
 from smellkit.injectors.tells import added_tells
 from smellkit.models import Candidate, Difficulty, StructuralCheck
@@ -180,29 +187,34 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
             if role is None or path in changes:
                 continue
             try:
-                placed = (_methods.place_method(context, helper, place, role, rng)
-                          if "classes" in candidate.data
-                          else _place(context, helper, place, role, rng))
+                if "classes" in candidate.data:
+                    placed = _methods.place_method(context, helper, place, role, rng)
+                elif candidate.data.get("detached"):
+                    placed = place_detached(context, helper, place, role, rng)
+                else:
+                    placed = _place(context, helper, place, role, rng)
             except InjectionRefused as refusal:
                 refusals.append(refusal.message)
                 continue
             changes[path], made[role] = placed
         if "table" in roles and "table" not in made:
-            how = "take a third copy" if "classes" in candidate.data \
-                else "reach a copy through a module-level table"
+            how = "take a third copy" if "classes" in candidate.data or \
+                candidate.data.get("detached") else "reach a copy through a module-level table"
             raise InjectionRefused(f"hard needs a construct and no module of `{helper.qualname}`'s "
                                    f"callers can {how}: "
                                    + ("; ".join(refusals[:3]) or "no module is left"))
         if len(made) < len(roles):
             raise InjectionRefused("; ".join(refusals[:3]) or "too few modules accept a copy")
         copies = [made[role] for role in _COPIES if role in made]
-        if "classes" not in candidate.data:
+        public = candidate.data.get("detached") and not helper.name.startswith("_")
+        if "classes" not in candidate.data and not public:  # a public method is still API
             touched = {name.rpartition(".")[0] for name in copies}
             if not [name for name in index.call_graph.predecessors(helper.qualname)
                     if index.scope_module(name) not in touched and name != helper.qualname]:
                 raise InjectionRefused(f"no caller of `{helper.qualname}` would be left to call it")
         note = ""
-        if "table" in made and "classes" not in candidate.data:
+        if "table" in made and "classes" not in candidate.data and \
+                not candidate.data.get("detached"):
             note = f"; {made['table']} reached through a module-level table"
         heirs = [name.rpartition(".")[0] for name in copies
                  if "classes" in candidate.data and name.rpartition(".")[0] in index.classes]

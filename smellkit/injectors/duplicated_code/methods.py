@@ -23,6 +23,7 @@ from smellkit.injectors.cst import edit
 from smellkit.injectors.cst.imports import add_imports, without_unused
 from smellkit.injectors.duplicated_code import copying
 from smellkit.injectors.duplicated_code import helper as helping
+from smellkit.injectors.duplicated_code.detached import detached_candidates
 from smellkit.injectors.duplicated_code.names import local_names
 from smellkit.models import Candidate
 
@@ -53,6 +54,11 @@ def method_candidates(context: InjectionContext, smell: str,
         members = index.children.get(cls, {})
         methods = [qualname for qualname in members.values()
                    if index.definitions[qualname].kind == "method"]
+        detached = list(detached_candidates(
+            context, smell, cls, [qualname for qualname in methods if _method_rule(
+                index, index.definitions[qualname], members, cloned.get(path, ())) is None],
+            sources))
+        yield from detached
         local = not heirs
         if local:  # subclasses beside it get their copies from new mixin modules
             heirs = [item for item in index.descendants(cls)
@@ -64,8 +70,9 @@ def method_candidates(context: InjectionContext, smell: str,
         found: list[Candidate] = []
         for name, qualname in sorted(members.items()):
             definition = index.definitions[qualname]
-            if definition.kind != "method":
-                continue
+            if definition.kind != "method" or qualname in {
+                    item.target.qualname for item in detached}:
+                continue  # a copy where it is called is the real duplication
             rule = _method_rule(index, definition, members, cloned.get(path, ()))
             if rule is None and not any(_inherits(index, item, cls, name) for item in heirs):
                 rule = ("overridden (or reachable another way) in every subclass that could "

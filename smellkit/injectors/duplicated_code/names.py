@@ -8,6 +8,7 @@ person's choice, and the seed picks among them so cases differ.
 
 from __future__ import annotations
 
+import ast
 import io
 import keyword
 import random
@@ -17,6 +18,7 @@ import tokenize
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+from smellkit._internal import pyast
 from smellkit.graphs.builtin_names import BUILTIN_NAMES
 from smellkit.injectors.base import InjectionContext
 from smellkit.injectors.cst import edit
@@ -128,40 +130,72 @@ def _free_file(context: InjectionContext, folder: str, stem: str) -> bool:
 
 def local_names(locals_: Sequence[str], text: str, pool: Sequence[str],
                 rng: random.Random) -> dict[str, str]:
-    """A new name for each local of a copy, unused anywhere in `text`, from the method's own
-    words first (those of `text`, the most used first), then `pool` (its module's words): what
-    a person often writes instead (`result` -> `outcome`), a short name spelled out
-    (`k` -> `key` when the method says `key`), or its words after one of those
-    (`flags` -> `field_flags`), never after a word it repeats (`value_v`); a local with no
+    """A new name for each local of a copy, unused anywhere in `text`, as a person renaming it
+    writes: what is often written instead (`result` -> `outcome`, a word of a longer name
+    swapped: `data_format` -> `payload_format`), a short name spelled out with a word the
+    method uses (`k` -> `key`), a longer one cut to its last word (`input_params` ->
+    `params`), or a one-word local after a noun of the method or its module (`flags` ->
+    `field_flags`): a word the code uses as a variable, an attribute or a parameter, never a
+    function it calls (`setdefault_params`), nor one it repeats (`value_v`). A local with no
     free option keeps its name."""
     taken = set(re.findall(r"\w+", text))
-    own = Counter(word for identifier in _identifiers(text) for word in words(identifier)
-                  if meaningful(word))
-    vocabulary = list(dict.fromkeys([*(word for word, _ in own.most_common()), *pool]))
+    called = set(re.findall(r"(\w+)\s*\(", text))
+    own = Counter(word for identifier in identifiers(text) if identifier not in called
+                  for word in words(identifier) if meaningful(word))
+    spelled = [word for word, _ in own.most_common()]  # to spell out a short local
+    def plain(word: str) -> bool:
+        return word not in called and word not in BUILTIN_NAMES and not keyword.iskeyword(word)
+
+    parameters = [word for word in dict.fromkeys(_parameter_words(text)) if plain(word)]
+    nouns = [word for word in dict.fromkeys([*parameters, *pool]) if plain(word)]
     mapping: dict[str, str] = {}
     for name in locals_:
         head = words(name) or [name.strip("_")]
         private = name.startswith("_")
         options: list[str] = []
         if len(name.strip("_")) <= 2:  # `v`, `rv`: prefixing keeps the cryptic part
-            options = [snake([word], private=private) for word in vocabulary
+            options = [snake([word], private=private) for word in [*spelled, *nouns]
                        if word.startswith(head[0][:1]) and word not in head]
-        else:
-            extra = [word for word in vocabulary if not overlaps(word, head)]
-            front = extra[:4]
+        elif len(head) > 1:  # a word swapped for its usual stand-in, or the last word alone
+            options = [snake([*head[:number], _SYNONYMS[word], *head[number + 1:]],
+                             private=private)
+                       for number, word in enumerate(head) if word in _SYNONYMS]
+            options.append(snake(head[-1:], private=private))
+        else:  # the method's own parameters first (`field_flags`), then its module's words
+            front = [word for word in parameters if not overlaps(word, head)]
+            rest = [word for word in nouns if word not in front and not overlaps(word, head)][:4]
             rng.shuffle(front)
-            options = [snake([word, *head], private=private) for word in [*front, *extra[4:8]]]
+            rng.shuffle(rest)
+            options = [snake([word, *head], private=private) for word in [*front, *rest]]
         synonym = _SYNONYMS.get(name)
         if synonym is not None:
             options.insert(rng.randrange(0, 2) if options else 0, synonym)
-        chosen = _first(options, taken)
+        chosen = _first((option for option in options
+                         if option.strip("_") not in BUILTIN_NAMES), taken)
         if chosen is not None:
             mapping[name] = chosen
             taken.add(chosen)
     return mapping
 
 
-def _identifiers(text: str) -> list[str]:
+def _parameter_words(text: str) -> list[str]:
+    """The words of the function's parameters (`field` of `__call__(self, field, **kwargs)`),
+    the nouns a person prefixes a local with; not `self`, `cls`, `args` or `kwargs`."""
+    try:
+        tree = pyast.parse(textwrap.dedent(text))
+    except SyntaxError:
+        return []
+    function = tree.body[0] if tree.body else None
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return []
+    arguments = function.args
+    names = [item.arg for item in (*arguments.posonlyargs, *arguments.args,
+                                   *arguments.kwonlyargs)]
+    return [word for name in names if name not in ("self", "cls")
+            for word in words(name) if meaningful(word) and word not in ("args", "kwargs")]
+
+
+def identifiers(text: str) -> list[str]:
     """The names the code uses (not its keywords, strings or comments), each time it does."""
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(textwrap.dedent(text)).readline))

@@ -81,6 +81,15 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
         yield from self._collaborator_candidates(context, flagged)
         yield from self._function_candidates(context, flagged)
 
+    def coverage_targets(self, candidate: Candidate) -> tuple[str, ...]:
+        """What the edit moves: the collaborators' code and the method that created them; for
+        absorbed functions nothing more (discovery took only functions the tests run well, and
+        the holder's own code does not change)."""
+        if candidate.data.get("kind") == "functions":
+            return ()
+        return tuple(dict.fromkeys(name for item in candidate.data["collaborators"]
+                                   for name in (item["scope"], item["cls"])))
+
     def _collaborator_candidates(self, context: InjectionContext,
                                  flagged: set[str]) -> Iterator[Candidate]:
         analysis = context.analysis
@@ -135,6 +144,10 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
             if measures.wmc < self.options.min_holder_wmc:
                 context.discard(f"a holder of WMC under {self.options.min_holder_wmc} "
                                 "(a record or a small class)")
+                continue
+            if not _central(analysis, holder, measures.wmc):
+                context.discard("not a central class: no subclasses, no other module uses it, "
+                                "and a bigger class beside it in its module")
                 continue
             if module not in per_module:
                 per_module[module] = planning.clusters(analysis, module, calls,
@@ -285,6 +298,24 @@ def _shortfall(context: InjectionContext, changes: dict[str, str | None],
         return None  # as `verify` asks
     measures = planning.measure_holder(analysis, holder)
     return max(1, GodClassInjectorOptions().atfd_above + 1 - len(measures.foreign))
+
+
+def _central(analysis: Context, holder: str, wmc: int) -> bool:
+    """A class a reader would believe grew to take in other modules' work: a base other
+    classes extend, one other modules import, or the largest class of its module. A leaf
+    beside a bigger class (a `Tuple` field next to `Field`) taking in utilities reads as
+    planted."""
+    index = analysis.index
+    if index.subclasses(holder):
+        return True
+    module = index.module_of[holder]
+    for facts in index.modules.values():
+        if facts.module != module and any(
+                index.resolve_dotted(item.target) == holder for item in facts.imports):
+            return True
+    return all(planning.measure_holder(analysis, other).wmc <= wmc
+               for other in index.classes if other != holder
+               and index.module_of.get(other) == module)
 
 
 def _fragility_rule(why: str) -> str:

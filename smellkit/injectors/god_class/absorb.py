@@ -27,6 +27,7 @@ from smellkit.graphs.index import Index
 from smellkit.injectors.base import InjectionContext
 from smellkit.injectors.cst import move
 from smellkit.injectors.cst.edit import subtree
+from smellkit.injectors.cst.house import line_limit
 from smellkit.injectors.cst.imports import (
     drop_unused_imports,
     insert_import,
@@ -34,8 +35,8 @@ from smellkit.injectors.cst.imports import (
     left_unused,
     without_unused,
 )
-from smellkit.injectors.data_clumps.spread import line_limit
 from smellkit.injectors.god_class import registry as registering
+from smellkit.injectors.god_class import tidy
 from smellkit.injectors.god_class.planning import Cluster, Function
 from smellkit.injectors.naming import pick, snake, words
 
@@ -65,7 +66,7 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster], *,
     registry = registering.choose(context, holder, context.source(holder_path)) \
         if registered else None
     changes: dict[str, str | None] = {}
-    methods: list[cst.BaseStatement] = []
+    methods: list[tuple[cst.FunctionDef, str, str, frozenset[str]]] = []
     imports: list[str] = []
     absorbed: list[Function] = []
     refused: dict[str, str] = {}
@@ -80,6 +81,8 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster], *,
         shims: dict[int, cst.FunctionDef] = {}
         patched = frozenset(move.reexported(index, cluster.module, (
             context.source(item.path) for item in context.project.files)))
+        replacing = tidy.replaced(cluster.module, (
+            context.source(item.path) for item in context.project.files))
         for function in cluster.functions:
             name = function.absorbed_name
             node = _find_function(tree, function.name) if function.owner is None else \
@@ -112,9 +115,7 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster], *,
                 continue
             if function.owner is None:  # a function one level deeper: so is its docstring
                 code = reindented_docstring(code, tree.default_indent)
-            method = move.as_method_of_class(code, name).with_changes(
-                decorators=[cst.Decorator(cst.Name("staticmethod"))])
-            methods.append(registering.decorate(method, registry) if registry else method)
+            methods.append((code, name, cluster.module, replacing))
             imports.extend(moved.imports)
             shims[id(node)] = _shim(node, cluster.module, holder_module, holder_name, registry,
                                     name, _holder_reference(index, cluster.module, holder, node),
@@ -133,8 +134,19 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster], *,
             changes[path] = result.code
     if not methods:
         raise InjectionRefused("; ".join(refused.values()) or "nothing to absorb")
+    tidying = tidy.Holder(index, holder_module, holder_name,
+                          move.module_bindings(index, holder_module))
+    members: list[cst.BaseStatement] = []
+    for code, name, source, patched in methods:
+        siblings = {item.name: item.absorbed_name for item in absorbed
+                    if item.module == source and item.owner is None}
+        code, hoisted = tidy.tidied(code, source, tidying, siblings, patched)
+        imports.extend(hoisted)
+        method = move.as_method_of_class(code, name).with_changes(
+            decorators=[cst.Decorator(cst.Name("staticmethod"))])
+        members.append(registering.decorate(method, registry) if registry else method)
     holder_tree = move.replace_node(holder_tree, holder_node,
-                                    move.append_to_class(holder_node, methods))
+                                    move.append_to_class(holder_node, members))
     if registry is not None:
         holder_tree = registering.install(holder_tree, holder_name, registry)
     for line in dict.fromkeys(imports):
@@ -171,10 +183,11 @@ def _instance_name(context: InjectionContext, function: Function,
     """What the absorbed method calls the instance it now takes, after the class it came from:
     the class's words and the word of the repository base it extends (`date_time_field` for
     `DateTime(Field)`, `enum_field`), or its words alone (`token`, `select_multiple_field`);
-    none the method already uses. Never one word of it (`time` for a `DateTime`)."""
+    none the method already uses. Never one word of it (`time` for a `DateTime`, `one` for a
+    `OneOf`: `one_of_validator`)."""
     assert function.owner is not None
     cls_name = function.owner.rpartition(".")[2]
-    parts = [part for part in words(cls_name) if len(part) >= 3] or ["item"]
+    parts = [part for part in words(cls_name) if len(part) > 1] or ["item"]
     base = [part for name in context.index.mro(function.owner)[1:2]
             for part in words(name.rpartition(".")[2])]
     kind = base[-1:] if base and not set(base) & set(words(cls_name)) else []  # not `FieldABC`

@@ -16,7 +16,7 @@ from smellkit.analysis.access import MethodData, data_access, is_dunder, is_prop
 from smellkit.analysis.context import Context
 from smellkit.detectors.god_class import GodClass, GodClassOptions
 from smellkit.detectors.god_class.cohesion import Cohesion, is_visible
-from smellkit.injectors.naming import snake, words
+from smellkit.injectors.naming import meaningful, overlaps, snake, words
 
 
 @dataclass
@@ -334,16 +334,19 @@ def own_data(analysis: Context, entry: MethodData) -> set[str]:
 
 
 def _method_name(analysis: Context, qualname: str) -> str:
-    """`Token.flatten` -> `token_flatten`, `_Lexer._scan` -> `_lexer_scan`: the class's last
-    word joined to the method's name (unless the name has it), private when either is."""
+    """`Token.flatten` -> `token_flatten`, `OneOf.options` -> `one_of_options`,
+    `_Lexer._scan` -> `_lexer_scan`: the class's name in snake case (every word of it: its
+    last word alone can be a stop word, `of_options`) joined to the method's name, unless the
+    method's name already says whose it is (`generate_csrf_token` of `SessionCSRF`,
+    `parse_call_args` of `Parser`: not `parser_parse_call_args`); private when either is."""
     index = analysis.index
     definition = index.definitions[qualname]
     cls_name = definition.parent.rpartition(".")[2]
-    word = (words(cls_name) or [cls_name.strip("_").lower()])[-1]
+    parts = words(cls_name) or [cls_name.strip("_").lower()]
     private = definition.name.startswith("_") or cls_name.startswith("_")
-    if word in words(definition.name):  # `generate_csrf_token` says whose it is already
+    if any(meaningful(part) and overlaps(part, words(definition.name)) for part in parts):
         return snake([definition.name.strip("_")], private=private)
-    return snake([word, definition.name.strip("_")], private=private)
+    return snake([*parts, definition.name.strip("_")], private=private)
 
 
 def run_at_import(analysis: Context) -> set[str]:

@@ -19,15 +19,15 @@ import libcst as cst
 
 from smellkit.errors import InjectionRefused
 from smellkit.injectors.cst import edit
-from smellkit.injectors.naming import words
+from smellkit.injectors.naming import meaningful, snake, words
 
 if TYPE_CHECKING:
     from smellkit.injectors.base import InjectionContext
 
-_KINDS = (("REGISTRY", "register"), ("HANDLERS", "handler"), ("HOOKS", "hook"),
-          ("CALLBACKS", "callback"), ("TABLE", "entry"), ("REGISTRY", "registered"))
-"""What module-level tables of functions are called, with the decorator that fills one; those
-whose words the repository uses come first."""
+_KINDS = (("METHODS", "method"), ("FUNCTIONS", "function"), ("REGISTRY", "registered"))
+"""What the table is called, with the decorator that fills it: plainly what it holds (the
+holder's methods by name). Words of purpose (`HOOKS`, `HANDLERS`, `CALLBACKS`) would mislead:
+the absorbed code is utilities and initialisers, not hooks anyone calls back."""
 
 
 class Registry(NamedTuple):
@@ -42,17 +42,17 @@ class Registry(NamedTuple):
 
 
 def choose(context: InjectionContext, holder: str, source: str) -> Registry:
-    """A table and a decorator named after what the holder's module is about
-    (`_TOKEN_HANDLERS`, `_token_handler`), from the repository's words, that the module uses
-    nowhere (code, comments or strings). Raises `InjectionRefused`."""
+    """A table and a decorator named after the class whose methods the table holds
+    (`_FIELD_METHODS`, `_field_method`; `_BASE_FORM_FUNCTIONS`), else after what its module is
+    about (from the repository's words), that the module uses nowhere (code, comments or
+    strings). Raises `InjectionRefused`."""
     module, _, name = holder.rpartition(".")
     rng = random.Random(holder)
     kinds = list(_KINDS)
     rng.shuffle(kinds)
-    known = context.vocabulary.counts
-    kinds.sort(key=lambda kind: -sum(word in known for word in words(
-        f"{kind[0]}_{kind[1]}".lower())))
-    heads = context.vocabulary.names(module, name, rng=rng, most=1)
+    own = words(name) or [name.strip("_").lower()]
+    heads = [snake(own), *[part for part in own if meaningful(part)][-1:],
+             *context.vocabulary.names(module, name, rng=rng, most=1)]
     for head in itertools.islice(dict.fromkeys(heads), 12):
         for table, decorator in kinds:
             registry = Registry(f"_{head.upper()}_{table}", f"_{head}_{decorator}")

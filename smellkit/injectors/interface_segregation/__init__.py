@@ -5,12 +5,13 @@ raise `NotImplementedError`, or a protocol with explicit implementers) or a plai
 subclasses override its methods (it serves as one: a visitor base, a loader base), with two or more
 concrete implementers, some of which (the donors) have public methods of their own that no other
 class of the family defines (a role). The injection declares one donor's role (or every donor's,
-when each would stub the others') in the base, raising `NotImplementedError` (or abstract, in an
-abstract base) so every class stays instantiable, and makes some of the other implementers opt out
-explicitly, as a codebase with a fat interface does: an override of each folded-in method that only
-raises `NotImplementedError`. A handful of them: at most `MAX_HOISTED` methods folded in,
-overridden by at most `MAX_STUBBERS[difficulty]` implementers (the others inherit the base's raise,
-which the detector counts as a stub too).
+when each would stub the others') in the base, abstract, so the implementers that lack it must
+opt out explicitly, as a codebase with a fat interface does: an override of each folded-in method
+that only raises `NotImplementedError` (spelled as the repository spells it, with or without the
+call), with the donor's annotations (`typed.py`). A handful of them: at most `MAX_HOISTED`
+methods folded in, overridden by the tops of the family that lack them (at most `MAX_FORCED`).
+A declaration that only raises (a base that is not abstract) forces nothing: every implementer
+inherits it, so an override that raises again would repeat it, and such a family is refused.
 
 A plain base that nothing instantiates (jinja2's `NodeVisitor`) is first made abstract
 (`abc.ABC`), the methods folded in declared abstract: a fat interface forces every implementer
@@ -32,15 +33,12 @@ lookup by name behaves as before. A family with a `__getattr__` that answers any
 (the new methods would hide it); one that only forwards to another object (wtforms' `FormField`
 to its form) is not, unless another class of the repository has one of the names.
 
-Only implementers that realise part of the widened interface write an opt-out: a donor (a
-class with a role of its own) refusing the roles folded in beside its own, or, for an abstract
-declaration, every class it would leave abstract. A class that already inherits the interface's
-raise gets no identical override to pad the span. The smell spans the files the case changes:
-the interface's and those of the implementers that opt out (one per module, the top of the
-module's part of the hierarchy), 2 files at easy, 3 or more at medium, 4 or more at hard (with
-the donors' real methods and the base's own methods as red herrings). A family that does not
-reach across enough modules is refused at that difficulty rather than given new modules, or
-untouched clients, to span.
+Only the classes an abstract declaration would leave abstract write an opt-out; no class that
+already inherits a method of that name, concrete or raising, gets an override. The smell spans
+the files the case changes: the interface's and those of the implementers that opt out, 2 files
+at easy, 3 or more at medium, 4 or more at hard (with the donors' real methods and the base's
+own methods as red herrings). A family that does not reach across enough modules is refused at
+that difficulty rather than given new modules, or untouched clients, to span.
 """
 
 from __future__ import annotations
@@ -63,7 +61,7 @@ from smellkit.injectors.interface_segregation.edit import (
     FileEdit,
     apply,
     find_function,
-    signature,
+    postponed,
 )
 from smellkit.injectors.interface_segregation.family import (
     abstract_decorator,
@@ -75,6 +73,7 @@ from smellkit.injectors.interface_segregation.family import (
     role_method,
     spelled,
 )
+from smellkit.injectors.interface_segregation.typed import Signature, raise_statement, signature
 from smellkit.models import Candidate, Difficulty, StructuralCheck
 
 _NEUTRAL = frozenset({"object", "builtins.object", "<builtin>.object", "abc.ABC", "ABC",
@@ -82,8 +81,6 @@ _NEUTRAL = frozenset({"object", "builtins.object", "<builtin>.object", "abc.ABC"
                       "typing_extensions.Protocol"})
 MAX_HOISTED = 3
 """Methods of one role folded into the interface, at most."""
-MAX_STUBBERS: dict[Difficulty, int] = {"easy": 2, "medium": 3, "hard": 4}
-"""Implementers that write their opt-outs out, at most: a handful, not the whole family."""
 MAX_FORCED = 6
 """Classes a plain base made abstract may force to opt out, at most: a family bigger than that
 (wtforms' `Field`, with a dozen direct subclasses) would get walls of stubs."""
@@ -273,77 +270,30 @@ def _stub_plan(context: InjectionContext, interface: str, family: list[str],
     return plan
 
 
-def _stubbers(context: InjectionContext, interface: str, plan: dict[str, list[str]],
-              donors: set[str], difficulty: Difficulty, rng: random.Random,
+def _stubbers(context: InjectionContext, interface: str, difficulty: Difficulty,
               required: list[str]) -> list[str]:
-    """The implementers that opt out explicitly, so that the interface's module and theirs span
-    the files the difficulty asks for (easy: one module besides the interface's; medium two or
-    more; hard three or more).
-
-    The `required` implementers (those an abstract declaration would leave abstract) opt out
-    whatever the difficulty: refused when they spread over more modules than an easy case
-    spans. Besides them, only implementers with a role of their own (the donors) write an
-    opt-out: they implement part of the widened interface and refuse the rest, which is what
-    a fat interface forces on them. Any other class already inherits the interface's raise, and
-    an identical override there would be padding. One per module first, in an order the seed
-    varies, each the top of its module's part of the hierarchy, never one below another that
-    opts out (it inherits the refusal); then more of the same modules, up to `MAX_STUBBERS`.
-    A family whose opt-outs do not reach enough modules is refused at that difficulty (the
-    span counts only files the case changes)."""
-    index = context.index
-    home = context.path_of(interface)
-    by_path: dict[str, list[str]] = {}
-    for cls in sorted(plan):
-        path = context.path_of(cls)
-        if path is not None:
-            by_path.setdefault(path, []).append(cls)
+    """The implementers that opt out explicitly: the `required` ones, those an abstract
+    declaration would leave abstract (the tops of the family's classes that lack the methods),
+    whatever the difficulty. No other class writes an opt-out: it already inherits the
+    interface's declaration (a raise) or a real method, and an identical override there would
+    only repeat it. The opt-outs must reach the modules the difficulty spans (easy: one module
+    besides the interface's, medium two or more, hard three or more); a family whose opt-outs
+    do not is refused at that difficulty (the span counts only files the case changes)."""
+    if not required:
+        raise InjectionRefused(
+            "a declaration that only raises is inherited by every implementer: an opt-out "
+            "there would repeat it, so nothing beside the interface would change")
+    spanned = {context.path_of(interface), *(context.path_of(cls) for cls in required)}
     wanted = {"easy": 1, "medium": 2, "hard": 3}[difficulty]
-    paths = sorted(path for path in by_path if path != home)
-    rng.shuffle(paths)
-    chosen: list[str] = list(required)
-    spanned = {home, *(context.path_of(cls) for cls in chosen)}
     if difficulty == "easy" and len(spanned) > 2:
         raise InjectionRefused(f"the classes that must opt out of an abstract declaration span "
                                f"{len(spanned)} modules; an easy case spans 2")
-
-    def free(cls: str) -> bool:
-        """A donor, not below or above a class that opts out, nor below one of its own module
-        that could (the refusal is written where the sub-hierarchy starts)."""
-        order = index.mro(cls)[1:]
-        return cls in donors and \
-            not any(other in order or cls in index.mro(other) for other in chosen) and \
-            not any(other in order for other in by_path[context.path_of(cls) or ""])
-
-    def public(cls: str) -> bool:
-        """Not a private helper class (wtforms' `SelectFieldBase._Option`): public classes
-        are the implementers a reader expects to opt out."""
-        module = index.module_of.get(cls, "")
-        return not any(part.startswith("_") for part in cls[len(module) + 1:].split("."))
-
-    for path in paths:
-        if len(spanned) > wanted:
-            break
-        options = [cls for cls in by_path[path] if free(cls) and path not in spanned]
-        options = [cls for cls in options if public(cls)] or options
-        if options:
-            chosen.append(rng.choice(options))
-            spanned.add(path)
     if len(spanned) < wanted + 1:
         raise InjectionRefused(
             f"{difficulty} needs implementers that opt out in {wanted} module(s) besides the "
-            f"interface's (a class with a role of its own, or one an abstract declaration "
-            f"would leave abstract); the family has {len(spanned) - 1}")
-    spare = [cls for path in sorted(path for path in spanned if path is not None)
-             for cls in by_path.get(path, []) if cls not in chosen and public(cls)]
-    rng.shuffle(spare)
-    for cls in spare:
-        if len(chosen) >= MAX_STUBBERS[difficulty]:
-            break
-        if free(cls):
-            chosen.append(cls)
-    if not chosen:
-        raise InjectionRefused("no implementer of the family can opt out")
-    return sorted(chosen)
+            f"interface's (classes an abstract declaration would leave abstract); the family "
+            f"has {len(spanned) - 1}")
+    return sorted(required)
 
 
 def _getattr_refusal(context: InjectionContext, classes: Iterable[str],
@@ -375,14 +325,15 @@ def _getattr_refusal(context: InjectionContext, classes: Iterable[str],
     return None
 
 
-def _abstract_body(context: InjectionContext, interface: str) -> str:
+def _abstract_body(context: InjectionContext, interface: str, raising: str) -> str:
     """The body the interface gives its abstract methods (`pass`, `...`), so the ones folded in
-    read as its own; `raise NotImplementedError` when they differ or say more (a docstring)."""
+    read as its own; `raising` (the repository's raise) when they differ or say more (a
+    docstring)."""
     index = context.index
     module = index.module_of.get(interface)
     tree = context.module(context.path_of(interface) or "")
     if module is None:
-        return "raise NotImplementedError"
+        return raising
     bodies: set[str] = set()
     for name, child in index.children.get(interface, {}).items():
         if not any(decorator.rpartition(".")[2] == "abstractmethod"
@@ -396,7 +347,7 @@ def _abstract_body(context: InjectionContext, interface: str) -> str:
             bodies.add("")
     if len(bodies) == 1 and bodies <= {"pass", "..."}:
         return bodies.pop()
-    return "raise NotImplementedError"
+    return raising
 
 
 @dataclass(frozen=True)
@@ -480,7 +431,7 @@ def _edit(context: InjectionContext, interface: str, roles: dict[str, list[str]]
         parts = tuple(qualname[len(module) + 1:].split("."))
         return edits.setdefault(path, FileEdit()).classes.setdefault(parts, ClassEdit())
 
-    signatures: dict[str, str] = {}
+    nodes: dict[str, tuple[str, cst.FunctionDef]] = {}
     kinds: dict[str, str] = {}
     for donor, role in roles.items():
         donor_module = index.module_of[donor]
@@ -492,16 +443,25 @@ def _edit(context: InjectionContext, interface: str, roles: dict[str, list[str]]
             # a static or class method is declared as one (`Loader.key(name)` stays valid)
             kinds[name] = "".join(
                 f"@{decorator}\n" for decorator in index.definitions[f"{donor}.{name}"].decorators)
-            signatures[name] = f"def {name}({signature(node.params)}):\n"
+            nodes[name] = donor_module, node
     methods = [name for role in roles.values() for name in role]
-    hook_body = _abstract_body(context, interface) if abstract else "raise NotImplementedError"
+    raising = raise_statement(context)
+    hook_body = _abstract_body(context, interface, raising) if abstract else raising
 
-    def declaration(name: str, declared: bool = False) -> str:
+    def declaration(cls: str, name: str, declared: bool = False) -> str:
+        """The method as `cls` declares it, with the donor's annotations where they can be
+        bound in its module (the imports that takes are added to its file's edit)."""
+        module = index.module_of[cls]
+        path = context.path_of(cls) or ""
+        typed: Signature = signature(context, *nodes[name], module,
+                                     index.definitions[cls].start_line,
+                                     postponed(context.module(path)))
+        edits.setdefault(path, FileEdit()).type_imports.extend(typed.type_imports)
         if declared and abstract:
-            return f"{kinds[name]}@{abstract}\n{signatures[name]}    {hook_body}\n"
-        return f"{kinds[name]}{signatures[name]}    raise NotImplementedError\n"
+            return f"{kinds[name]}@{abstract}\n{typed.text}    {hook_body}\n"
+        return f"{kinds[name]}{typed.text}    {raising}\n"
 
-    class_edit(interface).methods.extend(declaration(name, True) for name in methods)
+    class_edit(interface).methods.extend(declaration(interface, name, True) for name in methods)
     short = interface.rpartition(".")[2]
     if abstraction.conversion is not None:
         base, _, line = abstraction.conversion
@@ -509,10 +469,10 @@ def _edit(context: InjectionContext, interface: str, roles: dict[str, list[str]]
         if line is not None:
             edits[context.path_of(interface) or ""].imports.append(line)
     tops = _forced(context, interface, plan, abstraction, difficulty)
-    stubbers = _stubbers(context, interface, plan, donors, difficulty, rng, tops)
+    stubbers = _stubbers(context, interface, difficulty, tops)
     involved: list[str] = []
     for cls in stubbers:
-        class_edit(cls).methods.extend(declaration(name) for name in plan[cls])
+        class_edit(cls).methods.extend(declaration(cls, name) for name in plan[cls])
         involved.extend(f"{cls}.{name}" for name in plan[cls])
     herrings: list[str] = []
     if difficulty != "easy":

@@ -30,6 +30,8 @@ class FileEdit:
     classes: dict[tuple[str, ...], ClassEdit] = field(default_factory=dict)
     """Class path below the module (`("Outer", "Inner")`) -> its edit."""
     imports: list[str] = field(default_factory=list)
+    type_imports: list[str] = field(default_factory=list)
+    """Imports only annotations read: written under the module's `if TYPE_CHECKING:`."""
 
 
 def _function(source: str, blank_line: bool) -> cst.BaseStatement:
@@ -96,7 +98,76 @@ def apply(module: cst.Module, edit: FileEdit) -> str:
                                "statement")
     if edit.imports:
         new = _add_imports(new, edit.imports)
+    if edit.type_imports:
+        new = _add_type_imports(new, edit.type_imports)
     return new.code
+
+
+def postponed(module: cst.Module) -> bool:
+    """Whether the module has `from __future__ import annotations`."""
+    return any(isinstance(line, cst.SimpleStatementLine) and any(
+        isinstance(small, cst.ImportFrom) and isinstance(small.module, cst.Name)
+        and small.module.value == "__future__" and not isinstance(small.names, cst.ImportStar)
+        and any(alias.name.value == "annotations" for alias in small.names)
+        for small in line.body) for line in module.body)
+
+
+def _guard(line: cst.CSTNode) -> bool:
+    """A module-level `if TYPE_CHECKING:` (or `if t.TYPE_CHECKING:`) without an else."""
+    if not isinstance(line, cst.If) or line.orelse is not None:
+        return False
+    test = line.test
+    return (isinstance(test, cst.Name) and test.value == "TYPE_CHECKING") or (
+        isinstance(test, cst.Attribute) and test.attr.value == "TYPE_CHECKING"
+        and isinstance(test.value, cst.Name))
+
+
+def _typing_alias(module: cst.Module) -> str | None:
+    """How the module spells `typing.TYPE_CHECKING` with what it imports, if it can."""
+    for line in module.body:
+        if not isinstance(line, cst.SimpleStatementLine):
+            continue
+        for small in line.body:
+            if isinstance(small, cst.Import):
+                for alias in small.names:
+                    if module.code_for_node(alias.name) == "typing":
+                        bound = alias.asname.name if alias.asname else alias.name
+                        return f"{module.code_for_node(bound)}.TYPE_CHECKING"
+            if isinstance(small, cst.ImportFrom) and isinstance(small.module, cst.Name) and \
+                    small.module.value == "typing" and \
+                    not isinstance(small.names, cst.ImportStar) and \
+                    any(alias.name.value == "TYPE_CHECKING" and alias.asname is None
+                        for alias in small.names):
+                return "TYPE_CHECKING"
+    return None
+
+
+def _add_type_imports(module: cst.Module, imports: Sequence[str]) -> cst.Module:
+    """The imports added to the module's `if TYPE_CHECKING:` block (the first one, or a new
+    one after its imports, spelled with its `typing` import when it has one)."""
+    body = list(module.body)
+    for number, line in enumerate(body):
+        if _guard(line) and isinstance(line, cst.If) and \
+                isinstance(line.body, cst.IndentedBlock):
+            inner = list(line.body.body)
+            have = {module.code_for_node(item).strip() for item in inner}
+            new = [cst.parse_statement(text) for text in dict.fromkeys(imports)
+                   if text not in have]
+            at = after_last_import(inner)  # with the block's imports, before its classes
+            block = line.body.with_changes(body=[*inner[:at], *new, *inner[at:]])
+            body[number] = line.with_changes(body=block)
+            return module.with_changes(body=body)
+    spelled = _typing_alias(module)
+    if spelled is None:
+        module = _add_imports(module, ["from typing import TYPE_CHECKING"])
+        spelled = "TYPE_CHECKING"
+        body = list(module.body)
+    indent = module.default_indent
+    text = f"if {spelled}:\n" + "".join(f"{indent}{line}\n" for line in dict.fromkeys(imports))
+    statement = cst.parse_statement(text, config=module.config_for_parsing).with_changes(
+        leading_lines=[cst.EmptyLine(indent=False)])
+    position = after_last_import(body)
+    return module.with_changes(body=[*body[:position], statement, *body[position:]])
 
 
 def _add_imports(module: cst.Module, imports: Sequence[str]) -> cst.Module:
@@ -109,27 +180,6 @@ def _add_imports(module: cst.Module, imports: Sequence[str]) -> cst.Module:
     if position == 1 and not is_import_line(body[0]):  # right after the docstring: a blank line
         statements[0] = statements[0].with_changes(leading_lines=[cst.EmptyLine(indent=False)])
     return module.with_changes(body=[*body[:position], *statements, *body[position:]])
-
-
-def signature(params: cst.Parameters) -> str:
-    """A parameter list without annotations, every default None (a declaration that only raises
-    never reads them, and the defaults' names may not exist in the interface's module)."""
-    def one(param: cst.Param, star: str = "", default: bool = True) -> str:
-        suffix = "=None" if default and param.default is not None else ""
-        return f"{star}{param.name.value}{suffix}"
-
-    parts = [one(param) for param in params.posonly_params]
-    if params.posonly_params:
-        parts.append("/")
-    parts.extend(one(param) for param in params.params)
-    if isinstance(params.star_arg, cst.Param):
-        parts.append(one(params.star_arg, "*", False))
-    elif params.kwonly_params:
-        parts.append("*")
-    parts.extend(one(param) for param in params.kwonly_params)
-    if params.star_kwarg is not None:
-        parts.append(one(params.star_kwarg, "**", False))
-    return ", ".join(parts)
 
 
 def find_function(module: cst.Module, parts: Sequence[str]) -> cst.FunctionDef | None:

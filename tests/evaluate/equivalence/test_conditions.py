@@ -50,3 +50,27 @@ def test_only_the_function_on_the_line_given_is_read() -> None:
     assert read_tests(SOURCE, _def_line("other")) == [[("value", "==", 3)]]
     assert read_tests(SOURCE, 1) == []
     assert read_tests("def broken(:\n", 1) == []
+
+
+def test_a_local_variable_is_read_as_the_value_it_was_taken_from() -> None:
+    """An input sets a parameter or an attribute, never a local: a local taken from a getter of
+    the receiver, from a parameter through method calls, or from an attribute names that value;
+    a local assigned twice, or from anything else, is left as it is."""
+    source = textwrap.dedent('''
+        def help(self, ctx, value):
+            default_value = self.get_default(ctx, call=False)
+            norm = value.strip().lower()
+            envvar = self.envvar
+            shown = False
+            if ctx.flag:
+                shown = True
+            computed = compute(value)
+            if shown and default_value is not None:
+                pass
+            if norm in {"no", "off"} or envvar is None or computed == 2:
+                pass
+    ''')
+    tests = read_tests(source, 2)
+    assert [("shown", "truthy", None), ("default", "is not", None)] in tests
+    assert [("value", "in", ["no", "off"]), ("envvar", "is", None), ("computed", "==", 2)
+            ] in tests

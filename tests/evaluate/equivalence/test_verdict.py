@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from typing import Any
 
@@ -39,6 +40,23 @@ def test_canonical_values_are_equal_exactly_when_the_values_are_structurally_equ
     looped.append(looped)
     assert canonical(looped) == ["list", [["int", 1], ["<cycle>", 1]]]
     assert canonical(len) == ["builtin_function_or_method", "builtins.len"]
+
+
+def test_a_text_stream_is_compared_by_its_encoding_error_handler_and_content() -> None:
+    """A stream's repr names neither its encoding nor its error handler: two streams that
+    decode differently, or hold different bytes, must not look alike."""
+    def stream(data: bytes = b"ok", **options: Any) -> io.TextIOWrapper:
+        return io.TextIOWrapper(io.BytesIO(data), **options)
+
+    assert canonical(stream(encoding="utf-8")) == canonical(stream(encoding="utf-8"))
+    assert canonical(stream(encoding="ascii")) != canonical(stream(encoding="utf-8"))
+    assert canonical(stream(encoding="utf-8", errors="replace")) != \
+        canonical(stream(encoding="utf-8", errors="strict"))
+    assert canonical(stream(b"one", encoding="utf-8")) != \
+        canonical(stream(b"two", encoding="utf-8"))
+    closed = stream(encoding="utf-8")
+    closed.close()
+    assert canonical(closed) != canonical(stream(encoding="utf-8"))
 
 
 def _outcome(**fields: Any) -> dict[str, Any]:
