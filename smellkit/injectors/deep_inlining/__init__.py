@@ -142,28 +142,11 @@ class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
         path = context.path_of(qualname)
         if path is None:
             raise InjectionRefused(f"{qualname} is not defined")
-        plans = [trimmed(loaded(item), _DEPTH[difficulty]) for item in candidate.data["sites"]]
-        rng.shuffle(plans)
-        # the helpers with the fewest branches first: a selected test that runs the call runs
-        # all of their pasted lines; at medium and hard a chain first (indirection), and
-        # helpers of other files (more of the span without moving code). Before all, helpers
-        # whose call passes few of the function's names: a body reading more of them is no
-        # block the rule counts, and only dilutes the others.
-        inliner = Inliner(context, comments=difficulty == "easy")
-        inputs = {id(plan): inliner.inputs(qualname, plan) > _MAX_INPUTS for plan in plans}
-        if difficulty == "easy":
-            plans.sort(key=lambda plan: (inputs[id(plan)], branches_of(context, plan)))
-        else:
-            plans.sort(key=lambda plan: (inputs[id(plan)], -min(depth_of(plan), 2),
-                                         branches_of(context, plan),
-                                         -len(files_of(context, [plan], path))))
-        if difficulty != "easy":  # two or three helpers: different ones, not one twice
-            plans = distinct_first(plans)
-        finder = SiteFinder(context)
-        tries = [_Try(context, inliner, finder, qualname, path, difficulty, rng, batch)
-                 for batch in _batches(context, plans, path, difficulty)]
-        for attempt in tries:
-            if attempt.run() is not None:
+        tries: list[_Try] = []
+        for depth in _depths(difficulty):  # easy: helpers called directly first, then chains
+            plans = [trimmed(loaded(item), depth) for item in candidate.data["sites"]]
+            tries += self._tries(context, qualname, path, difficulty, plans, rng)
+            if any(attempt.last is not None for attempt in tries):
                 break
         made = next((attempt for attempt in tries if attempt.last is not None), None)
         reasons = sorted({reason for attempt in tries for reason in attempt.reasons})
@@ -187,19 +170,59 @@ class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
             raise InjectionRefused("the function is no longer reported in its file as rewritten")
         return _edit(context, difficulty, qualname, path, made.chosen, made.last)
 
+    def _tries(self, context: InjectionContext, qualname: str, path: str,
+               difficulty: Difficulty, plans: list[Plan], rng: random.Random) -> list[_Try]:
+        """The batches of helpers tried, in order, until one reads as deep inlining."""
+        rng.shuffle(plans)
+        # the helpers with the fewest branches first: a selected test that runs the call runs
+        # all of their pasted lines; at medium and hard a chain first (indirection), and
+        # helpers of other files (more of the span without moving code). Before all, helpers
+        # whose call passes few of the function's names: a body reading more of them is no
+        # block the rule counts, and only dilutes the others.
+        inliner = Inliner(context, comments=difficulty == "easy")
+        inputs = {id(plan): inliner.inputs(qualname, plan) > _MAX_INPUTS for plan in plans}
+        if difficulty == "easy":
+            plans.sort(key=lambda plan: (inputs[id(plan)], branches_of(context, plan)))
+        else:
+            plans.sort(key=lambda plan: (inputs[id(plan)], -min(depth_of(plan), 2),
+                                         branches_of(context, plan),
+                                         -len(files_of(context, [plan], path))))
+        if difficulty != "easy":  # two or three helpers: different ones, not one twice
+            plans = distinct_first(plans)
+        finder = SiteFinder(context)
+        tries = [_Try(context, inliner, finder, qualname, path, difficulty, rng, batch)
+                 for batch in _batches(context, plans, path, difficulty)]
+        for attempt in tries:
+            if attempt.run() is not None:
+                break
+        return tries
+
+
+def _depths(difficulty: Difficulty) -> list[int]:
+    """The chain depths tried: at easy, the helpers called directly, then (when their bodies
+    alone are too little) their own helpers too, as long as the code pasted comes from one
+    other file; medium and hard their depth."""
+    return [1, _DEPTH["hard"]] if difficulty == "easy" else [_DEPTH[difficulty]]
+
 
 def _batches(context: InjectionContext, plans: list[Plan], path: str,
              difficulty: Difficulty) -> list[list[Plan]]:
-    """The plans to try together. At easy, the helpers of one other file (or of the caller's
-    own file, which moves to one new module) per batch, the richest first: an easy case spans
-    two files. Otherwise all of them."""
+    """The plans to try together. At easy, the helpers of one other file with those of the
+    caller's own file (both files change: the span is two), the richest first, then the
+    caller's own helpers alone (a caller of them in another file makes the second file).
+    Otherwise all of them."""
     if difficulty != "easy":
         return [plans]
     by_file: dict[frozenset[str], list[Plan]] = {}
     for plan in plans:
         by_file.setdefault(frozenset(files_of(context, [plan], path) - {path}), []).append(plan)
-    batches = [batch for key, batch in by_file.items() if len(key) <= 1]
-    return sorted(batches, key=lambda batch: -len(batch))
+    own = by_file.get(frozenset(), [])
+    others = sorted((batch for key, batch in by_file.items() if len(key) == 1),
+                    key=lambda batch: -len(batch))
+    # in the function's order within a batch's own order: own helpers first would dilute
+    # the other file's before they are tried
+    return [*([plan for plan in plans if plan in own or plan in batch] for batch in others),
+            *([own] if own else [])]
 
 
 @dataclass
