@@ -69,6 +69,7 @@ from smellkit.injectors.deep_inlining.plans import (
     files_of,
     flattened,
     loaded,
+    run_only,
     trimmed,
 )
 from smellkit.injectors.deep_inlining.remove import removals
@@ -143,9 +144,16 @@ class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
         if path is None:
             raise InjectionRefused(f"{qualname} is not defined")
         tries: list[_Try] = []
-        for depth in _depths(difficulty):  # easy: helpers called directly first, then chains
+        finder = SiteFinder(context)
+        seen: list[list[Plan]] = []
+        for depth, run in _variants(difficulty):  # the least pasted first
             plans = [trimmed(loaded(item), depth) for item in candidate.data["sites"]]
-            tries += self._tries(context, qualname, path, difficulty, plans, rng)
+            if run:
+                plans = [run_only(finder, plan) for plan in plans]
+            if plans in seen:
+                continue
+            seen.append(plans)
+            tries += self._tries(context, qualname, path, difficulty, list(plans), rng)
             if any(attempt.last is not None for attempt in tries):
                 break
         made = next((attempt for attempt in tries if attempt.last is not None), None)
@@ -198,11 +206,14 @@ class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
         return tries
 
 
-def _depths(difficulty: Difficulty) -> list[int]:
-    """The chain depths tried: at easy, the helpers called directly, then (when their bodies
-    alone are too little) their own helpers too, as long as the code pasted comes from one
-    other file; medium and hard their depth."""
-    return [1, _DEPTH["hard"]] if difficulty == "easy" else [_DEPTH[difficulty]]
+def _variants(difficulty: Difficulty) -> list[tuple[int, bool]]:
+    """The chain depths tried, each first without the inner helpers called only under a
+    branch (`plans.run_only`: lines the tests may never run where they are pasted): at easy,
+    the helpers called directly, then (when their bodies alone are too little) their own
+    helpers too, as long as the code pasted comes from one other file; medium and hard at
+    their depth."""
+    depths = [1, _DEPTH["hard"]] if difficulty == "easy" else [_DEPTH[difficulty]]
+    return [(depth, run) for depth in depths for run in (True, False)]
 
 
 def _batches(context: InjectionContext, plans: list[Plan], path: str,

@@ -326,6 +326,13 @@ class Inliner:
                                                  value.value not in rebound))):
                 renames[name] = value.value  # the same name: kept as it is (`direct`)
                 continue
+            if site.method and param is ordered[0] and isinstance(value, cst.Name) and \
+                    name not in rebound and value.value not in _LITERAL_NAMES:
+                # `node.set_lineno(n)` whose body binds a `node` of its own: `self` reads as
+                # the receiver, and the body's `node`, a name of the caller, is renamed
+                # (`_expand`)
+                renames[name] = value.value
+                continue
             if site.method and param is ordered[0]:  # `self` read as the receiver, or nothing
                 raise InjectionRefused(f"the receiver {cst.Module([]).code_for_node(value)} "
                                        f"cannot stand for {name} in the pasted body")

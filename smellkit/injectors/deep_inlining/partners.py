@@ -45,7 +45,7 @@ def partners(context: InjectionContext, finder: SiteFinder, inliner: Inliner, qu
     helper's body and the chain pasted below it in `qualname` pasted over every such call. The
     deepest chains first (the same chain in every file), then the callers the tests run most
     of; a caller the detector already reports, in a test file, or calling the helper under a
-    branch (`_always_run`), is none."""
+    branch (`SiteFinder.always_run`), is none."""
     graph = context.index.call_graph
     plans: dict[str, Plan] = {}
     for plan in flattened(chosen):
@@ -64,7 +64,7 @@ def partners(context: InjectionContext, finder: SiteFinder, inliner: Inliner, qu
                 continue
             sites = [site for site in finder.sites(caller) if site.callee == callee]
             if run.get(caller, 0.0) < 1.0 and not all(  # every line run, or these lines
-                    site.line in _always_run(finder, caller) for site in sites):
+                    site.line in finder.always_run(caller) for site in sites):
                 continue
             # every call of the helper pasted, or none: pasted over one call and called at
             # the next reads as an edit left half done
@@ -102,19 +102,3 @@ def _calls(finder: SiteFinder, caller: str, callee: str) -> int:
         (isinstance(inner.func, ast.Name) and inner.func.id == short) or
         (isinstance(inner.func, ast.Attribute) and inner.func.attr == short))) \
         if node is not None else 0
-
-
-def _always_run(finder: SiteFinder, caller: str) -> set[int]:
-    """The lines of the statements that run whenever the function runs past its start: those
-    of its body (and of a `for` or `with` block there), not a branch's. A test that calls the
-    function runs the code pasted there (the selected tests must run the lines a case
-    changes), while a call under `if` may be an error path no test takes."""
-    node = finder.node(caller)
-    if node is None:
-        return set()
-    lines: set[int] = set()
-    for statement in node.body:
-        lines.add(statement.lineno)
-        if isinstance(statement, (ast.For, ast.With)):
-            lines.update(inner.lineno for inner in statement.body)
-    return lines
