@@ -389,6 +389,9 @@ def _returned_into_target(body: list[cst.BaseStatement],
     the body and returned (`data = ...; return data`) is bound to the target too (not at all
     when the argument was the target itself), unless another argument reads the target."""
     small = statement.body[0]
+    if form == "assign" and isinstance(small, cst.Assign) and \
+            isinstance(small.targets[0].target, cst.Tuple):
+        return _returned_into_targets(body, bindings, small.targets[0].target, host_names)
     if form != "assign" or not isinstance(small, cst.Assign) or \
             not isinstance(small.targets[0].target, cst.Name):
         return body, bindings
@@ -412,6 +415,40 @@ def _returned_into_target(body: list[cst.BaseStatement],
             if not (name == local and isinstance(value, cst.Name) and value.value == target)]
     return [renamed for item in body if isinstance(
         renamed := rename(item, {local: target}), cst.BaseStatement)], kept
+
+
+def _returned_into_targets(body: list[cst.BaseStatement],
+                           bindings: list[tuple[str, cst.BaseExpression]], targets: cst.Tuple,
+                           host_names: set[str],
+                           ) -> tuple[list[cst.BaseStatement], list[tuple[str, cst.BaseExpression]]]:
+    """`value, args = f(...)` whose body returns `(result, args)` everywhere: the body's
+    `result` written as `value` itself, so the pasted code ends in `value, args = value,
+    args`, which `exits` drops (left as it is, it would assign a name nothing reads). Only
+    for plain names, a local of the body the host never names, and a target the body never
+    names."""
+    names = [item.value.value if isinstance(item.value, cst.Name) else None
+             for item in targets.elements]
+    returns = _Returns()
+    for item in body:
+        item.visit(returns)
+    shapes = {tuple(element.value.value if isinstance(element.value, cst.Name) else None
+                    for element in value.elements) if isinstance(value, cst.Tuple) else None
+              for value in returns.values}
+    if None in names or len(shapes) != 1 or None in shapes:
+        return body, bindings
+    (locals_,) = shapes
+    if locals_ is None or len(locals_) != len(names) or None in locals_:
+        return body, bindings
+    used = names_of(body)
+    parameters = {name for name, _ in bindings}
+    mapping = {local: target for local, target in zip(locals_, names, strict=True)
+               if local is not None and target is not None and local != target
+               and local in used.bound and local not in parameters and local not in host_names
+               and target not in used.used | used.bound}
+    if not mapping:
+        return body, bindings
+    return [renamed for item in body if isinstance(
+        renamed := rename(item, mapping), cst.BaseStatement)], bindings
 
 
 def _param_names(function: cst.FunctionDef) -> set[str]:
