@@ -1085,3 +1085,101 @@ def test_a_name_bound_to_a_tuple_is_never_none_in_the_pasted_body() -> None:
         [("end_tokens", tokens), ("limit", tokens)], body, {"limit"})
         if isinstance(item, (cst.SimpleStatementLine, cst.BaseCompoundStatement))]).code
     assert folded == "stack.append(end_tokens)\nif limit is None:\n    limit = 3\n"
+
+
+TREES = '''
+from collections import deque
+
+
+class Node:
+    def __init__(self, children=()):
+        self.children = list(children)
+        self.lineno = None
+
+    def set_lineno(self, lineno):
+        """Set the line number of the node and its children."""
+        todo = deque([self])
+        while todo:
+            node = todo.popleft()
+            node.lineno = lineno
+            todo.extend(node.children)
+        return self
+'''
+
+TREES_CALLER = '''
+from pkg.trees import Node
+
+
+def build(count, lineno):
+    node = Node([Node() for _ in range(count)])
+    node.set_lineno(lineno)
+    return node
+'''
+
+
+def test_a_receiver_named_like_a_local_of_the_body_reads_as_self(tmp_path: Path) -> None:
+    """jinja2's `node.set_lineno(lineno)`, whose body binds a `node` of its own: `self`
+    reads as the caller's `node`, and the body's `node` is renamed (it was refused: the
+    receiver could not stand for `self`)."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "trees.py").write_text(textwrap.dedent(TREES))
+    (tmp_path / "pkg" / "caller.py").write_text(textwrap.dedent(TREES_CALLER))
+    context = InjectionContext(load(tmp_path))
+    finder = SiteFinder(context)
+    sites = finder.sites("pkg.caller.build")
+    assert [site.callee for site in sites] == ["pkg.trees.Node.set_lineno"]
+    build = Inliner(context, comments=False).rewrite("pkg.caller.build",
+                                                     [Plan(site) for site in sites])
+    body = cst.Module([]).code_for_node(build.function)
+    assert "todo = deque([node])" in body, body
+    renamed = re.search(r"^\s+(\w+) = todo\.popleft\(\)$", body, re.MULTILINE)
+    assert renamed is not None and renamed.group(1) != "node", body
+    assert not re.search(r"\w+_\d+\b", body), body
+    namespace: dict[str, Any] = {}
+    exec(compile(textwrap.dedent(TREES), "original", "exec"), namespace)
+    exec(compile(body, "smelly", "exec"), namespace)
+    root = namespace["build"](3, 7)
+    assert [child.lineno for child in [root, *root.children]] == [7, 7, 7, 7]
+
+
+RESULTS = '''
+def handle(value, args):
+    """Convert the value; the arguments pass through."""
+    result = value.strip()
+    if not result:
+        result = None
+    return result, args
+'''
+
+RESULTS_CALLER = '''
+from pkg.results import handle
+
+
+def consume(params, args):
+    seen = {}
+    for name in params:
+        value, args = handle(name, args)
+        seen[name] = value
+    return seen, args
+'''
+
+
+def test_a_tuple_target_takes_the_names_the_body_returns(tmp_path: Path) -> None:
+    """click's `value, args = param.handle_parse_result(ctx, opts, args)` pasted: the
+    body's `result` is written as `value`, and `value, args = value, args` goes (pasted as
+    `value, args = parse_value, args`, a name nothing reads: pyflakes reported it)."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "results.py").write_text(textwrap.dedent(RESULTS))
+    (tmp_path / "pkg" / "caller.py").write_text(textwrap.dedent(RESULTS_CALLER))
+    context = InjectionContext(load(tmp_path))
+    finder = SiteFinder(context)
+    consume = Inliner(context, comments=False).rewrite(
+        "pkg.caller.consume", [Plan(site) for site in finder.sites("pkg.caller.consume")])
+    body = cst.Module([]).code_for_node(consume.function)
+    assert "value = name.strip()" in body and "value = None" in body, body
+    assert "result" not in body and "value, args =" not in body, body
+    namespace: dict[str, Any] = {}
+    exec(compile(body, "smelly", "exec"), namespace)
+    assert namespace["consume"]([" a ", "  "], ["x"]) == ({" a ": "a", "  ": None}, ["x"])
