@@ -417,10 +417,10 @@ def _returned_into_target(body: list[cst.BaseStatement],
         renamed := rename(item, {local: target}), cst.BaseStatement)], kept
 
 
-def _returned_into_targets(body: list[cst.BaseStatement],
-                           bindings: list[tuple[str, cst.BaseExpression]], targets: cst.Tuple,
-                           host_names: set[str],
-                           ) -> tuple[list[cst.BaseStatement], list[tuple[str, cst.BaseExpression]]]:
+def _returned_into_targets(
+        body: list[cst.BaseStatement], bindings: list[tuple[str, cst.BaseExpression]],
+        targets: cst.Tuple, host_names: set[str],
+) -> tuple[list[cst.BaseStatement], list[tuple[str, cst.BaseExpression]]]:
     """`value, args = f(...)` whose body returns `(result, args)` everywhere: the body's
     `result` written as `value` itself, so the pasted code ends in `value, args = value,
     args`, which `exits` drops (left as it is, it would assign a name nothing reads). Only
