@@ -19,8 +19,10 @@ chain pasted over their calls (`partners.py`): a helper of module A inlined into
 of modules B, C and D that call it spans four files because its callers really live there.
 Nothing is moved to a new module to reach a span.
 
-- easy: 2 files; callees called directly (no chains), each pasted body introduced by a comment
-  naming the step when the callee has a docstring (its first line).
+- easy: 2 files; callees called directly, or (when their bodies alone do not make the
+  function read as deep inlining) their chains too, all from the function's file and one
+  other; each pasted body introduced by a comment naming the step when the callee has a
+  docstring (its first line).
 - medium: 3 or more files; two or more callees, no comments, and indirection: a chain (a
   callee's own callee pasted inside it) or parameters bound to renamed locals or defaults.
 - hard: 4 or more files; three or more callees, chains up to depth 3; module state of another
@@ -30,8 +32,9 @@ Nothing is moved to a new module to reach a span.
   herring: a long callee the function still calls.
 
 Renamed locals are named from the repository's words (`item_index`), never numbered. Easy
-pastes the helpers of one other file only (or of its own file, with one caller of them in
-another file given the same paste), so the smell spans exactly two files.
+pastes the helpers of its own file and of one other file only (or of its own file alone, with
+one caller of them in another file given the same paste), so the smell spans exactly two
+files.
 """
 
 from __future__ import annotations
