@@ -137,13 +137,18 @@ def test_code_the_injection_edited_outside_the_locations_is_measured(cases: Case
 def test_a_helper_restored_under_another_name_is_the_helper_a_check_names(
         cases: Cases) -> None:
     """The ground truth with `_record` brought back as `_write_entry`: the check that `post`
-    calls `_record` (where the original or the injection put it) follows the rename."""
+    calls `_record` (where the original or the injection put it) follows the rename. The
+    other files the ground truth restores (callers in other modules the chain was pasted
+    into) are restored as they are."""
     case = cases("deep_inlining")
     oracle = case.result_tree("renamed-oracle", case.oracle_patch)
     path = f"{SOURCE}/ledger/book.py"
     text = (oracle / path).read_text()
     assert text.count("_record(") == 2
-    patch, tree = edit(case, "renamed", {path: text.replace("_record(", "_write_entry(")})
+    restored = {f"{SOURCE}/{item}": (oracle / SOURCE / item).read_text()
+                for item in case.case.case.files} if case.case.case else {}
+    patch, tree = edit(case, "renamed", {
+        **restored, path: text.replace("_record(", "_write_entry(")})
     score = case.score("renamed", patch, tree)
     assert score.checks_total and score.checks_passed == score.checks_total, score.failed_checks
     assert (score.la, score.residue, score.errors) == (1.0, 0, ())

@@ -23,17 +23,14 @@ from smellkit.injectors.deep_inlining import DeepInliningInjector
 from smellkit.injectors.deep_inlining.fold import fold, propagate, unsafe_names
 from smellkit.injectors.deep_inlining.inline import Inliner
 from smellkit.injectors.deep_inlining.plans import Plan, distinct_first, enough
-from smellkit.injectors.deep_inlining.scope import free_names
 from smellkit.injectors.deep_inlining.sites import Site, SiteFinder
-from smellkit.injectors.deep_inlining.spread import Spreader
-from smellkit.injectors.engine import find_candidates, make_injector
-from smellkit.models import DIFFICULTIES, POORLY_COVERED, Difficulty
+from smellkit.injectors.engine import find_candidates, inject, make_injector
+from smellkit.models import DIFFICULTIES, POORLY_COVERED, Difficulty, Injection
 from tests.injectors.support import (
     FIXTURES,
     SMALL,
     assert_round_trip,
     attempt,
-    behaviour,
     first_injection,
     injected,
     load,
@@ -47,7 +44,8 @@ SMELL = "deep_inlining"
 SHOP = FIXTURES / SMELL / "shop"
 TARGET = "shop.orders.OrderService.place"
 LEDGER = FIXTURES / SMELL / "ledger"
-"""Every helper in the caller's own file (as in jinja2): the injection moves them out."""
+"""Every helper in the caller's own file (as in jinja2), called from subclasses in other
+modules too: the span grows by those callers, given the same chain."""
 POST = "ledger.book.Ledger.post"
 _FILES: dict[Difficulty, int] = {"easy": 2, "medium": 3, "hard": 4}
 
@@ -73,25 +71,34 @@ def test_round_trip(difficulty: Difficulty) -> None:
 
 @pytest.mark.parametrize("difficulty", DIFFICULTIES)
 def test_the_smell_spans_the_files_the_difficulty_asks_for(difficulty: Difficulty) -> None:
-    """SmellBench's rule: easy 2 files, medium 3+, hard 4+, counted on the files the patch
-    changes: the shop's helpers live in other modules, which lose them (nothing else calls
-    them); the ledger's live in the caller's file and move to new ones. Every file the case
-    names (its locations) is one the patch changes."""
+    """SmellBench's rule: easy 2 files, medium 3+, hard 4+, every one a real place: the
+    shop's helpers live in other modules (which lose them: nothing else calls them); the
+    ledger's live in the caller's file, and its subclasses in other modules that call them
+    take the same chain. No file is created: nothing moves to a made-up module."""
     for case, target in ((SHOP, TARGET), (LEDGER, POST)):
         injection = injected(case / "before", SMELL, difficulty, target)
-        assert len(injection.files) >= _FILES[difficulty], (case.name, injection.files)
         named = {location.path for location in injection.locations}
-        assert named <= set(injection.files), (case.name, named - set(injection.files))
+        spanned = named | set(injection.files)
+        assert len(spanned) >= _FILES[difficulty], (case.name, spanned)
+        if difficulty == "easy":
+            assert len(spanned) == 2, spanned
+        assert all((case / "before" / path).exists() for path in injection.files)
 
 
 @pytest.mark.parametrize("difficulty", DIFFICULTIES)
 def test_ledger_round_trip(difficulty: Difficulty) -> None:
-    """Helpers moved to mixins and a module function moved and imported back: the checks
-    accept a call to the helper where it was or where it moved."""
+    """The chain pasted into `Ledger.post` and into callers of its helpers in other modules
+    (subclasses calling `self._validate`): each of them is a target, checked to call its
+    helper again."""
     injection = injected(LEDGER / "before", SMELL, difficulty, POST)
     assert_round_trip(LEDGER / "before", injection)
-    kinds = {check.kind for check in injection.checks}
-    assert "deep_inlining.calls_one_of" in kinds
+    targets = [target.location for target in injection.targets]
+    assert targets[0].qualname == POST
+    assert len({location.path for location in targets}) == _FILES[difficulty]
+    assert {check.kind for check in injection.checks} <= {"no_finding", "max_lines", "calls"}
+    for location in targets[1:]:
+        assert any(check.kind == "calls" and check.params["caller"] == location.qualname
+                   for check in injection.checks), location
 
 
 LEDGER_PROBE = """
@@ -116,8 +123,26 @@ audited = AuditedLedger(["Cash"])
 print(audited.preview({"account": "Cash", "amount": 2, "currency": "GBP"}))
 audited.post({"account": "Cash", "amount": 3, "currency": "EUR"})
 print(audited.reverse(1), audited.balances)
+from ledger.batch import BatchLedger
+from ledger.closing import ClosingLedger
+batch = BatchLedger(["Cash", "Bank Account"])
+print(batch.post_all([{"account": "Cash", "amount": 4, "currency": "USD"},
+                      {"account": "bank account", "amount": 1, "currency": "EUR"}]))
+for entries in ([{"account": "Cash", "amount": 1}], [{"account": " ", "amount": 1,
+                                                      "currency": "EUR"}]):
+    try:
+        batch.post_all(entries)
+    except (KeyError, ValueError) as error:
+        print(type(error).__name__, error)
+closing = ClosingLedger(["Cash", "Cash "])
+closing.balances["Cash"] = 7.0
+for name in ("Nope", "Cash", "  "):
+    try:
+        print(closing.close(name), closing.journal)
+    except (KeyError, ValueError) as error:
+        print(type(error).__name__, error)
 print(book.balances, book.journal, book.limits, book.notes)
-print([cls.__name__ for cls in Ledger.__mro__][:1], hasattr(Ledger, "_validate"))
+print([cls.__name__ for cls in Ledger.__mro__][:1])
 """
 
 
@@ -125,25 +150,6 @@ print([cls.__name__ for cls in Ledger.__mro__][:1], hasattr(Ledger, "_validate")
 def test_ledger_behaves_the_same(tmp_path: Path, difficulty: Difficulty) -> None:
     injection = injected(LEDGER / "before", SMELL, difficulty, POST)
     same_behaviour(LEDGER / "before", injection, tmp_path, LEDGER_PROBE)
-
-
-def test_new_modules_import_in_either_order(tmp_path: Path) -> None:
-    """A new module read first (before the module it came from) still imports: it reads the
-    host's names only inside the functions that need them, when they run."""
-    import shutil
-
-    from smellkit.injectors.patches import apply_patch
-
-    injection = injected(LEDGER / "before", SMELL, "hard", POST)
-    copy = tmp_path / "smelly"
-    shutil.copytree(LEDGER / "before", copy, ignore=shutil.ignore_patterns("__pycache__"))
-    apply_patch(copy, injection.smelly_patch)
-    new = sorted(path for path in injection.files if not (LEDGER / "before" / path).exists())
-    assert len(new) == 3
-    for path in new:
-        module = path[:-3].replace("/", ".")
-        probe = f"import {module}\n" + LEDGER_PROBE
-        assert behaviour(copy, probe) == behaviour(LEDGER / "before", LEDGER_PROBE)
 
 
 def _imports_after_code(text: str) -> list[int]:
@@ -163,115 +169,20 @@ def _imports_after_code(text: str) -> list[int]:
 
 
 @pytest.mark.parametrize("difficulty", DIFFICULTIES)
-def test_moved_code_imports_what_it_reads_of_the_host_inside_its_functions(
-        tmp_path: Path, difficulty: Difficulty) -> None:
-    """Moved helpers that read names of the module they left import them in their own body,
-    as code breaking an import cycle does; no module gets an import after its code."""
+def test_no_module_gets_an_import_after_its_code(tmp_path: Path, difficulty: Difficulty) -> None:
+    """Imports the pasted code needs join the module's opening imports (flake8's E402)."""
     injection = injected(LEDGER / "before", SMELL, difficulty, POST)
     files = smelly_files(LEDGER / "before", injection, tmp_path)
     assert files
     for path, text in files.items():
         assert text is not None
         assert _imports_after_code(text) == [], (path, text)
-    moved = "".join(text or "" for path, text in files.items()
-                    if not (LEDGER / "before" / path).exists())
-    assert re.search(r"^        from ledger\.book import \w+", moved, re.MULTILINE), moved
-
-
-def test_moving_refusals(tmp_path: Path) -> None:
-    """A function stays in its file when a name of its module is read where it is defined (a
-    default) or is bound conditionally, when its class names it in its body (or reads it from
-    `super()`, which the mixin would answer), or when the class is an enum or has a metaclass;
-    names of its module read in its body are imported back."""
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "__init__.py").write_text("")
-    (tmp_path / "pkg" / "mod.py").write_text(textwrap.dedent('''
-        import enum
-        import os
-
-        LIMIT = 3
-        if os.sep == "/":
-            SEP = "/"
-        else:
-            SEP = "\\\\"
-
-
-        def shared(value):
-            return value
-
-
-        class Plain:
-            def reads_global(self, value):
-                return value + LIMIT
-
-            def reads_function(self, value):
-                return shared(value)
-
-            def default(self, value=LIMIT):
-                return value
-
-            def conditional(self, value):
-                return value + SEP
-
-            def aliased(self, value):
-                return value
-
-            alias = aliased
-
-
-        class Kind(enum.Enum):
-            A = 1
-
-            def label(self):
-                return self.name
-
-
-        class Meta(type):
-            pass
-
-
-        class Registered(metaclass=Meta):
-            def step(self, value):
-                return value
-
-
-        class Child(Plain):
-            def free(self, value):
-                return len(value)
-
-            def skip(self, value):
-                return super().free(value)
-    '''))
-    context = InjectionContext(load(tmp_path))
-    spreader = Spreader(context)
-    host = "pkg.mod"
-
-    def refusal(qualname: str, host: str) -> str | None:
-        try:
-            spreader.require_movable(qualname, host)
-        except InjectionRefused as refused:
-            return refused.message
-        return None
-
-    assert refusal("pkg.mod.Plain.reads_global", host) is None
-    assert refusal("pkg.mod.Plain.reads_function", host) is None
-    assert refusal("pkg.mod.shared", host) is None
-    assert refusal("pkg.mod.Plain.default", host) == \
-        "reads LIMIT of pkg.mod where it is defined"
-    assert refusal("pkg.mod.Plain.conditional", host) == \
-        "SEP is bound more than once or conditionally in pkg.mod"
-    assert refusal("pkg.mod.Plain.aliased", host) == \
-        "the body of pkg.mod.Plain names aliased"
-    assert "enum" in (refusal("pkg.mod.Kind.label", host) or "")
-    assert refusal("pkg.mod.Registered.step", host) == \
-        "Registered has a metaclass, which may read its namespace"
-    assert refusal("pkg.mod.Child.free", host) == "pkg.mod.Child reads super().free"
 
 
 def test_difficulties_differ() -> None:
     """easy: direct callees, each step named by a comment; medium: a chain (a callee's callee
-    pasted inside it); hard: three or more callees, module state of another module read by the
-    pasted code, and the callees still called as red herrings."""
+    pasted inside it); hard: three or more callees of other modules, and the callees still
+    called as red herrings."""
     easy = injected(SHOP / "before", SMELL, "easy", TARGET)
     medium = injected(SHOP / "before", SMELL, "medium", TARGET)
     hard = injected(SHOP / "before", SMELL, "hard", TARGET)
@@ -282,12 +193,6 @@ def test_difficulties_differ() -> None:
     assert "shop/pricing.py" in medium.files
     assert len(re.findall(r"^-def \w+\(", hard.smelly_patch, re.MULTILINE)) >= 3
     assert hard.red_herrings
-    header = hard.smelly_patch.split("class OrderService")[0]  # module state, imported
-    state = re.findall(r"^\+from (shop\.\w+) import .*\b([A-Z][A-Z_]+)\b", header,
-                       re.MULTILINE)
-    assert state, header
-    # module state read is no part of the span: the case names only files it changes
-    assert {location.path for location in hard.locations} <= set(hard.files)
     assert all(location.qualname not in {item.qualname for item in hard.locations}
                for location in hard.red_herrings)
 
@@ -550,36 +455,54 @@ def test_checks_pass_on_the_original() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name,version", [("click", "8.1.7"), ("jinja2", "3.1.4")])
-def test_real_code(name: str, version: str) -> None:
-    """Every difficulty injects on real code (click: easy only. The span counts the files the
-    patch changes, and click's pasted helpers of other modules are all used elsewhere, so they
-    stay and their files do not change; its own-file helpers that other code calls, and so may
-    move to new modules, are one per candidate at most), and the injections verified keep every
-    round-trip property; the counts are printed for the record (`pytest -s`)."""
+@pytest.mark.parametrize("name,version,least", [
+    ("click", "8.1.7", 20), ("jinja2", "3.1.4", 40), ("marshmallow", "3.23.1", 10)])
+def test_real_code(name: str, version: str, least: int) -> None:
+    """Discovery finds candidates on real code, and every injection made keeps every
+    round-trip property and spans only files that exist: the function's, its helpers' homes
+    and callers of them in other modules; nothing moves to a new module. Without that padding,
+    click's and jinja2's candidates mostly paste helpers of their own file that no function of
+    another file calls where the tests run it, so they make few or no cases (counted for the
+    record, `pytest -s`); marshmallow's `Schema._deserialize` pastes `store_error` with its
+    `merge_errors` and `set_value` from two other modules: a medium case."""
     from tests.support.pypi import sdist
 
-    tries = {"click": 24, "jinja2": 14}[name]  # click's few medium cases come late in order
-    counts = real_code(sdist(name, version) / "src", SMELL, tries=tries, verified=1)
+    root = sdist(name, version) / "src"
+    counts = real_code(root, SMELL, tries=60, verified=1)
     print(f"\n{SMELL} on {name} {version}: {counts}")
-    assert counts["easy"]["candidates"] >= 10
-    wanted = ("easy",) if name == "click" else DIFFICULTIES
-    assert all(counts[difficulty]["injected"] >= 1 for difficulty in wanted), counts
+    assert counts["easy"]["candidates"] >= least
+    if name == "marshmallow":
+        assert counts["medium"]["injected"] >= 1, counts
+    for difficulty in DIFFICULTIES:
+        injection = first_or_none(root, difficulty)
+        if injection is not None:
+            assert all((root / path).exists() for path in injection.files), injection.files
+
+
+def first_or_none(root: Path, difficulty: Difficulty) -> Injection | None:
+    """The first injection at this difficulty, None when the repository makes none."""
+    project = load(root)
+    for candidate in find_candidates(project, SMELL, options=SMALL):
+        outcome = inject(project, SMELL, difficulty, candidate=candidate, options=SMALL)
+        if isinstance(outcome, Injection):
+            return outcome
+    return None
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name,version,difficulty", [("click", "8.1.7", "easy"),
-                                                     ("jinja2", "3.1.4", "hard")])
+@pytest.mark.parametrize("name,version,difficulty", [("marshmallow", "3.23.1", "medium")])
 def test_own_tests_pass_on_the_smelly_code(tmp_path: Path, name: str, version: str,
                                            difficulty: Difficulty) -> None:
     """Behaviour is kept: the project's own test suite passes on the hardest injection it
-    offers (helpers moved into mixins of new modules included)."""
+    offers (helpers removed, callers in other modules pasted into included)."""
     from tests.support.pypi import sdist
 
     top = sdist(name, version)
     injection = first_injection(top / "src", SMELL, difficulty)
-    assert any(not (top / "src" / path).exists() for path in injection.files), injection.files
-    result = own_tests_pass(top, injection, tmp_path)
+    assert all((top / "src" / path).exists() for path in injection.files), injection.files
+    # marshmallow reads its version from installed metadata, which a source tree lacks
+    result = own_tests_pass(top, injection, tmp_path, arguments=(
+        "--deselect", "tests/test_version_attributes.py::test_version_attributes_deprecated"))
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert " passed" in result.stdout
 
@@ -639,19 +562,15 @@ def test_pasted_locals_are_renamed_with_words_of_their_function(tmp_path: Path) 
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name,version", [("click", "8.1.7"), ("jinja2", "3.1.4")])
-def test_real_injections_read_as_human_code(name: str, version: str) -> None:
+def test_real_injections_read_as_human_code() -> None:
     """On real code, over two seeds: no numbered name or module, no undefined name or unused
-    import, no helper name shared by cases of different targets; easy spans exactly two files
-    (the caller's and one more), medium three or more, hard four or more."""
+    import, no helper name shared by cases of different targets; medium spans three files or
+    more (marshmallow: the schema and its helpers' two modules)."""
     from tests.injectors.support_tells import human_injections
     from tests.support.pypi import sdist
 
-    tries = {"click": 24, "jinja2": 8}[name]
-    made = human_injections(sdist(name, version) / "src", SMELL, tries=tries)
-    assert made["easy"], {key: len(value) for key, value in made.items()}
-    if name == "jinja2":  # click has no medium (see test_real_code)
-        assert made["medium"], {key: len(value) for key, value in made.items()}
+    made = human_injections(sdist("marshmallow", "3.23.1") / "src", SMELL, tries=14)
+    assert made["medium"], {key: len(value) for key, value in made.items()}
 
 
 def test_discovery_says_which_rule_turned_functions_away(small_repo: Path) -> None:
@@ -671,130 +590,12 @@ def test_discovery_says_which_rule_turned_functions_away(small_repo: Path) -> No
         if definition.kind in ("function", "method")])
 
 
-def test_string_annotations_of_moved_code_are_imported_for_type_checkers(tmp_path: Path) -> None:
-    """A moved method annotated `ctx: "Context"` (a name the host imports only for type
-    checking, or defines itself) gets the host's import under the host's own guard."""
-    import libcst as cst
-
-    from smellkit.injectors.deep_inlining.hints import (
-        hint_imports,
-        hinted_names,
-        type_checking_guard,
-    )
-
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "__init__.py").write_text("")
-    (tmp_path / "pkg" / "core.py").write_text("class Context:\n    pass\n")
-    (tmp_path / "pkg" / "types.py").write_text(textwrap.dedent('''\
-        import typing as t
-
-        if t.TYPE_CHECKING:
-            from .core import Context
-
-
-        class Param:
-            def fail(self, message: str, ctx: t.Optional["Context"] = None) -> "t.NoReturn":
-                raise ValueError(message, ctx)
-    '''))
-    context = InjectionContext(load(tmp_path))
-    method = cst.parse_statement(
-        'def fail(self, message: str, ctx: t.Optional["Context"] = None) -> "t.NoReturn":\n'
-        '    raise ValueError(message, ctx)\n')
-    assert hinted_names([method]) == {"Context", "t"}
-    assert type_checking_guard(context, "pkg.types") == ("t.TYPE_CHECKING", "t")
-    assert hint_imports(context, "pkg.types", ["Context", "Param"], ".types") == [
-        "from .core import Context", "from .types import Param"]
-    with pytest.raises(InjectionRefused, match="does not bind"):
-        hint_imports(context, "pkg.types", ["Missing"], ".types")
-
-
-PARSER = '''\
-import typing as t
-
-
-class State:
-    def __init__(self) -> None:
-        self.items: t.List[int] = []
-
-
-class Parser:
-    def consume(self, state: State, count: int = 2) -> t.List[int]:
-        values = []
-        for number in range(count):
-            values.append(number * 2)
-        state.items.extend(values)
-        return values
-
-    def limited(self, state: State, count=len(State().items)) -> int:
-        total = 0
-        for number in range(count):
-            total += number
-        return total
-'''
-
-
-def test_annotations_naming_the_old_module_become_forward_references(tmp_path: Path) -> None:
-    """A method annotated with a class of its own module (`state: State`, evaluated where it
-    is defined) moves: in its new module the annotation is a string, the class imported for
-    type checkers only, so neither module needs the other at import time; a default that reads
-    the module still keeps the method where it is."""
-    import libcst as cst
-
-    from smellkit.injectors.deep_inlining.movable import quoted_annotations
-
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "__init__.py").write_text("")
-    (tmp_path / "pkg" / "parse.py").write_text(PARSER)
-    context = InjectionContext(load(tmp_path))
-    spreader = Spreader(context)
-    spreader.require_movable("pkg.parse.Parser.consume", "pkg.parse")
-    with pytest.raises(InjectionRefused, match=r"reads State of pkg\.parse where it is defined"):
-        spreader.require_movable("pkg.parse.Parser.limited", "pkg.parse")
-    spread = spreader.spread(context.module("pkg/parse.py"), "pkg/parse.py",
-                             ["pkg.parse.Parser.consume"], 1, random.Random(0))
-    ((path, text),) = spread.files.items()
-    assert 'def consume(self, state: "State", count: int = 2) -> t.List[int]:' in text
-    assert "if t.TYPE_CHECKING:\n    from pkg.parse import State\n" in text
-    (tmp_path / path).write_text(text)
-    (tmp_path / "pkg" / "parse.py").write_text(spread.module.code)
-    probe = ("from pkg.parse import Parser, State\nstate = State()\n"
-             "print(Parser().consume(state, 3), state.items)\n")
-    assert behaviour(tmp_path, probe) == "[0, 2, 4] [0, 2, 4]\n"
-    quoted = quoted_annotations(cst.parse_statement(
-        'def f(a: State, b: t.Optional["State"], c: int = 1) -> State:\n    pass\n'),
-        {"State"})
-    assert isinstance(quoted, cst.FunctionDef)
-    assert cst.Module([quoted]).code.splitlines()[0] == \
-        'def f(a: "State", b: t.Optional["State"], c: int = 1) -> "State":'
-
-
-def test_the_helpers_with_fewest_branches_move_and_no_more_than_the_span_needs() -> None:
-    """A moved definition is new code the selected tests must run all of: the straight-line
-    helpers move first (at easy and medium; hard takes methods first, for a mixin), and only
-    as many as the difficulty's span needs, one per new module."""
-    from smellkit.injectors.deep_inlining.plans import complexity
-
-    context = InjectionContext(load(LEDGER / "before"))
-    for difficulty in DIFFICULTIES:
-        injection = injected(LEDGER / "before", SMELL, difficulty, POST)
-        assert len(injection.files) == _FILES[difficulty], injection.files
-        new = {path for path in injection.files if not (LEDGER / "before" / path).exists()}
-        assert len(new) == _FILES[difficulty] - 1
-        if difficulty == "hard":
-            continue
-        moved = [complexity(context, f"ledger.book.Ledger.{item.qualname.rpartition('.')[2]}")
-                 for item in injection.locations if item.path in new]
-        stayed = [complexity(context, item.qualname) for item in injection.locations[1:]
-                  if item.path == "ledger/book.py"]
-        assert moved and max(moved) <= min(stayed, default=max(moved)), (moved, stayed)
-
-
-def test_a_helper_nothing_else_calls_is_never_moved(tmp_path: Path) -> None:
-    """Pasted into its only caller, a helper is called by nothing: moved to a new module it
-    would be new code no test runs (and the case fails the adequacy rule), so it stays. A
-    helper still reached from elsewhere (directly, or through a pasted helper another function
-    still calls) may move."""
-    from smellkit.injectors.deep_inlining import _still_called
+def test_a_helper_left_with_no_caller_is_removed_wherever_it_lived(tmp_path: Path) -> None:
+    """Pasted into its only caller, a helper of the caller's own file goes too (left behind
+    it would be dead code), and so does its own helper; one another function still calls
+    stays, and so does a method whose name is looked up by text (`getattr(self,
+    f"visit_{kind}")`): the injection then leaves it unpasted rather than uncalled."""
+    from smellkit.injectors.deep_inlining.remove import removals
 
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "__init__.py").write_text("")
@@ -808,11 +609,7 @@ def test_a_helper_nothing_else_calls_is_never_moved(tmp_path: Path) -> None:
 
 
         def shared(value):
-            return deep(value) - 1
-
-
-        def deep(value):
-            return value + 3
+            return value - 1
 
 
         def main(value):
@@ -821,22 +618,29 @@ def test_a_helper_nothing_else_calls_is_never_moved(tmp_path: Path) -> None:
 
         def other(value):
             return shared(value)
+
+
+        class Visitor:
+            def visit(self, kind):
+                return getattr(self, f"visit_{kind}")()
+
+            def visit_leaf(self):
+                return 1
+
+            def run(self):
+                return self.visit_leaf()
     '''))
     context = InjectionContext(load(tmp_path))
-    pasted = ["pkg.steps.only", "pkg.steps.inner", "pkg.steps.shared", "pkg.steps.deep"]
-    alive = {name: _still_called(context, "pkg.steps.main", pasted, name) for name in pasted}
-    assert alive == {"pkg.steps.only": False, "pkg.steps.inner": False,
-                     "pkg.steps.shared": True, "pkg.steps.deep": True}
-
-
-def test_a_parameter_named_like_a_module_does_not_hide_the_module_its_annotation_reads() -> None:
-    """jinja2's `blockvisit(self, nodes: t.Iterable[nodes.Node], ...)`: the annotation runs in
-    the module, where `nodes` is the module, so a moved copy must import it."""
-    node = cst.parse_statement("def blockvisit(self, nodes: t.Iterable[nodes.Node]) -> None:\n"
-                               "    for node in nodes:\n        self.visit(node)\n")
-    assert isinstance(node, cst.FunctionDef)
-    assert free_names(node) == {"t", "nodes", "None"}
-    assert free_names(node, definition_time=True) == {"t", "nodes", "None"}
+    pasted = ["pkg.steps.only", "pkg.steps.inner", "pkg.steps.shared"]
+    trees = removals(context, ["pkg.steps.main"], pasted, {}, set())
+    text = trees["pkg/steps.py"].code
+    assert "def only(" not in text and "def inner(" not in text
+    assert "def shared(" in text
+    kept = removals(context, ["pkg.steps.Visitor.run"], ["pkg.steps.Visitor.visit_leaf"], {},
+                    set())
+    assert kept == {}
+    # a recursive helper still named by its pasted body stays
+    assert removals(context, ["pkg.steps.main"], pasted, {}, {"only", "inner"}) == {}
 
 
 def test_a_helper_is_pasted_again_only_after_every_other_one() -> None:
@@ -999,9 +803,8 @@ def test_new_names_join_a_from_import_in_isort_order() -> None:
 
 
 def test_a_helper_named_anywhere_else_stays_in_its_module(tmp_path: Path) -> None:
-    """A pasted helper of another module leaves it only when nothing but the function names
-    it: any other mention (here a second module importing it) keeps it, and its file out of
-    the span."""
+    """A helper of another module goes when the pasted calls were its only mention; any
+    other mention (here a second module importing it) keeps it."""
     from smellkit.injectors.deep_inlining.remove import removals
 
     (tmp_path / "pkg").mkdir()
@@ -1009,11 +812,11 @@ def test_a_helper_named_anywhere_else_stays_in_its_module(tmp_path: Path) -> Non
     (tmp_path / "pkg" / "finder.py").write_text(FINDER)
     (tmp_path / "pkg" / "user.py").write_text(USER)
     context = InjectionContext(load(tmp_path))
-    texts = removals(context, "pkg.user.locate", "pkg/user.py", ["pkg.finder.find_item"])
-    assert set(texts) == {"pkg/finder.py"} and "def find_item" not in texts["pkg/finder.py"]
+    trees = removals(context, ["pkg.user.locate"], ["pkg.finder.find_item"], {}, set())
+    assert set(trees) == {"pkg/finder.py"} and "def find_item" not in trees["pkg/finder.py"].code
     (tmp_path / "pkg" / "other.py").write_text("from pkg.finder import find_item\n")
     context = InjectionContext(load(tmp_path))
-    assert removals(context, "pkg.user.locate", "pkg/user.py", ["pkg.finder.find_item"]) == {}
+    assert removals(context, ["pkg.user.locate"], ["pkg.finder.find_item"], {}, set()) == {}
 
 
 def test_an_argument_over_several_lines_is_bound_as_black_writes_it() -> None:
@@ -1206,3 +1009,177 @@ def test_a_class_header_grown_by_mixins_wraps_as_black_writes_it() -> None:
         "class CodeGenerator(\n"
         "    _BytecodeGenerator, _GeneratorWriteline, _ContextGenerator, NodeVisitor\n"
         "):\n    pass\n")
+
+
+ENTRIES = '''
+class Entries:
+    def __init__(self):
+        self.last = -1
+        self.items = []
+
+    def add(self, data, index=None):
+        """Add one item at an index, the next one by default."""
+        if index is None:
+            index = self.last + 1
+        self.last = index
+        self.items.append((index, data))
+
+    def fill(self, pairs):
+        for index, data in pairs:
+            self.add(data, index=index)
+        while len(self.items) < 3:
+            self.add(None)
+        return self.items
+
+    def fill_and_count(self, pairs):
+        index = 0
+        for index, data in pairs:
+            self.add(data, index=index)
+        return index
+'''
+
+
+def test_a_parameter_the_body_rebinds_updates_a_name_the_caller_never_reads_again(
+        tmp_path: Path) -> None:
+    """WTForms' `self._add_entry(formdata, obj_data, index=index)` in `for index in indices`:
+    the pasted body rebinds `index`, and the caller's `index` is read by nothing after the
+    call (the loop binds it afresh), so the body updates it in place, not
+    `entry_index = index` first. Where the caller reads it after the loop, it is bound to a
+    local of its own, as before."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "entries.py").write_text(textwrap.dedent(ENTRIES))
+    context = InjectionContext(load(tmp_path))
+    finder = SiteFinder(context)
+    inliner = Inliner(context, comments=False)
+    fill = inliner.rewrite("pkg.entries.Entries.fill",
+                           [Plan(site) for site in finder.sites("pkg.entries.Entries.fill")])
+    body = cst.Module([]).code_for_node(fill.function)
+    assert "if index is None:" in body, body
+    assert not re.search(r"^\s*\w+ = index$", body, re.MULTILINE), body
+    counted = inliner.rewrite("pkg.entries.Entries.fill_and_count", [
+        Plan(site) for site in finder.sites("pkg.entries.Entries.fill_and_count")])
+    body = cst.Module([]).code_for_node(counted.function)
+    assert re.search(r"(\w+) = index\n\s+if \1 is None:", body), body
+    namespace: dict[str, Any] = {}
+    exec(compile(textwrap.dedent(ENTRIES), "original", "exec"), namespace)
+    original = namespace["Entries"]
+    for rewritten in (fill, counted):
+        exec(compile(cst.Module([]).code_for_node(rewritten.function), "smelly", "exec"),
+             namespace)
+        name = rewritten.function.name.value
+        smelly = type("Smelly", (original,), {name: namespace[name]})
+        pairs = [(4, "a"), (7, "b")]
+        assert getattr(smelly(), name)(pairs) == getattr(original(), name)(pairs)
+
+
+def test_a_name_bound_to_a_tuple_is_never_none_in_the_pasted_body() -> None:
+    """jinja2's `parse_statements(("name:endcall",), ...)` pasted: `end_tokens` bound to a
+    tuple two lines above, so `if end_tokens is not None:` is decided and dropped."""
+    from smellkit.injectors.deep_inlining.fold import never_none
+
+    body = cst.parse_module("if end_tokens is not None:\n    stack.append(end_tokens)\n"
+                            "if limit is None:\n    limit = 3\n").body
+    tokens = cst.parse_expression('("name:endcall",)')
+    folded = cst.Module(body=[item for item in never_none(
+        [("end_tokens", tokens), ("limit", tokens)], body, {"limit"})
+        if isinstance(item, (cst.SimpleStatementLine, cst.BaseCompoundStatement))]).code
+    assert folded == "stack.append(end_tokens)\nif limit is None:\n    limit = 3\n"
+
+
+TREES = '''
+from collections import deque
+
+
+class Node:
+    def __init__(self, children=()):
+        self.children = list(children)
+        self.lineno = None
+
+    def set_lineno(self, lineno):
+        """Set the line number of the node and its children."""
+        todo = deque([self])
+        while todo:
+            node = todo.popleft()
+            node.lineno = lineno
+            todo.extend(node.children)
+        return self
+'''
+
+TREES_CALLER = '''
+from pkg.trees import Node
+
+
+def build(count, lineno):
+    node = Node([Node() for _ in range(count)])
+    node.set_lineno(lineno)
+    return node
+'''
+
+
+def test_a_receiver_named_like_a_local_of_the_body_reads_as_self(tmp_path: Path) -> None:
+    """jinja2's `node.set_lineno(lineno)`, whose body binds a `node` of its own: `self`
+    reads as the caller's `node`, and the body's `node` is renamed (it was refused: the
+    receiver could not stand for `self`)."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "trees.py").write_text(textwrap.dedent(TREES))
+    (tmp_path / "pkg" / "caller.py").write_text(textwrap.dedent(TREES_CALLER))
+    context = InjectionContext(load(tmp_path))
+    finder = SiteFinder(context)
+    sites = finder.sites("pkg.caller.build")
+    assert [site.callee for site in sites] == ["pkg.trees.Node.set_lineno"]
+    build = Inliner(context, comments=False).rewrite("pkg.caller.build",
+                                                     [Plan(site) for site in sites])
+    body = cst.Module([]).code_for_node(build.function)
+    assert "todo = deque([node])" in body, body
+    renamed = re.search(r"^\s+(\w+) = todo\.popleft\(\)$", body, re.MULTILINE)
+    assert renamed is not None and renamed.group(1) != "node", body
+    assert not re.search(r"\w+_\d+\b", body), body
+    namespace: dict[str, Any] = {}
+    exec(compile(textwrap.dedent(TREES), "original", "exec"), namespace)
+    exec(compile(body, "smelly", "exec"), namespace)
+    root = namespace["build"](3, 7)
+    assert [child.lineno for child in [root, *root.children]] == [7, 7, 7, 7]
+
+
+RESULTS = '''
+def handle(value, args):
+    """Convert the value; the arguments pass through."""
+    result = value.strip()
+    if not result:
+        result = None
+    return result, args
+'''
+
+RESULTS_CALLER = '''
+from pkg.results import handle
+
+
+def consume(params, args):
+    seen = {}
+    for name in params:
+        value, args = handle(name, args)
+        seen[name] = value
+    return seen, args
+'''
+
+
+def test_a_tuple_target_takes_the_names_the_body_returns(tmp_path: Path) -> None:
+    """click's `value, args = param.handle_parse_result(ctx, opts, args)` pasted: the
+    body's `result` is written as `value`, and `value, args = value, args` goes (pasted as
+    `value, args = parse_value, args`, a name nothing reads: pyflakes reported it)."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "results.py").write_text(textwrap.dedent(RESULTS))
+    (tmp_path / "pkg" / "caller.py").write_text(textwrap.dedent(RESULTS_CALLER))
+    context = InjectionContext(load(tmp_path))
+    finder = SiteFinder(context)
+    consume = Inliner(context, comments=False).rewrite(
+        "pkg.caller.consume", [Plan(site) for site in finder.sites("pkg.caller.consume")])
+    body = cst.Module([]).code_for_node(consume.function)
+    assert "value = name.strip()" in body and "value = None" in body, body
+    assert "result" not in body and "value, args =" not in body, body
+    namespace: dict[str, Any] = {}
+    exec(compile(body, "smelly", "exec"), namespace)
+    assert namespace["consume"]([" a ", "  "], ["x"]) == ({" a ": "a", "  ": None}, ["x"])

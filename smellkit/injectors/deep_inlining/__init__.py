@@ -8,32 +8,33 @@ chains of depth 1 to 3, with enough code between them to make a long, complex fu
 propagated, results assigned straight to the caller's name), until the detector's rule reports
 the function (`judge.py`): helpers whose call passes few of the function's names first, since
 a body reading many of them is no block the rule counts, and one whose paste only dilutes the
-blocks is left out. A callee of another module that nothing else names any more leaves it
-(`remove.py`); the others stay defined, so every other caller is untouched and the original is
-the refactoring: call them again (`checks.py`).
+blocks is left out. A pasted helper that nothing else names any more is removed
+(`remove.py`), wherever it lived; the others stay defined, so every other caller is untouched and
+the original is the refactoring: call them again (`checks.py`).
 
-Difficulty follows SmellBench's rule on the files the smell spans, counted on the files the
-patch changes: the caller's, the modules that lose their pasted helpers, and the new modules
-helpers move to. A helper left in place in another module, or module state the pasted code
-reads, leaves its file as it was, so it is no part of the span and the case names it nowhere.
+Difficulty follows SmellBench's rule on the files the smell spans, every one a real place: the
+function's file, the files of the helpers pasted into it (changed when a helper goes, named as
+its home when it stays), and the files of other callers of the same helpers, with the same
+chain pasted over their calls (`partners.py`): a helper of module A inlined into the functions
+of modules B, C and D that call it spans four files because its callers really live there.
+Nothing is moved to a new module to reach a span.
 
-- easy: 2 files; callees called directly (no chains), each pasted body introduced by a comment
-  naming the step when the callee has a docstring (its first line).
+- easy: 2 files; callees called directly, or (when their bodies alone do not make the
+  function read as deep inlining) their chains too, all from the function's file and one
+  other; each pasted body introduced by a comment naming the step when the callee has a
+  docstring (its first line).
 - medium: 3 or more files; two or more callees, no comments, and indirection: a chain (a
   callee's own callee pasted inside it) or parameters bound to renamed locals or defaults.
 - hard: 4 or more files; three or more callees, chains up to depth 3; module state of another
-  module read by the pasted code (imported into the caller's module), or a callee reached
-  through a mixin or a method of another class called on a local (`formatter.write_text`);
-  and a red herring: a long callee the function still calls.
+  module read by the pasted code (imported into the caller's module), a callee inherited from
+  a class of another file, a method of another class called on a local
+  (`formatter.write_text`), or a helper of another module pasted into its callers; and a red
+  herring: a long callee the function still calls.
 
-Real code mostly calls functions of its own module (every jinja2 candidate; 16 of 22 in click),
-so when the callees span fewer files than the difficulty asks, the ones defined in the caller's
-file move to new sibling modules (`spread.py`): methods into mixins their class inherits first,
-functions imported back (when the host still reads them). Modules, mixins and renamed locals are
-named from the repository's words (`_usage_format.py`, `_UsageCommand`, `item_index`), never
-numbered. A check that the function calls a moved callee again accepts either definition
-(`deep_inlining.calls_one_of`). Easy pastes the helpers of one other file only (or of its own
-file, moved to one new module), so the smell spans exactly two files.
+Renamed locals are named from the repository's words (`item_index`), never numbered. Easy
+pastes the helpers of its own file and of one other file only (or of its own file alone, with
+one caller of them in another file given the same paste), so the smell spans exactly two
+files.
 """
 
 from __future__ import annotations
@@ -52,16 +53,18 @@ from smellkit.detectors.deep_inlining import DeepInlining, DeepInliningOptions, 
 from smellkit.errors import InjectionRefused
 from smellkit.facts import Name as NameExpr
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
-from smellkit.injectors.deep_inlining.checks import checks, red_herrings
+from smellkit.injectors.cst.imports import without_unused
+from smellkit.injectors.deep_inlining.checks import attributes, checks, red_herrings
 from smellkit.injectors.deep_inlining.imports import imports_for, with_imports
 from smellkit.injectors.deep_inlining.inline import Inliner, Rewritten
 from smellkit.injectors.deep_inlining.judge import Judged, alone, flagged, judge, within_limit
+from smellkit.injectors.deep_inlining.names import names_of
+from smellkit.injectors.deep_inlining.partners import Partner, partners
 from smellkit.injectors.deep_inlining.plans import (
     MIN_HELPERS,
     Plan,
     branches_of,
     chains_of,
-    complexity,
     depth_of,
     distinct_first,
     dumped,
@@ -69,11 +72,11 @@ from smellkit.injectors.deep_inlining.plans import (
     files_of,
     flattened,
     loaded,
+    run_only,
     trimmed,
 )
 from smellkit.injectors.deep_inlining.remove import removals
 from smellkit.injectors.deep_inlining.sites import SiteFinder
-from smellkit.injectors.deep_inlining.spread import Spread, Spreader
 from smellkit.models import Candidate, Difficulty
 
 _DEPTH: dict[Difficulty, int] = {"easy": 1, "medium": 2, "hard": 3}
@@ -143,28 +146,18 @@ class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
         path = context.path_of(qualname)
         if path is None:
             raise InjectionRefused(f"{qualname} is not defined")
-        plans = [trimmed(loaded(item), _DEPTH[difficulty]) for item in candidate.data["sites"]]
-        rng.shuffle(plans)
-        # the helpers with the fewest branches first: a selected test that runs the call runs
-        # all of their pasted lines; at medium and hard a chain first (indirection), and
-        # helpers of other files (more of the span without moving code). Before all, helpers
-        # whose call passes few of the function's names: a body reading more of them is no
-        # block the rule counts, and only dilutes the others.
-        inliner = Inliner(context, comments=difficulty == "easy")
-        inputs = {id(plan): inliner.inputs(qualname, plan) > _MAX_INPUTS for plan in plans}
-        if difficulty == "easy":
-            plans.sort(key=lambda plan: (inputs[id(plan)], branches_of(context, plan)))
-        else:
-            plans.sort(key=lambda plan: (inputs[id(plan)], -min(depth_of(plan), 2),
-                                         branches_of(context, plan),
-                                         -len(files_of(context, [plan], path))))
-        if difficulty != "easy":  # two or three helpers: different ones, not one twice
-            plans = distinct_first(plans)
-        spreader = _SPREADERS.setdefault(context, Spreader(context))
-        tries = [_Try(context, inliner, spreader, qualname, path, difficulty, rng, batch)
-                 for batch in _batches(context, plans, path, difficulty)]
-        for attempt in tries:
-            if attempt.run() is not None:
+        tries: list[_Try] = []
+        finder = SiteFinder(context)
+        seen: list[list[Plan]] = []
+        for depth, run in _variants(difficulty):  # the least pasted first
+            plans = [trimmed(loaded(item), depth) for item in candidate.data["sites"]]
+            if run:
+                plans = [run_only(finder, plan) for plan in plans]
+            if plans in seen:
+                continue
+            seen.append(plans)
+            tries += self._tries(context, qualname, path, difficulty, list(plans), rng)
+            if any(attempt.last is not None for attempt in tries):
                 break
         made = next((attempt for attempt in tries if attempt.last is not None), None)
         reasons = sorted({reason for attempt in tries for reason in attempt.reasons})
@@ -184,23 +177,66 @@ class DeepInliningInjector(Injector[DeepInliningInjectorOptions]):
             raise InjectionRefused(f"{difficulty} needs {MIN_HELPERS[difficulty]} "
                                    f"helper(s){extra} over {_MIN_FILES[difficulty]} files; "
                                    f"{most} could be inlined{why}")
-        if not flagged(context, path, qualname, made.last.text):
-            raise InjectionRefused("the function is no longer reported once its callees moved out")
+        if not flagged(context, path, qualname, made.last.texts[path]):
+            raise InjectionRefused("the function is no longer reported in its file as rewritten")
         return _edit(context, difficulty, qualname, path, made.chosen, made.last)
+
+    def _tries(self, context: InjectionContext, qualname: str, path: str,
+               difficulty: Difficulty, plans: list[Plan], rng: random.Random) -> list[_Try]:
+        """The batches of helpers tried, in order, until one reads as deep inlining."""
+        rng.shuffle(plans)
+        # the helpers with the fewest branches first: a selected test that runs the call runs
+        # all of their pasted lines; at medium and hard a chain first (indirection), and
+        # helpers of other files (more of the span without moving code). Before all, helpers
+        # whose call passes few of the function's names: a body reading more of them is no
+        # block the rule counts, and only dilutes the others.
+        inliner = Inliner(context, comments=difficulty == "easy")
+        inputs = {id(plan): inliner.inputs(qualname, plan) > _MAX_INPUTS for plan in plans}
+        if difficulty == "easy":
+            plans.sort(key=lambda plan: (inputs[id(plan)], branches_of(context, plan)))
+        else:
+            plans.sort(key=lambda plan: (inputs[id(plan)], -min(depth_of(plan), 2),
+                                         branches_of(context, plan),
+                                         -len(files_of(context, [plan], path))))
+        if difficulty != "easy":  # two or three helpers: different ones, not one twice
+            plans = distinct_first(plans)
+        finder = SiteFinder(context)
+        tries = [_Try(context, inliner, finder, qualname, path, difficulty, rng, batch)
+                 for batch in _batches(context, plans, path, difficulty)]
+        for attempt in tries:
+            if attempt.run() is not None:
+                break
+        return tries
+
+
+def _variants(difficulty: Difficulty) -> list[tuple[int, bool]]:
+    """The chain depths tried, each first without the inner helpers called only under a
+    branch (`plans.run_only`: lines the tests may never run where they are pasted): at easy,
+    the helpers called directly, then (when their bodies alone are too little) their own
+    helpers too, as long as the code pasted comes from one other file; medium and hard at
+    their depth."""
+    depths = [1, _DEPTH["hard"]] if difficulty == "easy" else [_DEPTH[difficulty]]
+    return [(depth, run) for depth in depths for run in (True, False)]
 
 
 def _batches(context: InjectionContext, plans: list[Plan], path: str,
              difficulty: Difficulty) -> list[list[Plan]]:
-    """The plans to try together. At easy, the helpers of one other file (or of the caller's
-    own file, which moves to one new module) per batch, the richest first: an easy case spans
-    two files. Otherwise all of them."""
+    """The plans to try together. At easy, the helpers of one other file with those of the
+    caller's own file (both files change: the span is two), the richest first, then the
+    caller's own helpers alone (a caller of them in another file makes the second file).
+    Otherwise all of them."""
     if difficulty != "easy":
         return [plans]
     by_file: dict[frozenset[str], list[Plan]] = {}
     for plan in plans:
         by_file.setdefault(frozenset(files_of(context, [plan], path) - {path}), []).append(plan)
-    batches = [batch for key, batch in by_file.items() if len(key) <= 1]
-    return sorted(batches, key=lambda batch: -len(batch))
+    own = by_file.get(frozenset(), [])
+    others = sorted((batch for key, batch in by_file.items() if len(key) == 1),
+                    key=lambda batch: -len(batch))
+    # in the function's order within a batch's own order: own helpers first would dilute
+    # the other file's before they are tried
+    return [*([plan for plan in plans if plan in own or plan in batch] for batch in others),
+            *([own] if own else [])]
 
 
 @dataclass
@@ -210,7 +246,7 @@ class _Try:
 
     context: InjectionContext
     inliner: Inliner
-    spreader: Spreader
+    finder: SiteFinder
     qualname: str
     path: str
     difficulty: Difficulty
@@ -254,17 +290,18 @@ class _Try:
                         self.judged = judged
                     continue
                 self.flagged = True
-                removed = removals(context, qualname, path, rewritten.inlined)
-                made = _spread(context, self.spreader, difficulty, qualname, path, rewritten,
-                               set(removed), self.rng)
-                text = with_imports(context, qualname, path, made.module, imports)
                 within_limit(context, qualname, self.inliner.function(
                     context.module(path), qualname), rewritten.function)
+                made = _widened(context, self.finder, self.inliner, difficulty, qualname,
+                                path, rewritten, imports, self.chosen, self.rng)
+            except _LeftBehind as error:
+                self.reasons.append(error.message)
+                self.chosen = before  # the function without that helper pasted
+                continue
             except InjectionRefused as error:
                 self.reasons.append(error.message)
                 continue
-            self.last = _Made(text, made, rewritten.inlined, rewritten.function,
-                              rewritten.needs, removed)
+            self.last = made
             return self.last
         return None
 
@@ -299,81 +336,102 @@ def _turned_away(context: InjectionContext, path: str, flagged: bool,
     return None
 
 
-_SPREADERS: WeakKeyDictionary[InjectionContext, Spreader] = WeakKeyDictionary()
-"""One per context: what may move is a property of the original repository."""
+class _LeftBehind(InjectionRefused):
+    """A pasted helper that would stay defined with nothing calling it: dead code, a tell."""
 
 
 @dataclass
 class _Made:
-    text: str
-    spread: Spread
+    texts: dict[str, str]
+    """Every changed file's new text: the callers' and those losing pasted helpers."""
     inlined: list[str]
     function: cst.FunctionDef
     needs: dict[str, tuple[str, str]]
-    removed: dict[str, str]
-    """Other modules whose pasted helpers are gone (nothing else used them) -> new text."""
+    partners: list[Partner]
+    removed: list[str]
+    """Pasted helpers gone from the smelly version: nothing else used them."""
+    homes: set[str]
+    """The files the pasted helpers come from (their real homes, changed or not)."""
 
 
-def _spread(context: InjectionContext, spreader: Spreader, difficulty: Difficulty,
-            qualname: str, path: str, rewritten: Rewritten, removed: set[str],
-            rng: random.Random) -> Spread:
-    """The helpers moved out of the caller's file until the smell spans the files the difficulty
-    asks for (and, at hard, at least one into a mixin when nothing else reads module state).
-    Only files the patch changes count: the caller's, the modules whose pasted helpers are
-    gone (`removed`) and the new ones; a helper left in place, or module state read, leaves
-    its file as it was."""
-    host = context.index.module_of[qualname]
+def _widened(context: InjectionContext, finder: SiteFinder, inliner: Inliner,
+             difficulty: Difficulty, qualname: str, path: str, rewritten: Rewritten,
+             imports: list[str], chosen: Sequence[Plan], rng: random.Random) -> _Made:
+    """The case over the files the difficulty asks for, every one a real place: the function's
+    file, the modules its pasted helpers come from, and, when those are too few, other
+    callers of the same helpers in other files with the same chain pasted over their calls
+    (`partners.py`). Helpers nothing calls any more are removed (left behind, they would
+    read as dead code)."""
     inlined = list(dict.fromkeys(rewritten.inlined))
-    files = {path, *removed}
+    homes = {context.path_of(name) or path for name in inlined}
+    files = {path, *homes}
     missing = _MIN_FILES[difficulty] - len(files)
-    if difficulty == "hard" and not _native_features(context, qualname, path, inlined,
-                                                     rewritten.needs):
-        missing = max(missing, 1)
-    if missing <= 0:
-        return Spread(rewritten.module)
-    movable: list[str] = []
-    refused: list[str] = []
-    for name in inlined:
-        if context.path_of(name) != path:
-            continue
-        if not _still_called(context, qualname, inlined, name):
-            refused.append(f"{name.rpartition('.')[2]}: only the function calls it; moved, it "
-                           "would be new code nothing runs")
-            continue
-        try:
-            spreader.require_movable(name, host)
-        except InjectionRefused as refusal:
-            refused.append(f"{name.rpartition('.')[2]}: {refusal.message}")
-            continue
-        movable.append(name)
-    # the ones the tests run most of, then the fewest branches first: a moved definition is
-    # new code every line of which the selected tests must run; at hard, methods first: a
-    # mixin is what makes it hard
-    run = context.line_coverage or {}
-    movable.sort(key=lambda name: (difficulty == "hard" and context.index.definitions[
-        name].kind != "method", -run.get(name, 1.0), complexity(context, name)))
-    if len(movable) < missing:
-        raise InjectionRefused(f"the callees span {len(files)} file(s); {len(movable)} distinct "
-                               f"one(s) of the caller's file can move, {missing} new module(s) "
-                               "needed" + (f" ({'; '.join(refused[:2])})" if refused else ""))
-    return spreader.spread(rewritten.module, path, movable[:missing], missing, rng)
-
-
-def _still_called(context: InjectionContext, qualname: str, inlined: Sequence[str], name: str,
-                  seen: frozenset[str] = frozenset()) -> bool:
-    """Whether code other than the function (and the pasted helpers only it reached) still
-    calls `name` once its body is pasted in: a helper nothing calls any more, moved to a new
-    module, is new code no test runs."""
+    found: list[Partner] = []
+    if missing > 0:
+        reported = _REPORTED.get(context)
+        if reported is None:
+            reported = _REPORTED[context] = _reported(context)
+        found = partners(context, finder, inliner, qualname, chosen, files, missing, reported,
+                         rng)
+        if len(found) < missing:
+            raise InjectionRefused(
+                f"the pasted helpers come from {len(files)} file(s) with the function's; "
+                f"{difficulty} needs {_MIN_FILES[difficulty]}, and {len(found)} other "
+                "caller(s) of them in other files could take the same chain")
+    trees = {path: rewritten.module, **{item.path: item.rewritten.module for item in found}}
+    callers = [qualname, *(item.qualname for item in found)]
+    every = list(dict.fromkeys([*inlined, *(name for item in found
+                                            for name in item.rewritten.inlined)]))
+    functions = [rewritten.function, *(item.rewritten.function for item in found)]
+    still = names_of(functions).used | {node.attr.value for node in attributes(functions)}
+    trees.update(removals(context, callers, every, trees, still))
+    texts: dict[str, str] = {}
+    wrote = {path: (qualname, imports), **{item.path: (item.qualname, item.imports)
+                                          for item in found}}
+    for file, tree in trees.items():
+        if file in wrote:
+            owner, lines = wrote[file]
+            texts[file] = with_imports(context, owner, file, tree, lines)
+        else:
+            module = context.index.module_of[next(name for name in every
+                                                  if context.path_of(name) == file)]
+            texts[file] = without_unused(context, module, context.module(file), tree).code
+    present = {name for file, tree in trees.items() for name in every
+               if context.path_of(name) == file and _defined(context, tree, name)}
+    removed = [name for name in every if context.path_of(name) in trees and name not in present]
     graph = context.index.call_graph
-    if name not in graph:
-        return False
-    for caller in graph.predecessors(name):
-        if caller in (qualname, name) or caller in seen:
-            continue
-        if caller not in inlined or _still_called(context, qualname, inlined, caller,
-                                                   seen | {name}):
-            return True
-    return False
+    for name in every:  # kept (looked up by text, a class's last member) with no caller left
+        short = name.rpartition(".")[2]
+        if name not in removed and short not in still and name in graph and all(
+                caller in (*callers, *removed) for caller in graph.predecessors(name)):
+            raise _LeftBehind(f"{short} would be left behind with no caller: it cannot go "
+                              "(its name may be looked up by text, or it is its class's last "
+                              "member)")
+    return _Made(texts, rewritten.inlined, rewritten.function, rewritten.needs, found, removed,
+                 {context.path_of(name) or path for name in every})
+
+
+def _defined(context: InjectionContext, tree: cst.Module, qualname: str) -> bool:
+    """Whether the module tree still defines the function or method `qualname`."""
+    parts = qualname[len(context.index.module_of[qualname]) + 1:].split(".")
+    body: Sequence[cst.BaseStatement] = tree.body
+    for name in parts:
+        node = next((item for item in body if isinstance(item, (cst.FunctionDef, cst.ClassDef))
+                     and item.name.value == name), None)
+        if node is None:
+            return False
+        body = node.body.body if isinstance(node.body, cst.IndentedBlock) else []
+    return True
+
+
+def _reported(context: InjectionContext) -> set[str]:
+    """The functions the detector already reports in the original."""
+    detector = DeepInlining(DeepInliningOptions())
+    return {definition.qualname for facts in context.index.modules.values()
+            for definition, *_ in detector.judge(facts)}
+
+
+_REPORTED: WeakKeyDictionary[InjectionContext, set[str]] = WeakKeyDictionary()
 
 
 def _elsewhere(context: InjectionContext, path: str, rewritten: Rewritten) -> set[str]:
@@ -412,35 +470,50 @@ def _state(context: InjectionContext, meant: str) -> bool:
 
 def _edit(context: InjectionContext, difficulty: Difficulty, qualname: str, path: str,
           chosen: Sequence[Plan], made: _Made) -> Edit:
-    moved = {item.qualname: item for item in made.spread.moved}
     inlined = list(dict.fromkeys(made.inlined))
-    gone = {name for name in inlined if context.path_of(name) in made.removed}
+    others = sorted({context.path_of(name) or path for name in inlined} - {path})
     features = [*_native_features(context, qualname, path, inlined, made.needs),
-                *(f"mixin {item.mixin} in {item.path}" for item in moved.values() if item.mixin)]
+                *(f"{item.helper} of {context.path_of(item.helper)} pasted into "
+                  f"{item.qualname} of {item.path}" for item in made.partners
+                  if context.path_of(item.helper) != item.path),
+                *([f"helpers of {len(others)} other modules ({', '.join(others)})"]
+                  if len(others) > 1 else [])]
     herrings = red_herrings(context, qualname, inlined)
     if difficulty == "hard" and not features:
-        raise InjectionRefused("hard needs module state, a mixin or an inherited helper in the "
-                               "pasted code")
+        raise InjectionRefused("hard needs module state, an inherited helper, a method of "
+                               "another class, helpers of two other modules, or a helper "
+                               "pasted into its callers in other modules")
     if difficulty == "hard" and not herrings:
         raise InjectionRefused("hard needs a red herring: a helper the function still calls")
+    removed = set(made.removed)
     direct = sorted({plan.site.callee for plan in chosen})
-    # what the smell spans is what changes: a helper left in place in another module (still
-    # used there) or module state read is named nowhere
-    involved = [moved[name].new_qualname if name in moved else name for name in inlined
-                if name in moved or context.path_of(name) == path]
-    spans = sorted({path, *made.spread.files, *made.removed})
     original = Inliner(context, comments=False).function(context.module(path), qualname)
     grown = _lines(made.function) - _lines(original)
+    found = checks(context, qualname, made.function,
+                   [name for name in direct if name not in removed], grown, reported=True)
+    for item in made.partners:
+        before = Inliner(context, comments=False).function(context.module(item.path),
+                                                           item.qualname)
+        found += checks(context, item.qualname, item.rewritten.function,
+                        [item.helper], _lines(item.rewritten.function) - _lines(before),
+                        reported=item.flagged)
+    # what the smell spans: the functions pasted into, and the pasted helpers' real homes
+    # (the ones left in place are named; removed ones' files change)
+    every = list(dict.fromkeys([*inlined, *(name for item in made.partners
+                                            for name in item.rewritten.inlined)]))
+    spans = sorted({path, *made.texts, *made.homes})
     return Edit(
-        changes={path: made.text, **made.spread.files, **made.removed},
-        targets=((qualname, "method"),),
-        checks=checks(context, qualname, made.function,
-                       [name for name in direct if name not in gone], grown, moved),
-        involved=tuple(dict.fromkeys(involved)), red_herrings=tuple(herrings),
-        summary=f"pasted {len(inlined)} helper bodies into {qualname} ({', '.join(inlined)}); "
-                f"the smell spans {len(spans)} files ({', '.join(spans)})"
-                + (f"; moved {', '.join(moved)} to new modules" if moved else "")
-                + (f"; removed {', '.join(sorted(gone))}, used nowhere else" if gone else "")
+        changes=dict(made.texts),
+        targets=((qualname, "method"), *((item.qualname, "method") for item in made.partners)),
+        checks=found,
+        involved=tuple(name for name in every if name not in removed),
+        red_herrings=tuple(herrings),
+        summary=f"pasted {len(inlined)} helper bodies into {qualname} ({', '.join(inlined)})"
+                + "".join(f"; {item.helper} (and its chain) into {item.qualname} too"
+                          for item in made.partners)
+                + f"; the smell spans {len(spans)} files ({', '.join(spans)})"
+                + (f"; removed {', '.join(sorted(removed))}, used nowhere else"
+                   if removed else "")
                 + (f"; hard by {', '.join(features)}" if difficulty == "hard" else ""))
 
 

@@ -92,3 +92,69 @@ def _plain_read(node: cst.BaseExpression, rebound: set[str]) -> bool:
                     item.slice.value, cst.Name) and item.slice.value.value in rebound)
             for item in node.slice)
     return False
+
+
+class _After(cst.CSTVisitor):
+    """The names read after one statement of a function (in the order its text runs), and
+    the loops around that statement."""
+
+    def __init__(self, statement: cst.CSTNode) -> None:
+        self.statement = statement
+        self.after = False
+        self.read_after: set[str] = set()
+        self.nested: set[str] = set()
+        self.loops: list[cst.CSTNode] = []
+        self.around: list[cst.CSTNode] | None = None
+        self._depth = 0
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if node is self.statement:
+            self.around = list(self.loops)
+            return False
+        if isinstance(node, (cst.For, cst.While)):
+            self.loops.append(node)
+        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)) and self._depth:
+            self.nested.update(_all_names(node))
+            return False
+        if isinstance(node, cst.FunctionDef):
+            self._depth += 1
+        if isinstance(node, cst.Name) and self.after:
+            self.read_after.add(node.value)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if original_node is self.statement:
+            self.after = True
+        if self.loops and original_node is self.loops[-1]:
+            self.loops.pop()
+
+
+def _all_names(node: cst.CSTNode) -> set[str]:
+    found: set[str] = set()
+
+    class Collect(cst.CSTVisitor):
+        def visit_Name(self, inner: cst.Name) -> None:
+            found.add(inner.value)
+
+    node.visit(Collect())
+    return found
+
+
+def overwritable(function: cst.FunctionDef, statement: cst.CSTNode) -> set[str]:
+    """The caller's names a pasted body may rebind in place of its parameter: none of the
+    function's code reads them after the call statement, no nested function reads them, and
+    the call is in no loop, or in one loop only, a `for` that binds the name afresh on every
+    turn (`for index in indices: self._add_entry(formdata, index=index)`), so the body can
+    write `index = ...` itself instead of `entry_index = index` first."""
+    found = _After(statement)
+    function.visit(found)
+    if found.around is None:
+        return set()
+    names = _all_names(function) - found.read_after - found.nested
+    if not found.around:
+        return names
+    if len(found.around) > 1 or not isinstance(found.around[0], cst.For):
+        return set()
+    loop = found.around[0]
+    assert isinstance(loop, cst.For)
+    return names & _all_names(loop.target)

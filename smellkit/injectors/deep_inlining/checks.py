@@ -13,7 +13,6 @@ from smellkit.models import StructuralCheck
 
 if TYPE_CHECKING:
     from smellkit.injectors.base import InjectionContext
-    from smellkit.injectors.deep_inlining.spread import Moved
 
 
 def red_herrings(context: InjectionContext, qualname: str, inlined: Sequence[str]) -> list[str]:
@@ -33,43 +32,41 @@ def red_herrings(context: InjectionContext, qualname: str, inlined: Sequence[str
 
 
 def checks(context: InjectionContext, qualname: str, function: cst.FunctionDef,
-            direct: Sequence[str], grown: int,
-            moved: dict[str, Moved]) -> tuple[StructuralCheck, ...]:
+           direct: Sequence[str], grown: int, *, reported: bool) -> tuple[StructuralCheck, ...]:
+    """What a refactoring of one function the chains were pasted into must achieve: not
+    reported any more (when the paste made it `reported`), shorter, and calling its direct
+    helpers again."""
     definition = context.index.definitions[qualname]
     lines = definition.end_line - definition.start_line + 1
     name = definition.name
     checks = [
         StructuralCheck(kind="no_finding", description=f"{name} is no longer reported as deep "
                         "inlining", params={"smell": "deep_inlining", "qualnames": [qualname]}),
-    ]
+    ] if reported else []
     if grown > 4:
         checks.append(StructuralCheck(
             kind="max_lines", description=f"{name} is at most {lines + grown // 2} lines long",
             params={"qualname": qualname, "lines": lines + grown // 2}))
     mentioned = names_of([function])
-    mentioned_attributes = {node.attr.value for node in _attributes(function)}
+    mentioned_attributes = {node.attr.value for node in attributes(function)}
     for callee in direct:
         short = callee.rpartition(".")[2]
         if short in mentioned.used or short in mentioned_attributes:
             continue  # still called somewhere in the function: the check would not fail
         description = f"{name} calls {short} again instead of doing its work inline"
-        if callee in moved:  # either definition will do: where it was, or where it moved
-            checks.append(StructuralCheck(kind="deep_inlining.calls_one_of",
-                                          description=description, params={
-                                              "caller": qualname, "callees": [
-                                                  callee, moved[callee].new_qualname]}))
-        else:
-            checks.append(StructuralCheck(kind="calls", description=description,
-                                          params={"caller": qualname, "callee": callee}))
+        checks.append(StructuralCheck(kind="calls", description=description,
+                                      params={"caller": qualname, "callee": callee}))
     return tuple(checks)
 
 
-def _attributes(node: cst.CSTNode) -> list[cst.Attribute]:
+def attributes(nodes: cst.CSTNode | Sequence[cst.CSTNode]) -> list[cst.Attribute]:
+    """Every attribute access in the nodes (`self.write` reads `write`)."""
     found: list[cst.Attribute] = []
 
     class Collect(cst.CSTVisitor):
         def visit_Attribute(self, inner: cst.Attribute) -> None:
             found.append(inner)
 
-    node.visit(Collect())
+    for node in [nodes] if isinstance(nodes, cst.CSTNode) else nodes:
+        node.visit(Collect())
     return found

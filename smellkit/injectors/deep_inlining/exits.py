@@ -32,6 +32,9 @@ def exits(body: Sequence[cst.BaseStatement], form: str,
             if isinstance(target, cst.Name) and isinstance(value, cst.Name) and \
                     target.value == value.value:
                 return []  # `x = x`: the value is already where the caller wants it
+            if isinstance(target, cst.Tuple) and isinstance(value, cst.Tuple) and \
+                    _same_names(target, value):
+                return []  # `value, args = value, args`
             return [cst.SimpleStatementLine([small.with_changes(
                 value=value if value is not None else cst.Name("None"))])]
         if value is None or isinstance(value, (cst.Name, cst.SimpleString, cst.Integer,
@@ -40,6 +43,15 @@ def exits(body: Sequence[cst.BaseStatement], form: str,
         return [cst.SimpleStatementLine([cst.Expr(value)])]
 
     return _single_exit(list(body), make)
+
+
+def _same_names(target: cst.Tuple, value: cst.Tuple) -> bool:
+    """Whether both tuples are the same plain names in the same order."""
+    def plain(node: cst.Tuple) -> list[str | None]:
+        return [item.value.value if isinstance(item.value, cst.Name) else None
+                for item in node.elements]
+    names = plain(target)
+    return None not in names and names == plain(value)
 
 
 def _returns_last(statement: cst.BaseStatement) -> bool:

@@ -317,3 +317,42 @@ def _propagate_one(name: str, value: cst.BaseExpression, body: list[cst.BaseStat
                 continue
         return [*done, statement, *todo], False
     return done, False
+
+
+_DISPLAYS = (cst.Tuple, cst.List, cst.Dict, cst.Set, cst.ListComp, cst.SetComp, cst.DictComp,
+             cst.SimpleString, cst.FormattedString, cst.ConcatenatedString, cst.Integer,
+             cst.Float)
+
+
+class _NoneTests(cst.CSTTransformer):
+    def __init__(self, names: set[str]):
+        super().__init__()
+        self.names = names
+
+    def leave_Comparison(self, original_node: cst.Comparison,
+                         updated_node: cst.Comparison) -> cst.BaseExpression:
+        if len(updated_node.comparisons) != 1 or not isinstance(updated_node.left, cst.Name) \
+                or updated_node.left.value not in self.names:
+            return updated_node
+        target = updated_node.comparisons[0]
+        if not (isinstance(target.comparator, cst.Name) and target.comparator.value == "None"):
+            return updated_node
+        if isinstance(target.operator, cst.Is):
+            return cst.Name("False", lpar=updated_node.lpar, rpar=updated_node.rpar)
+        if isinstance(target.operator, cst.IsNot):
+            return cst.Name("True", lpar=updated_node.lpar, rpar=updated_node.rpar)
+        return updated_node
+
+
+def never_none(bindings: Sequence[tuple[str, cst.BaseExpression]],
+               body: Sequence[cst.BaseStatement],
+               rebound: set[str]) -> list[cst.BaseStatement]:
+    """The body with `name is None` decided where `name` is bound before it to a display or a
+    literal (`end_tokens = ("name:endcall",)`) and never rebound: a person pasting the helper
+    would not keep `if end_tokens is not None:` over a tuple written two lines above."""
+    names = {name for name, value in bindings if isinstance(value, _DISPLAYS)} - rebound
+    if not names:
+        return list(body)
+    transformer = _NoneTests(names)
+    decided = [statement.visit(transformer) for statement in body]
+    return _statements([item for item in decided if isinstance(item, cst.BaseStatement)])

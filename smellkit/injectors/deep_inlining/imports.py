@@ -1,7 +1,6 @@
-"""Imports the smelly host module needs: for the globals pasted code reads, and for the
-callees moved out of it (`spread.py`). Every line copies how the name was bound where
-the code came from, and is refused when that binding is conditional, for type checking only, or
-module state that changes (an import would copy it)."""
+"""Imports the smelly host module needs for the globals pasted code reads. Every line copies
+how the name was bound where the code came from, and is refused when that binding is
+conditional, for type checking only, or module state that changes (an import would copy it)."""
 
 from __future__ import annotations
 

@@ -10,6 +10,7 @@ cycle). Anything else is refused with the reason.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -20,9 +21,15 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from smellkit.errors import InjectionRefused
 from smellkit.facts import Name as NameExpr
-from smellkit.injectors.deep_inlining.arguments import dedented, plain_text
+from smellkit.injectors.deep_inlining.arguments import dedented, overwritable, plain_text
 from smellkit.injectors.deep_inlining.exits import exits
-from smellkit.injectors.deep_inlining.fold import fold, mentions_of, propagate, unsafe_names
+from smellkit.injectors.deep_inlining.fold import (
+    fold,
+    mentions_of,
+    never_none,
+    propagate,
+    unsafe_names,
+)
 from smellkit.injectors.deep_inlining.names import callee_words, fresh, names_of, rename
 from smellkit.injectors.deep_inlining.plans import Plan
 
@@ -141,7 +148,8 @@ class Inliner:
             statement = lines.get(plan.site.line)
             if statement is None or len(statement.body) != 1:
                 raise InjectionRefused(f"line {plan.site.line} of {path} is not one statement")
-            new, expansion_needs, chain = self._expand(plan, statement, host_names, host_bound)
+            new, expansion_needs, chain = self._expand(plan, statement, host_names, host_bound,
+                                                       overwritable(function, statement))
             replacements[id(statement)] = new
             _merge(needs, expansion_needs)
             inlined.extend(chain)
@@ -181,8 +189,8 @@ class Inliner:
         return module.with_changes(body=rebuild(module.body, parts))
 
     def _expand(self, plan: Plan, statement: cst.SimpleStatementLine, host_names: set[str],
-                host_bound: set[str]) -> tuple[list[cst.BaseStatement],
-                                               dict[str, tuple[str, str]], list[str]]:
+                host_bound: set[str], free: set[str]) -> tuple[
+                    list[cst.BaseStatement], dict[str, tuple[str, str]], list[str]]:
         site = plan.site
         callee = site.callee
         origin = self.index.module_of[callee]
@@ -203,8 +211,11 @@ class Inliner:
             if name not in needs:
                 needs[name] = (origin, self._meaning(origin, name))
         call, form = _call(statement)
+        # a result assigned is written straight into its target instead
+        # (`_returned_into_target`), so only a bare call updates the caller's name in place
         bindings, renames, literals = self._bind(site, call, function, own.bound,
-                                                 unsafe_names(body), mentions_of(body))
+                                                 unsafe_names(body), mentions_of(body),
+                                                 free if form == "expr" else set())
         defaults = {id(param.default) for param in params if param.default is not None}
         for value in [*(value for _, value in bindings), *literals.values()]:
             # a default named a global of the callee's module
@@ -215,7 +226,10 @@ class Inliner:
         taken = host_names | own.used | set(renames.values()) | {name for name, _ in bindings} \
             | {value.value for value in literals.values() if isinstance(value, cst.Name)}
         pool = callee_words(self.context, origin, callee)
-        for name in sorted(bound_here):
+        # a parameter written straight onto the caller's name (even one the body rebinds)
+        direct = set(renames)
+        renames = {name: value for name, value in renames.items() if value != name}
+        for name in sorted(bound_here - direct):
             if name in host_names or name in renames.values():
                 renames[name] = fresh(name, taken, pool)
                 taken.add(renames[name])
@@ -229,6 +243,7 @@ class Inliner:
             renamed := rename(item, renames), cst.BaseStatement)], literals)
         bindings, pasted = propagate([(renames.get(name, name), value)
                                       for name, value in bindings], pasted)
+        pasted = never_none(bindings, pasted, {renames.get(name, name) for name in own.bound})
         pasted, bindings = _returned_into_target(pasted, bindings, form, statement,
                                                  host_names)
         new: list[cst.BaseStatement] = [
@@ -251,13 +266,15 @@ class Inliner:
 
     def _bind(self, site: Site, call: cst.Call, function: cst.FunctionDef, rebound: set[str],
               unsafe: Callable[[str, cst.BaseExpression], bool], reads: Counter[str],
-              ) -> tuple[list[tuple[str, cst.BaseExpression]], dict[str, str],
-                         dict[str, cst.BaseExpression]]:
+              free: set[str]) -> tuple[list[tuple[str, cst.BaseExpression]], dict[str, str],
+                                       dict[str, cst.BaseExpression]]:
         """Each parameter's value: substituted when it is a plain name or a literal nothing
         rebinds (`fold.py` then drops the branches a literal decides), or a one-line string
         or f-string of names read once (`self.write(f"{ref} = ")`, not `context_x = ...`
         first), else an assignment before the body (arguments evaluated in their written
-        order)."""
+        order). A plain name the body rebinds is substituted too when the caller never reads
+        it again (`arguments.overwritable`): the body then updates it in place, as a person
+        pasting the code would write it, not `entry_index = index` first."""
         params = _params(function)
         values: dict[str, cst.BaseExpression] = {}
         positional = [arg for arg in call.args if arg.keyword is None]
@@ -303,10 +320,18 @@ class Inliner:
                     not unsafe(name, cst.SimpleString('""')):
                 literals[name] = value
                 continue
-            if isinstance(value, cst.Name) and name not in rebound and value.value not in \
-                    rebound and value.value not in _LITERAL_NAMES:
-                if value.value != name:
-                    renames[name] = value.value
+            if isinstance(value, cst.Name) and value.value not in _LITERAL_NAMES and (
+                    (name not in rebound and value.value not in rebound) or (
+                        value.value in free and (value.value == name or
+                                                 value.value not in rebound))):
+                renames[name] = value.value  # the same name: kept as it is (`direct`)
+                continue
+            if site.method and param is ordered[0] and isinstance(value, cst.Name) and \
+                    name not in rebound and value.value not in _LITERAL_NAMES:
+                # `node.set_lineno(n)` whose body binds a `node` of its own: `self` reads as
+                # the receiver, and the body's `node`, a name of the caller, is renamed
+                # (`_expand`)
+                renames[name] = value.value
                 continue
             if site.method and param is ordered[0]:  # `self` read as the receiver, or nothing
                 raise InjectionRefused(f"the receiver {cst.Module([]).code_for_node(value)} "
@@ -364,6 +389,9 @@ def _returned_into_target(body: list[cst.BaseStatement],
     the body and returned (`data = ...; return data`) is bound to the target too (not at all
     when the argument was the target itself), unless another argument reads the target."""
     small = statement.body[0]
+    if form == "assign" and isinstance(small, cst.Assign) and \
+            isinstance(small.targets[0].target, cst.Tuple):
+        return _returned_into_targets(body, bindings, small.targets[0].target, host_names)
     if form != "assign" or not isinstance(small, cst.Assign) or \
             not isinstance(small.targets[0].target, cst.Name):
         return body, bindings
@@ -387,6 +415,40 @@ def _returned_into_target(body: list[cst.BaseStatement],
             if not (name == local and isinstance(value, cst.Name) and value.value == target)]
     return [renamed for item in body if isinstance(
         renamed := rename(item, {local: target}), cst.BaseStatement)], kept
+
+
+def _returned_into_targets(
+        body: list[cst.BaseStatement], bindings: list[tuple[str, cst.BaseExpression]],
+        targets: cst.Tuple, host_names: set[str],
+) -> tuple[list[cst.BaseStatement], list[tuple[str, cst.BaseExpression]]]:
+    """`value, args = f(...)` whose body returns `(result, args)` everywhere: the body's
+    `result` written as `value` itself, so the pasted code ends in `value, args = value,
+    args`, which `exits` drops (left as it is, it would assign a name nothing reads). Only
+    for plain names, a local of the body the host never names, and a target the body never
+    names."""
+    names = [item.value.value if isinstance(item.value, cst.Name) else None
+             for item in targets.elements]
+    returns = _Returns()
+    for item in body:
+        item.visit(returns)
+    shapes = {tuple(element.value.value if isinstance(element.value, cst.Name) else None
+                    for element in value.elements) if isinstance(value, cst.Tuple) else None
+              for value in returns.values}
+    if None in names or len(shapes) != 1 or None in shapes:
+        return body, bindings
+    (locals_,) = shapes
+    if locals_ is None or len(locals_) != len(names) or None in locals_:
+        return body, bindings
+    used = names_of(body)
+    parameters = {name for name, _ in bindings}
+    mapping = {local: target for local, target in zip(locals_, names, strict=True)
+               if local is not None and target is not None and local != target
+               and local in used.bound and local not in parameters and local not in host_names
+               and target not in used.used | used.bound}
+    if not mapping:
+        return body, bindings
+    return [renamed for item in body if isinstance(
+        renamed := rename(item, mapping), cst.BaseStatement)], bindings
 
 
 def _param_names(function: cst.FunctionDef) -> set[str]:
@@ -437,8 +499,9 @@ def _call(statement: cst.SimpleStatementLine) -> tuple[cst.Call, str]:
 
 
 def _describe(function: cst.FunctionDef) -> str | None:
-    """A comment naming the step a pasted body did: its docstring's first line, None without
-    one (a comment made of the function's name, `# add entry`, reads as generated)."""
+    """A comment naming the step a pasted body did: its docstring's first sentence, None
+    without one or when that sentence is too long for a comment (a comment made of the
+    function's name, `# add entry`, reads as generated; half a sentence reads as cut)."""
     body = function.body.body if isinstance(function.body, cst.IndentedBlock) else []
     if body and _is_docstring(body[0]):
         assert isinstance(body[0], cst.SimpleStatementLine)
@@ -447,7 +510,13 @@ def _describe(function: cst.FunctionDef) -> str | None:
         assert isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString))
         value = small.value.evaluated_value  # the string's value: prefixes and quotes parsed
         text = value.decode(errors="replace") if isinstance(value, bytes) else value or ""
-        first = next((line.strip() for line in text.splitlines() if line.strip()), "")
-        if first:
-            return first
+        paragraph = " ".join(text.strip().split("\n\n")[0].split())
+        sentence = re.split(r"(?<=[.!?])\s", paragraph, maxsplit=1)[0]
+        # a whole sentence that fits a comment line, never one cut where its line broke
+        if sentence and len(sentence) <= _COMMENT_WIDTH:
+            return sentence
     return None
+
+
+_COMMENT_WIDTH = 72
+"""The longest docstring sentence written as a comment over its pasted body."""

@@ -38,6 +38,15 @@ def chains_of(finder: SiteFinder, qualname: str, depth: int, seen: frozenset[str
     return plans
 
 
+def run_only(finder: SiteFinder, plan: Plan) -> Plan:
+    """The plan without the inner helpers its callees call only under a branch (an error
+    path, `self.fail_eof(...)` under `if ... == "eof"`): pasted, they are lines a test that
+    runs the call may never run."""
+    always = finder.always_run(plan.site.callee)
+    return Plan(plan.site, [run_only(finder, inner) for inner in plan.inner
+                            if inner.site.line in always])
+
+
 def flattened(plans: Sequence[Plan]) -> list[Plan]:
     return [item for plan in plans for item in (plan, *flattened(plan.inner))]
 

@@ -1,57 +1,74 @@
-"""Helpers of other modules that disappear once pasted: when the function was their only user,
-a person who writes one long function has no such helper at all. Their modules then change
-too, so the files the smell spans are files the patch touches (a helper left in place in an
-untouched module is no part of the span)."""
+"""Pasted helpers that disappear: when the functions they were pasted into were their only
+users, a person who writes those long functions has no such helper at all (one left behind
+that nothing calls reads as dead code). Their modules change too, so the files the smell spans
+are files the patch touches."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from smellkit.errors import InjectionRefused
-from smellkit.injectors.cst.imports import without_unused
 
 if TYPE_CHECKING:
     from smellkit.injectors.base import InjectionContext
 
 
-def removals(context: InjectionContext, qualname: str, path: str,
-             inlined: Sequence[str]) -> dict[str, str]:
-    """New texts of the other modules whose pasted helpers nothing uses any more, without
-    them (and without the imports only they read). A helper stays where anything but the
-    function and the other removed helpers names it (a call, a reference, `__all__`, a
-    string), where it is a class's last member, or where dropping it would leave an import
-    other modules rely on."""
+def removals(context: InjectionContext, callers: Sequence[str], inlined: Sequence[str],
+             trees: Mapping[str, cst.Module], still: set[str]) -> dict[str, cst.Module]:
+    """New trees of the modules whose pasted helpers nothing uses any more, without them:
+    `trees` holds the files already rewritten (the callers'), the others are read as they
+    are. A helper stays where anything but the callers and the other removed helpers names
+    it (a call, a reference, `__all__`, a string), where the pasted code still names it
+    (`still`: a recursive helper calls itself), where its name may be looked up by text
+    (`_dispatched`), or where it is a class's last member.
+    Unused imports are left to the caller (`imports.without_unused`)."""
     index = context.index
-    chosen = [name for name in dict.fromkeys(inlined)
-              if context.path_of(name) not in (None, path)
+    dispatched = _dispatched(context)
+    chosen = [name for name in dict.fromkeys(inlined) if name not in callers
+              and name.rpartition(".")[2] not in still
+              and not any(name.rpartition(".")[2].startswith(prefix) for prefix in dispatched)
+              and context.path_of(name) is not None
               and getattr(index.definitions.get(name), "kind", None) in ("function", "method")]
-    while True:  # until every caller of a removed helper is the function or removed too
+    paths = {context.path_of(name) for name in callers}
+    while True:  # until every caller of a removed helper is a caller or removed too
         kept = [name for name in chosen if name in index.call_graph and all(
-            caller in (qualname, name, *chosen) for caller in index.call_graph.predecessors(
-                name)) and _unnamed_elsewhere(context, name, path, [qualname, *chosen])]
+            caller in (*callers, name, *chosen) for caller in index.call_graph.predecessors(
+                name)) and _unnamed_elsewhere(context, name, paths, [*callers, *chosen])]
         if kept == chosen:
             break
         chosen = kept
     by_path: dict[str, list[str]] = {}
     for name in chosen:
-        by_path.setdefault(context.path_of(name) or path, []).append(name)
-    texts: dict[str, str] = {}
+        by_path.setdefault(context.path_of(name) or "", []).append(name)
+    result: dict[str, cst.Module] = {}
     for file, names in sorted(by_path.items()):
         try:
-            texts[file] = _without(context, file, names)
+            result[file] = _without(context, trees.get(file) or context.module(file), names)
         except InjectionRefused:
             continue
-    return texts
+    return result
 
 
-def _unnamed_elsewhere(context: InjectionContext, name: str, path: str,
+_GETATTR = re.compile(r"""getattr\(\s*[\w.]+\s*,\s*(?:f["']([A-Za-z_]\w*)\{"""
+                      r"""|["']([A-Za-z_]\w*)["']\s*\+|["']([A-Za-z_]\w*)%s["']\s*%)""")
+
+
+def _dispatched(context: InjectionContext) -> set[str]:
+    """The prefixes of names looked up by text (`getattr(self, f"parse_{name}")`, `getattr(self,
+    "visit_" + kind)`): a method so named may be called where no line names it."""
+    return {prefix for facts in context.index.modules.values()
+            for found in _GETATTR.finditer(context.source(facts.path))
+            for prefix in found.groups() if prefix}
+
+
+def _unnamed_elsewhere(context: InjectionContext, name: str, paths: set[str | None],
                        allowed: Sequence[str]) -> bool:
     """No line of the repository outside the definitions `allowed` names `name`'s short name
-    (but the imports of the caller's file at `path`: one only the pasted calls read goes)."""
+    (but the imports of the callers' files at `paths`: one only the pasted calls read goes)."""
     short = name.rpartition(".")[2]
     pattern = re.compile(rf"\b{re.escape(short)}\b")
     spans: dict[str, list[tuple[int, int]]] = {}
@@ -67,7 +84,7 @@ def _unnamed_elsewhere(context: InjectionContext, name: str, path: str,
         for number, line in enumerate(text.splitlines(), start=1):
             if pattern.search(line) and not any(start <= number <= end for start, end in
                                                 spans.get(facts.path, [])) and not (
-                    facts.path == path and _importing(line)):
+                    facts.path in paths and _importing(line)):
                 return False
     return True
 
@@ -79,11 +96,11 @@ def _importing(line: str) -> bool:
         re.fullmatch(r"[\w.]+( as \w+)?,?", stripped))
 
 
-def _without(context: InjectionContext, path: str, names: Sequence[str]) -> str:
-    """The module at `path` without the definitions `names`."""
+def _without(context: InjectionContext, original: cst.Module,
+             names: Sequence[str]) -> cst.Module:
+    """The module without the definitions `names` (all of it)."""
     index = context.index
     module_name = index.module_of[names[0]]
-    original = context.module(path)
     doomed = {tuple(name[len(module_name) + 1:].split(".")) for name in names}
 
     def keep(body: Sequence[cst.BaseStatement], prefix: tuple[str, ...]) -> \
@@ -102,9 +119,7 @@ def _without(context: InjectionContext, path: str, names: Sequence[str]) -> str:
             out.append(item)
         return out
 
-    new = original.with_changes(body=keep(original.body, ()))
-    new = without_unused(context, module_name, original, new)
-    return new.code
+    return original.with_changes(body=keep(original.body, ()))
 
 
 def _has_fields(body: Sequence[cst.BaseStatement]) -> bool:

@@ -126,6 +126,21 @@ class SiteFinder:
         node = self.node(qualname)
         return node is not None and _guarded(_body(node))
 
+    def always_run(self, qualname: str) -> set[int]:
+        """The lines of the statements that run whenever the function runs past its start:
+        those of its body (and of a `for` or `with` block there), not a branch's. A test that
+        calls the function runs the code pasted there (the selected tests must run the lines
+        a case changes), while a call under `if` may be an error path no test takes."""
+        node = self.node(qualname)
+        if node is None:
+            return set()
+        lines: set[int] = set()
+        for statement in node.body:
+            lines.add(statement.lineno)
+            if isinstance(statement, (ast.For, ast.With)):
+                lines.update(inner.lineno for inner in statement.body)
+        return lines
+
     # -- sites --------------------------------------------------------------------------------
 
     def sites(self, caller: str) -> list[Site]:
