@@ -32,7 +32,9 @@ derandomized, no example database):
   and up to `paired` inputs with two values changed at once (`paired`: a flag turned on with
   the value it shows). Neighbours reach inside lists, tuples and dicts (one
   item changed), turn None into a value and a string into its bytes; a passed argument that
-  has a default is also left out, and an object argument is also given as its class.
+  has a default is also left out, and an object argument is also given as its class. The
+  global state a recorded input ran in is swept too (`state_swept`): an environment variable
+  the tests set, what was left on stdin.
 
 Each is written as one JSON line {"id", "source", "payload" (base64 of the pickled `(args,
 kwargs)`)}; inputs equal to a recorded one are left out. A line {"id", "done": true} follows an
@@ -471,6 +473,32 @@ def neighbours(value: Any, literals: Literals | None = None, inside: bool = True
             continue
         kept.append(item)
     return kept
+
+
+def state_swept(payloads: list[bytes], count: int) -> list[tuple[Any, ...]]:
+    """Up to `count` recorded inputs with one piece of the global state they ran in (the
+    recorder's third item) set to a neighbour, which the sweep of arguments does not reach: an
+    environment variable the tests set (its string neighbours, and one more and one less for a
+    number: `COMP_CWORD`), and what was left on stdin (nothing: the end of input a prompt
+    meets)."""
+    found: list[tuple[Any, ...]] = []
+    for payload in payloads:
+        args, kwargs, *state = pickle.loads(payload)
+        if not state or not isinstance(state[0], dict):
+            continue
+        saved = state[0]
+        changed, removed = saved.get("environ", ({}, []))
+        for key, value in changed.items():
+            values = [item for item in neighbours(value) if isinstance(item, str)]
+            with contextlib.suppress(ValueError):
+                values += [str(int(value) + 1), str(int(value) - 1)]
+            found += [(args, kwargs, {**saved, "environ": ({**changed, key: item}, removed)})
+                      for item in dict.fromkeys(values) if item != value]
+        if saved.get("stdin"):
+            found.append((args, kwargs, {**saved, "stdin": saved["stdin"][:0]}))
+        if len(found) >= count:
+            break
+    return found[:count]
 
 
 def _same(one: Any, other: Any) -> bool:
@@ -958,6 +986,8 @@ def main(request_path: str) -> int:
             count = int(request["swept_changed"] if entry.get("changed") else request["swept"])
             drawn += [("mutated", item) for item in swept(
                 parameters or [], bases, count, literals, keywords)]
+            if recorded:
+                drawn += [("mutated", item) for item in state_swept(bases, count)]
             if entry.get("changed"):
                 accepts = _accepted(target, _owner(entry["module"], entry["qualname"])) | (
                     set(literals.keywords) if keywords else set())

@@ -142,6 +142,11 @@ class Opened:
 def emit(message: str, out: typing.TextIO, raw: typing.Optional[typing.BinaryIO] = None):
     out.buffer.write(message.encode())
 
+def completion_args():
+    import os
+    words = os.environ["WORDS"].split()
+    return words[1:int(os.environ["CWORD"])]
+
 def kind_of(thing):
     if isinstance(thing, type):
         raise TypeError("a class, not an instance")
@@ -437,6 +442,26 @@ def test_a_receiver_is_built_with_drawn_optional_arguments(version: Version) -> 
         assert receivers and all(isinstance(item, Opened) for item in receivers)
         assert "w" in {item.mode for item in receivers}
         assert {item.atomic for item in receivers} == {True, False}
+
+
+def test_the_environment_and_stdin_a_recorded_input_ran_with_are_swept(
+        version: Version) -> None:
+    """A recorded call that ran with `WORDS` and `CWORD` set and text left on stdin: inputs
+    with `CWORD` one more and one less, `WORDS` empty, and stdin at its end, the other state
+    kept; the arguments (none) unchanged."""
+    state = {"environ": ({"WORDS": "cli a b", "CWORD": "1"}, ["GONE"]), "stdin": "y\n"}
+    recorded = {"pkg.mod.completion_args": [pickle.dumps(((), {}, state))]}
+    drawn = generate([_entry("completion_args")], recorded, version, 120, generated=0,
+                     mutated=0, swept=0, swept_changed=20, paired=0, aimed=0)
+    assert not drawn.problems, drawn.problems
+    states = [pickle.loads(payload)[2] for source, payload
+              in drawn.inputs["pkg.mod.completion_args"] if source == "mutated"]
+    environs = [item["environ"][0] for item in states if item["stdin"] == "y\n"]
+    assert {"WORDS": "cli a b", "CWORD": "2"} in environs
+    assert {"WORDS": "cli a b", "CWORD": "0"} in environs
+    assert {"WORDS": "", "CWORD": "1"} in environs
+    assert all(item["environ"][1] == ["GONE"] for item in states)
+    assert {"environ": ({"WORDS": "cli a b", "CWORD": "1"}, ["GONE"]), "stdin": ""} in states
 
 
 def test_a_value_read_through_a_getter_is_set_to_a_function_with_its_flag(
