@@ -479,8 +479,8 @@ def state_swept(payloads: list[bytes], count: int) -> list[tuple[Any, ...]]:
     """Up to `count` recorded inputs with one piece of the global state they ran in (the
     recorder's third item) set to a neighbour, which the sweep of arguments does not reach: an
     environment variable the tests set (its string neighbours, and one more and one less for a
-    number: `COMP_CWORD`), and what was left on stdin (nothing: the end of input a prompt
-    meets)."""
+    number: `COMP_CWORD`), what was left on stdin (nothing: the end of input a prompt
+    meets), and a stack a thread-local holds (one level down: `_shorter_stacks`)."""
     found: list[tuple[Any, ...]] = []
     for payload in payloads:
         args, kwargs, *state = pickle.loads(payload)
@@ -496,9 +496,27 @@ def state_swept(payloads: list[bytes], count: int) -> list[tuple[Any, ...]]:
                       for item in dict.fromkeys(values) if item != value]
         if saved.get("stdin"):
             found.append((args, kwargs, {**saved, "stdin": saved["stdin"][:0]}))
+        found += [(args, kwargs, {**saved, "locals": held})
+                  for held in _shorter_stacks(saved.get("locals") or {})]
         if len(found) >= count:
             break
     return found[:count]
+
+
+def _shorter_stacks(held: dict[str, dict[str, Any]]) -> list[dict[str, dict[str, Any]]]:
+    """The thread-local state of a recorded call (the recorder's `locals`) with one list a
+    thread-local holds one item shorter at its end: a stack (click's contexts) one level
+    down, where the code reading its top finds one less."""
+    found = []
+    for module, values in held.items():
+        for name, value in values.items():
+            if not isinstance(value, dict):
+                continue  # a context variable's value
+            for key, item in value.items():
+                if isinstance(item, list) and item:
+                    found.append({**held, module: {**values, name: {**value,
+                                                                    key: item[:-1]}}})
+    return found
 
 
 def _same(one: Any, other: Any) -> bool:

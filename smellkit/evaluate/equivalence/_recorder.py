@@ -21,8 +21,9 @@ Controlled by SMELLKIT_RECORD (a JSON file: `entries` [{id, module, qualname, na
 `limit`, `max_bytes`, `out`, `tools`: a folder with cloudpickle, which pickles local functions
 and classes by value). Records are appended to `out` as JSON lines as they are taken
 (`{"id", "payload" (base64), "test"}`), so a run killed halfway keeps what it saw; a last line
-`{"paths": [...]}` gives the `sys.path` entries the tests added (to unpickle objects of test
-modules), and one `{"dropped": {id: count}}` the inputs that did not pickle.
+`{"paths": [...]}` gives the `sys.path` entries the tests added and those the modules imported
+since the start were found in (to unpickle objects of test modules), and one
+`{"dropped": {id: count}}` the inputs that did not pickle.
 """
 
 from __future__ import annotations
@@ -134,6 +135,7 @@ class Recorder:
         self.busy = False
         self.out = open(settings["out"], "a", encoding="utf-8")  # noqa: SIM115 - kept open
         self.start_path = list(sys.path)
+        self.start_modules = set(sys.modules)
         self.environ = dict(os.environ)
         self.stdin = sys.stdin
         self.originals: dict[str, dict[str, Any]] = {}
@@ -355,6 +357,23 @@ class Recorder:
         sys.setprofile(profile)
         threading.setprofile(profile)
 
+    def module_roots(self) -> list[str]:
+        """The `sys.path` folders the modules imported since the start were found in (a test
+        module's folder, which pytest may have put on the path before the recorder started):
+        an input holding an object of a class defined there unpickles only with it."""
+        on_path = {os.path.abspath(path) for path in sys.path if path}
+        found: list[str] = []
+        for name, module in list(sys.modules.items()):
+            file = getattr(module, "__file__", None)
+            if name in self.start_modules or not isinstance(file, str):
+                continue
+            folder = os.path.dirname(os.path.abspath(file))
+            for _ in range(name.count(".") + (os.path.basename(file) == "__init__.py")):
+                folder = os.path.dirname(folder)
+            if folder in on_path and folder not in found:
+                found.append(folder)
+        return found
+
     def stop(self) -> None:
         monitoring = getattr(sys, "monitoring", None)
         if monitoring is not None:
@@ -363,8 +382,10 @@ class Recorder:
         else:
             sys.setprofile(None)
             threading.setprofile(None)
-        added = [path for path in sys.path if path not in self.start_path and path]
-        self.out.write(json.dumps({"paths": [os.path.abspath(path) for path in added]}) + "\n")
+        added = [os.path.abspath(path) for path in sys.path
+                 if path not in self.start_path and path]
+        added += [path for path in self.module_roots() if path not in added]
+        self.out.write(json.dumps({"paths": added}) + "\n")
         self.out.write(json.dumps({"dropped": self.dropped}) + "\n")
         self.out.close()
 

@@ -464,6 +464,21 @@ def test_the_environment_and_stdin_a_recorded_input_ran_with_are_swept(
     assert {"environ": ({"WORDS": "cli a b", "CWORD": "1"}, ["GONE"]), "stdin": ""} in states
 
 
+def test_a_stack_a_thread_local_held_is_swept_one_level_down(version: Version) -> None:
+    """A recorded call that ran with two contexts on a thread-local stack (the same context
+    entered twice, as click's commands do): an input with one fewer, where code reading
+    the stack's top and the one under it (`stack[-2]` for `stack[-1]`) tells them apart; a
+    context variable's value is kept."""
+    held = {"pkg.mod": {"_local": {"stack": ["ctx", "ctx"]}, "depth": 2}}
+    recorded = {"pkg.mod.completion_args": [pickle.dumps(((), {}, {"locals": held}))]}
+    drawn = generate([_entry("completion_args")], recorded, version, 120, generated=0,
+                     mutated=0, swept=0, swept_changed=20, paired=0, aimed=0)
+    assert not drawn.problems, drawn.problems
+    states = [pickle.loads(payload)[2] for source, payload
+              in drawn.inputs["pkg.mod.completion_args"] if source == "mutated"]
+    assert {"locals": {"pkg.mod": {"_local": {"stack": ["ctx"]}, "depth": 2}}} in states
+
+
 def test_a_value_read_through_a_getter_is_set_to_a_function_with_its_flag(
         version: Version) -> None:
     """`value = self.get_default()` then `self.show_default and value is not None and not

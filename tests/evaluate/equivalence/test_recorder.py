@@ -177,3 +177,7 @@ def test_calls_are_recorded_as_they_start(python: str, tmp_path: Path) -> None:
     assert len(recording.inputs["pkg.mod.Counter.__init__"]) == 1
     assert len(recording.inputs["pkg.mod.Counter.twice"]) == 1
     assert recording.dropped == {"pkg.mod.takes_lambda": 1}  # plain pickle: no lambdas
+    # the folder the package was imported from was on the path before the recorder started
+    # (as pytest puts a test module's folder there before its plugins start): the replay
+    # needs it all the same, to unpickle objects of classes defined there
+    assert recording.paths == (".",)
