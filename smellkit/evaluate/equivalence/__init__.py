@@ -16,7 +16,9 @@ One prediction at a time (`check`):
    A difference is confirmed by running the smelly version again after the result: what the
    machine changed meanwhile shows as the smelly version disagreeing with itself.
 5. `verdict`: `comparison` of each call's outcomes (return value, exception type and message,
-   arguments' state afterwards, printed output); nondeterministic entry points are left out.
+   arguments' state afterwards, printed output); entry points whose calls end differently on
+   two runs of the smelly version are left out, and the parts of an outcome two runs disagree
+   on are not compared.
 
 `tools` lends cloudpickle and Hypothesis to the case's interpreter without installing them.
 """
@@ -24,7 +26,7 @@ One prediction at a time (`check`):
 from __future__ import annotations
 
 import time
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -39,7 +41,12 @@ from smellkit.evaluate.equivalence.cache import (
     missing,
     payload_key,
 )
-from smellkit.evaluate.equivalence.comparison import UNUSABLE, difference, too_close_to_call
+from smellkit.evaluate.equivalence.comparison import (
+    ENDING,
+    UNUSABLE,
+    difference,
+    too_close_to_call,
+)
 from smellkit.evaluate.equivalence.conditions import Clause, read_tests
 from smellkit.evaluate.equivalence.entries import EntryPoint, Selection, select
 from smellkit.evaluate.equivalence.execution import (
@@ -56,9 +63,11 @@ from smellkit.evaluate.equivalence.verdict import (
     VERDICTS,
     Counterexample,
     Equivalence,
+    Unstable,
     Verdict,
     decide,
-    unstable_entries,
+    merged,
+    unstable_parts,
 )
 from smellkit.evaluate.patches.parse import parse_patch
 from smellkit.evaluate.signals import CaseAnalysis, relative_change, renamed_definitions
@@ -238,17 +247,18 @@ def check(analysis: CaseAnalysis, result: Project, patch: str, versions: Version
     outcomes = run_calls(calls, "result", refactored, time.monotonic() + left / 2,
                          may_hang=hung) if calls else []
     names = {item.name: item.result_name for item in selection.entry_points}
-    unstable: set[str] = set()
+    unstable: Unstable = {}
     differing = _differing(calls, first, second, outcomes, options)
     if differing:
         # a difference counts when the smelly version gives the same outcome before and after
         # the result's run: the machine may change meanwhile (a file a test left behind,
         # removed by another process), and then the smelly runs disagree among themselves
-        unstable = unstable_entries(calls, first, second, messages=options.messages)
+        unstable = unstable_parts(calls, first, second, messages=options.messages)
         end = differing[-1] + 1
         if fresh:
             after = run_calls(calls[:end], "smelly", smelly, deadline)
-            unstable |= unstable_entries(calls[:end], first, after, messages=options.messages)
+            unstable = merged(unstable, unstable_parts(calls[:end], first, after,
+                                                       messages=options.messages))
         else:
             # the smelly outcomes came from runs of other call sequences (other
             # predictions'): state one call leaves for the next may differ, so the calls up
@@ -314,12 +324,13 @@ def _differing(calls: Sequence[Call], first: Sequence[Outcome], second: Sequence
                result: Sequence[Outcome], options: EquivalenceOptions) -> list[int]:
     """The positions of the calls whose result outcome differs from the smelly one, on entry
     points whose two smelly runs agree."""
-    unstable = unstable_entries(calls, first, second, messages=options.messages)
+    unstable = unstable_parts(calls, first, second, messages=options.messages)
     return [index for index, (call, old, new) in enumerate(zip(calls, first, result))
-            if call.entry not in unstable and old.get("status") not in UNUSABLE and
-            new.get("status") not in UNUSABLE and
+            if ENDING not in unstable.get(call.entry, ()) and
+            old.get("status") not in UNUSABLE and new.get("status") not in UNUSABLE and
             not too_close_to_call(old, new, options.per_call) and
-            difference(old, new, messages=options.messages) is not None]
+            difference(old, new, messages=options.messages,
+                       ignore=unstable.get(call.entry, ())) is not None]
 
 
 def _recorded(entries: Sequence[EntryPoint], versions: Versions, scratch: Path,
@@ -405,7 +416,7 @@ def _drawn(entries: Sequence[EntryPoint], recording: Recording, smelly: Version,
 
 def decide_all(calls: Sequence[Call], outcomes: Sequence[Sequence[Mapping[str, Any]]],
                selection: Selection, recording: Recording, names: Mapping[str, str],
-               options: EquivalenceOptions, unstable: Collection[str] = ()) -> Equivalence:
+               options: EquivalenceOptions, unstable: Unstable | None = None) -> Equivalence:
     empty = ""
     if not calls:
         empty = recording.problem or "the selected tests never called an entry point with " \

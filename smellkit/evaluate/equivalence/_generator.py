@@ -9,9 +9,10 @@ derandomized, no example database):
 
 - generated: each parameter from its annotation (`st.from_type`, edge values first for
   numbers, strings and collections; for `Any`, values of several types, bytes and a list among
-  them; an optional annotation Hypothesis cannot make or that does not evaluate, None), else
-  from the types of the values recorded for it (`st.from_type` for builtins, `st.builds` for
-  classes whose constructor is annotated, else the recorded values themselves); the receiver
+  them, each in turn on the first recorded or generated input (`cycled`); an optional
+  annotation Hypothesis cannot make or that does not evaluate, None), else from the types of
+  the values recorded for it (`st.from_type` for builtins, `st.builds` for classes whose
+  constructor is annotated, else the recorded values themselves); the receiver
   of a method and the class of a classmethod are drawn from the recorded ones, else built
   (`st.builds`) when the class's constructor is annotated or takes no argument. An entry point
   with no recorded input has its first generated ones swept and aimed at as if recorded.
@@ -31,7 +32,9 @@ derandomized, no example database):
   and up to `paired` inputs with two values changed at once (`paired`: a flag turned on with
   the value it shows). Neighbours reach inside lists, tuples and dicts (one
   item changed), turn None into a value and a string into its bytes; a passed argument that
-  has a default is also left out, and an object argument is also given as its class.
+  has a default is also left out, and an object argument is also given as its class. The
+  global state a recorded input ran in is swept too (`state_swept`): an environment variable
+  the tests set, what was left on stdin.
 
 Each is written as one JSON line {"id", "source", "payload" (base64 of the pickled `(args,
 kwargs)`)}; inputs equal to a recorded one are left out. A line {"id", "done": true} follows an
@@ -46,6 +49,7 @@ import base64
 import contextlib
 import importlib
 import inspect
+import io
 import itertools
 import json
 import os
@@ -74,23 +78,48 @@ EDGES: dict[type, tuple[Any, ...]] = {
     list: ([],), dict: ({},), tuple: ((),), set: (set(),),
 }
 
+STREAM_TEXTS = ("", "a\n", "é\n")
+"""What an in-memory stream drawn for a stream parameter holds."""
 ANYTHING: tuple[Any, ...] = (b"a", ["a", "b"], "a", None, 0, 1, -1, 1.5, True, False, "", ("a",),
                              {"a": 1})
+NAMED: dict[str, tuple[str, ...]] = {
+    "mode": ("r", "w", "rb", "wb", "a"), "errors": ("strict", "replace", "ignore"),
+    "encoding": ("utf-8", "ascii", "latin-1")}
+"""Values of a string parameter named after one of `open`'s (a file's mode, encoding, error
+handler): a random text is almost never valid there, and the branches sit on these."""
 
 
 def _dumps(tools: str | None) -> Any:
+    """A `dumps` pickling with cloudpickle when the tools folder has it, else plain pickle;
+    either way a text stream over bytes as `_reduce_text_stream` says (cloudpickle refuses
+    streams that are not files, and `reducer_override` comes before its own table)."""
+    base: Any = pickle.Pickler
     if tools:
-        try:
-            return importlib.import_module("cloudpickle").dumps
-        except ImportError:
-            pass
-    return pickle.dumps
+        with contextlib.suppress(ImportError):
+            base = importlib.import_module("cloudpickle").Pickler
+
+    class Pickler(base):  # type: ignore[misc]
+        def reducer_override(self, value: Any) -> Any:
+            if isinstance(value, io.TextIOWrapper):
+                return _reduce_text_stream(value)
+            parent = getattr(super(), "reducer_override", None)
+            return parent(value) if parent is not None else NotImplemented
+
+    def dumps(value: Any, protocol: int = 4) -> bytes:
+        buffer = io.BytesIO()
+        Pickler(buffer, protocol=protocol).dump(value)
+        return buffer.getvalue()
+
+    return dumps
 
 
 class Drawer:
     def __init__(self, st: Any, seed: int):
         self.st = st
         self.seed = seed
+        self.any_object = st.one_of(st.sampled_from(ANYTHING), st.text())
+        """The one strategy of every parameter that takes any object: `cycled` knows them by
+        it."""
 
     def of_type(self, kind: Any) -> Any:
         """A strategy for values of `kind` (an annotation or a class), edge values first; for
@@ -100,6 +129,9 @@ class Drawer:
         if kind is typing.Any or kind is object or (
                 typing.get_origin(kind) is typing.Union and typing.Any in typing.get_args(kind)):
             return self.anything()
+        streams = self.streams(kind)
+        if streams is not None:
+            return st.one_of(st.none(), streams) if _optional(kind) else streams
         strategy = st.from_type(kind)
         try:
             strategy.validate()  # a type Hypothesis cannot make (`IO[Any]`) fails every draw
@@ -108,10 +140,71 @@ class Drawer:
         edges = EDGES.get(kind) if isinstance(kind, type) else None
         return st.one_of(st.sampled_from(edges), strategy) if edges else strategy
 
+    def streams(self, kind: Any) -> Any:
+        """In-memory streams for a stream annotation (`IO[str]`, `TextIO`, `BinaryIO`, or one
+        of them in a union), which Hypothesis cannot make: bytes ones for binary streams, text
+        ones over bytes (`TextIOWrapper` over `BytesIO`: with a `buffer`, like a real file or
+        `sys.stdout`) for the others, both for `IO[Any]`; None for any other annotation."""
+        members = typing.get_args(kind) if typing.get_origin(kind) is typing.Union else (kind,)
+        st = self.st
+        options = []
+        for member in members:
+            origin = typing.get_origin(member) or member
+            if origin not in (typing.IO, typing.TextIO, typing.BinaryIO):
+                continue
+            argument = str if origin is typing.TextIO else bytes if origin is typing.BinaryIO \
+                else (typing.get_args(member) or (typing.Any,))[0]
+            if argument is not str:
+                options.append(st.sampled_from(STREAM_TEXTS).map(
+                    lambda text: io.BytesIO(text.encode("utf-8"))))
+            if argument is not bytes:
+                options.append(st.sampled_from(STREAM_TEXTS).map(text_stream))
+        return st.one_of(*options) if options else None
+
+    def of_parameter(self, name: str, kind: Any) -> Any:
+        """`of_type`, with the values of `NAMED` first for a string parameter named after one
+        of `open`'s."""
+        strategy = self.of_type(kind)
+        if name in NAMED and strategy is not None and strategy is not self.any_object:
+            return self.st.one_of(self.st.sampled_from(NAMED[name]), strategy)
+        return strategy
+
+    def receiver(self, kind: type) -> Any:
+        """Instances of `kind` for its methods no test called: its constructor given drawn
+        values for its annotated parameters, the optional ones too (their default among them),
+        so a receiver is not always in its default state (`LazyFile(name, mode="w")`);
+        constructions that raise are left out. `st.builds` alone when a required parameter
+        has no strategy."""
+        st = self.st
+        try:
+            parameters = list(inspect.signature(kind).parameters.values())
+        except (TypeError, ValueError):
+            return st.builds(kind)
+        hints = _hints(getattr(kind, "__init__", kind))
+        required: dict[str, Any] = {}
+        optional: dict[str, Any] = {}
+        for item in parameters:
+            if item.kind not in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                 inspect.Parameter.KEYWORD_ONLY):
+                continue
+            strategy = self.of_parameter(item.name, hints[item.name]) \
+                if item.name in hints else None
+            if item.default is inspect.Parameter.empty:
+                if strategy is None:
+                    return st.builds(kind)
+                required[item.name] = strategy
+            elif item.name in NAMED and isinstance(item.default, str):  # never a random text
+                optional[item.name] = st.sampled_from(tuple(dict.fromkeys(
+                    (item.default, *NAMED[item.name]))))
+            elif strategy is not None:
+                optional[item.name] = st.one_of(st.just(item.default), strategy)
+        return st.fixed_dictionaries(required, optional=optional).map(
+            lambda values: _constructed(kind, values)).filter(lambda made: made is not None)
+
     def anything(self) -> Any:
         """Values for a parameter that takes any object (`message: Any`): one of each common
         type, bytes and a list among them (code that tells them apart), then any text."""
-        return self.st.one_of(self.st.sampled_from(ANYTHING), self.st.text())
+        return self.any_object
 
     def of_values(self, values: list[Any]) -> Any:
         """A strategy for a parameter seen only with these values: their types' strategies, or
@@ -127,6 +220,30 @@ class Drawer:
         if copies:
             options.append(st.sampled_from(copies).map(pickle.loads))
         return st.one_of(*options) if options else None
+
+
+def text_stream(text: str) -> io.TextIOWrapper:
+    return io.TextIOWrapper(io.BytesIO(text.encode("utf-8")), encoding="utf-8")
+
+
+def _reduce_text_stream(stream: io.TextIOWrapper) -> Any:
+    """How a text stream over bytes pickles (a plain `TextIOWrapper` does not): a new one over
+    a copy of the bytes it holds, with its encoding and error handler, positioned at the start;
+    any other binary stream under it as an empty one."""
+    content = b""
+    with contextlib.suppress(Exception):  # closed or detached: an empty stream
+        stream.flush()
+        buffer = stream.buffer
+        content = buffer.getvalue() if isinstance(buffer, io.BytesIO) else b""
+    return io.TextIOWrapper, (io.BytesIO(content), stream.encoding, stream.errors)
+
+
+def _constructed(kind: type, values: dict[str, Any]) -> Any:
+    """`kind(**values)`, or None when the constructor refuses them."""
+    try:
+        return kind(**values)
+    except Exception:
+        return None
 
 
 def _pickles(value: Any) -> bool:
@@ -192,10 +309,10 @@ def strategies(drawer: Drawer, target: Any, recorded: list[tuple[tuple[Any, ...]
                 ).map(pickle.loads) if any(_pickles(value) for value in values) else None
             elif receiver and owner is not None:
                 strategy = drawer.st.just(owner) if item.name == "cls" else \
-                    drawer.st.builds(owner) if _annotated_constructor(owner) or \
+                    drawer.receiver(owner) if _annotated_constructor(owner) or \
                     _bare_constructor(owner) else None
         else:
-            strategy = drawer.of_type(hints[item.name])
+            strategy = drawer.of_parameter(item.name, hints[item.name])
         found.append((item.name, strategy, item.default is not inspect.Parameter.empty))
     return found
 
@@ -302,6 +419,24 @@ def mutations(drawer: Drawer, parameters: list[tuple[str, Any, bool]],
     return st.sampled_from(choices).flatmap(lambda choice: vary(*choice))
 
 
+def cycled(drawer: Drawer, parameters: list[tuple[str, Any, bool]], payload: bytes
+           ) -> list[tuple[Any, ...]]:
+    """The input `payload` with each parameter that takes any object set to each value of
+    `ANYTHING` in turn: drawing from all of them at once may never reach the one type the code
+    tells apart (`echo` given a list), so every type is tried, one parameter at a time."""
+    found: list[tuple[Any, ...]] = []
+    args = pickle.loads(payload)[0]
+    for position, (name, strategy, _) in enumerate(parameters):
+        if strategy is not drawer.any_object:
+            continue
+        slot: int | str = position if position < len(args) else name
+        for value in ANYTHING:
+            changed = _changed(payload, [((slot,), value)])
+            if changed is not None:
+                found.append(changed)
+    return found
+
+
 def neighbours(value: Any, literals: Literals | None = None, inside: bool = True
                ) -> list[Any]:
     """The values next to a recorded one, where a boundary is most likely to sit: one more and
@@ -338,6 +473,50 @@ def neighbours(value: Any, literals: Literals | None = None, inside: bool = True
             continue
         kept.append(item)
     return kept
+
+
+def state_swept(payloads: list[bytes], count: int) -> list[tuple[Any, ...]]:
+    """Up to `count` recorded inputs with one piece of the global state they ran in (the
+    recorder's third item) set to a neighbour, which the sweep of arguments does not reach: an
+    environment variable the tests set (its string neighbours, and one more and one less for a
+    number: `COMP_CWORD`), what was left on stdin (nothing: the end of input a prompt
+    meets), and a stack a thread-local holds (one level down: `_shorter_stacks`)."""
+    found: list[tuple[Any, ...]] = []
+    for payload in payloads:
+        args, kwargs, *state = pickle.loads(payload)
+        if not state or not isinstance(state[0], dict):
+            continue
+        saved = state[0]
+        changed, removed = saved.get("environ", ({}, []))
+        for key, value in changed.items():
+            values = [item for item in neighbours(value) if isinstance(item, str)]
+            with contextlib.suppress(ValueError):
+                values += [str(int(value) + 1), str(int(value) - 1)]
+            found += [(args, kwargs, {**saved, "environ": ({**changed, key: item}, removed)})
+                      for item in dict.fromkeys(values) if item != value]
+        if saved.get("stdin"):
+            found.append((args, kwargs, {**saved, "stdin": saved["stdin"][:0]}))
+        found += [(args, kwargs, {**saved, "locals": held})
+                  for held in _shorter_stacks(saved.get("locals") or {})]
+        if len(found) >= count:
+            break
+    return found[:count]
+
+
+def _shorter_stacks(held: dict[str, dict[str, Any]]) -> list[dict[str, dict[str, Any]]]:
+    """The thread-local state of a recorded call (the recorder's `locals`) with one list a
+    thread-local holds one item shorter at its end: a stack (click's contexts) one level
+    down, where the code reading its top finds one less."""
+    found = []
+    for module, values in held.items():
+        for name, value in values.items():
+            if not isinstance(value, dict):
+                continue  # a context variable's value
+            for key, item in value.items():
+                if isinstance(item, list) and item:
+                    found.append({**held, module: {**values, name: {**value,
+                                                                    key: item[:-1]}}})
+    return found
 
 
 def _same(one: Any, other: Any) -> bool:
@@ -755,14 +934,14 @@ STAND_INS = 3
 ones."""
 
 
-def _stand_ins(drawn: list[tuple[str, tuple[Any, ...]]]) -> list[bytes]:
+def _stand_ins(drawn: list[tuple[str, tuple[Any, ...]]], dumps: Any) -> list[bytes]:
     """The first generated inputs that pickle, as payloads: what the sweep, the aimed and the
     paired inputs start from for an entry point with no recorded call (a method of a class
     built without arguments, `BoolParamType().convert`)."""
     found: list[bytes] = []
     for _, item in drawn:
         with contextlib.suppress(Exception):
-            found.append(pickle.dumps(item, protocol=4))
+            found.append(dumps(item, protocol=4))
         if len(found) >= STAND_INS:
             break
     return found
@@ -818,11 +997,15 @@ def main(request_path: str) -> int:
         if parts:
             drawn += [("generated", (tuple(values), {})) for values in draw(
                 hypothesis, st.tuples(*parts), int(request["generated"]), seed)]
-        bases = list(recorded_payloads.get(ident, ())) or _stand_ins(drawn)
+        bases = list(recorded_payloads.get(ident, ())) or _stand_ins(drawn, dumps)
         if bases:
+            drawn += [("mutated" if recorded else "generated", item)
+                      for item in cycled(drawer, parameters or [], bases[0])]
             count = int(request["swept_changed"] if entry.get("changed") else request["swept"])
             drawn += [("mutated", item) for item in swept(
                 parameters or [], bases, count, literals, keywords)]
+            if recorded:
+                drawn += [("mutated", item) for item in state_swept(bases, count)]
             if entry.get("changed"):
                 accepts = _accepted(target, _owner(entry["module"], entry["qualname"])) | (
                     set(literals.keywords) if keywords else set())

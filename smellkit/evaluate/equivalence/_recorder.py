@@ -7,8 +7,9 @@ turns itself off for every other code object; `sys.setprofile` before) and its a
 receivers of methods and classes of classmethods included, are pickled there and then: the
 pickle is the deep copy of the input as the function received it, before its body changed it.
 With it goes the global state the tests changed (`Recorder.state`: environment variables,
-what is left on a replaced stdin, the entry's module's reassigned globals), as a third item
-of the pickled tuple, which the worker sets around the replayed call.
+what is left on a replaced stdin, the entry's module's reassigned globals, what the thread
+holds in its package's thread-locals and context variables), as a third item of the pickled
+tuple, which the worker sets around the replayed call.
 A parameter that still holds its default object is left out of the input, so a replay runs each
 version's own default (a dropped or changed default shows).
 Open streams, generators and locks, which no pickler takes, are pickled as stand-ins (an
@@ -20,8 +21,9 @@ Controlled by SMELLKIT_RECORD (a JSON file: `entries` [{id, module, qualname, na
 `limit`, `max_bytes`, `out`, `tools`: a folder with cloudpickle, which pickles local functions
 and classes by value). Records are appended to `out` as JSON lines as they are taken
 (`{"id", "payload" (base64), "test"}`), so a run killed halfway keeps what it saw; a last line
-`{"paths": [...]}` gives the `sys.path` entries the tests added (to unpickle objects of test
-modules), and one `{"dropped": {id: count}}` the inputs that did not pickle.
+`{"paths": [...]}` gives the `sys.path` entries the tests added and those the modules imported
+since the start were found in (to unpickle objects of test modules), and one
+`{"dropped": {id: count}}` the inputs that did not pickle.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from __future__ import annotations
 import _thread
 import base64
 import contextlib
+import contextvars
 import hashlib
 import importlib
 import io
@@ -42,6 +45,7 @@ from typing import Any
 
 _CO_VARARGS, _CO_VARKEYWORDS = 0x04, 0x08
 _SETTINGS_FILE = os.environ.get("SMELLKIT_RECORD")
+_UNSET = object()
 _RUNNER_VARIABLES = frozenset({"PYTEST_CURRENT_TEST"})
 """Environment variables the test runner itself changes per test: not the code's input."""
 
@@ -69,6 +73,17 @@ def _stand_in(value: Any) -> Any:
     except Exception:  # closed, or not readable after all
         left = "" if text else b""
     return (io.StringIO if text else io.BytesIO), (left,)
+
+
+def _lesser_states(state: dict[str, Any] | None) -> list[dict[str, Any] | None]:
+    """The states to try a call's input with, most first: the whole state, the state without
+    its thread-local part, none."""
+    found: list[dict[str, Any] | None] = [state] if state else []
+    if state and "locals" in state:
+        rest = {key: value for key, value in state.items() if key != "locals"}
+        if rest:
+            found.append(rest)
+    return [*found, None]
 
 
 _LOCKS = ((type(threading.Lock()), _thread.allocate_lock),
@@ -120,9 +135,11 @@ class Recorder:
         self.busy = False
         self.out = open(settings["out"], "a", encoding="utf-8")  # noqa: SIM115 - kept open
         self.start_path = list(sys.path)
+        self.start_modules = set(sys.modules)
         self.environ = dict(os.environ)
         self.stdin = sys.stdin
         self.originals: dict[str, dict[str, Any]] = {}
+        self.held: dict[str, tuple[int, list[tuple[str, str, Any]]]] = {}
         for module in dict.fromkeys(entry["module"] for entry in settings["entries"]):
             try:
                 self.originals[module] = dict(vars(importlib.import_module(module)))
@@ -148,17 +165,27 @@ class Recorder:
             return
         args, kwargs = self.arguments(frame, entry)
         state = self.state(entry)
-        try:
-            payload = self.dumps((tuple(args), kwargs, state), protocol=4) if state else None
-        except Exception:  # the state does not pickle: the call without it
-            payload = None
-        try:
-            payload = payload or self.dumps((tuple(args), kwargs), protocol=4)
-        except Exception:
+        payload = None
+        pickled = False
+        # the call with its whole state, then without the thread-local state (a context
+        # stack holding what does not pickle, or too much of it), then without any state
+        for kept in _lesser_states(state):
+            try:
+                made = self.dumps((tuple(args), kwargs, kept) if kept else
+                                  (tuple(args), kwargs), protocol=4)
+            except Exception:  # does not pickle: try with less state
+                continue
+            pickled = True
+            if len(made) <= self.max_bytes:
+                payload = made
+                break
+        if not pickled:
             self.dropped[ident] = self.dropped.get(ident, 0) + 1
             return
+        if payload is None:
+            return
         digest = hashlib.blake2b(payload, digest_size=12).hexdigest()
-        if digest in seen or len(payload) > self.max_bytes:
+        if digest in seen:
             return
         seen.add(digest)
         self.out.write(json.dumps({"id": ident, "test": self.test,
@@ -254,7 +281,44 @@ class Recorder:
                        not name.startswith("__")}
             if swapped:
                 found["globals"] = {entry["module"]: swapped}
+        held = self.thread_state(entry["module"].partition(".")[0])
+        if held:
+            found["locals"] = held
         return found or None
+
+    def thread_state(self, package: str) -> dict[str, dict[str, Any]]:
+        """What this thread holds in the thread-locals and context variables that modules of
+        `package` keep as globals (a context stack the code reads back: click's
+        `get_current_context`), as {module: {name: attributes of the thread-local, or the
+        variable's value}}; unset ones left out."""
+        found: dict[str, dict[str, Any]] = {}
+        for module, name, holder in self.holders(package):
+            if isinstance(holder, contextvars.ContextVar):
+                value = holder.get(_UNSET)
+                if value is not _UNSET:
+                    found.setdefault(module, {})[name] = value
+                continue
+            attributes = dict(getattr(holder, "__dict__", None) or {})
+            if attributes:
+                found.setdefault(module, {})[name] = attributes
+        return found
+
+    def holders(self, package: str) -> list[tuple[str, str, Any]]:
+        """The thread-locals and context variables that modules of `package` keep as globals,
+        found again when modules were imported since."""
+        known = self.held.get(package)
+        if known is not None and known[0] == len(sys.modules):
+            return known[1]
+        found = []
+        for module_name, module in list(sys.modules.items()):
+            if module is None or not (module_name == package or
+                                      module_name.startswith(package + ".")):
+                continue
+            for name, value in list(vars(module).items()):
+                if isinstance(value, (threading.local, contextvars.ContextVar)):
+                    found.append((module_name, name, value))
+        self.held[package] = (len(sys.modules), found)
+        return found
 
     def on_start(self, frame: Any) -> bool:
         """Capture if the frame's code is wanted; False when it never will be."""
@@ -293,6 +357,23 @@ class Recorder:
         sys.setprofile(profile)
         threading.setprofile(profile)
 
+    def module_roots(self) -> list[str]:
+        """The `sys.path` folders the modules imported since the start were found in (a test
+        module's folder, which pytest may have put on the path before the recorder started):
+        an input holding an object of a class defined there unpickles only with it."""
+        on_path = {os.path.abspath(path) for path in sys.path if path}
+        found: list[str] = []
+        for name, module in list(sys.modules.items()):
+            file = getattr(module, "__file__", None)
+            if name in self.start_modules or not isinstance(file, str):
+                continue
+            folder = os.path.dirname(os.path.abspath(file))
+            for _ in range(name.count(".") + (os.path.basename(file) == "__init__.py")):
+                folder = os.path.dirname(folder)
+            if folder in on_path and folder not in found:
+                found.append(folder)
+        return found
+
     def stop(self) -> None:
         monitoring = getattr(sys, "monitoring", None)
         if monitoring is not None:
@@ -301,8 +382,10 @@ class Recorder:
         else:
             sys.setprofile(None)
             threading.setprofile(None)
-        added = [path for path in sys.path if path not in self.start_path and path]
-        self.out.write(json.dumps({"paths": [os.path.abspath(path) for path in added]}) + "\n")
+        added = [os.path.abspath(path) for path in sys.path
+                 if path not in self.start_path and path]
+        added += [path for path in self.module_roots() if path not in added]
+        self.out.write(json.dumps({"paths": added}) + "\n")
         self.out.write(json.dumps({"dropped": self.dropped}) + "\n")
         self.out.close()
 

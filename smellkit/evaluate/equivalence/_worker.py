@@ -23,6 +23,7 @@ tree by its digest (`compact`).
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import io
 import json
@@ -385,7 +386,8 @@ def call(target: Any, payload: bytes, seed: int, limit: float) -> dict[str, Any]
 
 def set_state(state: dict[str, Any] | None) -> Any:
     """Set the global state a recorded call ran in (environment variables, stdin, module
-    globals: see the recorder's `Recorder.state`); returns what puts it back."""
+    globals, thread-locals and context variables: see the recorder's `Recorder.state`);
+    returns what puts it back."""
     undo: list[Any] = []
     if state:
         if "environ" in state:
@@ -419,12 +421,34 @@ def set_state(state: dict[str, Any] | None) -> Any:
                         setattr(module, name, before[name])
 
             undo.append(globals_back)
+        for module_name, values in state.get("locals", {}).items():
+            module = __import__(module_name, fromlist=["_"])
+            for name, value in values.items():
+                undo.append(_hold(getattr(module, name), value))
 
     def restore() -> None:
         for step in reversed(undo):
             step()
 
     return restore
+
+
+def _hold(holder: Any, value: Any) -> Any:
+    """Make this thread's `holder` (a thread-local or a context variable) hold what the recorded
+    thread held (a thread-local's attributes, a variable's value); returns what puts it back."""
+    if isinstance(holder, contextvars.ContextVar):
+        token = holder.set(value)
+        return lambda: holder.reset(token)
+    attributes = holder.__dict__
+    before = dict(attributes)
+    attributes.clear()
+    attributes.update(value)
+
+    def back() -> None:
+        attributes.clear()
+        attributes.update(before)
+
+    return back
 
 
 def _call(target: Any, args: Any, kwargs: Any, seed: int, limit: float) -> dict[str, Any]:

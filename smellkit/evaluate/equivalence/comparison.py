@@ -12,6 +12,7 @@ whose `__eq__` cannot be called across two processes.
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from typing import Any
 
 UNUSABLE = frozenset({"input_error", "not_run"})
@@ -19,24 +20,51 @@ UNUSABLE = frozenset({"input_error", "not_run"})
 ENDINGS = ("returned", "raised", "timeout", "crashed", "missing")
 
 
-def difference(first: dict[str, Any], second: dict[str, Any], *,
-               messages: bool = False) -> str | None:
-    """What differs between two outcomes of the same call, in a phrase; None when nothing does."""
+PARTS = ("message", "value", "args", "printed")
+"""The parts of an outcome that can be left out of a comparison (`difference`'s `ignore`)
+where the code is nondeterministic in them only; how the call ended (status, exception
+type) is always compared."""
+ENDING = "ending"
+
+
+def differing_parts(first: dict[str, Any], second: dict[str, Any], *,
+                    messages: bool = False) -> set[str]:
+    """Which parts of two outcomes of the same call differ: `ENDING` when they ended
+    differently (then nothing else is compared), else those of `PARTS` that differ."""
     status = first.get("status"), second.get("status")
-    if status[0] != status[1]:
-        return f"one {_ending(first)}, the other {_ending(second)}"
-    if status[0] in ("raised", "missing"):
-        if first.get("error") != second.get("error"):
-            return f"raised {first.get('error')} vs {second.get('error')}"
-        if messages and first.get("message") != second.get("message"):
-            return "the exception messages differ"
+    if status[0] != status[1] or (status[0] in ("raised", "missing") and
+                                  first.get("error") != second.get("error")):
+        return {ENDING}
+    found = set()
+    if status[0] in ("raised", "missing") and messages and \
+            first.get("message") != second.get("message"):
+        found.add("message")
     if status[0] == "returned" and first.get("value") != second.get("value"):
-        return "the return values differ"
-    if status[0] in ("returned", "raised") and first.get("args") != second.get("args"):
-        return "the arguments' state after the call differs (mutation)"
-    if status[0] in ("returned", "raised") and first.get("printed", "") != \
-            second.get("printed", ""):
-        return "the printed output differs"
+        found.add("value")
+    if status[0] in ("returned", "raised"):
+        if first.get("args") != second.get("args"):
+            found.add("args")
+        if first.get("printed", "") != second.get("printed", ""):
+            found.add("printed")
+    return found
+
+
+def difference(first: dict[str, Any], second: dict[str, Any], *, messages: bool = False,
+               ignore: Collection[str] = ()) -> str | None:
+    """What differs between two outcomes of the same call, in a phrase; None when nothing does.
+    `ignore`: parts (`PARTS`) not compared, where the code is nondeterministic."""
+    found = differing_parts(first, second, messages=messages) - set(ignore)
+    if ENDING in found:
+        status = first.get("status"), second.get("status")
+        if status[0] != status[1]:
+            return f"one {_ending(first)}, the other {_ending(second)}"
+        return f"raised {first.get('error')} vs {second.get('error')}"
+    for part, phrase in (("message", "the exception messages differ"),
+                         ("value", "the return values differ"),
+                         ("args", "the arguments' state after the call differs (mutation)"),
+                         ("printed", "the printed output differs")):
+        if part in found:
+            return phrase
     return None
 
 

@@ -1,7 +1,11 @@
 """The verdict of one prediction from the outcomes of its calls.
 
-- An entry point whose two runs on the smelly version disagree on some input is
-  nondeterministic and left out (its differences say nothing about the prediction).
+- An entry point whose two runs on the smelly version end differently on some input (one
+  returns, the other raises; two exception types) is nondeterministic and left out (its
+  differences say nothing about the prediction). One whose runs disagree only in some parts of
+  the outcome (the return value holds the time it was made; the message names a temporary
+  file) is compared on the others: how each call ended, and the parts that always agreed
+  (`comparison.PARTS`).
 - A call that timed out on one side and ended after half the limit on the other is unusable
   (`comparison.too_close_to_call`), as one whose input did not load.
 - A deterministic entry point whose result outcome differs from the smelly outcome on some
@@ -18,8 +22,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from smellkit.evaluate.equivalence.comparison import (
+    ENDING,
     UNUSABLE,
     difference,
+    differing_parts,
     render,
     size,
     too_close_to_call,
@@ -66,6 +72,10 @@ class Equivalence(BaseModel):
     not_comparable: dict[str, str] = Field(default_factory=dict)
     """Entry points that could not be compared -> why."""
     nondeterministic: tuple[str, ...] = ()
+    """Entry points left out: two runs of the smelly version ended differently."""
+    partly_nondeterministic: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    """Entry points compared without some parts of their outcomes (`comparison.PARTS`), in
+    which two runs of the smelly version disagreed."""
     unusable_inputs: int = 0
     """Inputs that did not load in one version (a class the result no longer has) or never ran
     (budget spent)."""
@@ -87,34 +97,50 @@ def _outcome_view(outcome: Mapping[str, Any]) -> dict[str, Any]:
     return view
 
 
-def unstable_entries(calls: Sequence[Call], first: Sequence[Mapping[str, Any]],
-                     second: Sequence[Mapping[str, Any]], *, messages: bool = False
-                     ) -> set[str]:
-    """The entry points with an input whose two outcomes on the smelly version differ."""
-    unstable: set[str] = set()
+Unstable = dict[str, set[str]]
+"""Entry point -> the parts of its outcomes (`comparison.ENDING` or `comparison.PARTS`) that
+two runs of the smelly version disagreed on, for some input."""
+
+
+def unstable_parts(calls: Sequence[Call], first: Sequence[Mapping[str, Any]],
+                   second: Sequence[Mapping[str, Any]], *, messages: bool = False) -> Unstable:
+    """Per entry point, the parts of the outcomes its two runs on the smelly version disagreed
+    on, over its inputs (entry points that always agreed left out)."""
+    unstable: Unstable = {}
     for call, one, two in zip(calls, first, second):
-        if one.get("status") not in UNUSABLE and two.get("status") not in UNUSABLE and \
-                difference(dict(one), dict(two), messages=messages) is not None:
-            unstable.add(call.entry)
+        if one.get("status") not in UNUSABLE and two.get("status") not in UNUSABLE:
+            parts = differing_parts(dict(one), dict(two), messages=messages)
+            if parts:
+                unstable.setdefault(call.entry, set()).update(parts)
     return unstable
+
+
+def merged(*found: Mapping[str, Collection[str]]) -> Unstable:
+    """The union of several `unstable_parts`."""
+    union: Unstable = {}
+    for each in found:
+        for entry, parts in each.items():
+            union.setdefault(entry, set()).update(parts)
+    return union
 
 
 def decide(calls: Sequence[Call], first: Sequence[Mapping[str, Any]],
            second: Sequence[Mapping[str, Any]], result: Sequence[Mapping[str, Any]],
            not_comparable: Mapping[str, str], *, result_names: Mapping[str, str],
            messages: bool = False, empty_reason: str = "", per_call: float = 2.0,
-           unstable: Collection[str] = ()) -> Equivalence:
+           unstable: Mapping[str, Collection[str]] | None = None) -> Equivalence:
     """The verdict from each call's outcome on the smelly version (twice) and on the result;
-    `per_call` is the time limit the calls ran under; `unstable`: entry points found
-    nondeterministic on other runs of the smelly version."""
-    unstable = {*unstable, *unstable_entries(calls, first, second, messages=messages)}
+    `per_call` is the time limit the calls ran under; `unstable`: the parts of entry points'
+    outcomes found nondeterministic on other runs of the smelly version."""
+    parts = merged(unstable or {}, unstable_parts(calls, first, second, messages=messages))
+    whole = {entry for entry, found in parts.items() if ENDING in found}
     skipped = dict(not_comparable)
     compared: dict[str, None] = {}
     by_source: dict[str, int] = {}
     unusable = 0
     found: list[tuple[int, int, Call, Mapping[str, Any], Mapping[str, Any], str]] = []
     for position, (call, old, new) in enumerate(zip(calls, first, result)):
-        if call.entry in unstable:
+        if call.entry in whole:
             continue
         if old.get("status") == "missing":
             skipped.setdefault(call.entry, f"cannot be loaded in the smelly version: "
@@ -126,14 +152,17 @@ def decide(calls: Sequence[Call], first: Sequence[Mapping[str, Any]],
             continue
         compared.setdefault(call.entry)
         by_source[call.source] = by_source.get(call.source, 0) + 1
-        what = difference(dict(old), dict(new), messages=messages)
+        what = difference(dict(old), dict(new), messages=messages,
+                          ignore=parts.get(call.entry, ()))
         if what is not None:
             found.append((size(dict(old)), position, call, old, new, what))
     inputs = sum(by_source.values())
     common: dict[str, Any] = {
         "entry_points": len(compared), "compared": tuple(compared), "inputs": inputs,
         "inputs_by_source": by_source, "not_comparable": skipped,
-        "nondeterministic": tuple(sorted(unstable)), "unusable_inputs": unusable}
+        "nondeterministic": tuple(sorted(whole)), "unusable_inputs": unusable,
+        "partly_nondeterministic": {entry: tuple(sorted(found)) for entry, found in
+                                    sorted(parts.items()) if entry not in whole}}
     if found:
         _, _, call, old, new, what = min(found, key=lambda item: item[:2])
         renamed = result_names.get(call.entry, call.entry)
@@ -147,7 +176,7 @@ def decide(calls: Sequence[Call], first: Sequence[Mapping[str, Any]],
     if inputs:
         return Equivalence(verdict="equivalent", reason=f"{inputs} inputs on {len(compared)} "
                                                         "entry points behave the same", **common)
-    if unstable and not compared:
+    if whole and not compared:
         reason = "every entry point with inputs is nondeterministic"
     elif empty_reason:
         reason = empty_reason

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import io
 import os
 import pickle
 import sys
@@ -126,6 +127,25 @@ class Shown:
         if self.show_default and value is not None and not hidden:
             return "(dynamic)" if callable(value) else str(value)
         return ""
+
+class Opened:
+    def __init__(self, name: str, mode: str = "r", atomic: bool = False):
+        if "r" in mode:
+            open(name).close()
+        self.name = name
+        self.mode = mode
+        self.atomic = atomic
+
+    def open(self):
+        return self.mode
+
+def emit(message: str, out: typing.TextIO, raw: typing.Optional[typing.BinaryIO] = None):
+    out.buffer.write(message.encode())
+
+def completion_args():
+    import os
+    words = os.environ["WORDS"].split()
+    return words[1:int(os.environ["CWORD"])]
 
 def kind_of(thing):
     if isinstance(thing, type):
@@ -367,7 +387,7 @@ def test_a_method_of_a_class_built_without_arguments_is_swept_and_aimed_from_dra
 
 def test_a_parameter_taking_anything_gets_bytes_and_a_list(version: Version) -> None:
     """`message: Optional[Any]` is redrawn from values of several types, where Hypothesis has
-    no strategy for `Any`; an `IO` it cannot make, optional, is None."""
+    no strategy for `Any`."""
     recorded = {"pkg.mod.describe": [pickle.dumps((("text", None), {}))]}
     drawn = generate([_entry("describe")], recorded, version, 120, generated=20, mutated=30,
                      swept=0, swept_changed=0, paired=0, aimed=0)
@@ -376,6 +396,87 @@ def test_a_parameter_taking_anything_gets_bytes_and_a_list(version: Version) -> 
                 for args, _ in _inputs(drawn.inputs, "describe", source)]
     assert any(isinstance(item, bytes) for item in messages)
     assert any(isinstance(item, list) for item in messages)
+
+
+def test_each_type_a_parameter_taking_anything_takes_is_tried(version: Version) -> None:
+    """Not left to sampling: the first input with `message: Optional[Any]` set to each of the
+    values of every type in turn, the other argument kept, with only one input drawn."""
+    recorded = {"pkg.mod.describe": [pickle.dumps((("text", None), {}))]}
+    drawn = generate([_entry("describe")], recorded, version, 120, generated=1, mutated=0,
+                     swept=0, swept_changed=0, paired=0, aimed=0)
+    assert not drawn.problems, drawn.problems
+    # an input equal to one drawn before is left out: the one generated input counts too
+    inputs = [item for source in ("generated", "mutated")
+              for item in _inputs(drawn.inputs, "describe", source)]
+    assert {type(args[0]) for args, _ in inputs} >= {
+        bytes, list, dict, tuple, str, int, float, bool, type(None)}
+    assert all(args[1] is None for args, _ in _inputs(drawn.inputs, "describe", "mutated"))
+
+
+def test_a_stream_parameter_gets_a_text_stream_over_bytes(version: Version) -> None:
+    """`out: TextIO` is a `TextIOWrapper` over a `BytesIO` (it has a `buffer`, as a real file
+    does) that pickles into both versions; `raw: Optional[BinaryIO]` is None or a `BytesIO`."""
+    drawn = generate([_entry("emit")], {}, version, 120, generated=10, mutated=0, swept=0,
+                     swept_changed=0, paired=0, aimed=0)
+    assert not drawn.problems, drawn.problems
+    inputs = _inputs(drawn.inputs, "emit", "generated")
+    assert inputs
+    for args, _ in inputs:
+        assert isinstance(args[1], io.TextIOWrapper) and isinstance(args[1].buffer, io.BytesIO)
+        assert args[1].encoding == "utf-8"
+        assert len(args) < 3 or args[2] is None or isinstance(args[2], io.BytesIO)
+
+
+def test_a_receiver_is_built_with_drawn_optional_arguments(version: Version) -> None:
+    """No test called `Opened.open`: its receivers are made with `mode` (a string parameter
+    named after `open`'s: its values among the draws) and `atomic` drawn too, and the
+    constructions that raise (mode "r" on a file that does not exist) are left out instead of
+    ending the draws."""
+    drawn = generate([_entry("Opened.open")], {}, version, 120, generated=20, mutated=0,
+                     swept=0, swept_changed=0, paired=0, aimed=0)
+    assert not drawn.problems, drawn.problems
+    with _importable(version):
+        from pkg.mod import Opened
+
+        receivers = [args[0] for args, _ in _inputs(drawn.inputs, "Opened.open", "generated")]
+        assert receivers and all(isinstance(item, Opened) for item in receivers)
+        assert "w" in {item.mode for item in receivers}
+        assert {item.atomic for item in receivers} == {True, False}
+
+
+def test_the_environment_and_stdin_a_recorded_input_ran_with_are_swept(
+        version: Version) -> None:
+    """A recorded call that ran with `WORDS` and `CWORD` set and text left on stdin: inputs
+    with `CWORD` one more and one less, `WORDS` empty, and stdin at its end, the other state
+    kept; the arguments (none) unchanged."""
+    state = {"environ": ({"WORDS": "cli a b", "CWORD": "1"}, ["GONE"]), "stdin": "y\n"}
+    recorded = {"pkg.mod.completion_args": [pickle.dumps(((), {}, state))]}
+    drawn = generate([_entry("completion_args")], recorded, version, 120, generated=0,
+                     mutated=0, swept=0, swept_changed=20, paired=0, aimed=0)
+    assert not drawn.problems, drawn.problems
+    states = [pickle.loads(payload)[2] for source, payload
+              in drawn.inputs["pkg.mod.completion_args"] if source == "mutated"]
+    environs = [item["environ"][0] for item in states if item["stdin"] == "y\n"]
+    assert {"WORDS": "cli a b", "CWORD": "2"} in environs
+    assert {"WORDS": "cli a b", "CWORD": "0"} in environs
+    assert {"WORDS": "", "CWORD": "1"} in environs
+    assert all(item["environ"][1] == ["GONE"] for item in states)
+    assert {"environ": ({"WORDS": "cli a b", "CWORD": "1"}, ["GONE"]), "stdin": ""} in states
+
+
+def test_a_stack_a_thread_local_held_is_swept_one_level_down(version: Version) -> None:
+    """A recorded call that ran with two contexts on a thread-local stack (the same context
+    entered twice, as click's commands do): an input with one fewer, where code reading
+    the stack's top and the one under it (`stack[-2]` for `stack[-1]`) tells them apart; a
+    context variable's value is kept."""
+    held = {"pkg.mod": {"_local": {"stack": ["ctx", "ctx"]}, "depth": 2}}
+    recorded = {"pkg.mod.completion_args": [pickle.dumps(((), {}, {"locals": held}))]}
+    drawn = generate([_entry("completion_args")], recorded, version, 120, generated=0,
+                     mutated=0, swept=0, swept_changed=20, paired=0, aimed=0)
+    assert not drawn.problems, drawn.problems
+    states = [pickle.loads(payload)[2] for source, payload
+              in drawn.inputs["pkg.mod.completion_args"] if source == "mutated"]
+    assert {"locals": {"pkg.mod": {"_local": {"stack": ["ctx"]}, "depth": 2}}} in states
 
 
 def test_a_value_read_through_a_getter_is_set_to_a_function_with_its_flag(

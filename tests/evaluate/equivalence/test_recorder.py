@@ -20,7 +20,14 @@ INTERPRETERS = sorted({sys.executable, *(str(path) for path in PYENV.glob("3.1[0
                                            if path.is_file())})
 
 MODULE = '''
-import os, sys, threading
+import contextvars, os, sys, threading
+
+_local = threading.local()
+depth = contextvars.ContextVar("depth")
+
+def current():
+    stack = getattr(_local, "stack", [])
+    return stack[-1] if stack else None, depth.get(0)
 
 def default_reader():
     return sys.stdin.readline()
@@ -96,6 +103,12 @@ mod.scale(1)
 mod.scale(1, 3)
 mod.scale(1, power=5)
 mod.scale(1, 2, 1, offset=4)  # explicit defaults: the same objects, left out as defaults are
+mod.current()
+mod._local.stack = ["outer", "top"]
+token = mod.depth.set(2)
+mod.current()
+del mod._local.stack
+mod.depth.reset(token)
 active.stop()
 '''
 
@@ -120,7 +133,7 @@ def test_calls_are_recorded_as_they_start(python: str, tmp_path: Path) -> None:
     entries = [{"id": f"pkg.mod.{name}", "module": "pkg.mod", "qualname": name,
                 "name": name.rpartition(".")[2], "lines": span(name.rpartition(".")[2])}
                for name in ("grow", "Counter.__init__", "Counter.bump", "Counter.twice",
-                            "takes_lambda", "scale", "Bar.draw", "ask")]
+                            "takes_lambda", "scale", "Bar.draw", "ask", "current")]
     settings = tmp_path / "settings.json"
     settings.write_text(json.dumps({"entries": entries, "out": str(out), "limit": 20}))
     recorder = Path(__file__).parents[3] / "smellkit" / "evaluate" / "equivalence" / \
@@ -136,6 +149,7 @@ def test_calls_are_recorded_as_they_start(python: str, tmp_path: Path) -> None:
         scales = [pickle.loads(item) for item in recording.inputs["pkg.mod.scale"]]
         bars = [pickle.loads(item) for item in recording.inputs["pkg.mod.Bar.draw"]]
         asks = [pickle.loads(item) for item in recording.inputs["pkg.mod.ask"]]
+        currents = [pickle.loads(item) for item in recording.inputs["pkg.mod.current"]]
     finally:
         sys.path.remove(str(tmp_path))
         for name in ("pkg.mod", "pkg"):
@@ -151,6 +165,10 @@ def test_calls_are_recorded_as_they_start(python: str, tmp_path: Path) -> None:
     # set, what was left on the stdin it swapped in, the module global it reassigned
     assert asks == [(("q",), {}, {"environ": ({"MODE": "loud"}, []), "stdin": "no\n",
                                   "globals": {"pkg.mod": {"reader": input}}})]
+    # and what the thread held in its package's thread-locals and context variables (a
+    # context stack the code reads back), when it held anything
+    assert currents == [((), {}), ((), {}, {"locals": {"pkg.mod": {
+        "_local": {"stack": ["outer", "top"]}, "depth": 2}}})]
     # streams, generators and locks no pickler takes are kept as stand-ins
     assert [(bar.out.getvalue(), list(bar.items), text) for (bar, text), _ in bars] == \
         [("", [], "x"), ("left to read", [], "y")]
@@ -159,3 +177,7 @@ def test_calls_are_recorded_as_they_start(python: str, tmp_path: Path) -> None:
     assert len(recording.inputs["pkg.mod.Counter.__init__"]) == 1
     assert len(recording.inputs["pkg.mod.Counter.twice"]) == 1
     assert recording.dropped == {"pkg.mod.takes_lambda": 1}  # plain pickle: no lambdas
+    # the folder the package was imported from was on the path before the recorder started
+    # (as pytest puts a test module's folder there before its plugins start): the replay
+    # needs it all the same, to unpickle objects of classes defined there
+    assert recording.paths == (".",)

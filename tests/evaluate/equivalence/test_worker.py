@@ -25,7 +25,14 @@ from smellkit.evaluate.equivalence.execution import (
 from smellkit.sandbox.environment import Environment
 
 MODULE = '''
-import itertools, os, signal, socket, subprocess, sys, time
+import contextvars, itertools, os, signal, socket, subprocess, sys, threading, time
+
+_local = threading.local()
+depth = contextvars.ContextVar("depth")
+
+def current():
+    stack = getattr(_local, "stack", [])
+    return stack[-1] if stack else None, depth.get(0)
 
 def add(a, b):
     return a + b
@@ -194,6 +201,18 @@ def test_the_recorded_global_state_is_set_around_its_call_only(
     assert with_global["value"] == ["tuple", [["str", "q"], ["NoneType", None],
                                               ["str", "typed"]]]
     assert plain["value"] == ["tuple", [["str", "q"], ["NoneType", None], ["str", ""]]]
+
+
+def test_the_recorded_thread_locals_and_context_variables_are_held_around_the_call(
+        package: tuple[Path, Environment], tmp_path: Path) -> None:
+    """A context stack (click's `get_current_context`) read back by the code is part of the
+    recorded call's input, and is gone again for the next call."""
+    held = {"locals": {"pkg.mod": {"_local": {"stack": ["outer", "top"]}, "depth": 2}}}
+    calls = [_call("pkg.mod:current"), _call("pkg.mod:current")]
+    calls[0] = replace(calls[0], payload=pickle.dumps(((), {}, held)))
+    inside, after = _run(package, tmp_path, calls)
+    assert inside["value"] == ["tuple", [["str", "top"], ["int", 2]]]
+    assert after["value"] == ["tuple", [["NoneType", None], ["int", 0]]]
 
 
 def test_the_worker_s_own_command_line_is_not_an_input(package: tuple[Path, Environment],
