@@ -235,6 +235,30 @@ def test_apply_prediction_protects_the_cases_tests(smelly: Path, tmp_path: Path)
     assert outcome.status == "tampered" and "tests/test_ops.py" in outcome.reason
 
 
+def test_a_prediction_written_from_the_source_path_applies_under_it(tmp_path: Path) -> None:
+    """The dataset's own patches are relative to the case's source path: a case's ground truth
+    submitted as a prediction applies there, as the oracle does; a patch naming a file of the
+    repository root stays where it is."""
+    smelly = make_tree(tmp_path / "smelly", {"src/calc/ops.py": LINES, "ops.py": LINES,
+                                             "tests/test_ops.py": FILES["tests/test_ops.py"]})
+    before = make_tree(tmp_path / "before", {"calc/ops.py": LINES, "ops.py": LINES})
+    after = make_tree(tmp_path / "after", {"calc/ops.py": LINES.replace("line3 = 3", "line3 = 4"),
+                                           "ops.py": LINES.replace("line5 = 5", "line5 = 6")})
+    case = EvalCase(instance_id="calc__x", repo="calc", smell="dead_code", format="smellbench",
+                    source_path="src", tests=("tests/test_ops.py::test_ok",))
+    for number, (path, text) in enumerate((("calc/ops.py", "line3 = 4"),
+                                           ("ops.py", "line5 = 6"))):
+        patch = diff_trees(before, after).split("diff --git")
+        only = "diff --git" + next(part for part in patch if f"a/{path} " in part)
+        prediction = Prediction(instance_id="calc__x", model="m", patch=only,
+                                source=Origin(path="p.jsonl", line=1))
+        outcome = apply_prediction(prediction, case, smelly, tmp_path / f"scratch{number}")
+        assert outcome.status == "applied", outcome.reason
+        moved = path.startswith("calc/")  # only under src: moved; also at the root: kept
+        changed = Path(outcome.root or "") / ("src/" + path if moved else path)
+        assert text in changed.read_text(encoding="utf-8")
+
+
 def test_caller_mistakes_raise(smelly: Path, tmp_path: Path) -> None:
     with pytest.raises(EvaluateError, match="not a folder"):
         apply_patch_to_copy("", tmp_path / "missing", tmp_path / "scratch")

@@ -40,7 +40,9 @@ from smellkit.evaluate.patches.parse import (
     AmbiguousPatchError,
     FileChange,
     PatchFormatError,
+    normal_folder,
     parse_patch,
+    prefix_paths,
 )
 from smellkit.evaluate.patches.treediff import git_env, skipped
 
@@ -207,5 +209,28 @@ def apply_prediction(prediction: Prediction, case: EvalCase, smelly_tree: Path |
                      scratch: Path | str, *, name: str = "repo",
                      timeout: float = 120.0) -> ApplyOutcome:
     """`apply_patch_to_copy` for a prediction, protecting the case's tests folder and tests."""
-    return apply_patch_to_copy(prediction.patch, smelly_tree, scratch,
+    patch = rooted(prediction.patch, case.source_path, Path(smelly_tree))
+    return apply_patch_to_copy(patch, smelly_tree, scratch,
                                protected=case.protected_paths(), name=name, timeout=timeout)
+
+
+def rooted(patch: str, source_path: str, tree: Path) -> str:
+    """The patch with its paths moved under the case's source path when it was written from
+    there, as the dataset's own patches are (`ground_truth_patch`, `smelly_patch`): every file
+    it changes or deletes exists under the source path and none at the repository root.
+    Submitting a case's ground truth as a prediction is then scored as the oracle is."""
+    folder = normal_folder(source_path)
+    if not folder or not patch.strip():
+        return patch
+    try:
+        changes = parse_patch(patch)
+    except (AmbiguousPatchError, PatchFormatError):
+        return patch  # refused with its reason when applied
+    old = [change.old_path for change in changes if change.old_path is not None]
+    if not old or any((tree / path).exists() for path in old) or \
+            not all((tree / folder / path).is_file() for path in old):
+        return patch
+    try:
+        return prefix_paths(patch, folder)
+    except PatchFormatError:
+        return patch
