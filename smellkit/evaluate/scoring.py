@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from smellkit.evaluate.inputs.predictions import Prediction
-from smellkit.evaluate.patches.apply import ApplyOutcome, apply_prediction
+from smellkit.evaluate.patches.apply import ApplyOutcome, apply_prediction, rooted
 from smellkit.evaluate.score import Score, categorise
 from smellkit.evaluate.workspace import PreparedCase, Signals, load_project
 from smellkit.project import Project
@@ -72,6 +72,7 @@ def score_prediction(prepared: PreparedCase, prediction: Prediction, signals: Si
 def _score(prepared: PreparedCase, prediction: Prediction, signals: Signals | None,
            options: ScoreOptions, score: Score, scratch: Path) -> Score:
     case = prepared.case
+    prediction = rooted(prediction, case, prepared.smelly_tree)
     outcome = apply_prediction(prediction, case, prepared.smelly_tree, scratch)
     _record_apply(score, outcome)
     if not outcome.usable or outcome.root is None:

@@ -11,7 +11,12 @@ import smellkit.evaluate.patches.apply as apply_module
 from smellkit.evaluate.errors import EvaluateError
 from smellkit.evaluate.inputs.dataset import EvalCase
 from smellkit.evaluate.inputs.predictions import Origin, Prediction
-from smellkit.evaluate.patches.apply import ApplyOutcome, apply_patch_to_copy, apply_prediction
+from smellkit.evaluate.patches.apply import (
+    ApplyOutcome,
+    apply_patch_to_copy,
+    apply_prediction,
+    rooted,
+)
 from smellkit.evaluate.patches.parse import parse_patch
 from smellkit.evaluate.patches.treediff import diff_trees
 from tests.evaluate.helpers import make_tree, read_tree
@@ -252,7 +257,8 @@ def test_a_prediction_written_from_the_source_path_applies_under_it(tmp_path: Pa
         only = "diff --git" + next(part for part in patch if f"a/{path} " in part)
         prediction = Prediction(instance_id="calc__x", model="m", patch=only,
                                 source=Origin(path="p.jsonl", line=1))
-        outcome = apply_prediction(prediction, case, smelly, tmp_path / f"scratch{number}")
+        outcome = apply_prediction(rooted(prediction, case, smelly), case, smelly,
+                                   tmp_path / f"scratch{number}")
         assert outcome.status == "applied", outcome.reason
         moved = path.startswith("calc/")  # only under src: moved; also at the root: kept
         changed = Path(outcome.root or "") / ("src/" + path if moved else path)

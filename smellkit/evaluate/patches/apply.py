@@ -209,16 +209,22 @@ def apply_prediction(prediction: Prediction, case: EvalCase, smelly_tree: Path |
                      scratch: Path | str, *, name: str = "repo",
                      timeout: float = 120.0) -> ApplyOutcome:
     """`apply_patch_to_copy` for a prediction, protecting the case's tests folder and tests."""
-    patch = rooted(prediction.patch, case.source_path, Path(smelly_tree))
-    return apply_patch_to_copy(patch, smelly_tree, scratch,
+    return apply_patch_to_copy(prediction.patch, smelly_tree, scratch,
                                protected=case.protected_paths(), name=name, timeout=timeout)
 
 
-def rooted(patch: str, source_path: str, tree: Path) -> str:
-    """The patch with its paths moved under the case's source path when it was written from
-    there, as the dataset's own patches are (`ground_truth_patch`, `smelly_patch`): every file
-    it changes or deletes exists under the source path and none at the repository root.
-    Submitting a case's ground truth as a prediction is then scored as the oracle is."""
+def rooted(prediction: Prediction, case: EvalCase, smelly_tree: Path | str) -> Prediction:
+    """The prediction with its paths moved under the case's source path when it was written
+    from there, as the dataset's own patches are (`ground_truth_patch`, `smelly_patch`): every
+    file it changes or deletes exists under the source path and none at the repository root.
+    Submitting a case's ground truth as a prediction is then scored as the oracle is, by every
+    signal that reads the patch."""
+    patch = _rooted(prediction.patch, case.source_path, Path(smelly_tree))
+    return prediction if patch == prediction.patch else \
+        prediction.model_copy(update={"patch": patch})
+
+
+def _rooted(patch: str, source_path: str, tree: Path) -> str:
     folder = normal_folder(source_path)
     if not folder or not patch.strip():
         return patch
