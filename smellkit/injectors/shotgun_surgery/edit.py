@@ -291,6 +291,25 @@ def inline_at_home(source: str, name: str, literal: str) -> Inlined:
     `literal`; the definition stays (other modules may import it)."""
     module, scopes, positions = analysed(source)
     _, assignment = defined(module, scopes, name)
+    return _written_out(module, positions, assignment, name, literal, None, None,
+                        f"{name} is never read in its own module")
+
+
+def inline_constant(source: str, bound: str, literal: str) -> Inlined:
+    """Replace the module-level import of `bound` and every reference to it by `literal`;
+    refused with the reason when the module cannot be rewritten."""
+    module, scopes, positions = analysed(source)
+    found = imported(module, scopes, bound)
+    return _written_out(module, positions, found.assignment, bound, literal, found.alias,
+                        found.statement, f"{bound} is imported but never used")
+
+
+def _written_out(module: cst.Module, positions: Mapping[cst.CSTNode, CodeRange],
+                 assignment: BaseAssignment, name: str, literal: str,
+                 alias: cst.ImportAlias | None, statement: cst.ImportFrom | None,
+                 unread: str) -> Inlined:
+    """Every reference of `assignment` replaced by `literal` (and the import `alias` dropped
+    from `statement`, when given); refused when one is an annotation or cannot be replaced."""
     targets: set[cst.Name] = set()
     lines: list[int] = []
     for access in assignment.references:
@@ -300,32 +319,8 @@ def inline_at_home(source: str, name: str, literal: str) -> Inlined:
         targets.add(node)
         lines.append(positions[node].start.line)
     if not targets:
-        raise InjectionRefused(f"{name} is never read in its own module")
-    transformer = Replace(targets, literal, None, None)
-    result = module.visit(transformer)
-    if transformer.problem is not None:
-        raise InjectionRefused(transformer.problem)
-    if transformer.replaced != len(targets):
-        raise InjectionRefused("not every reference could be replaced")
-    return Inlined(result.code, tuple(sorted(lines)))
-
-
-def inline_constant(source: str, bound: str, literal: str) -> Inlined:
-    """Replace the module-level import of `bound` and every reference to it by `literal`;
-    refused with the reason when the module cannot be rewritten."""
-    module, scopes, positions = analysed(source)
-    found = imported(module, scopes, bound)
-    targets: set[cst.Name] = set()
-    lines: list[int] = []
-    for access in found.assignment.references:
-        node = access.node
-        if access.is_annotation or access.is_type_hint or not isinstance(node, cst.Name):
-            raise InjectionRefused(f"{bound} is used in an annotation or as a string")
-        targets.add(node)
-        lines.append(positions[node].start.line)
-    if not targets:
-        raise InjectionRefused(f"{bound} is imported but never used")
-    transformer = Replace(targets, literal, found.alias, found.statement)
+        raise InjectionRefused(unread)
+    transformer = Replace(targets, literal, alias, statement)
     result = module.visit(transformer)
     if transformer.problem is not None:
         raise InjectionRefused(transformer.problem)
