@@ -1282,6 +1282,6 @@ def test_moved_generic_code_declares_its_own_type_variable(tmp_path: Path,
                                        ("_shell", False), ("length_error", False),
                                        ("shell_completions", True)])
 def test_no_module_is_named_like_its_neighbour(stem: str, twin: bool) -> None:
-    from smellkit.injectors.data_clumps.spread import _twin
+    from smellkit.injectors.data_clumps.names import _twin
 
     assert _twin(stem.lstrip("_"), ["shell_completion", "core"]) is twin

@@ -43,12 +43,12 @@ from smellkit.injectors.cst.imports import (
 from smellkit.injectors.data_clumps.body import (
     Extracted,
     class_noun,
-    class_words,
     extract,
 )
 from smellkit.injectors.data_clumps.fields import Group, Reader
+from smellkit.injectors.data_clumps.names import function_names, module_stems, shape, source_of
 from smellkit.injectors.data_clumps.plan import CONSTRUCTORS, outside_words
-from smellkit.injectors.naming import meaningful, overlaps, pick, snake, words
+from smellkit.injectors.naming import pick, snake
 from smellkit.models import SPANS, Difficulty
 
 _MAX_LAYOUTS = 400
@@ -196,7 +196,7 @@ def spread(context: InjectionContext, group: Group, moved: list[Reader], count: 
         facts = index.modules[first.module]
         package = first.module if facts.is_package else first.module.rpartition(".")[0]
         bound = set(move.module_bindings(index, package)) if package in index.modules else set()
-        stems = [stem for stem in _module_stems(context, first, rng,
+        stems = [stem for stem in module_stems(context, first, rng,
                                                 alone=len(entries[number]) == 1,
                                                 whole_first=whole_first)
                  if stem not in bound and _join(folder, stem) not in taken_paths]
@@ -210,7 +210,7 @@ def spread(context: InjectionContext, group: Group, moved: list[Reader], count: 
     # helpers first: a body that calls one is written with the name of its function
     named: dict[str, tuple[str, Extracted]] = {}
     taken = {word for reader in moved for word in re.findall(
-        r"\w+", _span(context, reader))}
+        r"\w+", source_of(context, reader))}
     shapes: dict[str, str] = {}
     """Per method name, the shape of the first function's name (`validate_{}`): the bodies of
     one method of several classes get names alike (`validate_any_of`, `validate_none_of`)."""
@@ -229,16 +229,16 @@ def spread(context: InjectionContext, group: Group, moved: list[Reader], count: 
                  *(re.findall(r"\w+", " ".join(item.imports)))}
         method = reader.qualname.rpartition(".")[2]
         noun = snake(class_noun(reader.cls.rpartition(".")[2]))
-        options = _function_names(context, reader, rng)
+        options = function_names(context, reader, rng)
         if method in options:  # its only mention in the span is its own `def`
             avoid.discard(method)
         if sum(other.qualname.rpartition(".")[2] == method for other in moved) > 1:
             # the bodies of one method of several classes each say whose they are
-            options.sort(key=lambda option: _shape(option, noun) == option)
+            options.sort(key=lambda option: shape(option, noun) == option)
         if method in shapes:
-            options.sort(key=lambda option: _shape(option, noun) != shapes[method])
+            options.sort(key=lambda option: shape(option, noun) != shapes[method])
         name = pick(options, avoid, what=f"the function holding the body of {reader.qualname}")
-        shapes.setdefault(method, _shape(name, noun))
+        shapes.setdefault(method, shape(name, noun))
         named[reader.qualname] = (name, item)
     dropped = unused_after_move(context, moved)
     for part, (path, module) in zip(parts, paths):
@@ -342,12 +342,6 @@ def _fields_of(readers: Sequence[Reader], qualname: str) -> tuple[str, ...]:
     return next(reader.fields for reader in readers if reader.qualname == qualname)
 
 
-def _span(context: InjectionContext, reader: Reader) -> str:
-    definition = context.index.definitions[reader.qualname]
-    lines = context.source(reader.path).splitlines()
-    return "\n".join(lines[definition.start_line - 1:definition.end_line])
-
-
 def _insert_import(tree: cst.Module, statement: str) -> cst.Module:
     """`insert_import`, set apart by a blank line from imports of other top-level packages
     (the standard library's above the repository's own, as isort groups them)."""
@@ -389,102 +383,6 @@ def _module_of(context: InjectionContext, path: str) -> str:
 
 def _join(folder: str, stem: str) -> str:
     return f"{folder}/{stem}.py" if folder else f"{stem}.py"
-
-
-def _module_stems(context: InjectionContext, reader: Reader, rng: random.Random, *,
-                  alone: bool, whole_first: bool) -> list[str]:
-    """New module names: the class's word with the method's (`length_error` for the body of
-    `Length._format_error`), or with the source module's for a special method
-    (`length_validators` for `Length.__call__` of `validators.py`), then with other words near
-    them; private when the repository names its internal modules so. `reader` is the body the
-    module's others serve; `alone`: the module's other bodies all serve `reader` (else it holds
-    several things and takes the source module's word); `whole_first`: the class's words alone
-    (`any_of`) come before them with another word (`any_of_validators`), for every module of a
-    case alike."""
-    vocabulary = context.vocabulary
-    stem = reader.path.rpartition("/")[2][:-3]
-    private = vocabulary.private_modules() or stem.startswith("_")
-    cls_name = reader.cls.rpartition(".")[2]
-    whole = class_words(cls_name)
-    head = whole if len(whole) > 1 and not all(map(meaningful, whole)) else whole[:1]
-    method = reader.qualname.rpartition(".")[2]
-    source = method if alone and not method.startswith("__") else stem
-    tail = [word for word in words(source) if meaningful(word) and not overlaps(word, head)][-1:]
-    natural = [snake([*head, *tail], private=private)] if head and tail else []
-    if len(whole) > 1 or not natural:
-        natural.append(snake(whole, private=private))
-    if whole_first:  # two cases at one class need not share the module's name
-        natural.reverse()
-    found = vocabulary.names(reader.module, cls_name, stem, head=head, rng=rng, private=private)
-    siblings = [path.rpartition("/")[2][:-3].lstrip("_")
-                for path in (facts.path for facts in context.index.modules.values())
-                if path.rpartition("/")[0] ==
-                reader.path.rpartition("/")[0]]
-    return [name for name in dict.fromkeys([*natural, *found])
-            if name.lstrip("_") and not _twin(name.lstrip("_"), siblings)][:60]
-
-
-def _twin(stem: str, siblings: Sequence[str]) -> bool:
-    """`stem` is a module of the folder or reads as one with a letter or two changed
-    (`shell_complete` beside `shell_completion`): a reader would mistake one for the other."""
-    def shared(other: str) -> int:
-        return next((at for at, (one, two) in enumerate(zip(stem, other)) if one != two),
-                    min(len(stem), len(other)))
-
-    return any(stem == other or (min(len(stem), len(other)) > 4
-                                 and shared(other) >= max(len(stem), len(other)) - 3)
-               for other in siblings)
-
-
-def _shape(name: str, noun: str) -> str:
-    """A function's name with its class's noun left out (`validate_{}`)."""
-    return re.sub(rf"(?<![a-z0-9]){re.escape(noun)}(?![a-z0-9])", "{}", name, count=1) \
-        if noun else name
-
-
-SPECIAL_VERBS = {"__call__": ("validate", "check", "apply", "run", "process", "handle"),
-                 "__repr__": ("repr", "describe", "format"), "__str__": ("format", "render",
-                                                                          "describe")}
-"""Verbs for the function that takes over a special method: first the one the module's name
-starts alike (`validate` in `validators.py`), else the one the repository uses most (`__call__`
-of `Length` becomes `validate_length`)."""
-
-
-def _function_names(context: InjectionContext, reader: Reader,
-                    rng: random.Random) -> list[str]:
-    """Names for the function: the method's words around its class's noun (`format_length_error`
-    for `Length._format_error`, `describe_endpoint` for `Endpoint.describe`) or its own words
-    alone, a special method named by a verb the repository uses with the noun
-    (`validate_length`, `check_length`), in an order the seed shuffles; then with words used
-    near them."""
-    method = reader.qualname.rpartition(".")[2]
-    cls_name = reader.cls.rpartition(".")[2]
-    vocabulary = context.vocabulary
-    nouns = class_noun(cls_name)
-    natural: list[str] = []
-    if method.startswith("__"):
-        stem = reader.module.rpartition(".")[2].strip("_")
-        verbs = sorted(SPECIAL_VERBS.get(method, (method.strip("_"),)),
-                       key=lambda word: (word[:5] != stem[:5], -vocabulary.counts[word]))
-        own = verbs[:1]
-        natural.extend(snake([verb, *(word for word in nouns if not overlaps(word, [verb]))])
-                       for verb in verbs[:2] if vocabulary.counts[verb] or verb == verbs[0])
-    else:
-        own = [word for word in words(method) if meaningful(word) or word in ("to", "as")]
-        spoken = words(method)
-        if len(spoken) >= 2 and not meaningful(spoken[0]) and len(own) == 1 and \
-                _span(context, reader).count(method) == 1:
-            natural.append(method.lstrip("_"))  # `get_completions` says what it returns
-    noun = [word for word in nouns if not overlaps(word, own)]
-    head = [*own, *noun] if len(own) < 2 else [*own[:-1], *noun, *own[-1:]]
-    natural.insert(0, snake(head))
-    if len(own) >= 2:
-        natural.append(snake(own))  # `format_error` beside `format_length_error`
-    natural = list(dict.fromkeys(natural))
-    rng.shuffle(natural)  # two cases at one method need not share the function's name
-    found = vocabulary.names(reader.module, method, cls_name, head=head, rng=rng)
-    return [name for name in dict.fromkeys([*natural, *found])
-            if not name.startswith("test") and (name != method or name in natural)][:80]
 
 
 def _call_text(self_name: str, fields: Sequence[str], function: cst.FunctionDef,
