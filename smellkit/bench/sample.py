@@ -105,7 +105,10 @@ def _pick(picks: _Picks, per_cell: int, candidates: int | None) -> list[Case]:
     filled = [difficulty for difficulty in DIFFICULTIES if cells[difficulty]]
     count = candidates if candidates is not None else len(
         {target_key(case) for difficulty in filled for case in cells[difficulty]})
-    shared = count < len(filled)  # too few candidates: a target may serve several difficulties
+    # too few candidates for the smell's cells: a target may serve several difficulties. The
+    # cells are the difficulties, not those that validated a case: with two candidates, one
+    # that never injects must not keep the other from serving easy and medium
+    shared = count < len(DIFFICULTIES)
     reach = _coverable([cells[difficulty] for difficulty in filled], frozenset())
     for number, difficulty in enumerate(filled):  # one case each, at a target of its own
         later = [cells[other] for other in filled[number + 1:]]
@@ -131,8 +134,8 @@ def sample(cases: Iterable[Case], per_cell: int, seed: int,
     difficulty first takes one case at a target of its own, chosen so that as many difficulties
     as can be get one, then fills its cell with targets no other difficulty took. Only when the
     repository has fewer candidates of the smell (`candidates`, by repository and smell; else
-    the distinct targets of its cases) than the smell has difficulties with cases does a
-    difficulty left without a target of its own take one case at another's, the least used.
+    the distinct targets of its cases) than the smell has difficulties does a difficulty left
+    without a target of its own take one case at another's, the least used.
     Within those bounds cases are taken greedily: first one that is no twin of a case the smell
     already holds (`twins`), then the one whose files its cell, then the dataset, uses least so
     far, ties broken by a seeded hash, so the dataset spreads over as many targets, edits and

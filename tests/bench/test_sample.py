@@ -159,3 +159,15 @@ def test_with_too_few_candidates_a_target_is_shared_only_to_cover_a_difficulty()
         assert {key: len(value) for key, value in found.items()} == {
             "easy": 1, "medium": 1, "hard": 1}
         assert found["hard"] == ["pkg.Field"] and found["easy"] != found["medium"]
+
+
+def test_two_candidates_share_a_target_even_when_a_difficulty_validated_nothing() -> None:
+    """The four builds' jinja2 god_class: two candidates, `Environment` validated at easy and
+    medium, the other never injects and hard validated nothing. Fewer candidates than the
+    smell's three difficulties, so medium may repeat easy's target rather than stay empty."""
+    pool = [_at("easy", "Environment", repo="jinja2"), _at("medium", "Environment", repo="jinja2")]
+    found = _targets_by_difficulty(sample(pool, 2, 0, candidates={("jinja2", "god_class"): 2}))
+    assert found == {"easy": ["pkg.Environment"], "medium": ["pkg.Environment"]}
+    # with as many candidates as difficulties, the rule holds: one difficulty stays empty
+    strict = _targets_by_difficulty(sample(pool, 2, 0, candidates={("jinja2", "god_class"): 3}))
+    assert sum(len(targets) for targets in strict.values()) == 1
