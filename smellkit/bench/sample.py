@@ -7,6 +7,7 @@ in (validation runs in parallel), so two builds with one seed give the same data
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -46,6 +47,28 @@ def footprint(case: Case) -> frozenset[tuple[str, str]]:
     return frozenset(found)
 
 
+_DEFINED = re.compile(r"^\+(?:[ \t]*(?:async[ \t]+)?def|[ \t]*class)[ \t]+(\w+)"
+                      r"|^\+(\w+)[ \t]*(?::[^=]*)?=[^=]")
+
+
+def new_names(case: Case) -> frozenset[str]:
+    """Names the smelly patch defines (functions, classes, module variables) on lines it adds
+    and on none it removes: the helpers a case makes up, which two cases of different targets
+    should not share (a fixed word list reads as machine-made)."""
+    added: set[str] = set()
+    removed: set[str] = set()
+    for line in case.smelly_patch.splitlines():
+        if line.startswith(("+++", "---")):
+            continue
+        if line.startswith("+"):
+            added.update(name for match in _DEFINED.finditer(line) for name in match.groups()
+                         if name)
+        elif line.startswith("-"):
+            removed.update(name for match in _DEFINED.finditer("+" + line[1:])
+                           for name in match.groups() if name)
+    return frozenset(added - removed - {"__init__"})
+
+
 def twins(first: frozenset[tuple[str, str]], second: frozenset[tuple[str, str]]) -> bool:
     union = len(first | second)
     return bool(union) and len(first & second) / union >= TWIN_OVERLAP
@@ -73,6 +96,10 @@ class _Picks:
     prints: Mapping[str, frozenset[tuple[str, str]]]
     used: Counter[str]
     """Files the whole dataset uses, by `repo:path`."""
+    names: Mapping[str, frozenset[str]]
+    """The names each case makes up (`new_names`), by case id."""
+    named: dict[str, set[tuple[str, str, str]]]
+    """The targets of the repository's picked cases that made up each name, by name."""
     cells: dict[Difficulty, list[Case]]
     picked: dict[Difficulty, list[Case]] = field(default_factory=dict)
     targets: Counter[tuple[str, str, str]] = field(default_factory=Counter)
@@ -85,6 +112,8 @@ class _Picks:
         best = min(options, key=lambda case: (
             self.targets[target_key(case)],
             sum(twins(self.prints[case.id], self.prints[other.id]) for other in held),
+            sum(bool(self.named.get(name, set()) - {target_key(case)})
+                for name in self.names[case.id]),
             sum(path in cell for path in case.files),
             sum(self.used[f"{case.repo}:{path}"] for path in case.files),
             _rank(self.seed, case)))
@@ -92,6 +121,8 @@ class _Picks:
         self.picked.setdefault(difficulty, []).append(best)
         self.used.update(f"{best.repo}:{path}" for path in best.files)
         self.targets[target_key(best)] += 1
+        for name in self.names[best.id]:
+            self.named.setdefault(name, set()).add(target_key(best))
         self.owner.setdefault(target_key(best), difficulty)
 
     def free(self, difficulty: Difficulty) -> list[Case]:
@@ -137,21 +168,25 @@ def sample(cases: Iterable[Case], per_cell: int, seed: int,
     the distinct targets of its cases) than the smell has difficulties does a difficulty left
     without a target of its own take one case at another's, the least used.
     Within those bounds cases are taken greedily: first one that is no twin of a case the smell
-    already holds (`twins`), then the one whose files its cell, then the dataset, uses least so
-    far, ties broken by a seeded hash, so the dataset spreads over as many targets, edits and
-    files as it can.
+    already holds (`twins`), then one making up no name that a case of another target in the
+    repository made up (`new_names`), then the one whose files its cell, then the dataset, uses
+    least so far, ties broken by a seeded hash, so the dataset spreads over as many targets,
+    edits, names and files as it can.
     """
     pool = sorted(cases, key=lambda case: case.instance_id)
     order = list(smells) if smells is not None else sorted({case.smell for case in pool})
     order += sorted({case.smell for case in pool} - set(order))
     used: Counter[str] = Counter()
     prints = {case.id: footprint(case) for case in pool}
+    names = {case.id: new_names(case) for case in pool}
     chosen: list[Case] = []
     for repo in sorted({case.repo for case in pool}):
+        named: dict[str, set[tuple[str, str, str]]] = {}
         for smell in order:
             cells = {difficulty: sorted((case for case in pool if (
                 case.repo, case.smell, case.difficulty) == (repo, smell, difficulty)),
                 key=lambda case: _rank(seed, case)) for difficulty in DIFFICULTIES}
-            picks = _Picks(seed=seed, prints=prints, used=used, cells=cells)
+            picks = _Picks(seed=seed, prints=prints, used=used, names=names, named=named,
+                           cells=cells)
             chosen.extend(_pick(picks, per_cell, (candidates or {}).get((repo, smell))))
     return chosen

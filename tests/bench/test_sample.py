@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from smellkit.bench.sample import footprint, sample, twins
+from smellkit.bench.sample import footprint, new_names, sample, twins
 from smellkit.injectors.patches import make_patch
 from smellkit.models import Case
 from tests.bench import fakes
@@ -171,3 +171,34 @@ def test_two_candidates_share_a_target_even_when_a_difficulty_validated_nothing(
     # with as many candidates as difficulties, the rule holds: one difficulty stays empty
     strict = _targets_by_difficulty(sample(pool, 2, 0, candidates={("jinja2", "god_class"): 3}))
     assert sum(len(targets) for targets in strict.values()) == 1
+
+
+def _adding(case: Case, path: str, helper: str) -> Case:
+    """The case with a smelly patch that adds a function `helper` to `path`."""
+    before = "def keep(x):\n    return x\n"
+    after = before + f"\n\ndef {helper}(x):\n    return keep(x)\n"
+    return case.model_copy(update={"smelly_patch": make_patch({path: before}, {path: after})})
+
+
+def test_a_case_making_up_a_name_another_target_made_up_comes_last() -> None:
+    """Two dead_code cases of different smells' targets retiring the same function under the
+    same former name read as one word list: while another case remains, the dataset holds one."""
+    first = _adding(_case("dead_code", "easy", 0, "pkg/a.py", target="add"), "pkg/a.py",
+                    "_ngettext_dummy")
+    again = _adding(_case("dead_code", "medium", 1, "pkg/b.py", target="mul"), "pkg/b.py",
+                    "_ngettext_dummy")
+    other = _adding(_case("dead_code", "medium", 2, "pkg/c.py", target="countdown"), "pkg/c.py",
+                    "_lookup_plural")
+    assert new_names(first) == {"_ngettext_dummy"} and new_names(other) == {"_lookup_plural"}
+    for seed in range(6):
+        chosen = {case.id for case in sample([first, again, other], 1, seed=seed)}
+        assert chosen == {first.id, other.id}
+    assert len(sample([first, again], 1, seed=0)) == 2  # nothing else: the repeat too
+
+
+def test_names_a_patch_only_moves_are_not_made_up() -> None:
+    case = _case("god_class", "easy", 0, "pkg/a.py")
+    before = {"pkg/a.py": "def parse(x):\n    return x\n", "pkg/b.py": "X = 1\n"}
+    after = {"pkg/a.py": "X = 1\n", "pkg/b.py": "def parse(x):\n    return x\n\n\nLIMIT = 2\n"}
+    moved = case.model_copy(update={"smelly_patch": make_patch(before, after)})
+    assert new_names(moved) == {"LIMIT"}
