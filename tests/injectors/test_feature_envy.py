@@ -305,7 +305,8 @@ def test_a_sentinel_or_a_rebound_parameter_is_no_collaborator(tmp_path: Path) ->
 
 @pytest.mark.parametrize(("case", "difficulty"), [
     *((case, level) for case in ["shop", "ledger", "held", "lent", "asserted"]
-      for level in REACHED), ("handed", "medium"), ("handed", "hard")])
+      for level in REACHED), ("handed", "medium"), ("handed", "hard"),
+    ("typed", "medium"), ("typed", "hard")])
 def test_added_code_reads_as_the_repositorys_own(case: str, difficulty: Difficulty) -> None:
     """New locals and parameters are named with the repository's words (never numbered,
     padded with underscores, doubled, or `_parts`/`_bases` of a fixed list), the added code
