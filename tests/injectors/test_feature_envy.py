@@ -41,8 +41,9 @@ SHOP_RUN = ("from shop.customer import Customer\nfrom shop.invoice import Invoic
 LEDGER_RUN = "from bank.run import demo\nprint(demo())\n"
 REACHED: tuple[Difficulty, ...] = ("easy",)
 """A moved method spans two files (its class's, its new home's): medium and hard need subclasses
-in other modules that call it (the `handed` case), one module and two; else a third or fourth
-file would be a mixin or would only declare the collaborator's type (padding), refused."""
+in other modules that call it (the `handed` case) or calls there on objects typed as its class
+(the `typed` case), one module and two; else a third or fourth file would be a mixin or would
+only declare the collaborator's type (padding), refused."""
 
 
 def test_candidates_say_why() -> None:
@@ -304,7 +305,8 @@ def test_a_sentinel_or_a_rebound_parameter_is_no_collaborator(tmp_path: Path) ->
 
 @pytest.mark.parametrize(("case", "difficulty"), [
     *((case, level) for case in ["shop", "ledger", "held", "lent", "asserted"]
-      for level in REACHED), ("handed", "medium"), ("handed", "hard")])
+      for level in REACHED), ("handed", "medium"), ("handed", "hard"),
+    ("typed", "medium"), ("typed", "hard")])
 def test_added_code_reads_as_the_repositorys_own(case: str, difficulty: Difficulty) -> None:
     """New locals and parameters are named with the repository's words (never numbered,
     padded with underscores, doubled, or `_parts`/`_bases` of a fixed list), the added code
@@ -563,6 +565,126 @@ def test_callers_the_tests_do_not_run_keep_the_forwarding_method() -> None:
     for share, expected in ((1.0, 2), (0.5, 1)):
         context = InjectionContext(project, line_coverage={
             "books.savings.SavingsLedger.withdraw": share})
+        (candidate,) = injector.candidates(context)
+        assert len(candidate.data["callers"]) == expected
+
+
+TYPED = FIXTURES / SMELL / "typed"
+TYPED_RUN = "from books.run import demo\nprint(demo())\n"
+AUDIT = "+        if ledger.columns.headroom(ledger) < floor:"
+BRANCH = "+        if self.account.columns.headroom(self.account) < bill:"
+
+
+@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
+def test_calls_on_typed_objects_elsewhere_go_to_the_new_home(
+        tmp_path: Path, difficulty: Difficulty) -> None:
+    """`Ledger.headroom` moves to the `Columns` its ledger holds; no subclass calls it, but
+    `Branch.pay` calls it on the ledger it keeps (`self.account.headroom()`) and the audit's
+    `flag_low` on each ledger it is given (`ledger.headroom()`), both typed by the points-to
+    analysis. Medium sends one module's calls to the new home, hard both; the rest call the
+    forwarding method, and moving the method back means editing each redirected module."""
+    root = TYPED / "before"
+    injection = injected(root, SMELL, difficulty)
+    assert "code in books/audit.py, books/branch.py calls it too" in injection.candidate.reason
+    patch = injection.smelly_patch
+    assert "+        return self.columns.headroom(self)" in patch  # the forwarding method
+    redirected = {name for name, line in (("audit", AUDIT), ("branch", BRANCH)) if line in patch}
+    assert len(redirected) == {"easy": 0, "medium": 1, "hard": 2}[difficulty]
+    assert len(injection.files) == {"easy": 2, "medium": 3, "hard": 4}[difficulty]
+    assert "--- /dev/null" not in patch
+    involved = {item.qualname for item in injection.locations}
+    assert {name for name, scope in (("audit", "books.audit.flag_low"),
+                                     ("branch", "books.branch.Branch.pay"))
+            if scope in involved} == redirected
+    assert_round_trip(root, injection)
+    same_behaviour(root, injection, tmp_path, TYPED_RUN)
+
+
+def _typed_callers(root: Path) -> list[str]:
+    context = InjectionContext(Project.load(root, use_cache=False, jobs=1))
+    (candidate,) = make_injector(SMELL, {"min-file-lines": 0}).candidates(context)
+    return [caller[1] for caller in candidate.data["callers"]]
+
+
+def _typed_copy(tmp_path: Path, name: str, old: str, new: str) -> Path:
+    import shutil
+
+    root = tmp_path / "repo"
+    if not root.exists():
+        shutil.copytree(TYPED / "before", root)
+    path = root / "books" / name
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+    return root
+
+
+def test_only_receivers_the_analysis_is_sure_of_are_redirected(tmp_path: Path) -> None:
+    """A receiver that may hold something else (a `Ledger` or a string), or that nothing the
+    analysis sees ever fills, is no caller that may go to the new home: `flag_low` keeps
+    calling the forwarding method; declared as a `Ledger`, the parameter counts again."""
+    root = _typed_copy(tmp_path, "run.py", "flag_low([ledger, spare], 20)",
+                       "flag_low([ledger, spare, 'x'], 20)")
+    assert _typed_callers(root) == ["books.branch.Branch.pay"]
+    _typed_copy(tmp_path, "run.py", "flag_low([ledger, spare, 'x'], 20)", "''")
+    _typed_copy(tmp_path, "audit.py", "def flag_low(ledgers, floor):",
+                "def flag_low(ledgers, floor):\n    return [ledger.owner for ledger in ledgers]"
+                "\n\n\ndef runs_low(ledger, floor):\n    return ledger.headroom() < floor\n"
+                "\n\ndef _unused(ledgers, floor):")
+    assert _typed_callers(root) == ["books.branch.Branch.pay"]
+    _typed_copy(tmp_path, "audit.py", "def runs_low(ledger, floor):",
+                "def runs_low(ledger: Ledger, floor):")
+    _typed_copy(tmp_path, "audit.py", '"""Checks an auditor runs over accounts."""\n',
+                '"""Checks an auditor runs over accounts."""\n\nfrom books.ledger import Ledger\n')
+    assert _typed_callers(root) == ["books.audit.runs_low", "books.branch.Branch.pay"]
+
+
+def test_a_receiver_whose_class_overrides_the_method_keeps_the_forwarding_method(
+        tmp_path: Path) -> None:
+    """The branch's account is a subclass that answers `headroom` itself: its call would no
+    longer run that override if it went to the new home. The analysis's "a `Ledger`" also
+    stands for what an annotation promises, which that subclass may fill: every call on a
+    receiver typed `Ledger` keeps calling the forwarding method, an annotated one too."""
+    root = _typed_copy(tmp_path, "branch.py", "class Branch:",
+                       "class HouseLedger(Ledger):\n    def headroom(self):\n        return 0\n"
+                       "\n\nclass Branch:")
+    _typed_copy(tmp_path, "branch.py", "self.account = Ledger(", "self.account = HouseLedger(")
+    assert _typed_callers(root) == []
+    _typed_copy(tmp_path, "run.py", "flag_low([ledger, spare], 20)", "''")
+    _typed_copy(tmp_path, "audit.py", "def flag_low(ledgers, floor):",
+                "def flag_low(ledgers, floor):\n    return [ledger.owner for ledger in ledgers]"
+                "\n\n\ndef runs_low(ledger: Ledger, floor):\n"
+                "    return ledger.headroom() < floor\n\n\ndef _unused(ledgers, floor):")
+    _typed_copy(tmp_path, "audit.py", '"""Checks an auditor runs over accounts."""\n',
+                '"""Checks an auditor runs over accounts."""\n\nfrom books.ledger import Ledger\n')
+    assert _typed_callers(root) == []
+
+
+def test_typed_calls_keep_away_from_a_private_attribute(tmp_path: Path) -> None:
+    """`ledger._columns.headroom(ledger)` in another module would reach into the ledger's
+    private state: with the collaborator held in a private attribute, typed calls stay with the
+    forwarding method (and medium is refused, no other caller being left)."""
+    root = tmp_path / "repo"
+    import shutil
+
+    shutil.copytree(TYPED / "before", root)
+    ledger = root / "books" / "ledger.py"
+    ledger.write_text(ledger.read_text().replace("self.columns", "self._columns"))
+    assert _typed_callers(root) == []
+    context = InjectionContext(Project.load(root, use_cache=False, jobs=1))
+    injector = make_injector(SMELL, {"min-file-lines": 0})
+    (candidate,) = injector.candidates(context)
+    refusal = attempt(injector, context, candidate, "medium")
+    assert isinstance(refusal, InjectionRefused)
+    assert "no caller of headroom in another module can go to its new home" in refusal.message
+
+
+def test_typed_callers_the_tests_do_not_run_keep_the_forwarding_method() -> None:
+    """As for subclasses: a typed caller whose lines the tests barely run is left alone."""
+    project = Project.load(TYPED / "before", use_cache=False, jobs=1)
+    injector = make_injector(SMELL, {"min-file-lines": 0})
+    for share, expected in ((1.0, 2), (0.5, 1)):
+        context = InjectionContext(project, line_coverage={"books.audit.flag_low": share})
         (candidate,) = injector.candidates(context)
         assert len(candidate.data["callers"]) == expected
 

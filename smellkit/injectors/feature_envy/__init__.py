@@ -28,8 +28,10 @@ Difficulties (SmellBench's), counted in files that carry the smell, never in fil
 count: easy moves the method to `A` itself (two files). Medium and hard need calls that reach
 the method from other modules: a public method that the class lends to the object it holds,
 inherited by subclasses in other modules that call it (`NativeCodeGenerator` calling the `write`
-of jinja2's `CodeGenerator`). Their calls go to the new home directly
-(`self.environment.write(self, x)`) while the class's own calls and its API keep the forwarding
+of jinja2's `CodeGenerator`), or called in other modules on an object the analysis is sure is of
+its class (`ledger.headroom()`, `self.account.headroom()`; `sites.typed_calls`). Their calls go
+to the new home directly (`self.environment.write(self, x)`,
+`ledger.columns.headroom(ledger)`) while the class's own calls and its API keep the forwarding
 method: medium redirects one such module's calls (three files), hard every one's, from two
 modules or more (four files or more); both name red herrings (methods of `B` that read as much of
 its data but are at home, the holder's methods that only delegate to it, or other classes'
@@ -71,8 +73,9 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
     Options = FeatureEnvyInjectorOptions
     difficulties = ("easy", "medium", "hard")
     """A moved method spans its class's module and its new home's; medium adds one module of
-    subclasses that call it, sent to the new home directly, hard two or more. Without them a
-    third or fourth module would be padding (a mixin, a type declaration): refused."""
+    subclasses or typed receivers that call it, sent to the new home directly, hard two or
+    more. Without them a third or fourth module would be padding (a mixin, a type declaration):
+    refused."""
 
     # -- candidates -------------------------------------------------------------------------
 
@@ -146,7 +149,8 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
         as `self.<attr>.m(self, ...)`. The pattern of a class that hands its work to the
         helper it owns, which then reads everything back from it. A public method may have
         other callers too (its class keeps a method of its name that hands their calls on);
-        those in subclasses of other modules are kept on the candidate for medium and hard."""
+        those in other modules, by subclasses through `self` or on an object typed as `B`, are
+        kept on the candidate for medium and hard."""
         analysis = context.analysis
         held = sites.held_objects(analysis)
         by_callee: dict[str, list[sites.Site]] = {}
@@ -180,8 +184,11 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
                     continue
                 target, holder_path = placed
                 own, names, moves = _own_data(analysis, callee, scopes)
-                outside = sorted({path for site in callers
+                handed = _handed_callers(context, callers, attribute,
+                                         {target.path, holder_path})
+                outside = sorted({path for site, _ in handed
                                   if (path := context.path_of(site.scope)) is not None})
+                typed = any(kind for _, kind in handed)
                 yield Candidate(
                     smell=self.name, target=target, files=(target.path, holder_path),
                     reason=(f"{callee} reads {len(own)} data attributes of its own class "
@@ -190,7 +197,8 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
                             "take the method and read the "
                             f"data back through a parameter"
                             + _leaving(moves, cls)
-                            + (f"; subclasses in {', '.join(outside)} call it too"
+                            + (f"; {'code' if typed else 'subclasses'} in "
+                               f"{', '.join(outside)} call{'s' if typed else ''} it too"
                                if outside else "")),
                     data={"holder": holder, "attribute": None, "method": callee,
                           "scopes": sorted(scopes), "move": True, "delegate": not moves,
@@ -199,7 +207,8 @@ class FeatureEnvyInjector(Injector[FeatureEnvyInjectorOptions]):
                           "sites": [[site.scope, site.line, site.col, site.receiver]
                                     for site in found],
                           "callers": [[site.holder, site.scope, site.line, site.col,
-                                       site.receiver] for site in callers]})
+                                       site.receiver, site.attribute, kind]
+                                      for site, kind in handed]})
 
     def _passed_candidates(self, context: InjectionContext) -> Iterator[Candidate]:
         """A method of a class `B` that reads its data, called only from `B`'s own methods, each
@@ -308,24 +317,44 @@ def _leaving(moves: bool, cls: str) -> str:
 
 
 def _outside_callers(context: InjectionContext, method: str,
-                     others: set[str]) -> list[sites.Site]:
+                     others: set[str]) -> list[tuple[sites.Site, bool]]:
     """The calls that reach a public method from modules other than its class's, in the
-    methods where every call of its name is `self.m(...)` in a subclass that inherits it
-    (`NativeCodeGenerator` writing through `CodeGenerator.write`): medium and hard cases send
-    them to the new home directly. A method that reaches it otherwise (`super().m()`, through
-    another object), or whose lines the tests barely run, keeps calling the forwarding method."""
+    functions where every call of its name is either `self.m(...)` in a subclass that inherits
+    it (`NativeCodeGenerator` writing through `CodeGenerator.write`) or a call on a receiver the
+    analysis types as an instance of its class (`ledger.m(...)`, `self.ledger.m(...)`; flagged
+    True): medium and hard cases send them to the new home directly. A function that reaches it
+    otherwise (`super().m()`, an untyped receiver), or whose lines the tests barely run, keeps
+    calling the forwarding method. A private method has no forwarding method: none."""
     analysis = context.analysis
     home = context.path_of(method)
-    outside = {scope for scope in others if context.path_of(scope) != home}
-    found = [site for site in sites.inherited_calls(analysis, method) if site.scope in outside]
     name = method.rpartition(".")[2]
-    kept = {scope for scope in outside
+    if name.startswith("_"):
+        return []
+    outside = {scope for scope in others if context.path_of(scope) != home}
+    found = [(site, False) for site in sites.inherited_calls(analysis, method)
+             if site.scope in outside]
+    found += [(site, True) for site in sites.typed_calls(analysis, method)
+              if context.path_of(site.scope) not in (home, None)]
+    scopes = {site.scope for site, _ in found}
+    kept = {scope for scope in scopes
             if sites.calls_named(analysis, scope, name)
-            == sum(1 for site in found if site.scope == scope)
+            == sum(1 for site, _ in found if site.scope == scope)
             # a call no test runs would be a changed line no selected test runs (jinja2's
             # `NativeCodeGenerator._output_child_pre` writes only with a `finalize` no test sets)
             and context.well_covered(scope)}
-    return [site for site in found if site.scope in kept]
+    return [(site, kind) for site, kind in found if site.scope in kept]
+
+
+def _handed_callers(context: InjectionContext, callers: list[tuple[sites.Site, bool]],
+                    via: str, edited: set[str]) -> list[tuple[sites.Site, bool]]:
+    """The outside callers that may go to the object held in `self.<via>`: none in a module the
+    move edits anyway (the method's class's, its new home's), and no typed call when the
+    attribute is private (`ledger._columns.headroom(ledger)` would reach into another class's
+    private state from outside it; a subclass's `self._columns` is its own). A function loses
+    all its calls or none, so it never calls both ways."""
+    dropped = {site.scope for site, typed in callers
+               if context.path_of(site.scope) in edited or (typed and via.startswith("_"))}
+    return [(site, typed) for site, typed in callers if site.scope not in dropped]
 
 
 def _own_data(analysis: Context, callee: str,

@@ -1,6 +1,7 @@
 """One feature envy injection: the method leaves its class for the holder (or the object its
 class lends its work to), its calls follow, a public method leaves a forwarding method behind, and
-at medium and hard the subclasses' calls in other modules go to the new home directly."""
+at medium and hard the calls of other modules (subclasses', or on a typed receiver) go to the new
+home directly."""
 
 from __future__ import annotations
 
@@ -41,11 +42,17 @@ class Injection(Placement):
         caller = index.class_of[data["method"]] if lends else data["holder"]
         self.sites = [sites.Site(caller, scope, line, col, data["attribute"], receiver)
                       for scope, line, col, receiver in data["sites"]]
-        self.callers = [sites.Site(holder, scope, line, col, None, receiver)
-                        for holder, scope, line, col, receiver in data.get("callers", [])]
-        """Subclasses in other modules calling the method as `self.m(...)`: at medium (one
-        module's) and hard they call the new home directly, and the method of its name stays
-        for the rest (its API)."""
+        self.callers = [sites.Site(holder, scope, line, col, attribute, receiver)
+                        for holder, scope, line, col, receiver, attribute, _
+                        in data.get("callers", [])]
+        """Calls from other modules, by subclasses as `self.m(...)` or on a receiver typed as
+        the method's class (`ledger.m(...)`, `self.ledger.m(...)`): at medium (one module's)
+        and hard they call the new home directly, and the method of its name stays for the
+        rest (its API)."""
+        self.typed = {(site.scope, site.line, site.col)
+                      for site, (*_, typed) in zip(self.callers, data.get("callers", []))
+                      if typed}
+        """The positions of the callers on a typed receiver (the rest are subclasses' `self`)."""
         self.via: str | None = data.get("via")
         """The envied class calls the method itself, through the object it holds in
         `self.<via>` (`_held_candidates`): the calls to rewrite are in the envied class."""
@@ -76,7 +83,7 @@ class Injection(Placement):
         for site in self.callers:
             by_module.setdefault(self.context.path_of(site.scope) or "", []).append(site)
         self.caller_modules = by_module
-        """The calls of subclasses in other modules, by module: medium sends one module's to
+        """The calls from other modules, by module: medium sends one module's to
         the new home directly (the rest keep calling the forwarding method), hard all."""
 
     def run(self) -> Edit:
@@ -87,7 +94,8 @@ class Injection(Placement):
             why = (f"{self.method_name} is private and nothing outside its class calls it"
                    if not self.delegate else
                    f"no caller of {self.method_name} in another module can go to its new home "
-                   f"(a subclass's `self.{self.method_name}(...)` that the tests run)"
+                   f"(a subclass's `self.{self.method_name}(...)`, or a call on an object "
+                   f"the analysis types as a {self.cls_name}, that the tests run)"
                    if not self.caller_modules else
                    f"the callers of {self.method_name} that can go to its new home are in "
                    f"{len(self.caller_modules)} other module(s)")
@@ -228,11 +236,11 @@ class Injection(Placement):
                     + (f" ({self.cls_name} hands its API's calls on)" if self.delegate else "")
                     + "; "
                     f"{len(self.sites)} call(s) in {self.holder} go there"
-                    + (f"; {len(callers)} call(s) of subclasses in other modules go there "
-                       "directly" if callers else ""))
+                    + (f"; {len(callers)} call(s) in other modules go there directly"
+                       if callers else ""))
 
     def _redirected(self) -> list[sites.Site]:
-        """The subclasses' calls that go to the new home directly: none at easy, one module's
+        """The outside calls that go to the new home directly: none at easy, one module's
         (picked by the seed) at medium, every module's at hard."""
         if self.difficulty == "easy" or not self.caller_modules:
             return []
@@ -242,8 +250,9 @@ class Injection(Placement):
 
     def _redirect_callers(self, changes: dict[str, str | None],
                           callers: list[sites.Site]) -> None:
-        """The subclasses' calls in other modules go to the new home, as the class's own
-        forwarding method does: `self.write(x)` -> `self.environment.write(self, x)`."""
+        """The calls in other modules go to the new home, as the class's own forwarding method
+        does: `self.write(x)` -> `self.environment.write(self, x)` in a subclass,
+        `ledger.headroom()` -> `ledger.columns.headroom(ledger)` on a typed receiver."""
         by_path: dict[str, list[sites.Site]] = {}
         for site in callers:
             path = self.context.path_of(site.scope)
@@ -253,6 +262,15 @@ class Injection(Placement):
         for path, found in sorted(by_path.items()):
             tree = self.context.module(path)
             wrapper: MetadataWrapper | None = self.context.wrapper(path)
+            typed = [site for site in found if (site.scope, site.line, site.col) in self.typed]
+            if typed:  # `ledger.m(x)` -> `ledger.<via>.m(ledger, x)`, anywhere in the module
+                assert self.via is not None
+                tree, count = sites.hand_on(tree, typed, self.new_name, self.via, wrapper)
+                wrapper = None  # positions of the edited tree: computed again
+                if count != len(typed):
+                    raise InjectionRefused(f"found {count} of the {len(typed)} calls to "
+                                           f"{self.method_name} on a {self.cls_name} in {path}")
+                found = [site for site in found if site not in typed]
             for holder in sorted({site.holder for site in found}):
                 place = move.top_level(self.index, holder)
                 node = move.find_class(tree, place[1]) if place is not None else None

@@ -383,6 +383,54 @@ def redirect_calls(module: cst.Module, holder: cst.ClassDef, sites: list[Site],
     return module.with_changes(body=body), redirect.count
 
 
+class _HandOn(cst.CSTTransformer):
+    """The calls at the given positions, `x.m(a)`, go to the object `x` holds in `<via>`, `x`
+    passed first: `x.<via>.<new name>(x, a)`, as the forwarding method left in `x`'s class
+    does."""
+
+    def __init__(self, starts: dict[int, tuple[int, int]], positions: set[tuple[int, int]],
+                 new_name: str, via: str):
+        super().__init__()
+        self.starts = starts
+        self.positions = positions
+        self.new_name = new_name
+        self.via = via
+        self.count = 0
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
+        func = updated_node.func
+        if self.starts.get(id(original_node)) not in self.positions \
+                or not isinstance(func, cst.Attribute):
+            return updated_node
+        self.count += 1
+        receiver = func.value
+        target = cst.Attribute(value=cst.Attribute(value=receiver, attr=cst.Name(self.via)),
+                               attr=cst.Name(self.new_name))
+        args = list(updated_node.args)
+        first = cst.Arg(value=receiver.deep_clone())
+        if args and isinstance(args[0].comma, cst.Comma):
+            first = first.with_changes(comma=args[0].comma)  # the same layout as the next one
+        elif args:
+            first = first.with_changes(comma=cst.Comma(
+                whitespace_after=cst.SimpleWhitespace(" ")))
+        return updated_node.with_changes(func=target, args=[first, *args])
+
+
+def hand_on(module: cst.Module, sites: list[Site], new_name: str, via: str,
+            wrapper: MetadataWrapper | None = None) -> tuple[cst.Module, int]:
+    """The module with the sites' calls on a typed receiver sent to the object it holds in
+    `<via>` (`ctx.m(a)` -> `ctx.<via>.<new name>(ctx, a)`), and how many were. `wrapper`: a
+    kept metadata wrapper of `module`."""
+    positions = {(site.line, site.col) for site in sites}
+    wrapper = wrapper or MetadataWrapper(module, unsafe_skip_copy=True)
+    where = wrapper.resolve(PositionProvider)
+    starts = {id(node): (place.start.line, place.start.column) for node, place in where.items()
+              if isinstance(node, cst.Call)
+              and (place.start.line, place.start.column) in positions}
+    transformer = _HandOn(starts, positions, new_name, via)
+    return wrapper.module.visit(transformer), transformer.count
+
+
 # -- the other direction: a class hands its own method's work to an object it holds -----------
 
 
@@ -490,6 +538,65 @@ def inherited_calls(analysis: Context, method: str) -> list[Site]:
                 continue  # (a subclass's override would no longer be called)
             found.append(Site(owner, call.scope, call.line, call.col, None, func.base.id))
     return found
+
+
+def typed_calls(analysis: Context, method: str) -> list[Site]:
+    """`x.m(...)` or `self.<attr>.m(...)` written in any function or method outside `m`'s
+    class, whose receiver the analysis is sure holds an object of `m`'s class that runs `m`
+    itself: the points-to analysis sees only instances of classes of the repository there, or,
+    where it sees no value flow in at all, the receiver is a parameter (or an attribute set from
+    one) annotated with one class. Every such class, and every subclass of it, must dispatch the
+    call to `m` (an override would no longer run once the call goes to the new home; the
+    analysis's instance of a class also stands for what an annotation or `self` promises, which
+    a subclass may fill). Each
+    site's holder is the class of its function ("" for a module-level function); `attribute`
+    names the attribute of `self.<attr>.m(...)`, `receiver` the name of `x.m(...)` (or `self`)."""
+    index = analysis.index
+    cls = index.class_of.get(method)
+    name = method.rpartition(".")[2]
+    lineage = set(index.mro(cls)) if cls is not None else set()
+    queries: list[tuple[str, Expr]] = []
+    found: list[Site] = []
+    for facts in index.modules.values():
+        for call in facts.calls:
+            func = call.func
+            if not isinstance(func, Attr) or func.attr != name:
+                continue
+            owner = index.class_of.get(call.scope)
+            definition = index.definitions.get(call.scope)
+            if definition is None or definition.decorators:
+                continue
+            own = definition.params[0].name if owner is not None and definition.params else None
+            base = func.base
+            if isinstance(base, Name) and base.id != own:
+                site = Site(owner or "", call.scope, call.line, call.col, None, base.id)
+            elif isinstance(base, Attr) and isinstance(base.base, Name) and own is not None \
+                    and base.base.id == own and owner is not None \
+                    and plain_attribute(analysis, owner, base.attr):
+                site = Site(owner, call.scope, call.line, call.col, base.attr, own)
+            else:
+                continue  # `self.m()` (a subclass's, `inherited_calls`) or a receiver computed
+            if owner in lineage:
+                continue  # the class's own code: it keeps calling the forwarding method
+            queries.append((call.scope, base))
+            found.append(site)
+    solver = index.calls.solver
+    if solver is None or not queries:
+        return []
+    typed = []
+    for site, values in zip(found, solver.values_of(queries)):
+        classes = {value[2:] for value in values if value.startswith("i:")}
+        if not values:  # no value the analysis follows: the declared type, if any, says
+            declared = _declared(analysis, site if site.attribute is None else Site(
+                site.holder, site.scope, site.line, site.col, site.attribute, None))
+            classes = {declared, *index.descendants(declared)} if declared is not None else set()
+        elif len(classes) != len(values) or not classes <= set(index.classes):
+            continue  # an object from outside (or None) may answer the call otherwise
+        if classes and all(index.lookup_method(kind, name) == method
+                           and all(index.lookup_method(sub, name) == method
+                                   for sub in index.descendants(kind)) for kind in classes):
+            typed.append(site)
+    return typed
 
 
 def calls_named(analysis: Context, scope: str, name: str) -> int:
