@@ -204,6 +204,19 @@ def test_refusals(tmp_path: Path) -> None:
     assert isinstance(outcome, Edit) and list(outcome.changes) == ["lib/b.py"]
 
 
+def test_a_module_that_lists_the_helper_for_others_to_import_keeps_it(tmp_path: Path) -> None:
+    """A module whose list of names spells out the helper (`__all__`, or a template runtime's
+    `exported = [...]` that generated code imports from it) keeps importing it: the copy goes
+    to another caller module, whose import of the helper may go."""
+    listed = CALLER.format(name="use_a") + '\n\nexported = ["pick"]\n'
+    outcome = inject_easy(repo(tmp_path, a=listed))
+    assert isinstance(outcome, Edit) and list(outcome.changes) == ["lib/b.py"]
+    other = repo(tmp_path / "imported", a=CALLER.format(name="use_a"),
+                 b=CALLER.format(name="use_b").replace("lib.core", "lib.a"))
+    outcome = inject_easy(other)
+    assert isinstance(outcome, InjectionRefused) or "lib/a.py" not in outcome.changes
+
+
 def three_callers(root: Path, **callers: str) -> Path:
     """`lib.core.pick` called from modules a, b and c (and from core itself)."""
     files = {"lib/__init__.py": "", "lib/core.py": HELPER_TEXT + "\n\ndef own(values):\n"

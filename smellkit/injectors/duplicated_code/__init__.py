@@ -70,7 +70,7 @@ from smellkit.errors import InjectionRefused
 from smellkit.facts import Definition
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
 from smellkit.injectors.cst import edit
-from smellkit.injectors.cst.imports import add_imports, merged, without_unused
+from smellkit.injectors.cst.imports import add_imports, merged, reexported, without_unused
 from smellkit.injectors.duplicated_code import copying
 from smellkit.injectors.duplicated_code import helper as helping
 from smellkit.injectors.duplicated_code import methods as _methods
@@ -381,7 +381,8 @@ def _place(context: InjectionContext, helper: helping.Helper, module: str,
         statements.append(edit.statement(tree, f"{table} = {{{key}: {name}}}"))
         callee = f"{table}[{key}]"
     replacements: dict[cst.CSTNode, cst.CSTNode] = {}
-    imports = _reuse_import(tree, position, names, calls, helper.module, imports, replacements)
+    imports = _reuse_import(tree, position, names - reexported(context, module, tree), calls,
+                            helper.module, imports, replacements)
     redirected = tree.visit(_Redirect(calls, cst.parse_expression(callee), replacements))
     assert isinstance(redirected, cst.Module)
     result = edit.insert_top(redirected, position, statements)
