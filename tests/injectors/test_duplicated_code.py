@@ -410,14 +410,26 @@ FIGURE_PROBES = [f"figures.shapes:{cls}(12.5).describe(Style({unit!r}, {precise}
                  for unit, precise in (("mm", True), ("cm", False))]
 
 
-@pytest.mark.parametrize("difficulty", DIFFICULTIES)
-def test_heirs_beside_their_base_get_copies_from_new_mixin_modules(
-        tmp_path: Path, difficulty: Difficulty) -> None:
-    """A method whose subclasses all live in its own module: each copy goes to a new mixin
-    module that one heir lists first (easy one verbatim; medium a second one, its locals
-    renamed, for an unrelated heir; hard a third for a third heir), so the
-    case spans 2, 3 and 4 files; the mixin imports what the copy reads, and the class its
-    annotation names only for type checking (importing it would close a cycle)."""
+def test_heirs_beside_their_base_give_medium_and_hard_no_mixin_modules() -> None:
+    """Two or three new modules, each holding the same method (renamed locals at most) for a
+    sibling class of the base's module, are files made up to reach medium's and hard's counts:
+    refused at injection, before any validation is spent on them."""
+    project = load(FIGURES / "before")
+    (candidate,) = find_candidates(project, SMELL, options=SMALL)
+    injector = make_injector(SMELL, SMALL)
+    context = InjectionContext(project)
+    for difficulty in ("medium", "hard"):
+        refusal = attempt(injector, context, candidate, difficulty)
+        assert isinstance(refusal, InjectionRefused), difficulty
+        assert "made up for the count" in refusal.message
+
+
+def test_heirs_beside_their_base_get_one_copy_from_a_new_mixin_module(tmp_path: Path) -> None:
+    """A method whose subclasses all live in its own module: easy gives one verbatim copy to a
+    new mixin module that one heir lists first, so the case spans 2 files; the mixin imports
+    what the copy reads, and the class its annotation names only for type checking (importing
+    it would close a cycle)."""
+    difficulty: Difficulty = "easy"
     root = FIGURES / "before"
     (candidate,) = find_candidates(load(root), SMELL, options=SMALL)
     assert candidate.data.get("local") and "beside it" in candidate.reason
@@ -433,9 +445,7 @@ def test_heirs_beside_their_base_get_copies_from_new_mixin_modules(
     texts = [files[item.path] or "" for item in copies]
     # absolute, as the figures package writes its imports
     assert all("if TYPE_CHECKING:\n    from figures.shapes import Style" in text for text in texts)
-    assert " words = [self.kind" in texts[0]  # the first copy is verbatim
-    if difficulty != "easy":
-        assert " words = [self.kind" not in texts[1]  # the second has renamed locals
+    assert " words = [self.kind" in texts[0]  # the copy is verbatim
     heirs = [item.qualname for item in injection.locations if item.qualname.count(".") == 2]
     assert len(heirs) == len(copies) and "figures.shapes.Figure" not in heirs
     assert not injection.red_herrings and "super()" not in injection.smelly_patch
@@ -444,9 +454,9 @@ def test_heirs_beside_their_base_get_copies_from_new_mixin_modules(
 
 
 def test_a_method_with_no_local_gets_one_mixin_only(tmp_path: Path) -> None:
-    """Further mixins copy the method with its locals renamed; a method with none would give
-    modules differing only in their class name (marshmallow's `_bind_to_schema` in three),
-    which no person writes: medium and hard are refused, easy keeps its one verbatim copy."""
+    """A method with no local to rename gets its one verbatim copy at easy; medium and hard,
+    which would give modules differing only in their class name (marshmallow's
+    `_bind_to_schema` in three), are refused."""
     folder = tmp_path / "figures"
     shutil.copytree(FIGURES / "before", folder)
     path = folder / "figures" / "shapes.py"
@@ -472,7 +482,7 @@ def test_a_method_with_no_local_gets_one_mixin_only(tmp_path: Path) -> None:
     for difficulty in ("medium", "hard"):
         refusal = attempt(injector, context, candidate, difficulty)
         assert isinstance(refusal, InjectionRefused), difficulty
-        assert "no local to rename" in refusal.message
+        assert "made up for the count" in refusal.message
 
 
 def test_no_mixin_for_a_class_patched_after_its_definition(tmp_path: Path) -> None:
@@ -488,12 +498,10 @@ def test_no_mixin_for_a_class_patched_after_its_definition(tmp_path: Path) -> No
     (candidate,) = find_candidates(project, SMELL, options=SMALL)
     injector = make_injector(SMELL, SMALL)
     context = InjectionContext(project)
-    for difficulty in ("easy", "medium"):
-        edit = attempt(injector, context, candidate, difficulty)
+    for seed in range(4):
+        edit = attempt(injector, context, candidate, "easy", random.Random(seed))
         assert isinstance(edit, Edit)
         assert "class Square(Figure):" in (edit.changes["figures/shapes.py"] or "")
-    hard = attempt(injector, context, candidate, "hard")  # a third heir would be Square
-    assert isinstance(hard, InjectionRefused) and "fewer than 3 unrelated" in hard.message
     path.write_text(path.read_text(encoding="utf-8").replace("del Square.kind",
                                                              "Figure.kind = 'shape'"),
                     encoding="utf-8")
@@ -651,7 +659,7 @@ def test_discovery_says_which_rule_turned_definitions_away(tmp_path: Path) -> No
     assert context.discarded["a method no subclass inherits"] >= 1
 
 
-@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+@pytest.mark.parametrize("difficulty", ["easy"])
 def test_mixins_are_slotted_only_when_their_heirs_are(tmp_path: Path,
                                                       difficulty: Difficulty) -> None:
     """No class of the figures declares `__slots__`: their new mixins declare none (an empty
@@ -673,7 +681,7 @@ def test_mixins_are_slotted_only_when_their_heirs_are(tmp_path: Path,
     assert new and all("    __slots__ = ()\n" in (text or "") for text in new.values())
 
 
-@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+@pytest.mark.parametrize("difficulty", ["easy"])
 def test_mixins_are_named_after_the_method_and_its_user(tmp_path: Path,
                                                         difficulty: Difficulty) -> None:
     """A mixin giving `Triangle` its copy of `describe` is `_TriangleDescribe` in
@@ -860,3 +868,54 @@ def test_a_call_on_an_imported_name_is_not_the_method(tmp_path: Path) -> None:
     (candidate,) = [item for item in find_candidates(load(root), SMELL, options=SMALL)
                     if item.target.qualname == "shapes.base.Shape.describe"]
     assert "shapes.render" not in candidate.data["modules"]
+
+
+def test_a_renamed_pair_too_short_for_the_detector_is_refused(tmp_path: Path) -> None:
+    """`describe` in six lines of code (a `def` and five one-line statements): two function
+    copies with `self` renamed make a group of three the detector reports (medium), but one
+    copy makes a renamed pair under `min-lines-renamed` whose body is under `min-lines`, which
+    it does not report, so easy refuses it rather than leave a case its check calls clean."""
+    root = _shapes(tmp_path / "repo")
+    base = root / "shapes" / "base.py"
+    base.write_text(base.read_text().replace(
+        "        if area > 100:\n            size = \"large\"\n        else:\n"
+        "            size = \"small\"\n",
+        "        size = \"large\" if area > 100 else \"small\"\n"
+        "        kind = type(self).__name__.lower()\n").replace(
+        "return f\"{size} shape of {label}\"", "return f\"{size} {kind} of {label}\""))
+    (candidate,) = [item for item in find_candidates(load(root), SMELL, options=SMALL)
+                    if item.target.qualname == "shapes.base.Shape.describe"]
+    injector = make_injector(SMELL, SMALL)
+    context = InjectionContext(load(root))
+    refusal = attempt(injector, context, candidate, "easy")
+    assert isinstance(refusal, InjectionRefused), refusal
+    assert "detector would not report" in refusal.message
+    injection = injected(root, SMELL, "medium", "shapes.base.Shape.describe")
+    assert_round_trip(root, injection)
+
+
+SWITCHED = ("import os\n\n\n"
+            "def shown(name, shorten=False):\n"
+            "    if shorten:\n"
+            "        name = os.path.basename(name)\n"
+            "    else:\n"
+            "        name = os.fspath(name)\n"
+            "    text = name.strip()\n"
+            "    text = text.replace(\"\\\\\", \"/\")\n"
+            "    return text.lower()\n")
+
+
+def test_no_copy_where_the_calls_never_pass_a_switch_of_the_helper(tmp_path: Path) -> None:
+    """`shown(name)` never passes `shorten`, so a copy in its module would always take the
+    `else` side of `if shorten:` and hold lines no test runs (the adequacy rule turns such a
+    case away): the copy goes to the module that passes it, and none is made when no module
+    does."""
+    passing = "from lib.core import shown\n\n\ndef use_b(name):\n    return shown(name, True)\n"
+    plain = "from lib.core import shown\n\n\ndef use_a(name):\n    return shown(name)\n"
+    files = {"lib/__init__.py": "", "lib/core.py": SWITCHED, "lib/a.py": plain,
+             "lib/b.py": passing}
+    outcome = inject_easy(write(tmp_path / "one", files))
+    assert isinstance(outcome, Edit) and list(outcome.changes) == ["lib/b.py"], outcome
+    files["lib/b.py"] = plain.replace("use_a", "use_b")
+    outcome = inject_easy(write(tmp_path / "none", files))
+    assert isinstance(outcome, InjectionRefused) and "passes `shorten`" in outcome.message

@@ -11,7 +11,9 @@ from __future__ import annotations
 import ast
 import builtins
 import symtable
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 from typing import NamedTuple
 
 import libcst as cst
@@ -213,3 +215,89 @@ def renamed_copy(node: cst.FunctionDef, name: str, mapping: dict[str, str]) -> c
         if matches_as_clone(node, renamed):
             return renamed
     return copy_of(node, name, {})
+
+
+def reported_together(original: cst.FunctionDef, copies: list[cst.FunctionDef]) -> bool:
+    """Whether the duplicated-code detector (default options) reports the original and every
+    copy as clones: each in a module of its own, as the injection leaves them. Its thresholds
+    depend on the group (a renamed pair needs `min-lines-renamed` lines of code, or a body of
+    `min-lines` lines holding `min-statements-renamed` statements; three copies need only
+    `min-lines`), so asking the detector itself is what keeps injector and check agreeing."""
+    from smellkit.analysis.context import Context
+    from smellkit.detectors.duplicated_code import DuplicatedCode, DuplicatedCodeOptions
+    from smellkit.project import Project
+
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        package = root / "clones"
+        package.mkdir()
+        (package / "__init__.py").write_text("", encoding="utf-8")
+        paths = []
+        for number, node in enumerate([original, *copies]):
+            stem = "copy_" + "x" * (number + 1)  # module names only, never seen in a case
+            (package / f"{stem}.py").write_text(
+                cst.Module(body=[node.with_changes(leading_lines=())]).code, encoding="utf-8")
+            paths.append(f"clones/{stem}.py")
+        project = Project.load(root, use_cache=False, jobs=1)
+        detector = DuplicatedCode(DuplicatedCodeOptions())
+        found = {location.path for finding in detector.detect(Context(project))
+                 for location in (finding.location, *finding.related)}
+    return set(paths) <= found
+
+
+def unpassed_switches(node: cst.FunctionDef, calls: list[cst.Call], receiver: bool) -> list[str]:
+    """Parameters with a default that a branch of the function tests on its own (`if shorten:`,
+    `if strict is None:`) and that none of `calls` passes (`receiver`: the calls name the first
+    parameter as `obj.m(...)`). A copy only these calls reach always takes the same side of
+    that branch: the other is code no test can run there (click's `format_filename(shorten=...)`
+    copied where every call leaves `shorten` out), which the adequacy rule turns away."""
+    params = [*node.params.posonly_params, *node.params.params][1 if receiver else 0:]
+    tested = _switches(node)
+    if not tested or any(arg.star for call in calls for arg in call.args):
+        return []
+    found = []
+    for position, param in enumerate([*params, *node.params.kwonly_params]):
+        name = param.name.value
+        if param.default is None or name not in tested:
+            continue
+        positional = position < len(params)
+        if not any(any(arg.keyword is not None and arg.keyword.value == name for arg in call.args)
+                   or (positional and sum(arg.keyword is None for arg in call.args) > position)
+                   for call in calls):
+            found.append(name)
+    return found
+
+
+def _switches(node: cst.FunctionDef) -> set[str]:
+    """Names an `if`, `elif`, `while` or conditional expression of the body tests alone: `p`,
+    `not p`, or `p` compared with a literal (`p is None`, `p == "auto"`)."""
+    found: set[str] = set()
+
+    def named(test: cst.BaseExpression) -> str | None:
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test = test.expression
+        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(
+                test.comparisons[0].comparator, (cst.Name, cst.SimpleString, cst.Integer)):
+            comparator = test.comparisons[0].comparator
+            if not isinstance(comparator, cst.Name) or comparator.value in ("None", "True",
+                                                                              "False"):
+                test = test.left
+        return test.value if isinstance(test, cst.Name) else None
+
+    class Visitor(cst.CSTVisitor):
+        def visit_If(self, node: cst.If) -> None:
+            self.add(node.test)
+
+        def visit_While(self, node: cst.While) -> None:
+            self.add(node.test)
+
+        def visit_IfExp(self, node: cst.IfExp) -> None:
+            self.add(node.test)
+
+        def add(self, test: cst.BaseExpression) -> None:
+            name = named(test)
+            if name is not None:
+                found.add(name)
+
+    node.body.visit(Visitor())
+    return found
