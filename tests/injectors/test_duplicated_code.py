@@ -909,7 +909,7 @@ def test_no_copy_where_the_calls_never_pass_a_switch_of_the_helper(tmp_path: Pat
     """`shown(name)` never passes `shorten`, so a copy in its module would always take the
     `else` side of `if shorten:` and hold lines no test runs (the adequacy rule turns such a
     case away): the copy goes to the module that passes it, and none is made when no module
-    does."""
+    does, unless that side is too small a part of the copy to matter."""
     passing = "from lib.core import shown\n\n\ndef use_b(name):\n    return shown(name, True)\n"
     plain = "from lib.core import shown\n\n\ndef use_a(name):\n    return shown(name)\n"
     files = {"lib/__init__.py": "", "lib/core.py": SWITCHED, "lib/a.py": plain,
@@ -919,3 +919,10 @@ def test_no_copy_where_the_calls_never_pass_a_switch_of_the_helper(tmp_path: Pat
     files["lib/b.py"] = plain.replace("use_a", "use_b")
     outcome = inject_easy(write(tmp_path / "none", files))
     assert isinstance(outcome, InjectionRefused) and "passes `shorten`" in outcome.message
+    # a side that is a tenth of the statements at most leaves enough of the copy run
+    longer = SWITCHED.replace("    return text.lower()\n", "".join(
+        f"    text = text.replace({old!r}, {new!r})\n" for old, new in
+        (("a", "b"), ("c", "d"), ("e", "f"), ("g", "h"), ("i", "j"))) + "    return text\n")
+    files["lib/core.py"] = longer
+    outcome = inject_easy(write(tmp_path / "longer", files))
+    assert isinstance(outcome, Edit), outcome

@@ -42,8 +42,8 @@ New names (copies, renamed locals, tables, mixin modules and classes) come from 
 repository (`names.py`); an import the redirected calls leave unused is dropped.
 
 A caller module whose calls never pass a parameter the helper branches on alone (`if shorten:`)
-gets no copy: one side of that branch would be code no test runs there, a case the adequacy rule
-turns away after validation has been spent on it.
+gets no copy when the side of that branch they never take holds more than a tenth of its
+statements: code no test runs there, a case the adequacy rule turns away after validation.
 
 Behaviour is preserved: a copy reads the same objects as `h` (every global it reads is bound to
 the same import target or builtin in the caller module, before the copy), writes no globals, and
@@ -439,8 +439,9 @@ def _place(context: InjectionContext, helper: helping.Helper, module: str,
 def _refuse_dead_branches(helper: helping.Helper, calls: list[cst.Call], path: str, *,
                           receiver: bool) -> None:
     """Refuses a module whose calls never pass a parameter a branch of the helper tests: its
-    copy would hold a side of that branch no test runs (`copying.unpassed_switches`)."""
-    unpassed = copying.unpassed_switches(helper.node, calls, receiver)
+    copy would hold a side of that branch no test runs, more of it than the adequacy rule lets
+    go unrun (`copying.dead_switches`)."""
+    unpassed = copying.dead_switches(helper.node, calls, receiver)
     if unpassed:
         raise InjectionRefused(
             f"no call of `{helper.name}` in {path} passes `{unpassed[0]}`: a copy there would "

@@ -18,11 +18,13 @@ from typing import NamedTuple
 
 import libcst as cst
 
+from smellkit._internal import pyast
 from smellkit.analysis.usage import module_level_names
 from smellkit.errors import InjectionRefused
 from smellkit.facts import DefRef, FileFacts, Name
 from smellkit.graphs.index import Index
 from smellkit.injectors.cst.rename import Rename
+from smellkit.models import MIN_CHANGED_LINES_EXECUTED
 
 _RISKY = frozenset({"super", "__class__", "locals", "vars", "eval", "exec", "globals", "__name__",
                     "__file__", "__qualname__", "__module__", "__spec__", "__package__",
@@ -245,59 +247,77 @@ def reported_together(original: cst.FunctionDef, copies: list[cst.FunctionDef]) 
     return set(paths) <= found
 
 
-def unpassed_switches(node: cst.FunctionDef, calls: list[cst.Call], receiver: bool) -> list[str]:
-    """Parameters with a default that a branch of the function tests on its own (`if shorten:`,
-    `if strict is None:`) and that none of `calls` passes (`receiver`: the calls name the first
-    parameter as `obj.m(...)`). A copy only these calls reach always takes the same side of
-    that branch: the other is code no test can run there (click's `format_filename(shorten=...)`
-    copied where every call leaves `shorten` out), which the adequacy rule turns away."""
-    params = [*node.params.posonly_params, *node.params.params][1 if receiver else 0:]
-    tested = _switches(node)
-    if not tested or any(arg.star for call in calls for arg in call.args):
+def dead_switches(node: cst.FunctionDef, calls: list[cst.Call], receiver: bool) -> list[str]:
+    """Parameters with a literal default that an `if` of the function tests on its own (`if
+    shorten:`, `if not strict:`, `if limit is None:`) and that none of `calls` passes
+    (`receiver`: the calls name the first parameter as `obj.m(...)`), when the side of those
+    branches a copy reached only by these calls never takes holds more statements than the
+    adequacy rule lets go unrun. click's `format_filename(shorten=False)` copied where every
+    call leaves `shorten` out keeps `if shorten:` whose body no test can run there."""
+    code = cst.Module(body=[node.with_changes(leading_lines=())]).code
+    try:
+        function = pyast.parse(code).body[0]
+    except (SyntaxError, IndexError):
         return []
-    found = []
-    for position, param in enumerate([*params, *node.params.kwonly_params]):
-        name = param.name.value
-        if param.default is None or name not in tested:
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or any(
+            arg.star for call in calls for arg in call.args):
+        return []
+    args = function.args
+    positional = [*args.posonlyargs, *args.args][1 if receiver else 0:]
+    defaults = dict(zip([arg.arg for arg in [*args.posonlyargs, *args.args]][-len(args.defaults):],
+                        args.defaults)) if args.defaults else {}
+    defaults.update({arg.arg: default for arg, default in zip(args.kwonlyargs, args.kw_defaults)
+                     if default is not None})
+    names = [arg.arg for arg in positional]
+    unpassed = {name for name, default in defaults.items()
+                if isinstance(default, ast.Constant) and not any(
+                    any(arg.keyword is not None and arg.keyword.value == name for arg in call.args)
+                    or (name in names and sum(arg.keyword is None for arg in call.args)
+                        > names.index(name))
+                    for call in calls)}
+    body = function.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    total = sum(1 for statement in body for item in ast.walk(statement)
+                if isinstance(item, ast.stmt))
+    dead = 0
+    found: list[str] = []
+    for item in (item for statement in body for item in ast.walk(statement)):
+        if not isinstance(item, ast.If):
             continue
-        positional = position < len(params)
-        if not any(any(arg.keyword is not None and arg.keyword.value == name for arg in call.args)
-                   or (positional and sum(arg.keyword is None for arg in call.args) > position)
-                   for call in calls):
+        switch = _switch(item.test, defaults, unpassed)
+        if switch is None:
+            continue
+        name, taken = switch
+        side = item.orelse if taken else item.body
+        dead += sum(1 for statement in side for inner in ast.walk(statement)
+                    if isinstance(inner, ast.stmt))
+        if side and name not in found:
             found.append(name)
+    if not total or dead <= total * (1 - MIN_CHANGED_LINES_EXECUTED):
+        return []
     return found
 
 
-def _switches(node: cst.FunctionDef) -> set[str]:
-    """Names an `if`, `elif`, `while` or conditional expression of the body tests alone: `p`,
-    `not p`, or `p` compared with a literal (`p is None`, `p == "auto"`)."""
-    found: set[str] = set()
-
-    def named(test: cst.BaseExpression) -> str | None:
-        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-            test = test.expression
-        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(
-                test.comparisons[0].comparator, (cst.Name, cst.SimpleString, cst.Integer)):
-            comparator = test.comparisons[0].comparator
-            if not isinstance(comparator, cst.Name) or comparator.value in ("None", "True",
-                                                                              "False"):
-                test = test.left
-        return test.value if isinstance(test, cst.Name) else None
-
-    class Visitor(cst.CSTVisitor):
-        def visit_If(self, node: cst.If) -> None:
-            self.add(node.test)
-
-        def visit_While(self, node: cst.While) -> None:
-            self.add(node.test)
-
-        def visit_IfExp(self, node: cst.IfExp) -> None:
-            self.add(node.test)
-
-        def add(self, test: cst.BaseExpression) -> None:
-            name = named(test)
-            if name is not None:
-                found.add(name)
-
-    node.body.visit(Visitor())
-    return found
+def _switch(test: ast.expr, defaults: dict[str, ast.expr],
+            unpassed: set[str]) -> tuple[str, bool] | None:
+    """The unpassed parameter the test reads alone and whether it holds with the default:
+    `p`, `not p`, `p is None`, `p is not None`; None for any other test."""
+    negated = False
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, negated = test.operand, True
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and \
+            isinstance(test.ops[0], (ast.Is, ast.IsNot)) and \
+            isinstance(test.comparators[0], ast.Constant) and \
+            test.comparators[0].value is None and isinstance(test.left, ast.Name):
+        name = test.left.id
+        if name not in unpassed:
+            return None
+        default = defaults[name]
+        holds = isinstance(default, ast.Constant) and default.value is None
+        return name, holds != isinstance(test.ops[0], ast.IsNot) != negated
+    if isinstance(test, ast.Name) and test.id in unpassed:
+        default = defaults[test.id]
+        assert isinstance(default, ast.Constant)
+        return test.id, bool(default.value) != negated
+    return None

@@ -235,7 +235,7 @@ def place_detached(context: InjectionContext, helper: helping.Helper, module: st
             position = number if position is None else position
     if position is None or not calls:
         raise InjectionRefused(f"no call of `.{helper.name}(...)` written in {facts.path}")
-    unpassed = copying.unpassed_switches(helper.node, calls, receiver=True)
+    unpassed = copying.dead_switches(helper.node, calls, receiver=True)
     if unpassed:
         raise InjectionRefused(
             f"no call of `.{helper.name}(...)` in {facts.path} passes `{unpassed[0]}`: a copy "
