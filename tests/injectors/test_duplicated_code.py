@@ -926,3 +926,26 @@ def test_no_copy_where_the_calls_never_pass_a_switch_of_the_helper(tmp_path: Pat
     files["lib/core.py"] = longer
     outcome = inject_easy(write(tmp_path / "longer", files))
     assert isinstance(outcome, Edit), outcome
+
+
+def test_a_switch_rebound_in_the_body_is_no_dead_branch() -> None:
+    """`if file is None: file = ...` gives `file` a value of the body's own before later tests
+    read it (click's `echo`): only a parameter that keeps its default decides a branch."""
+    from smellkit.injectors.duplicated_code.copying import dead_switches
+
+    text = ("def show(text, file=None, loud=False):\n"
+            "    if file is None:\n"
+            "        file = open_default()\n"
+            "    if file is not None:\n"
+            "        file.flush()\n"
+            "    if loud:\n"
+            "        text = text.upper()\n"
+            "    file.write(text)\n")
+    function = cst.parse_module(text).body[0]
+    assert isinstance(function, cst.FunctionDef)
+    call = cst.parse_expression("show(message)")
+    assert isinstance(call, cst.Call)
+    assert dead_switches(function, [call], receiver=False) == ["loud"]
+    louder = cst.parse_expression("show(message, loud=True)")
+    assert isinstance(louder, cst.Call)
+    assert dead_switches(function, [call, louder], receiver=False) == []

@@ -248,8 +248,8 @@ def reported_together(original: cst.FunctionDef, copies: list[cst.FunctionDef]) 
 
 
 def dead_switches(node: cst.FunctionDef, calls: list[cst.Call], receiver: bool) -> list[str]:
-    """Parameters with a literal default that an `if` of the function tests on its own (`if
-    shorten:`, `if not strict:`, `if limit is None:`) and that none of `calls` passes
+    """Parameters with a literal default, never rebound, that an `if` of the function tests on
+    its own (`if shorten:`, `if not strict:`, `if limit is None:`) and that none of `calls` passes
     (`receiver`: the calls name the first parameter as `obj.m(...)`), when the side of those
     branches a copy reached only by these calls never takes holds more statements than the
     adequacy rule lets go unrun. click's `format_filename(shorten=False)` copied where every
@@ -269,8 +269,10 @@ def dead_switches(node: cst.FunctionDef, calls: list[cst.Call], receiver: bool) 
     defaults.update({arg.arg: default for arg, default in zip(args.kwonlyargs, args.kw_defaults)
                      if default is not None})
     names = [arg.arg for arg in positional]
+    rebound = {item.id for item in ast.walk(function)
+               if isinstance(item, ast.Name) and not isinstance(item.ctx, ast.Load)}
     unpassed = {name for name, default in defaults.items()
-                if isinstance(default, ast.Constant) and not any(
+                if isinstance(default, ast.Constant) and name not in rebound and not any(
                     any(arg.keyword is not None and arg.keyword.value == name for arg in call.args)
                     or (name in names and sum(arg.keyword is None for arg in call.args)
                         > names.index(name))
