@@ -532,14 +532,15 @@ def test_at_most_three_methods_of_one_class_are_candidates(tmp_path: Path) -> No
 
 # -- real code -------------------------------------------------------------------------------
 
-MINIMUM = {("click", "easy"): 17, ("click", "medium"): 6, ("click", "hard"): 2,
+MINIMUM = {("click", "easy"): 17, ("click", "medium"): 3, ("click", "hard"): 1,
            ("jinja2", "easy"): 12, ("jinja2", "medium"): 1, ("jinja2", "hard"): 0}
-"""Injections that must succeed (measured: click 23, 6, 2 of 29 once a method with no local to
-rename made easy cases only, jinja2 14, 1, 0 of 18 before). Methods whose subclasses all live
-beside them give click most of its candidates. Every file a medium or hard case spans holds a
-real copy: jinja2 has no helper whose callers, and no method whose heirs,
-reach three other modules, and only `CodeGenerator.write` has heirs in two (no hard case); at
-most three methods of `CodeGenerator` are candidates, not its 37 visitors."""
+"""Injections that must succeed (measured: click 21, 3, 1 of 29 once methods whose subclasses
+all live beside them made easy cases only, from new mixin modules; 23, 6, 2 with mixins at every
+difficulty; jinja2 14, 1, 0 of 18 before). Those methods give click most of its candidates.
+Every file a medium or hard case spans holds a real copy: jinja2 has no helper whose callers,
+and no method whose heirs, reach three other modules, and only `CodeGenerator`'s methods have
+heirs in two (no hard case); at most three methods of `CodeGenerator` are candidates, not its 37
+visitors."""
 
 
 @pytest.mark.slow
@@ -580,9 +581,10 @@ def test_click_tests_pass_when_echo_is_reached_through_a_table(tmp_path: Path) -
     assert " passed" in result.stdout
 
 
-HARD = {"click": {"modules": 1, "classes": 1}, "jinja2": {"modules": 0, "classes": 0}}
+HARD = {"click": {"modules": 1, "classes": 0}, "jinja2": {"modules": 0, "classes": 0}}
 """Hard injections made on each package at least, by kind of candidate (measured: click 1 and
-1, jinja2 none; one more of click's had three mixins differing only in their class name). Each
+0, jinja2 none; click's hard case of a class was three new mixin modules, now refused as files
+made up for the count). Each
 holds three copies, a helper's with a module-level table, and no
 look-alike that only passes the call on."""
 
@@ -633,9 +635,9 @@ def test_real_injections_read_as_human_code(name: str, version: str) -> None:
     from tests.injectors.support_tells import human_injections
     from tests.support.pypi import sdist
 
-    # jinja2's methods that other modules call are candidates too, and reach easy only: the
-    # first six candidates may hold no medium case, the first twelve do
-    made = human_injections(sdist(name, version) / "src", SMELL, tries=12)
+    # jinja2's methods that other modules call are candidates too, and most reach easy only:
+    # its first medium case is its 19th candidate (the 12th while mixins made medium cases)
+    made = human_injections(sdist(name, version) / "src", SMELL, tries=20)
     reached = [difficulty for difficulty in DIFFICULTIES if MINIMUM[name, difficulty]]
     assert all(made[difficulty] for difficulty in reached), {
         key: len(value) for key, value in made.items()}
