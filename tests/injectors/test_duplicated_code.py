@@ -204,6 +204,19 @@ def test_refusals(tmp_path: Path) -> None:
     assert isinstance(outcome, Edit) and list(outcome.changes) == ["lib/b.py"]
 
 
+def test_a_module_that_lists_the_helper_for_others_to_import_keeps_it(tmp_path: Path) -> None:
+    """A module whose list of names spells out the helper (`__all__`, or a template runtime's
+    `exported = [...]` that generated code imports from it) keeps importing it: the copy goes
+    to another caller module, whose import of the helper may go."""
+    listed = CALLER.format(name="use_a") + '\n\nexported = ["pick"]\n'
+    outcome = inject_easy(repo(tmp_path, a=listed))
+    assert isinstance(outcome, Edit) and list(outcome.changes) == ["lib/b.py"]
+    other = repo(tmp_path / "imported", a=CALLER.format(name="use_a"),
+                 b=CALLER.format(name="use_b").replace("lib.core", "lib.a"))
+    outcome = inject_easy(other)
+    assert isinstance(outcome, InjectionRefused) or "lib/a.py" not in outcome.changes
+
+
 def three_callers(root: Path, **callers: str) -> Path:
     """`lib.core.pick` called from modules a, b and c (and from core itself)."""
     files = {"lib/__init__.py": "", "lib/core.py": HELPER_TEXT + "\n\ndef own(values):\n"
@@ -397,14 +410,26 @@ FIGURE_PROBES = [f"figures.shapes:{cls}(12.5).describe(Style({unit!r}, {precise}
                  for unit, precise in (("mm", True), ("cm", False))]
 
 
-@pytest.mark.parametrize("difficulty", DIFFICULTIES)
-def test_heirs_beside_their_base_get_copies_from_new_mixin_modules(
-        tmp_path: Path, difficulty: Difficulty) -> None:
-    """A method whose subclasses all live in its own module: each copy goes to a new mixin
-    module that one heir lists first (easy one verbatim; medium a second one, its locals
-    renamed, for an unrelated heir; hard a third for a third heir), so the
-    case spans 2, 3 and 4 files; the mixin imports what the copy reads, and the class its
-    annotation names only for type checking (importing it would close a cycle)."""
+def test_heirs_beside_their_base_give_medium_and_hard_no_mixin_modules() -> None:
+    """Two or three new modules, each holding the same method (renamed locals at most) for a
+    sibling class of the base's module, are files made up to reach medium's and hard's counts:
+    refused at injection, before any validation is spent on them."""
+    project = load(FIGURES / "before")
+    (candidate,) = find_candidates(project, SMELL, options=SMALL)
+    injector = make_injector(SMELL, SMALL)
+    context = InjectionContext(project)
+    for difficulty in ("medium", "hard"):
+        refusal = attempt(injector, context, candidate, difficulty)
+        assert isinstance(refusal, InjectionRefused), difficulty
+        assert "made up for the count" in refusal.message
+
+
+def test_heirs_beside_their_base_get_one_copy_from_a_new_mixin_module(tmp_path: Path) -> None:
+    """A method whose subclasses all live in its own module: easy gives one verbatim copy to a
+    new mixin module that one heir lists first, so the case spans 2 files; the mixin imports
+    what the copy reads, and the class its annotation names only for type checking (importing
+    it would close a cycle)."""
+    difficulty: Difficulty = "easy"
     root = FIGURES / "before"
     (candidate,) = find_candidates(load(root), SMELL, options=SMALL)
     assert candidate.data.get("local") and "beside it" in candidate.reason
@@ -420,9 +445,7 @@ def test_heirs_beside_their_base_get_copies_from_new_mixin_modules(
     texts = [files[item.path] or "" for item in copies]
     # absolute, as the figures package writes its imports
     assert all("if TYPE_CHECKING:\n    from figures.shapes import Style" in text for text in texts)
-    assert " words = [self.kind" in texts[0]  # the first copy is verbatim
-    if difficulty != "easy":
-        assert " words = [self.kind" not in texts[1]  # the second has renamed locals
+    assert " words = [self.kind" in texts[0]  # the copy is verbatim
     heirs = [item.qualname for item in injection.locations if item.qualname.count(".") == 2]
     assert len(heirs) == len(copies) and "figures.shapes.Figure" not in heirs
     assert not injection.red_herrings and "super()" not in injection.smelly_patch
@@ -431,9 +454,9 @@ def test_heirs_beside_their_base_get_copies_from_new_mixin_modules(
 
 
 def test_a_method_with_no_local_gets_one_mixin_only(tmp_path: Path) -> None:
-    """Further mixins copy the method with its locals renamed; a method with none would give
-    modules differing only in their class name (marshmallow's `_bind_to_schema` in three),
-    which no person writes: medium and hard are refused, easy keeps its one verbatim copy."""
+    """A method with no local to rename gets its one verbatim copy at easy; medium and hard,
+    which would give modules differing only in their class name (marshmallow's
+    `_bind_to_schema` in three), are refused."""
     folder = tmp_path / "figures"
     shutil.copytree(FIGURES / "before", folder)
     path = folder / "figures" / "shapes.py"
@@ -459,7 +482,7 @@ def test_a_method_with_no_local_gets_one_mixin_only(tmp_path: Path) -> None:
     for difficulty in ("medium", "hard"):
         refusal = attempt(injector, context, candidate, difficulty)
         assert isinstance(refusal, InjectionRefused), difficulty
-        assert "no local to rename" in refusal.message
+        assert "made up for the count" in refusal.message
 
 
 def test_no_mixin_for_a_class_patched_after_its_definition(tmp_path: Path) -> None:
@@ -475,12 +498,10 @@ def test_no_mixin_for_a_class_patched_after_its_definition(tmp_path: Path) -> No
     (candidate,) = find_candidates(project, SMELL, options=SMALL)
     injector = make_injector(SMELL, SMALL)
     context = InjectionContext(project)
-    for difficulty in ("easy", "medium"):
-        edit = attempt(injector, context, candidate, difficulty)
+    for seed in range(4):
+        edit = attempt(injector, context, candidate, "easy", random.Random(seed))
         assert isinstance(edit, Edit)
         assert "class Square(Figure):" in (edit.changes["figures/shapes.py"] or "")
-    hard = attempt(injector, context, candidate, "hard")  # a third heir would be Square
-    assert isinstance(hard, InjectionRefused) and "fewer than 3 unrelated" in hard.message
     path.write_text(path.read_text(encoding="utf-8").replace("del Square.kind",
                                                              "Figure.kind = 'shape'"),
                     encoding="utf-8")
@@ -511,14 +532,15 @@ def test_at_most_three_methods_of_one_class_are_candidates(tmp_path: Path) -> No
 
 # -- real code -------------------------------------------------------------------------------
 
-MINIMUM = {("click", "easy"): 17, ("click", "medium"): 6, ("click", "hard"): 2,
+MINIMUM = {("click", "easy"): 17, ("click", "medium"): 3, ("click", "hard"): 1,
            ("jinja2", "easy"): 12, ("jinja2", "medium"): 1, ("jinja2", "hard"): 0}
-"""Injections that must succeed (measured: click 23, 6, 2 of 29 once a method with no local to
-rename made easy cases only, jinja2 14, 1, 0 of 18 before). Methods whose subclasses all live
-beside them give click most of its candidates. Every file a medium or hard case spans holds a
-real copy: jinja2 has no helper whose callers, and no method whose heirs,
-reach three other modules, and only `CodeGenerator.write` has heirs in two (no hard case); at
-most three methods of `CodeGenerator` are candidates, not its 37 visitors."""
+"""Injections that must succeed (measured: click 21, 3, 1 of 29 once methods whose subclasses
+all live beside them made easy cases only, from new mixin modules; 23, 6, 2 with mixins at every
+difficulty; jinja2 14, 1, 0 of 18 before). Those methods give click most of its candidates.
+Every file a medium or hard case spans holds a real copy: jinja2 has no helper whose callers,
+and no method whose heirs, reach three other modules, and only `CodeGenerator`'s methods have
+heirs in two (no hard case); at most three methods of `CodeGenerator` are candidates, not its 37
+visitors."""
 
 
 @pytest.mark.slow
@@ -559,9 +581,10 @@ def test_click_tests_pass_when_echo_is_reached_through_a_table(tmp_path: Path) -
     assert " passed" in result.stdout
 
 
-HARD = {"click": {"modules": 1, "classes": 1}, "jinja2": {"modules": 0, "classes": 0}}
+HARD = {"click": {"modules": 1, "classes": 0}, "jinja2": {"modules": 0, "classes": 0}}
 """Hard injections made on each package at least, by kind of candidate (measured: click 1 and
-1, jinja2 none; one more of click's had three mixins differing only in their class name). Each
+0, jinja2 none; click's hard case of a class was three new mixin modules, now refused as files
+made up for the count). Each
 holds three copies, a helper's with a module-level table, and no
 look-alike that only passes the call on."""
 
@@ -612,9 +635,9 @@ def test_real_injections_read_as_human_code(name: str, version: str) -> None:
     from tests.injectors.support_tells import human_injections
     from tests.support.pypi import sdist
 
-    # jinja2's methods that other modules call are candidates too, and reach easy only: the
-    # first six candidates may hold no medium case, the first twelve do
-    made = human_injections(sdist(name, version) / "src", SMELL, tries=12)
+    # jinja2's methods that other modules call are candidates too, and most reach easy only:
+    # its first medium case is its 19th candidate (the 12th while mixins made medium cases)
+    made = human_injections(sdist(name, version) / "src", SMELL, tries=20)
     reached = [difficulty for difficulty in DIFFICULTIES if MINIMUM[name, difficulty]]
     assert all(made[difficulty] for difficulty in reached), {
         key: len(value) for key, value in made.items()}
@@ -638,7 +661,7 @@ def test_discovery_says_which_rule_turned_definitions_away(tmp_path: Path) -> No
     assert context.discarded["a method no subclass inherits"] >= 1
 
 
-@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+@pytest.mark.parametrize("difficulty", ["easy"])
 def test_mixins_are_slotted_only_when_their_heirs_are(tmp_path: Path,
                                                       difficulty: Difficulty) -> None:
     """No class of the figures declares `__slots__`: their new mixins declare none (an empty
@@ -660,7 +683,7 @@ def test_mixins_are_slotted_only_when_their_heirs_are(tmp_path: Path,
     assert new and all("    __slots__ = ()\n" in (text or "") for text in new.values())
 
 
-@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+@pytest.mark.parametrize("difficulty", ["easy"])
 def test_mixins_are_named_after_the_method_and_its_user(tmp_path: Path,
                                                         difficulty: Difficulty) -> None:
     """A mixin giving `Triangle` its copy of `describe` is `_TriangleDescribe` in
@@ -847,3 +870,84 @@ def test_a_call_on_an_imported_name_is_not_the_method(tmp_path: Path) -> None:
     (candidate,) = [item for item in find_candidates(load(root), SMELL, options=SMALL)
                     if item.target.qualname == "shapes.base.Shape.describe"]
     assert "shapes.render" not in candidate.data["modules"]
+
+
+def test_a_renamed_pair_too_short_for_the_detector_is_refused(tmp_path: Path) -> None:
+    """`describe` in six lines of code (a `def` and five one-line statements): two function
+    copies with `self` renamed make a group of three the detector reports (medium), but one
+    copy makes a renamed pair under `min-lines-renamed` whose body is under `min-lines`, which
+    it does not report, so easy refuses it rather than leave a case its check calls clean."""
+    root = _shapes(tmp_path / "repo")
+    base = root / "shapes" / "base.py"
+    base.write_text(base.read_text().replace(
+        "        if area > 100:\n            size = \"large\"\n        else:\n"
+        "            size = \"small\"\n",
+        "        size = \"large\" if area > 100 else \"small\"\n"
+        "        kind = type(self).__name__.lower()\n").replace(
+        "return f\"{size} shape of {label}\"", "return f\"{size} {kind} of {label}\""))
+    (candidate,) = [item for item in find_candidates(load(root), SMELL, options=SMALL)
+                    if item.target.qualname == "shapes.base.Shape.describe"]
+    injector = make_injector(SMELL, SMALL)
+    context = InjectionContext(load(root))
+    refusal = attempt(injector, context, candidate, "easy")
+    assert isinstance(refusal, InjectionRefused), refusal
+    assert "detector would not report" in refusal.message
+    injection = injected(root, SMELL, "medium", "shapes.base.Shape.describe")
+    assert_round_trip(root, injection)
+
+
+SWITCHED = ("import os\n\n\n"
+            "def shown(name, shorten=False):\n"
+            "    if shorten:\n"
+            "        name = os.path.basename(name)\n"
+            "    else:\n"
+            "        name = os.fspath(name)\n"
+            "    text = name.strip()\n"
+            "    text = text.replace(\"\\\\\", \"/\")\n"
+            "    return text.lower()\n")
+
+
+def test_no_copy_where_the_calls_never_pass_a_switch_of_the_helper(tmp_path: Path) -> None:
+    """`shown(name)` never passes `shorten`, so a copy in its module would always take the
+    `else` side of `if shorten:` and hold lines no test runs (the adequacy rule turns such a
+    case away): the copy goes to the module that passes it, and none is made when no module
+    does, unless that side is too small a part of the copy to matter."""
+    passing = "from lib.core import shown\n\n\ndef use_b(name):\n    return shown(name, True)\n"
+    plain = "from lib.core import shown\n\n\ndef use_a(name):\n    return shown(name)\n"
+    files = {"lib/__init__.py": "", "lib/core.py": SWITCHED, "lib/a.py": plain,
+             "lib/b.py": passing}
+    outcome = inject_easy(write(tmp_path / "one", files))
+    assert isinstance(outcome, Edit) and list(outcome.changes) == ["lib/b.py"], outcome
+    files["lib/b.py"] = plain.replace("use_a", "use_b")
+    outcome = inject_easy(write(tmp_path / "none", files))
+    assert isinstance(outcome, InjectionRefused) and "passes `shorten`" in outcome.message
+    # a side that is a tenth of the statements at most leaves enough of the copy run
+    longer = SWITCHED.replace("    return text.lower()\n", "".join(
+        f"    text = text.replace({old!r}, {new!r})\n" for old, new in
+        (("a", "b"), ("c", "d"), ("e", "f"), ("g", "h"), ("i", "j"))) + "    return text\n")
+    files["lib/core.py"] = longer
+    outcome = inject_easy(write(tmp_path / "longer", files))
+    assert isinstance(outcome, Edit), outcome
+
+
+def test_a_switch_rebound_in_the_body_is_no_dead_branch() -> None:
+    """`if file is None: file = ...` gives `file` a value of the body's own before later tests
+    read it (click's `echo`): only a parameter that keeps its default decides a branch."""
+    from smellkit.injectors.duplicated_code.copying import dead_switches
+
+    text = ("def show(text, file=None, loud=False):\n"
+            "    if file is None:\n"
+            "        file = open_default()\n"
+            "    if file is not None:\n"
+            "        file.flush()\n"
+            "    if loud:\n"
+            "        text = text.upper()\n"
+            "    file.write(text)\n")
+    function = cst.parse_module(text).body[0]
+    assert isinstance(function, cst.FunctionDef)
+    call = cst.parse_expression("show(message)")
+    assert isinstance(call, cst.Call)
+    assert dead_switches(function, [call], receiver=False) == ["loud"]
+    louder = cst.parse_expression("show(message, loud=True)")
+    assert isinstance(louder, cst.Call)
+    assert dead_switches(function, [call, louder], receiver=False) == []

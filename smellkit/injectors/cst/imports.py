@@ -438,13 +438,33 @@ def without_unused(context: InjectionContext, module: str, original: cst.Module,
     redirected, code pasted or moved away); refused when another module imports such a name from
     this one (a re-export the repository relies on)."""
     result, dropped = drop_unused(original, new)
+    exported = reexported(context, module, original)
     for name in dropped:
-        if any(item.target == f"{module}.{name}" for facts in context.index.modules.values()
-               for item in facts.imports):
+        if name in exported:
             raise InjectionRefused(f"`{name}` would be left unused in "
                                    f"{context.index.modules[module].path}, yet other modules "
                                    "import it from there")
     return result
+
+
+def reexported(context: InjectionContext, module: str, tree: cst.Module) -> set[str]:
+    """Names other code may import from the module: those another module (or a test) imports
+    from it, and those its module-level lists of names spell out (`__all__`, or a table of
+    names that generated code imports, like a template runtime's `exported = ["auto_aiter"]`).
+    An edit must keep each of them bound there."""
+    found = {item.target.rpartition(".")[2] for facts in context.index.modules.values()
+             for item in facts.imports if item.target.rpartition(".")[0] == module}
+    for statement in tree.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            value = small.value if isinstance(small, (cst.Assign, cst.AnnAssign,
+                                                      cst.AugAssign)) else None
+            if isinstance(value, (cst.List, cst.Tuple, cst.Set)):
+                found.update(element.value.evaluated_value for element in value.elements
+                             if isinstance(element.value, cst.SimpleString)
+                             and isinstance(element.value.evaluated_value, str))
+    return found
 
 
 def isort_key(name: str) -> tuple[int, str]:

@@ -25,13 +25,14 @@ real duplication, and it is preferred; only a method no other module calls falls
 shapes below, where the copy goes to a class that inherits it (`methods.py`): subclasses in
 other modules get their
 own copy of a method they inherit unchanged, pasted into the subclass (hard: in three
-subclasses of three modules). A method whose subclasses all live in its own module gives each
-copy to a new mixin module that one of them lists first (`mixin_local`): easy one verbatim copy,
-medium a second one with renamed locals for an unrelated heir, hard a third for a third
-unrelated heir. At most three methods of a
-class are candidates (the others' copies would land in the same subclasses), and copies go first
-to the places the tests run: callers they cover, heirs with the most subclasses; the heirs are
-involved in the case, so the tests selected for it are those that run their code.
+subclasses of three modules). A method whose subclasses all live in its own module gives one
+verbatim copy to a new mixin module that one of them lists first (`mixin_local`), at easy only:
+medium and hard would need two or three new modules, each holding the same method for a sibling
+class of one module, files made up for the count (no person spreads one override so). At most
+three methods of a class are candidates (the others' copies would land in the same
+subclasses), and copies go first to the places the tests run: callers they cover, heirs with
+the most subclasses; the heirs are involved in the case, so the tests selected for it are those
+that run their code.
 
 A case whose heirs live in too few other modules is refused (medium needs two, hard three, or
 as many unrelated heirs beside the method): no case reaches its files with a method that only
@@ -39,6 +40,10 @@ passes the call on.
 
 New names (copies, renamed locals, tables, mixin modules and classes) come from the words of the
 repository (`names.py`); an import the redirected calls leave unused is dropped.
+
+A caller module whose calls never pass a parameter the helper branches on alone (`if shorten:`)
+gets no copy when the side of that branch they never take holds more than a tenth of its
+statements: code no test runs there, a case the adequacy rule turns away after validation.
 
 Behaviour is preserved: a copy reads the same objects as `h` (every global it reads is bound to
 the same import target or builtin in the caller module, before the copy), writes no globals, and
@@ -70,7 +75,7 @@ from smellkit.errors import InjectionRefused
 from smellkit.facts import Definition
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
 from smellkit.injectors.cst import edit
-from smellkit.injectors.cst.imports import add_imports, merged, without_unused
+from smellkit.injectors.cst.imports import add_imports, merged, reexported, without_unused
 from smellkit.injectors.duplicated_code import copying
 from smellkit.injectors.duplicated_code import helper as helping
 from smellkit.injectors.duplicated_code import methods as _methods
@@ -172,7 +177,13 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
         places.sort(key=lambda place: _exercise_rank(context, helper.qualname, place,
                                                      "classes" in candidate.data))
         if candidate.data.get("local"):
+            if difficulty != "easy":
+                raise InjectionRefused(
+                    f"the heirs of `{helper.qualname}` live beside it: {difficulty} would need "
+                    f"{len(roles)} new mixin modules holding the same method, files made up for "
+                    "the count")
             local, heirs = mixin_local(context, helper, places, len(roles), rng)
+            _ensure_reported(helper, local[0], local[1])
             return _edit(helper, *local, heirs=heirs)
         if len({module_of(place) for place in places}) < len(roles):
             reached = len({module_of(place) for place in places})
@@ -212,6 +223,7 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
             if not [name for name in index.call_graph.predecessors(helper.qualname)
                     if index.scope_module(name) not in touched and name != helper.qualname]:
                 raise InjectionRefused(f"no caller of `{helper.qualname}` would be left to call it")
+        _ensure_reported(helper, changes, copies)
         note = ""
         if "table" in made and "classes" not in candidate.data and \
                 not candidate.data.get("detached"):
@@ -219,6 +231,38 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
         heirs = [name.rpartition(".")[0] for name in copies
                  if "classes" in candidate.data and name.rpartition(".")[0] in index.classes]
         return _edit(helper, changes, copies, note, heirs)
+
+
+def _ensure_reported(helper: helping.Helper, changes: dict[str, str | None],
+                     copies: list[str]) -> None:
+    """Refuses copies the duplicated-code detector would not report with the original (a
+    renamed pair under its `min-lines-renamed`): the case's check would pass on the smelly
+    version, so validation would only throw the case away later."""
+    nodes = [_definition(changes, name) for name in copies]
+    found = [node for node in nodes if node is not None]
+    if len(found) == len(nodes) and not copying.reported_together(helper.node, found):
+        raise InjectionRefused(
+            f"the detector would not report the {len(found)} cop{'y' if len(found) == 1 else 'ies'}"
+            f" of `{helper.qualname}` as duplicated code (too few lines or statements for "
+            "its thresholds)")
+
+
+def _definition(changes: dict[str, str | None], qualname: str) -> cst.FunctionDef | None:
+    """The def of `qualname` (`pkg.mod.f` or `pkg.mod.C.m`) in the edit's texts (paths may sit
+    below a source folder such as `src/`)."""
+    for path, text in changes.items():
+        if text is None:
+            continue
+        stem = path.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+        names = qualname.split(".")
+        for cut in range(len(names) - 1, 0, -1):  # the longest module the path ends with
+            module = ".".join(names[:cut])
+            if stem == module or stem.endswith("." + module):
+                node = edit.find_definition(cst.parse_module(text), names[cut:])
+                if isinstance(node, cst.FunctionDef):
+                    return node
+                break
+    return None
 
 
 def _function_rule(context: InjectionContext, definition: Definition,
@@ -364,6 +408,7 @@ def _place(context: InjectionContext, helper: helping.Helper, module: str,
         calls.extend(visitor.found)
     if position is None:
         raise InjectionRefused(f"no call of `{helper.name}` written in {facts.path}")
+    _refuse_dead_branches(helper, calls, facts.path, receiver=False)
     insert_line = lines[tree.body[position]].start.line
     imports = helping.bindings(context, helper, facts.module, insert_line)
     mapping = {} if role == "copy" else naming.local_names(
@@ -381,13 +426,26 @@ def _place(context: InjectionContext, helper: helping.Helper, module: str,
         statements.append(edit.statement(tree, f"{table} = {{{key}: {name}}}"))
         callee = f"{table}[{key}]"
     replacements: dict[cst.CSTNode, cst.CSTNode] = {}
-    imports = _reuse_import(tree, position, names, calls, helper.module, imports, replacements)
+    imports = _reuse_import(tree, position, names - reexported(context, module, tree), calls,
+                            helper.module, imports, replacements)
     redirected = tree.visit(_Redirect(calls, cst.parse_expression(callee), replacements))
     assert isinstance(redirected, cst.Module)
     result = edit.insert_top(redirected, position, statements)
     result = add_imports(result, tree, position, imports, module,
                                   facts.is_package)
     return without_unused(context, module, tree, result).code, f"{module}.{name}"
+
+
+def _refuse_dead_branches(helper: helping.Helper, calls: list[cst.Call], path: str, *,
+                          receiver: bool) -> None:
+    """Refuses a module whose calls never pass a parameter a branch of the helper tests: its
+    copy would hold a side of that branch no test runs, more of it than the adequacy rule lets
+    go unrun (`copying.dead_switches`)."""
+    unpassed = copying.dead_switches(helper.node, calls, receiver)
+    if unpassed:
+        raise InjectionRefused(
+            f"no call of `{helper.name}` in {path} passes `{unpassed[0]}`: a copy there would "
+            "hold a branch on it that no test can run")
 
 
 def _fstring_quotes(tree: cst.Module, calls: list[cst.Call]) -> set[str]:

@@ -11,16 +11,20 @@ from __future__ import annotations
 import ast
 import builtins
 import symtable
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 from typing import NamedTuple
 
 import libcst as cst
 
+from smellkit._internal import pyast
 from smellkit.analysis.usage import module_level_names
 from smellkit.errors import InjectionRefused
 from smellkit.facts import DefRef, FileFacts, Name
 from smellkit.graphs.index import Index
 from smellkit.injectors.cst.rename import Rename
+from smellkit.models import MIN_CHANGED_LINES_EXECUTED
 
 _RISKY = frozenset({"super", "__class__", "locals", "vars", "eval", "exec", "globals", "__name__",
                     "__file__", "__qualname__", "__module__", "__spec__", "__package__",
@@ -213,3 +217,109 @@ def renamed_copy(node: cst.FunctionDef, name: str, mapping: dict[str, str]) -> c
         if matches_as_clone(node, renamed):
             return renamed
     return copy_of(node, name, {})
+
+
+def reported_together(original: cst.FunctionDef, copies: list[cst.FunctionDef]) -> bool:
+    """Whether the duplicated-code detector (default options) reports the original and every
+    copy as clones: each in a module of its own, as the injection leaves them. Its thresholds
+    depend on the group (a renamed pair needs `min-lines-renamed` lines of code, or a body of
+    `min-lines` lines holding `min-statements-renamed` statements; three copies need only
+    `min-lines`), so asking the detector itself is what keeps injector and check agreeing."""
+    from smellkit.analysis.context import Context
+    from smellkit.detectors.duplicated_code import DuplicatedCode, DuplicatedCodeOptions
+    from smellkit.project import Project
+
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        package = root / "clones"
+        package.mkdir()
+        (package / "__init__.py").write_text("", encoding="utf-8")
+        paths = []
+        for number, node in enumerate([original, *copies]):
+            stem = "copy_" + "x" * (number + 1)  # module names only, never seen in a case
+            (package / f"{stem}.py").write_text(
+                cst.Module(body=[node.with_changes(leading_lines=())]).code, encoding="utf-8")
+            paths.append(f"clones/{stem}.py")
+        project = Project.load(root, use_cache=False, jobs=1)
+        detector = DuplicatedCode(DuplicatedCodeOptions())
+        found = {location.path for finding in detector.detect(Context(project))
+                 for location in (finding.location, *finding.related)}
+    return set(paths) <= found
+
+
+def dead_switches(node: cst.FunctionDef, calls: list[cst.Call], receiver: bool) -> list[str]:
+    """Parameters with a literal default, never rebound, that an `if` of the function tests on
+    its own (`if shorten:`, `if not strict:`, `if limit is None:`) and that none of `calls` passes
+    (`receiver`: the calls name the first parameter as `obj.m(...)`), when the side of those
+    branches a copy reached only by these calls never takes holds more statements than the
+    adequacy rule lets go unrun. click's `format_filename(shorten=False)` copied where every
+    call leaves `shorten` out keeps `if shorten:` whose body no test can run there."""
+    code = cst.Module(body=[node.with_changes(leading_lines=())]).code
+    try:
+        function = pyast.parse(code).body[0]
+    except (SyntaxError, IndexError):
+        return []
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or any(
+            arg.star for call in calls for arg in call.args):
+        return []
+    args = function.args
+    positional = [*args.posonlyargs, *args.args][1 if receiver else 0:]
+    defaults = dict(zip([arg.arg for arg in [*args.posonlyargs, *args.args]][-len(args.defaults):],
+                        args.defaults)) if args.defaults else {}
+    defaults.update({arg.arg: default for arg, default in zip(args.kwonlyargs, args.kw_defaults)
+                     if default is not None})
+    names = [arg.arg for arg in positional]
+    rebound = {item.id for item in ast.walk(function)
+               if isinstance(item, ast.Name) and not isinstance(item.ctx, ast.Load)}
+    unpassed = {name for name, default in defaults.items()
+                if isinstance(default, ast.Constant) and name not in rebound and not any(
+                    any(arg.keyword is not None and arg.keyword.value == name for arg in call.args)
+                    or (name in names and sum(arg.keyword is None for arg in call.args)
+                        > names.index(name))
+                    for call in calls)}
+    body = function.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    total = sum(1 for statement in body for item in ast.walk(statement)
+                if isinstance(item, ast.stmt))
+    dead = 0
+    found: list[str] = []
+    for item in (item for statement in body for item in ast.walk(statement)):
+        if not isinstance(item, ast.If):
+            continue
+        switch = _switch(item.test, defaults, unpassed)
+        if switch is None:
+            continue
+        name, taken = switch
+        side = item.orelse if taken else item.body
+        dead += sum(1 for statement in side for inner in ast.walk(statement)
+                    if isinstance(inner, ast.stmt))
+        if side and name not in found:
+            found.append(name)
+    if not total or dead <= total * (1 - MIN_CHANGED_LINES_EXECUTED):
+        return []
+    return found
+
+
+def _switch(test: ast.expr, defaults: dict[str, ast.expr],
+            unpassed: set[str]) -> tuple[str, bool] | None:
+    """The unpassed parameter the test reads alone and whether it holds with the default:
+    `p`, `not p`, `p is None`, `p is not None`; None for any other test."""
+    negated = False
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, negated = test.operand, True
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and \
+            isinstance(test.ops[0], (ast.Is, ast.IsNot)) and \
+            isinstance(test.comparators[0], ast.Constant) and \
+            test.comparators[0].value is None and isinstance(test.left, ast.Name):
+        name = test.left.id
+        if name not in unpassed:
+            return None
+        default = defaults[name]
+        holds = isinstance(default, ast.Constant) and default.value is None
+        return name, holds != isinstance(test.ops[0], ast.IsNot) != negated
+    if isinstance(test, ast.Name) and test.id in unpassed:
+        default = defaults[test.id]
+        assert isinstance(default, ast.Constant)
+        return test.id, bool(default.value) != negated
+    return None

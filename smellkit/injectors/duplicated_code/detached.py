@@ -13,13 +13,13 @@ names, and every global it reads means the same object in the caller's module. C
 classes that inherit `K`, or that `K` inherits, are left alone (their `self.m` may be theirs).
 A module that reads `.m` without calling it (a bound method passed on) is refused; a call on a
 name an import binds (`textwrap.wrap(...)`) is another module's function and stays. A method too
-short for one renamed copy to be reported (the detector's `min-lines-renamed` and
-`min-statements-renamed`) is no candidate.
+short for two renamed copies to be reported (the detector's `min-lines`) is no candidate; a
+renamed pair (easy) must also meet `min-lines-renamed` or `min-statements-renamed` in a body of
+`min-lines`, which the injection asks the detector about.
 """
 
 from __future__ import annotations
 
-import ast
 import io
 import keyword
 import random
@@ -28,7 +28,6 @@ from collections.abc import Iterable, Iterator
 import libcst as cst
 
 from smellkit.config import is_test_path
-from smellkit.detectors.duplicated_code import DuplicatedCodeOptions
 from smellkit.errors import InjectionRefused
 from smellkit.facts import Attr, Name
 from smellkit.graphs.builtin_names import BUILTIN_NAMES
@@ -41,7 +40,6 @@ from smellkit.injectors.duplicated_code import names as naming
 from smellkit.injectors.naming import meaningful, snake, words
 from smellkit.models import Candidate
 
-_RENAMED = DuplicatedCodeOptions()
 _RECEIVERS = (dict, list, set, frozenset, str, bytes, tuple, io.StringIO, io.BytesIO,
               io.TextIOWrapper, object)
 """Built-in types a receiver of `obj.m(...)` may be: a method they have is not distinctive."""
@@ -113,9 +111,13 @@ def detached_candidates(context: InjectionContext, smell: str, cls: str,
         location = context.location(qualname)
         if location is None or not helping.copyable(context, qualname, sources):
             continue
-        if not _reported_as_pair(helping.examine(context, qualname, sources).function):
-            context.discard("too short for a copy with `self` renamed to be reported (the "
-                            "detector's `min-lines-renamed` and `min-statements-renamed`)")
+        try:
+            node = helping.helper(context, qualname).node
+        except InjectionRefused:
+            continue
+        if not _reported_in_three(node):
+            context.discard("too short for copies with `self` renamed to be reported (the "
+                            "detector's `min-lines`)")
             continue
         lines = definition.end_line - definition.start_line + 1
         yield Candidate(
@@ -128,19 +130,16 @@ def detached_candidates(context: InjectionContext, smell: str, cls: str,
             data={"modules": sorted(found), "detached": True})
 
 
-def _reported_as_pair(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """Whether one copy with `self` renamed (a type-2 pair) is long enough for the detector to
-    report: `min-lines-renamed` lines of code (the `def` line and the body after its
-    docstring), or `min-statements-renamed` statements."""
-    body = function.body
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and \
-            isinstance(body[0].value.value, str):
-        body = body[1:]
-    if not body:
+def _reported_in_three(node: cst.FunctionDef) -> bool:
+    """Whether the method and two function copies of it, `self` renamed, are reported as a
+    clone group (three copies need only the detector's `min-lines`). A renamed pair (easy) has
+    stricter thresholds: the injection asks the detector about the copies it made."""
+    params = node.params.params
+    if not params:
         return False
-    lines = 1 + (function.end_lineno or body[-1].lineno) - body[0].lineno + 1
-    return lines >= _RENAMED.min_lines_renamed or \
-        len(body) >= _RENAMED.min_statements_renamed
+    receiver = {params[0].name.value: "receiver"}
+    copy = copying.copy_of(node, "copied", receiver)
+    return copying.reported_together(node, [copy, copy])
 
 
 def _receiver(helper: helping.Helper, text: str, pool: list[str],
@@ -236,6 +235,11 @@ def place_detached(context: InjectionContext, helper: helping.Helper, module: st
             position = number if position is None else position
     if position is None or not calls:
         raise InjectionRefused(f"no call of `.{helper.name}(...)` written in {facts.path}")
+    unpassed = copying.dead_switches(helper.node, calls, receiver=True)
+    if unpassed:
+        raise InjectionRefused(
+            f"no call of `.{helper.name}(...)` in {facts.path} passes `{unpassed[0]}`: a copy "
+            "there would hold a branch on it that no test can run")
     if tree.default_indent != context.module(helper.path).default_indent:
         raise InjectionRefused(f"{facts.path} and {helper.path} indent differently")
     text = context.module(helper.path).code_for_node(helper.node)

@@ -1,9 +1,10 @@
 """Duplicated methods through mixins, when every heir of a method lives in its own module.
 
 Heirs in the method's module (`mixin_local`): one unrelated heir per copy lists first a new mixin
-module holding its copy (easy one verbatim copy, medium a second with renamed locals, hard a
-third), so the smell spans the method's module and the new ones. Every file a case spans holds a
-real copy: no mixin only passes the call on.
+module holding its copy (the first verbatim, the next with renamed locals), so the smell spans the
+method's module and the new ones. Every file a case spans holds a real copy: no mixin only passes
+the call on. The injector asks for one copy only (easy): several new modules holding the same
+method for sibling classes of one module would be files made up for the count.
 
 A mixin holds the copy only, and `__slots__ = ()` when the heir's classes
 declare slots (`cst.slots`), so instances keep their layout and every other lookup goes on as
