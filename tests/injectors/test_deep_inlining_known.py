@@ -172,6 +172,7 @@ def test_a_test_that_reads_the_name_before_its_truth_is_kept() -> None:
 
 
 def test_a_name_rebound_in_a_loop_or_in_one_branch_is_unknown_there() -> None:
+    """Nor is a name a nested function or lambda reads: calling it could rebind or empty it."""
     source = '''\
         parts = []
         for item in items:
@@ -186,6 +187,11 @@ def test_a_name_rebound_in_a_loop_or_in_one_branch_is_unknown_there() -> None:
             log(names)
         if names is None:
             log("never")
+        found = []
+        reset = lambda: found.clear()
+        run(reset)
+        if found is None or not isinstance(found, list):
+            log("never either: a lambda reads it")
         '''
     assert _simplified(source) == textwrap.dedent('''\
         parts = []
@@ -199,6 +205,11 @@ def test_a_name_rebound_in_a_loop_or_in_one_branch_is_unknown_there() -> None:
             names = [flag]
         if isinstance(names, tuple):
             log(names)
+        found = []
+        reset = lambda: found.clear()
+        run(reset)
+        if found is None or not isinstance(found, list):
+            log("never either: a lambda reads it")
         ''')
 
 
@@ -229,6 +240,10 @@ def test_an_undecided_half_of_an_or_is_kept_as_the_whole_test() -> None:
     assert _simplified(source) == "parts = {0: 1}\nif ready:\n    use(parts)\n"
     source = "parts = [0]\nif check(x) and isinstance(parts, dict):\n    use(parts)\n"
     assert _simplified(source) == source  # the call must still run: kept as written
+    # a check reads nothing it could change: the truth of `parts` is still known after it
+    source = "parts = [0]\nif key != KEY or isinstance(parts, dict):\n    use(key)\n" \
+        "if not parts:\n    use(0)\n"
+    assert _simplified(source) == "parts = [0]\nif key != KEY:\n    use(key)\n"
 
 
 HELPERS = '''\

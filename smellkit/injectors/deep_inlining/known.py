@@ -65,8 +65,35 @@ def simplified(body: Sequence[cst.BaseStatement], facts: Mapping[str, Known],
                shadowed: frozenset[str] = frozenset()) -> list[cst.BaseStatement]:
     """The statements with the tests their call site decides replaced by the branch that runs.
     `shadowed`: names that do not mean the builtin here (`isinstance`, `dict`...)."""
-    out, _, _ = _Walk(shadowed).block(list(body), dict(facts))
+    captured = _captured(body)  # a nested function could rebind or empty them when called
+    walk = _Walk(shadowed, captured)
+    out, _, _ = walk.block(list(body), {name: fact for name, fact in facts.items()
+                                        if name not in captured})
     return out
+
+
+def _captured(body: Sequence[cst.CSTNode]) -> frozenset[str]:
+    """Names read or bound inside functions, lambdas and classes defined in the body."""
+    found: set[str] = set()
+
+    class Nested(cst.CSTVisitor):
+        def _inside(self, node: cst.CSTNode) -> bool:
+            found.update(mentions_of([node]))
+            found.update(_bound(node))
+            return False
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return self._inside(node)
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return self._inside(node)
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            return self._inside(node)
+
+    for node in body:
+        node.visit(Nested())
+    return frozenset(found)
 
 
 def _display_truth(node: cst.BaseExpression) -> bool | None:
@@ -94,8 +121,9 @@ _DISPLAY_TYPES: tuple[tuple[type[cst.CSTNode], type], ...] = (
 
 
 class _Walk:
-    def __init__(self, shadowed: frozenset[str]):
+    def __init__(self, shadowed: frozenset[str], captured: frozenset[str] = frozenset()):
         self.shadowed = shadowed
+        self.captured = captured
 
     def _builtin(self, node: cst.BaseExpression) -> type | None:
         if isinstance(node, cst.Name) and node.value in _BUILTIN_TYPES and \
@@ -268,14 +296,17 @@ class _Walk:
                 facts[name] = replace(facts[name], truth=None)  # a read may mutate it
         for name in _bound(small):
             facts.pop(name, None)
-        if isinstance(target, cst.Name) and fact is not None:
+        if isinstance(target, cst.Name) and fact is not None and \
+                target.value not in self.captured:
             facts[target.value] = fact
 
     def _if(self, statement: cst.If, facts: Facts,
             ) -> tuple[list[cst.BaseStatement], Facts, bool]:
         value, test = self.decide(statement.test, facts)
         if value is None:  # a decided test runs only effect-free checks, if anything
-            facts = {name: fact for name, fact in _read(facts, statement.test).items()
+            touched = _test_reads(statement.test, self.shadowed)[2]
+            facts = {name: replace(fact, truth=None) if name in touched and not fact.constant
+                     else fact for name, fact in facts.items()
                      if name not in _bound(statement.test)}  # `if (x := ...)`
         if value is None:
             assert isinstance(statement.body, cst.IndentedBlock)
@@ -364,6 +395,14 @@ def _truth_readable(test: cst.BaseExpression, shadowed: frozenset[str]) -> froze
     """Names whose truth the test may read from the facts: each bare truth test of them runs
     before anything else in the test reads them (`f(x) or not x`: the call could empty `x`
     first; `not x or f(x)` is decided before the call), checks of type and identity aside."""
+    readable, spoilt, _ = _test_reads(test, shadowed)
+    return frozenset(readable - spoilt)
+
+
+def _test_reads(test: cst.BaseExpression, shadowed: frozenset[str],
+                ) -> tuple[set[str], set[str], set[str]]:
+    """Of a test: the names it tests the truth of, those of them read before by something
+    else, and all the names something other than a check reads."""
     touched: set[str] = set()
     readable: set[str] = set()
     spoilt: set[str] = set()
@@ -380,7 +419,7 @@ def _truth_readable(test: cst.BaseExpression, shadowed: frozenset[str]) -> froze
             touched.update(mentions_of([node]))
 
     walk(test)
-    return frozenset(readable - spoilt)
+    return readable, spoilt, touched
 
 
 def _checks_only(node: cst.BaseExpression, shadowed: frozenset[str]) -> bool:
