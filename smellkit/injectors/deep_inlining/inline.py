@@ -30,6 +30,13 @@ from smellkit.injectors.deep_inlining.fold import (
     propagate,
     unsafe_names,
 )
+from smellkit.injectors.deep_inlining.known import (
+    builtins_read,
+    constant_types,
+    module_constants,
+    shadowing,
+    simplified,
+)
 from smellkit.injectors.deep_inlining.names import callee_words, fresh, names_of, rename
 from smellkit.injectors.deep_inlining.plans import Plan
 
@@ -75,6 +82,7 @@ class Inliner:
         self.comments = comments
         self._positions: dict[str, dict[int, cst.SimpleStatementLine]] = {}
         self.renamed = False
+        self._shadowed: dict[str, frozenset[str]] = {}
         self._described: set[str] = set()
         """Callees whose paste has its comment already (easy: one comment per helper)."""
 
@@ -91,6 +99,13 @@ class Inliner:
                 position.start.line + offset: node for node, position in positions.items()
                 if isinstance(node, cst.SimpleStatementLine)}
         return self._positions[qualname]
+
+    def _shadowing(self, qualname: str) -> frozenset[str]:
+        """Builtin names the caller's module binds (see `known.shadowing`)."""
+        path = self._path(qualname)
+        if path not in self._shadowed:
+            self._shadowed[path] = shadowing([self.context.module(path)])
+        return self._shadowed[path]
 
     def _path(self, qualname: str) -> str:
         path = self.context.path_of(qualname)
@@ -251,6 +266,9 @@ class Inliner:
                                                 dedented(value))])
             for name, value in bindings]
         new.extend(exits(pasted, form, statement))
+        new = simplified(new, module_constants(constant_types(self.context, needs)),
+                         builtins_read(needs) | shadowing(new)
+                         | self._shadowing(site.caller))
         if not new:
             new = [cst.SimpleStatementLine([cst.Pass()])]
         leading = list(statement.leading_lines)
