@@ -84,3 +84,15 @@ def test_ruff_finds_the_block_sorted(tmp_path: Path, statement: str) -> None:
                              cwd=tmp_path, capture_output=True, text=True, check=False)
         assert run.returncode == 0, run.stdout + text
     assert sys.stdlib_module_names  # the standard library's names decide its section
+
+
+def test_a_plain_import_of_a_module_already_imported_from_gets_its_own_line() -> None:
+    """docutils' `from docutils import nodes, utils` and a pasted body needing
+    `import docutils.utils`: the plain import is not merged into the `from` line (it crashed
+    the build with an IndexError) and is not lost."""
+    tree = cst.parse_module("import re\n\nfrom docutils import nodes, utils\n\nX = 1\n")
+    result = add_imports(tree, tree, len(tree.body) - 1,
+                         [("docutils", "import docutils.utils"),
+                          ("docutils", "from docutils import parsers")], "docutils.transforms")
+    assert "from docutils import nodes, utils, parsers\n" in result.code
+    assert "import docutils.utils\n" in result.code

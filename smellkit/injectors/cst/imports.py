@@ -150,7 +150,11 @@ def add_imports(result: cst.Module, original: cst.Module, position: int,
         if not isinstance(small, cst.ImportFrom) or isinstance(small.names, cst.ImportStar):
             continue
         source = edit.absolute_module(original, small, module, package)
-        same = [text.partition(" import ")[2] for item, text in rest if item == source]
+        # only `from` imports join it: a plain `import docutils.utils` beside
+        # `from docutils import nodes` stays a line of its own
+        joining = [(item, text) for item, text in rest
+                   if item == source and text.startswith("from ")]
+        same = [text.partition(" import ")[2] for _, text in joining]
         if not same:
             continue
         names = [original.code_for_node(alias.with_changes(comma=cst.MaybeSentinel.DEFAULT))
@@ -167,7 +171,7 @@ def add_imports(result: cst.Module, original: cst.Module, position: int,
         body: list[cst.BaseStatement] = list(result.body)
         body[number] = new
         result = result.with_changes(body=body)
-        rest = [item for item in rest if item[0] != source]
+        rest = [item for item in rest if item not in joining]
     if not rest:
         return result
     after = after_last_import(original.body, position, any_import=True) or position
