@@ -145,7 +145,8 @@ def layouts(context: InjectionContext, group: Group, difficulty: Difficulty,
                     continue
                 yield sorted(chosen, key=_placed), helper
     hint = " while one reader stays" if difficulty == "hard" else ""
-    looked = sorted({name for found in helpers.values() for name in found})
+    looked = sorted({name for found in helpers.values() for name in found}) or \
+        helper_modules(context, readers)
     raise InjectionRefused(
         f"no choice of the {len(readers)} methods reading ({', '.join(group.fields)}) spans "
         f"{'exactly' if most == least else 'at least'} {least} files with 3 signatures in 2 "
