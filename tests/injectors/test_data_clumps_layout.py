@@ -13,8 +13,7 @@ from smellkit.injectors.cst.house import HouseStyle
 from smellkit.injectors.cst.layout import long_lines
 from smellkit.injectors.cst.restyle import restyle
 from smellkit.injectors.data_clumps.edit import FunctionPlan, SitePlan, explode_module
-from smellkit.injectors.data_clumps.fields import Reader, field_order
-from smellkit.injectors.data_clumps.spread import forwarding
+from smellkit.injectors.data_clumps.fields import field_order
 from smellkit.project import Project
 
 FIELDS = ("x", "y")
@@ -77,23 +76,6 @@ def test_exploding_wraps_what_grows_too_long_and_nothing_else() -> None:
     assert "        return describe(self.block_start_string, self.comment_start_string)\n" \
         in text  # too long already: not the injection's doing
     assert long_lines(source, text, 50) == []
-
-
-def _reader(qualname: str, calls: tuple[str, ...] = ()) -> Reader:
-    return Reader(qualname, qualname.rpartition(".")[0], "v.py", "v", 1, ("low", "high"), calls)
-
-
-def test_one_class_s_bodies_go_to_two_modules_only_where_one_calls_the_other() -> None:
-    """Two unrelated one-line functions of one class in two new modules only pad the span;
-    `validate` in one module handing the fields to `format_error` in the other is a chain."""
-    alone = [[_reader("v.Length.repr")], [_reader("v.Length.format_error")]]
-    assert not forwarding(alone)
-    chained = [[_reader("v.Length.validate", ("v.Length.format_error",))],
-               [_reader("v.Length.format_error")]]
-    assert forwarding(chained)
-    assert forwarding(list(reversed(chained)))
-    assert forwarding([[_reader("v.Length.repr")], [_reader("v.Range.repr")]])
-    assert not forwarding([*chained, [_reader("v.Length.describe")]])
 
 
 def test_fields_follow_the_constructor_s_parameters(tmp_path: Path) -> None:

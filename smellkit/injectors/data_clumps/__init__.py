@@ -36,7 +36,7 @@ from smellkit.errors import InjectionRefused
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
 from smellkit.injectors.cst.imports import without_unused
 from smellkit.injectors.data_clumps.edit import FunctionPlan, SitePlan, explode_module
-from smellkit.injectors.data_clumps.fields import groups, readers
+from smellkit.injectors.data_clumps.fields import Group, Reader, groups, readers
 from smellkit.injectors.data_clumps.keep import keep_clumps, keep_takers
 from smellkit.injectors.data_clumps.plan import (
     Planner,
@@ -45,7 +45,7 @@ from smellkit.injectors.data_clumps.plan import (
     closure,
     files_of,
 )
-from smellkit.injectors.data_clumps.spread import layout, spread
+from smellkit.injectors.data_clumps.spread import Spread, layouts, spread
 from smellkit.models import Candidate, Difficulty, Finding, StructuralCheck, TargetLevel
 
 SMELL = DataClumps.smell.name
@@ -309,9 +309,8 @@ class DataClumpsInjector(Injector[DataClumpsInjectorOptions]):
                       if item.fields == fields), None)
         if group is None:
             raise InjectionRefused(f"no methods read the fields ({', '.join(fields)}) any more")
-        moved, count = layout(group, difficulty, rng)
+        made, moved = _placed(context, group, difficulty, rng)
         herrings = [reader.qualname for reader in group.readers if reader not in moved]
-        made = spread(context, group, moved, count, rng)
         holders = [holder.qualname for holder in group.holders if not holder.is_class]
         names = ", ".join(fields)
         functions = list(made.functions)
@@ -493,3 +492,30 @@ def field_annotations(context: InjectionContext, cls: str) -> dict[str, str]:
                             param.annotation.annotation, cst.Name):
                         found.setdefault(param.name.value, param.annotation.annotation.value)
     return {name: text for name, text in found.items() if text in BUILTIN_TYPES}
+
+
+_MAX_PLACEMENTS = 12
+"""Layouts tried in turn: each one refused costs a parse and an extraction per body."""
+
+
+def _placed(context: InjectionContext, group: Group, difficulty: Difficulty,
+            rng: random.Random) -> tuple[Spread, list[Reader]]:
+    """The first layout whose bodies take their place (`spread.layouts`), and its readers;
+    refused with the first reasons the layouts were turned away for."""
+    refusals: list[str] = []
+    placements = layouts(context, group, difficulty, rng)
+    for _ in range(_MAX_PLACEMENTS):
+        try:
+            moved, helper = next(placements)
+        except StopIteration:
+            break
+        except InjectionRefused:  # no more layouts: say why those tried were turned away
+            if not refusals:
+                raise
+            break
+        try:
+            return spread(context, group, moved, helper, rng), moved
+        except InjectionRefused as refusal:
+            if refusal.message not in refusals:
+                refusals.append(refusal.message)
+    raise InjectionRefused("; ".join(refusals[:2]) or "no layout to try")

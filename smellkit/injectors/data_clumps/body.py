@@ -4,9 +4,8 @@ the functions).
 
 The body reads each field through its parameter (`self.min` becomes `min`); a local named like
 a field is renamed from the repository's words; calls of other moved methods on `self` hand the
-fields on; a global that the new module could only import at its top by closing an import
-cycle is read through its module, imported at the top (`from wtforms import validators`, then
-`validators.ValidationError`), as a hand-written sibling module would; and expressions the
+fields on; a body reading a global its destination could only import at its top by closing
+an import cycle is refused (no import left inside the function); and expressions the
 `self.` prefixes had wrapped over several lines are joined back where they now fit.
 """
 
@@ -33,29 +32,32 @@ from smellkit.injectors.naming import meaningful, overlaps, pick, snake, words
 
 @dataclass(frozen=True)
 class Extracted:
-    """A method's body as a module-level function of a new module, and what it needs."""
+    """A method's body as a module-level function of an existing module, and what it needs."""
 
     method: cst.FunctionDef
     """The method's node in the original tree."""
     function: cst.FunctionDef
     """The new function (named by the caller), its fields first among its parameters."""
     imports: tuple[str, ...]
-    """Statements the new module needs at its top."""
+    """Statements the destination module needs at its top."""
     type_checking: tuple[str, ...]
     """Imports for its `if TYPE_CHECKING:` block (names only postponed annotations read)."""
     future: bool
-    """The source module postpones annotations (the new module must too)."""
+    """The source module postpones annotations (the destination must too)."""
     dropped: tuple[str, ...] = ()
     """Parameters of a special method the body never reads (`form` of a validator's
     `__call__(self, form, field)`): the function does without them, and so does its call."""
 
 
 def extract(context: InjectionContext, path: str, module: str, definition: Definition,
-            fields: Sequence[str],
+            fields: Sequence[str], destination: str,
             helpers: Mapping[str, tuple[str, Sequence[str]]] | None = None,
             stored_calls: AbstractSet[str] = frozenset()) -> Extracted:
-    """The method's body as a function taking `fields` and then the method's own parameters;
-    refused when the body uses `self` otherwise or cannot move (`cst.move`). `helpers`: the
+    """The method's body as a function of the existing module `destination` (the method's own,
+    or a helper module of its package) taking `fields` and then the method's own parameters;
+    refused when the body uses `self` otherwise or cannot move (`cst.move`), or when a global it
+    reads could only be imported inside the function (the destination's top import would close
+    a cycle: no person writes a helper so). `helpers`: the
     methods it calls on `self` whose bodies move too, each as (the function now holding it, its
     fields): `self.m(x)` becomes `function(field, ..., x)`. `stored_calls`: fields holding a
     callable the body calls (`called_fields`)."""
@@ -78,9 +80,9 @@ def extract(context: InjectionContext, path: str, module: str, definition: Defin
     _require_field_reads(method, self_name, self_reads, fields, set(helpers), stored_calls)
     renamed = _renamed_locals(context, definition, method, fields,
                               body_globals | def_globals | builtins)
-    moved = move.move_method(context.index, module, tree, function, None,
+    moved = move.move_method(context.index, module, tree, function, destination,
                              replacement=cst.Name(self_name), postponed=future,
-                             importer=module, wrapper=wrapper, hoist=True)
+                             wrapper=wrapper, hoist=True)
     new = moved.function.visit(Rename(renamed))
     assert isinstance(new, cst.FunctionDef)
     new = new.visit(_FieldReads(self_name, set(fields)))
@@ -88,10 +90,11 @@ def extract(context: InjectionContext, path: str, module: str, definition: Defin
     if helpers:
         new = new.visit(_HelperCalls(self_name, helpers))
         assert isinstance(new, cst.FunctionDef)
-    new, through = _through_modules(context, new, len(new.body.body) - len(method.body.body),
-                                    {*fields, *move.names_in(method)})
     body = list(new.body.body)
-    deferred = len(body) - len(method.body.body)  # imports read when called (`cst.move`)
+    if len(body) > len(method.body.body):  # imports `cst.move` left to be read when called
+        raise InjectionRefused(
+            f"the body of {definition.qualname} reads a global that {destination} could only "
+            "import inside the function (at its top the import would close a cycle)")
     if body and is_docstring(body[0]):
         if len(body) == 1:
             raise InjectionRefused(f"{name} has nothing but a docstring")
@@ -100,11 +103,6 @@ def extract(context: InjectionContext, path: str, module: str, definition: Defin
         if isinstance(opening, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
             body[0] = opening.with_changes(leading_lines=[
                 line for line in opening.leading_lines if line.comment is not None])
-    if 0 < deferred < len(body):  # a blank line between those imports and the code
-        after = body[deferred]
-        if isinstance(after, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) and \
-                not after.leading_lines:
-            body[deferred] = after.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
     params = new.params
     own = list(params.params[1:])
     dropped: tuple[str, ...] = ()
@@ -124,81 +122,8 @@ def extract(context: InjectionContext, path: str, module: str, definition: Defin
         body=new.body.with_changes(body=body), leading_lines=(), decorators=())
     joined = new.visit(_Rejoined(line_limit(context.source(path))))
     assert isinstance(joined, cst.FunctionDef)
-    return Extracted(method, joined, (*moved.imports, *through), moved.type_checking, future,
+    return Extracted(method, joined, moved.imports, moved.type_checking, future,
                      dropped)
-
-
-def _through_modules(context: InjectionContext, function: cst.FunctionDef, deferred: int,
-                     taken: AbstractSet[str]) -> tuple[cst.FunctionDef, tuple[str, ...]]:
-    """The function with the imports `cst.move` left at the top of its body (names of a module
-    that imports the new one: `from wtforms.validators import ValidationError`) replaced by an
-    import of that module at the new module's top (`from wtforms import validators`) and reads
-    through it (`validators.ValidationError`), as sibling modules importing each other write it;
-    and those top imports. Only where the package imports that module when it loads: whichever
-    module is imported first, the other is then found loaded (in part) and read when called.
-    Imports that cannot be written so stay where they are."""
-    if not isinstance(function.body, cst.IndentedBlock):
-        return function, ()
-    body = list(function.body.body)
-    at = 1 if body and is_docstring(body[0]) else 0
-    graph = context.index.import_graph
-    kept: list[cst.BaseStatement] = []
-    reads: dict[str, str] = {}
-    top: list[str] = []
-    for statement in body[at:at + deferred]:
-        found = _from_import(statement)
-        if found is None:
-            kept.append(statement)
-            continue
-        source, names = found
-        package, _, leaf = source.rpartition(".")
-        eager = package in graph and source in graph and any(
-            graph.edges[package, target].get("eager") for target in graph.successors(package)
-            if target == source)
-        if not package or not eager or leaf in taken or leaf in reads.values():
-            kept.append(statement)
-            continue
-        reads.update((name, leaf) for name in names)
-        top.append(f"from {package} import {leaf}")
-    if not reads:
-        return function, ()
-    nodes = {id(node): reads[node.value] for node in _plain_names(function.body)
-             if node.value in reads}
-    rest = function.body.with_changes(body=[*body[:at], *kept, *body[at + deferred:]])
-    rewritten = function.with_changes(body=rest).visit(_ThroughModule(nodes))
-    assert isinstance(rewritten, cst.FunctionDef)
-    return rewritten, tuple(top)
-
-
-def _from_import(statement: cst.BaseStatement) -> tuple[str, list[str]] | None:
-    """(module, names) of an absolute `from module import a, b` statement without aliases."""
-    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
-        return None
-    small = statement.body[0]
-    if not isinstance(small, cst.ImportFrom) or small.relative or small.module is None or \
-            isinstance(small.names, cst.ImportStar):
-        return None
-    if any(alias.asname is not None or not isinstance(alias.name, cst.Name)
-           for alias in small.names):
-        return None
-    source = cst.Module(body=[]).code_for_node(small.module)
-    return source, [alias.name.value for alias in small.names
-                    if isinstance(alias.name, cst.Name)]
-
-
-class _ThroughModule(cst.CSTTransformer):
-    """Reads of an imported name become reads through its module (`validators.X`)."""
-
-    def __init__(self, nodes: dict[int, str]):
-        super().__init__()
-        self.nodes = nodes
-
-    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
-        module = self.nodes.get(id(original_node))
-        if module is None:
-            return updated_node
-        return cst.Attribute(value=cst.Name(module), attr=updated_node.with_changes(
-            lpar=(), rpar=()), lpar=updated_node.lpar, rpar=updated_node.rpar)
 
 
 _OPENING = ("(", "[", "{")

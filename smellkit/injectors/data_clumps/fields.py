@@ -2,7 +2,8 @@
 
 Many classes hold a group of settings that their methods read (`Length` and `NumberRange`
 validators both keep `min`, `max` and `message`). The smelly version moves the body of such a
-method into a module-level function of a new module of the package, which takes the fields as
+method into a module-level function (beside the class, or in a helper module the package
+already has: `spread.py`), which takes the fields as
 parameters (after them, the method's own): the method keeps its signature and becomes
 `return check_range(self.min, self.max, self.message, form, field)`. Once the group travels
 through three signatures in two modules (the moved functions, and existing signatures that
@@ -25,11 +26,8 @@ moved body calls the functions that took theirs over, handing on their fields, s
 travels down a chain of signatures as real clumps do (`validate_range(min, max, error, ...)`
 calling `format_range_error(min, max, error, ...)`). It also names no field otherwise (a local
 or builtin `min` would be shadowed by the parameter), and every global it reads can be imported
-by the new module: at its top, or, where that would close an import cycle (a name the source
-module defines, such as the exception a validator raises), through the source module imported
-at the top where the package loads it, else at the top of the function's body, read when it
-is called; names only postponed annotations read are imported for type checking (`cst.move`).
-The function itself is made in `body.py`.
+at the top of the module that takes it, without closing an import cycle (`cst.move`; nothing is
+imported inside the function). The function itself is made in `body.py`.
 """
 
 from __future__ import annotations
@@ -211,7 +209,7 @@ def _reader(context: InjectionContext, planner: Planner, facts: FileFacts,
         return "a method the tests run too little of", None
     fields = tuple(field_order(context, cls, reads))
     try:
-        extract(context, facts.path, facts.module, definition, fields, helpers={
+        extract(context, facts.path, facts.module, definition, fields, facts.module, helpers={
             name: (name, callee.fields) for name, callee in callees.items()}, stored_calls=called)
     except InjectionRefused as refusal:
         return _rule_of(refusal.message), None
@@ -245,8 +243,8 @@ def field_order(context: InjectionContext, cls: str, fields: set[str]) -> list[s
 
 def _rule_of(message: str) -> str:
     """A refusal's message as a discard rule (without the method's name)."""
-    if "import cycle" in message:
-        return "a method whose body reads a global the new module cannot import without a cycle"
+    if "close a cycle" in message:
+        return "a method whose body reads a global its new home cannot import without a cycle"
     if "names a field" in message:
         return "a method that also binds or reads a field's name (a parameter would shadow it)"
     return "a method whose body cannot move to a module-level function"

@@ -1,15 +1,13 @@
-"""Names for what the fields mode creates: new modules named from a class's words and its
-method's (`length_error`), functions named by the method's words around the class's noun
-(`format_length_error`), never a name that reads as a sibling module's."""
+"""Names for what the fields mode creates: functions named by the method's words around the
+class's noun (`format_length_error`)."""
 
 from __future__ import annotations
 
 import random
 import re
-from collections.abc import Sequence
 
 from smellkit.injectors.base import InjectionContext
-from smellkit.injectors.data_clumps.body import class_noun, class_words
+from smellkit.injectors.data_clumps.body import class_noun
 from smellkit.injectors.data_clumps.fields import Reader
 from smellkit.injectors.naming import meaningful, overlaps, snake, words
 
@@ -19,51 +17,6 @@ def source_of(context: InjectionContext, reader: Reader) -> str:
     definition = context.index.definitions[reader.qualname]
     lines = context.source(reader.path).splitlines()
     return "\n".join(lines[definition.start_line - 1:definition.end_line])
-
-
-def module_stems(context: InjectionContext, reader: Reader, rng: random.Random, *,
-                  alone: bool, whole_first: bool) -> list[str]:
-    """New module names: the class's word with the method's (`length_error` for the body of
-    `Length._format_error`), or with the source module's for a special method
-    (`length_validators` for `Length.__call__` of `validators.py`), then with other words near
-    them; private when the repository names its internal modules so. `reader` is the body the
-    module's others serve; `alone`: the module's other bodies all serve `reader` (else it holds
-    several things and takes the source module's word); `whole_first`: the class's words alone
-    (`any_of`) come before them with another word (`any_of_validators`), for every module of a
-    case alike."""
-    vocabulary = context.vocabulary
-    stem = reader.path.rpartition("/")[2][:-3]
-    private = vocabulary.private_modules() or stem.startswith("_")
-    cls_name = reader.cls.rpartition(".")[2]
-    whole = class_words(cls_name)
-    head = whole if len(whole) > 1 and not all(map(meaningful, whole)) else whole[:1]
-    method = reader.qualname.rpartition(".")[2]
-    source = method if alone and not method.startswith("__") else stem
-    tail = [word for word in words(source) if meaningful(word) and not overlaps(word, head)][-1:]
-    natural = [snake([*head, *tail], private=private)] if head and tail else []
-    if len(whole) > 1 or not natural:
-        natural.append(snake(whole, private=private))
-    if whole_first:  # two cases at one class need not share the module's name
-        natural.reverse()
-    found = vocabulary.names(reader.module, cls_name, stem, head=head, rng=rng, private=private)
-    siblings = [path.rpartition("/")[2][:-3].lstrip("_")
-                for path in (facts.path for facts in context.index.modules.values())
-                if path.rpartition("/")[0] ==
-                reader.path.rpartition("/")[0]]
-    return [name for name in dict.fromkeys([*natural, *found])
-            if name.lstrip("_") and not _twin(name.lstrip("_"), siblings)][:60]
-
-
-def _twin(stem: str, siblings: Sequence[str]) -> bool:
-    """`stem` is a module of the folder or reads as one with a letter or two changed
-    (`shell_complete` beside `shell_completion`): a reader would mistake one for the other."""
-    def shared(other: str) -> int:
-        return next((at for at, (one, two) in enumerate(zip(stem, other)) if one != two),
-                    min(len(stem), len(other)))
-
-    return any(stem == other or (min(len(stem), len(other)) > 4
-                                 and shared(other) >= max(len(stem), len(other)) - 3)
-               for other in siblings)
 
 
 def shape(name: str, noun: str) -> str:

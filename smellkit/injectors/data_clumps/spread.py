@@ -1,33 +1,32 @@
-"""The edit of the fields mode: readers' bodies become functions of new modules of the package.
+"""The edit of the fields mode: readers' bodies become module-level functions of modules the
+package already has.
 
-The difficulty decides how far the group spreads (SmellBench's file spans): easy moves bodies
-out of one module into one new module beside it, where the group already has a signature in the
-source module (a constructor) so that three signatures in two modules carry it; medium spreads
-over three or more files (two new modules, or readers of two modules); hard over four or more,
-and leaves one reader of the same fields as it is (a red herring). A body that calls another
-moved one (`fields.py`) moves with it, possibly to another new module, which it then imports;
-a private method that only moved bodies called goes (`unused_after_move`). Medium and hard give
-each class's bodies a module of their own first (`validate_range` with `format_range_error`);
-one class's bodies go to two new modules only where one calls the other (`forwarding`): the
-group then travels down a chain, where two unrelated functions in two modules would only pad
-the span. A single moved body is enough where two functions already take the group (it joins
-their chain). The new
-modules hold code alone (no docstring the repository's authors did not write); their lines
-longer than the repository's line length are wrapped by the house style (`cst/restyle.py`), as
-every edit's are.
+SmellBench injects without creating files, and a reader tells a module made for the count (one
+function, importing back the module that calls it) from one a person wrote. So a body goes
+where a person would put such a helper: beside its class, in the class's own module, or into a
+helper module the package keeps for shared functions (`utils.py`, `_utils.py`, `helpers.py`;
+not `_compat`), only where every import that takes is at a module's top and closes no cycle.
+The difficulty decides how far the group spreads (SmellBench's file spans, counted over the
+files that change and those whose existing signatures already carry the group): easy 2 files,
+medium 3 or more, hard 4 or more while one reader of the same fields stays as it is (a red
+herring); the detector needs three signatures in two modules. A body that calls another moved
+one (`fields.py`) moves with it into the same module; a private method that only moved bodies
+called goes (`unused_after_move`). A difficulty no honest placement reaches is refused, naming
+the modules it looked at. Lines longer than the repository's line length are wrapped by the
+house style (`cst/restyle.py`), as every edit's are.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
 import libcst as cst
 
+from smellkit.config import is_test_path
 from smellkit.errors import InjectionRefused
 from smellkit.facts import Attr, Name
 from smellkit.injectors.base import InjectionContext
@@ -46,7 +45,7 @@ from smellkit.injectors.data_clumps.body import (
     extract,
 )
 from smellkit.injectors.data_clumps.fields import Group, Reader
-from smellkit.injectors.data_clumps.names import function_names, module_stems, shape, source_of
+from smellkit.injectors.data_clumps.names import function_names, shape, source_of
 from smellkit.injectors.data_clumps.plan import CONSTRUCTORS, outside_words
 from smellkit.injectors.naming import pick, snake
 from smellkit.models import SPANS, Difficulty
@@ -64,13 +63,51 @@ class Spread:
     modules: tuple[str, ...]
 
 
-def layout(group: Group, difficulty: Difficulty,
-           rng: random.Random) -> tuple[list[Reader], int]:
-    """(the readers to move, how many new modules take them): enough signatures in enough
-    modules for the detector, spanning the difficulty's files; easy and medium move the fewest,
-    hard the most while one reader stays."""
+HELPER_STEMS = frozenset({"utils", "util", "helpers", "helper"})
+"""Module names (a leading underscore aside) a package keeps functions shared by its modules in;
+a compatibility shim (`_compat`) is no such place."""
+
+
+def helper_modules(context: InjectionContext, readers: Sequence[Reader]) -> list[str]:
+    """The package's existing helper modules (`HELPER_STEMS`) that every reader's module can
+    import at its top: nearest package first, none that imports (directly or not) one of them,
+    which the new import would turn into a cycle."""
+    index = context.index
+    first = index.modules[readers[0].module]
+    package = first.module if first.is_package else first.module.rpartition(".")[0]
+    found: list[str] = []
+    while package:
+        for name, facts in sorted(index.modules.items()):
+            if name.rpartition(".")[0] == package and not facts.is_package and \
+                    name.rpartition(".")[2].lstrip("_") in HELPER_STEMS and \
+                    not is_test_path(facts.path) and \
+                    not any(name == reader.module or reaches(context, name, reader.module)
+                            for reader in readers):
+                found.append(name)
+        package = package.rpartition(".")[0]
+    return found
+
+
+def reaches(context: InjectionContext, source: str, target: str) -> bool:
+    """Whether importing `source` runs `target` at load time (eager imports only)."""
+    import networkx as nx
+
+    graph = context.index.import_graph
+    if source not in graph or target not in graph:
+        return False
+    eager = nx.subgraph_view(graph, filter_edge=lambda a, b: bool(graph.edges[a, b]["eager"]))
+    return bool(nx.has_path(eager, source, target))
+
+
+def layouts(context: InjectionContext, group: Group, difficulty: Difficulty,
+            rng: random.Random) -> Iterator[tuple[list[Reader], str | None]]:
+    """(the readers to move, the helper module taking their bodies or None for beside their
+    classes), in order of preference: enough signatures in enough modules for the detector,
+    spanning the difficulty's files; easy and medium move the fewest, hard the most while one
+    reader stays. Raises `InjectionRefused`, naming the modules, when none does."""
     readers = list(group.readers)
     rng.shuffle(readers)
+    index = context.index
     holder_paths = {holder.path for holder in group.holders}
     holder_modules = {holder.module for holder in group.holders}
     least, most = SPANS[difficulty]
@@ -81,136 +118,60 @@ def layout(group: Group, difficulty: Difficulty,
                 for holder in group.holders)
     sizes = list(range(1 if calls >= 2 else 2,
                        len(readers) + (0 if difficulty == "hard" else 1)))
-    if difficulty != "easy":  # medium: every body of the group where its classes' methods
-        # then fill a module each (`validate_range` with `format_range_error`, the same for
-        # `Length`), rather than one body cut off from the rest of its class
+    if difficulty != "easy":  # every body of the group where it reaches the span
         sizes.reverse()
-    for split in (False, True):  # a class's methods kept in one module where possible
-        tried = 0
-        for size in sizes:
-            for chosen in combinations(readers, size):
-                tried += 1
-                if tried > _MAX_LAYOUTS:
-                    break
-                names = {reader.qualname for reader in chosen}
-                if any(not set(reader.calls) <= names for reader in chosen):
-                    continue  # a body that calls a helper moves only with the helper's
-                sources = {reader.path for reader in chosen}
-                classes = len({reader.cls for reader in chosen})
-                counts = list(range(1, min(size if split else classes, 3) + 1))
-                if difficulty != "easy" and not split:  # a module per class's bodies first
-                    counts = [*counts[-1:], *counts[:-1]]
-                for count in counts:
-                    files = len(sources | holder_paths) + count
-                    if size + len(group.holders) < 3 or count + len(holder_modules) < 2:
-                        continue
-                    if files < least or (most is not None and files > most):
-                        continue
-                    if split and not forwarding(chunks(sorted(chosen, key=_placed), count)):
-                        continue  # one class's bodies in two modules with nothing between
-                    return sorted(chosen, key=_placed), count
+    helpers: dict[frozenset[str], list[str]] = {}
+    tried = 0
+    for size in sizes:
+        for chosen in combinations(readers, size):
+            tried += 1
+            if tried > _MAX_LAYOUTS:
+                break
+            names = {reader.qualname for reader in chosen}
+            if any(not set(reader.calls) <= names for reader in chosen):
+                continue  # a body that calls a helper moves only with the helper's
+            if size + len(group.holders) < 3:
+                continue
+            sources = {reader.path for reader in chosen}
+            modules = frozenset(reader.module for reader in chosen)
+            if modules not in helpers:
+                helpers[modules] = helper_modules(context, chosen)
+            for helper in (None, *helpers[modules]):
+                homes = {helper} if helper else set(modules)
+                files = len(sources | holder_paths | (
+                    {index.modules[helper].path} if helper else set()))
+                if len(homes | holder_modules) < 2 or files < least or \
+                        (most is not None and files > most):
+                    continue
+                yield sorted(chosen, key=_placed), helper
     hint = " while one reader stays" if difficulty == "hard" else ""
-    raise InjectionRefused(f"no choice of the {len(readers)} methods reading "
-                           f"({', '.join(group.fields)}) spans "
-                           f"{'exactly' if most == least else 'at least'} {least} files with 3 "
-                           f"signatures in 2 modules{hint}")
+    looked = sorted({name for found in helpers.values() for name in found}) or \
+        helper_modules(context, readers)
+    raise InjectionRefused(
+        f"no choice of the {len(readers)} methods reading ({', '.join(group.fields)}) spans "
+        f"{'exactly' if most == least else 'at least'} {least} files with 3 signatures in 2 "
+        f"modules{hint}, their functions beside their classes (in "
+        f"{', '.join(sorted({reader.module for reader in readers}))}) or in a helper module "
+        f"of the package ({', '.join(looked) or 'none it can import without a cycle'})")
 
 
 def _placed(reader: Reader) -> tuple[str, str, int]:
     return reader.path, reader.cls, reader.line
 
 
-def forwarding(parts: Sequence[Sequence[Reader]]) -> bool:
-    """Whether every new module that holds some of a class's bodies while another holds others
-    calls into that other module or is called from it: the group then travels from one
-    function to the next (`validate_range` handing `min, max, error` to `format_error`), where
-    two unrelated one-line functions in two modules would only pad the span."""
-    home = {reader.qualname: number for number, part in enumerate(parts) for reader in part}
-    for number, part in enumerate(parts):
-        classes = {reader.cls for reader in part}
-        others = {home[reader.qualname] for other in parts if other is not part for reader in other
-                  if reader.cls in classes}
-        if not others:
-            continue
-        linked = any(home.get(callee) in others for reader in part for callee in reader.calls) \
-            or any(home[reader.qualname] in others and any(home.get(callee) == number
-                                                          for callee in reader.calls)
-                   for other in parts for reader in other)
-        if not linked:
-            return False
-    return True
-
-
-def chunks(items: Sequence[Reader], count: int) -> list[list[Reader]]:
-    """`items` (in order) cut into `count` runs, a class's methods kept in one run where there
-    are enough classes, else runs as even as possible."""
-    classes: list[list[Reader]] = []
-    for item in items:
-        if classes and classes[-1][0].cls == item.cls:
-            classes[-1].append(item)
-        else:
-            classes.append([item])
-    if len(classes) >= count:
-        size, extra = divmod(len(classes), count)
-        found: list[list[Reader]] = []
-        at = 0
-        for number in range(count):
-            step = size + (1 if number < extra else 0)
-            found.append([reader for group in classes[at:at + step] for reader in group])
-            at += step
-        return found
-    size, extra = divmod(len(items), count)
-    found = []
-    at = 0
-    for number in range(count):
-        step = size + (1 if number < extra else 0)
-        found.append(list(items[at:at + step]))
-        at += step
-    return found
-
-
-def spread(context: InjectionContext, group: Group, moved: list[Reader], count: int,
+def spread(context: InjectionContext, group: Group, moved: list[Reader], helper: str | None,
            rng: random.Random) -> Spread:
-    """Move each chosen reader's body into a function of one of `count` new modules; its
-    fields lead the new signature in the order of its class's constructor (`Length(min, max,
-    equal, error)` gives `(min, max, equal, error, value, message)`), as a hand-written helper
-    would take them."""
+    """Move each chosen reader's body into a module-level function beside its class (`helper`
+    None) or at the end of the existing module `helper`; its fields lead the new signature in
+    the order of its class's constructor (`Length(min, max, equal, error)` gives `(min, max,
+    equal, error, value, message)`), as a hand-written helper would take them."""
     index = context.index
-    changes: dict[str, str | None] = {}
-    trees: dict[str, cst.Module] = {}
-    replacements: dict[str, dict[cst.CSTNode, cst.CSTNode]] = {}
-    new_imports: dict[str, list[str]] = {}
-    functions: list[str] = []
-    taken_paths: set[str] = set()
-    removed: dict[str, set[cst.FunctionDef]] = {}
-    parts = chunks(moved, count)
-    module_of: dict[str, str] = {}
-    placed: dict[int, tuple[str, str]] = {}
-    whole_first = rng.random() < 0.5  # one shape for all of the case's modules
-    entries = [[reader for reader in part if reader.qualname not in {
-        callee for other in part for callee in other.calls}] or part[:1] for part in parts]
-    # modules serving one body name themselves first: theirs are the most telling names
-    for number in sorted(range(len(parts)), key=lambda item: len(entries[item]) != 1):
-        part, first = parts[number], entries[number][0]
-        folder = first.path.rpartition("/")[0]
-        facts = index.modules[first.module]
-        package = first.module if facts.is_package else first.module.rpartition(".")[0]
-        bound = set(move.module_bindings(index, package)) if package in index.modules else set()
-        stems = [stem for stem in module_stems(context, first, rng,
-                                                alone=len(entries[number]) == 1,
-                                                whole_first=whole_first)
-                 if stem not in bound and _join(folder, stem) not in taken_paths]
-        path = context.module_path(folder, stems)
-        taken_paths.add(path)
-        stem = path.rpartition("/")[2][:-3]
-        module = f"{package}.{stem}" if package else stem
-        placed[number] = (path, module)
-        module_of.update((reader.qualname, module) for reader in part)
-    paths = [placed[number] for number in range(len(parts))]
-    # helpers first: a body that calls one is written with the name of its function
+    home = {reader.qualname: helper or reader.module for reader in moved}
     named: dict[str, tuple[str, Extracted]] = {}
     taken = {word for reader in moved for word in re.findall(
         r"\w+", source_of(context, reader))}
+    for module in set(home.values()):
+        taken.update(re.findall(r"\w+", context.source(index.modules[module].path)))
     shapes: dict[str, str] = {}
     """Per method name, the shape of the first function's name (`validate_{}`): the bodies of
     one method of several classes get names alike (`validate_any_of`, `validate_none_of`)."""
@@ -218,19 +179,22 @@ def spread(context: InjectionContext, group: Group, moved: list[Reader], count: 
         helpers = {qualname.rpartition(".")[2]: (named[qualname][0], _fields_of(moved, qualname))
                    for qualname in reader.calls}
         item = extract(context, reader.path, reader.module, index.definitions[reader.qualname],
-                       reader.fields, helpers=helpers, stored_calls=set(reader.stored_calls))
-        imports = [f"from {module_of[qualname]} import {named[qualname][0]}"
-                   for qualname in reader.calls
-                   if module_of[qualname] != module_of[reader.qualname]]
-        if imports:
-            item = dataclasses.replace(item, imports=(*item.imports, *imports))
-        avoid = {*move.module_bindings(index, reader.module), *group.fields, *taken,
+                       reader.fields, home[reader.qualname], helpers=helpers,
+                       stored_calls=set(reader.stored_calls))
+        if helper is None and (item.imports or item.type_checking):
+            raise InjectionRefused(f"the body of {reader.qualname} would need an import beside "
+                                   "its own class")  # a name its module binds otherwise
+        if helper is not None:
+            _refuse_cycles(context, item, reader, helper, moved)
+        avoid = {*move.module_bindings(index, reader.module),
+                 *move.module_bindings(index, home[reader.qualname]), *group.fields, *taken,
                  *(name for name, _ in named.values()), *move.names_in(item.function),
                  *(re.findall(r"\w+", " ".join(item.imports)))}
         method = reader.qualname.rpartition(".")[2]
         noun = snake(class_noun(reader.cls.rpartition(".")[2]))
         options = function_names(context, reader, rng)
-        if method in options:  # its only mention in the span is its own `def`
+        if method in options and method not in move.module_bindings(
+                index, home[reader.qualname]):  # its only mention in the span is its `def`
             avoid.discard(method)
         if sum(other.qualname.rpartition(".")[2] == method for other in moved) > 1:
             # the bodies of one method of several classes each say whose they are
@@ -241,32 +205,94 @@ def spread(context: InjectionContext, group: Group, moved: list[Reader], count: 
         shapes.setdefault(method, shape(name, noun))
         named[reader.qualname] = (name, item)
     dropped = unused_after_move(context, moved)
-    for part, (path, module) in zip(parts, paths):
-        extracted = [(reader, named[reader.qualname][1]) for reader in part]
-        names = [named[reader.qualname][0] for reader in part]
-        for (reader, item), name in zip(extracted, names):
-            functions.append(f"{module}.{name}")
-            tree = context.module(reader.path)
-            trees[reader.path] = tree
-            replacements.setdefault(reader.path, {})[item.method] = item.method \
-                if reader.qualname in dropped else _delegating(
-                    tree, item, name, reader.fields)
-            if reader.qualname in dropped:
-                removed.setdefault(reader.path, set()).add(item.method)
-                continue
-            new_imports.setdefault(reader.path, []).append(
-                _import_into(context, reader.module, module, name))
-        changes[path] = _new_module(context, module, extracted, names)
+    trees: dict[str, cst.Module] = {}
+    replacements: dict[str, dict[cst.CSTNode, cst.CSTNode]] = {}
+    removed: dict[str, set[cst.FunctionDef]] = {}
+    new_imports: dict[str, list[str]] = {}
+    beside: dict[str, list[tuple[str, cst.FunctionDef]]] = {}
+    for reader in moved:
+        name, item = named[reader.qualname]
+        tree = trees.setdefault(reader.path, context.module(reader.path))
+        replacements.setdefault(reader.path, {})[item.method] = item.method \
+            if reader.qualname in dropped else _delegating(tree, item, name, reader.fields)
+        new_imports.setdefault(reader.path, [])
+        if reader.qualname in dropped:
+            removed.setdefault(reader.path, set()).add(item.method)
+        elif helper is not None:
+            new_imports[reader.path].append(_import_into(context, reader.module, helper, name))
+        beside.setdefault(reader.path, []).append(
+            (reader.cls.rpartition(".")[2], item.function.with_changes(name=cst.Name(name))))
+    changes: dict[str, str | None] = {}
     for path, tree in trees.items():
         module_name = _module_of(context, path)
         new = replace(tree, replacements[path])
         if removed.get(path):
             new = new.visit(_Drop({id(node) for node in removed[path]}))
+        if helper is None:
+            new = _beside_classes(new, beside[path])
         for statement in merged(sorted(new_imports[path])):
             new = _insert_import(new, statement)
         changes[path] = without_unused(context, module_name, tree, new).code
-    return Spread(changes, tuple(functions), tuple(reader.qualname for reader in moved),
-                  tuple(sorted({item.rpartition(".")[0] for item in functions})))
+    if helper is not None:
+        changes[index.modules[helper].path] = _appended(
+            context, helper, [item for part in beside.values() for _, item in part],
+            [statement for _, item in named.values() for statement in item.imports])
+    functions = tuple(f"{home[reader.qualname]}.{named[reader.qualname][0]}" for reader in moved)
+    return Spread(changes, functions, tuple(reader.qualname for reader in moved),
+                  tuple(sorted(set(home.values()))))
+
+
+def _refuse_cycles(context: InjectionContext, item: Extracted, reader: Reader, helper: str,
+                   moved: Sequence[Reader]) -> None:
+    """Refuses a body the helper module could hold only with an import that closes a cycle
+    once the readers' modules import it, one only type checkers read, or annotations evaluated
+    there that its own module postponed."""
+    modules = {other.module for other in moved}
+    for statement in item.imports:
+        source = statement.split()[1]
+        if any(source == module or reaches(context, source, module) for module in modules):
+            raise InjectionRefused(f"{helper} would import {source} for the body of "
+                                   f"{reader.qualname}, which imports {helper} then: a cycle")
+    if item.type_checking:
+        raise InjectionRefused(f"the body of {reader.qualname} names types {helper} could "
+                               "import only for type checking")
+    if item.future and not move.has_future_annotations(
+            context.module(context.index.modules[helper].path)):
+        raise InjectionRefused(f"{helper} evaluates the annotations of {reader.qualname}'s "
+                               "body, which its module postpones")
+
+
+def _beside_classes(tree: cst.Module, functions: Sequence[tuple[str, cst.FunctionDef]]
+                    ) -> cst.Module:
+    """The module with each function right after the top-level class it served (in order):
+    defined before any later statement of the module can call the method."""
+    body: list[cst.BaseStatement] = []
+    wanted = {cls for cls, _ in functions}
+    for statement in tree.body:
+        body.append(statement)
+        if isinstance(statement, cst.ClassDef) and statement.name.value in wanted:
+            wanted.discard(statement.name.value)
+            body.extend(function.with_changes(leading_lines=[cst.EmptyLine(indent=False)] * 2)
+                        for cls, function in functions if cls == statement.name.value)
+    if wanted:
+        raise InjectionRefused(f"{', '.join(sorted(wanted))} is not defined at the top level "
+                               "of its module: no place beside it for a function")
+    return tree.with_changes(body=body)
+
+
+def _appended(context: InjectionContext, helper: str, functions: Sequence[cst.FunctionDef],
+              imports: Sequence[str]) -> str:
+    """The helper module's text with the functions at its end and the imports they need at its
+    top (relative where it imports its siblings so)."""
+    tree = context.module(context.index.modules[helper].path)
+    relative = _uses_relative(context, helper)
+    new = tree.with_changes(body=[*tree.body, *(
+        function.with_changes(leading_lines=[cst.EmptyLine(indent=False)] * 2)
+        for function in functions)])
+    for statement in merged(sorted({_relative(helper, item) if relative else item
+                                    for item in imports})):
+        new = _insert_import(new, statement)
+    return new.code
 
 
 def unused_after_move(context: InjectionContext, moved: Sequence[Reader]) -> set[str]:
@@ -381,10 +407,6 @@ def _module_of(context: InjectionContext, path: str) -> str:
     raise InjectionRefused(f"{path} is not a module of the repository")
 
 
-def _join(folder: str, stem: str) -> str:
-    return f"{folder}/{stem}.py" if folder else f"{stem}.py"
-
-
 def _call_text(self_name: str, fields: Sequence[str], function: cst.FunctionDef,
                dropped: Sequence[str] = ()) -> list[str]:
     """The arguments of the delegating call: the fields, then the method's own parameters (but
@@ -446,110 +468,6 @@ def _uses_relative(context: InjectionContext, module: str) -> bool:
     """Whether a module imports from its own package relatively (`from .x import y`)."""
     path = context.index.modules[module].path
     return re.search(r"^\s*from \.", context.source(path), re.MULTILINE) is not None
-
-
-def _new_module(context: InjectionContext, module: str,
-                extracted: list[tuple[Reader, Extracted]], names: list[str]) -> str:
-    """The new module's text: its imports, grouped as isort does, then the functions. No module
-    docstring: one would be prose the repository's authors never wrote."""
-    lines: list[str] = []
-    if any(item.future for _, item in extracted):
-        lines.append("from __future__ import annotations\n")
-    relative = _uses_relative(context, extracted[0][0].module)
-    variables: dict[str, str] = {}
-    extracted = [(reader, dataclasses.replace(
-        item, imports=_own_type_variables(context, reader, item.imports, variables),
-        type_checking=_own_type_variables(context, reader, item.type_checking, variables)))
-        for reader, item in extracted]
-    imports = [_relative(module, statement) if relative else statement
-               for _, item in extracted for statement in item.imports]
-    for text in variables.values():
-        needed = _typing_import(context, extracted[0][0].path, text)
-        if needed is None:
-            raise InjectionRefused("the moved code's type variable is declared with a call "
-                                   "the new module cannot import")
-        imports.append(needed)
-    external = sorted({item for item in imports if not item.startswith("from .")})
-    local = sorted({item for item in imports if item.startswith("from .")})
-    checking = sorted({_relative(module, statement) if relative else statement
-                       for _, item in extracted for statement in item.type_checking})
-    alias = next((match.group(1) for item in external
-                  if (match := re.fullmatch(r"import typing as (\w+)", item))), None)
-    if checking and alias is None:
-        external = sorted({*external, "import typing"})
-    own = module.partition(".")[0]
-    sections = [merged([item for item in external if _top_package(item) != own]),
-                [*merged([item for item in external if _top_package(item) == own]),
-                 *merged(local)]]
-    lines.extend("\n".join(section) + "\n" for section in sections if section)
-    if checking:
-        lines.append(f"if {alias or 'typing'}.TYPE_CHECKING:\n" + "".join(
-            f"    {statement}\n" for statement in merged(checking)))
-    if variables:
-        lines.append("".join(f"{text}\n" for text in variables.values()))
-    text = "\n".join(lines)
-    for (_, item), name in zip(extracted, names):
-        function = item.function.with_changes(name=cst.Name(name))
-        text += ("\n\n" if text else "") + cst.Module(body=[function]).code
-    return text
-
-
-def _own_type_variables(context: InjectionContext, reader: Reader, statements: Sequence[str],
-                        found: dict[str, str]) -> tuple[str, ...]:
-    """`statements` without the private type variables they import from the reader's module
-    (`from marshmallow.validate import _T`): the new module declares its own, as a generic
-    function moved to another module does (`_T = typing.TypeVar("_T")`, added to `found`), and
-    imports no private name of the module it came from."""
-    declared = _type_variables(context, reader.path)
-    kept: list[str] = []
-    for statement in statements:
-        match = re.fullmatch(r"from ([\w.]+) import (.+)", statement)
-        if match is None or match.group(1) != reader.module:
-            kept.append(statement)
-            continue
-        names = [name.strip() for name in match.group(2).split(",")]
-        found.update((name, declared[name]) for name in names if name in declared)
-        rest = [name for name in names if name not in declared]
-        if rest:
-            kept.append(f"from {match.group(1)} import {', '.join(rest)}")
-    return tuple(kept)
-
-
-def _type_variables(context: InjectionContext, path: str) -> dict[str, str]:
-    """Private module-level type variables of a module, with their declaring line
-    (`_T = typing.TypeVar("_T")`)."""
-    found: dict[str, str] = {}
-    for statement in context.module(path).body:
-        if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
-            continue
-        small = statement.body[0]
-        if isinstance(small, cst.Assign) and len(small.targets) == 1 and \
-                isinstance(small.targets[0].target, cst.Name) and \
-                small.targets[0].target.value.startswith("_") and \
-                isinstance(small.value, cst.Call) and \
-                re.fullmatch(r"(\w+\.)?TypeVar", cst.Module(body=[]).code_for_node(
-                    small.value.func)):
-            found[small.targets[0].target.value] = \
-                cst.Module(body=[]).code_for_node(small).strip()
-    return found
-
-
-def _typing_import(context: InjectionContext, path: str, declaration: str) -> str | None:
-    """The source module's import of what a type variable's declaration calls (`import typing`
-    for `typing.TypeVar`, `import typing as t` for `t.TypeVar`, `from typing import TypeVar`),
-    or None when it has none of its own to copy."""
-    match = re.search(r"=\s*(?:(\w+)\.)?TypeVar\(", declaration)
-    bound = (match.group(1) if match else None) or "TypeVar"
-    for statement in context.module(path).body:
-        if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
-            continue
-        small = statement.body[0]
-        if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(
-                small.names, cst.ImportStar) and len(small.names) == 1 and \
-                small.names[0].evaluated_alias in (bound, None) and \
-                (small.names[0].evaluated_alias or small.names[0].evaluated_name) == bound:
-            return cst.Module(body=[]).code_for_node(small).strip()
-    return None
 
 
 def _relative(module: str, statement: str) -> str:

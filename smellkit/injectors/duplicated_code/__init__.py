@@ -23,12 +23,10 @@ and their calls become calls of the copy: the copies sit where no class inherits
 (easy one caller module, medium two, hard three, renamed locals after the first). This is the
 real duplication, and it is preferred; only a method no other module calls falls back to the
 shapes below, where the copy goes to a class that inherits it (`methods.py`): subclasses in
-other modules get their
-own copy of a method they inherit unchanged, pasted into the subclass (hard: in three
-subclasses of three modules). A method whose subclasses all live in its own module gives one
-verbatim copy to a new mixin module that one of them lists first (`mixin_local`), at easy only:
-medium and hard would need two or three new modules, each holding the same method for a sibling
-class of one module, files made up for the count (no person spreads one override so). At most
+other modules get their own copy of a method they inherit unchanged, pasted into the subclass
+(hard: in three subclasses of three modules). A method whose subclasses all live in its own
+module is no candidate: its copy could reach a second file only through a new module made to
+hold it (a one-class mixin that one heir lists first), a file made up for the count. At most
 three methods of a class are candidates (the others' copies would land in the same
 subclasses), and copies go first to the places the tests run: callers they cover, heirs with
 the most subclasses; the heirs are involved in the case, so the tests selected for it are those
@@ -38,7 +36,7 @@ A case whose heirs live in too few other modules is refused (medium needs two, h
 as many unrelated heirs beside the method): no case reaches its files with a method that only
 passes the call on.
 
-New names (copies, renamed locals, tables, mixin modules and classes) come from the words of the
+New names (copies, renamed locals, tables) come from the words of the
 repository (`names.py`); an import the redirected calls leave unused is dropped.
 
 A caller module whose calls never pass a parameter the helper branches on alone (`if shorten:`)
@@ -81,7 +79,6 @@ from smellkit.injectors.duplicated_code import helper as helping
 from smellkit.injectors.duplicated_code import methods as _methods
 from smellkit.injectors.duplicated_code import names as naming
 from smellkit.injectors.duplicated_code.detached import place_detached
-from smellkit.injectors.duplicated_code.mixin import mixin_local
 from smellkit.injectors.tells import added_tells
 from smellkit.models import Candidate, Difficulty, StructuralCheck
 
@@ -176,15 +173,6 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
         # places whose code the tests run first: the tests that run it then run the copy
         places.sort(key=lambda place: _exercise_rank(context, helper.qualname, place,
                                                      "classes" in candidate.data))
-        if candidate.data.get("local"):
-            if difficulty != "easy":
-                raise InjectionRefused(
-                    f"the heirs of `{helper.qualname}` live beside it: {difficulty} would need "
-                    f"{len(roles)} new mixin modules holding the same method, files made up for "
-                    "the count")
-            local, heirs = mixin_local(context, helper, places, len(roles), rng)
-            _ensure_reported(helper, local[0], local[1])
-            return _edit(helper, *local, heirs=heirs)
         if len({module_of(place) for place in places}) < len(roles):
             reached = len({module_of(place) for place in places})
             raise InjectionRefused(f"`{helper.qualname}` reaches {reached} other module(s); "

@@ -27,6 +27,10 @@ from smellkit.injectors.duplicated_code.detached import detached_candidates
 from smellkit.injectors.duplicated_code.names import local_names
 from smellkit.models import Candidate
 
+LOCAL_HEIRS = ("a method whose subclasses all live in its own module: a copy would reach a "
+               "second file only through a new mixin module, a file made up for the count")
+"""SmellBench injects without creating files; a one-class module holding a verbatim copy of a
+method for one heir is one no person writes."""
 MAX_METHODS_PER_CLASS = 3
 """Copies of more methods of one class would all go to the same few subclasses: when the tests
 do not run one there, they seldom run the others, and cases would repeat one another."""
@@ -36,8 +40,9 @@ def method_candidates(context: InjectionContext, smell: str,
                       cloned: dict[str, list[tuple[int, int]]],
                       sources: helping.Sources | None = None) -> Iterator[Candidate]:
     """Methods of at least six lines of code inherited unchanged by subclasses in other
-    modules (or, when there are none, by subclasses in their own module, which get copies
-    from new mixin modules), whose text allows a copy (`helping.examine`)."""
+    modules, whose text allows a copy (`helping.examine`). A method whose subclasses all live
+    in its own module is none: its copy could reach a second file only through a new module
+    made to hold it (`LOCAL_HEIRS`)."""
     sources = sources or helping.Sources(context)
     index = context.index
     for cls in sorted(index.classes):
@@ -59,11 +64,12 @@ def method_candidates(context: InjectionContext, smell: str,
                 index, index.definitions[qualname], members, cloned.get(path, ())) is None],
             sources))
         yield from detached
-        local = not heirs
-        if local:  # subclasses beside it get their copies from new mixin modules
-            heirs = [item for item in index.descendants(cls)
-                     if index.module_of.get(item) == module
-                     and index.definitions[item].parent == module]
+        if not heirs and any(index.module_of.get(item) == module
+                             for item in index.descendants(cls)):
+            # a copy could only reach a second file through a new module holding it for a
+            # sibling class: a file made up for the count, at every difficulty
+            context.discard(LOCAL_HEIRS, len(methods))
+            continue
         if not heirs:
             context.discard("a method no subclass inherits", len(methods))
             continue
@@ -87,18 +93,14 @@ def method_candidates(context: InjectionContext, smell: str,
                 context.discard("its code cannot be copied as is (reads a rebound or unknown "
                                 "name, super(), frames or globals)")
                 continue
-            if local and not any(context.is_covered(item) for item in inheriting):
-                context.discard("no subclass beside it that inherits it is run by the tests")
-                continue
             modules = sorted({index.module_of[item] for item in inheriting})
-            where = f"beside it in {path}" if local else f"in {len(modules)} other module(s)"
             found.append(Candidate(
                 smell=smell, target=location,
                 reason=f"`{qualname}` ({lines} lines) is inherited unchanged by "
-                       f"{len(inheriting)} subclass(es) {where}: each can get its own copy"
-                       + (" from a new mixin module" if local else ""),
-                files=(path, *(index.modules[item].path for item in modules if item != module)),
-                data={"classes": inheriting, **({"local": True} if local else {})}))
+                       f"{len(inheriting)} subclass(es) in {len(modules)} other module(s): "
+                       "each can get its own copy",
+                files=(path, *(index.modules[item].path for item in modules)),
+                data={"classes": inheriting}))
         found.sort(key=lambda item: (-len(set(index.call_graph.predecessors(
             item.target.qualname))) if item.target.qualname in index.call_graph else 0,
             item.target.end_line - item.target.start_line, item.target.qualname))

@@ -1,7 +1,7 @@
 """Names for what a duplication adds, made of the repository's words (`naming.py`): the copy,
-its renamed locals, the module-level table that reaches it, a mixin module and its class.
+its renamed locals and the module-level table that reaches it.
 
-A fixed template (`_local_x`, `_DISPATCH`, `_x_mixin.py`, `new_x`) repeats across every case and
+A fixed template (`_local_x`, `_DISPATCH`, `new_x`) repeats across every case and
 tells a reader the code was generated; words of the helper, its module and its callers read as a
 person's choice, and the seed picks among them so cases differ.
 """
@@ -23,7 +23,6 @@ from smellkit.graphs.builtin_names import BUILTIN_NAMES
 from smellkit.injectors.base import InjectionContext
 from smellkit.injectors.cst import edit
 from smellkit.injectors.naming import (
-    camel,
     is_doubled,
     is_numbered,
     meaningful,
@@ -83,49 +82,6 @@ def table_name(context: InjectionContext, helper_name: str, module: str,
     names = (snake(parts, private=True).upper() for parts in options if len(parts) > 1)
     return pick((name for name in names if edit.name_free(source, name)), set(),
                 what=f"a table of functions in {module}")
-
-
-def mixin_names(context: InjectionContext, helper_name: str, heir: str,
-                taken: set[str], rng: random.Random, owner: str = "") -> tuple[str, str]:
-    """A module stem and a class name for a new mixin beside `heir`'s module that gives it
-    `helper_name`, named after the method and its user (`radio_iter_choices.py`,
-    `_RadioIterChoices` for `RadioField`'s copy of `iter_choices`), neither taken nor a name
-    in that module; both are added to `taken`. A word of the method's `owner` class comes next
-    (copies of `Field.deserialize` and of `DateTime._deserialize` for the same heir would
-    otherwise share a name), then the repository's words near the heir."""
-    vocabulary = context.vocabulary
-    module = context.index.module_of[heir]
-    source = context.source(context.index.modules[module].path)
-    own = _words(helper_name)
-    user = [word for word in _words(heir.rpartition(".")[2]) if not overlaps(word, own)][:1]
-    extra = [word for word in _words(owner) if not overlaps(word, [*own, *user])][-1:]
-    near = [word for word in vocabulary.near(module, heir) if word not in own]
-    # the method's whole name: its last word alone misleads (`_NumberSchema` holding
-    # `_bind_to_schema` reads as a schema class)
-    named = [[*user, *own], [*user, *extra, *own]]
-    stems = (snake(parts, private=vocabulary.private_modules())
-             for parts in [*named, *vocabulary.combinations(own, near, rng),
-                           *vocabulary.combinations([], near, rng)])
-    folder = context.index.modules[module].path.rpartition("/")[0]
-    stem = pick((item for item in stems if item not in vocabulary.module_stems
-                 and item.strip("_") != snake(own)  # `init.py` says nothing
-                 and edit.name_free(source, item) and _free_file(context, folder, item)),
-                taken, what=f"a mixin module beside {module}")
-    taken.add(stem)
-    front = [*user, *extra]
-    classes = (camel(parts, private=True)
-               for parts in [*named, *vocabulary.combinations(
-                   front, [word for word in near if not overlaps(word, front)], rng)]
-               if parts != front and len(parts) > 1)
-    class_name = pick((item for item in classes if edit.name_free(source, item)), taken,
-                      what=f"a mixin class for {heir}")
-    taken.add(class_name)
-    return stem, class_name
-
-
-def _free_file(context: InjectionContext, folder: str, stem: str) -> bool:
-    path = f"{folder}/{stem}" if folder else stem
-    return not (context.root / f"{path}.py").exists() and not (context.root / path).exists()
 
 
 def local_names(locals_: Sequence[str], text: str, pool: Sequence[str],
