@@ -20,19 +20,26 @@ from smellkit.facts import (
     Expr,
     Iter,
     Name,
+    Protocol,
     Seq,
     Sub,
 )
 from smellkit.graphs._propagation import NO_BIND, Propagation
+from smellkit.graphs._sites import call_sites, property_methods
 from smellkit.graphs.builtin_names import BUILTIN_PREFIX
 
 if TYPE_CHECKING:
     from smellkit.graphs.index import Index
 
 OPAQUE = "E"
-INSTANCE_BIND, CLASS_BIND, INSTANCES = 1, 2, 3
+INSTANCE_BIND, CLASS_BIND, INSTANCES, CLASSES = 1, 2, 3, 4
 NEW = "N"  # `object.__new__`: calling it makes an instance of the class passed in
 _MUTATORS = frozenset({"append", "add", "insert", "appendleft"})
+_CONTAINER_METHODS = {"update": "u", "extend": "x", "get": "g", "pop": "g", "setdefault": "g",
+                      "values": "v", "copy": "v", "items": "w"}
+"""Methods of containers whose values the solver follows: `u` update (from a mapping and
+keywords), `x` extend (from an iterable), `g` get (returns an element), `v` values (returns the
+container's elements), `w` items (returns pairs of a key and an element)."""
 _BUILTIN_NAMES = frozenset(dir(__import__("builtins")))
 POSITIONAL = ("positional_only", "positional")
 _BUILTIN_TYPES = frozenset({
@@ -53,6 +60,9 @@ class Values(Propagation):
         self.index = index
         self.sites: list[CallSite] = []
         self.offset: dict[str, int] = {}
+        self.protocol_numbers: dict[str, list[int | None]] = {}
+        self.property_methods: frozenset[str] = frozenset()
+        self.property_names: frozenset[str] = frozenset()
         self.assigned: dict[tuple[str, str], list[tuple[str, Expr, tuple[str, ...]]]] = {}
         self.local_names: dict[str, set[str]] = {}
         self.attr_stores: dict[str, list[tuple[str, Expr, Expr, tuple[str, ...]]]] = {}
@@ -79,6 +89,8 @@ class Values(Propagation):
         self.binding_live: set[str] = set()
         self.containers: list[tuple[bool, str, tuple[tuple[str | int | None, Expr], ...]]] = []
         self.stores_active: set[str] = set()
+        self.descendants: dict[str, list[str]] = {}
+        self.keyword_containers: dict[str, int] = {}
         self.sub_stores_active = False
         super().__init__()
 
@@ -96,9 +108,10 @@ class Values(Propagation):
 
     def _collect(self) -> None:
         index = self.index
-        for module, facts in index.modules.items():
-            self.offset[module] = len(self.sites)
-            self.sites.extend(facts.calls)
+        self.sites, self.offset, self.protocol_numbers = call_sites(index)
+        self.property_methods = property_methods(index)
+        self.property_names = frozenset(name.rpartition(".")[2] for name in self.property_methods)
+        for facts in index.modules.values():
             self.declared.update(facts.globals_declared)
         for scope, names in index.scope_imports.items():
             self.local_names.setdefault(scope, set()).update(names)
@@ -171,6 +184,8 @@ class Values(Propagation):
             self._edge(self._all(int(value[2:])), result)
         elif letter in "Ee":
             self._add(result, {OPAQUE})
+        elif letter == "i" and self.index.lookup_method(value[2:], "__iter__"):
+            self._edge(self._elements(value[2:]), result)
         elif letter in "fib":  # what a generator yields, or an iterable's own elements
             self._add(result, {value})
 
@@ -197,17 +212,16 @@ class Values(Propagation):
         if type(expr) is Name:
             node = self._name(scope, expr.id)
         elif type(expr) is Attr:
-            base = self.node_of(scope, expr.base)
-            named = self._names_outside(scope, expr.base)
-            key = (base, expr.attr, named)
-            found = self.attr_nodes.get(key)
-            if found is None:  # `np.nan` in a thousand functions: one node
-                node = self.attr_nodes[key] = self._new()
-                self._rule(base, self._on_load_named if named else self._on_load, expr.attr, node)
-            else:
-                node = found
+            node = self.attribute_node(scope, expr)
+            if expr.attr in self.property_names:  # reading a property gives what it returns
+                getter = node
+                node = self._new()
+                self._rule(getter, self._on_property_value, None, node)
         elif isinstance(expr, CallOf):
             node = self._result(self.offset[self.index.scope_module(scope)] + expr.index)
+        elif isinstance(expr, Protocol):
+            number = self.protocol_numbers[self.index.scope_module(scope)][expr.index]
+            node = self._const(OPAQUE) if number is None else self._result(number)
         elif isinstance(expr, DefRef):
             definition = self.index.definitions.get(expr.qualname)
             node = self.empty if definition is None else self._const(
@@ -233,6 +247,25 @@ class Values(Propagation):
             node = self.empty
         memo[expr] = node
         return node
+
+    def attribute_node(self, scope: str, expr: Attr) -> int:
+        """The node of the attribute `expr` as stored: a property is its getter here."""
+        base = self.node_of(scope, expr.base)
+        named = self._names_outside(scope, expr.base)
+        key = (base, expr.attr, named)
+        node = self.attr_nodes.get(key)
+        if node is None:  # `np.nan` in a thousand functions: one node
+            node = self.attr_nodes[key] = self._new()
+            self._rule(base, self._on_load_named if named else self._on_load, expr.attr, node)
+        if type(expr.base) is Name and scope in self.index.class_of:
+            node = self._with_overrides(scope, expr.base.id, expr.attr, node)
+        return node
+
+    def _on_property_value(self, unused: None, result: int, value: str) -> None:
+        if value[0] == "b" and value[2:] in self.property_methods:
+            self._edge(self._returned(value[2:]), result)
+        else:
+            self._add(result, {value})
 
     def binding(self, scope: str, name: str) -> str | None:
         """The scope (function, class or module) where a name used in `scope` is bound."""
@@ -330,6 +363,11 @@ class Values(Propagation):
                 kind = "c:" if "classmethod" in definition.decorators \
                     or definition.name in _IMPLICIT_CLASSMETHODS else "i:"
                 sources.append(self._const(kind + owner))
+                if kind == "c:":  # `cls` is also each subclass the method is called on
+                    sources.extend(self._const("c:" + cls) for cls in self._descendants(owner)
+                                   if cls in self.index.classes)
+            if param.kind == "var_keyword":
+                sources.append(self._const(f"o:{self._keyword_container(qualname)}"))
             sources.extend(self._const(value)
                            for value in self._annotated(qualname, param.annotation))
         return sources
@@ -474,6 +512,8 @@ class Values(Propagation):
         For `INSTANCES`: a class gives its instances, anything else nothing ("")."""
         if transform == INSTANCES:
             return "i:" + value[2:] if value[0] == "c" else ""
+        if transform == CLASSES:
+            return "c:" + value[2:] if value[0] == "i" else ""
         if value[0] != "f":
             return value
         key = (value, transform)
@@ -508,6 +548,85 @@ class Values(Propagation):
                 self._rule(self.node_of(scope, receiver), self._on_store, name, source)
         return node
 
+
+    # -- dispatch ----------------------------------------------------------------------------
+
+    def _descendants(self, cls: str) -> list[str]:
+        found = self.descendants.get(cls)
+        if found is None:
+            found = self.descendants[cls] = self.index.descendants(cls)
+        return found
+
+    def _with_overrides(self, scope: str, name: str, attr: str, node: int) -> int:
+        """`self.attr` in a method of class K: K's attribute, or the override of any subclass
+        (`self` is an instance of K or of a subclass)."""
+        if name != self._receiver(scope):
+            return node
+        owner = self.index.class_of[scope]
+        definition = self.index.definitions[scope]
+        transform = CLASS_BIND if "classmethod" in definition.decorators \
+            or definition.name in _IMPLICIT_CLASSMETHODS else INSTANCE_BIND
+        overrides = self._overrides(owner, attr, transform)
+        if overrides == self.empty:
+            return node
+        key = ("self-attr", node, overrides)
+        merged = self.memo.get(key)
+        if merged is None:
+            merged = self.memo[key] = self._new()
+            self._edge(node, merged)
+            self._edge(overrides, merged)
+        return merged
+
+    def _overrides(self, cls: str, name: str, transform: int) -> int:
+        """What the subclasses of `cls` define as `name` in their bodies."""
+        key = ("overrides", cls, name, transform)
+        node = self.memo.get(key)
+        if node is not None:
+            return node
+        # what subclasses' instances store as `name` is left out: on pandas that tripled the
+        # solver's time for few edges
+        classes = self.index.classes
+        owners = [owner for owner in self._descendants(cls)
+                  if owner in classes and name in self.local_names.get(owner, ())]
+        if not owners:
+            node = self.memo[key] = self.empty
+            return node
+        node = self.memo[key] = self._new()
+        for owner in owners:
+            self._edge(self._proxy(self._var(owner, name), transform), node)
+        return node
+
+    def _elements(self, cls: str) -> int:
+        """What iterating over an instance of `cls` gives: what its `__iter__` yields, or what
+        the `__next__` of the iterator it returns returns."""
+        key = ("elements", cls)
+        node = self.memo.get(key)
+        if node is None:
+            node = self.memo[key] = self._new()
+            method = self.index.lookup_method(cls, "__iter__")
+            if method is not None:
+                self._rule(self._returned(method), self._on_iterator, None, node)
+        return node
+
+    def _on_iterator(self, unused: None, result: int, value: str) -> None:
+        step = self.index.lookup_method(value[2:], "__next__") if value[0] == "i" else None
+        if step is not None:
+            self._edge(self._returned(step), result)
+        else:
+            self._add(result, {value})
+
+    def _returned(self, qualname: str) -> int:
+        """The node of what `qualname` returns (the call rules provide it)."""
+        raise NotImplementedError
+
+    def _keyword_container(self, qualname: str) -> int:
+        """The mapping a function's `**kwargs` parameter holds: keyword arguments its other
+        parameters do not take, by name."""
+        number = self.keyword_containers.get(qualname)
+        if number is None:
+            self.containers.append((False, qualname, ()))
+            number = self.keyword_containers[qualname] = len(self.containers) - 1
+        return number
 
     # -- containers --------------------------------------------------------------------------
 
@@ -562,7 +681,9 @@ class Values(Propagation):
 
     def _on_load(self, name: str, result: int, value: str, named: bool = False) -> None:
         kind = value[0]
-        if kind == "i" or kind == "c":
+        if kind == "i" and name == "__class__":
+            self._add(result, {"c:" + value[2:]})
+        elif kind == "i" or kind == "c":
             key = (value, name)
             source = self.loads.get(key)
             if source is None:
@@ -582,7 +703,7 @@ class Values(Propagation):
             after, _, cls = value[2:].partition(" ")
             self._edge(self._class_attr(cls, name, INSTANCE_BIND, after), result)
         elif kind == "o":
-            self._add(result, {"a:" + value[2:] if name in _MUTATORS else OPAQUE})
+            method = "a" if name in _MUTATORS else _CONTAINER_METHODS.get(name)
+            self._add(result, {f"{method}:{value[2:]}" if method else OPAQUE})
         elif kind in "EfbON":
             self._add(result, {OPAQUE})
-
