@@ -91,6 +91,10 @@ class Values(Propagation):
         self.stores_active: set[str] = set()
         self.descendants: dict[str, list[str]] = {}
         self.keyword_containers: dict[str, int] = {}
+        self.forwarded: dict[int, list[int]] = {}
+        """Keyword container -> the containers `**` forwards into it (`forward_keywords`)."""
+        self.element_keys: dict[int, list[str | int]] = {}
+        """Container -> the keys whose element nodes are made."""
         self.sub_stores_active = False
         super().__init__()
 
@@ -670,7 +674,24 @@ class Values(Propagation):
                     self._edge(self.node_of(scope, value), node)
             self._edge(self._unknown_key(number), node)
             self._activate_sub_stores()
+            self.element_keys.setdefault(number, []).append(wanted)
+            for source in self.forwarded.get(number, ()):
+                self._edge(self._element(source, wanted), node)
         return node
+
+    def forward_keywords(self, source: int, target: int) -> None:
+        """`f(**kwargs)` into a function taking `**rest`: what `rest` holds under a name is what
+        `kwargs` holds under it (or under an unknown key). Sending all of `kwargs` to `rest`'s
+        unknown keys instead gave every parameter down a chain of forwarding functions every
+        keyword argument of the first call (8% of the solver's steps on pandas)."""
+        sources = self.forwarded.setdefault(target, [])
+        if source in sources:
+            return
+        sources.append(source)
+        self._edge(self._unknown_key(source), self._unknown_key(target))
+        self._edge(self._all(source), self._all(target))
+        for wanted in list(self.element_keys.get(target, ())):
+            self._edge(self._element(source, wanted), self._element(target, wanted))
 
 
     # -- rules -------------------------------------------------------------------------------

@@ -90,7 +90,6 @@ class Solver(Values):
         self.results: dict[int, int] = {}
         self.sequence = Sequence(index)
         super().__init__(index)
-        self.method_names = defined_methods(index.definitions.values())
 
     # -- rules -------------------------------------------------------------------------------
 
@@ -104,9 +103,6 @@ class Solver(Values):
                 node = self.results[call] = self._new()
                 self._rule(self.node_of(site.namespace or site.scope, func.base), self._on_entered,
                            call, node)
-                return node
-            if not self._needed(site):  # no class defines the special method: from outside
-                node = self.results[call] = self._const(OPAQUE)
                 return node
             node = self.results[call] = self._new()
             self._rule(self._callee(call),
@@ -138,10 +134,6 @@ class Solver(Values):
                 self._returned_at(call, method, 1, result)
                 return
         self._add(result, {value})
-
-    def _needed(self, site: CallSite) -> bool:
-        """Whether an implicit call may reach code of the repository at all."""
-        return reaches_code(site, self.method_names)
 
     def _method(self, cls: str, name: str) -> str | None:
         key = (cls, name)
@@ -481,7 +473,7 @@ class Solver(Values):
             if param.kind in POSITIONAL[1:] or param.kind == "keyword_only":
                 self._edge(self._element(number, param.name), self._var(qualname, param.name))
         if rest is not None:
-            self._edge(self._all(number), self._unknown_key(self._keyword_container(qualname)))
+            self.forward_keywords(number, self._keyword_container(qualname))
 
     def _layout(self, qualname: str) -> tuple[tuple[str, ...], frozenset[str]]:
         """Names of the positional parameters, and of those a keyword can name."""
@@ -527,7 +519,7 @@ class Solver(Values):
                 assert isinstance(site.func, Attr)
                 self._rule(self.attribute_node(site.scope, site.func), self._on_protocol, call,
                            None)
-            elif site.protocol != "instance" and self._needed(site):
+            elif site.protocol != "instance":  # `call_sites` kept those that may reach code
                 self._rule(self._callee(call), self._on_protocol, call, None)
         self.run()
 
