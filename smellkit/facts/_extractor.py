@@ -12,6 +12,7 @@ from smellkit.facts._expr_forms import ExprForms
 from smellkit.facts.names import annotation_names, dotted, resolve_relative
 from smellkit.facts.reachability import Reads
 from smellkit.facts.types import (
+    KEYED_METHODS,
     UNKNOWN,
     Alts,
     Assignment,
@@ -529,10 +530,15 @@ class Extractor(ast.NodeVisitor):
                 else:
                     values.append(ir(arg))
             forms = tuple(values)
+        key = None
+        if args and isinstance(func, ast.Attribute) and func.attr in KEYED_METHODS:
+            first = args[0]
+            if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                key = first.value
         calls.append(_new(CallSite, (
             scope.code, callee, forms,
             tuple([(keyword.arg, ir(keyword.value)) for keyword in keywords]) if keywords else (),
-            node.lineno, node.col_offset, False, scope.namespace, "")))
+            node.lineno, node.col_offset, False, scope.namespace, "", key)))
         self.call_index[id(node)] = len(calls) - 1
 
     def visit_Attribute(self, node: ast.Attribute, called: bool = False) -> None:

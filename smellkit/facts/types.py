@@ -14,7 +14,7 @@ from smellkit.facts.fingerprints import Fingerprints
 from smellkit.facts.reachability import Liveness
 from smellkit.metrics.complexity import CodeMeasure
 
-FACTS_SCHEMA = 19
+FACTS_SCHEMA = 20
 """Bump whenever a fact type changes shape: cached facts of another schema are never read."""
 
 # --------------------------------------------------------------------------------------------
@@ -161,6 +161,14 @@ class CallSite(NamedTuple):
     `dunder` (`func` is the special method, as `Attr(a, "__add__")` for `a + b`), `construct`
     (`raise Error`: a class is instantiated, nothing else is called) or `instance` (`except Error
     as e`: the value is an instance of the class, no call happens)."""
+    key: str | None = None
+    """The string literal a mapping method is given as its first argument (`KEYED_METHODS`:
+    `d.get("k")`, `d.setdefault("k", v)`): the solver reads and stores that entry alone, where an
+    unknown key would merge every value stored in the mapping."""
+
+
+KEYED_METHODS = frozenset({"get", "pop", "setdefault", "__getitem__", "__setitem__"})
+"""Methods whose first argument is a mapping's key (`CallSite.key`)."""
 
 
 class Assignment(NamedTuple):

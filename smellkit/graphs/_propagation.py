@@ -22,7 +22,7 @@ Handler = Callable[[Any, Any, str], None]
 
 def _priority(value: str) -> tuple[int, str]:
     """Which values a full node keeps: instances and classes decide method calls."""
-    return ("icbfsmauxgvweoEON".find(value[0]), value)
+    return ("icbfsmauxgvwkeoEON".find(value[0]), value)
 
 
 class Propagation:

@@ -36,10 +36,15 @@ INSTANCE_BIND, CLASS_BIND, INSTANCES, CLASSES = 1, 2, 3, 4
 NEW = "N"  # `object.__new__`: calling it makes an instance of the class passed in
 _MUTATORS = frozenset({"append", "add", "insert", "appendleft"})
 _CONTAINER_METHODS = {"update": "u", "extend": "x", "get": "g", "pop": "g", "setdefault": "g",
-                      "values": "v", "copy": "v", "items": "w"}
+                      "values": "v", "copy": "v", "items": "w", "__setitem__": "k"}
 """Methods of containers whose values the solver follows: `u` update (from a mapping and
-keywords), `x` extend (from an iterable), `g` get (returns an element), `v` values (returns the
-container's elements), `w` items (returns pairs of a key and an element)."""
+keywords), `x` extend (from an iterable), `g` get (returns an element, under the call's constant
+`key` when it has one), `v` values (returns the container's elements), `w` items (returns pairs of
+a key and an element), `k` `__setitem__` (stores its second argument)."""
+_MAPPING_ONLY = frozenset({"get", "setdefault", "items", "keys", "values", "__setitem__"})
+"""Container methods of mappings that lists, tuples and sets lack: a sequence met where one is
+called only comes from values merged along the way (`parent.default_map.get(name)` must not
+give the elements of every list that reached `default_map`)."""
 _BUILTIN_NAMES = frozenset(dir(__import__("builtins")))
 POSITIONAL = ("positional_only", "positional")
 _BUILTIN_TYPES = frozenset({
@@ -252,6 +257,23 @@ class Values(Propagation):
         memo[expr] = node
         return node
 
+    def _assigned(self, scope: str, target: object, value: Expr) -> int:
+        """The node of `value` assigned to `target` (a name, or a receiver and an attribute) in
+        `scope`. A list, tuple, set or dict display gets a container of its own per target:
+        `node_of` gives equal displays of one scope one container, so every `[]` of a function
+        would be one list (`self.order = []` holding what `self.largs = []` holds)."""
+        if not isinstance(value, (Seq, DictLit)):
+            return self.node_of(scope, value)
+        key = ("display", scope, target, value)
+        node = self.memo.get(key)
+        if node is None:
+            items: tuple[tuple[str | int | None, Expr], ...] = \
+                tuple(enumerate(value.items)) if isinstance(value, Seq) else value.items
+            self.containers.append((isinstance(value, Seq), scope, items))
+            node = self.memo[key] = self._new()
+            self.pts[node].add(f"o:{len(self.containers) - 1}")
+        return node
+
     def attribute_node(self, scope: str, expr: Attr) -> int:
         """The node of the attribute `expr` as stored: a property is its getter here."""
         base = self.node_of(scope, expr.base)
@@ -341,7 +363,7 @@ class Values(Propagation):
             for promised in self._annotated(where, annotation):
                 self._add(node, {promised})
         for where, value, _ in assigned:
-            self._edge(self.node_of(where, value), node)
+            self._edge(self._assigned(where, name, value), node)
         if imported is not None:
             self._edge(self._import(imported), node)
         if params:
@@ -542,7 +564,7 @@ class Values(Propagation):
         if name not in self.stores_active:
             self.stores_active.add(name)
             for scope, receiver, value, annotation in self.attr_stores.get(name, ()):
-                source = self.node_of(scope, value)
+                source = self._assigned(scope, (receiver, name), value)
                 promised = self._annotated(scope, annotation)
                 if promised:
                     typed = self._new()
@@ -724,6 +746,8 @@ class Values(Propagation):
             after, _, cls = value[2:].partition(" ")
             self._edge(self._class_attr(cls, name, INSTANCE_BIND, after), result)
         elif kind == "o":
+            if name in _MAPPING_ONLY and self.containers[int(value[2:])][0]:
+                return  # a list, tuple or set has no such method: the value is not this one
             method = "a" if name in _MUTATORS else _CONTAINER_METHODS.get(name)
             self._add(result, {f"{method}:{value[2:]}" if method else OPAQUE})
         elif kind in "EfbON":

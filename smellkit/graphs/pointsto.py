@@ -184,7 +184,7 @@ class Solver(Values):
             site = self.sites[call]
             self._edge(self.node_of(site.namespace or site.scope, site.args[-1]),
                        self._unknown_key(int(value[2:])))
-        elif kind in "uxgvw":
+        elif kind in "uxgvwk":
             self.outside.add(call)
             self._container_method(call, kind, int(value[2:]))
 
@@ -237,7 +237,8 @@ class Solver(Values):
         site = self.sites[call]
         namespace = site.namespace or site.scope
         if kind == "g":  # get, pop, setdefault: an element, or the default given
-            self._edge(self._all(number), result)
+            self._edge(self._all(number) if site.key is None else self._element(number, site.key),
+                       result)
             if len(site.args) > 1:
                 self._edge(self.node_of(namespace, site.args[1]), result)
         elif kind == "v":
@@ -261,9 +262,14 @@ class Solver(Values):
                     self._edge(source, self._all(number))
         elif kind == "x" and site.args:
             self._edge(self.node_of(namespace, Iter(site.args[0])), self._unknown_key(number))
-        elif kind == "g" and len(site.args) > 1 and isinstance(site.func, Attr) \
-                and site.func.attr == "setdefault":
-            self._edge(self.node_of(namespace, site.args[1]), self._unknown_key(number))
+        elif (kind == "k" or (kind == "g" and isinstance(site.func, Attr)
+                              and site.func.attr == "setdefault")) and len(site.args) > 1:
+            source = self.node_of(namespace, site.args[1])
+            if site.key is None:
+                self._edge(source, self._unknown_key(number))
+            else:  # as `d["k"] = v` (`_on_sub_store`)
+                self._edge(source, self._element(number, site.key))
+                self._edge(source, self._all(number))
 
     def _on_update(self, number: int, unused: None, value: str) -> None:
         """`d.update(mapping)`: the mapping's entries, by key where known."""
