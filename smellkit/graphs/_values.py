@@ -284,7 +284,7 @@ class Values(Propagation):
         """What reading a property gives, read in test code (`tests`) or not (`in_tests`)."""
         if value[0] == "b" and value[2:] in self.property_methods:
             if tests or not self.in_tests(value[2:]):
-                self._edge(self._few(self._declared(value[2:])), result)
+                self._edge(self._declared(value[2:]), self._few_into(result))
         else:
             self._add(result, {value})
 
@@ -669,9 +669,17 @@ class Values(Propagation):
         """`_returned`, or what its return annotation names (the call rules provide it)."""
         raise NotImplementedError
 
-    def _few(self, source: int) -> int:
-        """What `source` holds, with instances of a few classes only (`FEW_INSTANCES`)."""
-        return self._proxy(source, FEW_INSTANCES)
+    def _few_into(self, target: int) -> int:
+        """A node whose values go to `target`, with instances of a few classes only
+        (`FEW_INSTANCES`): what several flows into `target` bring together is capped."""
+        if self.xform[target] == FEW_INSTANCES:
+            return target
+        key = ("few", target)
+        node = self.memo.get(key)
+        if node is None:
+            node = self.memo[key] = self._new(FEW_INSTANCES)
+            self._edge(node, target)
+        return node
 
     def _keyword_container(self, qualname: str) -> int:
         """The mapping a function's `**kwargs` parameter holds: keyword arguments its other

@@ -107,7 +107,7 @@ class Solver(Values):
             # a special method's result: instances of a few classes (`FEW_INSTANCES`), since
             # `a + b` reaches the `__add__` of every class `a` may be an instance of
             node = self.results[call] = self._new(
-                FEW_INSTANCES if site.protocol == "dunder" else NO_BIND)
+                FEW_INSTANCES if site.protocol == "dunder" or self._dispatched(call) else NO_BIND)
             self._rule(self._callee(call),
                        self._on_protocol_result if site.protocol else self._on_result,
                        call, node)
@@ -370,6 +370,19 @@ class Solver(Values):
         elif kind in "eE":
             self._add(result, {OPAQUE})
 
+    def _dispatched(self, call: int) -> bool:
+        """Whether call `call` is `self.m()` with `m` overridden in subclasses."""
+        site = self.sites[call]
+        func = site.func
+        if type(func) is not Attr or type(func.base) is not Name:
+            return False
+        scope = site.namespace or site.scope
+        owner = self.index.class_of.get(scope)
+        if owner is None or func.base.id != self._receiver(scope):
+            return False
+        return any(func.attr in self.local_names.get(cls, ())
+                   for cls in self._descendants(owner) if cls in self.index.classes)
+
     def _overriding(self, call: int, qualname: str) -> bool:
         """Whether `qualname` is reached at `self.m()` only as a subclass's override."""
         site = self.sites[call]
@@ -394,10 +407,8 @@ class Solver(Values):
         if not self.in_tests(qualname) or self.in_tests(self.sites[call].scope):
             if not implicit:
                 self._edge(self._returned(qualname), result)
-            elif self.xform[result] == FEW_INSTANCES:
-                self._edge(self._declared(qualname), result)
             else:
-                self._edge(self._few(self._declared(qualname)), result)
+                self._edge(self._declared(qualname), self._few_into(result))
         for name in self.pass_through.get(qualname, ()):
             argument = self._argument(call, qualname, shift, name)
             if argument is not None:

@@ -200,3 +200,32 @@ def test_a_special_method_result_is_what_its_annotation_declares(tmp_path: Path)
     graph = _graph_of(tmp_path, {"matrix.py": ANNOTATED}).graph
     assert "matrix.Result.check" in graph["matrix.product"]
     assert "matrix.Other.check" not in graph["matrix.product"]
+
+
+def _overrides(count: int) -> str:
+    kinds = "".join(f'''
+class Made{number}:
+    def check(self):
+        pass
+
+
+class Kind{number}(Base):
+    def make(self):
+        return Made{number}()
+''' for number in range(count))
+    return '''
+class Base:
+    def make(self):
+        return None
+
+    def run(self):
+        return self.make().check()
+''' + kinds
+
+
+def test_overrides_reached_through_self_return_instances_of_a_few_classes(tmp_path: Path) -> None:
+    graph = _graph_of(tmp_path, {"kinds.py": _overrides(8)}).graph
+    # every override is called
+    assert len([callee for callee in graph["kinds.Base.run"] if callee.endswith(".make")]) == 9
+    checks = [callee for callee in graph["kinds.Base.run"] if callee.endswith(".check")]
+    assert 0 < len(checks) <= 4
