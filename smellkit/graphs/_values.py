@@ -231,11 +231,10 @@ class Values(Propagation):
         if type(expr) is Name:
             node = self._name(scope, expr.id)
         elif type(expr) is Attr:
-            node = self.attribute_node(scope, expr)
             if expr.attr in self.property_names:  # reading a property gives what it returns
-                getter = node
-                node = self._new()
-                self._rule(getter, self._on_property_value, self.in_tests(scope), node)
+                node = self._attribute_value(scope, expr)
+            else:
+                node = self.attribute_node(scope, expr)
         elif isinstance(expr, CallOf):
             node = self._result(self.offset[self.index.scope_module(scope)] + expr.index)
         elif isinstance(expr, Protocol):
@@ -279,6 +278,56 @@ class Values(Propagation):
         if type(expr.base) is Name and scope in self.index.class_of:
             node = self._with_overrides(scope, expr.base.id, expr.attr, node)
         return node
+
+    def _attribute_value(self, scope: str, expr: Attr) -> int:
+        """The value of an attribute some class of the repository makes a property: what the
+        property returns. Found per class (`_class_value`), not per expression, so that each
+        load of `name` or `index` holds its values once."""
+        base = self.node_of(scope, expr.base)
+        named = self._names_outside(scope, expr.base)
+        tests = self.in_tests(scope)
+        key = ("attr-value", base, expr.attr, named, tests)
+        node = self.memo.get(key)
+        if node is None:
+            node = self.memo[key] = self._new()
+            self._rule(base, self._on_load_value, (expr.attr, named, tests), node)
+        if type(expr.base) is Name and scope in self.index.class_of:
+            getters = self._with_overrides(scope, expr.base.id, expr.attr, self.empty)
+            if getters != self.empty:  # `self.name`: or a subclass's property
+                merged = self.memo.get(("self-value", node, getters))
+                if merged is None:
+                    merged = self.memo["self-value", node, getters] = self._new()
+                    self._edge(node, merged)
+                    self._rule(getters, self._on_property_value, tests, merged)
+                node = merged
+        return node
+
+    def _on_load_value(self, wanted: tuple[str, bool, bool], result: int, value: str) -> None:
+        """`_on_load`, but an instance's or a class's property gives what it returns."""
+        name, named, tests = wanted
+        kind = value[0]
+        if (kind == "i" and name != "__class__") or kind == "c":
+            self._edge(self._class_value(value, name, tests), result)
+        else:
+            self._on_load(name, result, value, named)
+
+    def _class_value(self, value: str, name: str, tests: bool) -> int:
+        """Attribute `name` of instance or class `value` as read, read in test code or not."""
+        key = ("class-value", value, name, tests)
+        node = self.memo.get(key)
+        if node is None:
+            node = self.memo[key] = self._new()
+            self._rule(self._loaded(value, name), self._on_property_value, tests, node)
+        return node
+
+    def _loaded(self, value: str, name: str) -> int:
+        """The node of attribute `name` of instance or class `value`, a property its getter."""
+        key = (value, name)
+        source = self.loads.get(key)
+        if source is None:
+            source = self.loads[key] = self._class_attr(
+                value[2:], name, INSTANCE_BIND if value[0] == "i" else CLASS_BIND)
+        return source
 
     def _on_property_value(self, tests: bool, result: int, value: str) -> None:
         """What reading a property gives, read in test code (`tests`) or not (`in_tests`)."""
@@ -763,12 +812,7 @@ class Values(Propagation):
         if kind == "i" and name == "__class__":
             self._add(result, {"c:" + value[2:]})
         elif kind == "i" or kind == "c":
-            key = (value, name)
-            source = self.loads.get(key)
-            if source is None:
-                source = self.loads[key] = self._class_attr(
-                    value[2:], name, INSTANCE_BIND if kind == "i" else CLASS_BIND)
-            self._edge(source, result)
+            self._edge(self._loaded(value, name), result)
         elif kind == "m":
             self._edge(self._module_attr(value[2:], name, frozenset()), result)
         elif kind == "e":

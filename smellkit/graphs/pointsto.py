@@ -358,6 +358,19 @@ class Solver(Values):
             if method is not None:
                 self._target(call, method)
 
+    def _on_accessed(self, call: int, unused: None, value: str) -> None:
+        """A read or write of an attribute of `value`: its getter or setter, looked up per
+        class (a node per access held what each access may reach once more)."""
+        func = self.sites[call].func
+        assert isinstance(func, Attr)
+        kind = value[0]
+        if (kind == "i" and func.attr != "__class__") or kind == "c":
+            self._rule(self._loaded(value, func.attr), self._on_protocol, call, None)
+        elif kind == "m" or kind == "s":
+            loaded = self._new()
+            self._on_load(func.attr, loaded, value)
+            self._rule(loaded, self._on_protocol, call, None)
+
     def _on_protocol_result(self, call: int, result: int, value: str) -> None:
         kind = value[0]
         if self.sites[call].protocol == "dunder":
@@ -577,8 +590,12 @@ class Solver(Values):
                 self._rule(self._callee(call), self._on_call, call, None)
             elif site.protocol in ("read", "write"):  # the getter or setter, not its value
                 assert isinstance(site.func, Attr)
-                self._rule(self.attribute_node(site.scope, site.func), self._on_protocol, call,
+                self._rule(self.node_of(site.scope, site.func.base), self._on_accessed, call,
                            None)
+                if type(site.func.base) is Name and site.scope in self.index.class_of:
+                    self._rule(self._with_overrides(site.scope, site.func.base.id,
+                                                    site.func.attr, self.empty),
+                               self._on_protocol, call, None)
             elif site.protocol != "instance":  # `call_sites` kept those that may reach code
                 self._rule(self._callee(call), self._on_protocol, call, None)
         self.run()
