@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from smellkit.config import is_test_path
 from smellkit.facts import (
     UNKNOWN,
     Alts,
@@ -24,7 +25,7 @@ from smellkit.facts import (
     Seq,
     Sub,
 )
-from smellkit.graphs._propagation import NO_BIND, Propagation
+from smellkit.graphs._propagation import FEW_INSTANCES, NO_BIND, Propagation
 from smellkit.graphs._sites import call_sites, property_methods
 from smellkit.graphs.builtin_names import BUILTIN_PREFIX
 
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from smellkit.graphs.index import Index
 
 OPAQUE = "E"
-INSTANCE_BIND, CLASS_BIND, INSTANCES, CLASSES = 1, 2, 3, 4
+INSTANCE_BIND, CLASS_BIND, INSTANCES, CLASSES, CODE_ONLY = 1, 2, 3, 4, 5
 NEW = "N"  # `object.__new__`: calling it makes an instance of the class passed in
 _MUTATORS = frozenset({"append", "add", "insert", "appendleft"})
 _CONTAINER_METHODS = {"update": "u", "extend": "x", "get": "g", "pop": "g", "setdefault": "g",
@@ -101,6 +102,7 @@ class Values(Propagation):
         self.element_keys: dict[int, list[str | int]] = {}
         """Container -> the keys whose element nodes are made."""
         self.sub_stores_active = False
+        self.test_modules: dict[str, bool] = {}
         super().__init__()
 
     # -- hooks the call rules provide ------------------------------------------------------
@@ -172,6 +174,19 @@ class Values(Propagation):
             chain = self.chains[scope] = tuple(self.index.enclosing_scopes(scope))
         return chain
 
+    def in_tests(self, scope: str) -> bool:
+        """Whether `scope` is test code (`smellkit.config.is_test_path`). What test code defines
+        is called from the library's code (an override, a special method), but what it returns,
+        and its classes, do not flow back there: on pandas, its test subclasses of `DataFrame`
+        and `Series` each reached tens of thousands of the library's nodes, for no edge that
+        an analysis of the library uses."""
+        module = self.index.scope_module(scope)
+        found = self.test_modules.get(module)
+        if found is None:
+            facts = self.index.modules.get(module)
+            found = self.test_modules[module] = facts is not None and is_test_path(facts.path)
+        return found
+
 
     def _on_store(self, name: str, source: int, value: str) -> None:
         letter = value[0]
@@ -221,11 +236,10 @@ class Values(Propagation):
         if type(expr) is Name:
             node = self._name(scope, expr.id)
         elif type(expr) is Attr:
-            node = self.attribute_node(scope, expr)
             if expr.attr in self.property_names:  # reading a property gives what it returns
-                getter = node
-                node = self._new()
-                self._rule(getter, self._on_property_value, None, node)
+                node = self._attribute_value(scope, expr)
+            else:
+                node = self.attribute_node(scope, expr)
         elif isinstance(expr, CallOf):
             node = self._result(self.offset[self.index.scope_module(scope)] + expr.index)
         elif isinstance(expr, Protocol):
@@ -287,9 +301,61 @@ class Values(Propagation):
             node = self._with_overrides(scope, expr.base.id, expr.attr, node)
         return node
 
-    def _on_property_value(self, unused: None, result: int, value: str) -> None:
+    def _attribute_value(self, scope: str, expr: Attr) -> int:
+        """The value of an attribute some class of the repository makes a property: what the
+        property returns. Found per class (`_class_value`), not per expression, so that each
+        load of `name` or `index` holds its values once."""
+        base = self.node_of(scope, expr.base)
+        named = self._names_outside(scope, expr.base)
+        tests = self.in_tests(scope)
+        key = ("attr-value", base, expr.attr, named, tests)
+        node = self.memo.get(key)
+        if node is None:
+            node = self.memo[key] = self._new()
+            self._rule(base, self._on_load_value, (expr.attr, named, tests), node)
+        if type(expr.base) is Name and scope in self.index.class_of:
+            getters = self._with_overrides(scope, expr.base.id, expr.attr, self.empty)
+            if getters != self.empty:  # `self.name`: or a subclass's property
+                merged = self.memo.get(("self-value", node, getters))
+                if merged is None:
+                    merged = self.memo["self-value", node, getters] = self._new()
+                    self._edge(node, merged)
+                    self._rule(getters, self._on_property_value, tests, merged)
+                node = merged
+        return node
+
+    def _on_load_value(self, wanted: tuple[str, bool, bool], result: int, value: str) -> None:
+        """`_on_load`, but an instance's or a class's property gives what it returns."""
+        name, named, tests = wanted
+        kind = value[0]
+        if (kind == "i" and name != "__class__") or kind == "c":
+            self._edge(self._class_value(value, name, tests), result)
+        else:
+            self._on_load(name, result, value, named)
+
+    def _class_value(self, value: str, name: str, tests: bool) -> int:
+        """Attribute `name` of instance or class `value` as read, read in test code or not."""
+        key = ("class-value", value, name, tests)
+        node = self.memo.get(key)
+        if node is None:
+            node = self.memo[key] = self._new()
+            self._rule(self._loaded(value, name), self._on_property_value, tests, node)
+        return node
+
+    def _loaded(self, value: str, name: str) -> int:
+        """The node of attribute `name` of instance or class `value`, a property its getter."""
+        key = (value, name)
+        source = self.loads.get(key)
+        if source is None:
+            source = self.loads[key] = self._class_attr(
+                value[2:], name, INSTANCE_BIND if value[0] == "i" else CLASS_BIND)
+        return source
+
+    def _on_property_value(self, tests: bool, result: int, value: str) -> None:
+        """What reading a property gives, read in test code (`tests`) or not (`in_tests`)."""
         if value[0] == "b" and value[2:] in self.property_methods:
-            self._edge(self._returned(value[2:]), result)
+            if tests or not self.in_tests(value[2:]):
+                self._edge(self._declared(value[2:]), self._few_into(result))
         else:
             self._add(result, {value})
 
@@ -389,14 +455,31 @@ class Values(Propagation):
                 kind = "c:" if "classmethod" in definition.decorators \
                     or definition.name in _IMPLICIT_CLASSMETHODS else "i:"
                 sources.append(self._const(kind + owner))
-                if kind == "c:":  # `cls` is also each subclass the method is called on
+                if kind == "c:" and definition.name in _IMPLICIT_CLASSMETHODS:
+                    # Python calls it on each subclass; an explicit classmethod's `cls` is each
+                    # class it is looked up on (`_called_on`)
+                    library = not self.in_tests(owner)
                     sources.extend(self._const("c:" + cls) for cls in self._descendants(owner)
-                                   if cls in self.index.classes)
+                                   if cls in self.index.classes
+                                   and not (library and self.in_tests(cls)))
             if param.kind == "var_keyword":
                 sources.append(self._const(f"o:{self._keyword_container(qualname)}"))
             sources.extend(self._const(value)
                            for value in self._annotated(qualname, param.annotation))
         return sources
+
+    def _called_on(self, cls: str, qualname: str) -> None:
+        """A classmethod of a base class looked up on `cls` (or on its instances): its `cls` is
+        `cls` there. Giving `cls` every subclass instead made each base's factory classmethod
+        return instances of all of them (on pandas, `ExtensionArray._from_sequence` those of
+        every array type), 4% of the solver's steps for edges no call of the program takes."""
+        definition = self.index.definitions.get(qualname)
+        if definition is None or "classmethod" not in definition.decorators \
+                or definition.name in _IMPLICIT_CLASSMETHODS:
+            return
+        receiver = self._receiver(qualname)
+        if receiver is not None and not (self.in_tests(cls) and not self.in_tests(qualname)):
+            self._add(self._var(qualname, receiver), {"c:" + cls})
 
     def _receiver(self, qualname: str) -> str | None:
         """The `self` / `cls` parameter of a method: it only ever holds the method's class."""
@@ -511,6 +594,8 @@ class Values(Propagation):
                 outside = outside or owner not in ("object", "builtins.object")
             elif name in self.local_names.get(owner, ()):
                 self._edge(self._proxy(self._var(owner, name), transform), node)
+                if owner != cls:
+                    self._called_on(cls, f"{owner}.{name}")
                 break
         else:
             if name == "__new__":
@@ -540,6 +625,8 @@ class Values(Propagation):
             return "i:" + value[2:] if value[0] == "c" else ""
         if transform == CLASSES:
             return "c:" + value[2:] if value[0] == "i" else ""
+        if transform == CODE_ONLY:
+            return value if value[0] == "f" else ""
         if value[0] != "f":
             return value
         key = (value, transform)
@@ -618,8 +705,12 @@ class Values(Propagation):
             node = self.memo[key] = self.empty
             return node
         node = self.memo[key] = self._new()
+        library = not self.in_tests(cls)
         for owner in owners:
-            self._edge(self._proxy(self._var(owner, name), transform), node)
+            source = self._var(owner, name)
+            if library and self.in_tests(owner):  # its methods are called, nothing else flows
+                source = self._proxy(source, CODE_ONLY)
+            self._edge(self._proxy(source, transform), node)
         return node
 
     def _elements(self, cls: str) -> int:
@@ -644,6 +735,22 @@ class Values(Propagation):
     def _returned(self, qualname: str) -> int:
         """The node of what `qualname` returns (the call rules provide it)."""
         raise NotImplementedError
+
+    def _declared(self, qualname: str) -> int:
+        """`_returned`, or what its return annotation names (the call rules provide it)."""
+        raise NotImplementedError
+
+    def _few_into(self, target: int) -> int:
+        """A node whose values go to `target`, with instances of a few classes only
+        (`FEW_INSTANCES`): what several flows into `target` bring together is capped."""
+        if self.xform[target] == FEW_INSTANCES:
+            return target
+        key = ("few", target)
+        node = self.memo.get(key)
+        if node is None:
+            node = self.memo[key] = self._new(FEW_INSTANCES)
+            self._edge(node, target)
+        return node
 
     def _keyword_container(self, qualname: str) -> int:
         """The mapping a function's `**kwargs` parameter holds: keyword arguments its other
@@ -727,12 +834,7 @@ class Values(Propagation):
         if kind == "i" and name == "__class__":
             self._add(result, {"c:" + value[2:]})
         elif kind == "i" or kind == "c":
-            key = (value, name)
-            source = self.loads.get(key)
-            if source is None:
-                source = self.loads[key] = self._class_attr(
-                    value[2:], name, INSTANCE_BIND if kind == "i" else CLASS_BIND)
-            self._edge(source, result)
+            self._edge(self._loaded(value, name), result)
         elif kind == "m":
             self._edge(self._module_attr(value[2:], name, frozenset()), result)
         elif kind == "e":

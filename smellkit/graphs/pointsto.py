@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 from smellkit._internal.collector import paused_gc
 from smellkit.facts import UNKNOWN, Attr, CallSite, Const, Expr, Iter, Name, Seq, Sub
-from smellkit.graphs._propagation import MAX_STEPS
+from smellkit.graphs._propagation import FEW_INSTANCES, MAX_STEPS, NO_BIND
 from smellkit.graphs._sequence import Sequence
 from smellkit.graphs._sites import ENTER, call_sites, defined_methods, reaches_code
 from smellkit.graphs._values import (
@@ -104,7 +104,10 @@ class Solver(Values):
                 self._rule(self.node_of(site.namespace or site.scope, func.base), self._on_entered,
                            call, node)
                 return node
-            node = self.results[call] = self._new()
+            # a special method's result: instances of a few classes (`FEW_INSTANCES`), since
+            # `a + b` reaches the `__add__` of every class `a` may be an instance of
+            node = self.results[call] = self._new(
+                FEW_INSTANCES if site.protocol == "dunder" or self._dispatched(call) else NO_BIND)
             self._rule(self._callee(call),
                        self._on_protocol_result if site.protocol else self._on_result,
                        call, node)
@@ -131,7 +134,7 @@ class Solver(Values):
             assert isinstance(func, Attr)
             method = self._method(value[2:], func.attr)
             if method is not None:
-                self._returned_at(call, method, 1, result)
+                self._returned_at(call, method, 1, result, True)
                 return
         self._add(result, {value})
 
@@ -193,7 +196,8 @@ class Solver(Values):
         kind = value[0]
         site = self.sites[call]
         if kind == "f" or kind == "b":
-            self._returned_at(call, value[2:], 1 if kind == "b" else 0, result)
+            self._returned_at(call, value[2:], 1 if kind == "b" else 0, result,
+                              kind == "b" and self._overriding(call, value[2:]))
         elif kind == "c":
             self._add(result, {"i:" + value[2:]})
         elif kind == "i":
@@ -360,11 +364,24 @@ class Solver(Values):
             if method is not None:
                 self._target(call, method)
 
+    def _on_accessed(self, call: int, unused: None, value: str) -> None:
+        """A read or write of an attribute of `value`: its getter or setter, looked up per
+        class (a node per access held what each access may reach once more)."""
+        func = self.sites[call].func
+        assert isinstance(func, Attr)
+        kind = value[0]
+        if (kind == "i" and func.attr != "__class__") or kind == "c":
+            self._rule(self._loaded(value, func.attr), self._on_protocol, call, None)
+        elif kind == "m" or kind == "s":
+            loaded = self._new()
+            self._on_load(func.attr, loaded, value)
+            self._rule(loaded, self._on_protocol, call, None)
+
     def _on_protocol_result(self, call: int, result: int, value: str) -> None:
         kind = value[0]
         if self.sites[call].protocol == "dunder":
             if kind == "f" or kind == "b":
-                self._returned_at(call, value[2:], 1 if kind == "b" else 0, result)
+                self._returned_at(call, value[2:], 1 if kind == "b" else 0, result, True)
             elif kind in "eE":
                 self._add(result, {OPAQUE})
         elif kind == "c":  # raise / except: an instance of the class
@@ -372,8 +389,45 @@ class Solver(Values):
         elif kind in "eE":
             self._add(result, {OPAQUE})
 
-    def _returned_at(self, call: int, qualname: str, shift: int, result: int) -> None:
-        self._edge(self._returned(qualname), result)
+    def _dispatched(self, call: int) -> bool:
+        """Whether call `call` is `self.m()` with `m` overridden in subclasses."""
+        site = self.sites[call]
+        func = site.func
+        if type(func) is not Attr or type(func.base) is not Name:
+            return False
+        scope = site.namespace or site.scope
+        owner = self.index.class_of.get(scope)
+        if owner is None or func.base.id != self._receiver(scope):
+            return False
+        return any(func.attr in self.local_names.get(cls, ())
+                   for cls in self._descendants(owner) if cls in self.index.classes)
+
+    def _overriding(self, call: int, qualname: str) -> bool:
+        """Whether `qualname` is reached at `self.m()` only as a subclass's override."""
+        site = self.sites[call]
+        func = site.func
+        if type(func) is not Attr or type(func.base) is not Name:
+            return False
+        scope = site.namespace or site.scope
+        owner = self.index.class_of.get(scope)
+        if owner is None or func.base.id != self._receiver(scope):
+            return False
+        holder = self.index.class_of.get(qualname)
+        return holder is not None and holder not in self.index.mro(owner)
+
+    def _returned_at(self, call: int, qualname: str, shift: int, result: int,
+                     implicit: bool = False) -> None:
+        """What a call returns: test code's returns stay in test code (`in_tests`). A flow the
+        program does not write (`implicit`: a special method Python calls, a subclass's
+        override reached through `self`) carries what the return annotation declares when it
+        names something, and instances of a few classes only (`FEW_INSTANCES`): those flows
+        gave each result the union of what every class returns, and their spread through
+        pandas tripled the solver's work for edges no analysis tells apart."""
+        if not self.in_tests(qualname) or self.in_tests(self.sites[call].scope):
+            if not implicit:
+                self._edge(self._returned(qualname), result)
+            else:
+                self._edge(self._declared(qualname), self._few_into(result))
         for name in self.pass_through.get(qualname, ()):
             argument = self._argument(call, qualname, shift, name)
             if argument is not None:
@@ -397,8 +451,27 @@ class Solver(Values):
         node = self.memo.get(key)
         if node is None:
             node = self.memo[key] = self._new()
+            library = not self.in_tests(cls)
             self._add(node, {f"s:{after} {owner}" for owner in [cls, *self._descendants(cls)]
-                             if owner in index.classes and after in index.mro(owner)})
+                             if owner in index.classes and after in index.mro(owner)
+                             and not (library and self.in_tests(owner))})
+        return node
+
+    def _declared(self, qualname: str) -> int:
+        """What `qualname` returns, as its return annotation says when it names something."""
+        key = ("declared", qualname)
+        node = self.memo.get(key)
+        if node is not None:
+            return node
+        definition = self.index.definitions.get(qualname)
+        promised = self._annotated(definition.parent, definition.returns) \
+            if definition is not None and definition.returns else []
+        if promised:
+            node = self._new()
+            self._add(node, set(promised))
+        else:
+            node = self._returned(qualname)
+        self.memo[key] = node
         return node
 
     def _returned(self, qualname: str) -> int:
@@ -523,8 +596,12 @@ class Solver(Values):
                 self._rule(self._callee(call), self._on_call, call, None)
             elif site.protocol in ("read", "write"):  # the getter or setter, not its value
                 assert isinstance(site.func, Attr)
-                self._rule(self.attribute_node(site.scope, site.func), self._on_protocol, call,
+                self._rule(self.node_of(site.scope, site.func.base), self._on_accessed, call,
                            None)
+                if type(site.func.base) is Name and site.scope in self.index.class_of:
+                    self._rule(self._with_overrides(site.scope, site.func.base.id,
+                                                    site.func.attr, self.empty),
+                               self._on_protocol, call, None)
             elif site.protocol != "instance":  # `call_sites` kept those that may reach code
                 self._rule(self._callee(call), self._on_protocol, call, None)
         self.run()
