@@ -82,3 +82,45 @@ def test_imports_under_an_aliased_type_checking_guard_are_type_only() -> None:
     facts = extract(ast.parse(source), source, "pkg/lexer.py", "pkg.lexer", False)
     by_name = {item.bound: item.type_only for item in facts.imports}
     assert by_name["Environment"] is True and by_name["helper"] is False
+
+
+def test_implicit_calls_are_kept_apart_from_written_ones() -> None:
+    """Operators, `with`, `for`, `raise` and `except ... as` make implicit calls: recorded in
+    `protocol_calls`, so every reader of `calls` still sees only calls written in the source."""
+    from smellkit.facts import Alts, Iter, Protocol
+
+    facts = facts_of(
+        "s = a + b\n"
+        "with m as v:\n    pass\n"
+        "for x in xs:\n    pass\n"
+        "try:\n    raise E\nexcept (E, F) as e:\n    pass\n"
+        "k = -a\nhit = a in box\nitem = grid[1]\n")
+    assert facts.calls == ()
+    found = [(site.func, site.protocol) for site in facts.protocol_calls]
+    assert (Attr(Name("a"), "__add__"), "dunder") in found
+    assert (Attr(Name("b"), "__radd__"), "dunder") in found
+    assert (Attr(Name("m"), "__enter__"), "dunder") in found
+    assert (Attr(Name("m"), "__exit__"), "dunder") in found
+    assert (Attr(Name("xs"), "__iter__"), "dunder") in found
+    assert (Name("E"), "construct") in found
+    assert (Name("F"), "instance") in found
+    assert (Attr(Name("a"), "__neg__"), "dunder") in found
+    assert (Attr(Name("box"), "__contains__"), "dunder") in found
+    assert (Attr(Name("grid"), "__getitem__"), "dunder") in found
+    assert all(site.implicit for site in facts.protocol_calls)
+    values = {a.target.id: a.value for a in facts.assignments if isinstance(a.target, Name)}
+    assert isinstance(values["s"], Alts) and all(isinstance(option, Protocol)
+                                                 for option in values["s"].options)
+    assert isinstance(values["v"], Protocol)
+    assert values["x"] == Iter(Name("xs"))
+    assert isinstance(values["e"], Alts)
+
+
+def test_starred_targets_bind_from_both_ends() -> None:
+    from smellkit.facts import Seq
+
+    facts = facts_of("a, *b, c = f, g, h, i\nx, *y = z\n")
+    values = {a.target.id: a.value for a in facts.assignments if isinstance(a.target, Name)}
+    assert values["a"] == Name("f") and values["c"] == Name("i")
+    assert values["b"] == Seq((Name("g"), Name("h")))
+    assert values["x"] == Sub(Name("z"), 0)

@@ -1,0 +1,9 @@
+def greet(name):
+    return name
+
+
+def call(fn, *args):
+    return fn(*args)
+
+
+call(greet, "ada")
