@@ -151,11 +151,6 @@ class DataAccess:
                 if owner in lineage:
                     if kind == _METHOD:  # a method of its own, named or called: a use
                         entry.refs.add(target)
-                    elif not data.get("own") and name not in self.declared(owner):
-                        # read through another object that the flow-insensitive points-to
-                        # analysis also finds may be its own class (`ty = type(default)` in a
-                        # helper both reach): no attribute of its own, so not its data
-                        continue
                     else:  # a callable stored in an attribute is still data of the class
                         entry.local.add(target)
                         if data.get("own"):

@@ -36,7 +36,6 @@ from smellkit.facts.types import (
     Iter,
     Name,
     Param,
-    Protocol,
     Return,
     Seq,
     Sub,
@@ -65,7 +64,6 @@ __all__ = [
     "Iter",
     "Name",
     "Param",
-    "Protocol",
     "Return",
     "Seq",
     "Sub",
@@ -109,23 +107,6 @@ def compiled_names(tree: ast.Module) -> set[str]:
     return found
 
 
-_COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.With, ast.AsyncWith,
-             ast.Match, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
-
-
-def straight_lines(tree: ast.Module) -> tuple[int, ...]:
-    """Lines of the top-level statements that always run, in order: the solver may take the last
-    of several assignments there as the value a later top-level line sees."""
-    lines: list[int] = []
-    for statement in tree.body:
-        if isinstance(statement, _COMPOUND):
-            continue
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            lines.extend(decorator.lineno for decorator in statement.decorator_list)
-        lines.append(statement.lineno)
-    return tuple(lines)
-
-
 def extract(tree: ast.Module, source: str, path: str, module: str, is_package: bool, *,
             detailed: bool = True) -> FileFacts:
     """Every fact of one parsed module; without `detailed`, only those the graphs and metrics
@@ -153,6 +134,4 @@ def extract(tree: ast.Module, source: str, path: str, module: str, is_package: b
         dunder_all=tuple(extractor.dunder_all) if extractor.dunder_all is not None else None,
         measure=module_measure, string_constants=tuple(extractor.strings),
         liveness=live, fingerprints=fingerprints, shapes=shapes, detailed=detailed,
-        protocol_calls=tuple(extractor.protocol_calls),
-        straight_lines=straight_lines(tree),
     )

@@ -37,8 +37,6 @@ class ExprForms:
         """id of a call node -> its number among the module's calls (the walk fills it)."""
         self.lambda_names: dict[int, str] = {}
         """id of a lambda node -> its qualified name (the walk fills it)."""
-        self.protocol_values: dict[int, Expr] = {}
-        """id of an operator node -> what its implicit calls return (the walk fills it)."""
         # The form of each visited attribute node's receiver: final once visited, as everything
         # under it is; saves re-deriving `a.b` for `a.b.c` (and again for the call `a.b.c()`).
         self.receivers: dict[int, Expr] = {}
@@ -98,8 +96,6 @@ class ExprForms:
             return CallOf(index) if index is not None else UNKNOWN
         if kind is _CONSTANT_NODE:
             return Const(type(node.value).__name__)  # type: ignore[attr-defined]
-        if isinstance(node, (ast.BinOp, ast.UnaryOp)):
-            return self.protocol_values.get(id(node), UNKNOWN)
         if isinstance(node, ast.Lambda):
             qualname = self.lambda_names.get(id(node))
             return DefRef(qualname) if qualname else UNKNOWN

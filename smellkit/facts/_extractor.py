@@ -12,9 +12,7 @@ from smellkit.facts._expr_forms import ExprForms
 from smellkit.facts.names import annotation_names, dotted, resolve_relative
 from smellkit.facts.reachability import Reads
 from smellkit.facts.types import (
-    KEYED_METHODS,
     UNKNOWN,
-    Alts,
     Assignment,
     Attr,
     AttributeAccess,
@@ -29,7 +27,6 @@ from smellkit.facts.types import (
     Iter,
     Name,
     Param,
-    Protocol,
     Return,
     Seq,
     Sub,
@@ -85,7 +82,6 @@ class Extractor(ast.NodeVisitor):
         self.classes: list[ClassInfo] = []
         self.class_attrs: dict[str, list[ClassAttribute]] = {}
         self.calls: list[CallSite] = []
-        self.protocol_calls: list[CallSite] = []
         self.assignments: list[Assignment] = []
         self.returns: list[Return] = []
         self.accesses: list[AttributeAccess] = []
@@ -98,7 +94,6 @@ class Extractor(ast.NodeVisitor):
         forms = ExprForms()  # its tables are filled here as the walk meets calls and lambdas
         self.ir = forms.ir
         self.call_index, self.lambda_names = forms.call_index, forms.lambda_names
-        self.protocol_values = forms.protocol_values
         self.receivers, self.name_ir = forms.receivers, forms.name_ir
         # What the module reads, for `reachability.liveness`: this walk meets every node.
         self.reads = Reads()
@@ -188,24 +183,13 @@ class Extractor(ast.NodeVisitor):
                     name, line, "class", annotation, value, current.qualname))
             return
         if kind is ast.Tuple or kind is ast.List:
-            elements = target.elts  # type: ignore[attr-defined]
-            starred = next((position for position, element in enumerate(elements)
-                            if isinstance(element, ast.Starred)), None)
-            for position, element in enumerate(elements):
-                # after `*rest`, elements count from the end: `a, *b, c = ...` binds c to [-1]
-                index = position if starred is None or position < starred \
-                    else position - len(elements)
+            for position, element in enumerate(target.elts):  # type: ignore[attr-defined]
                 if isinstance(element, ast.Starred):
-                    tail = len(elements) - position - 1
-                    if isinstance(value, Seq) and len(value.items) >= position + tail:
-                        rest: Expr = Seq(value.items[position:len(value.items) - tail])
-                    else:
-                        rest = Seq((Iter(value),))
-                    self.bind(element.value, rest, line)
-                elif isinstance(value, Seq) and -len(value.items) <= index < len(value.items):
-                    self.bind(element, value.items[index], line)
+                    self.bind(element.value, Iter(value), line)
+                elif isinstance(value, Seq) and position < len(value.items):
+                    self.bind(element, value.items[position], line)
                 else:
-                    self.bind(element, Sub(value, index), line)
+                    self.bind(element, Sub(value, position), line)
             return
         scope = self.code_scope()
         if isinstance(target, ast.Attribute):
@@ -378,9 +362,6 @@ class Extractor(ast.NodeVisitor):
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
         self.visit(node.value)
         self.visit(node.target)
-        name = _BINARY.get(type(node.op))
-        if name is not None:
-            self.implicit(Attr(self.ir(node.target), f"__i{name}__"), (self.ir(node.value),), node)
         if (len(self.scopes) == 1 and isinstance(node.target, ast.Name)
                 and node.target.id == "__all__"):
             self._read_all(node.value)
@@ -403,7 +384,6 @@ class Extractor(ast.NodeVisitor):
 
     def _loop(self, node: ast.For | ast.AsyncFor) -> None:
         self.visit(node.iter)
-        self.iterate(node.iter, isinstance(node, ast.AsyncFor))
         self.visit(node.target)
         self.bind(node.target, Iter(self.ir(node.iter)), node.lineno)
         self.visit_all(node.body)
@@ -414,23 +394,17 @@ class Extractor(ast.NodeVisitor):
 
     def visit_comprehension(self, node: ast.comprehension) -> None:
         self.visit(node.iter)
-        self.iterate(node.iter, bool(node.is_async))
         self.visit(node.target)
         self.bind(node.target, Iter(self.ir(node.iter)), node.iter.lineno)
         for condition in node.ifs:
             self.visit(condition)
 
     def _with(self, node: ast.With | ast.AsyncWith) -> None:
-        enter, leave = ("__aenter__", "__aexit__") if isinstance(node, ast.AsyncWith) \
-            else ("__enter__", "__exit__")
         for item in node.items:
             self.visit(item.context_expr)
-            manager = self.ir(item.context_expr)
-            entered = self.implicit(Attr(manager, enter), (), item.context_expr)
-            self.implicit(Attr(manager, leave), (), item.context_expr)
             if item.optional_vars is not None:
                 self.visit(item.optional_vars)
-                self.bind(item.optional_vars, entered, node.lineno)
+                self.bind(item.optional_vars, self.ir(item.context_expr), node.lineno)
         self.visit_all(node.body)
 
     visit_With = _with
@@ -530,15 +504,10 @@ class Extractor(ast.NodeVisitor):
                 else:
                     values.append(ir(arg))
             forms = tuple(values)
-        key = None
-        if args and isinstance(func, ast.Attribute) and func.attr in KEYED_METHODS:
-            first = args[0]
-            if isinstance(first, ast.Constant) and isinstance(first.value, str):
-                key = first.value
         calls.append(_new(CallSite, (
             scope.code, callee, forms,
             tuple([(keyword.arg, ir(keyword.value)) for keyword in keywords]) if keywords else (),
-            node.lineno, node.col_offset, False, scope.namespace, "", key)))
+            node.lineno, node.col_offset, False, scope.namespace)))
         self.call_index[id(node)] = len(calls) - 1
 
     def visit_Attribute(self, node: ast.Attribute, called: bool = False) -> None:
@@ -563,79 +532,6 @@ class Extractor(ast.NodeVisitor):
             scope.code, receiver, node.attr, not load, called, own,
             node.lineno)))
 
-    # -- implicit calls ----------------------------------------------------------------------
-
-    def implicit(self, func: Expr, args: tuple[Expr, ...], node: ast.AST,
-                 protocol: str = "dunder") -> Protocol:
-        """Record a call Python makes without one being written; its value is what it returns."""
-        scope = self.scopes[-1]
-        self.protocol_calls.append(CallSite(
-            scope.code, func, args, (), getattr(node, "lineno", 0), getattr(node, "col_offset", 0),
-            True, scope.namespace, protocol))
-        return Protocol(len(self.protocol_calls) - 1)
-
-    def iterate(self, iterable: ast.expr, is_async: bool) -> None:
-        """`for` and comprehensions: `iter(x)`, then `next()` on what it returned."""
-        names = ("__aiter__", "__anext__") if is_async else ("__iter__", "__next__")
-        iterator = self.implicit(Attr(self.ir(iterable), names[0]), (), iterable)
-        self.implicit(Attr(iterator, names[1]), (), iterable)
-
-    def visit_BinOp(self, node: ast.BinOp) -> None:
-        self.visit(node.left)
-        self.visit(node.right)
-        name = _BINARY.get(type(node.op))
-        if name is None:
-            return
-        left, right = self.ir(node.left), self.ir(node.right)
-        self.protocol_values[id(node)] = Alts((
-            self.implicit(Attr(left, f"__{name}__"), (right,), node),
-            self.implicit(Attr(right, f"__r{name}__"), (left,), node)))
-
-    def visit_UnaryOp(self, node: ast.UnaryOp) -> None:
-        self.visit(node.operand)
-        name = _UNARY.get(type(node.op))
-        if name is not None:
-            self.protocol_values[id(node)] = self.implicit(
-                Attr(self.ir(node.operand), name), (), node)
-
-    def visit_Compare(self, node: ast.Compare) -> None:
-        self.visit(node.left)
-        self.visit_all(node.comparators)
-        left = node.left
-        for op, right in zip(node.ops, node.comparators):
-            name = _COMPARE.get(type(op))
-            if name == "__contains__":
-                self.implicit(Attr(self.ir(right), name), (self.ir(left),), node)
-            elif name is not None:
-                self.implicit(Attr(self.ir(left), name), (self.ir(right),), node)
-            left = right
-
-    def visit_Subscript(self, node: ast.Subscript) -> None:
-        self.visit(node.value)
-        self.visit(node.slice)
-        name = _SUBSCRIPT[type(node.ctx)]
-        self.implicit(Attr(self.ir(node.value), name), (self.ir(node.slice),), node)
-
-    def visit_Raise(self, node: ast.Raise) -> None:
-        if node.exc is not None:
-            self.visit(node.exc)
-            if isinstance(node.exc, (ast.Name, ast.Attribute)):  # `raise Error`: Error()
-                self.implicit(self.ir(node.exc), (), node, "construct")
-        if node.cause is not None:
-            self.visit(node.cause)
-
-    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
-        if node.type is not None:
-            self.visit(node.type)
-            if node.name:
-                kinds = node.type.elts if isinstance(node.type, ast.Tuple) else [node.type]
-                values = tuple(self.implicit(self.ir(kind), (), kind, "instance")
-                               for kind in kinds)
-                self.assignments.append(Assignment(
-                    self.namespace(), Name(node.name),
-                    values[0] if len(values) == 1 else Alts(values), node.lineno, ()))
-        self.visit_all(node.body)
-
     def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
         self.reads.fstring(node)
         self.generic_visit(node)
@@ -646,17 +542,6 @@ class Extractor(ast.NodeVisitor):
             self.strings.append((value, node.lineno))
 
 
-_BINARY: dict[type[ast.operator], str] = {
-    ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.MatMult: "matmul", ast.Div: "truediv",
-    ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.Pow: "pow", ast.LShift: "lshift",
-    ast.RShift: "rshift", ast.BitOr: "or", ast.BitXor: "xor", ast.BitAnd: "and"}
-_UNARY: dict[type[ast.unaryop], str] = {
-    ast.USub: "__neg__", ast.UAdd: "__pos__", ast.Invert: "__invert__"}
-_COMPARE: dict[type[ast.cmpop], str] = {
-    ast.Eq: "__eq__", ast.NotEq: "__ne__", ast.Lt: "__lt__", ast.LtE: "__le__", ast.Gt: "__gt__",
-    ast.GtE: "__ge__", ast.In: "__contains__", ast.NotIn: "__contains__"}
-_SUBSCRIPT: dict[type[ast.expr_context], str] = {
-    ast.Load: "__getitem__", ast.Store: "__setitem__", ast.Del: "__delitem__"}
 _DISPATCH: dict[type[ast.AST], Callable[[Extractor, Any], None]] = {}
 _new = tuple.__new__
 """Builds the most frequent facts without the Python-level `__new__` of named tuples (every

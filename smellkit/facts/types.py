@@ -14,7 +14,7 @@ from smellkit.facts.fingerprints import Fingerprints
 from smellkit.facts.reachability import Liveness
 from smellkit.metrics.complexity import CodeMeasure
 
-FACTS_SCHEMA = 20
+FACTS_SCHEMA = 18
 """Bump whenever a fact type changes shape: cached facts of another schema are never read."""
 
 # --------------------------------------------------------------------------------------------
@@ -82,14 +82,6 @@ class Iter(NamedTuple):
     tag: str = "iter"
 
 
-class Protocol(NamedTuple):
-    """The value returned by implicit call number `index` of the same file (`protocol_calls`:
-    `a + b`, `with x as y`, a `for` loop's `__iter__`)."""
-
-    index: int  # type: ignore[assignment]  # as CallOf's
-    tag: str = "protocol"
-
-
 class Const(NamedTuple):
     type_name: str
     tag: str = "const"
@@ -99,8 +91,7 @@ class Unknown(NamedTuple):
     tag: str = "unknown"
 
 
-Expr = (Name | Attr | CallOf | Sub | DefRef | Seq | DictLit | Alts | Iter | Const | Unknown
-        | Protocol)
+Expr = Name | Attr | CallOf | Sub | DefRef | Seq | DictLit | Alts | Iter | Const | Unknown
 UNKNOWN = Unknown()
 
 # --------------------------------------------------------------------------------------------
@@ -156,19 +147,6 @@ class CallSite(NamedTuple):
     col: int
     implicit: bool  # a decorator application, not written as a call
     namespace: str = ""  # where names in the call are looked up: the class for a class body
-    protocol: str = ""
-    """For the implicit calls Python makes (in `FileFacts.protocol_calls`, never in `calls`):
-    `dunder` (`func` is the special method, as `Attr(a, "__add__")` for `a + b`), `construct`
-    (`raise Error`: a class is instantiated, nothing else is called) or `instance` (`except Error
-    as e`: the value is an instance of the class, no call happens)."""
-    key: str | None = None
-    """The string literal a mapping method is given as its first argument (`KEYED_METHODS`:
-    `d.get("k")`, `d.setdefault("k", v)`): the solver reads and stores that entry alone, where an
-    unknown key would merge every value stored in the mapping."""
-
-
-KEYED_METHODS = frozenset({"get", "pop", "setdefault", "__getitem__", "__setitem__"})
-"""Methods whose first argument is a mapping's key (`CallSite.key`)."""
 
 
 class Assignment(NamedTuple):
@@ -225,9 +203,3 @@ class FileFacts(NamedTuple):
     detailed: bool = True
     """False when extracted for graphs and metrics only: then `liveness`, `fingerprints` and
     `shapes`, which only the detectors read, are left empty (`smellkit.facts.extract`)."""
-    protocol_calls: tuple[CallSite, ...] = ()
-    """The calls Python makes implicitly: operators, comparisons, subscripts, `with`, `for`,
-    `raise Error`, `except Error as e` (see `CallSite.protocol`)."""
-    straight_lines: tuple[int, ...] = ()
-    """Lines of the module's top-level statements that run unconditionally, in order (not in an
-    `if`, loop, `try` or `with`; decorator lines included): where module code is a sequence."""

@@ -14,9 +14,6 @@ from typing import Any
 
 ANY_CONTAINER = "O"
 NO_BIND = 0
-FEW_INSTANCES = 255
-"""The transform of a node that keeps instances of at most `_FEW_CLASSES` classes."""
-_FEW_CLASSES = 4
 _WIDEN_AT = 24
 _MAX_VALUES = 32
 MAX_STEPS = 20_000_000
@@ -25,7 +22,7 @@ Handler = Callable[[Any, Any, str], None]
 
 def _priority(value: str) -> tuple[int, str]:
     """Which values a full node keeps: instances and classes decide method calls."""
-    return ("icbfsmauxgvwkeoEON".find(value[0]), value)
+    return ("icbfsmaeoEON".find(value[0]), value)
 
 
 class Propagation:
@@ -73,9 +70,7 @@ class Propagation:
 
     def _add(self, node: int, values: set[str]) -> None:
         transform = self.xform[node]
-        if transform == FEW_INSTANCES:
-            values = self._few_instances(node, values)
-        elif transform:
+        if transform:
             values = {self._bind_value(value, transform) for value in values}
             values.discard("")
         current = self.pts[node]
@@ -98,21 +93,6 @@ class Propagation:
             self.work.append(node)
         else:
             waiting |= new
-
-    def _few_instances(self, node: int, values: set[str]) -> set[str]:
-        """The values a `FEW_INSTANCES` node takes: instances of a few classes, the first to
-        arrive; past those, an object nothing is known about (`E`)."""
-        current = self.pts[node]
-        arriving = sorted(value for value in values if value[0] == "i" and value not in current)
-        if not arriving:
-            return values
-        room = _FEW_CLASSES - sum(1 for value in current if value[0] == "i")
-        if len(arriving) <= room:
-            return values
-        kept = {value for value in values if value[0] != "i" or value in current}
-        kept.update(arriving[:max(room, 0)])
-        kept.add("E")
-        return kept
 
     def _edge(self, source: int, target: int) -> None:
         # the empty node is node 0

@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from smellkit.config import is_test_path
 from smellkit.facts import (
     UNKNOWN,
     Alts,
@@ -21,31 +20,19 @@ from smellkit.facts import (
     Expr,
     Iter,
     Name,
-    Protocol,
     Seq,
     Sub,
 )
-from smellkit.graphs._propagation import FEW_INSTANCES, NO_BIND, Propagation
-from smellkit.graphs._sites import call_sites, property_methods
+from smellkit.graphs._propagation import NO_BIND, Propagation
 from smellkit.graphs.builtin_names import BUILTIN_PREFIX
 
 if TYPE_CHECKING:
     from smellkit.graphs.index import Index
 
 OPAQUE = "E"
-INSTANCE_BIND, CLASS_BIND, INSTANCES, CLASSES, CODE_ONLY = 1, 2, 3, 4, 5
+INSTANCE_BIND, CLASS_BIND, INSTANCES = 1, 2, 3
 NEW = "N"  # `object.__new__`: calling it makes an instance of the class passed in
 _MUTATORS = frozenset({"append", "add", "insert", "appendleft"})
-_CONTAINER_METHODS = {"update": "u", "extend": "x", "get": "g", "pop": "g", "setdefault": "g",
-                      "values": "v", "copy": "v", "items": "w", "__setitem__": "k"}
-"""Methods of containers whose values the solver follows: `u` update (from a mapping and
-keywords), `x` extend (from an iterable), `g` get (returns an element, under the call's constant
-`key` when it has one), `v` values (returns the container's elements), `w` items (returns pairs of
-a key and an element), `k` `__setitem__` (stores its second argument)."""
-_MAPPING_ONLY = frozenset({"get", "setdefault", "items", "keys", "values", "__setitem__"})
-"""Container methods of mappings that lists, tuples and sets lack: a sequence met where one is
-called only comes from values merged along the way (`parent.default_map.get(name)` must not
-give the elements of every list that reached `default_map`)."""
 _BUILTIN_NAMES = frozenset(dir(__import__("builtins")))
 POSITIONAL = ("positional_only", "positional")
 _BUILTIN_TYPES = frozenset({
@@ -66,9 +53,6 @@ class Values(Propagation):
         self.index = index
         self.sites: list[CallSite] = []
         self.offset: dict[str, int] = {}
-        self.protocol_numbers: dict[str, list[int | None]] = {}
-        self.property_methods: frozenset[str] = frozenset()
-        self.property_names: frozenset[str] = frozenset()
         self.assigned: dict[tuple[str, str], list[tuple[str, Expr, tuple[str, ...]]]] = {}
         self.local_names: dict[str, set[str]] = {}
         self.attr_stores: dict[str, list[tuple[str, Expr, Expr, tuple[str, ...]]]] = {}
@@ -95,14 +79,7 @@ class Values(Propagation):
         self.binding_live: set[str] = set()
         self.containers: list[tuple[bool, str, tuple[tuple[str | int | None, Expr], ...]]] = []
         self.stores_active: set[str] = set()
-        self.descendants: dict[str, list[str]] = {}
-        self.keyword_containers: dict[str, int] = {}
-        self.forwarded: dict[int, list[int]] = {}
-        """Keyword container -> the containers `**` forwards into it (`forward_keywords`)."""
-        self.element_keys: dict[int, list[str | int]] = {}
-        """Container -> the keys whose element nodes are made."""
         self.sub_stores_active = False
-        self.test_modules: dict[str, bool] = {}
         super().__init__()
 
     # -- hooks the call rules provide ------------------------------------------------------
@@ -119,10 +96,9 @@ class Values(Propagation):
 
     def _collect(self) -> None:
         index = self.index
-        self.sites, self.offset, self.protocol_numbers = call_sites(index)
-        self.property_methods = property_methods(index)
-        self.property_names = frozenset(name.rpartition(".")[2] for name in self.property_methods)
-        for facts in index.modules.values():
+        for module, facts in index.modules.items():
+            self.offset[module] = len(self.sites)
+            self.sites.extend(facts.calls)
             self.declared.update(facts.globals_declared)
         for scope, names in index.scope_imports.items():
             self.local_names.setdefault(scope, set()).update(names)
@@ -174,19 +150,6 @@ class Values(Propagation):
             chain = self.chains[scope] = tuple(self.index.enclosing_scopes(scope))
         return chain
 
-    def in_tests(self, scope: str) -> bool:
-        """Whether `scope` is test code (`smellkit.config.is_test_path`). What test code defines
-        is called from the library's code (an override, a special method), but what it returns,
-        and its classes, do not flow back there: on pandas, its test subclasses of `DataFrame`
-        and `Series` each reached tens of thousands of the library's nodes, for no edge that
-        an analysis of the library uses."""
-        module = self.index.scope_module(scope)
-        found = self.test_modules.get(module)
-        if found is None:
-            facts = self.index.modules.get(module)
-            found = self.test_modules[module] = facts is not None and is_test_path(facts.path)
-        return found
-
 
     def _on_store(self, name: str, source: int, value: str) -> None:
         letter = value[0]
@@ -208,8 +171,6 @@ class Values(Propagation):
             self._edge(self._all(int(value[2:])), result)
         elif letter in "Ee":
             self._add(result, {OPAQUE})
-        elif letter == "i" and self.index.lookup_method(value[2:], "__iter__"):
-            self._edge(self._elements(value[2:]), result)
         elif letter in "fib":  # what a generator yields, or an iterable's own elements
             self._add(result, {value})
 
@@ -236,15 +197,17 @@ class Values(Propagation):
         if type(expr) is Name:
             node = self._name(scope, expr.id)
         elif type(expr) is Attr:
-            if expr.attr in self.property_names:  # reading a property gives what it returns
-                node = self._attribute_value(scope, expr)
+            base = self.node_of(scope, expr.base)
+            named = self._names_outside(scope, expr.base)
+            key = (base, expr.attr, named)
+            found = self.attr_nodes.get(key)
+            if found is None:  # `np.nan` in a thousand functions: one node
+                node = self.attr_nodes[key] = self._new()
+                self._rule(base, self._on_load_named if named else self._on_load, expr.attr, node)
             else:
-                node = self.attribute_node(scope, expr)
+                node = found
         elif isinstance(expr, CallOf):
             node = self._result(self.offset[self.index.scope_module(scope)] + expr.index)
-        elif isinstance(expr, Protocol):
-            number = self.protocol_numbers[self.index.scope_module(scope)][expr.index]
-            node = self._const(OPAQUE) if number is None else self._result(number)
         elif isinstance(expr, DefRef):
             definition = self.index.definitions.get(expr.qualname)
             node = self.empty if definition is None else self._const(
@@ -270,94 +233,6 @@ class Values(Propagation):
             node = self.empty
         memo[expr] = node
         return node
-
-    def _assigned(self, scope: str, target: object, value: Expr) -> int:
-        """The node of `value` assigned to `target` (a name, or a receiver and an attribute) in
-        `scope`. A list, tuple, set or dict display gets a container of its own per target:
-        `node_of` gives equal displays of one scope one container, so every `[]` of a function
-        would be one list (`self.order = []` holding what `self.largs = []` holds)."""
-        if not isinstance(value, (Seq, DictLit)):
-            return self.node_of(scope, value)
-        key = ("display", scope, target, value)
-        node = self.memo.get(key)
-        if node is None:
-            items: tuple[tuple[str | int | None, Expr], ...] = \
-                tuple(enumerate(value.items)) if isinstance(value, Seq) else value.items
-            self.containers.append((isinstance(value, Seq), scope, items))
-            node = self.memo[key] = self._new()
-            self.pts[node].add(f"o:{len(self.containers) - 1}")
-        return node
-
-    def attribute_node(self, scope: str, expr: Attr) -> int:
-        """The node of the attribute `expr` as stored: a property is its getter here."""
-        base = self.node_of(scope, expr.base)
-        named = self._names_outside(scope, expr.base)
-        key = (base, expr.attr, named)
-        node = self.attr_nodes.get(key)
-        if node is None:  # `np.nan` in a thousand functions: one node
-            node = self.attr_nodes[key] = self._new()
-            self._rule(base, self._on_load_named if named else self._on_load, expr.attr, node)
-        if type(expr.base) is Name and scope in self.index.class_of:
-            node = self._with_overrides(scope, expr.base.id, expr.attr, node)
-        return node
-
-    def _attribute_value(self, scope: str, expr: Attr) -> int:
-        """The value of an attribute some class of the repository makes a property: what the
-        property returns. Found per class (`_class_value`), not per expression, so that each
-        load of `name` or `index` holds its values once."""
-        base = self.node_of(scope, expr.base)
-        named = self._names_outside(scope, expr.base)
-        tests = self.in_tests(scope)
-        key = ("attr-value", base, expr.attr, named, tests)
-        node = self.memo.get(key)
-        if node is None:
-            node = self.memo[key] = self._new()
-            self._rule(base, self._on_load_value, (expr.attr, named, tests), node)
-        if type(expr.base) is Name and scope in self.index.class_of:
-            getters = self._with_overrides(scope, expr.base.id, expr.attr, self.empty)
-            if getters != self.empty:  # `self.name`: or a subclass's property
-                merged = self.memo.get(("self-value", node, getters))
-                if merged is None:
-                    merged = self.memo["self-value", node, getters] = self._new()
-                    self._edge(node, merged)
-                    self._rule(getters, self._on_property_value, tests, merged)
-                node = merged
-        return node
-
-    def _on_load_value(self, wanted: tuple[str, bool, bool], result: int, value: str) -> None:
-        """`_on_load`, but an instance's or a class's property gives what it returns."""
-        name, named, tests = wanted
-        kind = value[0]
-        if (kind == "i" and name != "__class__") or kind == "c":
-            self._edge(self._class_value(value, name, tests), result)
-        else:
-            self._on_load(name, result, value, named)
-
-    def _class_value(self, value: str, name: str, tests: bool) -> int:
-        """Attribute `name` of instance or class `value` as read, read in test code or not."""
-        key = ("class-value", value, name, tests)
-        node = self.memo.get(key)
-        if node is None:
-            node = self.memo[key] = self._new()
-            self._rule(self._loaded(value, name), self._on_property_value, tests, node)
-        return node
-
-    def _loaded(self, value: str, name: str) -> int:
-        """The node of attribute `name` of instance or class `value`, a property its getter."""
-        key = (value, name)
-        source = self.loads.get(key)
-        if source is None:
-            source = self.loads[key] = self._class_attr(
-                value[2:], name, INSTANCE_BIND if value[0] == "i" else CLASS_BIND)
-        return source
-
-    def _on_property_value(self, tests: bool, result: int, value: str) -> None:
-        """What reading a property gives, read in test code (`tests`) or not (`in_tests`)."""
-        if value[0] == "b" and value[2:] in self.property_methods:
-            if tests or not self.in_tests(value[2:]):
-                self._edge(self._declared(value[2:]), self._few_into(result))
-        else:
-            self._add(result, {value})
 
     def binding(self, scope: str, name: str) -> str | None:
         """The scope (function, class or module) where a name used in `scope` is bound."""
@@ -429,7 +304,7 @@ class Values(Propagation):
             for promised in self._annotated(where, annotation):
                 self._add(node, {promised})
         for where, value, _ in assigned:
-            self._edge(self._assigned(where, name, value), node)
+            self._edge(self.node_of(where, value), node)
         if imported is not None:
             self._edge(self._import(imported), node)
         if params:
@@ -455,31 +330,9 @@ class Values(Propagation):
                 kind = "c:" if "classmethod" in definition.decorators \
                     or definition.name in _IMPLICIT_CLASSMETHODS else "i:"
                 sources.append(self._const(kind + owner))
-                if kind == "c:" and definition.name in _IMPLICIT_CLASSMETHODS:
-                    # Python calls it on each subclass; an explicit classmethod's `cls` is each
-                    # class it is looked up on (`_called_on`)
-                    library = not self.in_tests(owner)
-                    sources.extend(self._const("c:" + cls) for cls in self._descendants(owner)
-                                   if cls in self.index.classes
-                                   and not (library and self.in_tests(cls)))
-            if param.kind == "var_keyword":
-                sources.append(self._const(f"o:{self._keyword_container(qualname)}"))
             sources.extend(self._const(value)
                            for value in self._annotated(qualname, param.annotation))
         return sources
-
-    def _called_on(self, cls: str, qualname: str) -> None:
-        """A classmethod of a base class looked up on `cls` (or on its instances): its `cls` is
-        `cls` there. Giving `cls` every subclass instead made each base's factory classmethod
-        return instances of all of them (on pandas, `ExtensionArray._from_sequence` those of
-        every array type), 4% of the solver's steps for edges no call of the program takes."""
-        definition = self.index.definitions.get(qualname)
-        if definition is None or "classmethod" not in definition.decorators \
-                or definition.name in _IMPLICIT_CLASSMETHODS:
-            return
-        receiver = self._receiver(qualname)
-        if receiver is not None and not (self.in_tests(cls) and not self.in_tests(qualname)):
-            self._add(self._var(qualname, receiver), {"c:" + cls})
 
     def _receiver(self, qualname: str) -> str | None:
         """The `self` / `cls` parameter of a method: it only ever holds the method's class."""
@@ -594,8 +447,6 @@ class Values(Propagation):
                 outside = outside or owner not in ("object", "builtins.object")
             elif name in self.local_names.get(owner, ()):
                 self._edge(self._proxy(self._var(owner, name), transform), node)
-                if owner != cls:
-                    self._called_on(cls, f"{owner}.{name}")
                 break
         else:
             if name == "__new__":
@@ -623,10 +474,6 @@ class Values(Propagation):
         For `INSTANCES`: a class gives its instances, anything else nothing ("")."""
         if transform == INSTANCES:
             return "i:" + value[2:] if value[0] == "c" else ""
-        if transform == CLASSES:
-            return "c:" + value[2:] if value[0] == "i" else ""
-        if transform == CODE_ONLY:
-            return value if value[0] == "f" else ""
         if value[0] != "f":
             return value
         key = (value, transform)
@@ -651,7 +498,7 @@ class Values(Propagation):
         if name not in self.stores_active:
             self.stores_active.add(name)
             for scope, receiver, value, annotation in self.attr_stores.get(name, ()):
-                source = self._assigned(scope, (receiver, name), value)
+                source = self.node_of(scope, value)
                 promised = self._annotated(scope, annotation)
                 if promised:
                     typed = self._new()
@@ -661,105 +508,6 @@ class Values(Propagation):
                 self._rule(self.node_of(scope, receiver), self._on_store, name, source)
         return node
 
-
-    # -- dispatch ----------------------------------------------------------------------------
-
-    def _descendants(self, cls: str) -> list[str]:
-        found = self.descendants.get(cls)
-        if found is None:
-            found = self.descendants[cls] = self.index.descendants(cls)
-        return found
-
-    def _with_overrides(self, scope: str, name: str, attr: str, node: int) -> int:
-        """`self.attr` in a method of class K: K's attribute, or the override of any subclass
-        (`self` is an instance of K or of a subclass)."""
-        if name != self._receiver(scope):
-            return node
-        owner = self.index.class_of[scope]
-        definition = self.index.definitions[scope]
-        transform = CLASS_BIND if "classmethod" in definition.decorators \
-            or definition.name in _IMPLICIT_CLASSMETHODS else INSTANCE_BIND
-        overrides = self._overrides(owner, attr, transform)
-        if overrides == self.empty:
-            return node
-        key = ("self-attr", node, overrides)
-        merged = self.memo.get(key)
-        if merged is None:
-            merged = self.memo[key] = self._new()
-            self._edge(node, merged)
-            self._edge(overrides, merged)
-        return merged
-
-    def _overrides(self, cls: str, name: str, transform: int) -> int:
-        """What the subclasses of `cls` define as `name` in their bodies."""
-        key = ("overrides", cls, name, transform)
-        node = self.memo.get(key)
-        if node is not None:
-            return node
-        # what subclasses' instances store as `name` is left out: on pandas that tripled the
-        # solver's time for few edges
-        classes = self.index.classes
-        owners = [owner for owner in self._descendants(cls)
-                  if owner in classes and name in self.local_names.get(owner, ())]
-        if not owners:
-            node = self.memo[key] = self.empty
-            return node
-        node = self.memo[key] = self._new()
-        library = not self.in_tests(cls)
-        for owner in owners:
-            source = self._var(owner, name)
-            if library and self.in_tests(owner):  # its methods are called, nothing else flows
-                source = self._proxy(source, CODE_ONLY)
-            self._edge(self._proxy(source, transform), node)
-        return node
-
-    def _elements(self, cls: str) -> int:
-        """What iterating over an instance of `cls` gives: what its `__iter__` yields, or what
-        the `__next__` of the iterator it returns returns."""
-        key = ("elements", cls)
-        node = self.memo.get(key)
-        if node is None:
-            node = self.memo[key] = self._new()
-            method = self.index.lookup_method(cls, "__iter__")
-            if method is not None:
-                self._rule(self._returned(method), self._on_iterator, None, node)
-        return node
-
-    def _on_iterator(self, unused: None, result: int, value: str) -> None:
-        step = self.index.lookup_method(value[2:], "__next__") if value[0] == "i" else None
-        if step is not None:
-            self._edge(self._returned(step), result)
-        else:
-            self._add(result, {value})
-
-    def _returned(self, qualname: str) -> int:
-        """The node of what `qualname` returns (the call rules provide it)."""
-        raise NotImplementedError
-
-    def _declared(self, qualname: str) -> int:
-        """`_returned`, or what its return annotation names (the call rules provide it)."""
-        raise NotImplementedError
-
-    def _few_into(self, target: int) -> int:
-        """A node whose values go to `target`, with instances of a few classes only
-        (`FEW_INSTANCES`): what several flows into `target` bring together is capped."""
-        if self.xform[target] == FEW_INSTANCES:
-            return target
-        key = ("few", target)
-        node = self.memo.get(key)
-        if node is None:
-            node = self.memo[key] = self._new(FEW_INSTANCES)
-            self._edge(node, target)
-        return node
-
-    def _keyword_container(self, qualname: str) -> int:
-        """The mapping a function's `**kwargs` parameter holds: keyword arguments its other
-        parameters do not take, by name."""
-        number = self.keyword_containers.get(qualname)
-        if number is None:
-            self.containers.append((False, qualname, ()))
-            number = self.keyword_containers[qualname] = len(self.containers) - 1
-        return number
 
     # -- containers --------------------------------------------------------------------------
 
@@ -803,24 +551,7 @@ class Values(Propagation):
                     self._edge(self.node_of(scope, value), node)
             self._edge(self._unknown_key(number), node)
             self._activate_sub_stores()
-            self.element_keys.setdefault(number, []).append(wanted)
-            for source in self.forwarded.get(number, ()):
-                self._edge(self._element(source, wanted), node)
         return node
-
-    def forward_keywords(self, source: int, target: int) -> None:
-        """`f(**kwargs)` into a function taking `**rest`: what `rest` holds under a name is what
-        `kwargs` holds under it (or under an unknown key). Sending all of `kwargs` to `rest`'s
-        unknown keys instead gave every parameter down a chain of forwarding functions every
-        keyword argument of the first call (8% of the solver's steps on pandas)."""
-        sources = self.forwarded.setdefault(target, [])
-        if source in sources:
-            return
-        sources.append(source)
-        self._edge(self._unknown_key(source), self._unknown_key(target))
-        self._edge(self._all(source), self._all(target))
-        for wanted in list(self.element_keys.get(target, ())):
-            self._edge(self._element(source, wanted), self._element(target, wanted))
 
 
     # -- rules -------------------------------------------------------------------------------
@@ -831,10 +562,13 @@ class Values(Propagation):
 
     def _on_load(self, name: str, result: int, value: str, named: bool = False) -> None:
         kind = value[0]
-        if kind == "i" and name == "__class__":
-            self._add(result, {"c:" + value[2:]})
-        elif kind == "i" or kind == "c":
-            self._edge(self._loaded(value, name), result)
+        if kind == "i" or kind == "c":
+            key = (value, name)
+            source = self.loads.get(key)
+            if source is None:
+                source = self.loads[key] = self._class_attr(
+                    value[2:], name, INSTANCE_BIND if kind == "i" else CLASS_BIND)
+            self._edge(source, result)
         elif kind == "m":
             self._edge(self._module_attr(value[2:], name, frozenset()), result)
         elif kind == "e":
@@ -848,9 +582,7 @@ class Values(Propagation):
             after, _, cls = value[2:].partition(" ")
             self._edge(self._class_attr(cls, name, INSTANCE_BIND, after), result)
         elif kind == "o":
-            if name in _MAPPING_ONLY and self.containers[int(value[2:])][0]:
-                return  # a list, tuple or set has no such method: the value is not this one
-            method = "a" if name in _MUTATORS else _CONTAINER_METHODS.get(name)
-            self._add(result, {f"{method}:{value[2:]}" if method else OPAQUE})
+            self._add(result, {"a:" + value[2:] if name in _MUTATORS else OPAQUE})
         elif kind in "EfbON":
             self._add(result, {OPAQUE})
+

@@ -16,12 +16,12 @@ import networkx as nx
 from smellkit._internal.collector import paused_gc
 from smellkit._internal.forking import Background, Standby
 from smellkit.facts import CallSite, Expr
-from smellkit.graphs.pointsto import MAX_STEPS, OPAQUE, Solver, call_sites
+from smellkit.graphs.pointsto import MAX_STEPS, OPAQUE, Solver
 
 if TYPE_CHECKING:
     from smellkit.graphs.index import Index
 
-__all__ = ["OPAQUE", "CallGraph", "build_call_graph", "call_sites", "types_of"]
+__all__ = ["OPAQUE", "CallGraph", "build_call_graph", "types_of"]
 
 """The solver's former name here."""
 

@@ -27,8 +27,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from smellkit.facts import Assignment, Attr, Expr, FileFacts, Name, Sub
-from smellkit.graphs.pointsto import defined_methods, reaches_code
+from smellkit.facts import Assignment, FileFacts, Name
 
 if TYPE_CHECKING:
 
@@ -37,7 +36,7 @@ if TYPE_CHECKING:
     from smellkit.graphs.pointsto import Solver
     from smellkit.project import FactCache, Survey
 
-_FORMAT = 4
+_FORMAT = 3
 
 
 class GraphHeader(NamedTuple):
@@ -48,7 +47,6 @@ class GraphHeader(NamedTuple):
     inference_modules: frozenset[str]
     counts: tuple[int, int, int, int, int, bool]
     graphs: str  # the blob holding the resolution the graphs are rebuilt from
-    methods: frozenset[str] = frozenset()  # names of the methods the classes define
 
 
 def header_name(survey: Survey, version: str) -> str:
@@ -61,7 +59,7 @@ def header_name(survey: Survey, version: str) -> str:
     return f"graphs-{digest.hexdigest()}.header"
 
 
-def _graph_inputs(facts: FileFacts, methods: frozenset[str]) -> tuple[Any, ...]:
+def _graph_inputs(facts: FileFacts) -> tuple[Any, ...]:
     """Everything of a file the index, the solver, astroid's site choice and the attribute
     graph read, except the assignments (compared on their own) and all lines: the graphs carry
     only the lines of call sites and attribute accesses, and those are put in again when the
@@ -72,35 +70,9 @@ def _graph_inputs(facts: FileFacts, methods: frozenset[str]) -> tuple[Any, ...]:
             tuple(info._replace(attributes=tuple(attribute._replace(line=0)
                                                  for attribute in info.attributes))
                   for info in facts.classes),
-            tuple(call._replace(line=0) for call in facts.calls),
-            tuple(call._replace(line=0) for call in facts.protocol_calls
-                  if reaches_code(call, methods)), facts.returns,
+            tuple(call._replace(line=0) for call in facts.calls), facts.returns,
             tuple(access._replace(line=0) for access in facts.accesses),
-            tuple(item._replace(line=0) for item in facts.imports), facts.globals_declared,
-            _module_order(facts))
-
-
-def _module_order(facts: FileFacts) -> tuple[tuple[int, int, bool, bool], ...]:
-    """What the solver reads of the order of top-level code (`smellkit.graphs._sequence`),
-    without lines: the order of the top-level calls and of the assignments to names those calls
-    call through, whether each runs unconditionally, and which share a line."""
-    module = facts.module
-    calls = [(call.line, 1, number) for number, call in enumerate(facts.calls)
-             if call.scope == module]
-    callees = {name for name in (_root_name(call.func) for call in facts.calls
-                                 if call.scope == module) if name is not None}
-    assigned = [(item.line, 0, number) for number, item in enumerate(facts.assignments)
-                if item.scope == module and _root_name(item.target) in callees]
-    straight = set(facts.straight_lines)
-    events = sorted(calls + assigned)
-    return tuple((kind, number, line in straight, index > 0 and line == events[index - 1][0])
-                 for index, (line, kind, number) in enumerate(events))
-
-
-def _root_name(expr: Expr) -> str | None:
-    while isinstance(expr, (Sub, Attr)):
-        expr = expr.base
-    return expr.id if isinstance(expr, Name) else None
+            tuple(item._replace(line=0) for item in facts.imports), facts.globals_declared)
 
 
 def _assignments(facts: FileFacts) -> list[Assignment]:
@@ -161,8 +133,7 @@ def graphs_hold(header: GraphHeader, survey: Survey, order: tuple[tuple[str, str
         if old_key is None or facts.module in header.inference_modules:
             return False
         old = cache.get(old_key, detailed=False)
-        if not isinstance(old, FileFacts) or _graph_inputs(old, header.methods) != \
-                _graph_inputs(facts, header.methods):
+        if not isinstance(old, FileFacts) or _graph_inputs(old) != _graph_inputs(facts):
             return False
         extra = _added_assignments(_assignments(old), _assignments(facts))
         if extra is None or any(not isinstance(item.target, Name) for item in extra):
@@ -195,7 +166,7 @@ def reuse(index: Index, header: GraphHeader, cache: FactCache) -> bool:
     data = cache.get_blob(header.graphs)
     if data is None:
         return False
-    sites = calls.call_sites(index)[0]
+    sites = [site for facts in index.modules.values() for site in facts.calls]
     accesses = [access for facts in index.modules.values() for access in facts.accesses]
     try:
         targets, resolved = pickle.loads(data)
@@ -260,9 +231,7 @@ def header_for(survey: Survey, files: Sequence[FileFacts], calls: CallGraph,
         inference_modules=calls.inference_modules,
         counts=(calls.call_sites, calls.resolved, calls.unresolved, calls.inferred,
                 calls.external, calls.truncated),
-        graphs=graphs,
-        methods=defined_methods(definition for facts in files
-                                for definition in facts.definitions))
+        graphs=graphs)
 
 
 def store(cache: FactCache, name: str, header: GraphHeader, resolution: Resolution | None) -> None:

@@ -1,9 +1,0 @@
-def greet(name):
-    return name
-
-
-def call(fn, *args):
-    return fn(*args)
-
-
-call(greet, "ada")

@@ -1,3 +1,0 @@
-class Handler:
-    def handle(self, text):
-        return self.parse(text)
