@@ -59,25 +59,28 @@ def four(terminal_report: Callable[[str, list[str]], None]) -> tuple[list[Case],
 
 def test_the_four_builds_yield_cases_of_every_smell(
         four: tuple[list[Case], BuildReport]) -> None:
-    """The floor measured when cases first had to have adequate tests and no tells: 75 cases,
-    every smell with a case, every repository with cases of at least four smells."""
+    """Floors below what was measured once no injection made up a file (a mixin module for one
+    copied method, a module for one function taking a class's fields): 61 cases, every smell
+    with a case, every repository with cases of at least four smells (WTForms exactly four).
+    They leave room for the case or two that a slower machine's test timeouts may cost."""
     cases, report = four
     assert not report.repo_errors, report.repo_errors
     assert report.internal_errors == 0, report.rejections_by_stage
-    assert len(cases) >= 60, report.by_cell
+    assert len(cases) >= 55, report.by_cell
     assert {case.smell for case in cases} == set(SMELLS)
     for repo in REPOS:
-        assert len({case.smell for case in cases if case.repo == repo}) >= 4, repo
+        assert len({case.smell for case in cases if case.repo == repo}) >= 3, repo
 
 
 @pytest.mark.xfail(strict=True, reason="the target is not reached: once no case pads its span "
-                   "with a made-up module, these libraries lack the structure for medium and hard "
-                   "cases of several smells: feature_envy (no public method whose subclasses in "
-                   "other modules call it), interface_segregation (no hierarchy spread over three "
-                   "modules with a handful of subclasses), data_clumps (a field group through real "
-                   "signatures of four modules in marshmallow only), shotgun_surgery (knowledge "
-                   "written out in four modules in click only), deep_inlining (helpers pastable "
-                   "into callers of other modules are rare)")
+                   "with a made-up file, these libraries lack the structure for medium and hard "
+                   "cases of several smells: feature_envy (4 public methods of the four libraries "
+                   "that read their class's data have callers in another module, each in one "
+                   "module only), interface_segregation (click's and marshmallow's hierarchies "
+                   "each live in one module), data_clumps and duplicated_code (click's and "
+                   "jinja2's groups and helpers reach one other module), shotgun_surgery "
+                   "(knowledge written out in four modules in click only), deep_inlining "
+                   "(helpers pastable into callers of other modules are rare)")
 def test_every_smell_reaches_every_difficulty_on_three_repositories(
         four: tuple[list[Case], BuildReport]) -> None:
     cases, _ = four
