@@ -16,7 +16,7 @@ from smellkit.injectors.base import Edit, InjectionContext
 from smellkit.injectors.cst import move
 from smellkit.injectors.cst.imports import drop_unused_imports, insert_import, is_docstring
 from smellkit.injectors.data_clumps.spread import returns_value
-from smellkit.injectors.feature_envy import rewrite, sites
+from smellkit.injectors.feature_envy import calls, rewrite, sites
 from smellkit.injectors.feature_envy.placement import Placement
 from smellkit.injectors.naming import snake, words
 from smellkit.models import Candidate, Difficulty, StructuralCheck
@@ -139,7 +139,7 @@ class Injection(Placement):
             function = rewrite.unannotated(function, self.argument)
         changes: dict[str, str | None] = {}
         if self.via is None and self.argument is None:
-            holder_tree, count = sites.redirect_calls(holder_tree, holder_node, self.sites,
+            holder_tree, count = calls.redirect_calls(holder_tree, holder_node, self.sites,
                                                       self.new_name,
                                                       self.context.wrapper(self.holder_path))
         else:  # `self.m(...)` in the envied class becomes `self.<via>.m(self, ...)`, or
@@ -147,7 +147,7 @@ class Injection(Placement):
             if self.delegate:  # its calls stay: the method of that name hands them on
                 count = len(self.sites)
             else:
-                cls_tree, count = sites.redirect_calls(cls_tree, cls_node, self.sites,
+                cls_tree, count = calls.redirect_calls(cls_tree, cls_node, self.sites,
                                                        self.new_name,
                                                        self.context.wrapper(self.cls_path),
                                                        via=self.via, argument=self._argument())
@@ -265,7 +265,7 @@ class Injection(Placement):
             typed = [site for site in found if (site.scope, site.line, site.col) in self.typed]
             if typed:  # `ledger.m(x)` -> `ledger.<via>.m(ledger, x)`, anywhere in the module
                 assert self.via is not None
-                tree, count = sites.hand_on(tree, typed, self.new_name, self.via, wrapper)
+                tree, count = calls.hand_on(tree, typed, self.new_name, self.via, wrapper)
                 wrapper = None  # positions of the edited tree: computed again
                 if count != len(typed):
                     raise InjectionRefused(f"found {count} of the {len(typed)} calls to "
@@ -277,7 +277,7 @@ class Injection(Placement):
                 if node is None:
                     raise InjectionRefused(f"{holder} is not defined at the top level of {path}")
                 group = [site for site in found if site.holder == holder]
-                tree, count = sites.redirect_calls(tree, node, group, self.new_name, wrapper,
+                tree, count = calls.redirect_calls(tree, node, group, self.new_name, wrapper,
                                                    via=self.via)
                 wrapper = None  # positions of the edited tree: computed again
                 if count != len(group):
