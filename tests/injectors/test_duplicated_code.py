@@ -809,3 +809,33 @@ def test_a_switch_rebound_in_the_body_is_no_dead_branch() -> None:
     louder = cst.parse_expression("show(message, loud=True)")
     assert isinstance(louder, cst.Call)
     assert dead_switches(function, [call, louder], receiver=False) == []
+
+
+def test_a_none_default_tested_with_is_none_runs_the_body() -> None:
+    """`if limit is None:` with `limit=None` left out by every call takes the body: the dead side
+    is the `else` (a chained `a != b != c` had read it the other way round)."""
+    from smellkit.injectors.duplicated_code.copying import dead_switches
+
+    text = ("def clip(text, limit=None):\n"
+            "    if limit is None:\n"
+            "        return text\n"
+            "    else:\n"
+            "        text = text[:limit]\n"
+            "        text = text.rstrip()\n"
+            "        text = text + '...'\n"
+            "        return text\n")
+    function = cst.parse_module(text).body[0]
+    assert isinstance(function, cst.FunctionDef)
+    call = cst.parse_expression("clip(message)")
+    assert isinstance(call, cst.Call)
+    assert dead_switches(function, [call], receiver=False) == ["limit"]
+    shorter = ("def clip(text, limit=None):\n"
+               "    if limit is None:\n"
+               "        text = text.strip()\n"
+               "        text = text.lower()\n"
+               "        text = text + '.'\n"
+               "        return text\n"
+               "    return text[:limit]\n")
+    function = cst.parse_module(shorter).body[0]
+    assert isinstance(function, cst.FunctionDef)
+    assert dead_switches(function, [call], receiver=False) == []

@@ -317,7 +317,7 @@ def _switch(test: ast.expr, defaults: dict[str, ast.expr],
             return None
         default = defaults[name]
         holds = isinstance(default, ast.Constant) and default.value is None
-        return name, holds != isinstance(test.ops[0], ast.IsNot) != negated
+        return name, (holds != isinstance(test.ops[0], ast.IsNot)) != negated
     if isinstance(test, ast.Name) and test.id in unpassed:
         default = defaults[test.id]
         assert isinstance(default, ast.Constant)
