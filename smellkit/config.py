@@ -115,6 +115,13 @@ class ProjectConfig(BaseModel):
         return self.model_copy(update=values)
 
 
+REPEATABLE_INFERENCE_BUDGET = 0
+"""The inference budget of analyses whose results must not depend on the machine: the builds of
+a benchmark and the scoring of its predictions. Astroid's time limits make what inference resolves
+depend on the machine's speed and load, so a build resumed on a busy machine could inject at other
+places, and a case verified with inference could be scored without it."""
+
+
 def load_config(project_root: Path) -> ProjectConfig:
     """The `[tool.smellkit]` table of `project_root/pyproject.toml`, or the defaults."""
     pyproject = project_root / "pyproject.toml"

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
         InjectionFailure,
         InjectionSkip,
     )
-    from smellkit.project import Project
+    from smellkit.project import LoadOptions, Project
     from smellkit.sandbox.environment import Environment
     from smellkit.sandbox.runner import Runner
     from smellkit.sandbox.testmap import TestMap
@@ -68,10 +68,16 @@ def _runner(name: str, spec: RepoSpec, env: Environment, cache: Path) -> Runner:
     return make_runner(name, cache)
 
 
-def _load_project(root: Path) -> Project:
-    from smellkit.project import Project
+def load_for_build(path: Path | LoadOptions) -> Project:
+    """The repository as a build analyses it: with the repeatable inference budget, so that its
+    cases depend only on the code (the smelly versions inherit this configuration), whatever
+    `[tool.smellkit]` says. `smellkit candidates` and `inject` load the same way."""
+    from smellkit.config import REPEATABLE_INFERENCE_BUDGET
+    from smellkit.project import LoadOptions, Project
 
-    return Project.load(root)
+    options = LoadOptions.of(path)
+    config = options.configuration().merged(inference_budget=REPEATABLE_INFERENCE_BUDGET)
+    return Project.load(options.model_copy(update={"config": config}))
 
 
 _CONTEXTS: dict[int, InjectionContext] = {}
@@ -169,7 +175,7 @@ class Backend:
     prepare: Callable[[RepoSpec, Path, Path], Environment] = _prepare
     runner: Callable[[str, RepoSpec, Environment, Path], Runner] = _runner
     test_map: Callable[[RepoSpec, Environment, Path, Runner, int], TestMap] = _test_map
-    load_project: Callable[[Path], Project] = _load_project
+    load_project: Callable[[Path], Project] = load_for_build
     findings: Callable[[Project, str], list[Finding]] = _findings
     """The findings of one smell on a project (the original's, once per repository and
     smell)."""

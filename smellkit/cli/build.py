@@ -13,7 +13,6 @@ import click
 from smellkit.cli.group import (
     INTERNAL_ERROR,
     fail,
-    load_project,
     main,
     project_options,
     write_output,
@@ -117,12 +116,13 @@ def candidates(load: LoadOptions, smell: str, seed: int, min_file_lines: int | N
                inject_anywhere: bool, limit: int | None, explain: bool,
                output_format: str) -> None:
     """List where SMELL can be injected in PATH, and why each place qualifies."""
+    from smellkit.bench.backend import load_for_build
     from smellkit.injectors.engine import discover
 
     try:
         options = _smell_options(smell, min_file_lines, injector_options)
         exclude = _exclusion(exclude_from_injection, inject_anywhere)
-        project = load_project(load)
+        project = load_for_build(load)
         found, report = discover(project, smell, options=options, seed=seed, limit=limit,
                                  exclude=exclude)
     except SmellkitError as error:
@@ -168,6 +168,7 @@ def inject(load: LoadOptions, smell: str, seed: int, min_file_lines: int | None,
            apply_to: Path | None, check: bool) -> None:
     """Inject SMELL into PATH at a difficulty and print the injection record (PATH is not
     modified)."""
+    from smellkit.bench.backend import load_for_build
     from smellkit.injectors import engine
     from smellkit.models import InjectionFailure, InjectionSkip
 
@@ -176,7 +177,7 @@ def inject(load: LoadOptions, smell: str, seed: int, min_file_lines: int | None,
         exclude = _exclusion(exclude_from_injection, inject_anywhere)
         if apply_to is not None and apply_to.exists() and any(apply_to.iterdir()):
             raise UsageError(f"{apply_to} is not empty", hint="--apply needs a new or empty folder")
-        project = load_project(load)
+        project = load_for_build(load)
         candidate = None
         if target is not None:
             pool = engine.find_candidates(project, smell, options=options, seed=seed,

@@ -56,6 +56,7 @@ from typing import TypeVar
 
 from smellkit.analysis.context import Context
 from smellkit.checks import evaluate
+from smellkit.config import REPEATABLE_INFERENCE_BUDGET
 from smellkit.detectors.runner import residue, run_detectors
 from smellkit.evaluate.inputs.dataset import EvalCase
 from smellkit.evaluate.patches.parse import FileChange, parse_patch
@@ -67,8 +68,9 @@ from smellkit.evaluate.signals.recovery import Shape, match, recovery, shapes
 from smellkit.models import CheckResult, StructuralCheck
 from smellkit.project import Project
 
-INFERENCE_BUDGET = 0
-"""Astroid queries per call graph when scoring (see the module docstring)."""
+INFERENCE_BUDGET = REPEATABLE_INFERENCE_BUDGET
+"""Astroid queries per call graph when scoring (see the module docstring); the builds use the
+same, so that what a case was verified with is what it is scored with."""
 
 T = TypeVar("T")
 
