@@ -8,6 +8,7 @@ injector's, in `test_fixtures.py` (SMELLKIT_REGENERATE=1 rewrites them).
 from __future__ import annotations
 
 import ast
+import io
 import random
 import re
 import shutil
@@ -839,3 +840,71 @@ def test_a_none_default_tested_with_is_none_runs_the_body() -> None:
     function = cst.parse_module(shorter).body[0]
     assert isinstance(function, cst.FunctionDef)
     assert dead_switches(function, [call], receiver=False) == []
+
+
+UNBOUND_SHAPES = {
+    **SHAPES,
+    "shapes/base.py": (
+        "class Shape:\n    def __init__(self, width, height):\n        self.width = width\n"
+        "        self.height = height\n\n"
+        "    def describe(self, width, height, unit=\"cm\"):\n"
+        "        \"\"\"Say how big a shape of this size is.\"\"\"\n"
+        "        area = width * height\n        if area > 100:\n"
+        "            size = \"large\"\n        else:\n            size = \"small\"\n"
+        "        label = f\"{width}x{height} {unit}\"\n"
+        "        return f\"{size} shape of {label}\"\n\n\n"
+        "class Square(Shape):\n    def __init__(self, side):\n"
+        "        super().__init__(side, side)\n"),
+    "shapes/report.py": (
+        "from shapes.base import Shape\n\n\ndef report(shape):\n"
+        "    return \"Report: \" + shape.describe(shape.width, 2)\n\n\n"
+        "def report_all(widths):\n    return [report(Shape(width, 2)) for width in widths]\n"),
+    "shapes/render.py": (
+        "def render(shape, unit):\n"
+        "    return \"<\" + shape.describe(shape.width, shape.height, unit) + \">\"\n"),
+    "shapes/export.py": (
+        "class Exporter:\n    def __init__(self, shapes):\n        self.shapes = shapes\n\n"
+        "    def lines(self):\n"
+        "        return [self.shapes[0].describe(1, 2)] + [\n"
+        "            self.first.describe(item.width, 9, unit=\"mm\") for item in self.shapes]\n\n"
+        "    @property\n    def first(self):\n        return self.shapes[0]\n"),
+}
+"""`Shape.describe` reads only its arguments, never `self`; export.py calls it on a subscript
+and on an attribute."""
+
+
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_a_copy_drops_a_receiver_the_method_never_reads(tmp_path: Path,
+                                                        difficulty: Difficulty) -> None:
+    """WTForms' `DefaultMeta.render_field` never reads `self`: its copy as a function takes
+    `(field, render_kw)`, not an unused `default_meta` first, and its calls pass nothing for
+    the receiver. A module whose call computes the receiver (`shapes[0].describe(...)`) gets no
+    copy, since dropping the receiver would drop that work; the copies stay free of pyflakes
+    messages and are reported as clones of the method."""
+    from pyflakes.api import check
+    from pyflakes.reporter import Reporter
+
+    root = tmp_path / "repo"
+    for path, text in UNBOUND_SHAPES.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    if difficulty == "hard":
+        refusal = attempt(make_injector(SMELL, SMALL), InjectionContext(load(root)), next(
+            item for item in find_candidates(load(root), SMELL, options=SMALL)
+            if item.target.qualname == "shapes.base.Shape.describe"), "hard")
+        assert isinstance(refusal, InjectionRefused), refusal
+        assert "computes its receiver" in refusal.message
+        return
+    injection = injected(root, SMELL, difficulty, "shapes.base.Shape.describe")
+    files = smelly_files(root, injection, tmp_path)
+    assert set(files) == {"easy": {"shapes/report.py"},
+                          "medium": {"shapes/report.py", "shapes/render.py"}}[difficulty]
+    for path, text in files.items():
+        assert text is not None
+        function = re.search(r"^def (_\w+)\(width, height, unit=\"cm\"\):\n", text, re.M)
+        assert function is not None, text
+        assert ".describe(" not in text and f"{function[1]}(shape.width, " in text, text
+        messages = io.StringIO()
+        assert check(text, path, Reporter(messages, messages)) == 0, messages.getvalue()
+    assert_round_trip(root, injection)
+    same_behaviour(root, injection, tmp_path, SHAPES_PROBE)
