@@ -908,3 +908,68 @@ def test_a_copy_drops_a_receiver_the_method_never_reads(tmp_path: Path,
         assert check(text, path, Reporter(messages, messages)) == 0, messages.getvalue()
     assert_round_trip(root, injection)
     same_behaviour(root, injection, tmp_path, SHAPES_PROBE)
+
+
+QUALIFIED = {
+    "lib/__init__.py": "",
+    "lib/nodes.py": (
+        "class Node:\n    def __init__(self, name, children=()):\n        self.name = name\n"
+        "        self.children = list(children)\n\n\n"
+        "def named(node: Node, prefix: str = \"\") -> \"list[Node]\":\n"
+        "    \"\"\"The node's children whose names start with the prefix, in name order.\"\"\"\n"
+        "    found = []\n"
+        "    for child in node.children:\n"
+        "        if not child.name.startswith(prefix):\n"
+        "            continue\n"
+        "        found.append(child)\n"
+        "        found.extend(child.children)\n"
+        "    found.sort(key=lambda item: item.name)\n"
+        "    return found\n\n\n"
+        "def first(node):\n    return named(node)[:1]\n"),
+    "lib/report.py": (
+        "from lib import nodes\n\n\n"
+        "def report(node: nodes.Node, prefix):\n"
+        "    return \", \".join(item.name for item in nodes.named(node, prefix))\n"),
+}
+"""`named` reads `Node` in its annotations; report.py imports the module `nodes` and writes
+`nodes.Node` already, so `Node` is no free name there."""
+QUALIFIED_PROBE = ("from lib.nodes import Node\nfrom lib.report import report\n"
+                   "tree = Node('r', [Node('ab', [Node('c')]), Node('b'), Node('aa')])\n"
+                   "print(report(tree, 'a'), report(tree, ''))\n")
+
+
+def test_a_name_the_copy_needs_is_read_through_the_module_its_module_imports(
+        tmp_path: Path) -> None:
+    """jinja2's compiler.py imports `nodes` and writes `nodes.Node`: a copy there that needs
+    `Node` writes `nodes.Node` (in its string annotations too) rather than being refused
+    because `Node` is a word of the file already; attribute and keyword names stay, and a copy
+    that binds the module's name itself is refused as before."""
+    from pyflakes.api import check
+    from pyflakes.reporter import Reporter
+
+    root = write(tmp_path / "repo", QUALIFIED)
+    injection = injected(root, SMELL, "easy", "lib.nodes.named")
+    (text,) = smelly_files(root, injection, tmp_path).values()
+    assert text is not None
+    assert re.search(r"^def _?\w+\(node: nodes\.Node, prefix: str = \"\"\) -> "
+                     r"\"list\[nodes\.Node\]\":\n", text, re.M), text
+    assert "import Node" not in text and text.startswith("from lib import nodes\n"), text
+    messages = io.StringIO()
+    assert check(text, "lib/report.py", Reporter(messages, messages)) == 0, messages.getvalue()
+    assert_round_trip(root, injection)
+    same_behaviour(root, injection, tmp_path, QUALIFIED_PROBE)
+
+    from smellkit.injectors.duplicated_code.copying import qualified
+
+    function = cst.parse_module("def f(a):\n    return g(a.Node, Node=Node)\n").body[0]
+    assert isinstance(function, cst.FunctionDef)
+    assert cst.Module(body=[qualified(function, {"Node": "nodes.Node"})]).code == (
+        "def f(a):\n    return g(a.Node, Node=nodes.Node)\n")
+
+    bound = dict(QUALIFIED, **{"lib/nodes.py": QUALIFIED["lib/nodes.py"].replace(
+        "    found.sort(key=lambda item: item.name)\n",
+        "    nodes = sorted(found, key=lambda item: item.name)\n    found[:] = nodes\n")})
+    root = write(tmp_path / "bound", bound)
+    outcome = inject_easy(root)
+    assert isinstance(outcome, InjectionRefused), outcome
+    assert "`Node` cannot be bound in lib/report.py" in outcome.message

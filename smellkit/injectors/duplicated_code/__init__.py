@@ -398,14 +398,14 @@ def _place(context: InjectionContext, helper: helping.Helper, module: str,
         raise InjectionRefused(f"no call of `{helper.name}` written in {facts.path}")
     _refuse_dead_branches(helper, calls, facts.path, receiver=False)
     insert_line = lines[tree.body[position]].start.line
-    imports = helping.bindings(context, helper, facts.module, insert_line)
-    mapping = {} if role == "copy" else naming.local_names(
+    needs = helping.bindings(context, helper, facts.module, insert_line)
+    mapping = {} if role == "copy" else needs.free(naming.local_names(
         [*helper.locals_, *_renamable_params(helper.node, calls)],
         context.module(helper.path).code_for_node(helper.node),
-        context.vocabulary.near(module), rng)
+        context.vocabulary.near(module), rng))
     if tree.default_indent != context.module(helper.path).default_indent:
         raise InjectionRefused(f"{facts.path} and {helper.path} indent differently")
-    added: cst.BaseStatement = copying.renamed_copy(helper.node, name, mapping)
+    added: cst.BaseStatement = copying.renamed_copy(needs.applied(helper.node), name, mapping)
     statements = [added]
     callee: str = name
     if role == "table":
@@ -415,7 +415,7 @@ def _place(context: InjectionContext, helper: helping.Helper, module: str,
         callee = f"{table}[{key}]"
     replacements: dict[cst.CSTNode, cst.CSTNode] = {}
     imports = _reuse_import(tree, position, names - reexported(context, module, tree), calls,
-                            helper.module, imports, replacements)
+                            helper.module, needs.imports, replacements)
     redirected = tree.visit(_Redirect(calls, cst.parse_expression(callee), replacements))
     assert isinstance(redirected, cst.Module)
     result = edit.insert_top(redirected, position, statements)

@@ -295,20 +295,28 @@ def place_detached(context: InjectionContext, helper: helping.Helper, module: st
                             and _plain_receiver(call.func.value) for call in calls):
         raise InjectionRefused(f"a call of `.{helper.name}(...)` in {facts.path} computes its "
                                "receiver, which a copy without `self` would no longer do")
+    first = tree.body[position]
+    assert isinstance(first, (cst.FunctionDef, cst.ClassDef))  # where the callers are
+    needs = helping.bindings(context, helper, module,
+                             index.definitions[f"{module}.{first.name.value}"].start_line)
     receiver, clash = _receiver(helper, text, pool, rng) if kept else ("", {})
     needed = {**clash, self_name: receiver} if kept else {}
+    if needs.free(needed) != needed:
+        raise InjectionRefused(f"a copy of `{helper.qualname}` in {facts.path} would name its "
+                               "receiver like a module it reads names through")
     mapping = dict(needed)
     if role != "copy":
-        mapping.update(naming.local_names([item for item in helper.locals_ if item not in clash],
-                                          text, pool, rng))
+        mapping.update(needs.free(naming.local_names(
+            [item for item in helper.locals_ if item not in clash], text, pool, rng)))
         if receiver in mapping.values() or len(set(mapping.values())) < len(mapping):
             mapping = dict(needed)
     name = naming.copy_name(context, helper.name, helper.qualname, module, rng)
+    original = needs.applied(helper.node)
     # without its receiver the copy's header differs: its body is what must match
-    shape = helper.node if kept else without_receiver(helper.node)
-    copy = _copy(helper.node, name, mapping, kept)
+    shape = original if kept else without_receiver(original)
+    copy = _copy(original, name, mapping, kept)
     if not copying.matches_as_clone(shape, copy):
-        copy = _copy(helper.node, name, needed, kept)
+        copy = _copy(original, name, needed, kept)
         if not copying.matches_as_clone(shape, copy):
             raise InjectionRefused(f"a function copy of `{helper.qualname}` would not read as "
                                    "a clone of it")
@@ -317,15 +325,11 @@ def place_detached(context: InjectionContext, helper: helping.Helper, module: st
         annotated = _annotated_receiver(context, helper, copy, module, receiver)
         # the header is part of a short definition's hash: an annotation the original's
         # `self` lacks could hide the copy from the detector
-        copy = annotated if copying.matches_as_clone(helper.node, annotated) else copy
-    first = tree.body[position]
-    assert isinstance(first, (cst.FunctionDef, cst.ClassDef))  # where the callers are
-    imports = helping.bindings(context, helper, module,
-                               index.definitions[f"{module}.{first.name.value}"].start_line)
+        copy = annotated if copying.matches_as_clone(original, annotated) else copy
     redirected = tree.visit(_Redirect(calls, name, receiver=kept))
     assert isinstance(redirected, cst.Module)
     result = edit.insert_top(redirected, position, [copy])
-    result = add_imports(result, tree, position, imports, module, facts.is_package)
+    result = add_imports(result, tree, position, needs.imports, module, facts.is_package)
     return without_unused(context, module, tree, result).code, f"{module}.{name}"
 
 

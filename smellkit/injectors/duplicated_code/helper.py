@@ -166,10 +166,32 @@ def _decorator(function: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -
     return ""
 
 
+class Bindings(NamedTuple):
+    """How a copy in module D reads what the original reads: the imports D needs, as (module,
+    statement), and the names it reads through a module D imports already (`Node` ->
+    `nodes.Node`)."""
+
+    imports: list[tuple[str, str]]
+    qualified: dict[str, str]
+
+    def applied(self, node: cst.FunctionDef) -> cst.FunctionDef:
+        """The original with the qualified names written as D reads them: what copies of it
+        are made from."""
+        return copying.qualified(node, self.qualified)
+
+    def free(self, mapping: dict[str, str]) -> dict[str, str]:
+        """The local renames that shadow no module a qualified name is read through."""
+        modules = {dotted.partition(".")[0] for dotted in self.qualified.values()}
+        return {old: new for old, new in mapping.items() if new not in modules}
+
+
 def bindings(context: InjectionContext, helper: Helper, module: str,
-             insert_line: int) -> list[tuple[str, str]]:
-    """The imports module D needs so the copy reads what the original reads, as (module,
-    statement); refused when the copy cannot read the same objects there."""
+             insert_line: int) -> Bindings:
+    """What module D needs so the copy reads what the original reads; refused when the copy
+    cannot read the same objects there. A name D does not bind is imported; where that import
+    cannot be added (the name is a word of D already, as in `nodes.Node`, or importing it could
+    close a cycle), it is read through a module D imports at top level before the copy when
+    that module's attribute is the same object (`nodes.Node`, as D writes it elsewhere)."""
     index = context.index
     facts = index.modules[module]
     source = context.source(facts.path)
@@ -177,6 +199,7 @@ def bindings(context: InjectionContext, helper: Helper, module: str,
         raise InjectionRefused(f"{facts.path} and {helper.path} evaluate annotations "
                                "differently")
     imports: list[tuple[str, str]] = []
+    qualified: dict[str, str] = {}
     for name, meaning in helper.reads.items():
         bound = copying.binding(index, facts, name)
         if bound is not None:
@@ -187,20 +210,50 @@ def bindings(context: InjectionContext, helper: Helper, module: str,
                 raise InjectionRefused(f"`{name}` is bound after the copy's place in "
                                        f"{facts.path}")
             continue
-        if meaning.statement is None or meaning.source is None or \
-                not edit.name_free(source, name):
+        if meaning.statement is None or meaning.source is None:
             raise InjectionRefused(f"`{name}` cannot be bound in {facts.path}")
-        if meaning.source == module or module in eager_reach(context, meaning.source):
-            raise InjectionRefused(f"importing `{name}` into {facts.path} could close an "
-                                   "import cycle")
+        cycle = meaning.source == module or module in eager_reach(context, meaning.source)
+        if not edit.name_free(source, name) or cycle:
+            dotted = _through_module(context, helper, module, name, meaning, insert_line)
+            if dotted is not None:
+                qualified[name] = dotted
+                continue
+            if cycle:
+                raise InjectionRefused(f"importing `{name}` into {facts.path} could close an "
+                                       "import cycle")
+            raise InjectionRefused(f"`{name}` cannot be bound in {facts.path}")
         imports.append((meaning.source, relative(
             meaning.statement, meaning.source, module,
             allowed=any(item.level for item in context.index.modules[module].imports))))
-    return imports
+    return Bindings(imports, qualified)
 
 
-
-
+def _through_module(context: InjectionContext, helper: Helper, module: str, name: str,
+                    meaning: copying.Binding, insert_line: int) -> str | None:
+    """`m.name` when module D binds `m` to a module once, by a top-level import that runs
+    before the copy, whose attribute `name` is the object the original reads, and no module
+    it imports eagerly imports D (the attribute would be missing while D loads); the name
+    modules other than the one it comes from are tried last. None when no such module is
+    imported, or when the copy's code binds `m` or the name itself."""
+    index = context.index
+    facts = index.modules[module]
+    found: list[tuple[bool, str]] = []
+    for item in facts.imports:
+        target = item.target
+        if item.scope != module or item.type_only or "." in item.bound or \
+                target not in index.modules or item.line >= insert_line:
+            continue
+        bound = copying.binding(index, facts, item.bound)
+        if bound is None or bound.meaning != target or \
+                index.resolve_dotted(f"{target}.{name}") != meaning.meaning or \
+                module in eager_reach(context, target):
+            continue
+        found.append((target != meaning.source, item.bound))
+    for _, qualifier in sorted(found):
+        if copying.binds(helper.node, qualifier) or copying.binds(helper.node, name):
+            continue
+        return f"{qualifier}.{name}"
+    return None
 
 
 def eager_reach(context: InjectionContext, start: str) -> set[str]:
