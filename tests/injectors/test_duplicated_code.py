@@ -966,6 +966,18 @@ def test_a_name_the_copy_needs_is_read_through_the_module_its_module_imports(
     assert cst.Module(body=[qualified(function, {"Node": "nodes.Node"})]).code == (
         "def f(a):\n    return g(a.Node, Node=nodes.Node)\n")
 
+    # `Node` read only in a string annotation, and report.py without the word `Node`: the
+    # module it imports still names it, as report.py would annotate
+    quoted = dict(QUALIFIED, **{
+        "lib/nodes.py": QUALIFIED["lib/nodes.py"].replace("node: Node", "node: \"Node\""),
+        "lib/report.py": QUALIFIED["lib/report.py"].replace("node: nodes.Node", "node")})
+    root = write(tmp_path / "quoted", quoted)
+    injection = injected(root, SMELL, "easy", "lib.nodes.named")
+    (text,) = smelly_files(root, injection, tmp_path / "quoted-smelly").values()
+    assert text is not None and "import Node" not in text, text
+    assert "(node: \"nodes.Node\", prefix: str = \"\") -> \"list[nodes.Node]\":" in text, text
+    same_behaviour(root, injection, tmp_path / "quoted-smelly", QUALIFIED_PROBE)
+
     bound = dict(QUALIFIED, **{"lib/nodes.py": QUALIFIED["lib/nodes.py"].replace(
         "    found.sort(key=lambda item: item.name)\n",
         "    nodes = sorted(found, key=lambda item: item.name)\n    found[:] = nodes\n")})

@@ -223,6 +223,21 @@ def qualified(node: cst.FunctionDef, names: dict[str, str]) -> cst.FunctionDef:
     return result
 
 
+def string_annotation_names(node: cst.FunctionDef) -> set[str]:
+    """Bare names read in the def's string annotations (`-> "Node"`, `t.cast("Node", x)`):
+    no symbol table lists them, yet a type checker and pyflakes resolve them in the module."""
+    visitor = _Qualify({})
+    node.visit(visitor)
+    found: set[str] = set()
+    for text in visitor.strings:
+        try:
+            expression = pyast.parse(text, mode="eval")
+        except SyntaxError:
+            continue
+        found.update(item.id for item in ast.walk(expression) if isinstance(item, ast.Name))
+    return found
+
+
 class _Qualify(cst.CSTTransformer):
     """`name` -> `module.name` where `name` is read (not attribute or keyword names), and in
     string annotations (`-> "Node"`, `t.cast("Node", ...)`) whose text is a plain expression."""
@@ -232,6 +247,7 @@ class _Qualify(cst.CSTTransformer):
         self.names = names
         self.annotations = 0
         self.cast_strings: set[cst.CSTNode] = set()
+        self.strings: list[str] = []  # the annotation strings met, as written
 
     def visit_Annotation(self, node: cst.Annotation) -> None:
         self.annotations += 1
@@ -265,8 +281,10 @@ class _Qualify(cst.CSTTransformer):
         if not self.annotations and original_node not in self.cast_strings:
             return updated_node
         text = updated_node.raw_value
-        if updated_node.prefix or "\\" in text or not any(
-                re.search(rf"\b{re.escape(name)}\b", text) for name in self.names):
+        if updated_node.prefix or "\\" in text:
+            return updated_node
+        self.strings.append(text)
+        if not any(re.search(rf"\b{re.escape(name)}\b", text) for name in self.names):
             return updated_node
         try:
             expression = cst.parse_expression(text)

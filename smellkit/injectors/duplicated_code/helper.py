@@ -12,8 +12,10 @@ from typing import NamedTuple
 import libcst as cst
 
 from smellkit._internal import pyast
+from smellkit.analysis.usage import module_level_names
 from smellkit.detectors.duplicated_code import DuplicatedCodeOptions
 from smellkit.errors import InjectionRefused
+from smellkit.facts import FileFacts
 from smellkit.injectors.base import InjectionContext
 from smellkit.injectors.cst import edit
 from smellkit.injectors.duplicated_code import copying
@@ -191,7 +193,10 @@ def bindings(context: InjectionContext, helper: Helper, module: str,
     cannot read the same objects there. A name D does not bind is imported; where that import
     cannot be added (the name is a word of D already, as in `nodes.Node`, or importing it could
     close a cycle), it is read through a module D imports at top level before the copy when
-    that module's attribute is the same object (`nodes.Node`, as D writes it elsewhere)."""
+    that module's attribute is the same object (`nodes.Node`, as D writes it elsewhere). A name
+    read only in annotations is read so whenever D imports the module it comes from (D's way of
+    annotating), and so are the names of string annotations D does not bind; the code keeps
+    the original's text where an import allows (what makes the copy a copy)."""
     index = context.index
     facts = index.modules[module]
     source = context.source(facts.path)
@@ -212,9 +217,13 @@ def bindings(context: InjectionContext, helper: Helper, module: str,
             continue
         if meaning.statement is None or meaning.source is None:
             raise InjectionRefused(f"`{name}` cannot be bound in {facts.path}")
+        dotted = _through_module(context, helper, module, name, meaning, insert_line)
+        if dotted is not None and name in helper.annotation_only and \
+                dotted.rpartition(".")[0] == _bound_module(context, module, meaning.source):
+            qualified[name] = dotted  # D imports the name's module: it annotates `nodes.Node`
+            continue
         cycle = meaning.source == module or module in eager_reach(context, meaning.source)
         if not edit.name_free(source, name) or cycle:
-            dotted = _through_module(context, helper, module, name, meaning, insert_line)
             if dotted is not None:
                 qualified[name] = dotted
                 continue
@@ -225,7 +234,44 @@ def bindings(context: InjectionContext, helper: Helper, module: str,
         imports.append((meaning.source, relative(
             meaning.statement, meaning.source, module,
             allowed=any(item.level for item in context.index.modules[module].imports))))
+    home = index.modules[helper.module]
+    bound_in_d = {item.bound for item in facts.imports if item.scope == module}
+    for name in sorted(copying.string_annotation_names(helper.node) - set(helper.reads)):
+        if name in bound_in_d or name in index.children.get(module, {}) or \
+                name in module_level_names(facts):
+            continue  # D binds it (an import for type checking will do in a string)
+        meant = _annotation_meaning(context, home, name)
+        dotted = None if meant is None else _through_module(
+            context, helper, module, name, copying.Binding(meant[0], 0, meant[1], None),
+            insert_line)
+        if dotted is not None:
+            qualified[name] = dotted
     return Bindings(imports, qualified)
+
+
+def _bound_module(context: InjectionContext, module: str, target: str) -> str | None:
+    """The name module D binds module `target` to at top level (`nodes` for `from . import
+    nodes`), None when it imports no such module."""
+    for item in context.index.modules[module].imports:
+        if item.scope == module and not item.type_only and item.target == target and \
+                "." not in item.bound:
+            return item.bound
+    return None
+
+
+def _annotation_meaning(context: InjectionContext, facts: FileFacts,
+                        name: str) -> tuple[str, str] | None:
+    """What a name of the original's string annotations means in its module B, and the module
+    it comes from: a definition of B, or an import (one for type checking too)."""
+    index = context.index
+    if name in index.children.get(facts.module, {}):
+        return index.children[facts.module][name], facts.module
+    for item in facts.imports:
+        if item.scope == facts.module and item.bound == name and item.is_from:
+            meaning = index.resolve_dotted(item.target)
+            if meaning is not None:
+                return meaning, item.target.rpartition(".")[0]
+    return None
 
 
 def _through_module(context: InjectionContext, helper: Helper, module: str, name: str,
