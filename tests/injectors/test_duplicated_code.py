@@ -985,3 +985,62 @@ def test_a_name_the_copy_needs_is_read_through_the_module_its_module_imports(
     outcome = inject_easy(root)
     assert isinstance(outcome, InjectionRefused), outcome
     assert "`Node` cannot be bound in lib/report.py" in outcome.message
+
+
+CLOCKED = ("import time\n\n\n"
+           "def clock():\n    return time.time()\n\n\n"
+           "def stamp(values):\n"
+           "    kept = []\n"
+           "    for value in values:\n"
+           "        if value not in kept:\n"
+           "            kept.append(value)\n"
+           "    kept.sort()\n"
+           "    return [clock(), *kept]\n")
+STAMP_CALLER = "from lib.core import stamp\n\n\ndef {name}(values):\n    return stamp(values)\n"
+"""`stamp` reads the module's `clock`, which a test may replace to freeze time."""
+
+
+def test_no_copy_misses_what_the_tests_replace(tmp_path: Path) -> None:
+    """click's `CliRunner` sets `utils.should_strip_ansi` while a test runs, and tests
+    `monkeypatch.setattr(click.termui, "isatty", ...)`: a copy of `echo` in termui.py would read
+    its own `should_strip_ansi`, never the replacement. A copy is refused when code (the tests,
+    beside the sources in a src layout, or the library's own test helpers) replaces a global the
+    helper reads on the helper's module or on the copy's, or the helper itself; a replacement
+    of another name, or none at all, leaves the copy free."""
+    def tree(root: Path, extra: dict[str, str]) -> Path:
+        files = {"lib/__init__.py": "",
+                 "lib/core.py": CLOCKED + "\n\ndef own(values):\n    return stamp(values[1:])\n",
+                 "lib/a.py": STAMP_CALLER.format(name="use_a"), **extra}
+        return write(root, files)
+
+    outcome = inject_easy(tree(tmp_path / "free", {
+        "tests/test_core.py": "from lib import core\n\n\ndef test_time(monkeypatch):\n"
+                              "    monkeypatch.setattr(core.time, 'sleep', print)\n"}))
+    assert isinstance(outcome, Edit), outcome
+    replacements = {
+        "setattr": {"tests/test_core.py": "import lib.core\n\n\ndef test_frozen(monkeypatch):\n"
+                                          "    monkeypatch.setattr(lib.core, 'clock', int)\n"},
+        "dotted": {"tests/test_core.py": "from unittest import mock\n\n\n"
+                                         "@mock.patch('lib.core.clock')\ndef test_frozen(m):\n"
+                                         "    pass\n"},
+        "assigned": {"lib/testing.py": "from lib import core\n\n\ndef freeze():\n"
+                                       "    core.clock = int\n"},
+        "on the copy's module": {"tests/test_a.py": "from lib import a\n\n\n"
+                                                    "def test_frozen(monkeypatch):\n"
+                                                    "    monkeypatch.setattr(a, 'clock', int)\n"},
+        "the helper": {"tests/test_core.py": "from lib import core\n\n\n"
+                                             "def test_stamp(monkeypatch):\n"
+                                             "    monkeypatch.setattr(core, 'stamp', list)\n"},
+    }
+    for kind, extra in replacements.items():
+        outcome = inject_easy(tree(tmp_path / kind.replace(" ", "-"), extra))
+        assert isinstance(outcome, InjectionRefused), kind
+        assert "while tests run" in outcome.message, (kind, outcome.message)
+    # a src layout: the project is src/, its tests sit beside it
+    root = tree(tmp_path / "layout" / "src", {})
+    frozen = ("from lib import core\n\n\ndef test_frozen(monkeypatch):\n"
+              "    monkeypatch.setattr(core, 'clock', int)\n")
+    write(tmp_path / "layout", {"tests/test_core.py": frozen})
+    outcome = inject_easy(root)
+    assert isinstance(outcome, InjectionRefused) and "`lib.core.clock`" in outcome.message, \
+        outcome

@@ -13,11 +13,12 @@ import libcst as cst
 
 from smellkit._internal import pyast
 from smellkit.analysis.usage import module_level_names
+from smellkit.config import TEST_DIRS
 from smellkit.detectors.duplicated_code import DuplicatedCodeOptions
 from smellkit.errors import InjectionRefused
 from smellkit.facts import FileFacts
 from smellkit.injectors.base import InjectionContext
-from smellkit.injectors.cst import edit
+from smellkit.injectors.cst import edit, move
 from smellkit.injectors.duplicated_code import copying
 
 MIN_CODE_LINES: int = DuplicatedCodeOptions.default("min_lines")
@@ -200,6 +201,7 @@ def bindings(context: InjectionContext, helper: Helper, module: str,
     index = context.index
     facts = index.modules[module]
     source = context.source(facts.path)
+    _refuse_replaced(context, helper, module)
     if helper.future != copying.has_future_annotations(facts) and helper.annotation_only:
         raise InjectionRefused(f"{facts.path} and {helper.path} evaluate annotations "
                                "differently")
@@ -247,6 +249,43 @@ def bindings(context: InjectionContext, helper: Helper, module: str,
         if dotted is not None:
             qualified[name] = dotted
     return Bindings(imports, qualified)
+
+
+def _refuse_replaced(context: InjectionContext, helper: Helper, module: str) -> None:
+    """Refuses a copy in module D that would miss what code replaces while the tests run: a
+    global the original reads that is replaced on its module B (click's `CliRunner` sets
+    `utils.should_strip_ansi`, which a copy of `echo` in termui.py would not read), one read
+    that is replaced on D (the original never saw that), or the helper itself replaced on its
+    module or class (its redirected calls would bypass the replacement)."""
+    sources = replacing_sources(context)
+    home = helper.qualname.rpartition(".")[0]
+    reads = set(helper.reads)
+    for owner, names in ((helper.module, reads), (module, reads), (home, {helper.name})):
+        hit = sorted(names & move.replaced(owner, sources))
+        if hit:
+            raise InjectionRefused(f"code replaces `{owner}.{hit[0]}` while tests run: a copy "
+                                   f"in {context.index.modules[module].path} would not behave "
+                                   "alike")
+
+
+def replacing_sources(context: InjectionContext) -> tuple[str, ...]:
+    """The text of the code that can replace module attributes while the tests run: the
+    project's files and the tests beside its source folder (`tests/` next to `src/`)."""
+
+    def compute() -> tuple[str, ...]:
+        texts = [context.source(item.path) for item in context.project.files]
+        root = context.root
+        known = {(root / item.path).resolve() for item in context.project.files}
+        folders = [root / name for name in TEST_DIRS]
+        if root.name == "src":
+            folders.extend(root.parent / name for name in TEST_DIRS)
+        for folder in folders:
+            for path in sorted(folder.rglob("*.py")) if folder.is_dir() else ():
+                if path.resolve() not in known:
+                    texts.append(path.read_text(encoding="utf-8", errors="replace"))
+        return tuple(texts)
+
+    return context.once(("duplicated_code", "replacing sources"), compute)
 
 
 def _bound_module(context: InjectionContext, module: str, target: str) -> str | None:
