@@ -441,14 +441,15 @@ def test_at_most_three_methods_of_one_class_are_candidates(tmp_path: Path) -> No
 
 # -- real code -------------------------------------------------------------------------------
 
-MINIMUM = {("click", "easy"): 10, ("click", "medium"): 3, ("click", "hard"): 1,
-           ("jinja2", "easy"): 12, ("jinja2", "medium"): 1, ("jinja2", "hard"): 0}
-"""Injections that must succeed (measured: click 10, 3, 1 of 17 since methods whose subclasses
-all live beside them are no candidates, their one copy needing a new mixin module; 21, 3, 1 of
-29 with those mixins at easy; jinja2 15, 2, 0 of 26). Every file a case spans is one the
-repository has and the case changes: jinja2 has no helper whose callers,
-and no method whose heirs, reach three other modules, and only `CodeGenerator`'s methods have
-heirs in two (no hard case); at most three methods of `CodeGenerator` are candidates, not its 37
+MINIMUM = {("click", "easy"): 9, ("click", "medium"): 2, ("click", "hard"): 0,
+           ("jinja2", "easy"): 15, ("jinja2", "medium"): 2, ("jinja2", "hard"): 1}
+"""Injections that must succeed (measured: click 9, 2, 0 of 17 since `echo` and
+`should_strip_ansi` read names the tests replace, 10, 3, 1 before; methods whose subclasses all
+live beside them are no candidates, their one copy needing a new mixin module; jinja2 17, 3, 1
+of 26 since a copy reads `nodes.Node` where its module imports `nodes`, 15, 2, 0 before). Every
+file a case spans is one the repository has and the case changes: jinja2's one hard case is a
+method other modules call (`Node.iter_child_nodes`), no helper's callers and no method's heirs
+reach three other modules; at most three methods of `CodeGenerator` are candidates, not its 37
 visitors."""
 
 
@@ -470,32 +471,38 @@ def test_jinja2_tests_pass_with_copies_in_the_code_generators_heirs(tmp_path: Pa
 
 
 @pytest.mark.slow
-def test_click_tests_pass_when_echo_is_reached_through_a_table(tmp_path: Path) -> None:
-    """Behaviour is kept at module level too: click's own suite passes when `click.utils.echo`
-    has a verbatim copy in one module, a renamed copy in another, and a third renamed copy its
-    callers in a third module reach through a module-level table. (jinja2 has no helper whose
-    callers live in three other modules.)"""
+def test_click_echo_gets_no_copy_that_would_miss_the_runners_replacement() -> None:
+    """click's `CliRunner` replaces `click.utils.should_strip_ansi` while a test runs, so a
+    copy of `echo` in another module (termui.py's `secho` calls it) would strip colours the
+    runner keeps: `echo` gets no copy at any difficulty (it had a hard case, reached through
+    a table), and neither does `should_strip_ansi` (easy: its callers live in one other
+    module), whose `isatty` the tests replace on `click._compat`."""
     from tests.support.pypi import sdist
 
-    top = sdist("click", "8.1.7")
-    injection = injected(top / "src", SMELL, "hard", "click.utils.echo")
-    table = re.search(r'^\+(_ECHO_[A-Z_]+) = \{"echo": (_\w+)\}$', injection.smelly_patch,
-                      re.MULTILINE)
-    assert table is not None and not is_numbered(table[1])
-    assert f'{table[1]}["echo"](' in injection.smelly_patch
-    assert len(injection.targets) == 3 and not injection.red_herrings
-    assert_round_trip(top / "src", injection)
-    result = own_tests_pass(top, injection, tmp_path)
-    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
-    assert " passed" in result.stdout
+    root = sdist("click", "8.1.7") / "src"
+    project = load(root)
+    context = InjectionContext(project)
+    injector = make_injector(SMELL, SMALL)
+    found = {item.target.qualname: item
+             for item in find_candidates(project, SMELL, options=SMALL, context=context)}
+    for helper, replaced, difficulties in (
+            ("click.utils.echo", "click.utils.should_strip_ansi", DIFFICULTIES),
+            ("click._compat.should_strip_ansi", "click._compat.isatty", ["easy"])):
+        for difficulty in difficulties:  # `should_strip_ansi` reaches one other module only
+            refusal = attempt(injector, context, found[helper], difficulty)
+            assert isinstance(refusal, InjectionRefused), (helper, difficulty)
+            assert f"code replaces `{replaced}` while tests run" in refusal.message, \
+                refusal.message
 
 
-HARD = {"click": {"modules": 1, "classes": 0}, "jinja2": {"modules": 0, "classes": 0}}
-"""Hard injections made on each package at least, by kind of candidate (measured: click 1 and
-0, jinja2 none; click's hard case of a class was three new mixin modules, now refused as files
-made up for the count). Each
-holds three copies, a helper's with a module-level table, and no
-look-alike that only passes the call on."""
+HARD = {"click": {"modules": 0, "classes": 0}, "jinja2": {"modules": 1, "classes": 0}}
+"""Hard injections made on each package at least, by kind of candidate (measured: click none,
+since its one helper with callers in three other modules, `echo`, reads a name `CliRunner`
+replaces; jinja2 one, `Node.iter_child_nodes` copied into compiler.py, idtracking.py and
+visitor.py, the first two reading `nodes.Node` through their import of `nodes`; click's hard
+case of a class was three new mixin modules, refused as files made up for the count). Each
+holds three copies, a helper's with a module-level table, and no look-alike that only passes
+the call on."""
 
 
 @pytest.mark.slow
