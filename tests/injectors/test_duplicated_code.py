@@ -972,6 +972,10 @@ def test_a_name_the_copy_needs_is_read_through_the_module_its_module_imports(
     assert isinstance(function, cst.FunctionDef)
     assert cst.Module(body=[qualified(function, {"Node": "nodes.Node"})]).code == (
         "def f(a):\n    return g(a.Node, Node=nodes.Node)\n")
+    recursive = cst.parse_module("def walk(n):\n    return [walk(c) for c in n]\n").body[0]
+    assert isinstance(recursive, cst.FunctionDef)  # its own name stays a name
+    assert cst.Module(body=[qualified(recursive, {"walk": "nodes.walk"})]).code == (
+        "def walk(n):\n    return [nodes.walk(c) for c in n]\n")
 
     # `Node` read only in a string annotation, and report.py without the word `Node`: the
     # module it imports still names it, as report.py would annotate

@@ -276,6 +276,10 @@ class _Qualify(cst.CSTTransformer):
     def leave_Arg(self, original_node: cst.Arg, updated_node: cst.Arg) -> cst.Arg:
         return updated_node.with_changes(keyword=original_node.keyword)
 
+    def leave_FunctionDef(self, original_node: cst.FunctionDef,
+                          updated_node: cst.FunctionDef) -> cst.FunctionDef:
+        return updated_node.with_changes(name=original_node.name)  # a recursive helper's own
+
     def leave_SimpleString(self, original_node: cst.SimpleString,
                            updated_node: cst.SimpleString) -> cst.SimpleString:
         if not self.annotations and original_node not in self.cast_strings:
