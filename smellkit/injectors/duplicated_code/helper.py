@@ -317,9 +317,9 @@ def _through_module(context: InjectionContext, helper: Helper, module: str, name
                     meaning: copying.Binding, insert_line: int) -> str | None:
     """`m.name` when module D binds `m` to a module once, by a top-level import that runs
     before the copy, whose attribute `name` is the object the original reads, and no module
-    it imports eagerly imports D (the attribute would be missing while D loads); the name
-    modules other than the one it comes from are tried last. None when no such module is
-    imported, or when the copy's code binds `m` or the name itself."""
+    it imports eagerly imports D (the attribute would be missing while D loads); modules other
+    than the one the name comes from are tried last. None when no such module is imported, or
+    when the copy's code binds `m` or the name itself."""
     index = context.index
     facts = index.modules[module]
     found: list[tuple[bool, str]] = []
