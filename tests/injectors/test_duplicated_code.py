@@ -1055,3 +1055,9 @@ def test_no_copy_misses_what_the_tests_replace(tmp_path: Path) -> None:
     outcome = inject_easy(root)
     assert isinstance(outcome, InjectionRefused) and "`lib.core.clock`" in outcome.message, \
         outcome
+    # an annotated assignment (click's `self.type: types.ParamType = ...`) or a string that
+    # only names the attribute replaces nothing
+    from smellkit.injectors.cst.move import replaced
+
+    assert replaced("lib.core", ["        self.kind: core.clock = make()\n",
+                                 "x: 'lib.core.clock' = None\n"]) == frozenset()
