@@ -1061,30 +1061,3 @@ def test_no_copy_misses_what_the_tests_replace(tmp_path: Path) -> None:
 
     assert replaced("lib.core", ["        self.kind: core.clock = make()\n",
                                  "x: 'lib.core.clock' = None\n"]) == frozenset()
-
-
-def test_a_copy_goes_first_where_the_tests_run_every_call_it_takes(tmp_path: Path) -> None:
-    """Of two modules calling `shape.describe()`, the one whose calling functions the tests all
-    run gets the easy copy, whatever the seed: each redirected call is a changed line the
-    adequacy rule wants run. The modules are ranked by the calls a copy there takes: the call
-    graph knows `report`'s call only (and, for a method, lists its own class family's callers,
-    whose calls stay), which had put report.py first even when no test runs it."""
-    root = _shapes(tmp_path / "repo")
-    (root / "shapes" / "export.py").unlink()
-    (root / "shapes" / "render.py").write_text(
-        "def render(shape, unit):\n    return \"<\" + shape.describe(unit) + \">\"\n\n\n"
-        "def render_all(shapes):\n    return [item.describe() for item in shapes]\n")
-    project = load(root)
-    injector = make_injector(SMELL, SMALL)
-    for covered, expected in (
-            ({"shapes.report.report", "shapes.render.render"}, "shapes/report.py"),
-            ({"shapes.render.render", "shapes.render.render_all"}, "shapes/render.py")):
-        context = InjectionContext(project, covered=frozenset(covered))
-        (candidate,) = [item for item in injector.candidates(context)
-                        if item.target.qualname == "shapes.base.Shape.describe"]
-        chosen = set()
-        for seed in range(6):
-            edit = attempt(injector, context, candidate, "easy", random.Random(seed))
-            assert isinstance(edit, Edit), edit
-            chosen.update(edit.changes)
-        assert chosen == {expected}, (covered, chosen)

@@ -78,7 +78,6 @@ from smellkit.injectors.duplicated_code import copying
 from smellkit.injectors.duplicated_code import helper as helping
 from smellkit.injectors.duplicated_code import methods as _methods
 from smellkit.injectors.duplicated_code import names as naming
-from smellkit.injectors.duplicated_code.detached import callers as detached_callers
 from smellkit.injectors.duplicated_code.detached import place_detached
 from smellkit.injectors.tells import added_tells
 from smellkit.models import Candidate, Difficulty, StructuralCheck
@@ -172,10 +171,8 @@ class DuplicatedCodeInjector(Injector[InjectorOptions]):
             module_of = str
         rng.shuffle(places)
         # places whose code the tests run first: the tests that run it then run the copy
-        scopes = _caller_scopes(context, helper.qualname, bool(candidate.data.get("detached")))
         places.sort(key=lambda place: _exercise_rank(context, helper.qualname, place,
-                                                     "classes" in candidate.data,
-                                                     scopes.get(place, [])))
+                                                     "classes" in candidate.data))
         if len({module_of(place) for place in places}) < len(roles):
             reached = len({module_of(place) for place in places})
             raise InjectionRefused(f"`{helper.qualname}` reaches {reached} other module(s); "
@@ -273,45 +270,26 @@ def _function_rule(context: InjectionContext, definition: Definition,
     return None
 
 
-def _caller_scopes(context: InjectionContext, helper: str,
-                   detached: bool) -> dict[str, list[str]]:
-    """Per module, the functions whose calls a copy there takes: the callers of the helper, or
-    of a detached method the `.m(...)` calls outside its class family (the call graph's
-    callers of a method include its own family's, whose calls stay)."""
-    if detached:
-        return detached_callers(context, helper)
-    index = context.index
-    found: dict[str, list[str]] = {}
-    if helper not in index.call_graph:
-        return found
-    for name in index.call_graph.predecessors(helper):
-        module = index.scope_module(name)
-        if module is not None:
-            found.setdefault(module, []).append(name)
-    return found
-
-
-def _exercise_rank(context: InjectionContext, helper: str, place: str, heir: bool,
-                   scopes: list[str]) -> tuple[bool, int, float]:
+def _exercise_rank(context: InjectionContext, helper: str, place: str,
+                   heir: bool) -> tuple[bool, int, float]:
     """Sorts the places the tests run most first: run at all, then (an heir) the most
-    subclasses (instances of each run the copy it gets), then the share of its own code run
-    (a module: how much of its calling functions the tests run, on average, each redirected
-    call being a changed line the adequacy rule wants run)."""
+    subclasses (instances of each run the copy it gets), then the share of its own code run."""
     if not heir:
-        lines = context.line_coverage or {}
-        run = [context.is_covered(name) for name in scopes]
-        shares = [lines.get(name, 1.0) if covered else 0.0 for name, covered in zip(scopes, run)]
-        return not any(run), 0, -(sum(shares) / len(shares) if shares else 0.0)
+        return not _exercised(context, helper, place, heir), 0, 0.0
     share = context.line_coverage.get(place, 0.0) if context.line_coverage else 0.0
-    return (not _exercised(context, place),
+    return (not _exercised(context, helper, place, heir),
             -len(context.index.descendants(place)), -share)
 
 
-def _exercised(context: InjectionContext, place: str) -> bool:
-    """Whether the tests run code of this heir class (always, without a test map): the class
-    or a member of it."""
-    return context.is_covered(place) or any(
-        context.is_covered(name) for name in context.index.children.get(place, {}).values())
+def _exercised(context: InjectionContext, helper: str, place: str, heir: bool) -> bool:
+    """Whether the tests run code of this place (always, without a test map): a caller of
+    the helper in that module, or a member of that heir class."""
+    index = context.index
+    if heir:
+        return context.is_covered(place) or any(
+            context.is_covered(name) for name in index.children.get(place, {}).values())
+    return any(context.is_covered(name) for name in index.call_graph.predecessors(helper)
+               if index.scope_module(name) == place)
 
 
 def _edit(helper: helping.Helper, changes: dict[str, str | None], copies: list[str],
