@@ -8,6 +8,7 @@ injector's, in `test_fixtures.py` (SMELLKIT_REGENERATE=1 rewrites them).
 from __future__ import annotations
 
 import ast
+import io
 import random
 import re
 import shutil
@@ -440,14 +441,15 @@ def test_at_most_three_methods_of_one_class_are_candidates(tmp_path: Path) -> No
 
 # -- real code -------------------------------------------------------------------------------
 
-MINIMUM = {("click", "easy"): 10, ("click", "medium"): 3, ("click", "hard"): 1,
-           ("jinja2", "easy"): 12, ("jinja2", "medium"): 1, ("jinja2", "hard"): 0}
-"""Injections that must succeed (measured: click 10, 3, 1 of 17 since methods whose subclasses
-all live beside them are no candidates, their one copy needing a new mixin module; 21, 3, 1 of
-29 with those mixins at easy; jinja2 15, 2, 0 of 26). Every file a case spans is one the
-repository has and the case changes: jinja2 has no helper whose callers,
-and no method whose heirs, reach three other modules, and only `CodeGenerator`'s methods have
-heirs in two (no hard case); at most three methods of `CodeGenerator` are candidates, not its 37
+MINIMUM = {("click", "easy"): 9, ("click", "medium"): 2, ("click", "hard"): 0,
+           ("jinja2", "easy"): 15, ("jinja2", "medium"): 2, ("jinja2", "hard"): 1}
+"""Injections that must succeed (measured: click 9, 2, 0 of 17 since `echo` and
+`should_strip_ansi` read names the tests replace, 10, 3, 1 before; methods whose subclasses all
+live beside them are no candidates, their one copy needing a new mixin module; jinja2 17, 3, 1
+of 26 since a copy reads `nodes.Node` where its module imports `nodes`, 15, 2, 0 before). Every
+file a case spans is one the repository has and the case changes: jinja2's one hard case is a
+method other modules call (`Node.iter_child_nodes`), no helper's callers and no method's heirs
+reach three other modules; at most three methods of `CodeGenerator` are candidates, not its 37
 visitors."""
 
 
@@ -469,32 +471,38 @@ def test_jinja2_tests_pass_with_copies_in_the_code_generators_heirs(tmp_path: Pa
 
 
 @pytest.mark.slow
-def test_click_tests_pass_when_echo_is_reached_through_a_table(tmp_path: Path) -> None:
-    """Behaviour is kept at module level too: click's own suite passes when `click.utils.echo`
-    has a verbatim copy in one module, a renamed copy in another, and a third renamed copy its
-    callers in a third module reach through a module-level table. (jinja2 has no helper whose
-    callers live in three other modules.)"""
+def test_click_echo_gets_no_copy_that_would_miss_the_runners_replacement() -> None:
+    """click's `CliRunner` replaces `click.utils.should_strip_ansi` while a test runs, so a
+    copy of `echo` in another module (termui.py's `secho` calls it) would strip colours the
+    runner keeps: `echo` gets no copy at any difficulty (it had a hard case, reached through
+    a table), and neither does `should_strip_ansi` (easy: its callers live in one other
+    module), whose `isatty` the tests replace on `click._compat`."""
     from tests.support.pypi import sdist
 
-    top = sdist("click", "8.1.7")
-    injection = injected(top / "src", SMELL, "hard", "click.utils.echo")
-    table = re.search(r'^\+(_ECHO_[A-Z_]+) = \{"echo": (_\w+)\}$', injection.smelly_patch,
-                      re.MULTILINE)
-    assert table is not None and not is_numbered(table[1])
-    assert f'{table[1]}["echo"](' in injection.smelly_patch
-    assert len(injection.targets) == 3 and not injection.red_herrings
-    assert_round_trip(top / "src", injection)
-    result = own_tests_pass(top, injection, tmp_path)
-    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
-    assert " passed" in result.stdout
+    root = sdist("click", "8.1.7") / "src"
+    project = load(root)
+    context = InjectionContext(project)
+    injector = make_injector(SMELL, SMALL)
+    found = {item.target.qualname: item
+             for item in find_candidates(project, SMELL, options=SMALL, context=context)}
+    for helper, replaced, difficulties in (
+            ("click.utils.echo", "click.utils.should_strip_ansi", DIFFICULTIES),
+            ("click._compat.should_strip_ansi", "click._compat.isatty", ["easy"])):
+        for difficulty in difficulties:  # `should_strip_ansi` reaches one other module only
+            refusal = attempt(injector, context, found[helper], difficulty)
+            assert isinstance(refusal, InjectionRefused), (helper, difficulty)
+            assert f"code replaces `{replaced}` while tests run" in refusal.message, \
+                refusal.message
 
 
-HARD = {"click": {"modules": 1, "classes": 0}, "jinja2": {"modules": 0, "classes": 0}}
-"""Hard injections made on each package at least, by kind of candidate (measured: click 1 and
-0, jinja2 none; click's hard case of a class was three new mixin modules, now refused as files
-made up for the count). Each
-holds three copies, a helper's with a module-level table, and no
-look-alike that only passes the call on."""
+HARD = {"click": {"modules": 0, "classes": 0}, "jinja2": {"modules": 1, "classes": 0}}
+"""Hard injections made on each package at least, by kind of candidate (measured: click none,
+since its one helper with callers in three other modules, `echo`, reads a name `CliRunner`
+replaces; jinja2 one, `Node.iter_child_nodes` copied into compiler.py, idtracking.py and
+visitor.py, the first two reading `nodes.Node` through their import of `nodes`; click's hard
+case of a class was three new mixin modules, refused as files made up for the count). Each
+holds three copies, a helper's with a module-level table, and no look-alike that only passes
+the call on."""
 
 
 @pytest.mark.slow
@@ -839,3 +847,217 @@ def test_a_none_default_tested_with_is_none_runs_the_body() -> None:
     function = cst.parse_module(shorter).body[0]
     assert isinstance(function, cst.FunctionDef)
     assert dead_switches(function, [call], receiver=False) == []
+
+
+UNBOUND_SHAPES = {
+    **SHAPES,
+    "shapes/base.py": (
+        "class Shape:\n    def __init__(self, width, height):\n        self.width = width\n"
+        "        self.height = height\n\n"
+        "    def describe(self, width, height, unit=\"cm\"):\n"
+        "        \"\"\"Say how big a shape of this size is.\"\"\"\n"
+        "        area = width * height\n        if area > 100:\n"
+        "            size = \"large\"\n        else:\n            size = \"small\"\n"
+        "        label = f\"{width}x{height} {unit}\"\n"
+        "        return f\"{size} shape of {label}\"\n\n\n"
+        "class Square(Shape):\n    def __init__(self, side):\n"
+        "        super().__init__(side, side)\n"),
+    "shapes/report.py": (
+        "from shapes.base import Shape\n\n\ndef report(shape):\n"
+        "    return \"Report: \" + shape.describe(shape.width, 2)\n\n\n"
+        "def report_all(widths):\n    return [report(Shape(width, 2)) for width in widths]\n"),
+    "shapes/render.py": (
+        "def render(shape, unit):\n"
+        "    return \"<\" + shape.describe(shape.width, shape.height, unit) + \">\"\n"),
+    "shapes/export.py": (
+        "class Exporter:\n    def __init__(self, shapes):\n        self.shapes = shapes\n\n"
+        "    def lines(self):\n"
+        "        return [self.shapes[0].describe(1, 2)] + [\n"
+        "            self.first.describe(item.width, 9, unit=\"mm\") for item in self.shapes]\n\n"
+        "    @property\n    def first(self):\n        return self.shapes[0]\n"),
+}
+"""`Shape.describe` reads only its arguments, never `self`; export.py calls it on a subscript
+and on an attribute."""
+
+
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_a_copy_drops_a_receiver_the_method_never_reads(tmp_path: Path,
+                                                        difficulty: Difficulty) -> None:
+    """WTForms' `DefaultMeta.render_field` never reads `self`: its copy as a function takes
+    `(field, render_kw)`, not an unused `default_meta` first, and its calls pass nothing for
+    the receiver. A module whose call computes the receiver (`shapes[0].describe(...)`) gets no
+    copy, since dropping the receiver would drop that work; the copies stay free of pyflakes
+    messages and are reported as clones of the method."""
+    from pyflakes.api import check
+    from pyflakes.reporter import Reporter
+
+    root = tmp_path / "repo"
+    for path, text in UNBOUND_SHAPES.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    if difficulty == "hard":
+        refusal = attempt(make_injector(SMELL, SMALL), InjectionContext(load(root)), next(
+            item for item in find_candidates(load(root), SMELL, options=SMALL)
+            if item.target.qualname == "shapes.base.Shape.describe"), "hard")
+        assert isinstance(refusal, InjectionRefused), refusal
+        assert "computes its receiver" in refusal.message
+        return
+    injection = injected(root, SMELL, difficulty, "shapes.base.Shape.describe")
+    files = smelly_files(root, injection, tmp_path)
+    assert set(files) == {"easy": {"shapes/report.py"},
+                          "medium": {"shapes/report.py", "shapes/render.py"}}[difficulty]
+    for path, text in files.items():
+        assert text is not None
+        function = re.search(r"^def (_\w+)\(width, height, unit=\"cm\"\):\n", text, re.M)
+        assert function is not None, text
+        assert ".describe(" not in text and f"{function[1]}(shape.width, " in text, text
+        messages = io.StringIO()
+        assert check(text, path, Reporter(messages, messages)) == 0, messages.getvalue()
+    assert_round_trip(root, injection)
+    same_behaviour(root, injection, tmp_path, SHAPES_PROBE)
+
+
+QUALIFIED = {
+    "lib/__init__.py": "",
+    "lib/nodes.py": (
+        "class Node:\n    def __init__(self, name, children=()):\n        self.name = name\n"
+        "        self.children = list(children)\n\n\n"
+        "def named(node: Node, prefix: str = \"\") -> \"list[Node]\":\n"
+        "    \"\"\"The node's children whose names start with the prefix, in name order.\"\"\"\n"
+        "    found = []\n"
+        "    for child in node.children:\n"
+        "        if not child.name.startswith(prefix):\n"
+        "            continue\n"
+        "        found.append(child)\n"
+        "        found.extend(child.children)\n"
+        "    found.sort(key=lambda item: item.name)\n"
+        "    return found\n\n\n"
+        "def first(node):\n    return named(node)[:1]\n"),
+    "lib/report.py": (
+        "from lib import nodes\n\n\n"
+        "def report(node: nodes.Node, prefix):\n"
+        "    return \", \".join(item.name for item in nodes.named(node, prefix))\n"),
+}
+"""`named` reads `Node` in its annotations; report.py imports the module `nodes` and writes
+`nodes.Node` already, so `Node` is no free name there."""
+QUALIFIED_PROBE = ("from lib.nodes import Node\nfrom lib.report import report\n"
+                   "tree = Node('r', [Node('ab', [Node('c')]), Node('b'), Node('aa')])\n"
+                   "print(report(tree, 'a'), report(tree, ''))\n")
+
+
+def test_a_name_the_copy_needs_is_read_through_the_module_its_module_imports(
+        tmp_path: Path) -> None:
+    """jinja2's compiler.py imports `nodes` and writes `nodes.Node`: a copy there that needs
+    `Node` writes `nodes.Node` (in its string annotations too) rather than being refused
+    because `Node` is a word of the file already; attribute and keyword names stay, and a copy
+    that binds the module's name itself is refused as before."""
+    from pyflakes.api import check
+    from pyflakes.reporter import Reporter
+
+    root = write(tmp_path / "repo", QUALIFIED)
+    injection = injected(root, SMELL, "easy", "lib.nodes.named")
+    (text,) = smelly_files(root, injection, tmp_path).values()
+    assert text is not None
+    assert re.search(r"^def _?\w+\(node: nodes\.Node, prefix: str = \"\"\) -> "
+                     r"\"list\[nodes\.Node\]\":\n", text, re.M), text
+    assert "import Node" not in text and text.startswith("from lib import nodes\n"), text
+    messages = io.StringIO()
+    assert check(text, "lib/report.py", Reporter(messages, messages)) == 0, messages.getvalue()
+    assert_round_trip(root, injection)
+    same_behaviour(root, injection, tmp_path, QUALIFIED_PROBE)
+
+    from smellkit.injectors.duplicated_code.copying import qualified
+
+    function = cst.parse_module("def f(a):\n    return g(a.Node, Node=Node)\n").body[0]
+    assert isinstance(function, cst.FunctionDef)
+    assert cst.Module(body=[qualified(function, {"Node": "nodes.Node"})]).code == (
+        "def f(a):\n    return g(a.Node, Node=nodes.Node)\n")
+    recursive = cst.parse_module("def walk(n):\n    return [walk(c) for c in n]\n").body[0]
+    assert isinstance(recursive, cst.FunctionDef)  # its own name stays a name
+    assert cst.Module(body=[qualified(recursive, {"walk": "nodes.walk"})]).code == (
+        "def walk(n):\n    return [nodes.walk(c) for c in n]\n")
+
+    # `Node` read only in a string annotation, and report.py without the word `Node`: the
+    # module it imports still names it, as report.py would annotate
+    quoted = dict(QUALIFIED, **{
+        "lib/nodes.py": QUALIFIED["lib/nodes.py"].replace("node: Node", "node: \"Node\""),
+        "lib/report.py": QUALIFIED["lib/report.py"].replace("node: nodes.Node", "node")})
+    root = write(tmp_path / "quoted", quoted)
+    injection = injected(root, SMELL, "easy", "lib.nodes.named")
+    (text,) = smelly_files(root, injection, tmp_path / "quoted-smelly").values()
+    assert text is not None and "import Node" not in text, text
+    assert "(node: \"nodes.Node\", prefix: str = \"\") -> \"list[nodes.Node]\":" in text, text
+    same_behaviour(root, injection, tmp_path / "quoted-smelly", QUALIFIED_PROBE)
+
+    bound = dict(QUALIFIED, **{"lib/nodes.py": QUALIFIED["lib/nodes.py"].replace(
+        "    found.sort(key=lambda item: item.name)\n",
+        "    nodes = sorted(found, key=lambda item: item.name)\n    found[:] = nodes\n")})
+    root = write(tmp_path / "bound", bound)
+    outcome = inject_easy(root)
+    assert isinstance(outcome, InjectionRefused), outcome
+    assert "`Node` cannot be bound in lib/report.py" in outcome.message
+
+
+CLOCKED = ("import time\n\n\n"
+           "def clock():\n    return time.time()\n\n\n"
+           "def stamp(values):\n"
+           "    kept = []\n"
+           "    for value in values:\n"
+           "        if value not in kept:\n"
+           "            kept.append(value)\n"
+           "    kept.sort()\n"
+           "    return [clock(), *kept]\n")
+STAMP_CALLER = "from lib.core import stamp\n\n\ndef {name}(values):\n    return stamp(values)\n"
+"""`stamp` reads the module's `clock`, which a test may replace to freeze time."""
+
+
+def test_no_copy_misses_what_the_tests_replace(tmp_path: Path) -> None:
+    """click's `CliRunner` sets `utils.should_strip_ansi` while a test runs, and tests
+    `monkeypatch.setattr(click.termui, "isatty", ...)`: a copy of `echo` in termui.py would read
+    its own `should_strip_ansi`, never the replacement. A copy is refused when code (the tests,
+    beside the sources in a src layout, or the library's own test helpers) replaces a global the
+    helper reads on the helper's module or on the copy's, or the helper itself; a replacement
+    of another name, or none at all, leaves the copy free."""
+    def tree(root: Path, extra: dict[str, str]) -> Path:
+        files = {"lib/__init__.py": "",
+                 "lib/core.py": CLOCKED + "\n\ndef own(values):\n    return stamp(values[1:])\n",
+                 "lib/a.py": STAMP_CALLER.format(name="use_a"), **extra}
+        return write(root, files)
+
+    outcome = inject_easy(tree(tmp_path / "free", {
+        "tests/test_core.py": "from lib import core\n\n\ndef test_time(monkeypatch):\n"
+                              "    monkeypatch.setattr(core.time, 'sleep', print)\n"}))
+    assert isinstance(outcome, Edit), outcome
+    replacements = {
+        "setattr": {"tests/test_core.py": "import lib.core\n\n\ndef test_frozen(monkeypatch):\n"
+                                          "    monkeypatch.setattr(lib.core, 'clock', int)\n"},
+        "dotted": {"tests/test_core.py": "from unittest import mock\n\n\n"
+                                         "@mock.patch('lib.core.clock')\ndef test_frozen(m):\n"
+                                         "    pass\n"},
+        "assigned": {"lib/testing.py": "from lib import core\n\n\ndef freeze():\n"
+                                       "    core.clock = int\n"},
+        "on the copy's module": {"tests/test_a.py": "from lib import a\n\n\n"
+                                                    "def test_frozen(monkeypatch):\n"
+                                                    "    monkeypatch.setattr(a, 'clock', int)\n"},
+        "the helper": {"tests/test_core.py": "from lib import core\n\n\n"
+                                             "def test_stamp(monkeypatch):\n"
+                                             "    monkeypatch.setattr(core, 'stamp', list)\n"},
+    }
+    for kind, extra in replacements.items():
+        outcome = inject_easy(tree(tmp_path / kind.replace(" ", "-"), extra))
+        assert isinstance(outcome, InjectionRefused), kind
+        assert "while tests run" in outcome.message, (kind, outcome.message)
+    # a src layout: the project is src/, its tests sit beside it
+    root = tree(tmp_path / "layout" / "src", {})
+    frozen = ("from lib import core\n\n\ndef test_frozen(monkeypatch):\n"
+              "    monkeypatch.setattr(core, 'clock', int)\n")
+    write(tmp_path / "layout", {"tests/test_core.py": frozen})
+    outcome = inject_easy(root)
+    assert isinstance(outcome, InjectionRefused) and "`lib.core.clock`" in outcome.message, \
+        outcome
+    # an annotated assignment (click's `self.type: types.ParamType = ...`) or a string that
+    # only names the attribute replaces nothing
+    from smellkit.injectors.cst.move import replaced
+
+    assert replaced("lib.core", ["        self.kind: core.clock = make()\n",
+                                 "x: 'lib.core.clock' = None\n"]) == frozenset()

@@ -507,9 +507,9 @@ def test_the_holders_own_module_is_not_imported_into_it(tmp_path: Path) -> None:
 
 
 def test_a_sibling_that_code_replaces_stays_read_from_its_module(tmp_path: Path) -> None:
-    from smellkit.injectors.god_class import tidy
+    from smellkit.injectors.cst.move import replaced
 
-    assert tidy.replaced("kit.utils", ["utils.is_iterable = fake\n",
+    assert replaced("kit.utils", ["utils.is_iterable = fake\n",
                                        'patch("kit.utils.now")\n', "utils.helper(1)\n"]) == \
         frozenset({"is_iterable", "now"})
     code, _ = _tidy(tmp_path, "def f(obj):\n    from kit.utils import is_iterable\n"

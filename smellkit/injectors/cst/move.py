@@ -256,6 +256,21 @@ def reexported(index: Index, module: str, sources: Iterable[str] = ()) -> set[st
     return found
 
 
+def replaced(module: str, sources: Iterable[str]) -> frozenset[str]:
+    """Names of `module` (or of a class, by its qualname) that code replaces: assigned as its
+    attributes (a statement `utils.now = ...` or `click.utils.now = ...`), set with
+    `setattr(utils, "now", ...)` (a test's `monkeypatch.setattr(click.utils, "now", ...)`,
+    `mock.patch.object`) or patched by dotted name (`patch("pkg.utils.now")`,
+    `monkeypatch.setattr("pkg.utils.now", ...)`). Code that reads such a name elsewhere than
+    from `module` misses the replacement."""
+    stem = re.escape(module.rpartition(".")[2])
+    patterns = (rf"(?m)^[ \t]*(?:\w+\.)*{stem}\.(\w+)\s*=(?!=)",  # not `x: m.T = ...`
+                rf"(?:setattr|patch\.object)\(\s*(?:\w+\.)*{stem}\s*,\s*['\"](\w+)",
+                rf"(?:setattr|patch)\(\s*['\"]{re.escape(module)}\.(\w+)['\"]")
+    return frozenset(name for text in sources for pattern in patterns
+                     for name in re.findall(pattern, text))
+
+
 def _import_of(index: Index, source: str, name: str) -> str:
     """A statement binding `name` as module `source` binds it at its top level: its own import
     repeated, or an import of the name from `source` itself (already loaded by then)."""

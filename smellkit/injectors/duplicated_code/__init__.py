@@ -17,20 +17,20 @@ that lived once now lives several times:
   would reach its files with anything but a copy (a wrapper that only passes the call on is
   no duplicate).
 
-Methods are candidates too. A method other modules call on the class's instances
-(`detached.py`) is copied as a function into each caller module, `self` named after the class,
-and their calls become calls of the copy: the copies sit where no class inherits the method
-(easy one caller module, medium two, hard three, renamed locals after the first). This is the
-real duplication, and it is preferred; only a method no other module calls falls back to the
-shapes below, where the copy goes to a class that inherits it (`methods.py`): subclasses in
-other modules get their own copy of a method they inherit unchanged, pasted into the subclass
-(hard: in three subclasses of three modules). A method whose subclasses all live in its own
-module is no candidate: its copy could reach a second file only through a new module made to
-hold it (a one-class mixin that one heir lists first), a file made up for the count. At most
-three methods of a class are candidates (the others' copies would land in the same
-subclasses), and copies go first to the places the tests run: callers they cover, heirs with
-the most subclasses; the heirs are involved in the case, so the tests selected for it are those
-that run their code.
+Methods are candidates too. A method other modules call on the class's instances (`detached.py`)
+is copied as a function into each caller module, `self` named after the class (or dropped when
+the body never reads it), and their calls become calls of the copy: the copies sit where no
+class inherits the method (easy one caller module, medium two, hard three, renamed locals after
+the first). This is the real duplication, and it is preferred; only a method no other module
+calls falls back to the shapes below, where the copy goes to a class that inherits it
+(`methods.py`): subclasses in other modules get their own copy of a method they inherit
+unchanged, pasted into the subclass (hard: in three subclasses of three modules). A method whose
+subclasses all live in its own module is no candidate: its copy could reach a second file only
+through a new module made to hold it (a one-class mixin that one heir lists first), a file made
+up for the count. At most three methods of a class are candidates (the others' copies would land
+in the same subclasses), and copies go first to the places the tests run: callers they cover,
+heirs with the most subclasses; the heirs are involved in the case, so the tests selected for it
+are those that run their code.
 
 A case whose heirs live in too few other modules is refused (medium needs two, hard three, or
 as many unrelated heirs beside the method): no case reaches its files with a method that only
@@ -398,14 +398,14 @@ def _place(context: InjectionContext, helper: helping.Helper, module: str,
         raise InjectionRefused(f"no call of `{helper.name}` written in {facts.path}")
     _refuse_dead_branches(helper, calls, facts.path, receiver=False)
     insert_line = lines[tree.body[position]].start.line
-    imports = helping.bindings(context, helper, facts.module, insert_line)
-    mapping = {} if role == "copy" else naming.local_names(
+    needs = helping.bindings(context, helper, facts.module, insert_line)
+    mapping = {} if role == "copy" else needs.free(naming.local_names(
         [*helper.locals_, *_renamable_params(helper.node, calls)],
         context.module(helper.path).code_for_node(helper.node),
-        context.vocabulary.near(module), rng)
+        context.vocabulary.near(module), rng))
     if tree.default_indent != context.module(helper.path).default_indent:
         raise InjectionRefused(f"{facts.path} and {helper.path} indent differently")
-    added: cst.BaseStatement = copying.renamed_copy(helper.node, name, mapping)
+    added: cst.BaseStatement = copying.renamed_copy(needs.applied(helper.node), name, mapping)
     statements = [added]
     callee: str = name
     if role == "table":
@@ -415,7 +415,7 @@ def _place(context: InjectionContext, helper: helping.Helper, module: str,
         callee = f"{table}[{key}]"
     replacements: dict[cst.CSTNode, cst.CSTNode] = {}
     imports = _reuse_import(tree, position, names - reexported(context, module, tree), calls,
-                            helper.module, imports, replacements)
+                            helper.module, needs.imports, replacements)
     redirected = tree.visit(_Redirect(calls, cst.parse_expression(callee), replacements))
     assert isinstance(redirected, cst.Module)
     result = edit.insert_top(redirected, position, statements)

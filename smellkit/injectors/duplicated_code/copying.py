@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import re
 import symtable
 import tempfile
 from collections.abc import Iterator
@@ -189,6 +190,115 @@ class _RenameParams(cst.CSTTransformer):
     def leave_Param(self, original_node: cst.Param, updated_node: cst.Param) -> cst.Param:
         new = self.mapping.get(original_node.name.value)
         return updated_node.with_changes(name=cst.Name(new)) if new else updated_node
+
+
+def binds(node: cst.FunctionDef, name: str) -> bool:
+    """Whether the def's code (its nested scopes too) binds `name`: a parameter, an assignment
+    or loop target, an import, a nested def or class."""
+    code = cst.Module(body=[node.with_changes(leading_lines=())]).code
+    function = pyast.parse(code).body[0]
+    for item in ast.walk(function):
+        if isinstance(item, ast.Name):
+            bound = item.id if not isinstance(item.ctx, ast.Load) else None
+        elif isinstance(item, ast.arg):
+            bound = item.arg
+        elif isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound = item.name if item is not function else None
+        elif isinstance(item, ast.alias):
+            bound = item.asname or item.name.partition(".")[0]
+        else:
+            bound = None
+        if bound == name:
+            return True
+    return False
+
+
+def qualified(node: cst.FunctionDef, names: dict[str, str]) -> cst.FunctionDef:
+    """The def with each global name of `names` read through a module instead (`Node` ->
+    `nodes.Node`), in its code and in the strings a type checker reads as annotations."""
+    if not names:
+        return node
+    result = node.visit(_Qualify(names))
+    assert isinstance(result, cst.FunctionDef)
+    return result
+
+
+def string_annotation_names(node: cst.FunctionDef) -> set[str]:
+    """Bare names read in the def's string annotations (`-> "Node"`, `t.cast("Node", x)`):
+    no symbol table lists them, yet a type checker and pyflakes resolve them in the module."""
+    visitor = _Qualify({})
+    node.visit(visitor)
+    found: set[str] = set()
+    for text in visitor.strings:
+        try:
+            expression = pyast.parse(text, mode="eval")
+        except SyntaxError:
+            continue
+        found.update(item.id for item in ast.walk(expression) if isinstance(item, ast.Name))
+    return found
+
+
+class _Qualify(cst.CSTTransformer):
+    """`name` -> `module.name` where `name` is read (not attribute or keyword names), and in
+    string annotations (`-> "Node"`, `t.cast("Node", ...)`) whose text is a plain expression."""
+
+    def __init__(self, names: dict[str, str]):
+        super().__init__()
+        self.names = names
+        self.annotations = 0
+        self.cast_strings: set[cst.CSTNode] = set()
+        self.strings: list[str] = []  # the annotation strings met, as written
+
+    def visit_Annotation(self, node: cst.Annotation) -> None:
+        self.annotations += 1
+
+    def leave_Annotation(self, original_node: cst.Annotation,
+                         updated_node: cst.Annotation) -> cst.Annotation:
+        self.annotations -= 1
+        return updated_node
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        called = func.attr.value if isinstance(func, cst.Attribute) else \
+            func.value if isinstance(func, cst.Name) else None
+        if called == "cast" and node.args:
+            self.cast_strings.add(node.args[0].value)
+
+    def leave_Name(self, original_node: cst.Name,
+                   updated_node: cst.Name) -> cst.BaseExpression:
+        dotted = self.names.get(original_node.value)
+        return cst.parse_expression(dotted) if dotted else updated_node
+
+    def leave_Attribute(self, original_node: cst.Attribute,
+                        updated_node: cst.Attribute) -> cst.Attribute:
+        return updated_node.with_changes(attr=original_node.attr)
+
+    def leave_Arg(self, original_node: cst.Arg, updated_node: cst.Arg) -> cst.Arg:
+        return updated_node.with_changes(keyword=original_node.keyword)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef,
+                          updated_node: cst.FunctionDef) -> cst.FunctionDef:
+        return updated_node.with_changes(name=original_node.name)  # a recursive helper's own
+
+    def leave_SimpleString(self, original_node: cst.SimpleString,
+                           updated_node: cst.SimpleString) -> cst.SimpleString:
+        if not self.annotations and original_node not in self.cast_strings:
+            return updated_node
+        text = updated_node.raw_value
+        if updated_node.prefix or "\\" in text:
+            return updated_node
+        self.strings.append(text)
+        if not any(re.search(rf"\b{re.escape(name)}\b", text) for name in self.names):
+            return updated_node
+        try:
+            expression = cst.parse_expression(text)
+        except cst.ParserSyntaxError:
+            return updated_node
+        rewritten = expression.visit(_Qualify(self.names))
+        assert isinstance(rewritten, cst.BaseExpression)
+        return updated_node.with_changes(
+            value=f"{updated_node.quote}{cst.Module(body=[]).code_for_node(rewritten)}"
+                  f"{updated_node.quote}")
 
 
 def matches_as_clone(original: cst.FunctionDef, copy: cst.FunctionDef) -> bool:

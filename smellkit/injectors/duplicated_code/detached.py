@@ -16,6 +16,13 @@ name an import binds (`textwrap.wrap(...)`) is another module's function and sta
 short for two renamed copies to be reported (the detector's `min-lines`) is no candidate; a
 renamed pair (easy) must also meet `min-lines-renamed` or `min-statements-renamed` in a body of
 `min-lines`, which the injection asks the detector about.
+
+A method whose body never reads `self` is copied without it, as a person moving it out of the
+class writes it (`_render_field(field, render_kw)` for `DefaultMeta.render_field`), and its calls
+pass nothing for it: a parameter kept only to be ignored is no one's code. Dropping the receiver
+drops its evaluation at the call site, so each call's receiver must be a name or a chain of
+attributes on one (`self.meta`); a module that calls the method on anything else (`make().m()`)
+gets no copy.
 """
 
 from __future__ import annotations
@@ -131,15 +138,48 @@ def detached_candidates(context: InjectionContext, smell: str, cls: str,
 
 
 def _reported_in_three(node: cst.FunctionDef) -> bool:
-    """Whether the method and two function copies of it, `self` renamed, are reported as a
-    clone group (three copies need only the detector's `min-lines`). A renamed pair (easy) has
-    stricter thresholds: the injection asks the detector about the copies it made."""
+    """Whether the method and two function copies of it, `self` renamed (or dropped when the
+    body never reads it), are reported as a clone group (three copies need only the detector's
+    `min-lines`). A renamed pair (easy) has stricter thresholds: the injection asks the detector
+    about the copies it made."""
     params = node.params.params
     if not params:
         return False
-    receiver = {params[0].name.value: "receiver"}
-    copy = copying.copy_of(node, "copied", receiver)
+    receiver = params[0].name.value
+    if reads_receiver(node, receiver):
+        copy = copying.copy_of(node, "copied", {receiver: "receiver"})
+    else:
+        copy = without_receiver(copying.copy_of(node, "copied", {}))
     return copying.reported_together(node, [copy, copy])
+
+
+def reads_receiver(node: cst.FunctionDef, receiver: str) -> bool:
+    """Whether the method's body (nested functions included) names its receiver: a copy
+    that never does takes no parameter for it."""
+
+    class Reads(cst.CSTVisitor):
+        found = False
+
+        def visit_Name(self, name: cst.Name) -> None:
+            self.found = self.found or name.value == receiver
+
+    visitor = Reads()
+    node.body.visit(visitor)
+    return visitor.found
+
+
+def without_receiver(node: cst.FunctionDef) -> cst.FunctionDef:
+    """The def without its first positional parameter."""
+    params = node.params
+    return node.with_changes(params=params.with_changes(params=params.params[1:]))
+
+
+def _plain_receiver(expression: cst.BaseExpression) -> bool:
+    """Whether reading the receiver does no work a dropped receiver would skip: a name or a
+    chain of attributes on one (`self.meta`), not a call, subscript or other expression."""
+    while isinstance(expression, cst.Attribute):
+        expression = expression.value
+    return isinstance(expression, cst.Name)
 
 
 def _receiver(helper: helping.Helper, text: str, pool: list[str],
@@ -189,17 +229,20 @@ class _Calls(cst.CSTVisitor):
 
 
 class _Redirect(cst.CSTTransformer):
-    """`obj.m(args)` -> `copy(obj, args)` for the calls found (inner calls first)."""
+    """`obj.m(args)` -> `copy(obj, args)` for the calls found (inner calls first), or
+    `copy(args)` when the copy takes no receiver."""
 
-    def __init__(self, calls: list[cst.Call], name: str):
+    def __init__(self, calls: list[cst.Call], name: str, receiver: bool = True):
         super().__init__()
-        self.calls, self.name = set(calls), name
+        self.calls, self.name, self.receiver = set(calls), name, receiver
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
         if original_node not in self.calls:
             return updated_node
         func = updated_node.func
         assert isinstance(func, cst.Attribute)
+        if not self.receiver:
+            return updated_node.with_changes(func=cst.Name(self.name))
         # a call whose arguments start on their own line gets the receiver on its own too
         after = updated_node.whitespace_before_args
         spacing = after if isinstance(after, cst.ParenthesizedWhitespace) \
@@ -244,38 +287,57 @@ def place_detached(context: InjectionContext, helper: helping.Helper, module: st
         raise InjectionRefused(f"{facts.path} and {helper.path} indent differently")
     text = context.module(helper.path).code_for_node(helper.node)
     pool = context.vocabulary.near(module)
-    receiver, clash = _receiver(helper, text, pool, rng)
     self_name = helper.node.params.params[0].name.value if helper.node.params.params else None
     if self_name is None:
         raise InjectionRefused(f"`{helper.qualname}` takes no `self`")
-    needed = {**clash, self_name: receiver}
+    kept = reads_receiver(helper.node, self_name)
+    if not kept and not all(isinstance(call.func, cst.Attribute)
+                            and _plain_receiver(call.func.value) for call in calls):
+        raise InjectionRefused(f"a call of `.{helper.name}(...)` in {facts.path} computes its "
+                               "receiver, which a copy without `self` would no longer do")
+    first = tree.body[position]
+    assert isinstance(first, (cst.FunctionDef, cst.ClassDef))  # where the callers are
+    needs = helping.bindings(context, helper, module,
+                             index.definitions[f"{module}.{first.name.value}"].start_line)
+    receiver, clash = _receiver(helper, text, pool, rng) if kept else ("", {})
+    needed = {**clash, self_name: receiver} if kept else {}
+    if needs.free(needed) != needed:
+        raise InjectionRefused(f"a copy of `{helper.qualname}` in {facts.path} would name its "
+                               "receiver like a module it reads names through")
     mapping = dict(needed)
     if role != "copy":
-        mapping.update(naming.local_names([item for item in helper.locals_ if item not in clash],
-                                          text, pool, rng))
+        mapping.update(needs.free(naming.local_names(
+            [item for item in helper.locals_ if item not in clash], text, pool, rng)))
         if receiver in mapping.values() or len(set(mapping.values())) < len(mapping):
             mapping = dict(needed)
     name = naming.copy_name(context, helper.name, helper.qualname, module, rng)
-    copy = copying.copy_of(helper.node, name, mapping)
-    if not copying.matches_as_clone(helper.node, copy):
-        copy = copying.copy_of(helper.node, name, needed)
-        if not copying.matches_as_clone(helper.node, copy):
+    original = needs.applied(helper.node)
+    # without its receiver the copy's header differs: its body is what must match
+    shape = original if kept else without_receiver(original)
+    copy = _copy(original, name, mapping, kept)
+    if not copying.matches_as_clone(shape, copy):
+        copy = _copy(original, name, needed, kept)
+        if not copying.matches_as_clone(shape, copy):
             raise InjectionRefused(f"a function copy of `{helper.qualname}` would not read as "
                                    "a clone of it")
     copy = _dedented_docstring(copy, tree.default_indent)
-    annotated = _annotated_receiver(context, helper, copy, module, receiver)
-    # the header is part of a short definition's hash: an annotation the original's `self`
-    # lacks could hide the copy from the detector
-    copy = annotated if copying.matches_as_clone(helper.node, annotated) else copy
-    first = tree.body[position]
-    assert isinstance(first, (cst.FunctionDef, cst.ClassDef))  # where the callers are
-    imports = helping.bindings(context, helper, module,
-                               index.definitions[f"{module}.{first.name.value}"].start_line)
-    redirected = tree.visit(_Redirect(calls, name))
+    if kept:
+        annotated = _annotated_receiver(context, helper, copy, module, receiver)
+        # the header is part of a short definition's hash: an annotation the original's
+        # `self` lacks could hide the copy from the detector
+        copy = annotated if copying.matches_as_clone(original, annotated) else copy
+    redirected = tree.visit(_Redirect(calls, name, receiver=kept))
     assert isinstance(redirected, cst.Module)
     result = edit.insert_top(redirected, position, [copy])
-    result = add_imports(result, tree, position, imports, module, facts.is_package)
+    result = add_imports(result, tree, position, needs.imports, module, facts.is_package)
     return without_unused(context, module, tree, result).code, f"{module}.{name}"
+
+
+def _copy(node: cst.FunctionDef, name: str, mapping: dict[str, str],
+          receiver: bool) -> cst.FunctionDef:
+    """The function copy of the method, with its receiver or without it."""
+    copy = copying.copy_of(node, name, mapping)
+    return copy if receiver else without_receiver(copy)
 
 
 def _dedented_docstring(copy: cst.FunctionDef, indent: str) -> cst.FunctionDef:

@@ -165,14 +165,13 @@ def place_method(context: InjectionContext, helper: helping.Helper, cls: str,
         raise InjectionRefused(f"`{cls}` is not a plain top-level class of {facts.path}")
     if tree.default_indent != context.module(helper.path).default_indent:
         raise InjectionRefused(f"{facts.path} and {helper.path} indent differently")
-    imports = helping.bindings(context, helper, module, index.definitions[cls].start_line)
-    mapping = {} if role == "copy" else local_names(
+    needs = helping.bindings(context, helper, module, index.definitions[cls].start_line)
+    mapping = {} if role == "copy" else needs.free(local_names(
         helper.locals_, context.module(helper.path).code_for_node(helper.node),
-        context.vocabulary.near(module), rng)
-    added = copying.renamed_copy(helper.node, helper.name, mapping)
+        context.vocabulary.near(module), rng))
+    added = copying.renamed_copy(needs.applied(helper.node), helper.name, mapping)
     added = added.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
     body = node.body.with_changes(body=[*node.body.body, added])
     result = edit.replace(tree, {node: node.with_changes(body=body)})
-    result = add_imports(result, tree, position, imports, module,
-                                  facts.is_package)
+    result = add_imports(result, tree, position, needs.imports, module, facts.is_package)
     return without_unused(context, module, tree, result).code, f"{cls}.{helper.name}"

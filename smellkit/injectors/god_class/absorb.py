@@ -76,7 +76,7 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster]
         shims: dict[int, cst.FunctionDef] = {}
         patched = frozenset(move.reexported(index, cluster.module, (
             context.source(item.path) for item in context.project.files)))
-        replacing = tidy.replaced(cluster.module, (
+        replacing = move.replaced(cluster.module, (
             context.source(item.path) for item in context.project.files))
         for function in cluster.functions:
             name = function.absorbed_name

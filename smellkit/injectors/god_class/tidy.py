@@ -13,8 +13,7 @@ top of the module.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import libcst as cst
@@ -73,17 +72,6 @@ class _Renamer(cst.CSTTransformer):
 
     def leave_Param(self, original_node: cst.Param, updated_node: cst.Param) -> cst.Param:
         return updated_node.with_changes(name=original_node.name)
-
-
-def replaced(module: str, sources: Iterable[str]) -> frozenset[str]:
-    """Names of `module` that code replaces: assigned as its attributes (`utils.now = ...`),
-    set with `setattr(utils, "now", ...)` or patched by dotted name (`"pkg.utils.now"`). A
-    sibling so replaced is still read from the module, where the replacement lands."""
-    stem = re.escape(module.rpartition(".")[2])
-    patterns = (rf"(?<![\w.]){stem}\.(\w+)\s*=(?!=)", rf"setattr\(\s*{stem}\s*,\s*['\"](\w+)",
-                rf"['\"]{re.escape(module)}\.(\w+)['\"]")
-    return frozenset(name for text in sources for pattern in patterns
-                     for name in re.findall(pattern, text))
 
 
 def tidied(function: cst.FunctionDef, source: str, holder: Holder,
