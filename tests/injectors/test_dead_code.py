@@ -429,6 +429,12 @@ def test_retired_names_are_former_names_from_the_repository(tmp_path: Path) -> N
     assert name != "_decode" and "parse" in name.split("_"), name
     taken = {"_decode"}
     assert retired_name(plain, "app.util.parse", random.Random(0), taken, 20) != "_decode"
+    # nor the private form of a live name: `_decode` beside `decode` reads as its helper
+    public = InjectionContext(load(write(tmp_path / "public", {
+        **BASE, "app/codec.py": codec + "\n\ndef decode(text):\n    return text\n"})))
+    for seed in range(4):
+        name = retired_name(public, "app.util.parse", random.Random(seed), set(), 20)
+        assert name != "_decode" and name.lstrip("_") not in {"decode", "decode_header"}, name
     longer = InjectionContext(load(write(tmp_path / "longer", {
         **BASE, "app/util.py": "def text_to_items(text):\n    return text.split(',')\n",
         "app/main.py": "from app.util import text_to_items\n"})))
