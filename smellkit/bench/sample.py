@@ -53,8 +53,9 @@ _DEFINED = re.compile(r"^\+(?:[ \t]*(?:async[ \t]+)?def|[ \t]*class)[ \t]+(\w+)"
 
 def new_names(case: Case) -> frozenset[str]:
     """Names the smelly patch defines (functions, classes, module variables) on lines it adds
-    and on none it removes: the helpers a case makes up, which two cases of different targets
-    should not share (a fixed word list reads as machine-made)."""
+    and on none it removes: the helpers a case makes up, which no two cases of a repository
+    should share, whatever their targets (a fixed word list reads as machine-made, and so does
+    the same made-up helper in two cases of one class)."""
     added: set[str] = set()
     removed: set[str] = set()
     for line in case.smelly_patch.splitlines():
@@ -98,8 +99,8 @@ class _Picks:
     """Files the whole dataset uses, by `repo:path`."""
     names: Mapping[str, frozenset[str]]
     """The names each case makes up (`new_names`), by case id."""
-    named: dict[str, set[tuple[str, str, str]]]
-    """The targets of the repository's picked cases that made up each name, by name."""
+    named: set[str]
+    """The names the repository's picked cases made up."""
     cells: dict[Difficulty, list[Case]]
     picked: dict[Difficulty, list[Case]] = field(default_factory=dict)
     targets: Counter[tuple[str, str, str]] = field(default_factory=Counter)
@@ -112,8 +113,7 @@ class _Picks:
         best = min(options, key=lambda case: (
             self.targets[target_key(case)],
             sum(twins(self.prints[case.id], self.prints[other.id]) for other in held),
-            sum(bool(self.named.get(name, set()) - {target_key(case)})
-                for name in self.names[case.id]),
+            len(self.names[case.id] & self.named),
             sum(path in cell for path in case.files),
             sum(self.used[f"{case.repo}:{path}"] for path in case.files),
             _rank(self.seed, case)))
@@ -121,8 +121,7 @@ class _Picks:
         self.picked.setdefault(difficulty, []).append(best)
         self.used.update(f"{best.repo}:{path}" for path in best.files)
         self.targets[target_key(best)] += 1
-        for name in self.names[best.id]:
-            self.named.setdefault(name, set()).add(target_key(best))
+        self.named.update(self.names[best.id])
         self.owner.setdefault(target_key(best), difficulty)
 
     def free(self, difficulty: Difficulty) -> list[Case]:
@@ -168,8 +167,9 @@ def sample(cases: Iterable[Case], per_cell: int, seed: int,
     the distinct targets of its cases) than the smell has difficulties does a difficulty left
     without a target of its own take one case at another's, the least used.
     Within those bounds cases are taken greedily: first one that is no twin of a case the smell
-    already holds (`twins`), then one making up no name that a case of another target in the
-    repository made up (`new_names`), then the one whose files its cell, then the dataset, uses
+    already holds (`twins`), then one making up no name that another case of the repository
+    made up (`new_names`; at the same target too: a target serving two difficulties need not
+    repeat its helper), then the one whose files its cell, then the dataset, uses
     least so far, ties broken by a seeded hash, so the dataset spreads over as many targets,
     edits, names and files as it can.
     """
@@ -181,7 +181,7 @@ def sample(cases: Iterable[Case], per_cell: int, seed: int,
     names = {case.id: new_names(case) for case in pool}
     chosen: list[Case] = []
     for repo in sorted({case.repo for case in pool}):
-        named: dict[str, set[tuple[str, str, str]]] = {}
+        named: set[str] = set()
         for smell in order:
             cells = {difficulty: sorted((case for case in pool if (
                 case.repo, case.smell, case.difficulty) == (repo, smell, difficulty)),

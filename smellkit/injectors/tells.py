@@ -9,8 +9,7 @@ adds: a warning the original already had, or a numbered name the repository alre
 
 - `added_tells(before, after)`: numbered new names and modules, and the pyflakes warnings the
   edit adds (undefined names, unused imports and variables, redefinitions).
-- `reused_names(cases)`: new helper, class and module names that cases of different targets
-  share verbatim.
+- `reused_names(cases)`: new helper, class and module names that two cases share verbatim.
 - `injection_files` and `scan`: the same over finished injection records.
 """
 
@@ -176,14 +175,14 @@ class CaseNames:
 
     case: str
     targets: tuple[str, ...]
-    """Where the case was centred (its candidate's target): cases of one candidate at several
-    difficulties may share names derived from it."""
+    """Where the case was centred (its candidate's target), for the report."""
     names: frozenset[str]
 
 
 def reused_names(cases: Iterable[CaseNames]) -> list[str]:
-    """New names that cases of different targets share verbatim (`_compat`, `_DISPATCH`): a
-    fixed word list, which a human repository would not repeat in unrelated places."""
+    """New names that two cases share verbatim (`_compat`, `_DISPATCH`), at different targets
+    or at one (two cases of one class both making up `format_length_error`): a fixed word list
+    or one helper made up twice, which reads as machine-made in a dataset holding both."""
     users: dict[str, list[CaseNames]] = {}
     for case in cases:
         for name in case.names:
@@ -191,9 +190,10 @@ def reused_names(cases: Iterable[CaseNames]) -> list[str]:
     found: list[str] = []
     for name, shared in sorted(users.items()):
         targets = {case.targets for case in shared}
-        if len(targets) > 1:
-            found.append(f"{name} is added by {len(shared)} cases of {len(targets)} different "
-                         f"targets ({', '.join(sorted(case.case for case in shared)[:4])})")
+        if len(shared) > 1:
+            found.append(f"{name} is added by {len(shared)} cases of {len(targets)} "
+                         f"target{'s' if len(targets) > 1 else ''} "
+                         f"({', '.join(sorted(case.case for case in shared)[:4])})")
     return found
 
 
@@ -230,7 +230,7 @@ def _context(root: Path, injection: Injection, changed: Iterable[str]) -> list[s
 
 def scan(root: str | Path, injections: Iterable[Injection]) -> dict[str, list[str]]:
     """Tells of injections made on the repository at `root`: per case id, its own tells; under
-    the key `"(across cases)"`, the names reused by cases of different targets."""
+    the key `"(across cases)"`, the names two cases both made up."""
     root = Path(root)
     found: dict[str, list[str]] = {}
     cases: list[CaseNames] = []

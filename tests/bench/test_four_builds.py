@@ -35,7 +35,7 @@ SPECS = [ROOT / "examples" / "specs" / f"{name}.toml" for name in REPOS]
 OPTIONS = {"per_cell": 2, "spare": 1, "jobs": 2, "seed": 0}
 SMELLS = list(injectors())
 ACROSS = "(across cases)"
-"""The key under which the tells scan reports names reused by cases of different targets."""
+"""The key under which the tells scan reports names two cases both made up."""
 
 
 @pytest.fixture(scope="module")
@@ -60,13 +60,15 @@ def four(terminal_report: Callable[[str, list[str]], None]) -> tuple[list[Case],
 def test_the_four_builds_yield_cases_of_every_smell(
         four: tuple[list[Case], BuildReport]) -> None:
     """Floors below what was measured once no injection made up a file (a mixin module for one
-    copied method, a module for one function taking a class's fields): 61 cases, every smell
-    with a case, every repository with cases of at least four smells (WTForms exactly four).
-    They leave room for the case or two that a slower machine's test timeouts may cost."""
+    copied method, a module for one function taking a class's fields) and every function of a
+    dead_code case was tied to its dead chain (no untied module padded with a function retired
+    on its own): 54 cases (61 before that), every smell with a case, every repository with
+    cases of at least four smells (WTForms exactly four). They leave room for the case or two
+    that a slower machine's test timeouts may cost."""
     cases, report = four
     assert not report.repo_errors, report.repo_errors
     assert report.internal_errors == 0, report.rejections_by_stage
-    assert len(cases) >= 55, report.by_cell
+    assert len(cases) >= 48, report.by_cell
     assert {case.smell for case in cases} == set(SMELLS)
     for repo in REPOS:
         assert len({case.smell for case in cases if case.repo == repo}) >= 3, repo
@@ -124,10 +126,11 @@ def test_the_smelly_code_has_no_tells(four: tuple[list[Case], BuildReport]) -> N
         assert not found, (repo, found)
 
 
-@pytest.mark.xfail(reason="dead_code names each copy after the function it copies, so two "
-                   "cases copying the same function may reuse a name (whether they do depends "
-                   "on which targets the build draws: not strict)")
-def test_no_new_name_is_reused_by_cases_of_different_targets(
+@pytest.mark.xfail(reason="sampling takes a case reusing a made-up name last, but keeps it "
+                   "where its cell has no other: dead_code names each copy after the function "
+                   "it copies, so two cases copying one function may share a name (whether "
+                   "they do depends on which targets the build draws: not strict)")
+def test_no_new_name_is_reused_across_cases(
         four: tuple[list[Case], BuildReport]) -> None:
     cases, _ = four
     for repo, tells in _tells(cases).items():

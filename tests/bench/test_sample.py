@@ -196,6 +196,21 @@ def test_a_case_making_up_a_name_another_target_made_up_comes_last() -> None:
     assert len(sample([first, again], 1, seed=0)) == 2  # nothing else: the repeat too
 
 
+def test_a_name_made_up_at_the_same_target_comes_last_too() -> None:
+    """One target serving two difficulties (marshmallow's data_clumps on one class): a medium
+    case making up the helper the easy case made up comes after one making up another."""
+    easy = _adding(_case("data_clumps", "easy", 0, "pkg/a.py"), "pkg/a.py",
+                   "format_length_error")
+    again = _adding(_case("data_clumps", "medium", 1, "pkg/a.py"), "pkg/a.py",
+                    "format_length_error")
+    other = _adding(_case("data_clumps", "medium", 2, "pkg/a.py"), "pkg/a.py",
+                    "length_error_message")
+    for seed in range(8):
+        chosen = {case.id for case in sample([easy, again, other], 1, seed=seed,
+                                             candidates={("calc", "data_clumps"): 1})}
+        assert chosen == {easy.id, other.id}, seed
+
+
 def test_names_a_patch_only_moves_are_not_made_up() -> None:
     case = _case("god_class", "easy", 0, "pkg/a.py")
     before = {"pkg/a.py": "def parse(x):\n    return x\n", "pkg/b.py": "X = 1\n"}

@@ -175,8 +175,7 @@ CHAIN = {
 
 def test_a_part_that_refuses_makes_a_skip_with_its_reason(tmp_path: Path) -> None:
     """The real dead-code injector: a medium cluster needs a function of a third module tied to
-    `first -> parse` by a call, or one to retire on its own, and `app.extra` has neither (its
-    one-line `other` is no earlier version)."""
+    `first -> parse` by a call, and `app.extra`'s `other` neither calls nor is called by them."""
     project = Project.load(repo(tmp_path, CHAIN), use_cache=False)
     (candidate,) = [item for item in find_candidates(project, "dead_code", options=NO_FILTER)
                     if item.target.qualname == "app.main.first"]
@@ -184,8 +183,8 @@ def test_a_part_that_refuses_makes_a_skip_with_its_reason(tmp_path: Path) -> Non
     assert isinstance(skip, InjectionSkip), skip
     assert skip.candidate == candidate
     reason = ("no function of a further module calls, or is called by, the functions around "
-              "`app.main.first` -> `app.util.parse`, and no module beside them has a function "
-              "short enough to retire (3 modules)")
+              "`app.main.first` -> `app.util.parse` in a way their earlier versions could keep: "
+              "the call graph ties no 3 modules into one dead chain")
     assert skip.reason == reason
     sampled = inject(project, "dead_code", "medium", options=NO_FILTER)
     assert isinstance(sampled, InjectionSkip) and sampled.candidate is None

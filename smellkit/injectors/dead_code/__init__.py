@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 import libcst as cst
 
@@ -36,7 +37,6 @@ from smellkit.detectors.dead_code import DeadCode
 from smellkit.errors import InjectionRefused
 from smellkit.injectors.base import Edit, InjectionContext, Injector, InjectorOptions
 from smellkit.injectors.cst import edit
-from smellkit.injectors.cst.imports import is_docstring
 from smellkit.injectors.dead_code.copies import MAX_LINES, Link, add_copy, import_copy, link
 from smellkit.injectors.dead_code.names import retired_name
 from smellkit.injectors.dead_code.places import main_guard_lines
@@ -126,22 +126,23 @@ class DeadCodeInjector(Injector[InjectorOptions]):
         refusal = InjectionRefused("no callee of another module to copy")
         for g in callees:
             try:
-                links, loose = _cluster(context, candidate.target.qualname, g,
-                                        SPANS[difficulty][0], rng)
-                return _build(context, links, loose, difficulty, rng)
+                links = _cluster(context, candidate.target.qualname, g, SPANS[difficulty][0],
+                                 rng)
+                return _build(context, links, difficulty, rng)
             except InjectionRefused as error:  # the last callee's reason is reported
                 refusal = error
         raise refusal
 
 
 def _cluster(context: InjectionContext, f: str, g: str, modules_wanted: int,
-             rng: random.Random) -> tuple[list[Link], list[str]]:
+             rng: random.Random) -> list[Link]:
     """The calls that tie the dead cluster together, first `f -> g`, then one more module at a
     time: a function the cluster's callees call (the chain goes deeper), or a caller of one of
     its top-level functions (the chain goes up, or another caller of the same helper fans in),
-    as the seed picks among what the call graph offers. Where the call graph ties too few
-    modules, the rest are retired functions of their own (`_loose`): a refactoring that
-    switched several modules to new code leaves an old function in each."""
+    as the seed picks among what the call graph offers. Every function of the cluster is tied
+    to it by a call: a function of a further module that neither calls nor is called by the
+    earlier versions is no part of the history, only a copy placed to reach a file count, so
+    where the call graph ties too few modules the difficulty is refused."""
     first = link(context, f, g)
     if first is None:
         raise InjectionRefused(f"`{f}` reaches `{g}` through no unaliased import")
@@ -150,85 +151,41 @@ def _cluster(context: InjectionContext, f: str, g: str, modules_wanted: int,
                                "no copy of it reads as an earlier version")
     index = context.index
     modules = {index.module_of[f], index.module_of[g]}
-    found: list[Link] | None = [first]
-    for wanted in range(modules_wanted, len(modules), -1):
-        found = _grow(context, [first], modules, wanted, rng, [0])
-        if found is not None:
-            break
-    links = found or [first]
-    used = {index.module_of[name] for item in links for name in (item.caller, item.callee)}
-    loose = _loose(context, links, used, modules_wanted - len(used), rng)
-    if loose is None:
-        raise InjectionRefused(f"no function of a further module calls, or is called by, the "
-                               f"functions around `{f}` -> `{g}`, and no module beside them "
-                               f"has a function short enough to retire ({modules_wanted} "
-                               "modules)")
-    return links, loose
-
-
-def _loose(context: InjectionContext, links: list[Link], modules: set[str], wanted: int,
-           rng: random.Random) -> list[str] | None:
-    """`wanted` functions of further modules, one per module, that can be retired on their
-    own (`_retirable`); those of modules that call into the cluster's, or are called from
-    them, first."""
-    if wanted <= 0:
-        return []
-    index = context.index
-    tiers: list[dict[str, list[str]]] = [{}, {}, {}, {}]
-    cluster_modules = {index.module_of[name] for item in links for name in (item.caller,
-                                                                              item.callee)}
-    graph = index.call_graph
-    for qualname, module, changes in _retirable(context):
-        if module in modules:
-            continue
-        near = any(index.module_of.get(name) in cluster_modules
-                   for name in [*graph.successors(qualname), *graph.predecessors(qualname)])
-        tiers[(not changes) * 2 + (not near)].setdefault(module, []).append(qualname)
-    chosen: list[str] = []
-    for pool in tiers:  # an earlier version that differs, of a module near the cluster, first
-        names = sorted(pool)
-        rng.shuffle(names)
-        for module in names:
-            if len(chosen) == wanted:
-                return chosen
-            if module not in {index.module_of[name] for name in chosen}:
-                chosen.append(rng.choice(sorted(pool[module])))
-    return chosen if len(chosen) == wanted else None
-
-
-def _retirable(context: InjectionContext) -> list[tuple[str, str, bool]]:
-    """(qualname, module, whether a late revision can be undone) of every function that can be
-    retired on its own: short, copyable, not a stub, of several statements (an old one-liner is
-    a copy of a call, not an earlier version), in the call graph, clear of code the detector
-    already reports. The same for every case of the repository, so found once."""
-    def find() -> list[tuple[str, str, bool]]:
-        index = context.index
-        touched = _flagged_spans(context)
-        found: list[tuple[str, str, bool]] = []
-        for qualname, definition in index.definitions.items():
-            module = index.module_of.get(qualname)
-            if module is None or not _copyable(context, qualname) or \
-                    not _short(context, qualname) or definition.is_stub or \
-                    qualname not in index.call_graph or \
-                    any(start <= definition.end_line + 1 and end >= definition.start_line
-                        for start, end in touched.get(index.modules[module].path, ())):
-                continue
-            parts = edit.relative_parts(qualname, module) or []
-            function = edit.find_definition(context.module(index.modules[module].path), parts)
-            if isinstance(function, cst.FunctionDef) and _statements(function) >= 2:
-                found.append((qualname, module,
-                              revisable(function, parts[-2] if len(parts) > 1 else None)))
+    search = _Search()
+    found = _grow(context, [first], modules, modules_wanted, rng, search)
+    if found is not None:
         return found
+    if search.twins:
+        raise InjectionRefused(
+            f"each dead chain of {modules_wanted} modules around `{f}` -> `{g}` ends in an "
+            f"earlier version that would be a verbatim twin of its function (`{search.twins[0]}`:"
+            " no late revision to undo, no call of the chain to redirect)")
+    raise InjectionRefused(f"no function of a further module calls, or is called by, the "
+                           f"functions around `{f}` -> `{g}` in a way their earlier versions "
+                           f"could keep: the call graph ties no {modules_wanted} modules into "
+                           "one dead chain")
 
-    return context.once("dead_code.retirable", find)
+
+@dataclass
+class _Search:
+    """What `_grow` has tried: partial clusters, and the functions whose earlier version
+    would have been a verbatim twin of it in a cluster otherwise complete."""
+
+    tries: int = 0
+    twins: list[str] = field(default_factory=list)
 
 
 def _grow(context: InjectionContext, links: list[Link], modules: set[str], wanted: int,
-          rng: random.Random, tried: list[int]) -> list[Link] | None:
+          rng: random.Random, search: _Search) -> list[Link] | None:
     """`links` and calls tying one more module each until `wanted`, trying the ways in a
-    seeded order (at most `_TRIES` partial clusters in all), or None."""
+    seeded order (at most `_TRIES` partial clusters in all), or None. A cluster whose copies
+    would not read as earlier versions (too long, a dunder, a verbatim twin) is passed over."""
     if len(modules) >= wanted:
-        return links if not _uncopied(context, links) else None
+        if _uncopied(context, links):
+            return None
+        twins = _twins(context, links)
+        search.twins.extend(twins)
+        return None if twins else links
     ways = [options for options in _growth(context, links, modules) if options]
     # the way first: helpers called from many places would make most clusters fans
     rng.shuffle(ways)
@@ -236,12 +193,12 @@ def _grow(context: InjectionContext, links: list[Link], modules: set[str], wante
         options = list(options)
         rng.shuffle(options)
         for item in options:
-            tried[0] += 1
-            if tried[0] > _TRIES:
+            search.tries += 1
+            if search.tries > _TRIES:
                 return None
             index = context.index
             found = _grow(context, [*links, item], modules | {
-                index.module_of[item.caller], index.module_of[item.callee]}, wanted, rng, tried)
+                index.module_of[item.caller], index.module_of[item.callee]}, wanted, rng, search)
             if found is not None:
                 return found
     return None
@@ -303,8 +260,8 @@ def _callee(context: InjectionContext, qualname: str, caller_module: str | None 
     return _module_function(context, qualname, caller_module)
 
 
-def _build(context: InjectionContext, links: list[Link], loose: list[str],
-           difficulty: Difficulty, rng: random.Random) -> Edit:
+def _build(context: InjectionContext, links: list[Link], difficulty: Difficulty,
+           rng: random.Random) -> Edit:
     """Earlier versions of the cluster's functions, each under the name it had and calling the
     earlier versions of its callees; nothing calls the head (a function nothing in the cluster
     calls). Names whose calls would push a line past the repository's line length are tried
@@ -313,7 +270,7 @@ def _build(context: InjectionContext, links: list[Link], loose: list[str],
     callees = [item.callee for item in links]
     callers = list(dict.fromkeys(item.caller for item in links))
     roots = [name for name in callers if name not in callees]
-    members = list(dict.fromkeys([*callers, *callees, *loose]))
+    members = list(dict.fromkeys([*callers, *callees]))
     if _uncopied(context, links):
         raise InjectionRefused(f"the cluster {' '.join(members)} has a function longer than "
                                f"{MAX_LINES} lines or a dunder: no copy of it reads as an "
@@ -351,8 +308,7 @@ def _build(context: InjectionContext, links: list[Link], loose: list[str],
         involved=tuple(qualname[name] for name in members if name != head),
         red_herrings=() if difficulty == "easy" else tuple(name for name in members
                                                            if name != head),
-        summary=f"retired head: {chain}" + "".join(f", `{qualname[name]}`" for name in loose)
-        + " (none can run)")
+        summary=f"retired head: {chain} (none can run)")
 
 
 _NAMINGS = 4
@@ -370,12 +326,25 @@ def _too_wide(context: InjectionContext, changes: dict[str, str | None], limit: 
     return False
 
 
-def _statements(function: cst.FunctionDef) -> int:
-    """The statements of the function's body, its docstring left out."""
-    body = function.body
-    if not isinstance(body, cst.IndentedBlock):
-        return 1
-    return len(body.body) - (1 if body.body and is_docstring(body.body[0]) else 0)
+def _twins(context: InjectionContext, links: list[Link]) -> list[str]:
+    """The functions of the cluster whose earlier version would be their verbatim twin: those
+    calling no other piece of it (nothing to redirect) with no late revision to undo. An
+    unchanged copy beside its original (`_ngettext_dummy` above `ngettext`) is no history."""
+    callers = {item.caller for item in links}
+    leaves = dict.fromkeys(item.callee for item in links if item.callee not in callers)
+    return [name for name in leaves if not _revisable(context, name)]
+
+
+def _revisable(context: InjectionContext, qualname: str) -> bool:
+    def find() -> bool:
+        index = context.index
+        module = index.module_of[qualname]
+        parts = edit.relative_parts(qualname, module) or []
+        function = edit.find_definition(context.module(index.modules[module].path), parts)
+        return isinstance(function, cst.FunctionDef) and \
+            revisable(function, parts[-2] if len(parts) > 1 else None)
+
+    return context.once(("dead_code.revisable", qualname), find)
 
 
 def _uncopied(context: InjectionContext, links: list[Link]) -> list[str]:

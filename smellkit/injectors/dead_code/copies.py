@@ -213,6 +213,10 @@ def add_copy(context: InjectionContext, tree: cst.Module, qualname: str, new: st
     copy, _ = earlier_version(copy, [new for _, new in links], rng,
                               context.house_style.line_length - 4 * (len(parts) - 1),
                               parts[-2] if len(parts) > 1 else None)
+    if copy.with_changes(name=function.name).deep_equals(
+            function.with_changes(body=function.body.with_changes(body=body))):
+        raise InjectionRefused(f"the earlier version of `{qualname}` would be its verbatim "
+                               "twin: no late revision to undo, no call to redirect")
     nested = len(parts) > 1
     blank = [cst.EmptyLine(indent=False)] * (1 if nested else 2)
     # right above its replacement, which was written below it; the comments above the

@@ -95,14 +95,17 @@ def retired_names(context: InjectionContext, qualname: str, rng: random.Random) 
 def retired_name(context: InjectionContext, qualname: str, rng: random.Random,
                  taken: set[str], longest: int) -> str:
     """The first of `retired_names` that is free in the module, named nowhere in the
-    repository (a dead `_echo` beside a `self._echo(...)` would read as called), not a
-    mirror of one the case took, and no longer than `longest` characters when one such is
-    free."""
+    repository (a dead `_echo` beside a `self._echo(...)` would read as called), nor the
+    private form of a name the repository uses (jinja2's `Parser.parse` retired as
+    `_parse_tuple` would read as a helper of the live `parse_tuple`), not a mirror of one
+    the case took, and no longer than `longest` characters when one such is free."""
     index = context.index
     source = context.source(index.modules[index.module_of[qualname]].path)
+    known = spoken(context)
     names = [name for name in retired_names(context, qualname, rng)
              if usable(name, taken) and not is_numbered(name) and not is_doubled(name)
-             and name not in spoken(context) and edit.name_free(source, name)]
+             and name not in known and name.lstrip("_") not in known
+             and edit.name_free(source, name)]
     short = [name for name in names if len(name) <= longest]
     for name in [*short, *names][:1]:
         taken.add(name)
