@@ -256,9 +256,9 @@ def test_functions_refused_when_unsafe(tmp_path: Path) -> None:
                                     "    def week_of(self) -> int:\n        return 0\n\n"
                                     "    def report(")
     (dates,) = [item for item in found if item.module == "desk.dates"]
-    _, _, refused = absorbing.absorb(context, "desk.planner.Planner", [dates])
-    assert refused == {"desk.dates.week_of": "desk.planner.Planner already has a member named "
-                                             "week_of"}
+    _, absorbed, refused = absorbing.absorb(context, "desk.planner.Planner", [dates])
+    assert refused == {}  # its own name is taken: one of its parameter's words joins it
+    assert [item.absorbed_name for item in absorbed][1] == "week_of_day"
 
 
 NEW_REPOSITORIES = {("marshmallow", "3.23.1"): ("src", ("easy", "medium", "hard")),
@@ -437,28 +437,104 @@ def _repo(root: Path, files: dict[str, str]) -> InjectionContext:
     return InjectionContext(Project.load(root, use_cache=False, jobs=1))
 
 
-def test_an_absorbed_method_is_named_after_its_whole_class(tmp_path: Path) -> None:
-    """`OneOf.options` becomes `one_of_options` taking a `one_of_validator`: the class's last
-    word alone is a stop word (`of_options`), its first alone a stranger (`one_validator`);
-    `Length._format_error` becomes `_length_format_error`."""
+def test_an_absorbed_method_keeps_its_own_name_where_free(tmp_path: Path) -> None:
+    """Review of WTForms' `BaseForm` case: `DefaultMeta.update_values` came in as
+    `default_meta_update_values`, the class's whole name glued on. It keeps its own name where
+    the holder leaves it free; where not, one word of its class (`_format_length_error`) or of
+    its parameters (`week_of_day`) joins its words, never its class's name as a prefix. The
+    instance it now takes is still named after its class (`one_of_validator`)."""
     context = _repo(tmp_path / "repo", {
         "kit/__init__.py": "",
         "kit/validate.py": "class Validator:\n    pass\n\n\nclass OneOf(Validator):\n"
                            "    def options(self):\n        return self.choices\n\n\n"
-                           "class Length(Validator):\n    def _format_error(self):\n"
-                           "        return self.error\n\n\nclass Parser:\n"
-                           "    def parse_call_args(self):\n        return self.stream\n"})
-    analysis = context.analysis
-    assert planning._method_name(analysis, "kit.validate.OneOf.options") == "one_of_options"
-    assert planning._method_name(analysis, "kit.validate.Length._format_error") == \
-        "_length_format_error"
-    assert planning._method_name(analysis, "kit.validate.Parser.parse_call_args") == \
-        "parse_call_args"  # not `parser_parse_call_args`
-    function = planning.Function("kit.validate.OneOf.options", "kit.validate", "options", 1,
-                                 frozenset(), owner="kit.validate.OneOf")
-    node = absorbing._find_method(context.module("kit/validate.py"), function)
+                           "class Length(Validator):\n"
+                           "    def _format_error(self, value, message):\n"
+                           "        return self.error\n\n\n"
+                           "def week_of(day):\n    return day // 7\n",
+        "kit/fields.py": "class Field:\n    def _format_error(self):\n        return 1\n\n"
+                         "    def week_of(self):\n        return 2\n"})
+
+    def function(qualname: str, owner: str | None = None) -> planning.Function:
+        return planning.Function(qualname, "kit.validate", qualname.rpartition(".")[2], 1,
+                                 frozenset(), owner=owner)
+
+    holder = "kit.fields.Field"
+    taken = {"_format_error", "week_of", "options"}
+    one_of = function("kit.validate.OneOf.options", "kit.validate.OneOf")
+    length = function("kit.validate.Length._format_error", "kit.validate.Length")
+    week = function("kit.validate.week_of")
+    assert absorbing.member_name(context, one_of, holder, set(), frozenset()) == "options"
+    assert absorbing.member_name(context, length, holder, taken, frozenset()) == \
+        "_format_length_error"
+    assert absorbing.member_name(context, week, holder, taken, frozenset()) == "week_of_day"
+    assert not absorbing.member_name(context, one_of, holder, taken, frozenset()).startswith(
+        ("one_of_", "one_"))
+    with pytest.raises(InjectionRefused, match="hook"):
+        absorbing.member_name(context, week, holder, set(), frozenset({"week_"}))
+    node = absorbing._find_method(context.module("kit/validate.py"), one_of)
     assert node is not None
-    assert absorbing._instance_name(context, function, node) == "one_of_validator"
+    assert absorbing._instance_name(context, one_of, node) == "one_of_validator"
+
+
+def test_no_thin_function_imports_the_holder_when_called(tmp_path: Path) -> None:
+    """Review of marshmallow's `Field` case: validate.py reached `Field` through
+    `from .fields import Field` inside its functions, as fields.py imports validate.py. A
+    module the holder's module imports when loaded is no source (its functions stay); one that
+    imports the holder's module at its top already is (its import reused); any other gets the
+    import at its top. `if TYPE_CHECKING:` imports never run: they do not count."""
+    context, found = _desk_clusters(tmp_path, "desk/planner.py", '"""\n\nfrom desk.models',
+                                    '"""\n\nfrom desk.dates import week_of\nfrom desk.models')
+    analysis = context.analysis
+    holder = "desk.planner.Planner"
+    assert planning.cyclic(analysis, "desk.dates", holder)
+    assert not planning.cyclic(analysis, "desk.text", holder)
+    assert "desk.dates" not in {item.module for item in planning.for_holder(
+        analysis, found, holder)}
+    (dates,) = [item for item in found if item.module == "desk.dates"]
+    with pytest.raises(InjectionRefused, match=r"desk\.dates could name Planner only by "
+                                               r"importing it inside functions"):
+        absorbing.absorb(context, holder, [dates])
+    (text,) = [item for item in found if item.module == "desk.text"]
+    changes, _, _ = absorbing.absorb(context, holder, [text])
+    moved = str(changes["desk/text.py"])
+    assert moved.startswith('"""Text helpers for task titles."""\n\nfrom desk.planner import '
+                            'Planner\n')
+    assert not re.search(r"^[ \t]+(from|import) ", moved, re.M)  # none inside a function
+    typed = ("from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n"
+             "    from desk.planner import Planner\n\n\n")
+    context, _ = _desk_clusters(tmp_path / "typed", "desk/dates.py", "\n\ndef parse_day(",
+                                f"\n\n{typed}def parse_day(")
+    (tmp_path / "typed" / "repo" / "desk" / "planner.py").write_text(
+        (DESK / "before" / "desk" / "planner.py").read_text().replace(
+            "from desk.models", "from desk.dates import week_of\nfrom desk.models"))
+    analysis = InjectionContext(Project.load(tmp_path / "typed" / "repo")).analysis
+    assert planning.cyclic(analysis, "desk.dates", holder)
+    context, found = _desk_clusters(tmp_path / "reused", "desk/dates.py", "\n\ndef parse_day(",
+                                    "\n\nfrom desk import planner\n\n\ndef parse_day(")
+    (dates,) = [item for item in found if item.module == "desk.dates"]
+    assert not planning.cyclic(context.analysis, "desk.dates", holder)
+    changes, _, _ = absorbing.absorb(context, holder, [dates])
+    moved = str(changes["desk/dates.py"])
+    assert moved.count("import") == 1 and "return planner.Planner.parse_day(text)" in moved
+
+
+def test_one_case_absorbs_what_a_reviewer_reads_as_one_change() -> None:
+    """Review of marshmallow's `Nested` case: eleven members, 235 lines in one case. However
+    many functions the thresholds would want, a choice stays within `MAX_FUNCTIONS` and
+    `MAX_LINES`: none when only more would do."""
+    holder = planning.Holder("kit.Holder", 10, 0, 2, set(), {"kit.Holder"})
+
+    def pool(lines: int) -> list[planning.Cluster]:
+        return [planning.Cluster("kit.helpers", [planning.Function(
+            f"kit.helpers.{name}", "kit.helpers", name, 5, frozenset({(f"{name}_data", "kit.A")}),
+            lines=lines) for name in ("alpha", "beta", "gamma", "delta", "epsilon", "zeta",
+                                      "eta", "theta", "iota", "kappa")])]
+
+    limits = (47, 1 / 3, 5)
+    (short,) = planning.select(holder, pool(15), 1, limits) or []
+    assert len(short.functions) == 8 <= planning.MAX_FUNCTIONS
+    assert sum(item.lines for item in short.functions) <= planning.MAX_LINES
+    assert planning.select(holder, pool(30), 1, limits) is None  # 8 x 30 lines: too much
 
 
 _TIDY_HOLDER = ("import collections\nfrom collections.abc import Mapping as _Mapping\n\n"

@@ -3,10 +3,12 @@ second form, the inverse of "move functions to a module of their own").
 
 A cluster is the functions of another module `S` that the holder's module `M` calls, with the
 functions of `S` they call in turn. Absorbing it: each function's code joins the holder `H` as a
-static method of the same name (the globals it reads imported at the top of its body, from `S`,
-already loaded then), and `S` keeps a thin function of the same signature that imports `H` when
-called and returns `H.<name>(...)` with its arguments passed on as received, so every caller
-inside and outside the repository runs the same code on the same arguments.
+static method of the same name where it is free (`member_name`; the globals it reads imported at
+the top of its body, from `S`, already loaded then), and `S` keeps a thin function of the same
+signature that returns `H.<name>(...)` with its arguments passed on as received, so every caller
+inside and outside the repository runs the same code on the same arguments. `S` names `H` through
+an import at its top, its own or a new one: a module that importing `M` imports (an import
+cycle) is no source, as only an import inside the thin function, a tell, could reach `H`.
 
 Refused, conservatively: decorated, asynchronous and generator functions; functions called while
 modules are being imported (the thin function's import of `M` could then run too early); a
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import random
 import re
+from dataclasses import replace
 
 import libcst as cst
 
@@ -36,8 +39,8 @@ from smellkit.injectors.cst.imports import (
     without_unused,
 )
 from smellkit.injectors.god_class import tidy
-from smellkit.injectors.god_class.planning import Cluster, Function
-from smellkit.injectors.naming import pick, snake, words
+from smellkit.injectors.god_class.planning import Cluster, Function, cyclic
+from smellkit.injectors.naming import meaningful, overlaps, pick, snake, words
 
 
 def absorb(context: InjectionContext, holder: str, chosen: list[Cluster]
@@ -78,20 +81,25 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster]
             context.source(item.path) for item in context.project.files)))
         replacing = tidy.replaced(cluster.module, (
             context.source(item.path) for item in context.project.files))
+        reference = _holder_reference(index, cluster.module, holder)
+        if reference is None and cyclic(context.analysis, cluster.module, holder):
+            raise InjectionRefused(f"{cluster.module} could name {holder_name} only by importing "
+                                   f"it inside functions: importing {holder_module} imports "
+                                   f"{cluster.module}")
+        if reference is None and holder_name in move.module_bindings(index, cluster.module):
+            raise InjectionRefused(f"{cluster.module} binds {holder_name} to something else")
         for function in cluster.functions:
-            name = function.absorbed_name
             node = _find_function(tree, function.name) if function.owner is None else \
                 _find_method(tree, function)
             try:
                 if node is None:
                     raise InjectionRefused(f"{function.qualname} is not where the index puts it")
-                if name in taken:
-                    raise InjectionRefused(f"{holder} already has a member named {name}")
-                hooked = next((prefix for prefix in looked_up if name.startswith(prefix)), None)
-                if hooked is not None:  # `getattr(self, f"validate_{name}")` would find it
-                    raise InjectionRefused(f"the repository looks up members named "
-                                           f"{hooked}<name> by name, so {name} would become a "
-                                           "hook")
+                name = member_name(context, function, holder, taken, looked_up)
+                if name != function.name:
+                    function = replace(function, new_name=name)
+                head = (reference or holder_name).partition(".")[0]
+                if head in move.names_in(node.params):  # it would hide the holder
+                    raise InjectionRefused(f"a parameter of {function.name} is named {head}")
                 _check_function(node, holder_name, taken)
                 _check_bound_before(index, holder_module, node, holder_line, postponed)
                 if function.owner is None:
@@ -112,12 +120,9 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster]
                 code = reindented_docstring(code, tree.default_indent)
             methods.append((code, name, cluster.module, replacing))
             imports.extend(moved.imports)
-            shims[id(node)] = _shim(node, cluster.module, holder_module, holder_name, name,
-                                    _holder_reference(index, cluster.module, holder, node),
+            shims[id(node)] = _shim(node, reference or holder_name, name,
                                     line_limit(context.source(path)),
-                                    1 if function.owner is None else 2,
-                                    any(item.level
-                                        for item in index.modules[cluster.module].imports))
+                                    1 if function.owner is None else 2)
             taken.add(name)
             absorbed.append(function)
         if shims:
@@ -126,6 +131,11 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster]
             if kept:  # names the repository patches on the module: kept, yet a tell
                 raise InjectionRefused(f"{path} would keep {', '.join(sorted(kept))} imported "
                                        "for nothing (other code reads it from there)")
+            if reference is None:  # at its top, as the module imports the rest of the package
+                relative = any(item.level for item in index.modules[cluster.module].imports)
+                result = insert_import(result, move.relative_import(
+                    cluster.module, holder_module, holder_name) if relative
+                    else f"from {holder_module} import {holder_name}")
             changes[path] = result.code
     if not methods:
         raise InjectionRefused("; ".join(refused.values()) or "nothing to absorb")
@@ -148,6 +158,38 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster]
     holder_tree = without_unused(context, holder_module, context.module(holder_path), holder_tree)
     changes[holder_path] = holder_tree.code
     return changes, absorbed, refused
+
+
+def member_name(context: InjectionContext, function: Function, holder: str,
+                taken: set[str], hooks: frozenset[str]) -> str:
+    """The absorbed function's name in the holder: its own (`update_values`, `_format_error`)
+    when the holder, its lineage and what it absorbed so far leave it free; else the
+    function's words with one more: a word of its class (`_format_length_error`), of its
+    parameters (`week_of_day`) or of the holder's vocabulary, before its last word, or after
+    it when that is a filler (`of`). Never a name the repository looks up as a hook (`hooks`,
+    see `looked_up_prefixes`), never the class's whole name glued on as a prefix, never
+    numbered; refused when nothing is free."""
+    own = function.name
+    private = own.startswith("_")
+    parts = words(own) or [own.strip("_")]
+    holder_module, _, holder_name = holder.rpartition(".")
+    params = context.index.definitions[function.qualname].params
+    params = params[1:] if function.owner else params  # not the instance
+    owner = function.owner.rpartition(".")[2] if function.owner else ""
+    ahead = [*(word for word in words(owner) if len(word) > 3),  # `length`; not `one` (`OneOf`)
+             *(word for param in params for word in words(param.name))]
+    pool = [word for word in dict.fromkeys([
+        *ahead, *context.vocabulary.near(holder_module, holder_name)])
+            if meaningful(word) and not overlaps(word, parts)
+            and word not in words(holder.partition(".")[0])][:12]  # not `click`
+    last = parts[-1]
+    candidates = [own, *(snake([*parts[:-1], word, last] if meaningful(last)
+                               else [*parts, word], private=private) for word in pool)]
+    free = [name for name in candidates if not name.startswith(tuple(hooks))]
+    if not free:
+        raise InjectionRefused(f"the repository looks up members named "
+                               f"{sorted(hooks)[0]}<name> by name, so {own} would become a hook")
+    return pick(free, taken, what=f"{function.qualname} in {holder}")
 
 
 class _Shims(cst.CSTTransformer):
@@ -294,19 +336,17 @@ def _check_bound_before(index: Index, module: str, function: cst.FunctionDef, li
                                f"in {module} only after the holder")
 
 
-def _holder_reference(index: Index, module: str, holder: str, function: cst.FunctionDef
-                      ) -> str | None:
+def _holder_reference(index: Index, module: str, holder: str) -> str | None:
     """How `module` already names the holder when its code runs (`Token`, `sql.Token`), so a
     thin function need not import it again; None when it does not (or only for type
-    checking, or a parameter of the function shadows the name)."""
+    checking)."""
     facts = index.modules.get(module)
     if facts is None:
         return None
     type_only = {item.bound for item in facts.imports if item.type_only}
-    shadowed = move.names_in(function.params)
     holder_module, _, holder_name = holder.rpartition(".")
     for name, target in sorted(move.module_bindings(index, module).items()):
-        if name in type_only or name in shadowed:
+        if name in type_only:
             continue
         if target == holder:
             return name
@@ -315,14 +355,13 @@ def _holder_reference(index: Index, module: str, holder: str, function: cst.Func
     return None
 
 
-def _shim(function: cst.FunctionDef, module: str, holder_module: str, holder_name: str,
-          name: str = "", reference: str | None = None, limit: int = 88, depth: int = 1,
-          relative: bool = True) -> cst.FunctionDef:
+def _shim(function: cst.FunctionDef, reference: str, name: str = "", limit: int = 88,
+          depth: int = 1) -> cst.FunctionDef:
     """The function with its body replaced by a call of the holder's static method, every
-    argument passed on as received (its docstring kept). `reference`: how the module already
-    names the holder (no import then). A call longer than `limit` columns (its body `depth`
-    levels in) is wrapped as black wraps it. The import is relative only when the module
-    imports its siblings so (`relative`)."""
+    argument passed on as received (its docstring kept). `reference`: how the module names the
+    holder at its top (`Token`, `sql.Token`); never an import inside the function, which
+    would read as a dodged import cycle. A call longer than `limit` columns (its body `depth`
+    levels in) is wrapped as black wraps it."""
     params = function.params
     parts = [item.name.value for item in (*params.posonly_params, *params.params)]
     if isinstance(params.star_arg, cst.Param):
@@ -335,14 +374,9 @@ def _shim(function: cst.FunctionDef, module: str, holder_module: str, holder_nam
     first = body.body[0] if body.body else None
     docstring = [first] if first is not None and is_docstring(first) else []
     name = name or function.name.value
-    callee = f"{reference or holder_name}.{name}"
-    importing = [] if reference else [
-        cst.parse_statement(move.relative_import(module, holder_module, holder_name) if relative
-                            else f"from {holder_module} import {holder_name}")]
     statements = [
         *docstring,
-        *importing,
-        cst.parse_statement(_call(f"return {callee}", parts, "    " * depth, limit)),
+        cst.parse_statement(_call(f"return {reference}.{name}", parts, "    " * depth, limit)),
     ]
     return function.with_changes(body=body.with_changes(body=statements))
 
