@@ -450,6 +450,8 @@ def test_an_absorbed_method_keeps_its_own_name_where_free(tmp_path: Path) -> Non
                            "class Length(Validator):\n"
                            "    def _format_error(self, value, message):\n"
                            "        return self.error\n\n\n"
+                           "class ZshComplete:\n    def get_completion_args(self):\n"
+                           "        return self.words\n\n\n"
                            "def week_of(day):\n    return day // 7\n",
         "kit/fields.py": "class Field:\n    def _format_error(self):\n        return 1\n\n"
                          "    def week_of(self):\n        return 2\n"})
@@ -467,6 +469,10 @@ def test_an_absorbed_method_keeps_its_own_name_where_free(tmp_path: Path) -> Non
     assert absorbing.member_name(context, length, holder, taken, frozenset()) == \
         "_format_length_error"
     assert absorbing.member_name(context, week, holder, taken, frozenset()) == "week_of_day"
+    zsh = planning.Function("kit.validate.ZshComplete.get_completion_args", "kit.validate",
+                            "get_completion_args", 1, frozenset(), owner="kit.validate.ZshComplete")
+    assert absorbing.member_name(context, zsh, holder, {"get_completion_args"}, frozenset()) \
+        == "get_zsh_completion_args"  # not `get_completion_args_complete`
     assert not absorbing.member_name(context, one_of, holder, taken, frozenset()).startswith(
         ("one_of_", "one_"))
     with pytest.raises(InjectionRefused, match="hook"):
@@ -509,6 +515,13 @@ def test_no_thin_function_imports_the_holder_when_called(tmp_path: Path) -> None
             "from desk.models", "from desk.dates import week_of\nfrom desk.models"))
     analysis = InjectionContext(Project.load(tmp_path / "typed" / "repo")).analysis
     assert planning.cyclic(analysis, "desk.dates", holder)
+    context, found = _desk_clusters(tmp_path / "lifted", "desk/dates.py", "\n\ndef parse_day(",
+                                    f"\n\n{typed}def parse_day(")
+    (dates,) = [item for item in found if item.module == "desk.dates"]
+    changes, _, _ = absorbing.absorb(context, holder, [dates])
+    assert str(changes["desk/dates.py"]).startswith(  # out of the block, which goes
+        '"""Days as numbers: day 0 is a Monday."""\n\nfrom desk.planner import Planner\n\n\n'
+        "def parse_day(")
     context, found = _desk_clusters(tmp_path / "reused", "desk/dates.py", "\n\ndef parse_day(",
                                     "\n\nfrom desk import planner\n\n\ndef parse_day(")
     (dates,) = [item for item in found if item.module == "desk.dates"]
@@ -571,6 +584,35 @@ def test_absorbed_code_imports_as_a_person_would(tmp_path: Path) -> None:
     assert "import" not in code.split('"""Doc."""')[1]
     assert "return Field.is_iterable(obj) and not isinstance(obj, _Mapping) and " \
            "utils.helper(functools)" in code
+
+
+def test_an_import_the_holders_module_makes_already_goes_to_its_top(tmp_path: Path) -> None:
+    """Review of click's `Parameter` case: `from .parser import split_arg_string` sat in the
+    body of each absorbed method although core.py imports from `.parser` at its top. Such an
+    import joins the module's own (relative or not); one of a module that imports the
+    holder's module (a cycle) stays in the body."""
+    from smellkit.injectors.cst import move
+    from smellkit.injectors.god_class import tidy
+
+    context = _repo(tmp_path / "repo", {
+        "kit/__init__.py": "",
+        "kit/fields.py": "from kit.parser import split_opt\nfrom kit.schema import Schema\n\n\n"
+                         "class Field:\n    pass\n",
+        "kit/parser.py": "def split_opt(x):\n    return x\n\n\ndef split_arg(x):\n"
+                         "    return x\n",
+        "kit/schema.py": "from kit.fields import Field\n\n\nclass Schema:\n    pass\n\n\n"
+                         "def make(x):\n    return x\n"})
+    holder = tidy.Holder(context.index, "kit.fields", "Field",
+                         move.module_bindings(context.index, "kit.fields"))
+    function = cst.parse_statement("def f(x):\n    from .parser import split_arg\n"
+                                   "    from kit.parser import split_opt\n"
+                                   "    from kit.schema import make\n\n"
+                                   "    return split_opt(split_arg(make(x)))\n")
+    assert isinstance(function, cst.FunctionDef)
+    new, hoisted = tidy.tidied(function, "kit.utils", holder, {}, frozenset())
+    assert hoisted == ["from .parser import split_arg"]
+    assert cst.Module([new]).code.splitlines()[1:3] == [
+        "    from kit.schema import make", ""]
 
 
 def test_the_holders_own_module_is_not_imported_into_it(tmp_path: Path) -> None:

@@ -32,6 +32,7 @@ from smellkit.injectors.cst import move
 from smellkit.injectors.cst.edit import subtree
 from smellkit.injectors.cst.house import line_limit
 from smellkit.injectors.cst.imports import (
+    bound_name,
     drop_unused_imports,
     insert_import,
     is_docstring,
@@ -40,7 +41,7 @@ from smellkit.injectors.cst.imports import (
 )
 from smellkit.injectors.god_class import tidy
 from smellkit.injectors.god_class.planning import Cluster, Function, cyclic
-from smellkit.injectors.naming import meaningful, overlaps, pick, snake, words
+from smellkit.injectors.naming import MIN_WORD, meaningful, overlaps, pick, snake, words
 
 
 def absorb(context: InjectionContext, holder: str, chosen: list[Cluster]
@@ -86,7 +87,8 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster]
             raise InjectionRefused(f"{cluster.module} could name {holder_name} only by importing "
                                    f"it inside functions: importing {holder_module} imports "
                                    f"{cluster.module}")
-        if reference is None and holder_name in move.module_bindings(index, cluster.module):
+        bound = move.module_bindings(index, cluster.module).get(holder_name)
+        if reference is None and bound not in (None, holder):
             raise InjectionRefused(f"{cluster.module} binds {holder_name} to something else")
         for function in cluster.functions:
             node = _find_function(tree, function.name) if function.owner is None else \
@@ -126,7 +128,10 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster]
             taken.add(name)
             absorbed.append(function)
         if shims:
-            result = drop_unused_imports(tree.visit(_Shims(shims)), tree, patched)
+            result = tree.visit(_Shims(shims))
+            if reference is None and bound == holder:  # imported for type checking only
+                result = without_type_checking_import(result, holder_name)
+            result = drop_unused_imports(result, tree, patched)
             kept = left_unused(tree, result)
             if kept:  # names the repository patches on the module: kept, yet a tell
                 raise InjectionRefused(f"{path} would keep {', '.join(sorted(kept))} imported "
@@ -164,32 +169,70 @@ def member_name(context: InjectionContext, function: Function, holder: str,
                 taken: set[str], hooks: frozenset[str]) -> str:
     """The absorbed function's name in the holder: its own (`update_values`, `_format_error`)
     when the holder, its lineage and what it absorbed so far leave it free; else the
-    function's words with one more: a word of its class (`_format_length_error`), of its
-    parameters (`week_of_day`) or of the holder's vocabulary, before its last word, or after
-    it when that is a filler (`of`). Never a name the repository looks up as a hook (`hooks`,
-    see `looked_up_prefixes`), never the class's whole name glued on as a prefix, never
-    numbered; refused when nothing is free."""
+    function's words with one more, a word of its class (`_format_length_error`,
+    `get_zsh_completion_args`), of its parameters (`week_of_day`) or of the holder's
+    vocabulary. Never a name the repository looks up as a hook (`hooks`, see
+    `looked_up_prefixes`), never the class's whole name glued on as a prefix, never numbered;
+    refused when nothing is free."""
     own = function.name
-    private = own.startswith("_")
     parts = words(own) or [own.strip("_")]
     holder_module, _, holder_name = holder.rpartition(".")
     params = context.index.definitions[function.qualname].params
     params = params[1:] if function.owner else params  # not the instance
-    owner = function.owner.rpartition(".")[2] if function.owner else ""
-    ahead = [*(word for word in words(owner) if len(word) > 3),  # `length`; not `one` (`OneOf`)
-             *(word for param in params for word in words(param.name))]
+    owner = words(function.owner.rpartition(".")[2]) if function.owner else []
+    if any(len(word) < MIN_WORD for word in owner):
+        owner = []  # a phrase (`OneOf`): none of its words stands for it (`one`)
     pool = [word for word in dict.fromkeys([
-        *ahead, *context.vocabulary.near(holder_module, holder_name)])
+        *owner, *(word for param in params for word in words(param.name)),
+        *context.vocabulary.near(holder_module, holder_name)])
             if meaningful(word) and not overlaps(word, parts)
             and word not in words(holder.partition(".")[0])][:12]  # not `click`
-    last = parts[-1]
-    candidates = [own, *(snake([*parts[:-1], word, last] if meaningful(last)
-                               else [*parts, word], private=private) for word in pool)]
+    candidates = [own, *(snake(with_word(parts, word), private=own.startswith("_"))
+                         for word in pool)]
     free = [name for name in candidates if not name.startswith(tuple(hooks))]
     if not free:
         raise InjectionRefused(f"the repository looks up members named "
                                f"{sorted(hooks)[0]}<name> by name, so {own} would become a hook")
     return pick(free, taken, what=f"{function.qualname} in {holder}")
+
+
+def with_word(parts: list[str], word: str) -> list[str]:
+    """`word` where a person puts a qualifier: after a name ending in a short word (`week_of`
+    -> `week_of_day`), else before its last meaningful word (`format_error` ->
+    `format_length_error`, `get_completion_args` -> `get_zsh_completion_args`, `now` ->
+    `session_now`)."""
+    if len(parts[-1]) < MIN_WORD:
+        return [*parts, word]
+    at = max((position for position, part in enumerate(parts) if meaningful(part)),
+             default=len(parts) - 1)
+    return [*parts[:at], word, *parts[at:]]
+
+
+def without_type_checking_import(module: cst.Module, name: str) -> cst.Module:
+    """The module without its `if TYPE_CHECKING:` import of `name` (the block gone with its
+    last statement): the import the thin functions need moves to the top, where it runs."""
+    body: list[cst.BaseStatement] = []
+    for statement in module.body:
+        block = statement.body if isinstance(statement, cst.If) and "TYPE_CHECKING" in \
+            module.code_for_node(statement.test) and statement.orelse is None else None
+        if not isinstance(block, cst.IndentedBlock):
+            body.append(statement)
+            continue
+        inner: list[cst.BaseStatement] = []
+        for line in block.body:
+            small = line.body[0] if isinstance(line, cst.SimpleStatementLine) \
+                and len(line.body) == 1 else None
+            if isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+                kept = [alias for alias in small.names if bound_name(alias) != name]
+                if not kept:
+                    continue
+                if len(kept) != len(small.names):
+                    kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                    line = line.with_changes(body=[small.with_changes(names=kept)])
+            inner.append(line)
+        if inner:
+            body.append(statement.with_changes(body=block.with_changes(body=inner)))
+    return module.with_changes(body=body)
 
 
 class _Shims(cst.CSTTransformer):

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import libcst as cst
+import networkx as nx
 
 from smellkit.graphs.index import Index
 from smellkit.injectors.cst.edit import subtree
@@ -156,7 +157,7 @@ def _settle(small: cst.Import | cst.ImportFrom, alias: cst.ImportAlias, source: 
     bound = _dotted(alias.asname.name) if alias.asname is not None else name.partition(".")[0]
     if isinstance(small, cst.ImportFrom):
         if small.relative or small.module is None:
-            return False
+            return _hoisted_from_neighbour(small, alias, holder, hoisted, bound)
         module = _dotted(small.module)
         target = f"{module}.{name}"
     else:
@@ -188,6 +189,9 @@ def _settle(small: cst.Import | cst.ImportFrom, alias: cst.ImportAlias, source: 
         if owner:
             renames[bound] = f"{owner[0]}.{name}"
             return True
+    if isinstance(small, cst.ImportFrom) and \
+            _hoisted_from_neighbour(small, alias, holder, hoisted, bound, module):
+        return True
     if not _outside(holder.index, module):
         return False  # read when called, as the repository's own imports were
     if same:
@@ -195,6 +199,39 @@ def _settle(small: cst.Import | cst.ImportFrom, alias: cst.ImportAlias, source: 
         return True
     if bound in holder.bindings:
         return False  # the name means something else there
+    hoisted.append(cst.Module([]).code_for_node(small.with_changes(
+        names=[alias.with_changes(comma=cst.MaybeSentinel.DEFAULT)])).strip())
+    holder.bindings[bound] = target
+    return True
+
+
+def _hoisted_from_neighbour(small: cst.ImportFrom, alias: cst.ImportAlias, holder: Holder,
+                            hoisted: list[str], bound: str, module: str = "") -> bool:
+    """Whether the import of `alias` moves to the top of the holder's module because that
+    module already imports its module there, outside any cycle (`from .parser import
+    split_arg_string` beside core.py's own `from .parser import OptionParser`): it can close no
+    new cycle, and an import in the body would read as a dodged one. `module`: the module an
+    absolute import names; a relative one is resolved from the holder's module."""
+    index = holder.index
+    if not module:
+        facts = index.modules.get(holder.module)
+        if facts is None or small.module is None:
+            return False
+        package = holder.module.split(".")[:None if facts.is_package else -1]
+        depth = len(small.relative) - 1
+        if depth >= len(package) and depth:
+            return False
+        module = ".".join([*package[:len(package) - depth], _dotted(small.module)])
+    target = f"{module}.{_dotted(alias.name)}"
+    if holder.bindings.get(bound) == target:
+        return True  # bound so at the top already
+    graph = index.import_graph
+    if module not in graph or not graph.has_edge(holder.module, module) \
+            or not graph.edges[holder.module, module]["eager"] or bound in holder.bindings:
+        return False
+    eager = nx.subgraph_view(graph, filter_edge=lambda a, b: bool(graph.edges[a, b]["eager"]))
+    if nx.has_path(eager, module, holder.module):
+        return False
     hoisted.append(cst.Module([]).code_for_node(small.with_changes(
         names=[alias.with_changes(comma=cst.MaybeSentinel.DEFAULT)])).strip())
     holder.bindings[bound] = target
