@@ -531,6 +531,20 @@ def test_no_thin_function_imports_the_holder_when_called(tmp_path: Path) -> None
     assert moved.count("import") == 1 and "return planner.Planner.parse_day(text)" in moved
 
 
+def test_a_holder_whose_module_imports_every_source_is_no_candidate(tmp_path: Path) -> None:
+    """The planner importing dates, money and text at its top (as click's core.py imports
+    types.py, parser.py and utils.py) leaves them no way to reach it but from inside
+    functions: no candidate, and `--explain` says why."""
+    _desk_clusters(tmp_path, "desk/planner.py", '"""\n\nfrom desk.models',
+                   '"""\n\nfrom desk.dates import parse_day\nfrom desk.money import '
+                   'format_price\nfrom desk.text import shorten\nfrom desk.models')
+    context = InjectionContext(Project.load(tmp_path / "repo"))
+    injector = make_injector(SMELL, {"min-file-lines": 0})
+    assert list(injector.candidates(context)) == []
+    assert any("could reach it only from inside functions" in rule
+               for rule in context.discarded)
+
+
 def test_one_case_absorbs_what_a_reviewer_reads_as_one_change() -> None:
     """Review of marshmallow's `Nested` case: eleven members, 235 lines in one case. However
     many functions the thresholds would want, a choice stays within `MAX_FUNCTIONS` and

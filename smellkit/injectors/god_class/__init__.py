@@ -154,6 +154,10 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
                                                          context.well_covered) \
                     if planning.eagerly_imported(analysis, module) else []
             pool = planning.for_holder(analysis, per_module[module], holder)
+            if not pool and planning.cycling(analysis, per_module[module], holder):
+                context.discard("its module imports every module whose functions it calls: "
+                                "they could reach it only from inside functions (a cycle)")
+                continue
             if not pool:
                 context.discard("its module is imported lazily or its package has no movable "
                                 "well-tested functions elsewhere")
@@ -218,8 +222,10 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
         analysis = context.analysis
         holder: str = candidate.data["holder"]
         module = context.index.module_of[holder]
-        pool = planning.for_holder(analysis, planning.clusters(
-            analysis, module, planning.calls_by_module(analysis), context.well_covered), holder)
+        found = planning.clusters(analysis, module, planning.calls_by_module(analysis),
+                                  context.well_covered)
+        pool = planning.for_holder(analysis, found, holder)
+        cycling = planning.cycling(analysis, found, holder)
         measures = planning.measure_holder(analysis, holder)
         needed = _NEEDED[difficulty]
         excluded: dict[str, str] = {}
@@ -229,8 +235,10 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
             chosen = planning.choose(measures, pool, needed, limits, frozenset(excluded))
             if chosen is None:
                 why = f" ({next(iter(excluded.values()))})" if excluded else ""
+                left = (f"; {', '.join(cycling)} stay out: {module} imports them, so they "
+                        "could reach it only from inside functions") if cycling else ""
                 raise InjectionRefused(f"no {needed} module(s) of functions would make {holder} a "
-                                       f"god class{why}")
+                                       f"god class{why}{left}")
             changes, absorbed, refused = absorbing.absorb(context, holder, chosen)
             if refused:  # choose again without them
                 rounds += not set(refused) - set(excluded)

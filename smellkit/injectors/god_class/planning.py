@@ -312,10 +312,22 @@ def for_holder(analysis: Context, pool: list[Cluster], holder: str) -> list[Clus
     coordinates that work is what plausibly grows to take it over (a numeric validator taking
     in field serialisation does not read as grown); and only modules whose thin functions can
     name the holder through an import at their top (`cyclic`)."""
-    index = analysis.index
-    related = {*index.mro(holder), *index.descendants(holder)}
+    related = {*analysis.index.mro(holder), *analysis.index.descendants(holder)}
     found = [Cluster(item.module, [f for f in item.functions if f.owner not in related],
                      item.called) for item in pool if not cyclic(analysis, item.module, holder)]
+    return _ranked(analysis, found, holder)
+
+
+def cycling(analysis: Context, pool: list[Cluster], holder: str) -> list[str]:
+    """The modules `for_holder` leaves out for an import cycle alone (see `cyclic`), the most
+    called first: named in refusals."""
+    return [item.module for item in _ranked(analysis, pool, holder)
+            if cyclic(analysis, item.module, holder)]
+
+
+def _ranked(analysis: Context, found: list[Cluster], holder: str) -> list[Cluster]:
+    """The clusters of modules the holder's own methods call, the most calls first."""
+    index = analysis.index
     shared: Counter[str] = Counter()
     for caller, callee in analysis.call_graph.edges:
         if index.class_of.get(caller) != holder:
