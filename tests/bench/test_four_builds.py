@@ -61,12 +61,15 @@ def test_the_four_builds_yield_cases_of_every_smell(
         four: tuple[list[Case], BuildReport]) -> None:
     """Floors below what was measured once no injection made up a file (a mixin module for one
     copied method, a module for one function taking a class's fields): 61 cases, every smell
-    with a case, every repository with cases of at least four smells (WTForms exactly four).
-    They leave room for the case or two that a slower machine's test timeouts may cost."""
+    with a case, every repository with cases of at least four smells (WTForms exactly four);
+    then 52 once no god class case reaches its holder through an import inside a function
+    (god_class 12 -> 3: click 1/0/0, Jinja2 1/0/0, marshmallow 1/0/0, WTForms none, which
+    keeps three smells). They leave room for the case or two that a slower machine's test
+    timeouts may cost."""
     cases, report = four
     assert not report.repo_errors, report.repo_errors
     assert report.internal_errors == 0, report.rejections_by_stage
-    assert len(cases) >= 55, report.by_cell
+    assert len(cases) >= 46, report.by_cell
     assert {case.smell for case in cases} == set(SMELLS)
     for repo in REPOS:
         assert len({case.smell for case in cases if case.repo == repo}) >= 3, repo

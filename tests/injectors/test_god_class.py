@@ -120,14 +120,14 @@ def test_no_candidate_when_the_holder_is_a_god_class_already(tmp_path: Path) -> 
     assert list(make_injector(SMELL, {"min-file-lines": 0}).candidates(context)) == []
 
 
-MINIMUM = {"click": {"easy": 2, "medium": 2, "hard": 2},
-           "jinja2": {"easy": 0, "medium": 1, "hard": 1}}
-"""Injections that must succeed among all candidates (7 on click, 2 on jinja2, files of 500
-lines or more); measured 4, 3, 2 and 0, 1, 1 once a holder takes in only functions of modules
-its own methods already call (before: 8 candidates on jinja2, 7 of them hard). jinja2's easy
-ones are none: most of its holders use no data of other classes, and no one module its classes
-already call brings both the size and the foreign data the detector asks for (WMC >= 47 and
-ATFD > 5)."""
+MINIMUM = {"click": {"easy": 1, "medium": 0, "hard": 0},
+           "jinja2": {"easy": 1, "medium": 0, "hard": 0}}
+"""Injections that must succeed among all candidates (files of 500 lines or more): measured 1,
+0, 0 on both once no module reaches its holder through an import inside a function (before:
+4, 3, 2 and 0, 1, 1). Their central classes (click's `core.Parameter`, Jinja2's
+`Environment`) live in modules that import the modules whose functions they call, so only a
+module that imports them (click's shell_completion.py, Jinja2's loaders.py) can give them
+work: one module, an easy case."""
 
 
 @pytest.mark.slow
@@ -148,14 +148,14 @@ def test_real_code(package: tuple[str, str], capsys: pytest.CaptureFixture[str])
 
 @pytest.mark.slow
 @pytest.mark.parametrize("package", [("click", "8.1.7"), ("jinja2", "3.1.4")])
-def test_own_tests_pass_on_a_hard_injection(package: tuple[str, str], tmp_path: Path) -> None:
-    """Behaviour is kept: the project's own test suite passes on the first hard injection,
-    whose absorbed code is called by name as before: no registry filled by a decorator and
-    looked up by string, which reads as machine-made."""
+def test_own_tests_pass_on_an_injection(package: tuple[str, str], tmp_path: Path) -> None:
+    """Behaviour is kept: the project's own test suite passes on the first injection (easy, the
+    difficulty both reach), whose absorbed code is called by name as before: no registry
+    filled by a decorator and looked up by string, which reads as machine-made."""
     from tests.support.pypi import sdist
 
     top = sdist(*package)
-    injection = first_injection(top / "src", SMELL, "hard")
+    injection = first_injection(top / "src", SMELL, "easy")
     assert not re.search(r"\+def _\w+\(function\):", injection.smelly_patch)  # a registry
     assert not re.search(r'_[A-Z_]+\["\w+"\]', injection.smelly_patch)  # a lookup by name
     result = own_tests_pass(top, injection, tmp_path)
@@ -261,30 +261,34 @@ def test_functions_refused_when_unsafe(tmp_path: Path) -> None:
     assert [item.absorbed_name for item in absorbed][1] == "week_of_day"
 
 
-NEW_REPOSITORIES = {("marshmallow", "3.23.1"): ("src", ("easy", "medium", "hard")),
-                    ("wtforms", "3.2.1"): ("src", ("medium",))}
+NEW_REPOSITORIES = {("marshmallow", "3.23.1"): ("src", ("easy",)),
+                    ("wtforms", "3.2.1"): ("src", ())}
 """Libraries of a few thousand lines that the injector had never seen (source path, the
 difficulties reached): their functions touch no data the analysis can type, so their holders
 take over methods of the classes around them. A holder takes in only functions of modules its
-own methods already call: WTForms' `BaseForm` reaches medium only, and sqlparse (0.5.2), whose
-filters call no function of another module, offers candidates but no injection any more."""
+own methods already call, and only of modules that can import it at their top: marshmallow's
+`fields.py` imports utils.py, validate.py and class_registry.py, so only schema.py (which
+imports `fields`) gives `Nested` work, an easy case; WTForms' `form.py` imports meta.py, and
+SessionCSRF alone does not make `BaseForm` a god class: no candidate (it reached medium while
+meta.py imported `BaseForm` inside its functions). sqlparse (0.5.2), whose filters call no
+function of another module, offers candidates but no injection."""
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("package", sorted(NEW_REPOSITORIES))
 def test_new_repositories(package: tuple[str, str]) -> None:
     """Without the file-size filter (as these libraries' specs build them: their modules are
-    short) there are candidates; each difficulty the library reaches gives a first injection
-    that spans the files its difficulty promises, passes every round-trip property (the
-    detector flags the holder), names what it adds with the repository's words and lints
-    clean; the others give none."""
+    short) there are candidates where a difficulty is reached; each difficulty the library
+    reaches gives a first injection that spans the files its difficulty promises, passes every
+    round-trip property (the detector flags the holder), names what it adds with the
+    repository's words and lints clean; the others give none."""
     from smellkit.injectors.engine import find_candidates, verify
     from tests.support.pypi import sdist
 
     folder, reached = NEW_REPOSITORIES[package]
     root = sdist(*package) / folder
     project = Project.load(root, jobs=1)
-    assert find_candidates(project, SMELL, options=SMALL)
+    assert bool(find_candidates(project, SMELL, options=SMALL)) == bool(reached)
     for difficulty in DIFFICULTIES:
         if difficulty not in reached:
             with pytest.raises(AssertionError, match=r"no .* god_class injection"):

@@ -235,8 +235,9 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
             chosen = planning.choose(measures, pool, needed, limits, frozenset(excluded))
             if chosen is None:
                 why = f" ({next(iter(excluded.values()))})" if excluded else ""
-                left = (f"; {', '.join(cycling)} stay out: {module} imports them, so they "
-                        "could reach it only from inside functions") if cycling else ""
+                left = (f"; {', '.join(cycling)} stay{'s' if len(cycling) == 1 else ''} out: "
+                        f"{module} imports {'it' if len(cycling) == 1 else 'them'}, so only an "
+                        f"import inside functions could reach {holder}") if cycling else ""
                 raise InjectionRefused(f"no {needed} module(s) of functions would make {holder} a "
                                        f"god class{why}{left}")
             changes, absorbed, refused = absorbing.absorb(context, holder, chosen)
