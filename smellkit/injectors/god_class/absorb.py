@@ -11,9 +11,10 @@ an import at its top, its own or a new one: a module that importing `M` imports 
 cycle) is no source, as only an import inside the thin function, a tell, could reach `H`.
 
 Refused, conservatively: decorated, asynchronous and generator functions; functions called while
-modules are being imported (the thin function's import of `M` could then run too early); a
-holder whose module the package does not import eagerly; names the holder (or a class related to
-it) already has; and whatever `_feature_envy_move` refuses to move as text.
+modules are being imported (the holder could then be used before its module has run); a holder
+whose module the package does not import eagerly; a function whose name, and every name built
+from its words, the holder (or a class related to it) already has or looks up as a hook; and
+whatever `_feature_envy_move` refuses to move as text.
 """
 
 from __future__ import annotations
