@@ -486,23 +486,48 @@ def test_an_absorbed_method_keeps_its_own_name_where_free(tmp_path: Path) -> Non
     assert absorbing._instance_name(context, one_of, node) == "one_of_validator"
 
 
+_LAZY = {"dates": "from desk.dates import parse_day", "money": "from desk.money import "
+         "format_price", "text": "from desk.text import shorten"}
+"""The imports the desk planner makes inside its methods."""
+
+
+def _planner_importing_at_top(*modules: str) -> str:
+    """The desk planner importing `modules` (of dates, money, text) at its top rather than
+    inside its methods; the fixture imports all three inside them, which makes doing so the
+    desk's idiom (`planning.dodges_cycles_in_functions`) until at most one is left."""
+    text = (DESK / "before" / "desk" / "planner.py").read_text()
+    for module in modules:
+        text = text.replace(f"        {_LAZY[module]}\n\n", "", 1)
+    top = sorted([*(_LAZY[module] for module in modules), "from desk.models import Task"])
+    return text.replace("from desk.models import Task", "\n".join(top), 1)
+
+
 def test_no_thin_function_imports_the_holder_when_called(tmp_path: Path) -> None:
     """Review of marshmallow's `Field` case: validate.py reached `Field` through
-    `from .fields import Field` inside its functions, as fields.py imports validate.py. A
-    module the holder's module imports when loaded is no source (its functions stay); one that
-    imports the holder's module at its top already is (its import reused); any other gets the
-    import at its top. `if TYPE_CHECKING:` imports never run: they do not count."""
-    context, found = _desk_clusters(tmp_path, "desk/planner.py", '"""\n\nfrom desk.models',
-                                    '"""\n\nfrom desk.dates import week_of\nfrom desk.models')
+    `from .fields import Field` inside its functions, as fields.py imports validate.py, while
+    marshmallow imports its own modules so once in all its code. Where the repository does not
+    make a habit of it, a module the holder's module imports when loaded is no source (its
+    functions stay); one that imports the holder's module at its top already is (its import
+    reused); any other gets the import at its top. `if TYPE_CHECKING:` imports never run: they
+    do not count."""
+    before = (DESK / "before" / "desk" / "planner.py").read_text()
+    context, found = _desk_clusters(tmp_path, "desk/planner.py", before,
+                                    _planner_importing_at_top("dates", "money"))
     analysis = context.analysis
     holder = "desk.planner.Planner"
+    assert [path for path, _ in analysis.derived(planning.imports_in_functions)] == [
+        "desk/planner.py"]  # agenda's `from desk.text import shorten`
+    assert not planning.dodges_cycles_in_functions(analysis)  # once is no habit
     assert planning.cyclic(analysis, "desk.dates", holder)
     assert not planning.cyclic(analysis, "desk.text", holder)
     assert "desk.dates" not in {item.module for item in planning.for_holder(
         analysis, found, holder)}
+    assert planning.cycling(analysis, found, holder) == ["desk.dates", "desk.money"]
     (dates,) = [item for item in found if item.module == "desk.dates"]
     with pytest.raises(InjectionRefused, match=r"desk\.dates could name Planner only by "
-                                               r"importing it inside functions"):
+                                               r"importing it inside functions: .*, and the "
+                                               r"repository's own code imports its modules so "
+                                               r"in fewer than 2 places"):
         absorbing.absorb(context, holder, [dates])
     (text,) = [item for item in found if item.module == "desk.text"]
     changes, _, _ = absorbing.absorb(context, holder, [text])
@@ -536,17 +561,104 @@ def test_no_thin_function_imports_the_holder_when_called(tmp_path: Path) -> None
 
 
 def test_a_holder_whose_module_imports_every_source_is_no_candidate(tmp_path: Path) -> None:
-    """The planner importing dates, money and text at its top (as click's core.py imports
-    types.py, parser.py and utils.py) leaves them no way to reach it but from inside
-    functions: no candidate, and `--explain` says why."""
-    _desk_clusters(tmp_path, "desk/planner.py", '"""\n\nfrom desk.models',
-                   '"""\n\nfrom desk.dates import parse_day\nfrom desk.money import '
-                   'format_price\nfrom desk.text import shorten\nfrom desk.models')
-    context = InjectionContext(Project.load(tmp_path / "repo"))
+    """The planner importing dates, money and text at its top (as marshmallow's fields.py
+    imports validate.py and utils.py), in a repository that imports nothing inside functions,
+    leaves them no way to reach it but from inside functions: no candidate, and `--explain`
+    says why."""
+    before = (DESK / "before" / "desk" / "planner.py").read_text()
+    context, _ = _desk_clusters(tmp_path, "desk/planner.py", before,
+                                _planner_importing_at_top("dates", "money", "text"))
+    assert context.analysis.derived(planning.imports_in_functions) == []
     injector = make_injector(SMELL, {"min-file-lines": 0})
     assert list(injector.candidates(context)) == []
-    assert any("could reach it only from inside functions" in rule
-               for rule in context.discarded)
+    assert any("could reach it only from inside functions (a cycle), as the repository's own "
+               "code does in fewer than 2 places" in rule for rule in context.discarded)
+
+
+def test_only_library_code_running_imports_of_its_own_modules_makes_the_idiom(
+        tmp_path: Path) -> None:
+    """What counts as the repository importing its own modules inside functions: import
+    statements of its library code that run. Not its tests, not `if TYPE_CHECKING:` blocks
+    (they never run), not other distributions (`import json`), not text in a docstring, not
+    imports at the top or in a class body there; each statement once."""
+    function = ('def load(text):\n    """Reads it:\n\n        from kit.core import Thing\n'
+                '    """\n    import json\n    from typing import TYPE_CHECKING\n\n'
+                '    if TYPE_CHECKING:\n        from kit.core import Thing\n'
+                '    return json.loads(text)\n')
+    files = {"kit/__init__.py": "",
+             "kit/core.py": "class Thing:\n    pass\n\n\nclass Part:\n    pass\n",
+             "kit/io.py": f"from kit.core import Thing\n\n\nclass Box:\n"
+                          f"    from kit import core\n\n\n{function}",
+             "tests/test_io.py": "def test_load():\n    from kit.core import Thing\n\n"
+                                 "    from kit.io import Box, load\n\n"
+                                 "    assert Thing and Box and load('1') == 1\n"}
+    context = _repo(tmp_path / "none", files)
+    assert context.analysis.derived(planning.imports_in_functions) == []
+    assert not planning.dodges_cycles_in_functions(context.analysis)
+    once = "\n\ndef make():\n    from kit.core import Part, Thing\n\n    return Thing(), Part()\n"
+    files["kit/io.py"] += once
+    context = _repo(tmp_path / "once", files)
+    assert len(context.analysis.derived(planning.imports_in_functions)) == 1  # one statement
+    assert not planning.dodges_cycles_in_functions(context.analysis)
+    files["kit/io.py"] += "\n\ndef boxed():\n    from . import core\n\n    return core\n"
+    context = _repo(tmp_path / "twice", files)
+    assert planning.dodges_cycles_in_functions(context.analysis)
+
+
+def test_a_thin_function_imports_the_holder_where_the_repository_does_so(
+        tmp_path: Path) -> None:
+    """click and Jinja2 import their own modules inside functions wherever a cycle would close
+    (click's core.py: `from .shell_completion import shell_complete` in a method). There a
+    module the holder's module imports is a source again, and its thin functions import the
+    holder first thing in their body, as the repository writes it (relative where the module
+    imports its siblings so, a blank line after); an `if TYPE_CHECKING:` import of the holder
+    stays, as the top can not import it. Candidates say so."""
+    before = (DESK / "before" / "desk" / "planner.py").read_text()
+    context, found = _desk_clusters(tmp_path, "desk/planner.py", before,
+                                    _planner_importing_at_top("dates"))
+    analysis = context.analysis
+    holder = "desk.planner.Planner"
+    assert [path for path, _ in analysis.derived(planning.imports_in_functions)] == [
+        "desk/planner.py"] * 2  # of text and money
+    assert planning.dodges_cycles_in_functions(analysis)
+    assert planning.cyclic(analysis, "desk.dates", holder)
+    assert "desk.dates" in {item.module for item in planning.for_holder(analysis, found, holder)}
+    assert planning.cycling(analysis, found, holder) == []
+    (dates,) = [item for item in found if item.module == "desk.dates"]
+    changes, absorbed, refused = absorbing.absorb(context, holder, [dates])
+    assert refused == {} and len(absorbed) == 4
+    moved = str(changes["desk/dates.py"])
+    assert moved.startswith('"""Days as numbers: day 0 is a Monday."""\n\n\ndef parse_day(')
+    assert "def week_of(day: int) -> int:\n    from desk.planner import Planner\n\n    " \
+           "return Planner.week_of(day)\n" in moved
+    assert moved.count("from desk.planner import Planner") == 4
+    injector = make_injector(SMELL, {"min-file-lines": 0})
+    (candidate,) = injector.candidates(context)
+    assert candidate.reason.endswith("the thin functions of desk.dates would import it when "
+                                     "called, as the repository imports its own modules in 2 "
+                                     "places")
+
+    typed = ('"""\n\nfrom typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n'
+             '    from .planner import Planner\n\n\ndef parse_day(')
+    count = ('\n\n\ndef open_count(planner: "Planner") -> int:\n'
+             '    return sum(1 for task in planner.tasks if not task.done)\n')
+    copy = tmp_path / "relative" / "repo"
+    shutil.copytree(DESK / "before", copy)
+    (copy / "desk" / "planner.py").write_text(_planner_importing_at_top("dates"))
+    dates_path = copy / "desk" / "dates.py"
+    dates_path.write_text(dates_path.read_text().replace('"""\n\n\ndef parse_day(', typed, 1)
+                          + count)
+    context = InjectionContext(Project.load(copy))
+    analysis = context.analysis
+    (dates,) = [item for item in planning.clusters(analysis, "desk.planner",
+                                                    planning.calls_by_module(analysis))
+                if item.module == "desk.dates"]
+    changes, _, refused = absorbing.absorb(context, holder, [dates])
+    assert refused == {}
+    moved = str(changes["desk/dates.py"])
+    assert moved.startswith('"""Days as numbers: day 0 is a Monday.' + typed)  # it stays
+    assert "    from .planner import Planner\n\n    return Planner.day_name(day)\n" in moved
+    assert "from desk.planner" not in moved
 
 
 def test_one_case_absorbs_what_a_reviewer_reads_as_one_change() -> None:

@@ -7,8 +7,10 @@ static method of the same name where it is free (`member_name`; the globals it r
 the top of its body, from `S`, already loaded then), and `S` keeps a thin function of the same
 signature that returns `H.<name>(...)` with its arguments passed on as received, so every caller
 inside and outside the repository runs the same code on the same arguments. `S` names `H` through
-an import at its top, its own or a new one: a module that importing `M` imports (an import
-cycle) is no source, as only an import inside the thin function, a tell, could reach `H`.
+an import at its top, its own or a new one. A module that importing `M` imports (an import
+cycle) could reach `H` only through an import inside the thin function: it is a source only
+where the repository imports its own modules inside functions itself (click, Jinja2), as
+elsewhere that import would be a tell (marshmallow, WTForms).
 
 Refused, conservatively: decorated, asynchronous and generator functions; functions called while
 modules are being imported (the holder could then be used before its module has run); a holder
@@ -41,7 +43,13 @@ from smellkit.injectors.cst.imports import (
     without_unused,
 )
 from smellkit.injectors.god_class import tidy
-from smellkit.injectors.god_class.planning import Cluster, Function, cyclic
+from smellkit.injectors.god_class.planning import (
+    IDIOM_PLACES,
+    Cluster,
+    Function,
+    cyclic,
+    dodges_cycles_in_functions,
+)
 from smellkit.injectors.naming import MIN_WORD, meaningful, overlaps, pick, snake, words
 
 
@@ -84,10 +92,15 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster]
         replacing = tidy.replaced(cluster.module, (
             context.source(item.path) for item in context.project.files))
         reference = _holder_reference(index, cluster.module, holder)
-        if reference is None and cyclic(context.analysis, cluster.module, holder):
+        local = reference is None and cyclic(context.analysis, cluster.module, holder)
+        if local and not dodges_cycles_in_functions(context.analysis):
             raise InjectionRefused(f"{cluster.module} could name {holder_name} only by importing "
                                    f"it inside functions: importing {holder_module} imports "
-                                   f"{cluster.module}")
+                                   f"{cluster.module}, and the repository's own code imports its "
+                                   f"modules so in fewer than {IDIOM_PLACES} places")
+        relative = any(item.level for item in index.modules[cluster.module].imports)
+        importing = (move.relative_import(cluster.module, holder_module, holder_name)
+                     if relative else f"from {holder_module} import {holder_name}")
         bound = move.module_bindings(index, cluster.module).get(holder_name)
         if reference is None and bound not in (None, holder):
             raise InjectionRefused(f"{cluster.module} binds {holder_name} to something else")
@@ -101,7 +114,7 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster]
                 if name != function.name:
                     function = replace(function, new_name=name)
                 head = (reference or holder_name).partition(".")[0]
-                if head in move.names_in(node.params):  # it would hide the holder
+                if head in _parameter_names(node.params):  # it would hide the holder
                     raise InjectionRefused(f"a parameter of {function.name} is named {head}")
                 _check_function(node, holder_name, taken)
                 _check_bound_before(index, holder_module, node, holder_line, postponed)
@@ -125,23 +138,21 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster]
             imports.extend(moved.imports)
             shims[id(node)] = _shim(node, reference or holder_name, name,
                                     line_limit(context.source(path)),
-                                    1 if function.owner is None else 2)
+                                    1 if function.owner is None else 2,
+                                    importing if local else None)
             taken.add(name)
             absorbed.append(function)
         if shims:
             result = tree.visit(_Shims(shims))
-            if reference is None and bound == holder:  # imported for type checking only
+            if reference is None and bound == holder and not local:  # for type checking only
                 result = without_type_checking_import(result, holder_name)
             result = drop_unused_imports(result, tree, patched)
             kept = left_unused(tree, result)
             if kept:  # names the repository patches on the module: kept, yet a tell
                 raise InjectionRefused(f"{path} would keep {', '.join(sorted(kept))} imported "
                                        "for nothing (other code reads it from there)")
-            if reference is None:  # at its top, as the module imports the rest of the package
-                relative = any(item.level for item in index.modules[cluster.module].imports)
-                result = insert_import(result, move.relative_import(
-                    cluster.module, holder_module, holder_name) if relative
-                    else f"from {holder_module} import {holder_name}")
+            if reference is None and not local:  # at its top, as it imports its package
+                result = insert_import(result, importing)
             changes[path] = result.code
     if not methods:
         raise InjectionRefused("; ".join(refused.values()) or "nothing to absorb")
@@ -400,12 +411,14 @@ def _holder_reference(index: Index, module: str, holder: str) -> str | None:
 
 
 def _shim(function: cst.FunctionDef, reference: str, name: str = "", limit: int = 88,
-          depth: int = 1) -> cst.FunctionDef:
+          depth: int = 1, importing: str | None = None) -> cst.FunctionDef:
     """The function with its body replaced by a call of the holder's static method, every
     argument passed on as received (its docstring kept). `reference`: how the module names the
-    holder at its top (`Token`, `sql.Token`); never an import inside the function, which
-    would read as a dodged import cycle. A call longer than `limit` columns (its body `depth`
-    levels in) is wrapped as black wraps it."""
+    holder (`Token`, `sql.Token`). `importing`: the import that binds it first, inside the
+    function (`from .core import Context`), where the module could not import it at its top
+    without a cycle and the repository imports its own modules so elsewhere; otherwise the
+    module names it at its top, as an import in the body would read as a dodged cycle. A call
+    longer than `limit` columns (its body `depth` levels in) is wrapped as black wraps it."""
     params = function.params
     parts = [item.name.value for item in (*params.posonly_params, *params.params)]
     if isinstance(params.star_arg, cst.Param):
@@ -418,11 +431,20 @@ def _shim(function: cst.FunctionDef, reference: str, name: str = "", limit: int 
     first = body.body[0] if body.body else None
     docstring = [first] if first is not None and is_docstring(first) else []
     name = name or function.name.value
-    statements = [
-        *docstring,
-        cst.parse_statement(_call(f"return {reference}.{name}", parts, "    " * depth, limit)),
-    ]
+    call = cst.parse_statement(_call(f"return {reference}.{name}", parts, "    " * depth, limit))
+    if importing:  # a blank line after it, as click and Jinja2 write theirs
+        statements = [*docstring, cst.parse_statement(importing),
+                      call.with_changes(leading_lines=[cst.EmptyLine(indent=False)])]
+    else:
+        statements = [*docstring, call]
     return function.with_changes(body=body.with_changes(body=statements))
+
+
+def _parameter_names(params: cst.Parameters) -> set[str]:
+    """The names a function's parameters bind (not what their annotations or defaults read)."""
+    found = [*params.posonly_params, *params.params, *params.kwonly_params,
+             params.star_arg, params.star_kwarg]
+    return {item.name.value for item in found if isinstance(item, cst.Param)}
 
 
 def _call(head: str, arguments: list[str], indent: str, limit: int) -> str:

@@ -14,8 +14,10 @@ import networkx as nx
 
 from smellkit.analysis.access import MethodData, data_access, is_dunder, is_property, is_test_code
 from smellkit.analysis.context import Context
+from smellkit.config import is_test_path
 from smellkit.detectors.god_class import GodClass, GodClassOptions
 from smellkit.detectors.god_class.cohesion import Cohesion, is_visible
+from smellkit.graphs.imports import imported_module
 from smellkit.injectors.cst import move
 
 
@@ -310,19 +312,60 @@ def for_holder(analysis: Context, pool: list[Cluster], holder: str) -> list[Clus
     their data is not foreign to it, and their code is already its own. Only modules whose
     code the holder's own methods already call, the most calls first: a class that already
     coordinates that work is what plausibly grows to take it over (a numeric validator taking
-    in field serialisation does not read as grown); and only modules whose thin functions can
-    name the holder through an import at their top (`cyclic`)."""
+    in field serialisation does not read as grown); and, unless the repository dodges import
+    cycles inside functions itself (`dodges_cycles_in_functions`), only modules whose thin
+    functions can name the holder through an import at their top (`cyclic`)."""
     related = {*analysis.index.mro(holder), *analysis.index.descendants(holder)}
+    dodging = dodges_cycles_in_functions(analysis)
     found = [Cluster(item.module, [f for f in item.functions if f.owner not in related],
-                     item.called) for item in pool if not cyclic(analysis, item.module, holder)]
+                     item.called) for item in pool
+             if dodging or not cyclic(analysis, item.module, holder)]
     return _ranked(analysis, found, holder)
 
 
 def cycling(analysis: Context, pool: list[Cluster], holder: str) -> list[str]:
     """The modules `for_holder` leaves out for an import cycle alone (see `cyclic`), the most
-    called first: named in refusals."""
+    called first: named in refusals. None where the repository dodges cycles so itself."""
+    if dodges_cycles_in_functions(analysis):
+        return []
     return [item.module for item in _ranked(analysis, pool, holder)
             if cyclic(analysis, item.module, holder)]
+
+
+IDIOM_PLACES = 2
+"""Imports of the repository's own modules inside functions that make doing so its idiom. One
+is an exception its authors made once (marshmallow's `Nested` imports `Schema` so, "to avoid
+circular imports"; WTForms' `DefaultMeta.build_csrf` imports `SessionCSRF`); click (18 places)
+and Jinja2 (11) do it wherever a cycle would otherwise close."""
+
+
+def dodges_cycles_in_functions(analysis: Context) -> bool:
+    """Whether the repository's library code imports its own modules inside function bodies
+    in at least `IDIOM_PLACES` places (click's core.py imports shell_completion and decorators
+    in its methods, Jinja2's nodes.py imports compiler in one). There a thin function that
+    imports the holder when called, to get past an import cycle, reads as the repository's
+    own code, and a module the holder's module imports (`cyclic`) may give it functions;
+    elsewhere such an import is a tell. Test code, `if TYPE_CHECKING:` blocks (they never
+    run) and imports of other distributions do not count; docstrings hold no imports to
+    count."""
+    return len(analysis.derived(imports_in_functions)) >= IDIOM_PLACES
+
+
+def imports_in_functions(analysis: Context) -> list[tuple[str, int]]:
+    """Where (path, line) library code imports another module of the repository inside a
+    function body, one entry per import statement."""
+    index = analysis.index
+    places: set[tuple[str, int]] = set()
+    for module, facts in index.modules.items():
+        if is_test_path(facts.path):
+            continue
+        for item in facts.imports:
+            if item.scope == module or item.type_only:
+                continue  # at the top of the module (or in a class body there), or never run
+            landed = imported_module(index, item.target)
+            if landed is not None and landed != module:
+                places.add((facts.path, item.line))
+    return sorted(places)
 
 
 def _ranked(analysis: Context, found: list[Cluster], holder: str) -> list[Cluster]:
@@ -346,7 +389,8 @@ def cyclic(analysis: Context, module: str, holder: str) -> bool:
     import the holder (or its module) at its top already, and importing the holder's module
     imports `module` (its package's `__init__` modules too, those not already being imported
     with `module`). A thin function importing the holder when called, to dodge that cycle,
-    reads as machine-made; `if TYPE_CHECKING:` imports do not count, they never run."""
+    reads as machine-made unless the repository does so itself (`dodges_cycles_in_functions`);
+    `if TYPE_CHECKING:` imports do not count, they never run."""
     index = analysis.index
     holder_module = index.module_of.get(holder)
     facts = index.modules.get(module)
