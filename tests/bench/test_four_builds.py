@@ -64,12 +64,13 @@ def test_the_four_builds_yield_cases_of_every_smell(
     with a case, every repository with cases of at least four smells (WTForms exactly four);
     then 52 once no god class case reaches its holder through an import inside a function
     (god_class 12 -> 3: click 1/0/0, Jinja2 1/0/0, marshmallow 1/0/0, WTForms none, which
-    keeps three smells). They leave room for the case or two that a slower machine's test
-    timeouts may cost."""
+    keeps three smells); then 58 once such an import is allowed where the repository writes
+    them itself (god_class 3 -> 9: click 2/2/1, Jinja2 1/1/0). They leave room for the case
+    or two that a slower machine's test timeouts may cost."""
     cases, report = four
     assert not report.repo_errors, report.repo_errors
     assert report.internal_errors == 0, report.rejections_by_stage
-    assert len(cases) >= 46, report.by_cell
+    assert len(cases) >= 52, report.by_cell
     assert {case.smell for case in cases} == set(SMELLS)
     for repo in REPOS:
         assert len({case.smell for case in cases if case.repo == repo}) >= 3, repo

@@ -397,6 +397,25 @@ def test_a_thin_function_call_past_the_line_length_is_wrapped() -> None:
     assert exploded.splitlines()[1:] == [f"    {name}," for name in arguments] + [")"]
 
 
+def test_a_thin_function_of_a_procedure_calls_without_returning() -> None:
+    """Review of click's `OptionParser` case: `UsageError.show`, annotated `-> None`, became
+    `return OptionParser.show(self, file)`. A function no `return` of which gives a value
+    delegates with a plain call; one that returns a value, even from a function nested in it,
+    keeps `return`."""
+    module = cst.parse_module(
+        'def show(self, file=None) -> None:\n    """Shows it."""\n    if file is None:\n'
+        "        return\n    echo(file)\n\n\n"
+        "def size(self):\n    def inner():\n        return 1\n\n    inner()\n")
+    show, size = module.body
+    assert isinstance(show, cst.FunctionDef) and isinstance(size, cst.FunctionDef)
+    assert module.code_for_node(absorbing._shim(show, "OptionParser", importing=(
+        "from .parser import OptionParser"))) == (
+        'def show(self, file=None) -> None:\n    """Shows it."""\n'
+        "    from .parser import OptionParser\n\n    OptionParser.show(self, file)\n")
+    assert module.code_for_node(absorbing._shim(size, "OptionParser")) == \
+        "\n\ndef size(self):\n    return OptionParser.size(self)\n"
+
+
 def test_only_modules_the_holder_already_calls_feed_it(tmp_path: Path) -> None:
     """A class grows into a god class by taking over work it already coordinates: a module
     only a function beside the holder calls (not the holder's own methods) is no source."""
@@ -558,6 +577,21 @@ def test_no_thin_function_imports_the_holder_when_called(tmp_path: Path) -> None
     changes, _, _ = absorbing.absorb(context, holder, [dates])
     moved = str(changes["desk/dates.py"])
     assert moved.count("import") == 1 and "return planner.Planner.parse_day(text)" in moved
+
+
+def test_a_choice_whose_functions_are_all_refused_is_made_again(tmp_path: Path) -> None:
+    """Jinja2's `Environment` at easy: the one module first chosen gave only `args_as_const`,
+    refused (a quoted annotation), and the refusal ended the injection. It comes back as the
+    function's refusal, so that another choice is made without it."""
+    context, found = _desk_clusters(tmp_path, "desk/text.py", "    if width <= 3",
+                                    "    stack = [text]\n    if width <= 3 or not stack")
+    (text,) = [item for item in found if item.module == "desk.text"]
+    shorten = [item for item in text.functions if item.name == "shorten"]
+    changes, absorbed, refused = absorbing.absorb(
+        context, "desk.planner.Planner", [planning.Cluster(text.module, shorten, text.called)])
+    assert (changes, absorbed) == ({}, [])
+    assert refused == {"desk.text.shorten": "shorten inspects frames (stack): the thin "
+                                            "function adds one"}
 
 
 def test_a_holder_whose_module_imports_every_source_is_no_candidate(tmp_path: Path) -> None:
@@ -743,6 +777,33 @@ def test_an_import_the_holders_module_makes_already_goes_to_its_top(tmp_path: Pa
     assert hoisted == ["from .parser import split_arg"]
     assert cst.Module([new]).code.splitlines()[1:3] == [
         "    from kit.schema import make", ""]
+
+
+def test_the_sources_own_globals_are_read_from_it_when_called(tmp_path: Path) -> None:
+    """Review of click's `HelpFormatter` case (once cycles were allowed, `_compat.py` gave it
+    work): `should_strip_ansi` came with `isatty`, which then joined formatting.py's own
+    `from ._compat import term_len`, so click's tests patching `click._compat.isatty` missed
+    it. A global of the module a function comes from stays imported in the body, read from
+    there when called, even where the holder's module imports from that module, or that very
+    name, at its top."""
+    from smellkit.injectors.cst import move
+    from smellkit.injectors.god_class import tidy
+
+    context = _repo(tmp_path / "repo", {
+        "kit/__init__.py": "",
+        "kit/fields.py": "from kit.parser import split_opt\n\n\nclass Field:\n    pass\n",
+        "kit/parser.py": "def split_opt(x):\n    return x\n\n\ndef split_arg(x):\n"
+                         "    return x\n"})
+    holder = tidy.Holder(context.index, "kit.fields", "Field",
+                         move.module_bindings(context.index, "kit.fields"))
+    function = cst.parse_statement("def f(x):\n    from .parser import split_arg\n"
+                                   "    from kit.parser import split_opt\n\n"
+                                   "    return split_opt(split_arg(x))\n")
+    assert isinstance(function, cst.FunctionDef)
+    new, hoisted = tidy.tidied(function, "kit.parser", holder, {}, frozenset())
+    assert hoisted == []
+    assert cst.Module([new]).code.splitlines()[1:4] == [
+        "    from .parser import split_arg", "    from kit.parser import split_opt", ""]
 
 
 def test_the_holders_own_module_is_not_imported_into_it(tmp_path: Path) -> None:

@@ -154,8 +154,10 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster]
             if reference is None and not local:  # at its top, as it imports its package
                 result = insert_import(result, importing)
             changes[path] = result.code
-    if not methods:
-        raise InjectionRefused("; ".join(refused.values()) or "nothing to absorb")
+    if not methods:  # every function refused: the caller chooses again without them
+        if refused:
+            return {}, [], refused
+        raise InjectionRefused("nothing to absorb")
     tidying = tidy.Holder(index, holder_module, holder_name,
                           move.module_bindings(index, holder_module))
     members: list[cst.BaseStatement] = []
@@ -349,13 +351,8 @@ def _check_function(function: cst.FunctionDef, holder_name: str, taken: set[str]
         if isinstance(node, cst.Name) and node.value in FRAME_NAMES:
             raise InjectionRefused(f"{name} inspects frames ({node.value}): the thin function "
                                    "adds one")
-    params = function.params
-    named = {item.name.value for item in (*params.posonly_params, *params.params,
-                                           *params.kwonly_params)}
-    named.update(item.name.value for item in (params.star_arg, params.star_kwarg)
-                 if isinstance(item, cst.Param))
-    if holder_name in named:  # the thin function's import would rebind it (annotations do not
-        raise InjectionRefused(f"a parameter of {name} is named {holder_name}")  # mind)
+    if holder_name in _parameter_names(function.params):  # it would hide the holder
+        raise InjectionRefused(f"a parameter of {name} is named {holder_name}")
     definition_time = move.definition_time_nodes(function)
     read = {node.value for node in subtree(function)
             if isinstance(node, cst.Name) and id(node) in definition_time}
@@ -431,13 +428,23 @@ def _shim(function: cst.FunctionDef, reference: str, name: str = "", limit: int 
     first = body.body[0] if body.body else None
     docstring = [first] if first is not None and is_docstring(first) else []
     name = name or function.name.value
-    call = cst.parse_statement(_call(f"return {reference}.{name}", parts, "    " * depth, limit))
+    head = f"{'' if _returns_nothing(function) else 'return '}{reference}.{name}"
+    call = cst.parse_statement(_call(head, parts, "    " * depth, limit))
     if importing:  # a blank line after it, as click and Jinja2 write theirs
         statements = [*docstring, cst.parse_statement(importing),
                       call.with_changes(leading_lines=[cst.EmptyLine(indent=False)])]
     else:
         statements = [*docstring, call]
     return function.with_changes(body=body.with_changes(body=statements))
+
+
+def _returns_nothing(function: cst.FunctionDef) -> bool:
+    """No `return` in the function gives a value (nor one in code nested in it, to be safe):
+    it always returns None, so its thin function calls the holder's method as a statement, as
+    a person delegates a procedure (`return OptionParser.show(self, file)` in a method
+    annotated `-> None` reads as machine-made)."""
+    return not any(isinstance(node, cst.Return) and node.value is not None
+                   for node in subtree(function.body))
 
 
 def _parameter_names(params: cst.Parameters) -> set[str]:
