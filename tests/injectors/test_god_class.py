@@ -120,14 +120,14 @@ def test_no_candidate_when_the_holder_is_a_god_class_already(tmp_path: Path) -> 
     assert list(make_injector(SMELL, {"min-file-lines": 0}).candidates(context)) == []
 
 
-MINIMUM = {"click": {"easy": 1, "medium": 0, "hard": 0},
-           "jinja2": {"easy": 1, "medium": 0, "hard": 0}}
-"""Injections that must succeed among all candidates (files of 500 lines or more): measured 1,
-0, 0 on both once no module reaches its holder through an import inside a function (before:
-4, 3, 2 and 0, 1, 1). Their central classes (click's `core.Parameter`, Jinja2's
-`Environment`) live in modules that import the modules whose functions they call, so only a
-module that imports them (click's shell_completion.py, Jinja2's loaders.py) can give them
-work: one module, an easy case."""
+MINIMUM = {"click": {"easy": 4, "medium": 1, "hard": 0},
+           "jinja2": {"easy": 1, "medium": 1, "hard": 0}}
+"""Injections that must succeed among all candidates (files of 500 lines or more), below what
+was measured: 1, 0, 0 on both once no module reached its holder through an import inside a
+function (before: 4, 3, 2 and 0, 1, 1); click 5, 1, 0 and Jinja2 1, 1, 1 once that import is
+allowed where the repository writes such imports itself (both do). Their central classes
+(click's `core.Parameter`, Jinja2's `Environment`) live in modules that import the modules
+whose functions they call: only so can those modules give them work."""
 
 
 @pytest.mark.slow
@@ -266,12 +266,13 @@ NEW_REPOSITORIES = {("marshmallow", "3.23.1"): ("src", ("easy",)),
 """Libraries of a few thousand lines that the injector had never seen (source path, the
 difficulties reached): their functions touch no data the analysis can type, so their holders
 take over methods of the classes around them. A holder takes in only functions of modules its
-own methods already call, and only of modules that can import it at their top: marshmallow's
-`fields.py` imports utils.py, validate.py and class_registry.py, so only schema.py (which
-imports `fields`) gives `Nested` work, an easy case; WTForms' `form.py` imports meta.py, and
-SessionCSRF alone does not make `BaseForm` a god class: no candidate (it reached medium while
-meta.py imported `BaseForm` inside its functions). sqlparse (0.5.2), whose filters call no
-function of another module, offers candidates but no injection."""
+own methods already call, and, as neither library makes a habit of importing its own modules
+inside functions (each does so once), only of modules that can import it at their top:
+marshmallow's `fields.py` imports utils.py, validate.py and class_registry.py, so only
+schema.py (which imports `fields`) gives `Nested` work, an easy case; WTForms' `form.py`
+imports meta.py, and SessionCSRF alone does not make `BaseForm` a god class: no candidate (it
+reached medium while meta.py imported `BaseForm` inside its functions). sqlparse (0.5.2), whose
+filters call no function of another module, offers candidates but no injection."""
 
 
 @pytest.mark.slow
@@ -669,8 +670,8 @@ def test_a_thin_function_imports_the_holder_where_the_repository_does_so(
     injector = make_injector(SMELL, {"min-file-lines": 0})
     (candidate,) = injector.candidates(context)
     assert candidate.reason.endswith("the thin functions of desk.dates would import it when "
-                                     "called, as the repository imports its own modules in 2 "
-                                     "places")
+                                     "called, as the repository's code imports its modules "
+                                     "inside functions in 2 places")
 
     typed = ('"""\n\nfrom typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n'
              '    from .planner import Planner\n\n\ndef parse_day(')

@@ -181,7 +181,8 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
                      if planning.cyclic(analysis, item.module, holder)]
             places = len(analysis.derived(planning.imports_in_functions))
             idiom = (f"; the thin functions of {', '.join(local)} would import it when called, "
-                     f"as the repository imports its own modules in {places} places") \
+                     f"as the repository's code imports its modules inside functions in {places} "
+                     "places") \
                 if local else ""
             yield Candidate(
                 smell=self.name, target=location,
