@@ -60,15 +60,16 @@ def four(terminal_report: Callable[[str, list[str]], None]) -> tuple[list[Case],
 def test_the_four_builds_yield_cases_of_every_smell(
         four: tuple[list[Case], BuildReport]) -> None:
     """Floors below what was measured once no injection made up a file (a mixin module for one
-    copied method, a module for one function taking a class's fields) and every function of a
+    copied method, a module for one function taking a class's fields), every function of a
     dead_code case was tied to its dead chain (no untied module padded with a function retired
-    on its own): 54 cases (61 before that), every smell with a case, every repository with
-    cases of at least four smells (WTForms exactly four). They leave room for the case or two
-    that a slower machine's test timeouts may cost."""
+    on its own) and no god class case reaches its holder through an import inside a function
+    where the repository never writes one: MEASURED cases (61 before those), every smell with a
+    case, every repository with cases of at least three smells. They leave room for the case or
+    two that a slower machine's test timeouts may cost."""
     cases, report = four
     assert not report.repo_errors, report.repo_errors
     assert report.internal_errors == 0, report.rejections_by_stage
-    assert len(cases) >= 48, report.by_cell
+    assert len(cases) >= 40, report.by_cell
     assert {case.smell for case in cases} == set(SMELLS)
     for repo in REPOS:
         assert len({case.smell for case in cases if case.repo == repo}) >= 3, repo

@@ -120,14 +120,14 @@ def test_no_candidate_when_the_holder_is_a_god_class_already(tmp_path: Path) -> 
     assert list(make_injector(SMELL, {"min-file-lines": 0}).candidates(context)) == []
 
 
-MINIMUM = {"click": {"easy": 2, "medium": 2, "hard": 2},
-           "jinja2": {"easy": 0, "medium": 1, "hard": 1}}
-"""Injections that must succeed among all candidates (7 on click, 2 on jinja2, files of 500
-lines or more); measured 4, 3, 2 and 0, 1, 1 once a holder takes in only functions of modules
-its own methods already call (before: 8 candidates on jinja2, 7 of them hard). jinja2's easy
-ones are none: most of its holders use no data of other classes, and no one module its classes
-already call brings both the size and the foreign data the detector asks for (WMC >= 47 and
-ATFD > 5)."""
+MINIMUM = {"click": {"easy": 4, "medium": 1, "hard": 0},
+           "jinja2": {"easy": 1, "medium": 1, "hard": 0}}
+"""Injections that must succeed among all candidates (files of 500 lines or more), below what
+was measured: 1, 0, 0 on both once no module reached its holder through an import inside a
+function (before: 4, 3, 2 and 0, 1, 1); click 5, 1, 0 and Jinja2 1, 1, 1 once that import is
+allowed where the repository writes such imports itself (both do). Their central classes
+(click's `core.Parameter`, Jinja2's `Environment`) live in modules that import the modules
+whose functions they call: only so can those modules give them work."""
 
 
 @pytest.mark.slow
@@ -148,14 +148,14 @@ def test_real_code(package: tuple[str, str], capsys: pytest.CaptureFixture[str])
 
 @pytest.mark.slow
 @pytest.mark.parametrize("package", [("click", "8.1.7"), ("jinja2", "3.1.4")])
-def test_own_tests_pass_on_a_hard_injection(package: tuple[str, str], tmp_path: Path) -> None:
-    """Behaviour is kept: the project's own test suite passes on the first hard injection,
-    whose absorbed code is called by name as before: no registry filled by a decorator and
-    looked up by string, which reads as machine-made."""
+def test_own_tests_pass_on_an_injection(package: tuple[str, str], tmp_path: Path) -> None:
+    """Behaviour is kept: the project's own test suite passes on the first injection (easy, the
+    difficulty both reach), whose absorbed code is called by name as before: no registry
+    filled by a decorator and looked up by string, which reads as machine-made."""
     from tests.support.pypi import sdist
 
     top = sdist(*package)
-    injection = first_injection(top / "src", SMELL, "hard")
+    injection = first_injection(top / "src", SMELL, "easy")
     assert not re.search(r"\+def _\w+\(function\):", injection.smelly_patch)  # a registry
     assert not re.search(r'_[A-Z_]+\["\w+"\]', injection.smelly_patch)  # a lookup by name
     result = own_tests_pass(top, injection, tmp_path)
@@ -256,35 +256,40 @@ def test_functions_refused_when_unsafe(tmp_path: Path) -> None:
                                     "    def week_of(self) -> int:\n        return 0\n\n"
                                     "    def report(")
     (dates,) = [item for item in found if item.module == "desk.dates"]
-    _, _, refused = absorbing.absorb(context, "desk.planner.Planner", [dates])
-    assert refused == {"desk.dates.week_of": "desk.planner.Planner already has a member named "
-                                             "week_of"}
+    _, absorbed, refused = absorbing.absorb(context, "desk.planner.Planner", [dates])
+    assert refused == {}  # its own name is taken: one of its parameter's words joins it
+    assert [item.absorbed_name for item in absorbed][1] == "week_of_day"
 
 
-NEW_REPOSITORIES = {("marshmallow", "3.23.1"): ("src", ("easy", "medium", "hard")),
-                    ("wtforms", "3.2.1"): ("src", ("medium",))}
+NEW_REPOSITORIES = {("marshmallow", "3.23.1"): ("src", ("easy",)),
+                    ("wtforms", "3.2.1"): ("src", ())}
 """Libraries of a few thousand lines that the injector had never seen (source path, the
 difficulties reached): their functions touch no data the analysis can type, so their holders
 take over methods of the classes around them. A holder takes in only functions of modules its
-own methods already call: WTForms' `BaseForm` reaches medium only, and sqlparse (0.5.2), whose
-filters call no function of another module, offers candidates but no injection any more."""
+own methods already call, and, as neither library makes a habit of importing its own modules
+inside functions (each does so once), only of modules that can import it at their top:
+marshmallow's `fields.py` imports utils.py, validate.py and class_registry.py, so only
+schema.py (which imports `fields`) gives `Nested` work, an easy case; WTForms' `form.py`
+imports meta.py, and SessionCSRF alone does not make `BaseForm` a god class: no candidate (it
+reached medium while meta.py imported `BaseForm` inside its functions). sqlparse (0.5.2), whose
+filters call no function of another module, offers candidates but no injection."""
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("package", sorted(NEW_REPOSITORIES))
 def test_new_repositories(package: tuple[str, str]) -> None:
     """Without the file-size filter (as these libraries' specs build them: their modules are
-    short) there are candidates; each difficulty the library reaches gives a first injection
-    that spans the files its difficulty promises, passes every round-trip property (the
-    detector flags the holder), names what it adds with the repository's words and lints
-    clean; the others give none."""
+    short) there are candidates where a difficulty is reached; each difficulty the library
+    reaches gives a first injection that spans the files its difficulty promises, passes every
+    round-trip property (the detector flags the holder), names what it adds with the
+    repository's words and lints clean; the others give none."""
     from smellkit.injectors.engine import find_candidates, verify
     from tests.support.pypi import sdist
 
     folder, reached = NEW_REPOSITORIES[package]
     root = sdist(*package) / folder
     project = Project.load(root, jobs=1)
-    assert find_candidates(project, SMELL, options=SMALL)
+    assert bool(find_candidates(project, SMELL, options=SMALL)) == bool(reached)
     for difficulty in DIFFICULTIES:
         if difficulty not in reached:
             with pytest.raises(AssertionError, match=r"no .* god_class injection"):
@@ -393,6 +398,25 @@ def test_a_thin_function_call_past_the_line_length_is_wrapped() -> None:
     assert exploded.splitlines()[1:] == [f"    {name}," for name in arguments] + [")"]
 
 
+def test_a_thin_function_of_a_procedure_calls_without_returning() -> None:
+    """Review of click's `OptionParser` case: `UsageError.show`, annotated `-> None`, became
+    `return OptionParser.show(self, file)`. A function no `return` of which gives a value
+    delegates with a plain call; one that returns a value, even from a function nested in it,
+    keeps `return`."""
+    module = cst.parse_module(
+        'def show(self, file=None) -> None:\n    """Shows it."""\n    if file is None:\n'
+        "        return\n    echo(file)\n\n\n"
+        "def size(self):\n    def inner():\n        return 1\n\n    inner()\n")
+    show, size = module.body
+    assert isinstance(show, cst.FunctionDef) and isinstance(size, cst.FunctionDef)
+    assert module.code_for_node(absorbing._shim(show, "OptionParser", importing=(
+        "from .parser import OptionParser"))) == (
+        'def show(self, file=None) -> None:\n    """Shows it."""\n'
+        "    from .parser import OptionParser\n\n    OptionParser.show(self, file)\n")
+    assert module.code_for_node(absorbing._shim(size, "OptionParser")) == \
+        "\n\ndef size(self):\n    return OptionParser.size(self)\n"
+
+
 def test_only_modules_the_holder_already_calls_feed_it(tmp_path: Path) -> None:
     """A class grows into a god class by taking over work it already coordinates: a module
     only a function beside the holder calls (not the holder's own methods) is no source."""
@@ -437,28 +461,258 @@ def _repo(root: Path, files: dict[str, str]) -> InjectionContext:
     return InjectionContext(Project.load(root, use_cache=False, jobs=1))
 
 
-def test_an_absorbed_method_is_named_after_its_whole_class(tmp_path: Path) -> None:
-    """`OneOf.options` becomes `one_of_options` taking a `one_of_validator`: the class's last
-    word alone is a stop word (`of_options`), its first alone a stranger (`one_validator`);
-    `Length._format_error` becomes `_length_format_error`."""
+def test_an_absorbed_method_keeps_its_own_name_where_free(tmp_path: Path) -> None:
+    """Review of WTForms' `BaseForm` case: `DefaultMeta.update_values` came in as
+    `default_meta_update_values`, the class's whole name glued on. It keeps its own name where
+    the holder leaves it free; where not, one word of its class (`_format_length_error`) or of
+    its parameters (`week_of_day`) joins its words, never its class's name as a prefix. The
+    instance it now takes is still named after its class (`one_of_validator`)."""
     context = _repo(tmp_path / "repo", {
         "kit/__init__.py": "",
         "kit/validate.py": "class Validator:\n    pass\n\n\nclass OneOf(Validator):\n"
                            "    def options(self):\n        return self.choices\n\n\n"
-                           "class Length(Validator):\n    def _format_error(self):\n"
-                           "        return self.error\n\n\nclass Parser:\n"
-                           "    def parse_call_args(self):\n        return self.stream\n"})
-    analysis = context.analysis
-    assert planning._method_name(analysis, "kit.validate.OneOf.options") == "one_of_options"
-    assert planning._method_name(analysis, "kit.validate.Length._format_error") == \
-        "_length_format_error"
-    assert planning._method_name(analysis, "kit.validate.Parser.parse_call_args") == \
-        "parse_call_args"  # not `parser_parse_call_args`
-    function = planning.Function("kit.validate.OneOf.options", "kit.validate", "options", 1,
-                                 frozenset(), owner="kit.validate.OneOf")
-    node = absorbing._find_method(context.module("kit/validate.py"), function)
+                           "class Length(Validator):\n"
+                           "    def _format_error(self, value, message):\n"
+                           "        return self.error\n\n\n"
+                           "class ZshComplete:\n    def get_completion_args(self):\n"
+                           "        return self.words\n\n\n"
+                           "def week_of(day):\n    return day // 7\n",
+        "kit/fields.py": "class Field:\n    def _format_error(self):\n        return 1\n\n"
+                         "    def week_of(self):\n        return 2\n"})
+
+    def function(qualname: str, owner: str | None = None) -> planning.Function:
+        return planning.Function(qualname, "kit.validate", qualname.rpartition(".")[2], 1,
+                                 frozenset(), owner=owner)
+
+    holder = "kit.fields.Field"
+    taken = {"_format_error", "week_of", "options"}
+    one_of = function("kit.validate.OneOf.options", "kit.validate.OneOf")
+    length = function("kit.validate.Length._format_error", "kit.validate.Length")
+    week = function("kit.validate.week_of")
+    assert absorbing.member_name(context, one_of, holder, set(), frozenset()) == "options"
+    assert absorbing.member_name(context, length, holder, taken, frozenset()) == \
+        "_format_length_error"
+    assert absorbing.member_name(context, week, holder, taken, frozenset()) == "week_of_day"
+    zsh = planning.Function("kit.validate.ZshComplete.get_completion_args", "kit.validate",
+                            "get_completion_args", 1, frozenset(), owner="kit.validate.ZshComplete")
+    assert absorbing.member_name(context, zsh, holder, {"get_completion_args"}, frozenset()) \
+        == "get_zsh_completion_args"  # not `get_completion_args_complete`
+    assert not absorbing.member_name(context, one_of, holder, taken, frozenset()).startswith(
+        ("one_of_", "one_"))
+    with pytest.raises(InjectionRefused, match="hook"):
+        absorbing.member_name(context, week, holder, set(), frozenset({"week_"}))
+    node = absorbing._find_method(context.module("kit/validate.py"), one_of)
     assert node is not None
-    assert absorbing._instance_name(context, function, node) == "one_of_validator"
+    assert absorbing._instance_name(context, one_of, node) == "one_of_validator"
+
+
+_LAZY = {"dates": "from desk.dates import parse_day", "money": "from desk.money import "
+         "format_price", "text": "from desk.text import shorten"}
+"""The imports the desk planner makes inside its methods."""
+
+
+def _planner_importing_at_top(*modules: str) -> str:
+    """The desk planner importing `modules` (of dates, money, text) at its top rather than
+    inside its methods; the fixture imports all three inside them, which makes doing so the
+    desk's idiom (`planning.dodges_cycles_in_functions`) until at most one is left."""
+    text = (DESK / "before" / "desk" / "planner.py").read_text()
+    for module in modules:
+        text = text.replace(f"        {_LAZY[module]}\n\n", "", 1)
+    top = sorted([*(_LAZY[module] for module in modules), "from desk.models import Task"])
+    return text.replace("from desk.models import Task", "\n".join(top), 1)
+
+
+def test_no_thin_function_imports_the_holder_when_called(tmp_path: Path) -> None:
+    """Review of marshmallow's `Field` case: validate.py reached `Field` through
+    `from .fields import Field` inside its functions, as fields.py imports validate.py, while
+    marshmallow imports its own modules so once in all its code. Where the repository does not
+    make a habit of it, a module the holder's module imports when loaded is no source (its
+    functions stay); one that imports the holder's module at its top already is (its import
+    reused); any other gets the import at its top. `if TYPE_CHECKING:` imports never run: they
+    do not count."""
+    before = (DESK / "before" / "desk" / "planner.py").read_text()
+    context, found = _desk_clusters(tmp_path, "desk/planner.py", before,
+                                    _planner_importing_at_top("dates", "money"))
+    analysis = context.analysis
+    holder = "desk.planner.Planner"
+    assert [path for path, _ in analysis.derived(planning.imports_in_functions)] == [
+        "desk/planner.py"]  # agenda's `from desk.text import shorten`
+    assert not planning.dodges_cycles_in_functions(analysis)  # once is no habit
+    assert planning.cyclic(analysis, "desk.dates", holder)
+    assert not planning.cyclic(analysis, "desk.text", holder)
+    assert "desk.dates" not in {item.module for item in planning.for_holder(
+        analysis, found, holder)}
+    assert planning.cycling(analysis, found, holder) == ["desk.dates", "desk.money"]
+    (dates,) = [item for item in found if item.module == "desk.dates"]
+    with pytest.raises(InjectionRefused, match=r"desk\.dates could name Planner only by "
+                                               r"importing it inside functions: .*, and the "
+                                               r"repository's own code imports its modules so "
+                                               r"in fewer than 2 places"):
+        absorbing.absorb(context, holder, [dates])
+    (text,) = [item for item in found if item.module == "desk.text"]
+    changes, _, _ = absorbing.absorb(context, holder, [text])
+    moved = str(changes["desk/text.py"])
+    assert moved.startswith('"""Text helpers for task titles."""\n\nfrom desk.planner import '
+                            'Planner\n')
+    assert not re.search(r"^[ \t]+(from|import) ", moved, re.M)  # none inside a function
+    typed = ("from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n"
+             "    from desk.planner import Planner\n\n\n")
+    context, _ = _desk_clusters(tmp_path / "typed", "desk/dates.py", "\n\ndef parse_day(",
+                                f"\n\n{typed}def parse_day(")
+    (tmp_path / "typed" / "repo" / "desk" / "planner.py").write_text(
+        (DESK / "before" / "desk" / "planner.py").read_text().replace(
+            "from desk.models", "from desk.dates import week_of\nfrom desk.models"))
+    analysis = InjectionContext(Project.load(tmp_path / "typed" / "repo")).analysis
+    assert planning.cyclic(analysis, "desk.dates", holder)
+    context, found = _desk_clusters(tmp_path / "lifted", "desk/dates.py", "\n\ndef parse_day(",
+                                    f"\n\n{typed}def parse_day(")
+    (dates,) = [item for item in found if item.module == "desk.dates"]
+    changes, _, _ = absorbing.absorb(context, holder, [dates])
+    assert str(changes["desk/dates.py"]).startswith(  # out of the block, which goes
+        '"""Days as numbers: day 0 is a Monday."""\n\nfrom desk.planner import Planner\n\n\n'
+        "def parse_day(")
+    context, found = _desk_clusters(tmp_path / "reused", "desk/dates.py", "\n\ndef parse_day(",
+                                    "\n\nfrom desk import planner\n\n\ndef parse_day(")
+    (dates,) = [item for item in found if item.module == "desk.dates"]
+    assert not planning.cyclic(context.analysis, "desk.dates", holder)
+    changes, _, _ = absorbing.absorb(context, holder, [dates])
+    moved = str(changes["desk/dates.py"])
+    assert moved.count("import") == 1 and "return planner.Planner.parse_day(text)" in moved
+
+
+def test_a_choice_whose_functions_are_all_refused_is_made_again(tmp_path: Path) -> None:
+    """Jinja2's `Environment` at easy: the one module first chosen gave only `args_as_const`,
+    refused (a quoted annotation), and the refusal ended the injection. It comes back as the
+    function's refusal, so that another choice is made without it."""
+    context, found = _desk_clusters(tmp_path, "desk/text.py", "    if width <= 3",
+                                    "    stack = [text]\n    if width <= 3 or not stack")
+    (text,) = [item for item in found if item.module == "desk.text"]
+    shorten = [item for item in text.functions if item.name == "shorten"]
+    changes, absorbed, refused = absorbing.absorb(
+        context, "desk.planner.Planner", [planning.Cluster(text.module, shorten, text.called)])
+    assert (changes, absorbed) == ({}, [])
+    assert refused == {"desk.text.shorten": "shorten inspects frames (stack): the thin "
+                                            "function adds one"}
+
+
+def test_a_holder_whose_module_imports_every_source_is_no_candidate(tmp_path: Path) -> None:
+    """The planner importing dates, money and text at its top (as marshmallow's fields.py
+    imports validate.py and utils.py), in a repository that imports nothing inside functions,
+    leaves them no way to reach it but from inside functions: no candidate, and `--explain`
+    says why."""
+    before = (DESK / "before" / "desk" / "planner.py").read_text()
+    context, _ = _desk_clusters(tmp_path, "desk/planner.py", before,
+                                _planner_importing_at_top("dates", "money", "text"))
+    assert context.analysis.derived(planning.imports_in_functions) == []
+    injector = make_injector(SMELL, {"min-file-lines": 0})
+    assert list(injector.candidates(context)) == []
+    assert any("could reach it only from inside functions (a cycle), as the repository's own "
+               "code does in fewer than 2 places" in rule for rule in context.discarded)
+
+
+def test_only_library_code_running_imports_of_its_own_modules_makes_the_idiom(
+        tmp_path: Path) -> None:
+    """What counts as the repository importing its own modules inside functions: import
+    statements of its library code that run. Not its tests, not `if TYPE_CHECKING:` blocks
+    (they never run), not other distributions (`import json`), not text in a docstring, not
+    imports at the top or in a class body there; each statement once."""
+    function = ('def load(text):\n    """Reads it:\n\n        from kit.core import Thing\n'
+                '    """\n    import json\n    from typing import TYPE_CHECKING\n\n'
+                '    if TYPE_CHECKING:\n        from kit.core import Thing\n'
+                '    return json.loads(text)\n')
+    files = {"kit/__init__.py": "",
+             "kit/core.py": "class Thing:\n    pass\n\n\nclass Part:\n    pass\n",
+             "kit/io.py": f"from kit.core import Thing\n\n\nclass Box:\n"
+                          f"    from kit import core\n\n\n{function}",
+             "tests/test_io.py": "def test_load():\n    from kit.core import Thing\n\n"
+                                 "    from kit.io import Box, load\n\n"
+                                 "    assert Thing and Box and load('1') == 1\n"}
+    context = _repo(tmp_path / "none", files)
+    assert context.analysis.derived(planning.imports_in_functions) == []
+    assert not planning.dodges_cycles_in_functions(context.analysis)
+    once = "\n\ndef make():\n    from kit.core import Part, Thing\n\n    return Thing(), Part()\n"
+    files["kit/io.py"] += once
+    context = _repo(tmp_path / "once", files)
+    assert len(context.analysis.derived(planning.imports_in_functions)) == 1  # one statement
+    assert not planning.dodges_cycles_in_functions(context.analysis)
+    files["kit/io.py"] += "\n\ndef boxed():\n    from . import core\n\n    return core\n"
+    context = _repo(tmp_path / "twice", files)
+    assert planning.dodges_cycles_in_functions(context.analysis)
+
+
+def test_a_thin_function_imports_the_holder_where_the_repository_does_so(
+        tmp_path: Path) -> None:
+    """click and Jinja2 import their own modules inside functions wherever a cycle would close
+    (click's core.py: `from .shell_completion import shell_complete` in a method). There a
+    module the holder's module imports is a source again, and its thin functions import the
+    holder first thing in their body, as the repository writes it (relative where the module
+    imports its siblings so, a blank line after); an `if TYPE_CHECKING:` import of the holder
+    stays, as the top can not import it. Candidates say so."""
+    before = (DESK / "before" / "desk" / "planner.py").read_text()
+    context, found = _desk_clusters(tmp_path, "desk/planner.py", before,
+                                    _planner_importing_at_top("dates"))
+    analysis = context.analysis
+    holder = "desk.planner.Planner"
+    assert [path for path, _ in analysis.derived(planning.imports_in_functions)] == [
+        "desk/planner.py"] * 2  # of text and money
+    assert planning.dodges_cycles_in_functions(analysis)
+    assert planning.cyclic(analysis, "desk.dates", holder)
+    assert "desk.dates" in {item.module for item in planning.for_holder(analysis, found, holder)}
+    assert planning.cycling(analysis, found, holder) == []
+    (dates,) = [item for item in found if item.module == "desk.dates"]
+    changes, absorbed, refused = absorbing.absorb(context, holder, [dates])
+    assert refused == {} and len(absorbed) == 4
+    moved = str(changes["desk/dates.py"])
+    assert moved.startswith('"""Days as numbers: day 0 is a Monday."""\n\n\ndef parse_day(')
+    assert "def week_of(day: int) -> int:\n    from desk.planner import Planner\n\n    " \
+           "return Planner.week_of(day)\n" in moved
+    assert moved.count("from desk.planner import Planner") == 4
+    injector = make_injector(SMELL, {"min-file-lines": 0})
+    (candidate,) = injector.candidates(context)
+    assert candidate.reason.endswith("the thin functions of desk.dates would import it when "
+                                     "called, as the repository's code imports its modules "
+                                     "inside functions in 2 places")
+
+    typed = ('"""\n\nfrom typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n'
+             '    from .planner import Planner\n\n\ndef parse_day(')
+    count = ('\n\n\ndef open_count(planner: "Planner") -> int:\n'
+             '    return sum(1 for task in planner.tasks if not task.done)\n')
+    copy = tmp_path / "relative" / "repo"
+    shutil.copytree(DESK / "before", copy)
+    (copy / "desk" / "planner.py").write_text(_planner_importing_at_top("dates"))
+    dates_path = copy / "desk" / "dates.py"
+    dates_path.write_text(dates_path.read_text().replace('"""\n\n\ndef parse_day(', typed, 1)
+                          + count)
+    context = InjectionContext(Project.load(copy))
+    analysis = context.analysis
+    (dates,) = [item for item in planning.clusters(analysis, "desk.planner",
+                                                    planning.calls_by_module(analysis))
+                if item.module == "desk.dates"]
+    changes, _, refused = absorbing.absorb(context, holder, [dates])
+    assert refused == {}
+    moved = str(changes["desk/dates.py"])
+    assert moved.startswith('"""Days as numbers: day 0 is a Monday.' + typed)  # it stays
+    assert "    from .planner import Planner\n\n    return Planner.day_name(day)\n" in moved
+    assert "from desk.planner" not in moved
+
+
+def test_one_case_absorbs_what_a_reviewer_reads_as_one_change() -> None:
+    """Review of marshmallow's `Nested` case: eleven members, 235 lines in one case. However
+    many functions the thresholds would want, a choice stays within `MAX_FUNCTIONS` and
+    `MAX_LINES`: none when only more would do."""
+    holder = planning.Holder("kit.Holder", 10, 0, 2, set(), {"kit.Holder"})
+
+    def pool(lines: int) -> list[planning.Cluster]:
+        return [planning.Cluster("kit.helpers", [planning.Function(
+            f"kit.helpers.{name}", "kit.helpers", name, 5, frozenset({(f"{name}_data", "kit.A")}),
+            lines=lines) for name in ("alpha", "beta", "gamma", "delta", "epsilon", "zeta",
+                                      "eta", "theta", "iota", "kappa")])]
+
+    limits = (47, 1 / 3, 5)
+    (short,) = planning.select(holder, pool(15), 1, limits) or []
+    assert len(short.functions) == 8 <= planning.MAX_FUNCTIONS
+    assert sum(item.lines for item in short.functions) <= planning.MAX_LINES
+    assert planning.select(holder, pool(30), 1, limits) is None  # 8 x 30 lines: too much
 
 
 _TIDY_HOLDER = ("import collections\nfrom collections.abc import Mapping as _Mapping\n\n"
@@ -495,6 +749,62 @@ def test_absorbed_code_imports_as_a_person_would(tmp_path: Path) -> None:
     assert "import" not in code.split('"""Doc."""')[1]
     assert "return Field.is_iterable(obj) and not isinstance(obj, _Mapping) and " \
            "utils.helper(functools)" in code
+
+
+def test_an_import_the_holders_module_makes_already_goes_to_its_top(tmp_path: Path) -> None:
+    """Review of click's `Parameter` case: `from .parser import split_arg_string` sat in the
+    body of each absorbed method although core.py imports from `.parser` at its top. Such an
+    import joins the module's own (relative or not); one of a module that imports the
+    holder's module (a cycle) stays in the body."""
+    from smellkit.injectors.cst import move
+    from smellkit.injectors.god_class import tidy
+
+    context = _repo(tmp_path / "repo", {
+        "kit/__init__.py": "",
+        "kit/fields.py": "from kit.parser import split_opt\nfrom kit.schema import Schema\n\n\n"
+                         "class Field:\n    pass\n",
+        "kit/parser.py": "def split_opt(x):\n    return x\n\n\ndef split_arg(x):\n"
+                         "    return x\n",
+        "kit/schema.py": "from kit.fields import Field\n\n\nclass Schema:\n    pass\n\n\n"
+                         "def make(x):\n    return x\n"})
+    holder = tidy.Holder(context.index, "kit.fields", "Field",
+                         move.module_bindings(context.index, "kit.fields"))
+    function = cst.parse_statement("def f(x):\n    from .parser import split_arg\n"
+                                   "    from kit.parser import split_opt\n"
+                                   "    from kit.schema import make\n\n"
+                                   "    return split_opt(split_arg(make(x)))\n")
+    assert isinstance(function, cst.FunctionDef)
+    new, hoisted = tidy.tidied(function, "kit.utils", holder, {}, frozenset())
+    assert hoisted == ["from .parser import split_arg"]
+    assert cst.Module([new]).code.splitlines()[1:3] == [
+        "    from kit.schema import make", ""]
+
+
+def test_the_sources_own_globals_are_read_from_it_when_called(tmp_path: Path) -> None:
+    """Review of click's `HelpFormatter` case (once cycles were allowed, `_compat.py` gave it
+    work): `should_strip_ansi` came with `isatty`, which then joined formatting.py's own
+    `from ._compat import term_len`, so click's tests patching `click._compat.isatty` missed
+    it. A global of the module a function comes from stays imported in the body, read from
+    there when called, even where the holder's module imports from that module, or that very
+    name, at its top."""
+    from smellkit.injectors.cst import move
+    from smellkit.injectors.god_class import tidy
+
+    context = _repo(tmp_path / "repo", {
+        "kit/__init__.py": "",
+        "kit/fields.py": "from kit.parser import split_opt\n\n\nclass Field:\n    pass\n",
+        "kit/parser.py": "def split_opt(x):\n    return x\n\n\ndef split_arg(x):\n"
+                         "    return x\n"})
+    holder = tidy.Holder(context.index, "kit.fields", "Field",
+                         move.module_bindings(context.index, "kit.fields"))
+    function = cst.parse_statement("def f(x):\n    from .parser import split_arg\n"
+                                   "    from kit.parser import split_opt\n\n"
+                                   "    return split_opt(split_arg(x))\n")
+    assert isinstance(function, cst.FunctionDef)
+    new, hoisted = tidy.tidied(function, "kit.parser", holder, {}, frozenset())
+    assert hoisted == []
+    assert cst.Module([new]).code.splitlines()[1:4] == [
+        "    from .parser import split_arg", "    from kit.parser import split_opt", ""]
 
 
 def test_the_holders_own_module_is_not_imported_into_it(tmp_path: Path) -> None:

@@ -154,6 +154,12 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
                                                          context.well_covered) \
                     if planning.eagerly_imported(analysis, module) else []
             pool = planning.for_holder(analysis, per_module[module], holder)
+            if not pool and planning.cycling(analysis, per_module[module], holder):
+                context.discard("its module imports every module whose functions it calls: "
+                                "they could reach it only from inside functions (a cycle), as the "
+                                "repository's own code does in fewer than "
+                                f"{planning.IDIOM_PLACES} places")
+                continue
             if not pool:
                 context.discard("its module is imported lazily or its package has no movable "
                                 "well-tested functions elsewhere")
@@ -171,6 +177,13 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
             functions = [item for cluster in chosen for item in cluster.functions]
             wmc, tcc, atfd = planning.predicted(measures, functions)
             names = ", ".join(item.name for item in functions[:4])
+            local = [item.module for item in chosen
+                     if planning.cyclic(analysis, item.module, holder)]
+            places = len(analysis.derived(planning.imports_in_functions))
+            idiom = (f"; the thin functions of {', '.join(local)} would import it when called, "
+                     f"as the repository's code imports its modules inside functions in {places} "
+                     "places") \
+                if local else ""
             yield Candidate(
                 smell=self.name, target=location,
                 files=(location.path, *(context.path_of(item.module) or "" for item in chosen)),
@@ -178,7 +191,7 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
                         f"{', '.join(item.module for item in chosen)} ({names}"
                         f"{', ...' if len(functions) > 4 else ''}) as static methods would give "
                         f"{holder} WMC {wmc}, TCC {tcc:.2f}, ATFD {atfd}; now WMC "
-                        f"{measures.wmc}, ATFD {len(measures.foreign)}"),
+                        f"{measures.wmc}, ATFD {len(measures.foreign)}{idiom}"),
                 data={"kind": "functions", "holder": holder, "modules": needed})
 
     def _limits(self) -> planning.Limits:
@@ -218,8 +231,10 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
         analysis = context.analysis
         holder: str = candidate.data["holder"]
         module = context.index.module_of[holder]
-        pool = planning.for_holder(analysis, planning.clusters(
-            analysis, module, planning.calls_by_module(analysis), context.well_covered), holder)
+        found = planning.clusters(analysis, module, planning.calls_by_module(analysis),
+                                  context.well_covered)
+        pool = planning.for_holder(analysis, found, holder)
+        cycling = planning.cycling(analysis, found, holder)
         measures = planning.measure_holder(analysis, holder)
         needed = _NEEDED[difficulty]
         excluded: dict[str, str] = {}
@@ -229,8 +244,13 @@ class GodClassInjector(Injector[GodClassInjectorOptions]):
             chosen = planning.choose(measures, pool, needed, limits, frozenset(excluded))
             if chosen is None:
                 why = f" ({next(iter(excluded.values()))})" if excluded else ""
+                left = (f"; {', '.join(cycling)} stay{'s' if len(cycling) == 1 else ''} out: "
+                        f"{module} imports {'it' if len(cycling) == 1 else 'them'}, so only an "
+                        f"import inside functions could reach {holder}, as the repository's own "
+                        f"code does in fewer than {planning.IDIOM_PLACES} places") \
+                    if cycling else ""
                 raise InjectionRefused(f"no {needed} module(s) of functions would make {holder} a "
-                                       f"god class{why}")
+                                       f"god class{why}{left}")
             changes, absorbed, refused = absorbing.absorb(context, holder, chosen)
             if refused:  # choose again without them
                 rounds += not set(refused) - set(excluded)

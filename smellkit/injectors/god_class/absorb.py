@@ -3,21 +3,27 @@ second form, the inverse of "move functions to a module of their own").
 
 A cluster is the functions of another module `S` that the holder's module `M` calls, with the
 functions of `S` they call in turn. Absorbing it: each function's code joins the holder `H` as a
-static method of the same name (the globals it reads imported at the top of its body, from `S`,
-already loaded then), and `S` keeps a thin function of the same signature that imports `H` when
-called and returns `H.<name>(...)` with its arguments passed on as received, so every caller
-inside and outside the repository runs the same code on the same arguments.
+static method of the same name where it is free (`member_name`; the globals it reads imported at
+the top of its body, from `S`, already loaded then), and `S` keeps a thin function of the same
+signature that returns `H.<name>(...)` with its arguments passed on as received, so every caller
+inside and outside the repository runs the same code on the same arguments. `S` names `H` through
+an import at its top, its own or a new one. A module that importing `M` imports (an import
+cycle) could reach `H` only through an import inside the thin function: it is a source only
+where the repository imports its own modules inside functions itself (click, Jinja2), as
+elsewhere that import would be a tell (marshmallow, WTForms).
 
 Refused, conservatively: decorated, asynchronous and generator functions; functions called while
-modules are being imported (the thin function's import of `M` could then run too early); a
-holder whose module the package does not import eagerly; names the holder (or a class related to
-it) already has; and whatever `_feature_envy_move` refuses to move as text.
+modules are being imported (the holder could then be used before its module has run); a holder
+whose module the package does not import eagerly; a function whose name, and every name built
+from its words, the holder (or a class related to it) already has or looks up as a hook; and
+whatever `_feature_envy_move` refuses to move as text.
 """
 
 from __future__ import annotations
 
 import random
 import re
+from dataclasses import replace
 
 import libcst as cst
 
@@ -29,6 +35,7 @@ from smellkit.injectors.cst import move
 from smellkit.injectors.cst.edit import subtree
 from smellkit.injectors.cst.house import line_limit
 from smellkit.injectors.cst.imports import (
+    bound_name,
     drop_unused_imports,
     insert_import,
     is_docstring,
@@ -36,8 +43,14 @@ from smellkit.injectors.cst.imports import (
     without_unused,
 )
 from smellkit.injectors.god_class import tidy
-from smellkit.injectors.god_class.planning import Cluster, Function
-from smellkit.injectors.naming import pick, snake, words
+from smellkit.injectors.god_class.planning import (
+    IDIOM_PLACES,
+    Cluster,
+    Function,
+    cyclic,
+    dodges_cycles_in_functions,
+)
+from smellkit.injectors.naming import MIN_WORD, meaningful, overlaps, pick, snake, words
 
 
 def absorb(context: InjectionContext, holder: str, chosen: list[Cluster]
@@ -78,20 +91,31 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster]
             context.source(item.path) for item in context.project.files)))
         replacing = move.replaced(cluster.module, (
             context.source(item.path) for item in context.project.files))
+        reference = _holder_reference(index, cluster.module, holder)
+        local = reference is None and cyclic(context.analysis, cluster.module, holder)
+        if local and not dodges_cycles_in_functions(context.analysis):
+            raise InjectionRefused(f"{cluster.module} could name {holder_name} only by importing "
+                                   f"it inside functions: importing {holder_module} imports "
+                                   f"{cluster.module}, and the repository's own code imports its "
+                                   f"modules so in fewer than {IDIOM_PLACES} places")
+        relative = any(item.level for item in index.modules[cluster.module].imports)
+        importing = (move.relative_import(cluster.module, holder_module, holder_name)
+                     if relative else f"from {holder_module} import {holder_name}")
+        bound = move.module_bindings(index, cluster.module).get(holder_name)
+        if reference is None and bound not in (None, holder):
+            raise InjectionRefused(f"{cluster.module} binds {holder_name} to something else")
         for function in cluster.functions:
-            name = function.absorbed_name
             node = _find_function(tree, function.name) if function.owner is None else \
                 _find_method(tree, function)
             try:
                 if node is None:
                     raise InjectionRefused(f"{function.qualname} is not where the index puts it")
-                if name in taken:
-                    raise InjectionRefused(f"{holder} already has a member named {name}")
-                hooked = next((prefix for prefix in looked_up if name.startswith(prefix)), None)
-                if hooked is not None:  # `getattr(self, f"validate_{name}")` would find it
-                    raise InjectionRefused(f"the repository looks up members named "
-                                           f"{hooked}<name> by name, so {name} would become a "
-                                           "hook")
+                name = member_name(context, function, holder, taken, looked_up)
+                if name != function.name:
+                    function = replace(function, new_name=name)
+                head = (reference or holder_name).partition(".")[0]
+                if head in _parameter_names(node.params):  # it would hide the holder
+                    raise InjectionRefused(f"a parameter of {function.name} is named {head}")
                 _check_function(node, holder_name, taken)
                 _check_bound_before(index, holder_module, node, holder_line, postponed)
                 if function.owner is None:
@@ -112,23 +136,28 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster]
                 code = reindented_docstring(code, tree.default_indent)
             methods.append((code, name, cluster.module, replacing))
             imports.extend(moved.imports)
-            shims[id(node)] = _shim(node, cluster.module, holder_module, holder_name, name,
-                                    _holder_reference(index, cluster.module, holder, node),
+            shims[id(node)] = _shim(node, reference or holder_name, name,
                                     line_limit(context.source(path)),
                                     1 if function.owner is None else 2,
-                                    any(item.level
-                                        for item in index.modules[cluster.module].imports))
+                                    importing if local else None)
             taken.add(name)
             absorbed.append(function)
         if shims:
-            result = drop_unused_imports(tree.visit(_Shims(shims)), tree, patched)
+            result = tree.visit(_Shims(shims))
+            if reference is None and bound == holder and not local:  # for type checking only
+                result = without_type_checking_import(result, holder_name)
+            result = drop_unused_imports(result, tree, patched)
             kept = left_unused(tree, result)
             if kept:  # names the repository patches on the module: kept, yet a tell
                 raise InjectionRefused(f"{path} would keep {', '.join(sorted(kept))} imported "
                                        "for nothing (other code reads it from there)")
+            if reference is None and not local:  # at its top, as it imports its package
+                result = insert_import(result, importing)
             changes[path] = result.code
-    if not methods:
-        raise InjectionRefused("; ".join(refused.values()) or "nothing to absorb")
+    if not methods:  # every function refused: the caller chooses again without them
+        if refused:
+            return {}, [], refused
+        raise InjectionRefused("nothing to absorb")
     tidying = tidy.Holder(index, holder_module, holder_name,
                           move.module_bindings(index, holder_module))
     members: list[cst.BaseStatement] = []
@@ -148,6 +177,76 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster]
     holder_tree = without_unused(context, holder_module, context.module(holder_path), holder_tree)
     changes[holder_path] = holder_tree.code
     return changes, absorbed, refused
+
+
+def member_name(context: InjectionContext, function: Function, holder: str,
+                taken: set[str], hooks: frozenset[str]) -> str:
+    """The absorbed function's name in the holder: its own (`update_values`, `_format_error`)
+    when the holder, its lineage and what it absorbed so far leave it free; else the
+    function's words with one more, a word of its class (`_format_length_error`,
+    `get_zsh_completion_args`), of its parameters (`week_of_day`) or of the holder's
+    vocabulary. Never a name the repository looks up as a hook (`hooks`, see
+    `looked_up_prefixes`), never the class's whole name glued on as a prefix, never numbered;
+    refused when nothing is free."""
+    own = function.name
+    parts = words(own) or [own.strip("_")]
+    holder_module, _, holder_name = holder.rpartition(".")
+    params = context.index.definitions[function.qualname].params
+    params = params[1:] if function.owner else params  # not the instance
+    owner = words(function.owner.rpartition(".")[2]) if function.owner else []
+    if any(len(word) < MIN_WORD for word in owner):
+        owner = []  # a phrase (`OneOf`): none of its words stands for it (`one`)
+    pool = [word for word in dict.fromkeys([
+        *owner, *(word for param in params for word in words(param.name)),
+        *context.vocabulary.near(holder_module, holder_name)])
+            if meaningful(word) and not overlaps(word, parts)
+            and word not in words(holder.partition(".")[0])][:12]  # not `click`
+    candidates = [own, *(snake(with_word(parts, word), private=own.startswith("_"))
+                         for word in pool)]
+    free = [name for name in candidates if not name.startswith(tuple(hooks))]
+    if not free:
+        raise InjectionRefused(f"the repository looks up members named "
+                               f"{sorted(hooks)[0]}<name> by name, so {own} would become a hook")
+    return pick(free, taken, what=f"{function.qualname} in {holder}")
+
+
+def with_word(parts: list[str], word: str) -> list[str]:
+    """`word` where a person puts a qualifier: after a name ending in a short word (`week_of`
+    -> `week_of_day`), else before its last meaningful word (`format_error` ->
+    `format_length_error`, `get_completion_args` -> `get_zsh_completion_args`, `now` ->
+    `session_now`)."""
+    if len(parts[-1]) < MIN_WORD:
+        return [*parts, word]
+    at = max((position for position, part in enumerate(parts) if meaningful(part)),
+             default=len(parts) - 1)
+    return [*parts[:at], word, *parts[at:]]
+
+
+def without_type_checking_import(module: cst.Module, name: str) -> cst.Module:
+    """The module without its `if TYPE_CHECKING:` import of `name` (the block gone with its
+    last statement): the import the thin functions need moves to the top, where it runs."""
+    body: list[cst.BaseStatement] = []
+    for statement in module.body:
+        block = statement.body if isinstance(statement, cst.If) and "TYPE_CHECKING" in \
+            module.code_for_node(statement.test) and statement.orelse is None else None
+        if not isinstance(block, cst.IndentedBlock):
+            body.append(statement)
+            continue
+        inner: list[cst.BaseStatement] = []
+        for line in block.body:
+            small = line.body[0] if isinstance(line, cst.SimpleStatementLine) \
+                and len(line.body) == 1 else None
+            if isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+                kept = [alias for alias in small.names if bound_name(alias) != name]
+                if not kept:
+                    continue
+                if len(kept) != len(small.names):
+                    kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                    line = line.with_changes(body=[small.with_changes(names=kept)])
+            inner.append(line)
+        if inner:
+            body.append(statement.with_changes(body=block.with_changes(body=inner)))
+    return module.with_changes(body=body)
 
 
 class _Shims(cst.CSTTransformer):
@@ -252,13 +351,8 @@ def _check_function(function: cst.FunctionDef, holder_name: str, taken: set[str]
         if isinstance(node, cst.Name) and node.value in FRAME_NAMES:
             raise InjectionRefused(f"{name} inspects frames ({node.value}): the thin function "
                                    "adds one")
-    params = function.params
-    named = {item.name.value for item in (*params.posonly_params, *params.params,
-                                           *params.kwonly_params)}
-    named.update(item.name.value for item in (params.star_arg, params.star_kwarg)
-                 if isinstance(item, cst.Param))
-    if holder_name in named:  # the thin function's import would rebind it (annotations do not
-        raise InjectionRefused(f"a parameter of {name} is named {holder_name}")  # mind)
+    if holder_name in _parameter_names(function.params):  # it would hide the holder
+        raise InjectionRefused(f"a parameter of {name} is named {holder_name}")
     definition_time = move.definition_time_nodes(function)
     read = {node.value for node in subtree(function)
             if isinstance(node, cst.Name) and id(node) in definition_time}
@@ -294,19 +388,17 @@ def _check_bound_before(index: Index, module: str, function: cst.FunctionDef, li
                                f"in {module} only after the holder")
 
 
-def _holder_reference(index: Index, module: str, holder: str, function: cst.FunctionDef
-                      ) -> str | None:
+def _holder_reference(index: Index, module: str, holder: str) -> str | None:
     """How `module` already names the holder when its code runs (`Token`, `sql.Token`), so a
     thin function need not import it again; None when it does not (or only for type
-    checking, or a parameter of the function shadows the name)."""
+    checking)."""
     facts = index.modules.get(module)
     if facts is None:
         return None
     type_only = {item.bound for item in facts.imports if item.type_only}
-    shadowed = move.names_in(function.params)
     holder_module, _, holder_name = holder.rpartition(".")
     for name, target in sorted(move.module_bindings(index, module).items()):
-        if name in type_only or name in shadowed:
+        if name in type_only:
             continue
         if target == holder:
             return name
@@ -315,14 +407,15 @@ def _holder_reference(index: Index, module: str, holder: str, function: cst.Func
     return None
 
 
-def _shim(function: cst.FunctionDef, module: str, holder_module: str, holder_name: str,
-          name: str = "", reference: str | None = None, limit: int = 88, depth: int = 1,
-          relative: bool = True) -> cst.FunctionDef:
+def _shim(function: cst.FunctionDef, reference: str, name: str = "", limit: int = 88,
+          depth: int = 1, importing: str | None = None) -> cst.FunctionDef:
     """The function with its body replaced by a call of the holder's static method, every
-    argument passed on as received (its docstring kept). `reference`: how the module already
-    names the holder (no import then). A call longer than `limit` columns (its body `depth`
-    levels in) is wrapped as black wraps it. The import is relative only when the module
-    imports its siblings so (`relative`)."""
+    argument passed on as received (its docstring kept). `reference`: how the module names the
+    holder (`Token`, `sql.Token`). `importing`: the import that binds it first, inside the
+    function (`from .core import Context`), where the module could not import it at its top
+    without a cycle and the repository imports its own modules so elsewhere; otherwise the
+    module names it at its top, as an import in the body would read as a dodged cycle. A call
+    longer than `limit` columns (its body `depth` levels in) is wrapped as black wraps it."""
     params = function.params
     parts = [item.name.value for item in (*params.posonly_params, *params.params)]
     if isinstance(params.star_arg, cst.Param):
@@ -335,16 +428,30 @@ def _shim(function: cst.FunctionDef, module: str, holder_module: str, holder_nam
     first = body.body[0] if body.body else None
     docstring = [first] if first is not None and is_docstring(first) else []
     name = name or function.name.value
-    callee = f"{reference or holder_name}.{name}"
-    importing = [] if reference else [
-        cst.parse_statement(move.relative_import(module, holder_module, holder_name) if relative
-                            else f"from {holder_module} import {holder_name}")]
-    statements = [
-        *docstring,
-        *importing,
-        cst.parse_statement(_call(f"return {callee}", parts, "    " * depth, limit)),
-    ]
+    head = f"{'' if _returns_nothing(function) else 'return '}{reference}.{name}"
+    call = cst.parse_statement(_call(head, parts, "    " * depth, limit))
+    if importing:  # a blank line after it, as click and Jinja2 write theirs
+        statements = [*docstring, cst.parse_statement(importing),
+                      call.with_changes(leading_lines=[cst.EmptyLine(indent=False)])]
+    else:
+        statements = [*docstring, call]
     return function.with_changes(body=body.with_changes(body=statements))
+
+
+def _returns_nothing(function: cst.FunctionDef) -> bool:
+    """No `return` in the function gives a value (nor one in code nested in it, to be safe):
+    it always returns None, so its thin function calls the holder's method as a statement, as
+    a person delegates a procedure (`return OptionParser.show(self, file)` in a method
+    annotated `-> None` reads as machine-made)."""
+    return not any(isinstance(node, cst.Return) and node.value is not None
+                   for node in subtree(function.body))
+
+
+def _parameter_names(params: cst.Parameters) -> set[str]:
+    """The names a function's parameters bind (not what their annotations or defaults read)."""
+    found = [*params.posonly_params, *params.params, *params.kwonly_params,
+             params.star_arg, params.star_kwarg]
+    return {item.name.value for item in found if isinstance(item, cst.Param)}
 
 
 def _call(head: str, arguments: list[str], indent: str, limit: int) -> str:

@@ -14,9 +14,11 @@ import networkx as nx
 
 from smellkit.analysis.access import MethodData, data_access, is_dunder, is_property, is_test_code
 from smellkit.analysis.context import Context
+from smellkit.config import is_test_path
 from smellkit.detectors.god_class import GodClass, GodClassOptions
 from smellkit.detectors.god_class.cohesion import Cohesion, is_visible
-from smellkit.injectors.naming import meaningful, overlaps, snake, words
+from smellkit.graphs.imports import imported_module
+from smellkit.injectors.cst import move
 
 
 @dataclass
@@ -44,9 +46,11 @@ class Function:
     """The class of a method (its own data, read through the instance it then takes as a
     parameter, counts in `uses`); None for a module-level function."""
     new_name: str = ""
-    """The static method's name in the holder (a method's is prefixed with its class's word,
-    `token_flatten`, since class methods share short names); the function's own name when
-    empty."""
+    """The static method's name in the holder when its own name is taken there (`absorb`
+    builds it from the function's words and the words of its class or of the holder); the
+    function's own name when empty."""
+    lines: int = 0
+    """Its length in lines, docstring included (what a reviewer reads of it in the class)."""
 
     @property
     def absorbed_name(self) -> str:
@@ -145,7 +149,7 @@ def clusters(analysis: Context, module: str, calls: dict[str, dict[str, set[str]
                 continue  # a method that uses no data brings the holder nothing foreign
         by_module[source].append(Function(
             qualname, source, definition.name, _cc(analysis, qualname), frozenset(uses),
-            owner, _method_name(analysis, qualname) if owner else ""))
+            owner, lines=definition.end_line - definition.start_line + 1))
     called = calls.get(module, {})
     found = [Cluster(source, sorted(functions, key=lambda item: (
         index.definitions[item.qualname].start_line)),
@@ -167,8 +171,13 @@ def staying(pool: list[Cluster], chosen: list[Cluster], moved: set[str]) -> list
     return list(dict.fromkeys([*calls, *stays]))[:2]
 
 
-MAX_FUNCTIONS = 16
-"""At most this many functions absorbed in one injection (a case a solver can review)."""
+MAX_FUNCTIONS = 8
+MAX_LINES = 160
+"""At most this many functions, and lines of them, absorbed in one injection: a case a reviewer
+reads as one change. The one class these repositories ship that the detector calls a god class,
+click's `Context`, has 25 methods of 8 lines at the median; a change bringing it a third as many
+members again (8), of twice the median length (160 lines), is already a large pull request.
+Before this cap a single case took up to 12 members and 235 lines."""
 
 
 Limits = tuple[int, float, int]
@@ -187,7 +196,7 @@ def select(holder: Holder, pool: list[Cluster], needed: int, limits: Limits,
     whole pool, which costs one try per module), each cut to the functions that make the holder
     a god class: the ones the holder's module calls first, then greedily those that bring it
     closest (public ones lower TCC, complex ones raise WMC, data users ATFD); None when no
-    combination does within `MAX_FUNCTIONS`."""
+    combination does within `MAX_FUNCTIONS` and `MAX_LINES`."""
     usable = [Cluster(item.module, [f for f in item.functions if f.qualname not in excluded],
                       item.called) for item in (pool if needed == 1 else pool[:tried])]
     usable = [item for item in usable if item.functions]
@@ -197,19 +206,31 @@ def select(holder: Holder, pool: list[Cluster], needed: int, limits: Limits,
                   for item in combination}
         rest = [f for item in combination for f in item.functions
                 if f not in chosen[item.module]]
-        while not flags(holder, _all(chosen), limits) and rest \
-                and len(_all(chosen)) < MAX_FUNCTIONS:
-            best = max(rest, key=lambda f: _gain(holder, _all(chosen), f, limits))
+        while not flags(holder, _all(chosen), limits) and len(_all(chosen)) < MAX_FUNCTIONS:
+            room = MAX_LINES - _lines(_all(chosen))
+            fitting = [f for f in rest if f.lines <= room]
+            if not fitting:
+                break
+            best = max(fitting, key=lambda f: _gain(holder, _all(chosen), f, limits))
             rest.remove(best)
             chosen[best.module].append(best)
         picked = _all(chosen)
-        if flags(holder, picked, limits) and len(picked) <= MAX_FUNCTIONS:
+        if flags(holder, picked, limits) and reviewable(picked):
             order = {f.qualname: position for position, f in enumerate(
                 f for item in combination for f in item.functions)}
             return [Cluster(item.module, sorted(chosen[item.module],
                                                 key=lambda f: order[f.qualname]), item.called)
                     for item in combination]
     return None
+
+
+def reviewable(functions: list[Function]) -> bool:
+    """Within `MAX_FUNCTIONS` and `MAX_LINES`."""
+    return len(functions) <= MAX_FUNCTIONS and _lines(functions) <= MAX_LINES
+
+
+def _lines(functions: list[Function]) -> int:
+    return sum(f.lines for f in functions)
 
 
 def _all(chosen: dict[str, list[Function]]) -> list[Function]:
@@ -291,11 +312,65 @@ def for_holder(analysis: Context, pool: list[Cluster], holder: str) -> list[Clus
     their data is not foreign to it, and their code is already its own. Only modules whose
     code the holder's own methods already call, the most calls first: a class that already
     coordinates that work is what plausibly grows to take it over (a numeric validator taking
-    in field serialisation does not read as grown)."""
-    index = analysis.index
-    related = {*index.mro(holder), *index.descendants(holder)}
+    in field serialisation does not read as grown); and, unless the repository dodges import
+    cycles inside functions itself (`dodges_cycles_in_functions`), only modules whose thin
+    functions can name the holder through an import at their top (`cyclic`)."""
+    related = {*analysis.index.mro(holder), *analysis.index.descendants(holder)}
+    dodging = dodges_cycles_in_functions(analysis)
     found = [Cluster(item.module, [f for f in item.functions if f.owner not in related],
-                     item.called) for item in pool]
+                     item.called) for item in pool
+             if dodging or not cyclic(analysis, item.module, holder)]
+    return _ranked(analysis, found, holder)
+
+
+def cycling(analysis: Context, pool: list[Cluster], holder: str) -> list[str]:
+    """The modules `for_holder` leaves out for an import cycle alone (see `cyclic`), the most
+    called first: named in refusals. None where the repository dodges cycles so itself."""
+    if dodges_cycles_in_functions(analysis):
+        return []
+    return [item.module for item in _ranked(analysis, pool, holder)
+            if cyclic(analysis, item.module, holder)]
+
+
+IDIOM_PLACES = 2
+"""Imports of the repository's own modules inside functions that make doing so its idiom. One
+is an exception its authors made once (marshmallow's `Nested` imports `Schema` so, "to avoid
+circular imports"; WTForms' `DefaultMeta.build_csrf` imports `SessionCSRF`); click (18 places)
+and Jinja2 (11) do it wherever a cycle would otherwise close."""
+
+
+def dodges_cycles_in_functions(analysis: Context) -> bool:
+    """Whether the repository's library code imports its own modules inside function bodies
+    in at least `IDIOM_PLACES` places (click's core.py imports shell_completion and decorators
+    in its methods, Jinja2's nodes.py imports compiler in one). There a thin function that
+    imports the holder when called, to get past an import cycle, reads as the repository's
+    own code, and a module the holder's module imports (`cyclic`) may give it functions;
+    elsewhere such an import is a tell. Test code, `if TYPE_CHECKING:` blocks (they never
+    run) and imports of other distributions do not count; docstrings hold no imports to
+    count."""
+    return len(analysis.derived(imports_in_functions)) >= IDIOM_PLACES
+
+
+def imports_in_functions(analysis: Context) -> list[tuple[str, int]]:
+    """Where (path, line) library code imports another module of the repository inside a
+    function body, one entry per import statement."""
+    index = analysis.index
+    places: set[tuple[str, int]] = set()
+    for module, facts in index.modules.items():
+        if is_test_path(facts.path):
+            continue
+        for item in facts.imports:
+            if item.scope == module or item.type_only:
+                continue  # at the top of the module (or in a class body there), or never run
+            landed = imported_module(index, item.target)
+            if landed is not None and landed != module:
+                places.add((facts.path, item.line))
+    return sorted(places)
+
+
+def _ranked(analysis: Context, found: list[Cluster], holder: str) -> list[Cluster]:
+    """The clusters of modules the holder's own methods call, the most calls first."""
+    index = analysis.index
     shared: Counter[str] = Counter()
     for caller, callee in analysis.call_graph.edges:
         if index.class_of.get(caller) != holder:
@@ -307,6 +382,38 @@ def for_holder(analysis: Context, pool: list[Cluster], holder: str) -> list[Clus
                               and shared[item.module]),
                     key=lambda pair: (-shared[pair[1].module], pair[0]))
     return [item for _, item in ranked]
+
+
+def cyclic(analysis: Context, module: str, holder: str) -> bool:
+    """`module` can reach the holder only through an import inside a function: it does not
+    import the holder (or its module) at its top already, and importing the holder's module
+    imports `module` (its package's `__init__` modules too, those not already being imported
+    with `module`). A thin function importing the holder when called, to dodge that cycle,
+    reads as machine-made unless the repository does so itself (`dodges_cycles_in_functions`);
+    `if TYPE_CHECKING:` imports do not count, they never run."""
+    index = analysis.index
+    holder_module = index.module_of.get(holder)
+    facts = index.modules.get(module)
+    if holder_module is None or facts is None:
+        return True
+    type_only = {item.bound for item in facts.imports if item.type_only}
+    if any(name not in type_only and target in (holder, holder_module)
+           for name, target in move.module_bindings(index, module).items()):
+        return False  # imported at its top already (even within a cycle the repository has)
+    graph = index.import_graph
+    if module not in graph or holder_module not in graph:
+        return True
+    packages = _packages(module)
+    starts = [holder_module, *(name for name in _packages(holder_module)
+                               if name not in packages and name in graph)]
+    eager = nx.subgraph_view(graph, filter_edge=lambda a, b: bool(graph.edges[a, b]["eager"]))
+    return any(start == module or nx.has_path(eager, start, module) for start in starts)
+
+
+def _packages(module: str) -> list[str]:
+    """`a.b.c` -> `a`, `a.b`: what importing it imports first."""
+    parts = module.split(".")
+    return [".".join(parts[:length]) for length in range(1, len(parts))]
 
 
 def _movable_method(analysis: Context, qualname: str, owner: str) -> bool:
@@ -331,22 +438,6 @@ def own_data(analysis: Context, entry: MethodData) -> set[str]:
     return {name for name in entry.through_self
             if (found := index.definitions.get(name)) is None or found.kind != "method"
             or is_property(found)}
-
-
-def _method_name(analysis: Context, qualname: str) -> str:
-    """`Token.flatten` -> `token_flatten`, `OneOf.options` -> `one_of_options`,
-    `_Lexer._scan` -> `_lexer_scan`: the class's name in snake case (every word of it: its
-    last word alone can be a stop word, `of_options`) joined to the method's name, unless the
-    method's name already says whose it is (`generate_csrf_token` of `SessionCSRF`,
-    `parse_call_args` of `Parser`: not `parser_parse_call_args`); private when either is."""
-    index = analysis.index
-    definition = index.definitions[qualname]
-    cls_name = definition.parent.rpartition(".")[2]
-    parts = words(cls_name) or [cls_name.strip("_").lower()]
-    private = definition.name.startswith("_") or cls_name.startswith("_")
-    if any(meaningful(part) and overlaps(part, words(definition.name)) for part in parts):
-        return snake([definition.name.strip("_")], private=private)
-    return snake([*parts, definition.name.strip("_")], private=private)
 
 
 def run_at_import(analysis: Context) -> set[str]:

@@ -8,7 +8,9 @@ binds under another name (`from collections.abc import Mapping` beside the modul
 `Mapping as _Mapping`), or one it binds already, and modules outside the repository that cannot
 close a cycle (`import functools`) repeated in each method instead of once at the top. Each
 becomes what a person writes: `Holder.sibling(...)`, `_Mapping`, nothing, and one import at the
-top of the module.
+top of the module. The source module's own globals are still read from it when called (in the
+body, or as `source.name` where the holder's module binds it): bound at the top of the holder's
+module, they would miss whatever replaces them later (click's tests patch `_compat.isatty`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import libcst as cst
+import networkx as nx
 
 from smellkit.graphs.index import Index
 from smellkit.injectors.cst.edit import subtree
@@ -144,7 +147,9 @@ def _settle(small: cst.Import | cst.ImportFrom, alias: cst.ImportAlias, source: 
     bound = _dotted(alias.asname.name) if alias.asname is not None else name.partition(".")[0]
     if isinstance(small, cst.ImportFrom):
         if small.relative or small.module is None:
-            return False
+            if _relative_module(small, holder) == source:
+                return False  # its own global: read when called (see below)
+            return _hoisted_from_neighbour(small, alias, holder, hoisted, bound)
         module = _dotted(small.module)
         target = f"{module}.{name}"
     else:
@@ -166,6 +171,13 @@ def _settle(small: cst.Import | cst.ImportFrom, alias: cst.ImportAlias, source: 
     if module == source and name in siblings and name not in patched:
         renames[bound] = f"{holder.name}.{siblings[name]}"
         return True
+    if module == source:  # read from it when called, as before, where a replacement lands
+        owner = sorted(key for key, value in holder.bindings.items()  # (click's tests patch
+                       if value == module and key not in written)  # `_compat.isatty`)
+        if owner and isinstance(small, cst.ImportFrom):
+            renames[bound] = f"{owner[0]}.{name}"
+            return True
+        return False
     same = sorted(key for key, value in holder.bindings.items()
                   if value == target and (key == bound or key not in written))
     if bound in same:
@@ -176,6 +188,9 @@ def _settle(small: cst.Import | cst.ImportFrom, alias: cst.ImportAlias, source: 
         if owner:
             renames[bound] = f"{owner[0]}.{name}"
             return True
+    if isinstance(small, cst.ImportFrom) and \
+            _hoisted_from_neighbour(small, alias, holder, hoisted, bound, module):
+        return True
     if not _outside(holder.index, module):
         return False  # read when called, as the repository's own imports were
     if same:
@@ -187,6 +202,46 @@ def _settle(small: cst.Import | cst.ImportFrom, alias: cst.ImportAlias, source: 
         names=[alias.with_changes(comma=cst.MaybeSentinel.DEFAULT)])).strip())
     holder.bindings[bound] = target
     return True
+
+
+def _hoisted_from_neighbour(small: cst.ImportFrom, alias: cst.ImportAlias, holder: Holder,
+                            hoisted: list[str], bound: str, module: str = "") -> bool:
+    """Whether the import of `alias` moves to the top of the holder's module because that
+    module already imports its module there, outside any cycle (`from .parser import
+    split_arg_string` beside core.py's own `from .parser import OptionParser`): it can close no
+    new cycle, and an import in the body would read as a dodged one. `module`: the module an
+    absolute import names; a relative one is resolved from the holder's module."""
+    index = holder.index
+    module = module or _relative_module(small, holder) or ""
+    if not module:
+        return False
+    target = f"{module}.{_dotted(alias.name)}"
+    if holder.bindings.get(bound) == target:
+        return True  # bound so at the top already
+    graph = index.import_graph
+    if module not in graph or not graph.has_edge(holder.module, module) \
+            or not graph.edges[holder.module, module]["eager"] or bound in holder.bindings:
+        return False
+    eager = nx.subgraph_view(graph, filter_edge=lambda a, b: bool(graph.edges[a, b]["eager"]))
+    if nx.has_path(eager, module, holder.module):
+        return False
+    hoisted.append(cst.Module([]).code_for_node(small.with_changes(
+        names=[alias.with_changes(comma=cst.MaybeSentinel.DEFAULT)])).strip())
+    holder.bindings[bound] = target
+    return True
+
+
+def _relative_module(small: cst.ImportFrom, holder: Holder) -> str | None:
+    """The module a relative `from .x import y` in the holder's module names (None when it
+    names none: `from . import x`, or too many dots)."""
+    facts = holder.index.modules.get(holder.module)
+    if facts is None or small.module is None:
+        return None
+    package = holder.module.split(".")[:None if facts.is_package else -1]
+    depth = len(small.relative) - 1
+    if depth >= len(package) and depth:
+        return None
+    return ".".join([*package[:len(package) - depth], _dotted(small.module)])
 
 
 def _attributes_of(body: cst.CSTNode, name: str) -> set[str] | None:
