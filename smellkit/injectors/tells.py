@@ -228,9 +228,13 @@ def _context(root: Path, injection: Injection, changed: Iterable[str]) -> list[s
             if (root / path).is_file()]
 
 
-def scan(root: str | Path, injections: Iterable[Injection]) -> dict[str, list[str]]:
+def scan(root: str | Path, injections: Iterable[Injection], *,
+         alternatives: bool = False) -> dict[str, list[str]]:
     """Tells of injections made on the repository at `root`: per case id, its own tells; under
-    the key `"(across cases)"`, the names two cases both made up."""
+    the key `"(across cases)"`, the names two cases both made up. With `alternatives`, the
+    injections of one target are alternatives of one case (an injector's tests make one per
+    difficulty and seed, of which a dataset keeps what sampling picks), so only names shared by
+    injections of different targets count."""
     root = Path(root)
     found: dict[str, list[str]] = {}
     cases: list[CaseNames] = []
@@ -241,5 +245,11 @@ def scan(root: str | Path, injections: Iterable[Injection]) -> dict[str, list[st
         targets = (injection.candidate.target.qualname,)
         cases.append(CaseNames(injection.id, targets,
                                frozenset(added_names(before, after, context=context))))
+    if alternatives:
+        merged: dict[tuple[str, ...], set[str]] = {}
+        for case in cases:
+            merged.setdefault(case.targets, set()).update(case.names)
+        cases = [CaseNames(", ".join(targets), targets, frozenset(names))
+                 for targets, names in merged.items()]
     found["(across cases)"] = reused_names(cases)
     return found

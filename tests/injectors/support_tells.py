@@ -38,6 +38,7 @@ def human_injections(root: Path, smell: str, tries: int,
             assert len(files) >= least and (most is None or len(files) <= most), \
                 (injection.id, sorted(files))
     everything = [item for items in made.values() for item in items]
-    found = {case: tells for case, tells in scan(root, everything).items() if tells}
+    found = {case: tells for case, tells in scan(root, everything, alternatives=True).items()
+             if tells}
     assert not found, found
     return made

@@ -120,3 +120,20 @@ def test_scan_rebuilds_the_smelly_files_of_a_record() -> None:
         copy, f"{copy}_2")})
     assert scan(root, [numbered])[injection.id] == [
         f"{injection.files[0]}: new function name {copy}_2 ends in a counter"]
+
+
+def test_alternatives_of_one_target_may_share_names() -> None:
+    """An injector's tests make one injection of a target per difficulty and seed, and a dataset
+    keeps at most what sampling picks of them: with `alternatives`, only names shared by
+    injections of different targets are tells."""
+    from smellkit.injectors.tells import scan
+    from tests.injectors.support import FIXTURES, injected
+
+    root = FIXTURES / "duplicated_code" / "slugs" / "before"
+    easy = injected(root, "duplicated_code", "easy", "pages.text.slugify")
+    again = easy.model_copy(update={"id": easy.id + "-again"})
+    assert scan(root, [easy, again])["(across cases)"]
+    assert scan(root, [easy, again], alternatives=True)["(across cases)"] == []
+    other = again.model_copy(update={"candidate": again.candidate.model_copy(update={
+        "target": again.candidate.target.model_copy(update={"qualname": "pages.text.other"})})})
+    assert scan(root, [easy, other], alternatives=True)["(across cases)"]
