@@ -17,8 +17,10 @@ that lived once now lives several times:
   would reach its files with anything but a copy (a wrapper that only passes the call on is
   no duplicate).
 
-Methods are candidates too. A method other modules call on the class's instances (`detached.py`)
-is copied as a function into each caller module, `self` named after the class (or dropped when
+Methods are candidates too. A method other modules call on the class's instances (`detached.py`),
+private or of a private class (a public one is an extension point a user's subclass may
+override, which a copy called instead would bypass), is copied as a function into each caller
+module, `self` named after the class (or dropped when
 the body never reads it), and their calls become calls of the copy: the copies sit where no
 class inherits the method (easy one caller module, medium two, hard three, renamed locals after
 the first). This is the real duplication, and it is preferred; only a method no other module

@@ -1,28 +1,33 @@
-"""Duplicated methods where they are called: a module that calls `obj.m(...)` on another
-module's class gets its own function with `m`'s code, `self` named after the class
-(`_iter_child_nodes(node, ...)` for `Node.iter_child_nodes`), and its calls become
-`_iter_child_nodes(obj, ...)`. The logic then lives in the class and again in each caller module,
-where no class inherits it: the duplication a person leaves by reimplementing a method beside
-its use instead of calling it.
+"""Duplicated methods where they are called: a module that calls `obj.m(...)` on another module's
+class gets its own function with `m`'s code, `self` named after the class (`_resolve(frame, ...)`
+for `_Frame.resolve`), and its calls become `_resolve(obj, ...)`. The logic then lives in the class
+and again in each caller module, where no class inherits it: the duplication a person leaves by
+reimplementing a method beside its use instead of calling it.
 
-Behaviour is kept when the call always reached `K.m`: no class of the repository overrides `m`
-below `K` or defines another `m` (the call site cannot be dispatched elsewhere), the name is not
-a method of the common built-in types (`write`, `get`, `copy`: a file or a dict may be the
-receiver), `m` is a plain method (no decorator) with no `super()`, `__class__` or name-mangled
-names, and every global it reads means the same object in the caller's module. Callers inside
-classes that inherit `K`, or that `K` inherits, are left alone (their `self.m` may be theirs).
-A module that reads `.m` without calling it (a bound method passed on) is refused; a call on a
-name an import binds (`textwrap.wrap(...)`) is another module's function and stays. A method too
-short for two renamed copies to be reported (the detector's `min-lines`) is no candidate; a
-renamed pair (easy) must also meet `min-lines-renamed` or `min-statements-renamed` in a body of
-`min-lines`, which the injection asks the detector about.
+Behaviour is kept when the call always reached `K.m`: no class of the repository overrides `m` below
+`K` or defines another `m` (the call site cannot be dispatched elsewhere), the name is not a method
+of the common built-in types (`write`, `get`, `copy`: a file or a dict may be the receiver), `m` is
+a plain method (no decorator) with no `super()`, `__class__` or name-mangled names, and every global
+it reads means the same object in the caller's module. Callers inside classes that inherit `K`, or
+that `K` inherits, are left alone (their `self.m` may be theirs). A module that reads `.m` without
+calling it (a bound method passed on) is refused; a call on a name an import binds
+(`textwrap.wrap(...)`) is another module's function and stays. A method too short for two renamed
+copies to be reported (the detector's `min-lines`) is no candidate; a renamed pair (easy) must also
+meet `min-lines-renamed` or `min-statements-renamed` in a body of `min-lines`, which the injection
+asks the detector about.
 
-A method whose body never reads `self` is copied without it, as a person moving it out of the
-class writes it (`_render_field(field, render_kw)` for `DefaultMeta.render_field`), and its calls
+Only a method no code outside the repository is expected to override is copied: one whose name or
+class's name is private (`_m`, `_Frame.m`). A public method of a public class is an extension point
+(WTForms documents subclassing `DefaultMeta` to change `render_field`): a call
+`self.meta.render_field(...)` reaches a user's override, and a copy called instead would silently
+bypass it, a change of behaviour the repository's tests cannot see.
+
+A method whose body never reads `self` is copied without it, as a person moving it out of the class
+writes it (`_describe(width, height)` for `_Shape.describe(self, width, height)`), and its calls
 pass nothing for it: a parameter kept only to be ignored is no one's code. Dropping the receiver
 drops its evaluation at the call site, so each call's receiver must be a name or a chain of
-attributes on one (`self.meta`); a module that calls the method on anything else (`make().m()`)
-gets no copy.
+attributes on one (`self.meta`); a module that calls the method on anything else (`make().m()`) gets
+no copy.
 """
 
 from __future__ import annotations
@@ -61,6 +66,25 @@ def _distinctive(context: InjectionContext, cls: str, name: str) -> bool:
     return not any(other != cls and (name in index.children.get(other, {}) or any(
         attribute.name == name for attribute in info.attributes))
         for other, info in index.classes.items())
+
+
+OVERRIDABLE = ("a public method of a public class, called through instances: a user's "
+               "subclass may override it, and a copy called instead would bypass that")
+"""The discovery rule for such methods (`overridable`)."""
+
+
+def overridable(context: InjectionContext, qualname: str) -> str | None:
+    """Why a copy may not replace calls of the method `qualname` through an instance, None when
+    it may: the method or its class is private, so only the repository's classes (whose
+    overrides discovery checks) may override it."""
+    index = context.index
+    cls, _, name = qualname.rpartition(".")
+    inner = cls.removeprefix(index.module_of[cls] + ".").split(".")
+    if name.startswith("_") or any(part.startswith("_") for part in inner):
+        return None
+    shown = ".".join([*inner, name])
+    return (f"`{shown}` is public: a user's subclass may override it, and a copy called "
+            "instead would bypass that")
 
 
 def _related(context: InjectionContext, scope: str, cls: str) -> bool:
@@ -112,6 +136,9 @@ def detached_candidates(context: InjectionContext, smell: str, cls: str,
             continue
         if any(name in index.children.get(item, {}) for item in index.descendants(cls)):
             continue  # overridden below: a call may reach another method
+        if overridable(context, qualname) is not None:
+            context.discard(OVERRIDABLE)
+            continue
         found = callers(context, qualname)
         if not found or not _distinctive(context, cls, name):
             continue
@@ -259,6 +286,9 @@ def place_detached(context: InjectionContext, helper: helping.Helper, module: st
     the callers' calls redirected to it (its locals renamed unless `role` is `copy`), and the
     copy's qualname."""
     index = context.index
+    reason = overridable(context, helper.qualname)
+    if reason is not None:
+        raise InjectionRefused(reason)
     facts = index.modules[module]
     scopes = callers(context, helper.qualname).get(module, [])
     tree = context.module(facts.path)
