@@ -535,23 +535,24 @@ def test_checks_pass_on_the_original() -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name,version,least", [
-    ("click", "8.1.7", 20), ("jinja2", "3.1.4", 40), ("marshmallow", "3.23.1", 10)])
+    ("click", "8.1.7", 16), ("jinja2", "3.1.4", 7), ("marshmallow", "3.23.1", 8)])
 def test_real_code(name: str, version: str, least: int) -> None:
     """Discovery finds candidates on real code, and every injection made keeps every
     round-trip property and spans only files that exist: the function's, its helpers' homes
     and callers of them in other modules; nothing moves to a new module. Without that padding,
     click's and jinja2's candidates mostly paste helpers of their own file that no function of
     another file calls where the tests run it, so they make few or no cases (counted for the
-    record, `pytest -s`); marshmallow's `Schema._deserialize` pastes `store_error` with its
-    `merge_errors` and `set_value` from two other modules: a medium case."""
+    record, `pytest -s`). A public method of a public class is never pasted (a user's subclass
+    may override it): jinja2's code generator calls mostly such methods (`self.writeline`,
+    `frame.soft()`), so its candidates fell from 40 or more to 8 (click 18, marshmallow 9), and
+    marshmallow's one medium case (`Schema._deserialize` pasting `ErrorStore.store_error`)
+    is gone."""
     from tests.support.pypi import sdist
 
     root = sdist(name, version) / "src"
     counts = real_code(root, SMELL, tries=60, verified=1)
     print(f"\n{SMELL} on {name} {version}: {counts}")
     assert counts["easy"]["candidates"] >= least
-    if name == "marshmallow":
-        assert counts["medium"]["injected"] >= 1, counts
     for difficulty in DIFFICULTIES:
         injection = first_or_none(root, difficulty)
         if injection is not None:
@@ -569,6 +570,9 @@ def first_or_none(root: Path, difficulty: Difficulty) -> Injection | None:
 
 
 @pytest.mark.slow
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="marshmallow's medium case "
+                   "pasted `ErrorStore.store_error`, a public method a subclass may override: "
+                   "no medium injection is left")
 @pytest.mark.parametrize("name,version,difficulty", [("marshmallow", "3.23.1", "medium")])
 def test_own_tests_pass_on_the_smelly_code(tmp_path: Path, name: str, version: str,
                                            difficulty: Difficulty) -> None:
@@ -641,6 +645,9 @@ def test_pasted_locals_are_renamed_with_words_of_their_function(tmp_path: Path) 
 
 
 @pytest.mark.slow
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="marshmallow's medium case "
+                   "pasted `ErrorStore.store_error`, a public method a subclass may override: "
+                   "no medium injection is left")
 def test_real_injections_read_as_human_code() -> None:
     """On real code, over two seeds: no numbered name or module, no undefined name or unused
     import, no helper name shared by cases of different targets; medium spans three files or
@@ -805,21 +812,19 @@ def test_a_literal_stands_for_a_parameter_only_where_it_still_parses() -> None:
 
 
 @pytest.mark.slow
-def test_methods_of_other_classes_are_pasted_on_real_code() -> None:
-    """jinja2's `visit_If` calls `frame.soft()` on its parameter `frame`, a Frame (no subclass
-    overrides `soft`): a site, pasted with `self` read as `frame`."""
+def test_a_public_method_of_real_code_is_never_pasted() -> None:
+    """jinja2's `visit_If` calls `frame.soft()` on its parameter `frame`, a Frame: no class of
+    jinja2 overrides `soft`, but it is public, of a public class, so a user's subclass may;
+    it is no site, and the refusal names it."""
     from tests.support.pypi import sdist
 
     context = InjectionContext(load(sdist("jinja2", "3.1.4") / "src"))
-    caller = "jinja2.compiler.CodeGenerator.visit_If"
-    sites = {site.callee: site for site in SiteFinder(context).sites(caller)}
-    soft = sites["jinja2.compiler.Frame.soft"]
-    assert soft.method
-    code = Inliner(context, comments=False).rewrite(caller, [Plan(soft)]).function
-    text = cst.Module([]).code_for_node(code)
-    # the pasted body's result goes straight into the caller's name (no `rv = ...` relay)
-    assert "frame.soft()" not in text and "if_frame = frame.copy()" in text
-    assert "if_frame.soft_frame = True" in text and not re.search(r"\brv\b", text)
+    finder = SiteFinder(context)
+    callees = {site.callee for site in finder.sites("jinja2.compiler.CodeGenerator.visit_If")}
+    assert "jinja2.compiler.Frame.soft" not in callees
+    assert finder.refusal("jinja2.compiler.Frame.soft") == (
+        "`Frame.soft` is public: a subclass may override it, and a pasted body would bypass "
+        "that")
 
 
 def test_a_literal_local_the_body_overwrites_is_propagated_not_left_behind() -> None:
