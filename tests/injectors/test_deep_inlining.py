@@ -23,7 +23,7 @@ from smellkit.injectors.deep_inlining import DeepInliningInjector
 from smellkit.injectors.deep_inlining.fold import fold, propagate, unsafe_names
 from smellkit.injectors.deep_inlining.inline import Inliner
 from smellkit.injectors.deep_inlining.plans import Plan, distinct_first, enough
-from smellkit.injectors.deep_inlining.sites import Site, SiteFinder
+from smellkit.injectors.deep_inlining.sites import OVERRIDABLE, Site, SiteFinder
 from smellkit.injectors.engine import find_candidates, inject, make_injector
 from smellkit.models import DIFFICULTIES, POORLY_COVERED, Difficulty, Injection
 from tests.injectors.support import (
@@ -228,7 +228,7 @@ class Base:
         text = text.strip()
         return text.upper()
 
-    def shout(self, value):
+    def _shout(self, value):
         loud = str(value).upper()
         loud = loud + "!"
         loud = loud.strip()
@@ -269,7 +269,7 @@ def clash(values, LIMIT):
 class Reporter(Base):
     def report(self, value):
         text = self.describe(value)
-        loud = self.shout(value)
+        loud = self._shout(value)
         return text, loud
 
 
@@ -284,7 +284,7 @@ class Whisper(Quiet):
         return "whisper"
 
 
-class Tally:
+class _Tally:
     def __init__(self):
         self.seen = []
 
@@ -297,7 +297,7 @@ class Tally:
 
 
 def tally(values):
-    counter = Tally()
+    counter = _Tally()
     base = Base()
     total = 0
     for value in values:
@@ -324,22 +324,101 @@ def _sites(root: Path, caller: str) -> dict[str, Any]:
 def test_sites_and_refusals(small_repo: Path) -> None:
     context = InjectionContext(load(small_repo))
     finder = SiteFinder(context)
-    assert finder.refusal("pkg.helpers.Base.describe") is None
-    assert finder.refusal("pkg.helpers.Base.shout") == "uses super"
+    assert finder.refusal("pkg.helpers.Base.describe") == (
+        "`Base.describe` is public: a subclass may override it, and a pasted body would bypass "
+        "that")
+    assert finder.refusal("pkg.helpers.Base._shout") == "uses super"
     assert set(_sites(small_repo, "pkg.caller.run")) == {"classify"}
     assert set(_sites(small_repo, "pkg.caller.pick")) == {"first_even"}  # `return f()` only
     assert _sites(small_repo, "pkg.caller.pick_and_keep") == {}  # returns inside a loop
 
 
 def test_a_method_call_is_pasted_only_where_it_cannot_dispatch(small_repo: Path) -> None:
-    """`Child` overrides `describe`, but no Reporter is a Child: Reporter's `self.describe`
-    always runs Base's. Quiet's may run Whisper's, and `base.describe` on a Base may run
-    Child's; `counter.count` on a Tally (a method of another class) runs Tally's."""
-    assert set(_sites(small_repo, "pkg.caller.Reporter.report")) == {"describe"}
+    """`Base.describe` is public: even where no subclass of the repository overrides it
+    (Reporter's `self.describe`), a user's subclass may, so it is never pasted. Quiet's may
+    run Whisper's, and `base.describe` on a Base may run Child's; `counter.count` on a
+    `_Tally` (a method of another, private class that no class overrides) runs `_Tally`'s."""
+    assert _sites(small_repo, "pkg.caller.Reporter.report") == {}
     assert _sites(small_repo, "pkg.caller.Quiet.report") == {}
     sites = _sites(small_repo, "pkg.caller.tally")
     assert set(sites) == {"count"}
-    assert sites["count"].method and sites["count"].callee == "pkg.caller.Tally.count"
+    assert sites["count"].method and sites["count"].callee == "pkg.caller._Tally.count"
+
+
+EXTENSION_POINTS = '''
+class Parameter:
+    def __init__(self, name):
+        self.name = name
+        self.seen = []
+
+    def handle_parse_result(self, value):
+        """Public, of a public class: a user's subclass may override it."""
+        kept = [value, *self.seen]
+        kept.sort()
+        self.seen = kept
+        return len(kept)
+
+    def _remember(self, value):
+        kept = [value, *self.seen]
+        kept.sort()
+        self.seen = kept
+        return len(kept)
+
+    def _tidy(self, value):
+        text = str(value)
+        text = text.strip()
+        text = text.lower()
+        return text
+
+    def parse(self, value):
+        count = self.handle_parse_result(value)
+        total = self._remember(value)
+        text = self._tidy(value)
+        return count, total, text
+
+
+class Flag(Parameter):
+    def _tidy(self, value):
+        return "flag"
+
+
+class _Store:
+    def __init__(self):
+        self.items = []
+
+    def keep(self, value):
+        kept = [value, *self.items]
+        kept.sort()
+        self.items = kept
+        return len(kept)
+
+    def fill(self, values):
+        for value in values:
+            count = self.keep(value)
+        return count
+'''
+
+
+def test_a_method_a_subclass_may_override_is_never_pasted(tmp_path: Path) -> None:
+    """click's `Command.parse_args` had `Parameter.handle_parse_result` pasted in (and deleted):
+    an `Option` subclass overriding it, as click documents, was then silently skipped. A
+    method is pasted only when it or its class is private and no class overrides it."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "params.py").write_text(textwrap.dedent(EXTENSION_POINTS))
+    finder = SiteFinder(InjectionContext(load(tmp_path)))
+    assert finder.refusal("pkg.params.Parameter.handle_parse_result") == (
+        "`Parameter.handle_parse_result` is public: a subclass may override it, and a pasted "
+        "body would bypass that")
+    assert finder.refusal("pkg.params.Parameter._tidy") == (
+        "`Parameter._tidy` is overridden by `Flag`: a pasted body would bypass that")
+    assert finder.refusal("pkg.params.Parameter._remember") is None
+    assert finder.refusal("pkg.params._Store.keep") is None  # public, of a private class
+    assert finder.refusal("pkg.params.Parameter.__init__") is not None
+    assert [site.callee for site in finder.sites("pkg.params.Parameter.parse")] == [
+        "pkg.params.Parameter._remember"]
+    assert [site.callee for site in finder.sites("pkg.params._Store.fill")] == [
+        "pkg.params._Store.keep"]
 
 
 def test_a_method_of_another_class_reads_its_receiver_as_self(small_repo: Path) -> None:
@@ -456,23 +535,24 @@ def test_checks_pass_on_the_original() -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name,version,least", [
-    ("click", "8.1.7", 20), ("jinja2", "3.1.4", 40), ("marshmallow", "3.23.1", 10)])
+    ("click", "8.1.7", 16), ("jinja2", "3.1.4", 7), ("marshmallow", "3.23.1", 8)])
 def test_real_code(name: str, version: str, least: int) -> None:
     """Discovery finds candidates on real code, and every injection made keeps every
     round-trip property and spans only files that exist: the function's, its helpers' homes
     and callers of them in other modules; nothing moves to a new module. Without that padding,
     click's and jinja2's candidates mostly paste helpers of their own file that no function of
     another file calls where the tests run it, so they make few or no cases (counted for the
-    record, `pytest -s`); marshmallow's `Schema._deserialize` pastes `store_error` with its
-    `merge_errors` and `set_value` from two other modules: a medium case."""
+    record, `pytest -s`). A public method of a public class is never pasted (a user's subclass
+    may override it): jinja2's code generator calls mostly such methods (`self.writeline`,
+    `frame.soft()`), so its candidates fell from 40 or more to 8 (click 18, marshmallow 9), and
+    marshmallow's one medium case (`Schema._deserialize` pasting `ErrorStore.store_error`)
+    is gone."""
     from tests.support.pypi import sdist
 
     root = sdist(name, version) / "src"
     counts = real_code(root, SMELL, tries=60, verified=1)
     print(f"\n{SMELL} on {name} {version}: {counts}")
     assert counts["easy"]["candidates"] >= least
-    if name == "marshmallow":
-        assert counts["medium"]["injected"] >= 1, counts
     for difficulty in DIFFICULTIES:
         injection = first_or_none(root, difficulty)
         if injection is not None:
@@ -490,6 +570,9 @@ def first_or_none(root: Path, difficulty: Difficulty) -> Injection | None:
 
 
 @pytest.mark.slow
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="marshmallow's medium case "
+                   "pasted `ErrorStore.store_error`, a public method a subclass may override: "
+                   "no medium injection is left")
 @pytest.mark.parametrize("name,version,difficulty", [("marshmallow", "3.23.1", "medium")])
 def test_own_tests_pass_on_the_smelly_code(tmp_path: Path, name: str, version: str,
                                            difficulty: Difficulty) -> None:
@@ -562,6 +645,9 @@ def test_pasted_locals_are_renamed_with_words_of_their_function(tmp_path: Path) 
 
 
 @pytest.mark.slow
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="marshmallow's medium case "
+                   "pasted `ErrorStore.store_error`, a public method a subclass may override: "
+                   "no medium injection is left")
 def test_real_injections_read_as_human_code() -> None:
     """On real code, over two seeds: no numbered name or module, no undefined name or unused
     import, no helper name shared by cases of different targets; medium spans three files or
@@ -582,9 +668,11 @@ def test_discovery_says_which_rule_turned_functions_away(small_repo: Path) -> No
     discarded = context.discarded
     assert discarded["with its helpers pasted in, under 40 lines or complexity 10"] >= 2
     assert discarded["calls no function or method of the repository"] >= 3  # classify...
-    # pick_and_keep (first_even returns inside a loop) and Quiet.report (Whisper overrides)
+    # pick_and_keep (first_even returns inside a loop)
     assert discarded["calls its pastable helpers only inside expressions, with early returns "
-                     "the call uses, or on objects whose class may override them"] == 2
+                     "the call uses, or on objects whose class may override them"] == 1
+    # Quiet.report: `describe` is public, so a subclass may override it
+    assert discarded[f"calls no helper that can be pasted in (mostly: {OVERRIDABLE})"] >= 1
     assert sum(discarded.values()) == len([
         name for name, definition in context.index.definitions.items()
         if definition.kind in ("function", "method")])
@@ -724,21 +812,19 @@ def test_a_literal_stands_for_a_parameter_only_where_it_still_parses() -> None:
 
 
 @pytest.mark.slow
-def test_methods_of_other_classes_are_pasted_on_real_code() -> None:
-    """jinja2's `visit_If` calls `frame.soft()` on its parameter `frame`, a Frame (no subclass
-    overrides `soft`): a site, pasted with `self` read as `frame`."""
+def test_a_public_method_of_real_code_is_never_pasted() -> None:
+    """jinja2's `visit_If` calls `frame.soft()` on its parameter `frame`, a Frame: no class of
+    jinja2 overrides `soft`, but it is public, of a public class, so a user's subclass may;
+    it is no site, and the refusal names it."""
     from tests.support.pypi import sdist
 
     context = InjectionContext(load(sdist("jinja2", "3.1.4") / "src"))
-    caller = "jinja2.compiler.CodeGenerator.visit_If"
-    sites = {site.callee: site for site in SiteFinder(context).sites(caller)}
-    soft = sites["jinja2.compiler.Frame.soft"]
-    assert soft.method
-    code = Inliner(context, comments=False).rewrite(caller, [Plan(soft)]).function
-    text = cst.Module([]).code_for_node(code)
-    # the pasted body's result goes straight into the caller's name (no `rv = ...` relay)
-    assert "frame.soft()" not in text and "if_frame = frame.copy()" in text
-    assert "if_frame.soft_frame = True" in text and not re.search(r"\brv\b", text)
+    finder = SiteFinder(context)
+    callees = {site.callee for site in finder.sites("jinja2.compiler.CodeGenerator.visit_If")}
+    assert "jinja2.compiler.Frame.soft" not in callees
+    assert finder.refusal("jinja2.compiler.Frame.soft") == (
+        "`Frame.soft` is public: a subclass may override it, and a pasted body would bypass "
+        "that")
 
 
 def test_a_literal_local_the_body_overwrites_is_propagated_not_left_behind() -> None:
@@ -861,7 +947,7 @@ def test_an_argument_held_together_by_the_call_gets_brackets_of_its_own() -> Non
 
 
 def test_a_string_argument_read_once_is_written_where_it_is_read(tmp_path: Path) -> None:
-    """`self.writeline(f"if {ref} is missing:")` pasted: `self.write(f"if {ref} ...")`, no
+    """`self._writeline(f"if {ref} is missing:")` pasted: `self.write(f"if {ref} ...")`, no
     local bound to it first; an f-string that calls something stays bound (its effect would
     move)."""
     (tmp_path / "pkg").mkdir()
@@ -872,7 +958,7 @@ def test_a_string_argument_read_once_is_written_where_it_is_read(tmp_path: Path)
                 self.out = []
                 self.lines = 0
 
-            def writeline(self, x, extra=0):
+            def _writeline(self, x, extra=0):
                 """A new line, then x."""
                 self.lines += 1 + extra
                 if self.lines > 100:
@@ -881,8 +967,8 @@ def test_a_string_argument_read_once_is_written_where_it_is_read(tmp_path: Path)
                 self.out.append(x)
 
             def emit(self, ref, args):
-                self.writeline(f"if {ref} is missing:")
-                self.writeline(f"{ref}({', '.join(args)})")
+                self._writeline(f"if {ref} is missing:")
+                self._writeline(f"{ref}({', '.join(args)})")
                 return self.out
         '''))
     context = InjectionContext(load(tmp_path))
@@ -1017,7 +1103,7 @@ class Entries:
         self.last = -1
         self.items = []
 
-    def add(self, data, index=None):
+    def _add(self, data, index=None):
         """Add one item at an index, the next one by default."""
         if index is None:
             index = self.last + 1
@@ -1026,15 +1112,15 @@ class Entries:
 
     def fill(self, pairs):
         for index, data in pairs:
-            self.add(data, index=index)
+            self._add(data, index=index)
         while len(self.items) < 3:
-            self.add(None)
+            self._add(None)
         return self.items
 
     def fill_and_count(self, pairs):
         index = 0
         for index, data in pairs:
-            self.add(data, index=index)
+            self._add(data, index=index)
         return index
 '''
 
@@ -1096,7 +1182,7 @@ class Node:
         self.children = list(children)
         self.lineno = None
 
-    def set_lineno(self, lineno):
+    def _set_lineno(self, lineno):
         """Set the line number of the node and its children."""
         todo = deque([self])
         while todo:
@@ -1112,13 +1198,14 @@ from pkg.trees import Node
 
 def build(count, lineno):
     node = Node([Node() for _ in range(count)])
-    node.set_lineno(lineno)
+    node._set_lineno(lineno)
     return node
 '''
 
 
 def test_a_receiver_named_like_a_local_of_the_body_reads_as_self(tmp_path: Path) -> None:
-    """jinja2's `node.set_lineno(lineno)`, whose body binds a `node` of its own: `self`
+    """A `node._set_lineno(lineno)` like jinja2's (whose own is public, so never pasted), whose
+    body binds a `node` of its own: `self`
     reads as the caller's `node`, and the body's `node` is renamed (it was refused: the
     receiver could not stand for `self`)."""
     (tmp_path / "pkg").mkdir()
@@ -1128,7 +1215,7 @@ def test_a_receiver_named_like_a_local_of_the_body_reads_as_self(tmp_path: Path)
     context = InjectionContext(load(tmp_path))
     finder = SiteFinder(context)
     sites = finder.sites("pkg.caller.build")
-    assert [site.callee for site in sites] == ["pkg.trees.Node.set_lineno"]
+    assert [site.callee for site in sites] == ["pkg.trees.Node._set_lineno"]
     build = Inliner(context, comments=False).rewrite("pkg.caller.build",
                                                      [Plan(site) for site in sites])
     body = cst.Module([]).code_for_node(build.function)

@@ -76,7 +76,7 @@ from smellkit.injectors.deep_inlining.plans import (
     trimmed,
 )
 from smellkit.injectors.deep_inlining.remove import removals
-from smellkit.injectors.deep_inlining.sites import SiteFinder
+from smellkit.injectors.deep_inlining.sites import OVERRIDABLE, SiteFinder
 from smellkit.models import Candidate, Difficulty
 
 _DEPTH: dict[Difficulty, int] = {"easy": 1, "medium": 2, "hard": 3}
@@ -316,7 +316,8 @@ def _no_helper(finder: SiteFinder, qualname: str) -> str:
                if getattr(index.definitions.get(name), "kind", None) in ("function", "method")]
     if not callees:
         return "calls no function or method of the repository"
-    refusals = Counter(finder.refusal(name) for name in callees)
+    refusals = Counter(OVERRIDABLE if finder.overridable(name) else finder.refusal(name)
+                       for name in callees)
     if None not in refusals:
         reason, _ = refusals.most_common(1)[0]
         return f"calls no helper that can be pasted in (mostly: {reason})"

@@ -8,7 +8,11 @@ name-mangled names or frame tricks (`locals()`, `eval`), no decorators and no `*
 qualifies when the call always runs it: called on the caller's own `self`, or on a local or
 parameter whose classes the points-to solution knows (`formatter.write_text(text)`, a method of
 another class, pasted with `self` read as `formatter`), and no subclass of those classes
-overrides it (otherwise the call dispatches).
+overrides it (otherwise the call dispatches). A method is pasted only when no subclass can
+override it at all: it or its class is private (`_name`) and no class of the repository
+overrides it. A public method of a public class is an extension point (click documents
+subclassing `Option` to override `handle_parse_result`): a pasted body would silently bypass a
+user's override, so it is never pasted (nor deleted).
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ MIN_CALLEE_LINES = 5
 """A callee of fewer source lines is too small to read as an inlined responsibility."""
 _FRAME_NAMES = frozenset({"locals", "vars", "eval", "exec", "globals", "super", "__class__"})
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+OVERRIDABLE = "a method a subclass may override: public, or overridden in the repository"
+"""The discovery rule behind `SiteFinder.overridable`'s reasons, which name the method."""
 
 
 @dataclass(frozen=True)
@@ -97,6 +103,9 @@ class SiteFinder:
             return "decorated"
         if definition.is_async:
             return "async"
+        overridable = self.overridable(qualname)
+        if overridable is not None:
+            return overridable
         if self.sloc(qualname) < MIN_CALLEE_LINES:
             return f"fewer than {MIN_CALLEE_LINES} source lines"
         if not self.context.well_covered(qualname):
@@ -117,6 +126,26 @@ class SiteFinder:
                 reason = _unsafe(inner)
                 if reason is not None:
                     return reason
+        return None
+
+    def overridable(self, qualname: str) -> str | None:
+        """Why a subclass may override this method, so that a call to it dispatches and its
+        pasted body would bypass the override; None for a function, or a method that is private
+        or of a private class and that no class of the repository overrides."""
+        definition = self.index.definitions.get(qualname)
+        if definition is None or definition.kind != "method":
+            return None
+        owner = self.index.definitions.get(definition.parent)
+        owner_name = owner.name if owner is not None else definition.parent.rpartition(".")[2]
+        shown = f"`{owner_name}.{definition.name}`"
+        if not (_private(definition.name) or _private(owner_name)):
+            return (f"{shown} is public: a subclass may override it, and a pasted body would "
+                    "bypass that")
+        for cls in self.index.descendants(definition.parent):
+            override = self.index.children.get(cls, {}).get(definition.name)
+            if override is not None and override != qualname:
+                return (f"{shown} is overridden by `{cls.rpartition('.')[2]}`: a pasted body "
+                        "would bypass that")
         return None
 
     def exits_ok(self, qualname: str) -> bool:
@@ -235,6 +264,11 @@ def _self_name(definition: Definition) -> str | None:
     if "staticmethod" in definition.decorators or "classmethod" in definition.decorators:
         return None
     return definition.params[0].name
+
+
+def _private(name: str) -> bool:
+    """`_name` (a dunder such as `__init__` is public: subclasses override it)."""
+    return name.startswith("_") and not name.endswith("__")
 
 
 def _body(node: ast.FunctionDef) -> list[ast.stmt]:
