@@ -65,12 +65,16 @@ def test_the_four_builds_yield_cases_of_every_smell(
     on its own) and no god class case reaches its holder through an import inside a function
     where the repository never writes one: 51 cases (61 before those), every smell with a
     case, every repository with cases of at least three smells. They leave room for the case or
-    two that a slower machine's test timeouts may cost."""
+    two that a slower machine's test timeouts may cost. deep_inlining may have none: once no
+    public method (an extension point a subclass may override) is pasted into its caller, its
+    one case (click's `Command.parse_args`, which bypassed `Parameter.handle_parse_result`'s
+    overrides) is gone, and these libraries' private helpers are rarely called from another
+    file."""
     cases, report = four
     assert not report.repo_errors, report.repo_errors
     assert report.internal_errors == 0, report.rejections_by_stage
     assert len(cases) >= 46, report.by_cell
-    assert {case.smell for case in cases} == set(SMELLS)
+    assert {case.smell for case in cases} >= set(SMELLS) - {"deep_inlining"}
     for repo in REPOS:
         assert len({case.smell for case in cases if case.repo == repo}) >= 3, repo
 
