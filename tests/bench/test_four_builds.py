@@ -63,13 +63,13 @@ def test_the_four_builds_yield_cases_of_every_smell(
     copied method, a module for one function taking a class's fields), every function of a
     dead_code case was tied to its dead chain (no untied module padded with a function retired
     on its own) and no god class case reaches its holder through an import inside a function
-    where the repository never writes one: 51 cases (61 before those), then 47 once no injection
-    bypasses an override (below), every smell with a case, every repository with cases of at least three smells. They leave room for the case or
-    two that a slower machine's test timeouts may cost. deep_inlining may have none: once no
-    public method (an extension point a subclass may override) is pasted into its caller, its
-    one case (click's `Command.parse_args`, which bypassed `Parameter.handle_parse_result`'s
-    overrides) is gone, and these libraries' private helpers are rarely called from another
-    file."""
+    where the repository never writes one (51 cases, 61 before those), and then once no
+    injection bypasses an override: 47 cases, every repository with cases of at least three
+    smells. They leave room for the case or two that a slower machine's test timeouts may cost.
+    deep_inlining may have none: once no public method (an extension point a subclass may
+    override) is pasted into its caller, its one case (click's `Command.parse_args`, which
+    bypassed `Parameter.handle_parse_result`'s overrides) is gone, and these libraries'
+    private helpers are rarely called from another file."""
     cases, report = four
     assert not report.repo_errors, report.repo_errors
     assert report.internal_errors == 0, report.rejections_by_stage
