@@ -17,6 +17,8 @@ from collections.abc import Callable, Mapping, Sequence
 
 import libcst as cst
 
+from smellkit.injectors.cst.rename import Identifiers
+
 _FALSE = frozenset({"None", "False"})
 
 
@@ -72,7 +74,7 @@ def unsafe_names(body: Sequence[cst.CSTNode]) -> Callable[[str, cst.BaseExpressi
     return unsafe
 
 
-class _Substitute(cst.CSTTransformer):
+class _Substitute(Identifiers):
     def __init__(self, values: Mapping[str, cst.BaseExpression]):
         super().__init__()
         self.values = values
@@ -81,13 +83,6 @@ class _Substitute(cst.CSTTransformer):
                    updated_node: cst.Name) -> cst.BaseExpression:
         value = self.values.get(original_node.value)
         return value.deep_clone() if value is not None else updated_node
-
-    def leave_Attribute(self, original_node: cst.Attribute,
-                        updated_node: cst.Attribute) -> cst.Attribute:
-        return updated_node.with_changes(attr=original_node.attr)
-
-    def leave_Arg(self, original_node: cst.Arg, updated_node: cst.Arg) -> cst.Arg:
-        return updated_node.with_changes(keyword=original_node.keyword)
 
     def leave_BinaryOperation(self, original_node: cst.BinaryOperation,
                               updated_node: cst.BinaryOperation) -> cst.BaseExpression:

@@ -24,7 +24,7 @@ from smellkit.analysis.usage import module_level_names
 from smellkit.errors import InjectionRefused
 from smellkit.facts import DefRef, FileFacts, Name
 from smellkit.graphs.index import Index
-from smellkit.injectors.cst.rename import Rename
+from smellkit.injectors.cst.rename import Identifiers, Rename
 from smellkit.models import MIN_CHANGED_LINES_EXECUTED
 
 _RISKY = frozenset({"super", "__class__", "locals", "vars", "eval", "exec", "globals", "__name__",
@@ -238,7 +238,7 @@ def string_annotation_names(node: cst.FunctionDef) -> set[str]:
     return found
 
 
-class _Qualify(cst.CSTTransformer):
+class _Qualify(Identifiers):
     """`name` -> `module.name` where `name` is read (not attribute or keyword names), and in
     string annotations (`-> "Node"`, `t.cast("Node", ...)`) whose text is a plain expression."""
 
@@ -268,13 +268,6 @@ class _Qualify(cst.CSTTransformer):
                    updated_node: cst.Name) -> cst.BaseExpression:
         dotted = self.names.get(original_node.value)
         return cst.parse_expression(dotted) if dotted else updated_node
-
-    def leave_Attribute(self, original_node: cst.Attribute,
-                        updated_node: cst.Attribute) -> cst.Attribute:
-        return updated_node.with_changes(attr=original_node.attr)
-
-    def leave_Arg(self, original_node: cst.Arg, updated_node: cst.Arg) -> cst.Arg:
-        return updated_node.with_changes(keyword=original_node.keyword)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef,
                           updated_node: cst.FunctionDef) -> cst.FunctionDef:
