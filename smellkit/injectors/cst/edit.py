@@ -24,6 +24,14 @@ def subtree(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         stack.extend(current.children)
 
 
+def parameter_names(params: cst.Parameters) -> set[str]:
+    """The names a function's parameters bind, starred ones included (not what their
+    annotations or defaults read)."""
+    found = [*params.posonly_params, *params.params, *params.kwonly_params,
+             params.star_arg, params.star_kwarg]
+    return {item.name.value for item in found if isinstance(item, cst.Param)}
+
+
 def relative_parts(qualname: str, module: str) -> list[str] | None:
     """The names of a definition below its module (`pkg.mod.C.f` -> `[C, f]`)."""
     if not qualname.startswith(module + "."):

@@ -21,6 +21,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from smellkit.errors import InjectionRefused
 from smellkit.facts import Name as NameExpr
+from smellkit.injectors.cst.edit import parameter_names
 from smellkit.injectors.deep_inlining.arguments import dedented, overwritable, plain_text
 from smellkit.injectors.deep_inlining.exits import exits
 from smellkit.injectors.deep_inlining.fold import (
@@ -142,7 +143,7 @@ class Inliner:
         except InjectionRefused:
             return 0
         names = names_of([function.params, function.body])
-        own = (names.bound | _param_names(function)) - {"self", "cls"}
+        own = (names.bound | parameter_names(function.params)) - {"self", "cls"}
         return len(names_of([call]).used & own)
 
     def rewrite(self, qualname: str, plans: Sequence[Plan]) -> Rewritten:
@@ -153,7 +154,7 @@ class Inliner:
         lines = self._lines(qualname, function)
         names = names_of([function.params, function.body])
         host_names = set(names.used) | names.bound
-        host_bound = set(names.bound) | _param_names(function)
+        host_bound = set(names.bound) | parameter_names(function.params)
         replacements: dict[int, list[cst.BaseStatement]] = {}
         needs: dict[str, tuple[str, str]] = {}
         inlined: list[str] = []
@@ -467,15 +468,6 @@ def _returned_into_targets(
         return body, bindings
     return [renamed for item in body if isinstance(
         renamed := rename(item, mapping), cst.BaseStatement)], bindings
-
-
-def _param_names(function: cst.FunctionDef) -> set[str]:
-    parameters = function.params
-    found = [*parameters.posonly_params, *parameters.params, *parameters.kwonly_params]
-    for star in (parameters.star_arg, parameters.star_kwarg):
-        if isinstance(star, cst.Param):
-            found.append(star)
-    return {param.name.value for param in found}
 
 
 def _params(function: cst.FunctionDef) -> list[cst.Param]:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from smellkit._internal import pyast
 from smellkit.facts import Definition
 from smellkit.facts import Name as NameExpr
+from smellkit.injectors.extension import public_method
 from smellkit.models import POORLY_COVERED
 
 if TYPE_CHECKING:
@@ -135,12 +136,11 @@ class SiteFinder:
         definition = self.index.definitions.get(qualname)
         if definition is None or definition.kind != "method":
             return None
-        owner = self.index.definitions.get(definition.parent)
-        owner_name = owner.name if owner is not None else definition.parent.rpartition(".")[2]
-        shown = f"`{owner_name}.{definition.name}`"
-        if not (_private(definition.name) or _private(owner_name)):
-            return (f"{shown} is public: a subclass may override it, and a pasted body would "
+        public = public_method(self.index, qualname)
+        if public is not None:
+            return (f"`{public}` is public: a subclass may override it, and a pasted body would "
                     "bypass that")
+        shown = f"`{definition.parent.rpartition('.')[2]}.{definition.name}`"
         for cls in self.index.descendants(definition.parent):
             override = self.index.children.get(cls, {}).get(definition.name)
             if override is not None and override != qualname:
@@ -264,11 +264,6 @@ def _self_name(definition: Definition) -> str | None:
     if "staticmethod" in definition.decorators or "classmethod" in definition.decorators:
         return None
     return definition.params[0].name
-
-
-def _private(name: str) -> bool:
-    """`_name` (a dunder such as `__init__` is public: subclasses override it)."""
-    return name.startswith("_") and not name.endswith("__")
 
 
 def _body(node: ast.FunctionDef) -> list[ast.stmt]:

@@ -49,6 +49,7 @@ from smellkit.injectors.cst.imports import add_imports, without_unused
 from smellkit.injectors.duplicated_code import copying
 from smellkit.injectors.duplicated_code import helper as helping
 from smellkit.injectors.duplicated_code import names as naming
+from smellkit.injectors.extension import public_method
 from smellkit.injectors.naming import meaningful, snake, words
 from smellkit.models import Candidate
 
@@ -77,13 +78,10 @@ def overridable(context: InjectionContext, qualname: str) -> str | None:
     """Why a copy may not replace calls of the method `qualname` through an instance, None when
     it may: the method or its class is private, so only the repository's classes (whose
     overrides discovery checks) may override it."""
-    index = context.index
-    cls, _, name = qualname.rpartition(".")
-    inner = cls.removeprefix(index.module_of[cls] + ".").split(".")
-    if name.startswith("_") or any(part.startswith("_") for part in inner):
+    public = public_method(context.index, qualname)
+    if public is None:
         return None
-    shown = ".".join([*inner, name])
-    return (f"`{shown}` is public: a user's subclass may override it, and a copy called "
+    return (f"`{public}` is public: a user's subclass may override it, and a copy called "
             "instead would bypass that")
 
 

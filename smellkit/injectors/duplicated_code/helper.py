@@ -257,15 +257,21 @@ def _refuse_replaced(context: InjectionContext, helper: Helper, module: str) -> 
     `utils.should_strip_ansi`, which a copy of `echo` in termui.py would not read), one read
     that is replaced on D (the original never saw that), or the helper itself replaced on its
     module or class (its redirected calls would bypass the replacement)."""
-    sources = replacing_sources(context)
     home = helper.qualname.rpartition(".")[0]
     reads = set(helper.reads)
     for owner, names in ((helper.module, reads), (module, reads), (home, {helper.name})):
-        hit = sorted(names & move.replaced(owner, sources))
+        hit = sorted(names & _replaced_on(context, owner))
         if hit:
             raise InjectionRefused(f"code replaces `{owner}.{hit[0]}` while tests run: a copy "
                                    f"in {context.index.modules[module].path} would not behave "
                                    "alike")
+
+
+def _replaced_on(context: InjectionContext, owner: str) -> frozenset[str]:
+    """Names of module or class `owner` that code replaces (`move.replaced`), read once per
+    repository: every caller module of every helper asks again."""
+    return context.once(("duplicated_code", "replaced", owner),
+                        lambda: move.replaced(owner, replacing_sources(context)))
 
 
 def replacing_sources(context: InjectionContext) -> tuple[str, ...]:

@@ -32,7 +32,7 @@ from smellkit.facts import Name
 from smellkit.graphs.index import Index
 from smellkit.injectors.base import InjectionContext
 from smellkit.injectors.cst import move
-from smellkit.injectors.cst.edit import subtree
+from smellkit.injectors.cst.edit import parameter_names, subtree
 from smellkit.injectors.cst.house import line_limit
 from smellkit.injectors.cst.imports import (
     bound_name,
@@ -114,7 +114,7 @@ def absorb(context: InjectionContext, holder: str, chosen: list[Cluster]
                 if name != function.name:
                     function = replace(function, new_name=name)
                 head = (reference or holder_name).partition(".")[0]
-                if head in _parameter_names(node.params):  # it would hide the holder
+                if head in parameter_names(node.params):  # it would hide the holder
                     raise InjectionRefused(f"a parameter of {function.name} is named {head}")
                 _check_function(node, holder_name, taken)
                 _check_bound_before(index, holder_module, node, holder_line, postponed)
@@ -351,7 +351,7 @@ def _check_function(function: cst.FunctionDef, holder_name: str, taken: set[str]
         if isinstance(node, cst.Name) and node.value in FRAME_NAMES:
             raise InjectionRefused(f"{name} inspects frames ({node.value}): the thin function "
                                    "adds one")
-    if holder_name in _parameter_names(function.params):  # it would hide the holder
+    if holder_name in parameter_names(function.params):  # it would hide the holder
         raise InjectionRefused(f"a parameter of {name} is named {holder_name}")
     definition_time = move.definition_time_nodes(function)
     read = {node.value for node in subtree(function)
@@ -445,13 +445,6 @@ def _returns_nothing(function: cst.FunctionDef) -> bool:
     annotated `-> None` reads as machine-made)."""
     return not any(isinstance(node, cst.Return) and node.value is not None
                    for node in subtree(function.body))
-
-
-def _parameter_names(params: cst.Parameters) -> set[str]:
-    """The names a function's parameters bind (not what their annotations or defaults read)."""
-    found = [*params.posonly_params, *params.params, *params.kwonly_params,
-             params.star_arg, params.star_kwarg]
-    return {item.name.value for item in found if isinstance(item, cst.Param)}
 
 
 def _call(head: str, arguments: list[str], indent: str, limit: int) -> str:
